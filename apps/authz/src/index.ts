@@ -1,0 +1,1 @@
+export { startAuthz } from './app';

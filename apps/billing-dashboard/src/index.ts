@@ -1,0 +1,1 @@
+export { startBillingDashboard } from './app';

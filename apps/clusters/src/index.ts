@@ -1,0 +1,1 @@
+export { startClusters } from './app';

@@ -1,0 +1,1 @@
+export { startContractsLicensing } from './app';

@@ -1,0 +1,21 @@
+import { gatewayV1 } from '@platform/proto';
+import { bindService, startService, versionOf, type RunningService } from '@platform/service-kit';
+import { closeBackends, connectBackends } from './backends';
+import type { GatewayConfig } from './config';
+import { createGatewayHttp } from './http';
+import { ROUTES } from './routes';
+
+/** Starts the gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
+export function startGateway(config: GatewayConfig): Promise<RunningService> {
+  const backends = connectBackends(config);
+  return startService(
+    {
+      name: 'gateway',
+      protoPackage: 'gateway',
+      grpc: () => [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('gateway') })],
+      http: { port: config.HTTP_PORT, handler: ({ log }) => createGatewayHttp({ routes: ROUTES, backends, config, log }) },
+      onStop: async () => closeBackends(backends),
+    },
+    config,
+  );
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { addressVar, portVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+
+/** The gateway's settings. It owns no data: DATABASE_URL and DATA_DIR are accepted but unused. */
+export const gatewayEnv = {
+  ...serviceEnv,
+  HTTP_PORT: portVar.default(8080),
+  AUTHZ_GRPC_ADDR: addressVar.default('127.0.0.1:50052'),
+  ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
+  CONTRACTS_LICENSING_GRPC_ADDR: addressVar.default('127.0.0.1:50054'),
+  BILLING_DASHBOARD_GRPC_ADDR: addressVar.default('127.0.0.1:50055'),
+  METRICSPROXY_GRPC_ADDR: addressVar.default('127.0.0.1:50056'),
+  MARKETPLACE_LISTENER_GRPC_ADDR: addressVar.default('127.0.0.1:50057'),
+  CLUSTERS_GRPC_ADDR: addressVar.default('127.0.0.1:50058'),
+  MARKETPLACE_LISTENER_HTTP_URL: z.url().default('http://127.0.0.1:8081'),
+  /** Per-hop deadline for calls to backends, in milliseconds. */
+  BACKEND_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+};
+export type GatewayConfig = ConfigOf<typeof gatewayEnv>;

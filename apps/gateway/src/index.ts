@@ -1,0 +1,2 @@
+export { startGateway } from './app';
+export { gatewayEnv, type GatewayConfig } from './config';

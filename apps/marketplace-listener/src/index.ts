@@ -1,0 +1,2 @@
+export { startMarketplaceListener } from './app';
+export { listenerEnv, type ListenerConfig } from './config';

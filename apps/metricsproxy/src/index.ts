@@ -1,0 +1,1 @@
+export { startMetricsproxy } from './app';

@@ -1,0 +1,1 @@
+export { startOrgsTeams } from './app';

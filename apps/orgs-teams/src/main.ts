@@ -1,0 +1,4 @@
+import { loadConfig, runMain, serviceEnv } from '@platform/service-kit';
+import { startOrgsTeams } from './app';
+
+runMain('orgs-teams', () => loadConfig(serviceEnv), startOrgsTeams);

@@ -1,0 +1,43 @@
+/** Stops a subscription or consumer. */
+export type Unsubscribe = () => Promise<void>;
+
+/** Handles a request and returns the reply payload. */
+export type ReplyHandler = (payload: unknown) => Promise<unknown>;
+
+/** Handles one durable message; a throw asks for redelivery. */
+export type MessageHandler = (subject: string, payload: unknown) => Promise<void>;
+
+export interface ConsumeOptions {
+  /** Durable consumer name: a restarted consumer resumes where it stopped. */
+  durable: string;
+  /** Subject filter, e.g. "billing.license.>". */
+  subject: string;
+}
+
+/**
+ * The message bus: request/reply (cluster-resource fetches from member clusters) and durable
+ * publish/consume (JetStream). Payloads are JSON. A subject's stream is named after its first token
+ * ("billing.license.received" lives in stream BILLING, which holds "billing.>").
+ */
+export interface Bus {
+  request<T = unknown>(subject: string, payload: unknown, timeoutMs?: number): Promise<T>;
+  reply(subject: string, handler: ReplyHandler): Promise<Unsubscribe>;
+  publish(subject: string, payload: unknown): Promise<void>;
+  consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe>;
+  close(): Promise<void>;
+}
+
+/** Stream holding a subject: its first token, upper-cased. */
+export function streamOf(subject: string): { name: string; subjects: string[] } {
+  const first = subject.split('.')[0];
+  if (!/^[a-z][a-z0-9_-]*$/.test(first)) throw new Error(`subject ${subject} has no stream token`);
+  return { name: first.toUpperCase().replace(/-/g, '_'), subjects: [`${first}.>`] };
+}
+
+/** Raised when nobody answers a request in time. */
+export class BusTimeoutError extends Error {
+  constructor(subject: string) {
+    super(`no reply on ${subject} in time`);
+    this.name = 'BusTimeoutError';
+  }
+}

@@ -1,0 +1,97 @@
+import { EventEmitter } from 'node:events';
+import { BusTimeoutError, streamOf, type Bus, type ConsumeOptions, type MessageHandler, type ReplyHandler, type Unsubscribe } from './bus';
+
+interface Consumer {
+  filter: RegExp;
+  handler: MessageHandler;
+  queue: { subject: string; payload: unknown }[];
+  running: boolean;
+  stopped: boolean;
+}
+
+/** NATS wildcards ("*" one token, ">" the rest) as a regular expression. */
+function subjectPattern(filter: string): RegExp {
+  const parts = filter.split('.').map((t) => (t === '*' ? '[^.]+' : t === '>' ? '.+' : t.replace(/[-]/g, '\\-')));
+  return new RegExp(`^${parts.join('\\.')}$`);
+}
+
+/**
+ * The embedded bus for a single process (`npm start`): the same contract as NATS. Durable messages
+ * are kept in memory per consumer and redelivered after a failed handler; they do not survive a restart.
+ */
+export class InProcessBus implements Bus {
+  private readonly replies = new Map<string, ReplyHandler>();
+  private readonly consumers = new Map<string, Consumer>();
+  private readonly events = new EventEmitter();
+  private retryDelayMs = 200;
+
+  async request<T>(subject: string, payload: unknown, timeoutMs = 5_000): Promise<T> {
+    const handler = this.replies.get(subject);
+    if (!handler) throw new BusTimeoutError(subject);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new BusTimeoutError(subject)), timeoutMs);
+    });
+    try {
+      // A round trip through JSON keeps the in-process contract as strict as the wire one.
+      const answer = await Promise.race([handler(JSON.parse(JSON.stringify(payload))), timeout]);
+      return JSON.parse(JSON.stringify(answer ?? null)) as T;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async reply(subject: string, handler: ReplyHandler): Promise<Unsubscribe> {
+    this.replies.set(subject, handler);
+    return async () => {
+      this.replies.delete(subject);
+    };
+  }
+
+  async publish(subject: string, payload: unknown): Promise<void> {
+    streamOf(subject);
+    const copy = JSON.parse(JSON.stringify(payload));
+    for (const consumer of this.consumers.values()) {
+      if (!consumer.filter.test(subject)) continue;
+      consumer.queue.push({ subject, payload: copy });
+      void this.drain(consumer);
+    }
+  }
+
+  async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {
+    streamOf(opts.subject);
+    const existing = this.consumers.get(opts.durable);
+    const consumer: Consumer = existing ?? { filter: subjectPattern(opts.subject), handler, queue: [], running: false, stopped: false };
+    consumer.handler = handler;
+    consumer.stopped = false;
+    this.consumers.set(opts.durable, consumer);
+    void this.drain(consumer);
+    return async () => {
+      consumer.stopped = true;
+    };
+  }
+
+  private async drain(consumer: Consumer): Promise<void> {
+    if (consumer.running) return;
+    consumer.running = true;
+    try {
+      while (!consumer.stopped && consumer.queue.length > 0) {
+        const msg = consumer.queue[0];
+        try {
+          await consumer.handler(msg.subject, msg.payload);
+          consumer.queue.shift();
+        } catch {
+          await new Promise((r) => setTimeout(r, this.retryDelayMs));
+        }
+      }
+    } finally {
+      consumer.running = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.consumers.values()) c.stopped = true;
+    this.replies.clear();
+    this.events.removeAllListeners();
+  }
+}

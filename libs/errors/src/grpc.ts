@@ -1,0 +1,76 @@
+import { Metadata, status as Status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { errorDetail } from '@platform/proto';
+import { DomainError, type ErrorKind, HTTP_STATUS_OF } from './domain-error';
+
+/** Trailer carrying platform.common.v1.ErrorDetail; the -bin suffix makes gRPC send it as binary. */
+export const ERROR_DETAIL_KEY = 'platform-error-bin';
+
+const GRPC_CODE_OF: Record<ErrorKind, Status> = {
+  input: Status.INVALID_ARGUMENT,
+  unauthenticated: Status.UNAUTHENTICATED,
+  'not-allowed': Status.PERMISSION_DENIED,
+  'not-found': Status.NOT_FOUND,
+  'method-not-allowed': Status.FAILED_PRECONDITION,
+  conflict: Status.ALREADY_EXISTS,
+  validation: Status.INVALID_ARGUMENT,
+  'too-many-requests': Status.RESOURCE_EXHAUSTED,
+  unavailable: Status.UNAVAILABLE,
+  deadline: Status.DEADLINE_EXCEEDED,
+  internal: Status.INTERNAL,
+};
+
+/** The standard gRPC-to-HTTP table (grpc-gateway runtime/errors.go), used when no detail says otherwise. */
+const KIND_OF_GRPC_CODE: Partial<Record<Status, ErrorKind>> = {
+  [Status.INVALID_ARGUMENT]: 'input',
+  [Status.FAILED_PRECONDITION]: 'input',
+  [Status.OUT_OF_RANGE]: 'input',
+  [Status.UNAUTHENTICATED]: 'unauthenticated',
+  [Status.PERMISSION_DENIED]: 'not-allowed',
+  [Status.NOT_FOUND]: 'not-found',
+  [Status.ALREADY_EXISTS]: 'conflict',
+  [Status.ABORTED]: 'conflict',
+  [Status.RESOURCE_EXHAUSTED]: 'too-many-requests',
+  [Status.UNAVAILABLE]: 'unavailable',
+  [Status.DEADLINE_EXCEEDED]: 'deadline',
+};
+
+const KIND_OF_HTTP: Map<number, ErrorKind> = new Map(
+  (Object.entries(HTTP_STATUS_OF) as [ErrorKind, number][]).map(([k, s]) => [s, k]),
+);
+
+/**
+ * Turns anything a handler threw into a gRPC status. Domain errors keep their message and carry the
+ * exact HTTP status in the ErrorDetail trailer; anything else becomes INTERNAL with a generic message
+ * (the caller logs the original).
+ */
+export function toGrpcStatus(err: unknown): Partial<StatusObject> {
+  const domain = err instanceof DomainError ? err : undefined;
+  if (!domain) {
+    return { code: Status.INTERNAL, details: 'internal server error', metadata: new Metadata() };
+  }
+  const metadata = new Metadata();
+  const detail = errorDetail.ErrorDetail.encode({
+    httpStatus: domain.httpStatus,
+    fieldViolations: domain.fieldViolations,
+    headers: domain.headers,
+  }).finish();
+  metadata.set(ERROR_DETAIL_KEY, Buffer.from(detail));
+  return { code: GRPC_CODE_OF[domain.kind], details: domain.message, metadata };
+}
+
+/** Turns a failed client call back into the DomainError the server threw (or the closest kind). */
+export function fromGrpcError(err: ServiceError): DomainError {
+  const raw = err.metadata?.get(ERROR_DETAIL_KEY)?.[0];
+  if (raw instanceof Buffer) {
+    const detail = errorDetail.ErrorDetail.decode(raw);
+    const kind = KIND_OF_HTTP.get(detail.httpStatus);
+    return new DomainError(kind ?? KIND_OF_GRPC_CODE[err.code] ?? 'internal', err.details, {
+      fieldViolations: detail.fieldViolations,
+      headers: detail.headers,
+      httpStatus: kind ? undefined : detail.httpStatus || undefined,
+    });
+  }
+  const kind = KIND_OF_GRPC_CODE[err.code] ?? 'internal';
+  const message = kind === 'internal' ? 'internal server error' : err.details;
+  return new DomainError(kind, message);
+}

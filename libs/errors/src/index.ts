@@ -1,0 +1,3 @@
+export * from './domain-error';
+export { toGrpcStatus, fromGrpcError, ERROR_DETAIL_KEY } from './grpc';
+export { toHttpError, type HttpError } from './http';

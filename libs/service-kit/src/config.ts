@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** A bad or missing environment variable; the message names it so the operator can fix it. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Shape of a config: environment variable name to its schema. */
+export type EnvShape = Record<string, z.ZodType>;
+export type ConfigOf<S extends EnvShape> = { [K in keyof S]: z.output<S[K]> };
+
+/** Reads and validates the variables named in `shape` from `env`, once; throws ConfigError naming every bad one. */
+export function loadConfig<S extends EnvShape>(shape: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(shape)) {
+    const raw = env[name];
+    const parsed = schema.safeParse(raw === '' ? undefined : raw);
+    if (parsed.success) out[name] = parsed.data;
+    else problems.push(`${name}: ${parsed.error.issues.map((i) => i.message).join('; ')} (got ${JSON.stringify(raw)})`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out as ConfigOf<S>;
+}
+
+/** A TCP port number; 0 asks the OS for a free one. */
+export const portVar = z.coerce.number().int().min(0).max(65535);
+
+/** "true" or "false", nothing else, so a typo is caught at start-up rather than read as false. */
+export const boolVar = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** A gRPC address host:port. */
+export const addressVar = z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port');
+
+/** Deployment types the spec gates routes by (spec section 1). */
+export const DEPLOYMENT_TYPES = [
+  'Hosted',
+  'SelfHostedProduction',
+  'ProviderAMarketplace',
+  'ProviderBMarketplace',
+  'ProviderCMarketplace',
+] as const;
+export type DeploymentType = (typeof DEPLOYMENT_TYPES)[number];
+
+/** Variables every app reads: what kind of deployment this is. */
+export const platformEnv = {
+  DEPLOYMENT_TYPE: z.enum(DEPLOYMENT_TYPES).default('Hosted'),
+  BILLING_ENABLED: boolVar.default(false),
+  RUN_MODE: z.enum(['dev', 'prod']).default('prod'),
+};
+
+/** Variables every backend app reads: where it listens and what it connects to. */
+export const serviceEnv = {
+  ...platformEnv,
+  GRPC_PORT: portVar.default(50051),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATA_DIR: z.string().default('.data'),
+  NATS_URL: z.string().regex(/^(nats|tls):\/\//, 'must be a nats:// URL').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+export type ServiceConfig = ConfigOf<typeof serviceEnv>;
+export type PlatformConfig = ConfigOf<typeof platformEnv>;
+
+/** True on the three marketplace deployment types, where the webhook listener serves. */
+export function isMarketplaceDeployment(type: DeploymentType): boolean {
+  return type.endsWith('Marketplace');
+}

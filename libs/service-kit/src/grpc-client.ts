@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Metadata,
+  type Client,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { fromGrpcError, UnavailableError, DeadlineError } from '@platform/errors';
+import { status as Status } from '@grpc/grpc-js';
+import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
+
+type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
+type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
+
+/** Per-call options. */
+export interface CallOptions {
+  requestId?: string;
+  /** Milliseconds before the call fails with 504; default from the client. */
+  deadlineMs?: number;
+  /** Extra metadata (the caller's identity, for example). */
+  metadata?: Record<string, string>;
+}
+
+/** A promise client for a generated service: one method per RPC. */
+export type PromiseClient<D> = {
+  [K in keyof D]: (request: RequestOf<D[K]>, opts?: CallOptions) => Promise<ResponseOf<D[K]>>;
+} & { close(): void; readonly target: string };
+
+export interface ClientOptions {
+  /** Human name used in "X is unavailable" messages, e.g. "orgs-teams". */
+  name: string;
+  /** Default deadline per call. */
+  deadlineMs?: number;
+  /** Method names (as in the definition, e.g. "getVersion") that are safe to retry when the server is unreachable. */
+  idempotent?: string[];
+}
+
+/**
+ * Creates a client whose methods return promises, carry the request id and a deadline, and turn
+ * failures back into DomainErrors. Retries of idempotent calls use grpc-js's own retry policy.
+ */
+export function createClient<D>(definition: D, address: string, opts: ClientOptions): PromiseClient<D> {
+  const serviceName = fullServiceName(definition);
+  const methods = Object.entries(definition as Record<string, { path: string }>);
+  const retryNames = methods
+    .filter(([key]) => opts.idempotent?.includes(key))
+    .map(([, m]) => ({ service: serviceName, method: m.path.split('/')[2] }));
+  const serviceConfig = {
+    loadBalancingConfig: [{ round_robin: {} }],
+    methodConfig:
+      retryNames.length === 0
+        ? []
+        : [
+            {
+              name: retryNames,
+              retryPolicy: {
+                maxAttempts: 3,
+                initialBackoff: '0.1s',
+                maxBackoff: '1s',
+                backoffMultiplier: 2,
+                retryableStatusCodes: ['UNAVAILABLE'],
+              },
+            },
+          ],
+  };
+  const Ctor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, serviceName);
+  const client: Client = new Ctor(address, credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify(serviceConfig),
+    // Reconnect quickly so a restarted backend is used again within a couple of seconds.
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2000,
+    'grpc.keepalive_time_ms': 30_000,
+  });
+  const defaultDeadline = opts.deadlineMs ?? 5_000;
+  const out: Record<string, unknown> = {
+    close: () => client.close(),
+    target: address,
+  };
+  for (const [key] of methods) {
+    const fn = (client as unknown as Record<string, Function>)[key].bind(client);
+    out[key] = (request: unknown, callOpts: CallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        const md = new Metadata();
+        md.set(REQUEST_ID_KEY, callOpts.requestId ?? randomUUID());
+        for (const [k, v] of Object.entries(callOpts.metadata ?? {})) md.set(k, v);
+        const deadline = new Date(Date.now() + (callOpts.deadlineMs ?? defaultDeadline));
+        fn(request, md, { deadline }, (err: ServiceError | null, res: unknown) => {
+          if (!err) return resolve(res);
+          if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
+            return reject(new UnavailableError(`${opts.name} is unavailable`));
+          }
+          if (err.code === Status.DEADLINE_EXCEEDED) return reject(new DeadlineError(`${opts.name} did not answer in time`));
+          reject(fromGrpcError(err));
+        });
+      });
+  }
+  return out as PromiseClient<D>;
+}

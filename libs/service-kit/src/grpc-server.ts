@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Server,
+  ServerCredentials,
+  type Metadata,
+  type ServiceDefinition,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { HealthImplementation } from 'grpc-health-check';
+import { ReflectionService } from '@grpc/reflection';
+import { DomainError, toGrpcStatus } from '@platform/errors';
+import { PROTO_ROOT } from '@platform/proto';
+import type { Logger } from './logger';
+
+/** Metadata key carrying the request id from the gateway through every hop. */
+export const REQUEST_ID_KEY = 'x-request-id';
+
+/** What a handler gets besides its request. */
+export interface CallContext {
+  requestId: string;
+  log: Logger;
+  metadata: Metadata;
+}
+
+type UnaryMethod = { requestDeserialize: (b: Buffer) => unknown; responseSerialize: (v: never) => Buffer; path: string };
+type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
+type ResponseOf<M> = M extends { responseSerialize: (v: infer R) => Buffer } ? R : never;
+
+/** Promise-returning handlers for every method of a generated service definition. */
+export type Handlers<D> = {
+  [K in keyof D]: (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
+};
+
+/** One gRPC service to serve: its generated definition and its handlers. */
+export interface ServiceBinding<D = Record<string, UnaryMethod>> {
+  definition: D;
+  handlers: Handlers<D>;
+}
+
+/** Builds a binding with the handler types checked against the definition. */
+export function bindService<D>(definition: D, handlers: Handlers<D>): ServiceBinding<D> {
+  return { definition, handlers };
+}
+
+export interface GrpcServerOptions {
+  name: string;
+  port: number;
+  host?: string;
+  services: ServiceBinding<any>[];
+  /** .proto files (relative to the proto root) offered through server reflection. */
+  protoFiles: string[];
+  log: Logger;
+}
+
+export interface RunningGrpcServer {
+  port: number;
+  /** Inflight calls finish (up to graceMs), then the server closes. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+/** Wraps a promise handler as a grpc-js unary handler: request id, logging, error mapping. */
+function wrap(name: string, method: string, log: Logger, handler: (req: unknown, ctx: CallContext) => Promise<unknown>) {
+  return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? randomUUID());
+    const callLog = log.child({ requestId, rpc: `${name}.${method}` });
+    handler(call.request, { requestId, log: callLog, metadata: call.metadata }).then(
+      (response) => callback(null, response),
+      (err: unknown) => {
+        // Expected failures are part of the API; only our own faults belong in the error log.
+        if (!(err instanceof DomainError) || err.kind === 'internal') callLog.error({ err }, 'call failed');
+        else callLog.debug({ kind: err.kind, message: err.message }, 'call refused');
+        callback(toGrpcStatus(err) as never);
+      },
+    );
+  };
+}
+
+/** Starts a gRPC server with the standard health service and reflection. */
+export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const health = new HealthImplementation({ '': 'SERVING' });
+  health.addToServer(server);
+  for (const svc of opts.services) {
+    const impl: UntypedServiceImplementation = {};
+    const serviceName = fullServiceName(svc.definition);
+    for (const [method, handler] of Object.entries(svc.handlers)) {
+      impl[method] = wrap(opts.name, method, opts.log, handler as never);
+    }
+    server.addService(svc.definition as unknown as ServiceDefinition, impl);
+    health.setStatus(serviceName, 'SERVING');
+  }
+  const packageDefinition = loadSync(opts.protoFiles, { includeDirs: [PROTO_ROOT] });
+  new ReflectionService(packageDefinition).addToServer(server);
+
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${opts.host ?? '0.0.0.0'}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return {
+    port,
+    async shutdown(graceMs = 10_000) {
+      health.setStatus('', 'NOT_SERVING');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+/** "platform.orgsteams.v1.OrgsTeamsService" from a generated definition's method paths. */
+export function fullServiceName(definition: unknown): string {
+  const first = Object.values(definition as Record<string, UnaryMethod>)[0];
+  return first.path.split('/')[1];
+}

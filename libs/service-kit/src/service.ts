@@ -1,0 +1,127 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connectBus, type Bus } from '@platform/bus';
+import { openDatabase, type Database, type Migration } from '@platform/db';
+import { common } from '@platform/proto';
+import type { ServiceConfig } from './config';
+import { startGrpcServer, type ServiceBinding } from './grpc-server';
+import { createLogger, type Logger } from './logger';
+import { PLATFORM_VERSION } from './version';
+
+/** What a service's handlers are built from. */
+export interface ServiceContext {
+  name: string;
+  log: Logger;
+  /** The service's own schema; absent for services that own nothing persistent (the gateway). */
+  db?: Database;
+  bus: Bus;
+}
+
+export interface ServiceSpec {
+  /** App name, e.g. "orgs-teams". */
+  name: string;
+  /** Proto package directory under proto/platform, e.g. "orgsteams". */
+  protoPackage: string;
+  /** Postgres schema the service owns, with its migrations. */
+  database?: { schema: string; migrations: Migration[] };
+  /** gRPC services to serve, built once the database and bus are open. */
+  grpc(ctx: ServiceContext): ServiceBinding<any>[] | Promise<ServiceBinding<any>[]>;
+  /** An HTTP server (gateway, marketplace listener), built after the gRPC server is up. */
+  http?: { port: number; handler(ctx: ServiceContext): http.RequestListener | Promise<http.RequestListener> };
+  /** Called last on shutdown, after servers stopped (close clients, consumers). */
+  onStop?(): Promise<void>;
+}
+
+/** A started app. */
+export interface RunningService {
+  name: string;
+  grpcPort: number;
+  httpPort?: number;
+  ctx: ServiceContext;
+  /** Stops taking calls, lets in-flight ones finish, closes pools. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** The GetVersion answer every service gives. */
+export function versionOf(service: string): common.GetVersionResponse {
+  return { version: PLATFORM_VERSION, service };
+}
+
+/**
+ * The composition every app's start() goes through: open its schema and migrate, connect the bus,
+ * serve gRPC (with health and reflection) and optionally HTTP, and stop gracefully.
+ */
+export async function startService(spec: ServiceSpec, config: ServiceConfig, log = createLogger(spec.name, config.LOG_LEVEL)): Promise<RunningService> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err) => log.error({ err }, 'shutdown step failed'));
+    cleanups.length = 0;
+  };
+  try {
+    let db: Database | undefined;
+    if (spec.database) {
+      db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: spec.database.schema });
+      const opened = db;
+      cleanups.push(() => opened.close());
+      const applied = await db.migrate(spec.database.migrations, (msg) => log.info(msg));
+      log.info({ schema: db.schema, applied: applied.length, embedded: !config.DATABASE_URL }, 'database ready');
+    }
+    const bus = await connectBus(config.NATS_URL, spec.name);
+    // The in-process bus belongs to the whole process; only a NATS connection is this app's to close.
+    if (config.NATS_URL) cleanups.push(() => bus.close());
+    const ctx: ServiceContext = { name: spec.name, log, db, bus };
+
+    const grpc = await startGrpcServer({
+      name: spec.name,
+      port: config.GRPC_PORT,
+      services: await spec.grpc(ctx),
+      protoFiles: [`platform/${spec.protoPackage}/v1/${spec.protoPackage}.proto`],
+      log,
+    });
+    cleanups.push(() => grpc.shutdown());
+
+    let httpPort: number | undefined;
+    if (spec.http) {
+      const server = http.createServer(await spec.http.handler(ctx));
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(spec.http!.port, () => resolve());
+      });
+      httpPort = (server.address() as AddressInfo).port;
+      cleanups.push(
+        () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+            // Requests still running after the grace period are cut so shutdown always ends.
+            setTimeout(() => server.closeAllConnections(), 10_000).unref();
+          }),
+      );
+    }
+    if (spec.onStop) cleanups.push(spec.onStop);
+    log.info({ grpcPort: grpc.port, httpPort }, `${spec.name} started`);
+    return { name: spec.name, grpcPort: grpc.port, httpPort, ctx, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** Runs `stop` once on SIGTERM or SIGINT, then exits. */
+export function stopOnSignal(stop: () => Promise<void>, log: Logger): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}
