@@ -1,0 +1,11 @@
+import { billingDashboardV1 } from '@platform/proto';
+import { describeServiceContract } from '@platform/testing';
+import { startBillingDashboard } from '../src/app';
+
+describeServiceContract({
+  app: 'billing-dashboard',
+  schema: 'billing',
+  grpcService: 'platform.billingdashboard.v1.BillingDashboardService',
+  definition: billingDashboardV1.BillingDashboardServiceService,
+  start: startBillingDashboard,
+});

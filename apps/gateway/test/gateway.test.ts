@@ -1,0 +1,161 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { orgsTeamsV1 } from '@platform/proto';
+import { bindService, createLogger, loadConfig, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { eventually } from '@platform/testing';
+import { connectBackends, closeBackends, type Backends } from '../src/backends';
+import { gatewayEnv } from '../src/config';
+import { createGatewayHttp } from '../src/http';
+import { ROUTES } from '../src/routes';
+
+const log = createLogger('gateway-test', 'silent');
+
+/** A stand-in orgs-teams backend: a real gRPC server answering GetVersion. */
+const startOrgsTeams = (port = 0) =>
+  startGrpcServer({
+    name: 'orgs-teams',
+    port,
+    host: '127.0.0.1',
+    services: [bindService(orgsTeamsV1.OrgsTeamsServiceService, { getVersion: async () => ({ version: '9.9.9', service: 'orgs-teams' }) })],
+    protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+    log,
+  });
+
+/** A stand-in webhook listener HTTP server. */
+async function startListener(): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ version: 'listener', path: req.url }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+async function gateway(env: Record<string, string>): Promise<{ base: string; backends: Backends; close(): void }> {
+  const config = loadConfig(gatewayEnv, { LOG_LEVEL: 'silent', BACKEND_DEADLINE_MS: '2000', ...env });
+  const backends = connectBackends(config);
+  const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log }));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    backends,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+      closeBackends(backends);
+    },
+  };
+}
+
+describe('gateway', () => {
+  let orgsTeams: RunningGrpcServer;
+  let listener: { url: string; close(): void };
+  beforeAll(async () => {
+    orgsTeams = await startOrgsTeams();
+    listener = await startListener();
+  });
+  afterAll(async () => {
+    await orgsTeams.shutdown(100);
+    listener.close();
+  });
+
+  describe('on a hosted deployment', () => {
+    let gw: Awaited<ReturnType<typeof gateway>>;
+    beforeAll(async () => {
+      gw = await gateway({
+        DEPLOYMENT_TYPE: 'Hosted',
+        ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeams.port}`,
+        MARKETPLACE_LISTENER_HTTP_URL: listener.url,
+      });
+    });
+    afterAll(() => gw.close());
+
+    it('answers GET /api/v1/version from the backend over gRPC', async () => {
+      const res = await fetch(`${gw.base}/api/v1/version`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ version: '9.9.9' });
+      expect(res.headers.get('x-request-id')).toMatch(/[0-9a-f-]{36}/);
+    });
+
+    it('answers unknown API routes with 404 JSON', async () => {
+      const res = await fetch(`${gw.base}/api/v1/no/such/route`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ message: 'no route for GET /api/v1/no/such/route' });
+    });
+
+    it('answers a malformed JSON body with 422, never 500', async () => {
+      const res = await fetch(`${gw.base}/api/v1/version`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+      expect(res.status).toBe(422);
+      expect(await res.json()).toEqual({ message: 'malformed JSON body' });
+    });
+
+    it('lets the marketplace path fall through to the web frontend (200 text/html)', async () => {
+      for (const method of ['GET', 'POST']) {
+        const res = await fetch(`${gw.base}/marketplace/api/v1/version`, { method });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      }
+    });
+
+    it('serves the API document listing the registered routes', async () => {
+      const doc = await (await fetch(`${gw.base}/api/v1/openapi.json`)).json();
+      expect(doc.openapi).toBe('3.1.0');
+      expect(Object.keys(doc.paths)).toContain('/version');
+    });
+
+    it('shows service status on the web frontend', async () => {
+      const html = await (await fetch(`${gw.base}/`)).text();
+      expect(html).toContain('<td>orgs-teams</td><td class="up">up</td>');
+      expect(html).toContain('<td>clusters</td><td class="unreachable">unreachable</td>');
+    });
+  });
+
+  describe('on a marketplace deployment', () => {
+    let gw: Awaited<ReturnType<typeof gateway>>;
+    let backend: RunningGrpcServer | undefined;
+    beforeAll(async () => {
+      backend = await startOrgsTeams();
+      gw = await gateway({
+        DEPLOYMENT_TYPE: 'ProviderBMarketplace',
+        ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${backend.port}`,
+        MARKETPLACE_LISTENER_HTTP_URL: listener.url,
+      });
+    });
+    afterAll(async () => {
+      gw.close();
+      await backend?.shutdown(100);
+    });
+
+    it('routes /marketplace/api/v1 to the webhook listener, path intact', async () => {
+      const res = await fetch(`${gw.base}/marketplace/api/v1/version`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ version: 'listener', path: '/marketplace/api/v1/version' });
+    });
+
+    it('answers 503 only for the routes of an unreachable backend, and recovers when it returns', async () => {
+      const port = backend!.port;
+      await backend!.shutdown(100);
+      backend = undefined;
+      const down = await fetch(`${gw.base}/api/v1/version`);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toEqual({ message: 'orgs-teams is unavailable' });
+      // Routes of other apps are unaffected.
+      expect((await fetch(`${gw.base}/marketplace/api/v1/version`)).status).toBe(200);
+      expect((await fetch(`${gw.base}/`)).status).toBe(200);
+
+      backend = await startOrgsTeams(port);
+      await eventually(async () => (await fetch(`${gw.base}/api/v1/version`)).status === 200, 10_000, 200);
+    });
+
+    it('answers 503 JSON when the webhook listener is unreachable', async () => {
+      const other = await gateway({ DEPLOYMENT_TYPE: 'ProviderAMarketplace', MARKETPLACE_LISTENER_HTTP_URL: 'http://127.0.0.1:1' });
+      try {
+        const res = await fetch(`${other.base}/marketplace/api/v1/version`);
+        expect(res.status).toBe(503);
+        expect(await res.json()).toEqual({ message: 'marketplace-listener is unavailable' });
+      } finally {
+        other.close();
+      }
+    });
+  });
+});

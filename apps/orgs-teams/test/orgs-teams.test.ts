@@ -1,0 +1,11 @@
+import { orgsTeamsV1 } from '@platform/proto';
+import { describeServiceContract } from '@platform/testing';
+import { startOrgsTeams } from '../src/app';
+
+describeServiceContract({
+  app: 'orgs-teams',
+  schema: 'identity',
+  grpcService: 'platform.orgsteams.v1.OrgsTeamsService',
+  definition: orgsTeamsV1.OrgsTeamsServiceService,
+  start: startOrgsTeams,
+});

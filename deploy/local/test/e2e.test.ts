@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createTestDatabase, eventually, testNatsUrl } from '@platform/testing';
+import { startPlatform, type LocalPlatform } from '../src/platform';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** Runs the launcher exactly as `npm start` does and resolves with its entry URL. */
+function npmStart(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; logs: () => string }> {
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--tsconfig', 'tsconfig.base.json', 'deploy/local/src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HTTP_PORT: '0', ...env },
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${out}`)), 60_000);
+    child.stdout!.on('data', () => {
+      const m = /Platform is up at (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], child, logs: () => out });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`platform exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** Ctrl-C, as a person would, and the exit code. */
+function interrupt(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGINT');
+  });
+}
+
+describe('npm start: the whole platform on embedded defaults', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves the API and the frontend, stops on Ctrl-C, and keeps its data across restarts', async () => {
+    const hosted = await npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'Hosted' });
+    try {
+      const version = await fetch(`${hosted.url}api/v1/version`);
+      expect(version.status).toBe(200);
+      expect(await version.json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+      const market = await fetch(`${hosted.url}marketplace/api/v1/version`);
+      expect(market.status).toBe(200);
+      expect(market.headers.get('content-type')).toMatch(/^text\/html/);
+    } finally {
+      expect(await interrupt(hosted.child)).toBe(0);
+    }
+    expect(hosted.logs()).toMatch(/"applied":1/);
+
+    const market = await npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'ProviderBMarketplace' });
+    try {
+      const res = await fetch(`${market.url}marketplace/api/v1/version`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    } finally {
+      expect(await interrupt(market.child)).toBe(0);
+    }
+    // Same DATA_DIR: every schema was already migrated, so nothing is applied again.
+    expect(market.logs()).not.toMatch(/"applied":[1-9]/);
+    expect(market.logs()).toMatch(/"applied":0/);
+  }, 120_000);
+
+  it('stops with a message naming a bad setting', async () => {
+    await expect(npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'Cloudy' })).rejects.toThrow(/exited with 78[\s\S]*DEPLOYMENT_TYPE/);
+  });
+});
+
+describe('the platform with real Postgres and NATS, one app down', () => {
+  let platform: LocalPlatform;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    drop = db.drop;
+    platform = await startPlatform({
+      DATABASE_URL: db.url,
+      NATS_URL: await testNatsUrl(),
+      HTTP_PORT: '0',
+      DEPLOYMENT_TYPE: 'ProviderBMarketplace',
+      LOG_LEVEL: 'silent',
+    });
+  });
+  afterAll(async () => {
+    await platform?.stop();
+    await drop?.();
+  });
+
+  it('answers 503 only on the down app’s routes and recovers by itself when it returns', async () => {
+    expect((await fetch(`${platform.url}api/v1/version`)).status).toBe(200);
+    await platform.stopApp('orgs-teams');
+
+    const down = await fetch(`${platform.url}api/v1/version`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ message: 'orgs-teams is unavailable' });
+    expect((await fetch(`${platform.url}marketplace/api/v1/version`)).status).toBe(200);
+
+    await platform.startApp('orgs-teams');
+    await eventually(async () => (await fetch(`${platform.url}api/v1/version`)).status === 200, 10_000, 200);
+  });
+});

@@ -1,0 +1,58 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import {
+  ConflictError,
+  DomainError,
+  InputError,
+  MethodNotAllowedError,
+  NotFoundError,
+  ValidationError,
+  fromGrpcError,
+  toGrpcStatus,
+  toHttpError,
+} from './index';
+
+/** What a client sees after the server turned `err` into a status. */
+function overTheWire(err: unknown): DomainError {
+  const s = toGrpcStatus(err);
+  const e = Object.assign(new Error(s.details), { code: s.code, details: s.details, metadata: s.metadata ?? new Metadata() });
+  return fromGrpcError(e as ServiceError);
+}
+
+describe('one error vocabulary, mapped to gRPC and back to HTTP', () => {
+  it.each([
+    [new InputError('bad uid'), status.INVALID_ARGUMENT, 400],
+    [new ValidationError('malformed body'), status.INVALID_ARGUMENT, 422],
+    [new NotFoundError('no such org'), status.NOT_FOUND, 404],
+    [new ConflictError('already a member'), status.ALREADY_EXISTS, 409],
+    [new MethodNotAllowedError('contract revoked'), status.FAILED_PRECONDITION, 405],
+  ])('%s keeps its message and HTTP status across a gRPC hop', (err, code, http) => {
+    expect(toGrpcStatus(err).code).toBe(code);
+    const back = overTheWire(err);
+    expect(back.message).toBe(err.message);
+    expect(toHttpError(back).status).toBe(http);
+  });
+
+  it('carries field violations and headers through the hop', () => {
+    const err = new DomainError('input', 'see other', { httpStatus: 302, headers: { location: '/x' } });
+    const back = overTheWire(err);
+    expect(back.httpStatus).toBe(302);
+    expect(back.headers).toEqual({ location: '/x' });
+    const v = overTheWire(new ValidationError('bad', [{ field: 'body.username', description: 'required' }]));
+    expect(toHttpError(v).body.errors).toEqual([{ field: 'body.username', description: 'required' }]);
+  });
+
+  it('hides the details of unexpected errors behind a generic 500', () => {
+    const back = overTheWire(new Error('password=hunter2 leaked in a stack'));
+    expect(back.kind).toBe('internal');
+    expect(back.message).toBe('internal server error');
+    expect(toHttpError(new TypeError('x is undefined'))).toMatchObject({ status: 500, body: { message: 'internal server error' }, log: true });
+  });
+
+  it('maps plain gRPC statuses from foreign servers with the standard table', () => {
+    const e = (code: status) => fromGrpcError(Object.assign(new Error('x'), { code, details: 'x', metadata: new Metadata() }) as ServiceError);
+    expect(toHttpError(e(status.PERMISSION_DENIED)).status).toBe(403);
+    expect(toHttpError(e(status.UNAVAILABLE)).status).toBe(503);
+    expect(toHttpError(e(status.ABORTED)).status).toBe(409);
+    expect(toHttpError(e(status.UNKNOWN)).status).toBe(500);
+  });
+});

@@ -1,0 +1,27 @@
+import { ConfigError, loadConfig, serviceEnv } from './config';
+
+describe('loadConfig', () => {
+  it('applies defaults', () => {
+    const c = loadConfig(serviceEnv, {});
+    expect(c).toMatchObject({ DEPLOYMENT_TYPE: 'Hosted', BILLING_ENABLED: false, RUN_MODE: 'prod', GRPC_PORT: 50051 });
+  });
+
+  it('names every bad variable in one error', () => {
+    try {
+      loadConfig(serviceEnv, { DEPLOYMENT_TYPE: 'Cloudy', BILLING_ENABLED: 'yes', GRPC_PORT: '99999' });
+      throw new Error('expected a ConfigError');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const msg = (err as Error).message;
+      expect(msg).toContain('DEPLOYMENT_TYPE');
+      expect(msg).toContain('BILLING_ENABLED');
+      expect(msg).toContain('GRPC_PORT');
+      expect(msg).not.toContain('RUN_MODE');
+    }
+  });
+
+  it('reads booleans strictly and treats empty strings as unset', () => {
+    expect(loadConfig(serviceEnv, { BILLING_ENABLED: 'true', DATABASE_URL: '' })).toMatchObject({ BILLING_ENABLED: true, DATABASE_URL: undefined });
+    expect(() => loadConfig(serviceEnv, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+  });
+});

@@ -1,0 +1,77 @@
+import { createClient, PLATFORM_VERSION, type RunningService, type ServiceConfig } from '@platform/service-kit';
+import { createTestDatabase, testNatsUrl } from './services';
+import { testServiceConfig } from './config';
+import { healthStatus, reflectedServices } from './grpc-probes';
+
+/** A started app on a fresh database and the real NATS server, for integration tests. */
+export interface AppUnderTest {
+  running: RunningService;
+  address: string;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts an app the way main.ts does, with a fresh database and the test NATS server. */
+export async function startAppForTest(
+  start: (config: ServiceConfig) => Promise<RunningService>,
+  env: Record<string, string> = {},
+): Promise<AppUnderTest> {
+  const db = await createTestDatabase();
+  const config = testServiceConfig({ DATABASE_URL: db.url, NATS_URL: await testNatsUrl(), ...env });
+  const running = await start(config);
+  return {
+    running,
+    address: `127.0.0.1:${running.grpcPort}`,
+    databaseUrl: db.url,
+    async stop() {
+      await running.stop();
+      await db.drop();
+    },
+  };
+}
+
+/**
+ * The behaviour every app shares, asserted over a real gRPC connection: it migrates its schema,
+ * answers GetVersion, reports SERVING on the standard health service and offers reflection.
+ */
+export function describeServiceContract(opts: {
+  app: string;
+  schema?: string;
+  grpcService: string;
+  definition: unknown;
+  start: (config: ServiceConfig) => Promise<RunningService>;
+}): void {
+  describe(`${opts.app} service contract`, () => {
+    let app: AppUnderTest;
+    beforeAll(async () => {
+      app = await startAppForTest(opts.start);
+    });
+    afterAll(() => app?.stop());
+
+    it('answers GetVersion with the platform version over gRPC', async () => {
+      const client = createClient(opts.definition as Record<string, never>, app.address, { name: opts.app });
+      try {
+        const res = await (client as any).getVersion({});
+        expect(res).toEqual({ version: PLATFORM_VERSION, service: opts.app });
+      } finally {
+        client.close();
+      }
+    });
+
+    it('reports SERVING on grpc.health.v1 for the server and its service', async () => {
+      expect(await healthStatus(app.address)).toBe('SERVING');
+      expect(await healthStatus(app.address, opts.grpcService)).toBe('SERVING');
+    });
+
+    it('lists its service through server reflection', async () => {
+      expect(await reflectedServices(app.address)).toContain(opts.grpcService);
+    });
+
+    if (opts.schema) {
+      it(`migrated its own schema "${opts.schema}"`, async () => {
+        const applied = await app.running.ctx.db!.knex.withSchema(opts.schema!).table('knex_migrations').select('name');
+        expect(applied.map((r: { name: string }) => r.name)).toContain('20261122000000_init');
+      });
+    }
+  });
+}
