@@ -1,5 +1,5 @@
 import { authzV1 } from '@platform/proto';
-import { describeServiceContract } from '@platform/testing';
+import { describeServiceContract } from '@platform/service-testing';
 import { startAuthz } from '../src/app';
 
 describeServiceContract({

@@ -1,5 +1,5 @@
 import { billingDashboardV1 } from '@platform/proto';
-import { describeServiceContract } from '@platform/testing';
+import { describeServiceContract } from '@platform/service-testing';
 import { startBillingDashboard } from '../src/app';
 
 describeServiceContract({

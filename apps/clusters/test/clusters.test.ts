@@ -1,5 +1,5 @@
 import { clustersV1 } from '@platform/proto';
-import { describeServiceContract } from '@platform/testing';
+import { describeServiceContract } from '@platform/service-testing';
 import { startClusters } from '../src/app';
 
 describeServiceContract({

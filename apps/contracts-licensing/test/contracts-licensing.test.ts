@@ -1,5 +1,5 @@
 import { contractsLicensingV1 } from '@platform/proto';
-import { describeServiceContract } from '@platform/testing';
+import { describeServiceContract } from '@platform/service-testing';
 import { startContractsLicensing } from '../src/app';
 
 describeServiceContract({

@@ -98,7 +98,7 @@ describe('gateway', () => {
     });
 
     it('serves the API document listing the registered routes', async () => {
-      const doc = await (await fetch(`${gw.base}/api/v1/openapi.json`)).json();
+      const doc = (await (await fetch(`${gw.base}/api/v1/openapi.json`)).json()) as { openapi: string; paths: object };
       expect(doc.openapi).toBe('3.1.0');
       expect(Object.keys(doc.paths)).toContain('/version');
     });

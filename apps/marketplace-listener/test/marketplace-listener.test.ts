@@ -1,6 +1,6 @@
 import { marketplaceListenerV1 } from '@platform/proto';
 import { PLATFORM_VERSION } from '@platform/service-kit';
-import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/testing';
+import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { startMarketplaceListener } from '../src/app';
 import { listenerEnv } from '../src/config';
 import { loadConfig } from '@platform/service-kit';

@@ -1,5 +1,5 @@
 import { metricsproxyV1 } from '@platform/proto';
-import { describeServiceContract } from '@platform/testing';
+import { describeServiceContract } from '@platform/service-testing';
 import { startMetricsproxy } from '../src/app';
 
 describeServiceContract({

@@ -1,5 +1,5 @@
 import { orgsTeamsV1 } from '@platform/proto';
-import { describeServiceContract } from '@platform/testing';
+import { describeServiceContract } from '@platform/service-testing';
 import { startOrgsTeams } from '../src/app';
 
 describeServiceContract({

@@ -12,7 +12,7 @@ export interface Database {
   readonly knex: Knex;
   readonly schema: string;
   /** A query builder on one of this service's tables (always schema-qualified). */
-  table<T extends {} = any>(name: string, trx?: Knex.Transaction): Knex.QueryBuilder<T>;
+  table<T extends object = any>(name: string, trx?: Knex.Transaction): Knex.QueryBuilder<T>;
   /** Runs fn in one transaction: it all commits or nothing does. */
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Applies pending migrations; logs each through onProgress. */

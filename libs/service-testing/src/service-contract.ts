@@ -1,5 +1,5 @@
 import { createClient, PLATFORM_VERSION, type RunningService, type ServiceConfig } from '@platform/service-kit';
-import { createTestDatabase, testNatsUrl } from './services';
+import { createTestDatabase, testNatsUrl } from '@platform/testing';
 import { testServiceConfig } from './config';
 import { healthStatus, reflectedServices } from './grpc-probes';
 

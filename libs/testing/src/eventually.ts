@@ -1,10 +1,3 @@
-import { loadConfig, serviceEnv, type ServiceConfig } from '@platform/service-kit';
-
-/** A service config for tests: free ports, the given database, quiet logs. */
-export function testServiceConfig(env: Record<string, string | undefined> = {}): ServiceConfig {
-  return loadConfig(serviceEnv, { GRPC_PORT: '0', LOG_LEVEL: 'silent', ...env });
-}
-
 /** Polls `probe` until it returns true or `timeoutMs` passes. */
 export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000, everyMs = 100): Promise<void> {
   const until = Date.now() + timeoutMs;
