@@ -1,15 +1,22 @@
-import { authzV1 } from '@platform/proto';
-import { bindService, startService, versionOf, type RunningService, type ServiceConfig } from '@platform/service-kit';
+import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { assertOpenFgaSettings, authzEnv, type AuthzConfig } from './config';
+import { authzService, chooseEngine } from './authz-service';
 
-/** Starts the authz service: authorization: custom roles and relationship tuples */
-export function startAuthz(config: ServiceConfig): Promise<RunningService> {
+/** The authz service: the OpenFGA model, checks, and the relationship tuples other services write. */
+export const authzApp = defineApp({ name: 'authz', env: authzEnv, start: startAuthz });
+
+function startAuthz(config: AuthzConfig) {
+  assertOpenFgaSettings(config);
   return startService(
     {
       name: 'authz',
       protoPackage: 'authz',
       database: { schema: 'authz', migrations },
-      grpc: () => [bindService(authzV1.AuthzServiceService, { getVersion: async () => versionOf('authz') })],
+      async grpc({ db, log }) {
+        const { engine, model } = await chooseEngine(config, db!, log);
+        return [authzService(engine, model)];
+      },
     },
     config,
   );

@@ -1,1 +1,1 @@
-export { startAuthz } from './app';
+export { authzApp } from './app';

@@ -1,4 +1,4 @@
-import { loadConfig, runMain, serviceEnv } from '@platform/service-kit';
-import { startAuthz } from './app';
+import { runMain } from '@platform/service-kit';
+import { authzApp } from './app';
 
-runMain('authz', () => loadConfig(serviceEnv), startAuthz);
+runMain(authzApp);

@@ -1,11 +1,10 @@
 import { authzV1 } from '@platform/proto';
 import { describeServiceContract } from '@platform/service-testing';
-import { startAuthz } from '../src/app';
+import { authzApp } from '../src/app';
 
 describeServiceContract({
-  app: 'authz',
+  app: authzApp,
   schema: 'authz',
   grpcService: 'platform.authz.v1.AuthzService',
   definition: authzV1.AuthzServiceService,
-  start: startAuthz,
 });

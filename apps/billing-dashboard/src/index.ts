@@ -1,1 +1,1 @@
-export { startBillingDashboard } from './app';
+export { billingDashboardApp } from './app';

@@ -1,4 +1,4 @@
-import { loadConfig, runMain, serviceEnv } from '@platform/service-kit';
-import { startBillingDashboard } from './app';
+import { runMain } from '@platform/service-kit';
+import { billingDashboardApp } from './app';
 
-runMain('billing-dashboard', () => loadConfig(serviceEnv), startBillingDashboard);
+runMain(billingDashboardApp);

@@ -1,1 +1,1 @@
-export { startClusters } from './app';
+export { clustersApp } from './app';

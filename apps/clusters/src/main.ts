@@ -1,4 +1,4 @@
-import { loadConfig, runMain, serviceEnv } from '@platform/service-kit';
-import { startClusters } from './app';
+import { runMain } from '@platform/service-kit';
+import { clustersApp } from './app';
 
-runMain('clusters', () => loadConfig(serviceEnv), startClusters);
+runMain(clustersApp);

@@ -1,1 +1,1 @@
-export { startContractsLicensing } from './app';
+export { contractsLicensingApp } from './app';

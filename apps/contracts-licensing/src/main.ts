@@ -1,4 +1,4 @@
-import { loadConfig, runMain, serviceEnv } from '@platform/service-kit';
-import { startContractsLicensing } from './app';
+import { runMain } from '@platform/service-kit';
+import { contractsLicensingApp } from './app';
 
-runMain('contracts-licensing', () => loadConfig(serviceEnv), startContractsLicensing);
+runMain(contractsLicensingApp);

@@ -1,12 +1,14 @@
 import { gatewayV1 } from '@platform/proto';
-import { bindService, startService, versionOf, type RunningService } from '@platform/service-kit';
+import { bindService, defineApp, startService, versionOf } from '@platform/service-kit';
 import { closeBackends, connectBackends } from './backends';
-import type { GatewayConfig } from './config';
+import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { ROUTES } from './routes';
 
-/** Starts the gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
-export function startGateway(config: GatewayConfig): Promise<RunningService> {
+/** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
+export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: startGateway });
+
+function startGateway(config: GatewayConfig) {
   const backends = connectBackends(config);
   return startService(
     {

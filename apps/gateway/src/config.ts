@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { addressVar, portVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { addressVar, authzClientEnv, portVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
 
 /** The gateway's settings. It owns no data: DATABASE_URL and DATA_DIR are accepted but unused. */
 export const gatewayEnv = {
   ...serviceEnv,
   HTTP_PORT: portVar.default(8080),
-  AUTHZ_GRPC_ADDR: addressVar.default('127.0.0.1:50052'),
+  ...authzClientEnv,
   ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
   CONTRACTS_LICENSING_GRPC_ADDR: addressVar.default('127.0.0.1:50054'),
   BILLING_DASHBOARD_GRPC_ADDR: addressVar.default('127.0.0.1:50055'),

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { DomainError, NotFoundError, toHttpError, ValidationError } from '@platform/errors';
+import { DomainError, InputError, NotAllowedError, NotFoundError, toHttpError, ValidationError } from '@platform/errors';
 import { type Logger } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { gateOpen } from './gating';
 import { API_DOCUMENT_PATH, apiDocument } from './openapi';
-import type { Route } from './route';
+import type { Route, RouteContext, RouteResult } from './route';
+import { authenticate, resolveOrg } from './authentication';
 import { webFrontend } from './frontend';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
@@ -45,7 +46,7 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
   });
   for (const route of routes) {
     api[route.method](route.path, (req: Request, res: Response, next: NextFunction) => {
-      route.handle(req, { backends, config, requestId: req.requestId }).then((result) => {
+      serve(route, req, { backends, config, requestId: req.requestId }).then((result) => {
         res.status(result.status ?? 200).set(result.headers ?? {});
         if (result.body === undefined) res.end();
         else res.json(result.body);
@@ -80,6 +81,8 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const mapped = toHttpError(asDomainError(err));
     if (mapped.log) log.error({ err, requestId: req.requestId }, 'request failed');
+    // Authentication and authorization errors carry the address of the API document (spec section 7.1).
+    if (mapped.status === 401 || mapped.status === 403) mapped.body.url = `${req.protocol}://${req.get('host')}${API_DOCUMENT_PATH}`;
     res.status(mapped.status).set(mapped.headers).json(mapped.body);
   };
   app.use(onError);
@@ -93,4 +96,28 @@ function asDomainError(err: unknown): unknown {
   if (type === 'entity.too.large') return new DomainError('validation', 'request body too large', { httpStatus: 413 });
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ValidationError('unsupported body encoding');
   return err;
+}
+
+/** Runs one route: authenticate, resolve the org context, check the route's permission, then handle. */
+async function serve(route: Route, req: Request, base: Omit<RouteContext, 'caller' | 'org'>): Promise<RouteResult> {
+  const ctx: RouteContext = { ...base };
+  ctx.caller = await authenticate(route, req, base.backends, base.requestId);
+  if (route.org) ctx.org = await resolveOrg(route, req, base.backends, base.requestId);
+  if (route.check) {
+    if (!ctx.caller) throw new NotAllowedError(`${route.check.permission} requires a signed-in user`);
+    const on = route.check.on;
+    let objectId = 0;
+    if (on === 'org') {
+      if (!ctx.org) throw new InputError('the org query parameter is required', [{ field: 'query.org', description: 'required' }]);
+      objectId = ctx.org.id;
+    } else if (on !== 'site') {
+      objectId = await on(req, ctx);
+    }
+    const { allowed } = await base.backends.authz.checkPermission(
+      { userId: ctx.caller.id, permission: route.check.permission, objectId },
+      { requestId: base.requestId },
+    );
+    if (!allowed) throw new NotAllowedError(`you do not have the ${route.check.permission} permission`);
+  }
+  return route.handle(req, ctx);
 }

@@ -1,2 +1,1 @@
-export { startGateway } from './app';
-export { gatewayEnv, type GatewayConfig } from './config';
+export { gatewayApp } from './app';

@@ -1,5 +1,4 @@
-import { loadConfig, runMain } from '@platform/service-kit';
-import { startGateway } from './app';
-import { gatewayEnv } from './config';
+import { runMain } from '@platform/service-kit';
+import { gatewayApp } from './app';
 
-runMain('gateway', () => loadConfig(gatewayEnv), startGateway);
+runMain(gatewayApp);

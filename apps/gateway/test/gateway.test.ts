@@ -16,7 +16,10 @@ const startOrgsTeams = (port = 0) =>
     name: 'orgs-teams',
     port,
     host: '127.0.0.1',
-    services: [bindService(orgsTeamsV1.OrgsTeamsServiceService, { getVersion: async () => ({ version: '9.9.9', service: 'orgs-teams' }) })],
+    // Only GetVersion is needed here; the other methods answer UNIMPLEMENTED.
+    services: [
+      bindService(orgsTeamsV1.OrgsTeamsServiceService, { getVersion: async () => ({ version: '9.9.9', service: 'orgs-teams' }) } as never),
+    ],
     protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
     log,
   });
@@ -84,7 +87,11 @@ describe('gateway', () => {
     });
 
     it('answers a malformed JSON body with 422, never 500', async () => {
-      const res = await fetch(`${gw.base}/api/v1/version`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+      const res = await fetch(`${gw.base}/api/v1/version`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":',
+      });
       expect(res.status).toBe(422);
       expect(await res.json()).toEqual({ message: 'malformed JSON body' });
     });

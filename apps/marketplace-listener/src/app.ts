@@ -1,11 +1,13 @@
 import { marketplaceListenerV1 } from '@platform/proto';
-import { bindService, startService, versionOf, type RunningService } from '@platform/service-kit';
+import { bindService, defineApp, startService, versionOf } from '@platform/service-kit';
 import { migrations } from '../migrations';
-import type { ListenerConfig } from './config';
+import { listenerEnv, type ListenerConfig } from './config';
 import { createListenerHttp } from './http';
 
-/** Starts the marketplace webhook listener: its own HTTP root plus a gRPC API for the dashboard. */
-export function startMarketplaceListener(config: ListenerConfig): Promise<RunningService> {
+/** The marketplace webhook listener: its own HTTP root plus a gRPC API for the dashboard. */
+export const marketplaceListenerApp = defineApp({ name: 'marketplace-listener', env: listenerEnv, start: startMarketplaceListener });
+
+function startMarketplaceListener(config: ListenerConfig) {
   return startService(
     {
       name: 'marketplace-listener',

@@ -1,2 +1,1 @@
-export { startMarketplaceListener } from './app';
-export { listenerEnv, type ListenerConfig } from './config';
+export { marketplaceListenerApp } from './app';

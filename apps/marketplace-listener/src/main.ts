@@ -1,5 +1,4 @@
-import { loadConfig, runMain } from '@platform/service-kit';
-import { startMarketplaceListener } from './app';
-import { listenerEnv } from './config';
+import { runMain } from '@platform/service-kit';
+import { marketplaceListenerApp } from './app';
 
-runMain('marketplace-listener', () => loadConfig(listenerEnv), startMarketplaceListener);
+runMain(marketplaceListenerApp);

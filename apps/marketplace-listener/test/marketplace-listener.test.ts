@@ -1,32 +1,24 @@
 import { marketplaceListenerV1 } from '@platform/proto';
 import { PLATFORM_VERSION } from '@platform/service-kit';
 import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
-import { startMarketplaceListener } from '../src/app';
-import { listenerEnv } from '../src/config';
-import { loadConfig } from '@platform/service-kit';
+import { marketplaceListenerApp } from '../src/app';
 
 describeServiceContract({
-  app: 'marketplace-listener',
+  app: marketplaceListenerApp,
   schema: 'marketplace',
   grpcService: 'platform.marketplacelistener.v1.MarketplaceListenerService',
   definition: marketplaceListenerV1.MarketplaceListenerServiceService,
-  start: (config) => startMarketplaceListener(loadConfig(listenerEnv, { ...asEnv(config), MARKETPLACE_HTTP_PORT: '0' })),
+  env: { MARKETPLACE_HTTP_PORT: '0' },
 });
-
-/** Back to environment form, so the listener's own variables are validated like in main.ts. */
-function asEnv(config: object): Record<string, string> {
-  return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
-}
 
 describe('webhook listener HTTP root', () => {
   let app: AppUnderTest;
   let base: string;
   beforeAll(async () => {
-    app = await startAppForTest((config) => startMarketplaceListener(loadConfig(listenerEnv, { ...asEnv(config), MARKETPLACE_HTTP_PORT: '0' })));
+    app = await startAppForTest(marketplaceListenerApp, { MARKETPLACE_HTTP_PORT: '0' });
     base = `http://127.0.0.1:${app.running.httpPort}/marketplace/api/v1`;
   });
   afterAll(() => app.stop());
-
   it('serves the public GET /version', async () => {
     const res = await fetch(`${base}/version`);
     expect(res.status).toBe(200);

@@ -1,1 +1,1 @@
-export { startMetricsproxy } from './app';
+export { metricsproxyApp } from './app';

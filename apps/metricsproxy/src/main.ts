@@ -1,4 +1,4 @@
-import { loadConfig, runMain, serviceEnv } from '@platform/service-kit';
-import { startMetricsproxy } from './app';
+import { runMain } from '@platform/service-kit';
+import { metricsproxyApp } from './app';
 
-runMain('metricsproxy', () => loadConfig(serviceEnv), startMetricsproxy);
+runMain(metricsproxyApp);

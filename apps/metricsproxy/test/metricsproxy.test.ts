@@ -1,11 +1,10 @@
 import { metricsproxyV1 } from '@platform/proto';
 import { describeServiceContract } from '@platform/service-testing';
-import { startMetricsproxy } from '../src/app';
+import { metricsproxyApp } from '../src/app';
 
 describeServiceContract({
-  app: 'metricsproxy',
+  app: metricsproxyApp,
   schema: 'metricsproxy',
   grpcService: 'platform.metricsproxy.v1.MetricsproxyService',
   definition: metricsproxyV1.MetricsproxyServiceService,
-  start: startMetricsproxy,
 });

@@ -1,16 +1,70 @@
+import { UnavailableError } from '@platform/errors';
 import { orgsTeamsV1 } from '@platform/proto';
-import { bindService, startService, versionOf, type RunningService, type ServiceConfig } from '@platform/service-kit';
+import { bindService, defineApp, startService, versionOf, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
+import { Identity } from './identity/identity';
+import { ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
+import { Relationships } from './relationships';
 
-/** Starts the orgs-teams service: identity: accounts, tokens, organizations, teams and site settings */
-export function startOrgsTeams(config: ServiceConfig): Promise<RunningService> {
+/** orgs-teams: identity (accounts, tokens), organizations and teams. */
+export const orgsTeamsApp = defineApp({ name: 'orgs-teams', env: orgsTeamsEnv, start: startOrgsTeams });
+
+function startOrgsTeams(config: OrgsTeamsConfig) {
+  const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   return startService(
     {
       name: 'orgs-teams',
       protoPackage: 'orgsteams',
       database: { schema: 'identity', migrations },
-      grpc: () => [bindService(orgsTeamsV1.OrgsTeamsServiceService, { getVersion: async () => versionOf('orgs-teams') })],
+      async grpc({ db, log }) {
+        const identity = new Identity(db!);
+        const admin = {
+          username: config.PLATFORM_ADMIN_USERNAME,
+          email: config.PLATFORM_ADMIN_EMAIL,
+          password: config.PLATFORM_ADMIN_PASSWORD,
+        };
+        await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, log), log);
+        return [
+          bindService(orgsTeamsV1.OrgsTeamsServiceService, {
+            getVersion: async () => versionOf('orgs-teams'),
+            authenticate: (req) => identity.authenticate(req.token),
+            authenticateBasic: (req) => identity.authenticateBasic(req.username, req.password),
+            async createUser(req, ctx) {
+              const user = await identity.createUser(req);
+              if (!req.isAdmin) return user;
+              try {
+                await relationships.write([{ user: `user:${user.id}`, relation: 'admin', object: 'site:platform' }], [], ctx.requestId);
+              } catch (err) {
+                // The account must not exist without its site-admin relation: undo it.
+                await identity.deleteAccount(user.id);
+                throw err;
+              }
+              return user;
+            },
+            getUser: (req) => identity.getUser(req),
+            createToken: (req) => identity.createToken(req.userId, req.name),
+            listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
+            deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
+            resolveOrg: (req) => identity.resolveOrg(req.name),
+          }),
+        ];
+      },
+      onStop: async () => relationships.close(),
     },
     config,
   );
+}
+
+/** In a cluster authz may start after us: keep trying for a minute before giving up the start. */
+async function withAuthzRetry(fn: () => Promise<void>, log: Logger): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof UnavailableError) || attempt >= 60) throw err;
+      if (attempt === 1) log.warn('authz is not reachable yet; retrying the site-admin bootstrap');
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
 }

@@ -1,1 +1,1 @@
-export { startOrgsTeams } from './app';
+export { orgsTeamsApp } from './app';

@@ -1,4 +1,4 @@
-import { loadConfig, runMain, serviceEnv } from '@platform/service-kit';
-import { startOrgsTeams } from './app';
+import { runMain } from '@platform/service-kit';
+import { orgsTeamsApp } from './app';
 
-runMain('orgs-teams', () => loadConfig(serviceEnv), startOrgsTeams);
+runMain(orgsTeamsApp);

@@ -1,11 +1,210 @@
-import { orgsTeamsV1 } from '@platform/proto';
-import { describeServiceContract } from '@platform/service-testing';
-import { startOrgsTeams } from '../src/app';
+import { authzV1, orgsTeamsV1 } from '@platform/proto';
+import {
+  bindService,
+  createClient,
+  createLogger,
+  startGrpcServer,
+  type PromiseClient,
+} from '@platform/service-kit';
+import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
+import { UnavailableError } from '@platform/errors';
+import { orgsTeamsApp } from '../src/app';
 
-describeServiceContract({
-  app: 'orgs-teams',
-  schema: 'identity',
-  grpcService: 'platform.orgsteams.v1.OrgsTeamsService',
-  definition: orgsTeamsV1.OrgsTeamsServiceService,
-  start: startOrgsTeams,
+type Tuple = { user: string; relation: string; object: string };
+
+/** A stand-in authz service: a real gRPC server keeping written tuples in memory, able to fail on demand. */
+async function startAuthzStub() {
+  const tuples: Tuple[] = [];
+  const state = { fail: false };
+  const server = await startGrpcServer({
+    name: 'authz-stub',
+    port: 0,
+    host: '127.0.0.1',
+    services: [
+      bindService(authzV1.AuthzServiceService, {
+        async writeTuples(req: authzV1.WriteTuplesRequest) {
+          if (state.fail) throw new UnavailableError('authz is down');
+          tuples.push(...req.writes);
+          return {};
+        },
+      } as never),
+    ],
+    protoFiles: ['platform/authz/v1/authz.proto'],
+    log: createLogger('authz-stub', 'silent'),
+  });
+  return { server, tuples, state, address: `127.0.0.1:${server.port}` };
+}
+
+describe('orgs-teams', () => {
+  let authz: Awaited<ReturnType<typeof startAuthzStub>>;
+  beforeAll(async () => {
+    authz = await startAuthzStub();
+  });
+  afterAll(() => authz.server.shutdown(100));
+
+  describeServiceContract({
+    app: orgsTeamsApp,
+    schema: 'identity',
+    grpcService: 'platform.orgsteams.v1.OrgsTeamsService',
+    definition: orgsTeamsV1.OrgsTeamsServiceService,
+    env: () => ({ AUTHZ_GRPC_ADDR: authz.address }),
+  });
+
+  describe('identity', () => {
+    let app: AppUnderTest;
+    let client: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
+    beforeAll(async () => {
+      app = await startAppForTest(orgsTeamsApp, {
+        AUTHZ_GRPC_ADDR: authz.address,
+        PLATFORM_ADMIN_USERNAME: 'root',
+        PLATFORM_ADMIN_EMAIL: 'root@example.com',
+        PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
+      });
+      client = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
+    });
+    afterAll(async () => {
+      client.close();
+      await app.stop();
+    });
+
+    it('creates the site admin on first start and grants it the site admin relation', async () => {
+      const { user } = await client.authenticateBasic({ username: 'root', password: 'correct horse battery' });
+      expect(user).toMatchObject({ login: 'root', isAdmin: true, active: true });
+      expect(authz.tuples).toContainEqual({ user: `user:${user!.id}`, relation: 'admin', object: 'site:platform' });
+    });
+
+    it('keeps the first site admin across restarts', async () => {
+      const written = authz.tuples.length;
+      const again = await import('@platform/service-kit').then(({ startApp }) =>
+        startApp(orgsTeamsApp, {
+          GRPC_PORT: '0',
+          LOG_LEVEL: 'silent',
+          DATABASE_URL: app.databaseUrl,
+          AUTHZ_GRPC_ADDR: authz.address,
+          PLATFORM_ADMIN_USERNAME: 'other',
+        }),
+      );
+      await again.stop();
+      expect(authz.tuples.length).toBe(written);
+      await expect(client.getUser({ id: 0, login: 'other' })).rejects.toMatchObject({ kind: 'not-found' });
+    });
+
+    it('refuses a taken login (any case) or email with 409, and a bad username with 422', async () => {
+      await client.createUser({
+        username: 'Alice',
+        email: 'alice@example.com',
+        password: 'password1',
+        fullName: '',
+        mustChangePassword: false,
+        isAdmin: false,
+      });
+      await expect(
+        client.createUser({
+          username: 'alice',
+          email: 'x@example.com',
+          password: 'password1',
+          fullName: '',
+          mustChangePassword: false,
+          isAdmin: false,
+        }),
+      ).rejects.toMatchObject({ kind: 'conflict' });
+      await expect(
+        client.createUser({
+          username: 'alice2',
+          email: 'ALICE@example.com',
+          password: 'password1',
+          fullName: '',
+          mustChangePassword: false,
+          isAdmin: false,
+        }),
+      ).rejects.toMatchObject({ kind: 'conflict', message: 'email ALICE@example.com is already used' });
+      await expect(
+        client.createUser({
+          username: 'bad name',
+          email: 'b@example.com',
+          password: 'short',
+          fullName: '',
+          mustChangePassword: false,
+          isAdmin: false,
+        }),
+      ).rejects.toMatchObject({
+        kind: 'validation',
+        fieldViolations: [expect.objectContaining({ field: 'username' }), expect.objectContaining({ field: 'password' })],
+      });
+    });
+
+    it('undoes an admin creation when the relationship cannot be written', async () => {
+      authz.state.fail = true;
+      try {
+        await expect(
+          client.createUser({
+            username: 'admin2',
+            email: 'admin2@example.com',
+            password: 'password1',
+            fullName: '',
+            mustChangePassword: false,
+            isAdmin: true,
+          }),
+        ).rejects.toMatchObject({ kind: 'unavailable' });
+      } finally {
+        authz.state.fail = false;
+      }
+      await expect(client.getUser({ id: 0, login: 'admin2' })).rejects.toMatchObject({ kind: 'not-found' });
+    });
+
+    it('issues tokens shown once, authenticates with them, lists them without secrets and revokes them', async () => {
+      const { user } = await client.authenticateBasic({ username: 'alice@example.com', password: 'password1' });
+      const token = await client.createToken({ userId: user!.id, name: 'ci' });
+      expect(token.sha1).toMatch(/^[0-9a-f]{40}$/);
+      expect(token.tokenLastEight).toBe(token.sha1.slice(-8));
+      expect((await client.authenticate({ token: token.sha1 })).user!.login).toBe('Alice');
+
+      await expect(client.createToken({ userId: user!.id, name: 'ci' })).rejects.toMatchObject({ kind: 'conflict' });
+      const { tokens } = await client.listTokens({ userId: user!.id });
+      expect(tokens).toEqual([expect.objectContaining({ id: token.id, name: 'ci', tokenLastEight: token.tokenLastEight })]);
+      expect(JSON.stringify(tokens)).not.toContain(token.sha1);
+
+      await client.deleteToken({ userId: user!.id, id: token.id });
+      await expect(client.authenticate({ token: token.sha1 })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    });
+
+    it('refuses a wrong password and an unknown user alike', async () => {
+      await expect(client.authenticateBasic({ username: 'Alice', password: 'wrong' })).rejects.toMatchObject({
+        kind: 'unauthenticated',
+        message: 'invalid username or password',
+      });
+      await expect(client.authenticateBasic({ username: 'nobody', password: 'wrong' })).rejects.toMatchObject({
+        kind: 'unauthenticated',
+        message: 'invalid username or password',
+      });
+    });
+
+    it('refuses inactive and login-prohibited users even with a valid token', async () => {
+      const { user } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
+      const token = await client.createToken({ userId: user!.id, name: 'soon inactive' });
+      const db = app.running.ctx.db!;
+      await db.table('accounts').where({ id: user!.id }).update({ active: false });
+      await expect(client.authenticate({ token: token.sha1 })).rejects.toMatchObject({
+        kind: 'unauthenticated',
+        message: 'user is not active',
+      });
+      await db.table('accounts').where({ id: user!.id }).update({ active: true, prohibit_login: true });
+      await expect(client.authenticate({ token: token.sha1 })).rejects.toMatchObject({
+        kind: 'unauthenticated',
+        message: 'user is prohibited from logging in',
+      });
+      await db.table('accounts').where({ id: user!.id }).update({ prohibit_login: false });
+    });
+
+    it('stores only a hash of each token and of each password', async () => {
+      const db = app.running.ctx.db!;
+      const { user } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
+      const token = await client.createToken({ userId: user!.id, name: 'hash check' });
+      const row = await db.table('access_tokens').where({ id: token.id }).first();
+      expect(JSON.stringify(row)).not.toContain(token.sha1);
+      const account = await db.table('accounts').where({ id: user!.id }).first();
+      expect(account.password_hash).toMatch(/^scrypt\$/);
+      expect(account.password_hash).not.toContain('password1');
+    });
+  });
 });

@@ -44,8 +44,9 @@ describe('npm start: the whole platform on embedded defaults', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('serves the API and the frontend, stops on Ctrl-C, and keeps its data across restarts', async () => {
-    const hosted = await npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'Hosted' });
+  it('serves the API and the frontend, bootstraps a site admin, stops on Ctrl-C, and keeps its data across restarts', async () => {
+    const hosted = await npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'Hosted', PLATFORM_ADMIN_USERNAME: 'siteadmin' });
+    let token = '';
     try {
       const version = await fetch(`${hosted.url}api/v1/version`);
       expect(version.status).toBe(200);
@@ -53,20 +54,37 @@ describe('npm start: the whole platform on embedded defaults', () => {
       const market = await fetch(`${hosted.url}marketplace/api/v1/version`);
       expect(market.status).toBe(200);
       expect(market.headers.get('content-type')).toMatch(/^text\/html/);
+
+      // A new user reads the generated password from the console and makes a token with it.
+      const password = /generated password: (\S+)/.exec(hosted.logs())![1];
+      const basic = `Basic ${Buffer.from(`siteadmin:${password}`).toString('base64')}`;
+      const created = await fetch(`${hosted.url}api/v1/users/siteadmin/tokens`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'first' }),
+      });
+      expect(created.status).toBe(201);
+      token = ((await created.json()) as { sha1: string }).sha1;
+      const me = await fetch(`${hosted.url}api/v1/user`, { headers: { authorization: `token ${token}` } });
+      expect(await me.json()).toMatchObject({ login: 'siteadmin', is_admin: true });
     } finally {
       expect(await interrupt(hosted.child)).toBe(0);
     }
-    expect(hosted.logs()).toMatch(/"applied":1/);
+    expect(hosted.logs()).toMatch(/"applied":[1-9]/);
 
-    const market = await npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'ProviderBMarketplace' });
+    const market = await npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'ProviderBMarketplace', PLATFORM_ADMIN_USERNAME: 'siteadmin' });
     try {
       const res = await fetch(`${market.url}marketplace/api/v1/version`);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+      // Same DATA_DIR: the admin and its token are still there, and no new password is printed.
+      const me = await fetch(`${market.url}api/v1/user?token=${token}`);
+      expect(me.status).toBe(200);
+      expect(market.logs()).not.toMatch(/generated password/);
     } finally {
       expect(await interrupt(market.child)).toBe(0);
     }
-    // Same DATA_DIR: every schema was already migrated, so nothing is applied again.
+    // Every schema was already migrated, so nothing is applied again.
     expect(market.logs()).not.toMatch(/"applied":[1-9]/);
     expect(market.logs()).toMatch(/"applied":0/);
   }, 120_000);

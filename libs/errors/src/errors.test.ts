@@ -45,11 +45,16 @@ describe('one error vocabulary, mapped to gRPC and back to HTTP', () => {
     const back = overTheWire(new Error('password=hunter2 leaked in a stack'));
     expect(back.kind).toBe('internal');
     expect(back.message).toBe('internal server error');
-    expect(toHttpError(new TypeError('x is undefined'))).toMatchObject({ status: 500, body: { message: 'internal server error' }, log: true });
+    expect(toHttpError(new TypeError('x is undefined'))).toMatchObject({
+      status: 500,
+      body: { message: 'internal server error' },
+      log: true,
+    });
   });
 
   it('maps plain gRPC statuses from foreign servers with the standard table', () => {
-    const e = (code: status) => fromGrpcError(Object.assign(new Error('x'), { code, details: 'x', metadata: new Metadata() }) as ServiceError);
+    const e = (code: status) =>
+      fromGrpcError(Object.assign(new Error('x'), { code, details: 'x', metadata: new Metadata() }) as ServiceError);
     expect(toHttpError(e(status.PERMISSION_DENIED)).status).toBe(403);
     expect(toHttpError(e(status.UNAVAILABLE)).status).toBe(503);
     expect(toHttpError(e(status.ABORTED)).status).toBe(409);

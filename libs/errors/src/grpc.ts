@@ -34,9 +34,7 @@ const KIND_OF_GRPC_CODE: Partial<Record<Status, ErrorKind>> = {
   [Status.DEADLINE_EXCEEDED]: 'deadline',
 };
 
-const KIND_OF_HTTP: Map<number, ErrorKind> = new Map(
-  (Object.entries(HTTP_STATUS_OF) as [ErrorKind, number][]).map(([k, s]) => [s, k]),
-);
+const KIND_OF_HTTP: Map<number, ErrorKind> = new Map((Object.entries(HTTP_STATUS_OF) as [ErrorKind, number][]).map(([k, s]) => [s, k]));
 
 /**
  * Turns anything a handler threw into a gRPC status. Domain errors keep their message and carry the

@@ -21,7 +21,10 @@ describe('loadConfig', () => {
   });
 
   it('reads booleans strictly and treats empty strings as unset', () => {
-    expect(loadConfig(serviceEnv, { BILLING_ENABLED: 'true', DATABASE_URL: '' })).toMatchObject({ BILLING_ENABLED: true, DATABASE_URL: undefined });
+    expect(loadConfig(serviceEnv, { BILLING_ENABLED: 'true', DATABASE_URL: '' })).toMatchObject({
+      BILLING_ENABLED: true,
+      DATABASE_URL: undefined,
+    });
     expect(() => loadConfig(serviceEnv, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
   });
 });

@@ -56,9 +56,15 @@ export const platformEnv = {
 export const serviceEnv = {
   ...platformEnv,
   GRPC_PORT: portVar.default(50051),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATA_DIR: z.string().default('.data'),
-  NATS_URL: z.string().regex(/^(nats|tls):\/\//, 'must be a nats:// URL').optional(),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 export type ServiceConfig = ConfigOf<typeof serviceEnv>;
@@ -68,3 +74,8 @@ export type PlatformConfig = ConfigOf<typeof platformEnv>;
 export function isMarketplaceDeployment(type: DeploymentType): boolean {
   return type.endsWith('Marketplace');
 }
+
+/** Where the authz service listens; every app that checks or writes relationships reads it. */
+export const authzClientEnv = {
+  AUTHZ_GRPC_ADDR: addressVar.default('127.0.0.1:50052'),
+};

@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  credentials,
-  makeGenericClientConstructor,
-  Metadata,
-  type Client,
-  type ServiceDefinition,
-  type ServiceError,
-} from '@grpc/grpc-js';
+import { credentials, makeGenericClientConstructor, Metadata, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
 import { fromGrpcError, UnavailableError, DeadlineError } from '@platform/errors';
 import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';

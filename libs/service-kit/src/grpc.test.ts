@@ -1,10 +1,11 @@
-import { common, orgsTeamsV1 } from '@platform/proto';
+import { common, gatewayV1 } from '@platform/proto';
 import { UnavailableError, DeadlineError, ConflictError } from '@platform/errors';
 import { createClient } from './grpc-client';
 import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
 import { createLogger } from './logger';
 
-const Service = orgsTeamsV1.OrgsTeamsServiceService;
+// The gateway's gRPC service has only GetVersion, which makes it a convenient test subject.
+const Service = gatewayV1.GatewayServiceService;
 const log = createLogger('test', 'silent');
 
 /** A server whose GetVersion behaviour each test sets. */
@@ -14,7 +15,7 @@ async function serverWith(impl: (req: common.GetVersionRequest, requestId: strin
     port,
     host: '127.0.0.1',
     services: [bindService(Service, { getVersion: (req, ctx) => impl(req, ctx.requestId) })],
-    protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+    protoFiles: ['platform/gateway/v1/gateway.proto'],
     log,
   });
 }

@@ -1,7 +1,15 @@
 export * from './config';
 export { createLogger, type Logger } from './logger';
 export { PLATFORM_VERSION } from './version';
-export { startGrpcServer, bindService, REQUEST_ID_KEY, type CallContext, type Handlers, type ServiceBinding, type RunningGrpcServer } from './grpc-server';
+export {
+  startGrpcServer,
+  bindService,
+  REQUEST_ID_KEY,
+  type CallContext,
+  type Handlers,
+  type ServiceBinding,
+  type RunningGrpcServer,
+} from './grpc-server';
 export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
 export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningService, type ServiceContext } from './service';
-export { runMain } from './main';
+export { runMain, defineApp, startApp, type AppDefinition } from './main';

@@ -51,7 +51,11 @@ export function versionOf(service: string): common.GetVersionResponse {
  * The composition every app's start() goes through: open its schema and migrate, connect the bus,
  * serve gRPC (with health and reflection) and optionally HTTP, and stop gracefully.
  */
-export async function startService(spec: ServiceSpec, config: ServiceConfig, log = createLogger(spec.name, config.LOG_LEVEL)): Promise<RunningService> {
+export async function startService(
+  spec: ServiceSpec,
+  config: ServiceConfig,
+  log = createLogger(spec.name, config.LOG_LEVEL),
+): Promise<RunningService> {
   const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const fn of cleanups.reverse()) await fn().catch((err) => log.error({ err }, 'shutdown step failed'));

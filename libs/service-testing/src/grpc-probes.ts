@@ -6,7 +6,9 @@ type Callback = (err: Error | null, res: any) => void;
 
 /** Asks a server's grpc.health.v1 service for the status of `service` ("" = the whole server). */
 export async function healthStatus(address: string, service = ''): Promise<string> {
-  const def = loadSync(path.join(path.dirname(require.resolve('grpc-health-check/package.json')), 'proto/health/v1/health.proto'), { enums: String });
+  const def = loadSync(path.join(path.dirname(require.resolve('grpc-health-check/package.json')), 'proto/health/v1/health.proto'), {
+    enums: String,
+  });
   const Health = (loadPackageDefinition(def) as any).grpc.health.v1.Health;
   const client: Client & { check(req: object, cb: Callback): void } = new Health(address, credentials.createInsecure());
   try {

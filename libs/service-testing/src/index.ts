@@ -1,3 +1,2 @@
-export { testServiceConfig } from './config';
 export { healthStatus, reflectedServices } from './grpc-probes';
 export { startAppForTest, describeServiceContract, type AppUnderTest } from './service-contract';

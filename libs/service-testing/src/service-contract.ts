@@ -1,6 +1,5 @@
-import { createClient, PLATFORM_VERSION, type RunningService, type ServiceConfig } from '@platform/service-kit';
+import { createClient, PLATFORM_VERSION, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { testServiceConfig } from './config';
 import { healthStatus, reflectedServices } from './grpc-probes';
 
 /** A started app on a fresh database and the real NATS server, for integration tests. */
@@ -11,14 +10,19 @@ export interface AppUnderTest {
   stop(): Promise<void>;
 }
 
-/** Starts an app the way main.ts does, with a fresh database and the test NATS server. */
-export async function startAppForTest(
-  start: (config: ServiceConfig) => Promise<RunningService>,
-  env: Record<string, string> = {},
-): Promise<AppUnderTest> {
+/** Starts an app the way main.ts does (its own config validation), on a fresh database and the test NATS server. */
+export async function startAppForTest(app: AppDefinition<any>, env: Record<string, string> = {}): Promise<AppUnderTest> {
   const db = await createTestDatabase();
-  const config = testServiceConfig({ DATABASE_URL: db.url, NATS_URL: await testNatsUrl(), ...env });
-  const running = await start(config);
+  const running = await startApp(app, {
+    GRPC_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: db.url,
+    NATS_URL: await testNatsUrl(),
+    ...env,
+  }).catch(async (err) => {
+    await db.drop();
+    throw err;
+  });
   return {
     running,
     address: `127.0.0.1:${running.grpcPort}`,
@@ -35,24 +39,25 @@ export async function startAppForTest(
  * answers GetVersion, reports SERVING on the standard health service and offers reflection.
  */
 export function describeServiceContract(opts: {
-  app: string;
+  app: AppDefinition<any>;
   schema?: string;
   grpcService: string;
   definition: unknown;
-  start: (config: ServiceConfig) => Promise<RunningService>;
+  /** Extra environment the app needs (for example another service's address, known only once tests run). */
+  env?: Record<string, string> | (() => Record<string, string>);
 }): void {
-  describe(`${opts.app} service contract`, () => {
+  describe(`${opts.app.name} service contract`, () => {
     let app: AppUnderTest;
     beforeAll(async () => {
-      app = await startAppForTest(opts.start);
+      app = await startAppForTest(opts.app, typeof opts.env === 'function' ? opts.env() : opts.env);
     });
     afterAll(() => app?.stop());
 
     it('answers GetVersion with the platform version over gRPC', async () => {
-      const client = createClient(opts.definition as Record<string, never>, app.address, { name: opts.app });
+      const client = createClient(opts.definition as Record<string, never>, app.address, { name: opts.app.name });
       try {
         const res = await (client as any).getVersion({});
-        expect(res).toEqual({ version: PLATFORM_VERSION, service: opts.app });
+        expect(res).toEqual({ version: PLATFORM_VERSION, service: opts.app.name });
       } finally {
         client.close();
       }

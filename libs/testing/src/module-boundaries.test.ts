@@ -19,22 +19,41 @@ describe('module boundaries (lint with real tags)', () => {
   }, 60_000);
 
   it('forbids an app importing another app', async () => {
-    const errors = await boundaryErrors('apps/authz/src/bad.ts', "import { startGateway } from '@platform/app-gateway';\nexport const x = startGateway;\n");
+    const errors = await boundaryErrors(
+      'apps/authz/src/bad.ts',
+      "import { startGateway } from '@platform/app-gateway';\nexport const x = startGateway;\n",
+    );
     expect(errors.join('\n')).toMatch(/Imports of apps are forbidden/);
   });
 
   it('keeps the generated proto lib free of dependencies', async () => {
-    const errors = await boundaryErrors('libs/proto/src/bad.ts', "import { loadConfig } from '@platform/service-kit';\nexport const x = loadConfig;\n");
+    const errors = await boundaryErrors(
+      'libs/proto/src/bad.ts',
+      "import { loadConfig } from '@platform/service-kit';\nexport const x = loadConfig;\n",
+    );
     expect(errors.join('\n')).toMatch(/type:proto/);
   });
 
   it('keeps testing libs out of production code', async () => {
-    const errors = await boundaryErrors('apps/clusters/src/bad.ts', "import { eventually } from '@platform/testing';\nexport const x = eventually;\n");
+    const errors = await boundaryErrors(
+      'apps/clusters/src/bad.ts',
+      "import { eventually } from '@platform/testing';\nexport const x = eventually;\n",
+    );
     expect(errors.join('\n')).toMatch(/can only depend on libs tagged with/);
   });
 
   it('lets an app use the shared libs and the launcher compose the apps', async () => {
-    expect(await boundaryErrors('apps/clusters/src/ok.ts', "import { loadConfig } from '@platform/service-kit';\nexport const x = loadConfig;\n")).toEqual([]);
-    expect(await boundaryErrors('deploy/local/src/ok.ts', "import { startGateway } from '@platform/app-gateway';\nexport const x = startGateway;\n")).toEqual([]);
+    expect(
+      await boundaryErrors(
+        'apps/clusters/src/ok.ts',
+        "import { loadConfig } from '@platform/service-kit';\nexport const x = loadConfig;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await boundaryErrors(
+        'deploy/local/src/ok.ts',
+        "import { startGateway } from '@platform/app-gateway';\nexport const x = startGateway;\n",
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { ConfigError, serviceEnv, type ConfigOf } from '@platform/service-kit';
+
+/** authz settings: the common ones and, optionally, an OpenFGA server (else the embedded engine). */
+export const authzEnv = {
+  ...serviceEnv,
+  OPENFGA_API_URL: z.url().optional(),
+  OPENFGA_STORE_ID: z
+    .string()
+    .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an OpenFGA store id (ULID)')
+    .optional(),
+  OPENFGA_API_TOKEN: z.string().optional(),
+};
+export type AuthzConfig = ConfigOf<typeof authzEnv>;
+
+/** The OpenFGA variables go together: a URL without a store cannot work. */
+export function assertOpenFgaSettings(config: AuthzConfig): void {
+  if (config.OPENFGA_API_URL && !config.OPENFGA_STORE_ID) throw new ConfigError(['OPENFGA_STORE_ID: required when OPENFGA_API_URL is set']);
+}

@@ -1,0 +1,154 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { transformer } from '@openfga/syntax-transformer';
+import { InvalidTupleError } from './errors';
+import { assertRelationName, parseObject, parseUser, type ObjectRef, type UserRef } from './tuple';
+import type { Tuple } from './types';
+
+/** A relation's rewrite in OpenFGA's JSON model (exactly one field is set). */
+export interface Userset {
+  this?: Record<string, never>;
+  computedUserset?: { object?: string; relation: string };
+  tupleToUserset?: { tupleset: { object?: string; relation: string }; computedUserset: { object?: string; relation: string } };
+  union?: { child: Userset[] };
+  intersection?: { child: Userset[] };
+  difference?: { base: Userset; subtract: Userset };
+}
+
+/** A type restriction: `user`, `team#member` or `user:*`. */
+export interface RelationReference {
+  type: string;
+  relation?: string;
+  wildcard?: Record<string, never>;
+  condition?: string;
+}
+
+/** One type of the JSON model. */
+export interface TypeDefinition {
+  type: string;
+  relations?: Record<string, Userset>;
+  metadata?: { relations?: Record<string, { directly_related_user_types?: RelationReference[] }> } | null;
+}
+
+/** OpenFGA's JSON authorization model (what the API's WriteAuthorizationModel takes). */
+export interface AuthorizationModel {
+  schema_version: string;
+  type_definitions: TypeDefinition[];
+  conditions?: Record<string, unknown>;
+}
+
+/** apps/authz/model, found by walking up from here so it works from source, from the bundle and in the image. */
+export const MODEL_DIR: string = findModelDir(__dirname);
+
+function findModelDir(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'apps', 'authz', 'model');
+    if (fs.existsSync(path.join(candidate, 'platform.fga'))) return candidate;
+    if (path.dirname(dir) === dir) throw new Error(`apps/authz/model/platform.fga not found above ${start}`);
+  }
+}
+
+/** The platform model file, apps/authz/model/platform.fga. */
+export const PLATFORM_MODEL_FILE = path.join(MODEL_DIR, 'platform.fga');
+
+/** Turns `.fga` DSL into the JSON model. */
+export function modelFromDsl(dsl: string): AuthorizationModel {
+  return transformer.transformDSLToJSONObject(dsl) as unknown as AuthorizationModel;
+}
+
+/** The model's types and relations, with the lookups evaluation and tuple validation need. */
+export class TypeSystem {
+  private readonly types = new Map<string, TypeDefinition>();
+
+  constructor(readonly model: AuthorizationModel) {
+    if (model.schema_version !== '1.1') throw new Error(`unsupported model schema ${model.schema_version}; expected 1.1`);
+    for (const def of model.type_definitions) {
+      this.types.set(def.type, def);
+      for (const refs of Object.values(def.metadata?.relations ?? {})) {
+        // Conditions need a CEL evaluator; the platform model has none, so refuse rather than ignore them.
+        if (refs.directly_related_user_types?.some((r) => r.condition)) {
+          throw new Error(`type ${def.type}: conditional relations are not supported by the embedded engine`);
+        }
+      }
+    }
+  }
+
+  /** Parses and loads a `.fga` DSL model. */
+  static fromDsl(dsl: string): TypeSystem {
+    return new TypeSystem(modelFromDsl(dsl));
+  }
+
+  /** Loads a `.fga` file. */
+  static fromFile(file: string = PLATFORM_MODEL_FILE): TypeSystem {
+    return TypeSystem.fromDsl(fs.readFileSync(file, 'utf8'));
+  }
+
+  hasType(type: string): boolean {
+    return this.types.has(type);
+  }
+
+  /** The relation names of a type. */
+  relationsOf(type: string): string[] {
+    return Object.keys(this.types.get(type)?.relations ?? {});
+  }
+
+  /** A relation's rewrite, or undefined when the type has no such relation. */
+  rewrite(type: string, relation: string): Userset | undefined {
+    return this.types.get(type)?.relations?.[relation];
+  }
+
+  /** The type restrictions of a relation's direct (`[...]`) part; empty when it is not directly assignable. */
+  directTypes(type: string, relation: string): RelationReference[] {
+    return this.types.get(type)?.metadata?.relations?.[relation]?.directly_related_user_types ?? [];
+  }
+
+  /** Whether a tuple with this user may sit on type#relation: the restrictions name its exact shape. */
+  accepts(type: string, relation: string, user: UserRef): boolean {
+    return this.directTypes(type, relation).some((r) => matchesRestriction(r, user));
+  }
+
+  /** Validates an object#relation pair: a known type with that relation. */
+  assertRelation(object: ObjectRef, relation: string): void {
+    assertRelationName(relation);
+    if (!this.hasType(object.type)) throw new InvalidTupleError(`type '${object.type}' is not in the model`);
+    if (!this.rewrite(object.type, relation)) {
+      throw new InvalidTupleError(`relation '${relation}' is not defined on type '${object.type}'`);
+    }
+  }
+
+  /** Validates a user: a known type, and for a userset a relation that type defines. */
+  assertUser(user: UserRef): void {
+    if (!this.hasType(user.type)) throw new InvalidTupleError(`type '${user.type}' is not in the model`);
+    if (user.relation && !this.rewrite(user.type, user.relation)) {
+      throw new InvalidTupleError(`relation '${user.relation}' is not defined on type '${user.type}'`);
+    }
+  }
+
+  /** Parses and validates a tuple for writing, as OpenFGA does: the relation must accept the user's shape. */
+  validateTuple(t: Tuple): { object: ObjectRef; user: UserRef } {
+    const object = parseObject(t.object);
+    const user = parseUser(t.user);
+    this.assertRelation(object, t.relation);
+    this.assertUser(user);
+    if (!this.accepts(object.type, t.relation, user)) {
+      const allowed = this.directTypes(object.type, t.relation).map(formatRestriction);
+      throw new InvalidTupleError(
+        `tuple ${t.user} ${t.relation} ${t.object}: ${object.type}#${t.relation} ` +
+          (allowed.length ? `accepts only [${allowed.join(', ')}]` : 'is not directly assignable'),
+      );
+    }
+    return { object, user };
+  }
+}
+
+/** Whether a user's shape is the one a restriction names (`user`, `user:*` or `team#member`). */
+export function matchesRestriction(r: RelationReference, user: UserRef): boolean {
+  if (r.type !== user.type) return false;
+  if (r.wildcard) return user.id === '*' && !user.relation;
+  return (r.relation ?? '') === user.relation && user.id !== '*';
+}
+
+/** A restriction as the DSL writes it. */
+export function formatRestriction(r: RelationReference): string {
+  return r.wildcard ? `${r.type}:*` : r.relation ? `${r.type}#${r.relation}` : r.type;
+}

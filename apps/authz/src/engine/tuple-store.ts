@@ -1,0 +1,137 @@
+import type { Knex } from 'knex';
+import type { Database } from '@platform/db';
+import { TupleConflictError } from './errors';
+import type { ParsedTuple } from './contextual';
+import type { TupleSource, UserShape } from './source';
+import { formatObject, formatUser, type UserRef } from './tuple';
+import type { Tuple } from './types';
+
+/** The table of migration 20261122010000_tuples. */
+export const TUPLES_TABLE = 'tuples';
+
+interface TupleRow {
+  object_type: string;
+  object_id: string;
+  relation: string;
+  user_type: string;
+  user_id: string;
+  user_relation: string;
+}
+
+const KEY_COLUMNS = ['object_type', 'object_id', 'relation', 'user_type', 'user_relation', 'user_id'] as const;
+// Postgres takes at most 65535 bind parameters per statement; six per tuple keeps a chunk well below that.
+const CHUNK = 1000;
+
+const toRow = (t: ParsedTuple): TupleRow => ({
+  object_type: t.object.type,
+  object_id: t.object.id,
+  relation: t.relation,
+  user_type: t.user.type,
+  user_id: t.user.id,
+  user_relation: t.user.relation,
+});
+
+const toTuple = (r: TupleRow): Tuple => ({
+  user: formatUser({ type: r.user_type, id: r.user_id, relation: r.user_relation }),
+  relation: r.relation,
+  object: formatObject({ type: r.object_type, id: r.object_id }),
+});
+
+const keyValues = (r: TupleRow) => KEY_COLUMNS.map((c) => r[c]);
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Relationship tuples in the authz schema's Postgres table. */
+export class TupleStore implements TupleSource {
+  constructor(private readonly db: Database) {}
+
+  async readUsers(objectType: string, objectId: string, relation: string, shapes: UserShape[]): Promise<UserRef[]> {
+    if (shapes.length === 0) return [];
+    // One branch per shape, each an equality prefix of the primary key: a range scan per shape, never a scan
+    // of every tuple on the object#relation (an organization may have many members).
+    const sql: string[] = [];
+    const bindings: Knex.RawBinding[] = [];
+    for (const s of shapes) {
+      sql.push(
+        'select user_type, user_id, user_relation from ??.?? where object_type = ? and object_id = ? and relation = ?' +
+          ' and user_type = ? and user_relation = ?' +
+          (s.ids ? ' and user_id = any(?)' : ''),
+      );
+      bindings.push(this.db.schema, TUPLES_TABLE, objectType, objectId, relation, s.type, s.relation, ...(s.ids ? [s.ids] : []));
+    }
+    const { rows } = await this.db.knex.raw<{ rows: Pick<TupleRow, 'user_type' | 'user_id' | 'user_relation'>[] }>(
+      sql.join(' union all '),
+      bindings,
+    );
+    return rows.map((r) => ({ type: r.user_type, id: r.user_id, relation: r.user_relation }));
+  }
+
+  async readObjectIds(objectType: string, relation: string, users: UserRef[]): Promise<string[]> {
+    const ids = new Set<string>();
+    for (const part of chunks(users)) {
+      const rows: { object_id: string }[] = await this.db
+        .table(TUPLES_TABLE)
+        .distinct('object_id')
+        .where({ object_type: objectType, relation })
+        .whereIn(
+          ['user_type', 'user_id', 'user_relation'],
+          part.map((u) => [u.type, u.id, u.relation]),
+        );
+      for (const r of rows) ids.add(r.object_id);
+    }
+    return [...ids];
+  }
+
+  /** Applies deletes then writes in one transaction; a missing delete or an existing write aborts it all. */
+  async write(writes: ParsedTuple[], deletes: ParsedTuple[]): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      for (const part of chunks(deletes.map(toRow))) {
+        const gone: TupleRow[] = await this.db
+          .table(TUPLES_TABLE, trx)
+          .whereIn([...KEY_COLUMNS], part.map(keyValues))
+          .del([...KEY_COLUMNS]);
+        if (gone.length < part.length) {
+          const missing = part.find((r) => !gone.some((g) => sameRow(g, r)))!;
+          throw new TupleConflictError(`cannot delete a tuple which does not exist: ${describe(missing)}`);
+        }
+      }
+      for (const part of chunks(writes.map(toRow))) {
+        const added: TupleRow[] = await this.db
+          .table(TUPLES_TABLE, trx)
+          .insert(part)
+          .onConflict([...KEY_COLUMNS])
+          .ignore()
+          .returning([...KEY_COLUMNS]);
+        if (added.length < part.length) {
+          const existing = part.find((r) => !added.some((a) => sameRow(a, r)))!;
+          throw new TupleConflictError(`cannot write a tuple which already exists: ${describe(existing)}`);
+        }
+      }
+    });
+  }
+
+  /** Stored tuples matching the (already parsed) filter fields, in key order. */
+  async read(
+    filter: { objectType?: string; objectId?: string; relation?: string; user?: UserRef },
+    trx?: Knex.Transaction,
+  ): Promise<Tuple[]> {
+    const q = this.db.table(TUPLES_TABLE, trx).select([...KEY_COLUMNS]);
+    if (filter.objectType) q.where('object_type', filter.objectType);
+    if (filter.objectId) q.where('object_id', filter.objectId);
+    if (filter.relation) q.where('relation', filter.relation);
+    if (filter.user) q.where({ user_type: filter.user.type, user_id: filter.user.id, user_relation: filter.user.relation });
+    const rows: TupleRow[] = await q.orderBy([...KEY_COLUMNS]);
+    return rows.map(toTuple);
+  }
+}
+
+const sameRow = (a: TupleRow, b: TupleRow) => KEY_COLUMNS.every((c) => a[c] === b[c]);
+
+const describe = (r: TupleRow) => {
+  const t = toTuple(r);
+  return `${t.user} ${t.relation} ${t.object}`;
+};

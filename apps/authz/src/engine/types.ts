@@ -1,0 +1,40 @@
+/** A relationship tuple in OpenFGA string form: `user:1 member organization:3`, `team:5#member assignee role:2`. */
+export interface Tuple {
+  /** `type:id`, a userset `type:id#relation`, or a wildcard `type:*`. */
+  user: string;
+  relation: string;
+  /** `type:id`. */
+  object: string;
+}
+
+/** One authorization question: does `user` hold `relation` on `object`? */
+export interface CheckRequest {
+  user: string;
+  relation: string;
+  object: string;
+  /** Tuples that count for this check only, as OpenFGA's contextual tuples; they are never stored. */
+  contextualTuples?: Tuple[];
+}
+
+/** Which stored tuples to read; every field narrows. `object` may be `type:` to match a whole type. */
+export interface TupleFilter {
+  user?: string;
+  relation?: string;
+  object?: string;
+}
+
+/** The authorization engine every service talks to through the authz service: embedded, or an OpenFGA server. */
+export interface AuthzEngine {
+  /** Whether the user holds the relation on the object. */
+  check(request: CheckRequest): Promise<boolean>;
+  /** Many checks at once; answers in request order. */
+  batchCheck(requests: CheckRequest[]): Promise<boolean[]>;
+  /** Which of `relations` the user holds on the object, in the order given. */
+  listRelations(user: string, object: string, relations: string[]): Promise<string[]>;
+  /** Every object of `type` on which the user holds the relation (`type:id` strings, sorted). */
+  listObjects(user: string, relation: string, type: string): Promise<string[]>;
+  /** Writes and deletes tuples atomically: all of them take effect, or none does. */
+  write(writes: Tuple[], deletes: Tuple[]): Promise<void>;
+  /** The stored tuples matching the filter. */
+  readTuples(filter: TupleFilter): Promise<Tuple[]>;
+}

@@ -1,0 +1,74 @@
+import type { Request } from 'express';
+import { InputError, NotAuthenticatedError } from '@platform/errors';
+import type { orgsTeamsV1 } from '@platform/proto';
+import type { Backends } from './backends';
+import type { Route } from './route';
+
+/** The token a request presents: `Authorization: token|bearer <t>`, else `?token=` or `?access_token=`. */
+export function presentedToken(req: Request): string | undefined {
+  const header = req.get('authorization');
+  if (header) {
+    const m = /^(?:token|bearer)\s+(\S+)$/i.exec(header);
+    if (m) return m[1];
+    return undefined;
+  }
+  for (const key of ['token', 'access_token']) {
+    const v = req.query[key];
+    if (typeof v === 'string' && v) return v;
+  }
+  return undefined;
+}
+
+/** HTTP Basic credentials, when the request carries them. */
+function basicCredentials(req: Request): { username: string; password: string } | undefined {
+  const m = /^basic\s+(\S+)$/i.exec(req.get('authorization') ?? '');
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new NotAuthenticatedError('malformed basic credentials');
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/**
+ * Who is calling, per the route's auth mode (spec section 5.1). A missing token on a token route, and any
+ * bad, revoked or refused credential on any route, is 401.
+ */
+export async function authenticate(
+  route: Route,
+  req: Request,
+  backends: Backends,
+  requestId: string,
+): Promise<orgsTeamsV1.User | undefined> {
+  const identity = backends['orgs-teams'];
+  if (route.auth === 'basic') {
+    const creds = basicCredentials(req);
+    if (!creds) throw new NotAuthenticatedError('basic authentication is required');
+    return (await identity.authenticateBasic(creds, { requestId })).user;
+  }
+  const token = presentedToken(req);
+  if (!token) {
+    if (route.auth === 'token') throw new NotAuthenticatedError('token is required');
+    if (req.get('authorization')) throw new NotAuthenticatedError('unsupported authorization scheme');
+    return undefined;
+  }
+  if (token.length > 256) throw new NotAuthenticatedError('invalid token');
+  return (await identity.authenticate({ token }, { requestId })).user;
+}
+
+/** The `org` query context, resolved once per request. */
+export async function resolveOrg(
+  route: Route,
+  req: Request,
+  backends: Backends,
+  requestId: string,
+): Promise<{ id: number; name: string } | undefined> {
+  const raw = req.query.org;
+  if (raw === undefined || raw === '') {
+    if (route.org === 'required')
+      throw new InputError('the org query parameter is required', [{ field: 'query.org', description: 'required' }]);
+    return undefined;
+  }
+  if (typeof raw !== 'string')
+    throw new InputError('org must be a single organization name', [{ field: 'query.org', description: 'must be a string' }]);
+  return backends['orgs-teams'].resolveOrg({ name: raw }, { requestId });
+}

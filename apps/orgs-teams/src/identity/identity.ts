@@ -1,0 +1,214 @@
+import { ConflictError, InputError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
+import type { Database } from '@platform/db';
+import type { orgsTeamsV1 } from '@platform/proto';
+import { hashPassword, verifyPassword } from './passwords';
+import { generateToken, hashToken } from './tokens';
+
+export const ACCOUNT_TYPE = { user: 0, organization: 1 } as const;
+
+/** Gitea's login rule: letters, digits, and . _ - inside, at most 40 characters. */
+const LOGIN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const MIN_PASSWORD_LENGTH = 8;
+
+interface AccountRow {
+  id: number;
+  type: number;
+  login: string;
+  lower_login: string;
+  full_name: string;
+  lower_email: string | null;
+  email: string;
+  password_hash: string | null;
+  must_change_password: boolean;
+  is_admin: boolean;
+  active: boolean;
+  prohibit_login: boolean;
+  avatar_url: string;
+  language: string;
+  location: string;
+  website: string;
+  description: string;
+  client_org_user: boolean;
+  created_at: Date;
+  last_login_at: Date | null;
+}
+
+const unix = (d: Date | null) => (d ? Math.floor(new Date(d).getTime() / 1000) : 0);
+
+/** The User message of an account row (never the password hash). */
+export function toUser(row: AccountRow): orgsTeamsV1.User {
+  return {
+    id: row.id,
+    login: row.login,
+    fullName: row.full_name,
+    email: row.email,
+    avatarUrl: row.avatar_url,
+    language: row.language,
+    isAdmin: row.is_admin,
+    lastLoginUnix: unix(row.last_login_at),
+    createdUnix: unix(row.created_at),
+    type: row.type,
+    active: row.active,
+    prohibitLogin: row.prohibit_login,
+    location: row.location,
+    website: row.website,
+    description: row.description,
+    orgAdmin: false,
+    clientOrgUser: row.client_org_user,
+    mustChangePassword: row.must_change_password,
+  };
+}
+
+/** Refuses accounts that may not authenticate. */
+function assertMayLogIn(row: AccountRow): void {
+  if (!row.active) throw new NotAuthenticatedError('user is not active');
+  if (row.prohibit_login) throw new NotAuthenticatedError('user is prohibited from logging in');
+}
+
+// Verifying against this keeps "no such user" as slow as "wrong password", so timing does not reveal logins.
+const DUMMY_HASH = hashPassword('not a real password');
+
+/** Accounts and personal access tokens, over the identity schema. */
+export class Identity {
+  constructor(private readonly db: Database) {}
+
+  private accounts() {
+    return this.db.table<AccountRow>('accounts');
+  }
+
+  /** Creates a user; validates login, email and password; 409 when login or email is taken. */
+  async createUser(req: orgsTeamsV1.CreateUserRequest): Promise<orgsTeamsV1.User> {
+    const violations = [];
+    if (!LOGIN.test(req.username))
+      violations.push({ field: 'username', description: 'letters, digits, ".", "_" or "-" inside; at most 40 characters' });
+    if (!EMAIL.test(req.email)) violations.push({ field: 'email', description: 'not a valid email address' });
+    if (req.password.length < MIN_PASSWORD_LENGTH)
+      violations.push({ field: 'password', description: `at least ${MIN_PASSWORD_LENGTH} characters` });
+    if (violations.length) throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
+
+    const taken = await this.accounts()
+      .where({ lower_login: req.username.toLowerCase() })
+      .orWhere({ lower_email: req.email.toLowerCase() })
+      .first('lower_login');
+    if (taken) {
+      throw new ConflictError(
+        taken.lower_login === req.username.toLowerCase() ? `user ${req.username} already exists` : `email ${req.email} is already used`,
+      );
+    }
+    try {
+      const [row] = await this.accounts()
+        .insert({
+          type: ACCOUNT_TYPE.user,
+          login: req.username,
+          lower_login: req.username.toLowerCase(),
+          full_name: req.fullName,
+          email: req.email,
+          lower_email: req.email.toLowerCase(),
+          password_hash: await hashPassword(req.password),
+          must_change_password: req.mustChangePassword,
+          is_admin: req.isAdmin,
+        })
+        .returning('*');
+      return toUser(row as AccountRow);
+    } catch (err) {
+      // A concurrent create won the race for the unique login or email.
+      if ((err as { code?: string }).code === '23505') throw new ConflictError(`user ${req.username} or email ${req.email} already exists`);
+      throw err;
+    }
+  }
+
+  /** Removes an account (used to undo a creation whose authorization tuple could not be written). */
+  async deleteAccount(id: number): Promise<void> {
+    await this.accounts().where({ id }).delete();
+  }
+
+  async getUser(req: orgsTeamsV1.GetUserRequest): Promise<orgsTeamsV1.User> {
+    const q = this.accounts().where({ type: ACCOUNT_TYPE.user });
+    const row = req.id ? await q.andWhere({ id: req.id }).first() : await q.andWhere({ lower_login: req.login.toLowerCase() }).first();
+    if (!row) throw new NotFoundError(`user ${req.login || req.id} does not exist`);
+    return toUser(row);
+  }
+
+  /** The active user owning a token; 401 for unknown tokens and refused accounts. */
+  async authenticate(token: string): Promise<orgsTeamsV1.AuthenticateResponse> {
+    const row = await this.db
+      .table('access_tokens as t')
+      .join('accounts as a', 'a.id', 't.uid')
+      .where('t.token_hash', hashToken(token))
+      .first('a.*', 't.id as token_id');
+    if (!row) throw new NotAuthenticatedError('invalid token');
+    assertMayLogIn(row);
+    // Recorded at most once a minute per token, so authentication stays a read on busy clients.
+    await this.db
+      .table('access_tokens')
+      .where({ id: row.token_id })
+      .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))
+      .update({ last_used_at: this.db.knex.fn.now() });
+    await this.accounts()
+      .where({ id: row.id })
+      .andWhere((q) => q.whereNull('last_login_at').orWhereRaw("last_login_at < now() - interval '1 minute'"))
+      .update({ last_login_at: this.db.knex.fn.now() });
+    return { user: toUser(row), tokenId: row.token_id };
+  }
+
+  /** HTTP Basic credentials (login or email, and password); 401 on any mismatch. */
+  async authenticateBasic(username: string, password: string): Promise<orgsTeamsV1.AuthenticateResponse> {
+    const key = username.toLowerCase();
+    const row = await this.accounts()
+      .where({ type: ACCOUNT_TYPE.user })
+      .andWhere((q) => q.where({ lower_login: key }).orWhere({ lower_email: key }))
+      .first();
+    const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH));
+    if (!row || !ok) throw new NotAuthenticatedError('invalid username or password');
+    assertMayLogIn(row);
+    await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
+    return { user: toUser(row), tokenId: 0 };
+  }
+
+  /** Issues a token; the plaintext leaves only in this answer. */
+  async createToken(userId: number, name: string): Promise<orgsTeamsV1.CreatedToken> {
+    const trimmed = name.trim();
+    if (!trimmed || trimmed.length > 255)
+      throw new InputError('name: required, at most 255 characters', [{ field: 'name', description: 'required, at most 255 characters' }]);
+    const token = generateToken();
+    try {
+      const [row] = await this.db
+        .table('access_tokens')
+        .insert({ uid: userId, name: trimmed, token_hash: hashToken(token), token_last_eight: token.slice(-8) })
+        .returning(['id', 'name', 'token_last_eight']);
+      return { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight };
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new ConflictError(`access token name "${trimmed}" is already used`);
+      throw err;
+    }
+  }
+
+  async listTokens(userId: number): Promise<orgsTeamsV1.TokenInfo[]> {
+    const rows = await this.db.table('access_tokens').where({ uid: userId }).orderBy('id');
+    return rows.map((r: { id: number; name: string; token_last_eight: string; created_at: Date; last_used_at: Date | null }) => ({
+      id: r.id,
+      name: r.name,
+      tokenLastEight: r.token_last_eight,
+      createdUnix: unix(r.created_at),
+      lastUsedUnix: unix(r.last_used_at),
+    }));
+  }
+
+  async deleteToken(userId: number, id: number): Promise<void> {
+    const n = await this.db.table('access_tokens').where({ uid: userId, id }).delete();
+    if (n === 0) throw new NotFoundError(`access token ${id} does not exist`);
+  }
+
+  /** The organization behind an `org` slug. */
+  async resolveOrg(name: string): Promise<orgsTeamsV1.OrgRef> {
+    const row = await this.accounts().where({ type: ACCOUNT_TYPE.organization, lower_login: name.toLowerCase() }).first('id', 'login');
+    if (!row) throw new NotFoundError(`organization ${name} does not exist`);
+    return { id: row.id, name: row.login };
+  }
+
+  /** Whether a site admin exists yet (false only before the first start completed). */
+  async hasSiteAdmin(): Promise<boolean> {
+    return !!(await this.accounts().where({ type: ACCOUNT_TYPE.user, is_admin: true }).first('id'));
+  }
+}
