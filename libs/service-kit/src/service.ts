@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectBus, type Bus } from '@platform/bus';
 import { openDatabase, type Database, type Migration } from '@platform/db';
-import { common } from '@platform/proto';
+import { common, protoFilesOf } from '@platform/proto';
 import type { ServiceConfig } from './config';
 import { startGrpcServer, type ServiceBinding } from './grpc-server';
 import { createLogger, type Logger } from './logger';
@@ -79,7 +79,7 @@ export async function startService(
       name: spec.name,
       port: config.GRPC_PORT,
       services: await spec.grpc(ctx),
-      protoFiles: [`platform/${spec.protoPackage}/v1/${spec.protoPackage}.proto`],
+      protoFiles: protoFilesOf(spec.protoPackage),
       log,
     });
     cleanups.push(() => grpc.shutdown());
