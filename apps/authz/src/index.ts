@@ -1,1 +1,4 @@
 export { authzApp } from './app';
+// For the benchmarks in bench/: the engine without the service around it.
+export { EmbeddedEngine, TypeSystem } from './engine';
+export { migrations as authzMigrations } from '../migrations';

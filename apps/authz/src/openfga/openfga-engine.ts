@@ -24,7 +24,8 @@ const FRESH = { consistency: ConsistencyPreference.HigherConsistency };
 export class OpenFgaEngine implements AuthzEngine {
   private serverBatchCheck = true;
 
-  private constructor(private readonly client: OpenFgaClient) {}
+  /** Use connect(); the client is injectable so the chunking and undo logic can be tested without a server. */
+  constructor(private readonly client: OpenFgaClient) {}
 
   /** Connects, and writes the model when the store's latest model is not the same. */
   static async connect(s: OpenFgaSettings): Promise<OpenFgaEngine> {

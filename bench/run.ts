@@ -1,0 +1,16 @@
+/** `npm run bench [name]`: runs one benchmark (default: all) and prints its JSON result. */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+
+const BENCHMARKS: Record<string, string> = { 'authz-check': 'authz-check.ts' };
+
+const wanted = process.argv[2] ? [process.argv[2]] : Object.keys(BENCHMARKS);
+for (const name of wanted) {
+  const file = BENCHMARKS[name];
+  if (!file) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+    process.exit(64);
+  }
+  const res = spawnSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', file)], { stdio: 'inherit' });
+  if (res.status !== 0) process.exit(res.status ?? 1);
+}
