@@ -1,6 +1,7 @@
 import type { Migration } from '@platform/db';
 import { init } from './20261122000000_init';
 import { tuples } from './20261122010000_tuples';
+import { roles } from './20261122020000_roles';
 
 /** Every migration of the authz schema, oldest first. */
-export const migrations: Migration[] = [init, tuples];
+export const migrations: Migration[] = [init, tuples, roles];

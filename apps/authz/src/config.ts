@@ -10,6 +10,8 @@ export const authzEnv = {
     .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an OpenFGA store id (ULID)')
     .optional(),
   OPENFGA_API_TOKEN: z.string().optional(),
+  /** Most custom roles one team may be assigned (spec 4.14 assignedRoleIDs, 4.1 teamIDs). */
+  MAX_ROLES_PER_TEAM: z.coerce.number().int().min(1).max(1000).default(10),
 };
 export type AuthzConfig = ConfigOf<typeof authzEnv>;
 

@@ -57,6 +57,8 @@ const TABLE: Row[] = [
     description: 'Edit the branding options',
     role: true,
   },
+  // "Org membership required" of the spec's route descriptions (4.1, 4.13, 4.14): the member relation.
+  { name: 'member:org', objectType: 'organization', relation: 'member', description: 'Be a member of the organization' },
   // Custom roles (spec 4.1).
   {
     name: 'create_role:org',

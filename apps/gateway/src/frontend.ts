@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { PLATFORM_VERSION } from '@platform/service-kit';
-import type { Backends, BackendName } from './backends';
+import { BACKEND_APPS, type Backends, type BackendName } from './backends';
 import type { GatewayConfig } from './config';
 import { API_DOCUMENT_PATH } from './openapi';
 
@@ -9,7 +9,7 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 /** Health of each backend, asked with a short deadline so a down app cannot stall the page. */
 async function backendStatus(backends: Backends): Promise<[BackendName, string][]> {
   return Promise.all(
-    (Object.keys(backends) as BackendName[]).map(async (name): Promise<[BackendName, string]> => {
+    BACKEND_APPS.map(async (name): Promise<[BackendName, string]> => {
       try {
         await backends[name].getVersion({}, { deadlineMs: 1_000 });
         return [name, 'up'];

@@ -49,6 +49,7 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
       serve(route, req, { backends, config, requestId: req.requestId }).then((result) => {
         res.status(result.status ?? 200).set(result.headers ?? {});
         if (result.body === undefined) res.end();
+        else if (Buffer.isBuffer(result.body)) res.send(result.body); // bytes (signed objects) go out as they are
         else res.json(result.body);
       }, next);
     });

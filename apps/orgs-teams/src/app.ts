@@ -6,12 +6,22 @@ import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
 import { ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
 import { Relationships } from './relationships';
+import { GrpcOrgAuthz } from './orgs/org-authz';
+import { organizationsService } from './orgs/service';
+import { openObjectStorage } from '@platform/object-storage';
+import { siteSettingsService } from './settings/service';
+import { avatarsService } from './avatars/service';
+import { orgTokensService } from './org-tokens/service';
+import { SecretBox } from './org-tokens/secret-box';
+import { orgClaimsService } from './claims/service';
 
 /** orgs-teams: identity (accounts, tokens), organizations and teams. */
 export const orgsTeamsApp = defineApp({ name: 'orgs-teams', env: orgsTeamsEnv, start: startOrgsTeams });
 
 function startOrgsTeams(config: OrgsTeamsConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
+  const orgAuthz = new GrpcOrgAuthz(relationships, config.AUTHZ_GRPC_ADDR);
+  const storage = openObjectStorage(config);
   return startService(
     {
       name: 'orgs-teams',
@@ -48,9 +58,18 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
             resolveOrg: (req) => identity.resolveOrg(req.name),
           }),
+          organizationsService({ db: db!, adminOrg: config.PLATFORM_ADMIN_ORG }, orgAuthz),
+          siteSettingsService(db!, { runMode: config.RUN_MODE, deploymentType: config.DEPLOYMENT_TYPE, isOfflineInstaller: config.OFFLINE_INSTALLER }),
+          avatarsService(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log),
+          orgTokensService(db!, SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR)),
+          orgClaimsService(db!, orgAuthz),
         ];
       },
-      onStop: async () => relationships.close(),
+      onStop: async () => {
+        relationships.close();
+        orgAuthz.close();
+        storage.close();
+      },
     },
     config,
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { authzClientEnv, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { authzClientEnv, boolVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { objectStorageEnv } from '@platform/object-storage';
 
 /** orgs-teams settings: the common ones, where authz is, and the first site admin. */
 export const orgsTeamsEnv = {
@@ -9,5 +10,18 @@ export const orgsTeamsEnv = {
   PLATFORM_ADMIN_EMAIL: z.string().default('admin@platform.local'),
   /** When unset on first start, a random password is generated and printed once. */
   PLATFORM_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  /** Slug of the administrative organization: site admins cannot be removed from it. Unset: no such organization. */
+  PLATFORM_ADMIN_ORG: z.string().min(1).optional(),
+  /** Where avatars are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); see docs/object-storage.md. */
+  ...objectStorageEnv,
+  /** Largest avatar upload in bytes (spec 4.13); below gRPC's 4 MiB message limit. */
+  AVATAR_MAX_BYTES: z.coerce.number().int().min(1024).max(3 * 1024 * 1024).default(1024 * 1024),
+  /** base64 of 32 bytes: key sealing secrets shown again later (manager sync tokens). Embedded default: DATA_DIR/secrets/encryption.key. */
+  SECRETS_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of 32 bytes')
+    .optional(),
+  /** Reported as `isOfflineInstaller` by GET /branding. */
+  OFFLINE_INSTALLER: boolVar.default(false),
 };
 export type OrgsTeamsConfig = ConfigOf<typeof orgsTeamsEnv>;

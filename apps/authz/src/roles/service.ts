@@ -1,0 +1,51 @@
+import { authzRolesV1 } from '@platform/proto';
+import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
+import { AllowedPermissions } from './allowed-permissions';
+import type { Roles } from './roles';
+import type { StoredRole } from './store';
+
+const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
+
+/** The Role message of a stored role. */
+export function toRole(r: StoredRole): authzRolesV1.Role {
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    name: r.name,
+    description: r.description,
+    permissions: r.permissions.map(({ namespace, action }) => ({ namespace, action })),
+    teamIds: r.team_ids,
+    createdUnix: unix(r.created_at),
+    updatedUnix: unix(r.updated_at),
+  };
+}
+
+/** The RolesService RPCs (proto/platform/authz/v1/roles.proto). */
+export function rolesService(roles: Roles, allowed: AllowedPermissions): ServiceBinding<typeof authzRolesV1.RolesServiceService> {
+  return bindService(authzRolesV1.RolesServiceService, {
+    getVersion: async () => versionOf('authz'),
+    createRole: async (req) => toRole(await roles.create(req)),
+    getRole: async (req) => toRole(await roles.get(req.orgId, req.id)),
+    listRoles: async (req) => ({ roles: (await roles.list(req.orgId)).map(toRole) }),
+    updateRole: async (req) =>
+      toRole(
+        await roles.update({
+          orgId: req.orgId,
+          id: req.id,
+          name: req.name,
+          description: req.description,
+          permissions: req.permissions?.permissions,
+          teamIds: req.teamIds?.teamIds,
+        }),
+      ),
+    deleteRole: async (req) => (await roles.delete(req.orgId, req.id), {}),
+    listPrincipals: async (req) => ({ principals: await roles.principals(req.orgId, req.id) }),
+    allowedPermissions: async (req) => ({ objects: await allowed.of(req.userId, req.objects) }),
+    assignTeamRoles: async (req) => ({ roleIds: await roles.assignTeamRoles(req.teamId, req.orgId, req.roleIds) }),
+    deleteOrgRoles: async (req) => ({ roleIds: await roles.deleteOrgRoles(req.orgId) }),
+    async listTeamRoles(req) {
+      const byTeam = await roles.listTeamRoles(req.teamIds);
+      return { teamRoles: Object.fromEntries([...byTeam].map(([team, roleIds]) => [team, { roleIds }])) };
+    },
+  });
+}

@@ -1,0 +1,147 @@
+import type { Knex } from 'knex';
+import type { Database } from '@platform/db';
+
+/** A permission as a role stores it: one namespace/action pair of the catalog. */
+export interface RolePermission {
+  namespace: string;
+  action: string;
+}
+
+/** A row of authz.roles. */
+export interface RoleRow {
+  id: number;
+  org_id: number;
+  name: string;
+  description: string;
+  permissions: RolePermission[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A role with the teams it is assigned to (ascending). */
+export interface StoredRole extends RoleRow {
+  team_ids: number[];
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Whether a database error is the unique index on (org_id, lower(name)). */
+export function isDuplicateName(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  return e?.code === UNIQUE_VIOLATION && (e.constraint === 'roles_org_lower_name' || !!e.message?.includes('roles_org_lower_name'));
+}
+
+/** The rows of custom roles and their team assignments (authz.roles, authz.role_teams). */
+export class RoleStore {
+  constructor(private readonly db: Database) {}
+
+  private roles(trx?: Knex.Transaction) {
+    return this.db.table<RoleRow>('roles', trx);
+  }
+
+  private roleTeams(trx?: Knex.Transaction) {
+    return this.db.table<{ role_id: number; team_id: number }>('role_teams', trx);
+  }
+
+  /** One role of an organization, or undefined. `lock` takes a row lock until the transaction ends. */
+  async find(orgId: number, id: number, trx?: Knex.Transaction, lock = false): Promise<StoredRole | undefined> {
+    const q = this.roles(trx).where({ org_id: orgId, id }).first();
+    if (lock && trx) q.forUpdate();
+    const row = (await q) as RoleRow | undefined;
+    if (!row) return undefined;
+    return { ...normalize(row), team_ids: await this.teamsOf([row.id], trx).then((m) => m.get(row.id) ?? []) };
+  }
+
+  /** Every role of an organization, oldest first. */
+  async list(orgId: number, trx?: Knex.Transaction): Promise<StoredRole[]> {
+    const rows: RoleRow[] = await this.roles(trx).where({ org_id: orgId }).orderBy('id');
+    const teams = await this.teamsOf(
+      rows.map((r) => r.id),
+      trx,
+    );
+    return rows.map((r) => ({ ...normalize(r), team_ids: teams.get(r.id) ?? [] }));
+  }
+
+  /** Whether another role of the organization has this name (case-insensitive). */
+  async nameTaken(orgId: number, name: string, trx: Knex.Transaction, exceptId?: number): Promise<boolean> {
+    const q = this.roles(trx).where({ org_id: orgId }).whereRaw('lower(name) = lower(?)', [name]).first('id');
+    if (exceptId !== undefined) q.whereNot({ id: exceptId });
+    return !!(await q);
+  }
+
+  async insert(
+    row: { org_id: number; name: string; description: string; permissions: RolePermission[] },
+    trx: Knex.Transaction,
+  ): Promise<RoleRow> {
+    const [created] = await this.roles(trx)
+      .insert({ ...row, permissions: JSON.stringify(row.permissions) as never })
+      .returning('*');
+    return normalize(created as RoleRow);
+  }
+
+  async update(
+    id: number,
+    fields: Partial<Pick<RoleRow, 'name' | 'description' | 'permissions'>>,
+    trx: Knex.Transaction,
+  ): Promise<RoleRow> {
+    const patch: Record<string, unknown> = { ...fields, updated_at: this.db.knex.fn.now() };
+    if (fields.permissions) patch.permissions = JSON.stringify(fields.permissions);
+    const [row] = await this.roles(trx).where({ id }).update(patch).returning('*');
+    return normalize(row as RoleRow);
+  }
+
+  /** Marks roles as changed now (their team assignments changed). */
+  async touch(ids: number[], trx: Knex.Transaction): Promise<void> {
+    if (ids.length)
+      await this.roles(trx)
+        .whereIn('id', ids)
+        .update({ updated_at: this.db.knex.fn.now() as never });
+  }
+
+  async delete(id: number, trx: Knex.Transaction): Promise<void> {
+    // role_teams rows go with it (on delete cascade).
+    await this.roles(trx).where({ id }).delete();
+  }
+
+  /** Replaces the teams of one role. */
+  async setTeamsOfRole(roleId: number, teamIds: number[], trx: Knex.Transaction): Promise<void> {
+    await this.roleTeams(trx).where({ role_id: roleId }).delete();
+    if (teamIds.length) await this.roleTeams(trx).insert(teamIds.map((team_id) => ({ role_id: roleId, team_id })));
+  }
+
+  /** Replaces the roles of one team. */
+  async setRolesOfTeam(teamId: number, roleIds: number[], trx: Knex.Transaction): Promise<void> {
+    await this.roleTeams(trx).where({ team_id: teamId }).delete();
+    if (roleIds.length) await this.roleTeams(trx).insert(roleIds.map((role_id) => ({ role_id, team_id: teamId })));
+  }
+
+  /** The team ids of each role, ascending. */
+  async teamsOf(roleIds: number[], trx?: Knex.Transaction): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (roleIds.length === 0) return out;
+    const rows = await this.roleTeams(trx).whereIn('role_id', roleIds).orderBy(['role_id', 'team_id']);
+    for (const r of rows) out.set(r.role_id, [...(out.get(r.role_id) ?? []), r.team_id]);
+    return out;
+  }
+
+  /** The role ids of each team, ascending. */
+  async rolesOf(teamIds: number[], trx?: Knex.Transaction): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (teamIds.length === 0) return out;
+    const rows = await this.roleTeams(trx).whereIn('team_id', teamIds).orderBy(['team_id', 'role_id']);
+    for (const r of rows) out.set(r.team_id, [...(out.get(r.team_id) ?? []), r.role_id]);
+    return out;
+  }
+
+  /** Which of the ids are roles of the organization. */
+  async idsInOrg(orgId: number, ids: number[], trx: Knex.Transaction): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows: { id: number }[] = await this.roles(trx).where({ org_id: orgId }).whereIn('id', ids).select('id');
+    return new Set(rows.map((r) => r.id));
+  }
+}
+
+function normalize(row: RoleRow): RoleRow {
+  const permissions = typeof row.permissions === 'string' ? (JSON.parse(row.permissions) as RolePermission[]) : row.permissions;
+  return { ...row, permissions };
+}

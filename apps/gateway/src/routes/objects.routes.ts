@@ -1,0 +1,71 @@
+import type { Request } from 'express';
+import { NotAllowedError, NotFoundError } from '@platform/errors';
+import { isValidKey, loadSigningKey, stableExpiry, UrlSigner } from '@platform/object-storage';
+import type { Backends } from '../backends';
+import type { GatewayConfig } from '../config';
+import type { Route, RouteContext } from '../route';
+
+/** Where signed objects are served, below /api/v1. */
+export const OBJECTS_PATH = '/objects';
+/** Lifetime window of an object URL: valid for one to two windows, and the same URL within a window. */
+export const OBJECT_URL_WINDOW_SECONDS = 3600;
+
+// One signer per configuration, created on first use: a process that never signs writes no key file.
+const signers = new WeakMap<GatewayConfig, Promise<UrlSigner>>();
+
+function signerFor(config: GatewayConfig): Promise<UrlSigner> {
+  let signer = signers.get(config);
+  if (!signer) {
+    signer = loadSigningKey(config).then((key) => new UrlSigner(key));
+    signer.catch(() => signers.delete(config));
+    signers.set(config, signer);
+  }
+  return signer;
+}
+
+/** The service answering for the objects under each key prefix, through its RPC. */
+const OWNERS: Record<string, (backends: Backends, key: string, requestId: string) => Promise<{ body: Uint8Array; contentType: string }>> = {
+  avatars: (backends, key, requestId) => backends.avatars.getAvatarObject({ key }, { requestId }),
+};
+
+/**
+ * An absolute, time-limited URL that serves the object under key:
+ * `<origin>/api/v1/objects/<key>?expires=<unix>&signature=<base64url HMAC-SHA256(key "\n" expires)>`.
+ */
+export async function signedObjectUrl(req: Request, ctx: RouteContext, key: string): Promise<string> {
+  const signer = await signerFor(ctx.config);
+  const expires = stableExpiry(OBJECT_URL_WINDOW_SECONDS);
+  return `${req.protocol}://${req.get('host')}/api/v1${OBJECTS_PATH}/${key}?${signer.query(key, expires)}`;
+}
+
+/** GET /api/v1/objects/<key>: the bytes of a stored object, for holders of a valid signed URL only. */
+export const objectRoutes: Route[] = [
+  {
+    method: 'get',
+    path: `${OBJECTS_PATH}/*key`,
+    summary: 'A stored object (avatar image) behind a signed URL; 403 for a missing, forged or expired signature',
+    auth: 'public',
+    service: 'orgs-teams',
+    async handle(req, ctx) {
+      const segments = (req.params as { key?: string | string[] }).key;
+      const key = Array.isArray(segments) ? segments.join('/') : String(segments ?? '');
+      const signer = await signerFor(ctx.config);
+      const verdict = signer.verify(key, req.query.expires, req.query.signature);
+      if (verdict === 'expired') throw new NotAllowedError('the object URL has expired');
+      if (verdict !== 'ok') throw new NotAllowedError('the object URL is not validly signed');
+      const owner = OWNERS[key.split('/')[0]];
+      if (!owner || !isValidKey(key)) throw new NotFoundError('no such object');
+      const object = await owner(ctx.backends, key, ctx.requestId);
+      const maxAge = Math.max(0, Number(req.query.expires) - Math.floor(Date.now() / 1000));
+      return {
+        body: Buffer.from(object.body),
+        headers: {
+          'Content-Type': object.contentType,
+          'Cache-Control': `private, max-age=${maxAge}`,
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+        },
+      };
+    },
+  },
+];

@@ -1,0 +1,53 @@
+import { authzRolesV1 } from '@platform/proto';
+import { createClient, type PromiseClient } from '@platform/service-kit';
+import type { Relationships, Tuple } from '../relationships';
+
+/** What organizations and teams need from the authz service: tuple writes and the custom roles of teams. */
+export interface OrgAuthz {
+  /** Writes and deletes atomically; throws when authz refuses or cannot be reached. */
+  write(writes: Tuple[], deletes: Tuple[], requestId?: string): Promise<void>;
+  /** Replaces a team's custom roles (400 for roles of another organization or too many); answers the new set. */
+  assignTeamRoles(orgId: number, teamId: number, roleIds: number[], requestId?: string): Promise<number[]>;
+  /** The custom roles of each team, ascending; teams without roles are absent. */
+  listTeamRoles(teamIds: number[], requestId?: string): Promise<Map<number, number[]>>;
+  /** Deletes every custom role of an organization (with its grants and assignments). */
+  deleteOrgRoles(orgId: number, requestId?: string): Promise<void>;
+}
+
+/** OrgAuthz over gRPC: AuthzService for tuples, RolesService for team roles. */
+export class GrpcOrgAuthz implements OrgAuthz {
+  private readonly roles: PromiseClient<typeof authzRolesV1.RolesServiceService>;
+
+  constructor(
+    private readonly relationships: Relationships,
+    address: string,
+  ) {
+    this.roles = createClient(authzRolesV1.RolesServiceService, address, {
+      name: 'authz',
+      idempotent: ['listTeamRoles', 'listRoles', 'assignTeamRoles'],
+    });
+  }
+
+  write(writes: Tuple[], deletes: Tuple[], requestId?: string): Promise<void> {
+    return this.relationships.write(writes, deletes, requestId);
+  }
+
+  async assignTeamRoles(orgId: number, teamId: number, roleIds: number[], requestId?: string): Promise<number[]> {
+    return (await this.roles.assignTeamRoles({ orgId, teamId, roleIds }, { requestId })).roleIds;
+  }
+
+  async listTeamRoles(teamIds: number[], requestId?: string): Promise<Map<number, number[]>> {
+    if (teamIds.length === 0) return new Map();
+    const { teamRoles } = await this.roles.listTeamRoles({ teamIds }, { requestId });
+    return new Map(Object.entries(teamRoles).map(([id, v]) => [Number(id), v.roleIds]));
+  }
+
+  async deleteOrgRoles(orgId: number, requestId?: string): Promise<void> {
+    const { roles } = await this.roles.listRoles({ orgId }, { requestId });
+    for (const role of roles) await this.roles.deleteRole({ orgId, id: role.id }, { requestId });
+  }
+
+  close(): void {
+    this.roles.close();
+  }
+}

@@ -1,0 +1,63 @@
+import type { orgsTeamsOrgsV1 } from '@platform/proto';
+import { visibilityName } from './visibility';
+
+/** The organization columns of an account row. */
+export interface OrgRow {
+  id: number;
+  login: string;
+  full_name: string;
+  avatar_url: string;
+  description: string;
+  website: string;
+  location: string;
+  manager_endpoint: string;
+  visibility: number;
+}
+
+export interface TeamRow {
+  id: number;
+  org_id: number;
+  name: string;
+  lower_name: string;
+  description: string;
+  permission: string;
+  type: string;
+  units: string[] | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The permission of the one owner team of every organization. */
+export const OWNER_PERMISSION = 'owner';
+export const OWNER_TEAM_NAME = 'Owners';
+
+/** The Organization message of an account row. */
+export function toOrganization(row: OrgRow): orgsTeamsOrgsV1.Organization {
+  return {
+    id: row.id,
+    username: row.login,
+    fullName: row.full_name,
+    avatarUrl: row.avatar_url,
+    description: row.description,
+    website: row.website,
+    location: row.location,
+    managerEndpoint: row.manager_endpoint,
+    visibility: visibilityName(row.visibility),
+    orgType: row.visibility,
+  };
+}
+
+/** The Team message of a team row, its organization and its custom roles. */
+export function toTeam(row: TeamRow, org: OrgRow, roleIds: number[] = []): orgsTeamsOrgsV1.Team {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    organization: toOrganization(org),
+    permission: row.permission,
+    units: row.units ?? [],
+    hasUnits: row.units !== null,
+    type: row.type,
+    roleIds,
+  };
+}

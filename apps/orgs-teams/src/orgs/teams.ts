@@ -1,0 +1,222 @@
+import { ConflictError, InputError, NotFoundError } from '@platform/errors';
+import type { Logger } from '@platform/service-kit';
+import type { orgsTeamsOrgsV1 } from '@platform/proto';
+import { orgById, type OrgsContext } from './accounts';
+import { compensating } from './compensate';
+import type { OrgAuthz } from './org-authz';
+import { OWNER_PERMISSION, toTeam, type OrgRow, type TeamRow } from './rows';
+import { teamMember, teamOfOrg } from './tuples';
+
+/** Team types: `kubernetes` teams work on the organization's clusters, `general` teams on everything else. */
+export const TEAM_TYPES = ['kubernetes', 'general'] as const;
+/** Permissions a team may be created with; `custom` (rights from custom roles only) is accepted on edit. */
+export const CREATE_PERMISSIONS = ['read', 'write', 'admin'] as const;
+export const EDIT_PERMISSIONS = ['read', 'write', 'admin', 'custom'] as const;
+/** Gitea's team-name rule (AlphaDashDot, at most 255 characters). */
+const TEAM_NAME = /^[a-zA-Z0-9_.-]{1,255}$/;
+
+function checkName(name: string): void {
+  if (!TEAM_NAME.test(name))
+    throw new InputError('name must be 1 to 255 letters, digits, "_", "." or "-"', [{ field: 'name', description: 'invalid team name' }]);
+}
+
+function checkType(type: string): void {
+  if (!(TEAM_TYPES as readonly string[]).includes(type))
+    throw new InputError(`type must be one of ${TEAM_TYPES.join(', ')}`, [{ field: 'type', description: 'unknown team type' }]);
+}
+
+function checkPermission(permission: string, allowed: readonly string[]): void {
+  if (!allowed.includes(permission))
+    throw new InputError(`permission must be one of ${allowed.join(', ')}`, [{ field: 'permission', description: 'not allowed here' }]);
+}
+
+function checkUnits(units: string[]): void {
+  if (units.some((u) => !u || u.length > 64) || new Set(units).size !== units.length)
+    throw new InputError('units must be distinct non-empty names of at most 64 characters', [{ field: 'units', description: 'invalid' }]);
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+/** Teams of organizations. */
+export class Teams {
+  constructor(
+    private readonly ctx: OrgsContext,
+    private readonly authz: OrgAuthz,
+  ) {}
+
+  private get db() {
+    return this.ctx.db;
+  }
+
+  /** The team row; with orgId, 404 unless the team belongs to that organization. */
+  async row(teamId: number, orgId?: number): Promise<TeamRow> {
+    const row: TeamRow | undefined = await this.db.table('teams').where({ id: teamId }).first();
+    if (!row || (orgId && row.org_id !== orgId)) throw new NotFoundError(`team ${teamId} does not exist`);
+    return row;
+  }
+
+  private async present(rows: TeamRow[], org: OrgRow, requestId?: string): Promise<orgsTeamsOrgsV1.Team[]> {
+    const roles = await this.authz.listTeamRoles(
+      rows.map((r) => r.id),
+      requestId,
+    );
+    return rows.map((r) => toTeam(r, org, roles.get(r.id) ?? []));
+  }
+
+  /** The organization's teams, owner team first, then by name. */
+  async list(orgId: number, requestId?: string): Promise<orgsTeamsOrgsV1.Team[]> {
+    const org = await orgById(this.db, orgId);
+    const rows: TeamRow[] = await this.db
+      .table('teams')
+      .where({ org_id: orgId })
+      .orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]);
+    return this.present(rows, org, requestId);
+  }
+
+  async get(teamId: number, orgId: number | undefined, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
+    const row = await this.row(teamId, orgId);
+    return (await this.present([row], await orgById(this.db, row.org_id), requestId))[0];
+  }
+
+  /** Creates a team, writes its tuples and attaches its custom roles; any failure leaves no team behind. */
+  async create(req: orgsTeamsOrgsV1.CreateTeamRequest, requestId?: string, log?: Logger): Promise<orgsTeamsOrgsV1.Team> {
+    const org = await orgById(this.db, req.orgId);
+    checkName(req.name);
+    checkType(req.type);
+    const permission = req.permission || 'read';
+    checkPermission(permission, CREATE_PERMISSIONS);
+    if (req.units) checkUnits(req.units.units);
+    const roleIds = req.roleIds?.roleIds ?? [];
+
+    const row = await compensating(
+      log,
+      async () => {
+        try {
+          const [row] = await this.db
+            .table('teams')
+            .insert({
+              org_id: org.id,
+              name: req.name,
+              lower_name: req.name.toLowerCase(),
+              description: req.description,
+              permission,
+              type: req.type,
+              units: req.units ? JSON.stringify(req.units.units) : null,
+            })
+            .returning('*');
+          return row as TeamRow;
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
+          throw err;
+        }
+      },
+      async (row) => {
+        await this.authz.write(teamOfOrg(org.id, row.id), [], requestId);
+        if (roleIds.length === 0) return;
+        try {
+          await this.authz.assignTeamRoles(org.id, row.id, roleIds, requestId);
+        } catch (err) {
+          await this.authz.write([], teamOfOrg(org.id, row.id), requestId);
+          throw err;
+        }
+      },
+      (row) => this.db.table('teams').where({ id: row.id }).delete(),
+    );
+    return this.get(row.id, org.id, requestId);
+  }
+
+  /**
+   * Changes a team. The owner team keeps its name and its permission (400). When role ids are given they
+   * replace the team's custom roles; if that is refused the other changes are undone.
+   */
+  async edit(req: orgsTeamsOrgsV1.EditTeamRequest, requestId?: string, log?: Logger): Promise<orgsTeamsOrgsV1.Team> {
+    const before = await this.row(req.teamId);
+    const isOwnerTeam = before.permission === OWNER_PERMISSION;
+    checkName(req.name);
+    if (isOwnerTeam && req.name !== before.name) throw new InputError(`the owner team ${before.name} cannot be renamed`);
+    if (req.permission !== undefined) {
+      if (isOwnerTeam && req.permission !== OWNER_PERMISSION)
+        throw new InputError(`the permission of the owner team ${before.name} cannot be changed`);
+      if (!isOwnerTeam) checkPermission(req.permission, EDIT_PERMISSIONS);
+    }
+    if (req.type !== undefined) checkType(req.type);
+    if (req.units) checkUnits(req.units.units);
+
+    const changes: Partial<Record<keyof TeamRow, unknown>> = { name: req.name, lower_name: req.name.toLowerCase(), updated_at: new Date() };
+    if (req.description !== undefined) changes.description = req.description;
+    if (req.permission !== undefined) changes.permission = req.permission;
+    if (req.type !== undefined) changes.type = req.type;
+    if (req.units) changes.units = JSON.stringify(req.units.units);
+    const restore = {
+      name: before.name,
+      lower_name: before.lower_name,
+      description: before.description,
+      permission: before.permission,
+      type: before.type,
+      units: before.units === null ? null : JSON.stringify(before.units),
+      updated_at: before.updated_at,
+    };
+    await compensating(
+      log,
+      async () => {
+        try {
+          await this.db.table('teams').where({ id: before.id }).update(changes);
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
+          throw err;
+        }
+      },
+      async () => {
+        if (req.roleIds) await this.authz.assignTeamRoles(before.org_id, before.id, req.roleIds.roleIds, requestId);
+      },
+      () => this.db.table('teams').where({ id: before.id }).update(restore),
+    );
+    return this.get(before.id, undefined, requestId);
+  }
+
+  /**
+   * Deletes a team (400 for the owner team): its custom roles are detached, then its rows and tuples go;
+   * members in no other team of the organization leave it. A failure puts everything back.
+   */
+  async delete(teamId: number, requestId?: string, log?: Logger): Promise<void> {
+    const team = await this.row(teamId);
+    if (team.permission === OWNER_PERMISSION) throw new InputError(`the owner team ${team.name} cannot be deleted`);
+    const roles = (await this.authz.listTeamRoles([team.id], requestId)).get(team.id) ?? [];
+    if (roles.length > 0) await this.authz.assignTeamRoles(team.org_id, team.id, [], requestId);
+
+    await compensating(
+      log,
+      () =>
+        this.db.transaction(async (trx) => {
+          const uids: number[] = (await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid')).map(Number);
+          await this.db.table('teams', trx).where({ id: team.id }).delete();
+          // Members left without a team of the organization leave it.
+          const leaving = await this.db
+            .table('org_users', trx)
+            .where({ org_id: team.org_id })
+            .whereIn('uid', uids)
+            .whereNotExists((q) =>
+              q.select('uid').from(`${this.db.schema}.team_users as t`).whereRaw('t.org_id = org_users.org_id and t.uid = org_users.uid'),
+            )
+            .delete()
+            .returning(['uid', 'is_public']);
+          return { uids, leaving: leaving as { uid: number; is_public: boolean }[] };
+        }),
+      ({ uids }) => this.authz.write([], [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))], requestId),
+      ({ uids, leaving }) =>
+        this.db.transaction(async (trx) => {
+          await this.db.table('teams', trx).insert({ ...team, units: team.units === null ? null : JSON.stringify(team.units) });
+          if (uids.length)
+            await this.db.table('team_users', trx).insert(uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })));
+          if (leaving.length) await this.db.table('org_users', trx).insert(leaving.map((l) => ({ org_id: team.org_id, ...l })));
+        }),
+    ).catch(async (err) => {
+      if (roles.length > 0) {
+        await this.authz.assignTeamRoles(team.org_id, team.id, roles, requestId).catch((undoErr) => {
+          log?.error({ err: undoErr, cause: err, teamId: team.id, roles }, 'could not give a team back its custom roles');
+        });
+      }
+      throw err;
+    });
+  }
+}

@@ -1,0 +1,255 @@
+import { authzRolesV1, authzV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { bindService, createClient, createLogger, startGrpcServer, type PromiseClient } from '@platform/service-kit';
+import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
+import { InputError, UnavailableError } from '@platform/errors';
+import { orgsTeamsApp } from '../src/app';
+
+// OrganizationsService against a stand-in authz that keeps tuples as OpenFGA does (writing an existing or
+// deleting a missing tuple fails the whole call) and can fail on demand: every data change must leave the
+// tuples matching, and a failed tuple write must leave the data as it was (decision D6).
+
+type Tuple = { user: string; relation: string; object: string };
+const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
+
+async function startAuthzStub() {
+  const tuples = new Map<string, Tuple>();
+  const teamRoles = new Map<number, number[]>();
+  const state = { failWrites: false, refuseRoles: false, calls: [] as string[] };
+  const server = await startGrpcServer({
+    name: 'authz-stub',
+    port: 0,
+    host: '127.0.0.1',
+    services: [
+      bindService(authzV1.AuthzServiceService, {
+        async writeTuples(req: authzV1.WriteTuplesRequest) {
+          if (state.failWrites) throw new UnavailableError('authz is down');
+          for (const t of req.deletes) if (!tuples.has(key(t))) throw new InputError(`cannot delete a missing tuple ${key(t)}`);
+          for (const t of req.writes) if (tuples.has(key(t))) throw new InputError(`cannot write an existing tuple ${key(t)}`);
+          for (const t of req.deletes) tuples.delete(key(t));
+          for (const t of req.writes) tuples.set(key(t), t);
+          return {};
+        },
+      } as never),
+      bindService(authzRolesV1.RolesServiceService, {
+        async assignTeamRoles(req: authzRolesV1.AssignTeamRolesRequest) {
+          state.calls.push(`assign ${req.teamId} [${req.roleIds.join(',')}]`);
+          if (state.refuseRoles) throw new InputError('role 99 belongs to another organization');
+          if (!tuples.has(`organization:${req.orgId} organization team:${req.teamId}`)) throw new InputError('unknown team');
+          const ids = [...new Set(req.roleIds)].sort((a, b) => a - b);
+          if (ids.length) teamRoles.set(req.teamId, ids);
+          else teamRoles.delete(req.teamId);
+          return { roleIds: ids };
+        },
+        async listTeamRoles(req: authzRolesV1.ListTeamRolesRequest) {
+          const out: Record<number, { roleIds: number[] }> = {};
+          for (const id of req.teamIds) if (teamRoles.has(id)) out[id] = { roleIds: teamRoles.get(id)! };
+          return { teamRoles: out };
+        },
+        async listRoles() {
+          return { roles: [] };
+        },
+      } as never),
+    ],
+    protoFiles: ['platform/authz/v1/authz.proto', 'platform/authz/v1/roles.proto'],
+    log: createLogger('authz-stub', 'silent'),
+  });
+  return { server, tuples, teamRoles, state, address: `127.0.0.1:${server.port}` };
+}
+
+describe('OrganizationsService', () => {
+  let authz: Awaited<ReturnType<typeof startAuthzStub>>;
+  let app: AppUnderTest;
+  let orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
+  let identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
+  const users: Record<string, number> = {};
+
+  /** Runs fn with tuple writes failing. */
+  async function whileAuthzFails<T>(fn: () => Promise<T>): Promise<T> {
+    authz.state.failWrites = true;
+    try {
+      return await fn();
+    } finally {
+      authz.state.failWrites = false;
+    }
+  }
+  const has = (user: string, relation: string, object: string) => authz.tuples.has(`${user} ${relation} ${object}`);
+  const memberLogins = async (teamId: number) => (await orgs.listTeamMembers({ teamId })).members.map((u) => u.login);
+  const orgMembers = async (orgId: number) =>
+    (await orgs.listMembers({ orgId, viewerId: users.root, publicOnly: false })).members.map((u) => u.login);
+
+  beforeAll(async () => {
+    authz = await startAuthzStub();
+    app = await startAppForTest(orgsTeamsApp, {
+      AUTHZ_GRPC_ADDR: authz.address,
+      PLATFORM_ADMIN_USERNAME: 'root',
+      PLATFORM_ADMIN_EMAIL: 'root@example.com',
+      PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
+    });
+    orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
+    identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
+    users.root = (await identity.getUser({ id: 0, login: 'root' })).id;
+    for (const login of ['alice', 'bob']) {
+      const u = await identity.createUser({
+        username: login,
+        email: `${login}@example.com`,
+        password: 'password1',
+        fullName: '',
+        mustChangePassword: false,
+        isAdmin: false,
+      });
+      users[login] = u.id;
+    }
+  });
+  afterAll(async () => {
+    orgs?.close();
+    identity?.close();
+    await app?.stop();
+    await authz?.server.shutdown(100);
+  });
+
+  const newOrg = (username: string, creatorId = users.alice) =>
+    orgs.createOrg({
+      creatorId,
+      username,
+      fullName: '',
+      description: '',
+      website: '',
+      location: '',
+      orgType: '',
+      visibility: '',
+      managerEndpoint: '',
+    });
+  const newTeam = (orgId: number, name: string, roleIds?: number[]) =>
+    orgs.createTeam({ orgId, name, description: '', permission: '', type: 'general', roleIds: roleIds && { roleIds } });
+  const ownerTeam = async (orgId: number) => (await orgs.listTeams({ orgId })).teams[0];
+
+  it('creates an organization with exactly the tuples of the contract', async () => {
+    const org = await newOrg('acme');
+    const owners = await ownerTeam(org.id);
+    expect(owners).toMatchObject({ name: 'Owners', permission: 'owner' });
+    const mine = [...authz.tuples.values()].filter((t) => t.object === `organization:${org.id}` || t.object === `team:${owners.id}`);
+    expect(mine.map(key).sort()).toEqual(
+      [
+        `site:platform site organization:${org.id}`,
+        `organization:${org.id} organization team:${owners.id}`,
+        `team:${owners.id}#member member organization:${org.id}`,
+        `team:${owners.id}#member owner organization:${org.id}`,
+        `user:${users.alice} member team:${owners.id}`,
+      ].sort(),
+    );
+  });
+
+  it('leaves no organization behind when its tuples cannot be written', async () => {
+    await expect(whileAuthzFails(() => newOrg('initech'))).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(orgs.getOrg({ name: 'initech', viewerId: users.root })).rejects.toMatchObject({ kind: 'not-found' });
+    // The name is free again.
+    expect((await newOrg('initech')).username).toBe('initech');
+  });
+
+  it('undoes a team creation whose tuples or roles are refused', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    await expect(whileAuthzFails(() => newTeam(org.id, 'devs'))).rejects.toMatchObject({ kind: 'unavailable' });
+    authz.state.refuseRoles = true;
+    try {
+      await expect(newTeam(org.id, 'devs', [99])).rejects.toMatchObject({
+        kind: 'input',
+        message: 'role 99 belongs to another organization',
+      });
+    } finally {
+      authz.state.refuseRoles = false;
+    }
+    expect((await orgs.listTeams({ orgId: org.id })).teams.map((t) => t.name)).toEqual(['Owners']);
+    expect(
+      [...authz.tuples.keys()].filter((k) => k.includes('organization team:') && k.startsWith(`organization:${org.id} `)),
+    ).toHaveLength(1);
+    const devs = await newTeam(org.id, 'devs', [7, 5]);
+    expect(devs.roleIds).toEqual([5, 7]);
+    expect(has(`team:${devs.id}#member`, 'member', `organization:${org.id}`)).toBe(true);
+  });
+
+  it('undoes adding and removing team members when the tuple write fails', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    const devs = (await orgs.listTeams({ orgId: org.id })).teams.find((t) => t.name === 'devs')!;
+    await expect(
+      whileAuthzFails(() => orgs.addTeamMember({ teamId: devs.id, userId: users.bob, username: '', conflictIfMember: true })),
+    ).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(await memberLogins(devs.id)).toEqual([]);
+    expect(await orgMembers(org.id)).toEqual(['alice']);
+
+    expect(await orgs.addTeamMember({ teamId: devs.id, userId: 0, username: 'bob', conflictIfMember: true })).toEqual({ added: true });
+    expect(has(`user:${users.bob}`, 'member', `team:${devs.id}`)).toBe(true);
+    await expect(orgs.addTeamMember({ teamId: devs.id, userId: users.bob, username: '', conflictIfMember: true })).rejects.toMatchObject({
+      kind: 'conflict',
+    });
+    expect(await orgs.addTeamMember({ teamId: devs.id, userId: users.bob, username: '', conflictIfMember: false })).toEqual({
+      added: false,
+    });
+
+    await orgs.setMemberVisibility({ orgId: org.id, userId: users.bob, public: true });
+    await expect(whileAuthzFails(() => orgs.removeTeamMember({ teamId: devs.id, userId: users.bob, username: '' }))).rejects.toMatchObject({
+      kind: 'unavailable',
+    });
+    expect(await memberLogins(devs.id)).toEqual(['bob']);
+    const back = await orgs.getMembership({ orgId: org.id, viewerId: 0, username: 'bob' });
+    expect(back).toMatchObject({ member: true, public: true });
+
+    await expect(whileAuthzFails(() => orgs.removeMember({ orgId: org.id, userId: users.bob, username: '' }))).rejects.toMatchObject({
+      kind: 'unavailable',
+    });
+    expect(await orgMembers(org.id)).toEqual(['alice', 'bob']);
+    expect(has(`user:${users.bob}`, 'member', `team:${devs.id}`)).toBe(true);
+  });
+
+  it('refuses to remove the last owner and the owner team, whatever the route', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    const owners = await ownerTeam(org.id);
+    await expect(orgs.removeTeamMember({ teamId: owners.id, userId: users.alice, username: '' })).rejects.toMatchObject({ kind: 'input' });
+    await expect(orgs.removeMember({ orgId: org.id, userId: users.alice, username: '' })).rejects.toMatchObject({ kind: 'input' });
+    await expect(orgs.deleteTeam({ teamId: owners.id })).rejects.toMatchObject({ kind: 'input' });
+    await expect(
+      orgs.editTeam({ teamId: owners.id, name: 'Owners', permission: 'admin', description: undefined, type: undefined }),
+    ).rejects.toMatchObject({ kind: 'input' });
+    expect(has(`user:${users.alice}`, 'member', `team:${owners.id}`)).toBe(true);
+  });
+
+  it('undoes a team edit whose roles are refused', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    const devs = (await orgs.listTeams({ orgId: org.id })).teams.find((t) => t.name === 'devs')!;
+    authz.state.refuseRoles = true;
+    try {
+      await expect(
+        orgs.editTeam({ teamId: devs.id, name: 'developers', description: 'changed', roleIds: { roleIds: [99] } }),
+      ).rejects.toMatchObject({ kind: 'input' });
+    } finally {
+      authz.state.refuseRoles = false;
+    }
+    expect(await orgs.getTeam({ teamId: devs.id, orgId: 0 })).toMatchObject({ name: 'devs', description: '', roleIds: [5, 7] });
+  });
+
+  it('puts a deleted team back, members and roles included, when its tuples cannot be deleted', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    const devs = (await orgs.listTeams({ orgId: org.id })).teams.find((t) => t.name === 'devs')!;
+    await expect(whileAuthzFails(() => orgs.deleteTeam({ teamId: devs.id }))).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(await orgs.getTeam({ teamId: devs.id, orgId: org.id })).toMatchObject({ name: 'devs', roleIds: [5, 7] });
+    expect(await memberLogins(devs.id)).toEqual(['bob']);
+    expect(await orgs.getMembership({ orgId: org.id, viewerId: 0, username: 'bob' })).toMatchObject({ member: true, public: true });
+
+    await orgs.deleteTeam({ teamId: devs.id });
+    expect(authz.state.calls.slice(-1)).toEqual([`assign ${devs.id} []`]);
+    expect([...authz.tuples.keys()].filter((k) => k.includes(`team:${devs.id}`))).toEqual([]);
+    expect(await orgMembers(org.id)).toEqual(['alice']);
+  });
+
+  it('keeps an organization whose tuples cannot be deleted, and deletes every tuple of it otherwise', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    await newTeam(org.id, 'ops');
+    await expect(whileAuthzFails(() => orgs.deleteOrg({ orgId: org.id, requesterId: users.alice }))).rejects.toMatchObject({
+      kind: 'unavailable',
+    });
+    expect((await orgs.getOrg({ name: 'acme', viewerId: 0 })).id).toBe(org.id);
+    await expect(orgs.deleteOrg({ orgId: org.id, requesterId: users.bob })).rejects.toMatchObject({ kind: 'not-allowed' });
+    await orgs.deleteOrg({ orgId: org.id, requesterId: users.alice });
+    await expect(orgs.getOrg({ name: 'acme', viewerId: users.root })).rejects.toMatchObject({ kind: 'not-found' });
+    expect([...authz.tuples.keys()].filter((k) => k.includes(`organization:${org.id}`))).toEqual([]);
+  });
+});

@@ -1,0 +1,298 @@
+import { createTestDatabase, testNatsUrl } from '@platform/testing';
+import { startPlatform, type LocalPlatform } from '../src/platform';
+
+// Spec section 4.8 over HTTP as a client walks it: branding (ETag, 304, the edit_branding_options:org
+// check on the org context), the email-domain whitelist and the registration toggle (site-admin checks),
+// with every 401/403/400/404/409/422 path and authorization changes seen on the very next request.
+// Decisions: docs/site-settings.md.
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+type Reply = { status: number; body: any; headers: Headers; text: string };
+
+/** A real 1×1 PNG. */
+const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+describe('site settings over HTTP (spec section 4.8)', () => {
+  let platform: LocalPlatform;
+  let drop: () => Promise<void>;
+  const tokens: Record<string, string> = {};
+  let devs: number;
+
+  const api = async (
+    who: string | undefined,
+    method: string,
+    path: string,
+    json?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> => {
+    const h = new Headers(headers);
+    if (who) h.set('authorization', `token ${tokens[who]}`);
+    if (json !== undefined) h.set('content-type', 'application/json');
+    const res = await fetch(`${platform.url}api/v1${path}`, {
+      method,
+      headers: h,
+      body: json !== undefined ? JSON.stringify(json) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers, text };
+  };
+  const status = async (who: string | undefined, method: string, path: string, json?: unknown) =>
+    (await api(who, method, path, json)).status;
+
+  async function signUp(login: string): Promise<void> {
+    const created = await api('root', 'POST', '/admin/users', {
+      username: login,
+      email: `${login}@example.com`,
+      password: `${login}-password`,
+    });
+    expect(created.status).toBe(201);
+    const res = await fetch(`${platform.url}api/v1/users/${login}/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic(login, `${login}-password`), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'cli' }),
+    });
+    tokens[login] = ((await res.json()) as { sha1: string }).sha1;
+  }
+
+  // acme: owner alice; team devs with bob (a member without any grant). carol belongs to no organization.
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    drop = db.drop;
+    platform = await startPlatform({
+      DATABASE_URL: db.url,
+      NATS_URL: await testNatsUrl(),
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'silent',
+      PLATFORM_ADMIN_USERNAME: 'root',
+      PLATFORM_ADMIN_PASSWORD: 'root-password',
+      PLATFORM_ADMIN_EMAIL: 'root@example.com',
+      DEPLOYMENT_TYPE: 'SelfHostedProduction',
+      RUN_MODE: 'dev',
+      OFFLINE_INSTALLER: 'true',
+    });
+    const res = await fetch(`${platform.url}api/v1/users/root/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic('root', 'root-password'), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'admin' }),
+    });
+    tokens.root = ((await res.json()) as { sha1: string }).sha1;
+    for (const login of ['alice', 'bob', 'carol']) await signUp(login);
+    expect(await status('alice', 'POST', '/orgs', { username: 'acme' })).toBe(201);
+    const team = await api('alice', 'POST', '/orgs/acme/teams', { name: 'devs', type: 'general', permission: 'read' });
+    expect(team.status).toBe(201);
+    devs = team.body.id;
+    expect(await status('alice', 'PUT', `/teams/${devs}/members/bob`)).toBe(204);
+  }, 120_000);
+  afterAll(async () => {
+    await platform?.stop();
+    await drop?.();
+  });
+
+  describe('GET /branding', () => {
+    it('answers the defaults and the deployment facts to anyone, with a strong ETag', async () => {
+      const res = await api(undefined, 'GET', '/branding');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        logo: expect.stringMatching(/^data:image\/svg\+xml;base64,/),
+        favicons: { any: expect.stringMatching(/^data:image\/svg\+xml;base64,/) },
+        primaryColor: '#1f6feb',
+        runMode: 'dev',
+        deploymentType: 'SelfHostedProduction',
+        isOfflineInstaller: true,
+        showAppTag: false,
+        appName: 'Platform',
+      });
+      expect(res.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+    });
+
+    it('answers 304 without a body to a matching If-None-Match (exact, weak, in a list, or *) and 200 otherwise', async () => {
+      const etag = (await api(undefined, 'GET', '/branding')).headers.get('etag')!;
+      for (const inm of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+        const res = await api(undefined, 'GET', '/branding', undefined, { 'if-none-match': inm });
+        expect(res.status).toBe(304);
+        expect(res.text).toBe('');
+        expect(res.headers.get('etag')).toBe(etag);
+      }
+      const stale = await api(undefined, 'GET', '/branding', undefined, { 'if-none-match': '"something-else"' });
+      expect(stale.status).toBe(200);
+      expect(stale.body.appName).toBe('Platform');
+    });
+  });
+
+  describe('POST /branding', () => {
+    const change = { appName: 'Acme Cloud', primaryColor: '#FF8800', showAppTag: true, logo: `data:image/png;base64,${PNG_1x1}` };
+
+    it('needs a token (401), the org context (400, 404 for an unknown org) and edit_branding_options:org (403)', async () => {
+      expect(await status(undefined, 'POST', '/branding?org=acme', change)).toBe(401);
+      const noOrg = await api('alice', 'POST', '/branding', change);
+      expect(noOrg.status).toBe(400);
+      expect(noOrg.body.message).toMatch(/org query parameter is required/);
+      expect(await status('alice', 'POST', '/branding?org=nope', change)).toBe(404);
+      // A non-member and a member without the relation.
+      expect(await status('carol', 'POST', '/branding?org=acme', change)).toBe(403);
+      const member = await api('bob', 'POST', '/branding?org=acme', change);
+      expect(member.status).toBe(403);
+      expect(member.body).toEqual({ message: 'you do not have the edit_branding_options:org permission', url: expect.any(String) });
+      expect((await api(undefined, 'GET', '/branding')).body.appName).toBe('Platform');
+    });
+
+    it('lets the owner change options: 200 with the new branding, and the old ETag no longer matches', async () => {
+      const before = (await api(undefined, 'GET', '/branding')).headers.get('etag')!;
+      const res = await api('alice', 'POST', '/branding?org=acme', change);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        appName: 'Acme Cloud',
+        primaryColor: '#ff8800',
+        showAppTag: true,
+        logo: change.logo,
+        runMode: 'dev',
+      });
+      const after = res.headers.get('etag')!;
+      expect(after).not.toBe(before);
+
+      const reread = await api(undefined, 'GET', '/branding', undefined, { 'if-none-match': before });
+      expect(reread.status).toBe(200);
+      expect(reread.body).toEqual(res.body);
+      expect(reread.headers.get('etag')).toBe(after);
+      expect((await api(undefined, 'GET', '/branding', undefined, { 'if-none-match': after })).status).toBe(304);
+    });
+
+    it('changes only the options sent; a favicon is reported under its pixel size', async () => {
+      const res = await api('alice', 'POST', '/branding?org=acme', { favicon: `data:image/png;base64,${PNG_1x1}` });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ appName: 'Acme Cloud', favicons: { '1x1': `data:image/png;base64,${PNG_1x1}` } });
+    });
+
+    it('answers 400 for invalid options and 422 for a body that is not an object, changing nothing', async () => {
+      const before = await api(undefined, 'GET', '/branding');
+      for (const bad of [
+        { primaryColor: 'orange' },
+        { primaryColor: 12 },
+        { showAppTag: 'yes' },
+        { appName: 'x'.repeat(65) },
+        { logo: 'https://example.com/logo.png' },
+        { logo: `data:image/jpeg;base64,${PNG_1x1}` },
+        { logo: `data:image/png;base64,${Buffer.from('not an image').toString('base64')}` },
+        { favicon: `data:text/html;base64,${Buffer.from('<h1>').toString('base64')}` },
+        { logo: `data:image/png;base64,${Buffer.concat([Buffer.from(PNG_1x1, 'base64'), Buffer.alloc(300 * 1024)]).toString('base64')}` },
+      ]) {
+        const res = await api('alice', 'POST', '/branding?org=acme', bad);
+        expect([res.status, res.body.message]).toEqual([400, expect.stringMatching(/^invalid option/)]);
+      }
+      expect(await status('alice', 'POST', '/branding?org=acme', ['appName'])).toBe(422);
+      const malformed = await fetch(`${platform.url}api/v1/branding?org=acme`, {
+        method: 'POST',
+        headers: { authorization: `token ${tokens.alice}`, 'content-type': 'application/json' },
+        body: '{"appName":',
+      });
+      expect(malformed.status).toBe(422);
+      const after = await api(undefined, 'GET', '/branding');
+      expect(after.body).toEqual(before.body);
+      expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+    });
+
+    it('follows a custom role granting edit_branding_options on the very next request, and its removal too', async () => {
+      const role = await api('alice', 'POST', '/authz/roles?org=acme', {
+        name: 'brand-editors',
+        permissions: [{ namespace: 'org', action: 'edit_branding_options' }],
+        teamIDs: [devs],
+      });
+      expect(role.status).toBe(201);
+      const granted = await api('bob', 'POST', '/branding?org=acme', { appName: 'Bob Was Here' });
+      expect(granted.status).toBe(200);
+      expect((await api(undefined, 'GET', '/branding')).body.appName).toBe('Bob Was Here');
+      expect(await status('alice', 'DELETE', `/authz/roles/${role.body.id}?org=acme`)).toBe(204);
+      expect(await status('bob', 'POST', '/branding?org=acme', { appName: 'Again' })).toBe(403);
+    });
+
+    it('lets a site admin change branding in any organization context', async () => {
+      const res = await api('root', 'POST', '/branding?org=acme', { appName: '', primaryColor: '' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ appName: 'Platform', primaryColor: '#1f6feb' });
+    });
+  });
+
+  describe('allowed domains', () => {
+    it('GET answers an empty array to anyone when there is no whitelist', async () => {
+      expect(await api(undefined, 'GET', '/allowed-domains')).toMatchObject({ status: 200, body: [] });
+    });
+
+    it('POST and PATCH need a token (401), the org context (400/404) and edit_allowed_domains:site_admin (403)', async () => {
+      for (const method of ['POST', 'PATCH']) {
+        expect(await status(undefined, method, '/allowed-domains?org=acme', { name: 'example.com' })).toBe(401);
+        expect(await status('root', method, '/allowed-domains', { name: 'example.com' })).toBe(400);
+        expect(await status('root', method, '/allowed-domains?org=nope', { name: 'example.com' })).toBe(404);
+        // The organization's owner is no site admin.
+        const owner = await api('alice', method, '/allowed-domains?org=acme', { name: 'example.com' });
+        expect(owner.status).toBe(403);
+        expect(owner.body.message).toBe('you do not have the edit_allowed_domains:site_admin permission');
+        expect(await status('bob', method, '/allowed-domains?org=acme', { name: 'example.com' })).toBe(403);
+      }
+      expect((await api(undefined, 'GET', '/allowed-domains')).body).toEqual([]);
+    });
+
+    it('adds lower-cased domains (200 with the list), 409 on a duplicate, 400 on an invalid domain', async () => {
+      expect(await api('root', 'POST', '/allowed-domains?org=acme', { name: 'Example.COM' })).toMatchObject({
+        status: 200,
+        body: ['example.com'],
+      });
+      expect(await api('root', 'POST', '/allowed-domains?org=acme', { name: 'corp.example.org' })).toMatchObject({
+        status: 200,
+        body: ['corp.example.org', 'example.com'],
+      });
+      const dup = await api('root', 'POST', '/allowed-domains?org=acme', { name: 'EXAMPLE.com' });
+      expect(dup).toMatchObject({ status: 409, body: { message: 'domain example.com is already allowed' } });
+      for (const bad of [{ name: 'not a domain' }, { name: 'localhost' }, { name: '10.0.0.1' }, { name: '-x.com' }, { name: 42 }, {}]) {
+        expect(await status('root', 'POST', '/allowed-domains?org=acme', bad)).toBe(400);
+      }
+      expect((await api(undefined, 'GET', '/allowed-domains')).body).toEqual(['corp.example.org', 'example.com']);
+    });
+
+    it('removes with PATCH (200 with the list) and answers 400 for a domain not in the whitelist', async () => {
+      expect(await api('root', 'PATCH', '/allowed-domains?org=acme', { name: 'example.COM' })).toMatchObject({
+        status: 200,
+        body: ['corp.example.org'],
+      });
+      const absent = await api('root', 'PATCH', '/allowed-domains?org=acme', { name: 'example.com' });
+      expect(absent).toMatchObject({ status: 400, body: { message: 'domain example.com is not in the allowed domains' } });
+      expect(await status('root', 'PATCH', '/allowed-domains?org=acme', { name: 'bad domain' })).toBe(400);
+      expect(await api('root', 'PATCH', '/allowed-domains?org=acme', { name: 'corp.example.org' })).toMatchObject({
+        status: 200,
+        body: [],
+      });
+      expect((await api(undefined, 'GET', '/allowed-domains')).body).toEqual([]);
+    });
+  });
+
+  describe('registration toggle', () => {
+    it('GET answers RegistrationOpts to anyone; registration is enabled at first', async () => {
+      expect(await api(undefined, 'GET', '/disable-registration')).toMatchObject({ status: 200, body: { disableRegistration: false } });
+    });
+
+    it('POST needs a token (401), the org context (400) and update_user_registration:site_admin (403)', async () => {
+      expect(await status(undefined, 'POST', '/disable-registration?org=acme', { disableRegistration: true })).toBe(401);
+      expect(await status('root', 'POST', '/disable-registration', { disableRegistration: true })).toBe(400);
+      expect(await status('root', 'POST', '/disable-registration?org=nope', { disableRegistration: true })).toBe(404);
+      const owner = await api('alice', 'POST', '/disable-registration?org=acme', { disableRegistration: true });
+      expect(owner).toMatchObject({ status: 403, body: { message: 'you do not have the update_user_registration:site_admin permission' } });
+      expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: false });
+    });
+
+    it('lets a site admin disable and enable registration; 422 for a non-boolean', async () => {
+      expect(await api('root', 'POST', '/disable-registration?org=acme', { disableRegistration: true })).toMatchObject({
+        status: 200,
+        body: { disableRegistration: true },
+      });
+      expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: true });
+      expect(await status('root', 'POST', '/disable-registration?org=acme', { disableRegistration: 'yes' })).toBe(422);
+      expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: true });
+      // RegistrationOpts with the field absent reads as false, as the product's handler does.
+      expect(await api('root', 'POST', '/disable-registration?org=acme', {})).toMatchObject({
+        status: 200,
+        body: { disableRegistration: false },
+      });
+      expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: false });
+    });
+  });
+});

@@ -1,0 +1,397 @@
+import { createTestDatabase, testNatsUrl } from '@platform/testing';
+import { startPlatform, type LocalPlatform } from '../src/platform';
+
+// Spec section 4.14 as a client walks it: teams, team actions and team members, with custom roles attached
+// through assignedRoleIDs. Decisions: docs/organizations-and-teams.md.
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+type Reply = { status: number; body: any };
+
+describe('teams over HTTP (spec section 4.14)', () => {
+  let platform: LocalPlatform;
+  let drop: () => Promise<void>;
+  const tokens: Record<string, string> = {};
+  const ids: Record<string, number> = {};
+
+  /** Calls the API as `who` (a login, or undefined for an anonymous caller). */
+  const api = async (who: string | undefined, method: string, path: string, json?: unknown): Promise<Reply> => {
+    const headers = new Headers();
+    if (who) headers.set('authorization', `token ${tokens[who]}`);
+    if (json !== undefined) headers.set('content-type', 'application/json');
+    const res = await fetch(`${platform.url}api/v1${path}`, {
+      method,
+      headers,
+      body: json !== undefined ? JSON.stringify(json) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const status = async (who: string | undefined, method: string, path: string, json?: unknown) =>
+    (await api(who, method, path, json)).status;
+  const logins = (users: { login: string }[]) => users.map((u) => u.login);
+  const action = (who: string | undefined, teamId: number, name: string, query: string, org = 'globex') =>
+    api(who, 'POST', `/orgs/${org}/teams/${teamId}/action/${name}${query}`);
+
+  async function signUp(login: string): Promise<void> {
+    const created = await api('root', 'POST', '/admin/users', {
+      username: login,
+      email: `${login}@example.com`,
+      password: `${login}-password`,
+    });
+    expect(created.status).toBe(201);
+    ids[login] = created.body.id;
+    const token = await fetch(`${platform.url}api/v1/users/${login}/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic(login, `${login}-password`), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'cli' }),
+    });
+    tokens[login] = ((await token.json()) as { sha1: string }).sha1;
+  }
+
+  /** Creates a custom role of an organization (spec 4.1) as one of its owners. */
+  async function createRole(
+    owner: string,
+    org: string,
+    name: string,
+    permissions: { namespace: string; action: string }[],
+  ): Promise<number> {
+    const role = await api(owner, 'POST', `/authz/roles?org=${org}`, { name, permissions });
+    expect(role.status).toBe(201);
+    return role.body.id;
+  }
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    drop = db.drop;
+    platform = await startPlatform({
+      DATABASE_URL: db.url,
+      NATS_URL: await testNatsUrl(),
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'silent',
+      PLATFORM_ADMIN_USERNAME: 'root',
+      PLATFORM_ADMIN_PASSWORD: 'root-password',
+      PLATFORM_ADMIN_EMAIL: 'root@example.com',
+    });
+    const res = await fetch(`${platform.url}api/v1/users/root/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic('root', 'root-password'), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'admin' }),
+    });
+    tokens.root = ((await res.json()) as { sha1: string }).sha1;
+    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin']) await signUp(login);
+    const globex = await api('alice', 'POST', '/orgs', { username: 'globex', full_name: 'Globex' });
+    ids.globex = globex.body.id;
+    ids.initech = (await api('erin', 'POST', '/orgs', { username: 'initech', visibility: 'private' })).body.id;
+  }, 120_000);
+  afterAll(async () => {
+    await platform?.stop();
+    await drop?.();
+  });
+
+  describe('GET and POST /orgs/{orgname}/teams', () => {
+    it('lists the owner team of a new organization', async () => {
+      const teams = await api('alice', 'GET', '/orgs/globex/teams');
+      expect(teams.status).toBe(200);
+      expect(teams.body).toEqual([
+        {
+          id: expect.any(Number),
+          name: 'Owners',
+          description: expect.any(String),
+          organization: expect.objectContaining({ id: ids.globex, username: 'globex', full_name: 'Globex', orgType: 0 }),
+          permission: 'owner',
+          units: null,
+          type: 'general',
+        },
+      ]);
+      ids.owners = teams.body[0].id;
+    });
+
+    it('creates teams of the accepted types for holders of create:team', async () => {
+      const devs = await api('alice', 'POST', '/orgs/globex/teams', {
+        name: 'devs',
+        type: 'kubernetes',
+        description: 'Developers',
+        permission: 'write',
+      });
+      expect(devs.status).toBe(201);
+      expect(devs.body).toEqual({
+        id: expect.any(Number),
+        name: 'devs',
+        description: 'Developers',
+        organization: expect.objectContaining({ id: ids.globex }),
+        permission: 'write',
+        units: null,
+        type: 'kubernetes',
+      });
+      ids.devs = devs.body.id;
+      const ops = await api('alice', 'POST', '/orgs/globex/teams', { name: 'ops', type: 'general', units: ['cluster.view'] });
+      expect(ops.body).toMatchObject({ name: 'ops', type: 'general', permission: 'read', units: ['cluster.view'] });
+      ids.ops = ops.body.id;
+      expect((await api('alice', 'GET', '/orgs/globex/teams')).body.map((t: { name: string }) => t.name)).toEqual([
+        'Owners',
+        'devs',
+        'ops',
+      ]);
+    });
+
+    it('answers 400 for a bad type, name or permission, 409 for a taken name and 422 without a name or type', async () => {
+      const badType = await api('alice', 'POST', '/orgs/globex/teams', { name: 'qa', type: 'database' });
+      expect(badType).toMatchObject({ status: 400, body: { message: 'type must be one of kubernetes, general' } });
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'qa', type: '' })).toBe(400);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'q a!', type: 'general' })).toBe(400);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'qa', type: 'general', permission: 'owner' })).toBe(400);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'DEVS', type: 'general' })).toBe(409);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'owners', type: 'general' })).toBe(409);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'qa' })).toBe(422);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { type: 'general' })).toBe(422);
+      expect((await api('alice', 'GET', '/orgs/globex/teams')).body).toHaveLength(3);
+    });
+
+    it('answers 401, 403 to non-members and members without the relation, and 404 for invisible organizations', async () => {
+      expect(await status(undefined, 'GET', '/orgs/globex/teams')).toBe(401);
+      expect(await status('bob', 'GET', '/orgs/globex/teams')).toBe(403);
+      expect(await status('bob', 'POST', '/orgs/globex/teams', { name: 'x', type: 'general' })).toBe(403);
+      expect(await status('alice', 'PUT', `/teams/${ids.devs}/members/bob`)).toBe(204);
+      expect(await status('bob', 'GET', '/orgs/globex/teams')).toBe(200);
+      expect(await status('bob', 'POST', '/orgs/globex/teams', { name: 'x', type: 'general' })).toBe(403);
+      expect(await status('alice', 'GET', '/orgs/initech/teams')).toBe(404);
+      expect(await status('alice', 'GET', '/orgs/nowhere/teams')).toBe(404);
+      expect(await status('root', 'GET', '/orgs/initech/teams')).toBe(200);
+      expect(await status('root', 'POST', '/orgs/initech/teams', { name: 'auditors', type: 'general' })).toBe(201);
+    });
+  });
+
+  describe('custom roles on teams (assignedRoleIDs)', () => {
+    it('attaches roles of the same organization; role_ids appears only when set', async () => {
+      ids.teamEditor = await createRole('alice', 'globex', 'team-editor', [{ namespace: 'team', action: 'edit' }]);
+      const qa = await api('alice', 'POST', '/orgs/globex/teams', { name: 'qa', type: 'general', assignedRoleIDs: [ids.teamEditor] });
+      expect(qa.status).toBe(201);
+      expect(qa.body.role_ids).toEqual([ids.teamEditor]);
+      ids.qa = qa.body.id;
+      expect((await api('alice', 'GET', `/teams/${ids.qa}`)).body.role_ids).toEqual([ids.teamEditor]);
+      expect((await api('alice', 'GET', `/teams/${ids.devs}`)).body).not.toHaveProperty('role_ids');
+    });
+
+    it('gives the role’s permissions to the team’s members on the next request, and takes them back', async () => {
+      expect(await status('alice', 'PUT', `/teams/${ids.qa}/members/carol`)).toBe(204);
+      expect(await status('carol', 'PATCH', `/teams/${ids.ops}`, { name: 'ops', description: 'by carol' })).toBe(200);
+      expect(await status('carol', 'DELETE', `/teams/${ids.ops}`)).toBe(403);
+      expect(await status('alice', 'DELETE', `/teams/${ids.qa}/members/carol`)).toBe(204);
+      expect(await status('carol', 'PATCH', `/teams/${ids.ops}`, { name: 'ops' })).toBe(403);
+      expect(await status('carol', 'GET', '/orgs/globex/teams')).toBe(403);
+    });
+
+    it('refuses roles of another organization and more than ten roles with 400, creating nothing', async () => {
+      const foreign = await createRole('erin', 'initech', 'initech-role', [{ namespace: 'team', action: 'edit' }]);
+      const wrong = await api('alice', 'POST', '/orgs/globex/teams', { name: 'mixed', type: 'general', assignedRoleIDs: [foreign] });
+      expect(wrong.status).toBe(400);
+      const many: number[] = [];
+      for (let i = 0; i < 11; i++) many.push(await createRole('alice', 'globex', `role-${i}`, [{ namespace: 'team', action: 'view' }]));
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'crowded', type: 'general', assignedRoleIDs: many })).toBe(400);
+      const names = (await api('alice', 'GET', '/orgs/globex/teams')).body.map((t: { name: string }) => t.name);
+      expect(names).not.toContain('mixed');
+      expect(names).not.toContain('crowded');
+      expect(
+        await status('alice', 'POST', '/orgs/globex/teams', { name: 'mixed', type: 'general', assignedRoleIDs: many.slice(0, 10) }),
+      ).toBe(201);
+      // A refused role change undoes the rest of the edit.
+      expect(
+        await status('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa-renamed', description: 'changed', assignedRoleIDs: many }),
+      ).toBe(400);
+      expect((await api('alice', 'GET', `/teams/${ids.qa}`)).body).toMatchObject({ name: 'qa', description: '' });
+      expect(await status('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa', assignedRoleIDs: [foreign] })).toBe(400);
+      expect((await api('alice', 'GET', `/teams/${ids.qa}`)).body.role_ids).toEqual([ids.teamEditor]);
+    });
+
+    it('PATCH replaces the roles, and an empty list removes them', async () => {
+      const viewer = await createRole('alice', 'globex', 'viewer-only', [{ namespace: 'team', action: 'view' }]);
+      const edited = await api('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa', assignedRoleIDs: [viewer, ids.teamEditor] });
+      expect(edited.body.role_ids).toEqual([ids.teamEditor, viewer].sort((a, b) => a - b));
+      const cleared = await api('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa', assignedRoleIDs: [] });
+      expect(cleared.body).not.toHaveProperty('role_ids');
+      expect(await status('alice', 'PUT', `/teams/${ids.qa}/members/carol`)).toBe(204);
+      expect(await status('carol', 'PATCH', `/teams/${ids.ops}`, { name: 'ops' })).toBe(403);
+      expect(await status('alice', 'DELETE', `/teams/${ids.qa}/members/carol`)).toBe(204);
+    });
+  });
+
+  describe('POST /orgs/{orgname}/teams/{teamid}/action/{action}', () => {
+    it('join: a member joins a team (409 when already in it); non-members and others’ uids are refused', async () => {
+      expect((await action('bob', ids.ops, 'join', `?uid=${ids.bob}`)).status).toBe(200);
+      expect(logins((await api('bob', 'GET', `/teams/${ids.ops}/members`)).body)).toEqual(['bob']);
+      expect((await action('bob', ids.ops, 'join', `?uid=${ids.bob}`)).status).toBe(409);
+      expect((await action('bob', ids.ops, 'join', `?uid=${ids.dave}`)).status).toBe(403);
+      expect((await action('dave', ids.ops, 'join', `?uid=${ids.dave}`)).status).toBe(403);
+      expect((await action(undefined, ids.ops, 'join', `?uid=${ids.bob}`)).status).toBe(401);
+    });
+
+    it('join: plain members cannot make themselves owners', async () => {
+      expect((await action('bob', ids.owners, 'join', `?uid=${ids.bob}`)).status).toBe(403);
+      expect(await status('bob', 'GET', '/orgs/globex/is-owner')).toBe(403);
+    });
+
+    it('leave: the caller leaves a team; leaving the last team leaves the organization', async () => {
+      expect((await action('bob', ids.ops, 'leave', `?uid=${ids.alice}`)).status).toBe(403);
+      expect((await action('bob', ids.ops, 'leave', `?uid=${ids.bob}`)).status).toBe(200);
+      expect((await action('bob', ids.ops, 'leave', `?uid=${ids.bob}`)).status).toBe(403);
+      expect(await status('bob', 'GET', '/orgs/globex/teams')).toBe(200);
+      expect((await action('bob', ids.devs, 'leave', `?uid=${ids.bob}`)).status).toBe(200);
+      expect(await status('bob', 'GET', '/orgs/globex/teams')).toBe(403);
+      expect(await status('alice', 'GET', '/orgs/globex/members/bob')).toBe(404);
+    });
+
+    it('leave: the last owner cannot leave the owner team', async () => {
+      const last = await action('alice', ids.owners, 'leave', `?uid=${ids.alice}`);
+      expect(last).toMatchObject({ status: 400, body: { message: expect.stringContaining('last owner') } });
+      expect(await status('alice', 'GET', '/orgs/globex/is-owner')).toBe(200);
+    });
+
+    it('add: by uname or uid; 409 when already a member, 400 for an organization, 404 for nobody', async () => {
+      expect((await action('alice', ids.devs, 'add', `?uid=${ids.dave}&uname=dave`)).status).toBe(200);
+      expect(await status('dave', 'GET', '/orgs/globex/teams')).toBe(200);
+      expect((await action('alice', ids.devs, 'add', `?uid=${ids.dave}&uname=dave`)).status).toBe(409);
+      expect((await action('alice', ids.devs, 'add', `?uid=${ids.bob}`)).status).toBe(200);
+      expect((await action('alice', ids.devs, 'add', `?uid=${ids.bob}`)).status).toBe(409);
+      const org = await action('alice', ids.devs, 'add', `?uid=${ids.initech}&uname=initech`);
+      expect(org).toMatchObject({ status: 400, body: { message: 'initech is an organization, not a user' } });
+      expect((await action('alice', ids.devs, 'add', `?uid=${ids.initech}`)).status).toBe(400);
+      expect((await action('alice', ids.devs, 'add', '?uid=999999&uname=nobody')).status).toBe(404);
+      expect((await action('dave', ids.ops, 'add', `?uid=${ids.carol}&uname=carol`)).status).toBe(403);
+      expect(await status('carol', 'GET', '/orgs/globex/teams')).toBe(403);
+    });
+
+    it('remove: takes another user out; the user loses access on the next request', async () => {
+      expect((await action('dave', ids.devs, 'remove', `?uid=${ids.bob}`)).status).toBe(403);
+      expect((await action('alice', ids.devs, 'remove', `?uid=${ids.dave}`)).status).toBe(200);
+      expect(await status('dave', 'GET', '/orgs/globex/teams')).toBe(403);
+      expect((await action('alice', ids.devs, 'remove', `?uid=${ids.dave}`)).status).toBe(404);
+      const last = await action('alice', ids.owners, 'remove', `?uid=${ids.alice}`);
+      expect(last).toMatchObject({ status: 400, body: { message: expect.stringContaining('last owner') } });
+    });
+
+    it('answers 400 for a missing or bad uid and an unknown action, 404 for a team of another organization', async () => {
+      expect((await action('alice', ids.devs, 'add', '?uname=dave')).status).toBe(400);
+      expect((await action('alice', ids.devs, 'remove', '?uid=x')).status).toBe(400);
+      expect((await action('alice', ids.devs, 'promote', `?uid=${ids.bob}`)).status).toBe(400);
+      expect((await action('alice', ids.devs, 'add', `?uid=${ids.dave}`, 'initech')).status).toBe(404);
+      expect((await action('root', ids.devs, 'add', `?uid=${ids.dave}`, 'initech')).status).toBe(404);
+      expect((await action('alice', 987654, 'add', `?uid=${ids.dave}`)).status).toBe(404);
+    });
+  });
+
+  describe('/teams/{teamid}', () => {
+    it('GET: 200 for those with view:team, 403 for others, 404 for unknown teams, 400 for a bad id', async () => {
+      const team = await api('bob', 'GET', `/teams/${ids.devs}`);
+      expect(team).toMatchObject({ status: 200, body: { id: ids.devs, name: 'devs', organization: { username: 'globex' } } });
+      expect(await status('carol', 'GET', `/teams/${ids.devs}`)).toBe(403);
+      expect(await status('root', 'GET', `/teams/${ids.devs}`)).toBe(200);
+      expect(await status(undefined, 'GET', `/teams/${ids.devs}`)).toBe(401);
+      expect(await status('alice', 'GET', '/teams/987654')).toBe(404);
+      expect(await status('alice', 'GET', '/teams/abc')).toBe(400);
+    });
+
+    it('PATCH: edits name, description, permission (custom too) and type', async () => {
+      const edited = await api('alice', 'PATCH', `/teams/${ids.ops}`, {
+        name: 'operations',
+        description: 'On call',
+        permission: 'custom',
+        type: 'kubernetes',
+      });
+      expect(edited.status).toBe(200);
+      expect(edited.body).toMatchObject({
+        id: ids.ops,
+        name: 'operations',
+        description: 'On call',
+        permission: 'custom',
+        type: 'kubernetes',
+      });
+      expect((await api('alice', 'GET', `/teams/${ids.ops}`)).body.name).toBe('operations');
+    });
+
+    it('PATCH: the owner team keeps its permission and name (400); bad values are 400, taken names 409', async () => {
+      const perm = await api('alice', 'PATCH', `/teams/${ids.owners}`, { name: 'Owners', permission: 'read' });
+      expect(perm).toMatchObject({ status: 400, body: { message: 'the permission of the owner team Owners cannot be changed' } });
+      expect(await status('alice', 'PATCH', `/teams/${ids.owners}`, { name: 'Admins' })).toBe(400);
+      expect((await api('alice', 'PATCH', `/teams/${ids.owners}`, { name: 'Owners', description: 'The bosses' })).body).toMatchObject({
+        permission: 'owner',
+        description: 'The bosses',
+      });
+      expect(await status('alice', 'PATCH', `/teams/${ids.ops}`, { name: 'operations', type: 'database' })).toBe(400);
+      expect(await status('alice', 'PATCH', `/teams/${ids.ops}`, { name: 'bad name!' })).toBe(400);
+      expect(await status('alice', 'PATCH', `/teams/${ids.ops}`, { name: 'operations', permission: 'owner' })).toBe(400);
+      expect(await status('alice', 'PATCH', `/teams/${ids.ops}`, { name: 'devs' })).toBe(409);
+      expect(await status('alice', 'PATCH', `/teams/${ids.ops}`, { description: 'no name' })).toBe(422);
+      expect(await status('bob', 'PATCH', `/teams/${ids.ops}`, { name: 'mine' })).toBe(403);
+      expect(await status('alice', 'PATCH', '/teams/987654', { name: 'x' })).toBe(404);
+    });
+
+    it('DELETE: never the owner team; members left without a team leave the organization', async () => {
+      const owners = await api('alice', 'DELETE', `/teams/${ids.owners}`);
+      expect(owners).toMatchObject({ status: 400, body: { message: 'the owner team Owners cannot be deleted' } });
+      expect(await status('alice', 'PUT', `/teams/${ids.ops}/members/carol`)).toBe(204);
+      expect(await status('alice', 'PUT', `/teams/${ids.ops}/members/bob`)).toBe(204);
+      expect(await status('bob', 'DELETE', `/teams/${ids.ops}`)).toBe(403);
+      expect(await status(undefined, 'DELETE', `/teams/${ids.ops}`)).toBe(401);
+      expect(await status('alice', 'DELETE', `/teams/${ids.ops}`)).toBe(204);
+      expect(await status('alice', 'GET', `/teams/${ids.ops}`)).toBe(404);
+      // carol was only in ops: she is out; bob is still in devs.
+      expect(await status('carol', 'GET', '/orgs/globex/teams')).toBe(403);
+      expect(await status('bob', 'GET', '/orgs/globex/teams')).toBe(200);
+      expect(await status('alice', 'DELETE', `/teams/${ids.ops}`)).toBe(404);
+    });
+
+    it('DELETE: a team with custom roles takes its roles along', async () => {
+      expect(await status('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa', assignedRoleIDs: [ids.teamEditor] })).toBe(200);
+      expect(await status('alice', 'PUT', `/teams/${ids.qa}/members/carol`)).toBe(204);
+      expect(await status('carol', 'PATCH', `/teams/${ids.devs}`, { name: 'devs' })).toBe(200);
+      expect(await status('alice', 'DELETE', `/teams/${ids.qa}`)).toBe(204);
+      expect(await status('carol', 'PATCH', `/teams/${ids.devs}`, { name: 'devs' })).toBe(403);
+      const principals = await api('alice', 'GET', `/authz/roles/${ids.teamEditor}/principals?org=globex`);
+      expect(principals.status).toBe(200);
+      expect(principals.body).toEqual([]);
+    });
+  });
+
+  describe('/teams/{teamid}/members', () => {
+    it('GET lists members; GET one answers the user or 404', async () => {
+      expect(logins((await api('alice', 'GET', `/teams/${ids.devs}/members`)).body)).toEqual(['bob']);
+      expect(logins((await api('alice', 'GET', `/teams/${ids.owners}/members`)).body)).toEqual(['alice']);
+      const bob = await api('alice', 'GET', `/teams/${ids.devs}/members/bob`);
+      expect(bob).toMatchObject({ status: 200, body: { id: ids.bob, login: 'bob', username: 'bob' } });
+      expect(await status('alice', 'GET', `/teams/${ids.devs}/members/carol`)).toBe(404);
+      expect(await status('alice', 'GET', `/teams/${ids.devs}/members/nobody`)).toBe(404);
+      expect(await status('carol', 'GET', `/teams/${ids.devs}/members`)).toBe(403);
+      expect(await status('carol', 'GET', `/teams/${ids.devs}/members/bob`)).toBe(403);
+      expect(await status(undefined, 'GET', `/teams/${ids.devs}/members`)).toBe(401);
+    });
+
+    it('PUT adds a member (again: no change), 400 for an organization or a bad autoConnectClusters, 404 for nobody', async () => {
+      expect(await status('alice', 'PUT', `/teams/${ids.owners}/members/dave?autoConnectClusters=true`)).toBe(204);
+      expect(await status('dave', 'GET', '/orgs/globex/is-owner')).toBe(200);
+      expect(await status('dave', 'POST', '/orgs/globex/teams', { name: 'dave-team', type: 'general' })).toBe(201);
+      expect(await status('alice', 'PUT', `/teams/${ids.owners}/members/dave`)).toBe(204);
+      expect(logins((await api('alice', 'GET', `/teams/${ids.owners}/members`)).body)).toEqual(['alice', 'dave']);
+      expect(await status('alice', 'PUT', `/teams/${ids.devs}/members/initech`)).toBe(400);
+      expect(await status('alice', 'PUT', `/teams/${ids.devs}/members/nobody`)).toBe(404);
+      expect(await status('alice', 'PUT', `/teams/${ids.devs}/members/carol?autoConnectClusters=maybe`)).toBe(400);
+      expect(await status('bob', 'PUT', `/teams/${ids.devs}/members/carol`)).toBe(403);
+      expect(await status('carol', 'GET', '/orgs/globex/teams')).toBe(403);
+    });
+
+    it('DELETE removes a member, who loses the team’s rights on the next request; never the last owner', async () => {
+      expect(await status('bob', 'DELETE', `/teams/${ids.owners}/members/dave`)).toBe(403);
+      expect(await status('alice', 'DELETE', `/teams/${ids.owners}/members/dave`)).toBe(204);
+      expect(await status('dave', 'GET', '/orgs/globex/is-owner')).toBe(403);
+      expect(await status('dave', 'POST', '/orgs/globex/teams', { name: 'dave-team-2', type: 'general' })).toBe(403);
+      expect(await status('alice', 'DELETE', `/teams/${ids.owners}/members/dave`)).toBe(404);
+      const last = await api('alice', 'DELETE', `/teams/${ids.owners}/members/alice`);
+      expect(last).toMatchObject({
+        status: 400,
+        body: { message: 'alice is the last owner of globex; add another owner before removing them' },
+      });
+      expect(await status('alice', 'DELETE', `/teams/${ids.devs}/members/bob`)).toBe(204);
+      expect(await status('bob', 'GET', `/teams/${ids.devs}`)).toBe(403);
+    });
+  });
+});

@@ -1,0 +1,5 @@
+export { assertValidKey, isValidKey, MAX_KEY_LENGTH, type ObjectStorage, type StoredObject } from './object-storage';
+export { FileObjectStorage } from './file-storage';
+export { S3ObjectStorage, type S3StorageOptions } from './s3-storage';
+export { UrlSigner, loadSigningKey, signingKeyFile, stableExpiry, type SignatureCheck, type SigningKeySettings } from './signing';
+export { objectStorageEnv, openObjectStorage, type ObjectStorageConfig } from './config';
