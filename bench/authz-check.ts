@@ -36,15 +36,27 @@ function seedSteps(s: string): [string, string][] {
   const roles = ORGS * ROLES_PER_ORG;
   const ins = `insert into ${s}.tuples (object_type, object_id, relation, user_type, user_id, user_relation)`;
   return [
-    ['site links of organizations', `${ins} select 'organization', o::text, 'site', 'site', 'platform', '' from generate_series(1, ${ORGS}) o`],
-    ['organization owners', `${ins} select 'organization', o::text, 'owner', 'user', (o % ${USERS} + 1)::text, '' from generate_series(1, ${ORGS}) o`],
-    ['teams in organizations', `${ins} select 'team', t::text, 'organization', 'organization', ((t - 1) / ${TEAMS_PER_ORG} + 1)::text, '' from generate_series(1, ${teams}) t`],
+    [
+      'site links of organizations',
+      `${ins} select 'organization', o::text, 'site', 'site', 'platform', '' from generate_series(1, ${ORGS}) o`,
+    ],
+    [
+      'organization owners',
+      `${ins} select 'organization', o::text, 'owner', 'user', (o % ${USERS} + 1)::text, '' from generate_series(1, ${ORGS}) o`,
+    ],
+    [
+      'teams in organizations',
+      `${ins} select 'team', t::text, 'organization', 'organization', ((t - 1) / ${TEAMS_PER_ORG} + 1)::text, '' from generate_series(1, ${teams}) t`,
+    ],
     [
       'team members',
       `${ins} select 'team', t::text, 'member', 'user', (((t::bigint * ${MEMBERS_PER_TEAM} + m) * 7919) % ${USERS} + 1)::text, ''
          from generate_series(1, ${teams}) t, generate_series(0, ${MEMBERS_PER_TEAM - 1}) m on conflict do nothing`,
     ],
-    ['roles in organizations', `${ins} select 'role', r::text, 'organization', 'organization', ((r - 1) / ${ROLES_PER_ORG} + 1)::text, '' from generate_series(1, ${roles}) r`],
+    [
+      'roles in organizations',
+      `${ins} select 'role', r::text, 'organization', 'organization', ((r - 1) / ${ROLES_PER_ORG} + 1)::text, '' from generate_series(1, ${roles}) r`,
+    ],
     [
       'role grants (create_role, edit, create_team)',
       `${ins} select 'organization', ((r - 1) / ${ROLES_PER_ORG} + 1)::text, g, 'role', r::text, 'assignee'
@@ -79,9 +91,9 @@ async function main(): Promise<void> {
   // Half the checks ask about a member of one of the org's teams (allowed through team -> role -> org),
   // half about a random user (mostly denied, which walks every path).
   const question = (i: number) => {
-    const org = (i * 7) % ORGS + 1;
+    const org = ((i * 7) % ORGS) + 1;
     const team = (org - 1) * TEAMS_PER_ORG + (i % TEAMS_PER_ORG) + 1;
-    const user = i % 2 === 0 ? ((team * MEMBERS_PER_TEAM + (i % MEMBERS_PER_TEAM)) * 7919) % USERS + 1 : (i * 104729) % USERS + 1;
+    const user = i % 2 === 0 ? (((team * MEMBERS_PER_TEAM + (i % MEMBERS_PER_TEAM)) * 7919) % USERS) + 1 : ((i * 104729) % USERS) + 1;
     return { user: `user:${user}`, relation: 'create_role', object: `organization:${org}` };
   };
   for (let i = 0; i < 500; i++) await engine.check(question(i + CHECKS)); // warm-up: plans and buffers

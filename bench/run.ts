@@ -11,6 +11,8 @@ for (const name of wanted) {
     console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
     process.exit(64);
   }
-  const res = spawnSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', file)], { stdio: 'inherit' });
+  const res = spawnSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', file)], {
+    stdio: 'inherit',
+  });
   if (res.status !== 0) process.exit(res.status ?? 1);
 }

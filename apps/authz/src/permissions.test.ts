@@ -19,6 +19,7 @@ const model = TypeSystem.fromFile();
 const SPEC_NAMES = [
   // Not in the spec: the Gitea-compatible admin routes (POST /admin/users) check it.
   'admin:site',
+  'access:org',
   // Not an `action:object` name of the spec: its "org membership required" (the member relation).
   'member:org',
   'edit:org',

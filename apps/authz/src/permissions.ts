@@ -59,6 +59,13 @@ const TABLE: Row[] = [
   },
   // "Org membership required" of the spec's route descriptions (4.1, 4.13, 4.14): the member relation.
   { name: 'member:org', objectType: 'organization', relation: 'member', description: 'Be a member of the organization' },
+  // Not in the spec: the membership gate of the /authz routes, which site admins pass too.
+  {
+    name: 'access:org',
+    objectType: 'organization',
+    relation: 'access',
+    description: 'Act within the organization (members and site admins)',
+  },
   // Custom roles (spec 4.1).
   {
     name: 'create_role:org',

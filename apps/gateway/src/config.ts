@@ -19,6 +19,11 @@ export const gatewayEnv = {
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */
   ...objectStorageEnv,
   /** Largest avatar upload in bytes, enforced while the multipart body is read (orgs-teams checks it too). */
-  AVATAR_MAX_BYTES: z.coerce.number().int().min(1024).max(3 * 1024 * 1024).default(1024 * 1024),
+  AVATAR_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(3 * 1024 * 1024)
+    .default(1024 * 1024),
 };
 export type GatewayConfig = ConfigOf<typeof gatewayEnv>;

@@ -49,7 +49,8 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
       serve(route, req, { backends, config, requestId: req.requestId }).then((result) => {
         res.status(result.status ?? 200).set(result.headers ?? {});
         if (result.body === undefined) res.end();
-        else if (Buffer.isBuffer(result.body)) res.send(result.body); // bytes (signed objects) go out as they are
+        else if (Buffer.isBuffer(result.body))
+          res.send(result.body); // bytes (signed objects) go out as they are
         else res.json(result.body);
       }, next);
     });
@@ -118,7 +119,7 @@ async function serve(route: Route, req: Request, base: Omit<RouteContext, 'calle
       { userId: ctx.caller.id, permission: route.check.permission, objectId },
       { requestId: base.requestId },
     );
-    if (!allowed) throw new NotAllowedError(`you do not have the ${route.check.permission} permission`);
+    if (!allowed) throw new NotAllowedError(route.check.denied ?? `you do not have the ${route.check.permission} permission`);
   }
   return route.handle(req, ctx);
 }

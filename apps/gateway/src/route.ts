@@ -39,7 +39,7 @@ export interface Route {
   /** The `org` query parameter: required (400 when absent), or optional. */
   org?: 'required' | 'optional';
   /** The relationship check (spec section 5.3) run before the backend is called; 403 when it fails. */
-  check?: { permission: string; on: CheckTarget };
+  check?: { permission: string; on: CheckTarget; /** 403 message; default names the permission. */ denied?: string };
   /** The backend app answering; when it is down only routes naming it answer 503. */
   service: BackendName;
   /** Deployment gate (spec section 1); absent means every deployment. */

@@ -11,6 +11,7 @@ import { organizationsService } from './orgs/service';
 import { openObjectStorage } from '@platform/object-storage';
 import { siteSettingsService } from './settings/service';
 import { avatarsService } from './avatars/service';
+import { Avatars } from './avatars/avatars';
 import { orgTokensService } from './org-tokens/service';
 import { SecretBox } from './org-tokens/secret-box';
 import { orgClaimsService } from './claims/service';
@@ -29,6 +30,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
       database: { schema: 'identity', migrations },
       async grpc({ db, log }) {
         const identity = new Identity(db!);
+        const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,
@@ -58,9 +60,16 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
             resolveOrg: (req) => identity.resolveOrg(req.name),
           }),
-          organizationsService({ db: db!, adminOrg: config.PLATFORM_ADMIN_ORG }, orgAuthz),
-          siteSettingsService(db!, { runMode: config.RUN_MODE, deploymentType: config.DEPLOYMENT_TYPE, isOfflineInstaller: config.OFFLINE_INSTALLER }),
-          avatarsService(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log),
+          organizationsService(
+            { db: db!, adminOrg: config.PLATFORM_ADMIN_ORG, afterOrgDeleted: (orgId) => avatars.purge(orgId) },
+            orgAuthz,
+          ),
+          siteSettingsService(db!, {
+            runMode: config.RUN_MODE,
+            deploymentType: config.DEPLOYMENT_TYPE,
+            isOfflineInstaller: config.OFFLINE_INSTALLER,
+          }),
+          avatarsService(avatars),
           orgTokensService(db!, SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR)),
           orgClaimsService(db!, orgAuthz),
         ];

@@ -15,7 +15,12 @@ export const orgsTeamsEnv = {
   /** Where avatars are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); see docs/object-storage.md. */
   ...objectStorageEnv,
   /** Largest avatar upload in bytes (spec 4.13); below gRPC's 4 MiB message limit. */
-  AVATAR_MAX_BYTES: z.coerce.number().int().min(1024).max(3 * 1024 * 1024).default(1024 * 1024),
+  AVATAR_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(3 * 1024 * 1024)
+    .default(1024 * 1024),
   /** base64 of 32 bytes: key sealing secrets shown again later (manager sync tokens). Embedded default: DATA_DIR/secrets/encryption.key. */
   SECRETS_ENCRYPTION_KEY: z
     .string()

@@ -1,11 +1,5 @@
 import { authzV1, orgsTeamsV1 } from '@platform/proto';
-import {
-  bindService,
-  createClient,
-  createLogger,
-  startGrpcServer,
-  type PromiseClient,
-} from '@platform/service-kit';
+import { bindService, createClient, createLogger, startGrpcServer, type PromiseClient } from '@platform/service-kit';
 import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { UnavailableError } from '@platform/errors';
 import { orgsTeamsApp } from '../src/app';

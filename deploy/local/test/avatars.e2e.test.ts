@@ -2,15 +2,13 @@ import { createHash, createHmac } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { startPlatform, type LocalPlatform } from '../src/platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 // The avatar rows of spec section 4.13 over HTTP as a client walks them: the URL answered by GET actually
 // serves the image; multipart upload with its size and type limits; lookups; delete; the view/update/
 // delete:avatar checks (with a custom role granting them on the very next request); and the signed-URL
 // path itself (forged, tampered, expired). Decisions: docs/object-storage.md.
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const SIGNING_KEY = 'e2e-signing-key-0123456789abcdef0123456789';
 const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const PNG_SIGNATURE = PNG_1x1.subarray(0, 8);
@@ -33,32 +31,13 @@ function pngClaiming(width: number, height: number): Buffer {
   return b;
 }
 
-type Reply = { status: number; body: any };
-
 describe('organization avatars over HTTP (spec section 4.13)', () => {
-  let platform: LocalPlatform;
-  let drop: () => Promise<void>;
+  let harness: TestPlatform;
+  const api: TestPlatform['api'] = (...args) => harness.api(...args);
   let dataDir: string;
-  const tokens: Record<string, string> = {};
   let devs: number;
   let acmeId: number;
 
-  const call = async (
-    who: string | undefined,
-    method: string,
-    p: string,
-    body?: FormData | string,
-    contentType?: string,
-  ): Promise<Reply> => {
-    const headers = new Headers();
-    if (who) headers.set('authorization', `token ${tokens[who]}`);
-    if (contentType) headers.set('content-type', contentType);
-    const res = await fetch(`${platform.url}api/v1${p}`, { method, headers, body });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
-  const json = (who: string | undefined, method: string, p: string, value?: unknown) =>
-    call(who, method, p, value === undefined ? undefined : JSON.stringify(value), value === undefined ? undefined : 'application/json');
   const form = (fields: Record<string, string | { bytes: Buffer; name: string; type: string }>) => {
     const f = new FormData();
     for (const [k, v] of Object.entries(fields)) {
@@ -68,7 +47,7 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
     return f;
   };
   const upload = (who: string | undefined, fields: Parameters<typeof form>[0], org = 'acme') =>
-    call(who, 'POST', `/orgs/${org}/avatar/`, form(fields));
+    harness.send(who, 'POST', `/orgs/${org}/avatar/`, form(fields));
   /** Fetches an avatar URL as a browser would: no credentials. */
   const image = async (url: string) => {
     const res = await fetch(url);
@@ -84,74 +63,40 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
     return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
   };
 
-  async function signUp(login: string): Promise<void> {
-    const created = await json('root', 'POST', '/admin/users', {
-      username: login,
-      email: `${login}@example.com`,
-      password: `${login}-password`,
-    });
-    expect(created.status).toBe(201);
-    const res = await fetch(`${platform.url}api/v1/users/${login}/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic(login, `${login}-password`), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'cli' }),
-    });
-    tokens[login] = ((await res.json()) as { sha1: string }).sha1;
-  }
-
   // acme: owner alice; team devs with bob (member without avatar grants). carol is in no organization.
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'avatars-e2e-'));
-    platform = await startPlatform({
-      DATABASE_URL: db.url,
-      NATS_URL: await testNatsUrl(),
-      DATA_DIR: dataDir,
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'silent',
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-      OBJECT_STORAGE_SIGNING_KEY: SIGNING_KEY,
-    });
-    const res = await fetch(`${platform.url}api/v1/users/root/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic('root', 'root-password'), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'admin' }),
-    });
-    tokens.root = ((await res.json()) as { sha1: string }).sha1;
-    for (const login of ['alice', 'bob', 'carol']) await signUp(login);
-    const org = await json('alice', 'POST', '/orgs', { username: 'acme' });
+    harness = await bootTestPlatform({ DATA_DIR: dataDir, OBJECT_STORAGE_SIGNING_KEY: SIGNING_KEY });
+    for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
+    const org = await api('alice', 'POST', '/orgs', { username: 'acme' });
     expect(org.status).toBe(201);
     acmeId = org.body.id;
-    const team = await json('alice', 'POST', '/orgs/acme/teams', { name: 'devs', type: 'general', permission: 'read' });
+    const team = await api('alice', 'POST', '/orgs/acme/teams', { name: 'devs', type: 'general', permission: 'read' });
     expect(team.status).toBe(201);
     devs = team.body.id;
-    expect((await json('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
+    expect((await api('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
   }, 120_000);
   afterAll(async () => {
-    await platform?.stop();
-    await drop?.();
+    await harness?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   describe('GET /orgs/{orgname}/avatar/', () => {
     it('needs a token (401) and view:avatar (403 for a non-member); 404 for an unknown organization', async () => {
-      expect((await json(undefined, 'GET', '/orgs/acme/avatar/')).status).toBe(401);
-      const outsider = await json('carol', 'GET', '/orgs/acme/avatar/');
+      expect((await api(undefined, 'GET', '/orgs/acme/avatar/')).status).toBe(401);
+      const outsider = await api('carol', 'GET', '/orgs/acme/avatar/');
       expect(outsider).toEqual({ status: 403, body: { message: 'you do not have the view:avatar permission', url: expect.any(String) } });
-      expect((await json('alice', 'GET', '/orgs/nope/avatar/')).status).toBe(404);
+      expect((await api('alice', 'GET', '/orgs/nope/avatar/')).status).toBe(404);
     });
 
     it('answers members and site admins a JSON string URL that serves the generated default image', async () => {
-      const member = await json('bob', 'GET', '/orgs/acme/avatar/');
+      const member = await api('bob', 'GET', '/orgs/acme/avatar/');
       expect(member.status).toBe(200);
       expect(member.body).toMatch(
         new RegExp(`^http://[^/]+/api/v1/objects/avatars/default/${acmeId}\\.png\\?expires=\\d+&signature=[\\w-]{43}$`),
       );
-      expect((await json('root', 'GET', '/orgs/acme/avatar/')).body).toBe(member.body);
-      expect((await json('alice', 'GET', '/orgs/acme/avatar')).body).toBe(member.body);
+      expect((await api('root', 'GET', '/orgs/acme/avatar/')).body).toBe(member.body);
+      expect((await api('alice', 'GET', '/orgs/acme/avatar')).body).toBe(member.body);
       const img = await image(member.body);
       expect(img.status).toBe(200);
       expect(img.type).toBe('image/png');
@@ -164,7 +109,7 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
     const sign = (key: string, expires: number) => createHmac('sha256', SIGNING_KEY).update(`${key}\n${expires}`).digest('base64url');
 
     it('is signed with OBJECT_STORAGE_SIGNING_KEY over key and expiry, and valid for at least an hour', async () => {
-      const url = new URL((await json('bob', 'GET', '/orgs/acme/avatar/')).body);
+      const url = new URL((await api('bob', 'GET', '/orgs/acme/avatar/')).body);
       const key = url.pathname.replace('/api/v1/objects/', '');
       const expires = Number(url.searchParams.get('expires'));
       expect(url.searchParams.get('signature')).toBe(sign(key, expires));
@@ -172,7 +117,7 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
     });
 
     it('refuses a missing, forged, tampered or expired signature with 403, and answers 404 for a signed unknown key', async () => {
-      const url = new URL((await json('bob', 'GET', '/orgs/acme/avatar/')).body);
+      const url = new URL((await api('bob', 'GET', '/orgs/acme/avatar/')).body);
       const key = url.pathname.replace('/api/v1/objects/', '');
       const origin = `${url.origin}/api/v1/objects`;
       const expires = Number(url.searchParams.get('expires'));
@@ -205,7 +150,7 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
       const res = await upload('alice', { avatar: { bytes: PNG_1x1, name: 'logo.png', type: 'image/png' } });
       expect(res.status).toBe(200);
       expect(res.body).toMatch(new RegExp(`/api/v1/objects/avatars/org/${acmeId}/[0-9a-f]{32}\\.png\\?expires=`));
-      expect((await json('bob', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
+      expect((await api('bob', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
       const img = await image(res.body);
       expect([img.status, img.type]).toEqual([200, 'image/png']);
       expect(img.bytes.equals(PNG_1x1)).toBe(true);
@@ -226,7 +171,7 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
         const refused = await upload('alice', { avatar: { bytes, name, type } });
         expect(refused).toMatchObject({ status: 422, body: { message: 'avatar: the file is not a PNG, JPEG, GIF or WebP image' } });
       }
-      expect((await json('alice', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
+      expect((await api('alice', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
     });
 
     it('enforces the size limit (1 MiB) and the dimension limit (4096 px) with 400', async () => {
@@ -242,7 +187,7 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
     });
 
     it('answers 422 for forms it cannot use: not multipart, no image or lookup, wrong file field, bad fields', async () => {
-      expect((await json('alice', 'POST', '/orgs/acme/avatar/', { source: 'lookup', gravatar: 'x@example.com' })).status).toBe(422);
+      expect((await api('alice', 'POST', '/orgs/acme/avatar/', { source: 'lookup', gravatar: 'x@example.com' })).status).toBe(422);
       expect((await upload('alice', {})).status).toBe(422);
       expect((await upload('alice', { file: { bytes: PNG_1x1, name: 'a.png', type: 'image/png' } })).status).toBe(422);
       expect((await upload('alice', { source: 'local' })).status).toBe(422);
@@ -250,23 +195,19 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
       expect((await upload('alice', { source: 'lookup' })).status).toBe(422);
       expect((await upload('alice', { source: 'lookup', gravatar: 'not-an-email' })).status).toBe(422);
       expect((await upload('alice', { source: 'lookup', gravatar: 'x@example.com', federavatar: 'maybe' })).status).toBe(422);
-      const broken = await call(
-        'alice',
-        'POST',
-        '/orgs/acme/avatar/',
-        '--xx\r\nContent-Disposition: form-data; name="avatar"',
-        'multipart/form-data; boundary=xx',
-      );
+      const broken = await harness.send('alice', 'POST', '/orgs/acme/avatar/', '--xx\r\nContent-Disposition: form-data; name="avatar"', {
+        'content-type': 'multipart/form-data; boundary=xx',
+      });
       expect(broken.status).toBe(422);
     });
 
     it('switches to a Gravatar or Libravatar lookup: the stored image is deleted and its URL stops serving', async () => {
-      const stored = (await json('alice', 'GET', '/orgs/acme/avatar/')).body;
+      const stored = (await api('alice', 'GET', '/orgs/acme/avatar/')).body;
       expect((await image(stored)).status).toBe(200);
       const md5 = createHash('md5').update('team@example.com').digest('hex');
       const res = await upload('alice', { source: 'lookup', gravatar: ' Team@Example.com ' });
       expect(res).toEqual({ status: 200, body: `https://secure.gravatar.com/avatar/${md5}?d=identicon` });
-      expect((await json('bob', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
+      expect((await api('bob', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
       expect((await image(stored)).status).toBe(404);
       expect(storedFiles()).toEqual([]);
       const fed = await upload('alice', { source: 'lookup', gravatar: 'team@example.com', federavatar: 'true' });
@@ -274,7 +215,7 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
     });
 
     it('follows a custom role granting update:avatar on the very next request, and its removal too', async () => {
-      const role = await json('alice', 'POST', '/authz/roles?org=acme', {
+      const role = await api('alice', 'POST', '/authz/roles?org=acme', {
         name: 'avatar-editors',
         permissions: [{ namespace: 'avatar', action: 'update' }],
         teamIDs: [devs],
@@ -284,87 +225,58 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
       expect(granted.status).toBe(200);
       expect((await image(granted.body)).bytes.equals(PNG_1x1)).toBe(true);
       // The role carries update only: deleting still takes delete:avatar.
-      expect((await json('bob', 'POST', '/orgs/acme/avatar/delete')).status).toBe(403);
-      expect((await json('alice', 'DELETE', `/authz/roles/${role.body.id}?org=acme`)).status).toBe(204);
+      expect((await api('bob', 'POST', '/orgs/acme/avatar/delete')).status).toBe(403);
+      expect((await api('alice', 'DELETE', `/authz/roles/${role.body.id}?org=acme`)).status).toBe(204);
       expect((await upload('bob', { avatar: { bytes: gif(8, 8), name: 'bob.gif', type: 'image/gif' } })).status).toBe(403);
     });
   });
 
   describe('POST /orgs/{orgname}/avatar/delete', () => {
     it('needs a token (401) and delete:avatar (403)', async () => {
-      expect((await json(undefined, 'POST', '/orgs/acme/avatar/delete')).status).toBe(401);
-      expect((await json('bob', 'POST', '/orgs/acme/avatar/delete')).status).toBe(403);
-      expect((await json('carol', 'POST', '/orgs/acme/avatar/delete')).status).toBe(403);
-      expect((await json('alice', 'POST', '/orgs/nope/avatar/delete')).status).toBe(404);
+      expect((await api(undefined, 'POST', '/orgs/acme/avatar/delete')).status).toBe(401);
+      expect((await api('bob', 'POST', '/orgs/acme/avatar/delete')).status).toBe(403);
+      expect((await api('carol', 'POST', '/orgs/acme/avatar/delete')).status).toBe(403);
+      expect((await api('alice', 'POST', '/orgs/nope/avatar/delete')).status).toBe(404);
       expect(storedFiles()).toHaveLength(1);
     });
 
     it('returns to the generated default: 200 with its URL; the stored image is deleted and stops serving', async () => {
-      const stored = (await json('alice', 'GET', '/orgs/acme/avatar/')).body;
-      const res = await json('alice', 'POST', '/orgs/acme/avatar/delete');
+      const stored = (await api('alice', 'GET', '/orgs/acme/avatar/')).body;
+      const res = await api('alice', 'POST', '/orgs/acme/avatar/delete');
       expect(res.status).toBe(200);
       expect(res.body).toMatch(new RegExp(`/api/v1/objects/avatars/default/${acmeId}\\.png\\?`));
-      expect((await json('bob', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
+      expect((await api('bob', 'GET', '/orgs/acme/avatar/')).body).toBe(res.body);
       expect((await image(res.body)).type).toBe('image/png');
       expect((await image(stored)).status).toBe(404);
       expect(storedFiles()).toEqual([]);
       // Deleting the default again is harmless; a site admin may do it too.
-      expect((await json('root', 'POST', '/orgs/acme/avatar/delete')).status).toBe(200);
+      expect((await api('root', 'POST', '/orgs/acme/avatar/delete')).status).toBe(200);
     });
   });
 });
 
 describe('signed object URLs without OBJECT_STORAGE_SIGNING_KEY (embedded mode)', () => {
-  let platform: LocalPlatform;
-  let drop: () => Promise<void>;
+  let harness: TestPlatform;
   let dataDir: string;
-  let token: string;
 
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'avatars-embedded-'));
-    platform = await startPlatform({
-      DATABASE_URL: db.url,
-      NATS_URL: await testNatsUrl(),
-      DATA_DIR: dataDir,
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'silent',
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-    });
-    const res = await fetch(`${platform.url}api/v1/users/root/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic('root', 'root-password'), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'admin' }),
-    });
-    token = ((await res.json()) as { sha1: string }).sha1;
+    harness = await bootTestPlatform({ DATA_DIR: dataDir });
   }, 120_000);
   afterAll(async () => {
-    await platform?.stop();
-    await drop?.();
+    await harness?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('generates the key under DATA_DIR on first use and keeps it, so URLs survive a gateway restart', async () => {
     const keyFile = path.join(dataDir, 'object-storage', 'signing-key');
     expect(fs.existsSync(keyFile)).toBe(false);
-    const auth = { authorization: `token ${token}` };
-    expect(
-      (
-        await fetch(`${platform.url}api/v1/orgs`, {
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: '{"username":"solo"}',
-        })
-      ).status,
-    ).toBe(201);
+    expect((await harness.api('root', 'POST', '/orgs', { username: 'solo' })).status).toBe(201);
     const body = new FormData();
     body.append('avatar', new Blob([PNG_1x1], { type: 'image/png' }), 'a.png');
-    const uploaded = await fetch(`${platform.url}api/v1/orgs/solo/avatar/`, { method: 'POST', headers: auth, body });
+    const uploaded = await harness.send('root', 'POST', '/orgs/solo/avatar/', body);
     expect(uploaded.status).toBe(200);
-    const url = new URL((await uploaded.json()) as string);
+    const url = new URL(uploaded.body as string);
 
     const key = fs.readFileSync(keyFile, 'utf8').trim();
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
@@ -377,9 +289,9 @@ describe('signed object URLs without OBJECT_STORAGE_SIGNING_KEY (embedded mode)'
     // Stored as a file under DATA_DIR/objects.
     expect(fs.existsSync(path.join(dataDir, 'objects', ...objectKey.split('/')))).toBe(true);
 
-    await platform.stopApp('gateway');
-    await platform.startApp('gateway');
-    const port = platform.apps.get('gateway')!.httpPort;
+    await harness.platform.stopApp('gateway');
+    await harness.platform.startApp('gateway');
+    const port = harness.platform.apps.get('gateway')!.httpPort;
     const again = await fetch(`http://localhost:${port}${url.pathname}${url.search}`);
     expect(again.status).toBe(200);
     expect(Buffer.from(await again.arrayBuffer()).equals(PNG_1x1)).toBe(true);

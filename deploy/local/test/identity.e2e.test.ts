@@ -1,55 +1,18 @@
-import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { startPlatform, type LocalPlatform } from '../src/platform';
-
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+import { basic, bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
 
 describe('identity over HTTP: users, tokens and authentication (spec section 5)', () => {
-  let platform: LocalPlatform;
-  let drop: () => Promise<void>;
-  let api: (path: string, init?: RequestInit & { json?: unknown }) => Promise<{ status: number; body: any }>;
-  let adminToken: string;
+  let harness: TestPlatform;
+  const api: TestPlatform['api'] = (...args) => harness.api(...args);
+  const rootBasic = { authorization: basic('root', ROOT_PASSWORD) };
+  const bobBasic = { authorization: basic('bob', 'bob-password') };
 
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
-    platform = await startPlatform({
-      DATABASE_URL: db.url,
-      NATS_URL: await testNatsUrl(),
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'silent',
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-    });
-    api = async (path, init = {}) => {
-      const headers = new Headers(init.headers);
-      if (init.json !== undefined) headers.set('content-type', 'application/json');
-      const res = await fetch(`${platform.url}api/v1${path}`, {
-        ...init,
-        headers,
-        body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    };
-    const created = await api('/users/root/tokens', {
-      method: 'POST',
-      headers: { authorization: basic('root', 'root-password') },
-      json: { name: 'admin' },
-    });
-    adminToken = created.body.sha1;
+    harness = await bootTestPlatform();
   });
-  afterAll(async () => {
-    await platform?.stop();
-    await drop?.();
-  });
+  afterAll(() => harness?.stop());
 
   it('creates a token with Basic auth and returns its secret once', async () => {
-    const res = await api('/users/root/tokens', {
-      method: 'POST',
-      headers: { authorization: basic('root', 'root-password') },
-      json: { name: 'laptop' },
-    });
+    const res = await api(undefined, 'POST', '/users/root/tokens', { name: 'laptop' }, rootBasic);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(Number),
@@ -57,14 +20,14 @@ describe('identity over HTTP: users, tokens and authentication (spec section 5)'
       sha1: expect.stringMatching(/^[0-9a-f]{40}$/),
       token_last_eight: res.body.sha1.slice(-8),
     });
-    const list = await api('/users/root/tokens', { headers: { authorization: basic('root', 'root-password') } });
+    const list = await api(undefined, 'GET', '/users/root/tokens', undefined, rootBasic);
     expect(list.body).toEqual(
       expect.arrayContaining([{ id: res.body.id, name: 'laptop', sha1: '', token_last_eight: res.body.token_last_eight }]),
     );
   });
 
   it('authenticates with the header, ?token= and ?access_token=', async () => {
-    const viaHeader = await api('/user', { headers: { authorization: `token ${adminToken}` } });
+    const viaHeader = await api('root', 'GET', '/user');
     expect(viaHeader.status).toBe(200);
     expect(viaHeader.body).toMatchObject({
       login: 'root',
@@ -74,88 +37,55 @@ describe('identity over HTTP: users, tokens and authentication (spec section 5)'
       active: true,
       type: 0,
     });
-    expect((await api(`/user?token=${adminToken}`)).body.login).toBe('root');
-    expect((await api(`/user?access_token=${adminToken}`)).body.login).toBe('root');
+    expect((await api(undefined, 'GET', `/user?token=${harness.tokens.root}`)).body.login).toBe('root');
+    expect((await api(undefined, 'GET', `/user?access_token=${harness.tokens.root}`)).body.login).toBe('root');
   });
 
   it('answers 401 {message, url} without a token, with a bad token and with a wrong password', async () => {
-    const none = await api('/user');
+    const none = await api(undefined, 'GET', '/user');
     expect(none).toEqual({ status: 401, body: { message: 'token is required', url: expect.stringMatching(/\/api\/v1\/openapi\.json$/) } });
-    expect((await api('/user', { headers: { authorization: 'token 0000000000000000000000000000000000000000' } })).status).toBe(401);
-    const wrong = await api('/users/root/tokens', {
-      method: 'POST',
-      headers: { authorization: basic('root', 'nope') },
-      json: { name: 'x' },
-    });
+    expect(
+      (await api(undefined, 'GET', '/user', undefined, { authorization: 'token 0000000000000000000000000000000000000000' })).status,
+    ).toBe(401);
+    const wrong = await api(undefined, 'POST', '/users/root/tokens', { name: 'x' }, { authorization: basic('root', 'nope') });
     expect(wrong).toEqual({ status: 401, body: { message: 'invalid username or password', url: expect.any(String) } });
   });
 
   it('lets the site admin create users: 201, 409 on a taken name or email, 422 on a bad body', async () => {
-    const auth = { authorization: `token ${adminToken}` };
-    const created = await api('/admin/users', {
-      method: 'POST',
-      headers: auth,
-      json: { username: 'bob', email: 'bob@example.com', password: 'bob-password', full_name: 'Bob' },
+    const created = await api('root', 'POST', '/admin/users', {
+      username: 'bob',
+      email: 'bob@example.com',
+      password: 'bob-password',
+      full_name: 'Bob',
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ login: 'bob', full_name: 'Bob', is_admin: false });
     expect(
-      (
-        await api('/admin/users', {
-          method: 'POST',
-          headers: auth,
-          json: { username: 'BOB', email: 'other@example.com', password: 'bob-password' },
-        })
-      ).status,
+      (await api('root', 'POST', '/admin/users', { username: 'BOB', email: 'other@example.com', password: 'bob-password' })).status,
     ).toBe(409);
     expect(
-      (
-        await api('/admin/users', {
-          method: 'POST',
-          headers: auth,
-          json: { username: 'bobby', email: 'bob@example.com', password: 'bob-password' },
-        })
-      ).status,
+      (await api('root', 'POST', '/admin/users', { username: 'bobby', email: 'bob@example.com', password: 'bob-password' })).status,
     ).toBe(409);
-    const bad = await api('/admin/users', { method: 'POST', headers: auth, json: { username: 'carol' } });
+    const bad = await api('root', 'POST', '/admin/users', { username: 'carol' });
     expect(bad.status).toBe(422);
     expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['body.email', 'body.password']);
-    const malformed = await fetch(`${platform.url}api/v1/admin/users`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: '{',
-    });
+    const malformed = await harness.send('root', 'POST', '/admin/users', '{', { 'content-type': 'application/json' });
     expect(malformed.status).toBe(422);
   });
 
   it('refuses non-admins with 403 {message, url}, and other users’ tokens', async () => {
-    const bobToken = (
-      await api('/users/bob/tokens', { method: 'POST', headers: { authorization: basic('bob', 'bob-password') }, json: { name: 'cli' } })
-    ).body;
-    const denied = await api('/admin/users', {
-      method: 'POST',
-      headers: { authorization: `token ${bobToken.sha1}` },
-      json: { username: 'eve', email: 'eve@example.com', password: 'eve-password' },
-    });
+    harness.tokens.bob = await harness.tokenFor('bob', 'bob-password');
+    const denied = await api('bob', 'POST', '/admin/users', { username: 'eve', email: 'eve@example.com', password: 'eve-password' });
     expect(denied).toEqual({ status: 403, body: { message: 'you do not have the admin:site permission', url: expect.any(String) } });
-    expect((await api('/users/root/tokens', { headers: { authorization: basic('bob', 'bob-password') } })).status).toBe(403);
+    expect((await api(undefined, 'GET', '/users/root/tokens', undefined, bobBasic)).status).toBe(403);
   });
 
   it('refuses a deleted token with 401', async () => {
-    const t = (
-      await api('/users/bob/tokens', {
-        method: 'POST',
-        headers: { authorization: basic('bob', 'bob-password') },
-        json: { name: 'temporary' },
-      })
-    ).body;
-    expect((await api('/user', { headers: { authorization: `token ${t.sha1}` } })).status).toBe(200);
-    expect(
-      (await api(`/users/bob/tokens/${t.id}`, { method: 'DELETE', headers: { authorization: basic('bob', 'bob-password') } })).status,
-    ).toBe(204);
-    expect((await api('/user', { headers: { authorization: `token ${t.sha1}` } })).status).toBe(401);
-    expect(
-      (await api(`/users/bob/tokens/${t.id}`, { method: 'DELETE', headers: { authorization: basic('bob', 'bob-password') } })).status,
-    ).toBe(404);
+    const t = (await api(undefined, 'POST', '/users/bob/tokens', { name: 'temporary' }, bobBasic)).body;
+    const withT = { authorization: `token ${t.sha1}` };
+    expect((await api(undefined, 'GET', '/user', undefined, withT)).status).toBe(200);
+    expect((await api(undefined, 'DELETE', `/users/bob/tokens/${t.id}`, undefined, bobBasic)).status).toBe(204);
+    expect((await api(undefined, 'GET', '/user', undefined, withT)).status).toBe(401);
+    expect((await api(undefined, 'DELETE', `/users/bob/tokens/${t.id}`, undefined, bobBasic)).status).toBe(404);
   });
 });

@@ -1,52 +1,16 @@
-import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { startPlatform, type LocalPlatform } from '../src/platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 // Spec section 4.13 as a client walks it: organizations, members and public members (avatars, sync
 // tokens, access and bus tokens and claims have their own suites). Decisions: docs/organizations-and-teams.md.
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-
-type Reply = { status: number; body: any; headers: Headers };
-
 describe('organizations, members and public members over HTTP (spec section 4.13)', () => {
-  let platform: LocalPlatform;
-  let drop: () => Promise<void>;
-  const tokens: Record<string, string> = {};
-  const ids: Record<string, number> = {};
-
+  let harness: TestPlatform;
   /** Calls the API as `who` (a login, or undefined for an anonymous caller); redirects are not followed. */
-  const api = async (who: string | undefined, method: string, path: string, json?: unknown): Promise<Reply> => {
-    const headers = new Headers();
-    if (who) headers.set('authorization', `token ${tokens[who]}`);
-    if (json !== undefined) headers.set('content-type', 'application/json');
-    const res = await fetch(`${platform.url}api/v1${path}`, {
-      method,
-      headers,
-      body: json !== undefined ? JSON.stringify(json) : undefined,
-      redirect: 'manual',
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-  };
+  const api: TestPlatform['api'] = (...args) => harness.api(...args);
+  let ids: TestPlatform['ids'];
   const status = async (who: string | undefined, method: string, path: string, json?: unknown) =>
     (await api(who, method, path, json)).status;
   const logins = (users: { login: string }[]) => users.map((u) => u.login);
-
-  async function signUp(login: string): Promise<void> {
-    const created = await api('root', 'POST', '/admin/users', {
-      username: login,
-      email: `${login}@example.com`,
-      password: `${login}-password`,
-    });
-    expect(created.status).toBe(201);
-    ids[login] = created.body.id;
-    const token = await fetch(`${platform.url}api/v1/users/${login}/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic(login, `${login}-password`), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'cli' }),
-    });
-    tokens[login] = ((await token.json()) as { sha1: string }).sha1;
-  }
 
   /** The id of an organization's team, as its owner sees it. */
   async function teamId(owner: string, org: string, name: string): Promise<number> {
@@ -56,31 +20,11 @@ describe('organizations, members and public members over HTTP (spec section 4.13
   }
 
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
-    platform = await startPlatform({
-      DATABASE_URL: db.url,
-      NATS_URL: await testNatsUrl(),
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'silent',
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-      PLATFORM_ADMIN_ORG: 'platform-admins',
-    });
-    const res = await fetch(`${platform.url}api/v1/users/root/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic('root', 'root-password'), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'admin' }),
-    });
-    tokens.root = ((await res.json()) as { sha1: string }).sha1;
-    ids.root = (await api('root', 'GET', '/user')).body.id;
-    for (const login of ['alice', 'bob', 'carol', 'dave']) await signUp(login);
+    harness = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'platform-admins' });
+    ids = harness.ids;
+    for (const login of ['alice', 'bob', 'carol', 'dave']) await harness.signUp(login);
   }, 120_000);
-  afterAll(async () => {
-    await platform?.stop();
-    await drop?.();
-  });
+  afterAll(() => harness?.stop());
 
   describe('POST /orgs', () => {
     it('creates an organization owned by the caller through the Owners team', async () => {

@@ -1,92 +1,32 @@
-import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { startPlatform, type LocalPlatform } from '../src/platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 // Spec section 4.8 over HTTP as a client walks it: branding (ETag, 304, the edit_branding_options:org
 // check on the org context), the email-domain whitelist and the registration toggle (site-admin checks),
 // with every 401/403/400/404/409/422 path and authorization changes seen on the very next request.
 // Decisions: docs/site-settings.md.
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-type Reply = { status: number; body: any; headers: Headers; text: string };
-
 /** A real 1×1 PNG. */
 const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 describe('site settings over HTTP (spec section 4.8)', () => {
-  let platform: LocalPlatform;
-  let drop: () => Promise<void>;
-  const tokens: Record<string, string> = {};
+  let harness: TestPlatform;
+  const api: TestPlatform['api'] = (...args) => harness.api(...args);
   let devs: number;
 
-  const api = async (
-    who: string | undefined,
-    method: string,
-    path: string,
-    json?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<Reply> => {
-    const h = new Headers(headers);
-    if (who) h.set('authorization', `token ${tokens[who]}`);
-    if (json !== undefined) h.set('content-type', 'application/json');
-    const res = await fetch(`${platform.url}api/v1${path}`, {
-      method,
-      headers: h,
-      body: json !== undefined ? JSON.stringify(json) : undefined,
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers, text };
-  };
   const status = async (who: string | undefined, method: string, path: string, json?: unknown) =>
     (await api(who, method, path, json)).status;
 
-  async function signUp(login: string): Promise<void> {
-    const created = await api('root', 'POST', '/admin/users', {
-      username: login,
-      email: `${login}@example.com`,
-      password: `${login}-password`,
-    });
-    expect(created.status).toBe(201);
-    const res = await fetch(`${platform.url}api/v1/users/${login}/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic(login, `${login}-password`), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'cli' }),
-    });
-    tokens[login] = ((await res.json()) as { sha1: string }).sha1;
-  }
-
   // acme: owner alice; team devs with bob (a member without any grant). carol belongs to no organization.
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
-    platform = await startPlatform({
-      DATABASE_URL: db.url,
-      NATS_URL: await testNatsUrl(),
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'silent',
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-      DEPLOYMENT_TYPE: 'SelfHostedProduction',
-      RUN_MODE: 'dev',
-      OFFLINE_INSTALLER: 'true',
-    });
-    const res = await fetch(`${platform.url}api/v1/users/root/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic('root', 'root-password'), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'admin' }),
-    });
-    tokens.root = ((await res.json()) as { sha1: string }).sha1;
-    for (const login of ['alice', 'bob', 'carol']) await signUp(login);
+    harness = await bootTestPlatform({ DEPLOYMENT_TYPE: 'SelfHostedProduction', RUN_MODE: 'dev', OFFLINE_INSTALLER: 'true' });
+    for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
     expect(await status('alice', 'POST', '/orgs', { username: 'acme' })).toBe(201);
     const team = await api('alice', 'POST', '/orgs/acme/teams', { name: 'devs', type: 'general', permission: 'read' });
     expect(team.status).toBe(201);
     devs = team.body.id;
     expect(await status('alice', 'PUT', `/teams/${devs}/members/bob`)).toBe(204);
   }, 120_000);
-  afterAll(async () => {
-    await platform?.stop();
-    await drop?.();
-  });
+  afterAll(() => harness?.stop());
 
   describe('GET /branding', () => {
     it('answers the defaults and the deployment facts to anyone, with a strong ETag', async () => {
@@ -111,7 +51,7 @@ describe('site settings over HTTP (spec section 4.8)', () => {
       for (const inm of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
         const res = await api(undefined, 'GET', '/branding', undefined, { 'if-none-match': inm });
         expect(res.status).toBe(304);
-        expect(res.text).toBe('');
+        expect(res.body).toBeUndefined();
         expect(res.headers.get('etag')).toBe(etag);
       }
       const stale = await api(undefined, 'GET', '/branding', undefined, { 'if-none-match': '"something-else"' });
@@ -181,11 +121,7 @@ describe('site settings over HTTP (spec section 4.8)', () => {
         expect([res.status, res.body.message]).toEqual([400, expect.stringMatching(/^invalid option/)]);
       }
       expect(await status('alice', 'POST', '/branding?org=acme', ['appName'])).toBe(422);
-      const malformed = await fetch(`${platform.url}api/v1/branding?org=acme`, {
-        method: 'POST',
-        headers: { authorization: `token ${tokens.alice}`, 'content-type': 'application/json' },
-        body: '{"appName":',
-      });
+      const malformed = await harness.send('alice', 'POST', '/branding?org=acme', '{"appName":', { 'content-type': 'application/json' });
       expect(malformed.status).toBe(422);
       const after = await api(undefined, 'GET', '/branding');
       expect(after.body).toEqual(before.body);

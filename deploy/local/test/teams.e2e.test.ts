@@ -1,53 +1,18 @@
-import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { startPlatform, type LocalPlatform } from '../src/platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 // Spec section 4.14 as a client walks it: teams, team actions and team members, with custom roles attached
 // through assignedRoleIDs. Decisions: docs/organizations-and-teams.md.
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-
-type Reply = { status: number; body: any };
-
 describe('teams over HTTP (spec section 4.14)', () => {
-  let platform: LocalPlatform;
-  let drop: () => Promise<void>;
-  const tokens: Record<string, string> = {};
-  const ids: Record<string, number> = {};
-
+  let harness: TestPlatform;
   /** Calls the API as `who` (a login, or undefined for an anonymous caller). */
-  const api = async (who: string | undefined, method: string, path: string, json?: unknown): Promise<Reply> => {
-    const headers = new Headers();
-    if (who) headers.set('authorization', `token ${tokens[who]}`);
-    if (json !== undefined) headers.set('content-type', 'application/json');
-    const res = await fetch(`${platform.url}api/v1${path}`, {
-      method,
-      headers,
-      body: json !== undefined ? JSON.stringify(json) : undefined,
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api: TestPlatform['api'] = (...args) => harness.api(...args);
+  let ids: TestPlatform['ids'];
   const status = async (who: string | undefined, method: string, path: string, json?: unknown) =>
     (await api(who, method, path, json)).status;
   const logins = (users: { login: string }[]) => users.map((u) => u.login);
   const action = (who: string | undefined, teamId: number, name: string, query: string, org = 'globex') =>
     api(who, 'POST', `/orgs/${org}/teams/${teamId}/action/${name}${query}`);
-
-  async function signUp(login: string): Promise<void> {
-    const created = await api('root', 'POST', '/admin/users', {
-      username: login,
-      email: `${login}@example.com`,
-      password: `${login}-password`,
-    });
-    expect(created.status).toBe(201);
-    ids[login] = created.body.id;
-    const token = await fetch(`${platform.url}api/v1/users/${login}/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic(login, `${login}-password`), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'cli' }),
-    });
-    tokens[login] = ((await token.json()) as { sha1: string }).sha1;
-  }
 
   /** Creates a custom role of an organization (spec 4.1) as one of its owners. */
   async function createRole(
@@ -62,32 +27,14 @@ describe('teams over HTTP (spec section 4.14)', () => {
   }
 
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
-    platform = await startPlatform({
-      DATABASE_URL: db.url,
-      NATS_URL: await testNatsUrl(),
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'silent',
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-    });
-    const res = await fetch(`${platform.url}api/v1/users/root/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic('root', 'root-password'), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'admin' }),
-    });
-    tokens.root = ((await res.json()) as { sha1: string }).sha1;
-    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin']) await signUp(login);
+    harness = await bootTestPlatform();
+    ids = harness.ids;
+    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin']) await harness.signUp(login);
     const globex = await api('alice', 'POST', '/orgs', { username: 'globex', full_name: 'Globex' });
     ids.globex = globex.body.id;
     ids.initech = (await api('erin', 'POST', '/orgs', { username: 'initech', visibility: 'private' })).body.id;
   }, 120_000);
-  afterAll(async () => {
-    await platform?.stop();
-    await drop?.();
-  });
+  afterAll(() => harness?.stop());
 
   describe('GET and POST /orgs/{orgname}/teams', () => {
     it('lists the owner team of a new organization', async () => {

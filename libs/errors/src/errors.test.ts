@@ -32,6 +32,11 @@ describe('one error vocabulary, mapped to gRPC and back to HTTP', () => {
     expect(toHttpError(back).status).toBe(http);
   });
 
+  it('restores the error class, so instanceof works on the client', () => {
+    expect(overTheWire(new NotFoundError('no such org'))).toBeInstanceOf(NotFoundError);
+    expect(overTheWire(new ConflictError('taken'))).toBeInstanceOf(ConflictError);
+  });
+
   it('carries field violations and headers through the hop', () => {
     const err = new DomainError('input', 'see other', { httpStatus: 302, headers: { location: '/x' } });
     const back = overTheWire(err);

@@ -1,6 +1,21 @@
 import { Metadata, status as Status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { errorDetail } from '@platform/proto';
-import { DomainError, type ErrorKind, HTTP_STATUS_OF } from './domain-error';
+import {
+  ConflictError,
+  DeadlineError,
+  DomainError,
+  type ErrorKind,
+  HTTP_STATUS_OF,
+  InputError,
+  InternalError,
+  MethodNotAllowedError,
+  NotAllowedError,
+  NotAuthenticatedError,
+  NotFoundError,
+  TooManyRequestsError,
+  UnavailableError,
+  ValidationError,
+} from './domain-error';
 
 /** Trailer carrying platform.common.v1.ErrorDetail; the -bin suffix makes gRPC send it as binary. */
 export const ERROR_DETAIL_KEY = 'platform-error-bin';
@@ -56,19 +71,44 @@ export function toGrpcStatus(err: unknown): Partial<StatusObject> {
   return { code: GRPC_CODE_OF[domain.kind], details: domain.message, metadata };
 }
 
+const CLASS_OF: Record<ErrorKind, new (message: string) => DomainError> = {
+  input: InputError,
+  unauthenticated: NotAuthenticatedError,
+  'not-allowed': NotAllowedError,
+  'not-found': NotFoundError,
+  'method-not-allowed': MethodNotAllowedError,
+  conflict: ConflictError,
+  validation: ValidationError,
+  'too-many-requests': TooManyRequestsError,
+  unavailable: UnavailableError,
+  deadline: DeadlineError,
+  internal: InternalError,
+};
+
+/** The error class of a kind, so `instanceof NotFoundError` holds on the client as on the server. */
+function domainError(
+  kind: ErrorKind,
+  message: string,
+  extra: Partial<Pick<DomainError, 'fieldViolations' | 'headers' | 'httpStatusOverride'>> = {},
+) {
+  const err = new CLASS_OF[kind](message);
+  // The fields are readonly for code that handles errors; restoring them from the wire is their construction.
+  return Object.assign(err, Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)));
+}
+
 /** Turns a failed client call back into the DomainError the server threw (or the closest kind). */
 export function fromGrpcError(err: ServiceError): DomainError {
   const raw = err.metadata?.get(ERROR_DETAIL_KEY)?.[0];
   if (raw instanceof Buffer) {
     const detail = errorDetail.ErrorDetail.decode(raw);
     const kind = KIND_OF_HTTP.get(detail.httpStatus);
-    return new DomainError(kind ?? KIND_OF_GRPC_CODE[err.code] ?? 'internal', err.details, {
+    return domainError(kind ?? KIND_OF_GRPC_CODE[err.code] ?? 'internal', err.details, {
       fieldViolations: detail.fieldViolations,
       headers: detail.headers,
-      httpStatus: kind ? undefined : detail.httpStatus || undefined,
+      httpStatusOverride: kind ? undefined : detail.httpStatus || undefined,
     });
   }
   const kind = KIND_OF_GRPC_CODE[err.code] ?? 'internal';
   const message = kind === 'internal' ? 'internal server error' : err.details;
-  return new DomainError(kind, message);
+  return domainError(kind, message);
 }

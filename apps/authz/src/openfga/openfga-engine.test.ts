@@ -6,7 +6,8 @@ import type { Tuple } from '../engine/types';
 import { OPENFGA_WRITE_LIMIT, OpenFgaEngine } from './openfga-engine';
 import * as fs from 'node:fs';
 
-const tuples = (n: number, from = 0): Tuple[] => Array.from({ length: n }, (_, i) => ({ user: `user:${from + i}`, relation: 'member', object: 'team:1' }));
+const tuples = (n: number, from = 0): Tuple[] =>
+  Array.from({ length: n }, (_, i) => ({ user: `user:${from + i}`, relation: 'member', object: 'team:1' }));
 
 /** A stand-in for the SDK client's write: applies requests to a set and fails the n-th one. */
 function fakeClient(failOnCall: number) {

@@ -5,7 +5,8 @@ import type { CheckTarget, Route, RouteContext } from '../route';
 import { parseBody, parseId } from '../validation';
 
 // Spec section 4.1. Every route needs a token and `?org=`, and the caller must be a member of that
-// organization (relation `member`, permission name `member:org`); the role routes add their relation.
+// organization or a site admin (relation `access`, permission name `access:org`); the role routes add
+// their relation.
 // Statuses and decisions: docs/custom-roles.md.
 
 const PermissionInput = z.object({ namespace: z.string().min(1), action: z.string().min(1) });
@@ -32,7 +33,7 @@ const AuthObjectIdentifiers = z.array(z.object({ objectType: z.string(), objectI
 /** 403 unless the caller is a member of the `org` organization. */
 async function requireMembership(ctx: RouteContext): Promise<void> {
   const { allowed } = await ctx.backends.authz.checkPermission(
-    { userId: ctx.caller!.id, permission: 'member:org', objectId: ctx.org!.id },
+    { userId: ctx.caller!.id, permission: 'access:org', objectId: ctx.org!.id },
     { requestId: ctx.requestId },
   );
   if (!allowed) throw new NotAllowedError('org membership required');
@@ -80,7 +81,7 @@ export const authzRoutes: Route[] = [
     summary: 'Relations the caller holds on one object (user, organization, team, cluster, contract, robot_ac, token)',
     auth: 'token',
     org: 'required',
-    check: { permission: 'member:org', on: 'org' },
+    check: { permission: 'access:org', on: 'org', denied: 'org membership required' },
     service: 'authz',
     async handle(req, ctx) {
       const objectId = parseId(req.params.objID, 'objID');
@@ -97,7 +98,7 @@ export const authzRoutes: Route[] = [
     summary: 'Relations the caller holds on each of many objects, in request order',
     auth: 'token',
     org: 'required',
-    check: { permission: 'member:org', on: 'org' },
+    check: { permission: 'access:org', on: 'org', denied: 'org membership required' },
     service: 'authz',
     async handle(req, ctx) {
       const body = parseBody(AuthObjectIdentifiers, req.body);
@@ -114,7 +115,7 @@ export const authzRoutes: Route[] = [
     summary: 'The permission catalog: what a custom role may carry',
     auth: 'token',
     org: 'required',
-    check: { permission: 'member:org', on: 'org' },
+    check: { permission: 'access:org', on: 'org', denied: 'org membership required' },
     service: 'authz',
     async handle(_req, ctx) {
       return { body: permissionCatalogJson(await ctx.backends.authz.permissionCatalog({}, { requestId: ctx.requestId })) };
@@ -126,7 +127,7 @@ export const authzRoutes: Route[] = [
     summary: 'The custom roles of the organization',
     auth: 'token',
     org: 'required',
-    check: { permission: 'member:org', on: 'org' },
+    check: { permission: 'access:org', on: 'org', denied: 'org membership required' },
     service: 'authz',
     async handle(_req, ctx) {
       const { roles } = await ctx.backends.authzRoles.listRoles({ orgId: ctx.org!.id }, { requestId: ctx.requestId });

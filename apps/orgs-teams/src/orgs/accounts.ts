@@ -9,6 +9,8 @@ export interface OrgsContext {
   db: Database;
   /** Slug of the administrative organization, from which site admins cannot be removed; unset means none. */
   adminOrg?: string;
+  /** Cleans up what other features keep for an organization (its stored avatar) once it is deleted. */
+  afterOrgDeleted?: (orgId: number) => Promise<void>;
 }
 
 /** An account row as far as memberships need it. */

@@ -154,5 +154,10 @@ export class Organizations {
       // The organization is gone and nobody reaches its roles any more; leftover role rows are only clutter.
       log?.error({ err, orgId }, 'could not delete the custom roles of a deleted organization');
     }
+    try {
+      await this.ctx.afterOrgDeleted?.(orgId);
+    } catch (err) {
+      log?.error({ err, orgId }, 'could not clean up after a deleted organization');
+    }
   }
 }

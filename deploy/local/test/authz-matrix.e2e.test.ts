@@ -1,0 +1,210 @@
+import { registeredRoutesOn } from '@platform/app-gateway';
+import { bootTestPlatform, type TestPlatform } from './harness';
+
+/**
+ * The authorization matrix of spec sections 4.1, 4.8, 4.13 and 4.14: for every route, five callers —
+ * anonymous, an authenticated non-member (outsider), a member without the relation, a holder of the
+ * relation (through a custom role on a team, or the owner where the spec gives the right to owners only)
+ * and a site admin — get through (any status but 401/403, never a 5xx) or are refused (401 anonymous on
+ * token routes, 403 otherwise), as the table below says. Each (route, caller) pair runs on a fresh
+ * organization, so destructive routes cannot spoil the next row. The table must name every registered
+ * route of these sections.
+ */
+
+type Actor = 'anonymous' | 'outsider' | 'member' | 'holder' | 'owner' | 'siteadmin';
+const ACTORS: Actor[] = ['anonymous', 'outsider', 'member', 'holder', 'owner', 'siteadmin'];
+const AUTHENTICATED: Actor[] = ['outsider', 'member', 'holder', 'owner', 'siteadmin'];
+const EVERYONE: Actor[] = ACTORS;
+/** Org members and site admins: routes whose relation every member holds. */
+const MEMBERS: Actor[] = ['member', 'holder', 'owner', 'siteadmin'];
+/** Org members acting on their own membership; a site admin who is not a member has none to act on. */
+const MEMBERS_ONLY: Actor[] = ['member', 'holder', 'owner'];
+/** Holders of the route's relation: the custom-role holder, owners and site admins. */
+const HOLDERS: Actor[] = ['holder', 'owner', 'siteadmin'];
+
+/** The ids a row's request is built from. */
+interface Fixture {
+  org: string;
+  orgId: number;
+  devs: number;
+  roleId: number;
+  me: Actor;
+  ids: Record<string, number>;
+}
+
+interface Row {
+  pass: Actor[];
+  /** Permission (`action:namespace`) the holder's custom role carries; default: the route's own check. */
+  grant?: string;
+  path?: (f: Fixture) => string;
+  body?: (f: Fixture) => unknown;
+}
+
+const login = (a: Actor) => (a === 'siteadmin' ? 'root' : a === 'anonymous' ? 'member' : a);
+const self = (f: Fixture) => f.ids[login(f.me)];
+
+/** Who the spec lets through, route by route (method and path as registered in the gateway). */
+const MATRIX: Record<string, Row> = {
+  // 4.1 — every route needs a token, ?org=, and org membership; roles add their relation.
+  'GET /authz/objects/:objectType/:objID/allowed-permissions': {
+    pass: MEMBERS,
+    path: (f) => `/authz/objects/organization/${f.orgId}/allowed-permissions`,
+  },
+  'POST /authz/objects/allowed-permissions': { pass: MEMBERS, body: (f) => [{ objectType: 'organization', objectID: f.orgId }] },
+  'GET /authz/roles/available_permissions': { pass: MEMBERS },
+  'GET /authz/roles': { pass: MEMBERS },
+  'POST /authz/roles': { pass: HOLDERS, body: () => ({ name: 'made-by-test', permissions: [{ namespace: 'org', action: 'edit' }] }) },
+  'GET /authz/roles/:id': { pass: MEMBERS, path: (f) => `/authz/roles/${f.roleId}` },
+  'PUT /authz/roles/:id': { pass: HOLDERS, path: (f) => `/authz/roles/${f.roleId}`, body: () => ({ description: 'changed' }) },
+  'DELETE /authz/roles/:id': { pass: HOLDERS, path: (f) => `/authz/roles/${f.roleId}` },
+  'GET /authz/roles/:id/principals': { pass: HOLDERS, path: (f) => `/authz/roles/${f.roleId}/principals` },
+  // 4.8
+  'GET /branding': { pass: EVERYONE },
+  'POST /branding': { pass: HOLDERS, body: () => ({ primaryColor: '#336699' }) },
+  'GET /allowed-domains': { pass: EVERYONE },
+  'POST /allowed-domains': { pass: ['siteadmin'], body: () => ({ name: 'matrix.example.org' }) },
+  'PATCH /allowed-domains': { pass: ['siteadmin'], body: () => ({ name: 'matrix.example.org' }) },
+  'GET /disable-registration': { pass: EVERYONE },
+  'POST /disable-registration': { pass: ['siteadmin'], body: () => ({ disableRegistration: false }) },
+  // 4.13
+  'POST /orgs': { pass: AUTHENTICATED, body: (f) => ({ username: `${f.org}-new` }) },
+  'PATCH /orgs/claim/:claimID': { pass: AUTHENTICATED, path: () => '/orgs/claim/00000000-0000-4000-8000-000000000000' },
+  'GET /orgs/claim': { pass: ['siteadmin'] },
+  'GET /orgs/:orgname': { pass: EVERYONE },
+  'PATCH /orgs/:orgname': { pass: HOLDERS, body: () => ({ description: 'changed' }) },
+  'DELETE /orgs/:orgname': { pass: ['owner', 'siteadmin'] },
+  'GET /orgs/:orgname/user/:username': { pass: AUTHENTICATED, path: (f) => `/orgs/${f.org}/user/member` },
+  'GET /orgs/:orgname/is-owner': { pass: ['owner'] },
+  'GET /orgs/:orgname/members': { pass: EVERYONE },
+  'POST /orgs/:orgname/members/action/private': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/members/action/private?uid=${self(f)}` },
+  'POST /orgs/:orgname/members/action/public': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/members/action/public?uid=${self(f)}` },
+  'POST /orgs/:orgname/members/action/remove': {
+    pass: HOLDERS,
+    grant: 'admin:org',
+    path: (f) => `/orgs/${f.org}/members/action/remove?uid=${f.ids.member}`,
+  },
+  'POST /orgs/:orgname/members/action/leave': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/members/action/leave?uid=${self(f)}` },
+  'GET /orgs/:orgname/members/:username': { pass: EVERYONE, path: (f) => `/orgs/${f.org}/members/member` },
+  'DELETE /orgs/:orgname/members/:username': { pass: HOLDERS, path: (f) => `/orgs/${f.org}/members/member` },
+  'GET /orgs/:orgname/public_members': { pass: EVERYONE },
+  'GET /orgs/:orgname/public_members/:username': { pass: EVERYONE, path: (f) => `/orgs/${f.org}/public_members/member` },
+  'PUT /orgs/:orgname/public_members/:username': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/public_members/${login(f.me)}` },
+  'DELETE /orgs/:orgname/public_members/:username': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/public_members/${login(f.me)}` },
+  'GET /orgs/:orgname/avatar/': { pass: MEMBERS },
+  'POST /orgs/:orgname/avatar/': { pass: HOLDERS },
+  'POST /orgs/:orgname/avatar/delete': { pass: HOLDERS },
+  'GET /orgs/:orgname/manager/sync-token': { pass: HOLDERS },
+  'POST /orgs/:orgname/manager/sync-token': { pass: HOLDERS, body: () => ({}) },
+  'DELETE /orgs/:orgname/manager/sync-token': { pass: HOLDERS },
+  'GET /orgs/:orgname/manager/user-token': { pass: HOLDERS },
+  'POST /orgs/:orgname/manager/user-token': { pass: HOLDERS, body: () => ({}) },
+  'DELETE /orgs/:orgname/manager/user-token': { pass: HOLDERS },
+  'GET /orgs/:orgname/tokens/access-tokens': { pass: HOLDERS },
+  'DELETE /orgs/:orgname/tokens/access-tokens/:id': { pass: HOLDERS, path: (f) => `/orgs/${f.org}/tokens/access-tokens/999999` },
+  'GET /orgs/:orgname/tokens/bus-tokens': { pass: HOLDERS },
+  'POST /orgs/:orgname/tokens/bus-tokens/:id/revoke': { pass: HOLDERS, path: (f) => `/orgs/${f.org}/tokens/bus-tokens/999999/revoke` },
+  // 4.14
+  'GET /orgs/:orgname/teams': { pass: MEMBERS },
+  'POST /orgs/:orgname/teams': { pass: HOLDERS, body: () => ({ name: 'new-team', type: 'general' }) },
+  'POST /orgs/:orgname/teams/:teamid/action/join': {
+    pass: ['member', 'holder', 'owner'],
+    path: (f) => `/orgs/${f.org}/teams/${f.devs}/action/join?uid=${self(f)}`,
+  },
+  'POST /orgs/:orgname/teams/:teamid/action/leave': {
+    pass: ['member'],
+    path: (f) => `/orgs/${f.org}/teams/${f.devs}/action/leave?uid=${self(f)}`,
+  },
+  'POST /orgs/:orgname/teams/:teamid/action/remove': {
+    pass: HOLDERS,
+    path: (f) => `/orgs/${f.org}/teams/${f.devs}/action/remove?uid=${f.ids.member}`,
+  },
+  'POST /orgs/:orgname/teams/:teamid/action/add': {
+    pass: HOLDERS,
+    path: (f) => `/orgs/${f.org}/teams/${f.devs}/action/add?uid=${f.ids.outsider}`,
+  },
+  'GET /teams/:teamid': { pass: MEMBERS, path: (f) => `/teams/${f.devs}` },
+  'PATCH /teams/:teamid': { pass: HOLDERS, path: (f) => `/teams/${f.devs}`, body: () => ({ name: 'devs-renamed' }) },
+  'DELETE /teams/:teamid': { pass: HOLDERS, path: (f) => `/teams/${f.devs}` },
+  'GET /teams/:teamid/members': { pass: MEMBERS, path: (f) => `/teams/${f.devs}/members` },
+  'GET /teams/:teamid/members/:username': { pass: MEMBERS, path: (f) => `/teams/${f.devs}/members/member` },
+  'PUT /teams/:teamid/members/:username': { pass: HOLDERS, path: (f) => `/teams/${f.devs}/members/outsider` },
+  'DELETE /teams/:teamid/members/:username': { pass: HOLDERS, path: (f) => `/teams/${f.devs}/members/member` },
+};
+
+/** The routes of sections 4.1, 4.8, 4.13 and 4.14, as the gateway registers them on a hosted dev deployment. */
+function sectionRoutes() {
+  const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev' };
+  return registeredRoutesOn(env).filter(
+    (r) =>
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams)(\/|$)/.test(r.path) &&
+      // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
+      !r.path.endsWith('/:action'),
+  );
+}
+
+const splitName = (name: string) => {
+  const colon = name.lastIndexOf(':');
+  return { namespace: name.slice(colon + 1), action: name.slice(0, colon) };
+};
+
+describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
+  let t: TestPlatform;
+  let next = 0;
+  let catalog: { namespace: string; action: string }[];
+
+  beforeAll(async () => {
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev' });
+    for (const who of ['owner', 'member', 'holder', 'outsider']) await t.signUp(who);
+    // Any org will do for reading the catalog.
+    await t.api('owner', 'POST', '/orgs', { username: 'catalog' });
+    catalog = (await t.api('owner', 'GET', '/authz/roles/available_permissions?org=catalog')).body.permissions;
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  /** A fresh organization: owner; team devs with member; team holders with holder, whose role carries `grant`. */
+  async function fixture(me: Actor, grant: string | undefined): Promise<Fixture> {
+    const org = `mx${next++}`;
+    const created = await t.api('owner', 'POST', '/orgs', { username: org });
+    expect(created.status).toBe(201);
+    const devs = (await t.api('owner', 'POST', `/orgs/${org}/teams`, { name: 'devs', type: 'general' })).body.id;
+    const holders = (await t.api('owner', 'POST', `/orgs/${org}/teams`, { name: 'holders', type: 'general' })).body.id;
+    expect((await t.api('owner', 'PUT', `/teams/${devs}/members/member`)).status).toBe(204);
+    expect((await t.api('owner', 'PUT', `/teams/${holders}/members/holder`)).status).toBe(204);
+    const wanted = grant ? splitName(grant) : undefined;
+    const assignable = wanted && catalog.some((p) => p.namespace === wanted.namespace && p.action === wanted.action);
+    const role = await t.api('owner', 'POST', `/authz/roles?org=${org}`, {
+      name: 'grant',
+      permissions: assignable ? [wanted] : [],
+      teamIDs: [holders],
+    });
+    expect(role.status).toBe(201);
+    return { org, orgId: created.body.id, devs, roleId: role.body.id, me, ids: t.ids };
+  }
+
+  it('covers every registered route of the four sections', () => {
+    const registered = sectionRoutes().map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    expect(registered.filter((r) => !MATRIX[r])).toEqual([]);
+    expect(Object.keys(MATRIX).filter((r) => !registered.includes(r))).toEqual([]);
+  });
+
+  const routes = sectionRoutes();
+  for (const route of routes) {
+    const key = `${route.method.toUpperCase()} ${route.path}`;
+    const row = MATRIX[key];
+    if (!row) continue;
+    it(`${key}: ${row.pass.join(', ')} get through; the others are refused`, async () => {
+      const outcomes: string[] = [];
+      for (const me of ACTORS) {
+        const f = await fixture(me, row.grant ?? route.check?.permission);
+        let path = row.path ? row.path(f) : route.path.replace(':orgname', f.org);
+        if (route.org) path += `${path.includes('?') ? '&' : '?'}org=${f.org}`;
+        const who = me === 'anonymous' ? undefined : login(me);
+        const { status } = await t.api(who, route.method.toUpperCase(), path, row.body?.(f));
+        const expected = row.pass.includes(me) ? 'through' : me === 'anonymous' && route.auth !== 'public' ? '401' : '403';
+        const got = status === 401 || status === 403 ? String(status) : status >= 500 ? `5xx(${status})` : 'through';
+        if (got !== expected) outcomes.push(`${me}: expected ${expected}, got ${status}`);
+      }
+      expect(outcomes).toEqual([]);
+    });
+  }
+});
