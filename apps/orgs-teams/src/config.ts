@@ -10,8 +10,6 @@ export const orgsTeamsEnv = {
   PLATFORM_ADMIN_EMAIL: z.string().default('admin@platform.local'),
   /** When unset on first start, a random password is generated and printed once. */
   PLATFORM_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
-  /** Slug of the administrative organization: site admins cannot be removed from it. Unset: no such organization. */
-  PLATFORM_ADMIN_ORG: z.string().min(1).optional(),
   /** Where avatars are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); see docs/object-storage.md. */
   ...objectStorageEnv,
   /** Largest avatar upload in bytes (spec 4.13); below gRPC's 4 MiB message limit. */

@@ -232,3 +232,22 @@ describe('site settings over HTTP (spec section 4.8)', () => {
     });
   });
 });
+
+describe('branding with an administrative organization configured (PLATFORM_ADMIN_ORG)', () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'admins' });
+    await t.signUp('alice');
+    expect((await t.api('root', 'POST', '/orgs', { username: 'admins' })).status).toBe(201);
+    expect((await t.api('alice', 'POST', '/orgs', { username: 'alices-org' })).status).toBe(201);
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  it('lets only the administrative organization change the site-wide branding', async () => {
+    const other = await t.api('alice', 'POST', '/branding?org=alices-org', { appName: 'Hijacked' });
+    expect(other.status).toBe(403);
+    expect(other.body.message).toBe('branding is managed through the administrative organization admins');
+    expect((await t.api('root', 'POST', '/branding?org=admins', { appName: 'Platform' })).status).toBe(200);
+    expect((await t.api(undefined, 'GET', '/branding')).body.appName).toBe('Platform');
+  });
+});

@@ -50,6 +50,9 @@ export const platformEnv = {
   DEPLOYMENT_TYPE: z.enum(DEPLOYMENT_TYPES).default('Hosted'),
   BILLING_ENABLED: boolVar.default(false),
   RUN_MODE: z.enum(['dev', 'prod']).default('prod'),
+  /** Slug of the administrative organization: site admins cannot be removed from it, and when set it is the only
+   * organization through which the site-wide branding can be changed. Unset: no such organization. */
+  PLATFORM_ADMIN_ORG: z.string().min(1).optional(),
 };
 
 /** Variables every backend app reads: where it listens and what it connects to. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { InputError, ValidationError } from '@platform/errors';
+import { InputError, NotAllowedError, ValidationError } from '@platform/errors';
 import type { orgsTeamsSettingsV1 } from '@platform/proto';
 import type { Route, RouteResult } from '../route';
 
@@ -97,7 +97,12 @@ export const settingsRoutes: Route[] = [
     org: 'required',
     check: { permission: 'edit_branding_options:org', on: 'org' },
     service: 'orgs-teams',
-    async handle(req, { backends, requestId, caller }) {
+    async handle(req, { backends, requestId, caller, config, org }) {
+      // Branding is site-wide: with an administrative organization configured, only it may change it.
+      const adminOrg = config.PLATFORM_ADMIN_ORG;
+      if (adminOrg && org!.name.toLowerCase() !== adminOrg.toLowerCase()) {
+        throw new NotAllowedError(`branding is managed through the administrative organization ${adminOrg}`);
+      }
       const branding = await backends.siteSettings.updateBranding({ ...brandingOptions(req.body), userId: caller!.id }, { requestId });
       return brandingResult(req, branding);
     },
