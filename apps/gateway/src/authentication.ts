@@ -55,12 +55,16 @@ export async function authenticate(
   return (await identity.authenticate({ token }, { requestId })).user;
 }
 
-/** The `org` query context, resolved once per request. */
+/**
+ * The `org` query context, resolved once per request, as the caller may see it: an organization the caller
+ * cannot see is 404, exactly as on the `/orgs/{orgname}` paths.
+ */
 export async function resolveOrg(
   route: Route,
   req: Request,
   backends: Backends,
   requestId: string,
+  viewerId: number,
 ): Promise<{ id: number; name: string } | undefined> {
   const raw = req.query.org;
   if (raw === undefined || raw === '') {
@@ -70,5 +74,6 @@ export async function resolveOrg(
   }
   if (typeof raw !== 'string')
     throw new InputError('org must be a single organization name', [{ field: 'query.org', description: 'must be a string' }]);
-  return backends['orgs-teams'].resolveOrg({ name: raw }, { requestId });
+  const org = await backends.orgs.getOrg({ name: raw, viewerId }, { requestId });
+  return { id: org.id, name: org.username };
 }

@@ -104,7 +104,7 @@ function asDomainError(err: unknown): unknown {
 async function serve(route: Route, req: Request, base: Omit<RouteContext, 'caller' | 'org'>): Promise<RouteResult> {
   const ctx: RouteContext = { ...base };
   ctx.caller = await authenticate(route, req, base.backends, base.requestId);
-  if (route.org) ctx.org = await resolveOrg(route, req, base.backends, base.requestId);
+  if (route.org) ctx.org = await resolveOrg(route, req, base.backends, base.requestId, ctx.caller?.id ?? 0);
   if (route.check) {
     if (!ctx.caller) throw new NotAllowedError(`${route.check.permission} requires a signed-in user`);
     const on = route.check.on;

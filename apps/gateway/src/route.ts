@@ -12,7 +12,7 @@ export interface RouteContext {
   /** The authenticated caller; always set on `token` and `basic` routes. */
   caller?: orgsTeamsV1.User;
   /** The organization named by `?org=`, resolved once (spec section 5.2). */
-  org?: orgsTeamsV1.OrgRef;
+  org?: { id: number; name: string };
 }
 
 /** What a route handler answers; the edge turns it into the HTTP response. */

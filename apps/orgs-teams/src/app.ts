@@ -58,7 +58,6 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             createToken: (req) => identity.createToken(req.userId, req.name),
             listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
             deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
-            resolveOrg: (req) => identity.resolveOrg(req.name),
           }),
           organizationsService(
             { db: db!, adminOrg: config.PLATFORM_ADMIN_ORG, afterOrgDeleted: (orgId) => avatars.purge(orgId) },

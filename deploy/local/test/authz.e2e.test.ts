@@ -73,6 +73,13 @@ describe('authorization and custom roles over HTTP (spec section 4.1)', () => {
       });
     });
 
+    it('answers 404 for a private organization the caller cannot see, as the /orgs/{orgname} paths do', async () => {
+      expect((await api('mia', 'POST', '/orgs', { username: 'hidden', visibility: 'private' })).status).toBe(201);
+      expect((await api('otto', 'GET', '/authz/roles?org=hidden')).status).toBe(404);
+      expect((await api('otto', 'GET', '/orgs/hidden')).status).toBe(404);
+      expect((await api('mia', 'GET', '/authz/roles?org=hidden')).status).toBe(200);
+    });
+
     it('lets a site admin who is not a member through the membership gate (docs/decisions.md D15)', async () => {
       expect((await api('root', 'GET', '/authz/roles?org=acme')).status).toBe(200);
     });

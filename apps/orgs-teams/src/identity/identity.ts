@@ -200,13 +200,6 @@ export class Identity {
     if (n === 0) throw new NotFoundError(`access token ${id} does not exist`);
   }
 
-  /** The organization behind an `org` slug. */
-  async resolveOrg(name: string): Promise<orgsTeamsV1.OrgRef> {
-    const row = await this.accounts().where({ type: ACCOUNT_TYPE.organization, lower_login: name.toLowerCase() }).first('id', 'login');
-    if (!row) throw new NotFoundError(`organization ${name} does not exist`);
-    return { id: row.id, name: row.login };
-  }
-
   /** Whether a site admin exists yet (false only before the first start completed). */
   async hasSiteAdmin(): Promise<boolean> {
     return !!(await this.accounts().where({ type: ACCOUNT_TYPE.user, is_admin: true }).first('id'));
