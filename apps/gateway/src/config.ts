@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { addressVar, authzClientEnv, portVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
-import { objectStorageEnv } from '@platform/object-storage';
+import { avatarLimitEnv, objectStorageEnv } from '@platform/object-storage';
 
 /** The gateway's settings. It owns no data: DATABASE_URL and DATA_DIR are accepted but unused. */
 export const gatewayEnv = {
@@ -18,12 +18,6 @@ export const gatewayEnv = {
   BACKEND_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */
   ...objectStorageEnv,
-  /** Largest avatar upload in bytes, enforced while the multipart body is read (orgs-teams checks it too). */
-  AVATAR_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(3 * 1024 * 1024)
-    .default(1024 * 1024),
+  ...avatarLimitEnv,
 };
 export type GatewayConfig = ConfigOf<typeof gatewayEnv>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authzClientEnv, boolVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
-import { objectStorageEnv } from '@platform/object-storage';
+import { avatarLimitEnv, objectStorageEnv } from '@platform/object-storage';
 
 /** orgs-teams settings: the common ones, where authz is, and the first site admin. */
 export const orgsTeamsEnv = {
@@ -12,13 +12,7 @@ export const orgsTeamsEnv = {
   PLATFORM_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   /** Where avatars are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); see docs/object-storage.md. */
   ...objectStorageEnv,
-  /** Largest avatar upload in bytes (spec 4.13); below gRPC's 4 MiB message limit. */
-  AVATAR_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(3 * 1024 * 1024)
-    .default(1024 * 1024),
+  ...avatarLimitEnv,
   /** base64 of 32 bytes: key sealing secrets shown again later (manager sync tokens). Embedded default: DATA_DIR/secrets/encryption.key. */
   SECRETS_ENCRYPTION_KEY: z
     .string()

@@ -1,53 +1,31 @@
-import { authzV1, orgsTeamsV1 } from '@platform/proto';
-import { bindService, createClient, createLogger, startGrpcServer, type PromiseClient } from '@platform/service-kit';
+import { orgsTeamsV1 } from '@platform/proto';
+import { createClient, type PromiseClient } from '@platform/service-kit';
 import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
-import { UnavailableError } from '@platform/errors';
 import { orgsTeamsApp } from '../src/app';
-
-type Tuple = { user: string; relation: string; object: string };
-
-/** A stand-in authz service: a real gRPC server keeping written tuples in memory, able to fail on demand. */
-async function startAuthzStub() {
-  const tuples: Tuple[] = [];
-  const state = { fail: false };
-  const server = await startGrpcServer({
-    name: 'authz-stub',
-    port: 0,
-    host: '127.0.0.1',
-    services: [
-      bindService(authzV1.AuthzServiceService, {
-        async writeTuples(req: authzV1.WriteTuplesRequest) {
-          if (state.fail) throw new UnavailableError('authz is down');
-          tuples.push(...req.writes);
-          return {};
-        },
-      } as never),
-    ],
-    protoFiles: ['platform/authz/v1/authz.proto'],
-    log: createLogger('authz-stub', 'silent'),
-  });
-  return { server, tuples, state, address: `127.0.0.1:${server.port}` };
-}
+import { startAuthzStub, type AuthzStub } from './authz-stub';
 
 describe('orgs-teams', () => {
-  let authz: Awaited<ReturnType<typeof startAuthzStub>>;
+  // Each app below starts on a fresh database (so its first user is id 1): each gets its own authz stub.
+  let contractAuthz: AuthzStub;
   beforeAll(async () => {
-    authz = await startAuthzStub();
+    contractAuthz = await startAuthzStub();
   });
-  afterAll(() => authz.server.shutdown(100));
+  afterAll(() => contractAuthz.server.shutdown(100));
 
   describeServiceContract({
     app: orgsTeamsApp,
     schema: 'identity',
     grpcService: 'platform.orgsteams.v1.OrgsTeamsService',
     definition: orgsTeamsV1.OrgsTeamsServiceService,
-    env: () => ({ AUTHZ_GRPC_ADDR: authz.address }),
+    env: () => ({ AUTHZ_GRPC_ADDR: contractAuthz.address }),
   });
 
   describe('identity', () => {
+    let authz: AuthzStub;
     let app: AppUnderTest;
     let client: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
     beforeAll(async () => {
+      authz = await startAuthzStub();
       app = await startAppForTest(orgsTeamsApp, {
         AUTHZ_GRPC_ADDR: authz.address,
         PLATFORM_ADMIN_USERNAME: 'root',
@@ -57,18 +35,19 @@ describe('orgs-teams', () => {
       client = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
     });
     afterAll(async () => {
-      client.close();
-      await app.stop();
+      client?.close();
+      await app?.stop();
+      await authz?.server.shutdown(100);
     });
 
     it('creates the site admin on first start and grants it the site admin relation', async () => {
       const { user } = await client.authenticateBasic({ username: 'root', password: 'correct horse battery' });
       expect(user).toMatchObject({ login: 'root', isAdmin: true, active: true });
-      expect(authz.tuples).toContainEqual({ user: `user:${user!.id}`, relation: 'admin', object: 'site:platform' });
+      expect(authz.tuples.has(`user:${user!.id} admin site:platform`)).toBe(true);
     });
 
     it('keeps the first site admin across restarts', async () => {
-      const written = authz.tuples.length;
+      const written = authz.tuples.size;
       const again = await import('@platform/service-kit').then(({ startApp }) =>
         startApp(orgsTeamsApp, {
           GRPC_PORT: '0',
@@ -79,7 +58,7 @@ describe('orgs-teams', () => {
         }),
       );
       await again.stop();
-      expect(authz.tuples.length).toBe(written);
+      expect(authz.tuples.size).toBe(written);
       await expect(client.getUser({ id: 0, login: 'other' })).rejects.toMatchObject({ kind: 'not-found' });
     });
 
@@ -128,7 +107,7 @@ describe('orgs-teams', () => {
     });
 
     it('undoes an admin creation when the relationship cannot be written', async () => {
-      authz.state.fail = true;
+      authz.state.failWrites = true;
       try {
         await expect(
           client.createUser({
@@ -141,7 +120,7 @@ describe('orgs-teams', () => {
           }),
         ).rejects.toMatchObject({ kind: 'unavailable' });
       } finally {
-        authz.state.fail = false;
+        authz.state.failWrites = false;
       }
       await expect(client.getUser({ id: 0, login: 'admin2' })).rejects.toMatchObject({ kind: 'not-found' });
     });

@@ -37,3 +37,16 @@ export function openObjectStorage(config: ObjectStorageConfig): ObjectStorage {
     forcePathStyle: config.OBJECT_STORAGE_FORCE_PATH_STYLE,
   });
 }
+
+/**
+ * The largest avatar upload in bytes: the gateway enforces it while reading the multipart body, orgs-teams
+ * when it stores the image. It stays below gRPC's 4 MiB message limit.
+ */
+export const avatarLimitEnv = {
+  AVATAR_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(3 * 1024 * 1024)
+    .default(1024 * 1024),
+};

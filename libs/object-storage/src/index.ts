@@ -2,4 +2,4 @@ export { assertValidKey, isValidKey, MAX_KEY_LENGTH, type ObjectStorage, type St
 export { FileObjectStorage } from './file-storage';
 export { S3ObjectStorage, type S3StorageOptions } from './s3-storage';
 export { UrlSigner, loadSigningKey, signingKeyFile, stableExpiry, type SignatureCheck, type SigningKeySettings } from './signing';
-export { objectStorageEnv, openObjectStorage, type ObjectStorageConfig } from './config';
+export { avatarLimitEnv, objectStorageEnv, openObjectStorage, type ObjectStorageConfig } from './config';

@@ -1,0 +1,58 @@
+import { authzRolesV1, authzV1 } from '@platform/proto';
+import { bindService, createLogger, startGrpcServer } from '@platform/service-kit';
+import { InputError, UnavailableError } from '@platform/errors';
+
+export type Tuple = { user: string; relation: string; object: string };
+export const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
+
+/**
+ * A stand-in authz service for orgs-teams tests: a real gRPC server that keeps tuples as OpenFGA does
+ * (writing an existing or deleting a missing tuple fails the whole call), keeps team roles, and can fail
+ * tuple writes or role assignments on demand.
+ */
+export async function startAuthzStub() {
+  const tuples = new Map<string, Tuple>();
+  const teamRoles = new Map<number, number[]>();
+  const state = { failWrites: false, refuseRoles: false, calls: [] as string[] };
+  const server = await startGrpcServer({
+    name: 'authz-stub',
+    port: 0,
+    host: '127.0.0.1',
+    services: [
+      bindService(authzV1.AuthzServiceService, {
+        async writeTuples(req: authzV1.WriteTuplesRequest) {
+          if (state.failWrites) throw new UnavailableError('authz is down');
+          for (const t of req.deletes) if (!tuples.has(key(t))) throw new InputError(`cannot delete a missing tuple ${key(t)}`);
+          for (const t of req.writes) if (tuples.has(key(t))) throw new InputError(`cannot write an existing tuple ${key(t)}`);
+          for (const t of req.deletes) tuples.delete(key(t));
+          for (const t of req.writes) tuples.set(key(t), t);
+          return {};
+        },
+      } as never),
+      bindService(authzRolesV1.RolesServiceService, {
+        async assignTeamRoles(req: authzRolesV1.AssignTeamRolesRequest) {
+          state.calls.push(`assign ${req.teamId} [${req.roleIds.join(',')}]`);
+          if (state.refuseRoles) throw new InputError('role 99 belongs to another organization');
+          if (!tuples.has(`organization:${req.orgId} organization team:${req.teamId}`)) throw new InputError('unknown team');
+          const ids = [...new Set(req.roleIds)].sort((a, b) => a - b);
+          if (ids.length) teamRoles.set(req.teamId, ids);
+          else teamRoles.delete(req.teamId);
+          return { roleIds: ids };
+        },
+        async listTeamRoles(req: authzRolesV1.ListTeamRolesRequest) {
+          const out: Record<number, { roleIds: number[] }> = {};
+          for (const id of req.teamIds) if (teamRoles.has(id)) out[id] = { roleIds: teamRoles.get(id)! };
+          return { teamRoles: out };
+        },
+        async listRoles() {
+          return { roles: [] };
+        },
+      } as never),
+    ],
+    protoFiles: ['platform/authz/v1/authz.proto', 'platform/authz/v1/roles.proto'],
+    log: createLogger('authz-stub', 'silent'),
+  });
+  return { server, tuples, teamRoles, state, address: `127.0.0.1:${server.port}` };
+}
+
+export type AuthzStub = Awaited<ReturnType<typeof startAuthzStub>>;
