@@ -1,4 +1,4 @@
-import { fitsShape, type TupleSource, type UserShape } from './source';
+import { fitsShape, type TupleSource, type UsersRead } from './source';
 import type { ObjectRef, UserRef } from './tuple';
 
 /** A parsed tuple. */
@@ -13,13 +13,18 @@ export function withContextualTuples(source: TupleSource, tuples: ParsedTuple[])
   if (tuples.length === 0) return source;
   const sameUser = (a: UserRef, b: UserRef) => a.type === b.type && a.id === b.id && a.relation === b.relation;
   return {
-    async readUsers(objectType, objectId, relation, shapes: UserShape[]) {
-      const stored = await source.readUsers(objectType, objectId, relation, shapes);
-      const extra = tuples
-        .filter((t) => t.object.type === objectType && t.object.id === objectId && t.relation === relation)
-        .map((t) => t.user)
-        .filter((u) => shapes.some((s) => fitsShape(u, s)) && !stored.some((s) => sameUser(s, u)));
-      return [...stored, ...extra];
+    async readUsers(reads: UsersRead[]) {
+      const stored = await source.readUsers(reads);
+      return reads.map((read, i) => {
+        const found = new Map(stored[i]);
+        for (const t of tuples) {
+          if (t.object.type !== read.objectType || t.relation !== read.relation || !read.objectIds.includes(t.object.id)) continue;
+          if (!read.shapes.some((s) => fitsShape(t.user, s))) continue;
+          const users = found.get(t.object.id) ?? [];
+          if (!users.some((u) => sameUser(u, t.user))) found.set(t.object.id, [...users, t.user]);
+        }
+        return found;
+      });
     },
     async readObjectIds(objectType, relation, users) {
       const ids = new Set(await source.readObjectIds(objectType, relation, users));

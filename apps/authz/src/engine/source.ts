@@ -7,10 +7,21 @@ export interface UserShape {
   ids?: string[];
 }
 
+/** One read of a check: for each of `objectIds`, the users of the tuples on `objectType:id#relation` that fit any shape. */
+export interface UsersRead {
+  objectType: string;
+  objectIds: string[];
+  relation: string;
+  shapes: UserShape[];
+}
+
 /** Where evaluation reads tuples from: the stored ones, possibly overlaid with a check's contextual tuples. */
 export interface TupleSource {
-  /** Users of the tuples on `objectType:objectId#relation` that fit any of the shapes. */
-  readUsers(objectType: string, objectId: string, relation: string, shapes: UserShape[]): Promise<UserRef[]>;
+  /**
+   * Answers several reads at once (one round trip to the store): for each read, in order, the users found per
+   * object id (an object with none may be missing from the map).
+   */
+  readUsers(reads: UsersRead[]): Promise<Map<string, UserRef[]>[]>;
   /** Ids of the objects of `objectType` holding `relation` directly for any of the given users (a reverse lookup). */
   readObjectIds(objectType: string, relation: string, users: UserRef[]): Promise<string[]>;
 }

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
+import pg from 'pg';
 import type { Database } from '@platform/db';
 import { TupleConflictError } from './errors';
 import type { ParsedTuple } from './contextual';
-import type { TupleSource, UserShape } from './source';
+import type { TupleSource, UsersRead } from './source';
 import { formatObject, formatUser, type UserRef } from './tuple';
 import type { Tuple } from './types';
 
@@ -37,6 +38,17 @@ const toTuple = (r: TupleRow): Tuple => ({
   object: formatObject({ type: r.object_type, id: r.object_id }),
 });
 
+// Names of the prepared statements, per statement text; pg prepares a name on each connection the first time
+// it runs there. The texts come from the model's shapes, so they are few; past the cap, statements go unnamed.
+const statementNames = new Map<string, string>();
+const MAX_STATEMENTS = 1000;
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (!name && statementNames.size < MAX_STATEMENTS) statementNames.set(text, (name = `authz_read_${statementNames.size + 1}`));
+  return name;
+}
+
 const keyValues = (r: TupleRow) => KEY_COLUMNS.map((c) => r[c]);
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
@@ -49,25 +61,61 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 export class TupleStore implements TupleSource {
   constructor(private readonly db: Database) {}
 
-  async readUsers(objectType: string, objectId: string, relation: string, shapes: UserShape[]): Promise<UserRef[]> {
-    if (shapes.length === 0) return [];
-    // One branch per shape, each an equality prefix of the primary key: a range scan per shape, never a scan
-    // of every tuple on the object#relation (an organization may have many members).
+  async readUsers(reads: UsersRead[]): Promise<Map<string, UserRef[]>[]> {
+    const found = reads.map(() => new Map<string, UserRef[]>());
+    // One branch per read and shape, each an equality prefix of the primary key (object ids and user ids as
+    // `= any(...)`, one index descent per id): a range scan per branch, never a scan of every tuple on an
+    // object#relation (an organization may have many members). All branches go in one statement.
     const sql: string[] = [];
-    const bindings: Knex.RawBinding[] = [];
-    for (const s of shapes) {
-      sql.push(
-        'select user_type, user_id, user_relation from ??.?? where object_type = ? and object_id = ? and relation = ?' +
-          ' and user_type = ? and user_relation = ?' +
-          (s.ids ? ' and user_id = any(?)' : ''),
-      );
-      bindings.push(this.db.schema, TUPLES_TABLE, objectType, objectId, relation, s.type, s.relation, ...(s.ids ? [s.ids] : []));
+    const values: unknown[] = [];
+    const table = `"${this.db.schema}"."${TUPLES_TABLE}"`; // openDatabase admits only [a-z0-9_] schema names
+    reads.forEach((read, i) => {
+      if (read.objectIds.length === 0) return;
+      for (const s of read.shapes) {
+        if (s.ids?.length === 0) continue;
+        sql.push(
+          `select ${i} as r, object_id, user_type, user_id, user_relation from ${table}` +
+            ' where object_type = ? and object_id = any(?) and relation = ? and user_type = ? and user_relation = ?' +
+            (s.ids ? ' and user_id = any(?)' : ''),
+        );
+        values.push(read.objectType, read.objectIds, read.relation, s.type, s.relation);
+        if (s.ids) values.push(s.ids);
+      }
+    });
+    if (sql.length === 0) return found;
+    const rows = await this.select<Omit<TupleRow, 'object_type' | 'relation'> & { r: number }>(sql.join(' union all '), values);
+    for (const row of rows) {
+      const users = found[row.r];
+      const user = { type: row.user_type, id: row.user_id, relation: row.user_relation };
+      const list = users.get(row.object_id);
+      if (list) list.push(user);
+      else users.set(row.object_id, [user]);
     }
-    const { rows } = await this.db.knex.raw<{ rows: Pick<TupleRow, 'user_type' | 'user_id' | 'user_relation'>[] }>(
-      sql.join(' union all '),
-      bindings,
-    );
-    return rows.map((r) => ({ type: r.user_type, id: r.user_id, relation: r.user_relation }));
+    return found;
+  }
+
+  /**
+   * Runs a read-only statement (`?` placeholders, no other `?` in the text). On a Postgres server it is a named
+   * prepared statement: the server parses and plans each statement text once per connection instead of on
+   * every check (a check's few statements come from a handful of texts). Other drivers (the embedded PGlite)
+   * take it through knex.
+   */
+  private async select<T>(sql: string, values: unknown[]): Promise<T[]> {
+    const client = this.db.knex.client as Knex.Client;
+    if (client.config.client === 'pg') {
+      const connection: unknown = await client.acquireConnection();
+      try {
+        if (connection instanceof pg.Client) {
+          let n = 0;
+          const text = sql.replace(/\?/g, () => `$${++n}`);
+          const name = statementName(text);
+          return (await connection.query<T & pg.QueryResultRow>(name ? { name, text, values } : { text, values })).rows;
+        }
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    }
+    return (await this.db.knex.raw<{ rows: T[] }>(sql, values as Knex.RawBinding[])).rows;
   }
 
   async readObjectIds(objectType: string, relation: string, users: UserRef[]): Promise<string[]> {
