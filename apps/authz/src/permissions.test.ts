@@ -20,6 +20,7 @@ const SPEC_NAMES = [
   // Not in the spec: the Gitea-compatible admin routes (POST /admin/users) check it.
   'admin:site',
   'access:org',
+  'manage_owners:org',
   // Not an `action:object` name of the spec: its "org membership required" (the member relation).
   'member:org',
   'edit:org',

@@ -28,10 +28,6 @@ export interface Permission extends PermissionTarget {
 /** The one site object; site-admin permissions are checked on it. */
 export const SITE_OBJECT = 'site:platform';
 
-/** "Org membership" and "org ownership" of the spec's route descriptions, which carry no `action:object` name. */
-export const ORG_MEMBERSHIP: PermissionTarget = { objectType: 'organization', relation: 'member' };
-export const ORG_OWNERSHIP: PermissionTarget = { objectType: 'organization', relation: 'owner' };
-
 interface Row {
   name: string;
   objectType: ObjectType;
@@ -65,6 +61,13 @@ const TABLE: Row[] = [
     objectType: 'organization',
     relation: 'access',
     description: 'Act within the organization (members and site admins)',
+  },
+  // The spec's "org ownership" (owners and site admins, never a custom role): changing the owners.
+  {
+    name: 'manage_owners:org',
+    objectType: 'organization',
+    relation: 'manage_owners',
+    description: 'Change the owners of the organization',
   },
   // Custom roles (spec 4.1).
   {

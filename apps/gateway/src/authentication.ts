@@ -25,7 +25,7 @@ function basicCredentials(req: Request): { username: string; password: string } 
   if (!m) return undefined;
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new NotAuthenticatedError('malformed basic credentials');
+  if (colon < 0 || decoded.includes('\u0000')) throw new NotAuthenticatedError('malformed basic credentials');
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 

@@ -26,9 +26,13 @@ async function backendStatus(backends: Backends): Promise<[BackendName, string][
  */
 export function webFrontend(backends: Backends, config: GatewayConfig) {
   return async (req: Request, res: Response) => {
-    const rows = (await backendStatus(backends))
-      .map(([name, state]) => `<tr><td>${escape(name)}</td><td class="${state}">${state}</td></tr>`)
-      .join('');
+    // Only the start page asks the backends; other paths (favicon.ico, crawlers, stray webhooks) must not fan out.
+    const rows =
+      req.path === '/'
+        ? (await backendStatus(backends))
+            .map(([name, state]) => `<tr><td>${escape(name)}</td><td class="${state}">${state}</td></tr>`)
+            .join('')
+        : `<tr><td colspan="2"><a href="/">service status</a></td></tr>`;
     res
       .status(200)
       .type('html')

@@ -9,6 +9,7 @@ import { gateOpen } from './gating';
 import { API_DOCUMENT_PATH, apiDocument } from './openapi';
 import type { Route, RouteContext, RouteResult } from './route';
 import { authenticate, resolveOrg } from './authentication';
+import { assertNoNul } from './validation';
 import { webFrontend } from './frontend';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
@@ -102,6 +103,7 @@ function asDomainError(err: unknown): unknown {
 
 /** Runs one route: authenticate, resolve the org context, check the route's permission, then handle. */
 async function serve(route: Route, req: Request, base: Omit<RouteContext, 'caller' | 'org'>): Promise<RouteResult> {
+  assertNoNul(req);
   const ctx: RouteContext = { ...base };
   ctx.caller = await authenticate(route, req, base.backends, base.requestId);
   if (route.org) ctx.org = await resolveOrg(route, req, base.backends, base.requestId, ctx.caller?.id ?? 0);

@@ -17,3 +17,22 @@ export function parseId(value: unknown, name: string): number {
   }
   return Number(s);
 }
+
+/** Whether a parsed value holds a NUL character anywhere (Postgres text cannot store one). */
+function hasNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v, depth + 1));
+}
+
+/** Path parameters, query and body may not carry NUL characters: 400 here instead of a database error. */
+export function assertNoNul(req: { params: unknown; query: unknown; body: unknown }): void {
+  for (const [where, value] of [
+    ['path', req.params],
+    ['query', req.query],
+    ['body', req.body],
+  ] as const) {
+    if (hasNul(value))
+      throw new InputError(`the ${where} contains a NUL character`, [{ field: where, description: 'contains a NUL character' }]);
+  }
+}

@@ -166,3 +166,22 @@ describe('gateway', () => {
     });
   });
 });
+
+describe('NUL characters in requests', () => {
+  let gw: Awaited<ReturnType<typeof gateway>>;
+  beforeAll(async () => {
+    gw = await gateway({ DEPLOYMENT_TYPE: 'Hosted', ORGS_TEAMS_GRPC_ADDR: '127.0.0.1:1' });
+  });
+  afterAll(() => gw.close());
+
+  it('answers 400 for a NUL in the path, the query or the body, before any backend is asked', async () => {
+    for (const [path, init] of [
+      ['/api/v1/orgs/%00', {}],
+      ['/api/v1/version?org=%00', {}],
+      ['/api/v1/orgs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"a\\u0000"}' }],
+    ] as const) {
+      const res = await fetch(`${gw.base}${path}`, init);
+      expect([path, res.status]).toEqual([path, 400]);
+    }
+  });
+});

@@ -13,6 +13,7 @@ import { siteSettingsService } from './settings/service';
 import { avatarsService } from './avatars/service';
 import { Avatars } from './avatars/avatars';
 import { orgTokensService } from './org-tokens/service';
+import { OrgTokens } from './org-tokens/org-tokens';
 import { SecretBox } from './org-tokens/secret-box';
 import { orgClaimsService } from './claims/service';
 
@@ -31,6 +32,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
       async grpc({ db, log }) {
         const identity = new Identity(db!);
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
+        const orgTokens = new OrgTokens(db!, SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR));
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,
@@ -60,7 +62,17 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
           }),
           organizationsService(
-            { db: db!, adminOrg: config.PLATFORM_ADMIN_ORG, afterOrgDeleted: (orgId) => avatars.purge(orgId) },
+            {
+              db: db!,
+              adminOrg: config.PLATFORM_ADMIN_ORG,
+              // What other features keep for an organization goes with it: its avatar and its system admin.
+              prepareOrgCleanup: async (orgId) => {
+                const steps = [await avatars.prepareOrgCleanup(orgId), await orgTokens.prepareOrgCleanup(orgId)];
+                return async () => {
+                  for (const step of steps) await step();
+                };
+              },
+            },
             orgAuthz,
           ),
           siteSettingsService(db!, {
@@ -69,7 +81,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             isOfflineInstaller: config.OFFLINE_INSTALLER,
           }),
           avatarsService(avatars),
-          orgTokensService(db!, SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR)),
+          orgTokensService(orgTokens),
           orgClaimsService(db!, orgAuthz),
         ];
       },

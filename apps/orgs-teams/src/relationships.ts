@@ -13,7 +13,7 @@ export class Relationships {
   private readonly client: PromiseClient<typeof authzV1.AuthzServiceService>;
 
   constructor(address: string) {
-    this.client = createClient(authzV1.AuthzServiceService, address, { name: 'authz', idempotent: ['check', 'readTuples'] });
+    this.client = createClient(authzV1.AuthzServiceService, address, { name: 'authz' });
   }
 
   /** Writes and deletes atomically; throws when authz refuses or cannot be reached. */

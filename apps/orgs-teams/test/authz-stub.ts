@@ -1,13 +1,13 @@
 import { authzRolesV1, authzV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer } from '@platform/service-kit';
-import { InputError, UnavailableError } from '@platform/errors';
+import { ConflictError, InputError, UnavailableError } from '@platform/errors';
 
 export type Tuple = { user: string; relation: string; object: string };
 export const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 
 /**
  * A stand-in authz service for orgs-teams tests: a real gRPC server that keeps tuples as OpenFGA does
- * (writing an existing or deleting a missing tuple fails the whole call), keeps team roles, and can fail
+ * (writing an existing or deleting a missing tuple fails the whole call with a conflict, as the engines do), keeps team roles, and can fail
  * tuple writes or role assignments on demand.
  */
 export async function startAuthzStub() {
@@ -22,8 +22,8 @@ export async function startAuthzStub() {
       bindService(authzV1.AuthzServiceService, {
         async writeTuples(req: authzV1.WriteTuplesRequest) {
           if (state.failWrites) throw new UnavailableError('authz is down');
-          for (const t of req.deletes) if (!tuples.has(key(t))) throw new InputError(`cannot delete a missing tuple ${key(t)}`);
-          for (const t of req.writes) if (tuples.has(key(t))) throw new InputError(`cannot write an existing tuple ${key(t)}`);
+          for (const t of req.deletes) if (!tuples.has(key(t))) throw new ConflictError(`cannot delete a missing tuple ${key(t)}`);
+          for (const t of req.writes) if (tuples.has(key(t))) throw new ConflictError(`cannot write an existing tuple ${key(t)}`);
           for (const t of req.deletes) tuples.delete(key(t));
           for (const t of req.writes) tuples.set(key(t), t);
           return {};
@@ -44,8 +44,9 @@ export async function startAuthzStub() {
           for (const id of req.teamIds) if (teamRoles.has(id)) out[id] = { roleIds: teamRoles.get(id)! };
           return { teamRoles: out };
         },
-        async listRoles() {
-          return { roles: [] };
+        async deleteOrgRoles(req: authzRolesV1.DeleteOrgRolesRequest) {
+          state.calls.push(`delete roles of ${req.orgId}`);
+          return {};
         },
       } as never),
     ],

@@ -152,6 +152,20 @@ describe('OrganizationsService', () => {
     expect(has(`user:${users.bob}`, 'member', `team:${devs.id}`)).toBe(true);
   });
 
+  it('adds a user once when the same member is added twice at the same moment', async () => {
+    const org = await newOrg('racers');
+    // Several teams, so the two requests interleave inside their transactions at least once.
+    for (const name of ['one', 'two', 'three', 'four', 'five']) {
+      const team = await newTeam(org.id, name);
+      const add = () => orgs.addTeamMember({ teamId: team.id, userId: 0, username: 'bob', conflictIfMember: false });
+      const results = await Promise.all([add(), add()]);
+      expect(results.map((r) => r.added).sort()).toEqual([false, true]);
+      expect(await memberLogins(team.id)).toEqual(['bob']);
+      expect(has(`user:${users.bob}`, 'member', `team:${team.id}`)).toBe(true);
+    }
+    expect(await orgMembers(org.id)).toEqual(['alice', 'bob']);
+  });
+
   it('refuses to remove the last owner and the owner team, whatever the route', async () => {
     const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
     const owners = await ownerTeam(org.id);
@@ -203,5 +217,7 @@ describe('OrganizationsService', () => {
     await orgs.deleteOrg({ orgId: org.id, requesterId: users.alice });
     await expect(orgs.getOrg({ name: 'acme', viewerId: users.root })).rejects.toMatchObject({ kind: 'not-found' });
     expect([...authz.tuples.keys()].filter((k) => k.includes(`organization:${org.id}`))).toEqual([]);
+    // Its custom roles go with it, in one call to authz.
+    expect(authz.state.calls).toContain(`delete roles of ${org.id}`);
   });
 });

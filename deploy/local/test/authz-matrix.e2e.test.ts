@@ -19,6 +19,8 @@ const EVERYONE: Actor[] = ACTORS;
 const MEMBERS: Actor[] = ['member', 'holder', 'owner', 'siteadmin'];
 /** Org members acting on their own membership; a site admin who is not a member has none to act on. */
 const MEMBERS_ONLY: Actor[] = ['member', 'holder', 'owner'];
+/** The spec's "org ownership": owners and site admins, never a custom role. */
+const OWNERS: Actor[] = ['owner', 'siteadmin'];
 /** Holders of the route's relation: the custom-role holder, owners and site admins. */
 const HOLDERS: Actor[] = ['holder', 'owner', 'siteadmin'];
 
@@ -72,20 +74,19 @@ const MATRIX: Record<string, Row> = {
   'GET /orgs/claim': { pass: ['siteadmin'] },
   'GET /orgs/:orgname': { pass: EVERYONE },
   'PATCH /orgs/:orgname': { pass: HOLDERS, body: () => ({ description: 'changed' }) },
-  'DELETE /orgs/:orgname': { pass: ['owner', 'siteadmin'] },
+  'DELETE /orgs/:orgname': { pass: OWNERS },
   'GET /orgs/:orgname/user/:username': { pass: AUTHENTICATED, path: (f) => `/orgs/${f.org}/user/member` },
   'GET /orgs/:orgname/is-owner': { pass: ['owner'] },
   'GET /orgs/:orgname/members': { pass: EVERYONE },
   'POST /orgs/:orgname/members/action/private': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/members/action/private?uid=${self(f)}` },
   'POST /orgs/:orgname/members/action/public': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/members/action/public?uid=${self(f)}` },
   'POST /orgs/:orgname/members/action/remove': {
-    pass: HOLDERS,
-    grant: 'admin:org',
+    pass: OWNERS,
     path: (f) => `/orgs/${f.org}/members/action/remove?uid=${f.ids.member}`,
   },
   'POST /orgs/:orgname/members/action/leave': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/members/action/leave?uid=${self(f)}` },
   'GET /orgs/:orgname/members/:username': { pass: EVERYONE, path: (f) => `/orgs/${f.org}/members/member` },
-  'DELETE /orgs/:orgname/members/:username': { pass: HOLDERS, path: (f) => `/orgs/${f.org}/members/member` },
+  'DELETE /orgs/:orgname/members/:username': { pass: OWNERS, path: (f) => `/orgs/${f.org}/members/member` },
   'GET /orgs/:orgname/public_members': { pass: EVERYONE },
   'GET /orgs/:orgname/public_members/:username': { pass: EVERYONE, path: (f) => `/orgs/${f.org}/public_members/member` },
   'PUT /orgs/:orgname/public_members/:username': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/public_members/${login(f.me)}` },
@@ -185,6 +186,28 @@ describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
     const registered = sectionRoutes().map((r) => `${r.method.toUpperCase()} ${r.path}`);
     expect(registered.filter((r) => !MATRIX[r])).toEqual([]);
     expect(Object.keys(MATRIX).filter((r) => !registered.includes(r))).toEqual([]);
+  });
+
+  it('keeps the Owners team to owners and site admins: a role granting team-member changes does not make owners', async () => {
+    const f = await fixture('holder', 'add:team-member');
+    await t.api('owner', 'PUT', `/authz/roles/${f.roleId}?org=${f.org}`, {
+      permissions: [
+        { namespace: 'team-member', action: 'add' },
+        { namespace: 'team-member', action: 'remove' },
+      ],
+    });
+    const teams = (await t.api('owner', 'GET', `/orgs/${f.org}/teams`)).body as { id: number; permission: string }[];
+    const owners = teams.find((team) => team.permission === 'owner')!.id;
+
+    expect((await t.api('holder', 'PUT', `/teams/${f.devs}/members/outsider`)).status).toBe(204);
+    expect((await t.api('holder', 'PUT', `/teams/${owners}/members/holder`)).status).toBe(403);
+    expect((await t.api('holder', 'POST', `/orgs/${f.org}/teams/${owners}/action/add?uid=${t.ids.holder}`)).status).toBe(403);
+    expect((await t.api('holder', 'DELETE', `/teams/${owners}/members/owner`)).status).toBe(403);
+    expect((await t.api('holder', 'DELETE', `/orgs/${f.org}/members/owner`)).status).toBe(403);
+    expect((await t.api('holder', 'GET', `/orgs/${f.org}/is-owner`)).status).toBe(403);
+
+    expect((await t.api('owner', 'PUT', `/teams/${owners}/members/holder`)).status).toBe(204);
+    expect((await t.api('holder', 'GET', `/orgs/${f.org}/is-owner`)).status).toBe(200);
   });
 
   const routes = sectionRoutes();

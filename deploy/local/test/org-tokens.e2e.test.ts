@@ -51,6 +51,18 @@ describe('organization tokens and claims over HTTP', () => {
     expect((await api(undefined, 'GET', '/user', undefined, asSystemAdmin)).status).toBe(401);
   });
 
+  it('revokes the machine credentials of a deleted organization with it', async () => {
+    expect(
+      (await api('owner', 'POST', '/orgs', { username: 'doomed', managerManagementClusterEndPoint: 'https://hub.example.com' })).status,
+    ).toBe(201);
+    expect((await api('owner', 'POST', '/orgs/doomed/manager/sync-token', {})).status).toBe(200);
+    const secret = (await api('owner', 'GET', '/orgs/doomed/manager/sync-token')).body.secretAccessKey;
+    expect((await api(undefined, 'GET', '/user', undefined, { authorization: `token ${secret}` })).status).toBe(200);
+
+    expect((await api('owner', 'DELETE', '/orgs/doomed')).status).toBe(204);
+    expect((await api(undefined, 'GET', '/user', undefined, { authorization: `token ${secret}` })).status).toBe(401);
+  });
+
   it('refuses non-members with 403 and unknown organizations with 404', async () => {
     expect((await api('stranger', 'GET', '/orgs/fleet/manager/sync-token')).status).toBe(403);
     expect((await api('stranger', 'GET', '/orgs/fleet/tokens/access-tokens/')).status).toBe(403);

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { BusTimeoutError, streamOf, type Bus, type ConsumeOptions, type MessageHandler, type ReplyHandler, type Unsubscribe } from './bus';
 
 interface Consumer {
@@ -22,7 +21,6 @@ function subjectPattern(filter: string): RegExp {
 export class InProcessBus implements Bus {
   private readonly replies = new Map<string, ReplyHandler>();
   private readonly consumers = new Map<string, Consumer>();
-  private readonly events = new EventEmitter();
   private retryDelayMs = 200;
 
   async request<T>(subject: string, payload: unknown, timeoutMs = 5_000): Promise<T> {
@@ -92,6 +90,5 @@ export class InProcessBus implements Bus {
   async close(): Promise<void> {
     for (const c of this.consumers.values()) c.stopped = true;
     this.replies.clear();
-    this.events.removeAllListeners();
   }
 }

@@ -1,2 +1,3 @@
 export { openDatabase, type Database, type OpenDatabaseOptions } from './database';
+export { isUniqueViolation } from './errors';
 export { StaticMigrationSource, type Migration } from './migration';

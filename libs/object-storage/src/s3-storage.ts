@@ -12,7 +12,11 @@ export interface S3StorageOptions {
   secretAccessKey?: string;
   /** `http://host/bucket/key` addressing (MinIO and most S3-compatible stores) instead of `http://bucket.host/key`. */
   forcePathStyle: boolean;
+  /** Limit of each attempt: to connect, to get an answer, and of a stalled socket (default 10 s). */
+  timeoutMs?: number;
 }
+
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 interface SdkError {
   name?: string;
@@ -40,6 +44,13 @@ export class S3ObjectStorage implements ObjectStorage {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
+      // The SDK waits forever by default; a store that stops answering must fail the call (503), not hang it.
+      requestHandler: {
+        connectionTimeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        requestTimeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        throwOnRequestTimeout: true,
+        socketTimeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      },
     });
   }
 

@@ -27,4 +27,17 @@ describe('loadConfig', () => {
     });
     expect(() => loadConfig(serviceEnv, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
   });
+
+  it('never repeats the value of a secret variable in its message', () => {
+    const shape = { PLATFORM_ADMIN_PASSWORD: serviceEnv.GRPC_PORT, DATABASE_URL: serviceEnv.DATABASE_URL };
+    try {
+      loadConfig(shape, { PLATFORM_ADMIN_PASSWORD: 'hunter2-secret', DATABASE_URL: 'mysql://u:p4ss@h/db' });
+      throw new Error('expected a ConfigError');
+    } catch (err) {
+      const msg = (err as Error).message;
+      expect(msg).toContain('PLATFORM_ADMIN_PASSWORD');
+      expect(msg).not.toContain('hunter2');
+      expect(msg).not.toContain('p4ss');
+    }
+  });
 });

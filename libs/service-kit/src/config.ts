@@ -8,6 +8,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Variables whose values never appear in an error message (passwords, keys, secrets, URLs with credentials). */
+const SECRET_NAME = /PASSWORD|SECRET|KEY|TOKEN|DATABASE_URL|NATS_URL/;
+
 /** Shape of a config: environment variable name to its schema. */
 export type EnvShape = Record<string, z.ZodType>;
 export type ConfigOf<S extends EnvShape> = { [K in keyof S]: z.output<S[K]> };
@@ -20,7 +23,11 @@ export function loadConfig<S extends EnvShape>(shape: S, env: NodeJS.ProcessEnv 
     const raw = env[name];
     const parsed = schema.safeParse(raw === '' ? undefined : raw);
     if (parsed.success) out[name] = parsed.data;
-    else problems.push(`${name}: ${parsed.error.issues.map((i) => i.message).join('; ')} (got ${JSON.stringify(raw)})`);
+    else {
+      // The value helps to spot a typo, but never for secrets: this message ends up in logs.
+      const shown = SECRET_NAME.test(name) ? (raw === undefined ? 'unset' : 'a value that is not shown') : JSON.stringify(raw);
+      problems.push(`${name}: ${parsed.error.issues.map((i) => i.message).join('; ')} (got ${shown})`);
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return out as ConfigOf<S>;

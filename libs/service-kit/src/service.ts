@@ -61,6 +61,8 @@ export async function startService(
     for (const fn of cleanups.reverse()) await fn().catch((err) => log.error({ err }, 'shutdown step failed'));
     cleanups.length = 0;
   };
+  // Registered first so it runs last, and also when the start fails half-way (clients opened before start).
+  if (spec.onStop) cleanups.push(spec.onStop);
   try {
     let db: Database | undefined;
     if (spec.database) {
@@ -102,7 +104,6 @@ export async function startService(
           }),
       );
     }
-    if (spec.onStop) cleanups.push(spec.onStop);
     log.info({ grpcPort: grpc.port, httpPort }, `${spec.name} started`);
     return { name: spec.name, grpcPort: grpc.port, httpPort, ctx, stop: stopAll };
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import { isUniqueViolation, type Database } from '@platform/db';
 
 /** A permission as a role stores it: one namespace/action pair of the catalog. */
 export interface RolePermission {
@@ -23,12 +23,10 @@ export interface StoredRole extends RoleRow {
   team_ids: number[];
 }
 
-const UNIQUE_VIOLATION = '23505';
-
 /** Whether a database error is the unique index on (org_id, lower(name)). */
 export function isDuplicateName(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
-  return e?.code === UNIQUE_VIOLATION && (e.constraint === 'roles_org_lower_name' || !!e.message?.includes('roles_org_lower_name'));
+  return isUniqueViolation(err) && (e.constraint === 'roles_org_lower_name' || !!e.message?.includes('roles_org_lower_name'));
 }
 
 /** The rows of custom roles and their team assignments (authz.roles, authz.role_teams). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, NotAllowedError } from '@platform/errors';
+import { NotAllowedError, NotFoundError } from '@platform/errors';
 import { allowedPermissionsJson, permissionCatalogJson, principalJson, roleJson } from '../presenters-authz';
 import type { CheckTarget, Route, RouteContext } from '../route';
 import { parseBody, parseId } from '../validation';
@@ -67,7 +67,7 @@ async function principalNames(ctx: RouteContext, teams: number[], users: number[
         names.set(`user:${id}`, (await ctx.backends['orgs-teams'].getUser({ id, login: '' }, opts)).login);
       } catch (err) {
         // A user deleted since being added to a team keeps its entry, without a name.
-        if (!(err instanceof DomainError && err.kind === 'not-found')) throw err;
+        if (!(err instanceof NotFoundError)) throw err;
       }
     }),
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, InputError, NotAllowedError } from '@platform/errors';
+import { InputError, NotAllowedError, NotFoundError } from '@platform/errors';
 import { orgJson, profileJson } from '../presenters-orgs';
 import { userJson } from '../presenters';
 import type { Route, RouteContext } from '../route';
@@ -46,8 +46,8 @@ function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
     path: `/orgs/:orgname/members/action/${action}`,
     summary: `Member action ${action} (query uid)`,
     auth: 'token',
-    // Removing someone else is an administrator's act (site admins included); the rest needs membership.
-    check: { permission: action === 'remove' ? 'admin:org' : 'member:org', on: orgFromPath },
+    // Removing someone (owners among them) takes org ownership, as DELETE members/{username} does; the rest needs membership.
+    check: { permission: action === 'remove' ? 'manage_owners:org' : 'member:org', on: orgFromPath },
     service: 'orgs-teams',
     async handle(req, ctx) {
       const uid = uidOf(req);
@@ -158,8 +158,7 @@ export const orgsRoutes: Route[] = [
       await orgOfPath(req, ctx);
       const login = String(req.params.username);
       const user = await ctx.backends['orgs-teams'].getUser({ id: 0, login }, { requestId: ctx.requestId }).catch((err) => {
-        // Errors from a backend arrive as DomainErrors of a kind, not as the subclasses.
-        if (err instanceof DomainError && err.kind === 'not-found') return undefined;
+        if (err instanceof NotFoundError) return undefined;
         throw err;
       });
       if (!user || !user.active) throw new InputError(`${login} is not an active user`);
@@ -231,7 +230,7 @@ export const orgsRoutes: Route[] = [
     path: '/orgs/:orgname/members/:username',
     summary: 'Remove a member from every team of the organization',
     auth: 'token',
-    check: { permission: 'admin:org', on: orgFromPath },
+    check: { permission: 'manage_owners:org', on: orgFromPath },
     service: 'orgs-teams',
     async handle(req, ctx) {
       const orgId = await orgFromPath(req, ctx);

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { InputError, NotAllowedError } from '@platform/errors';
 import { userJson } from '../presenters';
 import { teamJson } from '../presenters-orgs';
-import type { Route } from '../route';
+import type { orgsTeamsOrgsV1 } from '@platform/proto';
+import type { Route, RouteContext } from '../route';
 import { parseBody, parseId } from '../validation';
 import { orgFromPath, requirePermission, teamFromPath, teamOfPath } from './org-path';
 
@@ -41,9 +42,17 @@ const TEAM_ACTIONS = ['join', 'leave', 'remove', 'add'] as const;
 /**
  * POST /orgs/{orgname}/teams/{teamid}/action/{action}, checked with `<action>:team`. `uid` is required by
  * every action; `join` and `leave` act on the caller (uid must be the caller's id); `add` adds the user
- * named by `uname` when given, else `uid`; `remove` removes `uid`. Joining the owner team also takes
- * `add:team`, so plain members cannot make themselves owners.
+ * named by `uname` when given, else `uid`; `remove` removes `uid`. Changing the members of the owner team
+ * also takes `manage_owners:org` (see ownersOnly).
  */
+/**
+ * The owner team's members are the organization's owners: only owners and site admins may change them (a
+ * custom role granting add/remove team members must not make its holder an owner). Leaving is still one's own.
+ */
+async function ownersOnly(ctx: RouteContext, team: orgsTeamsOrgsV1.Team): Promise<void> {
+  if (team.permission === 'owner') await requirePermission(ctx, 'manage_owners:org', team.organization!.id);
+}
+
 function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
   return {
     method: 'post',
@@ -61,7 +70,7 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
       switch (action) {
         case 'join':
           if (!self) throw new NotAllowedError('join acts on yourself: uid must be your own id');
-          if (team.permission === 'owner') await requirePermission(ctx, 'add:team', team.id);
+          await ownersOnly(ctx, team);
           await orgs.addTeamMember({ teamId: team.id, userId: uid, username: '', conflictIfMember: true }, opts);
           break;
         case 'leave':
@@ -69,11 +78,13 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
           await orgs.removeTeamMember({ teamId: team.id, userId: uid, username: '' }, opts);
           break;
         case 'add': {
+          await ownersOnly(ctx, team);
           const uname = typeof req.query.uname === 'string' ? req.query.uname : '';
           await orgs.addTeamMember({ teamId: team.id, userId: uname ? 0 : uid, username: uname, conflictIfMember: true }, opts);
           break;
         }
         case 'remove':
+          await ownersOnly(ctx, team);
           await orgs.removeTeamMember({ teamId: team.id, userId: uid, username: '' }, opts);
           break;
       }
@@ -214,6 +225,7 @@ export const teamsRoutes: Route[] = [
     service: 'orgs-teams',
     async handle(req, ctx) {
       autoConnectClusters(req.query.autoConnectClusters);
+      await ownersOnly(ctx, await teamOfPath(req, ctx));
       await ctx.backends.orgs.addTeamMember(
         { teamId: await teamFromPath(req, ctx), userId: 0, username: String(req.params.username), conflictIfMember: false },
         { requestId: ctx.requestId },
@@ -229,6 +241,7 @@ export const teamsRoutes: Route[] = [
     check: { permission: 'remove:team-member', on: teamFromPath },
     service: 'orgs-teams',
     async handle(req, ctx) {
+      await ownersOnly(ctx, await teamOfPath(req, ctx));
       await ctx.backends.orgs.removeTeamMember(
         { teamId: await teamFromPath(req, ctx), userId: 0, username: String(req.params.username) },
         { requestId: ctx.requestId },

@@ -191,7 +191,7 @@ describe('Avatars (identity schema on real Postgres, files as object storage)', 
     expect(objectFiles(org)).toEqual([path.basename(final.objectKey)]);
   });
 
-  it('changes nothing when the object storage fails, and purges an organization completely', async () => {
+  it('changes nothing when the object storage fails, and removes the stored image of a deleted organization', async () => {
     const org = await newOrg('fragile');
     const ok = await avatars.update({ orgId: org, source: '', image: png(21), gravatar: '', federavatar: false, userId });
     const failing: ObjectStorage = {
@@ -210,8 +210,174 @@ describe('Avatars (identity schema on real Postgres, files as object storage)', 
     expect(await avatars.get(org)).toEqual(ok);
     expect(objectFiles(org)).toEqual([path.basename(ok.objectKey)]);
 
-    await avatars.purge(org);
+    // Deleting the organization: its stored image goes once the account row (and its avatar row) is gone.
+    const cleanup = await avatars.prepareOrgCleanup(org);
+    await db.table('accounts').where({ id: org }).delete();
+    expect(objectFiles(org)).toEqual([path.basename(ok.objectKey)]);
+    await cleanup();
     expect(objectFiles(org)).toEqual([]);
-    expect((await avatars.get(org)).source).toBe('default');
+  });
+
+  /** The file storage with hooks, each run once for its key: after a put is stored, before a delete reaches the store. */
+  function hookedStorage(hooks: { beforeDelete?: Record<string, () => Promise<void>>; afterPut?: Record<string, () => Promise<void>> }) {
+    const once = (table: Record<string, () => Promise<void>> | undefined, key: string) => {
+      const hook = table?.[key];
+      if (table) delete table[key];
+      return hook?.();
+    };
+    const hooked: ObjectStorage = {
+      description: 'hooked',
+      put: async (k, body, type) => {
+        await storage.put(k, body, type);
+        await once(hooks.afterPut, k);
+      },
+      get: (k) => storage.get(k),
+      delete: async (k) => {
+        await once(hooks.beforeDelete, k);
+        await storage.delete(k);
+      },
+      close: () => {},
+    };
+    return hooked;
+  }
+
+  it('never calls the object storage while a database transaction is open (decision D6)', async () => {
+    const org = await newOrg('one-connection');
+    let open = 0;
+    const tracked: Database = {
+      ...db,
+      transaction: async (fn) => {
+        open += 1;
+        try {
+          return await db.transaction(fn);
+        } finally {
+          open -= 1;
+        }
+      },
+    };
+    const calls: string[] = [];
+    /** Records a call, failing the test when a transaction is open in this process or in any session of the database. */
+    const check = async (op: string) => {
+      const [{ n }] = (
+        await db.knex.raw(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`,
+        )
+      ).rows;
+      calls.push(`${op}${open > 0 || n > 0 ? ' IN A TRANSACTION' : ''}`);
+    };
+    const probing: ObjectStorage = {
+      description: 'probing',
+      put: async (k, body, type) => (await check('put'), storage.put(k, body, type)),
+      get: async (k) => (await check('get'), storage.get(k)),
+      delete: async (k) => (await check('delete'), storage.delete(k)),
+      close: () => {},
+    };
+    const probed = new Avatars(tracked, probing, { maxBytes: MAX }, log);
+    const upload = (variant: number) =>
+      probed.update({ orgId: org, source: '', image: png(variant), gravatar: '', federavatar: false, userId });
+
+    await upload(31);
+    await upload(31); // the same image again
+    await upload(32); // replaces the first, which is deleted
+    await probed.update({ orgId: org, source: 'lookup', image: Buffer.alloc(0), gravatar: 'x@example.com', federavatar: false, userId });
+    await upload(33);
+    await probed.delete(org);
+    await upload(34);
+    const cleanup = await probed.prepareOrgCleanup(org);
+    await db.table('org_avatars').where({ org_id: org }).delete(); // as the organization's deletion cascades
+    await cleanup();
+    // A swap that fails deletes its upload again.
+    const failing: Database = {
+      ...tracked,
+      transaction: async () => {
+        failing.transaction = tracked.transaction;
+        return tracked.transaction(async () => {
+          throw new Error('connection lost');
+        });
+      },
+    };
+    await expect(
+      new Avatars(failing, probing, { maxBytes: MAX }, log).update({
+        orgId: org,
+        source: '',
+        image: png(35),
+        gravatar: '',
+        federavatar: false,
+        userId,
+      }),
+    ).rejects.toThrow('connection lost');
+
+    expect(calls.filter((c) => c.endsWith('IN A TRANSACTION'))).toEqual([]);
+    expect(new Set(calls)).toEqual(new Set(['put', 'get', 'delete']));
+    expect(objectFiles(org)).toEqual([]);
+  });
+
+  it('deletes an upload whose swap failed, unless the avatar already is that image', async () => {
+    const org = await newOrg('half-done');
+    const current = await avatars.update({ orgId: org, source: '', image: png(41), gravatar: '', federavatar: false, userId });
+    const failOnce = (): Database => {
+      const failing: Database = {
+        ...db,
+        transaction: async () => {
+          failing.transaction = db.transaction;
+          throw new Error('connection lost');
+        },
+      };
+      return failing;
+    };
+    for (const image of [png(42), png(41)]) {
+      const broken = new Avatars(failOnce(), storage, { maxBytes: MAX }, log);
+      await expect(broken.update({ orgId: org, source: '', image, gravatar: '', federavatar: false, userId })).rejects.toThrow(
+        'connection lost',
+      );
+      expect(await avatars.get(org)).toEqual(current);
+      expect(objectFiles(org)).toEqual([path.basename(current.objectKey)]);
+    }
+  });
+
+  it('puts an image back that a clean-up deleted while an upload of the same image made it current again', async () => {
+    const org = await newOrg('deja-vu');
+    const a = await avatars.update({ orgId: org, source: '', image: png(51), gravatar: '', federavatar: false, userId });
+    // Replacing A by B deletes A after the swap; just before that deletion, A is uploaded again and committed.
+    const racing = new Avatars(
+      db,
+      hookedStorage({
+        beforeDelete: {
+          [a.objectKey]: async () => {
+            await avatars.update({ orgId: org, source: '', image: png(51), gravatar: '', federavatar: false, userId });
+          },
+        },
+      }),
+      { maxBytes: MAX },
+      log,
+    );
+    await racing.update({ orgId: org, source: '', image: png(52), gravatar: '', federavatar: false, userId });
+    expect((await avatars.get(org)).objectKey).toBe(a.objectKey);
+    expect(Buffer.from((await avatars.object(a.objectKey)).body).equals(png(51))).toBe(true);
+    expect(objectFiles(org)).toEqual([path.basename(a.objectKey)]);
+  });
+
+  it('puts its upload back when a clean-up of the same key deleted it before the swap committed', async () => {
+    const org = await newOrg('late-swap');
+    const a = await avatars.update({ orgId: org, source: '', image: png(61), gravatar: '', federavatar: false, userId });
+    // A is uploaded again; before its swap, another request replaces A by B and deletes A's object.
+    const racing = new Avatars(
+      db,
+      hookedStorage({
+        afterPut: {
+          [a.objectKey]: async () => {
+            await avatars.update({ orgId: org, source: '', image: png(62), gravatar: '', federavatar: false, userId });
+            expect(objectFiles(org)).not.toContain(path.basename(a.objectKey));
+          },
+        },
+      }),
+      { maxBytes: MAX },
+      log,
+    );
+    await racing.update({ orgId: org, source: '', image: png(61), gravatar: '', federavatar: false, userId });
+    expect((await avatars.get(org)).objectKey).toBe(a.objectKey);
+    expect(Buffer.from((await avatars.object(a.objectKey)).body).equals(png(61))).toBe(true);
+    expect(objectFiles(org)).toEqual([path.basename(a.objectKey)]);
   });
 });

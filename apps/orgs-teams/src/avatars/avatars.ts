@@ -143,16 +143,16 @@ export class Avatars {
       fields = { source: 'lookup', object_key: null, content_type: null, size_bytes: null, email, federavatar: req.federavatar };
     }
 
+    // Stored before the row can point at it, and outside the transaction: a transaction holds the one database
+    // connection of the process (decision D6), so it never waits for the object store.
+    if (upload) await this.storage.put(upload.key, image, MIME_OF[upload.type]);
     let previous: AvatarRow | undefined;
     let saved: AvatarRow;
     try {
       [previous, saved] = await this.db.transaction(async (trx) => {
-        // The organization row lock serialises every change of one avatar and every clean-up of its objects
-        // (discard), so an object is never deleted while a row points at it.
+        // The organization row lock serialises the changes of one avatar.
         await this.assertOrg(req.orgId, trx, true);
         const before = await this.db.table<AvatarRow>('org_avatars', trx).where({ org_id: req.orgId }).first();
-        // Stored before the row points at it (object storage is not an RPC: no other service is waited for).
-        if (upload) await this.storage.put(upload.key, image, MIME_OF[upload.type]);
         const [after] = await this.db
           .table('org_avatars', trx)
           .insert({ org_id: req.orgId, ...fields, updated_by: req.userId || null, updated_at: this.db.knex.fn.now() })
@@ -162,9 +162,11 @@ export class Avatars {
         return [before, after as AvatarRow];
       });
     } catch (err) {
+      // The upload is unused, unless the avatar already was this very image.
       if (upload) await this.discard(req.orgId, upload.key);
       throw err;
     }
+    if (upload) await this.ensureStored(upload.key, image, MIME_OF[upload.type]);
     if (previous?.object_key && previous.object_key !== upload?.key) await this.discard(req.orgId, previous.object_key);
     return this.toAvatar(req.orgId, saved);
   }
@@ -182,14 +184,15 @@ export class Avatars {
   }
 
   /**
-   * Removes an organization's avatar and its stored image before the organization itself is deleted (the
-   * row would go with the account, but the object would stay behind).
+   * Before an organization is deleted: notes its stored image, and answers the step that deletes it once the
+   * organization (and with it the avatar row, by cascade) is gone. Storage is never touched in a transaction.
    */
-  async purge(orgId: number): Promise<void> {
+  async prepareOrgCleanup(orgId: number): Promise<() => Promise<void>> {
     const row = await this.db.table<AvatarRow>('org_avatars').where({ org_id: orgId }).first();
-    if (!row) return;
-    await this.db.table('org_avatars').where({ org_id: orgId }).delete();
-    if (row.object_key) await this.discard(orgId, row.object_key);
+    const key = row?.object_key;
+    return async () => {
+      if (key) await this.discard(orgId, key);
+    };
   }
 
   /** The bytes behind an avatar key: a stored upload, or the rendered default of an existing organization. */
@@ -207,19 +210,49 @@ export class Avatars {
     throw new NotFoundError('no such avatar object');
   }
 
+  /** Whether the organization's avatar points at a key, read after any change of it in progress has committed. */
+  private async inUse(orgId: number, key: string): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      await this.db.table('accounts', trx).where({ id: orgId }).forUpdate().first('id');
+      const current = await this.db.table<AvatarRow>('org_avatars', trx).where({ org_id: orgId }).first('object_key');
+      return current?.object_key === key;
+    });
+  }
+
   /**
-   * Deletes a stored object of an organization unless its avatar points at it (again). Runs under the
-   * organization row lock, like every avatar change. A failure leaves an orphan object, which is only logged.
+   * Deletes a stored object of an organization unless its avatar points at it, after the change that made it
+   * unused has committed; no transaction is open while the store is called (decision D6). Keys are content
+   * addressed, so a concurrent upload of the same image may adopt the key between the check and the deletion:
+   * the bytes are read first and put back when the avatar points at the key afterwards (ensureStored covers
+   * an upload that commits later still). A failure leaves an orphan object, which is only logged.
    */
   private async discard(orgId: number, key: string): Promise<void> {
     try {
-      await this.db.transaction(async (trx) => {
-        await this.db.table('accounts', trx).where({ id: orgId }).forUpdate().first('id');
-        const current = await this.db.table<AvatarRow>('org_avatars', trx).where({ org_id: orgId }).first('object_key');
-        if (current?.object_key !== key) await this.storage.delete(key);
-      });
+      if (await this.inUse(orgId, key)) return;
+      const stored = await this.storage.get(key);
+      if (!stored) return;
+      await this.storage.delete(key);
+      if (await this.inUse(orgId, key)) {
+        this.log.info({ key }, 'an avatar object was adopted again while it was deleted; putting it back');
+        await this.storage.put(key, stored.body, stored.contentType);
+      }
     } catch (err) {
       this.log.warn({ err, key }, 'could not delete an unused avatar object');
+    }
+  }
+
+  /**
+   * After the avatar points at an upload: puts it again if a clean-up of the same key (an earlier copy of this
+   * image, replaced meanwhile) deleted it after it was stored and before the row was committed.
+   */
+  private async ensureStored(key: string, image: Buffer, contentType: string): Promise<void> {
+    try {
+      if (!(await this.storage.get(key))) {
+        this.log.info({ key }, 'an uploaded avatar object was deleted by a concurrent clean-up; putting it back');
+        await this.storage.put(key, image, contentType);
+      }
+    } catch (err) {
+      this.log.warn({ err, key }, 'could not check that the avatar object is stored');
     }
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
-import type { Database } from '@platform/db';
+import { isUniqueViolation, type Database } from '@platform/db';
 import type { orgClaimsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import { ACCOUNT_TYPE } from '../identity/identity';
@@ -37,7 +37,7 @@ export class OrgClaims {
       const [row] = await this.db.table('org_claims').insert({ claim_id: randomUUID(), org_id: orgId }).returning(['claim_id', 'org_id']);
       return { claimId: row.claim_id, orgId: row.org_id };
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new ConflictError(`organization ${orgId} is already claimable`);
+      if (isUniqueViolation(err)) throw new ConflictError(`organization ${orgId} is already claimable`);
       throw err;
     }
   }

@@ -1,5 +1,5 @@
 import { ConflictError, InputError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
-import type { Database } from '@platform/db';
+import { isUniqueViolation, type Database } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { hashPassword, verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
@@ -113,7 +113,7 @@ export class Identity {
       return toUser(row as AccountRow);
     } catch (err) {
       // A concurrent create won the race for the unique login or email.
-      if ((err as { code?: string }).code === '23505') throw new ConflictError(`user ${req.username} or email ${req.email} already exists`);
+      if (isUniqueViolation(err)) throw new ConflictError(`user ${req.username} or email ${req.email} already exists`);
       throw err;
     }
   }
@@ -136,19 +136,14 @@ export class Identity {
       .table('access_tokens as t')
       .join('accounts as a', 'a.id', 't.uid')
       .where('t.token_hash', hashToken(token))
-      .first('a.*', 't.id as token_id');
+      .first('a.*', 't.id as token_id', 't.last_used_at as token_last_used_at');
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
-    // Recorded at most once a minute per token, so authentication stays a read on busy clients.
-    await this.db
-      .table('access_tokens')
-      .where({ id: row.token_id })
-      .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))
-      .update({ last_used_at: this.db.knex.fn.now() });
-    await this.accounts()
-      .where({ id: row.id })
-      .andWhere((q) => q.whereNull('last_login_at').orWhereRaw("last_login_at < now() - interval '1 minute'"))
-      .update({ last_login_at: this.db.knex.fn.now() });
+    // Recorded at most once a minute, so authentication stays one read on busy clients.
+    const stale = (at: Date | null) => !at || Date.now() - new Date(at).getTime() > 60_000;
+    if (stale(row.token_last_used_at))
+      await this.db.table('access_tokens').where({ id: row.token_id }).update({ last_used_at: this.db.knex.fn.now() });
+    if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
     return { user: toUser(row), tokenId: row.token_id };
   }
 
@@ -179,7 +174,7 @@ export class Identity {
         .returning(['id', 'name', 'token_last_eight']);
       return { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight };
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new ConflictError(`access token name "${trimmed}" is already used`);
+      if (isUniqueViolation(err)) throw new ConflictError(`access token name "${trimmed}" is already used`);
       throw err;
     }
   }
@@ -200,8 +195,8 @@ export class Identity {
     if (n === 0) throw new NotFoundError(`access token ${id} does not exist`);
   }
 
-  /** Whether a site admin exists yet (false only before the first start completed). */
-  async hasSiteAdmin(): Promise<boolean> {
-    return !!(await this.accounts().where({ type: ACCOUNT_TYPE.user, is_admin: true }).first('id'));
+  /** Ids of the site admins (none only before the first start completed). */
+  async siteAdminIds(): Promise<number[]> {
+    return this.accounts().where({ type: ACCOUNT_TYPE.user, is_admin: true }).orderBy('id').pluck('id');
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ConflictError } from '@platform/errors';
 import type { Logger } from '@platform/service-kit';
 import type { Identity } from './identity';
 import type { Relationships } from '../relationships';
@@ -14,7 +15,8 @@ export interface SiteAdminSettings {
 
 /**
  * First start: when no site admin exists, create one from PLATFORM_ADMIN_* and grant it the site admin
- * relation. A generated password is printed once to stderr (never to the log). Later starts change nothing.
+ * relation. A generated password is printed once to stderr (never to the log). Later starts only make sure
+ * every site admin still holds the relation (a crash between the two writes must not leave an admin without it).
  */
 export async function ensureSiteAdmin(
   identity: Identity,
@@ -22,7 +24,11 @@ export async function ensureSiteAdmin(
   settings: SiteAdminSettings,
   log: Logger,
 ): Promise<void> {
-  if (await identity.hasSiteAdmin()) return;
+  const admins = await identity.siteAdminIds();
+  if (admins.length > 0) {
+    for (const id of admins) await grantSiteAdmin(relationships, id);
+    return;
+  }
   const password = settings.password ?? randomBytes(18).toString('base64url');
   const user = await identity.createUser({
     username: settings.username,
@@ -44,5 +50,14 @@ export async function ensureSiteAdmin(
       `\n  Site admin "${user.login}" created with generated password: ${password}\n` +
         `  It is shown only now. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
     );
+  }
+}
+
+/** Writes `user:<id> admin site:platform`; already holding it is fine. */
+async function grantSiteAdmin(relationships: Relationships, userId: number): Promise<void> {
+  try {
+    await relationships.write([{ user: `user:${userId}`, relation: 'admin', object: SITE_OBJECT }], []);
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
   }
 }

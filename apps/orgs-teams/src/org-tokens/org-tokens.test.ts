@@ -64,7 +64,7 @@ describe('organization machine credentials', () => {
     expect((await tokens.getSyncToken(managerOrg)).secretAccessKey).toBe('');
 
     const { user } = await new Identity(db).authenticate(value);
-    expect(user).toMatchObject({ id: first.userId, login: `sysadmin-${managerOrg}` });
+    expect(user).toMatchObject({ id: first.userId, login: `~sysadmin-${managerOrg}` });
     expect((await tokens.listSystemAdminTokens(managerOrg)).map((t) => t.name)).toEqual(['hub']);
   });
 

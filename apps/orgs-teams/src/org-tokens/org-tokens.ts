@@ -1,7 +1,7 @@
 import { createUser as createNkeyUser } from 'nkeys.js';
 import type { Knex } from 'knex';
 import { ConflictError, InputError, NotFoundError, ValidationError } from '@platform/errors';
-import type { Database } from '@platform/db';
+import { isUniqueViolation, type Database } from '@platform/db';
 import type { orgTokensV1 } from '@platform/proto';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { generateToken, hashToken } from '../identity/tokens';
@@ -19,7 +19,7 @@ interface OrgRow {
 
 /**
  * An organization's machine credentials. They belong to the organization's system admin: a user account
- * (`sysadmin-<orgId>`, no password) made the first time a credential is issued; its access tokens and bus
+ * (`~sysadmin-<orgId>`, a login no user can take; no password) made the first time a credential is issued; its access tokens and bus
  * accounts are what `/tokens/access-tokens` and `/tokens/bus-tokens` list.
  */
 export class OrgTokens {
@@ -53,7 +53,8 @@ export class OrgTokens {
   private async ensureSystemAdmin(orgId: number, trx: Knex.Transaction): Promise<number> {
     const existing = await this.systemAdmin(orgId, trx);
     if (existing) return existing;
-    const login = `sysadmin-${orgId}`;
+    // `~` is outside the login rule, so no user or organization can take this name first.
+    const login = `~sysadmin-${orgId}`;
     const [row] = await this.db
       .table('accounts', trx)
       .insert({
@@ -61,12 +62,23 @@ export class OrgTokens {
         login,
         lower_login: login,
         full_name: 'Organization system admin',
-        email: `${login}@system.local`,
-        lower_email: `${login}@system.local`,
+        email: `sysadmin-${orgId}@system.local`,
+        lower_email: `sysadmin-${orgId}@system.local`,
       })
       .returning('id');
     await this.db.table('org_system_admins', trx).insert({ org_id: orgId, uid: row.id });
     return row.id;
+  }
+
+  /**
+   * Before an organization is deleted: its system admin account must go with it, or the account's tokens
+   * (the sync token among them) and bus accounts would keep working. Deleting the account removes those too.
+   */
+  async prepareOrgCleanup(orgId: number): Promise<() => Promise<void>> {
+    const uid = await this.systemAdmin(orgId);
+    return async () => {
+      if (uid) await this.db.table('accounts').where({ id: uid, type: ACCOUNT_TYPE.user }).delete();
+    };
   }
 
   async getSyncToken(orgId: number): Promise<orgTokensV1.ManagerApiToken> {
@@ -116,8 +128,7 @@ export class OrgTokens {
           .insert({ org_id: req.orgId, token_id: row.id, secret_ciphertext: this.secrets.seal(token) });
       });
     } catch (err) {
-      if ((err as { code?: string }).code === '23505')
-        throw new ConflictError(`an access token named "${name}" or with this value already exists`);
+      if (isUniqueViolation(err)) throw new ConflictError(`an access token named "${name}" or with this value already exists`);
       throw err;
     }
   }

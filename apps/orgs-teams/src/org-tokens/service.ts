@@ -1,14 +1,11 @@
-import type { Database } from '@platform/db';
 import { orgTokensV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
-import { OrgTokens } from './org-tokens';
-import type { SecretBox } from './secret-box';
+import type { OrgTokens } from './org-tokens';
 
 const done = { message: 'ok' };
 
 /** The OrgTokensService RPCs. */
-export function orgTokensService(db: Database, secrets: SecretBox): ServiceBinding<typeof orgTokensV1.OrgTokensServiceService> {
-  const tokens = new OrgTokens(db, secrets);
+export function orgTokensService(tokens: OrgTokens): ServiceBinding<typeof orgTokensV1.OrgTokensServiceService> {
   return bindService(orgTokensV1.OrgTokensServiceService, {
     getSyncToken: (req) => tokens.getSyncToken(req.orgId),
     createSyncToken: async (req) => (await tokens.createSyncToken(req), { message: 'manager sync token created' }),

@@ -9,8 +9,11 @@ export interface OrgsContext {
   db: Database;
   /** Slug of the administrative organization, from which site admins cannot be removed; unset means none. */
   adminOrg?: string;
-  /** Cleans up what other features keep for an organization (its stored avatar) once it is deleted. */
-  afterOrgDeleted?: (orgId: number) => Promise<void>;
+  /**
+   * Called before an organization is deleted, while its rows still exist: other features note what they keep
+   * for it (stored avatar, system admin account) and answer what to remove once the deletion went through.
+   */
+  prepareOrgCleanup?: (orgId: number) => Promise<() => Promise<void>>;
 }
 
 /** An account row as far as memberships need it. */

@@ -43,8 +43,7 @@ export class GrpcOrgAuthz implements OrgAuthz {
   }
 
   async deleteOrgRoles(orgId: number, requestId?: string): Promise<void> {
-    const { roles } = await this.roles.listRoles({ orgId }, { requestId });
-    for (const role of roles) await this.roles.deleteRole({ orgId, id: role.id }, { requestId });
+    await this.roles.deleteOrgRoles({ orgId }, { requestId });
   }
 
   close(): void {

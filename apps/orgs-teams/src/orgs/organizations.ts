@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '@platform/db';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/service-kit';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
@@ -79,7 +80,7 @@ export class Organizations {
       // Teams and memberships go with the account (on delete cascade).
       ({ org }) => this.db.table('accounts').where({ id: org.id }).delete(),
     ).catch((err) => {
-      if ((err as { code?: string }).code === '23505') throw new ConflictError(`the name ${req.username} is already taken`);
+      if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
       throw err;
     });
     return toOrganization(created.org);
@@ -142,6 +143,7 @@ export class Organizations {
       ownerTeamOfOrg(orgId, ownerTeam.id),
       ...members.map((m) => teamMember(m.team_id, m.uid)),
     ];
+    const cleanup = await this.ctx.prepareOrgCleanup?.(orgId);
     await compensating(
       log,
       () => this.authz.write([], tuples, requestId),
@@ -155,7 +157,7 @@ export class Organizations {
       log?.error({ err, orgId }, 'could not delete the custom roles of a deleted organization');
     }
     try {
-      await this.ctx.afterOrgDeleted?.(orgId);
+      await cleanup?.();
     } catch (err) {
       log?.error({ err, orgId }, 'could not clean up after a deleted organization');
     }

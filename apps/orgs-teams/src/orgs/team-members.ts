@@ -56,11 +56,18 @@ export class TeamMembers {
       log,
       () =>
         this.db.transaction(async (trx) => {
-          if (await this.db.table('team_users', trx).where({ team_id: team.id, uid: user.id }).first('uid')) {
+          // ON CONFLICT, not a check then an insert: two concurrent adds of one user both see "not a member",
+          // and the second insert would hit the primary key. The one that inserts nothing finds a member.
+          const inserted = await this.db
+            .table('team_users', trx)
+            .insert({ team_id: team.id, org_id: team.org_id, uid: user.id })
+            .onConflict(['team_id', 'uid'])
+            .ignore()
+            .returning('uid');
+          if (inserted.length === 0) {
             if (req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
             return undefined;
           }
-          await this.db.table('team_users', trx).insert({ team_id: team.id, org_id: team.org_id, uid: user.id });
           const joinedOrg = (
             await this.db
               .table('org_users', trx)

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { Logger } from '@platform/service-kit';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
@@ -34,8 +35,6 @@ function checkUnits(units: string[]): void {
   if (units.some((u) => !u || u.length > 64) || new Set(units).size !== units.length)
     throw new InputError('units must be distinct non-empty names of at most 64 characters', [{ field: 'units', description: 'invalid' }]);
 }
-
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 /** Teams of organizations. */
 export class Teams {
