@@ -1,6 +1,5 @@
 import type { authzRolesV1, authzV1 } from '@platform/proto';
-
-const rfc3339 = (unix: number) => new Date(unix * 1000).toISOString().replace(/\.000Z$/, 'Z');
+import { rfc3339 } from './presenters';
 
 /** The spec's RoleResponse (section 2.1): input says `teamIDs`, output `team_ids`; `owner_id` is the organization. */
 export function roleJson(r: authzRolesV1.Role) {

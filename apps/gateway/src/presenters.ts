@@ -1,6 +1,7 @@
 import type { orgsTeamsV1 } from '@platform/proto';
 
-const rfc3339 = (unix: number) => new Date(unix * 1000).toISOString().replace(/\.000Z$/, 'Z');
+/** Unix seconds as RFC3339 without fractional seconds, as the spec's date-times are written. */
+export const rfc3339 = (unix: number) => new Date(unix * 1000).toISOString().replace(/\.000Z$/, 'Z');
 
 /** The spec's User (section 2.2) from the identity message. */
 export function userJson(u: orgsTeamsV1.User) {

@@ -4,7 +4,7 @@ import { bindService, defineApp, startService, versionOf, type Logger } from '@p
 import { migrations } from '../migrations';
 import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
-import { ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
+import { createUser, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
 import { Relationships } from './relationships';
 import { GrpcOrgAuthz } from './orgs/org-authz';
 import { organizationsService } from './orgs/service';
@@ -44,18 +44,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             getVersion: async () => versionOf('orgs-teams'),
             authenticate: (req) => identity.authenticate(req.token),
             authenticateBasic: (req) => identity.authenticateBasic(req.username, req.password),
-            async createUser(req, ctx) {
-              const user = await identity.createUser(req);
-              if (!req.isAdmin) return user;
-              try {
-                await relationships.write([{ user: `user:${user.id}`, relation: 'admin', object: 'site:platform' }], [], ctx.requestId);
-              } catch (err) {
-                // The account must not exist without its site-admin relation: undo it.
-                await identity.deleteAccount(user.id);
-                throw err;
-              }
-              return user;
-            },
+            createUser: (req, ctx) => createUser(identity, relationships, req, ctx.requestId),
             getUser: (req) => identity.getUser(req),
             createToken: (req) => identity.createToken(req.userId, req.name),
             listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),

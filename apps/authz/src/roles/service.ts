@@ -1,10 +1,9 @@
+import { unixSeconds } from '@platform/db';
 import { authzRolesV1 } from '@platform/proto';
 import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
 import { AllowedPermissions } from './allowed-permissions';
 import type { Roles } from './roles';
 import type { StoredRole } from './store';
-
-const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 
 /** The Role message of a stored role. */
 export function toRole(r: StoredRole): authzRolesV1.Role {
@@ -15,8 +14,8 @@ export function toRole(r: StoredRole): authzRolesV1.Role {
     description: r.description,
     permissions: r.permissions.map(({ namespace, action }) => ({ namespace, action })),
     teamIds: r.team_ids,
-    createdUnix: unix(r.created_at),
-    updatedUnix: unix(r.updated_at),
+    createdUnix: unixSeconds(r.created_at),
+    updatedUnix: unixSeconds(r.updated_at),
   };
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
+import { unixSeconds } from '@platform/db';
 import { InputError, NotFoundError, ValidationError } from '@platform/errors';
 import type { ObjectStorage } from '@platform/object-storage';
 import type { orgsTeamsAvatarsV1 } from '@platform/proto';
@@ -44,8 +45,6 @@ export function lookupUrl(email: string, federated: boolean): string {
   return `${base}${hash}?d=identicon`;
 }
 
-const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
-
 /**
  * Organization avatars (spec 4.13): an uploaded image kept in object storage under a content-addressed key
  * (`avatars/org/<org>/<sha256/128>.<ext>`), an email lookup, or, by default, a generated identicon
@@ -68,13 +67,13 @@ export class Avatars {
   private toAvatar(orgId: number, row: AvatarRow | undefined): orgsTeamsAvatarsV1.Avatar {
     if (!row) return { orgId, source: 'default', objectKey: defaultAvatarKey(orgId), externalUrl: '', updatedUnix: 0 };
     if (row.source === 'local')
-      return { orgId, source: 'local', objectKey: row.object_key!, externalUrl: '', updatedUnix: unix(row.updated_at) };
+      return { orgId, source: 'local', objectKey: row.object_key!, externalUrl: '', updatedUnix: unixSeconds(row.updated_at) };
     return {
       orgId,
       source: 'lookup',
       objectKey: '',
       externalUrl: lookupUrl(row.email!, row.federavatar),
-      updatedUnix: unix(row.updated_at),
+      updatedUnix: unixSeconds(row.updated_at),
     };
   }
 

@@ -1,5 +1,5 @@
 import { ConflictError, InputError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
-import { isUniqueViolation, type Database } from '@platform/db';
+import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { hashPassword, verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
@@ -34,8 +34,6 @@ interface AccountRow {
   last_login_at: Date | null;
 }
 
-const unix = (d: Date | null) => (d ? Math.floor(new Date(d).getTime() / 1000) : 0);
-
 /** The User message of an account row (never the password hash). */
 export function toUser(row: AccountRow): orgsTeamsV1.User {
   return {
@@ -46,8 +44,8 @@ export function toUser(row: AccountRow): orgsTeamsV1.User {
     avatarUrl: row.avatar_url,
     language: row.language,
     isAdmin: row.is_admin,
-    lastLoginUnix: unix(row.last_login_at),
-    createdUnix: unix(row.created_at),
+    lastLoginUnix: unixSeconds(row.last_login_at),
+    createdUnix: unixSeconds(row.created_at),
     type: row.type,
     active: row.active,
     prohibitLogin: row.prohibit_login,
@@ -185,8 +183,8 @@ export class Identity {
       id: r.id,
       name: r.name,
       tokenLastEight: r.token_last_eight,
-      createdUnix: unix(r.created_at),
-      lastUsedUnix: unix(r.last_used_at),
+      createdUnix: unixSeconds(r.created_at),
+      lastUsedUnix: unixSeconds(r.last_used_at),
     }));
   }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError } from '@platform/errors';
+import type { orgsTeamsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import type { Identity } from './identity';
 import type { Relationships } from '../relationships';
@@ -30,7 +31,7 @@ export async function ensureSiteAdmin(
     return;
   }
   const password = settings.password ?? randomBytes(18).toString('base64url');
-  const user = await identity.createUser({
+  const user = await createUser(identity, relationships, {
     username: settings.username,
     email: settings.email,
     password,
@@ -38,12 +39,6 @@ export async function ensureSiteAdmin(
     mustChangePassword: false,
     isAdmin: true,
   });
-  try {
-    await relationships.write([{ user: `user:${user.id}`, relation: 'admin', object: SITE_OBJECT }], []);
-  } catch (err) {
-    await identity.deleteAccount(user.id);
-    throw err;
-  }
   log.info({ userId: user.id, login: user.login }, 'site admin created');
   if (!settings.password) {
     process.stderr.write(
@@ -51,6 +46,27 @@ export async function ensureSiteAdmin(
         `  It is shown only now. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
     );
   }
+}
+
+/**
+ * Creates a user; a site admin also gets the site-admin relation, and the account is removed again when that
+ * cannot be written, so no admin exists without it (decision D6).
+ */
+export async function createUser(
+  identity: Identity,
+  relationships: Relationships,
+  req: orgsTeamsV1.CreateUserRequest,
+  requestId?: string,
+): Promise<orgsTeamsV1.User> {
+  const user = await identity.createUser(req);
+  if (!req.isAdmin) return user;
+  try {
+    await relationships.write([{ user: `user:${user.id}`, relation: 'admin', object: SITE_OBJECT }], [], requestId);
+  } catch (err) {
+    await identity.deleteAccount(user.id);
+    throw err;
+  }
+  return user;
 }
 
 /** Writes `user:<id> admin site:platform`; already holding it is fine. */

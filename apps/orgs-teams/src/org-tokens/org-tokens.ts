@@ -1,13 +1,12 @@
 import { createUser as createNkeyUser } from 'nkeys.js';
 import type { Knex } from 'knex';
 import { ConflictError, InputError, NotFoundError, ValidationError } from '@platform/errors';
-import { isUniqueViolation, type Database } from '@platform/db';
+import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgTokensV1 } from '@platform/proto';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { generateToken, hashToken } from '../identity/tokens';
 import type { SecretBox } from './secret-box';
 
-const unix = (d: Date | null) => (d ? Math.floor(new Date(d).getTime() / 1000) : 0);
 const RECENT_ACTIVITY_SECONDS = 7 * 24 * 3600;
 const DEFAULT_SYNC_TOKEN_NAME = 'manager-sync-token';
 
@@ -148,9 +147,9 @@ export class OrgTokens {
       uid,
       name: r.name,
       tokenLastEight: r.token_last_eight,
-      createdAt: unix(r.created_at),
-      updatedAt: unix(r.last_used_at ?? r.created_at),
-      hasRecentActivity: !!r.last_used_at && now - unix(r.last_used_at) < RECENT_ACTIVITY_SECONDS,
+      createdAt: unixSeconds(r.created_at),
+      updatedAt: unixSeconds(r.last_used_at ?? r.created_at),
+      hasRecentActivity: !!r.last_used_at && now - unixSeconds(r.last_used_at) < RECENT_ACTIVITY_SECONDS,
       hasUsed: !!r.last_used_at,
       expDate: 0,
     }));
