@@ -46,6 +46,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             authenticateBasic: (req) => identity.authenticateBasic(req.username, req.password),
             createUser: (req, ctx) => createUser(identity, relationships, req, ctx.requestId),
             getUser: (req) => identity.getUser(req),
+            getUsers: async (req) => ({ users: await identity.getUsers(req.ids) }),
             createToken: (req) => identity.createToken(req.userId, req.name),
             listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
             deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),

@@ -169,6 +169,13 @@ describe('orgs-teams', () => {
       await db.table('accounts').where({ id: user!.id }).update({ prohibit_login: false });
     });
 
+    it('looks up many users at once, leaving out ids of no user', async () => {
+      const { user: root } = await client.authenticateBasic({ username: 'root', password: 'correct horse battery' });
+      const { user: alice } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
+      const { users } = await client.getUsers({ ids: [alice!.id, 999999, root!.id] });
+      expect(users.map((u) => u.login)).toEqual(['root', 'Alice']);
+    });
+
     it('stores only a hash of each token and of each password', async () => {
       const db = app.running.ctx.db!;
       const { user } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });

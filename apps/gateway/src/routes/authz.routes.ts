@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotAllowedError, NotFoundError } from '@platform/errors';
+import { NotAllowedError } from '@platform/errors';
 import { allowedPermissionsJson, permissionCatalogJson, principalJson, roleJson } from '../presenters-authz';
 import type { CheckTarget, Route, RouteContext } from '../route';
 import { parseBody, parseId } from '../validation';
@@ -61,16 +61,11 @@ async function principalNames(ctx: RouteContext, teams: number[], users: number[
     const { teams: all } = await ctx.backends.orgs.listTeams({ orgId: ctx.org!.id }, opts);
     for (const t of all) names.set(`team:${t.id}`, t.name);
   }
-  await Promise.all(
-    users.map(async (id) => {
-      try {
-        names.set(`user:${id}`, (await ctx.backends['orgs-teams'].getUser({ id, login: '' }, opts)).login);
-      } catch (err) {
-        // A user deleted since being added to a team keeps its entry, without a name.
-        if (!(err instanceof NotFoundError)) throw err;
-      }
-    }),
-  );
+  if (users.length) {
+    // A user deleted since being added to a team keeps its entry, without a name.
+    const found = await ctx.backends['orgs-teams'].getUsers({ ids: users }, opts);
+    for (const u of found.users) names.set(`user:${u.id}`, u.login);
+  }
   return names;
 }
 

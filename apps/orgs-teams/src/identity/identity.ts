@@ -128,6 +128,14 @@ export class Identity {
     return toUser(row);
   }
 
+  /** The users among `ids`, in id order; ids of no user are left out. At most 1,000 ids. */
+  async getUsers(ids: number[]): Promise<orgsTeamsV1.User[]> {
+    if (ids.length > 1000) throw new InputError('at most 1000 ids at a time');
+    if (ids.length === 0) return [];
+    const rows = await this.accounts().where({ type: ACCOUNT_TYPE.user }).whereIn('id', ids).orderBy('id');
+    return rows.map(toUser);
+  }
+
   /** The active user owning a token; 401 for unknown tokens and refused accounts. */
   async authenticate(token: string): Promise<orgsTeamsV1.AuthenticateResponse> {
     const row = await this.db
