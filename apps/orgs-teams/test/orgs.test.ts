@@ -189,14 +189,18 @@ describe('OrganizationsService', () => {
     } finally {
       authz.state.refuseRoles = false;
     }
-    expect(await orgs.getTeam({ teamId: devs.id, orgId: 0 })).toMatchObject({ name: 'devs', description: '', roleIds: [5, 7] });
+    expect(await orgs.getTeam({ teamId: devs.id, orgId: 0, withRoles: true })).toMatchObject({
+      name: 'devs',
+      description: '',
+      roleIds: [5, 7],
+    });
   });
 
   it('puts a deleted team back, members and roles included, when its tuples cannot be deleted', async () => {
     const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
     const devs = (await orgs.listTeams({ orgId: org.id })).teams.find((t) => t.name === 'devs')!;
     await expect(whileAuthzFails(() => orgs.deleteTeam({ teamId: devs.id }))).rejects.toMatchObject({ kind: 'unavailable' });
-    expect(await orgs.getTeam({ teamId: devs.id, orgId: org.id })).toMatchObject({ name: 'devs', roleIds: [5, 7] });
+    expect(await orgs.getTeam({ teamId: devs.id, orgId: org.id, withRoles: true })).toMatchObject({ name: 'devs', roleIds: [5, 7] });
     expect(await memberLogins(devs.id)).toEqual(['bob']);
     expect(await orgs.getMembership({ orgId: org.id, viewerId: 0, username: 'bob' })).toMatchObject({ member: true, public: true });
 

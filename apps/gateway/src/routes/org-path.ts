@@ -36,7 +36,7 @@ export function teamOfPath(req: Request, ctx: RouteContext): Promise<orgsTeamsOr
     team = (async () => {
       const teamId = parseId(req.params.teamid, 'teamid');
       const orgId = req.params.orgname === undefined ? 0 : await orgFromPath(req, ctx);
-      return ctx.backends.orgs.getTeam({ teamId, orgId }, { requestId: ctx.requestId });
+      return ctx.backends.orgs.getTeam({ teamId, orgId, withRoles: false }, { requestId: ctx.requestId });
     })();
     teams.set(req, team);
   }

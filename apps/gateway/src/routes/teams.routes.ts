@@ -150,7 +150,11 @@ export const teamsRoutes: Route[] = [
     check: { permission: 'view:team', on: teamFromPath },
     service: 'orgs-teams',
     async handle(req, ctx) {
-      return { body: teamJson(await teamOfPath(req, ctx)) };
+      const team = await ctx.backends.orgs.getTeam(
+        { teamId: await teamFromPath(req, ctx), orgId: 0, withRoles: true },
+        { requestId: ctx.requestId },
+      );
+      return { body: teamJson(team) };
     },
   },
   {

@@ -28,7 +28,7 @@ export function organizationsService(
     removeMember: async (req, c) => (await members.remove(req, c.requestId, c.log), {}),
     listTeams: async (req, c) => ({ teams: await teams.list(req.orgId, c.requestId) }),
     createTeam: (req, c) => teams.create(req, c.requestId, c.log),
-    getTeam: (req, c) => teams.get(req.teamId, req.orgId || undefined, c.requestId),
+    getTeam: (req, c) => teams.get(req.teamId, req.orgId || undefined, req.withRoles, c.requestId),
     editTeam: (req, c) => teams.edit(req, c.requestId, c.log),
     deleteTeam: async (req, c) => (await teams.delete(req.teamId, c.requestId, c.log), {}),
     listTeamMembers: async (req) => ({ members: await teamMembers.list(req.teamId) }),

@@ -72,9 +72,11 @@ export class Teams {
     return this.present(rows, org, requestId);
   }
 
-  async get(teamId: number, orgId: number | undefined, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
+  /** One team; its custom roles only when asked, since they cost a call to authz. */
+  async get(teamId: number, orgId: number | undefined, withRoles: boolean, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
     const row = await this.row(teamId, orgId);
-    return (await this.present([row], await orgById(this.db, row.org_id), requestId))[0];
+    const org = await orgById(this.db, row.org_id);
+    return withRoles ? (await this.present([row], org, requestId))[0] : toTeam(row, org, []);
   }
 
   /** Creates a team, writes its tuples and attaches its custom roles; any failure leaves no team behind. */
@@ -121,7 +123,7 @@ export class Teams {
       },
       (row) => this.db.table('teams').where({ id: row.id }).delete(),
     );
-    return this.get(row.id, org.id, requestId);
+    return this.get(row.id, org.id, true, requestId);
   }
 
   /**
@@ -170,7 +172,7 @@ export class Teams {
       },
       () => this.db.table('teams').where({ id: before.id }).update(restore),
     );
-    return this.get(before.id, undefined, requestId);
+    return this.get(before.id, undefined, true, requestId);
   }
 
   /**
