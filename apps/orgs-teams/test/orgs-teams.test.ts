@@ -49,13 +49,7 @@ describe('orgs-teams', () => {
     it('keeps the first site admin across restarts', async () => {
       const written = authz.tuples.size;
       const again = await import('@platform/service-kit').then(({ startApp }) =>
-        startApp(orgsTeamsApp, {
-          GRPC_PORT: '0',
-          LOG_LEVEL: 'silent',
-          DATABASE_URL: app.databaseUrl,
-          AUTHZ_GRPC_ADDR: authz.address,
-          PLATFORM_ADMIN_USERNAME: 'other',
-        }),
+        startApp(orgsTeamsApp, { ...app.env, PLATFORM_ADMIN_USERNAME: 'other' }),
       );
       await again.stop();
       expect(authz.tuples.size).toBe(written);

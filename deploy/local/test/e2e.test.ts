@@ -106,6 +106,7 @@ describe('the platform with real Postgres and NATS, one app down', () => {
       HTTP_PORT: '0',
       DEPLOYMENT_TYPE: 'ProviderBMarketplace',
       LOG_LEVEL: 'silent',
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-')),
     });
   });
   afterAll(async () => {

@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
 import { startPlatform, type LocalPlatform } from '../src/platform';
 
@@ -44,6 +47,8 @@ export async function bootTestPlatform(env: Record<string, string> = {}): Promis
     PLATFORM_ADMIN_USERNAME: 'root',
     PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
     PLATFORM_ADMIN_EMAIL: 'root@example.com',
+    // Key files and objects of this test file only, never in the working tree.
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-')),
     ...env,
   }).catch(async (err) => {
     await db.drop();

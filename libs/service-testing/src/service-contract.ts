@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { createClient, PLATFORM_VERSION, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
 import { healthStatus, reflectedServices } from './grpc-probes';
@@ -7,19 +10,24 @@ export interface AppUnderTest {
   running: RunningService;
   address: string;
   databaseUrl: string;
+  /** The environment it was started with, to start it again the same way. */
+  env: Record<string, string>;
   stop(): Promise<void>;
 }
 
 /** Starts an app the way main.ts does (its own config validation), on a fresh database and the test NATS server. */
 export async function startAppForTest(app: AppDefinition<any>, env: Record<string, string> = {}): Promise<AppUnderTest> {
   const db = await createTestDatabase();
-  const running = await startApp(app, {
+  const appEnv: Record<string, string> = {
     GRPC_PORT: '0',
     LOG_LEVEL: 'silent',
+    // Key files and objects of this test only, never in the working tree.
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), `${app.name}-test-`)),
     DATABASE_URL: db.url,
     NATS_URL: await testNatsUrl(),
     ...env,
-  }).catch(async (err) => {
+  };
+  const running = await startApp(app, appEnv).catch(async (err) => {
     await db.drop();
     throw err;
   });
@@ -27,6 +35,7 @@ export async function startAppForTest(app: AppDefinition<any>, env: Record<strin
     running,
     address: `127.0.0.1:${running.grpcPort}`,
     databaseUrl: db.url,
+    env: appEnv,
     async stop() {
       await running.stop();
       await db.drop();
