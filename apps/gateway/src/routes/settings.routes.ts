@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { InputError, NotAllowedError, ValidationError } from '@platform/errors';
 import type { orgsTeamsSettingsV1 } from '@platform/proto';
@@ -18,11 +17,6 @@ function brandingJson(b: orgsTeamsSettingsV1.Branding) {
   };
 }
 
-/** A strong validator of the exact JSON the client receives. */
-function etagOf(body: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url')}"`;
-}
-
 /** If-None-Match (RFC 9110 13.1.2): `*`, or a list of entity tags compared weakly. */
 function matchesIfNoneMatch(req: Request, etag: string): boolean {
   const header = req.get('if-none-match');
@@ -34,7 +28,7 @@ function matchesIfNoneMatch(req: Request, etag: string): boolean {
 /** The branding answer: with its ETag, `no-cache` so clients revalidate, and 304 when the client has it. */
 function brandingResult(req: Request, branding: orgsTeamsSettingsV1.Branding): RouteResult {
   const body = brandingJson(branding);
-  const etag = etagOf(body);
+  const etag = branding.etag;
   const headers = { ETag: etag, 'Cache-Control': 'no-cache' };
   if (req.method === 'GET' && matchesIfNoneMatch(req, etag)) return { status: 304, headers };
   return { body, headers };

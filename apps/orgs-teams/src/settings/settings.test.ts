@@ -49,7 +49,17 @@ describe('SiteSettings (identity schema, real Postgres)', () => {
         isOfflineInstaller: true,
         showAppTag: false,
         appName: DEFAULT_APP_NAME,
+        etag: expect.stringMatching(/^"[\w-]{43}"$/),
       });
+    });
+
+    it('keeps its entity tag until a setting changes', async () => {
+      const before = (await settings.getBranding()).etag;
+      expect((await settings.getBranding()).etag).toBe(before);
+      const after = await settings.updateBranding({ appName: 'Renamed', userId: 0 } as never);
+      expect(after.etag).not.toBe(before);
+      expect((await settings.getBranding()).etag).toBe(after.etag);
+      await settings.updateBranding({ appName: '', userId: 0 } as never);
     });
 
     it('changes only the supplied options, keeps them, and resets one with ""', async () => {

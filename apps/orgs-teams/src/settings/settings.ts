@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Database } from '@platform/db';
 import { ConflictError, InputError } from '@platform/errors';
 import type { orgsTeamsSettingsV1 } from '@platform/proto';
@@ -51,6 +52,8 @@ interface SettingsRow {
   logo: string | null;
   favicon: string | null;
   disable_registration: boolean;
+  /** The row's xmin: changes with every update of the row, whatever its timestamp precision. */
+  version: string;
 }
 
 const invalidOption = (field: string, description: string) =>
@@ -104,12 +107,23 @@ export class SiteSettings {
   ) {}
 
   private async row(): Promise<SettingsRow> {
-    const row = await this.db.table<SettingsRow>('site_settings').where({ id: 1 }).first();
+    const row = await this.db.table<SettingsRow>('site_settings').where({ id: 1 }).first('*', this.db.knex.raw('xmin::text as version'));
     if (!row) throw new Error('site_settings has no row; the migration inserts it');
     return row;
   }
 
+  // The public GET /branding is frequent; the answer is worked out again only when the row changed.
+  private cached?: { stamp: string; branding: orgsTeamsSettingsV1.Branding };
+
   private branding(row: SettingsRow): orgsTeamsSettingsV1.Branding {
+    const stamp = row.version;
+    if (this.cached?.stamp === stamp) return this.cached.branding;
+    const branding = this.compute(row, stamp);
+    this.cached = { stamp, branding };
+    return branding;
+  }
+
+  private compute(row: SettingsRow, stamp: string): orgsTeamsSettingsV1.Branding {
     const favicon = row.favicon ?? DEFAULT_MARK;
     const size = row.favicon ? checkImageUri('favicon', row.favicon, FAVICON_TYPES, Infinity).size : 'any';
     return {
@@ -121,6 +135,9 @@ export class SiteSettings {
       isOfflineInstaller: this.facts.isOfflineInstaller,
       showAppTag: row.show_app_tag ?? false,
       appName: row.app_name ?? DEFAULT_APP_NAME,
+      etag: `"${createHash('sha256')
+        .update(JSON.stringify([stamp, this.facts]))
+        .digest('base64url')}"`,
     };
   }
 
@@ -151,7 +168,7 @@ export class SiteSettings {
       .table('site_settings')
       .where({ id: 1 })
       .update({ ...changes, updated_by: req.userId || null, updated_at: this.db.knex.fn.now() })
-      .returning('*');
+      .returning(['*', this.db.knex.raw('xmin::text as version')]);
     return this.branding(row as SettingsRow);
   }
 
