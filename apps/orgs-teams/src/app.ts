@@ -32,7 +32,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
       async grpc({ db, log }) {
         const identity = new Identity(db!);
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
-        const orgTokens = new OrgTokens(db!, SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR));
+        const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR));
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { keyFromFile } from '@platform/service-kit';
 
 /** Why a signed URL was refused, or 'ok'. */
 export type SignatureCheck = 'ok' | 'invalid' | 'expired';
@@ -73,30 +73,5 @@ export async function loadSigningKey(settings: SigningKeySettings): Promise<Buff
   if (settings.OBJECT_STORAGE_URL) {
     throw new Error('OBJECT_STORAGE_SIGNING_KEY is required when OBJECT_STORAGE_URL is set (every gateway must sign alike)');
   }
-  const file = signingKeyFile(settings.DATA_DIR);
-  const existing = await readKeyFile(file);
-  if (existing) return existing;
-  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  await fs.writeFile(tmp, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    await fs.link(tmp, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
-  const key = await readKeyFile(file);
-  if (!key) throw new Error(`${file} is empty`);
-  return key;
-}
-
-async function readKeyFile(file: string): Promise<Buffer | undefined> {
-  try {
-    const text = (await fs.readFile(file, 'utf8')).trim();
-    return text ? Buffer.from(text, 'utf8') : undefined;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  return Buffer.from(await keyFromFile(signingKeyFile(settings.DATA_DIR), () => randomBytes(32).toString('base64url')), 'utf8');
 }

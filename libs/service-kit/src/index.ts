@@ -13,3 +13,4 @@ export {
 export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
 export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningService, type ServiceContext } from './service';
 export { runMain, defineApp, startApp, type AppDefinition } from './main';
+export { keyFromFile } from './key-file';

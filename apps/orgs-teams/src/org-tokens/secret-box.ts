@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { keyFromFile } from '@platform/service-kit';
 
 /** AES-256-GCM for secrets that must be shown again later (never for ones a hash can verify). */
 export class SecretBox {
@@ -9,14 +9,10 @@ export class SecretBox {
   }
 
   /** The key from SECRETS_ENCRYPTION_KEY (base64), or, for the embedded defaults, one kept under DATA_DIR. */
-  static fromConfig(keyBase64: string | undefined, dataDir: string): SecretBox {
-    if (keyBase64) return new SecretBox(Buffer.from(keyBase64, 'base64'));
-    const file = path.resolve(dataDir, 'secrets', 'encryption.key');
-    if (!fs.existsSync(file)) {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-    }
-    return new SecretBox(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64'));
+  static async fromConfig(keyBase64: string | undefined, dataDir: string): Promise<SecretBox> {
+    const key =
+      keyBase64 ?? (await keyFromFile(path.resolve(dataDir, 'secrets', 'encryption.key'), () => randomBytes(32).toString('base64')));
+    return new SecretBox(Buffer.from(key, 'base64'));
   }
 
   /** `v1.<iv>.<tag>.<ciphertext>`, base64 parts. */
