@@ -14,3 +14,4 @@ export { createClient, type PromiseClient, type CallOptions, type ClientOptions 
 export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningService, type ServiceContext } from './service';
 export { runMain, defineApp, startApp, type AppDefinition } from './main';
 export { keyFromFile } from './key-file';
+export { lockDataDir, DataDirInUseError, LOCK_DIR, type DataDirLock, type LockHolder } from './data-dir-lock';

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type ConfigOf, type EnvShape } from './config';
+import { lockDataDir } from './data-dir-lock';
 import { createLogger } from './logger';
 import { stopOnSignal, type RunningService } from './service';
 
@@ -15,14 +16,39 @@ export function defineApp<S extends EnvShape>(app: AppDefinition<S>): AppDefinit
   return app;
 }
 
-/** Validates `env` for the app and starts it. */
+/** Validates `env` for the app and starts it (see `startConfigured`). */
 export function startApp<S extends EnvShape>(app: AppDefinition<S>, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  return app.start(loadConfig(app.env, env));
+  return startConfigured(app, loadConfig(app.env, env));
+}
+
+/**
+ * Starts the app. On the embedded database (no DATABASE_URL) it first takes the lock on DATA_DIR, before
+ * anything under it is opened, and gives it back when the app stops; a DATA_DIR that another process holds
+ * stops the start with `DataDirInUseError`, a `ConfigError`.
+ */
+async function startConfigured<S extends EnvShape>(app: AppDefinition<S>, config: ConfigOf<S>): Promise<RunningService> {
+  const { DATABASE_URL, DATA_DIR } = config as { DATABASE_URL?: string; DATA_DIR?: string };
+  const lock = !DATABASE_URL && DATA_DIR !== undefined ? lockDataDir(DATA_DIR) : undefined;
+  let running: RunningService;
+  try {
+    running = await app.start(config);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  return {
+    ...running,
+    async stop() {
+      await running.stop();
+      lock?.release();
+    },
+  };
 }
 
 /**
  * Entry point of every app's main.ts: reads config (a bad value stops the process with exit code 78 and
- * the variable named), starts the app, and stops it gracefully on SIGTERM/SIGINT.
+ * the variable named; so does a DATA_DIR in use by another process, naming it), starts the app, and stops it
+ * gracefully on SIGTERM/SIGINT.
  */
 export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
   const log = createLogger(app.name);
@@ -36,9 +62,14 @@ export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
     }
     throw err;
   }
-  app.start(config).then(
+  startConfigured(app, config).then(
     (running) => stopOnSignal(running.stop, log),
     (err) => {
+      if (err instanceof ConfigError) {
+        // DATA_DIR in use by another process.
+        process.stderr.write(`${app.name}: ${err.message}\n`);
+        process.exit(78);
+      }
       log.fatal({ err }, 'start failed');
       process.exit(1);
     },
