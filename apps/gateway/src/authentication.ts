@@ -1,7 +1,10 @@
+import { isIPv6 } from 'node:net';
 import type { Request } from 'express';
 import { InputError, NotAuthenticatedError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
+import { FailureLimiter } from '@platform/service-kit';
 import type { Backends } from './backends';
+import type { GatewayConfig } from './config';
 import type { Route } from './route';
 
 /** The token a request presents: `Authorization: token|bearer <t>`, else `?token=` or `?access_token=`. */
@@ -29,21 +32,55 @@ function basicCredentials(req: Request): { username: string; password: string } 
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** Failed Basic-auth attempts per client address, as configured (one per gateway process). */
+export function addressFailureLimiter(config: GatewayConfig): FailureLimiter {
+  return new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ADDRESS, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 });
+}
+
+/**
+ * The key a client address is counted under: an IPv4 address (also IPv4-mapped IPv6) as it is, an IPv6
+ * address by its /64, since one client usually holds a whole /64.
+ */
+export function addressKey(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1];
+  if (!isIPv6(ip)) return ip;
+  const [head, tail = ''] = ip.split('%')[0].split('::');
+  const left = head ? head.split(':') : [];
+  const right = ip.includes('::') && tail ? tail.split(':') : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}
+
 /**
  * Who is calling, per the route's auth mode (spec section 5.1). A missing token on a token route, and any
- * bad, revoked or refused credential on any route, is 401.
+ * bad, revoked or refused credential on any route, is 401. Basic credentials from a client address with
+ * too many failures in the window are refused with 429 and Retry-After before orgs-teams is asked.
  */
 export async function authenticate(
   route: Route,
   req: Request,
   backends: Backends,
   requestId: string,
+  addressFailures: FailureLimiter,
 ): Promise<orgsTeamsV1.User | undefined> {
   const identity = backends['orgs-teams'];
   if (route.auth === 'basic') {
+    // req.ip is the peer, or the client named in X-Forwarded-For only when TRUST_PROXY says whom to believe.
+    const address = addressKey(req.ip);
+    addressFailures.assertAllowed(address, 'too many failed sign-in attempts from this address');
     const creds = basicCredentials(req);
     if (!creds) throw new NotAuthenticatedError('basic authentication is required');
-    return (await identity.authenticateBasic(creds, { requestId })).user;
+    try {
+      return (await identity.authenticateBasic(creds, { requestId })).user;
+    } catch (err) {
+      if (err instanceof NotAuthenticatedError) addressFailures.fail(address);
+      throw err;
+    }
   }
   const token = presentedToken(req);
   if (!token) {

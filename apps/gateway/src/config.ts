@@ -1,6 +1,46 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { addressVar, authzClientEnv, portVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import {
+  addressVar,
+  authzClientEnv,
+  loginFailureWindowVar,
+  maxFailuresVar,
+  portVar,
+  serviceEnv,
+  type ConfigOf,
+} from '@platform/service-kit';
 import { avatarLimitEnv, objectStorageEnv } from '@platform/object-storage';
+
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address or CIDR range, or one of Express's names of ranges. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_KEYWORDS.includes(entry)) return true;
+  const [ip, prefix, ...rest] = entry.split('/');
+  const family = isIP(ip);
+  if (!family || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * TRUST_PROXY: which peers may tell the client's address in X-Forwarded-For (Express `trust proxy`). A number
+ * is the count of proxy hops in front of the gateway; otherwise addresses, CIDR ranges or `loopback`,
+ * `linklocal`, `uniquelocal`, comma-separated. Unset: X-Forwarded-For is ignored and the client is the peer.
+ */
+export const trustProxyVar = z
+  .string()
+  .transform((v, ctx): number | string[] => {
+    if (/^\d+$/.test(v)) {
+      const hops = Number(v);
+      if (hops >= 1 && hops <= 10) return hops;
+    } else {
+      const entries = v.split(',').map((e) => e.trim());
+      if (entries.every(isProxyAddress)) return entries;
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be a hop count (1-10) or addresses/CIDR ranges/loopback/linklocal/uniquelocal, comma-separated' });
+    return z.NEVER;
+  })
+  .optional();
 
 /** The gateway's settings. It owns no data: DATABASE_URL and DATA_DIR are accepted but unused. */
 export const gatewayEnv = {
@@ -19,5 +59,9 @@ export const gatewayEnv = {
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */
   ...objectStorageEnv,
   ...avatarLimitEnv,
+  /** Failed Basic-auth attempts one client address may make per window before it gets 429 (docs/authentication.md). */
+  LOGIN_MAX_FAILURES_PER_ADDRESS: maxFailuresVar.default(30),
+  LOGIN_FAILURE_WINDOW_SECONDS: loginFailureWindowVar,
+  TRUST_PROXY: trustProxyVar,
 };
 export type GatewayConfig = ConfigOf<typeof gatewayEnv>;

@@ -8,7 +8,8 @@ import type { GatewayConfig } from './config';
 import { gateOpen } from './gating';
 import { API_DOCUMENT_PATH, apiDocument } from './openapi';
 import type { Route, RouteContext, RouteResult } from './route';
-import { authenticate, resolveOrg } from './authentication';
+import { addressFailureLimiter, authenticate, resolveOrg } from './authentication';
+import type { FailureLimiter } from '@platform/service-kit';
 import { assertNoNul } from './validation';
 import { webFrontend } from './frontend';
 
@@ -32,6 +33,9 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  // X-Forwarded-For names the client only when TRUST_PROXY says which peers to believe; otherwise req.ip is the peer.
+  app.set('trust proxy', config.TRUST_PROXY ?? false);
+  const addressFailures = addressFailureLimiter(config);
 
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -47,7 +51,7 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
   });
   for (const route of routes) {
     api[route.method](route.path, (req: Request, res: Response, next: NextFunction) => {
-      serve(route, req, { backends, config, requestId: req.requestId }).then((result) => {
+      serve(route, req, { backends, config, requestId: req.requestId }, addressFailures).then((result) => {
         res.status(result.status ?? 200).set(result.headers ?? {});
         if (result.body === undefined) res.end();
         else if (Buffer.isBuffer(result.body))
@@ -102,10 +106,15 @@ function asDomainError(err: unknown): unknown {
 }
 
 /** Runs one route: authenticate, resolve the org context, check the route's permission, then handle. */
-async function serve(route: Route, req: Request, base: Omit<RouteContext, 'caller' | 'org'>): Promise<RouteResult> {
+async function serve(
+  route: Route,
+  req: Request,
+  base: Omit<RouteContext, 'caller' | 'org'>,
+  addressFailures: FailureLimiter,
+): Promise<RouteResult> {
   assertNoNul(req);
   const ctx: RouteContext = { ...base };
-  ctx.caller = await authenticate(route, req, base.backends, base.requestId);
+  ctx.caller = await authenticate(route, req, base.backends, base.requestId, addressFailures);
   if (route.org) ctx.org = await resolveOrg(route, req, base.backends, base.requestId, ctx.caller?.id ?? 0);
   if (route.check) {
     if (!ctx.caller) throw new NotAllowedError(`${route.check.permission} requires a signed-in user`);

@@ -1,6 +1,6 @@
 import { UnavailableError } from '@platform/errors';
 import { orgsTeamsV1 } from '@platform/proto';
-import { bindService, defineApp, startService, versionOf, type Logger } from '@platform/service-kit';
+import { bindService, defineApp, FailureLimiter, startService, versionOf, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
@@ -30,7 +30,10 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
       protoPackage: 'orgsteams',
       database: { schema: 'identity', migrations },
       async grpc({ db, log }) {
-        const identity = new Identity(db!);
+        const identity = new Identity(
+          db!,
+          new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 }),
+        );
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
         const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR));
         const admin = {

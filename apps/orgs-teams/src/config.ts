@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authzClientEnv, boolVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { authzClientEnv, boolVar, loginFailureWindowVar, maxFailuresVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
 import { avatarLimitEnv, objectStorageEnv } from '@platform/object-storage';
 
 /** orgs-teams settings: the common ones, where authz is, and the first site admin. */
@@ -20,5 +20,8 @@ export const orgsTeamsEnv = {
     .optional(),
   /** Reported as `isOfflineInstaller` by GET /branding. */
   OFFLINE_INSTALLER: boolVar.default(false),
+  /** Wrong passwords one account may have per window before Basic auth answers 429 (docs/authentication.md). */
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: maxFailuresVar.default(10),
+  LOGIN_FAILURE_WINDOW_SECONDS: loginFailureWindowVar,
 };
 export type OrgsTeamsConfig = ConfigOf<typeof orgsTeamsEnv>;

@@ -99,9 +99,18 @@ export class ConflictError extends DomainError {
     super('conflict', message);
   }
 }
+/** 429. With `retryAfterSeconds` it carries a `Retry-After` header, which crosses gRPC hops in the ErrorDetail. */
 export class TooManyRequestsError extends DomainError {
-  constructor(message: string) {
-    super('too-many-requests', message);
+  constructor(message: string, retryAfterSeconds?: number) {
+    super('too-many-requests', message, {
+      headers: retryAfterSeconds === undefined ? undefined : { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
+  }
+
+  /** Seconds the client should wait before trying again, when known. */
+  get retryAfterSeconds(): number | undefined {
+    const v = Number(this.headers['retry-after']);
+    return Number.isFinite(v) && v > 0 ? v : undefined;
   }
 }
 export class UnavailableError extends DomainError {

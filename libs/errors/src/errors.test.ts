@@ -5,6 +5,7 @@ import {
   InputError,
   MethodNotAllowedError,
   NotFoundError,
+  TooManyRequestsError,
   ValidationError,
   fromGrpcError,
   toGrpcStatus,
@@ -44,6 +45,21 @@ describe('one error vocabulary, mapped to gRPC and back to HTTP', () => {
     expect(back.headers).toEqual({ location: '/x' });
     const v = overTheWire(new ValidationError('bad', [{ field: 'body.username', description: 'required' }]));
     expect(toHttpError(v).body.errors).toEqual([{ field: 'body.username', description: 'required' }]);
+  });
+
+  it('maps too-many-requests to RESOURCE_EXHAUSTED and back to 429 with its Retry-After', () => {
+    const err = new TooManyRequestsError('too many failed sign-in attempts', 42.2);
+    expect(toGrpcStatus(err).code).toBe(status.RESOURCE_EXHAUSTED);
+    const back = overTheWire(err);
+    expect(back).toBeInstanceOf(TooManyRequestsError);
+    expect((back as TooManyRequestsError).retryAfterSeconds).toBe(43);
+    expect(toHttpError(back)).toEqual({
+      status: 429,
+      body: { message: 'too many failed sign-in attempts' },
+      headers: { 'retry-after': '43' },
+      log: false,
+    });
+    expect(toHttpError(overTheWire(new TooManyRequestsError('slow down'))).headers).toEqual({});
   });
 
   it('hides the details of unexpected errors behind a generic 500', () => {

@@ -14,4 +14,5 @@ export { createClient, type PromiseClient, type CallOptions, type ClientOptions 
 export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningService, type ServiceContext } from './service';
 export { runMain, defineApp, startApp, type AppDefinition } from './main';
 export { keyFromFile } from './key-file';
+export { FailureLimiter, loginFailureWindowVar, maxFailuresVar, type FailureLimiterOptions } from './failure-limiter';
 export { lockDataDir, DataDirInUseError, LOCK_DIR, type DataDirLock, type LockHolder } from './data-dir-lock';

@@ -1,6 +1,7 @@
 import { ConflictError, InputError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
 import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
+import { FailureLimiter } from '@platform/service-kit';
 import { hashPassword, verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
 
@@ -67,9 +68,16 @@ function assertMayLogIn(row: AccountRow): void {
 // Verifying against this keeps "no such user" as slow as "wrong password", so timing does not reveal logins.
 const DUMMY_HASH = hashPassword('not a real password');
 
+/** Failed password checks per account: 10 in 15 minutes unless the app is configured otherwise. */
+const DEFAULT_ACCOUNT_FAILURES = { max: 10, windowMs: 15 * 60_000 };
+
 /** Accounts and personal access tokens, over the identity schema. */
 export class Identity {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Wrong passwords per account (an unknown login counts under its name), checked before any password is hashed. */
+    private readonly passwordFailures = new FailureLimiter(DEFAULT_ACCOUNT_FAILURES),
+  ) {}
 
   private accounts() {
     return this.db.table<AccountRow>('accounts');
@@ -153,15 +161,26 @@ export class Identity {
     return { user: toUser(row), tokenId: row.token_id };
   }
 
-  /** HTTP Basic credentials (login or email, and password); 401 on any mismatch. */
+  /**
+   * HTTP Basic credentials (login or email, and password); 401 on any mismatch. An account with too many
+   * wrong passwords in the window is refused with 429 and Retry-After before its password is checked, so a
+   * guesser costs no scrypt work; a right password resets the account's count.
+   */
   async authenticateBasic(username: string, password: string): Promise<orgsTeamsV1.AuthenticateResponse> {
     const key = username.toLowerCase();
     const row = await this.accounts()
       .where({ type: ACCOUNT_TYPE.user })
       .andWhere((q) => q.where({ lower_login: key }).orWhere({ lower_email: key }))
       .first();
+    // Login and email of one account share a count; an unknown name is counted (and refused) the same way.
+    const account = row ? `id:${row.id}` : `name:${key}`;
+    this.passwordFailures.assertAllowed(account, 'too many failed sign-in attempts for this account');
     const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH));
-    if (!row || !ok) throw new NotAuthenticatedError('invalid username or password');
+    if (!row || !ok) {
+      this.passwordFailures.fail(account);
+      throw new NotAuthenticatedError('invalid username or password');
+    }
+    this.passwordFailures.reset(account);
     assertMayLogIn(row);
     await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
     return { user: toUser(row), tokenId: 0 };
