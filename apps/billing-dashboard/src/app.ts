@@ -12,6 +12,8 @@ export const billingDashboardApp = defineApp({
         name: 'billing-dashboard',
         protoPackage: 'billingdashboard',
         database: { schema: 'billing', migrations },
+        // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
+        bus: true,
         grpc: () => [
           bindService(billingDashboardV1.BillingDashboardServiceService, { getVersion: async () => versionOf('billing-dashboard') }),
         ],

@@ -12,6 +12,8 @@ export const clustersApp = defineApp({
         name: 'clusters',
         protoPackage: 'clusters',
         database: { schema: 'clusters', migrations },
+        // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
+        bus: true,
         grpc: () => [bindService(clustersV1.ClustersServiceService, { getVersion: async () => versionOf('clusters') })],
       },
       config,

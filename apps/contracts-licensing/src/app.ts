@@ -12,6 +12,8 @@ export const contractsLicensingApp = defineApp({
         name: 'contracts-licensing',
         protoPackage: 'contractslicensing',
         database: { schema: 'contracts', migrations },
+        // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
+        bus: true,
         grpc: () => [
           bindService(contractsLicensingV1.ContractsLicensingServiceService, { getVersion: async () => versionOf('contracts-licensing') }),
         ],

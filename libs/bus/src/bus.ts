@@ -14,6 +14,19 @@ export interface ConsumeOptions {
   subject: string;
 }
 
+/** Whether the bus is connected now, and since when (the start, the last loss or the last reconnect). */
+export interface BusHealth {
+  connected: boolean;
+  since: Date;
+}
+
+/** Where a bus reports connection changes (a pino logger fits). */
+export interface BusLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
 /**
  * The message bus: request/reply (cluster-resource fetches from member clusters) and durable
  * publish/consume (JetStream). Payloads are JSON. A subject's stream is named after its first token
@@ -24,6 +37,10 @@ export interface Bus {
   reply(subject: string, handler: ReplyHandler): Promise<Unsubscribe>;
   publish(subject: string, payload: unknown): Promise<void>;
   consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe>;
+  /** The connection state; the in-process bus is always connected. */
+  health(): BusHealth;
+  /** Calls `listener` on every change of the connection state; returns how to stop. */
+  onHealthChange(listener: (health: BusHealth) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -39,5 +56,19 @@ export class BusTimeoutError extends Error {
   constructor(subject: string) {
     super(`no reply on ${subject} in time`);
     this.name = 'BusTimeoutError';
+  }
+}
+
+/** Why the bus could not be opened at start: a server that is not reachable, refuses the credentials, or lacks JetStream. */
+export class BusConnectError extends Error {
+  constructor(
+    /** host:port of the server(s), never credentials. */
+    readonly server: string,
+    readonly kind: 'unreachable' | 'credentials' | 'no-jetstream',
+    /** What happened, in a few words (e.g. "not reachable within 5 s (connection refused)"). */
+    readonly reason: string,
+  ) {
+    super(`cannot use NATS at ${server}: ${reason}`);
+    this.name = 'BusConnectError';
   }
 }

@@ -1,4 +1,13 @@
-import { BusTimeoutError, streamOf, type Bus, type ConsumeOptions, type MessageHandler, type ReplyHandler, type Unsubscribe } from './bus';
+import {
+  BusTimeoutError,
+  streamOf,
+  type Bus,
+  type BusHealth,
+  type ConsumeOptions,
+  type MessageHandler,
+  type ReplyHandler,
+  type Unsubscribe,
+} from './bus';
 
 interface Consumer {
   filter: RegExp;
@@ -22,6 +31,18 @@ export class InProcessBus implements Bus {
   private readonly replies = new Map<string, ReplyHandler>();
   private readonly consumers = new Map<string, Consumer>();
   private retryDelayMs = 200;
+  private readonly started = new Date();
+
+  /** Always connected: there is no connection to lose. */
+  health(): BusHealth {
+    return { connected: true, since: this.started };
+  }
+
+  /** Never calls `listener`: the state never changes. */
+  onHealthChange(listener: (health: BusHealth) => void): () => void {
+    void listener;
+    return () => {};
+  }
 
   async request<T>(subject: string, payload: unknown, timeoutMs = 5_000): Promise<T> {
     const handler = this.replies.get(subject);

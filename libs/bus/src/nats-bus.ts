@@ -1,20 +1,161 @@
-import { AckPolicy, connect, DeliverPolicy, JSONCodec, type NatsConnection, type JetStreamManager } from 'nats';
-import { BusTimeoutError, streamOf, type Bus, type ConsumeOptions, type MessageHandler, type ReplyHandler, type Unsubscribe } from './bus';
+import { AckPolicy, connect, DeliverPolicy, Events, JSONCodec, type NatsConnection, type JetStreamManager } from 'nats';
+import {
+  BusConnectError,
+  BusTimeoutError,
+  streamOf,
+  type Bus,
+  type BusHealth,
+  type BusLogger,
+  type ConsumeOptions,
+  type MessageHandler,
+  type ReplyHandler,
+  type Unsubscribe,
+} from './bus';
 
 const codec = JSONCodec();
 
-/** The bus on a real NATS server with JetStream (NATS_URL). */
+/** How long the first connection is retried at start before giving up (a pod is restarted anyway). */
+export const NATS_STARTUP_TIMEOUT_MS = 5_000;
+const RETRY_EVERY_MS = 500;
+
+const silent: BusLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/**
+ * host:port of each server in a NATS URL (comma-separated servers allowed), for messages and logs:
+ * scheme, user, password or token and path are dropped, so credentials never show.
+ */
+export function natsServerAddress(url: string): string {
+  return url
+    .split(',')
+    .map((part) => {
+      const hostPort = part
+        .trim()
+        .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+        .replace(/^.*@/, '')
+        .replace(/[/?#].*$/, '');
+      return /:\d+$/.test(hostPort) ? hostPort : `${hostPort}:4222`;
+    })
+    .join(',');
+}
+
+/** A failed connect attempt in a few words. */
+function describeConnectError(err: unknown): string {
+  const code = String((err as { code?: string }).code ?? '');
+  if (code === 'CONNECTION_REFUSED' || code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'TIMEOUT') return 'timed out';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  return code || 'connection failed';
+}
+
+const isCredentialError = (err: unknown) =>
+  /^(AUTHORIZATION_VIOLATION|AUTHENTICATION_)/.test(String((err as { code?: string }).code ?? ''));
+
+export interface NatsBusOptions {
+  /** Where connection losses, reconnects and errors are logged. */
+  log?: BusLogger;
+  /** How long the first connection is retried before create() fails; default NATS_STARTUP_TIMEOUT_MS. */
+  startupTimeoutMs?: number;
+}
+
+/**
+ * The bus on a real NATS server with JetStream (NATS_URL). At start an unreachable server is retried for a
+ * few seconds, then create() fails with a BusConnectError. After start a lost connection is retried forever
+ * (every 0.5 s); health() says whether it is up, and every loss and reconnect is logged.
+ */
 export class NatsBus implements Bus {
   private readonly ensured = new Set<string>();
+  private state: BusHealth = { connected: true, since: new Date() };
+  private readonly listeners = new Set<(health: BusHealth) => void>();
+  private closing = false;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
+    private readonly server: string,
+    private readonly log: BusLogger,
   ) {}
 
-  static async create(url: string, name: string): Promise<NatsBus> {
-    const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-    return new NatsBus(nc, await nc.jetstreamManager());
+  static async create(url: string, name: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
+    const server = natsServerAddress(url);
+    const log = opts.log ?? silent;
+    const timeoutMs = opts.startupTimeoutMs ?? NATS_STARTUP_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    let nc: NatsConnection | undefined;
+    // Quietly: the one line the caller reports when this gives up says what happened.
+    while (!nc) {
+      try {
+        const left = deadline - Date.now();
+        nc = await connect({
+          servers: url,
+          name,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: RETRY_EVERY_MS,
+          timeout: Math.min(Math.max(left, RETRY_EVERY_MS), 2_000),
+        });
+      } catch (err) {
+        if (isCredentialError(err)) throw new BusConnectError(server, 'credentials', 'the server refused the credentials');
+        if (Date.now() + RETRY_EVERY_MS >= deadline)
+          throw new BusConnectError(server, 'unreachable', `not reachable within ${timeoutMs / 1000} s (${describeConnectError(err)})`);
+        await new Promise((r) => setTimeout(r, RETRY_EVERY_MS));
+      }
+    }
+    let jsm: JetStreamManager;
+    try {
+      jsm = await nc.jetstreamManager();
+    } catch (err) {
+      await nc.close();
+      const code = String((err as { code?: string }).code ?? '');
+      throw new BusConnectError(
+        server,
+        'no-jetstream',
+        code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
+      );
+    }
+    const bus = new NatsBus(nc, jsm, server, log);
+    bus.watch();
+    log.info({ server }, 'NATS connected');
+    return bus;
+  }
+
+  health(): BusHealth {
+    return { ...this.state };
+  }
+
+  onHealthChange(listener: (health: BusHealth) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private setConnected(connected: boolean): void {
+    if (this.state.connected === connected) return;
+    this.state = { connected, since: new Date() };
+    for (const listener of this.listeners) listener(this.health());
+  }
+
+  /** Follows the connection's status events: losses, reconnects and errors, logged without credentials. */
+  private watch(): void {
+    void (async () => {
+      for await (const status of this.nc.status()) {
+        const server = typeof status.data === 'string' && status.data ? natsServerAddress(status.data) : this.server;
+        if (status.type === Events.Disconnect) {
+          this.setConnected(false);
+          this.log.warn({ server }, 'NATS connection lost; reconnecting');
+        } else if (status.type === Events.Reconnect) {
+          const disconnectedMs = Date.now() - this.state.since.getTime();
+          this.setConnected(true);
+          this.log.info({ server, disconnectedMs }, 'NATS connection restored');
+        } else if (status.type === Events.Error) {
+          this.log.error({ server: this.server, code: String(status.data) }, 'NATS reported an error');
+        } else if (status.type === Events.LDM) {
+          this.log.warn({ server }, 'NATS server is shutting down (lame duck mode); will reconnect elsewhere or later');
+        }
+      }
+    })();
+    void this.nc.closed().then((err) => {
+      this.setConnected(false);
+      if (!this.closing)
+        this.log.error({ server: this.server, reason: err ? describeConnectError(err) : 'closed' }, 'NATS connection closed for good');
+    });
   }
 
   async request<T>(subject: string, payload: unknown, timeoutMs = 5_000): Promise<T> {
@@ -90,6 +231,9 @@ export class NatsBus implements Bus {
   }
 
   async close(): Promise<void> {
-    await this.nc.drain();
+    this.closing = true;
+    // Draining needs the server; without a connection there is nothing in flight to finish.
+    if (this.state.connected) await this.nc.drain();
+    else await this.nc.close();
   }
 }

@@ -57,6 +57,11 @@ export interface GrpcServerOptions {
 
 export interface RunningGrpcServer {
   port: number;
+  /**
+   * Readiness: the health status of every served service (not of "", the whole server, which stays SERVING
+   * while the process runs, so liveness is not affected).
+   */
+  setServing(serving: boolean): void;
   /** Inflight calls finish (up to graceMs), then the server closes. */
   shutdown(graceMs?: number): Promise<void>;
 }
@@ -83,9 +88,11 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
+  const serviceNames: string[] = [];
   for (const svc of opts.services) {
     const impl: UntypedServiceImplementation = {};
     const serviceName = fullServiceName(svc.definition);
+    serviceNames.push(serviceName);
     for (const [method, handler] of Object.entries(svc.handlers)) {
       impl[method] = wrap(opts.name, method, opts.log, handler as never);
     }
@@ -102,8 +109,12 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   );
   return {
     port,
+    setServing(serving) {
+      for (const name of serviceNames) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+    },
     async shutdown(graceMs = 10_000) {
       health.setStatus('', 'NOT_SERVING');
+      for (const name of serviceNames) health.setStatus(name, 'NOT_SERVING');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           server.forceShutdown();

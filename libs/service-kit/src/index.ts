@@ -13,6 +13,7 @@ export {
 export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
 export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningService, type ServiceContext } from './service';
 export { runMain, defineApp, startApp, type AppDefinition } from './main';
+export { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';
 export { keyFromFile } from './key-file';
 export { FailureLimiter, loginFailureWindowVar, maxFailuresVar, type FailureLimiterOptions } from './failure-limiter';
 export { lockDataDir, DataDirInUseError, LOCK_DIR, type DataDirLock, type LockHolder } from './data-dir-lock';

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, type ConfigOf, type EnvShape } from './config';
 import { lockDataDir } from './data-dir-lock';
+import { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';
 import { createLogger } from './logger';
 import { stopOnSignal, type RunningService } from './service';
 
@@ -48,7 +49,8 @@ async function startConfigured<S extends EnvShape>(app: AppDefinition<S>, config
 /**
  * Entry point of every app's main.ts: reads config (a bad value stops the process with exit code 78 and
  * the variable named; so does a DATA_DIR in use by another process, naming it), starts the app, and stops it
- * gracefully on SIGTERM/SIGINT.
+ * gracefully on SIGTERM/SIGINT. A dependency that cannot be used at start (NATS) stops it with exit code 69
+ * and one line naming its variable, without a stack; any other start failure with exit code 1, logged.
  */
 export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
   const log = createLogger(app.name);
@@ -69,6 +71,11 @@ export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
         // DATA_DIR in use by another process.
         process.stderr.write(`${app.name}: ${err.message}\n`);
         process.exit(78);
+      }
+      if (err instanceof DependencyError) {
+        // NATS that cannot be used: one line naming NATS_URL, no stack.
+        process.stderr.write(`${app.name}: ${err.message}\n`);
+        process.exit(EXIT_DEPENDENCY_UNAVAILABLE);
       }
       log.fatal({ err }, 'start failed');
       process.exit(1);

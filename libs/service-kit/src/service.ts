@@ -1,8 +1,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connectBus, type Bus } from '@platform/bus';
+import type { Bus } from '@platform/bus';
 import { openDatabase, type Database, type Migration } from '@platform/db';
 import { common, protoFilesOf } from '@platform/proto';
+import { openBus, readinessFollowsBus } from './bus-readiness';
 import type { ServiceConfig } from './config';
 import { startGrpcServer, type ServiceBinding } from './grpc-server';
 import { createLogger, type Logger } from './logger';
@@ -14,7 +15,8 @@ export interface ServiceContext {
   log: Logger;
   /** The service's own schema; absent for services that own nothing persistent (the gateway). */
   db?: Database;
-  bus: Bus;
+  /** The message bus; present only when the spec says `bus: true`. */
+  bus?: Bus;
 }
 
 export interface ServiceSpec {
@@ -24,6 +26,12 @@ export interface ServiceSpec {
   protoPackage: string;
   /** Postgres schema the service owns, with its migrations. */
   database?: { schema: string; migrations: Migration[] };
+  /**
+   * The service uses the message bus: it connects at start (NATS_URL, else the in-process bus; NATS that
+   * cannot be used stops the start with a DependencyError) and its gRPC services report NOT_SERVING while
+   * the bus is disconnected. Without it the service neither connects nor depends on NATS.
+   */
+  bus?: boolean;
   /** gRPC services to serve, built once the database and bus are open. */
   grpc(ctx: ServiceContext): ServiceBinding<any>[] | Promise<ServiceBinding<any>[]>;
   /** An HTTP server (gateway, marketplace listener), built after the gRPC server is up. */
@@ -72,9 +80,9 @@ export async function startService(
       const applied = await db.migrate(spec.database.migrations, (msg) => log.info(msg));
       log.info({ schema: db.schema, applied: applied.length, embedded: !config.DATABASE_URL }, 'database ready');
     }
-    const bus = await connectBus(config.NATS_URL, spec.name);
+    const bus = spec.bus ? await openBus(config, spec.name, log) : undefined;
     // The in-process bus belongs to the whole process; only a NATS connection is this app's to close.
-    if (config.NATS_URL) cleanups.push(() => bus.close());
+    if (bus && config.NATS_URL) cleanups.push(() => bus.close());
     const ctx: ServiceContext = { name: spec.name, log, db, bus };
 
     const grpc = await startGrpcServer({
@@ -85,6 +93,7 @@ export async function startService(
       log,
     });
     cleanups.push(() => grpc.shutdown());
+    if (bus) cleanups.push(readinessFollowsBus(bus, grpc, log));
 
     let httpPort: number | undefined;
     if (spec.http) {

@@ -1,2 +1,3 @@
 export { testPostgresUrl, testNatsUrl, createTestDatabase, MissingServiceError } from './services';
 export { eventually } from './eventually';
+export { startPrivateNats, freePort, type PrivateNats } from './private-nats';

@@ -88,6 +88,26 @@ gRPC port every app serves on (grpc.health.v1 and reflection included).
 {{- end }}
 
 {{/*
+The gRPC service an app's readiness probe asks grpc.health.v1 about. Context: the app name.
+It reports NOT_SERVING while the app cannot serve (an app that uses the message
+bus, while its NATS connection is lost) and during shutdown; "" (the whole
+server, asked by the startup and liveness probes) stays SERVING while the
+process runs.
+*/}}
+{{- define "platform.grpcService" -}}
+{{- $services := dict }}
+{{- $_ := set $services "gateway" "platform.gateway.v1.GatewayService" }}
+{{- $_ := set $services "authz" "platform.authz.v1.AuthzService" }}
+{{- $_ := set $services "orgs-teams" "platform.orgsteams.v1.OrgsTeamsService" }}
+{{- $_ := set $services "contracts-licensing" "platform.contractslicensing.v1.ContractsLicensingService" }}
+{{- $_ := set $services "billing-dashboard" "platform.billingdashboard.v1.BillingDashboardService" }}
+{{- $_ := set $services "metricsproxy" "platform.metricsproxy.v1.MetricsproxyService" }}
+{{- $_ := set $services "marketplace-listener" "platform.marketplacelistener.v1.MarketplaceListenerService" }}
+{{- $_ := set $services "clusters" "platform.clusters.v1.ClustersService" }}
+{{- required (printf "no gRPC service is known for app %s" .) (get $services .) -}}
+{{- end }}
+
+{{/*
 HTTP port of the marketplace-listener (used for its URL even when the app
 block leaves httpPort out).
 */}}

@@ -1,0 +1,90 @@
+import { eventually, freePort, startPrivateNats, type PrivateNats } from '@platform/testing';
+import { BusConnectError, InProcessBus, NatsBus, natsServerAddress, type BusHealth, type BusLogger } from './index';
+
+/** A logger that keeps its lines. */
+function capture() {
+  const lines: { level: string; msg: string; obj: object }[] = [];
+  const at =
+    (level: string) =>
+    (obj: object, msg: string): void => {
+      lines.push({ level, msg, obj });
+    };
+  const log: BusLogger = { info: at('info'), warn: at('warn'), error: at('error') };
+  return { log, lines, text: () => JSON.stringify(lines) };
+}
+
+describe('NATS connection loss after start (issue 7, item 5d)', () => {
+  let nats: PrivateNats;
+  beforeAll(async () => {
+    // A server of this test's own, since the shared one must not be stopped.
+    nats = await startPrivateNats();
+  });
+  afterAll(() => nats?.dispose());
+
+  it('reports the loss, logs it without credentials, retries, and reports the reconnect', async () => {
+    const { log, lines, text } = capture();
+    const url = `nats://tester:s3cret-pass@127.0.0.1:${nats.port}`;
+    const bus = await NatsBus.create(url, 'loss-test', { log });
+    const changes: BusHealth[] = [];
+    bus.onHealthChange((h) => changes.push(h));
+    try {
+      const started = bus.health();
+      expect(started).toEqual({ connected: true, since: expect.any(Date) });
+      await bus.reply('clusters.loss.echo', async (p) => p);
+
+      await nats.kill();
+      await eventually(async () => !bus.health().connected, 5_000, 20);
+      expect(bus.health().since.getTime()).toBeGreaterThanOrEqual(started.since.getTime());
+      expect(lines).toContainEqual({ level: 'warn', msg: 'NATS connection lost; reconnecting', obj: { server: `127.0.0.1:${nats.port}` } });
+
+      await nats.start();
+      await eventually(async () => bus.health().connected, 10_000, 50);
+      expect(lines).toContainEqual({
+        level: 'info',
+        msg: 'NATS connection restored',
+        obj: { server: `127.0.0.1:${nats.port}`, disconnectedMs: expect.any(Number) },
+      });
+      expect(changes.map((c) => c.connected)).toEqual([false, true]);
+      // Subscriptions come back with the connection.
+      await expect(bus.request('clusters.loss.echo', { n: 1 })).resolves.toEqual({ n: 1 });
+      expect(text()).not.toContain('s3cret');
+    } finally {
+      await bus.close();
+    }
+  }, 30_000);
+
+  it('retries an unreachable server for a bounded time at start, then fails with host:port only', async () => {
+    const { log, lines, text } = capture();
+    const port = await freePort();
+    const began = Date.now();
+    const err = await NatsBus.create(`nats://tester:s3cret-pass@127.0.0.1:${port}`, 'start-test', { log, startupTimeoutMs: 1_500 }).catch(
+      (e) => e,
+    );
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1_000);
+    expect(err).toBeInstanceOf(BusConnectError);
+    expect(err).toMatchObject({
+      server: `127.0.0.1:${port}`,
+      kind: 'unreachable',
+      reason: 'not reachable within 1.5 s (connection refused)',
+    });
+    expect(err.message).toBe(`cannot use NATS at 127.0.0.1:${port}: not reachable within 1.5 s (connection refused)`);
+    expect(err.message + text()).not.toContain('s3cret');
+    expect(lines).toEqual([]);
+  });
+
+  it('names servers by host:port only', () => {
+    expect(natsServerAddress('nats://user:pa:ss@nats.example:4223')).toBe('nats.example:4223');
+    expect(natsServerAddress('tls://token@nats.example')).toBe('nats.example:4222');
+    expect(natsServerAddress('nats://a:1, nats://u:p@b:2/x')).toBe('a:1,b:2');
+    expect(natsServerAddress('127.0.0.1:4222')).toBe('127.0.0.1:4222');
+  });
+
+  it('the in-process bus is always connected', () => {
+    const bus = new InProcessBus();
+    expect(bus.health()).toEqual({ connected: true, since: expect.any(Date) });
+    const stop = bus.onHealthChange(() => {
+      throw new Error('never called');
+    });
+    stop();
+  });
+});
