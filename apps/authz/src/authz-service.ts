@@ -46,7 +46,7 @@ export function authzService(engine: AuthzEngine, model: TypeSystem): ServiceBin
       const relations = req.relations.length ? req.relations : model.relationsOf(req.object.split(':')[0]);
       return { relations: await engine.listRelations(req.user, req.object, relations) };
     },
-    writeTuples: async (req) => (await engine.write(req.writes, req.deletes), {}),
+    writeTuples: async (req) => (await engine.write(req.writes, req.deletes, { idempotent: req.idempotent }), {}),
     readTuples: async (req) => ({
       tuples: await engine.readTuples({
         object: req.object || undefined,

@@ -1,4 +1,4 @@
-import type { Migration } from '@platform/db';
+import { outboxMigration, type Migration } from '@platform/db';
 import { init } from './20261122000000_init';
 import { accounts } from './20261122010000_accounts';
 import { orgsTeams } from './20261122020000_orgs_teams';
@@ -6,4 +6,4 @@ import { siteSettings } from './20261122030000_site_settings';
 import { orgTokens } from './20261122040000_org_tokens';
 
 /** Every migration of the identity schema, oldest first. */
-export const migrations: Migration[] = [init, accounts, orgsTeams, siteSettings, orgTokens];
+export const migrations: Migration[] = [init, accounts, orgsTeams, siteSettings, orgTokens, outboxMigration('20261122050000_outbox')];

@@ -4,10 +4,13 @@ import { bindService, defineApp, FailureLimiter, startService, versionOf, type L
 import { migrations } from '../migrations';
 import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
-import { createUser, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
+import { createUser, ensureAdminOrg, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
 import { Relationships } from './relationships';
 import { GrpcOrgAuthz } from './orgs/org-authz';
 import { organizationsService } from './orgs/service';
+import { Organizations } from './orgs/organizations';
+import type { OrgsContext } from './orgs/accounts';
+import { orgEffects } from './orgs/effects';
 import { openObjectStorage } from '@platform/object-storage';
 import { siteSettingsService } from './settings/service';
 import { avatarsService } from './avatars/service';
@@ -29,12 +32,13 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
       name: 'orgs-teams',
       protoPackage: 'orgsteams',
       database: { schema: 'identity', migrations },
-      async grpc({ db, log }) {
+      async grpc({ db, log, outbox: openOutbox }) {
         const identity = new Identity(
           db!,
           new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 }),
         );
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
+        const outbox = openOutbox(orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key)));
         const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR));
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
@@ -42,6 +46,20 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           password: config.PLATFORM_ADMIN_PASSWORD,
         };
         await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, log), log);
+        const orgsContext: OrgsContext = {
+          db: db!,
+          adminOrg: config.PLATFORM_ADMIN_ORG,
+          outbox,
+          // What other features keep for an organization goes with it: its system admin and its avatar.
+          onOrgDelete: async (trx, orgId, stage) => {
+            await orgTokens.onOrgDelete(trx, orgId);
+            await avatars.onOrgDelete(trx, orgId, stage);
+          },
+        };
+        if (config.PLATFORM_ADMIN_ORG) {
+          const slug = config.PLATFORM_ADMIN_ORG;
+          await withAuthzRetry(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, log), log);
+        }
         return [
           bindService(orgsTeamsV1.OrgsTeamsServiceService, {
             getVersion: async () => versionOf('orgs-teams'),
@@ -55,17 +73,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
           }),
           organizationsService(
-            {
-              db: db!,
-              adminOrg: config.PLATFORM_ADMIN_ORG,
-              // What other features keep for an organization goes with it: its avatar and its system admin.
-              prepareOrgCleanup: async (orgId) => {
-                const steps = [await avatars.prepareOrgCleanup(orgId), await orgTokens.prepareOrgCleanup(orgId)];
-                return async () => {
-                  for (const step of steps) await step();
-                };
-              },
-            },
+            orgsContext,
             orgAuthz,
           ),
           siteSettingsService(db!, {
@@ -75,7 +83,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           }),
           avatarsService(avatars),
           orgTokensService(orgTokens),
-          orgClaimsService(db!, orgAuthz),
+          orgClaimsService(db!, outbox),
         ];
       },
       onStop: async () => {

@@ -16,9 +16,12 @@ export class Relationships {
     this.client = createClient(authzV1.AuthzServiceService, address, { name: 'authz' });
   }
 
-  /** Writes and deletes atomically; throws when authz refuses or cannot be reached. */
-  async write(writes: Tuple[], deletes: Tuple[], requestId?: string): Promise<void> {
-    await this.client.writeTuples({ writes, deletes }, { requestId });
+  /**
+   * Writes and deletes atomically; throws when authz refuses or cannot be reached. An idempotent write
+   * ignores tuples already as asked, so the outbox relay can apply a change again.
+   */
+  async write(writes: Tuple[], deletes: Tuple[], requestId?: string, opts: { idempotent?: boolean } = {}): Promise<void> {
+    await this.client.writeTuples({ writes, deletes, idempotent: opts.idempotent }, { requestId });
   }
 
   close(): void {

@@ -7,13 +7,14 @@ export const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 
 /**
  * A stand-in authz service for orgs-teams tests: a real gRPC server that keeps tuples as OpenFGA does
- * (writing an existing or deleting a missing tuple fails the whole call with a conflict, as the engines do), keeps team roles, and can fail
+ * (writing an existing or deleting a missing tuple fails the whole call with a conflict, as the engines do,
+ * unless the write is idempotent), keeps team roles, and can fail
  * tuple writes or role assignments on demand.
  */
 export async function startAuthzStub() {
   const tuples = new Map<string, Tuple>();
   const teamRoles = new Map<number, number[]>();
-  const state = { failWrites: false, refuseRoles: false, calls: [] as string[] };
+  const state = { failWrites: false, refuseRoles: false, calls: [] as string[], writes: 0 };
   const server = await startGrpcServer({
     name: 'authz-stub',
     port: 0,
@@ -22,8 +23,11 @@ export async function startAuthzStub() {
       bindService(authzV1.AuthzServiceService, {
         async writeTuples(req: authzV1.WriteTuplesRequest) {
           if (state.failWrites) throw new UnavailableError('authz is down');
-          for (const t of req.deletes) if (!tuples.has(key(t))) throw new ConflictError(`cannot delete a missing tuple ${key(t)}`);
-          for (const t of req.writes) if (tuples.has(key(t))) throw new ConflictError(`cannot write an existing tuple ${key(t)}`);
+          state.writes += 1;
+          if (!req.idempotent) {
+            for (const t of req.deletes) if (!tuples.has(key(t))) throw new ConflictError(`cannot delete a missing tuple ${key(t)}`);
+            for (const t of req.writes) if (tuples.has(key(t))) throw new ConflictError(`cannot write an existing tuple ${key(t)}`);
+          }
           for (const t of req.deletes) tuples.delete(key(t));
           for (const t of req.writes) tuples.set(key(t), t);
           return {};

@@ -1,6 +1,7 @@
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
+import { eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
 import { key, startAuthzStub, type AuthzStub } from './authz-stub';
 
@@ -36,6 +37,7 @@ describe('OrganizationsService', () => {
       PLATFORM_ADMIN_USERNAME: 'root',
       PLATFORM_ADMIN_EMAIL: 'root@example.com',
       PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
+      OUTBOX_RELAY_INTERVAL_MS: '200',
     });
     orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
     identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
@@ -210,18 +212,24 @@ describe('OrganizationsService', () => {
     expect(await orgMembers(org.id)).toEqual(['alice']);
   });
 
-  it('keeps an organization whose tuples cannot be deleted, and deletes every tuple of it otherwise', async () => {
+  it('deletes an organization while authz is down, and removes every tuple of it once authz is back', async () => {
     const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
     await newTeam(org.id, 'ops');
-    await expect(whileAuthzFails(() => orgs.deleteOrg({ orgId: org.id, requesterId: users.alice }))).rejects.toMatchObject({
-      kind: 'unavailable',
-    });
-    expect((await orgs.getOrg({ name: 'acme', viewerId: 0 })).id).toBe(org.id);
     await expect(orgs.deleteOrg({ orgId: org.id, requesterId: users.bob })).rejects.toMatchObject({ kind: 'not-allowed' });
-    await orgs.deleteOrg({ orgId: org.id, requesterId: users.alice });
+    // A committed deletion stands: the tuples it leaves behind are the outbox relay's to remove.
+    await whileAuthzFails(() => orgs.deleteOrg({ orgId: org.id, requesterId: users.alice }));
     await expect(orgs.getOrg({ name: 'acme', viewerId: users.root })).rejects.toMatchObject({ kind: 'not-found' });
-    expect([...authz.tuples.keys()].filter((k) => k.includes(`organization:${org.id}`))).toEqual([]);
+    expect([...authz.tuples.keys()].filter((k) => k.includes(`organization:${org.id}`))).not.toEqual([]);
+    await eventually(async () => ![...authz.tuples.keys()].some((k) => k.includes(`organization:${org.id}`)));
     // Its custom roles go with it, in one call to authz.
-    expect(authz.state.calls).toContain(`delete roles of ${org.id}`);
+    await eventually(async () => authz.state.calls.includes(`delete roles of ${org.id}`));
+    // Concurrent deletes: one wins, the others find nothing.
+    const doomed = await newOrg('doomed');
+    const results = await Promise.allSettled([1, 2, 3].map(() => orgs.deleteOrg({ orgId: doomed.id, requesterId: users.alice })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.kind)).toEqual([
+      'not-found',
+      'not-found',
+    ]);
   });
 });

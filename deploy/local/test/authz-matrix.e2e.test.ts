@@ -107,8 +107,10 @@ const MATRIX: Record<string, Row> = {
   // 4.14
   'GET /orgs/:orgname/teams': { pass: MEMBERS },
   'POST /orgs/:orgname/teams': { pass: HOLDERS, body: () => ({ name: 'new-team', type: 'general' }) },
+  // Joining takes what adding takes (docs/authorization.md, "Joining teams").
   'POST /orgs/:orgname/teams/:teamid/action/join': {
-    pass: ['member', 'holder', 'owner'],
+    pass: HOLDERS,
+    grant: 'add:team-member',
     path: (f) => `/orgs/${f.org}/teams/${f.devs}/action/join?uid=${self(f)}`,
   },
   'POST /orgs/:orgname/teams/:teamid/action/leave': {
@@ -208,6 +210,26 @@ describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
 
     expect((await t.api('owner', 'PUT', `/teams/${owners}/members/holder`)).status).toBe(204);
     expect((await t.api('holder', 'GET', `/orgs/${f.org}/is-owner`)).status).toBe(200);
+  });
+
+  it('does not let a plain member give themselves a custom role by joining the team that carries it', async () => {
+    const f = await fixture('member', undefined);
+    const ops = (await t.api('owner', 'POST', `/orgs/${f.org}/teams`, { name: 'ops', type: 'general' })).body.id;
+    const powerful = await t.api('owner', 'POST', `/authz/roles?org=${f.org}`, {
+      name: 'powerful',
+      permissions: [
+        { namespace: 'org', action: 'edit' },
+        { namespace: 'org', action: 'admin' },
+        { namespace: 'team-member', action: 'add' },
+      ],
+      teamIDs: [ops],
+    });
+    expect(powerful.status).toBe(201);
+    expect((await t.api('member', 'PATCH', `/orgs/${f.org}`, { description: 'mine now' })).status).toBe(403);
+    expect((await t.api('member', 'POST', `/orgs/${f.org}/teams/${ops}/action/join?uid=${t.ids.member}`)).status).toBe(403);
+    expect((await t.api('owner', 'GET', `/teams/${ops}/members`)).body).toEqual([]);
+    expect((await t.api('member', 'PATCH', `/orgs/${f.org}`, { description: 'mine now' })).status).toBe(403);
+    expect((await t.api('member', 'PUT', `/teams/${f.devs}/members/outsider`)).status).toBe(403);
   });
 
   const routes = sectionRoutes();

@@ -299,7 +299,9 @@ describe('organizations, members and public members over HTTP (spec section 4.13
     });
 
     it('site admins cannot be removed from the administrative organization', async () => {
-      expect(await status('root', 'POST', '/orgs', { username: 'platform-admins', visibility: 'private' })).toBe(201);
+      // Created at bootstrap, private, owned by the first site admin.
+      expect((await api('root', 'GET', '/orgs/platform-admins')).body).toMatchObject({ username: 'platform-admins', visibility: 'private' });
+      expect(await status('root', 'POST', '/orgs', { username: 'platform-admins' })).toBe(409);
       const owners = await teamId('root', 'platform-admins', 'Owners');
       expect(await status('root', 'PUT', `/teams/${owners}/members/alice`)).toBe(204);
       const refused = await api('alice', 'DELETE', '/orgs/platform-admins/members/root');
@@ -316,6 +318,17 @@ describe('organizations, members and public members over HTTP (spec section 4.13
   });
 
   describe('DELETE /orgs/{orgname}', () => {
+    it('answers concurrent deletes of one organization with one 204 and 404s, never an internal message', async () => {
+      expect(await status('carol', 'POST', '/orgs', { username: 'doomed' })).toBe(201);
+      const replies = await Promise.all([1, 2, 3, 4].map(() => api('carol', 'DELETE', '/orgs/doomed')));
+      expect(replies.map((r) => r.status).sort()).toEqual([204, 404, 404, 404]);
+      for (const r of replies.filter((x) => x.status === 404)) expect(r.body.message).not.toMatch(/tuple/i);
+      expect(await status('carol', 'GET', '/orgs/doomed')).toBe(404);
+      // The name is free again and the new organization starts clean.
+      expect(await status('carol', 'POST', '/orgs', { username: 'doomed' })).toBe(201);
+      expect(await status('carol', 'DELETE', '/orgs/doomed')).toBe(204);
+    });
+
     it('answers 401 and 403 to callers without delete:org', async () => {
       expect(await status('alice', 'PUT', `/teams/${ids.devs}/members/bob`)).toBe(204);
       expect(await status(undefined, 'DELETE', '/orgs/acme')).toBe(401);

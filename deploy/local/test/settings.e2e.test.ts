@@ -18,7 +18,13 @@ describe('site settings over HTTP (spec section 4.8)', () => {
 
   // acme: owner alice; team devs with bob (a member without any grant). carol belongs to no organization.
   beforeAll(async () => {
-    harness = await bootTestPlatform({ DEPLOYMENT_TYPE: 'SelfHostedProduction', RUN_MODE: 'dev', OFFLINE_INSTALLER: 'true' });
+    // No administrative organization: the spec's rule as written, any organization's owners may brand the site.
+    harness = await bootTestPlatform({
+      DEPLOYMENT_TYPE: 'SelfHostedProduction',
+      RUN_MODE: 'dev',
+      OFFLINE_INSTALLER: 'true',
+      PLATFORM_ADMIN_ORG: 'none',
+    });
     for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
     expect(await status('alice', 'POST', '/orgs', { username: 'acme' })).toBe(201);
     const team = await api('alice', 'POST', '/orgs/acme/teams', { name: 'devs', type: 'general', permission: 'read' });
@@ -233,15 +239,29 @@ describe('site settings over HTTP (spec section 4.8)', () => {
   });
 });
 
-describe('branding with an administrative organization configured (PLATFORM_ADMIN_ORG)', () => {
+describe('branding through the administrative organization (PLATFORM_ADMIN_ORG, by default platform-admin)', () => {
   let t: TestPlatform;
   beforeAll(async () => {
     t = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'admins' });
     await t.signUp('alice');
-    expect((await t.api('root', 'POST', '/orgs', { username: 'admins' })).status).toBe(201);
+    // Created at bootstrap and owned by the site admin.
+    expect((await t.api('root', 'GET', '/orgs/admins/is-owner')).status).toBe(200);
     expect((await t.api('alice', 'POST', '/orgs', { username: 'alices-org' })).status).toBe(201);
   }, 120_000);
   afterAll(() => t?.stop());
+
+  it('by default, only the bootstrap organization platform-admin may change the site-wide branding', async () => {
+    const t2 = await bootTestPlatform();
+    try {
+      await t2.signUp('alice');
+      expect((await t2.api('alice', 'POST', '/orgs', { username: 'alices-org' })).status).toBe(201);
+      expect((await t2.api('alice', 'POST', '/branding?org=alices-org', { appName: 'Hijacked' })).status).toBe(403);
+      expect((await t2.api('root', 'POST', '/branding?org=platform-admin', { appName: 'Mine' })).status).toBe(200);
+      expect((await t2.api(undefined, 'GET', '/branding')).body.appName).toBe('Mine');
+    } finally {
+      await t2.stop();
+    }
+  }, 120_000);
 
   it('lets only the administrative organization change the site-wide branding', async () => {
     const other = await t.api('alice', 'POST', '/branding?org=alices-org', { appName: 'Hijacked' });

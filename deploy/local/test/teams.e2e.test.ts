@@ -164,13 +164,19 @@ describe('teams over HTTP (spec section 4.14)', () => {
   });
 
   describe('POST /orgs/{orgname}/teams/{teamid}/action/{action}', () => {
-    it('join: a member joins a team (409 when already in it); non-members and others’ uids are refused', async () => {
-      expect((await action('bob', ids.ops, 'join', `?uid=${ids.bob}`)).status).toBe(200);
-      expect(logins((await api('bob', 'GET', `/teams/${ids.ops}/members`)).body)).toEqual(['bob']);
-      expect((await action('bob', ids.ops, 'join', `?uid=${ids.bob}`)).status).toBe(409);
-      expect((await action('bob', ids.ops, 'join', `?uid=${ids.dave}`)).status).toBe(403);
+    it('join: only who may add members joins (409 when already in it); plain members, non-members and others’ uids are refused', async () => {
+      // A team passes its custom roles on to its members: a plain member may not join one and take them.
+      expect((await action('bob', ids.ops, 'join', `?uid=${ids.bob}`)).status).toBe(403);
+      expect(logins((await api('bob', 'GET', `/teams/${ids.ops}/members`)).body)).toEqual([]);
+      expect((await action('alice', ids.ops, 'join', `?uid=${ids.alice}`)).status).toBe(200);
+      expect(logins((await api('bob', 'GET', `/teams/${ids.ops}/members`)).body)).toEqual(['alice']);
+      expect((await action('alice', ids.ops, 'join', `?uid=${ids.alice}`)).status).toBe(409);
+      expect((await action('alice', ids.ops, 'join', `?uid=${ids.dave}`)).status).toBe(403);
       expect((await action('dave', ids.ops, 'join', `?uid=${ids.dave}`)).status).toBe(403);
       expect((await action(undefined, ids.ops, 'join', `?uid=${ids.bob}`)).status).toBe(401);
+      // As before: the owner leaves again, and adds bob, whom the next tests need in ops.
+      expect((await action('alice', ids.ops, 'leave', `?uid=${ids.alice}`)).status).toBe(200);
+      expect((await action('alice', ids.ops, 'add', `?uid=${ids.bob}`)).status).toBe(200);
     });
 
     it('join: plain members cannot make themselves owners', async () => {

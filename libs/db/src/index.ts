@@ -2,3 +2,12 @@ export { openDatabase, type Database, type OpenDatabaseOptions } from './databas
 export { isUniqueViolation } from './errors';
 export { StaticMigrationSource, type Migration } from './migration';
 export { unixSeconds } from './time';
+export {
+  Outbox,
+  outboxMigration,
+  type EffectHandler,
+  type EffectContext,
+  type StageEffect,
+  type OutboxOptions,
+  type RunOptions,
+} from './outbox';

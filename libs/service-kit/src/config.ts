@@ -57,9 +57,17 @@ export const platformEnv = {
   DEPLOYMENT_TYPE: z.enum(DEPLOYMENT_TYPES).default('Hosted'),
   BILLING_ENABLED: boolVar.default(false),
   RUN_MODE: z.enum(['dev', 'prod']).default('prod'),
-  /** Slug of the administrative organization: site admins cannot be removed from it, and when set it is the only
-   * organization through which the site-wide branding can be changed. Unset: no such organization. */
-  PLATFORM_ADMIN_ORG: z.string().min(1).optional(),
+  /**
+   * Slug of the administrative organization, created at bootstrap and owned by the first site admin: site
+   * admins cannot be removed from it, and it is the only organization through which the site-wide branding
+   * can be changed. `none`: no such organization (any organization's owners may change branding, as the
+   * spec's text reads).
+   */
+  PLATFORM_ADMIN_ORG: z
+    .string()
+    .regex(/^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/, 'must be an organization name, or none')
+    .default('platform-admin')
+    .transform((v) => (v === 'none' ? undefined : v)),
 };
 
 /** Variables every backend app reads: where it listens and what it connects to. */
@@ -76,6 +84,10 @@ export const serviceEnv = {
     .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** How long a change's outbox entry belongs to the request applying it before the relay may retry it. */
+  OUTBOX_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+  /** How often the outbox relay looks for changes whose effects were left unapplied. */
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
 };
 export type ServiceConfig = ConfigOf<typeof serviceEnv>;
 export type PlatformConfig = ConfigOf<typeof platformEnv>;

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Bus } from '@platform/bus';
-import { openDatabase, type Database, type Migration } from '@platform/db';
+import { openDatabase, Outbox, type Database, type EffectHandler, type Migration } from '@platform/db';
 import { common, protoFilesOf } from '@platform/proto';
 import { openBus, readinessFollowsBus } from './bus-readiness';
 import type { ServiceConfig } from './config';
@@ -17,6 +17,11 @@ export interface ServiceContext {
   db?: Database;
   /** The message bus; present only when the spec says `bus: true`. */
   bus?: Bus;
+  /**
+   * The service's outbox over its schema (which lists `outboxMigration`), with the handlers of its effect
+   * kinds; its relay runs from now until the service stops. Call once.
+   */
+  outbox(handlers: Record<string, EffectHandler>): Outbox;
 }
 
 export interface ServiceSpec {
@@ -83,7 +88,19 @@ export async function startService(
     const bus = spec.bus ? await openBus(config, spec.name, log) : undefined;
     // The in-process bus belongs to the whole process; only a NATS connection is this app's to close.
     if (bus && config.NATS_URL) cleanups.push(() => bus.close());
-    const ctx: ServiceContext = { name: spec.name, log, db, bus };
+    const ctx: ServiceContext = {
+      name: spec.name,
+      log,
+      db,
+      bus,
+      outbox(handlers) {
+        if (!db) throw new Error(`${spec.name} has no database for an outbox`);
+        const outbox = new Outbox(db, handlers, { log, leaseMs: config.OUTBOX_LEASE_MS, relayIntervalMs: config.OUTBOX_RELAY_INTERVAL_MS });
+        outbox.start();
+        cleanups.push(() => outbox.stop());
+        return outbox;
+      },
+    };
 
     const grpc = await startGrpcServer({
       name: spec.name,

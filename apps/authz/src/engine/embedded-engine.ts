@@ -6,7 +6,7 @@ import { ObjectCandidates } from './list-objects';
 import type { TypeSystem } from './model';
 import { TupleStore } from './tuple-store';
 import { assertRelationName, formatObject, parseObject, parseUser, tupleKey } from './tuple';
-import type { AuthzEngine, CheckRequest, Tuple, TupleFilter } from './types';
+import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, WriteOptions } from './types';
 
 /** The engine that needs no OpenFGA server: the same model, evaluated in-process over the authz schema's tuples. */
 export class EmbeddedEngine implements AuthzEngine {
@@ -58,7 +58,7 @@ export class EmbeddedEngine implements AuthzEngine {
     return objects;
   }
 
-  async write(writes: Tuple[], deletes: Tuple[]): Promise<void> {
+  async write(writes: Tuple[], deletes: Tuple[], opts: WriteOptions = {}): Promise<void> {
     const seen = new Set<string>();
     for (const t of [...writes, ...deletes]) {
       const key = tupleKey(t);
@@ -68,7 +68,7 @@ export class EmbeddedEngine implements AuthzEngine {
     }
     // Deletes are validated by shape only: a tuple the model no longer accepts must still be removable.
     const parsedDeletes = deletes.map((t) => ({ object: parseObject(t.object), relation: t.relation, user: parseUser(t.user) }));
-    await this.store.write(this.parseAll(writes), parsedDeletes);
+    await this.store.write(this.parseAll(writes), parsedDeletes, opts);
   }
 
   async readTuples(filter: TupleFilter): Promise<Tuple[]> {

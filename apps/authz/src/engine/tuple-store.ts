@@ -5,7 +5,7 @@ import { TupleConflictError } from './errors';
 import type { ParsedTuple } from './contextual';
 import type { TupleSource, UsersRead } from './source';
 import { formatObject, formatUser, type UserRef } from './tuple';
-import type { Tuple } from './types';
+import type { Tuple, WriteOptions } from './types';
 
 /** The table of migration 20261122010000_tuples. */
 export const TUPLES_TABLE = 'tuples';
@@ -135,14 +135,14 @@ export class TupleStore implements TupleSource {
   }
 
   /** Applies deletes then writes in one transaction; a missing delete or an existing write aborts it all. */
-  async write(writes: ParsedTuple[], deletes: ParsedTuple[]): Promise<void> {
+  async write(writes: ParsedTuple[], deletes: ParsedTuple[], opts: WriteOptions = {}): Promise<void> {
     await this.db.transaction(async (trx) => {
       for (const part of chunks(deletes.map(toRow))) {
         const gone: TupleRow[] = await this.db
           .table(TUPLES_TABLE, trx)
           .whereIn([...KEY_COLUMNS], part.map(keyValues))
           .del([...KEY_COLUMNS]);
-        if (gone.length < part.length) {
+        if (gone.length < part.length && !opts.idempotent) {
           const missing = part.find((r) => !gone.some((g) => sameRow(g, r)))!;
           throw new TupleConflictError(`cannot delete a tuple which does not exist: ${describe(missing)}`);
         }
@@ -154,7 +154,7 @@ export class TupleStore implements TupleSource {
           .onConflict([...KEY_COLUMNS])
           .ignore()
           .returning([...KEY_COLUMNS]);
-        if (added.length < part.length) {
+        if (added.length < part.length && !opts.idempotent) {
           const existing = part.find((r) => !added.some((a) => sameRow(a, r)))!;
           throw new TupleConflictError(`cannot write a tuple which already exists: ${describe(existing)}`);
         }

@@ -33,8 +33,16 @@ export interface AuthzEngine {
   listRelations(user: string, object: string, relations: string[]): Promise<string[]>;
   /** Every object of `type` on which the user holds the relation (`type:id` strings, sorted). */
   listObjects(user: string, relation: string, type: string): Promise<string[]>;
-  /** Writes and deletes tuples atomically: all of them take effect, or none does. */
-  write(writes: Tuple[], deletes: Tuple[]): Promise<void>;
+  /**
+   * Writes and deletes tuples atomically: all of them take effect, or none does. With `idempotent`,
+   * writing an existing tuple and deleting a missing one are no-ops (a retried change has the effect of one).
+   */
+  write(writes: Tuple[], deletes: Tuple[], opts?: WriteOptions): Promise<void>;
   /** The stored tuples matching the filter. */
   readTuples(filter: TupleFilter): Promise<Tuple[]>;
+}
+
+/** How a write treats tuples that already are as asked. */
+export interface WriteOptions {
+  idempotent?: boolean;
 }

@@ -1,9 +1,16 @@
-import { ConsistencyPreference, CredentialsMethod, OpenFgaClient, type TupleKey } from '@openfga/sdk';
+import {
+  ClientWriteRequestOnDuplicateWrites,
+  ClientWriteRequestOnMissingDeletes,
+  ConsistencyPreference,
+  CredentialsMethod,
+  OpenFgaClient,
+  type TupleKey,
+} from '@openfga/sdk';
 import { UnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/service-kit';
 import { InvalidTupleError, TupleConflictError } from '../engine/errors';
 import { modelFromDsl } from '../engine/model';
-import type { AuthzEngine, CheckRequest, Tuple, TupleFilter } from '../engine/types';
+import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, WriteOptions } from '../engine/types';
 
 /** OpenFGA accepts at most this many tuples in one (atomic) Write. */
 export const OPENFGA_WRITE_LIMIT = 100;
@@ -99,22 +106,35 @@ export class OpenFgaEngine implements AuthzEngine {
 
   /**
    * Atomic up to OpenFGA's 100-tuple limit. Larger changes go in chunks of 100; when a chunk fails, the
-   * chunks already applied are undone, so the change as a whole is all-or-nothing.
+   * chunks already applied are undone, so the change as a whole is all-or-nothing. An idempotent write
+   * (OpenFGA 1.8+ `on_duplicate`/`on_missing: ignore`) is not undone: its caller retries it until it sticks,
+   * and undoing would delete tuples that existed before it.
    */
-  async write(writes: Tuple[], deletes: Tuple[]): Promise<void> {
+  async write(writes: Tuple[], deletes: Tuple[], opts: WriteOptions = {}): Promise<void> {
+    const conflict = opts.idempotent
+      ? {
+          conflict: {
+            onDuplicateWrites: ClientWriteRequestOnDuplicateWrites.Ignore,
+            onMissingDeletes: ClientWriteRequestOnMissingDeletes.Ignore,
+          },
+        }
+      : {};
     const ops = [...writes.map((t) => ({ t, op: 'write' as const })), ...deletes.map((t) => ({ t, op: 'delete' as const }))];
     const applied: typeof ops = [];
     for (let i = 0; i < ops.length || i === 0; i += OPENFGA_WRITE_LIMIT) {
       const chunk = ops.slice(i, i + OPENFGA_WRITE_LIMIT);
       if (chunk.length === 0) return;
       try {
-        await this.client.write({
-          writes: chunk.filter((c) => c.op === 'write').map((c) => c.t),
-          deletes: chunk.filter((c) => c.op === 'delete').map((c) => c.t),
-        });
+        await this.client.write(
+          {
+            writes: chunk.filter((c) => c.op === 'write').map((c) => c.t),
+            deletes: chunk.filter((c) => c.op === 'delete').map((c) => c.t),
+          },
+          conflict,
+        );
         applied.push(...chunk);
       } catch (err) {
-        await this.undo(applied);
+        if (!opts.idempotent) await this.undo(applied);
         throw mapError(err);
       }
     }

@@ -211,12 +211,19 @@ describe('Avatars (identity schema on real Postgres, files as object storage)', 
     expect(objectFiles(org)).toEqual([path.basename(ok.objectKey)]);
 
     // Deleting the organization: its stored image goes once the account row (and its avatar row) is gone.
-    const cleanup = await avatars.prepareOrgCleanup(org);
+    const staged = await stagedByOrgDelete(avatars, org);
     await db.table('accounts').where({ id: org }).delete();
     expect(objectFiles(org)).toEqual([path.basename(ok.objectKey)]);
-    await cleanup();
+    for (const key of staged) await avatars.discardUnused(org, key);
     expect(objectFiles(org)).toEqual([]);
   });
+
+  /** The object keys an organization's deletion stages for discarding (its outbox effects). */
+  async function stagedByOrgDelete(of: Avatars, orgId: number): Promise<string[]> {
+    const keys: string[] = [];
+    await db.transaction((trx) => of.onOrgDelete(trx, orgId, (_kind, payload) => keys.push((payload as { key: string }).key)));
+    return keys;
+  }
 
   /** The file storage with hooks, each run once for its key: after a put is stored, before a delete reaches the store. */
   function hookedStorage(hooks: { beforeDelete?: Record<string, () => Promise<void>>; afterPut?: Record<string, () => Promise<void>> }) {
@@ -284,9 +291,9 @@ describe('Avatars (identity schema on real Postgres, files as object storage)', 
     await upload(33);
     await probed.delete(org);
     await upload(34);
-    const cleanup = await probed.prepareOrgCleanup(org);
+    const staged = await stagedByOrgDelete(probed, org);
     await db.table('org_avatars').where({ org_id: org }).delete(); // as the organization's deletion cascades
-    await cleanup();
+    for (const key of staged) await probed.discardUnused(org, key);
     // A swap that fails deletes its upload again.
     const failing: Database = {
       ...tracked,

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
-import { unixSeconds } from '@platform/db';
+import { unixSeconds, type Database, type StageEffect } from '@platform/db';
 import { InputError, NotFoundError, ValidationError } from '@platform/errors';
 import type { ObjectStorage } from '@platform/object-storage';
 import type { orgsTeamsAvatarsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import { ACCOUNT_TYPE } from '../identity/identity';
+import { EFFECT } from '../orgs/effects';
 import { identiconPng } from './identicon';
 import { EXTENSION_OF, MIME_OF, sniffImage, type ImageType } from './image';
 
@@ -183,15 +183,17 @@ export class Avatars {
   }
 
   /**
-   * Before an organization is deleted: notes its stored image, and answers the step that deletes it once the
-   * organization (and with it the avatar row, by cascade) is gone. Storage is never touched in a transaction.
+   * Inside the transaction that deletes an organization: stages the deletion of its stored image, which
+   * happens once the deletion committed (storage is never touched in a transaction), by `discardUnused`.
    */
-  async prepareOrgCleanup(orgId: number): Promise<() => Promise<void>> {
-    const row = await this.db.table<AvatarRow>('org_avatars').where({ org_id: orgId }).first();
-    const key = row?.object_key;
-    return async () => {
-      if (key) await this.discard(orgId, key);
-    };
+  async onOrgDelete(trx: Knex.Transaction, orgId: number, stage: StageEffect): Promise<void> {
+    const row = await this.db.table<AvatarRow>('org_avatars', trx).where({ org_id: orgId }).first();
+    if (row?.object_key) stage(EFFECT.avatarDiscarded, { orgId, key: row.object_key });
+  }
+
+  /** Deletes a stored image unless an avatar uses it again; applying it twice changes nothing. */
+  discardUnused(orgId: number, key: string): Promise<void> {
+    return this.discard(orgId, key);
   }
 
   /** The bytes behind an avatar key: a stored upload, or the rendered default of an existing organization. */

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
-import { isUniqueViolation, type Database } from '@platform/db';
+import { isUniqueViolation, type Database, type Outbox } from '@platform/db';
 import type { orgClaimsV1 } from '@platform/proto';
-import type { Logger } from '@platform/service-kit';
 import { ACCOUNT_TYPE } from '../identity/identity';
-import { compensating } from '../orgs/compensate';
-import type { OrgAuthz } from '../orgs/org-authz';
+import { stageTuples } from '../orgs/effects';
 import { OWNER_PERMISSION } from '../orgs/rows';
 import { teamMember } from '../orgs/tuples';
 
@@ -27,7 +25,7 @@ interface ClaimChange {
 export class OrgClaims {
   constructor(
     private readonly db: Database,
-    private readonly authz: OrgAuthz,
+    private readonly outbox: Outbox,
   ) {}
 
   async create(orgId: number): Promise<orgClaimsV1.OrgClaim> {
@@ -50,62 +48,55 @@ export class OrgClaims {
   /**
    * The caller becomes the only member of the organization's owner team. Rows change in one transaction
    * (the claim is taken with a conditional update, so two concurrent claims cannot both win); then the
-   * team tuples follow, and if they cannot be written the rows are put back (decision D6).
+   * team tuples follow through the outbox, and if they cannot be written the rows are put back.
    */
-  async claim(claimId: string, userId: number, requestId?: string, log?: Logger): Promise<orgClaimsV1.ClaimOrgResponse> {
+  async claim(claimId: string, userId: number, requestId?: string): Promise<orgClaimsV1.ClaimOrgResponse> {
     if (!UUID.test(claimId)) throw new NotFoundError(`claim ${claimId} does not exist`);
     if (!userId) throw new InputError('a signed-in user is required to claim an organization');
-    const change = await compensating<ClaimChange>(
-      log,
-      () =>
-        this.db.transaction(async (trx) => {
-          const claim = await this.db.table('org_claims', trx).where({ claim_id: claimId }).first();
-          if (!claim) throw new NotFoundError(`claim ${claimId} does not exist`);
-          const taken = await this.db
-            .table('org_claims', trx)
-            .where({ claim_id: claimId })
-            .whereNull('claimed_by')
-            .update({ claimed_by: userId, claimed_at: this.db.knex.fn.now() });
-          if (taken === 0) throw new ConflictError(`claim ${claimId} has already been claimed`);
-          const org = await this.db.table('accounts', trx).where({ id: claim.org_id }).first('id', 'login');
-          const team = await this.db.table('teams', trx).where({ org_id: org.id, permission: OWNER_PERMISSION }).first('id');
-          const previous: number[] = await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid');
-          const callerWasOwner = previous.includes(userId);
-          const others = previous.filter((uid) => uid !== userId);
-          await this.db.table('team_users', trx).where({ team_id: team.id }).whereIn('uid', others).delete();
-          // Previous owners stay organization members only while they are still in another team.
-          const stillInTeams: number[] = await this.db
-            .table('team_users', trx)
-            .where({ org_id: org.id })
-            .whereIn('uid', others)
-            .pluck('uid');
-          const leftOrg = others.filter((uid) => !stillInTeams.includes(uid));
-          await this.db.table('org_users', trx).where({ org_id: org.id }).whereIn('uid', leftOrg).delete();
-          if (!callerWasOwner) await this.db.table('team_users', trx).insert({ team_id: team.id, org_id: org.id, uid: userId });
-          const joined = await this.db
-            .table('org_users', trx)
-            .insert({ org_id: org.id, uid: userId, is_public: false })
-            .onConflict(['org_id', 'uid'])
-            .ignore()
-            .returning('uid');
-          return {
-            orgId: org.id,
-            orgName: org.login,
-            ownerTeamId: team.id,
-            previousOwners: others,
-            leftOrg,
-            callerWasOwner,
-            callerJoinedOrg: joined.length > 0,
-          };
-        }),
-      (c) =>
-        this.authz.write(
-          c.callerWasOwner ? [] : [teamMember(c.ownerTeamId, userId)],
-          c.previousOwners.map((uid) => teamMember(c.ownerTeamId, uid)),
-          requestId,
-        ),
-      (c) =>
-        this.db.transaction(async (trx) => {
+    const change = await this.outbox.run<ClaimChange>(
+      async (trx, stage) => {
+        const claim = await this.db.table('org_claims', trx).where({ claim_id: claimId }).first();
+        if (!claim) throw new NotFoundError(`claim ${claimId} does not exist`);
+        const taken = await this.db
+          .table('org_claims', trx)
+          .where({ claim_id: claimId })
+          .whereNull('claimed_by')
+          .update({ claimed_by: userId, claimed_at: this.db.knex.fn.now() });
+        if (taken === 0) throw new ConflictError(`claim ${claimId} has already been claimed`);
+        const org = await this.db.table('accounts', trx).where({ id: claim.org_id }).first('id', 'login');
+        const team = await this.db.table('teams', trx).where({ org_id: org.id, permission: OWNER_PERMISSION }).first('id');
+        const previous: number[] = await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid');
+        const callerWasOwner = previous.includes(userId);
+        const others = previous.filter((uid) => uid !== userId);
+        await this.db.table('team_users', trx).where({ team_id: team.id }).whereIn('uid', others).delete();
+        // Previous owners stay organization members only while they are still in another team.
+        const stillInTeams: number[] = await this.db.table('team_users', trx).where({ org_id: org.id }).whereIn('uid', others).pluck('uid');
+        const leftOrg = others.filter((uid) => !stillInTeams.includes(uid));
+        await this.db.table('org_users', trx).where({ org_id: org.id }).whereIn('uid', leftOrg).delete();
+        if (!callerWasOwner) await this.db.table('team_users', trx).insert({ team_id: team.id, org_id: org.id, uid: userId });
+        const joined = await this.db
+          .table('org_users', trx)
+          .insert({ org_id: org.id, uid: userId, is_public: false })
+          .onConflict(['org_id', 'uid'])
+          .ignore()
+          .returning('uid');
+        stageTuples(
+          stage,
+          previous.concat(userId).map((uid) => teamMember(team.id, uid)),
+        );
+        return {
+          orgId: org.id,
+          orgName: org.login,
+          ownerTeamId: team.id,
+          previousOwners: others,
+          leftOrg,
+          callerWasOwner,
+          callerJoinedOrg: joined.length > 0,
+        };
+      },
+      {
+        requestId,
+        undo: async (trx, c) => {
           await this.db.table('org_claims', trx).where({ claim_id: claimId }).update({ claimed_by: null, claimed_at: null });
           if (!c.callerWasOwner) await this.db.table('team_users', trx).where({ team_id: c.ownerTeamId, uid: userId }).delete();
           if (c.callerJoinedOrg) await this.db.table('org_users', trx).where({ org_id: c.orgId, uid: userId }).delete();
@@ -116,7 +107,8 @@ export class OrgClaims {
           }
           if (c.leftOrg.length)
             await this.db.table('org_users', trx).insert(c.leftOrg.map((uid) => ({ org_id: c.orgId, uid, is_public: false })));
-        }),
+        },
+      },
     );
     return { orgId: change.orgId, orgName: change.orgName };
   }

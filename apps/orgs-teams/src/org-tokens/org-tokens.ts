@@ -70,14 +70,13 @@ export class OrgTokens {
   }
 
   /**
-   * Before an organization is deleted: its system admin account must go with it, or the account's tokens
-   * (the sync token among them) and bus accounts would keep working. Deleting the account removes those too.
+   * Inside the transaction that deletes an organization: its system admin account goes with it, or the
+   * account's tokens (the sync token among them) and bus accounts would keep working. Deleting the account
+   * removes those too.
    */
-  async prepareOrgCleanup(orgId: number): Promise<() => Promise<void>> {
-    const uid = await this.systemAdmin(orgId);
-    return async () => {
-      if (uid) await this.db.table('accounts').where({ id: uid, type: ACCOUNT_TYPE.user }).delete();
-    };
+  async onOrgDelete(trx: Knex.Transaction, orgId: number): Promise<void> {
+    const uid = await this.systemAdmin(orgId, trx);
+    if (uid) await this.db.table('accounts', trx).where({ id: uid, type: ACCOUNT_TYPE.user }).delete();
   }
 
   async getSyncToken(orgId: number): Promise<orgTokensV1.ManagerApiToken> {

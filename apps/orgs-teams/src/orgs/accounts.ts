@@ -1,6 +1,6 @@
 import { InputError, NotFoundError } from '@platform/errors';
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import type { Database, Outbox, StageEffect } from '@platform/db';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgRow } from './rows';
 
@@ -9,11 +9,14 @@ export interface OrgsContext {
   db: Database;
   /** Slug of the administrative organization, from which site admins cannot be removed; unset means none. */
   adminOrg?: string;
+  /** Changes that need authz (or storage) follow-ups commit them here with their rows (libs/db outbox). */
+  outbox: Outbox;
   /**
-   * Called before an organization is deleted, while its rows still exist: other features note what they keep
-   * for it (stored avatar, system admin account) and answer what to remove once the deletion went through.
+   * Called inside the transaction that deletes an organization, while its rows still exist: other features
+   * remove what they keep for it (its system admin account) and stage what goes outside the database (its
+   * stored avatar).
    */
-  prepareOrgCleanup?: (orgId: number) => Promise<() => Promise<void>>;
+  onOrgDelete?: (trx: Knex.Transaction, orgId: number, stage: StageEffect) => Promise<void>;
 }
 
 /** An account row as far as memberships need it. */
@@ -50,9 +53,9 @@ export async function userAccount(db: Database, ref: { id?: number; login?: stri
 }
 
 /** Whether an account is a site admin (the accounts flag mirrors the site#admin tuple). */
-export async function isSiteAdmin(db: Database, uid: number): Promise<boolean> {
+export async function isSiteAdmin(db: Database, uid: number, trx?: Knex.Transaction): Promise<boolean> {
   if (!uid) return false;
-  return !!(await db.table('accounts').where({ id: uid, type: ACCOUNT_TYPE.user, is_admin: true }).first('id'));
+  return !!(await db.table('accounts', trx).where({ id: uid, type: ACCOUNT_TYPE.user, is_admin: true }).first('id'));
 }
 
 /** Whether a user is a member of an organization (in at least one of its teams). */

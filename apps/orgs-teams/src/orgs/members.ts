@@ -1,11 +1,9 @@
 import { InputError, NotAllowedError, NotFoundError } from '@platform/errors';
 import type { Knex } from 'knex';
-import type { Logger } from '@platform/service-kit';
 import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { toUser } from '../identity/identity';
 import { isOrgMember, isSiteAdmin, orgById, protectsSiteAdmins, userAccount, type AccountRef, type OrgsContext } from './accounts';
-import { compensating } from './compensate';
-import type { OrgAuthz } from './org-authz';
+import { stageTuples } from './effects';
 import { OWNER_PERMISSION, type OrgRow } from './rows';
 import { teamMember } from './tuples';
 
@@ -24,7 +22,7 @@ export interface RemovedMembership {
  * when it would take a site admin out of the administrative organization. Leaving the last team leaves
  * the organization.
  */
-export async function removeFromTeams(
+async function removeFromTeams(
   ctx: OrgsContext,
   trx: Knex.Transaction,
   org: OrgRow,
@@ -55,24 +53,40 @@ export async function removeFromTeams(
   return removed;
 }
 
-/** Puts back what removeFromTeams took away. */
-export async function restoreMembership(ctx: OrgsContext, removed: RemovedMembership): Promise<void> {
-  await ctx.db.transaction(async (trx) => {
-    if (removed.orgUser)
-      await ctx.db.table('org_users', trx).insert({ org_id: removed.orgId, uid: removed.uid, is_public: removed.orgUser.is_public });
-    await ctx.db.table('team_users', trx).insert(removed.teamIds.map((team_id) => ({ team_id, org_id: removed.orgId, uid: removed.uid })));
-  });
+/**
+ * Takes a user out of some teams (every team when teamIds is undefined) and so perhaps out of the
+ * organization, with the tuples that go with it; a failure to remove the tuples puts the rows back.
+ */
+export async function removeMembership(
+  ctx: OrgsContext,
+  org: OrgRow,
+  user: AccountRef,
+  teamIds: number[] | undefined,
+  requestId?: string,
+): Promise<void> {
+  await ctx.outbox.run(
+    async (trx, stage) => {
+      const removed = await removeFromTeams(ctx, trx, org, user, teamIds);
+      stageTuples(
+        stage,
+        removed.teamIds.map((id) => teamMember(id, removed.uid)),
+      );
+      return removed;
+    },
+    { requestId, undo: (trx, removed) => restoreMembership(ctx, trx, removed) },
+  );
 }
 
-/** The tuples that go with a removal. */
-export const removedTuples = (removed: RemovedMembership) => removed.teamIds.map((id) => teamMember(id, removed.uid));
+/** Puts back what removeFromTeams took away. */
+async function restoreMembership(ctx: OrgsContext, trx: Knex.Transaction, removed: RemovedMembership): Promise<void> {
+  if (removed.orgUser)
+    await ctx.db.table('org_users', trx).insert({ org_id: removed.orgId, uid: removed.uid, is_public: removed.orgUser.is_public });
+  await ctx.db.table('team_users', trx).insert(removed.teamIds.map((team_id) => ({ team_id, org_id: removed.orgId, uid: removed.uid })));
+}
 
 /** Organization members and public members. */
 export class Members {
-  constructor(
-    private readonly ctx: OrgsContext,
-    private readonly authz: OrgAuthz,
-  ) {}
+  constructor(private readonly ctx: OrgsContext) {}
 
   private get db() {
     return this.ctx.db;
@@ -112,14 +126,9 @@ export class Members {
   }
 
   /** Removes a user from every team of the organization, and so from the organization. */
-  async remove(req: orgsTeamsOrgsV1.RemoveMemberRequest, requestId?: string, log?: Logger): Promise<void> {
+  async remove(req: orgsTeamsOrgsV1.RemoveMemberRequest, requestId?: string): Promise<void> {
     const org = await orgById(this.db, req.orgId);
     const user = await userAccount(this.db, { id: req.userId, login: req.username });
-    await compensating(
-      log,
-      () => this.db.transaction((trx) => removeFromTeams(this.ctx, trx, org, user)),
-      (removed) => this.authz.write([], removedTuples(removed), requestId),
-      (removed) => restoreMembership(this.ctx, removed),
-    );
+    await removeMembership(this.ctx, org, user, undefined, requestId);
   }
 }

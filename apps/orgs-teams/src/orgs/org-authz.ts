@@ -4,8 +4,8 @@ import type { Relationships, Tuple } from '../relationships';
 
 /** What organizations and teams need from the authz service: tuple writes and the custom roles of teams. */
 export interface OrgAuthz {
-  /** Writes and deletes atomically; throws when authz refuses or cannot be reached. */
-  write(writes: Tuple[], deletes: Tuple[], requestId?: string): Promise<void>;
+  /** Writes and deletes atomically; throws when authz refuses or cannot be reached (see Relationships.write). */
+  write(writes: Tuple[], deletes: Tuple[], requestId?: string, opts?: { idempotent?: boolean }): Promise<void>;
   /** Replaces a team's custom roles (400 for roles of another organization or too many); answers the new set. */
   assignTeamRoles(orgId: number, teamId: number, roleIds: number[], requestId?: string): Promise<number[]>;
   /** The custom roles of each team, ascending; teams without roles are absent. */
@@ -28,8 +28,8 @@ export class GrpcOrgAuthz implements OrgAuthz {
     });
   }
 
-  write(writes: Tuple[], deletes: Tuple[], requestId?: string): Promise<void> {
-    return this.relationships.write(writes, deletes, requestId);
+  write(writes: Tuple[], deletes: Tuple[], requestId?: string, opts?: { idempotent?: boolean }): Promise<void> {
+    return this.relationships.write(writes, deletes, requestId, opts);
   }
 
   async assignTeamRoles(orgId: number, teamId: number, roleIds: number[], requestId?: string): Promise<number[]> {

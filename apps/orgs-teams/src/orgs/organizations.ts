@@ -1,10 +1,9 @@
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
-import type { Logger } from '@platform/service-kit';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { isOrgMember, isSiteAdmin, orgById, orgByName, userAccount, type OrgsContext } from './accounts';
-import { compensating } from './compensate';
+import { EFFECT, stageTuples } from './effects';
 import type { OrgAuthz } from './org-authz';
 import { OWNER_PERMISSION, OWNER_TEAM_NAME, toOrganization, type OrgRow, type TeamRow } from './rows';
 import { orgOnSite, ownerTeamOfOrg, teamMember, teamOfOrg } from './tuples';
@@ -28,7 +27,7 @@ export class Organizations {
   }
 
   /** Creates the organization, its owner team `Owners` and the creator's membership, then their tuples. */
-  async create(req: orgsTeamsOrgsV1.CreateOrgRequest, requestId?: string, log?: Logger): Promise<orgsTeamsOrgsV1.Organization> {
+  async create(req: orgsTeamsOrgsV1.CreateOrgRequest, requestId?: string): Promise<orgsTeamsOrgsV1.Organization> {
     if (!SLUG.test(req.username)) {
       const description = 'letters, digits, ".", "_" or "-" inside; at most 40 characters';
       throw new ValidationError(`username: ${description}`, [{ field: 'username', description }]);
@@ -38,10 +37,9 @@ export class Organizations {
     if (await this.db.table('accounts').where({ lower_login: req.username.toLowerCase() }).first('id'))
       throw new ConflictError(`the name ${req.username} is already taken`);
 
-    const created = await compensating(
-      log,
-      () =>
-        this.db.transaction(async (trx) => {
+    const created = await this.ctx.outbox
+      .run(
+        async (trx, stage) => {
           const [org] = await this.db
             .table('accounts', trx)
             .insert({
@@ -69,20 +67,21 @@ export class Organizations {
             .returning('*');
           await this.db.table('team_users', trx).insert({ team_id: team.id, org_id: org.id, uid: creator.id });
           await this.db.table('org_users', trx).insert({ org_id: org.id, uid: creator.id, is_public: false });
+          stageTuples(stage, [
+            orgOnSite(org.id),
+            ...teamOfOrg(org.id, team.id),
+            ownerTeamOfOrg(org.id, team.id),
+            teamMember(team.id, creator.id),
+          ]);
           return { org: org as OrgRow, team: team as TeamRow };
-        }),
-      ({ org, team }) =>
-        this.authz.write(
-          [orgOnSite(org.id), ...teamOfOrg(org.id, team.id), ownerTeamOfOrg(org.id, team.id), teamMember(team.id, creator.id)],
-          [],
-          requestId,
-        ),
-      // Teams and memberships go with the account (on delete cascade).
-      ({ org }) => this.db.table('accounts').where({ id: org.id }).delete(),
-    ).catch((err) => {
-      if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
-      throw err;
-    });
+        },
+        // Teams and memberships go with the account (on delete cascade).
+        { requestId, undo: (trx, { org }) => this.db.table('accounts', trx).where({ id: org.id }).delete() },
+      )
+      .catch((err) => {
+        if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
+        throw err;
+      });
     return toOrganization(created.org);
   }
 
@@ -120,46 +119,43 @@ export class Organizations {
 
   /**
    * Deletes the organization with its teams and memberships. An owner may do so only as the last owner
-   * (403 while other owners remain); a site admin who is not an owner always may. The tuples go first,
-   * so a failure leaves the organization as it was; the custom roles of the organization follow it.
+   * (403 while other owners remain); a site admin who is not an owner always may. The rows go in one
+   * transaction that locks the organization first, so of concurrent deletes one wins and the others find
+   * nothing (404); its tuples, custom roles and stored avatar follow through the outbox.
    */
-  async delete(orgId: number, requesterId: number, requestId?: string, log?: Logger): Promise<void> {
-    const org = await orgById(this.db, orgId);
-    const teams: TeamRow[] = await this.db.table('teams').where({ org_id: orgId });
-    const ownerTeam = teams.find((t) => t.permission === OWNER_PERMISSION)!;
-    const members: { team_id: number; uid: number }[] = await this.db.table('team_users').where({ org_id: orgId });
-    const owners = members.filter((m) => m.team_id === ownerTeam.id).map((m) => m.uid);
-    if (owners.includes(requesterId)) {
-      if (owners.length > 1)
-        throw new NotAllowedError(
-          `only the last owner may delete organization ${org.login}; ${owners.length - 1} other owner(s) remain in the ${ownerTeam.name} team`,
-        );
-    } else if (!(await isSiteAdmin(this.db, requesterId))) {
-      throw new NotAllowedError(`only an owner of ${org.login} or a site admin may delete it`);
-    }
-    const tuples = [
-      orgOnSite(orgId),
-      ...teams.flatMap((t) => teamOfOrg(orgId, t.id)),
-      ownerTeamOfOrg(orgId, ownerTeam.id),
-      ...members.map((m) => teamMember(m.team_id, m.uid)),
-    ];
-    const cleanup = await this.ctx.prepareOrgCleanup?.(orgId);
-    await compensating(
-      log,
-      () => this.authz.write([], tuples, requestId),
-      () => this.db.table('accounts').where({ id: orgId }).delete(),
-      () => this.authz.write(tuples, [], requestId),
+  async delete(orgId: number, requesterId: number, requestId?: string): Promise<void> {
+    await this.ctx.outbox.run(
+      async (trx, stage) => {
+        const org: OrgRow | undefined = await this.db
+          .table('accounts', trx)
+          .where({ id: orgId, type: ACCOUNT_TYPE.organization })
+          .forUpdate()
+          .first();
+        if (!org) throw new NotFoundError(`organization ${orgId} does not exist`);
+        const teams: TeamRow[] = await this.db.table('teams', trx).where({ org_id: orgId });
+        const ownerTeam = teams.find((t) => t.permission === OWNER_PERMISSION)!;
+        const members: { team_id: number; uid: number }[] = await this.db.table('team_users', trx).where({ org_id: orgId });
+        const owners = members.filter((m) => m.team_id === ownerTeam.id).map((m) => m.uid);
+        if (owners.includes(requesterId)) {
+          if (owners.length > 1)
+            throw new NotAllowedError(
+              `only the last owner may delete organization ${org.login}; ${owners.length - 1} other owner(s) remain in the ${ownerTeam.name} team`,
+            );
+        } else if (!(await isSiteAdmin(this.db, requesterId, trx))) {
+          throw new NotAllowedError(`only an owner of ${org.login} or a site admin may delete it`);
+        }
+        await this.ctx.onOrgDelete?.(trx, orgId, stage);
+        // Teams, memberships and the avatar row go with the account (on delete cascade).
+        await this.db.table('accounts', trx).where({ id: orgId }).delete();
+        stageTuples(stage, [
+          orgOnSite(orgId),
+          ...teams.flatMap((t) => teamOfOrg(orgId, t.id)),
+          ownerTeamOfOrg(orgId, ownerTeam.id),
+          ...members.map((m) => teamMember(m.team_id, m.uid)),
+        ]);
+        stage(EFFECT.orgRolesDeleted, { orgId });
+      },
+      { requestId },
     );
-    try {
-      await this.authz.deleteOrgRoles(orgId, requestId);
-    } catch (err) {
-      // The organization is gone and nobody reaches its roles any more; leftover role rows are only clutter.
-      log?.error({ err, orgId }, 'could not delete the custom roles of a deleted organization');
-    }
-    try {
-      await cleanup?.();
-    } catch (err) {
-      log?.error({ err, orgId }, 'could not clean up after a deleted organization');
-    }
   }
 }

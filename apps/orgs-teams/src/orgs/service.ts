@@ -13,27 +13,27 @@ export function organizationsService(
   authz: OrgAuthz,
 ): ServiceBinding<typeof orgsTeamsOrgsV1.OrganizationsServiceService> {
   const orgs = new Organizations(ctx, authz);
-  const members = new Members(ctx, authz);
+  const members = new Members(ctx);
   const teams = new Teams(ctx, authz);
-  const teamMembers = new TeamMembers(ctx, authz, teams);
+  const teamMembers = new TeamMembers(ctx, teams);
   return bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
-    createOrg: (req, c) => orgs.create(req, c.requestId, c.log),
+    createOrg: (req, c) => orgs.create(req, c.requestId),
     getOrg: (req) => orgs.get(req.name, req.viewerId),
     editOrg: (req) => orgs.edit(req),
-    deleteOrg: async (req, c) => (await orgs.delete(req.orgId, req.requesterId, c.requestId, c.log), {}),
+    deleteOrg: async (req, c) => (await orgs.delete(req.orgId, req.requesterId, c.requestId), {}),
     listMembers: async (req) => ({ members: await members.list(req) }),
     getMembership: (req) => members.membership(req),
     setMemberVisibility: async (req) => (await members.setVisibility(req.orgId, req.userId, req.public), {}),
-    removeMember: async (req, c) => (await members.remove(req, c.requestId, c.log), {}),
+    removeMember: async (req, c) => (await members.remove(req, c.requestId), {}),
     listTeams: async (req, c) => ({ teams: await teams.list(req.orgId, c.requestId) }),
-    createTeam: (req, c) => teams.create(req, c.requestId, c.log),
+    createTeam: (req, c) => teams.create(req, c.requestId),
     getTeam: (req, c) => teams.get(req.teamId, req.orgId || undefined, req.withRoles, c.requestId),
-    editTeam: (req, c) => teams.edit(req, c.requestId, c.log),
-    deleteTeam: async (req, c) => (await teams.delete(req.teamId, c.requestId, c.log), {}),
+    editTeam: (req, c) => teams.edit(req, c.requestId),
+    deleteTeam: async (req, c) => (await teams.delete(req.teamId, c.requestId), {}),
     listTeamMembers: async (req) => ({ members: await teamMembers.list(req.teamId) }),
     getTeamMember: (req) => teamMembers.get(req.teamId, req.username),
-    addTeamMember: async (req, c) => ({ added: await teamMembers.add(req, c.requestId, c.log) }),
-    removeTeamMember: async (req, c) => (await teamMembers.remove(req, c.requestId, c.log), {}),
+    addTeamMember: async (req, c) => ({ added: await teamMembers.add(req, c.requestId) }),
+    removeTeamMember: async (req, c) => (await teamMembers.remove(req, c.requestId), {}),
   });
 }

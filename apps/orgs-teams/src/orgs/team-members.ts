@@ -1,11 +1,9 @@
 import { ConflictError, NotFoundError } from '@platform/errors';
-import type { Logger } from '@platform/service-kit';
 import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { toUser } from '../identity/identity';
 import { orgById, userAccount, type OrgsContext } from './accounts';
-import { compensating } from './compensate';
-import { removedTuples, removeFromTeams, restoreMembership } from './members';
-import type { OrgAuthz } from './org-authz';
+import { stageTuples } from './effects';
+import { removeMembership } from './members';
 import type { Teams } from './teams';
 import { teamMember } from './tuples';
 
@@ -13,7 +11,6 @@ import { teamMember } from './tuples';
 export class TeamMembers {
   constructor(
     private readonly ctx: OrgsContext,
-    private readonly authz: OrgAuthz,
     private readonly teams: Teams,
   ) {}
 
@@ -49,44 +46,41 @@ export class TeamMembers {
    * Adds a user (never an organization: 400) to a team and, when new to it, to the organization. Adding
    * a member again is 409 with conflictIfMember, else it changes nothing.
    */
-  async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, requestId?: string, log?: Logger): Promise<boolean> {
+  async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, requestId?: string): Promise<boolean> {
     const team = await this.teams.row(req.teamId);
     const user = await userAccount(this.db, { id: req.userId, login: req.username });
-    const added = await compensating(
-      log,
-      () =>
-        this.db.transaction(async (trx) => {
-          // ON CONFLICT, not a check then an insert: two concurrent adds of one user both see "not a member",
-          // and the second insert would hit the primary key. The one that inserts nothing finds a member.
-          const inserted = await this.db
-            .table('team_users', trx)
-            .insert({ team_id: team.id, org_id: team.org_id, uid: user.id })
-            .onConflict(['team_id', 'uid'])
+    const added = await this.ctx.outbox.run(
+      async (trx, stage) => {
+        // ON CONFLICT, not a check then an insert: two concurrent adds of one user both see "not a member",
+        // and the second insert would hit the primary key. The one that inserts nothing finds a member.
+        const inserted = await this.db
+          .table('team_users', trx)
+          .insert({ team_id: team.id, org_id: team.org_id, uid: user.id })
+          .onConflict(['team_id', 'uid'])
+          .ignore()
+          .returning('uid');
+        if (inserted.length === 0) {
+          if (req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
+          return undefined;
+        }
+        const joinedOrg = (
+          await this.db
+            .table('org_users', trx)
+            .insert({ org_id: team.org_id, uid: user.id, is_public: false })
+            .onConflict(['org_id', 'uid'])
             .ignore()
-            .returning('uid');
-          if (inserted.length === 0) {
-            if (req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
-            return undefined;
-          }
-          const joinedOrg = (
-            await this.db
-              .table('org_users', trx)
-              .insert({ org_id: team.org_id, uid: user.id, is_public: false })
-              .onConflict(['org_id', 'uid'])
-              .ignore()
-              .returning('uid')
-          ).length;
-          return { joinedOrg: joinedOrg > 0 };
-        }),
-      async (added) => {
-        if (added) await this.authz.write([teamMember(team.id, user.id)], [], requestId);
+            .returning('uid')
+        ).length;
+        stageTuples(stage, [teamMember(team.id, user.id)]);
+        return { joinedOrg: joinedOrg > 0 };
       },
-      async (added) => {
-        if (!added) return;
-        await this.db.transaction(async (trx) => {
+      {
+        requestId,
+        undo: async (trx, added) => {
+          if (!added) return;
           await this.db.table('team_users', trx).where({ team_id: team.id, uid: user.id }).delete();
           if (added.joinedOrg) await this.db.table('org_users', trx).where({ org_id: team.org_id, uid: user.id }).delete();
-        });
+        },
       },
     );
     return !!added;
@@ -96,15 +90,10 @@ export class TeamMembers {
    * Removes a user from a team: 404 when not a member, 400 for the last member of the owner team, 403 for a
    * site admin leaving the administrative organization.
    */
-  async remove(req: orgsTeamsOrgsV1.RemoveTeamMemberRequest, requestId?: string, log?: Logger): Promise<void> {
+  async remove(req: orgsTeamsOrgsV1.RemoveTeamMemberRequest, requestId?: string): Promise<void> {
     const team = await this.teams.row(req.teamId);
     const org = await orgById(this.db, team.org_id);
     const user = await userAccount(this.db, { id: req.userId, login: req.username });
-    await compensating(
-      log,
-      () => this.db.transaction((trx) => removeFromTeams(this.ctx, trx, org, user, [team.id])),
-      (removed) => this.authz.write([], removedTuples(removed), requestId),
-      (removed) => restoreMembership(this.ctx, removed),
-    );
+    await removeMembership(this.ctx, org, user, [team.id], requestId);
   }
 }

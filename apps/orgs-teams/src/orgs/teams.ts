@@ -1,9 +1,8 @@
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
-import type { Logger } from '@platform/service-kit';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { orgById, type OrgsContext } from './accounts';
-import { compensating } from './compensate';
+import { stageTeamRoles, stageTuples } from './effects';
 import type { OrgAuthz } from './org-authz';
 import { OWNER_PERMISSION, toTeam, type OrgRow, type TeamRow } from './rows';
 import { teamMember, teamOfOrg } from './tuples';
@@ -80,7 +79,7 @@ export class Teams {
   }
 
   /** Creates a team, writes its tuples and attaches its custom roles; any failure leaves no team behind. */
-  async create(req: orgsTeamsOrgsV1.CreateTeamRequest, requestId?: string, log?: Logger): Promise<orgsTeamsOrgsV1.Team> {
+  async create(req: orgsTeamsOrgsV1.CreateTeamRequest, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
     const org = await orgById(this.db, req.orgId);
     checkName(req.name);
     checkType(req.type);
@@ -89,12 +88,11 @@ export class Teams {
     if (req.units) checkUnits(req.units.units);
     const roleIds = req.roleIds?.roleIds ?? [];
 
-    const row = await compensating(
-      log,
-      async () => {
-        try {
+    const row = await this.ctx.outbox
+      .run(
+        async (trx, stage) => {
           const [row] = await this.db
-            .table('teams')
+            .table('teams', trx)
             .insert({
               org_id: org.id,
               name: req.name,
@@ -105,24 +103,17 @@ export class Teams {
               units: req.units ? JSON.stringify(req.units.units) : null,
             })
             .returning('*');
+          // The team's tuples first: authz attaches roles only to a team of the organization.
+          stageTuples(stage, teamOfOrg(org.id, row.id));
+          stageTeamRoles(stage, { orgId: org.id, teamId: row.id, roleIds, previous: [] });
           return row as TeamRow;
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
-          throw err;
-        }
-      },
-      async (row) => {
-        await this.authz.write(teamOfOrg(org.id, row.id), [], requestId);
-        if (roleIds.length === 0) return;
-        try {
-          await this.authz.assignTeamRoles(org.id, row.id, roleIds, requestId);
-        } catch (err) {
-          await this.authz.write([], teamOfOrg(org.id, row.id), requestId);
-          throw err;
-        }
-      },
-      (row) => this.db.table('teams').where({ id: row.id }).delete(),
-    );
+        },
+        { requestId, undo: (trx, row) => this.db.table('teams', trx).where({ id: row.id }).delete() },
+      )
+      .catch((err) => {
+        if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
+        throw err;
+      });
     return this.get(row.id, org.id, true, requestId);
   }
 
@@ -130,7 +121,7 @@ export class Teams {
    * Changes a team. The owner team keeps its name and its permission (400). When role ids are given they
    * replace the team's custom roles; if that is refused the other changes are undone.
    */
-  async edit(req: orgsTeamsOrgsV1.EditTeamRequest, requestId?: string, log?: Logger): Promise<orgsTeamsOrgsV1.Team> {
+  async edit(req: orgsTeamsOrgsV1.EditTeamRequest, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
     const before = await this.row(req.teamId);
     const isOwnerTeam = before.permission === OWNER_PERMISSION;
     checkName(req.name);
@@ -157,21 +148,20 @@ export class Teams {
       units: before.units === null ? null : JSON.stringify(before.units),
       updated_at: before.updated_at,
     };
-    await compensating(
-      log,
-      async () => {
-        try {
-          await this.db.table('teams').where({ id: before.id }).update(changes);
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
-          throw err;
-        }
-      },
-      async () => {
-        if (req.roleIds) await this.authz.assignTeamRoles(before.org_id, before.id, req.roleIds.roleIds, requestId);
-      },
-      () => this.db.table('teams').where({ id: before.id }).update(restore),
-    );
+    const previousRoles = req.roleIds ? await this.rolesOf(before.id, requestId) : [];
+    await this.ctx.outbox
+      .run(
+        async (trx, stage) => {
+          await this.db.table('teams', trx).where({ id: before.id }).update(changes);
+          if (req.roleIds)
+            stageTeamRoles(stage, { orgId: before.org_id, teamId: before.id, roleIds: req.roleIds.roleIds, previous: previousRoles });
+        },
+        { requestId, undo: (trx) => this.db.table('teams', trx).where({ id: before.id }).update(restore) },
+      )
+      .catch((err) => {
+        if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
+        throw err;
+      });
     return this.get(before.id, undefined, true, requestId);
   }
 
@@ -179,45 +169,44 @@ export class Teams {
    * Deletes a team (400 for the owner team): its custom roles are detached, then its rows and tuples go;
    * members in no other team of the organization leave it. A failure puts everything back.
    */
-  async delete(teamId: number, requestId?: string, log?: Logger): Promise<void> {
+  async delete(teamId: number, requestId?: string): Promise<void> {
     const team = await this.row(teamId);
     if (team.permission === OWNER_PERMISSION) throw new InputError(`the owner team ${team.name} cannot be deleted`);
-    const roles = (await this.authz.listTeamRoles([team.id], requestId)).get(team.id) ?? [];
-    if (roles.length > 0) await this.authz.assignTeamRoles(team.org_id, team.id, [], requestId);
+    const roles = await this.rolesOf(team.id, requestId);
 
-    await compensating(
-      log,
-      () =>
-        this.db.transaction(async (trx) => {
-          const uids: number[] = (await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid')).map(Number);
-          await this.db.table('teams', trx).where({ id: team.id }).delete();
-          // Members left without a team of the organization leave it.
-          const leaving = await this.db
-            .table('org_users', trx)
-            .where({ org_id: team.org_id })
-            .whereIn('uid', uids)
-            .whereNotExists((q) =>
-              q.select('uid').from(`${this.db.schema}.team_users as t`).whereRaw('t.org_id = org_users.org_id and t.uid = org_users.uid'),
-            )
-            .delete()
-            .returning(['uid', 'is_public']);
-          return { uids, leaving: leaving as { uid: number; is_public: boolean }[] };
-        }),
-      ({ uids }) => this.authz.write([], [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))], requestId),
-      ({ uids, leaving }) =>
-        this.db.transaction(async (trx) => {
+    await this.ctx.outbox.run(
+      async (trx, stage) => {
+        const uids: number[] = (await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid')).map(Number);
+        await this.db.table('teams', trx).where({ id: team.id }).delete();
+        // Members left without a team of the organization leave it.
+        const leaving = await this.db
+          .table('org_users', trx)
+          .where({ org_id: team.org_id })
+          .whereIn('uid', uids)
+          .whereNotExists((q) =>
+            q.select('uid').from(`${this.db.schema}.team_users as t`).whereRaw('t.org_id = org_users.org_id and t.uid = org_users.uid'),
+          )
+          .delete()
+          .returning(['uid', 'is_public']);
+        // Roles first: authz detaches roles only from a team that is still the organization's.
+        stageTeamRoles(stage, { orgId: team.org_id, teamId: team.id, roleIds: [], previous: roles });
+        stageTuples(stage, [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))]);
+        return { uids, leaving: leaving as { uid: number; is_public: boolean }[] };
+      },
+      {
+        requestId,
+        undo: async (trx, { uids, leaving }) => {
           await this.db.table('teams', trx).insert({ ...team, units: team.units === null ? null : JSON.stringify(team.units) });
           if (uids.length)
             await this.db.table('team_users', trx).insert(uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })));
           if (leaving.length) await this.db.table('org_users', trx).insert(leaving.map((l) => ({ org_id: team.org_id, ...l })));
-        }),
-    ).catch(async (err) => {
-      if (roles.length > 0) {
-        await this.authz.assignTeamRoles(team.org_id, team.id, roles, requestId).catch((undoErr) => {
-          log?.error({ err: undoErr, cause: err, teamId: team.id, roles }, 'could not give a team back its custom roles');
-        });
-      }
-      throw err;
-    });
+        },
+      },
+    );
+  }
+
+  /** A team's custom roles, ascending. */
+  private async rolesOf(teamId: number, requestId?: string): Promise<number[]> {
+    return (await this.authz.listTeamRoles([teamId], requestId)).get(teamId) ?? [];
   }
 }

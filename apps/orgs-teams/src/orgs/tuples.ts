@@ -1,4 +1,7 @@
+import type { Database } from '@platform/db';
+import { ACCOUNT_TYPE } from '../identity/identity';
 import type { Tuple } from '../relationships';
+import { OWNER_PERMISSION } from './rows';
 
 /** The site object every organization hangs off, so site admins reach it. */
 const SITE = 'site:platform';
@@ -23,3 +26,50 @@ export const ownerTeamOfOrg = (orgId: number, teamId: number): Tuple => ({
 
 /** A user is a member of a team. */
 export const teamMember = (teamId: number, uid: number): Tuple => ({ user: `user:${uid}`, relation: 'member', object: `team:${teamId}` });
+
+const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
+const idOf = (ref: string, type: string): number | undefined => {
+  const m = new RegExp(`^${type}:(\\d+)(#member)?$`).exec(ref);
+  return m ? Number(m[1]) : undefined;
+};
+
+/**
+ * Which of these tuples the rows call for now: the organization exists, the team is the organization's
+ * (its owner team, for `owner`), the user is in the team. The outbox's tuple effects write exactly these and
+ * delete the rest, so applying one late or twice still leaves the tuples matching the rows.
+ */
+export async function tuplesCalledFor(db: Database, tuples: Tuple[]): Promise<Set<string>> {
+  const orgIds = new Set<number>();
+  const teamIds = new Set<number>();
+  const pairs: [number, number][] = [];
+  for (const t of tuples) {
+    const team = idOf(t.object, 'team') ?? idOf(t.user, 'team');
+    if (t.relation === 'site') orgIds.add(idOf(t.object, 'organization')!);
+    else if (t.relation === 'member' && team !== undefined && t.user.startsWith('user:')) pairs.push([team, idOf(t.user, 'user')!]);
+    else if (team !== undefined) teamIds.add(team);
+    else throw new Error(`orgs-teams keeps no tuple like ${key(t)}`);
+  }
+  const [orgs, teams, members] = await Promise.all([
+    orgIds.size
+      ? db
+          .table('accounts')
+          .whereIn('id', [...orgIds])
+          .where({ type: ACCOUNT_TYPE.organization })
+          .pluck('id')
+      : [],
+    teamIds.size
+      ? db
+          .table('teams')
+          .whereIn('id', [...teamIds])
+          .select('id', 'org_id', 'permission')
+      : [],
+    pairs.length ? db.table('team_users').whereIn(['team_id', 'uid'], pairs).select('team_id', 'uid') : [],
+  ]);
+  const called = new Set<string>(orgs.map((id: number) => key(orgOnSite(id))));
+  for (const team of teams as { id: number; org_id: number; permission: string }[]) {
+    for (const t of teamOfOrg(team.org_id, team.id)) called.add(key(t));
+    if (team.permission === OWNER_PERMISSION) called.add(key(ownerTeamOfOrg(team.org_id, team.id)));
+  }
+  for (const m of members as { team_id: number; uid: number }[]) called.add(key(teamMember(m.team_id, m.uid)));
+  return called;
+}

@@ -1,0 +1,91 @@
+import type { Database, EffectHandler, StageEffect } from '@platform/db';
+import { UnavailableError } from '@platform/errors';
+import type { Tuple } from '../relationships';
+import type { OrgAuthz } from './org-authz';
+import { tuplesCalledFor } from './tuples';
+
+/**
+ * What orgs-teams' changes need done outside its own rows, as outbox effects (libs/db outbox): each one is
+ * idempotent, so the relay may apply it again after a crash, and each one that can be undone says how.
+ */
+export interface TupleChange {
+  /** The tuples the change touched; each is written or deleted as the rows call for when applied. */
+  tuples: Tuple[];
+}
+
+/** A team's custom roles replaced (`roleIds`), and what they were (`previous`), so the change can be undone. */
+export interface TeamRolesChange {
+  orgId: number;
+  teamId: number;
+  roleIds: number[];
+  previous: number[];
+}
+
+export const EFFECT = {
+  tuples: 'authz.tuples',
+  teamRoles: 'authz.team-roles',
+  orgRolesDeleted: 'authz.org-roles-deleted',
+  avatarDiscarded: 'avatars.discarded',
+} as const;
+
+/** Stages bringing these tuples in line with the rows, once the change committed (nothing when none). */
+export function stageTuples(stage: StageEffect, tuples: Tuple[]): void {
+  if (tuples.length) stage(EFFECT.tuples, { tuples } satisfies TupleChange);
+}
+
+/** Stages replacing a team's custom roles (nothing when they stay the same). */
+export function stageTeamRoles(stage: StageEffect, change: TeamRolesChange): void {
+  const same = change.roleIds.length === change.previous.length && change.roleIds.every((id) => change.previous.includes(id));
+  if (!same) stage(EFFECT.teamRoles, change);
+}
+
+/** The handlers of orgs-teams' effects. */
+export function orgEffects(
+  db: Database,
+  authz: OrgAuthz,
+  discardAvatar: (orgId: number, key: string) => Promise<void>,
+): Record<string, EffectHandler> {
+  const tuples: EffectHandler<TupleChange> = {
+    apply: (c, ctx) => reconcileTuples(db, authz, c.tuples, ctx.requestId),
+    // Applied again after an undo put the rows back, it brings the tuples back in line with them.
+    invert: (c) => c,
+  };
+  const teamRoles: EffectHandler<TeamRolesChange> = {
+    apply: async (c, ctx) => void (await authz.assignTeamRoles(c.orgId, c.teamId, c.roleIds, ctx.requestId)),
+    invert: (c) => ({ ...c, roleIds: c.previous, previous: c.roleIds }),
+  };
+  const orgRolesDeleted: EffectHandler<{ orgId: number }> = {
+    apply: (c, ctx) => authz.deleteOrgRoles(c.orgId, ctx.requestId),
+  };
+  const avatarDiscarded: EffectHandler<{ orgId: number; key: string }> = {
+    apply: (c) => discardAvatar(c.orgId, c.key),
+  };
+  return {
+    [EFFECT.tuples]: tuples,
+    [EFFECT.teamRoles]: teamRoles,
+    [EFFECT.orgRolesDeleted]: orgRolesDeleted,
+    [EFFECT.avatarDiscarded]: avatarDiscarded,
+  };
+}
+
+const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
+const RECONCILE_ROUNDS = 5;
+
+/**
+ * Writes the tuples the rows call for and deletes the others, then reads the rows again: when another
+ * change moved them meanwhile, its own write may have landed before ours, so we go again until they hold
+ * still. Whichever reconcile writes last has read the newest rows, so the tuples end matching them.
+ */
+async function reconcileTuples(db: Database, authz: OrgAuthz, touched: Tuple[], requestId?: string): Promise<void> {
+  const tuples = [...new Map(touched.map((t) => [key(t), t])).values()];
+  let called = await tuplesCalledFor(db, tuples);
+  for (let round = 0; round < RECONCILE_ROUNDS; round++) {
+    const writes = tuples.filter((t) => called.has(key(t)));
+    const deletes = tuples.filter((t) => !called.has(key(t)));
+    await authz.write(writes, deletes, requestId, { idempotent: true });
+    const now = await tuplesCalledFor(db, tuples);
+    if (now.size === called.size && [...now].every((k) => called.has(k))) return;
+    called = now;
+  }
+  throw new UnavailableError('the memberships kept changing while their authorization was written; it will be retried');
+}

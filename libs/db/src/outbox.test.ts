@@ -1,0 +1,144 @@
+import { ConflictError, InputError, UnavailableError } from '@platform/errors';
+import { createTestDatabase, eventually } from '@platform/testing';
+import { openDatabase, Outbox, outboxMigration, type Database, type EffectHandler } from './index';
+
+// The outbox against real Postgres, with a remote side that is a set of strings which can fail on demand.
+describe('Outbox', () => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  const remote = new Set<string>();
+  const state = { down: false, refuse: false, applied: [] as string[] };
+  /** Adds or removes names on the remote side; idempotent, as every effect must be. */
+  const names: EffectHandler<{ add?: string[]; remove?: string[] }> = {
+    async apply(p) {
+      if (state.down) throw new UnavailableError('remote is down');
+      if (state.refuse) throw new InputError('remote refuses this');
+      for (const n of p.remove ?? []) remote.delete(n);
+      for (const n of p.add ?? []) remote.add(n);
+      state.applied.push(JSON.stringify(p));
+    },
+    invert: (p) => ({ add: p.remove, remove: p.add }),
+  };
+  const outbox = (opts: { leaseMs?: number } = {}) => new Outbox(db, { names }, { leaseMs: opts.leaseMs ?? 60_000, relayIntervalMs: 50 });
+  const rows = async () => (await db.table('things').orderBy('name').pluck('name')) as string[];
+  const addThing = (box: Outbox, name: string, undo = true) =>
+    box.run(
+      async (trx, stage) => {
+        await db.table('things', trx).insert({ name });
+        stage('names', { add: [name] });
+        return name;
+      },
+      undo ? { undo: (trx) => db.table('things', trx).where({ name }).delete() } : {},
+    );
+
+  beforeAll(async () => {
+    const t = await createTestDatabase();
+    drop = t.drop;
+    db = await openDatabase({ url: t.url, dataDir: '', schema: 'outbox_test' });
+    await db.migrate([
+      outboxMigration('20260101000000_outbox'),
+      {
+        name: '20260101000001_things',
+        up: (knex, schema) => knex.schema.withSchema(schema).createTable('things', (t) => t.text('name').primary()),
+        down: (knex, schema) => knex.schema.withSchema(schema).dropTable('things'),
+      },
+    ]);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+  afterEach(() => {
+    state.down = false;
+    state.refuse = false;
+  });
+
+  it('applies the effects right after the commit and keeps no entry', async () => {
+    const box = outbox();
+    expect(await addThing(box, 'a')).toBe('a');
+    expect(remote.has('a')).toBe(true);
+    expect(await box.pending()).toBe(0);
+  });
+
+  it('commits nothing, rows or effects, when the change itself fails', async () => {
+    const box = outbox();
+    await expect(
+      box.run(async (trx, stage) => {
+        await db.table('things', trx).insert({ name: 'b' });
+        stage('names', { add: ['b'] });
+        throw new ConflictError('no');
+      }),
+    ).rejects.toThrow('no');
+    expect(await rows()).not.toContain('b');
+    expect(remote.has('b')).toBe(false);
+    expect(await box.pending()).toBe(0);
+  });
+
+  it('puts the rows back and takes the effects back when an effect fails and the change can be undone', async () => {
+    const box = outbox();
+    state.down = true;
+    await expect(addThing(box, 'c')).rejects.toThrow('remote is down');
+    expect(await rows()).not.toContain('c');
+    // The inverse could not be applied either (the remote is still down): it waits for the relay.
+    expect(await box.pending()).toBe(1);
+    state.down = false;
+    await new Promise((r) => setTimeout(r, 150)); // its backoff
+    expect(await box.relay()).toBe(1);
+    expect(remote.has('c')).toBe(false);
+    expect(await box.pending()).toBe(0);
+  });
+
+  it('does not undo an effect the remote refused for good, and drops it', async () => {
+    const box = outbox();
+    state.refuse = true;
+    await expect(addThing(box, 'd')).rejects.toThrow('remote refuses');
+    expect(await rows()).not.toContain('d');
+    expect(await box.pending()).toBe(0);
+  });
+
+  it('keeps a committed change without an undo, answers its result, and lets the relay complete it', async () => {
+    const box = outbox();
+    state.down = true;
+    expect(await addThing(box, 'e', false)).toBe('e');
+    expect(await rows()).toContain('e');
+    expect(remote.has('e')).toBe(false);
+    state.down = false;
+    box.start();
+    try {
+      await eventually(async () => remote.has('e'), 10_000);
+      expect(await box.pending()).toBe(0);
+    } finally {
+      await box.stop();
+    }
+  });
+
+  it('relays an entry left by a process that died after its commit, once its lease ran out, and only then', async () => {
+    // A process that commits and dies before applying: its entry is leased to it for a while.
+    const dead = outbox({ leaseMs: 1_000 });
+    state.down = true;
+    await addThing(dead, 'f', false);
+    state.down = false;
+    await db.table('outbox').update({ lease_until: new Date(Date.now() + 1_000), attempts: 0 });
+    const next = outbox();
+    expect(await next.relay()).toBe(0); // still leased: a request may be applying it right now
+    expect(remote.has('f')).toBe(false);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await next.relay()).toBe(1);
+    expect(remote.has('f')).toBe(true);
+    // Applied once more by mistake, it changes nothing.
+    await names.apply({ add: ['f'] }, {});
+    expect([...remote].filter((n) => n === 'f')).toHaveLength(1);
+  });
+
+  it('lets two relays share the work without applying an entry twice', async () => {
+    state.down = true;
+    const box = outbox();
+    for (const n of ['g1', 'g2', 'g3', 'g4']) await addThing(box, n, false);
+    state.down = false;
+    await db.table('outbox').update({ lease_until: new Date(0) });
+    state.applied.length = 0;
+    const [a, b] = await Promise.all([outbox().relay(), outbox().relay()]);
+    expect(a + b).toBe(4);
+    expect(state.applied).toHaveLength(4);
+  });
+});

@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { DomainError, type ErrorKind } from '@platform/errors';
+import type { Database } from './database';
+import type { Migration } from './migration';
+
+/**
+ * The transactional outbox (architecture: "Cross-service writes"). A change that writes this service's
+ * rows and needs follow-ups elsewhere (authorization tuples, another service's state, stored objects)
+ * records those follow-ups as outbox entries in the same transaction as the rows. They are applied right
+ * after the commit, so a success is visible to the next request; whatever was committed but not applied
+ * (a crash, a timeout, the other side down) is applied by the relay on start-up and periodically, until it
+ * sticks. Every effect must therefore be idempotent: applying it twice has the effect of once.
+ */
+
+/**
+ * What an effect kind does. `invert`, when the kind can be undone, answers the effect that takes it back;
+ * an effect that reconciles the other side with this service's rows is its own inverse (applied again
+ * after the rows are put back, it converges to them).
+ */
+export interface EffectHandler<P = any> {
+  apply(payload: P, ctx: EffectContext): Promise<void>;
+  invert?(payload: P): P;
+}
+
+export interface EffectContext {
+  requestId?: string;
+}
+
+/** Records an effect of the running change; the change's effects are applied in order once it commits. */
+export type StageEffect = (kind: string, payload: unknown) => void;
+
+/** What the outbox logs through (pino's Logger fits). */
+export interface OutboxLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface OutboxOptions {
+  log?: OutboxLogger;
+  /**
+   * How long an entry belongs to whoever is applying it before the relay may take it over. Longer than
+   * any one attempt (the backends' call deadline), so the relay never races a request still applying it.
+   */
+  leaseMs?: number;
+  /** How often the relay looks for entries left behind. */
+  relayIntervalMs?: number;
+}
+
+export interface RunOptions<T> {
+  requestId?: string;
+  /**
+   * When given and an effect fails right after the commit, `undo` puts the rows back and the change's
+   * effects are replaced by their inverses, in one transaction, so the caller's failure leaves nothing
+   * behind. Without it the change stands, the relay completes it, and the caller still gets its result.
+   */
+  undo?: (trx: Knex.Transaction, result: T) => Promise<void>;
+}
+
+interface Effect {
+  kind: string;
+  payload: unknown;
+}
+
+/** One outbox row: the effects of one committed change, applied in order. */
+interface Entry {
+  id: number;
+  effects: Effect[];
+  attempts: number;
+}
+
+const TABLE = 'outbox';
+/** Set only by tests that kill the process between the commit and the effects (docs/testing.md). */
+const FAULT = process.env.PLATFORM_TEST_FAULT;
+const MAX_BACKOFF_MS = 5 * 60_000;
+/** Failures that may pass by themselves; any other domain error is the other side refusing the effect for good. */
+const TRANSIENT: ErrorKind[] = ['unavailable', 'deadline', 'internal', 'too-many-requests'];
+const isPermanent = (err: unknown) => err instanceof DomainError && !TRANSIENT.includes(err.kind);
+
+/** The migration that creates a service's outbox table; every service that stages effects lists it. */
+export function outboxMigration(name: string): Migration {
+  return {
+    name,
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).createTable(TABLE, (t) => {
+        t.comment('Effects of committed changes outside this schema (authorization tuples, other services, objects) not yet applied');
+        t.bigIncrements('id').comment('Entry id: one committed change');
+        t.jsonb('effects').notNullable().comment("The change's effects, [{kind, payload}], applied in order; never a secret");
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now()).comment('When the change committed');
+        t.timestamp('lease_until', { useTz: true }).notNullable().comment('Until then the entry belongs to whoever is applying it');
+        t.string('lease_owner', 36).notNullable().comment('Who holds the lease (a request or a relay pass)');
+        t.integer('attempts').notNullable().defaultTo(0).comment('Failed attempts so far');
+        t.text('last_error').nullable().comment('The last failure, for operators');
+        t.index(['lease_until']);
+      });
+    },
+    async down(knex, schema) {
+      await knex.schema.withSchema(schema).dropTable(TABLE);
+    },
+  };
+}
+
+/** A service's outbox: stages effects with its rows, applies them after the commit, relays what is left. */
+export class Outbox {
+  private readonly leaseMs: number;
+  private readonly relayIntervalMs: number;
+  private timer?: NodeJS.Timeout;
+  private relaying?: Promise<number>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly handlers: Record<string, EffectHandler>,
+    private readonly opts: OutboxOptions = {},
+  ) {
+    this.leaseMs = opts.leaseMs ?? 15_000;
+    this.relayIntervalMs = opts.relayIntervalMs ?? 5_000;
+  }
+
+  /**
+   * Runs `change` in one transaction together with the record of the effects it stages, then applies
+   * them, and answers the change's result. When an effect fails: with `opts.undo` the change is undone and
+   * the failure rethrown; without, the committed change stands, the relay completes it, and the result is
+   * answered all the same.
+   */
+  async run<T>(change: (trx: Knex.Transaction, stage: StageEffect) => Promise<T>, opts: RunOptions<T> = {}): Promise<T> {
+    const owner = randomUUID();
+    const effects: Effect[] = [];
+    const { result, id } = await this.db.transaction(async (trx) => {
+      const result = await change(trx, (kind, payload) => {
+        const handler = this.handlers[kind];
+        if (!handler) throw new Error(`no outbox handler for ${kind}`);
+        if (opts.undo && !handler.invert) throw new Error(`effect ${kind} cannot be undone, so a change with an undo cannot stage it`);
+        effects.push({ kind, payload });
+      });
+      return { result, id: effects.length ? await this.insert(trx, effects, owner) : undefined };
+    });
+    if (id === undefined) return result;
+    if (FAULT === 'outbox-after-commit') process.kill(process.pid, 'SIGKILL');
+
+    const progress = { applied: 0 };
+    try {
+      await this.applyOwned(id, owner, opts.requestId, progress);
+      return result;
+    } catch (err) {
+      if (!opts.undo) {
+        // The change stands (a deletion, say): what is left of it is the relay's, and the caller's success holds.
+        this.opts.log?.warn({ entry: id }, 'an effect of a committed change failed; the outbox relay will complete it');
+        return result;
+      }
+      // The effects applied, and the failing one unless it was refused (then it did nothing), are taken back.
+      const touched = effects.slice(0, progress.applied + (isPermanent(err) ? 0 : 1));
+      await this.undo(id, touched, owner, result, opts.undo, opts.requestId, err);
+      throw err;
+    }
+  }
+
+  /** Starts the relay: one pass now, then one every relayIntervalMs. */
+  start(): void {
+    if (this.timer) return;
+    const pass = () => {
+      this.relay().catch((err) => this.opts.log?.error({ err }, 'outbox relay pass failed'));
+    };
+    pass();
+    this.timer = setInterval(pass, this.relayIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the relay and waits for a pass in progress. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.relaying?.catch(() => 0);
+  }
+
+  /** Applies every entry whose lease has run out, oldest first; answers how many were applied. */
+  relay(): Promise<number> {
+    // One pass at a time per process; several processes share the work through leases.
+    this.relaying ??= this.relayPass().finally(() => (this.relaying = undefined));
+    return this.relaying;
+  }
+
+  /** Entries not applied yet (for readiness, metrics and tests). */
+  async pending(): Promise<number> {
+    const [{ n }] = await this.db.table(TABLE).count({ n: '*' });
+    return Number(n);
+  }
+
+  private async relayPass(): Promise<number> {
+    const owner = randomUUID();
+    const due: Entry[] = await this.db.transaction(async (trx) => {
+      const ids = this.db
+        .table(TABLE, trx)
+        .where('lease_until', '<', this.db.knex.fn.now())
+        .orderBy('id')
+        .limit(100)
+        .forUpdate()
+        .skipLocked()
+        .select('id');
+      return this.db
+        .table(TABLE, trx)
+        .whereIn('id', ids)
+        .update({ lease_owner: owner, lease_until: this.leaseEnd() })
+        .returning(['id', 'effects', 'attempts']);
+    });
+    let applied = 0;
+    for (const entry of due.sort((a, b) => a.id - b.id)) {
+      try {
+        await this.apply(entry, owner, undefined);
+        applied += 1;
+      } catch {
+        // Recorded by apply; the entry comes back after its backoff.
+      }
+    }
+    if (applied > 0) this.opts.log?.info({ applied }, 'outbox relay applied changes left behind');
+    return applied;
+  }
+
+  private async insert(trx: Knex.Transaction, effects: Effect[], owner: string): Promise<number> {
+    const [row] = await this.db
+      .table(TABLE, trx)
+      .insert({ effects: JSON.stringify(effects), lease_owner: owner, lease_until: this.leaseEnd() })
+      .returning('id');
+    return row.id;
+  }
+
+  private leaseEnd(): Date {
+    return new Date(Date.now() + this.leaseMs);
+  }
+
+  private async applyOwned(id: number, owner: string, requestId: string | undefined, progress = { applied: 0 }): Promise<void> {
+    const entry: Entry | undefined = await this.db.table(TABLE).where({ id, lease_owner: owner }).first('id', 'effects', 'attempts');
+    if (entry) await this.apply(entry, owner, requestId, progress);
+  }
+
+  /** Applies an entry's effects in order (each idempotent, so a retry starts over) and deletes it. */
+  private async apply(entry: Entry, owner: string, requestId: string | undefined, progress = { applied: 0 }): Promise<void> {
+    try {
+      for (const effect of entry.effects) {
+        await this.handlers[effect.kind].apply(effect.payload, { requestId });
+        progress.applied += 1;
+      }
+    } catch (err) {
+      await this.failed(entry, owner, err);
+      throw err;
+    }
+    await this.db.table(TABLE).where({ id: entry.id, lease_owner: owner }).delete();
+  }
+
+  /**
+   * Notes a failed attempt and hands the entry to the relay after a backoff that grows with the attempts.
+   * An effect refused for good (the other side says the request itself is wrong) is dropped instead:
+   * retrying cannot change that answer, and an operator reads why in the log.
+   */
+  private async failed(entry: Entry, owner: string, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message.slice(0, 500) : String(err).slice(0, 500);
+    const mine = this.db.table(TABLE).where({ id: entry.id, lease_owner: owner });
+    try {
+      if (isPermanent(err)) {
+        this.opts.log?.error(
+          { entry: entry.id, kinds: entry.effects.map((e) => e.kind), message },
+          'outbox change refused for good; dropped',
+        );
+        await mine.delete();
+        return;
+      }
+      const attempts = entry.attempts + 1;
+      const backoff = Math.min(MAX_BACKOFF_MS, this.relayIntervalMs * 2 ** Math.min(attempts - 1, 16));
+      this.opts.log?.warn({ entry: entry.id, attempts, message }, 'outbox effect failed; it will be retried');
+      await mine.update({ attempts, last_error: message, lease_until: new Date(Date.now() + backoff) });
+    } catch (recordErr) {
+      this.opts.log?.error({ err: recordErr }, 'could not record an outbox failure');
+    }
+  }
+
+  /**
+   * Puts the rows back and replaces the change's entry with the inverses of the effects it touched, in one
+   * transaction, then applies each inverse on its own (one that fails stays for the relay and does not hold
+   * up the others). When the entry is no longer ours (the relay took it over), or the undo itself fails,
+   * the change stands and the relay completes it.
+   */
+  private async undo<T>(
+    id: number,
+    touched: Effect[],
+    owner: string,
+    result: T,
+    undo: (trx: Knex.Transaction, result: T) => Promise<void>,
+    requestId: string | undefined,
+    cause: unknown,
+  ): Promise<void> {
+    try {
+      const inverses = await this.db.transaction(async (trx) => {
+        const taken = await this.db.table(TABLE, trx).where({ id }).whereNot({ lease_owner: owner }).first('id');
+        if (taken) return [];
+        await this.db.table(TABLE, trx).where({ id }).delete();
+        await undo(trx, result);
+        const ids: number[] = [];
+        for (const e of [...touched].reverse())
+          ids.push(await this.insert(trx, [{ kind: e.kind, payload: this.handlers[e.kind].invert!(e.payload) }], owner));
+        return ids;
+      });
+      for (const inverse of inverses) await this.applyOwned(inverse, owner, requestId).catch(() => undefined);
+    } catch (undoErr) {
+      this.opts.log?.error({ err: undoErr, cause }, 'could not undo a change whose effects failed; the relay will complete it');
+    }
+  }
+}
