@@ -6,7 +6,7 @@ import { metricsproxyApp } from '@platform/app-metricsproxy';
 import { clustersApp } from '@platform/app-clusters';
 import { marketplaceListenerApp } from '@platform/app-marketplace-listener';
 import { gatewayApp } from '@platform/app-gateway';
-import { startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
+import { loadConfig, lockDataDir, serviceEnv, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 
 /** The backend apps in start order (authz first: others write relationships at start) and the variable naming each one's address. */
 const BACKENDS: [AppDefinition<any>, string][] = [
@@ -35,12 +35,17 @@ export interface LocalPlatform {
 /**
  * Boots every app in this process with the embedded defaults (PGlite under DATA_DIR unless
  * DATABASE_URL, in-process bus unless NATS_URL). Backends listen on free loopback ports that the launcher
- * hands to the apps that call them; the gateway serves HTTP_PORT.
+ * hands to the apps that call them; the gateway serves HTTP_PORT. On the embedded database DATA_DIR is
+ * locked for this process first (until `stop`): a DATA_DIR that another process holds rejects with
+ * `DataDirInUseError`, a `ConfigError`, before anything starts.
  */
 export async function startPlatform(
   env: NodeJS.ProcessEnv = process.env,
   onProgress: (msg: string) => void = () => {},
 ): Promise<LocalPlatform> {
+  // Every app takes the lock again as it starts (it counts its users); this one spans the platform's life.
+  const { DATABASE_URL, DATA_DIR } = loadConfig({ DATABASE_URL: serviceEnv.DATABASE_URL, DATA_DIR: serviceEnv.DATA_DIR }, env);
+  const lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
   const apps = new Map<string, RunningService>();
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };
@@ -67,6 +72,7 @@ export async function startPlatform(
   const stop = async () => {
     // Gateway first, so no new work reaches the backends while they drain.
     for (const app of [...ALL].reverse()) await stopApp(app.name);
+    lock?.release();
   };
 
   try {

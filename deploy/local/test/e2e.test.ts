@@ -1,44 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTestDatabase, eventually, testNatsUrl } from '@platform/testing';
 import { startPlatform, type LocalPlatform } from '../src/platform';
-
-const ROOT = path.resolve(__dirname, '../../..');
-
-/** Runs the launcher exactly as `npm start` does and resolves with its entry URL. */
-function npmStart(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; logs: () => string }> {
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--tsconfig', 'tsconfig.base.json', 'deploy/local/src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, HTTP_PORT: '0', ...env },
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${out}`)), 60_000);
-    child.stdout!.on('data', () => {
-      const m = /Platform is up at (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child, logs: () => out });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`platform exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-/** Ctrl-C, as a person would, and the exit code. */
-function interrupt(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGINT');
-  });
-}
+import { interrupt, npmStart } from './launcher';
 
 describe('npm start: the whole platform on embedded defaults', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-'));

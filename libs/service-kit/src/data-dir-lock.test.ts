@@ -24,7 +24,14 @@ function idleProcess(): ChildProcess {
   return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
 }
 
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
+async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  for (const until = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > until) throw new Error('timed out');
+  }
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
 
 describe('lockDataDir', () => {
   const dirs: string[] = [];
@@ -78,7 +85,7 @@ describe('lockDataDir', () => {
     expect(Object.keys(records(d))).toEqual(['4']); // untouched
   });
 
-  it('takes over the lock of a process that was killed (SIGKILL) or whose pid now belongs to another process', async () => {
+  it('takes over the lock of a process that was killed (SIGKILL, reaped or not) or whose pid now belongs to another process', async () => {
     const d = dir();
     const killed = idleProcess();
     await new Promise((resolve) => killed.once('spawn', resolve));
@@ -99,15 +106,28 @@ describe('lockDataDir', () => {
       expect(Object.keys(records(d))).toEqual(['10']);
     }
 
-    // Our own pid, but not a lock this process holds: an earlier process with our pid (a restarted container).
-    writeRecord(d, 11, { pid: process.pid });
-    lockDataDir(d).release();
-    expect(Object.keys(records(d))).toEqual(['12']);
+    if (fs.existsSync('/proc/self/stat')) {
+      // Ended, but its parent has not reaped it (a zombie): the shell becomes `sleep`, which never waits for
+      // the child it inherits.
+      const parent = spawn('/bin/sh', ['-c', 'sleep 0.5 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      children.push(parent);
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (b) => resolve(String(b).trim()))));
+      await eventually(() => fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '));
+      writeRecord(d, 11, { pid: zombie });
+      lockDataDir(d).release();
+      expect(Object.keys(records(d))).toEqual(['12']);
+      parent.kill('SIGKILL');
+    }
 
-    // An unreadable record (cut short by a power loss) holds nothing.
-    fs.writeFileSync(path.join(d, LOCK_DIR, '13'), '');
+    // Our own pid, but not a lock this process holds: an earlier process with our pid (a restarted container).
+    writeRecord(d, 13, { pid: process.pid });
     lockDataDir(d).release();
     expect(Object.keys(records(d))).toEqual(['14']);
+
+    // An unreadable record (cut short by a power loss) holds nothing.
+    fs.writeFileSync(path.join(d, LOCK_DIR, '15'), '');
+    lockDataDir(d).release();
+    expect(Object.keys(records(d))).toEqual(['16']);
   });
 
   /**
@@ -125,7 +145,11 @@ describe('lockDataDir', () => {
         console.log('won ' + process.pid);
         ${holdMs === undefined ? 'setInterval(() => {}, 1000)' : `setTimeout(() => {}, ${holdMs})`};
       } catch (err) { console.log('lost ' + err.message); }`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], {
+      cwd: ROOT,
+      env: { ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(child);
     return new Promise<string>((resolve) => {
       let out = '';
@@ -146,7 +170,8 @@ describe('lockDataDir', () => {
     const winners = results.filter((r) => r.startsWith('won '));
     expect(winners).toHaveLength(1);
     const winner = winners[0].slice(4);
-    for (const r of results.filter((x) => !x.startsWith('won '))) expect(r).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${winner} `));
+    for (const r of results.filter((x) => !x.startsWith('won ')))
+      expect(r).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${winner} `));
     expect(JSON.parse(records(d)['4'])).toMatchObject({ pid: Number(winner) });
   });
 

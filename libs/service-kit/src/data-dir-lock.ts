@@ -174,17 +174,25 @@ function isRunning(holder: LockHolder): boolean {
     if (errno(err) === 'ESRCH') return false;
     // EPERM: it exists and belongs to another user.
   }
-  // A pid that was reused by an unrelated process has another start time.
-  const ticks = startTicks(holder.pid);
-  return !(holder.ticks && ticks && ticks !== holder.ticks);
+  const stat = procStat(holder.pid);
+  if (!stat) return true; // not Linux: the pid exists, that is all we can tell
+  // Killed but not yet reaped by its new parent (a zombie holds no files), or a pid that was reused by an
+  // unrelated process, which has another start time.
+  if (stat[0] === 'Z' || stat[0] === 'X') return false;
+  return !(holder.ticks && stat[19] !== holder.ticks);
 }
 
-/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot); undefined off Linux. */
+/** Field 22 of /proc/<pid>/stat: the start time in clock ticks since boot; undefined off Linux. */
 function startTicks(pid: number): string | undefined {
+  return procStat(pid)?.[19];
+}
+
+/** The fields of /proc/<pid>/stat from the third (state) on; undefined off Linux or when there is no such process. */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After the command name in parentheses (which may itself hold spaces or parentheses) come fields 3...
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    // The command name in parentheses (field 2) may itself hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }

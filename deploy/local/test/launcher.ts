@@ -1,0 +1,96 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../../..');
+
+/** What `npm start` execs once the proto code is generated (see package.json). */
+export const LAUNCHER = ['deploy/local/start.mjs'];
+
+/** A launcher started by a test. */
+export interface StartedLauncher {
+  /** Entry URL, e.g. http://localhost:8080/ */
+  url: string;
+  /** The spawned process: the server itself, or with `parent` the process standing in for npm. */
+  child: ChildProcess;
+  /** The server process (the one printing `ready ... (pid N)`). */
+  pid: number;
+  /** Everything it printed so far (stdout and stderr). */
+  logs(): string;
+  /** Resolves with the spawned process's exit code. */
+  exited: Promise<number | null>;
+}
+
+export interface LaunchOptions {
+  /**
+   * Starts the server under a process standing in for npm: a shell, the leader of a new process group,
+   * whose child is the server (as `npm start` is the parent of the node it execs).
+   */
+  parent?: boolean;
+}
+
+// Every process started here (negative: a process group), for killLaunched.
+const spawned = new Set<number>();
+
+function spawnLauncher(env: Record<string, string>, opts: LaunchOptions): ChildProcess {
+  const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HTTP_PORT: '0', ...env };
+  const child = opts.parent
+    ? // `; exit $?` keeps the shell from replacing itself with node: it stays the parent, as npm does.
+      spawn('/bin/sh', ['-c', '"$0" "$@"; exit $?', process.execPath, ...LAUNCHER], { cwd: ROOT, env: childEnv, detached: true })
+    : spawn(process.execPath, LAUNCHER, { cwd: ROOT, env: childEnv });
+  const id = opts.parent ? -child.pid! : child.pid!;
+  spawned.add(id);
+  // The server holds the output pipe as long as it runs: once it is closed, they are all gone.
+  child.stdout!.once('close', () => spawned.delete(id));
+  return child;
+}
+
+/** SIGKILLs every launcher (and process group) started here that may still run, e.g. after a failed test. */
+export function killLaunched(): void {
+  for (const pid of spawned) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  spawned.clear();
+}
+
+/** Runs the launcher exactly as `npm start` does and resolves once it is up; rejects if it exits first. */
+export function npmStart(env: Record<string, string>, opts: LaunchOptions = {}): Promise<StartedLauncher> {
+  const child = spawnLauncher(env, opts);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${out}`)), 60_000);
+    // The URL comes on stdout, the pid on stderr: wait for both.
+    let up = false;
+    const check = () => {
+      const url = /Platform is up at (http:\/\/\S+)/.exec(out)?.[1];
+      const pid = /ready in \S+ \(pid (\d+)\)/.exec(out)?.[1];
+      if (up || !url || !pid) return;
+      up = true;
+      clearTimeout(timer);
+      spawned.add(Number(pid));
+      child.stdout!.once('close', () => spawned.delete(Number(pid)));
+      resolve({ url, child, pid: Number(pid), logs: () => out, exited });
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`platform exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** Ctrl-C, as a person would, and the exit code. */
+export function interrupt(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGINT');
+  });
+}
