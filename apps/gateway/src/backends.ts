@@ -52,7 +52,12 @@ export type BackendName = (typeof BACKEND_APPS)[number];
 
 /** Opens a channel to each backend; channels connect lazily and reconnect by themselves. */
 export function connectBackends(config: GatewayConfig): Backends {
-  const opts = (name: string) => ({ name, deadlineMs: config.BACKEND_DEADLINE_MS, idempotent: ['getVersion'] });
+  const opts = (name: string) => ({
+    name,
+    deadlineMs: config.BACKEND_DEADLINE_MS,
+    idempotent: ['getVersion'],
+    maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
+  });
   return {
     authz: createClient(authzV1.AuthzServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
     authzRoles: createClient(authzRolesV1.RolesServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { DomainError, InputError, NotAllowedError, NotFoundError, toHttpError, ValidationError } from '@platform/errors';
+import { DomainError, InputError, NotAllowedError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
 import { type Logger } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
@@ -10,7 +10,7 @@ import { API_DOCUMENT_PATH, apiDocument } from './openapi';
 import type { Route, RouteContext, RouteResult } from './route';
 import { addressFailureLimiter, authenticate, resolveOrg } from './authentication';
 import type { FailureLimiter } from '@platform/service-kit';
-import { assertNoNul } from './validation';
+import { assertBoundedInput, assertNoNul } from './validation';
 import { webFrontend } from './frontend';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
@@ -61,7 +61,7 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
     });
   }
   api.use((req) => {
-    throw new NotFoundError(`no route for ${req.method} /api/v1${req.path}`);
+    throw new NotFoundError(`no route for ${req.method} /api/v1${truncate(req.path, 128)}`);
   });
   app.use('/api/v1', api);
 
@@ -113,6 +113,7 @@ async function serve(
   addressFailures: FailureLimiter,
 ): Promise<RouteResult> {
   assertNoNul(req);
+  assertBoundedInput(req);
   const ctx: RouteContext = { ...base };
   ctx.caller = await authenticate(route, req, base.backends, base.requestId, addressFailures);
   if (route.org) ctx.org = await resolveOrg(route, req, base.backends, base.requestId, ctx.caller?.id ?? 0);

@@ -1,12 +1,19 @@
 import type { z } from 'zod';
-import { InputError, ValidationError } from '@platform/errors';
+import { InputError, MAX_VIOLATIONS, NotFoundError, quote, truncate, ValidationError } from '@platform/errors';
+import { TEXT_LIMITS } from '@platform/service-kit';
 
-/** Parses a request body with a schema; a mismatch is 422 naming each bad field. */
+/**
+ * Parses a request body with a schema; a mismatch is 422 naming each bad field (the first MAX_VIOLATIONS of
+ * them: a body of 100,000 bad elements must not become a message of 100,000 lines). Zod's messages name
+ * the expectation (`Too big: expected string to have <=255 characters`), never the value.
+ */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  const violations = parsed.error.issues.map((i) => ({ field: ['body', ...i.path].join('.'), description: i.message }));
-  throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
+  const issues = parsed.error.issues;
+  const violations = issues.slice(0, MAX_VIOLATIONS).map((i) => ({ field: ['body', ...i.path].join('.'), description: i.message }));
+  const more = issues.length > violations.length ? `; and ${issues.length - violations.length} more` : '';
+  throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; ') + more, violations);
 }
 
 /** A path or query parameter that must be a positive int64 (ids); 400 otherwise, as the spec's "invalid ID". */
@@ -35,4 +42,41 @@ export function assertNoNul(req: { params: unknown; query: unknown; body: unknow
     if (hasNul(value))
       throw new InputError(`the ${where} contains a NUL character`, [{ field: where, description: 'contains a NUL character' }]);
   }
+}
+
+/** Path parameters that name an account by its login: a longer value names nothing, so it is 404 at once. */
+const LOGIN_PARAMS: Record<string, string> = { orgname: 'organization', username: 'user' };
+
+/** A path or query value as text (`*key` wildcards are lists of segments). */
+const asText = (value: unknown) => (Array.isArray(value) ? value.join('/') : String(value ?? ''));
+
+/**
+ * Path parameters and query values over their limits (docs/limits.md) are refused before any backend is
+ * asked: an organization or user name longer than any login is 404, as an unknown one is; any other path
+ * parameter over TEXT_LIMITS.pathParam and any query value over TEXT_LIMITS.queryValue is 400.
+ */
+export function assertBoundedInput(req: { params: Record<string, unknown>; query: Record<string, unknown> }): void {
+  for (const [name, value] of Object.entries(req.params ?? {})) {
+    const text = asText(value);
+    const kind = LOGIN_PARAMS[name];
+    if (kind && text.length > TEXT_LIMITS.login) throw new NotFoundError(`${kind} ${quote(text)} does not exist`);
+    if (text.length > TEXT_LIMITS.pathParam) {
+      const description = `at most ${TEXT_LIMITS.pathParam} characters`;
+      throw new InputError(`path parameter ${name}: ${description}`, [{ field: `path.${name}`, description }]);
+    }
+  }
+  const org = req.query?.org;
+  if (typeof org === 'string' && org.length > TEXT_LIMITS.login) throw new NotFoundError(`organization ${quote(org)} does not exist`);
+  const walk = (value: unknown, name: string, depth: number): void => {
+    if (typeof value === 'string') {
+      if (value.length <= TEXT_LIMITS.queryValue) return;
+      const description = `at most ${TEXT_LIMITS.queryValue} characters`;
+      const key = truncate(name, 64);
+      throw new InputError(`query parameter ${key}: ${description}`, [{ field: `query.${key}`, description }]);
+    }
+    if (value !== null && typeof value === 'object' && depth < 8) {
+      for (const v of Object.values(value)) walk(v, name, depth + 1);
+    }
+  };
+  for (const [name, value] of Object.entries(req.query ?? {})) walk(value, name, 0);
 }

@@ -185,3 +185,56 @@ describe('NUL characters in requests', () => {
     }
   });
 });
+
+describe('over-long path parameters, query values and bodies', () => {
+  // No backend is reachable: any request that got past the edge would answer 503.
+  let gw: Awaited<ReturnType<typeof gateway>>;
+  beforeAll(async () => {
+    gw = await gateway({ DEPLOYMENT_TYPE: 'Hosted', ORGS_TEAMS_GRPC_ADDR: '127.0.0.1:1', AUTHZ_GRPC_ADDR: '127.0.0.1:1' });
+  });
+  afterAll(() => gw.close());
+
+  const get = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${gw.base}/api/v1${path}`, init);
+    return { status: res.status, body: (await res.json()) as { message: string; errors?: unknown[] } };
+  };
+
+  it('answers 404 for an organization or user name longer than any login, quoting only its start', async () => {
+    const long = 'a'.repeat(10_000);
+    for (const path of [`/orgs/${long}`, `/orgs/${long}/members`, `/orgs/acme/members/${long}`, `/authz/roles?org=${long}`]) {
+      const res = await get(path);
+      expect([path.slice(0, 30), res.status]).toEqual([path.slice(0, 30), 404]);
+      expect(res.body.message).toMatch(/does not exist$/);
+      expect(res.body.message.length).toBeLessThan(200);
+    }
+    // One character over the limit: still 404, and short enough to be quoted whole.
+    expect((await get(`/orgs/${'a'.repeat(41)}`)).body.message).toBe(`organization "${'a'.repeat(41)}" does not exist`);
+  });
+
+  it('answers 400 naming the parameter and its limit for any other long path parameter or query value', async () => {
+    expect(await get(`/teams/${'1'.repeat(300)}`)).toEqual({
+      status: 400,
+      body: {
+        message: 'path parameter teamid: at most 255 characters',
+        errors: [{ field: 'path.teamid', description: 'at most 255 characters' }],
+      },
+    });
+    expect(await get(`/version?q=${'x'.repeat(2000)}`)).toEqual({
+      status: 400,
+      body: {
+        message: 'query parameter q: at most 1024 characters',
+        errors: [{ field: 'query.q', description: 'at most 1024 characters' }],
+      },
+    });
+    expect((await get(`/version?q[a][b]=${'x'.repeat(2000)}`)).status).toBe(400);
+  });
+
+  it('answers 413 for a JSON body over 1 MB, without echoing it', async () => {
+    const res = await get('/orgs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'acme', description: 'd'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(res).toEqual({ status: 413, body: { message: 'request body too large' } });
+  });
+});

@@ -19,6 +19,7 @@ import { orgTokensService } from './org-tokens/service';
 import { OrgTokens } from './org-tokens/org-tokens';
 import { SecretBox } from './org-tokens/secret-box';
 import { orgClaimsService } from './claims/service';
+import { withOrgsTeamsLimits } from './limits';
 
 /** orgs-teams: identity (accounts, tokens), organizations and teams. */
 export const orgsTeamsApp = defineApp({ name: 'orgs-teams', env: orgsTeamsEnv, start: startOrgsTeams });
@@ -60,7 +61,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           const slug = config.PLATFORM_ADMIN_ORG;
           await withAuthzRetry(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, log), log);
         }
-        return [
+        return withOrgsTeamsLimits([
           bindService(orgsTeamsV1.OrgsTeamsServiceService, {
             getVersion: async () => versionOf('orgs-teams'),
             authenticate: (req) => identity.authenticate(req.token),
@@ -84,7 +85,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           avatarsService(avatars),
           orgTokensService(orgTokens),
           orgClaimsService(db!, outbox),
-        ];
+        ]);
       },
       onStop: async () => {
         relationships.close();

@@ -16,6 +16,7 @@ import {
   UnavailableError,
   ValidationError,
 } from './domain-error';
+import { boundViolations, PayloadTooLargeError, truncate } from './bounded';
 
 /** Trailer carrying platform.common.v1.ErrorDetail; the -bin suffix makes gRPC send it as binary. */
 export const ERROR_DETAIL_KEY = 'platform-error-bin';
@@ -62,13 +63,41 @@ export function toGrpcStatus(err: unknown): Partial<StatusObject> {
     return { code: Status.INTERNAL, details: 'internal server error', metadata: new Metadata() };
   }
   const metadata = new Metadata();
+  // Message and violations are cut to a few KiB: trailers larger than the peer's header-list limit (64 KiB)
+  // stall the HTTP/2 connection, and with it every call on the channel, until their deadlines.
   const detail = errorDetail.ErrorDetail.encode({
     httpStatus: domain.httpStatus,
-    fieldViolations: domain.fieldViolations,
+    fieldViolations: boundViolations(domain.fieldViolations),
     headers: domain.headers,
   }).finish();
   metadata.set(ERROR_DETAIL_KEY, Buffer.from(detail));
-  return { code: GRPC_CODE_OF[domain.kind], details: domain.message, metadata };
+  return { code: GRPC_CODE_OF[domain.kind], details: truncate(domain.message), metadata };
+}
+
+/** grpc-js's own texts for a message over `grpc.max_send_message_length` / `grpc.max_receive_message_length`. */
+const REQUEST_TOO_LARGE = /^Attempted to send message with a size larger than/;
+const RESPONSE_TOO_LARGE = /^Sent message larger than max/;
+const RECEIVED_TOO_LARGE = /^Received message (larger than max|that decompresses to a size larger than)/;
+
+/**
+ * A call that failed because a message exceeded a gRPC message-size limit, as a 413 naming the service and
+ * the direction: the request (refused by this client before sending), the answer (refused by the server
+ * before sending), or, when one side's limit is lower than the other's, a message one side received.
+ * Undefined for every other failure, RESOURCE_EXHAUSTED from a handler (429) included.
+ */
+export function messageSizeError(err: ServiceError, service: string, limitBytes?: number): PayloadTooLargeError | undefined {
+  if (err.code !== Status.RESOURCE_EXHAUSTED || err.metadata?.get(ERROR_DETAIL_KEY)?.length) return undefined;
+  const limit = limitBytes ? ` of ${limitBytes} bytes` : '';
+  if (REQUEST_TOO_LARGE.test(err.details)) {
+    return new PayloadTooLargeError(`request too large: the call to ${service} exceeds the gRPC message size limit${limit}`);
+  }
+  if (RESPONSE_TOO_LARGE.test(err.details)) {
+    return new PayloadTooLargeError(`response too large: the answer of ${service} exceeds the gRPC message size limit${limit}`);
+  }
+  if (RECEIVED_TOO_LARGE.test(err.details)) {
+    return new PayloadTooLargeError(`message too large: a message to or from ${service} exceeds the gRPC message size limit`);
+  }
+  return undefined;
 }
 
 const CLASS_OF: Record<ErrorKind, new (message: string) => DomainError> = {

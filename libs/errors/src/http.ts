@@ -1,4 +1,5 @@
 import { DomainError } from './domain-error';
+import { boundViolations, truncate } from './bounded';
 
 /** What the HTTP edge sends for a failure. */
 export interface HttpError {
@@ -13,8 +14,8 @@ export interface HttpError {
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof DomainError) {
     const status = err.httpStatus;
-    const body: HttpError['body'] = { message: status === 500 ? 'internal server error' : err.message };
-    if (err.fieldViolations.length > 0) body.errors = err.fieldViolations;
+    const body: HttpError['body'] = { message: status === 500 ? 'internal server error' : truncate(err.message) };
+    if (err.fieldViolations.length > 0) body.errors = boundViolations(err.fieldViolations);
     return { status, body, headers: err.headers, log: status >= 500 };
   }
   return { status: 500, body: { message: 'internal server error' }, headers: {}, log: true };

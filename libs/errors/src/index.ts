@@ -1,3 +1,4 @@
 export * from './domain-error';
-export { toGrpcStatus, fromGrpcError, ERROR_DETAIL_KEY } from './grpc';
+export * from './bounded';
+export { toGrpcStatus, fromGrpcError, messageSizeError, ERROR_DETAIL_KEY } from './grpc';
 export { toHttpError, type HttpError } from './http';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { grpcMessageLimitVar } from './limits';
 
 /** A bad or missing environment variable; the message names it so the operator can fix it. */
 export class ConfigError extends Error {
@@ -74,6 +75,8 @@ export const platformEnv = {
 export const serviceEnv = {
   ...platformEnv,
   GRPC_PORT: portVar.default(50051),
+  /** Largest gRPC message this app's server (and the gateway's clients) sends or accepts; docs/limits.md. */
+  GRPC_MAX_MESSAGE_BYTES: grpcMessageLimitVar,
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')

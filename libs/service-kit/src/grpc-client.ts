@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
-import { fromGrpcError, UnavailableError, DeadlineError } from '@platform/errors';
+import { fromGrpcError, messageSizeError, UnavailableError, DeadlineError } from '@platform/errors';
 import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
+import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
 type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
@@ -28,6 +29,8 @@ export interface ClientOptions {
   deadlineMs?: number;
   /** Method names (as in the definition, e.g. "getVersion") that are safe to retry when the server is unreachable. */
   idempotent?: string[];
+  /** Largest request sent and answer accepted (GRPC_MAX_MESSAGE_BYTES); default 4 MiB. Larger ones fail with 413. */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -65,7 +68,9 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
     'grpc.initial_reconnect_backoff_ms': 200,
     'grpc.max_reconnect_backoff_ms': 2000,
     'grpc.keepalive_time_ms': 30_000,
+    ...grpcMessageOptions(opts.maxMessageBytes),
   });
+  const maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES;
   const defaultDeadline = opts.deadlineMs ?? 5_000;
   const out: Record<string, unknown> = {
     close: () => client.close(),
@@ -85,7 +90,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
             return reject(new UnavailableError(`${opts.name} is unavailable`));
           }
           if (err.code === Status.DEADLINE_EXCEEDED) return reject(new DeadlineError(`${opts.name} did not answer in time`));
-          reject(fromGrpcError(err));
+          reject(messageSizeError(err, opts.name, maxMessageBytes) ?? fromGrpcError(err));
         });
       });
   }

@@ -11,8 +11,9 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
-import { DomainError, toGrpcStatus } from '@platform/errors';
+import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { PROTO_ROOT } from '@platform/proto';
+import { checkRequestLimits, grpcMessageOptions, type FieldLimits } from './limits';
 import type { Logger } from './logger';
 
 /** Metadata key carrying the request id from the gateway through every hop. */
@@ -38,6 +39,8 @@ export type Handlers<D> = {
 export interface ServiceBinding<D = Record<string, UnaryMethod>> {
   definition: D;
   handlers: Handlers<D>;
+  /** Length limits of request fields per method (see withLimits); every other string field gets MAX_STRING_FIELD. */
+  limits?: { [K in keyof D]?: FieldLimits };
 }
 
 /** Builds a binding with the handler types checked against the definition. */
@@ -53,6 +56,8 @@ export interface GrpcServerOptions {
   /** .proto files (relative to the proto root) offered through server reflection. */
   protoFiles: string[];
   log: Logger;
+  /** Largest message received or sent (GRPC_MAX_MESSAGE_BYTES); default 4 MiB. */
+  maxMessageBytes?: number;
 }
 
 export interface RunningGrpcServer {
@@ -66,26 +71,36 @@ export interface RunningGrpcServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-/** Wraps a promise handler as a grpc-js unary handler: request id, logging, error mapping. */
-function wrap(name: string, method: string, log: Logger, handler: (req: unknown, ctx: CallContext) => Promise<unknown>) {
+/** Wraps a promise handler as a grpc-js unary handler: request id, field limits, logging, error mapping. */
+function wrap(
+  name: string,
+  method: string,
+  log: Logger,
+  handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
+  limits: FieldLimits | undefined,
+) {
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
     const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? randomUUID());
     const callLog = log.child({ requestId, rpc: `${name}.${method}` });
-    handler(call.request, { requestId, log: callLog, metadata: call.metadata }).then(
-      (response) => callback(null, response),
-      (err: unknown) => {
-        // Expected failures are part of the API; only our own faults belong in the error log.
-        if (!(err instanceof DomainError) || err.kind === 'internal') callLog.error({ err }, 'call failed');
-        else callLog.debug({ kind: err.kind, message: err.message }, 'call refused');
-        callback(toGrpcStatus(err) as never);
-      },
-    );
+    Promise.resolve()
+      .then(() => checkRequestLimits(call.request, limits))
+      .then(() => handler(call.request, { requestId, log: callLog, metadata: call.metadata }))
+      .then(
+        (response) => callback(null, response),
+        (err: unknown) => {
+          // Expected failures are part of the API; only our own faults belong in the error log.
+          if (!(err instanceof DomainError) || err.kind === 'internal') callLog.error({ err }, 'call failed');
+          else callLog.debug({ kind: err.kind, message: truncate(err.message) }, 'call refused');
+          callback(toGrpcStatus(err) as never);
+        },
+      );
   };
 }
 
 /** Starts a gRPC server with the standard health service and reflection. */
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
-  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  // Both limits explicit: a larger message is refused with RESOURCE_EXHAUSTED, which clients map to 413.
+  const server = new Server(grpcMessageOptions(opts.maxMessageBytes));
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   const serviceNames: string[] = [];
@@ -94,7 +109,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     const serviceName = fullServiceName(svc.definition);
     serviceNames.push(serviceName);
     for (const [method, handler] of Object.entries(svc.handlers)) {
-      impl[method] = wrap(opts.name, method, opts.log, handler as never);
+      impl[method] = wrap(opts.name, method, opts.log, handler as never, svc.limits?.[method]);
     }
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');

@@ -1,7 +1,8 @@
-import { common, gatewayV1 } from '@platform/proto';
-import { UnavailableError, DeadlineError, ConflictError } from '@platform/errors';
+import { common, gatewayV1, orgsTeamsV1 } from '@platform/proto';
+import { UnavailableError, DeadlineError, ConflictError, InputError } from '@platform/errors';
 import { createClient } from './grpc-client';
 import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { MAX_STRING_FIELD, serviceLimits, withLimits } from './limits';
 import { createLogger } from './logger';
 
 // The gateway's gRPC service has only GetVersion, which makes it a convenient test subject.
@@ -66,6 +67,98 @@ describe('gRPC server and client from the service kit', () => {
     server = undefined;
     await expect(pending).resolves.toMatchObject({ version: 'late' });
     await stopping;
+    client.close();
+  });
+});
+
+describe('gRPC message-size limits and bounded errors', () => {
+  const Users = orgsTeamsV1.OrgsTeamsServiceService;
+  const user = (login: string) => orgsTeamsV1.User.fromPartial({ id: 1, login });
+  let server: RunningGrpcServer | undefined;
+  afterEach(() => server?.shutdown(100));
+
+  /** An orgs-teams stand-in: getUser echoes the login it is given, padded to `pad` characters. */
+  async function usersServer(opts: { maxMessageBytes?: number; pad?: number; limits?: boolean } = {}) {
+    const binding = bindService(Users, {
+      getUser: async (req: orgsTeamsV1.GetUserRequest) => user(req.login.padEnd(opts.pad ?? 0, '.')),
+      authenticate: async (req: orgsTeamsV1.AuthenticateRequest) => {
+        if (req.token === 'slow') await new Promise((r) => setTimeout(r, 200));
+        // As allowed-permissions once did: the whole input copied into the message (here 100,000 characters).
+        if (req.token === 'echo') throw new InputError(`objectType '${'x'.repeat(100_000)}' is invalid`);
+        if (req.token !== 'ok' && req.token !== 'slow') throw new InputError('invalid token');
+        return { user: user('ok'), tokenId: 1 };
+      },
+    } as never);
+    const limited = opts.limits ? withLimits([serviceLimits(Users, { getUser: { login: 40 } })], [binding]) : [binding];
+    return startGrpcServer({
+      name: 'orgs-teams',
+      port: 0,
+      host: '127.0.0.1',
+      services: limited,
+      protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+      log,
+      maxMessageBytes: opts.maxMessageBytes,
+    });
+  }
+
+  it('refuses a request over the limit with 413 "request too large"; the channel keeps working', async () => {
+    server = await usersServer({ maxMessageBytes: 64 * 1024 });
+    const client = createClient(Users, `127.0.0.1:${server.port}`, { name: 'orgs-teams', maxMessageBytes: 64 * 1024 });
+    const err = await client.getUser({ id: 0, login: 'x'.repeat(100_000) }).catch((e) => e);
+    expect(err).toMatchObject({ httpStatus: 413, message: expect.stringMatching(/^request too large: the call to orgs-teams/) });
+    expect(err.message).not.toContain('xxxx');
+    await expect(client.getUser({ id: 0, login: 'alice' })).resolves.toMatchObject({ login: 'alice' });
+    client.close();
+  });
+
+  it('refuses an answer over the limit with 413 "response too large"', async () => {
+    server = await usersServer({ maxMessageBytes: 64 * 1024, pad: 100_000 });
+    const client = createClient(Users, `127.0.0.1:${server.port}`, { name: 'orgs-teams', maxMessageBytes: 64 * 1024 });
+    await expect(client.getUser({ id: 0, login: 'alice' })).rejects.toMatchObject({
+      httpStatus: 413,
+      message: expect.stringMatching(/^response too large: the answer of orgs-teams/),
+    });
+    client.close();
+  });
+
+  it('maps a message refused by a server with a lower limit than its client to 413 as well', async () => {
+    server = await usersServer({ maxMessageBytes: 16 * 1024 });
+    const client = createClient(Users, `127.0.0.1:${server.port}`, { name: 'orgs-teams', maxMessageBytes: 1024 * 1024 });
+    await expect(client.getUser({ id: 0, login: 'x'.repeat(100_000) })).rejects.toMatchObject({
+      httpStatus: 413,
+      message: expect.stringMatching(/^message too large/),
+    });
+    client.close();
+  });
+
+  it('answers an error quoting 100,000 characters of input at once, cut short, while a concurrent call is unaffected', async () => {
+    // Before errors were bounded, a 100,000-character status message overflowed the HTTP/2 header-list limit
+    // and stalled the shared connection: this call and every other one waited for their deadlines.
+    server = await usersServer();
+    const client = createClient(Users, `127.0.0.1:${server.port}`, { name: 'orgs-teams', deadlineMs: 3_000 });
+    const started = Date.now();
+    const other = client.authenticate({ token: 'slow' });
+    const err = await client.authenticate({ token: 'echo' }).catch((e) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message.length).toBeLessThanOrEqual(1024);
+    await expect(other).resolves.toMatchObject({ tokenId: 1 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    client.close();
+  });
+
+  it('checks the declared field limits, and MAX_STRING_FIELD for any other string, before the handler runs', async () => {
+    server = await usersServer({ limits: true });
+    const client = createClient(Users, `127.0.0.1:${server.port}`, { name: 'orgs-teams' });
+    await expect(client.getUser({ id: 0, login: 'x'.repeat(41) })).rejects.toMatchObject({
+      kind: 'input',
+      message: 'login: at most 40 characters',
+      fieldViolations: [{ field: 'login', description: 'at most 40 characters' }],
+    });
+    await expect(client.getUser({ id: 0, login: 'x'.repeat(40) })).resolves.toMatchObject({ login: 'x'.repeat(40) });
+    await expect(client.authenticate({ token: 'x'.repeat(MAX_STRING_FIELD + 1) })).rejects.toMatchObject({
+      kind: 'input',
+      message: `token: at most ${MAX_STRING_FIELD} characters`,
+    });
     client.close();
   });
 });

@@ -11,6 +11,19 @@ export {
   type RunningGrpcServer,
 } from './grpc-server';
 export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
+export {
+  TEXT_LIMITS,
+  MAX_STRING_FIELD,
+  DEFAULT_GRPC_MAX_MESSAGE_BYTES,
+  grpcMessageLimitVar,
+  checkLengths,
+  checkRequestLimits,
+  serviceLimits,
+  withLimits,
+  type FieldLimits,
+  type ServiceLimits,
+  type LengthCheck,
+} from './limits';
 export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningService, type ServiceContext } from './service';
 export { runMain, defineApp, startApp, type AppDefinition } from './main';
 export { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';

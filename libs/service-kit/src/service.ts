@@ -108,6 +108,7 @@ export async function startService(
       services: await spec.grpc(ctx),
       protoFiles: protoFilesOf(spec.protoPackage),
       log,
+      maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
     });
     cleanups.push(() => grpc.shutdown());
     if (bus) cleanups.push(readinessFollowsBus(bus, grpc, log));

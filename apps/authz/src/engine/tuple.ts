@@ -1,3 +1,4 @@
+import { quote } from '@platform/errors';
 import { InvalidTupleError } from './errors';
 import type { Tuple } from './types';
 
@@ -25,7 +26,7 @@ export function parseObject(value: string): ObjectRef {
   const type = value.slice(0, i);
   const id = value.slice(i + 1);
   if (i < 0 || !NAME.test(type) || !ID.test(id) || id === '*') {
-    throw new InvalidTupleError(`invalid object '${value}': expected type:id`);
+    throw new InvalidTupleError(`invalid object ${quote(value)}: expected type:id`);
   }
   return { type, id };
 }
@@ -39,14 +40,14 @@ export function parseUser(value: string): UserRef {
   const id = value.slice(i + 1, hash < 0 ? undefined : hash);
   const ok = i > 0 && i < (hash < 0 ? value.length : hash) && NAME.test(type) && ID.test(id);
   if (!ok || (hash >= 0 && !NAME.test(relation)) || (id === '*' && relation !== '')) {
-    throw new InvalidTupleError(`invalid user '${value}': expected type:id, type:id#relation or type:*`);
+    throw new InvalidTupleError(`invalid user ${quote(value)}: expected type:id, type:id#relation or type:*`);
   }
   return { type, id, relation };
 }
 
 /** Checks a relation name's shape. */
 export function assertRelationName(relation: string): void {
-  if (!NAME.test(relation)) throw new InvalidTupleError(`invalid relation '${relation}'`);
+  if (!NAME.test(relation)) throw new InvalidTupleError(`invalid relation ${quote(relation)}`);
 }
 
 /** `type:id`. */

@@ -1,4 +1,5 @@
-import { InputError } from '@platform/errors';
+import { InputError, quote } from '@platform/errors';
+import { checkLengths, TEXT_LIMITS } from '@platform/service-kit';
 import type { AuthzEngine, TypeSystem } from '../engine';
 
 /** The objectType values of spec section 2.1; each is the model type of the same name. */
@@ -63,8 +64,9 @@ export class AllowedPermissions {
   }
 
   private validate(userId: number, o: ObjectRef, at: string): void {
+    checkLengths([[`objectType${at}`, o.objectType, TEXT_LIMITS.objectType]]);
     if (!(OBJECT_TYPES as readonly string[]).includes(o.objectType)) {
-      throw new InputError(`objectType${at} '${o.objectType}' is invalid; use one of ${OBJECT_TYPES.join(', ')}`, [
+      throw new InputError(`objectType${at} ${quote(o.objectType)} is invalid; use one of ${OBJECT_TYPES.join(', ')}`, [
         { field: `objectType${at}`, description: 'invalid object type' },
       ]);
     }

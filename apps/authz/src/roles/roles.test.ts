@@ -119,6 +119,11 @@ describe('RolesService', () => {
       expect(await bad({ teamIds: [0] })).toBe(400);
       expect(await bad({ name: '   ' })).toBe(400);
       expect(await bad({ name: 'editors' })).toBe(400);
+      // Texts over their limits (docs/limits.md), whoever the caller: the service is the authority.
+      expect(await bad({ name: 'n'.repeat(256) })).toBe(400);
+      expect(await bad({ description: 'd'.repeat(256) })).toBe(400);
+      expect(await bad({ description: 'd'.repeat(1024 * 1024) })).toBe(400);
+      expect(await bad({ permissions: [{ namespace: 'o'.repeat(65), action: 'edit' }] })).toBe(400);
       expect((await roles.listRoles({ orgId: 1 })).roles).toHaveLength(before);
       // The same name is fine in another organization.
       expect(await status(roles.createRole({ orgId: 2, name: 'Editors', description: '', permissions: [], teamIds: [] }))).toBe('ok');
@@ -185,6 +190,10 @@ describe('RolesService', () => {
       ).toBe(400);
       expect(await status(roles.updateRole({ orgId: 1, id: role.id, teamIds: { teamIds: [31] } }))).toBe(400);
       expect(await status(roles.updateRole({ orgId: 1, id: role.id, name: 'EDITORS' }))).toBe(400);
+      const tooLong = await roles.updateRole({ orgId: 1, id: role.id, description: 'd'.repeat(1024 * 1024) }).catch((e) => e);
+      expect(tooLong).toMatchObject({ httpStatus: 400, message: 'description: at most 255 characters' });
+      expect(await status(roles.updateRole({ orgId: 1, id: role.id, description: 'd'.repeat(255) }))).toBe('ok');
+      expect(await status(roles.updateRole({ orgId: 1, id: role.id, description: '' }))).toBe('ok');
       expect(await status(roles.updateRole({ orgId: 2, id: role.id, name: 'x' }))).toBe(404);
       expect(await status(roles.updateRole({ orgId: 1, id: 987654, name: 'x' }))).toBe(404);
       expect(await roles.getRole({ orgId: 1, id: role.id })).toEqual(role);
@@ -418,6 +427,15 @@ describe('RolesService', () => {
       expect(await ask('team', -4)).toBe(400);
       expect(await ask('user', 22)).toBe(400);
       expect(await ask('user', 21)).toBe('ok');
+      // A 100,000-character type is refused by its length, and the answer quotes none of it.
+      const huge = await roles
+        .allowedPermissions({ userId: 21, objects: [{ objectType: 'x'.repeat(100_000), objectId: 1 }] })
+        .catch((e) => e);
+      expect(huge).toMatchObject({ httpStatus: 400, message: 'objects[].objectType: at most 32 characters' });
+      const long = await roles.allowedPermissions({ userId: 21, objects: [{ objectType: 'y'.repeat(32), objectId: 1 }] }).catch((e) => e);
+      expect(long.message).toBe(
+        `objectType "${'y'.repeat(32)}" is invalid; use one of user, organization, team, cluster, contract, robot_ac, token`,
+      );
       expect(
         await status(
           roles.allowedPermissions({

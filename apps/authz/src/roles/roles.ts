@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
-import { InputError, NotFoundError } from '@platform/errors';
+import { InputError, NotFoundError, quote } from '@platform/errors';
 import type { Database } from '@platform/db';
-import type { Logger } from '@platform/service-kit';
+import { checkLengths, TEXT_LIMITS, type LengthCheck, type Logger } from '@platform/service-kit';
 import type { AuthzEngine, Tuple } from '../engine';
 import { isAssignable, roleGrantTuples } from '../permissions';
 import { isDuplicateName, RoleStore, type RolePermission, type StoredRole } from './store';
 import { RowsAndTuples, tupleDiff, type TupleReader } from './unit-of-work';
 
-/** Longest role name accepted. */
-export const MAX_ROLE_NAME_LENGTH = 255;
+/** Longest role name and description accepted (docs/limits.md). */
+export const MAX_ROLE_NAME_LENGTH = TEXT_LIMITS.roleName;
+export const MAX_ROLE_DESCRIPTION_LENGTH = TEXT_LIMITS.description;
 
 export interface RolesOptions {
   /** Most custom roles one team may be assigned (MAX_ROLES_PER_TEAM). */
@@ -80,6 +81,7 @@ export class Roles {
   async create(input: CreateRoleInput): Promise<StoredRole> {
     assertId(input.orgId, 'org id');
     const name = checkName(input.name);
+    checkDescription(input.description);
     const permissions = checkPermissions(input.permissions);
     const teamIds = await this.checkTeams(input.orgId, input.teamIds);
     return this.unit.run(async (trx) => {
@@ -115,6 +117,7 @@ export class Roles {
     assertId(input.orgId, 'org id');
     assertId(input.id, 'role id');
     const name = input.name !== undefined ? checkName(input.name) : undefined;
+    checkDescription(input.description);
     const permissions = input.permissions !== undefined ? checkPermissions(input.permissions) : undefined;
     const teamIds = input.teamIds !== undefined ? await this.checkTeams(input.orgId, input.teamIds) : undefined;
     return this.unit.run(async (trx, tuples) => {
@@ -284,16 +287,31 @@ export class Roles {
 function checkName(raw: string): string {
   const name = (raw ?? '').trim();
   if (!name) throw new InputError('name must not be empty', [{ field: 'name', description: 'required' }]);
-  if (name.length > MAX_ROLE_NAME_LENGTH) throw new InputError(`name must be at most ${MAX_ROLE_NAME_LENGTH} characters`);
+  if (name.length > MAX_ROLE_NAME_LENGTH)
+    throw new InputError(`name must be at most ${MAX_ROLE_NAME_LENGTH} characters`, [
+      { field: 'name', description: `at most ${MAX_ROLE_NAME_LENGTH} characters` },
+    ]);
   return name;
+}
+
+/** A description is stored and served in every role list: at most MAX_ROLE_DESCRIPTION_LENGTH characters. */
+function checkDescription(description: string | undefined): void {
+  checkLengths([['description', description, MAX_ROLE_DESCRIPTION_LENGTH]]);
 }
 
 /** The permissions deduplicated in the order given; unknown or unassignable ones are an input error naming them all. */
 function checkPermissions(permissions: RolePermission[]): RolePermission[] {
+  checkLengths(
+    permissions.flatMap((p, i): LengthCheck[] => [
+      [`permissions[${i}].namespace`, p.namespace, TEXT_LIMITS.permissionPart],
+      [`permissions[${i}].action`, p.action, TEXT_LIMITS.permissionPart],
+    ]),
+  );
   const bad = permissions.filter((p) => !isAssignable(p.namespace, p.action));
   if (bad.length) {
     const names = unique(bad.map((p) => `${p.action}:${p.namespace}`));
-    throw new InputError(`permission ${names.join(', ')} is unknown or cannot be assigned to a custom role`, [
+    const shown = names.slice(0, 10).join(', ') + (names.length > 10 ? ` and ${names.length - 10} more` : '');
+    throw new InputError(`permission ${shown} is unknown or cannot be assigned to a custom role`, [
       { field: 'permissions', description: 'see GET /authz/roles/available_permissions' },
     ]);
   }
@@ -308,7 +326,7 @@ function checkPermissions(permissions: RolePermission[]): RolePermission[] {
 
 const notFound = (id: number) => new NotFoundError(`role ${id} does not exist in this organization`);
 // The spec lists 400 (not 409) for the role writes; a duplicate name is an invalid request there.
-const duplicateName = (name: string) => new InputError(`a role named '${name}' already exists in this organization`);
+const duplicateName = (name: string) => new InputError(`a role named ${quote(name)} already exists in this organization`);
 const rethrowName = (name: string) => (err: unknown) => {
   throw isDuplicateName(err) ? duplicateName(name) : err;
 };

@@ -1,6 +1,6 @@
 import { unixSeconds } from '@platform/db';
 import { authzRolesV1 } from '@platform/proto';
-import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
+import { bindService, serviceLimits, TEXT_LIMITS as L, versionOf, withLimits, type ServiceBinding } from '@platform/service-kit';
 import { AllowedPermissions } from './allowed-permissions';
 import type { Roles } from './roles';
 import type { StoredRole } from './store';
@@ -19,8 +19,25 @@ export function toRole(r: StoredRole): authzRolesV1.Role {
   };
 }
 
+const permissionLimits = (at: string) => ({ [`${at}[].namespace`]: L.permissionPart, [`${at}[].action`]: L.permissionPart });
+
+/**
+ * Field limits the server checks before a handler runs (docs/limits.md); Roles checks names (after trimming)
+ * and descriptions again where it stores them.
+ */
+const ROLES_LIMITS = serviceLimits(authzRolesV1.RolesServiceService, {
+  createRole: { description: L.description, ...permissionLimits('permissions') },
+  updateRole: { description: L.description, ...permissionLimits('permissions.permissions') },
+  allowedPermissions: { 'objects[].objectType': L.objectType },
+});
+
 /** The RolesService RPCs (proto/platform/authz/v1/roles.proto). */
 export function rolesService(roles: Roles, allowed: AllowedPermissions): ServiceBinding<typeof authzRolesV1.RolesServiceService> {
+  const [binding] = withLimits([ROLES_LIMITS], [rolesBinding(roles, allowed)]);
+  return binding;
+}
+
+function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding<typeof authzRolesV1.RolesServiceService> {
   return bindService(authzRolesV1.RolesServiceService, {
     getVersion: async () => versionOf('authz'),
     createRole: async (req) => toRole(await roles.create(req)),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NotAllowedError } from '@platform/errors';
+import { checkLengths, TEXT_LIMITS, type LengthCheck } from '@platform/service-kit';
 import { allowedPermissionsJson, permissionCatalogJson, principalJson, roleJson } from '../presenters-authz';
 import type { CheckTarget, Route, RouteContext } from '../route';
 import { parseBody, parseId } from '../validation';
@@ -29,6 +30,24 @@ const UpdateRoleRequest = z.object({
 });
 
 const AuthObjectIdentifiers = z.array(z.object({ objectType: z.string(), objectID: z.number().int() }));
+
+// Over-long texts are invalid values, 400 as the authz service answers them (spec 4.1), not malformed bodies.
+/** 400 for a role name, description or permission part over its limit (docs/limits.md). */
+function checkRoleTexts(body: { name?: string; description?: string; permissions?: { namespace: string; action: string }[] }): void {
+  checkLengths([
+    ['name', body.name, TEXT_LIMITS.roleName],
+    ['description', body.description, TEXT_LIMITS.description],
+    ...(body.permissions ?? []).flatMap((p, i): LengthCheck[] => [
+      [`permissions[${i}].namespace`, p.namespace, TEXT_LIMITS.permissionPart],
+      [`permissions[${i}].action`, p.action, TEXT_LIMITS.permissionPart],
+    ]),
+  ]);
+}
+
+/** 400 for an objectType over its limit, named as the authz service names it (`objectType[2]` in a batch). */
+function checkObjectTypes(objects: { objectType: string }[]): void {
+  checkLengths(objects.map((o, i) => [`objectType${objects.length > 1 ? `[${i}]` : ''}`, o.objectType, TEXT_LIMITS.objectType]));
+}
 
 /** 403 unless the caller is a member of the `org` organization. */
 async function requireMembership(ctx: RouteContext): Promise<void> {
@@ -80,6 +99,7 @@ export const authzRoutes: Route[] = [
     service: 'authz',
     async handle(req, ctx) {
       const objectId = parseId(req.params.objID, 'objID');
+      checkObjectTypes([{ objectType: String(req.params.objectType) }]);
       const { objects } = await ctx.backends.authzRoles.allowedPermissions(
         { userId: ctx.caller!.id, objects: [{ objectType: String(req.params.objectType), objectId }] },
         { requestId: ctx.requestId },
@@ -97,6 +117,7 @@ export const authzRoutes: Route[] = [
     service: 'authz',
     async handle(req, ctx) {
       const body = parseBody(AuthObjectIdentifiers, req.body);
+      checkObjectTypes(body);
       const { objects } = await ctx.backends.authzRoles.allowedPermissions(
         { userId: ctx.caller!.id, objects: body.map((o) => ({ objectType: o.objectType, objectId: o.objectID })) },
         { requestId: ctx.requestId },
@@ -139,6 +160,7 @@ export const authzRoutes: Route[] = [
     service: 'authz',
     async handle(req, ctx) {
       const body = parseBody(CreateRoleRequest, req.body);
+      checkRoleTexts(body);
       const role = await ctx.backends.authzRoles.createRole(
         {
           orgId: ctx.org!.id,
@@ -178,6 +200,7 @@ export const authzRoutes: Route[] = [
     service: 'authz',
     async handle(req, ctx) {
       const body = parseBody(UpdateRoleRequest, req.body);
+      checkRoleTexts(body);
       const role = await ctx.backends.authzRoles.updateRole(
         {
           orgId: ctx.org!.id,

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import multer from 'multer';
 import { InputError, ValidationError } from '@platform/errors';
 import type { orgsTeamsAvatarsV1 } from '@platform/proto';
+import { checkLengths, TEXT_LIMITS } from '@platform/service-kit';
 import type { Route, RouteContext } from '../route';
 import { signedObjectUrl } from './objects.routes';
 import { orgFromPath } from './org-path';
@@ -92,6 +93,10 @@ export const avatarRoutes: Route[] = [
     async handle(req, ctx) {
       const maxBytes = ctx.config.AVATAR_MAX_BYTES;
       await readForm(req, maxBytes);
+      checkLengths([
+        ['source', field(req, 'source'), TEXT_LIMITS.choice],
+        ['gravatar', field(req, 'gravatar'), TEXT_LIMITS.avatarLookup],
+      ]);
       const avatar = await ctx.backends.avatars.updateAvatar(
         {
           orgId: await orgFromPath(req, ctx),

@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { NotAllowedError } from '@platform/errors';
+import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { userJson } from '../presenters';
 import type { Route, RouteContext } from '../route';
 import { parseBody, parseId } from '../validation';
 
+// Over-long texts are 422, as orgs-teams answers an invalid login, email or password; limits: docs/limits.md.
 const CreateUserOption = z.object({
-  username: z.string().min(1),
-  email: z.string().min(1),
-  password: z.string().min(1),
-  full_name: z.string().max(255).optional(),
+  username: z.string().min(1).max(L.login),
+  email: z.string().min(1).max(L.email),
+  password: z.string().min(1).max(L.password),
+  full_name: z.string().max(L.fullName).optional(),
   must_change_password: z.boolean().optional(),
 });
 
-const CreateAccessTokenOption = z.object({ name: z.string().min(1).max(255) });
+const CreateAccessTokenOption = z.object({ name: z.string().min(1).max(L.tokenName) });
 
 /** The token routes act on the Basic-authenticated user only. */
 function sameUser(ctx: RouteContext, username: string): number {

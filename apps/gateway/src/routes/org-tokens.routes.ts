@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { orgTokensV1 } from '@platform/proto';
+import { TEXT_LIMITS as L } from '@platform/service-kit';
 import type { Route } from '../route';
 import { parseBody, parseId } from '../validation';
 import { orgFromPath } from './org-path';
@@ -7,9 +8,9 @@ import { orgFromPath } from './org-path';
 /** AccessToken (spec 2.2) as the sync-token creation body; every field optional. */
 const AccessToken = z.object({
   id: z.number().int().optional(),
-  name: z.string().max(255).optional(),
-  sha1: z.string().optional(),
-  token_last_eight: z.string().optional(),
+  name: z.string().max(L.tokenName).optional(),
+  sha1: z.string().max(L.token).optional(),
+  token_last_eight: z.string().max(L.token).optional(),
 });
 
 const managerApiToken = (t: orgTokensV1.ManagerApiToken) => ({

@@ -1,22 +1,24 @@
 import { z } from 'zod';
-import { InputError, NotAllowedError, NotFoundError } from '@platform/errors';
+import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
+import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { orgJson, profileJson } from '../presenters-orgs';
 import { userJson } from '../presenters';
 import type { Route, RouteContext } from '../route';
 import { parseBody, parseId } from '../validation';
 import { orgFromPath, orgOfPath, requirePermission } from './org-path';
 
+// Over-long texts are 422 like any other malformed organization body; limits: docs/limits.md.
 const OrgFields = {
-  full_name: z.string().max(255).optional(),
-  description: z.string().max(10_000).optional(),
-  website: z.string().max(1024).optional(),
-  location: z.string().max(255).optional(),
+  full_name: z.string().max(L.fullName).optional(),
+  description: z.string().max(L.description).optional(),
+  website: z.string().max(L.website).optional(),
+  location: z.string().max(L.location).optional(),
   /** public | limited | private; unknown values are 400 from the service. */
-  orgType: z.string().max(16).optional(),
-  managerManagementClusterEndPoint: z.string().max(1024).optional(),
-  visibility: z.string().max(16).optional(),
+  orgType: z.string().max(L.choice).optional(),
+  managerManagementClusterEndPoint: z.string().max(L.endpoint).optional(),
+  visibility: z.string().max(L.choice).optional(),
 };
-const CreateOrgOption = z.object({ username: z.string().min(1), ...OrgFields });
+const CreateOrgOption = z.object({ username: z.string().min(1).max(L.login), ...OrgFields });
 const EditOrgOption = z.object(OrgFields);
 
 /** The user a member action names: `uid`, required, a positive int64 (400 otherwise). */
@@ -161,7 +163,7 @@ export const orgsRoutes: Route[] = [
         if (err instanceof NotFoundError) return undefined;
         throw err;
       });
-      if (!user || !user.active) throw new InputError(`${login} is not an active user`);
+      if (!user || !user.active) throw new InputError(`${quote(login)} is not an active user`);
       return { body: profileJson(user) };
     },
   },
@@ -204,7 +206,7 @@ export const orgsRoutes: Route[] = [
     auth: 'token',
     service: 'orgs-teams',
     async handle(req) {
-      throw new InputError(`unknown member action "${req.params.action}"; use one of ${MEMBER_ACTIONS.join(', ')}`);
+      throw new InputError(`unknown member action ${quote(req.params.action)}; use one of ${MEMBER_ACTIONS.join(', ')}`);
     },
   },
   {

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { InputError, NotAllowedError, ValidationError } from '@platform/errors';
 import type { orgsTeamsSettingsV1 } from '@platform/proto';
+import { TEXT_LIMITS } from '@platform/service-kit';
 import type { Route, RouteResult } from '../route';
 
 /** BrandingResponse of spec 2.7. */
@@ -41,15 +42,25 @@ function objectBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** BrandingOptions: each supplied option must have its type, else 400 invalid option (spec 4.8). */
+/** The longest value of each text option (docs/limits.md); orgs-teams checks the images' decoded sizes. */
+const OPTION_LIMITS = {
+  logo: TEXT_LIMITS.logo,
+  favicon: TEXT_LIMITS.favicon,
+  primaryColor: TEXT_LIMITS.color,
+  appName: TEXT_LIMITS.appName,
+} as const;
+
+/** BrandingOptions: each supplied option must have its type and fit its limit, else 400 invalid option (spec 4.8). */
 function brandingOptions(raw: unknown): Omit<orgsTeamsSettingsV1.UpdateBrandingRequest, 'userId'> {
   const body = objectBody(raw);
   const out: Omit<orgsTeamsSettingsV1.UpdateBrandingRequest, 'userId'> = {};
-  for (const field of ['logo', 'favicon', 'primaryColor', 'appName'] as const) {
+  for (const [field, max] of Object.entries(OPTION_LIMITS) as [keyof typeof OPTION_LIMITS, number][]) {
     const v = body[field];
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string')
       throw new InputError(`invalid option ${field}: must be a string`, [{ field, description: 'must be a string' }]);
+    if (v.length > max)
+      throw new InputError(`invalid option ${field}: at most ${max} characters`, [{ field, description: `at most ${max} characters` }]);
     out[field] = v;
   }
   const tag = body.showAppTag;
@@ -67,6 +78,11 @@ function domainName(raw: unknown): string {
   const name = objectBody(raw).name;
   if (typeof name !== 'string' || !name.trim()) {
     throw new InputError('invalid domain: name is required', [{ field: 'name', description: 'a domain name such as example.com' }]);
+  }
+  // Measured as orgs-teams measures it: without surrounding spaces and a trailing dot.
+  const max = TEXT_LIMITS.domain;
+  if (name.trim().replace(/\.$/, '').length > max) {
+    throw new InputError(`invalid domain: at most ${max} characters`, [{ field: 'name', description: `at most ${max} characters` }]);
   }
   return name;
 }

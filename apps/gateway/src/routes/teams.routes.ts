@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { InputError, NotAllowedError } from '@platform/errors';
+import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
+import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/service-kit';
 import { userJson } from '../presenters';
 import { teamJson } from '../presenters-orgs';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
@@ -9,23 +10,33 @@ import { orgFromPath, requirePermission, teamFromPath, teamOfPath } from './org-
 
 const roleIds = z.array(z.number().int().positive()).optional();
 const units = z.array(z.string()).optional();
-/** Names, types and permissions are checked by the service (400); shapes here (422). */
+/** Names, types, permissions and units are checked by the service (400); shapes, the description's length included, here (422). */
 const CreateTeamOption = z.object({
   name: z.string(),
   type: z.string(),
-  description: z.string().max(10_000).optional(),
+  description: z.string().max(L.description).optional(),
   permission: z.string().optional(),
   assignedRoleIDs: roleIds,
   units,
 });
 const EditTeamOption = z.object({
   name: z.string(),
-  description: z.string().max(10_000).optional(),
+  description: z.string().max(L.description).optional(),
   permission: z.string().optional(),
   assignedRoleIDs: roleIds,
   type: z.string().optional(),
   units,
 });
+
+/** 400 for a name, type, permission or unit over its limit, as the service answers invalid ones (docs/limits.md). */
+function checkTeamTexts(body: { name: string; type?: string; permission?: string; units?: string[] }): void {
+  checkLengths([
+    ['name', body.name, L.teamName],
+    ['type', body.type, L.choice],
+    ['permission', body.permission, L.choice],
+    ...(body.units ?? []).map((u, i): LengthCheck => [`units[${i}]`, u, L.teamUnit]),
+  ]);
+}
 
 const wrapRoles = (ids: number[] | undefined) => (ids === undefined ? undefined : { roleIds: ids });
 const wrapUnits = (names: string[] | undefined) => (names === undefined ? undefined : { units: names });
@@ -80,6 +91,8 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
         case 'add': {
           await ownersOnly(ctx, team);
           const uname = typeof req.query.uname === 'string' ? req.query.uname : '';
+          // Longer than any login: no such user, without asking orgs-teams.
+          if (uname.length > L.login) throw new NotFoundError(`user ${quote(uname)} does not exist`);
           await orgs.addTeamMember({ teamId: team.id, userId: uname ? 0 : uid, username: uname, conflictIfMember: true }, opts);
           break;
         }
@@ -116,6 +129,7 @@ export const teamsRoutes: Route[] = [
     service: 'orgs-teams',
     async handle(req, ctx) {
       const body = parseBody(CreateTeamOption, req.body);
+      checkTeamTexts(body);
       const team = await ctx.backends.orgs.createTeam(
         {
           orgId: await orgFromPath(req, ctx),
@@ -139,7 +153,7 @@ export const teamsRoutes: Route[] = [
     auth: 'token',
     service: 'orgs-teams',
     async handle(req) {
-      throw new InputError(`unknown team action "${req.params.action}"; use one of ${TEAM_ACTIONS.join(', ')}`);
+      throw new InputError(`unknown team action ${quote(req.params.action)}; use one of ${TEAM_ACTIONS.join(', ')}`);
     },
   },
   {
@@ -166,6 +180,7 @@ export const teamsRoutes: Route[] = [
     service: 'orgs-teams',
     async handle(req, ctx) {
       const body = parseBody(EditTeamOption, req.body);
+      checkTeamTexts(body);
       const team = await ctx.backends.orgs.editTeam(
         {
           teamId: await teamFromPath(req, ctx),

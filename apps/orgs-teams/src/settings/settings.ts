@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '@platform/db';
 import { ConflictError, InputError } from '@platform/errors';
 import type { orgsTeamsSettingsV1 } from '@platform/proto';
+import { TEXT_LIMITS } from '@platform/service-kit';
 import { isInertSvg, sniffImage, type ImageType } from '../avatars/image';
 
 /** What the deployment says about itself in the branding answer (from configuration, not settable). */
@@ -13,7 +14,7 @@ export interface DeploymentFacts {
 
 export const DEFAULT_APP_NAME = 'Platform';
 export const DEFAULT_PRIMARY_COLOR = '#1f6feb';
-export const MAX_APP_NAME_LENGTH = 64;
+export const MAX_APP_NAME_LENGTH = TEXT_LIMITS.appName;
 /** Decoded image sizes; a logo and a favicon together stay well inside the gateway's 1 MB JSON limit. */
 export const MAX_LOGO_BYTES = 256 * 1024;
 export const MAX_FAVICON_BYTES = 64 * 1024;
