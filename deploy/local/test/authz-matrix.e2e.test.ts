@@ -156,7 +156,9 @@ describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
   let catalog: { namespace: string; action: string }[];
 
   beforeAll(async () => {
-    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev' });
+    // The spec's relations as written: no administrative organization, so POST /branding follows
+    // edit_branding_options:org in any organization (the default PLATFORM_ADMIN_ORG is covered in settings.e2e).
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', PLATFORM_ADMIN_ORG: 'none' });
     for (const who of ['owner', 'member', 'holder', 'outsider']) await t.signUp(who);
     // Any org will do for reading the catalog.
     await t.api('owner', 'POST', '/orgs', { username: 'catalog' });
