@@ -78,3 +78,96 @@ describe('openDatabase on the embedded engine (PGlite under DATA_DIR)', () => {
     }
   });
 });
+
+describe('migrating to a named migration and rolling back (real Postgres)', () => {
+  const steps: Migration[] = [
+    notes[0],
+    {
+      name: '20260102000000_tags',
+      async up(knex: Knex, schema: string) {
+        await knex.schema.withSchema(schema).createTable('tags', (t) => {
+          t.text('name').primary();
+        });
+      },
+      async down(knex: Knex, schema: string) {
+        await knex.schema.withSchema(schema).dropTable('tags');
+      },
+    },
+    {
+      name: '20260103000000_pinned_notes',
+      async up(knex: Knex, schema: string) {
+        await knex.schema.withSchema(schema).alterTable('notes', (t) => {
+          t.boolean('pinned').notNullable().defaultTo(false);
+        });
+      },
+      async down(knex: Knex, schema: string) {
+        await knex.schema.withSchema(schema).alterTable('notes', (t) => {
+          t.dropColumn('pinned');
+        });
+      },
+    },
+  ];
+  const [first, second, third] = steps.map((m) => m.name);
+  let db: Database;
+  let drop: () => Promise<void>;
+  const tables = () =>
+    db
+      .knex('information_schema.tables')
+      .where({ table_schema: 'steps' })
+      .whereNot('table_name', 'like', 'knex_%')
+      .orderBy('table_name')
+      .pluck('table_name');
+  const noteColumns = () =>
+    db.knex('information_schema.columns').where({ table_schema: 'steps', table_name: 'notes' }).orderBy('column_name').pluck('column_name');
+
+  beforeAll(async () => {
+    const t = await createTestDatabase();
+    drop = t.drop;
+    db = await openDatabase({ url: t.url, dataDir: '', schema: 'steps' });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('migrates up to and including the named migration only', async () => {
+    const progress: string[] = [];
+    expect(await db.migrate(steps, { to: second, onProgress: (m) => progress.push(m) })).toEqual([first, second]);
+    expect(progress).toEqual([`applying migration 1/2: steps.${first}`, `applying migration 2/2: steps.${second}`]);
+    expect(await db.migrate(steps, { to: first })).toEqual([]);
+    expect(await tables()).toEqual(['notes', 'tags']);
+    expect(await noteColumns()).toEqual(['body', 'id']);
+  });
+
+  it('applies the rest when no migration is named', async () => {
+    await db.table('notes').insert({ body: 'kept' });
+    expect(await db.migrate(steps, {})).toEqual([third]);
+    expect(await noteColumns()).toEqual(['body', 'id', 'pinned']);
+    expect(await db.table('notes').select('body', 'pinned')).toEqual([{ body: 'kept', pinned: false }]);
+  });
+
+  it('rolls back, newest first, down to just after the named migration, keeping its rows', async () => {
+    const progress: string[] = [];
+    expect(await db.rollback(steps, { to: first, onProgress: (m) => progress.push(m) })).toEqual([third, second]);
+    expect(progress).toEqual([`rolling back migration 1/2: steps.${third}`, `rolling back migration 2/2: steps.${second}`]);
+    expect(await tables()).toEqual(['notes']);
+    expect(await noteColumns()).toEqual(['body', 'id']);
+    expect(await db.table('notes').pluck('body')).toEqual(['kept']);
+    expect(await db.rollback(steps, { to: first })).toEqual([]);
+  });
+
+  it('rolls everything back, and the empty schema migrates up again', async () => {
+    expect(await db.rollback(steps)).toEqual([first]);
+    expect(await tables()).toEqual([]);
+    expect(await db.rollback(steps)).toEqual([]);
+    expect(await db.migrate(steps)).toEqual([first, second, third]);
+    expect(await tables()).toEqual(['notes', 'tags']);
+    expect(await noteColumns()).toEqual(['body', 'id', 'pinned']);
+  });
+
+  it('refuses a migration name that is not in the list, changing nothing', async () => {
+    await expect(db.migrate(steps, { to: '20260104000000_unknown' })).rejects.toThrow('no migration named 20260104000000_unknown');
+    await expect(db.rollback(steps, { to: '20260104000000_unknown' })).rejects.toThrow('no migration named 20260104000000_unknown');
+    expect(await tables()).toEqual(['notes', 'tags']);
+  });
+});

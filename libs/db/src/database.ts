@@ -15,9 +15,35 @@ export interface Database {
   table<T extends object = any>(name: string, trx?: Knex.Transaction): Knex.QueryBuilder<T>;
   /** Runs fn in one transaction: it all commits or nothing does. */
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
-  /** Applies pending migrations; logs each through onProgress. */
-  migrate(migrations: Migration[], onProgress?: (msg: string) => void): Promise<string[]>;
+  /**
+   * Applies pending migrations one at a time, oldest first, up to and including `to` (default: all), and
+   * answers their names; the second argument may also be just the progress callback.
+   */
+  migrate(migrations: Migration[], opts?: MigrateOptions | ((msg: string) => void)): Promise<string[]>;
+  /** Rolls applied migrations back one at a time, newest first, down to just after `to` (default: all), and answers their names. */
+  rollback(migrations: Migration[], opts?: RollbackOptions): Promise<string[]>;
   close(): Promise<void>;
+}
+
+export interface MigrateOptions {
+  /** The last migration to apply; later ones stay pending. */
+  to?: string;
+  /** Told about each migration before it runs. */
+  onProgress?: (msg: string) => void;
+}
+
+export interface RollbackOptions {
+  /** The newest migration to keep; everything applied after it is rolled back. */
+  to?: string;
+  /** Told about each migration before it is rolled back. */
+  onProgress?: (msg: string) => void;
+}
+
+/** Where `name` is in `migrations`; a name that is not there is a mistake in the caller. */
+function positionOf(migrations: Migration[], name: string): number {
+  const i = migrations.findIndex((m) => m.name === name);
+  if (i < 0) throw new Error(`no migration named ${name}`);
+  return i;
 }
 
 export interface OpenDatabaseOptions {
@@ -82,6 +108,16 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     throw err;
   }
   const schema = opts.schema;
+  const migratorConfig = (migrations: Migration[]): Knex.MigratorConfig => ({
+    migrationSource: new StaticMigrationSource(migrations, schema),
+    schemaName: schema,
+    tableName: 'knex_migrations',
+  });
+  // knex also checks that every applied migration is still in the list.
+  const appliedNames = async (config: Knex.MigratorConfig): Promise<Set<string>> => {
+    const [completed] = (await knex.migrate.list(config)) as [{ name: string }[], unknown];
+    return new Set(completed.map((m) => m.name));
+  };
   return {
     knex,
     schema,
@@ -91,19 +127,32 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     transaction(fn) {
       return knex.transaction(fn);
     },
-    async migrate(migrations, onProgress) {
-      const config: Knex.MigratorConfig = {
-        migrationSource: new StaticMigrationSource(migrations, schema),
-        schemaName: schema,
-        tableName: 'knex_migrations',
-      };
-      const pending = (await knex.migrate.list(config))[1] as Migration[];
+    async migrate(migrations, opts) {
+      const { to, onProgress } = typeof opts === 'function' ? { to: undefined, onProgress: opts } : (opts ?? {});
+      const last = to === undefined ? migrations.length - 1 : positionOf(migrations, to);
+      const config = migratorConfig(migrations);
+      const applied = await appliedNames(config);
+      const pending = migrations.slice(0, last + 1).filter((m) => !applied.has(m.name));
       // One at a time, so a person watching start-up sees which migration is running.
       for (const [i, m] of pending.entries()) {
         onProgress?.(`applying migration ${i + 1}/${pending.length}: ${schema}.${m.name}`);
-        await knex.migrate.up(config);
+        await knex.migrate.up({ ...config, name: m.name });
       }
       return pending.map((m) => m.name);
+    },
+    async rollback(migrations, { to, onProgress } = {}) {
+      const kept = to === undefined ? -1 : positionOf(migrations, to);
+      const config = migratorConfig(migrations);
+      const applied = await appliedNames(config);
+      const undone = migrations
+        .slice(kept + 1)
+        .filter((m) => applied.has(m.name))
+        .reverse();
+      for (const [i, m] of undone.entries()) {
+        onProgress?.(`rolling back migration ${i + 1}/${undone.length}: ${schema}.${m.name}`);
+        await knex.migrate.down({ ...config, name: m.name });
+      }
+      return undone.map((m) => m.name);
     },
     async close() {
       if (isEmbedded) await releaseEmbedded(knex);

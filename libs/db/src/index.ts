@@ -1,4 +1,4 @@
-export { openDatabase, type Database, type OpenDatabaseOptions } from './database';
+export { openDatabase, type Database, type MigrateOptions, type OpenDatabaseOptions, type RollbackOptions } from './database';
 export { isUniqueViolation } from './errors';
 export { StaticMigrationSource, type Migration } from './migration';
 export { unixSeconds } from './time';

@@ -24,6 +24,7 @@ function boundTo(db: Database, trx: Knex.Transaction): Database {
     // A nested knex transaction is a savepoint of the outer one.
     transaction: (fn) => trx.transaction(fn),
     migrate: () => Promise.reject(new Error('cannot migrate inside a unit of work')),
+    rollback: () => Promise.reject(new Error('cannot roll back migrations inside a unit of work')),
     close: async () => {},
   };
 }
