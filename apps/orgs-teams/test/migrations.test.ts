@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import { describeMigrationRoundTrips } from '@platform/service-testing';
+import { migrations } from '../migrations';
+
+const USER = 1;
+const ORG = 2;
+const TEAM = 3;
+
+const table = (knex: Knex, schema: string, name: string) => knex.withSchema(schema).table(name);
+
+/** The rows every migration after orgs_teams must leave alone: a user, an organization, its owner team and a token. */
+async function expectIdentitySurvived(knex: Knex, schema: string): Promise<void> {
+  expect(await table(knex, schema, 'accounts').orderBy('id').select('id', 'type', 'lower_login')).toEqual([
+    { id: USER, type: 0, lower_login: 'alice' },
+    { id: ORG, type: 1, lower_login: 'acme' },
+  ]);
+  expect(await table(knex, schema, 'access_tokens').select('uid', 'name')).toEqual([{ uid: USER, name: 'cli' }]);
+  expect(await table(knex, schema, 'teams').select('id', 'org_id', 'permission')).toEqual([{ id: TEAM, org_id: ORG, permission: 'owner' }]);
+  expect(await table(knex, schema, 'team_users').select('team_id', 'uid')).toEqual([{ team_id: TEAM, uid: USER }]);
+  expect(await table(knex, schema, 'org_users').select('org_id', 'uid')).toEqual([{ org_id: ORG, uid: USER }]);
+}
+
+describeMigrationRoundTrips('identity', migrations, {
+  '20261122020000_orgs_teams': {
+    async before(knex, schema) {
+      await table(knex, schema, 'accounts').insert([
+        { id: USER, type: 0, login: 'Alice', lower_login: 'alice', email: 'alice@example.com', lower_email: 'alice@example.com' },
+        { id: ORG, type: 1, login: 'Acme', lower_login: 'acme' },
+      ]);
+      await table(knex, schema, 'access_tokens').insert({
+        uid: USER,
+        name: 'cli',
+        token_hash: 'a'.repeat(64),
+        token_last_eight: 'aaaaaaaa',
+      });
+    },
+    async after(knex, schema) {
+      // Existing organizations become public ones with no manager endpoint.
+      expect(await table(knex, schema, 'accounts').orderBy('id').select('id', 'login', 'visibility', 'manager_endpoint')).toEqual([
+        { id: USER, login: 'Alice', visibility: 0, manager_endpoint: '' },
+        { id: ORG, login: 'Acme', visibility: 0, manager_endpoint: '' },
+      ]);
+      expect(await table(knex, schema, 'access_tokens').pluck('name')).toEqual(['cli']);
+    },
+  },
+  '20261122030000_site_settings': {
+    async before(knex, schema) {
+      await table(knex, schema, 'teams').insert({
+        id: TEAM,
+        org_id: ORG,
+        name: 'Owners',
+        lower_name: 'owners',
+        permission: 'owner',
+        type: 'general',
+      });
+      await table(knex, schema, 'team_users').insert({ team_id: TEAM, org_id: ORG, uid: USER });
+      await table(knex, schema, 'org_users').insert({ org_id: ORG, uid: USER });
+    },
+    async after(knex, schema) {
+      await expectIdentitySurvived(knex, schema);
+      // The one settings row exists from the start, every option at its default.
+      expect(await table(knex, schema, 'site_settings').select('id', 'app_name', 'disable_registration')).toEqual([
+        { id: 1, app_name: null, disable_registration: false },
+      ]);
+      await table(knex, schema, 'org_avatars').insert({ org_id: ORG, source: 'lookup', email: 'acme@example.com' });
+    },
+  },
+  '20261122040000_org_tokens': {
+    async before(knex, schema) {
+      await table(knex, schema, 'site_settings').update({ app_name: 'Platform', disable_registration: true });
+      await table(knex, schema, 'allowed_domains').insert({ name: 'example.com', created_by: USER });
+    },
+    async after(knex, schema) {
+      await expectIdentitySurvived(knex, schema);
+      expect(await table(knex, schema, 'site_settings').select('app_name', 'disable_registration')).toEqual([
+        { app_name: 'Platform', disable_registration: true },
+      ]);
+      expect(await table(knex, schema, 'allowed_domains').pluck('name')).toEqual(['example.com']);
+      const [token] = await table(knex, schema, 'access_tokens').pluck('id');
+      await table(knex, schema, 'org_system_admins').insert({ org_id: ORG, uid: USER });
+      await table(knex, schema, 'manager_sync_tokens').insert({ org_id: ORG, token_id: token });
+    },
+  },
+  '20261122050000_outbox': {
+    async after(knex, schema) {
+      await expectIdentitySurvived(knex, schema);
+      expect(await table(knex, schema, 'outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
+    },
+  },
+});
