@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { credentials, makeGenericClientConstructor, Metadata, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Metadata,
+  type Client,
+  type ClientUnaryCall,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { fromGrpcError, messageSizeError, UnavailableError, DeadlineError } from '@platform/errors';
 import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
@@ -8,11 +16,18 @@ import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
 type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
 
-/** Per-call options. */
+/**
+ * Per-call options. A handler passes its CallContext here (`client.method(req, ctx)`): the call then carries
+ * the incoming request id, ends by the incoming deadline at the latest, and is cancelled with the incoming call.
+ */
 export interface CallOptions {
   requestId?: string;
   /** Milliseconds before the call fails with 504; default from the client. */
   deadlineMs?: number;
+  /** A point in time the call must not outlive (the incoming call's deadline); the earlier of it and deadlineMs wins. */
+  deadline?: Date;
+  /** Cancels the call when it aborts (the incoming call was cancelled or its deadline passed). */
+  signal?: AbortSignal;
   /** Extra metadata (the caller's identity, for example). */
   metadata?: Record<string, string>;
 }
@@ -34,8 +49,9 @@ export interface ClientOptions {
 }
 
 /**
- * Creates a client whose methods return promises, carry the request id and a deadline, and turn
- * failures back into DomainErrors. Retries of idempotent calls use grpc-js's own retry policy.
+ * Creates a client whose methods return promises, carry the request id and a deadline (never later than a
+ * `deadline` given with the call), are cancelled when a given `signal` aborts, and turn failures back into
+ * DomainErrors. Retries of idempotent calls use grpc-js's own retry policy.
  */
 export function createClient<D>(definition: D, address: string, opts: ClientOptions): PromiseClient<D> {
   const serviceName = fullServiceName(definition);
@@ -83,15 +99,26 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         const md = new Metadata();
         md.set(REQUEST_ID_KEY, callOpts.requestId ?? randomUUID());
         for (const [k, v] of Object.entries(callOpts.metadata ?? {})) md.set(k, v);
-        const deadline = new Date(Date.now() + (callOpts.deadlineMs ?? defaultDeadline));
-        fn(request, md, { deadline }, (err: ServiceError | null, res: unknown) => {
+        const own = Date.now() + (callOpts.deadlineMs ?? defaultDeadline);
+        const deadline = new Date(Math.min(own, callOpts.deadline?.getTime() ?? Infinity));
+        const { signal } = callOpts;
+        const late = () => new DeadlineError(`${opts.name} did not answer in time`);
+        // Aborted by the incoming deadline (our deadline is never later), or by the caller cancelling.
+        const abandoned = () =>
+          deadline.getTime() <= Date.now() ? late() : new UnavailableError(`the call to ${opts.name} was cancelled`);
+        if (signal?.aborted) return reject(abandoned());
+        const cancel = () => call.cancel();
+        const call: ClientUnaryCall = fn(request, md, { deadline }, (err: ServiceError | null, res: unknown) => {
+          signal?.removeEventListener('abort', cancel);
           if (!err) return resolve(res);
+          if (err.code === Status.CANCELLED && signal?.aborted) return reject(abandoned());
           if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
             return reject(new UnavailableError(`${opts.name} is unavailable`));
           }
-          if (err.code === Status.DEADLINE_EXCEEDED) return reject(new DeadlineError(`${opts.name} did not answer in time`));
+          if (err.code === Status.DEADLINE_EXCEEDED) return reject(late());
           reject(messageSizeError(err, opts.name, maxMessageBytes) ?? fromGrpcError(err));
         });
+        signal?.addEventListener('abort', cancel, { once: true });
       });
   }
   return out as PromiseClient<D>;

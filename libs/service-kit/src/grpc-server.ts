@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   Server,
   ServerCredentials,
-  type Metadata,
   type ServiceDefinition,
   type ServerUnaryCall,
   type sendUnaryData,
@@ -13,18 +12,12 @@ import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { PROTO_ROOT } from '@platform/proto';
+import { LazyCallContext, type CallContext } from './call-context';
 import { checkRequestLimits, grpcMessageOptions, type FieldLimits } from './limits';
 import type { Logger } from './logger';
 
 /** Metadata key carrying the request id from the gateway through every hop. */
 export const REQUEST_ID_KEY = 'x-request-id';
-
-/** What a handler gets besides its request. */
-export interface CallContext {
-  requestId: string;
-  log: Logger;
-  metadata: Metadata;
-}
 
 type UnaryMethod = { requestDeserialize: (b: Buffer) => unknown; responseSerialize: (v: never) => Buffer; path: string };
 type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
@@ -71,7 +64,15 @@ export interface RunningGrpcServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-/** Wraps a promise handler as a grpc-js unary handler: request id, field limits, logging, error mapping. */
+/** The incoming call's context: its request id (x-request-id, else a new one), its deadline, its cancellation. */
+function contextOf(call: ServerUnaryCall<unknown, unknown>, log: Logger, rpc: string): LazyCallContext {
+  const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? randomUUID());
+  const d = call.getDeadline();
+  const ms = d instanceof Date ? d.getTime() : d;
+  return new LazyCallContext(requestId, log, { rpc }, Number.isFinite(ms) ? new Date(ms) : undefined, call);
+}
+
+/** Wraps a promise handler as a grpc-js unary handler: call context, field limits, logging, error mapping. */
 function wrap(
   name: string,
   method: string,
@@ -79,21 +80,22 @@ function wrap(
   handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
   limits: FieldLimits | undefined,
 ) {
+  const rpc = `${name}.${method}`;
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-    const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? randomUUID());
-    const callLog = log.child({ requestId, rpc: `${name}.${method}` });
+    const ctx = contextOf(call, log, rpc);
     Promise.resolve()
       .then(() => checkRequestLimits(call.request, limits))
-      .then(() => handler(call.request, { requestId, log: callLog, metadata: call.metadata }))
+      .then(() => handler(call.request, ctx))
       .then(
         (response) => callback(null, response),
         (err: unknown) => {
           // Expected failures are part of the API; only our own faults belong in the error log.
-          if (!(err instanceof DomainError) || err.kind === 'internal') callLog.error({ err }, 'call failed');
-          else callLog.debug({ kind: err.kind, message: truncate(err.message) }, 'call refused');
+          if (!(err instanceof DomainError) || err.kind === 'internal') ctx.log.error({ err }, 'call failed');
+          else if (log.isLevelEnabled('debug')) ctx.log.debug({ kind: err.kind, message: truncate(err.message) }, 'call refused');
           callback(toGrpcStatus(err) as never);
         },
-      );
+      )
+      .finally(() => ctx.end());
   };
 }
 

@@ -1,5 +1,6 @@
 import { common, gatewayV1, orgsTeamsV1 } from '@platform/proto';
 import { UnavailableError, DeadlineError, ConflictError, InputError } from '@platform/errors';
+import type { CallContext } from './call-context';
 import { createClient } from './grpc-client';
 import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
 import { MAX_STRING_FIELD, serviceLimits, withLimits } from './limits';
@@ -67,6 +68,136 @@ describe('gRPC server and client from the service kit', () => {
     server = undefined;
     await expect(pending).resolves.toMatchObject({ version: 'late' });
     await stopping;
+    client.close();
+  });
+});
+
+/** A GetVersion server whose handler sees the whole call context. */
+async function serving(getVersion: (req: common.GetVersionRequest, ctx: CallContext) => Promise<common.GetVersionResponse>) {
+  return startGrpcServer({
+    name: 'test',
+    port: 0,
+    host: '127.0.0.1',
+    services: [bindService(Service, { getVersion })],
+    protoFiles: ['platform/gateway/v1/gateway.proto'],
+    log,
+  });
+}
+
+/** A promise and its resolve function. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Resolves when the signal aborts (with how long after `since`), or after `ms` with undefined. */
+const abortedWithin = (signal: AbortSignal, since: number, ms: number) =>
+  new Promise<{ afterMs: number; reason: unknown } | undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve({ afterMs: Date.now() - since, reason: signal.reason })), {
+      once: true,
+    });
+  });
+
+describe('call context: request id, deadline and cancellation through every hop', () => {
+  const servers: RunningGrpcServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => s.shutdown(100)));
+    servers.length = 0;
+  });
+
+  it('hands a handler the incoming deadline, and a signal that aborts when it passes', async () => {
+    const seen = deferred<{ deadline?: Date; aborted?: { afterMs: number; reason: unknown } }>();
+    let started = 0;
+    const server = await serving(async (_req, ctx) => {
+      seen.resolve({ deadline: ctx.deadline, aborted: await abortedWithin(ctx.signal, started, 2_000) });
+      return { version: '1', service: 's' };
+    });
+    servers.push(server);
+    const client = createClient(Service, `127.0.0.1:${server.port}`, { name: 'a' });
+    started = Date.now();
+    await expect(client.getVersion({}, { deadlineMs: 200 })).rejects.toBeInstanceOf(DeadlineError);
+    const { deadline, aborted } = await seen.promise;
+    expect(deadline!.getTime()).toBeGreaterThan(started);
+    expect(deadline!.getTime()).toBeLessThanOrEqual(started + 250);
+    expect(aborted?.afterMs).toBeLessThan(1_000);
+    expect(aborted?.reason).toBeInstanceOf(DeadlineError);
+    client.close();
+  });
+
+  it('makes the per-call child logger only for a handler that logs', async () => {
+    const child = jest.spyOn(log, 'child');
+    let logs = false;
+    const server = await serving(async (_req, ctx) => {
+      if (logs) ctx.log.info('hello');
+      return { version: '1', service: 's' };
+    });
+    servers.push(server);
+    const client = createClient(Service, `127.0.0.1:${server.port}`, { name: 'a' });
+    await client.getVersion({}, { requestId: 'quiet' });
+    expect(child).not.toHaveBeenCalled();
+    logs = true;
+    await client.getVersion({}, { requestId: 'loud' });
+    expect(child).toHaveBeenCalledWith({ requestId: 'loud', rpc: 'test.getVersion' });
+    child.mockRestore();
+    client.close();
+  });
+
+  it('cuts a chain client → A → B at the deadline A was given: B is cancelled, and B saw the request id', async () => {
+    const atB = deferred<{ requestId: string; deadline?: Date; aborted?: { afterMs: number; reason: unknown } }>();
+    const atA = deferred<{ err: unknown; afterMs: number }>();
+    let started = 0;
+    // B is slow: it would take 3 s, far beyond A's deadline, and its own client's default of 5 s.
+    const b = await serving(async (_req, ctx) => {
+      atB.resolve({ requestId: ctx.requestId, deadline: ctx.deadline, aborted: await abortedWithin(ctx.signal, started, 3_000) });
+      return { version: 'b', service: 'b' };
+    });
+    servers.push(b);
+    const toB = createClient(Service, `127.0.0.1:${b.port}`, { name: 'b' });
+    const a = await serving(async (_req, ctx) => {
+      try {
+        return await toB.getVersion({}, ctx);
+      } catch (err) {
+        atA.resolve({ err, afterMs: Date.now() - started });
+        throw err;
+      }
+    });
+    servers.push(a);
+    const toA = createClient(Service, `127.0.0.1:${a.port}`, { name: 'a' });
+
+    started = Date.now();
+    await expect(toA.getVersion({}, { requestId: 'chain-1', deadlineMs: 300 })).rejects.toBeInstanceOf(DeadlineError);
+    const fromA = await atA.promise;
+    expect(fromA.err).toBeInstanceOf(DeadlineError);
+    expect(fromA.afterMs).toBeLessThan(1_500);
+    const fromB = await atB.promise;
+    expect(fromB.requestId).toBe('chain-1');
+    // B's deadline is A's, not B's client default of 5 s.
+    expect(fromB.deadline!.getTime()).toBeLessThanOrEqual(started + 350);
+    expect(fromB.aborted?.afterMs).toBeLessThan(1_500);
+    toA.close();
+    toB.close();
+  });
+
+  it('takes the earlier of its own deadline and a given one, and cancels a call whose signal aborts', async () => {
+    const server = await serving(async (_req, ctx) => {
+      await abortedWithin(ctx.signal, Date.now(), 2_000);
+      return { version: '1', service: 's' };
+    });
+    servers.push(server);
+    const client = createClient(Service, `127.0.0.1:${server.port}`, { name: 'slow', deadlineMs: 5_000 });
+    let started = Date.now();
+    await expect(client.getVersion({}, { deadline: new Date(Date.now() + 100) })).rejects.toBeInstanceOf(DeadlineError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+
+    const controller = new AbortController();
+    started = Date.now();
+    const pending = client.getVersion({}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    await expect(pending).rejects.toMatchObject({ kind: 'unavailable', message: 'the call to slow was cancelled' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await expect(client.getVersion({}, { signal: controller.signal })).rejects.toBeInstanceOf(UnavailableError);
     client.close();
   });
 });

@@ -1,15 +1,8 @@
 export * from './config';
 export { createLogger, type Logger } from './logger';
 export { PLATFORM_VERSION } from './version';
-export {
-  startGrpcServer,
-  bindService,
-  REQUEST_ID_KEY,
-  type CallContext,
-  type Handlers,
-  type ServiceBinding,
-  type RunningGrpcServer,
-} from './grpc-server';
+export { startGrpcServer, bindService, REQUEST_ID_KEY, type Handlers, type ServiceBinding, type RunningGrpcServer } from './grpc-server';
+export { createCallContext, type CallContext } from './call-context';
 export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
 export {
   TEXT_LIMITS,

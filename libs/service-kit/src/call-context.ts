@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { DeadlineError, UnavailableError } from '@platform/errors';
+import type { Logger } from './logger';
+
+/**
+ * What one call is served with: the request id that travels from the gateway through every hop, a logger
+ * that names it, and when the caller stops waiting. Features take it in place of loose `(requestId, log)`
+ * arguments and hand it to the clients they call (`client.method(req, ctx)`), so an outgoing call carries the
+ * request id, never outlives the incoming deadline, and is cancelled with the incoming call.
+ */
+export interface CallContext {
+  /** The incoming `x-request-id`, or a new id when the caller sent none. */
+  readonly requestId: string;
+  /** The service's logger with `requestId` (and the RPC) bound; made on first use. */
+  readonly log: Logger;
+  /** When the caller stops waiting; absent when it set no deadline. */
+  readonly deadline?: Date;
+  /** Aborts when the caller cancels the call or its deadline passes. */
+  readonly signal: AbortSignal;
+}
+
+/** What a cancelled call or a passed deadline reads as where its signal is the cause. */
+const cancelled = () => new UnavailableError('the call was cancelled by its caller');
+const deadlinePassed = () => new DeadlineError("the caller's deadline passed");
+
+/** A cancellation this close to the deadline is the deadline passing on the caller's side. */
+const CLOCK_SLACK_MS = 100;
+
+/** The grpc-js server call as a context needs it: cancelled flag and event. */
+interface CancellableCall {
+  readonly cancelled: boolean;
+  once(event: 'cancelled', listener: () => void): unknown;
+}
+
+/**
+ * A CallContext whose child logger and abort signal are made only when a handler uses them: most calls need
+ * neither, and a child logger per call was measurable (issue 9).
+ */
+export class LazyCallContext implements CallContext {
+  private childLog?: Logger;
+  private controller?: AbortController;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    readonly requestId: string,
+    private readonly parentLog: Logger,
+    private readonly bindings: Record<string, unknown>,
+    readonly deadline?: Date,
+    private readonly call?: CancellableCall,
+    private readonly parentSignal?: AbortSignal,
+  ) {}
+
+  get log(): Logger {
+    return (this.childLog ??= this.parentLog.child({ requestId: this.requestId, ...this.bindings }));
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const controller = (this.controller = new AbortController());
+    const abort = (reason: () => Error) => {
+      if (controller.signal.aborted) return;
+      clearTimeout(this.timer);
+      controller.abort(reason());
+    };
+    // The caller's own deadline timer cancels the call a hair before ours fires (its clock started first).
+    const whyCancelled = () => (this.deadline && this.deadline.getTime() - Date.now() <= CLOCK_SLACK_MS ? deadlinePassed() : cancelled());
+    if (this.call?.cancelled) abort(whyCancelled);
+    else this.call?.once('cancelled', () => abort(whyCancelled));
+    if (this.parentSignal?.aborted) abort(() => this.parentSignal!.reason);
+    else this.parentSignal?.addEventListener('abort', () => abort(() => this.parentSignal!.reason), { once: true });
+    if (this.deadline && !controller.signal.aborted) {
+      const ms = this.deadline.getTime() - Date.now();
+      if (ms <= 0) abort(deadlinePassed);
+      else this.timer = setTimeout(() => abort(deadlinePassed), ms).unref();
+    }
+    return controller.signal;
+  }
+
+  /** Releases the deadline timer once the call is answered. */
+  end(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/**
+ * A context for work that no incoming call asked for (start-up bootstrap, scripts, tests): a new request id
+ * unless one is given, the given logger, and a deadline or signal only when given.
+ */
+export function createCallContext(log: Logger, opts: { requestId?: string; deadline?: Date; signal?: AbortSignal } = {}): CallContext {
+  return new LazyCallContext(opts.requestId ?? randomUUID(), log, {}, opts.deadline, undefined, opts.signal);
+}
