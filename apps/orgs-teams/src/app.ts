@@ -1,10 +1,10 @@
 import { UnavailableError } from '@platform/errors';
-import { orgsTeamsV1 } from '@platform/proto';
-import { bindService, defineApp, FailureLimiter, startService, versionOf, type Logger } from '@platform/service-kit';
+import { createCallContext, defineApp, FailureLimiter, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
-import { createUser, ensureAdminOrg, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
+import { orgsTeamsService } from './identity/service';
+import { ensureAdminOrg, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
 import { Relationships } from './relationships';
 import { GrpcOrgAuthz } from './orgs/org-authz';
 import { organizationsService } from './orgs/service';
@@ -46,7 +46,9 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           email: config.PLATFORM_ADMIN_EMAIL,
           password: config.PLATFORM_ADMIN_PASSWORD,
         };
-        await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, log), log);
+        // The bootstrap is no call: it gets a context of its own (a request id for its authz calls, no deadline).
+        const bootstrap = createCallContext(log);
+        await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, bootstrap), log);
         const orgsContext: OrgsContext = {
           db: db!,
           adminOrg: config.PLATFORM_ADMIN_ORG,
@@ -59,24 +61,11 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         };
         if (config.PLATFORM_ADMIN_ORG) {
           const slug = config.PLATFORM_ADMIN_ORG;
-          await withAuthzRetry(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, log), log);
+          await withAuthzRetry(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, bootstrap), log);
         }
         return withOrgsTeamsLimits([
-          bindService(orgsTeamsV1.OrgsTeamsServiceService, {
-            getVersion: async () => versionOf('orgs-teams'),
-            authenticate: (req) => identity.authenticate(req.token),
-            authenticateBasic: (req) => identity.authenticateBasic(req.username, req.password),
-            createUser: (req, ctx) => createUser(identity, relationships, req, ctx.requestId),
-            getUser: (req) => identity.getUser(req),
-            getUsers: async (req) => ({ users: await identity.getUsers(req.ids) }),
-            createToken: (req) => identity.createToken(req.userId, req.name),
-            listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
-            deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
-          }),
-          organizationsService(
-            orgsContext,
-            orgAuthz,
-          ),
+          orgsTeamsService(identity, relationships),
+          organizationsService(orgsContext, orgAuthz),
           siteSettingsService(db!, {
             runMode: config.RUN_MODE,
             deploymentType: config.DEPLOYMENT_TYPE,

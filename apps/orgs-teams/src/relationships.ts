@@ -1,5 +1,5 @@
 import { authzV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
+import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 
 /** A relationship in OpenFGA string form. */
 export interface Tuple {
@@ -17,11 +17,12 @@ export class Relationships {
   }
 
   /**
-   * Writes and deletes atomically; throws when authz refuses or cannot be reached. An idempotent write
-   * ignores tuples already as asked, so the outbox relay can apply a change again.
+   * Writes and deletes atomically, for the call given (a CallContext: its request id and deadline); throws
+   * when authz refuses or cannot be reached. An idempotent write ignores tuples already as asked, so the
+   * outbox relay can apply a change again.
    */
-  async write(writes: Tuple[], deletes: Tuple[], requestId?: string, opts: { idempotent?: boolean } = {}): Promise<void> {
-    await this.client.writeTuples({ writes, deletes, idempotent: opts.idempotent }, { requestId });
+  async write(writes: Tuple[], deletes: Tuple[], call?: CallOptions, opts: { idempotent?: boolean } = {}): Promise<void> {
+    await this.client.writeTuples({ writes, deletes, idempotent: opts.idempotent }, call);
   }
 
   close(): void {

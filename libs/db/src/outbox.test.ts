@@ -1,6 +1,6 @@
 import { ConflictError, InputError, UnavailableError } from '@platform/errors';
 import { createTestDatabase, eventually } from '@platform/testing';
-import { openDatabase, Outbox, outboxMigration, type Database, type EffectHandler } from './index';
+import { openDatabase, Outbox, outboxMigration, type Database, type EffectContext, type EffectHandler } from './index';
 
 // The outbox against real Postgres, with a remote side that is a set of strings which can fail on demand.
 describe('Outbox', () => {
@@ -140,5 +140,26 @@ describe('Outbox', () => {
     const [a, b] = await Promise.all([outbox().relay(), outbox().relay()]);
     expect(a + b).toBe(4);
     expect(state.applied).toHaveLength(4);
+  });
+
+  it('applies the effects right after the commit for the call the change serves, and relayed ones for none', async () => {
+    const calls: EffectContext[] = [];
+    const seen: EffectHandler<object> = {
+      async apply(_p, call) {
+        calls.push(call);
+        if (state.down) throw new UnavailableError('remote is down');
+      },
+    };
+    const box = new Outbox(db, { seen }, { leaseMs: 60_000, relayIntervalMs: 50 });
+    const call = { requestId: 'req-1', deadline: new Date(Date.now() + 5_000), signal: new AbortController().signal };
+    await box.run(async (_trx, stage) => stage('seen', {}), { call });
+    expect(calls).toEqual([call]);
+
+    state.down = true;
+    await box.run(async (_trx, stage) => stage('seen', {}), { call });
+    state.down = false;
+    await eventually(async () => (await box.relay()) === 1, 10_000);
+    expect(calls.slice(1)).toEqual([call, {}]);
+    expect(await box.pending()).toBe(0);
   });
 });

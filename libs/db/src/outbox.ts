@@ -23,8 +23,14 @@ export interface EffectHandler<P = any> {
   invert?(payload: P): P;
 }
 
+/**
+ * The call an effect is applied for, when one is (a service kit CallContext fits): the effect's own calls
+ * carry its request id, end by its deadline at the latest and are cancelled with it. The relay gives none.
+ */
 export interface EffectContext {
   requestId?: string;
+  deadline?: Date;
+  signal?: AbortSignal;
 }
 
 /** Records an effect of the running change; the change's effects are applied in order once it commits. */
@@ -49,7 +55,8 @@ export interface OutboxOptions {
 }
 
 export interface RunOptions<T> {
-  requestId?: string;
+  /** The call the change serves; the effects applied right after the commit are applied for it. */
+  call?: EffectContext;
   /**
    * When given and an effect fails right after the commit, `undo` puts the rows back and the change's
    * effects are replaced by their inverses, in one transaction, so the caller's failure leaves nothing
@@ -140,7 +147,7 @@ export class Outbox {
 
     const progress = { applied: 0 };
     try {
-      await this.applyOwned(id, owner, opts.requestId, progress);
+      await this.applyOwned(id, owner, opts.call, progress);
       return result;
     } catch (err) {
       if (!opts.undo) {
@@ -150,7 +157,7 @@ export class Outbox {
       }
       // The effects applied, and the failing one unless it was refused (then it did nothing), are taken back.
       const touched = effects.slice(0, progress.applied + (isPermanent(err) ? 0 : 1));
-      await this.undo(id, touched, owner, result, opts.undo, opts.requestId, err);
+      await this.undo(id, touched, owner, result, opts.undo, opts.call, err);
       throw err;
     }
   }
@@ -228,16 +235,16 @@ export class Outbox {
     return new Date(Date.now() + this.leaseMs);
   }
 
-  private async applyOwned(id: number, owner: string, requestId: string | undefined, progress = { applied: 0 }): Promise<void> {
+  private async applyOwned(id: number, owner: string, call: EffectContext | undefined, progress = { applied: 0 }): Promise<void> {
     const entry: Entry | undefined = await this.db.table(TABLE).where({ id, lease_owner: owner }).first('id', 'effects', 'attempts');
-    if (entry) await this.apply(entry, owner, requestId, progress);
+    if (entry) await this.apply(entry, owner, call, progress);
   }
 
   /** Applies an entry's effects in order (each idempotent, so a retry starts over) and deletes it. */
-  private async apply(entry: Entry, owner: string, requestId: string | undefined, progress = { applied: 0 }): Promise<void> {
+  private async apply(entry: Entry, owner: string, call: EffectContext | undefined, progress = { applied: 0 }): Promise<void> {
     try {
       for (const effect of entry.effects) {
-        await this.handlers[effect.kind].apply(effect.payload, { requestId });
+        await this.handlers[effect.kind].apply(effect.payload, call ?? {});
         progress.applied += 1;
       }
     } catch (err) {
@@ -285,7 +292,7 @@ export class Outbox {
     owner: string,
     result: T,
     undo: (trx: Knex.Transaction, result: T) => Promise<void>,
-    requestId: string | undefined,
+    call: EffectContext | undefined,
     cause: unknown,
   ): Promise<void> {
     try {
@@ -299,7 +306,7 @@ export class Outbox {
           ids.push(await this.insert(trx, [{ kind: e.kind, payload: this.handlers[e.kind].invert!(e.payload) }], owner));
         return ids;
       });
-      for (const inverse of inverses) await this.applyOwned(inverse, owner, requestId).catch(() => undefined);
+      for (const inverse of inverses) await this.applyOwned(inverse, owner, call).catch(() => undefined);
     } catch (undoErr) {
       this.opts.log?.error({ err: undoErr, cause }, 'could not undo a change whose effects failed; the relay will complete it');
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { isUniqueViolation, type Database, type Outbox } from '@platform/db';
 import type { orgClaimsV1 } from '@platform/proto';
+import type { CallContext } from '@platform/service-kit';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { stageTuples } from '../orgs/effects';
 import { OWNER_PERMISSION } from '../orgs/rows';
@@ -50,7 +51,7 @@ export class OrgClaims {
    * (the claim is taken with a conditional update, so two concurrent claims cannot both win); then the
    * team tuples follow through the outbox, and if they cannot be written the rows are put back.
    */
-  async claim(claimId: string, userId: number, requestId?: string): Promise<orgClaimsV1.ClaimOrgResponse> {
+  async claim(claimId: string, userId: number, ctx: CallContext): Promise<orgClaimsV1.ClaimOrgResponse> {
     if (!UUID.test(claimId)) throw new NotFoundError(`claim ${claimId} does not exist`);
     if (!userId) throw new InputError('a signed-in user is required to claim an organization');
     const change = await this.outbox.run<ClaimChange>(
@@ -95,7 +96,7 @@ export class OrgClaims {
         };
       },
       {
-        requestId,
+        call: ctx,
         undo: async (trx, c) => {
           await this.db.table('org_claims', trx).where({ claim_id: claimId }).update({ claimed_by: null, claimed_at: null });
           if (!c.callerWasOwner) await this.db.table('team_users', trx).where({ team_id: c.ownerTeamId, uid: userId }).delete();

@@ -8,7 +8,7 @@ export function orgClaimsService(db: Database, outbox: Outbox): ServiceBinding<t
   const claims = new OrgClaims(db, outbox);
   return bindService(orgClaimsV1.OrgClaimsServiceService, {
     createClaim: (req) => claims.create(req.orgId),
-    claimOrg: (req, ctx) => claims.claim(req.claimId, req.userId, ctx.requestId),
+    claimOrg: (req, ctx) => claims.claim(req.claimId, req.userId, ctx),
     oldestClaimable: () => claims.oldestClaimable(),
   });
 }

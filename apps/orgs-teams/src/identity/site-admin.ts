@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
-import type { Logger } from '@platform/service-kit';
+import type { CallContext } from '@platform/service-kit';
 import type { Identity } from './identity';
 import type { Relationships } from '../relationships';
 import type { Organizations } from '../orgs/organizations';
@@ -24,23 +24,28 @@ export async function ensureSiteAdmin(
   identity: Identity,
   relationships: Relationships,
   settings: SiteAdminSettings,
-  log: Logger,
+  ctx: CallContext,
 ): Promise<void> {
   const admins = await identity.siteAdminIds();
   if (admins.length > 0) {
-    for (const id of admins) await grantSiteAdmin(relationships, id);
+    for (const id of admins) await grantSiteAdmin(relationships, id, ctx);
     return;
   }
   const password = settings.password ?? randomBytes(18).toString('base64url');
-  const user = await createUser(identity, relationships, {
-    username: settings.username,
-    email: settings.email,
-    password,
-    fullName: 'Site administrator',
-    mustChangePassword: false,
-    isAdmin: true,
-  });
-  log.info({ userId: user.id, login: user.login }, 'site admin created');
+  const user = await createUser(
+    identity,
+    relationships,
+    {
+      username: settings.username,
+      email: settings.email,
+      password,
+      fullName: 'Site administrator',
+      mustChangePassword: false,
+      isAdmin: true,
+    },
+    ctx,
+  );
+  ctx.log.info({ userId: user.id, login: user.login }, 'site admin created');
   if (!settings.password) {
     process.stderr.write(
       `\n  Site admin "${user.login}" created with generated password: ${password}\n` +
@@ -57,12 +62,12 @@ export async function createUser(
   identity: Identity,
   relationships: Relationships,
   req: orgsTeamsV1.CreateUserRequest,
-  requestId?: string,
+  ctx: CallContext,
 ): Promise<orgsTeamsV1.User> {
   const user = await identity.createUser(req);
   if (!req.isAdmin) return user;
   try {
-    await relationships.write([{ user: `user:${user.id}`, relation: 'admin', object: SITE_OBJECT }], [], requestId);
+    await relationships.write([{ user: `user:${user.id}`, relation: 'admin', object: SITE_OBJECT }], [], ctx);
   } catch (err) {
     await identity.deleteAccount(user.id);
     throw err;
@@ -71,9 +76,9 @@ export async function createUser(
 }
 
 /** Writes `user:<id> admin site:platform`; already holding it is fine. */
-async function grantSiteAdmin(relationships: Relationships, userId: number): Promise<void> {
+async function grantSiteAdmin(relationships: Relationships, userId: number, ctx: CallContext): Promise<void> {
   try {
-    await relationships.write([{ user: `user:${userId}`, relation: 'admin', object: SITE_OBJECT }], []);
+    await relationships.write([{ user: `user:${userId}`, relation: 'admin', object: SITE_OBJECT }], [], ctx);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
   }
@@ -83,7 +88,7 @@ async function grantSiteAdmin(relationships: Relationships, userId: number): Pro
  * Bootstrap: the administrative organization (PLATFORM_ADMIN_ORG) exists, owned by the first site admin
  * and private, so site-wide settings have one home from the first start. An existing one is left as it is.
  */
-export async function ensureAdminOrg(identity: Identity, orgs: Organizations, slug: string, log: Logger): Promise<void> {
+export async function ensureAdminOrg(identity: Identity, orgs: Organizations, slug: string, ctx: CallContext): Promise<void> {
   const [adminId] = await identity.siteAdminIds();
   try {
     await orgs.get(slug, adminId);
@@ -91,16 +96,19 @@ export async function ensureAdminOrg(identity: Identity, orgs: Organizations, sl
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
-  const org = await orgs.create({
-    creatorId: adminId,
-    username: slug,
-    fullName: 'Platform administration',
-    description: 'The administrative organization: site-wide settings are changed through it',
-    website: '',
-    location: '',
-    orgType: 'private',
-    visibility: '',
-    managerEndpoint: '',
-  });
-  log.info({ orgId: org.id, org: slug }, 'administrative organization created');
+  const org = await orgs.create(
+    {
+      creatorId: adminId,
+      username: slug,
+      fullName: 'Platform administration',
+      description: 'The administrative organization: site-wide settings are changed through it',
+      website: '',
+      location: '',
+      orgType: 'private',
+      visibility: '',
+      managerEndpoint: '',
+    },
+    ctx,
+  );
+  ctx.log.info({ orgId: org.id, org: slug }, 'administrative organization created');
 }

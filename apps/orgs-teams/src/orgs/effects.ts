@@ -1,4 +1,4 @@
-import type { Database, EffectHandler, StageEffect } from '@platform/db';
+import type { Database, EffectContext, EffectHandler, StageEffect } from '@platform/db';
 import { UnavailableError } from '@platform/errors';
 import type { Tuple } from '../relationships';
 import type { OrgAuthz } from './org-authz';
@@ -46,16 +46,16 @@ export function orgEffects(
   discardAvatar: (orgId: number, key: string) => Promise<void>,
 ): Record<string, EffectHandler> {
   const tuples: EffectHandler<TupleChange> = {
-    apply: (c, ctx) => reconcileTuples(db, authz, c.tuples, ctx.requestId),
+    apply: (c, call) => reconcileTuples(db, authz, c.tuples, call),
     // Applied again after an undo put the rows back, it brings the tuples back in line with them.
     invert: (c) => c,
   };
   const teamRoles: EffectHandler<TeamRolesChange> = {
-    apply: async (c, ctx) => void (await authz.assignTeamRoles(c.orgId, c.teamId, c.roleIds, ctx.requestId)),
+    apply: async (c, call) => void (await authz.assignTeamRoles(c.orgId, c.teamId, c.roleIds, call)),
     invert: (c) => ({ ...c, roleIds: c.previous, previous: c.roleIds }),
   };
   const orgRolesDeleted: EffectHandler<{ orgId: number }> = {
-    apply: (c, ctx) => authz.deleteOrgRoles(c.orgId, ctx.requestId),
+    apply: (c, call) => authz.deleteOrgRoles(c.orgId, call),
   };
   const avatarDiscarded: EffectHandler<{ orgId: number; key: string }> = {
     apply: (c) => discardAvatar(c.orgId, c.key),
@@ -76,13 +76,13 @@ const RECONCILE_ROUNDS = 5;
  * change moved them meanwhile, its own write may have landed before ours, so we go again until they hold
  * still. Whichever reconcile writes last has read the newest rows, so the tuples end matching them.
  */
-async function reconcileTuples(db: Database, authz: OrgAuthz, touched: Tuple[], requestId?: string): Promise<void> {
+async function reconcileTuples(db: Database, authz: OrgAuthz, touched: Tuple[], call: EffectContext): Promise<void> {
   const tuples = [...new Map(touched.map((t) => [key(t), t])).values()];
   let called = await tuplesCalledFor(db, tuples);
   for (let round = 0; round < RECONCILE_ROUNDS; round++) {
     const writes = tuples.filter((t) => called.has(key(t)));
     const deletes = tuples.filter((t) => !called.has(key(t)));
-    await authz.write(writes, deletes, requestId, { idempotent: true });
+    await authz.write(writes, deletes, call, { idempotent: true });
     const now = await tuplesCalledFor(db, tuples);
     if (now.size === called.size && [...now].every((k) => called.has(k))) return;
     called = now;

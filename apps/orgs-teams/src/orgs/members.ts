@@ -1,6 +1,7 @@
 import { InputError, NotAllowedError, NotFoundError } from '@platform/errors';
 import type { Knex } from 'knex';
 import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import type { CallContext } from '@platform/service-kit';
 import { toUser } from '../identity/identity';
 import { isOrgMember, isSiteAdmin, orgById, protectsSiteAdmins, userAccount, type AccountRef, type OrgsContext } from './accounts';
 import { stageTuples } from './effects';
@@ -58,22 +59,22 @@ async function removeFromTeams(
  * organization, with the tuples that go with it; a failure to remove the tuples puts the rows back.
  */
 export async function removeMembership(
-  ctx: OrgsContext,
+  orgs: OrgsContext,
   org: OrgRow,
   user: AccountRef,
   teamIds: number[] | undefined,
-  requestId?: string,
+  ctx: CallContext,
 ): Promise<void> {
-  await ctx.outbox.run(
+  await orgs.outbox.run(
     async (trx, stage) => {
-      const removed = await removeFromTeams(ctx, trx, org, user, teamIds);
+      const removed = await removeFromTeams(orgs, trx, org, user, teamIds);
       stageTuples(
         stage,
         removed.teamIds.map((id) => teamMember(id, removed.uid)),
       );
       return removed;
     },
-    { requestId, undo: (trx, removed) => restoreMembership(ctx, trx, removed) },
+    { call: ctx, undo: (trx, removed) => restoreMembership(orgs, trx, removed) },
   );
 }
 
@@ -86,10 +87,10 @@ async function restoreMembership(ctx: OrgsContext, trx: Knex.Transaction, remove
 
 /** Organization members and public members. */
 export class Members {
-  constructor(private readonly ctx: OrgsContext) {}
+  constructor(private readonly orgs: OrgsContext) {}
 
   private get db() {
-    return this.ctx.db;
+    return this.orgs.db;
   }
 
   /** Whether the viewer may know about private members: a member or a site admin. */
@@ -126,9 +127,9 @@ export class Members {
   }
 
   /** Removes a user from every team of the organization, and so from the organization. */
-  async remove(req: orgsTeamsOrgsV1.RemoveMemberRequest, requestId?: string): Promise<void> {
+  async remove(req: orgsTeamsOrgsV1.RemoveMemberRequest, ctx: CallContext): Promise<void> {
     const org = await orgById(this.db, req.orgId);
     const user = await userAccount(this.db, { id: req.userId, login: req.username });
-    await removeMembership(this.ctx, org, user, undefined, requestId);
+    await removeMembership(this.orgs, org, user, undefined, ctx);
   }
 }

@@ -1,17 +1,20 @@
 import { authzRolesV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
+import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { Relationships, Tuple } from '../relationships';
 
-/** What organizations and teams need from the authz service: tuple writes and the custom roles of teams. */
+/**
+ * What organizations and teams need from the authz service: tuple writes and the custom roles of teams. Each
+ * call is made for `call` (a CallContext, or an outbox effect's): its request id, deadline and cancellation.
+ */
 export interface OrgAuthz {
   /** Writes and deletes atomically; throws when authz refuses or cannot be reached (see Relationships.write). */
-  write(writes: Tuple[], deletes: Tuple[], requestId?: string, opts?: { idempotent?: boolean }): Promise<void>;
+  write(writes: Tuple[], deletes: Tuple[], call?: CallOptions, opts?: { idempotent?: boolean }): Promise<void>;
   /** Replaces a team's custom roles (400 for roles of another organization or too many); answers the new set. */
-  assignTeamRoles(orgId: number, teamId: number, roleIds: number[], requestId?: string): Promise<number[]>;
+  assignTeamRoles(orgId: number, teamId: number, roleIds: number[], call?: CallOptions): Promise<number[]>;
   /** The custom roles of each team, ascending; teams without roles are absent. */
-  listTeamRoles(teamIds: number[], requestId?: string): Promise<Map<number, number[]>>;
+  listTeamRoles(teamIds: number[], call?: CallOptions): Promise<Map<number, number[]>>;
   /** Deletes every custom role of an organization (with its grants and assignments). */
-  deleteOrgRoles(orgId: number, requestId?: string): Promise<void>;
+  deleteOrgRoles(orgId: number, call?: CallOptions): Promise<void>;
 }
 
 /** OrgAuthz over gRPC: AuthzService for tuples, RolesService for team roles. */
@@ -28,22 +31,22 @@ export class GrpcOrgAuthz implements OrgAuthz {
     });
   }
 
-  write(writes: Tuple[], deletes: Tuple[], requestId?: string, opts?: { idempotent?: boolean }): Promise<void> {
-    return this.relationships.write(writes, deletes, requestId, opts);
+  write(writes: Tuple[], deletes: Tuple[], call?: CallOptions, opts?: { idempotent?: boolean }): Promise<void> {
+    return this.relationships.write(writes, deletes, call, opts);
   }
 
-  async assignTeamRoles(orgId: number, teamId: number, roleIds: number[], requestId?: string): Promise<number[]> {
-    return (await this.roles.assignTeamRoles({ orgId, teamId, roleIds }, { requestId })).roleIds;
+  async assignTeamRoles(orgId: number, teamId: number, roleIds: number[], call?: CallOptions): Promise<number[]> {
+    return (await this.roles.assignTeamRoles({ orgId, teamId, roleIds }, call)).roleIds;
   }
 
-  async listTeamRoles(teamIds: number[], requestId?: string): Promise<Map<number, number[]>> {
+  async listTeamRoles(teamIds: number[], call?: CallOptions): Promise<Map<number, number[]>> {
     if (teamIds.length === 0) return new Map();
-    const { teamRoles } = await this.roles.listTeamRoles({ teamIds }, { requestId });
+    const { teamRoles } = await this.roles.listTeamRoles({ teamIds }, call);
     return new Map(Object.entries(teamRoles).map(([id, v]) => [Number(id), v.roleIds]));
   }
 
-  async deleteOrgRoles(orgId: number, requestId?: string): Promise<void> {
-    await this.roles.deleteOrgRoles({ orgId }, { requestId });
+  async deleteOrgRoles(orgId: number, call?: CallOptions): Promise<void> {
+    await this.roles.deleteOrgRoles({ orgId }, call);
   }
 
   close(): void {

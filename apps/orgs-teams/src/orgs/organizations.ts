@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
+import type { CallContext } from '@platform/service-kit';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { isOrgMember, isSiteAdmin, orgById, orgByName, userAccount, type OrgsContext } from './accounts';
 import { EFFECT, stageTuples } from './effects';
@@ -18,16 +19,16 @@ const OWNER_TEAM_TYPE = 'general';
 /** Organizations: create (with the owner team), read as a viewer may, edit, delete. */
 export class Organizations {
   constructor(
-    private readonly ctx: OrgsContext,
+    private readonly orgs: OrgsContext,
     private readonly authz: OrgAuthz,
   ) {}
 
   private get db() {
-    return this.ctx.db;
+    return this.orgs.db;
   }
 
   /** Creates the organization, its owner team `Owners` and the creator's membership, then their tuples. */
-  async create(req: orgsTeamsOrgsV1.CreateOrgRequest, requestId?: string): Promise<orgsTeamsOrgsV1.Organization> {
+  async create(req: orgsTeamsOrgsV1.CreateOrgRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.Organization> {
     if (!SLUG.test(req.username)) {
       const description = 'letters, digits, ".", "_" or "-" inside; at most 40 characters';
       throw new ValidationError(`username: ${description}`, [{ field: 'username', description }]);
@@ -37,7 +38,7 @@ export class Organizations {
     if (await this.db.table('accounts').where({ lower_login: req.username.toLowerCase() }).first('id'))
       throw new ConflictError(`the name ${req.username} is already taken`);
 
-    const created = await this.ctx.outbox
+    const created = await this.orgs.outbox
       .run(
         async (trx, stage) => {
           const [org] = await this.db
@@ -76,7 +77,7 @@ export class Organizations {
           return { org: org as OrgRow, team: team as TeamRow };
         },
         // Teams and memberships go with the account (on delete cascade).
-        { requestId, undo: (trx, { org }) => this.db.table('accounts', trx).where({ id: org.id }).delete() },
+        { call: ctx, undo: (trx, { org }) => this.db.table('accounts', trx).where({ id: org.id }).delete() },
       )
       .catch((err) => {
         if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
@@ -123,8 +124,8 @@ export class Organizations {
    * transaction that locks the organization first, so of concurrent deletes one wins and the others find
    * nothing (404); its tuples, custom roles and stored avatar follow through the outbox.
    */
-  async delete(orgId: number, requesterId: number, requestId?: string): Promise<void> {
-    await this.ctx.outbox.run(
+  async delete(orgId: number, requesterId: number, ctx: CallContext): Promise<void> {
+    await this.orgs.outbox.run(
       async (trx, stage) => {
         const org: OrgRow | undefined = await this.db
           .table('accounts', trx)
@@ -144,7 +145,7 @@ export class Organizations {
         } else if (!(await isSiteAdmin(this.db, requesterId, trx))) {
           throw new NotAllowedError(`only an owner of ${org.login} or a site admin may delete it`);
         }
-        await this.ctx.onOrgDelete?.(trx, orgId, stage);
+        await this.orgs.onOrgDelete?.(trx, orgId, stage);
         // Teams, memberships and the avatar row go with the account (on delete cascade).
         await this.db.table('accounts', trx).where({ id: orgId }).delete();
         stageTuples(stage, [
@@ -155,7 +156,7 @@ export class Organizations {
         ]);
         stage(EFFECT.orgRolesDeleted, { orgId });
       },
-      { requestId },
+      { call: ctx },
     );
   }
 }

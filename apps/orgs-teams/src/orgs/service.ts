@@ -9,31 +9,31 @@ import { Teams } from './teams';
 
 /** The OrganizationsService RPCs (spec sections 4.13 and 4.14). */
 export function organizationsService(
-  ctx: OrgsContext,
+  context: OrgsContext,
   authz: OrgAuthz,
 ): ServiceBinding<typeof orgsTeamsOrgsV1.OrganizationsServiceService> {
-  const orgs = new Organizations(ctx, authz);
-  const members = new Members(ctx);
-  const teams = new Teams(ctx, authz);
-  const teamMembers = new TeamMembers(ctx, teams);
+  const orgs = new Organizations(context, authz);
+  const members = new Members(context);
+  const teams = new Teams(context, authz);
+  const teamMembers = new TeamMembers(context, teams);
   return bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
-    createOrg: (req, c) => orgs.create(req, c.requestId),
+    createOrg: (req, ctx) => orgs.create(req, ctx),
     getOrg: (req) => orgs.get(req.name, req.viewerId),
     editOrg: (req) => orgs.edit(req),
-    deleteOrg: async (req, c) => (await orgs.delete(req.orgId, req.requesterId, c.requestId), {}),
+    deleteOrg: async (req, ctx) => (await orgs.delete(req.orgId, req.requesterId, ctx), {}),
     listMembers: async (req) => ({ members: await members.list(req) }),
     getMembership: (req) => members.membership(req),
     setMemberVisibility: async (req) => (await members.setVisibility(req.orgId, req.userId, req.public), {}),
-    removeMember: async (req, c) => (await members.remove(req, c.requestId), {}),
-    listTeams: async (req, c) => ({ teams: await teams.list(req.orgId, c.requestId) }),
-    createTeam: (req, c) => teams.create(req, c.requestId),
-    getTeam: (req, c) => teams.get(req.teamId, req.orgId || undefined, req.withRoles, c.requestId),
-    editTeam: (req, c) => teams.edit(req, c.requestId),
-    deleteTeam: async (req, c) => (await teams.delete(req.teamId, c.requestId), {}),
+    removeMember: async (req, ctx) => (await members.remove(req, ctx), {}),
+    listTeams: async (req, ctx) => ({ teams: await teams.list(req.orgId, ctx) }),
+    createTeam: (req, ctx) => teams.create(req, ctx),
+    getTeam: (req, ctx) => teams.get(req.teamId, req.orgId || undefined, req.withRoles, ctx),
+    editTeam: (req, ctx) => teams.edit(req, ctx),
+    deleteTeam: async (req, ctx) => (await teams.delete(req.teamId, ctx), {}),
     listTeamMembers: async (req) => ({ members: await teamMembers.list(req.teamId) }),
     getTeamMember: (req) => teamMembers.get(req.teamId, req.username),
-    addTeamMember: async (req, c) => ({ added: await teamMembers.add(req, c.requestId) }),
-    removeTeamMember: async (req, c) => (await teamMembers.remove(req, c.requestId), {}),
+    addTeamMember: async (req, ctx) => ({ added: await teamMembers.add(req, ctx) }),
+    removeTeamMember: async (req, ctx) => (await teamMembers.remove(req, ctx), {}),
   });
 }

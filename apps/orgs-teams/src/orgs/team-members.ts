@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import type { CallContext } from '@platform/service-kit';
 import { toUser } from '../identity/identity';
 import { orgById, userAccount, type OrgsContext } from './accounts';
 import { stageTuples } from './effects';
@@ -10,12 +11,12 @@ import { teamMember } from './tuples';
 /** Members of teams; joining a team joins its organization, leaving the last one leaves it. */
 export class TeamMembers {
   constructor(
-    private readonly ctx: OrgsContext,
+    private readonly orgs: OrgsContext,
     private readonly teams: Teams,
   ) {}
 
   private get db() {
-    return this.ctx.db;
+    return this.orgs.db;
   }
 
   /** A team's members, by login. */
@@ -46,10 +47,10 @@ export class TeamMembers {
    * Adds a user (never an organization: 400) to a team and, when new to it, to the organization. Adding
    * a member again is 409 with conflictIfMember, else it changes nothing.
    */
-  async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, requestId?: string): Promise<boolean> {
+  async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, ctx: CallContext): Promise<boolean> {
     const team = await this.teams.row(req.teamId);
     const user = await userAccount(this.db, { id: req.userId, login: req.username });
-    const added = await this.ctx.outbox.run(
+    const added = await this.orgs.outbox.run(
       async (trx, stage) => {
         // ON CONFLICT, not a check then an insert: two concurrent adds of one user both see "not a member",
         // and the second insert would hit the primary key. The one that inserts nothing finds a member.
@@ -75,7 +76,7 @@ export class TeamMembers {
         return { joinedOrg: joinedOrg > 0 };
       },
       {
-        requestId,
+        call: ctx,
         undo: async (trx, added) => {
           if (!added) return;
           await this.db.table('team_users', trx).where({ team_id: team.id, uid: user.id }).delete();
@@ -90,10 +91,10 @@ export class TeamMembers {
    * Removes a user from a team: 404 when not a member, 400 for the last member of the owner team, 403 for a
    * site admin leaving the administrative organization.
    */
-  async remove(req: orgsTeamsOrgsV1.RemoveTeamMemberRequest, requestId?: string): Promise<void> {
+  async remove(req: orgsTeamsOrgsV1.RemoveTeamMemberRequest, ctx: CallContext): Promise<void> {
     const team = await this.teams.row(req.teamId);
     const org = await orgById(this.db, team.org_id);
     const user = await userAccount(this.db, { id: req.userId, login: req.username });
-    await removeMembership(this.ctx, org, user, [team.id], requestId);
+    await removeMembership(this.orgs, org, user, [team.id], ctx);
   }
 }

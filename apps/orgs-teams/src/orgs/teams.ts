@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
+import type { CallContext } from '@platform/service-kit';
 import { orgById, type OrgsContext } from './accounts';
 import { stageTeamRoles, stageTuples } from './effects';
 import type { OrgAuthz } from './org-authz';
@@ -38,12 +39,12 @@ function checkUnits(units: string[]): void {
 /** Teams of organizations. */
 export class Teams {
   constructor(
-    private readonly ctx: OrgsContext,
+    private readonly orgs: OrgsContext,
     private readonly authz: OrgAuthz,
   ) {}
 
   private get db() {
-    return this.ctx.db;
+    return this.orgs.db;
   }
 
   /** The team row; with orgId, 404 unless the team belongs to that organization. */
@@ -53,33 +54,33 @@ export class Teams {
     return row;
   }
 
-  private async present(rows: TeamRow[], org: OrgRow, requestId?: string): Promise<orgsTeamsOrgsV1.Team[]> {
+  private async present(rows: TeamRow[], org: OrgRow, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team[]> {
     const roles = await this.authz.listTeamRoles(
       rows.map((r) => r.id),
-      requestId,
+      ctx,
     );
     return rows.map((r) => toTeam(r, org, roles.get(r.id) ?? []));
   }
 
   /** The organization's teams, owner team first, then by name. */
-  async list(orgId: number, requestId?: string): Promise<orgsTeamsOrgsV1.Team[]> {
+  async list(orgId: number, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team[]> {
     const org = await orgById(this.db, orgId);
     const rows: TeamRow[] = await this.db
       .table('teams')
       .where({ org_id: orgId })
       .orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]);
-    return this.present(rows, org, requestId);
+    return this.present(rows, org, ctx);
   }
 
   /** One team; its custom roles only when asked, since they cost a call to authz. */
-  async get(teamId: number, orgId: number | undefined, withRoles: boolean, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
+  async get(teamId: number, orgId: number | undefined, withRoles: boolean, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team> {
     const row = await this.row(teamId, orgId);
     const org = await orgById(this.db, row.org_id);
-    return withRoles ? (await this.present([row], org, requestId))[0] : toTeam(row, org, []);
+    return withRoles ? (await this.present([row], org, ctx))[0] : toTeam(row, org, []);
   }
 
   /** Creates a team, writes its tuples and attaches its custom roles; any failure leaves no team behind. */
-  async create(req: orgsTeamsOrgsV1.CreateTeamRequest, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
+  async create(req: orgsTeamsOrgsV1.CreateTeamRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team> {
     const org = await orgById(this.db, req.orgId);
     checkName(req.name);
     checkType(req.type);
@@ -88,7 +89,7 @@ export class Teams {
     if (req.units) checkUnits(req.units.units);
     const roleIds = req.roleIds?.roleIds ?? [];
 
-    const row = await this.ctx.outbox
+    const row = await this.orgs.outbox
       .run(
         async (trx, stage) => {
           const [row] = await this.db
@@ -108,20 +109,20 @@ export class Teams {
           stageTeamRoles(stage, { orgId: org.id, teamId: row.id, roleIds, previous: [] });
           return row as TeamRow;
         },
-        { requestId, undo: (trx, row) => this.db.table('teams', trx).where({ id: row.id }).delete() },
+        { call: ctx, undo: (trx, row) => this.db.table('teams', trx).where({ id: row.id }).delete() },
       )
       .catch((err) => {
         if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
         throw err;
       });
-    return this.get(row.id, org.id, true, requestId);
+    return this.get(row.id, org.id, true, ctx);
   }
 
   /**
    * Changes a team. The owner team keeps its name and its permission (400). When role ids are given they
    * replace the team's custom roles; if that is refused the other changes are undone.
    */
-  async edit(req: orgsTeamsOrgsV1.EditTeamRequest, requestId?: string): Promise<orgsTeamsOrgsV1.Team> {
+  async edit(req: orgsTeamsOrgsV1.EditTeamRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team> {
     const before = await this.row(req.teamId);
     const isOwnerTeam = before.permission === OWNER_PERMISSION;
     checkName(req.name);
@@ -148,33 +149,33 @@ export class Teams {
       units: before.units === null ? null : JSON.stringify(before.units),
       updated_at: before.updated_at,
     };
-    const previousRoles = req.roleIds ? await this.rolesOf(before.id, requestId) : [];
-    await this.ctx.outbox
+    const previousRoles = req.roleIds ? await this.rolesOf(before.id, ctx) : [];
+    await this.orgs.outbox
       .run(
         async (trx, stage) => {
           await this.db.table('teams', trx).where({ id: before.id }).update(changes);
           if (req.roleIds)
             stageTeamRoles(stage, { orgId: before.org_id, teamId: before.id, roleIds: req.roleIds.roleIds, previous: previousRoles });
         },
-        { requestId, undo: (trx) => this.db.table('teams', trx).where({ id: before.id }).update(restore) },
+        { call: ctx, undo: (trx) => this.db.table('teams', trx).where({ id: before.id }).update(restore) },
       )
       .catch((err) => {
         if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
         throw err;
       });
-    return this.get(before.id, undefined, true, requestId);
+    return this.get(before.id, undefined, true, ctx);
   }
 
   /**
    * Deletes a team (400 for the owner team): its custom roles are detached, then its rows and tuples go;
    * members in no other team of the organization leave it. A failure puts everything back.
    */
-  async delete(teamId: number, requestId?: string): Promise<void> {
+  async delete(teamId: number, ctx: CallContext): Promise<void> {
     const team = await this.row(teamId);
     if (team.permission === OWNER_PERMISSION) throw new InputError(`the owner team ${team.name} cannot be deleted`);
-    const roles = await this.rolesOf(team.id, requestId);
+    const roles = await this.rolesOf(team.id, ctx);
 
-    await this.ctx.outbox.run(
+    await this.orgs.outbox.run(
       async (trx, stage) => {
         const uids: number[] = (await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid')).map(Number);
         await this.db.table('teams', trx).where({ id: team.id }).delete();
@@ -194,7 +195,7 @@ export class Teams {
         return { uids, leaving: leaving as { uid: number; is_public: boolean }[] };
       },
       {
-        requestId,
+        call: ctx,
         undo: async (trx, { uids, leaving }) => {
           await this.db.table('teams', trx).insert({ ...team, units: team.units === null ? null : JSON.stringify(team.units) });
           if (uids.length)
@@ -206,7 +207,7 @@ export class Teams {
   }
 
   /** A team's custom roles, ascending. */
-  private async rolesOf(teamId: number, requestId?: string): Promise<number[]> {
-    return (await this.authz.listTeamRoles([teamId], requestId)).get(teamId) ?? [];
+  private async rolesOf(teamId: number, ctx: CallContext): Promise<number[]> {
+    return (await this.authz.listTeamRoles([teamId], ctx)).get(teamId) ?? [];
   }
 }

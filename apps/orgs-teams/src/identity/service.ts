@@ -1,0 +1,23 @@
+import { orgsTeamsV1 } from '@platform/proto';
+import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
+import type { Relationships } from '../relationships';
+import type { Identity } from './identity';
+import { createUser } from './site-admin';
+
+/** The OrgsTeamsService RPCs: accounts, personal access tokens and authentication. */
+export function orgsTeamsService(
+  identity: Identity,
+  relationships: Relationships,
+): ServiceBinding<typeof orgsTeamsV1.OrgsTeamsServiceService> {
+  return bindService(orgsTeamsV1.OrgsTeamsServiceService, {
+    getVersion: async () => versionOf('orgs-teams'),
+    authenticate: (req) => identity.authenticate(req.token),
+    authenticateBasic: (req) => identity.authenticateBasic(req.username, req.password),
+    createUser: (req, ctx) => createUser(identity, relationships, req, ctx),
+    getUser: (req) => identity.getUser(req),
+    getUsers: async (req) => ({ users: await identity.getUsers(req.ids) }),
+    createToken: (req) => identity.createToken(req.userId, req.name),
+    listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
+    deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
+  });
+}
