@@ -9,7 +9,7 @@ import { Relationships } from './relationships';
 import { GrpcOrgAuthz } from './orgs/org-authz';
 import { organizationsService } from './orgs/service';
 import { Organizations } from './orgs/organizations';
-import type { OrgsContext } from './orgs/accounts';
+import type { OrgsContext } from './orgs/orgs-context';
 import { orgEffects } from './orgs/effects';
 import { openObjectStorage } from '@platform/object-storage';
 import { siteSettingsService } from './settings/service';

@@ -12,7 +12,7 @@ const LOGIN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
 
-interface AccountRow {
+export interface AccountRow {
   id: number;
   type: number;
   login: string;

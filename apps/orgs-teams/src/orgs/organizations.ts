@@ -2,11 +2,13 @@ import { isUniqueViolation } from '@platform/db';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
-import { ACCOUNT_TYPE } from '../identity/identity';
-import { isOrgMember, isSiteAdmin, orgById, orgByName, userAccount, type OrgsContext } from './accounts';
 import { EFFECT, stageTuples } from './effects';
+import { MembersStore } from './members-store';
 import type { OrgAuthz } from './org-authz';
-import { OWNER_PERMISSION, OWNER_TEAM_NAME, toOrganization, type OrgRow, type TeamRow } from './rows';
+import { OrganizationsStore, type OrgFields } from './organizations-store';
+import type { OrgsContext } from './orgs-context';
+import { OWNER_PERMISSION, OWNER_TEAM_NAME, toOrganization, type OrgRow } from './rows';
+import { TeamsStore } from './teams-store';
 import { orgOnSite, ownerTeamOfOrg, teamMember, teamOfOrg } from './tuples';
 import { canSee, requestedVisibility } from './visibility';
 
@@ -18,13 +20,17 @@ const OWNER_TEAM_TYPE = 'general';
 
 /** Organizations: create (with the owner team), read as a viewer may, edit, delete. */
 export class Organizations {
+  private readonly organizations: OrganizationsStore;
+  private readonly teams: TeamsStore;
+  private readonly members: MembersStore;
+
   constructor(
     private readonly orgs: OrgsContext,
     private readonly authz: OrgAuthz,
-  ) {}
-
-  private get db() {
-    return this.orgs.db;
+  ) {
+    this.organizations = OrganizationsStore.create(orgs.db);
+    this.teams = TeamsStore.create(orgs.db);
+    this.members = MembersStore.create(orgs.db);
   }
 
   /** Creates the organization, its owner team `Owners` and the creator's membership, then their tuples. */
@@ -34,61 +40,58 @@ export class Organizations {
       throw new ValidationError(`username: ${description}`, [{ field: 'username', description }]);
     }
     const visibility = requestedVisibility(req.orgType, req.visibility) ?? 0;
-    const creator = await userAccount(this.db, { id: req.creatorId });
-    if (await this.db.table('accounts').where({ lower_login: req.username.toLowerCase() }).first('id'))
-      throw new ConflictError(`the name ${req.username} is already taken`);
+    const creator = await this.members.user({ id: req.creatorId });
+    if (await this.organizations.nameTaken(req.username)) throw new ConflictError(`the name ${req.username} is already taken`);
 
     const created = await this.orgs.outbox
       .run(
         async (trx, stage) => {
-          const [org] = await this.db
-            .table('accounts', trx)
-            .insert({
-              type: ACCOUNT_TYPE.organization,
-              login: req.username,
-              lower_login: req.username.toLowerCase(),
+          const org = await this.organizations.insert(
+            req.username,
+            {
               full_name: req.fullName,
               description: req.description,
               website: req.website,
               location: req.location,
               manager_endpoint: req.managerEndpoint,
               visibility,
-            })
-            .returning('*');
-          const [team] = await this.db
-            .table('teams', trx)
-            .insert({
-              org_id: org.id,
+            },
+            trx,
+          );
+          const team = await this.teams.insert(
+            org.id,
+            {
               name: OWNER_TEAM_NAME,
-              lower_name: OWNER_TEAM_NAME.toLowerCase(),
               description: 'Owners of the organization',
               permission: OWNER_PERMISSION,
               type: OWNER_TEAM_TYPE,
-            })
-            .returning('*');
-          await this.db.table('team_users', trx).insert({ team_id: team.id, org_id: org.id, uid: creator.id });
-          await this.db.table('org_users', trx).insert({ org_id: org.id, uid: creator.id, is_public: false });
+              units: null,
+            },
+            trx,
+          );
+          await this.members.joinTeam({ team_id: team.id, org_id: org.id, uid: creator.id }, trx);
+          await this.members.joinOrg(org.id, creator.id, trx);
           stageTuples(stage, [
             orgOnSite(org.id),
             ...teamOfOrg(org.id, team.id),
             ownerTeamOfOrg(org.id, team.id),
             teamMember(team.id, creator.id),
           ]);
-          return { org: org as OrgRow, team: team as TeamRow };
+          return org;
         },
         // Teams and memberships go with the account (on delete cascade).
-        { call: ctx, undo: (trx, { org }) => this.db.table('accounts', trx).where({ id: org.id }).delete() },
+        { call: ctx, undo: (trx, org) => this.organizations.delete(org.id, trx) },
       )
       .catch((err) => {
         if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
         throw err;
       });
-    return toOrganization(created.org);
+    return toOrganization(created);
   }
 
   /** The organization behind a slug as the viewer (0: anonymous) may see it; 404 when unknown or invisible. */
   async get(name: string, viewerId: number): Promise<orgsTeamsOrgsV1.Organization> {
-    const org = await orgByName(this.db, name);
+    const org = await this.organizations.findByName(name);
     if (!org || !(await this.visibleTo(org, viewerId))) throw new NotFoundError(`organization ${name} does not exist`);
     return toOrganization(org);
   }
@@ -98,15 +101,15 @@ export class Organizations {
     if (org.visibility === 0) return true;
     return canSee(org.visibility, {
       signedIn: viewerId > 0,
-      member: await isOrgMember(this.db, org.id, viewerId),
-      siteAdmin: await isSiteAdmin(this.db, viewerId),
+      member: await this.members.isOrgMember(org.id, viewerId),
+      siteAdmin: await this.members.isSiteAdmin(viewerId),
     });
   }
 
   /** Changes the supplied fields. */
   async edit(req: orgsTeamsOrgsV1.EditOrgRequest): Promise<orgsTeamsOrgsV1.Organization> {
-    await orgById(this.db, req.orgId);
-    const changes: Partial<OrgRow> = {};
+    await this.organizations.get(req.orgId);
+    const changes: Partial<OrgFields> = {};
     if (req.fullName !== undefined) changes.full_name = req.fullName;
     if (req.description !== undefined) changes.description = req.description;
     if (req.website !== undefined) changes.website = req.website;
@@ -114,8 +117,8 @@ export class Organizations {
     if (req.managerEndpoint !== undefined) changes.manager_endpoint = req.managerEndpoint;
     const visibility = requestedVisibility(req.orgType, req.visibility);
     if (visibility !== undefined) changes.visibility = visibility;
-    if (Object.keys(changes).length > 0) await this.db.table('accounts').where({ id: req.orgId }).update(changes);
-    return toOrganization(await orgById(this.db, req.orgId));
+    if (Object.keys(changes).length > 0) await this.organizations.update(req.orgId, changes);
+    return toOrganization(await this.organizations.get(req.orgId));
   }
 
   /**
@@ -127,27 +130,22 @@ export class Organizations {
   async delete(orgId: number, requesterId: number, ctx: CallContext): Promise<void> {
     await this.orgs.outbox.run(
       async (trx, stage) => {
-        const org: OrgRow | undefined = await this.db
-          .table('accounts', trx)
-          .where({ id: orgId, type: ACCOUNT_TYPE.organization })
-          .forUpdate()
-          .first();
+        const org = await this.organizations.find(orgId, trx, true);
         if (!org) throw new NotFoundError(`organization ${orgId} does not exist`);
-        const teams: TeamRow[] = await this.db.table('teams', trx).where({ org_id: orgId });
+        const teams = await this.teams.ofOrg(orgId, trx);
         const ownerTeam = teams.find((t) => t.permission === OWNER_PERMISSION)!;
-        const members: { team_id: number; uid: number }[] = await this.db.table('team_users', trx).where({ org_id: orgId });
+        const members = await this.members.teamMemberships(orgId, trx);
         const owners = members.filter((m) => m.team_id === ownerTeam.id).map((m) => m.uid);
         if (owners.includes(requesterId)) {
           if (owners.length > 1)
             throw new NotAllowedError(
               `only the last owner may delete organization ${org.login}; ${owners.length - 1} other owner(s) remain in the ${ownerTeam.name} team`,
             );
-        } else if (!(await isSiteAdmin(this.db, requesterId, trx))) {
+        } else if (!(await this.members.isSiteAdmin(requesterId, trx))) {
           throw new NotAllowedError(`only an owner of ${org.login} or a site admin may delete it`);
         }
         await this.orgs.onOrgDelete?.(trx, orgId, stage);
-        // Teams, memberships and the avatar row go with the account (on delete cascade).
-        await this.db.table('accounts', trx).where({ id: orgId }).delete();
+        await this.organizations.delete(orgId, trx);
         stageTuples(stage, [
           orgOnSite(orgId),
           ...teams.flatMap((t) => teamOfOrg(orgId, t.id)),

@@ -1,6 +1,6 @@
 import { orgsTeamsOrgsV1 } from '@platform/proto';
 import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
-import type { OrgsContext } from './accounts';
+import type { OrgsContext } from './orgs-context';
 import { Members } from './members';
 import type { OrgAuthz } from './org-authz';
 import { Organizations } from './organizations';

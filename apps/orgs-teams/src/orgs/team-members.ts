@@ -2,43 +2,39 @@ import { ConflictError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { toUser } from '../identity/identity';
-import { orgById, userAccount, type OrgsContext } from './accounts';
 import { stageTuples } from './effects';
-import { removeMembership } from './members';
+import { Memberships } from './members';
+import { MembersStore } from './members-store';
+import { OrganizationsStore } from './organizations-store';
+import type { OrgsContext } from './orgs-context';
 import type { Teams } from './teams';
 import { teamMember } from './tuples';
 
 /** Members of teams; joining a team joins its organization, leaving the last one leaves it. */
 export class TeamMembers {
+  private readonly organizations: OrganizationsStore;
+  private readonly members: MembersStore;
+  private readonly memberships: Memberships;
+
   constructor(
     private readonly orgs: OrgsContext,
     private readonly teams: Teams,
-  ) {}
-
-  private get db() {
-    return this.orgs.db;
+  ) {
+    this.organizations = OrganizationsStore.create(orgs.db);
+    this.members = MembersStore.create(orgs.db);
+    this.memberships = new Memberships(orgs);
   }
 
   /** A team's members, by login. */
   async list(teamId: number): Promise<orgsTeamsV1.User[]> {
     await this.teams.row(teamId);
-    const rows = await this.db
-      .table('team_users as m')
-      .join('accounts as a', 'a.id', 'm.uid')
-      .where('m.team_id', teamId)
-      .orderBy('a.lower_login')
-      .select('a.*');
-    return rows.map(toUser);
+    return (await this.members.teamMembers(teamId)).map(toUser);
   }
 
   /** One member of a team; 404 when the user does not exist or is not in the team. */
   async get(teamId: number, username: string): Promise<orgsTeamsV1.User> {
     await this.teams.row(teamId);
-    const row = await this.db
-      .table('team_users as m')
-      .join('accounts as a', 'a.id', 'm.uid')
-      .where({ 'm.team_id': teamId, 'a.lower_login': username.toLowerCase() })
-      .first('a.*');
+    const row = await this.members.teamMember(teamId, username);
     if (!row) throw new NotFoundError(`${username} is not a member of team ${teamId}`);
     return toUser(row);
   }
@@ -49,38 +45,23 @@ export class TeamMembers {
    */
   async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, ctx: CallContext): Promise<boolean> {
     const team = await this.teams.row(req.teamId);
-    const user = await userAccount(this.db, { id: req.userId, login: req.username });
+    const user = await this.members.user({ id: req.userId, login: req.username });
     const added = await this.orgs.outbox.run(
       async (trx, stage) => {
-        // ON CONFLICT, not a check then an insert: two concurrent adds of one user both see "not a member",
-        // and the second insert would hit the primary key. The one that inserts nothing finds a member.
-        const inserted = await this.db
-          .table('team_users', trx)
-          .insert({ team_id: team.id, org_id: team.org_id, uid: user.id })
-          .onConflict(['team_id', 'uid'])
-          .ignore()
-          .returning('uid');
-        if (inserted.length === 0) {
+        if (!(await this.members.joinTeam({ team_id: team.id, org_id: team.org_id, uid: user.id }, trx))) {
           if (req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
           return undefined;
         }
-        const joinedOrg = (
-          await this.db
-            .table('org_users', trx)
-            .insert({ org_id: team.org_id, uid: user.id, is_public: false })
-            .onConflict(['org_id', 'uid'])
-            .ignore()
-            .returning('uid')
-        ).length;
+        const joinedOrg = await this.members.joinOrg(team.org_id, user.id, trx);
         stageTuples(stage, [teamMember(team.id, user.id)]);
-        return { joinedOrg: joinedOrg > 0 };
+        return { joinedOrg };
       },
       {
         call: ctx,
         undo: async (trx, added) => {
           if (!added) return;
-          await this.db.table('team_users', trx).where({ team_id: team.id, uid: user.id }).delete();
-          if (added.joinedOrg) await this.db.table('org_users', trx).where({ org_id: team.org_id, uid: user.id }).delete();
+          await this.members.leaveTeams(team.org_id, user.id, [team.id], trx);
+          if (added.joinedOrg) await this.members.leaveOrg(team.org_id, user.id, trx);
         },
       },
     );
@@ -93,8 +74,8 @@ export class TeamMembers {
    */
   async remove(req: orgsTeamsOrgsV1.RemoveTeamMemberRequest, ctx: CallContext): Promise<void> {
     const team = await this.teams.row(req.teamId);
-    const org = await orgById(this.db, team.org_id);
-    const user = await userAccount(this.db, { id: req.userId, login: req.username });
-    await removeMembership(this.orgs, org, user, [team.id], ctx);
+    const org = await this.organizations.get(team.org_id);
+    const user = await this.members.user({ id: req.userId, login: req.username });
+    await this.memberships.remove(org, user, [team.id], ctx);
   }
 }

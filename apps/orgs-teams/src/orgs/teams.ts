@@ -2,10 +2,13 @@ import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
-import { orgById, type OrgsContext } from './accounts';
 import { stageTeamRoles, stageTuples } from './effects';
+import { MembersStore } from './members-store';
 import type { OrgAuthz } from './org-authz';
+import { OrganizationsStore } from './organizations-store';
+import type { OrgsContext } from './orgs-context';
 import { OWNER_PERMISSION, toTeam, type OrgRow, type TeamRow } from './rows';
+import { TeamsStore, type TeamFields } from './teams-store';
 import { teamMember, teamOfOrg } from './tuples';
 
 /** Team types: `kubernetes` teams work on the organization's clusters, `general` teams on everything else. */
@@ -38,18 +41,22 @@ function checkUnits(units: string[]): void {
 
 /** Teams of organizations. */
 export class Teams {
+  private readonly organizations: OrganizationsStore;
+  private readonly teams: TeamsStore;
+  private readonly members: MembersStore;
+
   constructor(
     private readonly orgs: OrgsContext,
     private readonly authz: OrgAuthz,
-  ) {}
-
-  private get db() {
-    return this.orgs.db;
+  ) {
+    this.organizations = OrganizationsStore.create(orgs.db);
+    this.teams = TeamsStore.create(orgs.db);
+    this.members = MembersStore.create(orgs.db);
   }
 
   /** The team row; with orgId, 404 unless the team belongs to that organization. */
   async row(teamId: number, orgId?: number): Promise<TeamRow> {
-    const row: TeamRow | undefined = await this.db.table('teams').where({ id: teamId }).first();
+    const row = await this.teams.find(teamId);
     if (!row || (orgId && row.org_id !== orgId)) throw new NotFoundError(`team ${teamId} does not exist`);
     return row;
   }
@@ -64,24 +71,20 @@ export class Teams {
 
   /** The organization's teams, owner team first, then by name. */
   async list(orgId: number, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team[]> {
-    const org = await orgById(this.db, orgId);
-    const rows: TeamRow[] = await this.db
-      .table('teams')
-      .where({ org_id: orgId })
-      .orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]);
-    return this.present(rows, org, ctx);
+    const org = await this.organizations.get(orgId);
+    return this.present(await this.teams.ofOrg(orgId), org, ctx);
   }
 
   /** One team; its custom roles only when asked, since they cost a call to authz. */
   async get(teamId: number, orgId: number | undefined, withRoles: boolean, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team> {
     const row = await this.row(teamId, orgId);
-    const org = await orgById(this.db, row.org_id);
+    const org = await this.organizations.get(row.org_id);
     return withRoles ? (await this.present([row], org, ctx))[0] : toTeam(row, org, []);
   }
 
   /** Creates a team, writes its tuples and attaches its custom roles; any failure leaves no team behind. */
   async create(req: orgsTeamsOrgsV1.CreateTeamRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team> {
-    const org = await orgById(this.db, req.orgId);
+    const org = await this.organizations.get(req.orgId);
     checkName(req.name);
     checkType(req.type);
     const permission = req.permission || 'read';
@@ -92,24 +95,17 @@ export class Teams {
     const row = await this.orgs.outbox
       .run(
         async (trx, stage) => {
-          const [row] = await this.db
-            .table('teams', trx)
-            .insert({
-              org_id: org.id,
-              name: req.name,
-              lower_name: req.name.toLowerCase(),
-              description: req.description,
-              permission,
-              type: req.type,
-              units: req.units ? JSON.stringify(req.units.units) : null,
-            })
-            .returning('*');
+          const row = await this.teams.insert(
+            org.id,
+            { name: req.name, description: req.description, permission, type: req.type, units: req.units ? req.units.units : null },
+            trx,
+          );
           // The team's tuples first: authz attaches roles only to a team of the organization.
           stageTuples(stage, teamOfOrg(org.id, row.id));
           stageTeamRoles(stage, { orgId: org.id, teamId: row.id, roleIds, previous: [] });
-          return row as TeamRow;
+          return row;
         },
-        { call: ctx, undo: (trx, row) => this.db.table('teams', trx).where({ id: row.id }).delete() },
+        { call: ctx, undo: (trx, row) => this.teams.delete(row.id, trx) },
       )
       .catch((err) => {
         if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
@@ -135,29 +131,27 @@ export class Teams {
     if (req.type !== undefined) checkType(req.type);
     if (req.units) checkUnits(req.units.units);
 
-    const changes: Partial<Record<keyof TeamRow, unknown>> = { name: req.name, lower_name: req.name.toLowerCase(), updated_at: new Date() };
+    const changes: Partial<TeamFields> = { name: req.name };
     if (req.description !== undefined) changes.description = req.description;
     if (req.permission !== undefined) changes.permission = req.permission;
     if (req.type !== undefined) changes.type = req.type;
-    if (req.units) changes.units = JSON.stringify(req.units.units);
-    const restore = {
+    if (req.units) changes.units = req.units.units;
+    const restore: TeamFields = {
       name: before.name,
-      lower_name: before.lower_name,
       description: before.description,
       permission: before.permission,
       type: before.type,
-      units: before.units === null ? null : JSON.stringify(before.units),
-      updated_at: before.updated_at,
+      units: before.units,
     };
     const previousRoles = req.roleIds ? await this.rolesOf(before.id, ctx) : [];
     await this.orgs.outbox
       .run(
         async (trx, stage) => {
-          await this.db.table('teams', trx).where({ id: before.id }).update(changes);
+          await this.teams.update(before.id, changes, new Date(), trx);
           if (req.roleIds)
             stageTeamRoles(stage, { orgId: before.org_id, teamId: before.id, roleIds: req.roleIds.roleIds, previous: previousRoles });
         },
-        { call: ctx, undo: (trx) => this.db.table('teams', trx).where({ id: before.id }).update(restore) },
+        { call: ctx, undo: (trx) => this.teams.update(before.id, restore, before.updated_at, trx) },
       )
       .catch((err) => {
         if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
@@ -177,30 +171,27 @@ export class Teams {
 
     await this.orgs.outbox.run(
       async (trx, stage) => {
-        const uids: number[] = (await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid')).map(Number);
-        await this.db.table('teams', trx).where({ id: team.id }).delete();
+        const uids = await this.members.uidsOfTeam(team.id, trx);
+        await this.teams.delete(team.id, trx);
         // Members left without a team of the organization leave it.
-        const leaving = await this.db
-          .table('org_users', trx)
-          .where({ org_id: team.org_id })
-          .whereIn('uid', uids)
-          .whereNotExists((q) =>
-            q.select('uid').from(`${this.db.schema}.team_users as t`).whereRaw('t.org_id = org_users.org_id and t.uid = org_users.uid'),
-          )
-          .delete()
-          .returning(['uid', 'is_public']);
+        const leaving = await this.members.leaveOrgUnlessInTeam(team.org_id, uids, trx);
         // Roles first: authz detaches roles only from a team that is still the organization's.
         stageTeamRoles(stage, { orgId: team.org_id, teamId: team.id, roleIds: [], previous: roles });
         stageTuples(stage, [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))]);
-        return { uids, leaving: leaving as { uid: number; is_public: boolean }[] };
+        return { uids, leaving };
       },
       {
         call: ctx,
         undo: async (trx, { uids, leaving }) => {
-          await this.db.table('teams', trx).insert({ ...team, units: team.units === null ? null : JSON.stringify(team.units) });
-          if (uids.length)
-            await this.db.table('team_users', trx).insert(uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })));
-          if (leaving.length) await this.db.table('org_users', trx).insert(leaving.map((l) => ({ org_id: team.org_id, ...l })));
+          await this.teams.restore(team, trx);
+          await this.members.insertTeamMemberships(
+            uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })),
+            trx,
+          );
+          await this.members.insertOrgMemberships(
+            leaving.map((l) => ({ org_id: team.org_id, ...l })),
+            trx,
+          );
         },
       },
     );

@@ -1,0 +1,176 @@
+import type { Knex } from 'knex';
+import type { Database } from '@platform/db';
+import { InputError, NotFoundError } from '@platform/errors';
+import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
+
+/** A user account as memberships need it. */
+export interface AccountRef {
+  id: number;
+  type: number;
+  login: string;
+  is_admin: boolean;
+}
+
+/** A team_users row: a user in a team of an organization. */
+export interface TeamMembership {
+  team_id: number;
+  org_id: number;
+  uid: number;
+}
+
+/** An org_users row: a user in an organization, publicly or not. */
+export interface OrgMembership {
+  org_id: number;
+  uid: number;
+  is_public: boolean;
+}
+
+/**
+ * Who is in which organization and team (identity.org_users, identity.team_users), and the user accounts
+ * those rows name. Every method takes an optional transaction.
+ */
+export class MembersStore {
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): MembersStore {
+    return new MembersStore(db);
+  }
+
+  /** The user named by id or (when the id is 0) by login; 404 when none; 400 when it is an organization. */
+  async user(ref: { id?: number; login?: string }): Promise<AccountRef> {
+    const q = this.db.table('accounts');
+    const row: AccountRef | undefined = ref.id
+      ? await q.where({ id: ref.id }).first('id', 'type', 'login', 'is_admin')
+      : ref.login
+        ? await q.where({ lower_login: ref.login.toLowerCase() }).first('id', 'type', 'login', 'is_admin')
+        : undefined;
+    if (!row) throw new NotFoundError(`user ${ref.login || ref.id} does not exist`);
+    if (row.type === ACCOUNT_TYPE.organization) throw new InputError(`${row.login} is an organization, not a user`);
+    return row;
+  }
+
+  /** Whether an account is a site admin (the accounts flag mirrors the site#admin tuple). */
+  async isSiteAdmin(uid: number, trx?: Knex.Transaction): Promise<boolean> {
+    if (!uid) return false;
+    return !!(await this.db.table('accounts', trx).where({ id: uid, type: ACCOUNT_TYPE.user, is_admin: true }).first('id'));
+  }
+
+  /** Whether a user is a member of an organization (in at least one of its teams). */
+  async isOrgMember(orgId: number, uid: number, trx?: Knex.Transaction): Promise<boolean> {
+    if (!uid) return false;
+    return !!(await this.db.table('org_users', trx).where({ org_id: orgId, uid }).first('uid'));
+  }
+
+  /** The organization's members (only the public ones when asked), by login. */
+  async orgMembers(orgId: number, publicOnly: boolean): Promise<AccountRow[]> {
+    const q = this.db.table('org_users as m').join('accounts as a', 'a.id', 'm.uid').where('m.org_id', orgId);
+    if (publicOnly) q.andWhere('m.is_public', true);
+    return q.orderBy('a.lower_login').select('a.*');
+  }
+
+  /** The membership of the user with this login, or undefined when they are not a member. */
+  async orgMembership(orgId: number, login: string): Promise<{ is_public: boolean } | undefined> {
+    return this.db
+      .table('org_users as m')
+      .join('accounts as a', 'a.id', 'm.uid')
+      .where({ 'm.org_id': orgId, 'a.lower_login': login.toLowerCase() })
+      .first('m.is_public');
+  }
+
+  /** Makes a membership public or private; false when the user is not a member. */
+  async setPublic(orgId: number, uid: number, isPublic: boolean): Promise<boolean> {
+    return (await this.db.table('org_users').where({ org_id: orgId, uid }).update({ is_public: isPublic })) > 0;
+  }
+
+  /** Adds a user to an organization, privately; false when they already are a member. */
+  async joinOrg(orgId: number, uid: number, trx?: Knex.Transaction): Promise<boolean> {
+    const inserted = await this.db
+      .table('org_users', trx)
+      .insert({ org_id: orgId, uid, is_public: false })
+      .onConflict(['org_id', 'uid'])
+      .ignore()
+      .returning('uid');
+    return inserted.length > 0;
+  }
+
+  /** Puts organization memberships back as they were. */
+  async insertOrgMemberships(rows: OrgMembership[], trx?: Knex.Transaction): Promise<void> {
+    if (rows.length) await this.db.table('org_users', trx).insert(rows);
+  }
+
+  /** Takes a user out of an organization; answers the membership removed, if there was one. */
+  async leaveOrg(orgId: number, uid: number, trx?: Knex.Transaction): Promise<{ is_public: boolean } | undefined> {
+    const [row] = await this.db.table('org_users', trx).where({ org_id: orgId, uid }).delete().returning('is_public');
+    return row;
+  }
+
+  /** Takes those of the users who are in no team of the organization out of it; answers the memberships removed. */
+  async leaveOrgUnlessInTeam(orgId: number, uids: number[], trx?: Knex.Transaction): Promise<{ uid: number; is_public: boolean }[]> {
+    return this.db
+      .table('org_users', trx)
+      .where({ org_id: orgId })
+      .whereIn('uid', uids)
+      .whereNotExists((q) =>
+        q.select('uid').from(`${this.db.schema}.team_users as t`).whereRaw('t.org_id = org_users.org_id and t.uid = org_users.uid'),
+      )
+      .delete()
+      .returning(['uid', 'is_public']);
+  }
+
+  /** The team's members, by login. */
+  async teamMembers(teamId: number): Promise<AccountRow[]> {
+    return this.db
+      .table('team_users as m')
+      .join('accounts as a', 'a.id', 'm.uid')
+      .where('m.team_id', teamId)
+      .orderBy('a.lower_login')
+      .select('a.*');
+  }
+
+  /** The team's member with this login, or undefined. */
+  async teamMember(teamId: number, login: string): Promise<AccountRow | undefined> {
+    return this.db
+      .table('team_users as m')
+      .join('accounts as a', 'a.id', 'm.uid')
+      .where({ 'm.team_id': teamId, 'a.lower_login': login.toLowerCase() })
+      .first('a.*');
+  }
+
+  /** Every team membership in the organization. */
+  async teamMemberships(orgId: number, trx?: Knex.Transaction): Promise<TeamMembership[]> {
+    return this.db.table('team_users', trx).where({ org_id: orgId });
+  }
+
+  /** The ids of the organization's teams the user is in. */
+  async teamIdsOf(orgId: number, uid: number, trx?: Knex.Transaction): Promise<number[]> {
+    return (await this.db.table('team_users', trx).where({ org_id: orgId, uid }).pluck('team_id')).map(Number);
+  }
+
+  /** The ids of the team's members. */
+  async uidsOfTeam(teamId: number, trx?: Knex.Transaction): Promise<number[]> {
+    return (await this.db.table('team_users', trx).where({ team_id: teamId }).pluck('uid')).map(Number);
+  }
+
+  async countOfTeam(teamId: number, trx?: Knex.Transaction): Promise<number> {
+    const [{ count }] = await this.db.table('team_users', trx).where({ team_id: teamId }).count<{ count: string }[]>('uid as count');
+    return Number(count);
+  }
+
+  /** Adds a user to a team; false when they already are in it. */
+  async joinTeam(membership: TeamMembership, trx?: Knex.Transaction): Promise<boolean> {
+    // ON CONFLICT, not a check then an insert: two concurrent adds of one user both see "not a member",
+    // and the second insert would hit the primary key. The one that inserts nothing finds a member.
+    const inserted = await this.db.table('team_users', trx).insert(membership).onConflict(['team_id', 'uid']).ignore().returning('uid');
+    return inserted.length > 0;
+  }
+
+  /** Puts team memberships back as they were. */
+  async insertTeamMemberships(rows: TeamMembership[], trx?: Knex.Transaction): Promise<void> {
+    if (rows.length) await this.db.table('team_users', trx).insert(rows);
+  }
+
+  /** Takes a user out of these teams of the organization. */
+  async leaveTeams(orgId: number, uid: number, teamIds: number[], trx?: Knex.Transaction): Promise<void> {
+    await this.db.table('team_users', trx).where({ org_id: orgId, uid }).whereIn('team_id', teamIds).delete();
+  }
+}

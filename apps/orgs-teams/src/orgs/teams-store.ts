@@ -1,0 +1,64 @@
+import type { Knex } from 'knex';
+import type { Database } from '@platform/db';
+import { OWNER_PERMISSION, type TeamRow } from './rows';
+
+/** What a create or an edit writes of a team (the lower-cased name follows the name). */
+export type TeamFields = Pick<TeamRow, 'name' | 'description' | 'permission' | 'type' | 'units'>;
+
+/** Columns of team fields: `lower_name` beside the name, units as JSON. */
+function columns(fields: Partial<TeamFields>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fields };
+  if (fields.name !== undefined) out.lower_name = fields.name.toLowerCase();
+  if (fields.units !== undefined) out.units = fields.units === null ? null : JSON.stringify(fields.units);
+  return out;
+}
+
+/** The rows of teams (identity.teams). Every method takes an optional transaction. */
+export class TeamsStore {
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): TeamsStore {
+    return new TeamsStore(db);
+  }
+
+  async find(id: number, trx?: Knex.Transaction): Promise<TeamRow | undefined> {
+    return this.db.table('teams', trx).where({ id }).first();
+  }
+
+  /** The organization's teams, owner team first, then by name. */
+  async ofOrg(orgId: number, trx?: Knex.Transaction): Promise<TeamRow[]> {
+    return this.db.table('teams', trx).where({ org_id: orgId }).orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]);
+  }
+
+  /** The id of the organization's owner team; `lock` holds its row until the transaction ends. */
+  async ownerTeamId(orgId: number, trx?: Knex.Transaction, lock = false): Promise<number | undefined> {
+    const q = this.db.table('teams', trx).where({ org_id: orgId, permission: OWNER_PERMISSION }).first('id');
+    return (await (lock ? q.forUpdate() : q))?.id;
+  }
+
+  async insert(orgId: number, fields: TeamFields, trx?: Knex.Transaction): Promise<TeamRow> {
+    const [row] = await this.db
+      .table('teams', trx)
+      .insert({ org_id: orgId, ...columns(fields) })
+      .returning('*');
+    return row;
+  }
+
+  /** Changes the given fields and sets `updated_at`. */
+  async update(id: number, changes: Partial<TeamFields>, updatedAt: Date, trx?: Knex.Transaction): Promise<void> {
+    await this.db
+      .table('teams', trx)
+      .where({ id })
+      .update({ ...columns(changes), updated_at: updatedAt });
+  }
+
+  /** Puts a deleted team's row back as it was, id and timestamps included. */
+  async restore(row: TeamRow, trx?: Knex.Transaction): Promise<void> {
+    await this.db.table('teams', trx).insert({ ...row, ...columns({ units: row.units }) });
+  }
+
+  /** Deletes the team; its memberships go with it (on delete cascade). */
+  async delete(id: number, trx?: Knex.Transaction): Promise<void> {
+    await this.db.table('teams', trx).where({ id }).delete();
+  }
+}
