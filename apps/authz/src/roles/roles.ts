@@ -4,7 +4,7 @@ import type { Database } from '@platform/db';
 import { checkLengths, TEXT_LIMITS, type LengthCheck, type Logger } from '@platform/service-kit';
 import type { AuthzEngine, Tuple } from '../engine';
 import { isAssignable, roleGrantTuples } from '../permissions';
-import { isDuplicateName, RoleStore, type RolePermission, type StoredRole } from './store';
+import { isDuplicateName, RolesStore, type RolePermission, type StoredRole } from './roles-store';
 import { RowsAndTuples, tupleDiff, type TupleReader } from './unit-of-work';
 
 /** Longest role name and description accepted (docs/limits.md). */
@@ -66,7 +66,7 @@ const unique = <T>(items: T[]) => [...new Set(items)];
 
 /** Custom roles of organizations: rows in authz.roles/role_teams, made effective by tuples (spec 4.1). */
 export class Roles {
-  private readonly store: RoleStore;
+  private readonly store: RolesStore;
   private readonly unit: RowsAndTuples;
 
   constructor(
@@ -74,7 +74,7 @@ export class Roles {
     private readonly engine: AuthzEngine,
     private readonly opts: RolesOptions,
   ) {
-    this.store = new RoleStore(db);
+    this.store = RolesStore.create(db);
     this.unit = new RowsAndTuples(db, engine, opts.log);
   }
 

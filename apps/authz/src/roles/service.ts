@@ -3,7 +3,7 @@ import { authzRolesV1 } from '@platform/proto';
 import { bindService, serviceLimits, TEXT_LIMITS as L, versionOf, withLimits, type ServiceBinding } from '@platform/service-kit';
 import { AllowedPermissions } from './allowed-permissions';
 import type { Roles } from './roles';
-import type { StoredRole } from './store';
+import type { StoredRole } from './roles-store';
 
 /** The Role message of a stored role. */
 export function toRole(r: StoredRole): authzRolesV1.Role {

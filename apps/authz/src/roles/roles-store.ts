@@ -30,8 +30,12 @@ export function isDuplicateName(err: unknown): boolean {
 }
 
 /** The rows of custom roles and their team assignments (authz.roles, authz.role_teams). */
-export class RoleStore {
-  constructor(private readonly db: Database) {}
+export class RolesStore {
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): RolesStore {
+    return new RolesStore(db);
+  }
 
   private roles(trx?: Knex.Transaction) {
     return this.db.table<RoleRow>('roles', trx);

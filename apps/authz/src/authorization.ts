@@ -1,0 +1,47 @@
+import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, TypeSystem } from './engine';
+import type { WriteOptions } from './engine/types';
+import { permissionCatalog, resolvePermission, SITE_OBJECT } from './permissions';
+
+/**
+ * Authorization questions and the relationship tuples behind them (AuthzService): checks as the engine
+ * answers them, the spec's permission names resolved to relations of the model, and the permission catalog.
+ */
+export class Authorization {
+  constructor(
+    private readonly engine: AuthzEngine,
+    private readonly model: TypeSystem,
+  ) {}
+
+  check(request: CheckRequest): Promise<boolean> {
+    return this.engine.check(request);
+  }
+
+  batchCheck(requests: CheckRequest[]): Promise<boolean[]> {
+    return this.engine.batchCheck(requests);
+  }
+
+  /** Whether a user holds a permission of the spec (`edit:org`) on an object; site permissions ignore the id. */
+  checkPermission(userId: number, permission: string, objectId: number): Promise<boolean> {
+    const target = resolvePermission(permission);
+    const object = target.objectType === 'site' ? SITE_OBJECT : `${target.objectType}:${objectId}`;
+    return this.engine.check({ user: `user:${userId}`, relation: target.relation, object });
+  }
+
+  /** Which of the relations (every relation of the object's type when none are named) the user holds. */
+  listRelations(user: string, object: string, relations: string[]): Promise<string[]> {
+    return this.engine.listRelations(user, object, relations.length ? relations : this.model.relationsOf(object.split(':')[0]));
+  }
+
+  write(writes: Tuple[], deletes: Tuple[], opts?: WriteOptions): Promise<void> {
+    return this.engine.write(writes, deletes, opts);
+  }
+
+  readTuples(filter: TupleFilter): Promise<Tuple[]> {
+    return this.engine.readTuples(filter);
+  }
+
+  /** What a custom role may carry (GET /authz/roles/available_permissions). */
+  catalog() {
+    return permissionCatalog();
+  }
+}
