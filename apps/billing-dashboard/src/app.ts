@@ -1,6 +1,6 @@
-import { billingDashboardV1 } from '@platform/proto';
-import { bindService, defineApp, serviceEnv, startService, versionOf } from '@platform/service-kit';
+import { defineApp, serviceEnv, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { billingDashboardService } from './service';
 
 /** Starts the billing-dashboard service: licensed usage, system outages and usage reports */
 export const billingDashboardApp = defineApp({
@@ -14,9 +14,7 @@ export const billingDashboardApp = defineApp({
         database: { schema: 'billing', migrations },
         // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
         bus: true,
-        grpc: () => [
-          bindService(billingDashboardV1.BillingDashboardServiceService, { getVersion: async () => versionOf('billing-dashboard') }),
-        ],
+        grpc: () => [billingDashboardService()],
       },
       config,
     ),

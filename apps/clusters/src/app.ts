@@ -1,6 +1,6 @@
-import { clustersV1 } from '@platform/proto';
-import { bindService, defineApp, serviceEnv, startService, versionOf } from '@platform/service-kit';
+import { defineApp, serviceEnv, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { clustersService } from './service';
 
 /** Starts the clusters service: managed clusters, cluster sets, feature sets and namespace bindings */
 export const clustersApp = defineApp({
@@ -14,7 +14,7 @@ export const clustersApp = defineApp({
         database: { schema: 'clusters', migrations },
         // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
         bus: true,
-        grpc: () => [bindService(clustersV1.ClustersServiceService, { getVersion: async () => versionOf('clusters') })],
+        grpc: () => [clustersService()],
       },
       config,
     ),

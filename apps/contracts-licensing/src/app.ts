@@ -1,6 +1,6 @@
-import { contractsLicensingV1 } from '@platform/proto';
-import { bindService, defineApp, serviceEnv, startService, versionOf } from '@platform/service-kit';
+import { defineApp, serviceEnv, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { contractsLicensingService } from './service';
 
 /** Starts the contracts-licensing service: contracts, contract clusters, audit events and issued licenses */
 export const contractsLicensingApp = defineApp({
@@ -14,9 +14,7 @@ export const contractsLicensingApp = defineApp({
         database: { schema: 'contracts', migrations },
         // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
         bus: true,
-        grpc: () => [
-          bindService(contractsLicensingV1.ContractsLicensingServiceService, { getVersion: async () => versionOf('contracts-licensing') }),
-        ],
+        grpc: () => [contractsLicensingService()],
       },
       config,
     ),

@@ -1,6 +1,6 @@
-import { metricsproxyV1 } from '@platform/proto';
-import { bindService, defineApp, serviceEnv, startService, versionOf } from '@platform/service-kit';
+import { defineApp, serviceEnv, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { metricsproxyService } from './service';
 
 /** Starts the metricsproxy service: per-cluster metrics backends registered as dashboard datasources */
 export const metricsproxyApp = defineApp({
@@ -12,7 +12,7 @@ export const metricsproxyApp = defineApp({
         name: 'metricsproxy',
         protoPackage: 'metricsproxy',
         database: { schema: 'metricsproxy', migrations },
-        grpc: () => [bindService(metricsproxyV1.MetricsproxyServiceService, { getVersion: async () => versionOf('metricsproxy') })],
+        grpc: () => [metricsproxyService()],
       },
       config,
     ),
