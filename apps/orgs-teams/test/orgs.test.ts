@@ -1,4 +1,4 @@
-import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { orgClaimsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
@@ -152,6 +152,35 @@ describe('OrganizationsService', () => {
     });
     expect(await orgMembers(org.id)).toEqual(['alice', 'bob']);
     expect(has(`user:${users.bob}`, 'member', `team:${devs.id}`)).toBe(true);
+  });
+
+  it('undoes a claim whose tuples cannot be written, then moves ownership to the claimer', async () => {
+    const claims = createClient(orgClaimsV1.OrgClaimsServiceService, app.address, { name: 'orgs-teams' });
+    try {
+      const org = await newOrg('standalone');
+      const owners = await ownerTeam(org.id);
+      const ops = await newTeam(org.id, 'ops');
+      // root is an owner who stays a member through another team; alice is only an owner.
+      for (const teamId of [owners.id, ops.id])
+        await orgs.addTeamMember({ teamId, userId: users.root, username: '', conflictIfMember: true });
+      const { claimId } = await claims.createClaim({ orgId: org.id });
+
+      await expect(whileAuthzFails(() => claims.claimOrg({ claimId, userId: users.bob }))).rejects.toMatchObject({ kind: 'unavailable' });
+      expect(await memberLogins(owners.id)).toEqual(['alice', 'root']);
+      expect(await orgMembers(org.id)).toEqual(['alice', 'root']);
+      expect(has(`user:${users.alice}`, 'member', `team:${owners.id}`)).toBe(true);
+      expect(has(`user:${users.bob}`, 'member', `team:${owners.id}`)).toBe(false);
+
+      expect(await claims.claimOrg({ claimId, userId: users.bob })).toEqual({ orgId: org.id, orgName: 'standalone' });
+      expect(await memberLogins(owners.id)).toEqual(['bob']);
+      expect(await orgMembers(org.id)).toEqual(['bob', 'root']);
+      expect(has(`user:${users.bob}`, 'member', `team:${owners.id}`)).toBe(true);
+      expect(has(`user:${users.alice}`, 'member', `team:${owners.id}`)).toBe(false);
+      expect(has(`user:${users.root}`, 'member', `team:${owners.id}`)).toBe(false);
+      await expect(claims.claimOrg({ claimId, userId: users.alice })).rejects.toMatchObject({ kind: 'conflict' });
+    } finally {
+      claims.close();
+    }
   });
 
   it('adds a user once when the same member is added twice at the same moment', async () => {

@@ -3,10 +3,12 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { isUniqueViolation, type Database, type Outbox } from '@platform/db';
 import type { orgClaimsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
-import { ACCOUNT_TYPE } from '../identity/identity';
 import { stageTuples } from '../orgs/effects';
-import { OWNER_PERMISSION } from '../orgs/rows';
+import { MembersStore } from '../orgs/members-store';
+import { OrganizationsStore } from '../orgs/organizations-store';
+import { TeamsStore } from '../orgs/teams-store';
 import { teamMember } from '../orgs/tuples';
+import { ClaimsStore } from './claims-store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,16 +26,25 @@ interface ClaimChange {
 
 /** Standalone organizations and their one-time claim: ownership moves to the user who claims. */
 export class OrgClaims {
+  private readonly claims: ClaimsStore;
+  private readonly organizations: OrganizationsStore;
+  private readonly teams: TeamsStore;
+  private readonly members: MembersStore;
+
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly outbox: Outbox,
-  ) {}
+  ) {
+    this.claims = ClaimsStore.create(db);
+    this.organizations = OrganizationsStore.create(db);
+    this.teams = TeamsStore.create(db);
+    this.members = MembersStore.create(db);
+  }
 
   async create(orgId: number): Promise<orgClaimsV1.OrgClaim> {
-    const org = await this.db.table('accounts').where({ id: orgId, type: ACCOUNT_TYPE.organization }).first('id');
-    if (!org) throw new NotFoundError(`organization ${orgId} does not exist`);
+    await this.organizations.get(orgId);
     try {
-      const [row] = await this.db.table('org_claims').insert({ claim_id: randomUUID(), org_id: orgId }).returning(['claim_id', 'org_id']);
+      const row = await this.claims.insert(randomUUID(), orgId);
       return { claimId: row.claim_id, orgId: row.org_id };
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`organization ${orgId} is already claimable`);
@@ -42,8 +53,8 @@ export class OrgClaims {
   }
 
   async oldestClaimable(): Promise<orgClaimsV1.OrgClaimableCheck> {
-    const row = await this.db.table('org_claims').whereNull('claimed_by').orderBy('created_at').orderBy('claim_id').first('claim_id');
-    return row ? { isClaimable: true, claimId: row.claim_id } : { isClaimable: false, claimId: '' };
+    const claimId = await this.claims.oldestOpen();
+    return claimId ? { isClaimable: true, claimId } : { isClaimable: false, claimId: '' };
   }
 
   /**
@@ -56,58 +67,39 @@ export class OrgClaims {
     if (!userId) throw new InputError('a signed-in user is required to claim an organization');
     const change = await this.outbox.run<ClaimChange>(
       async (trx, stage) => {
-        const claim = await this.db.table('org_claims', trx).where({ claim_id: claimId }).first();
+        const claim = await this.claims.find(claimId, trx);
         if (!claim) throw new NotFoundError(`claim ${claimId} does not exist`);
-        const taken = await this.db
-          .table('org_claims', trx)
-          .where({ claim_id: claimId })
-          .whereNull('claimed_by')
-          .update({ claimed_by: userId, claimed_at: this.db.knex.fn.now() });
-        if (taken === 0) throw new ConflictError(`claim ${claimId} has already been claimed`);
-        const org = await this.db.table('accounts', trx).where({ id: claim.org_id }).first('id', 'login');
-        const team = await this.db.table('teams', trx).where({ org_id: org.id, permission: OWNER_PERMISSION }).first('id');
-        const previous: number[] = await this.db.table('team_users', trx).where({ team_id: team.id }).pluck('uid');
+        if (!(await this.claims.take(claimId, userId, trx))) throw new ConflictError(`claim ${claimId} has already been claimed`);
+        const org = await this.organizations.get(claim.org_id, trx);
+        const teamId = (await this.teams.ownerTeamId(org.id, trx))!;
+        const previous = await this.members.uidsOfTeam(teamId, trx);
         const callerWasOwner = previous.includes(userId);
         const others = previous.filter((uid) => uid !== userId);
-        await this.db.table('team_users', trx).where({ team_id: team.id }).whereIn('uid', others).delete();
+        await this.members.leaveTeam(teamId, others, trx);
         // Previous owners stay organization members only while they are still in another team.
-        const stillInTeams: number[] = await this.db.table('team_users', trx).where({ org_id: org.id }).whereIn('uid', others).pluck('uid');
-        const leftOrg = others.filter((uid) => !stillInTeams.includes(uid));
-        await this.db.table('org_users', trx).where({ org_id: org.id }).whereIn('uid', leftOrg).delete();
-        if (!callerWasOwner) await this.db.table('team_users', trx).insert({ team_id: team.id, org_id: org.id, uid: userId });
-        const joined = await this.db
-          .table('org_users', trx)
-          .insert({ org_id: org.id, uid: userId, is_public: false })
-          .onConflict(['org_id', 'uid'])
-          .ignore()
-          .returning('uid');
+        const leftOrg = (await this.members.leaveOrgUnlessInTeam(org.id, others, trx)).map((m) => m.uid);
+        if (!callerWasOwner) await this.members.insertTeamMemberships([{ team_id: teamId, org_id: org.id, uid: userId }], trx);
+        const callerJoinedOrg = await this.members.joinOrg(org.id, userId, trx);
         stageTuples(
           stage,
-          previous.concat(userId).map((uid) => teamMember(team.id, uid)),
+          previous.concat(userId).map((uid) => teamMember(teamId, uid)),
         );
-        return {
-          orgId: org.id,
-          orgName: org.login,
-          ownerTeamId: team.id,
-          previousOwners: others,
-          leftOrg,
-          callerWasOwner,
-          callerJoinedOrg: joined.length > 0,
-        };
+        return { orgId: org.id, orgName: org.login, ownerTeamId: teamId, previousOwners: others, leftOrg, callerWasOwner, callerJoinedOrg };
       },
       {
         call: ctx,
         undo: async (trx, c) => {
-          await this.db.table('org_claims', trx).where({ claim_id: claimId }).update({ claimed_by: null, claimed_at: null });
-          if (!c.callerWasOwner) await this.db.table('team_users', trx).where({ team_id: c.ownerTeamId, uid: userId }).delete();
-          if (c.callerJoinedOrg) await this.db.table('org_users', trx).where({ org_id: c.orgId, uid: userId }).delete();
-          if (c.previousOwners.length) {
-            await this.db
-              .table('team_users', trx)
-              .insert(c.previousOwners.map((uid) => ({ team_id: c.ownerTeamId, org_id: c.orgId, uid })));
-          }
-          if (c.leftOrg.length)
-            await this.db.table('org_users', trx).insert(c.leftOrg.map((uid) => ({ org_id: c.orgId, uid, is_public: false })));
+          await this.claims.release(claimId, trx);
+          if (!c.callerWasOwner) await this.members.leaveTeam(c.ownerTeamId, [userId], trx);
+          if (c.callerJoinedOrg) await this.members.leaveOrg(c.orgId, userId, trx);
+          await this.members.insertTeamMemberships(
+            c.previousOwners.map((uid) => ({ team_id: c.ownerTeamId, org_id: c.orgId, uid })),
+            trx,
+          );
+          await this.members.insertOrgMemberships(
+            c.leftOrg.map((uid) => ({ org_id: c.orgId, uid, is_public: false })),
+            trx,
+          );
         },
       },
     );

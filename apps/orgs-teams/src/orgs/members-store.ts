@@ -169,6 +169,11 @@ export class MembersStore {
     if (rows.length) await this.db.table('team_users', trx).insert(rows);
   }
 
+  /** Takes these users out of a team. */
+  async leaveTeam(teamId: number, uids: number[], trx?: Knex.Transaction): Promise<void> {
+    await this.db.table('team_users', trx).where({ team_id: teamId }).whereIn('uid', uids).delete();
+  }
+
   /** Takes a user out of these teams of the organization. */
   async leaveTeams(orgId: number, uid: number, teamIds: number[], trx?: Knex.Transaction): Promise<void> {
     await this.db.table('team_users', trx).where({ org_id: orgId, uid }).whereIn('team_id', teamIds).delete();
