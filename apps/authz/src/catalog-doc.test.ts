@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { permissionCatalog, PERMISSIONS } from './permissions';
-import { permissionsDocPath, REGENERATE_COMMAND, renderPermissionsDoc } from './catalog-doc';
+import { permissionsDocPath, permissionTypesPath, REGENERATE_COMMAND, renderPermissionsDoc, renderPermissionTypes } from './catalog-doc';
 
 describe('docs/permissions.md, the generated role and permission catalog', () => {
   const rendered = renderPermissionsDoc();
@@ -19,5 +19,18 @@ describe('docs/permissions.md, the generated role and permission catalog', () =>
 
   it('renders the same bytes every time', () => {
     expect(renderPermissionsDoc()).toBe(rendered);
+  });
+});
+
+describe('libs/proto/src/permissions.ts, the generated permission names by object type', () => {
+  it('is up to date with permissions.ts', () => {
+    const onDisk = fs.existsSync(permissionTypesPath()) ? fs.readFileSync(permissionTypesPath(), 'utf8') : '(missing)';
+    if (onDisk !== renderPermissionTypes()) {
+      throw new Error(`libs/proto/src/permissions.ts is stale: regenerate it with\n\n  ${REGENERATE_COMMAND}\n`);
+    }
+  });
+
+  it('names every permission with its object type', () => {
+    for (const p of PERMISSIONS) expect(renderPermissionTypes()).toMatch(new RegExp(`^  '?${p.name}'?: '${p.objectType}',$`, 'm'));
   });
 });

@@ -111,8 +111,48 @@ export function renderPermissionsDoc(model: TypeSystem = TypeSystem.fromFile()):
   return out.join('\n');
 }
 
+/** libs/proto/src/permissions.ts: the permission names by object type, for callers that check them (the gateway). */
+export function permissionTypesPath(start: string = __dirname): string {
+  return path.join(path.dirname(permissionsDocPath(start)), '..', 'libs', 'proto', 'src', 'permissions.ts');
+}
+
+/**
+ * The permission names and the object type each is checked on, as TypeScript: the gateway's route rows name
+ * permissions with these types, so a check of `view:team` against an organization cannot compile.
+ */
+export function renderPermissionTypes(): string {
+  // Quoted only where a name is not an identifier, as prettier writes object keys.
+  const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`);
+  const rows = PERMISSIONS.map((p) => `  ${key(p.name)}: '${p.objectType}',`);
+  return [
+    '// GENERATED from apps/authz/src/permissions.ts; do not edit by hand.',
+    `// Regenerate: ${REGENERATE_COMMAND}`,
+    '',
+    '/** Every permission name the authz service checks, and the object type it is checked on. */',
+    'export const PERMISSION_OBJECT_TYPES = {',
+    ...rows,
+    '} as const;',
+    '',
+    '/** A permission name of the authz catalog. */',
+    'export type PermissionName = keyof typeof PERMISSION_OBJECT_TYPES;',
+    '',
+    '/** The object types permissions are checked on. */',
+    'export type PermissionObjectType = (typeof PERMISSION_OBJECT_TYPES)[PermissionName];',
+    '',
+    '/** The permission names checked on objects of type T. */',
+    'export type PermissionOn<T extends PermissionObjectType> = {',
+    '  [K in PermissionName]: (typeof PERMISSION_OBJECT_TYPES)[K] extends T ? K : never;',
+    '}[PermissionName];',
+    '',
+  ].join('\n');
+}
+
 if (require.main === module) {
-  const file = permissionsDocPath();
-  fs.writeFileSync(file, renderPermissionsDoc());
-  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+  for (const [file, text] of [
+    [permissionsDocPath(), renderPermissionsDoc()],
+    [permissionTypesPath(), renderPermissionTypes()],
+  ]) {
+    fs.writeFileSync(file, text);
+    console.log(`wrote ${path.relative(process.cwd(), file)}`);
+  }
 }

@@ -3,7 +3,7 @@ import { bindService, defineApp, startService, versionOf } from '@platform/servi
 import { closeBackends, connectBackends } from './backends';
 import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
-import { ROUTES } from './routes';
+import { ROUTES } from './sections';
 
 /** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
 export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: startGateway });

@@ -5,7 +5,7 @@ import type { orgsTeamsV1 } from '@platform/proto';
 import { FailureLimiter } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
-import type { Route } from './route';
+import type { Auth, OrgMode, OrgRef } from './route';
 
 /** The token a request presents: `Authorization: token|bearer <t>`, else `?token=` or `?access_token=`. */
 export function presentedToken(req: Request): string | undefined {
@@ -62,21 +62,20 @@ export function addressKey(ip: string | undefined): string {
  * too many failures in the window are refused with 429 and Retry-After before orgs-teams is asked.
  */
 export async function authenticate(
-  route: Route,
+  auth: Auth,
   req: Request,
   backends: Backends,
-  requestId: string,
   addressFailures: FailureLimiter,
 ): Promise<orgsTeamsV1.User | undefined> {
-  const identity = backends['orgs-teams'];
-  if (route.auth === 'basic') {
+  const identity = backends.orgsTeams.identity;
+  if (auth === 'basic') {
     // req.ip is the peer, or the client named in X-Forwarded-For only when TRUST_PROXY says whom to believe.
     const address = addressKey(req.ip);
     addressFailures.assertAllowed(address, 'too many failed sign-in attempts from this address');
     const creds = basicCredentials(req);
     if (!creds) throw new NotAuthenticatedError('basic authentication is required');
     try {
-      return (await identity.authenticateBasic(creds, { requestId })).user;
+      return (await identity.authenticateBasic(creds)).user;
     } catch (err) {
       if (err instanceof NotAuthenticatedError) addressFailures.fail(address);
       throw err;
@@ -84,33 +83,26 @@ export async function authenticate(
   }
   const token = presentedToken(req);
   if (!token) {
-    if (route.auth === 'token') throw new NotAuthenticatedError('token is required');
+    if (auth === 'token') throw new NotAuthenticatedError('token is required');
     if (req.get('authorization')) throw new NotAuthenticatedError('unsupported authorization scheme');
     return undefined;
   }
   if (token.length > 256) throw new NotAuthenticatedError('invalid token');
-  return (await identity.authenticate({ token }, { requestId })).user;
+  return (await identity.authenticate({ token })).user;
 }
 
 /**
  * The `org` query context, resolved once per request, as the caller may see it: an organization the caller
  * cannot see is 404, exactly as on the `/orgs/{orgname}` paths.
  */
-export async function resolveOrg(
-  route: Route,
-  req: Request,
-  backends: Backends,
-  requestId: string,
-  viewerId: number,
-): Promise<{ id: number; name: string } | undefined> {
+export async function resolveOrg(mode: OrgMode, req: Request, backends: Backends, viewerId: number): Promise<OrgRef | undefined> {
   const raw = req.query.org;
   if (raw === undefined || raw === '') {
-    if (route.org === 'required')
-      throw new InputError('the org query parameter is required', [{ field: 'query.org', description: 'required' }]);
+    if (mode === 'required') throw new InputError('the org query parameter is required', [{ field: 'query.org', description: 'required' }]);
     return undefined;
   }
   if (typeof raw !== 'string')
     throw new InputError('org must be a single organization name', [{ field: 'query.org', description: 'must be a string' }]);
-  const org = await backends.orgs.getOrg({ name: raw, viewerId }, { requestId });
+  const org = await backends.orgsTeams.organizations.getOrg({ name: raw, viewerId });
   return { id: org.id, name: org.username };
 }

@@ -13,81 +13,137 @@ import {
   orgTokensV1,
   orgClaimsV1,
 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
+import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
 
-/** gRPC clients of every backend app, keyed by app name. */
+/** The gRPC clients of every backend app, grouped by app, named after the app's gRPC services. */
 export interface Backends {
-  authz: PromiseClient<typeof authzV1.AuthzServiceService>;
-  /** The authz app's RolesService (custom roles, allowed permissions); routes using it name service 'authz'. */
-  authzRoles: PromiseClient<typeof authzRolesV1.RolesServiceService>;
-  'orgs-teams': PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
-  /** The orgs-teams app's OrganizationsService (organizations, members, teams); routes using it name service 'orgs-teams'. */
-  orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
-  /** The orgs-teams app's OrgTokensService (sync tokens, system-admin access tokens, bus accounts). */
-  orgTokens: PromiseClient<typeof orgTokensV1.OrgTokensServiceService>;
-  /** The orgs-teams app's OrgClaimsService (standalone-organization claims). */
-  orgClaims: PromiseClient<typeof orgClaimsV1.OrgClaimsServiceService>;
-  /** The orgs-teams app's SiteSettingsService (branding, allowed domains, registration); routes name service 'orgs-teams'. */
-  siteSettings: PromiseClient<typeof orgsTeamsSettingsV1.SiteSettingsServiceService>;
-  /** The orgs-teams app's AvatarsService (organization avatars and their objects); routes name service 'orgs-teams'. */
-  avatars: PromiseClient<typeof orgsTeamsAvatarsV1.AvatarsServiceService>;
-  'contracts-licensing': PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService>;
-  'billing-dashboard': PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
-  metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService>;
-  'marketplace-listener': PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService>;
-  clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
+  authz: {
+    authz: PromiseClient<typeof authzV1.AuthzServiceService>;
+    /** Custom roles and allowed permissions. */
+    roles: PromiseClient<typeof authzRolesV1.RolesServiceService>;
+  };
+  orgsTeams: {
+    /** Accounts, tokens, authentication. */
+    identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
+    /** Organizations, members, teams. */
+    organizations: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
+    /** Sync tokens, system-admin access tokens, bus accounts. */
+    orgTokens: PromiseClient<typeof orgTokensV1.OrgTokensServiceService>;
+    /** Standalone-organization claims. */
+    claims: PromiseClient<typeof orgClaimsV1.OrgClaimsServiceService>;
+    /** Branding, allowed domains, registration. */
+    siteSettings: PromiseClient<typeof orgsTeamsSettingsV1.SiteSettingsServiceService>;
+    /** Organization avatars and their objects. */
+    avatars: PromiseClient<typeof orgsTeamsAvatarsV1.AvatarsServiceService>;
+  };
+  contractsLicensing: { contracts: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService> };
+  billingDashboard: { billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService> };
+  metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
+  marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
+  clusters: { clusters: PromiseClient<typeof clustersV1.ClustersServiceService> };
 }
+
 /** The backend apps; a route names the one answering it, so only its routes answer 503 when it is down. */
-export const BACKEND_APPS = [
-  'authz',
-  'orgs-teams',
-  'contracts-licensing',
-  'billing-dashboard',
-  'metricsproxy',
-  'marketplace-listener',
-  'clusters',
-] as const satisfies readonly (keyof Backends)[];
-export type BackendName = (typeof BACKEND_APPS)[number];
+export const BACKEND_APPS = {
+  authz: 'authz',
+  'orgs-teams': 'orgsTeams',
+  'contracts-licensing': 'contractsLicensing',
+  'billing-dashboard': 'billingDashboard',
+  metricsproxy: 'metricsproxy',
+  'marketplace-listener': 'marketplaceListener',
+  clusters: 'clusters',
+} as const satisfies Record<string, keyof Backends>;
+export type BackendName = keyof typeof BACKEND_APPS;
 
 /** Opens a channel to each backend; channels connect lazily and reconnect by themselves. */
 export function connectBackends(config: GatewayConfig): Backends {
-  const opts = (name: string) => ({
+  const opts = (name: BackendName) => ({
     name,
     deadlineMs: config.BACKEND_DEADLINE_MS,
     idempotent: ['getVersion'],
     maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
   });
+  const orgsTeams = config.ORGS_TEAMS_GRPC_ADDR;
   return {
-    authz: createClient(authzV1.AuthzServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
-    authzRoles: createClient(authzRolesV1.RolesServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
-    'orgs-teams': createClient(orgsTeamsV1.OrgsTeamsServiceService, config.ORGS_TEAMS_GRPC_ADDR, opts('orgs-teams')),
-    orgs: createClient(orgsTeamsOrgsV1.OrganizationsServiceService, config.ORGS_TEAMS_GRPC_ADDR, opts('orgs-teams')),
-    orgTokens: createClient(orgTokensV1.OrgTokensServiceService, config.ORGS_TEAMS_GRPC_ADDR, opts('orgs-teams')),
-    orgClaims: createClient(orgClaimsV1.OrgClaimsServiceService, config.ORGS_TEAMS_GRPC_ADDR, opts('orgs-teams')),
-    siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, config.ORGS_TEAMS_GRPC_ADDR, opts('orgs-teams')),
-    avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, config.ORGS_TEAMS_GRPC_ADDR, opts('orgs-teams')),
-    'contracts-licensing': createClient(
-      contractsLicensingV1.ContractsLicensingServiceService,
-      config.CONTRACTS_LICENSING_GRPC_ADDR,
-      opts('contracts-licensing'),
-    ),
-    'billing-dashboard': createClient(
-      billingDashboardV1.BillingDashboardServiceService,
-      config.BILLING_DASHBOARD_GRPC_ADDR,
-      opts('billing-dashboard'),
-    ),
-    metricsproxy: createClient(metricsproxyV1.MetricsproxyServiceService, config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy')),
-    'marketplace-listener': createClient(
-      marketplaceListenerV1.MarketplaceListenerServiceService,
-      config.MARKETPLACE_LISTENER_GRPC_ADDR,
-      opts('marketplace-listener'),
-    ),
-    clusters: createClient(clustersV1.ClustersServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
+    authz: {
+      authz: createClient(authzV1.AuthzServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
+      roles: createClient(authzRolesV1.RolesServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
+    },
+    orgsTeams: {
+      identity: createClient(orgsTeamsV1.OrgsTeamsServiceService, orgsTeams, opts('orgs-teams')),
+      organizations: createClient(orgsTeamsOrgsV1.OrganizationsServiceService, orgsTeams, opts('orgs-teams')),
+      orgTokens: createClient(orgTokensV1.OrgTokensServiceService, orgsTeams, opts('orgs-teams')),
+      claims: createClient(orgClaimsV1.OrgClaimsServiceService, orgsTeams, opts('orgs-teams')),
+      siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, orgsTeams, opts('orgs-teams')),
+      avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, orgsTeams, opts('orgs-teams')),
+    },
+    contractsLicensing: {
+      contracts: createClient(
+        contractsLicensingV1.ContractsLicensingServiceService,
+        config.CONTRACTS_LICENSING_GRPC_ADDR,
+        opts('contracts-licensing'),
+      ),
+    },
+    billingDashboard: {
+      billing: createClient(
+        billingDashboardV1.BillingDashboardServiceService,
+        config.BILLING_DASHBOARD_GRPC_ADDR,
+        opts('billing-dashboard'),
+      ),
+    },
+    metricsproxy: {
+      metricsproxy: createClient(metricsproxyV1.MetricsproxyServiceService, config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy')),
+    },
+    marketplaceListener: {
+      listener: createClient(
+        marketplaceListenerV1.MarketplaceListenerServiceService,
+        config.MARKETPLACE_LISTENER_GRPC_ADDR,
+        opts('marketplace-listener'),
+      ),
+    },
+    clusters: { clusters: createClient(clustersV1.ClustersServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')) },
   };
+}
+
+/** The GetVersion client of each backend app (every app's first service answers it), for status pages. */
+export function versionClients(backends: Backends): [BackendName, { getVersion: PromiseClient<any>['getVersion'] }][] {
+  return (Object.entries(BACKEND_APPS) as [BackendName, keyof Backends][]).map(([name, key]) => [
+    name,
+    Object.values(backends[key])[0] as { getVersion: PromiseClient<any>['getVersion'] },
+  ]);
+}
+
+/**
+ * The backends as one request sees them: every call carries the request's id and never outlives its
+ * deadline, without each handler passing them. The clients are wrapped lazily, on first use.
+ */
+export function bindBackends(backends: Backends, requestId: string, deadline: number): Backends {
+  const call = (): CallOptions => ({ requestId, deadlineMs: Math.max(1, deadline - Date.now()) });
+  const bindClient = (client: object) =>
+    new Proxy(client, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (typeof value !== 'function' || prop === 'close') return value;
+        return (req: unknown, opts?: CallOptions) => value.call(target, req, { ...call(), ...opts });
+      },
+    });
+  const groups = new Map<PropertyKey, object>();
+  return new Proxy(backends, {
+    get(target, app) {
+      let group = groups.get(app);
+      if (!group) {
+        const clients = Reflect.get(target, app) as Record<string, object>;
+        group = Object.fromEntries(Object.entries(clients).map(([k, c]) => [k, bindClient(c)]));
+        groups.set(app, group);
+      }
+      return group;
+    },
+  });
 }
 
 /** Closes every channel. */
 export function closeBackends(backends: Backends): void {
-  for (const client of Object.values(backends)) client.close();
+  for (const group of Object.values(backends))
+    for (const client of Object.values(group as Record<string, { close(): void }>)) client.close();
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   addressVar,
   authzClientEnv,
+  boolVar,
   loginFailureWindowVar,
   maxFailuresVar,
   portVar,
@@ -37,7 +38,10 @@ export const trustProxyVar = z
       const entries = v.split(',').map((e) => e.trim());
       if (entries.every(isProxyAddress)) return entries;
     }
-    ctx.addIssue({ code: 'custom', message: 'must be a hop count (1-10) or addresses/CIDR ranges/loopback/linklocal/uniquelocal, comma-separated' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a hop count (1-10) or addresses/CIDR ranges/loopback/linklocal/uniquelocal, comma-separated',
+    });
     return z.NEVER;
   })
   .optional();
@@ -56,6 +60,8 @@ export const gatewayEnv = {
   MARKETPLACE_LISTENER_HTTP_URL: z.url().default('http://127.0.0.1:8081'),
   /** Per-hop deadline for calls to backends, in milliseconds. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Check every JSON answer against its row's response schema (tests and staging; costs a parse per answer). */
+  VALIDATE_RESPONSES: boolVar.default(false),
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */
   ...objectStorageEnv,
   ...avatarLimitEnv,

@@ -1,17 +1,17 @@
 import type { Request, Response } from 'express';
 import { PLATFORM_VERSION } from '@platform/service-kit';
-import { BACKEND_APPS, type Backends, type BackendName } from './backends';
+import { versionClients, type Backends, type BackendName } from './backends';
 import type { GatewayConfig } from './config';
-import { API_DOCUMENT_PATH } from './openapi';
+import { API_DOCS_PATH, API_DOCUMENT_PATH } from './openapi';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Health of each backend, asked with a short deadline so a down app cannot stall the page. */
 async function backendStatus(backends: Backends): Promise<[BackendName, string][]> {
   return Promise.all(
-    BACKEND_APPS.map(async (name): Promise<[BackendName, string]> => {
+    versionClients(backends).map(async ([name, client]): Promise<[BackendName, string]> => {
       try {
-        await backends[name].getVersion({}, { deadlineMs: 1_000 });
+        await client.getVersion({}, { deadlineMs: 1_000 });
         return [name, 'up'];
       } catch {
         return [name, 'unreachable'];
@@ -43,7 +43,8 @@ export function webFrontend(backends: Backends, config: GatewayConfig) {
           `<p>Version ${escape(PLATFORM_VERSION)} &middot; deployment ${escape(config.DEPLOYMENT_TYPE)}` +
           ` &middot; billing ${config.BILLING_ENABLED ? 'enabled' : 'disabled'}</p>` +
           `<h2>Services</h2><table>${rows}</table>` +
-          `<h2>API</h2><ul><li><a href="${API_DOCUMENT_PATH}">API document (OpenAPI)</a></li>` +
+          `<h2>API</h2><ul><li><a href="${API_DOCS_PATH}/">API reference</a></li>` +
+          `<li><a href="${API_DOCUMENT_PATH}">API document (OpenAPI)</a></li>` +
           `<li><a href="/api/v1/version">/api/v1/version</a></li></ul>` +
           `<p><small>${escape(req.method)} ${escape(req.path)}</small></p></body></html>`,
       );

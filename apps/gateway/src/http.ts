@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { DomainError, InputError, NotAllowedError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
-import { type Logger } from '@platform/service-kit';
+import { DomainError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
+import type { Logger } from '@platform/service-kit';
+import { addressFailureLimiter } from './authentication';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
-import { gateOpen } from './gating';
-import { API_DOCUMENT_PATH, apiDocument } from './openapi';
-import type { Route, RouteContext, RouteResult } from './route';
-import { addressFailureLimiter, authenticate, resolveOrg } from './authentication';
-import type { FailureLimiter } from '@platform/service-kit';
-import { assertBoundedInput, assertNoNul } from './validation';
+import { serveRoute } from './edge';
 import { webFrontend } from './frontend';
+import { gateOpen } from './gating';
+import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
+import type { Route } from './route';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
 
@@ -30,36 +29,30 @@ export function registeredRoutes(routes: Route[], config: GatewayConfig): Route[
 export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; config: GatewayConfig; log: Logger }) {
   const { backends, config, log } = opts;
   const routes = registeredRoutes(opts.routes, config);
+  const deps = { backends, config, log, addressFailures: addressFailureLimiter(config) };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   // X-Forwarded-For names the client only when TRUST_PROXY says which peers to believe; otherwise req.ip is the peer.
   app.set('trust proxy', config.TRUST_PROXY ?? false);
-  const addressFailures = addressFailureLimiter(config);
 
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
     req.requestId = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.set('x-request-id', req.requestId);
+    accessLog(log, req.requestId, req.method, res);
     next();
   });
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));
+  const document = apiDocument(routes);
   api.get(API_DOCUMENT_PATH.replace('/api/v1', ''), (_req, res) => {
-    res.json(apiDocument(routes));
+    res.locals.route = API_DOCUMENT_PATH;
+    res.json(document);
   });
-  for (const route of routes) {
-    api[route.method](route.path, (req: Request, res: Response, next: NextFunction) => {
-      serve(route, req, { backends, config, requestId: req.requestId }, addressFailures).then((result) => {
-        res.status(result.status ?? 200).set(result.headers ?? {});
-        if (result.body === undefined) res.end();
-        else if (Buffer.isBuffer(result.body))
-          res.send(result.body); // bytes (signed objects) go out as they are
-        else res.json(result.body);
-      }, next);
-    });
-  }
+  api.use(API_DOCS_PATH.replace('/api/v1', ''), apiReference());
+  for (const route of routes) api[route.method](route.path, serveRoute(route, deps));
   api.use((req) => {
     throw new NotFoundError(`no route for ${req.method} /api/v1${truncate(req.path, 128)}`);
   });
@@ -73,10 +66,10 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
         xfwd: true,
         proxyTimeout: config.BACKEND_DEADLINE_MS,
         on: {
-          error: (_err, _req, res) => {
+          error: (_err, req, res) => {
             const out = res as Response;
             if (out.headersSent) return;
-            out.status(503).json({ message: 'marketplace-listener is unavailable' });
+            out.status(503).json({ message: 'marketplace-listener is unavailable', url: documentUrl(req as express.Request) });
           },
         },
       }),
@@ -87,51 +80,63 @@ export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; c
 
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const mapped = toHttpError(asDomainError(err));
+    // Only faults are errors; a refused or malformed request is the client's, and the access log has it.
     if (mapped.log) log.error({ err, requestId: req.requestId }, 'request failed');
-    // Authentication and authorization errors carry the address of the API document (spec section 7.1).
-    if (mapped.status === 401 || mapped.status === 403) mapped.body.url = `${req.protocol}://${req.get('host')}${API_DOCUMENT_PATH}`;
-    res.status(mapped.status).set(mapped.headers).json(mapped.body);
+    // Every error body names the API document (spec section 7.1 gives it for authorization errors; it helps on all).
+    res
+      .status(mapped.status)
+      .set(mapped.headers)
+      .json({ ...mapped.body, url: documentUrl(req) });
   };
   app.use(onError);
   return app;
 }
 
-/** Body-parser failures become the spec's statuses: malformed JSON is 422, never 500. */
-function asDomainError(err: unknown): unknown {
-  const type = (err as { type?: string }).type;
-  if (type === 'entity.parse.failed') return new ValidationError('malformed JSON body');
-  if (type === 'entity.too.large') return new DomainError('validation', 'request body too large', { httpStatus: 413 });
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ValidationError('unsupported body encoding');
-  return err;
+/** The absolute address of the API document, as the client reached us. */
+const documentUrl = (req: express.Request) => `${req.protocol}://${req.get('host')}${API_DOCUMENT_PATH}`;
+
+/**
+ * One line per request when it is answered: request id, method, the row's path (never the raw URL, which
+ * may carry `?token=`), status and duration. 5xx are warnings; the fault itself is logged once as an error.
+ */
+function accessLog(log: Logger, requestId: string, method: string, res: Response): void {
+  const started = process.hrtime.bigint();
+  res.once('finish', () => {
+    const status = res.statusCode;
+    const line = {
+      requestId,
+      method,
+      route: (res.locals.route as string | undefined) ?? 'unmatched',
+      status,
+      durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+    };
+    if (status >= 500) log.warn(line, 'request');
+    else log.info(line, 'request');
+  });
 }
 
-/** Runs one route: authenticate, resolve the org context, check the route's permission, then handle. */
-async function serve(
-  route: Route,
-  req: Request,
-  base: Omit<RouteContext, 'caller' | 'org'>,
-  addressFailures: FailureLimiter,
-): Promise<RouteResult> {
-  assertNoNul(req);
-  assertBoundedInput(req);
-  const ctx: RouteContext = { ...base };
-  ctx.caller = await authenticate(route, req, base.backends, base.requestId, addressFailures);
-  if (route.org) ctx.org = await resolveOrg(route, req, base.backends, base.requestId, ctx.caller?.id ?? 0);
-  if (route.check) {
-    if (!ctx.caller) throw new NotAllowedError(`${route.check.permission} requires a signed-in user`);
-    const on = route.check.on;
-    let objectId = 0;
-    if (on === 'org') {
-      if (!ctx.org) throw new InputError('the org query parameter is required', [{ field: 'query.org', description: 'required' }]);
-      objectId = ctx.org.id;
-    } else if (on !== 'site') {
-      objectId = await on(req, ctx);
-    }
-    const { allowed } = await base.backends.authz.checkPermission(
-      { userId: ctx.caller.id, permission: route.check.permission, objectId },
-      { requestId: base.requestId },
-    );
-    if (!allowed) throw new NotAllowedError(route.check.denied ?? `you do not have the ${route.check.permission} permission`);
+/**
+ * What Express and body-parser throw for a malformed request, as the spec's statuses: an undecodable path
+ * is 400, malformed JSON 422, a body that cannot be decoded 400 (415 for an encoding we do not know), one
+ * over the limit 413 — never 500.
+ */
+function asDomainError(err: unknown): unknown {
+  if (err instanceof URIError) return new DomainError('input', 'the path is not validly percent-encoded');
+  const { type, status } = err as { type?: string; status?: number };
+  switch (type) {
+    case 'entity.parse.failed':
+      return new ValidationError('malformed JSON body');
+    case 'entity.too.large':
+      return new DomainError('validation', 'request body too large', { httpStatus: 413 });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new DomainError('validation', 'unsupported body encoding', { httpStatus: 415 });
+    case 'request.aborted':
+      return new DomainError('input', 'the request was aborted');
   }
-  return route.handle(req, ctx);
+  // Other body-parser and stream failures (a gzip body that does not inflate, a length that does not match).
+  if (typeof status === 'number' && status >= 400 && status < 500 && !(err instanceof DomainError)) {
+    return new DomainError('input', 'the request body could not be read', { httpStatus: status });
+  }
+  return err;
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from '@platform/service-kit';
 import { gatewayEnv } from './config';
 import { registeredRoutes } from './http';
-import { ROUTES } from './routes';
+import { ROUTES } from './sections';
 
 export { gatewayApp } from './app';
 export type { Route } from './route';

@@ -1,27 +1,225 @@
+import * as path from 'node:path';
+import express from 'express';
+import { z } from 'zod';
 import { PLATFORM_VERSION } from '@platform/service-kit';
 import type { Route } from './route';
 
-/** Where the API document is served; error bodies point here (spec section 7.1). */
+/** Where the API document is served; every error body points here (spec section 7.1). */
 export const API_DOCUMENT_PATH = '/api/v1/openapi.json';
+/** Where the browsable API reference (Swagger UI, bundled from npm) is served. */
+export const API_DOCS_PATH = '/api/v1/docs';
 
-/** OpenAPI 3.1 document of the routes registered on this deployment. */
+/** The error body every failure answers: `message`, the document's `url`, and `errors` per field. */
+const ErrorBody = z
+  .object({
+    message: z.string(),
+    url: z.string().meta({ format: 'uri' }),
+    errors: z.array(z.object({ field: z.string(), description: z.string() })).optional(),
+  })
+  .meta({ id: 'Error' });
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'invalid path parameter, query or value',
+  401: 'no valid credentials',
+  403: 'a requirement of the route does not hold',
+  404: 'the organization, team, role or object does not exist or is not visible to the caller',
+  409: 'conflicts with the current state',
+  413: 'the body or a message is too large',
+  415: 'the body has a content type the route does not accept',
+  422: 'the body is malformed or does not match the schema',
+  429: 'too many failed sign-in attempts; see Retry-After',
+  503: 'the backend answering the route is unavailable',
+  504: 'the backend did not answer in time',
+};
+
+/** The error statuses a row can answer, from what it declares. */
+function errorStatuses(r: Route): number[] {
+  const out = new Set<number>([503, 504]);
+  if (r.params || r.query || r.org || r.body?.invalid) out.add(400);
+  if (r.auth !== 'public' || r.org) out.add(401);
+  if (r.requires?.length || r.handlerChecks?.length || r.auth === 'basic') out.add(403);
+  if (r.target || r.org) out.add(404);
+  if (r.body) for (const s of [413, 415, 422]) out.add(s);
+  if (r.auth === 'basic') out.add(429);
+  if (['post', 'put', 'patch'].includes(r.method)) out.add(409);
+  return [...out].sort();
+}
+
+/** JSON Schemas with their named parts (`.meta({ id })`) hoisted into components.schemas. */
+class Schemas {
+  readonly components: Record<string, object> = {};
+
+  of(schema: z.ZodType, io: 'input' | 'output'): object {
+    const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, any>;
+    const defs = (json.$defs ?? {}) as Record<string, object>;
+    delete json.$defs;
+    delete json.$schema;
+    // Request bodies parse what responses print: the same named schema may read differently on input.
+    const rename = (id: string) => (io === 'input' && this.components[id] && !same(this.components[id], defs[id]) ? `${id}Input` : id);
+    const names = Object.fromEntries(Object.keys(defs).map((id) => [id, rename(id)]));
+    const rewrite = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(rewrite)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v).map(([k, x]) => [
+                k,
+                k === '$ref' && typeof x === 'string' ? `#/components/schemas/${names[x.replace('#/$defs/', '')]}` : rewrite(x),
+              ]),
+            )
+          : v;
+    for (const [id, def] of Object.entries(defs)) this.components[names[id]] = rewrite(def) as object;
+    return rewrite(json) as object;
+  }
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The properties of an object schema as OpenAPI parameters. */
+function parameters(schemas: Schemas, schema: z.ZodType | undefined, where: 'path' | 'query'): object[] {
+  if (!schema) return [];
+  const json = schemas.of(schema, 'input') as { properties?: Record<string, object>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: s,
+  }));
+}
+
+/** The requirements, each a permission and what it is checked on, for the document and the route table. */
+export function requirementsOf(r: Route): { permission: string; on: string }[] {
+  return (r.requires ?? []).map((q) => ({
+    permission: q.permission,
+    on: q.on === 'target' ? r.target!.describe : q.on === 'org' ? 'the `org` organization' : 'the site',
+  }));
+}
+
+const operationId = (r: Route) =>
+  r.method +
+  r.path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/^[:*]/, 'by-'))
+    .map((s) => s.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase()))
+    .map((s) => s.charAt(0).toUpperCase() + s.slice(1))
+    .join('');
+
+const SECURITY = {
+  public: [{}, { token: [] }, { tokenQuery: [] }],
+  token: [{ token: [] }, { tokenQuery: [] }],
+  basic: [{ basic: [] }],
+} as const;
+
+/** OpenAPI 3.1 document of the routes registered on this deployment, from the same schemas that validate. */
 export function apiDocument(routes: Route[]): object {
+  const schemas = new Schemas();
+  const errorRef = { $ref: `#/components/schemas/${ErrorBody.meta()!.id}` };
+  schemas.of(ErrorBody, 'output');
   const paths: Record<string, Record<string, object>> = {};
   for (const r of routes) {
-    const p = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const p = r.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
+    const org = r.org
+      ? [
+          {
+            name: 'org',
+            in: 'query',
+            required: r.org === 'required',
+            schema: { type: 'string' },
+            description: 'the organization context (spec 5.2)',
+          },
+        ]
+      : [];
+    const success = r.response.schema
+      ? {
+          description: r.response.description ?? 'success',
+          content: { [r.response.contentType ?? 'application/json']: { schema: schemas.of(r.response.schema, 'output') } },
+        }
+      : { description: r.response.description ?? 'success' };
+    const responses: Record<string, object> = { [r.response.status]: success };
+    for (const a of r.response.also ?? []) responses[a.status] = { description: a.description };
+    for (const s of errorStatuses(r)) {
+      responses[s] = { description: ERROR_DESCRIPTIONS[s], content: { 'application/json': { schema: errorRef } } };
+    }
     paths[p] ??= {};
     paths[p][r.method] = {
+      operationId: operationId(r),
       summary: r.summary,
-      tags: [r.service],
-      security: r.auth === 'public' ? [] : [{ token: [] }],
-      responses: { default: { description: 'see the platform API specification' } },
+      tags: [`spec ${r.section}`],
+      security: SECURITY[r.auth],
+      parameters: [...parameters(schemas, r.params, 'path'), ...parameters(schemas, r.query, 'query'), ...org],
+      ...(r.body && {
+        requestBody: {
+          required: true,
+          content: { [r.body.contentType ?? 'application/json']: { schema: schemas.of(r.body.schema, 'input') } },
+        },
+      }),
+      responses,
+      'x-backend': r.backend,
+      ...(r.gate && { 'x-gate': r.gate }),
+      ...(r.requires?.length && { 'x-requires': requirementsOf(r).map((q) => `${q.permission} on ${q.on}`) }),
+      ...(r.handlerChecks?.length && { 'x-handler-checks': r.handlerChecks }),
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Platform administration API', version: PLATFORM_VERSION },
+    info: {
+      title: 'Platform administration API',
+      version: PLATFORM_VERSION,
+      description: 'Every error answers `{message, url, errors?}`. Requirements of each operation are listed in `x-requires`.',
+    },
     servers: [{ url: '/api/v1' }],
-    components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+    components: {
+      securitySchemes: {
+        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`token <personal access token>`' },
+        tokenQuery: { type: 'apiKey', in: 'query', name: 'token' },
+        basic: { type: 'http', scheme: 'basic' },
+      },
+      schemas: schemas.components,
+    },
     paths,
   };
+}
+
+/** Swagger UI over the document, served from the swagger-ui-dist package (no CDN). */
+export function apiReference(): express.Router {
+  const router = express.Router();
+  const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  const page = referencePage();
+  router.get('/', (req, res) => {
+    // Relative asset paths need the trailing slash.
+    if (!req.originalUrl.split('?')[0].endsWith('/')) return res.redirect(301, `${API_DOCS_PATH}/`);
+    res.locals.route = API_DOCS_PATH;
+    res.type('html').send(page);
+  });
+  router.use(express.static(dist, { index: false, fallthrough: false }));
+  return router;
+}
+
+/** The reference page: Swagger UI's assets from beside it, pointed at the served document. */
+function referencePage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Platform administration API ${PLATFORM_VERSION}</title>
+  <link rel="stylesheet" href="./swagger-ui.css">
+  <link rel="icon" type="image/png" href="./favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="./swagger-ui-bundle.js"></script>
+  <script src="./swagger-ui-standalone-preset.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({
+      url: ${JSON.stringify(API_DOCUMENT_PATH)},
+      dom_id: '#swagger-ui',
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+      layout: 'StandaloneLayout',
+      deepLinking: true,
+    });
+  </script>
+</body>
+</html>
+`;
 }

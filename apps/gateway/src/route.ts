@@ -1,48 +1,176 @@
 import type { Request } from 'express';
-import type { orgsTeamsV1 } from '@platform/proto';
+import type { z } from 'zod';
+import type { orgsTeamsV1, PermissionObjectType, PermissionOn } from '@platform/proto';
 import type { BackendName, Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Gate } from './gating';
 
-/** What a route handler gets besides the request. */
-export interface RouteContext {
-  backends: Backends;
-  requestId: string;
-  config: GatewayConfig;
-  /** The authenticated caller; always set on `token` and `basic` routes. */
-  caller?: orgsTeamsV1.User;
-  /** The organization named by `?org=`, resolved once (spec section 5.2). */
-  org?: { id: number; name: string };
+/**
+ * One row of the gateway's route table says everything a reader needs: method, path, summary, spec
+ * section, who may call, deployment gate, the backend app answering, the schemas of path parameters,
+ * query, body and success response, the object the route acts on, and every authorization requirement.
+ * The edge (edge.ts) does what the row declares — parsing, authentication, the `org` context, target
+ * resolution, the checks, request ids, deadlines, errors — so a handler is only the translation to RPCs.
+ */
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * Who may call: anyone (a token, when sent, must still be valid), a caller with a token (header
+ * `Authorization: token <t>`, or `?token=` / `?access_token=`), or HTTP Basic credentials.
+ */
+export type Auth = 'public' | 'token' | 'basic';
+
+/** The `org` query parameter (spec section 5.2): required (400 when absent), or optional. */
+export type OrgMode = 'required' | 'optional';
+
+/** Spec sections the rows belong to; `beyond` marks routes the spec does not list (documented in docs/). */
+export type Section = '4.1' | '4.8' | '4.13' | '4.14' | '9' | 'beyond';
+
+/** The organization of the `org` query context, resolved once per request as the caller may see it. */
+export interface OrgRef {
+  id: number;
+  name: string;
 }
 
-/** What a route handler answers; the edge turns it into the HTTP response. */
-export interface RouteResult {
+export type User = orgsTeamsV1.User;
+
+/** What the edge knows of every request; targets resolve with it, handlers get it too. */
+export interface EdgeContext {
+  /** Backend clients bound to this request: every call carries its request id and its deadline. */
+  backends: Backends;
+  config: GatewayConfig;
+  requestId: string;
+  /** The raw request, for what a row cannot declare: headers such as If-None-Match, the origin of signed URLs. */
+  req: Request;
+  caller: User | undefined;
+  org: OrgRef | undefined;
+}
+
+/** The object a route acts on, resolved once by the edge and handed to the handler as `ctx.target`. */
+export interface Target<K extends PermissionObjectType, V, P> {
+  /** The model type requirements on the target are checked on. */
+  type: K;
+  /** How docs/routes.md names it, e.g. "organization `{orgname}`". */
+  describe: string;
+  resolve(params: P, ctx: EdgeContext): Promise<V>;
+  /** The object id checks are made on. */
+  id(value: V): number;
+}
+
+/** An authorization requirement: a permission of the authz catalog on the target, the `org` context or the site. */
+export type Requirement<K extends PermissionObjectType> =
+  | { on: 'target'; permission: PermissionOn<K>; denied?: string }
+  | { on: 'org'; permission: PermissionOn<'organization'>; denied?: string }
+  | { on: 'site'; permission: PermissionOn<'site'>; denied?: string };
+
+/** What a handler answers; the edge writes it (JSON, bytes, or nothing). */
+export interface Reply<R> {
   status?: number;
-  body?: unknown;
+  body?: R;
   headers?: Record<string, string>;
 }
 
-/** Where a route's permission is checked: the site, the `org` context, or an id taken from the request. */
-export type CheckTarget = 'site' | 'org' | ((req: Request, ctx: RouteContext) => number | Promise<number>);
+/** The request body a row accepts. */
+export interface BodySpec<S extends z.ZodType> {
+  schema: S;
+  /** Accepted content type; another is 415. Default application/json. */
+  contentType?: 'application/json' | 'multipart/form-data';
+  /** Reads a body that is not JSON (multipart) into the object the schema parses. */
+  read?: (req: Request, config: GatewayConfig) => Promise<unknown>;
+  /**
+   * A body that does not match the schema is 422 (malformed, the default), or 400 where the spec calls a
+   * wrong value invalid (`{ status: 400, prefix: 'invalid option' }` answers "invalid option logo: ...");
+   * a body that is not a JSON object at all is always 422.
+   */
+  invalid?: { status: 400; prefix: string };
+}
 
-/** One row of the gateway's route table: path, who may call it, which backend answers, how. */
-export interface Route {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The success answer a row documents. */
+export interface ResponseSpec<S extends z.ZodType> {
+  status: 200 | 201 | 204;
+  schema?: S;
+  /** Content type of a body that is not JSON (signed objects). */
+  contentType?: string;
+  description?: string;
+  /** Other answers that are not errors (302, 304), for the API document. */
+  also?: { status: number; description: string }[];
+}
+
+type CallerOf<A extends Auth> = A extends 'public' ? User | undefined : User;
+type OrgOf<O> = O extends 'required' ? OrgRef : OrgRef | undefined;
+/** What a row without params, query, body or response schema gets there. */
+export type None = z.ZodUndefined;
+
+/** A handler's context: `caller` and `org` are present whenever the row says so. */
+export type RouteContext<A extends Auth, O, V> = Omit<EdgeContext, 'caller' | 'org'> & {
+  caller: CallerOf<A>;
+  org: OrgOf<O>;
+  target: V;
+};
+
+export interface RouteSpec<
+  A extends Auth,
+  O extends OrgMode | undefined,
+  PS extends z.ZodType,
+  QS extends z.ZodType,
+  BS extends z.ZodType,
+  RS extends z.ZodType,
+  K extends PermissionObjectType,
+  V,
+> {
+  method: Method;
   /** Express path below /api/v1, e.g. "/orgs/:orgname". */
   path: string;
   summary: string;
-  /**
-   * Who may call: anyone (a token, when sent, must still be valid), a caller with a token (header
-   * `Authorization: token <t>`, or `?token=` / `?access_token=`), or HTTP Basic credentials (token routes).
-   */
-  auth: 'public' | 'token' | 'basic';
-  /** The `org` query parameter: required (400 when absent), or optional. */
-  org?: 'required' | 'optional';
-  /** The relationship check (spec section 5.3) run before the backend is called; 403 when it fails. */
-  check?: { permission: string; on: CheckTarget; /** 403 message; default names the permission. */ denied?: string };
-  /** The backend app answering; when it is down only routes naming it answer 503. */
-  service: BackendName;
-  /** Deployment gate (spec section 1); absent means every deployment. */
+  section: Section;
+  auth: A;
   gate?: Gate;
-  handle(req: Request, ctx: RouteContext): Promise<RouteResult>;
+  /** The backend app answering; when it is down the route answers 503. */
+  backend: BackendName;
+  org?: O;
+  params?: PS;
+  query?: QS;
+  body?: BodySpec<BS>;
+  response: ResponseSpec<RS>;
+  target?: Target<K, V, z.output<PS>>;
+  /** Checked in order: those on the org context and the site before the target is resolved, then those on it. */
+  requires?: Requirement<K>[];
+  /** Checks that need data only the handler has, named here so the route table shows them. */
+  handlerChecks?: string[];
+  handle(input: { params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, ctx: RouteContext<A, O, V>): Promise<Reply<z.input<RS>>>;
+}
+
+/** A row as the edge, the API document and the route table see it. */
+export interface Route {
+  method: Method;
+  path: string;
+  summary: string;
+  section: Section;
+  auth: Auth;
+  gate?: Gate;
+  backend: BackendName;
+  org?: OrgMode;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: BodySpec<z.ZodType>;
+  response: ResponseSpec<z.ZodType>;
+  target?: Target<PermissionObjectType, unknown, any>;
+  requires?: Requirement<PermissionObjectType>[];
+  handlerChecks?: string[];
+  handle(input: { params: any; query: any; body: any }, ctx: RouteContext<Auth, OrgMode | undefined, unknown>): Promise<Reply<unknown>>;
+}
+
+/** Declares a row; the types tie the checks to the target's object type and the handler's context to the row. */
+export function defineRoute<
+  A extends Auth,
+  O extends OrgMode | undefined = undefined,
+  PS extends z.ZodType = None,
+  QS extends z.ZodType = None,
+  BS extends z.ZodType = None,
+  RS extends z.ZodType = None,
+  K extends PermissionObjectType = never,
+  V = undefined,
+>(spec: RouteSpec<A, O, PS, QS, BS, RS, K, V>): Route {
+  return spec as unknown as Route;
 }

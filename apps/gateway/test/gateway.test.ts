@@ -6,7 +6,7 @@ import { eventually } from '@platform/testing';
 import { connectBackends, closeBackends, type Backends } from '../src/backends';
 import { gatewayEnv } from '../src/config';
 import { createGatewayHttp } from '../src/http';
-import { ROUTES } from '../src/routes';
+import { ROUTES } from '../src/sections';
 
 const log = createLogger('gateway-test', 'silent');
 
@@ -83,7 +83,7 @@ describe('gateway', () => {
     it('answers unknown API routes with 404 JSON', async () => {
       const res = await fetch(`${gw.base}/api/v1/no/such/route`);
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ message: 'no route for GET /api/v1/no/such/route' });
+      expect(await res.json()).toEqual({ message: 'no route for GET /api/v1/no/such/route', url: expect.any(String) });
     });
 
     it('answers a malformed JSON body with 422, never 500', async () => {
@@ -93,7 +93,7 @@ describe('gateway', () => {
         body: '{"a":',
       });
       expect(res.status).toBe(422);
-      expect(await res.json()).toEqual({ message: 'malformed JSON body' });
+      expect(await res.json()).toEqual({ message: 'malformed JSON body', url: expect.any(String) });
     });
 
     it('lets the marketplace path fall through to the web frontend (200 text/html)', async () => {
@@ -145,7 +145,7 @@ describe('gateway', () => {
       backend = undefined;
       const down = await fetch(`${gw.base}/api/v1/version`);
       expect(down.status).toBe(503);
-      expect(await down.json()).toEqual({ message: 'orgs-teams is unavailable' });
+      expect(await down.json()).toEqual({ message: 'orgs-teams is unavailable', url: expect.any(String) });
       // Routes of other apps are unaffected.
       expect((await fetch(`${gw.base}/marketplace/api/v1/version`)).status).toBe(200);
       expect((await fetch(`${gw.base}/`)).status).toBe(200);
@@ -159,7 +159,7 @@ describe('gateway', () => {
       try {
         const res = await fetch(`${other.base}/marketplace/api/v1/version`);
         expect(res.status).toBe(503);
-        expect(await res.json()).toEqual({ message: 'marketplace-listener is unavailable' });
+        expect(await res.json()).toEqual({ message: 'marketplace-listener is unavailable', url: expect.any(String) });
       } finally {
         other.close();
       }
@@ -217,6 +217,7 @@ describe('over-long path parameters, query values and bodies', () => {
       body: {
         message: 'path parameter teamid: at most 255 characters',
         errors: [{ field: 'path.teamid', description: 'at most 255 characters' }],
+        url: expect.any(String),
       },
     });
     expect(await get(`/version?q=${'x'.repeat(2000)}`)).toEqual({
@@ -224,6 +225,7 @@ describe('over-long path parameters, query values and bodies', () => {
       body: {
         message: 'query parameter q: at most 1024 characters',
         errors: [{ field: 'query.q', description: 'at most 1024 characters' }],
+        url: expect.any(String),
       },
     });
     expect((await get(`/version?q[a][b]=${'x'.repeat(2000)}`)).status).toBe(400);
@@ -235,6 +237,6 @@ describe('over-long path parameters, query values and bodies', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'acme', description: 'd'.repeat(2 * 1024 * 1024) }),
     });
-    expect(res).toEqual({ status: 413, body: { message: 'request body too large' } });
+    expect(res).toEqual({ status: 413, body: { message: 'request body too large', url: expect.any(String) } });
   });
 });

@@ -1,7 +1,7 @@
 import { loadConfig } from '@platform/service-kit';
 import { gatewayEnv } from '../src/config';
 import { registeredRoutes } from '../src/http';
-import { ROUTES } from '../src/routes';
+import { ROUTES } from '../src/sections';
 
 /** Which of the claim routes exist on a deployment (spec section 1 and 4.13). */
 function claimRoutes(env: Record<string, string>): string[] {

@@ -7,7 +7,7 @@ import { addressKey } from '../src/authentication';
 import { closeBackends, connectBackends } from '../src/backends';
 import { gatewayEnv } from '../src/config';
 import { createGatewayHttp } from '../src/http';
-import { ROUTES } from '../src/routes';
+import { ROUTES } from '../src/sections';
 
 const log = createLogger('gateway-test', 'silent');
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -85,6 +85,7 @@ describe('gateway: failed Basic-auth attempts per client address', () => {
       expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
       expect(refused.body).toEqual({
         message: expect.stringMatching(/^too many failed sign-in attempts from this address; try again in \d+ s$/),
+        url: expect.any(String),
       });
       // Claiming another address changes nothing while TRUST_PROXY is unset.
       expect((await gw.list('dave', 'right', '203.0.113.9')).status).toBe(429);
@@ -99,7 +100,11 @@ describe('gateway: failed Basic-auth attempts per client address', () => {
     try {
       for (let i = 0; i < 4; i += 1) {
         const res = await gw.list('locked', 'right');
-        expect(res).toEqual({ status: 429, retryAfter: '7', body: { message: 'too many failed sign-in attempts for this account' } });
+        expect(res).toEqual({
+          status: 429,
+          retryAfter: '7',
+          body: { message: 'too many failed sign-in attempts for this account', url: expect.any(String) },
+        });
       }
       expect((await gw.list('alice', 'right')).status).toBe(200);
     } finally {

@@ -36,7 +36,7 @@ interface Fixture {
 
 interface Row {
   pass: Actor[];
-  /** Permission (`action:namespace`) the holder's custom role carries; default: the route's own check. */
+  /** Permission (`action:namespace`) the holder's custom role carries; default: the route's last requirement. */
   grant?: string;
   path?: (f: Fixture) => string;
   body?: (f: Fixture) => unknown;
@@ -242,7 +242,7 @@ describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
     it(`${key}: ${row.pass.join(', ')} get through; the others are refused`, async () => {
       const outcomes: string[] = [];
       for (const me of ACTORS) {
-        const f = await fixture(me, row.grant ?? route.check?.permission);
+        const f = await fixture(me, row.grant ?? route.requires?.at(-1)?.permission);
         let path = row.path ? row.path(f) : route.path.replace(':orgname', f.org);
         if (route.org) path += `${path.includes('?') ? '&' : '?'}org=${f.org}`;
         const who = me === 'anonymous' ? undefined : login(me);

@@ -186,8 +186,9 @@ describe('organization avatars over HTTP (spec section 4.13)', () => {
       expect(wide).toMatchObject({ status: 400, body: { message: 'avatar: the image must be between 1 and 4096 pixels wide and high' } });
     });
 
-    it('answers 422 for forms it cannot use: not multipart, no image or lookup, wrong file field, bad fields', async () => {
-      expect((await api('alice', 'POST', '/orgs/acme/avatar/', { source: 'lookup', gravatar: 'x@example.com' })).status).toBe(422);
+    it('answers 415 for a body that is not multipart, 422 for forms it cannot use: no image or lookup, wrong file field, bad fields', async () => {
+      // The row accepts multipart/form-data only: JSON is another content type (415 since issue 8; 422 before).
+      expect((await api('alice', 'POST', '/orgs/acme/avatar/', { source: 'lookup', gravatar: 'x@example.com' })).status).toBe(415);
       expect((await upload('alice', {})).status).toBe(422);
       expect((await upload('alice', { file: { bytes: PNG_1x1, name: 'a.png', type: 'image/png' } })).status).toBe(422);
       expect((await upload('alice', { source: 'local' })).status).toBe(422);

@@ -85,7 +85,7 @@ describe('the platform with real Postgres and NATS, one app down', () => {
 
     const down = await fetch(`${platform.url}api/v1/version`);
     expect(down.status).toBe(503);
-    expect(await down.json()).toEqual({ message: 'orgs-teams is unavailable' });
+    expect(await down.json()).toEqual({ message: 'orgs-teams is unavailable', url: expect.any(String) });
     expect((await fetch(`${platform.url}marketplace/api/v1/version`)).status).toBe(200);
 
     await platform.startApp('orgs-teams');

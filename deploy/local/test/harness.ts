@@ -44,6 +44,8 @@ export async function bootTestPlatform(env: Record<string, string> = {}): Promis
     NATS_URL: await testNatsUrl(),
     HTTP_PORT: '0',
     LOG_LEVEL: 'silent',
+    // Every answer of the suite is checked against the API document's schema for it.
+    VALIDATE_RESPONSES: 'true',
     PLATFORM_ADMIN_USERNAME: 'root',
     PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
     PLATFORM_ADMIN_EMAIL: 'root@example.com',

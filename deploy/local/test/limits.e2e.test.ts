@@ -76,6 +76,7 @@ describe('bounded input over HTTP', () => {
         body: {
           message: 'objectType[1]: at most 32 characters',
           errors: [{ field: 'objectType[1]', description: 'at most 32 characters' }],
+          url: expect.any(String),
         },
       });
       const path = await api('olivia', 'GET', `/authz/objects/${huge.slice(0, 5_000)}/${acme}/allowed-permissions?org=acme`);
@@ -95,7 +96,11 @@ describe('bounded input over HTTP', () => {
       const res = await api('olivia', 'POST', '/authz/roles?org=acme', { name: 'Big', description, permissions: [] });
       expect(res).toEqual({
         status: 400,
-        body: { message: 'description: at most 255 characters', errors: [{ field: 'description', description: 'at most 255 characters' }] },
+        body: {
+          message: 'description: at most 255 characters',
+          errors: [{ field: 'description', description: 'at most 255 characters' }],
+          url: expect.any(String),
+        },
       });
       expect(await roles()).toEqual({ status: 200, body: [] });
       // A body over the gateway's 1 MiB JSON limit is 413, before anything is parsed.
@@ -104,7 +109,7 @@ describe('bounded input over HTTP', () => {
         description: 'd'.repeat(2 << 20),
         permissions: [],
       });
-      expect(larger).toEqual({ status: 413, body: { message: 'request body too large' } });
+      expect(larger).toEqual({ status: 413, body: { message: 'request body too large', url: expect.any(String) } });
       expect(await roles()).toEqual({ status: 200, body: [] });
     });
 

@@ -13,6 +13,7 @@ describe('password guessing on the Basic-auth routes is throttled (issue 7, item
       message: expect.stringMatching(
         new RegExp(`^too many failed sign-in attempts (for this account|from this address); try again in \\d+ s$`),
       ),
+      url: expect.any(String),
     });
     expect(res.body.message).toContain(by === 'account' ? 'for this account' : 'from this address');
     const retryAfter = Number(res.headers.get('retry-after'));

@@ -23,7 +23,10 @@ describe('organization tokens and claims over HTTP', () => {
   it('manages the manager sync token: 404 before, 400 for other origins, secret shown once, removable', async () => {
     expect((await api('owner', 'GET', '/orgs/fleet/manager/sync-token')).status).toBe(404);
     const wrongOrigin = await api('owner', 'POST', '/orgs/plain/manager/sync-token', {});
-    expect(wrongOrigin).toEqual({ status: 400, body: { message: 'the organization is not of multi-cluster-manager origin' } });
+    expect(wrongOrigin).toEqual({
+      status: 400,
+      body: { message: 'the organization is not of multi-cluster-manager origin', url: expect.any(String) },
+    });
 
     const created = await api('owner', 'POST', '/orgs/fleet/manager/sync-token', { name: 'hub-sync' });
     expect(created).toEqual({ status: 200, body: { message: 'manager sync token created' } });

@@ -300,7 +300,10 @@ describe('organizations, members and public members over HTTP (spec section 4.13
 
     it('site admins cannot be removed from the administrative organization', async () => {
       // Created at bootstrap, private, owned by the first site admin.
-      expect((await api('root', 'GET', '/orgs/platform-admins')).body).toMatchObject({ username: 'platform-admins', visibility: 'private' });
+      expect((await api('root', 'GET', '/orgs/platform-admins')).body).toMatchObject({
+        username: 'platform-admins',
+        visibility: 'private',
+      });
       expect(await status('root', 'POST', '/orgs', { username: 'platform-admins' })).toBe(409);
       const owners = await teamId('root', 'platform-admins', 'Owners');
       expect(await status('root', 'PUT', `/teams/${owners}/members/alice`)).toBe(204);
@@ -314,6 +317,18 @@ describe('organizations, members and public members over HTTP (spec section 4.13
       // Elsewhere a site admin is removed like anyone else.
       expect(await status('alice', 'PUT', `/teams/${await teamId('alice', 'acme', 'Owners')}/members/root`)).toBe(204);
       expect(await status('alice', 'DELETE', '/orgs/acme/members/root')).toBe(204);
+    });
+  });
+
+  describe('malformed requests', () => {
+    it('answers 415 to PATCH /orgs/{orgname} with a text/plain body, changing nothing, and 400 to an undecodable name', async () => {
+      const before = (await api('alice', 'GET', '/orgs/acme')).body;
+      const asText = await harness.send('alice', 'PATCH', '/orgs/acme', JSON.stringify({ description: 'changed' }), {
+        'content-type': 'text/plain',
+      });
+      expect(asText.status).toBe(415);
+      expect((await api('alice', 'GET', '/orgs/acme')).body).toEqual(before);
+      expect(await status('alice', 'GET', '/orgs/%FF')).toBe(400);
     });
   });
 

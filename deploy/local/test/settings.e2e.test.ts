@@ -221,6 +221,21 @@ describe('site settings over HTTP (spec section 4.8)', () => {
       expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: false });
     });
 
+    it('answers 415 for a body that is not JSON, changing nothing (it once read as "absent": registration on)', async () => {
+      const before = (await api(undefined, 'GET', '/disable-registration')).body;
+      const asText = await harness.send(
+        'root',
+        'POST',
+        '/disable-registration?org=acme',
+        JSON.stringify({ disableRegistration: !before.disableRegistration }),
+        {
+          'content-type': 'text/plain',
+        },
+      );
+      expect(asText).toMatchObject({ status: 415, body: { message: 'the body must be application/json', url: expect.any(String) } });
+      expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual(before);
+    });
+
     it('lets a site admin disable and enable registration; 422 for a non-boolean', async () => {
       expect(await api('root', 'POST', '/disable-registration?org=acme', { disableRegistration: true })).toMatchObject({
         status: 200,

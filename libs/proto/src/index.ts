@@ -17,3 +17,4 @@ export * as metricsproxyV1 from './gen/platform/metricsproxy/v1/metricsproxy';
 export * as marketplaceListenerV1 from './gen/platform/marketplacelistener/v1/marketplacelistener';
 export * as clustersV1 from './gen/platform/clusters/v1/clusters';
 export { protoFilesOf, PROTO_ROOT } from './proto-files';
+export * from './permissions';

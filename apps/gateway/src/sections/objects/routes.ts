@@ -1,9 +1,12 @@
-import type { Request } from 'express';
+import { z } from 'zod';
 import { NotAllowedError, NotFoundError } from '@platform/errors';
 import { isValidKey, loadSigningKey, stableExpiry, UrlSigner } from '@platform/object-storage';
-import type { Backends } from '../backends';
-import type { GatewayConfig } from '../config';
-import type { Route, RouteContext } from '../route';
+import type { Backends } from '../../backends';
+import type { GatewayConfig } from '../../config';
+import { defineRoute, type EdgeContext } from '../../route';
+
+// Signed objects (beyond the spec): the bytes behind the time-limited URLs the API hands out (avatars).
+// Decisions: docs/object-storage.md.
 
 /** Where signed objects are served, below /api/v1. */
 export const OBJECTS_PATH = '/objects';
@@ -24,39 +27,43 @@ function signerFor(config: GatewayConfig): Promise<UrlSigner> {
 }
 
 /** The service answering for the objects under each key prefix, through its RPC. */
-const OWNERS: Record<string, (backends: Backends, key: string, requestId: string) => Promise<{ body: Uint8Array; contentType: string }>> = {
-  avatars: (backends, key, requestId) => backends.avatars.getAvatarObject({ key }, { requestId }),
+const OWNERS: Record<string, (backends: Backends, key: string) => Promise<{ body: Uint8Array; contentType: string }>> = {
+  avatars: (backends, key) => backends.orgsTeams.avatars.getAvatarObject({ key }),
 };
 
 /**
  * An absolute, time-limited URL that serves the object under key:
  * `<origin>/api/v1/objects/<key>?expires=<unix>&signature=<base64url HMAC-SHA256(key "\n" expires)>`.
  */
-export async function signedObjectUrl(req: Request, ctx: RouteContext, key: string): Promise<string> {
+export async function signedObjectUrl(ctx: EdgeContext, key: string): Promise<string> {
   const signer = await signerFor(ctx.config);
   const expires = stableExpiry(OBJECT_URL_WINDOW_SECONDS);
-  return `${req.protocol}://${req.get('host')}/api/v1${OBJECTS_PATH}/${key}?${signer.query(key, expires)}`;
+  return `${ctx.req.protocol}://${ctx.req.get('host')}/api/v1${OBJECTS_PATH}/${key}?${signer.query(key, expires)}`;
 }
 
-/** GET /api/v1/objects/<key>: the bytes of a stored object, for holders of a valid signed URL only. */
-export const objectRoutes: Route[] = [
-  {
+export const objectRoutes = [
+  defineRoute({
     method: 'get',
     path: `${OBJECTS_PATH}/*key`,
     summary: 'A stored object (avatar image) behind a signed URL; 403 for a missing, forged or expired signature',
+    section: 'beyond',
     auth: 'public',
-    service: 'orgs-teams',
-    async handle(req, ctx) {
-      const segments = (req.params as { key?: string | string[] }).key;
-      const key = Array.isArray(segments) ? segments.join('/') : String(segments ?? '');
-      const signer = await signerFor(ctx.config);
-      const verdict = signer.verify(key, req.query.expires, req.query.signature);
+    backend: 'orgs-teams',
+    // `*key` matches the segments of the key; they are joined back with "/".
+    params: z.object({ key: z.union([z.string(), z.array(z.string())]).transform((k) => (Array.isArray(k) ? k.join('/') : k)) }),
+    query: z.object({ expires: z.string().optional(), signature: z.string().optional() }),
+    handlerChecks: ['a valid, unexpired signature of the key (403 otherwise)'],
+    response: { status: 200, schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }), contentType: 'image/*' },
+    async handle({ params, query }, { backends, config }) {
+      const key = params.key;
+      const signer = await signerFor(config);
+      const verdict = signer.verify(key, query.expires, query.signature);
       if (verdict === 'expired') throw new NotAllowedError('the object URL has expired');
       if (verdict !== 'ok') throw new NotAllowedError('the object URL is not validly signed');
       const owner = OWNERS[key.split('/')[0]];
       if (!owner || !isValidKey(key)) throw new NotFoundError('no such object');
-      const object = await owner(ctx.backends, key, ctx.requestId);
-      const maxAge = Math.max(0, Number(req.query.expires) - Math.floor(Date.now() / 1000));
+      const object = await owner(backends, key);
+      const maxAge = Math.max(0, Number(query.expires) - Math.floor(Date.now() / 1000));
       return {
         body: Buffer.from(object.body),
         headers: {
@@ -67,5 +74,5 @@ export const objectRoutes: Route[] = [
         },
       };
     },
-  },
+  }),
 ];

@@ -1,0 +1,136 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { z } from 'zod';
+import {
+  DomainError,
+  InputError,
+  InternalError,
+  MAX_VIOLATIONS,
+  NotAllowedError,
+  ValidationError,
+  type FieldViolation,
+} from '@platform/errors';
+import type { FailureLimiter, Logger } from '@platform/service-kit';
+import { authenticate, resolveOrg } from './authentication';
+import { bindBackends, type Backends } from './backends';
+import type { GatewayConfig } from './config';
+import type { EdgeContext, Requirement, Route } from './route';
+import { assertBoundedInput, assertNoNul } from './validation';
+
+/** What the edge needs besides the row. */
+export interface EdgeDeps {
+  backends: Backends;
+  config: GatewayConfig;
+  log: Logger;
+  addressFailures: FailureLimiter;
+}
+
+/** The Express handler of one row: everything the row declares happens here, then the handler runs. */
+export function serveRoute(route: Route, deps: EdgeDeps) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    res.locals.route = route.path;
+    serve(route, req, deps)
+      .then((reply) => {
+        if (deps.config.VALIDATE_RESPONSES) assertDocumented(route, reply);
+        res.status(reply.status ?? route.response.status).set(reply.headers ?? {});
+        if (reply.body === undefined) res.end();
+        else if (Buffer.isBuffer(reply.body))
+          res.send(reply.body); // bytes (signed objects) go out as they are
+        else res.json(reply.body);
+      })
+      .catch(next);
+  };
+}
+
+/**
+ * One request through a row: bounded input, authentication, the `org` context, the path, the
+ * requirements on the org context and the site, the target and the requirements on it, the query, the
+ * body, the handler. Statuses: 400 bad path or query, 401, 403, 404 (org or target), 415, 422 or 400 (body).
+ */
+async function serve(route: Route, req: Request, deps: EdgeDeps) {
+  assertNoNul(req);
+  assertBoundedInput(req);
+  const { config } = deps;
+  const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS);
+  const ctx: EdgeContext = { backends, config, requestId: req.requestId, req, caller: undefined, org: undefined };
+  ctx.caller = await authenticate(route.auth, req, backends, deps.addressFailures);
+  if (route.org) ctx.org = await resolveOrg(route.org, req, backends, ctx.caller?.id ?? 0);
+  const params = parseParts(route.params, req.params, 'path');
+
+  const requires = route.requires ?? [];
+  for (const r of requires) if (r.on !== 'target') await check(ctx, r, r.on === 'org' ? ctx.org!.id : 0);
+  const target = route.target ? await route.target.resolve(params, ctx) : undefined;
+  for (const r of requires) if (r.on === 'target') await check(ctx, r, route.target!.id(target));
+
+  // What the caller may not do is said before what is wrong with the request's query and body.
+  const query = parseParts(route.query, req.query, 'query');
+  const body = route.body ? await parseBody(route, req, config) : undefined;
+  return route.handle({ params, query, body }, { ...ctx, target } as never);
+}
+
+/** The answer is what the API document says it is: a JSON body matches the row's response schema. */
+function assertDocumented(route: Route, reply: { status?: number; body?: unknown }): void {
+  const schema = route.response.schema;
+  if (reply.body === undefined || Buffer.isBuffer(reply.body) || (reply.status ?? route.response.status) !== route.response.status) return;
+  if (!schema) throw new InternalError(`${route.method.toUpperCase()} ${route.path} answered a body its row does not document`);
+  const parsed = schema.safeParse(reply.body);
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new InternalError(`${route.method.toUpperCase()} ${route.path} answered a body that does not match its schema (${where})`);
+  }
+}
+
+/** 403 unless the caller holds the requirement's permission on the object. */
+async function check(ctx: EdgeContext, r: Requirement<any>, objectId: number): Promise<void> {
+  if (!ctx.caller) throw new NotAllowedError(`${r.permission} requires a signed-in user`);
+  const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller.id, permission: r.permission, objectId });
+  if (!allowed) throw new NotAllowedError(r.denied ?? `you do not have the ${r.permission} permission`);
+}
+
+/** Path parameters or query values by the row's schema; a mismatch is 400 naming the parameter. */
+function parseParts(schema: z.ZodType | undefined, raw: unknown, where: 'path' | 'query'): any {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const violations = violationsOf(parsed.error, []);
+  const first = parsed.error.issues[0];
+  const name = first.path.map(String).join('.') || where;
+  throw new InputError(`${name} ${first.message}`, violations);
+}
+
+/** Whether the request carries a body at all (a length, or a chunked transfer). */
+const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+
+/**
+ * The body by the row's schema. A body of another content type than the row accepts is 415 (text sent
+ * where JSON is read would otherwise count as no body at all); a body that is not a JSON object where one
+ * is expected, or does not match, is 422 — 400 for rows whose spec calls a wrong value invalid.
+ */
+async function parseBody(route: Route, req: Request, config: GatewayConfig): Promise<unknown> {
+  const spec = route.body!;
+  const type = spec.contentType ?? 'application/json';
+  if (hasBody(req) && !req.is(type)) {
+    throw new DomainError('validation', `the body must be ${type}`, { httpStatus: 415, headers: { Accept: type } });
+  }
+  const raw = spec.read ? await spec.read(req, config) : (req.body ?? {});
+  if (type === 'application/json' && (typeof raw !== 'object' || raw === null || Array.isArray(raw)) && !isArraySchema(spec.schema)) {
+    throw new ValidationError('the body must be a JSON object');
+  }
+  const parsed = spec.schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  if (spec.invalid) {
+    const violations = violationsOf(parsed.error, []);
+    throw new InputError(`${spec.invalid.prefix} ${violations[0].field}: ${violations[0].description}`, violations);
+  }
+  const violations = violationsOf(parsed.error, ['body']);
+  const more = parsed.error.issues.length > violations.length ? `; and ${parsed.error.issues.length - violations.length} more` : '';
+  throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; ') + more, violations);
+}
+
+const isArraySchema = (schema: z.ZodType) => (schema as { def?: { type?: string } }).def?.type === 'array';
+
+/** Zod issues as field violations (at most MAX_VIOLATIONS); zod's messages name the expectation, never the value. */
+function violationsOf(error: z.ZodError, prefix: string[]): FieldViolation[] {
+  return error.issues
+    .slice(0, MAX_VIOLATIONS)
+    .map((i) => ({ field: [...prefix, ...i.path.map(String)].join('.') || prefix.join('.'), description: i.message }));
+}

@@ -1,0 +1,249 @@
+import { z } from 'zod';
+import { checkLengths, TEXT_LIMITS, type LengthCheck } from '@platform/service-kit';
+import * as p from '../../params';
+import { defineRoute, type EdgeContext, type Requirement } from '../../route';
+import { roleOfOrg } from '../../targets';
+import {
+  AllowedPermissionsJson,
+  allowedPermissionsJson,
+  PermissionCatalogJson,
+  permissionCatalogJson,
+  PrincipalJson,
+  principalJson,
+  RoleJson,
+  roleJson,
+} from './presenters';
+
+// Spec section 4.1. Every route needs a token and `?org=`, and the caller must be a member of that
+// organization or a site admin (`access:org`); the role routes add their relation. Statuses and decisions:
+// docs/custom-roles.md. Over-long texts are invalid values, 400 as the authz service answers them.
+
+const PermissionInput = z.object({ namespace: z.string().min(1), action: z.string().min(1) });
+const Ids = z.array(z.number().int());
+// JSON clients send null for "not given"; it means the same as leaving the field out.
+const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
+const CreateRoleRequest = z.object({
+  name: z.string().min(1),
+  permissions: z.array(PermissionInput),
+  description: absent(z.string()),
+  teamIDs: absent(Ids),
+});
+
+const UpdateRoleRequest = z.object({
+  name: absent(z.string().min(1)),
+  description: absent(z.string()),
+  permissions: absent(z.array(PermissionInput)),
+  teamIDs: absent(Ids),
+});
+
+const AuthObjectIdentifiers = z.array(z.object({ objectType: z.string(), objectID: z.number().int() }));
+
+/** 400 for a role name, description or permission part over its limit (docs/limits.md). */
+function checkRoleTexts(body: { name?: string; description?: string; permissions?: { namespace: string; action: string }[] }): void {
+  checkLengths([
+    ['name', body.name, TEXT_LIMITS.roleName],
+    ['description', body.description, TEXT_LIMITS.description],
+    ...(body.permissions ?? []).flatMap((perm, i): LengthCheck[] => [
+      [`permissions[${i}].namespace`, perm.namespace, TEXT_LIMITS.permissionPart],
+      [`permissions[${i}].action`, perm.action, TEXT_LIMITS.permissionPart],
+    ]),
+  ]);
+}
+
+/** 400 for an objectType over its limit, named as the authz service names it (`objectType[2]` in a batch). */
+function checkObjectTypes(objects: { objectType: string }[]): void {
+  checkLengths(objects.map((o, i) => [`objectType${objects.length > 1 ? `[${i}]` : ''}`, o.objectType, TEXT_LIMITS.objectType]));
+}
+
+/** The "org membership" gate of every 4.1 route: members of the `org` organization, and site admins. */
+const MEMBERSHIP: Requirement<'role'> = { on: 'org', permission: 'access:org', denied: 'org membership required' };
+const RoleId = z.object({ id: p.id });
+
+/** Names of the principals: team names from the organization's teams, logins of users; left out when unknown. */
+async function principalNames(ctx: EdgeContext, orgId: number, teams: number[], users: number[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (teams.length) {
+    const { teams: all } = await ctx.backends.orgsTeams.organizations.listTeams({ orgId });
+    for (const t of all) names.set(`team:${t.id}`, t.name);
+  }
+  if (users.length) {
+    // A user deleted since being added to a team keeps its entry, without a name.
+    const found = await ctx.backends.orgsTeams.identity.getUsers({ ids: users });
+    for (const u of found.users) names.set(`user:${u.id}`, u.login);
+  }
+  return names;
+}
+
+export const authorizationRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/authz/objects/:objectType/:objID/allowed-permissions',
+    summary: 'Relations the caller holds on one object (user, organization, team, cluster, contract, robot_ac, token)',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    params: z.object({ objectType: p.segment, objID: p.id }),
+    requires: [MEMBERSHIP],
+    response: { status: 200, schema: AllowedPermissionsJson },
+    async handle({ params }, { backends, caller }) {
+      checkObjectTypes([params]);
+      const { objects } = await backends.authz.roles.allowedPermissions({
+        userId: caller.id,
+        objects: [{ objectType: params.objectType, objectId: params.objID }],
+      });
+      return { body: allowedPermissionsJson(objects[0]) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/authz/objects/allowed-permissions',
+    summary: 'Relations the caller holds on each of many objects, in request order',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    requires: [MEMBERSHIP],
+    body: { schema: AuthObjectIdentifiers },
+    response: { status: 200, schema: z.array(AllowedPermissionsJson) },
+    async handle({ body }, { backends, caller }) {
+      checkObjectTypes(body);
+      const { objects } = await backends.authz.roles.allowedPermissions({
+        userId: caller.id,
+        objects: body.map((o) => ({ objectType: o.objectType, objectId: o.objectID })),
+      });
+      return { body: objects.map(allowedPermissionsJson) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/authz/roles/available_permissions',
+    summary: 'The permission catalog: what a custom role may carry',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    requires: [MEMBERSHIP],
+    response: { status: 200, schema: PermissionCatalogJson },
+    async handle(_input, { backends }) {
+      return { body: permissionCatalogJson(await backends.authz.authz.permissionCatalog({})) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/authz/roles',
+    summary: 'The custom roles of the organization',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    requires: [MEMBERSHIP],
+    response: { status: 200, schema: z.array(RoleJson) },
+    async handle(_input, { backends, org }) {
+      const { roles } = await backends.authz.roles.listRoles({ orgId: org.id });
+      return { body: roles.map(roleJson) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/authz/roles',
+    summary: 'Create a custom role',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    requires: [MEMBERSHIP, { on: 'org', permission: 'create_role:org' }],
+    body: { schema: CreateRoleRequest },
+    response: { status: 201, schema: RoleJson },
+    async handle({ body }, { backends, org }) {
+      checkRoleTexts(body);
+      const role = await backends.authz.roles.createRole({
+        orgId: org.id,
+        name: body.name,
+        description: body.description ?? '',
+        permissions: body.permissions,
+        teamIds: body.teamIDs ?? [],
+      });
+      return { body: roleJson(role) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/authz/roles/:id',
+    summary: 'One custom role',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    params: RoleId,
+    target: roleOfOrg,
+    requires: [MEMBERSHIP, { on: 'target', permission: 'view:role' }],
+    response: { status: 200, schema: RoleJson },
+    async handle(_input, { target }) {
+      return { body: roleJson(target) };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/authz/roles/:id',
+    summary: 'Update a custom role; supplied fields replace the current values',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    params: RoleId,
+    target: roleOfOrg,
+    requires: [MEMBERSHIP, { on: 'target', permission: 'edit:role' }],
+    body: { schema: UpdateRoleRequest },
+    response: { status: 200, schema: RoleJson },
+    async handle({ body }, { backends, org, target }) {
+      checkRoleTexts(body);
+      const role = await backends.authz.roles.updateRole({
+        orgId: org.id,
+        id: target.id,
+        name: body.name,
+        description: body.description,
+        permissions: body.permissions && { permissions: body.permissions },
+        teamIds: body.teamIDs && { teamIds: body.teamIDs },
+      });
+      return { body: roleJson(role) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/authz/roles/:id',
+    summary: 'Delete a custom role and every grant it carried',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    params: RoleId,
+    target: roleOfOrg,
+    requires: [MEMBERSHIP, { on: 'target', permission: 'delete:role' }],
+    response: { status: 204 },
+    async handle(_input, { backends, org, target }) {
+      await backends.authz.roles.deleteRole({ orgId: org.id, id: target.id });
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/authz/roles/:id/principals',
+    summary: 'The teams a custom role is assigned to and the users it reaches through them',
+    section: '4.1',
+    auth: 'token',
+    org: 'required',
+    backend: 'authz',
+    params: RoleId,
+    target: roleOfOrg,
+    requires: [MEMBERSHIP, { on: 'target', permission: 'viewer:role' }],
+    response: { status: 200, schema: z.array(PrincipalJson) },
+    async handle(_input, ctx) {
+      const { principals } = await ctx.backends.authz.roles.listPrincipals({ orgId: ctx.org.id, id: ctx.target.id });
+      const ids = (type: string) => principals.filter((x) => x.type === type).map((x) => x.id);
+      const names = await principalNames(ctx, ctx.org.id, ids('team'), ids('user'));
+      return { body: principals.map((x) => principalJson(x, names.get(`${x.type}:${x.id}`))) };
+    },
+  }),
+];

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { NotAllowedError } from '@platform/errors';
+import { TEXT_LIMITS as L } from '@platform/service-kit';
+import * as p from '../../params';
+import { defineRoute, type User } from '../../route';
+import { AccessTokenJson, UserJson, userJson } from './presenters';
+
+// Gitea-compatible identity routes the spec lacks but every client needs: create users (site admin), who am
+// I, and personal access tokens (HTTP Basic auth of the owner). Over-long texts are 422, as orgs-teams
+// answers an invalid login, email or password; limits: docs/limits.md.
+
+const CreateUserOption = z.object({
+  username: z.string().min(1).max(L.login),
+  email: z.string().min(1).max(L.email),
+  password: z.string().min(1).max(L.password),
+  full_name: z.string().max(L.fullName).optional(),
+  must_change_password: z.boolean().optional(),
+});
+
+const CreateAccessTokenOption = z.object({ name: z.string().min(1).max(L.tokenName) });
+
+const OwnTokens = z.object({ username: p.login });
+
+/** The token routes act on the Basic-authenticated user only. */
+function sameUser(caller: User, username: string): number {
+  if (caller.login.toLowerCase() !== username.toLowerCase()) throw new NotAllowedError('you can only manage your own access tokens');
+  return caller.id;
+}
+
+const OWN_TOKENS_ONLY = 'the path names the Basic-authenticated user (403 otherwise)';
+
+export const identityRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/admin/users',
+    summary: 'Create a user (site admin)',
+    section: 'beyond',
+    auth: 'token',
+    backend: 'orgs-teams',
+    requires: [{ on: 'site', permission: 'admin:site' }],
+    body: { schema: CreateUserOption },
+    response: { status: 201, schema: UserJson },
+    async handle({ body }, { backends }) {
+      const user = await backends.orgsTeams.identity.createUser({
+        username: body.username,
+        email: body.email,
+        password: body.password,
+        fullName: body.full_name ?? '',
+        mustChangePassword: body.must_change_password ?? false,
+        isAdmin: false,
+      });
+      return { body: userJson(user) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/user',
+    summary: 'The authenticated user',
+    section: 'beyond',
+    auth: 'token',
+    backend: 'orgs-teams',
+    response: { status: 200, schema: UserJson },
+    async handle(_input, { caller }) {
+      return { body: userJson(caller) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/users/:username/tokens',
+    summary: 'Create a personal access token (HTTP Basic auth); the secret `sha1` is shown only now',
+    section: 'beyond',
+    auth: 'basic',
+    backend: 'orgs-teams',
+    params: OwnTokens,
+    handlerChecks: [OWN_TOKENS_ONLY],
+    body: { schema: CreateAccessTokenOption },
+    response: { status: 201, schema: AccessTokenJson },
+    async handle({ params, body }, { backends, caller }) {
+      const userId = sameUser(caller, params.username);
+      const token = await backends.orgsTeams.identity.createToken({ userId, name: body.name });
+      return { body: { id: token.id, name: token.name, sha1: token.sha1, token_last_eight: token.tokenLastEight } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/users/:username/tokens',
+    summary: 'List personal access tokens (HTTP Basic auth); secrets are never listed',
+    section: 'beyond',
+    auth: 'basic',
+    backend: 'orgs-teams',
+    params: OwnTokens,
+    handlerChecks: [OWN_TOKENS_ONLY],
+    response: { status: 200, schema: z.array(AccessTokenJson) },
+    async handle({ params }, { backends, caller }) {
+      const { tokens } = await backends.orgsTeams.identity.listTokens({ userId: sameUser(caller, params.username) });
+      return { body: tokens.map((t) => ({ id: t.id, name: t.name, sha1: '', token_last_eight: t.tokenLastEight })) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/users/:username/tokens/:id',
+    summary: 'Delete a personal access token (HTTP Basic auth)',
+    section: 'beyond',
+    auth: 'basic',
+    backend: 'orgs-teams',
+    params: OwnTokens.extend({ id: p.id }),
+    handlerChecks: [OWN_TOKENS_ONLY],
+    response: { status: 204 },
+    async handle({ params }, { backends, caller }) {
+      await backends.orgsTeams.identity.deleteToken({ userId: sameUser(caller, params.username), id: params.id });
+      return {};
+    },
+  }),
+];

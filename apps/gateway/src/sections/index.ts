@@ -1,0 +1,25 @@
+import type { Route } from '../route';
+import { authorizationRoutes } from './authorization/routes';
+import { identityRoutes } from './identity/routes';
+import { objectRoutes } from './objects/routes';
+import { avatarRoutes } from './organizations/avatars';
+import { claimsRoutes } from './organizations/claims';
+import { orgTokensRoutes } from './organizations/org-tokens';
+import { organizationRoutes } from './organizations/routes';
+import { siteSettingsRoutes } from './site-settings/routes';
+import { teamRoutes } from './teams/routes';
+import { versionRoutes } from './version/routes';
+
+/** The whole route table of /api/v1, one folder per spec section; claims come before `/orgs/{orgname}`. */
+export const ROUTES: Route[] = [
+  ...versionRoutes,
+  ...identityRoutes,
+  ...authorizationRoutes,
+  ...siteSettingsRoutes,
+  ...avatarRoutes,
+  ...objectRoutes,
+  ...claimsRoutes,
+  ...organizationRoutes,
+  ...orgTokensRoutes,
+  ...teamRoutes,
+];

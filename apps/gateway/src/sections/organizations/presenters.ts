@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { orgsTeamsOrgsV1, orgsTeamsV1, orgTokensV1 } from '@platform/proto';
+
+/** The spec's Organization (section 2.2); `orgType` is 0 public, 1 limited, 2 private. */
+export const OrganizationJson = z
+  .object({
+    id: z.number().int(),
+    username: z.string(),
+    full_name: z.string(),
+    avatar_url: z.string(),
+    description: z.string(),
+    website: z.string(),
+    location: z.string(),
+    managerManagementClusterEndPoint: z.string(),
+    visibility: z.enum(['', 'public', 'limited', 'private']),
+    orgType: z.number().int(),
+  })
+  .meta({ id: 'Organization' });
+
+export function orgJson(o: orgsTeamsOrgsV1.Organization): z.input<typeof OrganizationJson> {
+  return {
+    id: o.id,
+    username: o.username,
+    full_name: o.fullName,
+    avatar_url: o.avatarUrl,
+    description: o.description,
+    website: o.website,
+    location: o.location,
+    managerManagementClusterEndPoint: o.managerEndpoint,
+    visibility: o.visibility as z.input<typeof OrganizationJson>['visibility'],
+    orgType: o.orgType,
+  };
+}
+
+/** The spec's Profile (section 2.2) of a user. */
+export const ProfileJson = z
+  .object({
+    name: z.string(),
+    full_name: z.string(),
+    email: z.string(),
+    keep_email_private: z.boolean(),
+    website: z.string(),
+    location: z.string(),
+    language: z.string(),
+    description: z.string(),
+  })
+  .meta({ id: 'Profile' });
+
+export function profileJson(u: orgsTeamsV1.User): z.input<typeof ProfileJson> {
+  return {
+    name: u.login,
+    full_name: u.fullName,
+    email: u.email,
+    keep_email_private: false,
+    website: u.website,
+    location: u.location,
+    language: u.language,
+    description: u.description,
+  };
+}
+
+/** `{message}` answers of the token routes. */
+export const MessageJson = z.object({ message: z.string() }).meta({ id: 'Message' });
+
+/** ManagerApiToken (spec 2.2): the sync token; the secret is shown on the first read only. */
+export const ManagerApiTokenJson = z
+  .object({ userID: z.number().int(), orgID: z.number().int(), orgName: z.string(), accessKeyID: z.string(), secretAccessKey: z.string() })
+  .meta({ id: 'ManagerApiToken' });
+
+export const managerApiToken = (t: orgTokensV1.ManagerApiToken): z.input<typeof ManagerApiTokenJson> => ({
+  userID: t.userId,
+  orgID: t.orgId,
+  orgName: t.orgName,
+  accessKeyID: t.accessKeyId,
+  secretAccessKey: t.secretAccessKey,
+});
+
+/** AccessTokenInfo (spec 2.2) of the organization's system admin; `token` is never sent. */
+export const AccessTokenInfoJson = z
+  .object({
+    id: z.number().int(),
+    uid: z.number().int(),
+    name: z.string(),
+    token: z.string(),
+    tokenLastEight: z.string(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+    hasRecentActivity: z.boolean(),
+    hasUsed: z.boolean(),
+    expDate: z.number().int(),
+  })
+  .meta({ id: 'AccessTokenInfo' });
+
+export const accessTokenInfo = (t: orgTokensV1.AccessTokenInfo): z.input<typeof AccessTokenInfoJson> => ({
+  id: t.id,
+  uid: t.uid,
+  name: t.name,
+  token: '',
+  tokenLastEight: t.tokenLastEight,
+  createdAt: t.createdAt,
+  updatedAt: t.updatedAt,
+  hasRecentActivity: t.hasRecentActivity,
+  hasUsed: t.hasUsed,
+  expDate: t.expDate,
+});
+
+/** A message-bus user account (spec 2.2 BusAccount); only the public key is kept. */
+export const BusAccountJson = z
+  .object({
+    id: z.number().int(),
+    uid: z.number().int(),
+    accountType: z.string(),
+    busPubKey: z.string(),
+    clusterID: z.string(),
+    productName: z.string(),
+    revoked: z.boolean(),
+  })
+  .meta({ id: 'BusAccount' });
+
+export const busAccount = (a: orgTokensV1.BusAccount): z.input<typeof BusAccountJson> => ({
+  id: a.id,
+  uid: a.uid,
+  accountType: a.accountType,
+  busPubKey: a.busPubKey,
+  clusterID: a.clusterId,
+  productName: a.productName,
+  revoked: a.revoked,
+});

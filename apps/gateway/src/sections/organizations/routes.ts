@@ -1,0 +1,340 @@
+import { z } from 'zod';
+import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
+import { TEXT_LIMITS as L } from '@platform/service-kit';
+import * as p from '../../params';
+import { defineRoute, type EdgeContext, type Route } from '../../route';
+import { orgInPath } from '../../targets';
+import { UserJson, userJson } from '../identity/presenters';
+import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
+
+// Spec section 4.13: organizations, members and public members (avatars, tokens and claims have their own
+// files in this folder). Over-long texts are 422 (docs/limits.md).
+
+const OrgFields = {
+  full_name: z.string().max(L.fullName).optional(),
+  description: z.string().max(L.description).optional(),
+  website: z.string().max(L.website).optional(),
+  location: z.string().max(L.location).optional(),
+  /** public | limited | private; unknown values are 400 from the service. */
+  orgType: z.string().max(L.choice).optional(),
+  managerManagementClusterEndPoint: z.string().max(L.website).optional(),
+  visibility: z.string().max(L.choice).optional(),
+};
+const CreateOrgOption = z.object({ username: z.string().min(1).max(L.login), ...OrgFields });
+const EditOrgOption = z.object(OrgFields);
+
+const Org = z.object({ orgname: p.login });
+const OrgMember = Org.extend({ username: p.login });
+/** The user a member action names: `uid`, required, a positive int64 (400 otherwise). */
+const Uid = z.object({ uid: p.id });
+
+/** Users as member lists show them; anonymous callers do not get email addresses (as in Gitea). */
+const memberJson = (ctx: Pick<EdgeContext, 'caller'>) => (u: Parameters<typeof userJson>[0]) => ({
+  ...userJson(u),
+  ...(!ctx.caller && { email: '' }),
+});
+
+const isCaller = (ctx: Pick<EdgeContext, 'caller'>, login: string) => ctx.caller?.login.toLowerCase() === login.toLowerCase();
+
+const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const;
+
+/**
+ * POST /orgs/{orgname}/members/action/{action}: org members act on memberships. `private` and `public`
+ * change the visibility of one's own membership, or anyone's with `admin:org`; `remove` takes another
+ * member out of the organization (needs org ownership, as DELETE members/{username}); `leave` takes the
+ * caller out (`uid` must be the caller).
+ */
+function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
+  const own = action === 'private' || action === 'public';
+  return defineRoute({
+    method: 'post',
+    path: `/orgs/:orgname/members/action/${action}`,
+    summary: `Member action ${action} (query uid)`,
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Org,
+    query: Uid,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: action === 'remove' ? 'manage_owners:org' : 'member:org' }],
+    handlerChecks: own ? ['admin:org when uid is not the caller'] : action === 'leave' ? ['uid must be the caller (403)'] : [],
+    response: { status: 200 },
+    async handle({ query }, ctx) {
+      const { organizations } = ctx.backends.orgsTeams;
+      const self = query.uid === ctx.caller.id;
+      if (own) {
+        if (!self) await requirePermission(ctx, 'admin:org', ctx.target.id);
+        await organizations.setMemberVisibility({ orgId: ctx.target.id, userId: query.uid, public: action === 'public' });
+      } else {
+        if (action === 'leave' && !self) throw new NotAllowedError('leave acts on yourself: uid must be your own id');
+        await organizations.removeMember({ orgId: ctx.target.id, userId: query.uid, username: '' });
+      }
+      return {};
+    },
+  });
+}
+
+/** 403 unless the caller holds the permission; for checks that depend on the request's data. */
+export async function requirePermission(ctx: EdgeContext, permission: 'admin:org' | 'manage_owners:org', objectId: number): Promise<void> {
+  const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller!.id, permission, objectId });
+  if (!allowed) throw new NotAllowedError(`you do not have the ${permission} permission`);
+}
+
+export const organizationRoutes: Route[] = [
+  defineRoute({
+    method: 'post',
+    path: '/orgs',
+    summary: 'Create an organization; the caller becomes its owner',
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    body: { schema: CreateOrgOption },
+    response: { status: 201, schema: OrganizationJson },
+    async handle({ body }, { backends, caller }) {
+      const org = await backends.orgsTeams.organizations.createOrg({
+        creatorId: caller.id,
+        username: body.username,
+        fullName: body.full_name ?? '',
+        description: body.description ?? '',
+        website: body.website ?? '',
+        location: body.location ?? '',
+        orgType: body.orgType ?? '',
+        visibility: body.visibility ?? '',
+        managerEndpoint: body.managerManagementClusterEndPoint ?? '',
+      });
+      return { body: orgJson(org) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname',
+    summary: 'An organization (404 when the caller cannot see it)',
+    section: '4.13',
+    auth: 'public',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    response: { status: 200, schema: OrganizationJson },
+    async handle(_input, { target }) {
+      return { body: orgJson(target) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/orgs/:orgname',
+    summary: 'Edit an organization',
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'edit:org' }],
+    body: { schema: EditOrgOption },
+    response: { status: 200, schema: OrganizationJson },
+    async handle({ body }, { backends, target }) {
+      const org = await backends.orgsTeams.organizations.editOrg({
+        orgId: target.id,
+        fullName: body.full_name,
+        description: body.description,
+        website: body.website,
+        location: body.location,
+        orgType: body.orgType,
+        visibility: body.visibility,
+        managerEndpoint: body.managerManagementClusterEndPoint,
+      });
+      return { body: orgJson(org) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/orgs/:orgname',
+    summary: 'Delete an organization (its last owner, or a site admin)',
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'delete:org' }],
+    handlerChecks: ['an owner only as the last owner (orgs-teams, 403)'],
+    response: { status: 204 },
+    async handle(_input, { backends, caller, target }) {
+      await backends.orgsTeams.organizations.deleteOrg({ orgId: target.id, requesterId: caller.id });
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname/user/:username',
+    summary: 'Profile of an active user, in the context of an organization',
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: OrgMember,
+    target: orgInPath,
+    response: { status: 200, schema: ProfileJson },
+    async handle({ params }, { backends }) {
+      const user = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username }).catch((err) => {
+        if (err instanceof NotFoundError) return undefined;
+        throw err;
+      });
+      if (!user || !user.active) throw new InputError(`${quote(params.username)} is not an active user`);
+      return { body: profileJson(user) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname/is-owner',
+    summary: 'Whether the caller owns the organization: 200, else 403',
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    handlerChecks: ['the caller is an owner (the `owner` relation; 403 otherwise)'],
+    response: { status: 200 },
+    async handle(_input, { backends, caller, target }) {
+      const { allowed } = await backends.authz.authz.check({
+        tuple: { user: `user:${caller.id}`, relation: 'owner', object: `organization:${target.id}` },
+        contextualTuples: [],
+      });
+      if (!allowed) throw new NotAllowedError(`you are not an owner of ${target.username}`);
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname/members',
+    summary: 'Members (only public ones for non-members and anonymous callers)',
+    section: '4.13',
+    auth: 'public',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    response: { status: 200, schema: z.array(UserJson) },
+    async handle(_input, ctx) {
+      const { members } = await ctx.backends.orgsTeams.organizations.listMembers({
+        orgId: ctx.target.id,
+        viewerId: ctx.caller?.id ?? 0,
+        publicOnly: false,
+      });
+      return { body: members.map(memberJson(ctx)) };
+    },
+  }),
+  ...MEMBER_ACTIONS.map(memberAction),
+  defineRoute({
+    method: 'post',
+    path: '/orgs/:orgname/members/action/:action',
+    summary: 'Any other member action: 400',
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Org.extend({ action: p.segment }),
+    response: { status: 200 },
+    async handle({ params }) {
+      throw new InputError(`unknown member action ${quote(params.action)}; use one of ${MEMBER_ACTIONS.join(', ')}`);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname/members/:username',
+    summary: 'Membership check: 204 member, 404 not; non-members are redirected to the public-members check',
+    section: '4.13',
+    auth: 'public',
+    backend: 'orgs-teams',
+    params: OrgMember,
+    target: orgInPath,
+    response: {
+      status: 204,
+      description: 'a member',
+      also: [{ status: 302, description: 'the caller may not see private members: see /orgs/{orgname}/public_members/{username}' }],
+    },
+    async handle({ params }, ctx) {
+      const m = await ctx.backends.orgsTeams.organizations.getMembership({
+        orgId: ctx.target.id,
+        viewerId: ctx.caller?.id ?? 0,
+        username: params.username,
+      });
+      if (m.viewerSeesPrivate || isCaller(ctx, params.username)) {
+        if (!m.member) throw new NotFoundError(`${quote(params.username)} is not a member of ${ctx.target.username}`);
+        return {};
+      }
+      const location = `/api/v1/orgs/${encodeURIComponent(ctx.target.username)}/public_members/${encodeURIComponent(params.username)}`;
+      return { status: 302, headers: { location } };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/orgs/:orgname/members/:username',
+    summary: 'Remove a member from every team of the organization',
+    section: '4.13',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: OrgMember,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'manage_owners:org' }],
+    response: { status: 204 },
+    async handle({ params }, { backends, target }) {
+      await backends.orgsTeams.organizations.removeMember({ orgId: target.id, userId: 0, username: params.username });
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname/public_members',
+    summary: 'Public members',
+    section: '4.13',
+    auth: 'public',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    response: { status: 200, schema: z.array(UserJson) },
+    async handle(_input, ctx) {
+      const { members } = await ctx.backends.orgsTeams.organizations.listMembers({
+        orgId: ctx.target.id,
+        viewerId: ctx.caller?.id ?? 0,
+        publicOnly: true,
+      });
+      return { body: members.map(memberJson(ctx)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname/public_members/:username',
+    summary: 'Public-membership check: 204 public member, 404 not',
+    section: '4.13',
+    auth: 'public',
+    backend: 'orgs-teams',
+    params: OrgMember,
+    target: orgInPath,
+    response: { status: 204, description: 'a public member' },
+    async handle({ params }, ctx) {
+      const m = await ctx.backends.orgsTeams.organizations.getMembership({
+        orgId: ctx.target.id,
+        viewerId: ctx.caller?.id ?? 0,
+        username: params.username,
+      });
+      if (!m.public) throw new NotFoundError(`${quote(params.username)} is not a public member of ${ctx.target.username}`);
+      return {};
+    },
+  }),
+  ...(['put', 'delete'] as const).map((method) =>
+    defineRoute({
+      method,
+      path: '/orgs/:orgname/public_members/:username',
+      summary: method === 'put' ? 'Make your own membership public' : 'Make your own membership private',
+      section: '4.13',
+      auth: 'token',
+      backend: 'orgs-teams',
+      params: OrgMember,
+      target: orgInPath,
+      requires: [{ on: 'target', permission: 'member:org' }],
+      handlerChecks: ['username must be the caller (403)'],
+      response: { status: 204 },
+      async handle({ params }, { backends, caller, target }) {
+        if (!isCaller({ caller }, params.username)) throw new NotAllowedError('you can only change your own public membership');
+        await backends.orgsTeams.organizations.setMemberVisibility({ orgId: target.id, userId: caller.id, public: method === 'put' });
+        return {};
+      },
+    }),
+  ),
+];

@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import { NotAllowedError } from '@platform/errors';
+import type { orgsTeamsSettingsV1 } from '@platform/proto';
+import { TEXT_LIMITS as L } from '@platform/service-kit';
+import { defineRoute, type Reply } from '../../route';
+import type { Request } from 'express';
+
+// Site settings (spec 4.8): branding, the email-domain whitelist and the registration toggle.
+// Decisions (the administrative organization, ETags): docs/site-settings.md.
+
+/** BrandingResponse of spec 2.7. */
+const BrandingJson = z
+  .object({
+    logo: z.string(),
+    favicons: z.record(z.string(), z.string()),
+    primaryColor: z.string(),
+    runMode: z.string(),
+    deploymentType: z.string(),
+    isOfflineInstaller: z.boolean(),
+    showAppTag: z.boolean(),
+    appName: z.string(),
+  })
+  .meta({ id: 'BrandingResponse' });
+
+function brandingJson(b: orgsTeamsSettingsV1.Branding): z.input<typeof BrandingJson> {
+  return {
+    logo: b.logo,
+    favicons: b.favicons,
+    primaryColor: b.primaryColor,
+    runMode: b.runMode,
+    deploymentType: b.deploymentType,
+    isOfflineInstaller: b.isOfflineInstaller,
+    showAppTag: b.showAppTag,
+    appName: b.appName,
+  };
+}
+
+/** If-None-Match (RFC 9110 13.1.2): `*`, or a list of entity tags compared weakly. */
+function matchesIfNoneMatch(req: Request, etag: string): boolean {
+  const header = req.get('if-none-match');
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** The branding answer: with its ETag, `no-cache` so clients revalidate, and 304 when the client has it. */
+function brandingReply(req: Request, branding: orgsTeamsSettingsV1.Branding): Reply<z.input<typeof BrandingJson>> {
+  const headers = { ETag: branding.etag, 'Cache-Control': 'no-cache' };
+  if (req.method === 'GET' && matchesIfNoneMatch(req, branding.etag)) return { status: 304, headers };
+  return { body: brandingJson(branding), headers };
+}
+
+// JSON clients send null for "not given"; orgs-teams checks the images' content and decoded sizes.
+const option = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .nullish()
+    .transform((v) => v ?? undefined);
+/** BrandingOptions: each supplied option must have its type and fit its limit, else 400 invalid option (spec 4.8). */
+const BrandingOptions = z.object({
+  logo: option(L.logo),
+  favicon: option(L.favicon),
+  primaryColor: option(L.color),
+  appName: option(L.appName),
+  showAppTag: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+/** DomainOpts: `name` is the domain, measured as orgs-teams measures it (without spaces and a trailing dot). */
+const DomainOpts = z.object({
+  name: z
+    .string()
+    .refine((n) => n.trim() !== '', 'a domain name such as example.com')
+    .refine((n) => n.trim().replace(/\.$/, '').length <= L.domain, `at most ${L.domain} characters`),
+});
+
+/** RegistrationOpts: an absent field reads as false (registration enabled), as the product's handler does. */
+const RegistrationOpts = z.object({ disableRegistration: z.boolean().nullish() });
+const RegistrationJson = z.object({ disableRegistration: z.boolean() }).meta({ id: 'RegistrationOpts' });
+
+const ADMIN_ORG_ONLY = 'with PLATFORM_ADMIN_ORG set (the default), `org` must be the administrative organization (403 otherwise)';
+
+export const siteSettingsRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/branding',
+    summary: 'Branding (ETag; 304 on a matching If-None-Match)',
+    section: '4.8',
+    auth: 'public',
+    backend: 'orgs-teams',
+    response: {
+      status: 200,
+      schema: BrandingJson,
+      also: [{ status: 304, description: 'the client has the current branding (If-None-Match)' }],
+    },
+    async handle(_input, { backends, req }) {
+      return brandingReply(req, await backends.orgsTeams.siteSettings.getBranding({}));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/branding',
+    summary: 'Change branding options (edit_branding_options:org)',
+    section: '4.8',
+    auth: 'token',
+    org: 'required',
+    backend: 'orgs-teams',
+    requires: [{ on: 'org', permission: 'edit_branding_options:org' }],
+    handlerChecks: [ADMIN_ORG_ONLY],
+    body: { schema: BrandingOptions, invalid: { status: 400, prefix: 'invalid option' } },
+    response: { status: 200, schema: BrandingJson },
+    async handle({ body }, { backends, caller, config, org, req }) {
+      // Branding is site-wide: with an administrative organization configured, only it may change it.
+      const adminOrg = config.PLATFORM_ADMIN_ORG;
+      if (adminOrg && org.name.toLowerCase() !== adminOrg.toLowerCase()) {
+        throw new NotAllowedError(`branding is managed through the administrative organization ${adminOrg}`);
+      }
+      return brandingReply(req, await backends.orgsTeams.siteSettings.updateBranding({ ...body, userId: caller.id }));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/allowed-domains',
+    summary: 'The email-domain whitelist (empty when none)',
+    section: '4.8',
+    auth: 'public',
+    backend: 'orgs-teams',
+    response: { status: 200, schema: z.array(z.string()) },
+    async handle(_input, { backends }) {
+      return { body: (await backends.orgsTeams.siteSettings.listAllowedDomains({})).names };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/allowed-domains',
+    summary: 'Add an allowed email domain (edit_allowed_domains:site_admin); answers the new list',
+    section: '4.8',
+    auth: 'token',
+    org: 'required',
+    backend: 'orgs-teams',
+    requires: [{ on: 'site', permission: 'edit_allowed_domains:site_admin' }],
+    body: { schema: DomainOpts, invalid: { status: 400, prefix: 'invalid domain' } },
+    response: { status: 200, schema: z.array(z.string()) },
+    async handle({ body }, { backends, caller }) {
+      return { body: (await backends.orgsTeams.siteSettings.addAllowedDomain({ name: body.name, userId: caller.id })).names };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/allowed-domains',
+    summary: 'Remove an allowed email domain (edit_allowed_domains:site_admin); 400 when it is not in the list; answers the new list',
+    section: '4.8',
+    auth: 'token',
+    org: 'required',
+    backend: 'orgs-teams',
+    requires: [{ on: 'site', permission: 'edit_allowed_domains:site_admin' }],
+    body: { schema: DomainOpts, invalid: { status: 400, prefix: 'invalid domain' } },
+    response: { status: 200, schema: z.array(z.string()) },
+    async handle({ body }, { backends, caller }) {
+      return { body: (await backends.orgsTeams.siteSettings.removeAllowedDomain({ name: body.name, userId: caller.id })).names };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/disable-registration',
+    summary: 'Whether new-user registration is disabled',
+    section: '4.8',
+    auth: 'public',
+    backend: 'orgs-teams',
+    response: { status: 200, schema: RegistrationJson },
+    async handle(_input, { backends }) {
+      const { disableRegistration } = await backends.orgsTeams.siteSettings.getRegistration({});
+      return { body: { disableRegistration } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/disable-registration',
+    summary: 'Enable or disable new-user registration (update_user_registration:site_admin)',
+    section: '4.8',
+    auth: 'token',
+    org: 'required',
+    backend: 'orgs-teams',
+    requires: [{ on: 'site', permission: 'update_user_registration:site_admin' }],
+    body: { schema: RegistrationOpts },
+    response: { status: 200, schema: RegistrationJson },
+    async handle({ body }, { backends, caller }) {
+      const { disableRegistration } = await backends.orgsTeams.siteSettings.setRegistration({
+        disableRegistration: body.disableRegistration === true,
+        userId: caller.id,
+      });
+      return { body: { disableRegistration } };
+    },
+  }),
+];

@@ -1,0 +1,288 @@
+import { z } from 'zod';
+import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
+import type { orgsTeamsOrgsV1 } from '@platform/proto';
+import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/service-kit';
+import * as p from '../../params';
+import { defineRoute, type EdgeContext, type Route } from '../../route';
+import { orgInPath, teamInPath } from '../../targets';
+import { UserJson, userJson } from '../identity/presenters';
+import { requirePermission } from '../organizations/routes';
+import { TeamJson, teamJson } from './presenters';
+
+// Teams and team members (spec section 4.14). Decisions (joining, the owner team): docs/authorization.md.
+
+const roleIds = z.array(z.number().int().positive()).optional();
+const units = z.array(z.string()).optional();
+/** Names, types, permissions and units are checked by the service (400); shapes, the description's length included, here (422). */
+const CreateTeamOption = z.object({
+  name: z.string(),
+  type: z.string(),
+  description: z.string().max(L.description).optional(),
+  permission: z.string().optional(),
+  assignedRoleIDs: roleIds,
+  units,
+});
+const EditTeamOption = z.object({
+  name: z.string(),
+  description: z.string().max(L.description).optional(),
+  permission: z.string().optional(),
+  assignedRoleIDs: roleIds,
+  type: z.string().optional(),
+  units,
+});
+
+/** 400 for a name, type, permission or unit over its limit, as the service answers invalid ones (docs/limits.md). */
+function checkTeamTexts(body: { name: string; type?: string; permission?: string; units?: string[] }): void {
+  checkLengths([
+    ['name', body.name, L.teamName],
+    ['type', body.type, L.choice],
+    ['permission', body.permission, L.choice],
+    ...(body.units ?? []).map((u, i): LengthCheck => [`units[${i}]`, u, L.teamUnit]),
+  ]);
+}
+
+const wrapRoles = (ids: number[] | undefined) => (ids === undefined ? undefined : { roleIds: ids });
+const wrapUnits = (names: string[] | undefined) => (names === undefined ? undefined : { units: names });
+
+const Org = z.object({ orgname: p.login });
+const OrgTeam = Org.extend({ teamid: p.id });
+const Team = z.object({ teamid: p.id });
+const TeamMember = Team.extend({ username: p.login });
+
+/**
+ * The owner team's members are the organization's owners: only owners and site admins may change them (a
+ * custom role granting add/remove team members must not make its holder an owner). Leaving is still one's own.
+ */
+async function ownersOnly(ctx: EdgeContext, team: orgsTeamsOrgsV1.Team): Promise<void> {
+  if (team.permission === 'owner') await requirePermission(ctx, 'manage_owners:org', team.organization!.id);
+}
+const OWNERS_ONLY = 'manage_owners:org when the team is the owner team';
+
+const TEAM_ACTIONS = ['join', 'leave', 'remove', 'add'] as const;
+
+/**
+ * POST /orgs/{orgname}/teams/{teamid}/action/{action}, checked with `<action>:team`. `uid` is required by
+ * every action; `join` and `leave` act on the caller (uid must be the caller's id); `add` adds the user
+ * named by `uname` when given, else `uid`; `remove` removes `uid`.
+ */
+function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
+  const self = action === 'join' || action === 'leave';
+  return defineRoute({
+    method: 'post',
+    path: `/orgs/:orgname/teams/:teamid/action/${action}`,
+    summary: `Team action ${action} (query uid${action === 'add' ? ', and uname' : ''})`,
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: OrgTeam,
+    query: z.object({ uid: p.id, uname: z.string().optional() }),
+    target: teamInPath,
+    requires: [{ on: 'target', permission: `${action}:team` }],
+    handlerChecks: [...(self ? ['uid must be the caller (403)'] : []), ...(action === 'leave' ? [] : [OWNERS_ONLY])],
+    response: { status: 200 },
+    async handle({ query }, ctx) {
+      const { organizations } = ctx.backends.orgsTeams;
+      const team = ctx.target;
+      if (self && query.uid !== ctx.caller.id) throw new NotAllowedError(`${action} acts on yourself: uid must be your own id`);
+      if (action !== 'leave') await ownersOnly(ctx, team);
+      if (action === 'join' || action === 'add') {
+        const uname = action === 'add' ? (query.uname ?? '') : '';
+        // Longer than any login: no such user, without asking orgs-teams.
+        if (uname.length > L.login) throw new NotFoundError(`user ${quote(uname)} does not exist`);
+        await organizations.addTeamMember({ teamId: team.id, userId: uname ? 0 : query.uid, username: uname, conflictIfMember: true });
+      } else {
+        await organizations.removeTeamMember({ teamId: team.id, userId: query.uid, username: '' });
+      }
+      return {};
+    },
+  });
+}
+
+export const teamRoutes: Route[] = [
+  defineRoute({
+    method: 'get',
+    path: '/orgs/:orgname/teams',
+    summary: 'Teams of an organization',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'list:team' }],
+    response: { status: 200, schema: z.array(TeamJson) },
+    async handle(_input, { backends, target }) {
+      const { teams } = await backends.orgsTeams.organizations.listTeams({ orgId: target.id });
+      return { body: teams.map(teamJson) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/orgs/:orgname/teams',
+    summary: 'Create a team',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Org,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'create:team' }],
+    body: { schema: CreateTeamOption },
+    response: { status: 201, schema: TeamJson },
+    async handle({ body }, { backends, target }) {
+      checkTeamTexts(body);
+      const team = await backends.orgsTeams.organizations.createTeam({
+        orgId: target.id,
+        name: body.name,
+        type: body.type,
+        description: body.description ?? '',
+        permission: body.permission ?? '',
+        units: wrapUnits(body.units),
+        roleIds: wrapRoles(body.assignedRoleIDs),
+      });
+      return { body: teamJson(team) };
+    },
+  }),
+  ...TEAM_ACTIONS.map(teamAction),
+  defineRoute({
+    method: 'post',
+    path: '/orgs/:orgname/teams/:teamid/action/:action',
+    summary: 'Any other team action: 400',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: z.object({ orgname: p.login, teamid: z.string(), action: p.segment }),
+    response: { status: 200 },
+    async handle({ params }) {
+      throw new InputError(`unknown team action ${quote(params.action)}; use one of ${TEAM_ACTIONS.join(', ')}`);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/teams/:teamid',
+    summary: 'A team',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Team,
+    target: teamInPath,
+    requires: [{ on: 'target', permission: 'view:team' }],
+    response: { status: 200, schema: TeamJson },
+    async handle(_input, { backends, target }) {
+      return { body: teamJson(await backends.orgsTeams.organizations.getTeam({ teamId: target.id, orgId: 0, withRoles: true })) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/teams/:teamid',
+    summary: 'Edit a team (the owner team keeps its name and permission)',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Team,
+    target: teamInPath,
+    requires: [{ on: 'target', permission: 'edit:team' }],
+    body: { schema: EditTeamOption },
+    response: { status: 200, schema: TeamJson },
+    async handle({ body }, { backends, target }) {
+      checkTeamTexts(body);
+      const team = await backends.orgsTeams.organizations.editTeam({
+        teamId: target.id,
+        name: body.name,
+        description: body.description,
+        permission: body.permission,
+        type: body.type,
+        units: wrapUnits(body.units),
+        roleIds: wrapRoles(body.assignedRoleIDs),
+      });
+      return { body: teamJson(team) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/teams/:teamid',
+    summary: 'Delete a team (never the owner team)',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Team,
+    target: teamInPath,
+    requires: [{ on: 'target', permission: 'delete:team' }],
+    response: { status: 204 },
+    async handle(_input, { backends, target }) {
+      await backends.orgsTeams.organizations.deleteTeam({ teamId: target.id });
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/teams/:teamid/members',
+    summary: 'Members of a team',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: Team,
+    target: teamInPath,
+    requires: [{ on: 'target', permission: 'list:team-members' }],
+    response: { status: 200, schema: z.array(UserJson) },
+    async handle(_input, { backends, target }) {
+      const { members } = await backends.orgsTeams.organizations.listTeamMembers({ teamId: target.id });
+      return { body: members.map(userJson) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/teams/:teamid/members/:username',
+    summary: 'A member of a team (404 when not a member)',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: TeamMember,
+    target: teamInPath,
+    requires: [{ on: 'target', permission: 'view:team-member' }],
+    response: { status: 200, schema: UserJson },
+    async handle({ params }, { backends, target }) {
+      return { body: userJson(await backends.orgsTeams.organizations.getTeamMember({ teamId: target.id, username: params.username })) };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/teams/:teamid/members/:username',
+    summary: 'Add a member to a team (adding a member again changes nothing)',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: TeamMember,
+    query: z.object({ autoConnectClusters: p.flag }),
+    target: teamInPath,
+    requires: [{ on: 'target', permission: 'add:team-member' }],
+    handlerChecks: [OWNERS_ONLY],
+    response: { status: 204 },
+    async handle({ params }, ctx) {
+      await ownersOnly(ctx, ctx.target);
+      await ctx.backends.orgsTeams.organizations.addTeamMember({
+        teamId: ctx.target.id,
+        userId: 0,
+        username: params.username,
+        conflictIfMember: false,
+      });
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/teams/:teamid/members/:username',
+    summary: 'Remove a member from a team',
+    section: '4.14',
+    auth: 'token',
+    backend: 'orgs-teams',
+    params: TeamMember,
+    target: teamInPath,
+    requires: [{ on: 'target', permission: 'remove:team-member' }],
+    handlerChecks: [OWNERS_ONLY],
+    response: { status: 204 },
+    async handle({ params }, ctx) {
+      await ownersOnly(ctx, ctx.target);
+      await ctx.backends.orgsTeams.organizations.removeTeamMember({ teamId: ctx.target.id, userId: 0, username: params.username });
+      return {};
+    },
+  }),
+];

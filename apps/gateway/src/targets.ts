@@ -1,0 +1,40 @@
+import type { authzRolesV1, orgsTeamsOrgsV1 } from '@platform/proto';
+import type { Target } from './route';
+
+/**
+ * The objects routes act on. The edge resolves a row's target once, before the checks on it, and hands it
+ * to the handler; 404 when it does not exist or the caller may not see it.
+ */
+
+/**
+ * The organization `{orgname}` as the caller may see it: 404 when it does not exist or is invisible to the
+ * caller (a private organization to non-members, a limited one to anonymous callers).
+ */
+export const orgInPath: Target<'organization', orgsTeamsOrgsV1.Organization, { orgname: string }> = {
+  type: 'organization',
+  describe: 'organization `{orgname}`',
+  resolve: ({ orgname }, ctx) => ctx.backends.orgsTeams.organizations.getOrg({ name: orgname, viewerId: ctx.caller?.id ?? 0 }),
+  id: (org) => org.id,
+};
+
+/**
+ * The team `{teamid}`; under `/orgs/{orgname}/` it must also belong to that organization, which the caller
+ * must be able to see. 404 otherwise.
+ */
+export const teamInPath: Target<'team', orgsTeamsOrgsV1.Team, { teamid: number; orgname?: string }> = {
+  type: 'team',
+  describe: 'team `{teamid}`',
+  async resolve({ teamid, orgname }, ctx) {
+    const orgId = orgname === undefined ? 0 : (await orgInPath.resolve({ orgname }, ctx)).id;
+    return ctx.backends.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles: false });
+  },
+  id: (team) => team.id,
+};
+
+/** The custom role `{id}` of the `org` organization; 404 when that organization has none with this id. */
+export const roleOfOrg: Target<'role', authzRolesV1.Role, { id: number }> = {
+  type: 'role',
+  describe: 'custom role `{id}` of the `org` organization',
+  resolve: ({ id }, ctx) => ctx.backends.authz.roles.getRole({ orgId: ctx.org!.id, id }),
+  id: (role) => role.id,
+};

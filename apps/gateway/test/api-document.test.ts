@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, loadConfig } from '@platform/service-kit';
+import { closeBackends, connectBackends } from '../src/backends';
+import { gatewayEnv } from '../src/config';
+import { createGatewayHttp, registeredRoutes } from '../src/http';
+import { REGENERATE_ROUTES_COMMAND, renderRoutesDoc, routesDocPath } from '../src/routes-doc';
+import { ROUTES } from '../src/sections';
+
+// The API document is generated from the route rows: it must be valid OpenAPI 3.1, cover every route with
+// its schemas, and be browsable; docs/routes.md must be what the rows say.
+
+type Operation = {
+  parameters: { name: string; in: string; schema: object }[];
+  requestBody?: { content: Record<string, { schema: object }> };
+  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+  security: object[];
+};
+
+describe('the API document and the route table', () => {
+  let base: string;
+  let close: () => void;
+  let doc: { paths: Record<string, Record<string, Operation>> };
+  // Every gate open, so every row is in the document.
+  const config = loadConfig(gatewayEnv, { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true', LOG_LEVEL: 'silent' });
+
+  beforeAll(async () => {
+    const backends = connectBackends(config);
+    const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log: createLogger('test', 'silent') }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => {
+      server.closeAllConnections();
+      server.close();
+      closeBackends(backends);
+    };
+    doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as typeof doc;
+  });
+  afterAll(() => close?.());
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const out = execFileSync(process.execPath, [path.join(__dirname, 'validate-openapi.mjs')], { input: JSON.stringify(doc) });
+    expect(JSON.parse(out.toString())).toEqual({ valid: true });
+  });
+
+  it('has an operation for every served route, with its parameters, body, success schema, errors and security', () => {
+    const problems: string[] = [];
+    for (const r of registeredRoutes(ROUTES, config)) {
+      const key = `${r.method.toUpperCase()} ${r.path}`;
+      const op = doc.paths[r.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}')]?.[r.method];
+      if (!op) {
+        problems.push(`${key}: no operation`);
+        continue;
+      }
+      for (const name of [...r.path.matchAll(/[:*]([A-Za-z_]+)/g)].map((m) => m[1]))
+        if (!op.parameters.some((p) => p.in === 'path' && p.name === name)) problems.push(`${key}: path parameter ${name} undeclared`);
+      if (r.org && !op.parameters.some((p) => p.in === 'query' && p.name === 'org')) problems.push(`${key}: org undeclared`);
+      if (r.body && !Object.values(op.requestBody?.content ?? {})[0]?.schema) problems.push(`${key}: no request body schema`);
+      const success = op.responses[String(r.response.status)];
+      if (!success) problems.push(`${key}: no ${r.response.status} response`);
+      else if (r.response.schema && !Object.values(success.content ?? {})[0]?.schema) problems.push(`${key}: no response schema`);
+      const errors = Object.entries(op.responses).filter(([s]) => Number(s) >= 400);
+      if (errors.length === 0) problems.push(`${key}: no error responses`);
+      for (const [s, e] of errors) if (!e.content?.['application/json']?.schema) problems.push(`${key}: ${s} without the error schema`);
+      if (!op.security?.length) problems.push(`${key}: no security`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('describes bodies and answers with the schemas that validate them', () => {
+    const create = doc.paths['/orgs'].post;
+    const body = create.requestBody!.content['application/json'].schema as { properties: Record<string, object>; required: string[] };
+    expect(body.required).toEqual(['username']);
+    expect(body.properties.username).toMatchObject({ type: 'string', minLength: 1, maxLength: 40 });
+    expect(create.responses['201'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/Organization' });
+    const join = doc.paths['/orgs/{orgname}/teams/{teamid}/action/join'].post;
+    expect(join.parameters.find((p) => p.name === 'uid')).toMatchObject({ in: 'query', schema: { type: 'integer' } });
+    expect((join as unknown as { 'x-requires': string[] })['x-requires']).toEqual(['join:team on team `{teamid}`']);
+  });
+
+  it('serves a browsable reference of the document, from bundled assets', async () => {
+    const page = await fetch(`${base}/api/v1/docs/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain('"/api/v1/openapi.json"');
+    for (const asset of html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)) {
+      const res = await fetch(`${base}/api/v1/docs/${asset[1]}`);
+      expect([asset[1], res.status]).toEqual([asset[1], 200]);
+    }
+    expect((await fetch(`${base}/api/v1/docs`, { redirect: 'manual' })).headers.get('location')).toBe('/api/v1/docs/');
+    // The start page links to it.
+    expect(await (await fetch(`${base}/`)).text()).toContain('href="/api/v1/docs/"');
+  });
+
+  it('keeps docs/routes.md what the rows say', () => {
+    const onDisk = fs.existsSync(routesDocPath()) ? fs.readFileSync(routesDocPath(), 'utf8') : '(missing)';
+    if (onDisk !== renderRoutesDoc()) throw new Error(`docs/routes.md is stale: regenerate it with\n\n  ${REGENERATE_ROUTES_COMMAND}\n`);
+    for (const r of ROUTES) expect(onDisk).toContain(`| ${r.method.toUpperCase()} | \`${r.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}')}\` |`);
+  });
+});

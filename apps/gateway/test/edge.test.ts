@@ -1,0 +1,110 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import pino from 'pino';
+import { orgsTeamsV1 } from '@platform/proto';
+import { bindService, createLogger, loadConfig, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { closeBackends, connectBackends } from '../src/backends';
+import { gatewayEnv } from '../src/config';
+import { createGatewayHttp } from '../src/http';
+import { ROUTES } from '../src/sections';
+
+// What the edge owns whatever the route: malformed requests are 4xx with the error body (never 500, never
+// an error-level log line), and every request leaves one access-log line without secrets.
+
+describe('the edge', () => {
+  let base: string;
+  let backend: RunningGrpcServer;
+  let close: () => void;
+  const lines: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    backend = await startGrpcServer({
+      name: 'orgs-teams',
+      port: 0,
+      host: '127.0.0.1',
+      services: [
+        bindService(orgsTeamsV1.OrgsTeamsServiceService, {
+          getVersion: async () => ({ version: '1.2.3', service: 'orgs-teams' }),
+        } as never),
+      ],
+      protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+      log: createLogger('stub', 'silent'),
+    });
+    const config = loadConfig(gatewayEnv, { ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${backend.port}`, BACKEND_DEADLINE_MS: '2000' });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const log = pino({ level: 'info' }, sink);
+    const backends = connectBackends(config);
+    const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => {
+      server.closeAllConnections();
+      server.close();
+      closeBackends(backends);
+    };
+  });
+  afterAll(async () => {
+    close?.();
+    await backend?.shutdown(100);
+  });
+
+  const errorBody = (message: string | RegExp) => ({
+    message: typeof message === 'string' ? message : expect.stringMatching(message),
+    url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/openapi\.json$/),
+  });
+
+  it('answers a path that is not validly percent-encoded with 400, not 500', async () => {
+    const res = await fetch(`${base}/api/v1/orgs/%FF`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual(errorBody('the path is not validly percent-encoded'));
+  });
+
+  it('answers a body whose Content-Encoding does not decode with 400, and an unknown encoding with 415', async () => {
+    const garbage = await fetch(`${base}/api/v1/orgs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: Buffer.from('this is not gzip'),
+    });
+    expect(garbage.status).toBe(400);
+    expect(await garbage.json()).toEqual(errorBody('the request body could not be read'));
+    const unknown = await fetch(`${base}/api/v1/orgs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'x-nonsense' },
+      body: gzipSync('{}'),
+    });
+    expect(unknown.status).toBe(415);
+  });
+
+  it('puts message and url in every error body, unknown routes included', async () => {
+    const res = await fetch(`${base}/api/v1/no/such/thing`);
+    expect([res.status, await res.json()]).toEqual([404, errorBody('no route for GET /api/v1/no/such/thing')]);
+    const anonymous = await fetch(`${base}/api/v1/user`);
+    expect([anonymous.status, await anonymous.json()]).toEqual([401, errorBody('token is required')]);
+  });
+
+  it('writes one access-log line per request: row path, status, duration, request id; no token, no error level', async () => {
+    lines.length = 0;
+    const res = await fetch(`${base}/api/v1/version`, { headers: { 'x-request-id': 'trace-me-1' } });
+    expect(res.status).toBe(200);
+    await fetch(`${base}/api/v1/orgs/%FF`);
+    await fetch(`${base}/api/v1/no/route?token=very-secret-token`, { headers: { authorization: 'token very-secret-token' } });
+    await new Promise((r) => setTimeout(r, 50));
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests).toEqual([
+      expect.objectContaining({ requestId: 'trace-me-1', method: 'GET', route: '/version', status: 200, durationMs: expect.any(Number) }),
+      // The path could not be decoded, so no row matched it.
+      expect.objectContaining({ method: 'GET', route: 'unmatched', status: 400 }),
+      expect.objectContaining({ method: 'GET', route: 'unmatched', status: 404 }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('very-secret-token');
+    // A malformed request is the client's: no error-level line, no stack.
+    expect(lines.filter((l) => Number(l.level) >= 50)).toEqual([]);
+  });
+});
