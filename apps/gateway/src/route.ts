@@ -161,16 +161,27 @@ export interface Route {
   handle(input: { params: any; query: any; body: any }, ctx: RouteContext<Auth, OrgMode | undefined, unknown>): Promise<Reply<unknown>>;
 }
 
-/** Declares a row; the types tie the checks to the target's object type and the handler's context to the row. */
-export function defineRoute<
-  A extends Auth,
-  O extends OrgMode | undefined = undefined,
-  PS extends z.ZodType = None,
-  QS extends z.ZodType = None,
-  BS extends z.ZodType = None,
-  RS extends z.ZodType = None,
-  K extends PermissionObjectType = never,
-  V = undefined,
->(spec: RouteSpec<A, O, PS, QS, BS, RS, K, V>): Route {
-  return spec as unknown as Route;
+/** What every row of a section shares. */
+export interface SectionDefaults {
+  section: Section;
+  backend: BackendName;
+}
+
+/**
+ * Declares the rows of one section: its spec section and backend are said once, in the section's file, and
+ * each row's types tie its checks to the target's object type and the handler's context to the row.
+ */
+export function sectionRoutes(defaults: SectionDefaults) {
+  return <
+    A extends Auth,
+    O extends OrgMode | undefined = undefined,
+    PS extends z.ZodType = None,
+    QS extends z.ZodType = None,
+    BS extends z.ZodType = None,
+    RS extends z.ZodType = None,
+    K extends PermissionObjectType = never,
+    V = undefined,
+  >(
+    spec: Omit<RouteSpec<A, O, PS, QS, BS, RS, K, V>, keyof SectionDefaults> & Partial<SectionDefaults>,
+  ): Route => ({ ...defaults, ...spec }) as unknown as Route;
 }

@@ -1,12 +1,10 @@
+import { startTestGateway } from './test-gateway';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createLogger, loadConfig } from '@platform/service-kit';
-import { closeBackends, connectBackends } from '../src/backends';
+import { loadConfig } from '@platform/service-kit';
 import { gatewayEnv } from '../src/config';
-import { createGatewayHttp, registeredRoutes } from '../src/http';
+import { registeredRoutes } from '../src/http';
 import { REGENERATE_ROUTES_COMMAND, renderRoutesDoc, routesDocPath } from '../src/routes-doc';
 import { ROUTES } from '../src/sections';
 
@@ -25,18 +23,11 @@ describe('the API document and the route table', () => {
   let close: () => void;
   let doc: { paths: Record<string, Record<string, Operation>> };
   // Every gate open, so every row is in the document.
-  const config = loadConfig(gatewayEnv, { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true', LOG_LEVEL: 'silent' });
+  const GATES_OPEN = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
+  const config = loadConfig(gatewayEnv, GATES_OPEN);
 
   beforeAll(async () => {
-    const backends = connectBackends(config);
-    const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log: createLogger('test', 'silent') }));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => {
-      server.closeAllConnections();
-      server.close();
-      closeBackends(backends);
-    };
+    ({ base, close } = await startTestGateway(GATES_OPEN));
     doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as typeof doc;
   });
   afterAll(() => close?.());

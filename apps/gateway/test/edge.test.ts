@@ -1,14 +1,9 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startTestGateway } from './test-gateway';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { orgsTeamsV1 } from '@platform/proto';
-import { bindService, createLogger, loadConfig, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
-import { closeBackends, connectBackends } from '../src/backends';
-import { gatewayEnv } from '../src/config';
-import { createGatewayHttp } from '../src/http';
-import { ROUTES } from '../src/sections';
+import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
 
 // What the edge owns whatever the route: malformed requests are 4xx with the error body (never 500, never
 // an error-level log line), and every request leaves one access-log line without secrets.
@@ -32,23 +27,13 @@ describe('the edge', () => {
       protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
       log: createLogger('stub', 'silent'),
     });
-    const config = loadConfig(gatewayEnv, { ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${backend.port}`, BACKEND_DEADLINE_MS: '2000' });
     const sink = new Writable({
       write(chunk, _enc, done) {
         for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
         done();
       },
     });
-    const log = pino({ level: 'info' }, sink);
-    const backends = connectBackends(config);
-    const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log }));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => {
-      server.closeAllConnections();
-      server.close();
-      closeBackends(backends);
-    };
+    ({ base, close } = await startTestGateway({ ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${backend.port}` }, pino({ level: 'info' }, sink)));
   });
   afterAll(async () => {
     close?.();

@@ -1,12 +1,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { orgsTeamsV1 } from '@platform/proto';
-import { bindService, createLogger, loadConfig, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
 import { eventually } from '@platform/testing';
-import { connectBackends, closeBackends, type Backends } from '../src/backends';
-import { gatewayEnv } from '../src/config';
-import { createGatewayHttp } from '../src/http';
-import { ROUTES } from '../src/sections';
+import { startTestGateway } from './test-gateway';
 
 const log = createLogger('gateway-test', 'silent');
 
@@ -34,21 +31,7 @@ async function startListener(): Promise<{ url: string; close(): void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-async function gateway(env: Record<string, string>): Promise<{ base: string; backends: Backends; close(): void }> {
-  const config = loadConfig(gatewayEnv, { LOG_LEVEL: 'silent', BACKEND_DEADLINE_MS: '2000', ...env });
-  const backends = connectBackends(config);
-  const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log }));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    backends,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-      closeBackends(backends);
-    },
-  };
-}
+const gateway = (env: Record<string, string>) => startTestGateway(env, log);
 
 describe('gateway', () => {
   let orgsTeams: RunningGrpcServer;

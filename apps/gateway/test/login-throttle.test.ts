@@ -1,13 +1,9 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startTestGateway } from './test-gateway';
 import { NotAuthenticatedError, TooManyRequestsError } from '@platform/errors';
 import { orgsTeamsV1 } from '@platform/proto';
 import { bindService, ConfigError, createLogger, loadConfig, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
 import { addressKey } from '../src/authentication';
-import { closeBackends, connectBackends } from '../src/backends';
 import { gatewayEnv } from '../src/config';
-import { createGatewayHttp } from '../src/http';
-import { ROUTES } from '../src/sections';
 
 const log = createLogger('gateway-test', 'silent');
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -38,11 +34,8 @@ async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: str
 }
 
 async function gateway(env: Record<string, string>) {
-  const config = loadConfig(gatewayEnv, { LOG_LEVEL: 'silent', BACKEND_DEADLINE_MS: '2000', ...env });
-  const backends = connectBackends(config);
-  const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log }));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  const gw = await startTestGateway(env, log);
+  const base = `${gw.base}/api/v1`;
   return {
     /** GET /users/{login}/tokens with Basic credentials (a Basic-auth route), optionally claiming a client address. */
     async list(login: string, password: string, forwardedFor?: string) {
@@ -51,11 +44,7 @@ async function gateway(env: Record<string, string>) {
       const res = await fetch(`${base}/users/${login}/tokens`, { headers });
       return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
     },
-    close() {
-      server.closeAllConnections();
-      server.close();
-      closeBackends(backends);
-    },
+    close: gw.close,
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkLengths, TEXT_LIMITS, type LengthCheck } from '@platform/service-kit';
 import * as p from '../../params';
-import { defineRoute, type EdgeContext, type Requirement } from '../../route';
+import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
 import { roleOfOrg } from '../../targets';
 import {
   AllowedPermissionsJson,
@@ -13,6 +13,8 @@ import {
   RoleJson,
   roleJson,
 } from './presenters';
+
+const route = sectionRoutes({ section: '4.1', backend: 'authz' });
 
 // Spec section 4.1. Every route needs a token and `?org=`, and the caller must be a member of that
 // organization or a site admin (`access:org`); the role routes add their relation. Statuses and decisions:
@@ -76,14 +78,12 @@ async function principalNames(ctx: EdgeContext, orgId: number, teams: number[], 
 }
 
 export const authorizationRoutes = [
-  defineRoute({
+  route({
     method: 'get',
     path: '/authz/objects/:objectType/:objID/allowed-permissions',
     summary: 'Relations the caller holds on one object (user, organization, team, cluster, contract, robot_ac, token)',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     params: z.object({ objectType: p.segment, objID: p.id }),
     requires: [MEMBERSHIP],
     response: { status: 200, schema: AllowedPermissionsJson },
@@ -96,14 +96,12 @@ export const authorizationRoutes = [
       return { body: allowedPermissionsJson(objects[0]) };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/authz/objects/allowed-permissions',
     summary: 'Relations the caller holds on each of many objects, in request order',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     requires: [MEMBERSHIP],
     body: { schema: AuthObjectIdentifiers },
     response: { status: 200, schema: z.array(AllowedPermissionsJson) },
@@ -116,28 +114,24 @@ export const authorizationRoutes = [
       return { body: objects.map(allowedPermissionsJson) };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/authz/roles/available_permissions',
     summary: 'The permission catalog: what a custom role may carry',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     requires: [MEMBERSHIP],
     response: { status: 200, schema: PermissionCatalogJson },
     async handle(_input, { backends }) {
       return { body: permissionCatalogJson(await backends.authz.authz.permissionCatalog({})) };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/authz/roles',
     summary: 'The custom roles of the organization',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     requires: [MEMBERSHIP],
     response: { status: 200, schema: z.array(RoleJson) },
     async handle(_input, { backends, org }) {
@@ -145,14 +139,12 @@ export const authorizationRoutes = [
       return { body: roles.map(roleJson) };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/authz/roles',
     summary: 'Create a custom role',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     requires: [MEMBERSHIP, { on: 'org', permission: 'create_role:org' }],
     body: { schema: CreateRoleRequest },
     response: { status: 201, schema: RoleJson },
@@ -168,14 +160,12 @@ export const authorizationRoutes = [
       return { body: roleJson(role) };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/authz/roles/:id',
     summary: 'One custom role',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     params: RoleId,
     target: roleOfOrg,
     requires: [MEMBERSHIP, { on: 'target', permission: 'view:role' }],
@@ -184,14 +174,12 @@ export const authorizationRoutes = [
       return { body: roleJson(target) };
     },
   }),
-  defineRoute({
+  route({
     method: 'put',
     path: '/authz/roles/:id',
     summary: 'Update a custom role; supplied fields replace the current values',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     params: RoleId,
     target: roleOfOrg,
     requires: [MEMBERSHIP, { on: 'target', permission: 'edit:role' }],
@@ -210,14 +198,12 @@ export const authorizationRoutes = [
       return { body: roleJson(role) };
     },
   }),
-  defineRoute({
+  route({
     method: 'delete',
     path: '/authz/roles/:id',
     summary: 'Delete a custom role and every grant it carried',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     params: RoleId,
     target: roleOfOrg,
     requires: [MEMBERSHIP, { on: 'target', permission: 'delete:role' }],
@@ -227,14 +213,12 @@ export const authorizationRoutes = [
       return {};
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/authz/roles/:id/principals',
     summary: 'The teams a custom role is assigned to and the users it reaches through them',
-    section: '4.1',
     auth: 'token',
     org: 'required',
-    backend: 'authz',
     params: RoleId,
     target: roleOfOrg,
     requires: [MEMBERSHIP, { on: 'target', permission: 'viewer:role' }],

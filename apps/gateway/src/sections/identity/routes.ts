@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { NotAllowedError } from '@platform/errors';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import * as p from '../../params';
-import { defineRoute, type User } from '../../route';
+import { sectionRoutes, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJson } from './presenters';
+
+const route = sectionRoutes({ section: 'beyond', backend: 'orgs-teams' });
 
 // Gitea-compatible identity routes the spec lacks but every client needs: create users (site admin), who am
 // I, and personal access tokens (HTTP Basic auth of the owner). Over-long texts are 422, as orgs-teams
@@ -30,13 +32,11 @@ function sameUser(caller: User, username: string): number {
 const OWN_TOKENS_ONLY = 'the path names the Basic-authenticated user (403 otherwise)';
 
 export const identityRoutes = [
-  defineRoute({
+  route({
     method: 'post',
     path: '/admin/users',
     summary: 'Create a user (site admin)',
-    section: 'beyond',
     auth: 'token',
-    backend: 'orgs-teams',
     requires: [{ on: 'site', permission: 'admin:site' }],
     body: { schema: CreateUserOption },
     response: { status: 201, schema: UserJson },
@@ -52,25 +52,21 @@ export const identityRoutes = [
       return { body: userJson(user) };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/user',
     summary: 'The authenticated user',
-    section: 'beyond',
     auth: 'token',
-    backend: 'orgs-teams',
     response: { status: 200, schema: UserJson },
     async handle(_input, { caller }) {
       return { body: userJson(caller) };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/users/:username/tokens',
     summary: 'Create a personal access token (HTTP Basic auth); the secret `sha1` is shown only now',
-    section: 'beyond',
     auth: 'basic',
-    backend: 'orgs-teams',
     params: OwnTokens,
     handlerChecks: [OWN_TOKENS_ONLY],
     body: { schema: CreateAccessTokenOption },
@@ -81,13 +77,11 @@ export const identityRoutes = [
       return { body: { id: token.id, name: token.name, sha1: token.sha1, token_last_eight: token.tokenLastEight } };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/users/:username/tokens',
     summary: 'List personal access tokens (HTTP Basic auth); secrets are never listed',
-    section: 'beyond',
     auth: 'basic',
-    backend: 'orgs-teams',
     params: OwnTokens,
     handlerChecks: [OWN_TOKENS_ONLY],
     response: { status: 200, schema: z.array(AccessTokenJson) },
@@ -96,13 +90,11 @@ export const identityRoutes = [
       return { body: tokens.map((t) => ({ id: t.id, name: t.name, sha1: '', token_last_eight: t.tokenLastEight })) };
     },
   }),
-  defineRoute({
+  route({
     method: 'delete',
     path: '/users/:username/tokens/:id',
     summary: 'Delete a personal access token (HTTP Basic auth)',
-    section: 'beyond',
     auth: 'basic',
-    backend: 'orgs-teams',
     params: OwnTokens.extend({ id: p.id }),
     handlerChecks: [OWN_TOKENS_ONLY],
     response: { status: 204 },

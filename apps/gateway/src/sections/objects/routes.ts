@@ -3,7 +3,9 @@ import { NotAllowedError, NotFoundError } from '@platform/errors';
 import { isValidKey, loadSigningKey, stableExpiry, UrlSigner } from '@platform/object-storage';
 import type { Backends } from '../../backends';
 import type { GatewayConfig } from '../../config';
-import { defineRoute, type EdgeContext } from '../../route';
+import { sectionRoutes, type EdgeContext } from '../../route';
+
+const route = sectionRoutes({ section: 'beyond', backend: 'orgs-teams' });
 
 // Signed objects (beyond the spec): the bytes behind the time-limited URLs the API hands out (avatars).
 // Decisions: docs/object-storage.md.
@@ -42,13 +44,11 @@ export async function signedObjectUrl(ctx: EdgeContext, key: string): Promise<st
 }
 
 export const objectRoutes = [
-  defineRoute({
+  route({
     method: 'get',
     path: `${OBJECTS_PATH}/*key`,
     summary: 'A stored object (avatar image) behind a signed URL; 403 for a missing, forged or expired signature',
-    section: 'beyond',
     auth: 'public',
-    backend: 'orgs-teams',
     // `*key` matches the segments of the key; they are joined back with "/".
     params: z.object({ key: z.union([z.string(), z.array(z.string())]).transform((k) => (Array.isArray(k) ? k.join('/') : k)) }),
     query: z.object({ expires: z.string().optional(), signature: z.string().optional() }),

@@ -6,9 +6,11 @@ import type { orgsTeamsAvatarsV1 } from '@platform/proto';
 import { checkLengths, TEXT_LIMITS } from '@platform/service-kit';
 import type { GatewayConfig } from '../../config';
 import * as p from '../../params';
-import { defineRoute, type EdgeContext } from '../../route';
+import { sectionRoutes, type EdgeContext } from '../../route';
 import { orgInPath } from '../../targets';
 import { signedObjectUrl } from '../objects/routes';
+
+const route = sectionRoutes({ section: '4.13', backend: 'orgs-teams' });
 
 // Organization avatars (spec 4.13). Each route answers the avatar URL now in effect, as a JSON string.
 
@@ -81,13 +83,11 @@ const AvatarUrl = z.string().meta({ description: 'the URL the avatar is shown fr
 const Org = z.object({ orgname: p.login });
 
 export const avatarRoutes = [
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname/avatar/',
     summary: "The organization's avatar URL (view:avatar); the URL serves the image",
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'view:avatar' }],
@@ -96,13 +96,11 @@ export const avatarRoutes = [
       return { body: await avatarUrl(ctx, await ctx.backends.orgsTeams.avatars.getAvatar({ orgId: ctx.target.id })) };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/orgs/:orgname/avatar/',
     summary: 'Upload an avatar (multipart: avatar file, or source=lookup with gravatar and federavatar) (update:avatar)',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'update:avatar' }],
@@ -124,13 +122,11 @@ export const avatarRoutes = [
       return { body: await avatarUrl(ctx, avatar) };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/orgs/:orgname/avatar/delete',
     summary: 'Delete the avatar, back to the generated default (delete:avatar)',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'delete:avatar' }],

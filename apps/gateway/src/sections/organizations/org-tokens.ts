@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import * as p from '../../params';
-import { defineRoute, type Route } from '../../route';
+import { sectionRoutes, type Route } from '../../route';
 import { orgInPath } from '../../targets';
 import {
   AccessTokenInfoJson,
@@ -12,6 +12,8 @@ import {
   managerApiToken,
   MessageJson,
 } from './presenters';
+
+const route = sectionRoutes({ section: '4.13', backend: 'orgs-teams' });
 
 // Spec 4.13: manager sync tokens, the system admin's access tokens and bus tokens.
 
@@ -31,13 +33,11 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
   const deprecated = segment === 'user-token' ? ' (deprecated)' : '';
   const path = `/orgs/:orgname/manager/${segment}`;
   return [
-    defineRoute({
+    route({
       method: 'get',
       path,
       summary: `The organization's multi-cluster-manager sync token${deprecated}`,
-      section: '4.13',
       auth: 'token',
-      backend: 'orgs-teams',
       params: Org,
       target: orgInPath,
       requires: [{ on: 'target', permission: 'view:sync-token' }],
@@ -46,13 +46,11 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
         return { body: managerApiToken(await backends.orgsTeams.orgTokens.getSyncToken({ orgId: target.id })) };
       },
     }),
-    defineRoute({
+    route({
       method: 'post',
       path,
       summary: `Create the multi-cluster-manager sync token${deprecated}`,
-      section: '4.13',
       auth: 'token',
-      backend: 'orgs-teams',
       params: Org,
       target: orgInPath,
       requires: [{ on: 'target', permission: 'create:manager-org-sync-token' }],
@@ -63,13 +61,11 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
         return { body: { message: res.message } };
       },
     }),
-    defineRoute({
+    route({
       method: 'delete',
       path,
       summary: `Remove the multi-cluster-manager sync token${deprecated}`,
-      section: '4.13',
       auth: 'token',
-      backend: 'orgs-teams',
       params: Org,
       target: orgInPath,
       requires: [{ on: 'target', permission: 'remove:manager-sync-token' }],
@@ -85,13 +81,11 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
 export const orgTokensRoutes: Route[] = [
   ...syncTokenRoutes('sync-token'),
   ...syncTokenRoutes('user-token'),
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname/tokens/access-tokens',
     summary: "Access tokens of the organization's system admin",
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'list:access-token' }],
@@ -101,13 +95,11 @@ export const orgTokensRoutes: Route[] = [
       return { body: tokens.map(accessTokenInfo) };
     },
   }),
-  defineRoute({
+  route({
     method: 'delete',
     path: '/orgs/:orgname/tokens/access-tokens/:id',
     summary: "Delete an access token of the organization's system admin",
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: OrgAndId,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'delete:access-token' }],
@@ -117,13 +109,11 @@ export const orgTokensRoutes: Route[] = [
       return { body: { message: 'access token deleted' } };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname/tokens/bus-tokens',
     summary: "Bus (message-bus user) accounts of the organization's system admin",
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'list:bus-token' }],
@@ -133,13 +123,11 @@ export const orgTokensRoutes: Route[] = [
       return { body: accounts.map(busAccount) };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/orgs/:orgname/tokens/bus-tokens/:id/revoke',
     summary: 'Revoke a bus account',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: OrgAndId,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'revoke:bus-token' }],

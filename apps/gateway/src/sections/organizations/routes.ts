@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import * as p from '../../params';
-import { defineRoute, type EdgeContext, type Route } from '../../route';
+import { sectionRoutes, type EdgeContext, type Route } from '../../route';
 import { orgInPath } from '../../targets';
 import { UserJson, userJson } from '../identity/presenters';
 import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
+
+const route = sectionRoutes({ section: '4.13', backend: 'orgs-teams' });
 
 // Spec section 4.13: organizations, members and public members (avatars, tokens and claims have their own
 // files in this folder). Over-long texts are 422 (docs/limits.md).
@@ -46,13 +48,11 @@ const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const;
  */
 function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
   const own = action === 'private' || action === 'public';
-  return defineRoute({
+  return route({
     method: 'post',
     path: `/orgs/:orgname/members/action/${action}`,
     summary: `Member action ${action} (query uid)`,
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     query: Uid,
     target: orgInPath,
@@ -74,6 +74,24 @@ function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
   });
 }
 
+/** A member list: every member for those who may see private members, else the public ones (publicOnly: always). */
+function memberList(path: string, summary: string, publicOnly: boolean): Route {
+  return route({
+    method: 'get',
+    path,
+    summary,
+    auth: 'public',
+    params: Org,
+    target: orgInPath,
+    response: { status: 200, schema: z.array(UserJson) },
+    async handle(_input, ctx) {
+      const viewerId = ctx.caller?.id ?? 0;
+      const { members } = await ctx.backends.orgsTeams.organizations.listMembers({ orgId: ctx.target.id, viewerId, publicOnly });
+      return { body: members.map(memberJson(ctx)) };
+    },
+  });
+}
+
 /** 403 unless the caller holds the permission; for checks that depend on the request's data. */
 export async function requirePermission(ctx: EdgeContext, permission: 'admin:org' | 'manage_owners:org', objectId: number): Promise<void> {
   const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller!.id, permission, objectId });
@@ -81,13 +99,11 @@ export async function requirePermission(ctx: EdgeContext, permission: 'admin:org
 }
 
 export const organizationRoutes: Route[] = [
-  defineRoute({
+  route({
     method: 'post',
     path: '/orgs',
     summary: 'Create an organization; the caller becomes its owner',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     body: { schema: CreateOrgOption },
     response: { status: 201, schema: OrganizationJson },
     async handle({ body }, { backends, caller }) {
@@ -105,13 +121,11 @@ export const organizationRoutes: Route[] = [
       return { body: orgJson(org) };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname',
     summary: 'An organization (404 when the caller cannot see it)',
-    section: '4.13',
     auth: 'public',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     response: { status: 200, schema: OrganizationJson },
@@ -119,13 +133,11 @@ export const organizationRoutes: Route[] = [
       return { body: orgJson(target) };
     },
   }),
-  defineRoute({
+  route({
     method: 'patch',
     path: '/orgs/:orgname',
     summary: 'Edit an organization',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'edit:org' }],
@@ -145,13 +157,11 @@ export const organizationRoutes: Route[] = [
       return { body: orgJson(org) };
     },
   }),
-  defineRoute({
+  route({
     method: 'delete',
     path: '/orgs/:orgname',
     summary: 'Delete an organization (its last owner, or a site admin)',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'delete:org' }],
@@ -162,13 +172,11 @@ export const organizationRoutes: Route[] = [
       return {};
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname/user/:username',
     summary: 'Profile of an active user, in the context of an organization',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: OrgMember,
     target: orgInPath,
     response: { status: 200, schema: ProfileJson },
@@ -181,13 +189,11 @@ export const organizationRoutes: Route[] = [
       return { body: profileJson(user) };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname/is-owner',
     summary: 'Whether the caller owns the organization: 200, else 403',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     handlerChecks: ['the caller is an owner (the `owner` relation; 403 otherwise)'],
@@ -201,46 +207,24 @@ export const organizationRoutes: Route[] = [
       return {};
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/orgs/:orgname/members',
-    summary: 'Members (only public ones for non-members and anonymous callers)',
-    section: '4.13',
-    auth: 'public',
-    backend: 'orgs-teams',
-    params: Org,
-    target: orgInPath,
-    response: { status: 200, schema: z.array(UserJson) },
-    async handle(_input, ctx) {
-      const { members } = await ctx.backends.orgsTeams.organizations.listMembers({
-        orgId: ctx.target.id,
-        viewerId: ctx.caller?.id ?? 0,
-        publicOnly: false,
-      });
-      return { body: members.map(memberJson(ctx)) };
-    },
-  }),
+  memberList('/orgs/:orgname/members', 'Members (only public ones for non-members and anonymous callers)', false),
   ...MEMBER_ACTIONS.map(memberAction),
-  defineRoute({
+  route({
     method: 'post',
     path: '/orgs/:orgname/members/action/:action',
     summary: 'Any other member action: 400',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org.extend({ action: p.segment }),
     response: { status: 200 },
     async handle({ params }) {
       throw new InputError(`unknown member action ${quote(params.action)}; use one of ${MEMBER_ACTIONS.join(', ')}`);
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname/members/:username',
     summary: 'Membership check: 204 member, 404 not; non-members are redirected to the public-members check',
-    section: '4.13',
     auth: 'public',
-    backend: 'orgs-teams',
     params: OrgMember,
     target: orgInPath,
     response: {
@@ -262,13 +246,11 @@ export const organizationRoutes: Route[] = [
       return { status: 302, headers: { location } };
     },
   }),
-  defineRoute({
+  route({
     method: 'delete',
     path: '/orgs/:orgname/members/:username',
     summary: 'Remove a member from every team of the organization',
-    section: '4.13',
     auth: 'token',
-    backend: 'orgs-teams',
     params: OrgMember,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'manage_owners:org' }],
@@ -278,32 +260,12 @@ export const organizationRoutes: Route[] = [
       return {};
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/orgs/:orgname/public_members',
-    summary: 'Public members',
-    section: '4.13',
-    auth: 'public',
-    backend: 'orgs-teams',
-    params: Org,
-    target: orgInPath,
-    response: { status: 200, schema: z.array(UserJson) },
-    async handle(_input, ctx) {
-      const { members } = await ctx.backends.orgsTeams.organizations.listMembers({
-        orgId: ctx.target.id,
-        viewerId: ctx.caller?.id ?? 0,
-        publicOnly: true,
-      });
-      return { body: members.map(memberJson(ctx)) };
-    },
-  }),
-  defineRoute({
+  memberList('/orgs/:orgname/public_members', 'Public members', true),
+  route({
     method: 'get',
     path: '/orgs/:orgname/public_members/:username',
     summary: 'Public-membership check: 204 public member, 404 not',
-    section: '4.13',
     auth: 'public',
-    backend: 'orgs-teams',
     params: OrgMember,
     target: orgInPath,
     response: { status: 204, description: 'a public member' },
@@ -318,13 +280,11 @@ export const organizationRoutes: Route[] = [
     },
   }),
   ...(['put', 'delete'] as const).map((method) =>
-    defineRoute({
+    route({
       method,
       path: '/orgs/:orgname/public_members/:username',
       summary: method === 'put' ? 'Make your own membership public' : 'Make your own membership private',
-      section: '4.13',
       auth: 'token',
-      backend: 'orgs-teams',
       params: OrgMember,
       target: orgInPath,
       requires: [{ on: 'target', permission: 'member:org' }],

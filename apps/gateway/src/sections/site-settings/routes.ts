@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { NotAllowedError } from '@platform/errors';
 import type { orgsTeamsSettingsV1 } from '@platform/proto';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
-import { defineRoute, type Reply } from '../../route';
+import { sectionRoutes, type Reply, type Route } from '../../route';
 import type { Request } from 'express';
+
+const route = sectionRoutes({ section: '4.8', backend: 'orgs-teams' });
 
 // Site settings (spec 4.8): branding, the email-domain whitelist and the registration toggle.
 // Decisions (the administrative organization, ETags): docs/site-settings.md.
@@ -81,16 +83,33 @@ const DomainOpts = z.object({
 const RegistrationOpts = z.object({ disableRegistration: z.boolean().nullish() });
 const RegistrationJson = z.object({ disableRegistration: z.boolean() }).meta({ id: 'RegistrationOpts' });
 
+/** POST adds a domain to the whitelist, PATCH removes one (spec 4.8); both answer the new list. */
+function domainChange(method: 'post' | 'patch', summary: string): Route {
+  return route({
+    method,
+    path: '/allowed-domains',
+    summary,
+    auth: 'token',
+    org: 'required',
+    requires: [{ on: 'site', permission: 'edit_allowed_domains:site_admin' }],
+    body: { schema: DomainOpts, invalid: { status: 400, prefix: 'invalid domain' } },
+    response: { status: 200, schema: z.array(z.string()) },
+    async handle({ body }, { backends, caller }) {
+      const change = { name: body.name, userId: caller.id };
+      const settings = backends.orgsTeams.siteSettings;
+      return { body: (await (method === 'post' ? settings.addAllowedDomain(change) : settings.removeAllowedDomain(change))).names };
+    },
+  });
+}
+
 const ADMIN_ORG_ONLY = 'with PLATFORM_ADMIN_ORG set (the default), `org` must be the administrative organization (403 otherwise)';
 
 export const siteSettingsRoutes = [
-  defineRoute({
+  route({
     method: 'get',
     path: '/branding',
     summary: 'Branding (ETag; 304 on a matching If-None-Match)',
-    section: '4.8',
     auth: 'public',
-    backend: 'orgs-teams',
     response: {
       status: 200,
       schema: BrandingJson,
@@ -100,14 +119,12 @@ export const siteSettingsRoutes = [
       return brandingReply(req, await backends.orgsTeams.siteSettings.getBranding({}));
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/branding',
     summary: 'Change branding options (edit_branding_options:org)',
-    section: '4.8',
     auth: 'token',
     org: 'required',
-    backend: 'orgs-teams',
     requires: [{ on: 'org', permission: 'edit_branding_options:org' }],
     handlerChecks: [ADMIN_ORG_ONLY],
     body: { schema: BrandingOptions, invalid: { status: 400, prefix: 'invalid option' } },
@@ -121,69 +138,38 @@ export const siteSettingsRoutes = [
       return brandingReply(req, await backends.orgsTeams.siteSettings.updateBranding({ ...body, userId: caller.id }));
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/allowed-domains',
     summary: 'The email-domain whitelist (empty when none)',
-    section: '4.8',
     auth: 'public',
-    backend: 'orgs-teams',
     response: { status: 200, schema: z.array(z.string()) },
     async handle(_input, { backends }) {
       return { body: (await backends.orgsTeams.siteSettings.listAllowedDomains({})).names };
     },
   }),
-  defineRoute({
-    method: 'post',
-    path: '/allowed-domains',
-    summary: 'Add an allowed email domain (edit_allowed_domains:site_admin); answers the new list',
-    section: '4.8',
-    auth: 'token',
-    org: 'required',
-    backend: 'orgs-teams',
-    requires: [{ on: 'site', permission: 'edit_allowed_domains:site_admin' }],
-    body: { schema: DomainOpts, invalid: { status: 400, prefix: 'invalid domain' } },
-    response: { status: 200, schema: z.array(z.string()) },
-    async handle({ body }, { backends, caller }) {
-      return { body: (await backends.orgsTeams.siteSettings.addAllowedDomain({ name: body.name, userId: caller.id })).names };
-    },
-  }),
-  defineRoute({
-    method: 'patch',
-    path: '/allowed-domains',
-    summary: 'Remove an allowed email domain (edit_allowed_domains:site_admin); 400 when it is not in the list; answers the new list',
-    section: '4.8',
-    auth: 'token',
-    org: 'required',
-    backend: 'orgs-teams',
-    requires: [{ on: 'site', permission: 'edit_allowed_domains:site_admin' }],
-    body: { schema: DomainOpts, invalid: { status: 400, prefix: 'invalid domain' } },
-    response: { status: 200, schema: z.array(z.string()) },
-    async handle({ body }, { backends, caller }) {
-      return { body: (await backends.orgsTeams.siteSettings.removeAllowedDomain({ name: body.name, userId: caller.id })).names };
-    },
-  }),
-  defineRoute({
+  domainChange('post', 'Add an allowed email domain (edit_allowed_domains:site_admin); answers the new list'),
+  domainChange(
+    'patch',
+    'Remove an allowed email domain (edit_allowed_domains:site_admin); 400 when it is not in the list; answers the new list',
+  ),
+  route({
     method: 'get',
     path: '/disable-registration',
     summary: 'Whether new-user registration is disabled',
-    section: '4.8',
     auth: 'public',
-    backend: 'orgs-teams',
     response: { status: 200, schema: RegistrationJson },
     async handle(_input, { backends }) {
       const { disableRegistration } = await backends.orgsTeams.siteSettings.getRegistration({});
       return { body: { disableRegistration } };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/disable-registration',
     summary: 'Enable or disable new-user registration (update_user_registration:site_admin)',
-    section: '4.8',
     auth: 'token',
     org: 'required',
-    backend: 'orgs-teams',
     requires: [{ on: 'site', permission: 'update_user_registration:site_admin' }],
     body: { schema: RegistrationOpts },
     response: { status: 200, schema: RegistrationJson },

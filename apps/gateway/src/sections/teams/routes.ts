@@ -3,11 +3,13 @@ import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/err
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/service-kit';
 import * as p from '../../params';
-import { defineRoute, type EdgeContext, type Route } from '../../route';
+import { sectionRoutes, type EdgeContext, type Route } from '../../route';
 import { orgInPath, teamInPath } from '../../targets';
 import { UserJson, userJson } from '../identity/presenters';
 import { requirePermission } from '../organizations/routes';
 import { TeamJson, teamJson } from './presenters';
+
+const route = sectionRoutes({ section: '4.14', backend: 'orgs-teams' });
 
 // Teams and team members (spec section 4.14). Decisions (joining, the owner team): docs/authorization.md.
 
@@ -67,13 +69,11 @@ const TEAM_ACTIONS = ['join', 'leave', 'remove', 'add'] as const;
  */
 function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
   const self = action === 'join' || action === 'leave';
-  return defineRoute({
+  return route({
     method: 'post',
     path: `/orgs/:orgname/teams/:teamid/action/${action}`,
     summary: `Team action ${action} (query uid${action === 'add' ? ', and uname' : ''})`,
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: OrgTeam,
     query: z.object({ uid: p.id, uname: z.string().optional() }),
     target: teamInPath,
@@ -99,13 +99,11 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
 }
 
 export const teamRoutes: Route[] = [
-  defineRoute({
+  route({
     method: 'get',
     path: '/orgs/:orgname/teams',
     summary: 'Teams of an organization',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'list:team' }],
@@ -115,13 +113,11 @@ export const teamRoutes: Route[] = [
       return { body: teams.map(teamJson) };
     },
   }),
-  defineRoute({
+  route({
     method: 'post',
     path: '/orgs/:orgname/teams',
     summary: 'Create a team',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'create:team' }],
@@ -142,26 +138,22 @@ export const teamRoutes: Route[] = [
     },
   }),
   ...TEAM_ACTIONS.map(teamAction),
-  defineRoute({
+  route({
     method: 'post',
     path: '/orgs/:orgname/teams/:teamid/action/:action',
     summary: 'Any other team action: 400',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: z.object({ orgname: p.login, teamid: z.string(), action: p.segment }),
     response: { status: 200 },
     async handle({ params }) {
       throw new InputError(`unknown team action ${quote(params.action)}; use one of ${TEAM_ACTIONS.join(', ')}`);
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/teams/:teamid',
     summary: 'A team',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Team,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'view:team' }],
@@ -170,13 +162,11 @@ export const teamRoutes: Route[] = [
       return { body: teamJson(await backends.orgsTeams.organizations.getTeam({ teamId: target.id, orgId: 0, withRoles: true })) };
     },
   }),
-  defineRoute({
+  route({
     method: 'patch',
     path: '/teams/:teamid',
     summary: 'Edit a team (the owner team keeps its name and permission)',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Team,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'edit:team' }],
@@ -196,13 +186,11 @@ export const teamRoutes: Route[] = [
       return { body: teamJson(team) };
     },
   }),
-  defineRoute({
+  route({
     method: 'delete',
     path: '/teams/:teamid',
     summary: 'Delete a team (never the owner team)',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Team,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'delete:team' }],
@@ -212,13 +200,11 @@ export const teamRoutes: Route[] = [
       return {};
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/teams/:teamid/members',
     summary: 'Members of a team',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: Team,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'list:team-members' }],
@@ -228,13 +214,11 @@ export const teamRoutes: Route[] = [
       return { body: members.map(userJson) };
     },
   }),
-  defineRoute({
+  route({
     method: 'get',
     path: '/teams/:teamid/members/:username',
     summary: 'A member of a team (404 when not a member)',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: TeamMember,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'view:team-member' }],
@@ -243,13 +227,11 @@ export const teamRoutes: Route[] = [
       return { body: userJson(await backends.orgsTeams.organizations.getTeamMember({ teamId: target.id, username: params.username })) };
     },
   }),
-  defineRoute({
+  route({
     method: 'put',
     path: '/teams/:teamid/members/:username',
     summary: 'Add a member to a team (adding a member again changes nothing)',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: TeamMember,
     query: z.object({ autoConnectClusters: p.flag }),
     target: teamInPath,
@@ -267,13 +249,11 @@ export const teamRoutes: Route[] = [
       return {};
     },
   }),
-  defineRoute({
+  route({
     method: 'delete',
     path: '/teams/:teamid/members/:username',
     summary: 'Remove a member from a team',
-    section: '4.14',
     auth: 'token',
-    backend: 'orgs-teams',
     params: TeamMember,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'remove:team-member' }],

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { defineRoute } from '../../route';
+import { sectionRoutes } from '../../route';
+
+const route = sectionRoutes({ section: '9', backend: 'orgs-teams' });
 
 /** GET /version (spec section 9): the platform version, answered by a backend so the path is real. */
 export const versionRoutes = [
-  defineRoute({
+  route({
     method: 'get',
     path: '/version',
     summary: 'Version of the platform',
-    section: '9',
     auth: 'public',
-    backend: 'orgs-teams',
     response: { status: 200, schema: z.object({ version: z.string() }).meta({ id: 'ServerVersion' }) },
     async handle(_input, { backends }) {
       const { version } = await backends.orgsTeams.identity.getVersion({});
