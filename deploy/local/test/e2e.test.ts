@@ -32,6 +32,13 @@ describe('npm start: the whole platform on embedded defaults', () => {
       token = ((await created.json()) as { sha1: string }).sha1;
       const me = await fetch(`${hosted.url}api/v1/user`, { headers: { authorization: `token ${token}` } });
       expect(await me.json()).toMatchObject({ login: 'siteadmin', is_admin: true });
+      // On the embedded database too, removing a domain that is not whitelisted is 400 (a delete's row count).
+      const absent = await fetch(`${hosted.url}api/v1/allowed-domains?org=platform-admin`, {
+        method: 'PATCH',
+        headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'not-whitelisted.example.com' }),
+      });
+      expect(absent.status).toBe(400);
     } finally {
       expect(await interrupt(hosted.child)).toBe(0);
     }

@@ -37,6 +37,14 @@ function databaseBehaviour(open: () => Promise<Database>) {
     expect(tables).toEqual(expect.arrayContaining(['notes', 'knex_migrations']));
   });
 
+  it('answers how many rows a delete or an update changed, 0 when none', async () => {
+    await db.table('notes').insert({ body: 'counted' });
+    expect(await db.table('notes').where({ body: 'nobody' }).delete()).toBe(0);
+    expect(await db.table('notes').where({ body: 'nobody' }).update({ body: 'x' })).toBe(0);
+    expect(await db.table('notes').where({ body: 'counted' }).update({ body: 'counted' })).toBe(1);
+    expect(await db.table('notes').where({ body: 'counted' }).delete()).toBe(1);
+  });
+
   it('returns int8 ids as numbers', async () => {
     const [row] = await db.table('notes').insert({ body: 'first' }).returning('id');
     expect(typeof row.id).toBe('number');

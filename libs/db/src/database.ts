@@ -71,9 +71,26 @@ function openEmbedded(dataDir: string): Knex {
   // Loaded lazily: production images talking to a real server never pay for the WASM engine.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGLite = require('knex-pglite');
-  const knex = knexFactory({ client: ClientPGLite, dialect: 'postgres', connection: { connectionString: dir } } as Knex.Config);
+  const knex = knexFactory({
+    client: countingDeletes(ClientPGLite),
+    dialect: 'postgres',
+    connection: { connectionString: dir },
+  } as Knex.Config);
   embedded.set(dir, { knex, users: 1 });
   return knex;
+}
+
+/**
+ * knex-pglite names a delete's result after knex's method `del` ("DEL"), so knex's Postgres dialect, which
+ * answers a row count only for "DELETE", answers the raw result instead and `.delete()` never reads as 0:
+ * code that tells "nothing to delete" (404, 409) by the count would pass silently on the embedded database.
+ */
+function countingDeletes(ClientPGLite: any): any {
+  return class extends ClientPGLite {
+    processResponse(obj: { method?: string }, runner: unknown) {
+      return super.processResponse(obj.method === 'del' ? { ...obj, method: 'delete' } : obj, runner);
+    }
+  };
 }
 
 async function releaseEmbedded(knex: Knex): Promise<void> {
