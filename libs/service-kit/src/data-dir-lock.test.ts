@@ -135,16 +135,21 @@ describe('lockDataDir', () => {
    * `pauseMs` between reading the newest record and taking the next number, reports `won <pid>` or
    * `lost <message>`, and keeps a won lock for `holdMs` (forever when absent) before exiting.
    */
+  // Every racer must be loaded (node + tsx, slow on a busy 2-core machine) before the first scheduled step.
+  const START_LEAD_MS = 8000;
+
   function racer(d: string, at: number, pauseMs: number, holdMs?: number): Promise<string> {
     const code = `
       const { lockDataDir, lockTesting } = require(${JSON.stringify(MODULE)});
       lockTesting.pauseBeforeTakingMs = ${pauseMs};
-      while (Date.now() < ${at}) {}
-      try {
-        lockDataDir(${JSON.stringify(d)});
-        console.log('won ' + process.pid);
-        ${holdMs === undefined ? 'setInterval(() => {}, 1000)' : `setTimeout(() => {}, ${holdMs})`};
-      } catch (err) { console.log('lost ' + err.message); }`;
+      // A timer, not a busy loop: six spinning processes would starve everything else on the machine.
+      setTimeout(() => {
+        try {
+          lockDataDir(${JSON.stringify(d)});
+          console.log('won ' + process.pid);
+          ${holdMs === undefined ? 'setInterval(() => {}, 1000)' : `setTimeout(() => {}, ${holdMs})`};
+        } catch (err) { console.log('lost ' + err.message); }
+      }, Math.max(0, ${at} - Date.now()));`;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], {
       cwd: ROOT,
       env: { ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json') },
@@ -165,7 +170,7 @@ describe('lockDataDir', () => {
     const d = dir();
     writeRecord(d, 3, { pid: 999_999_999 });
     // All six read record 3 (stale), then all try to take number 4 at once.
-    const at = Date.now() + 2000;
+    const at = Date.now() + START_LEAD_MS;
     const results = await Promise.all(Array.from({ length: 6 }, () => racer(d, at, 300)));
     const winners = results.filter((r) => r.startsWith('won '));
     expect(winners).toHaveLength(1);
@@ -173,11 +178,11 @@ describe('lockDataDir', () => {
     for (const r of results.filter((x) => !x.startsWith('won ')))
       expect(r).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${winner} `));
     expect(JSON.parse(records(d)['4'])).toMatchObject({ pid: Number(winner) });
-  });
+  }, 30_000);
 
   it('makes a process that acted on an old state back off', async () => {
     const d = dir();
-    const at = Date.now() + 2000;
+    const at = Date.now() + START_LEAD_MS;
     // late reads the empty directory, then sleeps 2 s before taking number 0. Meanwhile first takes 0 and
     // releases it, and holder takes 1 (deleting 0) and keeps it. late then gets 0 — and must see 1 and give up.
     const late = racer(d, at, 2000);
@@ -188,5 +193,5 @@ describe('lockDataDir', () => {
     expect(await holder).toMatch(/^won /);
     expect(await late).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${holderPid} `));
     expect(Object.keys(records(d))).toEqual(['1']);
-  });
+  }, 30_000);
 });
