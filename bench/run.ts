@@ -2,16 +2,18 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
-const BENCHMARKS: Record<string, string> = { 'authz-check': 'authz-check.ts' };
+const BENCHMARKS: Record<string, string> = { 'authz-check': 'authz-check.ts', http: 'http.ts' };
 
+// `npm run bench -- http embedded`: a benchmark's own arguments follow its name.
 const wanted = process.argv[2] ? [process.argv[2]] : Object.keys(BENCHMARKS);
+const extra = process.argv.slice(3);
 for (const name of wanted) {
   const file = BENCHMARKS[name];
   if (!file) {
     console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
     process.exit(64);
   }
-  const res = spawnSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', file)], {
+  const res = spawnSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', file), ...extra], {
     stdio: 'inherit',
   });
   if (res.status !== 0) process.exit(res.status ?? 1);
