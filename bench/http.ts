@@ -213,7 +213,12 @@ async function seed(base: string): Promise<{ token: string; orgId: number; teamI
   const org = await call('POST', '/orgs', { username: 'bench' }, auth);
   let teamId = 0;
   for (let i = 0; i < 10; i++) teamId = (await call('POST', '/orgs/bench/teams', { name: `team-${i}`, type: 'general' }, auth)).id;
-  await call('POST', '/authz/roles?org=bench', { name: 'editors', permissions: [{ namespace: 'org', action: 'edit' }], teamIDs: [teamId] }, auth);
+  await call(
+    'POST',
+    '/authz/roles?org=bench',
+    { name: 'editors', permissions: [{ namespace: 'org', action: 'edit' }], teamIDs: [teamId] },
+    auth,
+  );
   return { token, orgId: org.id, teamId };
 }
 

@@ -13,8 +13,12 @@ for (const name of wanted) {
     console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
     process.exit(64);
   }
-  const res = spawnSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', file), ...extra], {
-    stdio: 'inherit',
-  });
+  const res = spawnSync(
+    process.execPath,
+    [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', file), ...extra],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (res.status !== 0) process.exit(res.status ?? 1);
 }
