@@ -8,7 +8,7 @@ describe('identity over HTTP: users, tokens and authentication (spec section 5)'
 
   beforeAll(async () => {
     harness = await bootTestPlatform();
-  });
+  }, 120_000);
   afterAll(() => harness?.stop());
 
   it('creates a token with Basic auth and returns its secret once', async () => {

@@ -29,7 +29,7 @@ describe('password guessing on the Basic-auth routes is throttled (issue 7, item
       LOGIN_FAILURE_WINDOW_SECONDS: String(WINDOW_SECONDS),
     });
     for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
-  });
+  }, 120_000);
   afterAll(() => harness?.stop());
 
   it('answers 429 with Retry-After per account and per address, and lets the right password in after the window', async () => {

@@ -17,7 +17,7 @@ describe('organization tokens and claims over HTTP', () => {
       (await api('owner', 'POST', '/orgs', { username: 'fleet', managerManagementClusterEndPoint: 'https://hub.example.com' })).status,
     ).toBe(201);
     expect((await api('owner', 'POST', '/orgs', { username: 'plain' })).status).toBe(201);
-  });
+  }, 120_000);
   afterAll(() => harness?.stop());
 
   it('manages the manager sync token: 404 before, 400 for other origins, secret shown once, removable', async () => {
