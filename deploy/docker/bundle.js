@@ -1,15 +1,32 @@
 #!/usr/bin/env node
-// Bundles one app into dist/apps/<app>/main.js for the image: workspace code (@platform/* and relative
+// Bundles one app into dist/<project root>/main.js for the image: workspace code (@platform/* and relative
 // imports) is inlined, npm packages stay external and come from node_modules at run time.
+//
+//   node deploy/docker/bundle.js <app> [entry]
+//
+// <entry> defaults to apps/<app>/src/main.ts (so the bundle is dist/apps/<app>/main.js, where the image's
+// entrypoint looks); another entry, e.g. deploy/cli/src/main.ts, is bundled to dist/deploy/cli/main.js. Each
+// is the `build` target of its Nx project, whose output is dist/<project root>.
+//
+// Beside the bundle it writes main.js.meta.json, esbuild's metafile: the files the bundle was made from
+// (the production-topology test rebuilds a bundle when one of them is newer) and the packages it requires.
+// Every package a bundle requires must be a production dependency of package.json: the image installs only
+// those (`npm ci --omit=dev`), so a bundle that requires a devDependency fails here, not in a pod.
+const fs = require('node:fs');
 const path = require('node:path');
+const { isBuiltin } = require('node:module');
 const esbuild = require('esbuild');
 
-const app = process.argv[2];
+const [app, entryArg] = process.argv.slice(2);
 if (!app) {
-  console.error('usage: node deploy/docker/bundle.js <app>');
+  console.error('usage: node deploy/docker/bundle.js <app> [entry]');
   process.exit(64);
 }
 const root = path.resolve(__dirname, '../..');
+const entry = path.resolve(root, entryArg ?? path.join('apps', app, 'src/main.ts'));
+// <project root>/src/main.ts -> dist/<project root>/main.js
+const projectRoot = path.relative(root, path.dirname(path.dirname(entry)));
+const outfile = path.join(root, 'dist', projectRoot, 'main.js');
 
 const externalPackages = {
   name: 'external-packages',
@@ -21,17 +38,45 @@ const externalPackages = {
   },
 };
 
+/** "@scope/name/sub/path" -> "@scope/name"; "name/sub" -> "name". */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+/** Packages the bundle requires that `npm ci --omit=dev` would not install. */
+function missingFromProduction(metafile) {
+  const { dependencies = {} } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const required = new Set();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const imp of output.imports) if (imp.external && !isBuiltin(imp.path)) required.add(packageOf(imp.path));
+  }
+  return [...required].filter((name) => !(name in dependencies)).sort();
+}
+
 esbuild
   .build({
-    entryPoints: [path.join(root, 'apps', app, 'src/main.ts')],
-    outfile: path.join(root, 'dist/apps', app, 'main.js'),
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     platform: 'node',
+    // The image runs a current LTS; the code also runs on the Node 20 of the development machines.
     target: 'node20',
     sourcemap: true,
+    metafile: true,
+    absWorkingDir: root,
     tsconfig: path.join(root, 'tsconfig.base.json'),
     plugins: [externalPackages],
     logLevel: 'warning',
   })
-  .then(() => console.log(`bundled ${app} -> dist/apps/${app}/main.js`))
+  .then((result) => {
+    const missing = missingFromProduction(result.metafile);
+    if (missing.length > 0) {
+      console.error(
+        `${app}: the bundle requires ${missing.join(', ')}, which package.json lists only as a devDependency or not at all; ` +
+          'the image installs production dependencies only (npm ci --omit=dev): move it to "dependencies"',
+      );
+      process.exit(1);
+    }
+    fs.writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
+    const kib = Math.round(fs.statSync(outfile).size / 1024);
+    console.log(`bundled ${app} -> ${path.relative(root, outfile)} (${kib} KiB)`);
+  })
   .catch(() => process.exit(1));
