@@ -91,6 +91,11 @@ export const serviceEnv = {
   OUTBOX_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   /** How often the outbox relay looks for changes whose effects were left unapplied. */
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /**
+   * Migrate-only mode (the chart's migration Job, `entrypoint.sh migrate`): open the app's schema, apply its
+   * pending migrations and stop, exit code 0; no bus, no servers.
+   */
+  RUN_MIGRATIONS_ONLY: boolVar.default(false),
 };
 export type ServiceConfig = ConfigOf<typeof serviceEnv>;
 export type PlatformConfig = ConfigOf<typeof platformEnv>;

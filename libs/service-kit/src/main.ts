@@ -51,6 +51,8 @@ async function startConfigured<S extends EnvShape>(app: AppDefinition<S>, config
  * the variable named; so does a DATA_DIR in use by another process, naming it), starts the app, and stops it
  * gracefully on SIGTERM/SIGINT. A dependency that cannot be used at start (NATS) stops it with exit code 69
  * and one line naming its variable, without a stack; any other start failure with exit code 1, logged.
+ * With RUN_MIGRATIONS_ONLY=true it applies the app's migrations and exits with code 0 instead of serving (the
+ * chart's migration Job runs every app so: `entrypoint.sh migrate`).
  */
 export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
   const log = createLogger(app.name);
@@ -65,7 +67,11 @@ export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
     throw err;
   }
   startConfigured(app, config).then(
-    (running) => stopOnSignal(running.stop, log),
+    async (running) => {
+      if (!running.migrationsOnly) return stopOnSignal(running.stop, log);
+      await running.stop(); // gives back the DATA_DIR lock of the embedded database
+      process.exit(0);
+    },
     (err) => {
       if (err instanceof ConfigError) {
         // DATA_DIR in use by another process.

@@ -51,6 +51,8 @@ export interface RunningService {
   grpcPort: number;
   httpPort?: number;
   ctx: ServiceContext;
+  /** Started with RUN_MIGRATIONS_ONLY: the schema was migrated and closed again, nothing serves (grpcPort 0). */
+  migrationsOnly?: boolean;
   /** Stops taking calls, lets in-flight ones finish, closes pools. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -84,6 +86,19 @@ export async function startService(
       cleanups.push(() => opened.close());
       const applied = await db.migrate(spec.database.migrations, (msg) => log.info(msg));
       log.info({ schema: db.schema, applied: applied.length, embedded: !config.DATABASE_URL }, 'database ready');
+    }
+    if (config.RUN_MIGRATIONS_ONLY) {
+      // The chart's migration Job (entrypoint.sh migrate): the schema is migrated; no bus, no servers.
+      await stopAll();
+      log.info(`${spec.name}: migrations applied, not serving (RUN_MIGRATIONS_ONLY)`);
+      const ctx: ServiceContext = {
+        name: spec.name,
+        log,
+        outbox() {
+          throw new Error(`${spec.name} runs migrations only`);
+        },
+      };
+      return { name: spec.name, grpcPort: 0, ctx, migrationsOnly: true, stop: async () => {} };
     }
     const bus = spec.bus ? await openBus(config, spec.name, log) : undefined;
     // The in-process bus belongs to the whole process; only a NATS connection is this app's to close.
