@@ -1,10 +1,11 @@
+import * as path from 'node:path';
 import { UnavailableError } from '@platform/errors';
 import { createCallContext, defineApp, FailureLimiter, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
 import { orgsTeamsService } from './identity/service';
-import { ensureAdminOrg, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
+import { BOOTSTRAP_PASSWORD_FILE, ensureAdminOrg, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
 import { Relationships } from './relationships';
 import { GrpcOrgAuthz } from './orgs/org-authz';
 import { organizationsService } from './orgs/service';
@@ -45,6 +46,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,
           password: config.PLATFORM_ADMIN_PASSWORD,
+          passwordFile: path.join(config.DATA_DIR, BOOTSTRAP_PASSWORD_FILE),
         };
         // The bootstrap is no call: it gets a context of its own (a request id for its authz calls, no deadline).
         const bootstrap = createCallContext(log);

@@ -124,6 +124,23 @@ export class Identity {
     }
   }
 
+  /**
+   * Sets a user's password (the admin CLI's reset-password) and whether it must be changed at next sign-in;
+   * answers the account as it was before (the old hash tells which earlier password it replaced).
+   */
+  async setPassword(login: string, password: string, mustChangePassword: boolean): Promise<AccountRow> {
+    if (password.length < MIN_PASSWORD_LENGTH)
+      throw new ValidationError(`password: at least ${MIN_PASSWORD_LENGTH} characters`, [
+        { field: 'password', description: `at least ${MIN_PASSWORD_LENGTH} characters` },
+      ]);
+    const before = await this.accounts().where({ type: ACCOUNT_TYPE.user, lower_login: login.toLowerCase() }).first();
+    if (!before) throw new NotFoundError(`user ${login} does not exist`);
+    await this.accounts()
+      .where({ id: before.id })
+      .update({ password_hash: await hashPassword(password), must_change_password: mustChangePassword });
+    return before;
+  }
+
   /** Removes an account (used to undo a creation whose authorization tuple could not be written). */
   async deleteAccount(id: number): Promise<void> {
     await this.accounts().where({ id }).delete();

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
@@ -9,11 +11,19 @@ import type { Organizations } from '../orgs/organizations';
 /** The site object every site-admin permission is checked on. */
 export const SITE_OBJECT = 'site:platform';
 
+/** The file under DATA_DIR that keeps a generated bootstrap password (owner-only). */
+export const BOOTSTRAP_PASSWORD_FILE = 'bootstrap-admin-password';
+
 export interface SiteAdminSettings {
   username: string;
   email: string;
   password?: string;
+  /** Where a generated password is also kept (DATA_DIR/bootstrap-admin-password); not kept when absent. */
+  passwordFile?: string;
 }
+
+/** What createUser needs of the authz side: writing the site-admin tuple (authz over gRPC, or the admin CLI's engine). */
+export type TupleWriter = Pick<Relationships, 'write'>;
 
 /**
  * First start: when no site admin exists, create one from PLATFORM_ADMIN_* and grant it the site admin
@@ -22,7 +32,7 @@ export interface SiteAdminSettings {
  */
 export async function ensureSiteAdmin(
   identity: Identity,
-  relationships: Relationships,
+  relationships: TupleWriter,
   settings: SiteAdminSettings,
   ctx: CallContext,
 ): Promise<void> {
@@ -47,10 +57,43 @@ export async function ensureSiteAdmin(
   );
   ctx.log.info({ userId: user.id, login: user.login }, 'site admin created');
   if (!settings.password) {
+    const kept = settings.passwordFile ? keepPassword(settings.passwordFile, password) : undefined;
     process.stderr.write(
       `\n  Site admin "${user.login}" created with generated password: ${password}\n` +
-        `  It is shown only now. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
+        (kept?.file ? `  It is also in ${kept.file}, readable only by its owner.\n` : '') +
+        (kept?.earlier ? `  The earlier file there was kept as ${kept.earlier}.\n` : '') +
+        (kept?.failed ? `  It could not be kept in ${settings.passwordFile}: ${kept.failed}; it is shown only now.\n` : '') +
+        `  Lost it? npm run cli -- reset-password ${user.login}. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
     );
+  }
+}
+
+/**
+ * Writes the generated password to `file`, readable by the owner only (0600). Written to a temporary file and
+ * linked into place, so the file is never seen half-written; an existing file (from an earlier bootstrap on
+ * another database) is never overwritten but moved aside, and the banner says where. Never throws: the
+ * password is also printed.
+ */
+function keepPassword(file: string, password: string): { file?: string; earlier?: string; failed?: string } {
+  const target = path.resolve(file);
+  const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(tmp, `${password}\n`, { mode: 0o600, flag: 'wx' });
+    let earlier: string | undefined;
+    try {
+      fs.linkSync(tmp, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      earlier = `${target}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      fs.renameSync(target, earlier);
+      fs.linkSync(tmp, target);
+    }
+    return { file: target, earlier };
+  } catch (err) {
+    return { failed: (err as NodeJS.ErrnoException).code ?? (err as Error).message };
+  } finally {
+    fs.rmSync(tmp, { force: true });
   }
 }
 
@@ -60,7 +103,7 @@ export async function ensureSiteAdmin(
  */
 export async function createUser(
   identity: Identity,
-  relationships: Relationships,
+  relationships: TupleWriter,
   req: orgsTeamsV1.CreateUserRequest,
   ctx: CallContext,
 ): Promise<orgsTeamsV1.User> {
@@ -76,7 +119,7 @@ export async function createUser(
 }
 
 /** Writes `user:<id> admin site:platform`; already holding it is fine. */
-async function grantSiteAdmin(relationships: Relationships, userId: number, ctx: CallContext): Promise<void> {
+async function grantSiteAdmin(relationships: TupleWriter, userId: number, ctx: CallContext): Promise<void> {
   try {
     await relationships.write([{ user: `user:${userId}`, relation: 'admin', object: SITE_OBJECT }], [], ctx);
   } catch (err) {
