@@ -4,13 +4,43 @@ import { grpcMessageLimitVar } from './limits';
 /** A bad or missing environment variable; the message names it so the operator can fix it. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    // One problem is one line; several are one line each.
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
 }
 
 /** Variables whose values never appear in an error message (passwords, keys, secrets, URLs with credentials). */
-const SECRET_NAME = /PASSWORD|SECRET|KEY|TOKEN|DATABASE_URL|NATS_URL/;
+const SECRET_NAME = /PASSWORD|SECRET|KEY|TOKEN|DATABASE_URL|NATS_URL|HEADERS/;
+
+/** Whether a variable holds a secret (or a URL that may carry one), so its value is never shown. */
+export function isSecretVariable(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/**
+ * A setting's value as it may be shown (the admin CLI's `config`): secrets as `********`; URLs with their
+ * password (or a lone user name that may be a token) and query string masked, so the host an operator checks
+ * stays visible; unset as `(unset)`.
+ */
+export function maskedValue(name: string, value: unknown): string {
+  if (value === undefined) return '(unset)';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const secret = isSecretVariable(name);
+  if (!/_URL$/.test(name)) return secret ? '********' : text;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return secret ? '********' : text;
+  }
+  if (!url.password && !url.username && !url.search) return text;
+  if (url.password) url.password = '********';
+  // nats://<token>@host: the lone user name of a secret URL may be the credential itself.
+  else if (url.username && secret) url.username = '********';
+  if (url.search) url.search = '********';
+  return url.toString();
+}
 
 /** Shape of a config: environment variable name to its schema. */
 export type EnvShape = Record<string, z.ZodType>;
@@ -87,6 +117,8 @@ export const serviceEnv = {
     .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where an app run on its own (runMain) serves Prometheus metrics at /metrics; 0 picks a free port (docs/operations.md). */
+  METRICS_PORT: portVar.default(9464),
   /** How long a change's outbox entry belongs to the request applying it before the relay may retry it. */
   OUTBOX_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   /** How often the outbox relay looks for changes whose effects were left unapplied. */
