@@ -31,8 +31,8 @@ function startAuthz(config: AuthzConfig) {
   );
 }
 
-/** The engine the configuration asks for: OpenFGA when OPENFGA_API_URL is set, else the embedded one. */
-async function chooseEngine(config: AuthzConfig, db: Database, log: Logger): Promise<{ engine: AuthzEngine; model: TypeSystem }> {
+/** The engine the configuration asks for: OpenFGA when OPENFGA_API_URL is set, else the embedded one (also the admin CLI's). */
+export async function chooseEngine(config: AuthzConfig, db: Database, log: Logger): Promise<{ engine: AuthzEngine; model: TypeSystem }> {
   const dsl = fs.readFileSync(PLATFORM_MODEL_FILE, 'utf8');
   const model = TypeSystem.fromDsl(dsl);
   if (config.OPENFGA_API_URL) {
