@@ -44,7 +44,7 @@ module.exports = [
     },
   },
   { files: ['**/*.test.ts', '**/test/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ tests: true }) } },
-  { files: ['deploy/local/src/**/*.ts', 'bench/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ launcher: true }) } },
-  { files: ['deploy/local/test/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ tests: true, launcher: true }) } },
+  { files: ['deploy/local/src/**/*.ts', 'deploy/cli/src/**/*.ts', 'bench/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ launcher: true }) } },
+  { files: ['deploy/local/test/**/*.ts', 'deploy/cli/test/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ tests: true, launcher: true }) } },
   { files: ['**/*.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 ];

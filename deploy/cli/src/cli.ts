@@ -1,0 +1,114 @@
+import { Command, CommanderError } from 'commander';
+import { DomainError } from '@platform/errors';
+import { ConfigError, PLATFORM_VERSION } from '@platform/service-kit';
+import { check } from './check-command';
+import { showConfig } from './config-command';
+import { createAdmin, mintToken, resetPassword } from './identity-commands';
+import { CliError, EXIT, type CliIo } from './io';
+import { migrate } from './migrate-command';
+
+const NAME = 'platform-cli';
+
+const EXIT_CODES_HELP = `
+Configuration comes from the same environment variables the apps read (DATABASE_URL or DATA_DIR,
+NATS_URL, OPENFGA_*, ...; docs/configuration.md). On the embedded database (no DATABASE_URL) stop the
+platform first: the CLI takes the same DATA_DIR lock.
+
+Exit codes: 0 done; 1 the command failed (no such user, name taken, ...); 64 wrong arguments;
+69 a dependency cannot be used; 70 a fault in the CLI; 75 the platform runs on this DATA_DIR;
+78 invalid configuration. See docs/operations.md.`;
+
+/** The program: one command per operation, usage errors and help through `io`, never process.exit. */
+function program(io: CliIo, setExit: (code: number) => void): Command {
+  const cli = new Command(NAME)
+    .description('Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies.')
+    .version(PLATFORM_VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .showHelpAfterError(`(${NAME} --help lists the commands)`)
+    .addHelpText('after', EXIT_CODES_HELP);
+  const done = (code: number) => setExit(code);
+
+  cli
+    .command('create-admin')
+    .description('Create a user who is a site admin. Without --password a password is generated and printed once (on stdout).')
+    .requiredOption('--username <login>', 'login of the new admin')
+    .requiredOption('--email <address>', 'email address of the new admin')
+    .option('--full-name <name>', 'full name', 'Site administrator')
+    .option('--password <password>', 'the password (visible to other local users in the process list: prefer --password-stdin)')
+    .option('--password-stdin', 'read the password from the first line of standard input')
+    .action(async (opts) => done(await createAdmin(opts, io)));
+
+  cli
+    .command('reset-password')
+    .description(
+      "Set a user's password. Without --password one is generated and printed once (on stdout). Clears " +
+        '"must change password" unless --must-change-password is given.',
+    )
+    .argument('<username>', 'login of the user')
+    .option('--password <password>', 'the new password (visible in the process list: prefer --password-stdin)')
+    .option('--password-stdin', 'read the new password from the first line of standard input')
+    .option('--must-change-password', 'mark the password to be changed at next sign-in')
+    .action(async (username: string, opts) => done(await resetPassword(username, opts, io)));
+
+  cli
+    .command('mint-token')
+    .description('Create a personal access token for a user and print it once (on stdout).')
+    .argument('<username>', 'login of the user')
+    .requiredOption('--name <name>', 'name of the token (unique per user)')
+    .action(async (username: string, opts) => done(await mintToken(username, opts, io)));
+
+  cli
+    .command('config')
+    .description("Print each app's effective configuration from this environment, secrets masked.")
+    .option('--app <name>', 'only this app')
+    .option('--json', 'as JSON')
+    .action((opts) => done(showConfig(opts, io)));
+
+  cli
+    .command('migrate')
+    .description("Apply every app's pending database migrations and exit.")
+    .action(async () => done(await migrate(io)));
+
+  cli
+    .command('check')
+    .description('Check that every configured dependency is reachable: database, NATS, OpenFGA, object storage, backends.')
+    .action(async () => done(await check(io)));
+
+  return cli;
+}
+
+/**
+ * Runs the CLI on `argv` (the arguments after the program name) and answers the exit code. Every failure is
+ * one line on `io.err` (`platform-cli: ...`), never a stack trace; secrets are written only to `io.out`.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  try {
+    await program(io, (code) => (exitCode = code)).parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has already written its message (and the help, when asked for).
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? EXIT.ok : EXIT.usage;
+    }
+    const [message, code] = describe(err);
+    io.err(`${NAME}: ${message}\n`);
+    return code;
+  }
+}
+
+/** The one line and exit code of a failure. */
+function describe(err: unknown): [string, number] {
+  if (err instanceof CliError) return [err.message, err.exitCode];
+  if (err instanceof ConfigError) return [`invalid configuration: ${err.problems.join('; ')}`, EXIT.config];
+  if (err instanceof DomainError) {
+    return [err.message, err.kind === 'unavailable' || err.kind === 'deadline' ? EXIT.unavailable : EXIT.failed];
+  }
+  const message = (err as Error)?.message?.split('\n')[0] ?? String(err);
+  // The database went away in the middle of a command.
+  if (/^(ECONN|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|57P)/.test(String((err as { code?: unknown })?.code))) {
+    return [`the database connection failed: ${message}`, EXIT.unavailable];
+  }
+  return [`unexpected error: ${message}`, EXIT.software];
+}
