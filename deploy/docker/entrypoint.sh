@@ -1,8 +1,10 @@
 #!/bin/sh
 # Container entrypoint: start one of the platform apps, or apply every app's migrations and exit.
 #   entrypoint.sh <app> [extra node args for the app...]
-#   entrypoint.sh migrate       every app in migrate-only mode (RUN_MIGRATIONS_ONLY=true), one after the
-#                               other; exits with the first failure's code (the chart's migration Job)
+#   entrypoint.sh migrate [app...]
+#                               the apps named (default: all) in migrate-only mode (RUN_MIGRATIONS_ONLY=true),
+#                               one after the other; exits with the first failure's code (the chart's
+#                               migration Job)
 # The image root is found from this script's place (/app in the image), so the production-topology test
 # runs this same script on the built bundles outside a container.
 set -eu
@@ -11,7 +13,7 @@ APPS="gateway authz orgs-teams contracts-licensing billing-dashboard metricsprox
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 usage() {
-  echo "usage: <image> <app> [args...] | <image> migrate" >&2
+  echo "usage: <image> <app> [args...] | <image> migrate [app...]" >&2
   echo "  <app> is one of: $APPS" >&2
 }
 
@@ -35,10 +37,18 @@ shift
 
 if [ "$app" = migrate ]; then
   # Each app applies only its own schema's migrations (the gateway has none and exits at once).
-  for each in $APPS; do
+  for each in ${*:-$APPS}; do
+    case " $APPS " in
+      *" $each "*) ;;
+      *)
+        echo "error: unknown app '$each'." >&2
+        usage
+        exit 64
+        ;;
+    esac
     main=$(bundle "$each")
     echo "migrate: $each" >&2
-    RUN_MIGRATIONS_ONLY=true node "$main" "$@" || {
+    RUN_MIGRATIONS_ONLY=true node "$main" || {
       code=$?
       echo "error: the migrations of $each failed (exit code $code)." >&2
       exit "$code"

@@ -139,45 +139,155 @@ Name of the env var carrying an app's HTTP port.
 {{- end }}
 
 {{/*
-Secret env of every app (container `env` entries). Root context.
-DATABASE_URL and OPENFGA_API_TOKEN may each come from their own Secret
-(postgres.existingSecret / openfga.existingSecret); the rest come from
-existingSecret or the chart's Secret.
+What each app uses, as YAML (read with fromYaml): its own database schema, the message bus, OpenFGA, the
+object storage, and the apps it calls over gRPC (`calls`; the gateway also proxies HTTP to the listener).
+The NetworkPolicies, the per-app secret env and the migration Job follow it.
+*/}}
+{{- define "platform.appTraits" -}}
+gateway:
+  calls: [authz, orgs-teams, contracts-licensing, billing-dashboard, metricsproxy, marketplace-listener, clusters]
+  signsObjects: true
+authz:
+  database: true
+  openfga: true
+orgs-teams:
+  database: true
+  objectStorage: true
+  signsObjects: true
+  siteAdmin: true
+  calls: [authz]
+contracts-licensing:
+  database: true
+  bus: true
+billing-dashboard:
+  database: true
+  bus: true
+metricsproxy:
+  database: true
+marketplace-listener:
+  database: true
+  marketplace: true
+clusters:
+  database: true
+  bus: true
+{{- end }}
+
+{{/*
+The traits of one app (a dict). Context: dict "root" $ "app" "<app>"
+*/}}
+{{- define "platform.traitsOf" -}}
+{{- index (include "platform.appTraits" .root | fromYaml) .app | default (dict) | toYaml }}
+{{- end }}
+
+{{/*
+Name of an app's ServiceAccount. Context: dict "root" $ "app" "<app>"
+apps.<app>.serviceAccount.name when set, else the chart's own (<fullname>-<app>) when
+serviceAccount.create (the default), else "default".
+*/}}
+{{- define "platform.serviceAccountName" -}}
+{{- $cfg := index .root.Values.apps .app | default (dict) }}
+{{- $sa := $cfg.serviceAccount | default (dict) }}
+{{- if $sa.name }}
+{{- $sa.name }}
+{{- else if (ne (toString $sa.create) "false") }}
+{{- include "platform.appFullname" . }}
+{{- else -}}
+default
+{{- end }}
+{{- end }}
+
+{{/*
+A secretKeyRef env entry. Context: dict "name" "<ENV>" "secret" "<Secret>" "key" "<key>" "optional" bool
+*/}}
+{{- define "platform.secretKeyEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secret }}
+      key: {{ .key | default .name }}
+      {{- if .optional }}
+      optional: true
+      {{- end }}
+{{- end }}
+
+{{/*
+DATABASE_URL as an env entry (from postgres.existingSecret, else existingSecret or the chart's Secret).
+Root context.
+*/}}
+{{- define "platform.databaseUrlEnv" -}}
+{{- if .Values.postgres.existingSecret }}
+{{- include "platform.secretKeyEnv" (dict "name" "DATABASE_URL" "secret" .Values.postgres.existingSecret "key" (.Values.postgres.existingSecretKey | default "DATABASE_URL")) }}
+{{- else }}
+{{- include "platform.secretKeyEnv" (dict "name" "DATABASE_URL" "secret" (include "platform.secretName" .)) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The secret env one app gets (container `env` entries): only the secrets it reads.
+Context: dict "root" $ "app" "<app>"
+  DATABASE_URL                      apps with a schema
+  OPENFGA_API_TOKEN                 authz
+  MARKETPLACE_API_SECRET            marketplace-listener
+  PLATFORM_ADMIN_*                  orgs-teams (the site-admin bootstrap)
+  SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens)
+  OBJECT_STORAGE_SIGNING_KEY        gateway and orgs-teams (signed object URLs; one key for all replicas)
+  OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams (S3 credentials; optional)
+DATABASE_URL and OPENFGA_API_TOKEN may each come from their own Secret (postgres.existingSecret /
+openfga.existingSecret); the rest come from existingSecret or the chart's Secret.
 */}}
 {{- define "platform.secretEnv" -}}
-{{- $secret := include "platform.secretName" . -}}
-- name: DATABASE_URL
-  valueFrom:
-    secretKeyRef:
-      {{- if .Values.postgres.existingSecret }}
-      name: {{ .Values.postgres.existingSecret }}
-      key: {{ .Values.postgres.existingSecretKey | default "DATABASE_URL" }}
-      {{- else }}
-      name: {{ $secret }}
-      key: DATABASE_URL
-      {{- end }}
-- name: OPENFGA_API_TOKEN
-  valueFrom:
-    secretKeyRef:
-      {{- if .Values.openfga.existingSecret }}
-      name: {{ .Values.openfga.existingSecret }}
-      key: {{ .Values.openfga.existingSecretKey | default "OPENFGA_API_TOKEN" }}
-      {{- else }}
-      name: {{ $secret }}
-      key: OPENFGA_API_TOKEN
-      {{- end }}
-      optional: true
-- name: MARKETPLACE_API_SECRET
-  valueFrom:
-    secretKeyRef:
-      name: {{ $secret }}
-      key: MARKETPLACE_API_SECRET
-      optional: true
-{{- range $key := list "PLATFORM_ADMIN_USERNAME" "PLATFORM_ADMIN_PASSWORD" "PLATFORM_ADMIN_EMAIL" }}
-- name: {{ $key }}
-  valueFrom:
-    secretKeyRef:
-      name: {{ $secret }}
-      key: {{ $key }}
+{{- $root := .root }}
+{{- $traits := include "platform.traitsOf" . | fromYaml }}
+{{- $secret := include "platform.secretName" $root }}
+{{- if $traits.database }}
+{{ include "platform.databaseUrlEnv" $root }}
 {{- end }}
+{{- if $traits.openfga }}
+{{- if $root.Values.openfga.existingSecret }}
+{{ include "platform.secretKeyEnv" (dict "name" "OPENFGA_API_TOKEN" "secret" $root.Values.openfga.existingSecret "key" ($root.Values.openfga.existingSecretKey | default "OPENFGA_API_TOKEN") "optional" true) }}
+{{- else }}
+{{ include "platform.secretKeyEnv" (dict "name" "OPENFGA_API_TOKEN" "secret" $secret "optional" true) }}
+{{- end }}
+{{- end }}
+{{- if $traits.marketplace }}
+{{ include "platform.secretKeyEnv" (dict "name" "MARKETPLACE_API_SECRET" "secret" $secret "optional" true) }}
+{{- end }}
+{{- if $traits.siteAdmin }}
+{{- range $key := list "PLATFORM_ADMIN_USERNAME" "PLATFORM_ADMIN_PASSWORD" "PLATFORM_ADMIN_EMAIL" "SECRETS_ENCRYPTION_KEY" }}
+{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret) }}
+{{- end }}
+{{- end }}
+{{- if $traits.signsObjects }}
+{{ include "platform.secretKeyEnv" (dict "name" "OBJECT_STORAGE_SIGNING_KEY" "secret" $secret) }}
+{{- end }}
+{{- if $traits.objectStorage }}
+{{- range $key := list "OBJECT_STORAGE_ACCESS_KEY_ID" "OBJECT_STORAGE_SECRET_ACCESS_KEY" }}
+{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The pod-level settings every pod of the chart shares (the apps and the migration Job). Root context.
+*/}}
+{{- define "platform.podCommon" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- end }}
+
+{{/*
+The /tmp emptyDir volume (the only writable path). Root context.
+*/}}
+{{- define "platform.tmpVolume" -}}
+- name: tmp
+  {{- with .Values.tmpSizeLimit }}
+  emptyDir:
+    sizeLimit: {{ . }}
+  {{- else }}
+  emptyDir: {}
+  {{- end }}
 {{- end }}
