@@ -1,6 +1,7 @@
 #!/bin/sh
 # Container entrypoint: start one of the platform apps, or apply every app's migrations and exit.
 #   entrypoint.sh <app> [extra node args for the app...]
+#   entrypoint.sh cli <command> [options]   the admin CLI (docs/operations.md), e.g. cli reset-password admin
 #   entrypoint.sh migrate [app...]
 #                               the apps named (default: all) in migrate-only mode (RUN_MIGRATIONS_ONLY=true),
 #                               one after the other; exits with the first failure's code (the chart's
@@ -13,7 +14,7 @@ APPS="gateway authz orgs-teams contracts-licensing billing-dashboard metricsprox
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 usage() {
-  echo "usage: <image> <app> [args...] | <image> migrate [app...]" >&2
+  echo "usage: <image> <app> [args...] | <image> migrate [app...] | <image> cli <command> [options]" >&2
   echo "  <app> is one of: $APPS" >&2
 }
 
@@ -34,6 +35,15 @@ fi
 
 app="$1"
 shift
+
+if [ "$app" = cli ]; then
+  main="$ROOT/dist/deploy/cli/main.js"
+  if [ ! -f "$main" ]; then
+    echo "error: $main is missing from the image (was it built?)." >&2
+    exit 70
+  fi
+  exec node "$main" "$@"
+fi
 
 if [ "$app" = migrate ]; then
   # Each app applies only its own schema's migrations (the gateway has none and exits at once).
