@@ -120,7 +120,8 @@ describe('the chart with its default values', () => {
       ].sort(),
     );
     expect(secretNames('marketplace-listener')).toEqual(['DATABASE_URL', 'MARKETPLACE_API_SECRET']);
-    for (const app of ['contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters']) expect(secretNames(app)).toEqual(['DATABASE_URL']);
+    for (const app of ['contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters'])
+      expect(secretNames(app)).toEqual(['DATABASE_URL']);
     // Every replica of an app seals and signs with the same keys, kept in the Secret.
     const env = containerEnv(manifests, deployment('orgs-teams').spec.template.spec);
     expect(Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
@@ -154,7 +155,13 @@ describe('the chart with its default values', () => {
     expect(ofKind(manifests, 'ServiceMonitor')).toEqual([]);
     expect(deployment('gateway').spec.replicas).toBe(2);
 
-    const scaled = helmTemplate([...DATABASE, '--set', 'apps.gateway.autoscaling.enabled=true', '--set', 'apps.gateway.autoscaling.maxReplicas=7']);
+    const scaled = helmTemplate([
+      ...DATABASE,
+      '--set',
+      'apps.gateway.autoscaling.enabled=true',
+      '--set',
+      'apps.gateway.autoscaling.maxReplicas=7',
+    ]);
     expect(find(scaled, 'Deployment', 'platform-gateway').spec).not.toHaveProperty('replicas');
     expect(find(scaled, 'HorizontalPodAutoscaler', 'platform-gateway').spec).toEqual({
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'platform-gateway' },
@@ -197,7 +204,11 @@ describe('the chart with values-production.yaml', () => {
 
   it('renders without errors: secrets from the existing Secret, no chart Secret, the listener left out', () => {
     expect(ofKind(manifests, 'Secret')).toEqual([]);
-    expect(ofKind(manifests, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(enabled.map((a) => `platform-${a}`).sort());
+    expect(
+      ofKind(manifests, 'Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(enabled.map((a) => `platform-${a}`).sort());
     const env = (app: string) => find(manifests, 'Deployment', `platform-${app}`).spec.template.spec.containers[0].env;
     expect(env('orgs-teams')).toContainEqual({
       name: 'SECRETS_ENCRYPTION_KEY',
@@ -214,7 +225,11 @@ describe('the chart with values-production.yaml', () => {
   });
 
   it('autoscales the gateway and authz, keeps a PDB per app, and has Prometheus Operator scrape every app', () => {
-    expect(ofKind(manifests, 'HorizontalPodAutoscaler').map((h) => h.metadata.name).sort()).toEqual(['platform-authz', 'platform-gateway']);
+    expect(
+      ofKind(manifests, 'HorizontalPodAutoscaler')
+        .map((h) => h.metadata.name)
+        .sort(),
+    ).toEqual(['platform-authz', 'platform-gateway']);
     expect(ofKind(manifests, 'PodDisruptionBudget')).toHaveLength(enabled.length);
     const monitor = find(manifests, 'ServiceMonitor', 'platform');
     expect(monitor.metadata.labels).toMatchObject({ release: 'prometheus' });
@@ -223,9 +238,11 @@ describe('the chart with values-production.yaml', () => {
   });
 
   it('has a NetworkPolicy for every app and for the migration Job, each covering ingress and egress', () => {
-    expect(ofKind(manifests, 'NetworkPolicy').map((p) => p.metadata.name).sort()).toEqual(
-      [...enabled.map((a) => `platform-${a}`), 'platform-migrations'].sort(),
-    );
+    expect(
+      ofKind(manifests, 'NetworkPolicy')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual([...enabled.map((a) => `platform-${a}`), 'platform-migrations'].sort());
     for (const p of ofKind(manifests, 'NetworkPolicy')) expect(p.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(find(manifests, 'NetworkPolicy', 'platform-migrations').spec).toMatchObject({
       podSelector: { matchLabels: selectorOf('migrations') },
@@ -246,11 +263,17 @@ describe('the chart with values-production.yaml', () => {
 
   it('admits HTTP to the gateway only from the ingress controller, and metrics only from the monitoring namespace', () => {
     expect(admitting('gateway', 'http')).toEqual([
-      { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] },
+      {
+        ports: [{ port: 'http', protocol: 'TCP' }],
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+      },
     ]);
     for (const app of enabled) {
       expect(admitting(app, 'metrics')).toEqual([
-        { ports: [{ port: 'metrics', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+        {
+          ports: [{ port: 'metrics', protocol: 'TCP' }],
+          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        },
       ]);
       if (app !== 'gateway') expect(admitting(app, 'http')).toEqual([]);
     }
@@ -275,8 +298,8 @@ describe('the chart with values-production.yaml', () => {
     expect(policy('orgs-teams').egress.find((r: any) => r.ports.some((p: any) => p.port === 50051)).to).toEqual([
       { podSelector: { matchLabels: selectorOf('authz') } },
     ]);
-    expect(find(manifests, 'NetworkPolicy', 'platform-migrations').spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port))).toEqual(
-      expect.arrayContaining([53, 5432]),
-    );
+    expect(
+      find(manifests, 'NetworkPolicy', 'platform-migrations').spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port)),
+    ).toEqual(expect.arrayContaining([53, 5432]));
   });
 });

@@ -29,7 +29,8 @@ describe('migrate-only mode (RUN_MIGRATIONS_ONLY, the chart’s migration Job)',
     const app = defineApp({
       name: 'migrating',
       env: serviceEnv,
-      start: (config) => startService({ name: 'migrating', protoPackage: 'gateway', database: { schema: 'migrating', migrations }, grpc }, config),
+      start: (config) =>
+        startService({ name: 'migrating', protoPackage: 'gateway', database: { schema: 'migrating', migrations }, grpc }, config),
     });
     const running = await startApp(app, { DATABASE_URL: db.url, RUN_MIGRATIONS_ONLY: 'true', GRPC_PORT: '0', LOG_LEVEL: 'silent' });
     await running.stop();
@@ -49,11 +50,15 @@ describe('migrate-only mode (RUN_MIGRATIONS_ONLY, the chart’s migration Job)',
 
   it('runMain exits with code 0 after migrating, without connecting to the bus', async () => {
     const closed = await freePort(); // a bus app would exit 69 here: nothing listens on this NATS port
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--tsconfig', 'tsconfig.base.json', 'libs/service-kit/src/fixtures/bus-app.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, NATS_URL: `nats://127.0.0.1:${closed}`, GRPC_PORT: '0', LOG_LEVEL: 'info', RUN_MIGRATIONS_ONLY: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      path.join(ROOT, 'node_modules/.bin/tsx'),
+      ['--tsconfig', 'tsconfig.base.json', 'libs/service-kit/src/fixtures/bus-app.ts'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NATS_URL: `nats://127.0.0.1:${closed}`, GRPC_PORT: '0', LOG_LEVEL: 'info', RUN_MIGRATIONS_ONLY: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

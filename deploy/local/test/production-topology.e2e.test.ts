@@ -1,0 +1,273 @@
+// The production topology (issue 10, item 2): the BUILT bundles, one process per app, staged as the image
+// holds them (the runtime stage's COPY lines of deploy/docker/Dockerfile) and started through the image's
+// entrypoint, with the environment the Helm chart gives each pod (rendered by `helm template`), against the
+// real Postgres and NATS. The chart's migration Job runs first. Then a client's flow through the gateway; authz
+// is killed with SIGKILL: only its routes answer 503, the other apps keep answering; restarted, its routes
+// recover and every acknowledged write is still there.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createTestDatabase, eventually, freePort, testNatsUrl } from '@platform/testing';
+import { APPS, containerEnv, find, helmTemplate, ROOT, type AppName, type Manifest } from './chart';
+
+const ADMIN_PASSWORD = 'topology-admin-password';
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** The runtime stage of deploy/docker/Dockerfile: what the image holds, as [from build stage, to] paths. */
+function imageFiles(): [string, string][] {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'deploy/docker/Dockerfile'), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.search(/^FROM \S+ AS runtime$/m));
+  expect(runtime).toMatch(/^COPY --from=prod-deps \/app\/node_modules \.\/node_modules$/m);
+  const copies = [...runtime.matchAll(/^COPY --from=build \/src\/(\S+) \.\/(\S+)$/gm)].map((c): [string, string] => [c[1], c[2]]);
+  expect(copies.map(([from]) => from)).toEqual(
+    expect.arrayContaining(['package.json', 'dist/apps', 'proto', 'deploy/docker/entrypoint.sh']),
+  );
+  return copies;
+}
+
+/**
+ * Rebuilds the bundles the image copies (every app's, and any other dist/<project root>) that are missing or
+ * older than a file esbuild made them from (its metafile), as their Nx build targets do.
+ */
+function ensureBundles(copies: [string, string][]): void {
+  const bundles: { name: string; entry: string; out: string }[] = APPS.map((app) => ({
+    name: app,
+    entry: `apps/${app}/src/main.ts`,
+    out: `dist/apps/${app}/main.js`,
+  }));
+  for (const [from] of copies) {
+    if (!from.startsWith('dist/') || from === 'dist/apps') continue;
+    const projectRoot = from.slice('dist/'.length);
+    bundles.push({ name: path.basename(projectRoot), entry: `${projectRoot}/src/main.ts`, out: `${from}/main.js` });
+  }
+  for (const { name, entry, out } of bundles) {
+    const bundle = path.join(ROOT, out);
+    const meta = `${bundle}.meta.json`;
+    const fresh =
+      fs.existsSync(bundle) &&
+      fs.existsSync(meta) &&
+      Object.keys(JSON.parse(fs.readFileSync(meta, 'utf8')).inputs as Record<string, unknown>).every((input) => {
+        const file = path.join(ROOT, input);
+        return fs.existsSync(file) && fs.statSync(file).mtimeMs <= fs.statSync(bundle).mtimeMs;
+      });
+    if (fresh) continue;
+    const res = spawnSync(process.execPath, [path.join(ROOT, 'deploy/docker/bundle.js'), name, entry], { cwd: ROOT, encoding: 'utf8' });
+    if (res.status !== 0) throw new Error(`bundling ${name} failed:\n${res.stdout}${res.stderr}`);
+  }
+}
+
+/**
+ * A directory laid out as the image's /app: the paths the Dockerfile's runtime stage copies from the build
+ * stage, and node_modules (the image's production-only install; the bundler refuses a bundle that needs more).
+ */
+function stageImage(dir: string, copies: [string, string][]): void {
+  for (const [from, to] of copies) fs.cpSync(path.join(ROOT, from), path.join(dir, to), { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+}
+
+/** One app's process, its output kept for failure messages. */
+interface AppProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+function run(entrypoint: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): AppProcess {
+  // The entrypoint execs node, so the child is the app's node process itself (as PID 1 in a container).
+  const child = spawn('/bin/sh', [entrypoint, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+describe('the production topology: built bundles as separate processes with the chart’s environment', () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-topology-'));
+  const image = path.join(work, 'app');
+  const entrypoint = path.join(image, 'deploy/docker/entrypoint.sh');
+  const running = new Map<AppName, AppProcess>();
+  const envs = new Map<AppName, NodeJS.ProcessEnv>();
+  let manifests: Manifest[];
+  let dropDatabase: (() => Promise<void>) | undefined;
+  let gateway = '';
+
+  const killAll = () => {
+    for (const p of running.values()) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  };
+  // Should jest itself be stopped, no app outlives it.
+  process.once('exit', killAll);
+
+  const start = async (app: AppName): Promise<void> => {
+    const proc = run(entrypoint, [app], envs.get(app)!, image);
+    running.set(app, proc);
+    const started = eventually(async () => proc.output().includes(`"msg":"${app} started"`), 60_000, 100);
+    const failed = proc.exited.then((code) => {
+      throw new Error(`${app} exited with ${code} before it started:\n${proc.output()}`);
+    });
+    await Promise.race([started, failed]).catch((err) => {
+      throw new Error(`${app} did not start: ${(err as Error).message}\n${proc.output().slice(-4000)}`);
+    });
+  };
+
+  beforeAll(async () => {
+    const copies = imageFiles();
+    ensureBundles(copies);
+    fs.mkdirSync(image);
+    stageImage(image, copies);
+
+    const db = await createTestDatabase();
+    dropDatabase = db.drop;
+    // The chart rendered with this test's database and NATS as the values an operator would give.
+    manifests = helmTemplate([
+      '--set',
+      `postgres.url=${db.url}`,
+      '--set',
+      `nats.url=${await testNatsUrl()}`,
+      '--set',
+      `platformAdmin.password=${ADMIN_PASSWORD}`,
+      '--set',
+      'platformAdmin.email=admin@example.com',
+    ]);
+
+    // Loopback ports for what the chart gives fixed ports and Service names.
+    const ports = new Map<string, number>();
+    for (const app of APPS) {
+      for (const kind of ['grpc', 'http', 'metrics']) ports.set(`${app}/${kind}`, await freePort());
+    }
+    const httpPortOf = (app: string) => find(manifests, 'Deployment', `platform-${app}`).spec.template.spec.containers[0].ports;
+    const local = (value: string) =>
+      value.replace(/platform-([a-z-]+):(\d+)/g, (_, app: string, port: string) => {
+        const kind =
+          port === '50051'
+            ? 'grpc'
+            : httpPortOf(app).some((p: any) => p.name === 'http' && String(p.containerPort) === port)
+              ? 'http'
+              : '?';
+        const mapped = ports.get(`${app}/${kind}`);
+        if (!mapped) throw new Error(`no loopback port for ${app}:${port}`);
+        return `127.0.0.1:${mapped}`;
+      });
+    /** A pod's env, moved from the cluster to this machine: loopback addresses and ports, a scratch dir per pod. */
+    const onThisMachine = (chartEnv: Record<string, string>, pod: string): NodeJS.ProcessEnv => {
+      const env: Record<string, string> = {};
+      for (const [name, value] of Object.entries(chartEnv)) env[name] = local(value);
+      for (const [name, kind] of [
+        ['GRPC_PORT', 'grpc'],
+        ['HTTP_PORT', 'http'],
+        ['MARKETPLACE_HTTP_PORT', 'http'],
+        ['METRICS_PORT', 'metrics'],
+      ]) {
+        if (name in env) env[name] = String(ports.get(`${pod}/${kind}`));
+      }
+      // The pod's /tmp emptyDir.
+      expect(env.DATA_DIR).toBe('/tmp/platform-data');
+      env.DATA_DIR = fs.mkdtempSync(path.join(work, `${pod}-`));
+      // No OpenFGA server here: authz uses its embedded engine (the same model, on the same Postgres).
+      delete env.OPENFGA_API_URL;
+      delete env.OPENFGA_STORE_ID;
+      for (const [name, value] of Object.entries(env)) {
+        if (/\.svc\b|platform-[a-z]+-?[a-z]*:\d/.test(value)) throw new Error(`${pod}: ${name}=${value} still names a cluster address`);
+      }
+      // What the image's ENV sets, and a PATH for the entrypoint's shell.
+      return { ...env, NODE_ENV: 'production', NODE_OPTIONS: '--enable-source-maps', HOME: work, PATH: process.env.PATH };
+    };
+    for (const app of APPS) {
+      envs.set(app, onThisMachine(containerEnv(manifests, find(manifests, 'Deployment', `platform-${app}`).spec.template.spec), app));
+    }
+
+    // The migration Job, as the chart runs it, before any app serves.
+    const jobPod = find(manifests, 'Job', 'platform-migrations').spec.template.spec;
+    const job = run(entrypoint, jobPod.containers[0].args, onThisMachine(containerEnv(manifests, jobPod), 'migrations'), image);
+    const jobCode = await job.exited;
+    if (jobCode !== 0) throw new Error(`the migration Job failed (${jobCode}):\n${job.output()}`);
+    expect(job.output()).toContain('orgs-teams: migrations applied, not serving (RUN_MIGRATIONS_ONLY)');
+
+    // Every Deployment at once, as a rollout starts them; orgs-teams waits for authz by itself.
+    await Promise.all(APPS.map((app) => start(app)));
+    gateway = `http://127.0.0.1:${ports.get('gateway/http')}/api/v1`;
+    // The pods found nothing left to migrate.
+    for (const app of APPS.filter((a) => a !== 'gateway')) expect(running.get(app)!.output()).toMatch(/"applied":0/);
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const p of running.values()) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+    // SIGTERM as Kubernetes stops a pod; what has not stopped after the 10 s grace is killed.
+    await Promise.race([Promise.all([...running.values()].map((p) => p.exited)), new Promise((r) => setTimeout(r, 12_000).unref())]);
+    killAll();
+    process.removeListener('exit', killAll);
+    await dropDatabase?.();
+    fs.rmSync(work, { recursive: true, force: true });
+  }, 30_000);
+
+  /** Calls the gateway as a client would. */
+  const call = async (method: string, url: string, auth?: string, json?: unknown) => {
+    const headers: Record<string, string> = {};
+    if (auth) headers.authorization = auth;
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${gateway}${url}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const text = await res.text();
+    return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+  };
+  const tokenFor = async (user: string, password: string, name: string) => {
+    const res = await call('POST', `/users/${user}/tokens`, basic(user, password), { name });
+    expect(res).toMatchObject({ status: 201 });
+    return `token ${res.body.sha1}`;
+  };
+
+  it('walks a client’s flow, loses only authz’s routes while authz is killed, and keeps every acknowledged write', async () => {
+    // The bootstrap site admin (the chart's Secret) makes a user, an organization, a team and a custom role.
+    const admin = await tokenFor('admin', ADMIN_PASSWORD, 'topology');
+    const bob = await call('POST', '/admin/users', admin, { username: 'bob', email: 'bob@example.com', password: 'bob-password' });
+    expect(bob.status).toBe(201);
+    const org = await call('POST', '/orgs', admin, { username: 'acme' });
+    expect(org.status).toBe(201);
+    const team = await call('POST', '/orgs/acme/teams', admin, { name: 'ops', type: 'general' });
+    expect(team.status).toBe(201);
+    expect((await call('PUT', `/teams/${team.body.id}/members/bob`, admin)).status).toBe(204);
+    const role = await call('POST', '/authz/roles?org=acme', admin, {
+      name: 'Role makers',
+      description: 'may create roles',
+      permissions: [{ namespace: 'org', action: 'create_role' }],
+      teamIDs: [team.body.id],
+    });
+    expect(role.status).toBe(201);
+    const bobToken = await tokenFor('bob', 'bob-password', 'before');
+    const allowed = `/authz/objects/organization/${org.body.id}/allowed-permissions?org=acme`;
+    const before = await call('GET', allowed, bobToken);
+    expect(before.status).toBe(200);
+    expect(before.body.allowedPermissions).toEqual(expect.arrayContaining(['member', 'create_role']));
+
+    // authz dies without a chance to clean up.
+    const authz = running.get('authz')!;
+    authz.child.kill('SIGKILL');
+    await authz.exited;
+
+    // Its routes answer 503 naming it ...
+    await eventually(async () => (await call('GET', '/authz/roles?org=acme', bobToken)).status === 503, 10_000, 100);
+    expect(await call('GET', allowed, bobToken)).toEqual({
+      status: 503,
+      body: { message: 'authz is unavailable', url: expect.any(String) },
+    });
+    // ... every other app keeps answering, and writes that need no authz are acknowledged.
+    expect((await call('GET', '/version')).status).toBe(200);
+    expect(await call('GET', '/user', bobToken)).toMatchObject({ status: 200, body: { login: 'bob' } });
+    expect(await call('GET', '/orgs/acme')).toMatchObject({ status: 200, body: { username: 'acme' } });
+    expect((await call('GET', '/orgs/acme/members', bobToken)).status).toBe(200);
+    const duringOutage = await tokenFor('bob', 'bob-password', 'during-outage');
+    for (const app of APPS.filter((a) => a !== 'authz')) expect(running.get(app)!.child.exitCode).toBeNull();
+
+    // authz comes back (its Deployment would restart the pod): the routes recover by themselves.
+    await start('authz');
+    await eventually(async () => (await call('GET', '/authz/roles?org=acme', duringOutage)).status === 200, 15_000, 200);
+
+    // Nothing acknowledged was lost: the role, the grant through the team, the token made during the outage.
+    expect(await call('GET', `/authz/roles/${role.body.id}?org=acme`, admin)).toEqual({ status: 200, body: role.body });
+    const after = await call('GET', allowed, duringOutage);
+    expect(after).toEqual({ status: 200, body: before.body });
+    expect((await call('GET', `/teams/${team.body.id}/members/bob`, admin)).status).toBe(200);
+    // And the role works: bob may create roles, on the restarted authz.
+    expect((await call('POST', '/authz/roles?org=acme', duringOutage, { name: 'Made by bob', permissions: [] })).status).toBe(201);
+  }, 120_000);
+});
