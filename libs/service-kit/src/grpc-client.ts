@@ -8,9 +8,10 @@ import {
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { fromGrpcError, messageSizeError, UnavailableError, DeadlineError } from '@platform/errors';
+import { DomainError, fromGrpcError, messageSizeError, UnavailableError, DeadlineError } from '@platform/errors';
 import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
+import { LocalCall, localMethod, type LocalMethod } from './in-process';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
@@ -46,6 +47,8 @@ export interface ClientOptions {
   idempotent?: string[];
   /** Largest request sent and answer accepted (GRPC_MAX_MESSAGE_BYTES); default 4 MiB. Larger ones fail with 413. */
   maxMessageBytes?: number;
+  /** Call a server of this same process directly (in-process.ts); default true. False: always the network. */
+  inProcess?: boolean;
 }
 
 /**
@@ -92,13 +95,11 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
     close: () => client.close(),
     target: address,
   };
-  for (const [key] of methods) {
+  for (const [key, method] of methods as [string, UnaryDefinition][]) {
     const fn = (client as unknown as Record<string, Function>)[key].bind(client);
     out[key] = (request: unknown, callOpts: CallOptions = {}) =>
       new Promise((resolve, reject) => {
-        const md = new Metadata();
-        md.set(REQUEST_ID_KEY, callOpts.requestId ?? randomUUID());
-        for (const [k, v] of Object.entries(callOpts.metadata ?? {})) md.set(k, v);
+        const requestId = callOpts.requestId ?? randomUUID();
         const own = Date.now() + (callOpts.deadlineMs ?? defaultDeadline);
         const deadline = new Date(Math.min(own, callOpts.deadline?.getTime() ?? Infinity));
         const { signal } = callOpts;
@@ -107,6 +108,20 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         const abandoned = () =>
           deadline.getTime() <= Date.now() ? late() : new UnavailableError(`the call to ${opts.name} was cancelled`);
         if (signal?.aborted) return reject(abandoned());
+        const local = opts.inProcess === false ? undefined : localMethod(address, method.path);
+        if (local)
+          return callLocally(local, method, request, {
+            requestId,
+            deadline,
+            signal,
+            late,
+            abandoned,
+            name: opts.name,
+            maxMessageBytes,
+          }).then(resolve, reject);
+        const md = new Metadata();
+        md.set(REQUEST_ID_KEY, requestId);
+        for (const [k, v] of Object.entries(callOpts.metadata ?? {})) md.set(k, v);
         const cancel = () => call.cancel();
         const call: ClientUnaryCall = fn(request, md, { deadline }, (err: ServiceError | null, res: unknown) => {
           signal?.removeEventListener('abort', cancel);
@@ -122,4 +137,68 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
       });
   }
   return out as PromiseClient<D>;
+}
+
+/** A method of a generated definition, as both transports use it. */
+interface UnaryDefinition {
+  path: string;
+  requestSerialize(value: unknown): Buffer;
+  responseDeserialize(bytes: Buffer): unknown;
+}
+
+/**
+ * A call to a server of this process (in-process.ts): the request is encoded and the answer decoded as on the
+ * wire, size limits and deadlines hold as on the wire, and a failure comes back as the same gRPC status.
+ */
+async function callLocally(
+  local: LocalMethod,
+  method: UnaryDefinition,
+  request: unknown,
+  c: {
+    requestId: string;
+    deadline: Date;
+    signal?: AbortSignal;
+    late(): Error;
+    abandoned(): Error;
+    name: string;
+    maxMessageBytes: number;
+  },
+): Promise<unknown> {
+  const bytes = method.requestSerialize(request);
+  const tooLarge = (details: string) =>
+    messageSizeError({ code: Status.RESOURCE_EXHAUSTED, details, metadata: new Metadata() } as ServiceError, c.name, c.maxMessageBytes);
+  if (bytes.length > c.maxMessageBytes) throw tooLarge(`Attempted to send message with a size larger than ${c.maxMessageBytes}`);
+  const call = new LocalCall(c.requestId, c.deadline);
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  // The caller stops waiting at its deadline or when its signal aborts; the server's handler is told so.
+  const gaveUp = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => {
+        call.cancel();
+        reject(c.late());
+      },
+      Math.max(0, c.deadline.getTime() - Date.now()),
+    );
+    onAbort = () => {
+      call.cancel();
+      reject(c.abandoned());
+    };
+    c.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const answer = await Promise.race([local(bytes, call), gaveUp]);
+    // An answer that comes when the caller has stopped waiting is not seen, as on the wire.
+    if (Date.now() >= c.deadline.getTime()) throw c.late();
+    if (c.signal?.aborted) throw c.abandoned();
+    if (answer.length > c.maxMessageBytes) throw tooLarge(`Received message larger than max (${answer.length} vs ${c.maxMessageBytes})`);
+    return method.responseDeserialize(answer);
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    const status = { metadata: new Metadata(), ...(err as object) } as ServiceError;
+    throw messageSizeError(status, c.name, c.maxMessageBytes) ?? fromGrpcError(status);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) c.signal?.removeEventListener('abort', onAbort);
+  }
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
+  Metadata,
   Server,
+  status as Status,
   ServerCredentials,
   type ServiceDefinition,
   type ServerUnaryCall,
@@ -13,7 +15,8 @@ import { ReflectionService } from '@grpc/reflection';
 import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { PROTO_ROOT } from '@platform/proto';
 import { LazyCallContext, type CallContext } from './call-context';
-import { checkRequestLimits, grpcMessageOptions, type FieldLimits } from './limits';
+import { serveLocally, stopServingLocally, type LocalMethod } from './in-process';
+import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, type FieldLimits } from './limits';
 import type { Logger } from './logger';
 
 /** Metadata key carrying the request id from the gateway through every hop. */
@@ -72,30 +75,60 @@ function contextOf(call: ServerUnaryCall<unknown, unknown>, log: Logger, rpc: st
   return new LazyCallContext(requestId, log, { rpc }, Number.isFinite(ms) ? new Date(ms) : undefined, call);
 }
 
-/** Wraps a promise handler as a grpc-js unary handler: call context, field limits, logging, error mapping. */
-function wrap(
-  name: string,
-  method: string,
+type Handler = (req: unknown, ctx: CallContext) => Promise<unknown>;
+
+/**
+ * One call of a method, whichever transport brought it: field limits, the handler, logging, and failures
+ * as gRPC statuses (the rejection is the status the client maps back to a DomainError).
+ */
+function serveCall(
   log: Logger,
-  handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
+  handler: Handler,
   limits: FieldLimits | undefined,
-) {
-  const rpc = `${name}.${method}`;
+  request: unknown,
+  ctx: LazyCallContext,
+): Promise<unknown> {
+  return Promise.resolve()
+    .then(() => checkRequestLimits(request, limits))
+    .then(() => handler(request, ctx))
+    .catch((err: unknown) => {
+      // Expected failures are part of the API; only our own faults belong in the error log.
+      if (!(err instanceof DomainError) || err.kind === 'internal') ctx.log.error({ err }, 'call failed');
+      else if (log.isLevelEnabled('debug')) ctx.log.debug({ kind: err.kind, message: truncate(err.message) }, 'call refused');
+      throw toGrpcStatus(err);
+    })
+    .finally(() => ctx.end());
+}
+
+/** A promise handler as a grpc-js unary handler. */
+function wrap(rpc: string, log: Logger, handler: Handler, limits: FieldLimits | undefined) {
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-    const ctx = contextOf(call, log, rpc);
-    Promise.resolve()
-      .then(() => checkRequestLimits(call.request, limits))
-      .then(() => handler(call.request, ctx))
-      .then(
-        (response) => callback(null, response),
-        (err: unknown) => {
-          // Expected failures are part of the API; only our own faults belong in the error log.
-          if (!(err instanceof DomainError) || err.kind === 'internal') ctx.log.error({ err }, 'call failed');
-          else if (log.isLevelEnabled('debug')) ctx.log.debug({ kind: err.kind, message: truncate(err.message) }, 'call refused');
-          callback(toGrpcStatus(err) as never);
-        },
-      )
-      .finally(() => ctx.end());
+    serveCall(log, handler, limits, call.request, contextOf(call, log, rpc)).then(
+      (response) => callback(null, response),
+      (status) => callback(status),
+    );
+  };
+}
+
+/**
+ * The same handler for callers in this process: encoded request in, encoded response out (in-process.ts),
+ * with the server's message-size limits answered as grpc-js answers them.
+ */
+function wrapLocal(
+  rpc: string,
+  log: Logger,
+  handler: Handler,
+  limits: FieldLimits | undefined,
+  method: UnaryMethod,
+  maxBytes: number,
+): LocalMethod {
+  const tooLarge = (details: string) => ({ code: Status.RESOURCE_EXHAUSTED, details, metadata: new Metadata() });
+  return async (bytes, call) => {
+    if (bytes.length > maxBytes) throw tooLarge(`Received message larger than max (${bytes.length} vs ${maxBytes})`);
+    const ctx = new LazyCallContext(call.requestId, log, { rpc }, call.deadline, call);
+    const answer = method.responseSerialize((await serveCall(log, handler, limits, method.requestDeserialize(bytes), ctx)) as never);
+    if (answer.length > maxBytes) throw tooLarge(`Sent message larger than max (${answer.length} vs ${maxBytes})`);
+    return answer;
   };
 }
 
@@ -106,12 +139,26 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   const serviceNames: string[] = [];
+  const local = new Map<string, LocalMethod>();
   for (const svc of opts.services) {
     const impl: UntypedServiceImplementation = {};
     const serviceName = fullServiceName(svc.definition);
     serviceNames.push(serviceName);
     for (const [method, handler] of Object.entries(svc.handlers)) {
-      impl[method] = wrap(opts.name, method, opts.log, handler as never, svc.limits?.[method]);
+      const rpc = `${opts.name}.${method}`;
+      const definition = (svc.definition as Record<string, UnaryMethod>)[method];
+      impl[method] = wrap(rpc, opts.log, handler as Handler, svc.limits?.[method]);
+      local.set(
+        definition.path,
+        wrapLocal(
+          rpc,
+          opts.log,
+          handler as Handler,
+          svc.limits?.[method],
+          definition,
+          opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES,
+        ),
+      );
     }
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');
@@ -124,12 +171,14 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       err ? reject(err) : resolve(p),
     ),
   );
+  serveLocally(port, local);
   return {
     port,
     setServing(serving) {
       for (const name of serviceNames) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
     },
     async shutdown(graceMs = 10_000) {
+      stopServingLocally(port, local);
       health.setStatus('', 'NOT_SERVING');
       for (const name of serviceNames) health.setStatus(name, 'NOT_SERVING');
       await new Promise<void>((resolve) => {

@@ -1,13 +1,19 @@
 import { common, gatewayV1, orgsTeamsV1 } from '@platform/proto';
 import { UnavailableError, DeadlineError, ConflictError, InputError } from '@platform/errors';
 import type { CallContext } from './call-context';
-import { createClient } from './grpc-client';
+import { createClient as createKitClient, type ClientOptions } from './grpc-client';
 import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
 import { MAX_STRING_FIELD, serviceLimits, withLimits } from './limits';
 import { createLogger } from './logger';
 
 // The gateway's gRPC service has only GetVersion, which makes it a convenient test subject.
 const Service = gatewayV1.GatewayServiceService;
+
+// Every test runs over both transports: the network (separate processes) and the in-process call the kit
+// makes when client and server share a process (npm start). They must behave the same.
+let inProcess = false;
+const createClient = <D>(definition: D, address: string, opts: ClientOptions) =>
+  createKitClient(definition, address, { inProcess, ...opts });
 const log = createLogger('test', 'silent');
 
 /** A server whose GetVersion behaviour each test sets. */
@@ -22,7 +28,13 @@ async function serverWith(impl: (req: common.GetVersionRequest, requestId: strin
   });
 }
 
-describe('gRPC server and client from the service kit', () => {
+describe.each([
+  ['the network', false],
+  ['in process', true],
+])('gRPC server and client from the service kit, over %s', (_transport, local) => {
+  beforeAll(() => {
+    inProcess = local;
+  });
   let server: RunningGrpcServer | undefined;
   afterEach(() => server?.shutdown(100));
 
@@ -100,7 +112,13 @@ const abortedWithin = (signal: AbortSignal, since: number, ms: number) =>
     });
   });
 
-describe('call context: request id, deadline and cancellation through every hop', () => {
+describe.each([
+  ['the network', false],
+  ['in process', true],
+])('call context: request id, deadline and cancellation through every hop, over %s', (_transport, local) => {
+  beforeAll(() => {
+    inProcess = local;
+  });
   const servers: RunningGrpcServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.map((s) => s.shutdown(100)));
@@ -202,7 +220,13 @@ describe('call context: request id, deadline and cancellation through every hop'
   });
 });
 
-describe('gRPC message-size limits and bounded errors', () => {
+describe.each([
+  ['the network', false],
+  ['in process', true],
+])('gRPC message-size limits and bounded errors, over %s', (_transport, local) => {
+  beforeAll(() => {
+    inProcess = local;
+  });
   const Users = orgsTeamsV1.OrgsTeamsServiceService;
   const user = (login: string) => orgsTeamsV1.User.fromPartial({ id: 1, login });
   let server: RunningGrpcServer | undefined;
