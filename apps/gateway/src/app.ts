@@ -4,19 +4,33 @@ import { closeBackends, connectBackends } from './backends';
 import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { ROUTES } from './sections';
+import { TokenCache } from './token-cache';
 
 /** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
 export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: startGateway });
 
 function startGateway(config: GatewayConfig) {
   const backends = connectBackends(config);
+  const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
+  let unfollow: (() => Promise<void>) | undefined;
   return startService(
     {
       name: 'gateway',
       protoPackage: 'gateway',
+      // Only for the notices that evict cached tokens; without the bus, tokens are simply not cached.
+      bus: 'notices',
       grpc: () => [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('gateway') })],
-      http: { port: config.HTTP_PORT, handler: ({ log }) => createGatewayHttp({ routes: ROUTES, backends, config, log }) },
-      onStop: async () => closeBackends(backends),
+      http: {
+        port: config.HTTP_PORT,
+        async handler({ log, bus }) {
+          unfollow = await tokens.follow(bus!);
+          return createGatewayHttp({ routes: ROUTES, backends, config, log, tokens });
+        },
+      },
+      onStop: async () => {
+        await unfollow?.();
+        closeBackends(backends);
+      },
     },
     config,
   );

@@ -6,6 +6,7 @@ import { FailureLimiter } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Auth, OrgMode, OrgRef } from './route';
+import type { TokenCache } from './token-cache';
 
 /** The token a request presents: `Authorization: token|bearer <t>`, else `?token=` or `?access_token=`. */
 export function presentedToken(req: Request): string | undefined {
@@ -66,6 +67,7 @@ export async function authenticate(
   req: Request,
   backends: Backends,
   addressFailures: FailureLimiter,
+  tokens?: TokenCache,
 ): Promise<orgsTeamsV1.User | undefined> {
   const identity = backends.orgsTeams.identity;
   if (auth === 'basic') {
@@ -88,7 +90,11 @@ export async function authenticate(
     return undefined;
   }
   if (token.length > 256) throw new NotAuthenticatedError('invalid token');
-  return (await identity.authenticate({ token })).user;
+  const known = tokens?.get(token);
+  if (known) return known;
+  const { user } = await identity.authenticate({ token });
+  if (user) tokens?.set(token, user);
+  return user;
 }
 
 /**

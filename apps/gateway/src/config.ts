@@ -60,6 +60,11 @@ export const gatewayEnv = {
   MARKETPLACE_LISTENER_HTTP_URL: z.url().default('http://127.0.0.1:8081'),
   /** Per-hop deadline for calls to backends, in milliseconds. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /**
+   * How long the gateway remembers whom a token belongs to (0: not at all). orgs-teams' notices evict an entry
+   * at once when its token is deleted or its account changes; the lifetime bounds a missed notice.
+   */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(15_000),
   /** Check every JSON answer against its row's response schema (tests and staging; costs a parse per answer). */
   VALIDATE_RESPONSES: boolVar.default(false),
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */

@@ -14,6 +14,7 @@ import { authenticate, resolveOrg } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { EdgeContext, Requirement, Route } from './route';
+import type { TokenCache } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 
 /** What the edge needs besides the row. */
@@ -22,6 +23,8 @@ export interface EdgeDeps {
   config: GatewayConfig;
   log: Logger;
   addressFailures: FailureLimiter;
+  /** Who recent tokens belong to (token-cache.ts); absent: every request asks orgs-teams. */
+  tokens?: TokenCache;
 }
 
 /** The Express handler of one row: everything the row declares happens here, then the handler runs. */
@@ -52,7 +55,7 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const { config } = deps;
   const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS);
   const ctx: EdgeContext = { backends, config, requestId: req.requestId, req, caller: undefined, org: undefined };
-  ctx.caller = await authenticate(route.auth, req, backends, deps.addressFailures);
+  ctx.caller = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens);
   if (route.org) ctx.org = await resolveOrg(route.org, req, backends, ctx.caller?.id ?? 0);
   const params = parseParts(route.params, req.params, 'path');
 

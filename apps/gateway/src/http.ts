@@ -11,6 +11,7 @@ import { webFrontend } from './frontend';
 import { gateOpen } from './gating';
 import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
 import type { Route } from './route';
+import type { TokenCache } from './token-cache';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
 
@@ -26,10 +27,17 @@ export function registeredRoutes(routes: Route[], config: GatewayConfig): Route[
 }
 
 /** The entry URL: /api/v1, the webhook listener on marketplace deployments, and the web frontend. */
-export function createGatewayHttp(opts: { routes: Route[]; backends: Backends; config: GatewayConfig; log: Logger }) {
+export function createGatewayHttp(opts: {
+  routes: Route[];
+  backends: Backends;
+  config: GatewayConfig;
+  log: Logger;
+  /** Who recent tokens belong to; none: every request asks orgs-teams. */
+  tokens?: TokenCache;
+}) {
   const { backends, config, log } = opts;
   const routes = registeredRoutes(opts.routes, config);
-  const deps = { backends, config, log, addressFailures: addressFailureLimiter(config) };
+  const deps = { backends, config, log, addressFailures: addressFailureLimiter(config), tokens: opts.tokens };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { ACCOUNTS_CHANGED, type AccountsChanged } from '@platform/bus';
 import { UnavailableError } from '@platform/errors';
 import { createCallContext, defineApp, FailureLimiter, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
@@ -34,14 +35,22 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
       name: 'orgs-teams',
       protoPackage: 'orgsteams',
       database: { schema: 'identity', migrations },
-      async grpc({ db, log, outbox: openOutbox }) {
+      // Only to tell the gateways which accounts' tokens changed (their token caches); readiness does not follow it.
+      bus: 'notices',
+      async grpc({ db, log, bus, outbox: openOutbox }) {
+        const accountsChanged = async (userIds: number[]) => {
+          // Best effort: a gateway that misses it keeps the entry for at most AUTH_CACHE_TTL_MS.
+          await bus!
+            .notify(ACCOUNTS_CHANGED, { userIds } satisfies AccountsChanged)
+            .catch((err) => log.warn({ err }, 'could not send a token-cache notice'));
+        };
         const identity = new Identity(
           db!,
           new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 }),
         );
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
-        const outbox = openOutbox(orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key)));
-        const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR));
+        const outbox = openOutbox(orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged));
+        const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR), accountsChanged);
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,
@@ -57,7 +66,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           outbox,
           // What other features keep for an organization goes with it: its system admin and its avatar.
           onOrgDelete: async (trx, orgId, stage) => {
-            await orgTokens.onOrgDelete(trx, orgId);
+            await orgTokens.onOrgDelete(trx, orgId, stage);
             await avatars.onOrgDelete(trx, orgId, stage);
           },
         };
@@ -66,7 +75,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           await withAuthzRetry(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, bootstrap), log);
         }
         return withOrgsTeamsLimits([
-          orgsTeamsService(identity, relationships),
+          orgsTeamsService(identity, relationships, accountsChanged),
           organizationsService(orgsContext, orgAuthz),
           siteSettingsService(db!, {
             runMode: config.RUN_MODE,

@@ -4,6 +4,9 @@ export type Unsubscribe = () => Promise<void>;
 /** Handles a request and returns the reply payload. */
 export type ReplyHandler = (payload: unknown) => Promise<unknown>;
 
+/** Handles one broadcast (notify/listen); nothing is redelivered. */
+export type NoticeHandler = (subject: string, payload: unknown) => void;
+
 /** Handles one durable message; a throw asks for redelivery. */
 export type MessageHandler = (subject: string, payload: unknown) => Promise<void>;
 
@@ -37,6 +40,13 @@ export interface Bus {
   reply(subject: string, handler: ReplyHandler): Promise<Unsubscribe>;
   publish(subject: string, payload: unknown): Promise<void>;
   consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe>;
+  /**
+   * A broadcast to every listener of the subject connected now, stored nowhere (core NATS publish): for
+   * notices such as cache invalidations, where a listener that was away must assume it missed some.
+   */
+  notify(subject: string, payload: unknown): Promise<void>;
+  /** Listens to notices on a subject (wildcards `*` and `>` as in NATS). */
+  listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe>;
   /** The connection state; the in-process bus is always connected. */
   health(): BusHealth;
   /** Calls `listener` on every change of the connection state; returns how to stop. */

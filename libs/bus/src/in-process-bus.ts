@@ -5,6 +5,7 @@ import {
   type BusHealth,
   type ConsumeOptions,
   type MessageHandler,
+  type NoticeHandler,
   type ReplyHandler,
   type Unsubscribe,
 } from './bus';
@@ -29,6 +30,7 @@ function subjectPattern(filter: string): RegExp {
  */
 export class InProcessBus implements Bus {
   private readonly replies = new Map<string, ReplyHandler>();
+  private readonly listeners = new Set<{ filter: RegExp; handler: NoticeHandler }>();
   private readonly consumers = new Map<string, Consumer>();
   private retryDelayMs = 200;
   private readonly started = new Date();
@@ -75,6 +77,19 @@ export class InProcessBus implements Bus {
       consumer.queue.push({ subject, payload: copy });
       void this.drain(consumer);
     }
+  }
+
+  async notify(subject: string, payload: unknown): Promise<void> {
+    const copy = JSON.stringify(payload);
+    for (const l of [...this.listeners]) if (l.filter.test(subject)) l.handler(subject, JSON.parse(copy));
+  }
+
+  async listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe> {
+    const listener = { filter: subjectPattern(subject), handler };
+    this.listeners.add(listener);
+    return async () => {
+      this.listeners.delete(listener);
+    };
   }
 
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {

@@ -17,3 +17,4 @@ export async function connectBus(natsUrl: string | undefined, name: string, log?
   shared ??= new InProcessBus();
   return shared;
 }
+export * from './notices';

@@ -8,6 +8,7 @@ import {
   type BusLogger,
   type ConsumeOptions,
   type MessageHandler,
+  type NoticeHandler,
   type ReplyHandler,
   type Unsubscribe,
 } from './bus';
@@ -197,6 +198,19 @@ export class NatsBus implements Bus {
   async publish(subject: string, payload: unknown): Promise<void> {
     await this.ensureStream(subject);
     await this.nc.jetstream().publish(subject, codec.encode(payload));
+  }
+
+  async notify(subject: string, payload: unknown): Promise<void> {
+    this.nc.publish(subject, codec.encode(payload));
+  }
+
+  async listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe> {
+    const sub = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (!err) handler(msg.subject, codec.decode(msg.data));
+      },
+    });
+    return async () => sub.unsubscribe();
   }
 
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {

@@ -33,10 +33,12 @@ export interface ServiceSpec {
   database?: { schema: string; migrations: Migration[] };
   /**
    * The service uses the message bus: it connects at start (NATS_URL, else the in-process bus; NATS that
-   * cannot be used stops the start with a DependencyError) and its gRPC services report NOT_SERVING while
-   * the bus is disconnected. Without it the service neither connects nor depends on NATS.
+   * cannot be used stops the start with a DependencyError). `true`: its gRPC services report NOT_SERVING
+   * while the bus is disconnected. `'notices'`: it only sends or listens to notices (cache invalidations) and
+   * copes without them, so its readiness does not follow the bus. Without it the service neither connects
+   * nor depends on NATS.
    */
-  bus?: boolean;
+  bus?: boolean | 'notices';
   /** gRPC services to serve, built once the database and bus are open. */
   grpc(ctx: ServiceContext): ServiceBinding<any>[] | Promise<ServiceBinding<any>[]>;
   /** An HTTP server (gateway, marketplace listener), built after the gRPC server is up. */
@@ -126,7 +128,7 @@ export async function startService(
       maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
     });
     cleanups.push(() => grpc.shutdown());
-    if (bus) cleanups.push(readinessFollowsBus(bus, grpc, log));
+    if (bus && spec.bus === true) cleanups.push(readinessFollowsBus(bus, grpc, log));
 
     let httpPort: number | undefined;
     if (spec.http) {

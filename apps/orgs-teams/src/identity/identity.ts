@@ -35,6 +35,27 @@ export interface AccountRow {
   last_login_at: Date | null;
 }
 
+/** The columns a User is made of: hot reads ask for these, never `*` (which brings the password hash along). */
+export const USER_COLUMNS = [
+  'id',
+  'type',
+  'login',
+  'full_name',
+  'email',
+  'must_change_password',
+  'is_admin',
+  'active',
+  'prohibit_login',
+  'avatar_url',
+  'language',
+  'location',
+  'website',
+  'description',
+  'client_org_user',
+  'created_at',
+  'last_login_at',
+] as const satisfies readonly (keyof AccountRow)[];
+
 /** The User message of an account row (never the password hash). */
 export function toUser(row: AccountRow): orgsTeamsV1.User {
   return {
@@ -148,7 +169,9 @@ export class Identity {
 
   async getUser(req: orgsTeamsV1.GetUserRequest): Promise<orgsTeamsV1.User> {
     const q = this.accounts().where({ type: ACCOUNT_TYPE.user });
-    const row = req.id ? await q.andWhere({ id: req.id }).first() : await q.andWhere({ lower_login: req.login.toLowerCase() }).first();
+    const row = req.id
+      ? await q.andWhere({ id: req.id }).first(...USER_COLUMNS)
+      : await q.andWhere({ lower_login: req.login.toLowerCase() }).first(...USER_COLUMNS);
     if (!row) throw new NotFoundError(`user ${req.login || req.id} does not exist`);
     return toUser(row);
   }
@@ -157,7 +180,11 @@ export class Identity {
   async getUsers(ids: number[]): Promise<orgsTeamsV1.User[]> {
     if (ids.length > 1000) throw new InputError('at most 1000 ids at a time');
     if (ids.length === 0) return [];
-    const rows = await this.accounts().where({ type: ACCOUNT_TYPE.user }).whereIn('id', ids).orderBy('id');
+    const rows = await this.accounts()
+      .where({ type: ACCOUNT_TYPE.user })
+      .whereIn('id', ids)
+      .orderBy('id')
+      .select(...USER_COLUMNS);
     return rows.map(toUser);
   }
 
@@ -167,7 +194,7 @@ export class Identity {
       .table('access_tokens as t')
       .join('accounts as a', 'a.id', 't.uid')
       .where('t.token_hash', hashToken(token))
-      .first('a.*', 't.id as token_id', 't.last_used_at as token_last_used_at');
+      .first(...USER_COLUMNS.map((c) => `a.${c}`), 't.id as token_id', 't.last_used_at as token_last_used_at');
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
     // Recorded at most once a minute, so authentication stays one read on busy clients.

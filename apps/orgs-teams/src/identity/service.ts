@@ -8,6 +8,8 @@ import { createUser } from './site-admin';
 export function orgsTeamsService(
   identity: Identity,
   relationships: Relationships,
+  /** Tells the gateways that these accounts' tokens changed (their token caches). */
+  accountsChanged: (userIds: number[]) => Promise<void> = async () => {},
 ): ServiceBinding<typeof orgsTeamsV1.OrgsTeamsServiceService> {
   return bindService(orgsTeamsV1.OrgsTeamsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
@@ -18,6 +20,10 @@ export function orgsTeamsService(
     getUsers: async (req) => ({ users: await identity.getUsers(req.ids) }),
     createToken: (req) => identity.createToken(req.userId, req.name),
     listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
-    deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
+    deleteToken: async (req) => {
+      await identity.deleteToken(req.userId, req.id);
+      await accountsChanged([req.userId]);
+      return {};
+    },
   });
 }

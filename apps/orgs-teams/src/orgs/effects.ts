@@ -26,6 +26,7 @@ export const EFFECT = {
   teamRoles: 'authz.team-roles',
   orgRolesDeleted: 'authz.org-roles-deleted',
   avatarDiscarded: 'avatars.discarded',
+  accountsChanged: 'identity.accounts-changed',
 } as const;
 
 /** Stages bringing these tuples in line with the rows, once the change committed (nothing when none). */
@@ -44,6 +45,7 @@ export function orgEffects(
   db: Database,
   authz: OrgAuthz,
   discardAvatar: (orgId: number, key: string) => Promise<void>,
+  accountsChanged: (userIds: number[]) => Promise<void>,
 ): Record<string, EffectHandler> {
   const tuples: EffectHandler<TupleChange> = {
     apply: (c, call) => reconcileTuples(db, authz, c.tuples, call),
@@ -60,11 +62,16 @@ export function orgEffects(
   const avatarDiscarded: EffectHandler<{ orgId: number; key: string }> = {
     apply: (c) => discardAvatar(c.orgId, c.key),
   };
+  // Gateways drop the cached tokens of accounts that went with an organization (its system admin).
+  const accountsChangedNotice: EffectHandler<{ userIds: number[] }> = {
+    apply: (c) => accountsChanged(c.userIds),
+  };
   return {
     [EFFECT.tuples]: tuples,
     [EFFECT.teamRoles]: teamRoles,
     [EFFECT.orgRolesDeleted]: orgRolesDeleted,
     [EFFECT.avatarDiscarded]: avatarDiscarded,
+    [EFFECT.accountsChanged]: accountsChangedNotice,
   };
 }
 

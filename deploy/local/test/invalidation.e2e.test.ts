@@ -1,0 +1,58 @@
+import { basic, bootTestPlatform, type TestPlatform } from './harness';
+
+// Issue 9: caching whom a token belongs to must not trade correctness away. A token deleted through the API,
+// a member removed from an organization and a role taken from a team are refused on the very next request,
+// also when the gateway has just answered that token (and so has it cached).
+
+describe('what is revoked is refused on the next request (gateway token cache)', () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await bootTestPlatform();
+    for (const login of ['alice', 'bob']) await t.signUp(login);
+    expect((await t.api('alice', 'POST', '/orgs', { username: 'acme' })).status).toBe(201);
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  it('refuses a deleted personal token at once', async () => {
+    const created = await t.send(undefined, 'POST', '/users/bob/tokens', JSON.stringify({ name: 'short-lived' }), {
+      authorization: basic('bob', 'bob-password'),
+      'content-type': 'application/json',
+    });
+    expect(created.status).toBe(201);
+    const token = created.body.sha1 as string;
+    const me = () => fetch(`${t.platform.url}api/v1/user`, { headers: { authorization: `token ${token}` } });
+    // Answered twice: the second answer comes from the cache.
+    expect((await me()).status).toBe(200);
+    expect((await me()).status).toBe(200);
+    const deleted = await t.send(undefined, 'DELETE', `/users/bob/tokens/${created.body.id}`, undefined, {
+      authorization: basic('bob', 'bob-password'),
+    });
+    expect(deleted.status).toBe(204);
+    expect((await me()).status).toBe(401);
+  });
+
+  it('refuses a removed member at once', async () => {
+    const teams = (await t.api('alice', 'GET', '/orgs/acme/teams')).body as { id: number; name: string }[];
+    const owners = teams.find((x) => x.name === 'Owners')!.id;
+    const devs = (await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'devs', type: 'general' })).body.id;
+    expect((await t.api('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
+    expect((await t.api('bob', 'GET', '/orgs/acme/teams')).status).toBe(200);
+    expect((await t.api('alice', 'DELETE', '/orgs/acme/members/bob')).status).toBe(204);
+    expect((await t.api('bob', 'GET', '/orgs/acme/teams')).status).toBe(403);
+    expect(owners).toBeGreaterThan(0);
+  });
+
+  it('refuses a role taken from a team at once', async () => {
+    const ops = (await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'ops', type: 'general' })).body.id;
+    const role = await t.api('alice', 'POST', '/authz/roles?org=acme', {
+      name: 'editors',
+      permissions: [{ namespace: 'org', action: 'edit' }],
+      teamIDs: [ops],
+    });
+    expect(role.status).toBe(201);
+    expect((await t.api('alice', 'PUT', `/teams/${ops}/members/bob`)).status).toBe(204);
+    expect((await t.api('bob', 'PATCH', '/orgs/acme', { description: 'by bob' })).status).toBe(200);
+    expect((await t.api('alice', 'PATCH', `/teams/${ops}`, { name: 'ops', assignedRoleIDs: [] })).status).toBe(200);
+    expect((await t.api('bob', 'PATCH', '/orgs/acme', { description: 'by bob again' })).status).toBe(403);
+  });
+});

@@ -1,0 +1,11 @@
+/**
+ * The notices services send each other (Bus.notify / Bus.listen): broadcasts stored nowhere, for caches to
+ * drop what may have changed. A listener that was disconnected must assume it missed some.
+ */
+
+/** orgs-teams: these accounts' tokens may no longer authenticate as before (a token deleted, the account gone). */
+export const ACCOUNTS_CHANGED = 'identity.accounts.changed';
+
+export interface AccountsChanged {
+  userIds: number[];
+}
