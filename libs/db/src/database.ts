@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { StaticMigrationSource, type Migration } from './migration';
+import { openPGliteWorker } from './pglite-worker';
 
 // int8 ids are JS numbers everywhere (ids stay far below 2^53); pg would hand them back as strings.
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -68,13 +69,14 @@ function openEmbedded(dataDir: string): Knex {
     return existing.knex;
   }
   fs.mkdirSync(dir, { recursive: true });
-  // Loaded lazily: production images talking to a real server never pay for the WASM engine.
+  // Loaded lazily: production images talking to a real server never pay for the WASM engine. PGlite itself
+  // runs in a worker thread, off the request thread (pglite-worker.ts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGLite = require('knex-pglite');
   const knex = knexFactory({
     client: countingDeletes(ClientPGLite),
     dialect: 'postgres',
-    connection: { connectionString: dir },
+    connection: { pglite: openPGliteWorker(dir) },
   } as Knex.Config);
   embedded.set(dir, { knex, users: 1 });
   return knex;
