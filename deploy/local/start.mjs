@@ -7,4 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 process.env.TSX_TSCONFIG_PATH ??= path.resolve(import.meta.dirname, '../../tsconfig.base.json');
 await import('tsx');
+// Tracing first (when OTEL_EXPORTER_OTLP_ENDPOINT is set): one SDK for every app of the process, started before
+// http, grpc, pg and knex load so its instrumentations can patch them (libs/telemetry/src/register.ts).
+await import(pathToFileURL(path.join(import.meta.dirname, '../../libs/telemetry/src/register.ts')).href);
 await import(pathToFileURL(path.join(import.meta.dirname, 'src/main.ts')).href);

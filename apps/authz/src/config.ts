@@ -17,5 +17,9 @@ export type AuthzConfig = ConfigOf<typeof authzEnv>;
 
 /** The OpenFGA variables go together: a URL without a store cannot work. */
 export function assertOpenFgaSettings(config: AuthzConfig): void {
-  if (config.OPENFGA_API_URL && !config.OPENFGA_STORE_ID) throw new ConfigError(['OPENFGA_STORE_ID: required when OPENFGA_API_URL is set']);
+  if (config.OPENFGA_API_URL && !config.OPENFGA_STORE_ID)
+    throw new ConfigError([
+      'OPENFGA_STORE_ID: required when OPENFGA_API_URL is set; set it to the id of the store holding the platform’s model, ' +
+        'or unset OPENFGA_API_URL to use the embedded engine',
+    ]);
 }

@@ -1,8 +1,9 @@
 import { gatewayV1 } from '@platform/proto';
-import { bindService, defineApp, startService, versionOf } from '@platform/service-kit';
+import { bindService, busCheck, defineApp, startService, versionOf } from '@platform/service-kit';
 import { closeBackends, connectBackends } from './backends';
 import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
+import { backendChecks } from './operations';
 import { ROUTES } from './sections';
 import { TokenCache } from './token-cache';
 
@@ -11,6 +12,7 @@ export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: s
 
 function startGateway(config: GatewayConfig) {
   const backends = connectBackends(config);
+  const checks = backendChecks(config);
   const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
   let unfollow: (() => Promise<void>) | undefined;
   return startService(
@@ -24,12 +26,15 @@ function startGateway(config: GatewayConfig) {
         port: config.HTTP_PORT,
         async handler({ log, bus }) {
           unfollow = await tokens.follow(bus!);
-          return createGatewayHttp({ routes: ROUTES, backends, config, log, tokens });
+          // The bus is reported by /readyz but not required: without it tokens are only not cached.
+          const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
+          return createGatewayHttp({ routes: ROUTES, backends, config, log, checks: [...busState, ...checks], tokens });
         },
       },
       onStop: async () => {
         await unfollow?.();
         closeBackends(backends);
+        for (const check of checks) check.close();
       },
     },
     config,

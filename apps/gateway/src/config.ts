@@ -74,5 +74,7 @@ export const gatewayEnv = {
   LOGIN_MAX_FAILURES_PER_ADDRESS: maxFailuresVar.default(30),
   LOGIN_FAILURE_WINDOW_SECONDS: loginFailureWindowVar,
   TRUST_PROXY: trustProxyVar,
+  /** Also answer GET /metrics on HTTP_PORT (the one-process launcher sets it); otherwise metrics are only on METRICS_PORT. */
+  METRICS_ON_HTTP_PORT: boolVar.default(false),
 };
 export type GatewayConfig = ConfigOf<typeof gatewayEnv>;

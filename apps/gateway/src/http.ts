@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
-import type { Logger } from '@platform/service-kit';
+import { HttpMetrics, type DependencyCheck, type Logger } from '@platform/service-kit';
 import { addressFailureLimiter } from './authentication';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
@@ -10,6 +10,7 @@ import { serveRoute } from './edge';
 import { webFrontend } from './frontend';
 import { gateOpen } from './gating';
 import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
+import { addOperationalRoutes } from './operations';
 import type { Route } from './route';
 import type { TokenCache } from './token-cache';
 
@@ -32,6 +33,8 @@ export function createGatewayHttp(opts: {
   backends: Backends;
   config: GatewayConfig;
   log: Logger;
+  /** What /readyz asks (operations.ts backendChecks); none: ready whenever it runs. */
+  checks?: DependencyCheck[];
   /** Who recent tokens belong to; none: every request asks orgs-teams. */
   tokens?: TokenCache;
 }) {
@@ -51,6 +54,8 @@ export function createGatewayHttp(opts: {
     accessLog(log, req.requestId, req.method, res);
     next();
   });
+
+  addOperationalRoutes(app, { checks: opts.checks ?? [], metricsOnHttp: config.METRICS_ON_HTTP_PORT, documentUrl });
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));
@@ -103,9 +108,13 @@ export function createGatewayHttp(opts: {
 /** The absolute address of the API document, as the client reached us. */
 const documentUrl = (req: express.Request) => `${req.protocol}://${req.get('host')}${API_DOCUMENT_PATH}`;
 
+const httpMetrics = new HttpMetrics('gateway');
+
 /**
  * One line per request when it is answered: request id, method, the row's path (never the raw URL, which
- * may carry `?token=`), status and duration. 5xx are warnings; the fault itself is logged once as an error.
+ * may carry `?token=`), status and duration. 5xx are warnings; the fault itself is logged once as an error;
+ * probes and scrapes of the operational paths are debug. The same route, method and status are counted in
+ * http_server_requests_total and http_server_request_duration_seconds.
  */
 function accessLog(log: Logger, requestId: string, method: string, res: Response): void {
   const started = process.hrtime.bigint();
@@ -118,7 +127,9 @@ function accessLog(log: Logger, requestId: string, method: string, res: Response
       status,
       durationMs: Number(process.hrtime.bigint() - started) / 1e6,
     };
+    httpMetrics.record(line.route, method, status, line.durationMs / 1000);
     if (status >= 500) log.warn(line, 'request');
+    else if (res.locals.operational) log.debug(line, 'request');
     else log.info(line, 'request');
   });
 }

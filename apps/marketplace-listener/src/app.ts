@@ -1,4 +1,4 @@
-import { defineApp, startService } from '@platform/service-kit';
+import { defineApp, ownDependencyChecks, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { listenerEnv, type ListenerConfig } from './config';
 import { createListenerHttp } from './http';
@@ -14,7 +14,11 @@ function startMarketplaceListener(config: ListenerConfig) {
       protoPackage: 'marketplacelistener',
       database: { schema: 'marketplace', migrations },
       grpc: () => [marketplaceListenerService()],
-      http: { port: config.MARKETPLACE_HTTP_PORT, handler: ({ log }) => createListenerHttp(log) },
+      http: {
+        port: config.MARKETPLACE_HTTP_PORT,
+        portSetting: 'MARKETPLACE_HTTP_PORT',
+        handler: (ctx) => createListenerHttp(ctx.log, ownDependencyChecks(ctx)),
+      },
     },
     config,
   );

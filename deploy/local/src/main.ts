@@ -1,5 +1,6 @@
-import { ConfigError } from '@platform/service-kit';
-import { startPlatform } from './platform';
+import { describeStartError, loadConfig, portError, serviceEnv } from '@platform/service-kit';
+import { serveMetrics, stopTracing, type MetricsServer } from '@platform/telemetry';
+import { AppStartError, startPlatform } from './platform';
 
 /**
  * `npm start`: the whole platform in one process, embedded defaults, stopped cleanly by Ctrl-C (SIGINT),
@@ -8,13 +9,27 @@ import { startPlatform } from './platform';
 async function main(): Promise<void> {
   const progress = (msg: string) => process.stderr.write(`[platform] ${msg}\n`);
   const started = Date.now();
-  // Until the platform is up, stopping is exiting at once (as Ctrl-C does then).
+  // Until the platform is up, stopping is exiting at once, saying why (a signal's default action would
+  // kill the process without a word): 130 for Ctrl-C, 143 for SIGTERM, as a shell reports a signal.
   let stop: (why: string) => void = (why) => {
-    progress(`${why}: exiting`);
-    process.exit(1);
+    progress(`${why} during start-up: exiting`);
+    process.exit(why === 'SIGINT' ? 130 : why === 'SIGTERM' ? 143 : 1);
   };
   whenParentGone((parent) => stop(`the process that started it (pid ${parent}) is gone`));
-  const platform = await startPlatform(process.env, progress);
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // Metrics are on /metrics of HTTP_PORT; a metrics port of its own only when METRICS_PORT is set.
+  let metrics: MetricsServer | undefined;
+  if (process.env.METRICS_PORT) {
+    const { METRICS_PORT } = loadConfig({ METRICS_PORT: serviceEnv.METRICS_PORT }, process.env);
+    metrics = await serveMetrics(METRICS_PORT).catch((err) => {
+      throw portError(err, 'METRICS_PORT', METRICS_PORT);
+    });
+  }
+  const platform = await startPlatform(process.env, progress).catch(async (err) => {
+    await metrics?.close();
+    throw err;
+  });
   progress(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s (pid ${process.pid})`);
   process.stdout.write(`\nPlatform is up at ${platform.url}  (API: ${platform.url}api/v1/version)\n\n`);
   let stopping = false;
@@ -22,16 +37,21 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     progress(`${why}: stopping`);
-    platform.stop().then(
-      () => process.exit(0),
-      (err) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
+    platform
+      .stop()
+      .then(() => metrics?.close())
+      .then(() => stopTracing())
+      .then(
+        () => {
+          progress('stopped');
+          process.exit(0);
+        },
+        (err) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 /**
@@ -50,8 +70,20 @@ function whenParentGone(onGone: (parent: number) => void): void {
   timer.unref();
 }
 
+/**
+ * A start that failed: one line naming the app that failed (the others were stopped) and what to do, with
+ * the exit code the app would have had on its own (78 configuration, 69 a dependency); a fault of ours is
+ * printed with its stack and exits 1.
+ */
 main().catch((err) => {
-  if (err instanceof ConfigError) process.stderr.write(`platform: ${err.message}\n`);
-  else console.error(err);
-  process.exit(err instanceof ConfigError ? 78 : 1);
+  const app = err instanceof AppStartError ? err.app : undefined;
+  const cause = err instanceof AppStartError ? err.cause : err;
+  const known = describeStartError(cause);
+  const prefix = app ? `platform: ${app} failed to start: ` : 'platform: ';
+  if (known) process.stderr.write(`${prefix}${known.line}\n`);
+  else {
+    process.stderr.write(`${prefix}${(cause as Error)?.message ?? cause}\n`);
+    console.error(cause);
+  }
+  process.exit(known?.exitCode ?? 1);
 });

@@ -20,6 +20,17 @@ const BACKENDS: [AppDefinition<any>, string][] = [
 ];
 const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatewayApp];
 
+/** An app of the platform failed to start; the apps started before it were stopped. */
+export class AppStartError extends Error {
+  constructor(
+    readonly app: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${app} failed to start: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'AppStartError';
+  }
+}
+
 /** The whole platform in one process. */
 export interface LocalPlatform {
   /** Entry URL, e.g. http://localhost:8080/ */
@@ -46,6 +57,8 @@ export async function startPlatform(
   // Every app takes the lock again as it starts (it counts its users); this one spans the platform's life.
   const { DATABASE_URL, DATA_DIR } = loadConfig({ DATABASE_URL: serviceEnv.DATABASE_URL, DATA_DIR: serviceEnv.DATA_DIR }, env);
   const lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
+  // All apps share one metrics registry: the gateway answers /metrics on HTTP_PORT for all of them.
+  env = { METRICS_ON_HTTP_PORT: 'true', ...env };
   const apps = new Map<string, RunningService>();
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };
@@ -78,9 +91,12 @@ export async function startPlatform(
   try {
     for (const [i, app] of ALL.entries()) {
       onProgress(`starting ${app.name} (${i + 1}/${ALL.length})`);
-      await startOne(app.name);
+      await startOne(app.name).catch((err) => {
+        throw new AppStartError(app.name, err);
+      });
     }
   } catch (err) {
+    if (apps.size > 0) onProgress(`stopping ${[...apps.keys()].join(', ')}`);
     await stop();
     throw err;
   }

@@ -9,12 +9,16 @@ import {
   type ReplyHandler,
   type Unsubscribe,
 } from './bus';
+import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from './bus-telemetry';
 
 interface Consumer {
   filter: RegExp;
   handler: MessageHandler;
-  queue: { subject: string; payload: unknown }[];
+  /** Messages not yet handled, with the trace context of their publisher. */
+  queue: { subject: string; payload: unknown; headers?: Record<string, string> }[];
   running: boolean;
+  durable: string;
+  counters: ReturnType<typeof consumerCounters>;
   stopped: boolean;
 }
 
@@ -70,13 +74,16 @@ export class InProcessBus implements Bus {
   }
 
   async publish(subject: string, payload: unknown): Promise<void> {
-    streamOf(subject);
+    const stream = streamOf(subject);
     const copy = JSON.parse(JSON.stringify(payload));
-    for (const consumer of this.consumers.values()) {
-      if (!consumer.filter.test(subject)) continue;
-      consumer.queue.push({ subject, payload: copy });
-      void this.drain(consumer);
-    }
+    await inPublishSpan(subject, 'in-process', async (headers) => {
+      for (const consumer of this.consumers.values()) {
+        if (!consumer.filter.test(subject)) continue;
+        consumer.queue.push({ subject, payload: copy, headers });
+        void this.drain(consumer);
+      }
+    });
+    countPublished(stream.name);
   }
 
   async notify(subject: string, payload: unknown): Promise<void> {
@@ -95,7 +102,15 @@ export class InProcessBus implements Bus {
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {
     streamOf(opts.subject);
     const existing = this.consumers.get(opts.durable);
-    const consumer: Consumer = existing ?? { filter: subjectPattern(opts.subject), handler, queue: [], running: false, stopped: false };
+    const consumer: Consumer = existing ?? {
+      filter: subjectPattern(opts.subject),
+      handler,
+      queue: [],
+      running: false,
+      stopped: false,
+      durable: opts.durable,
+      counters: consumerCounters(opts.durable),
+    };
     consumer.handler = handler;
     consumer.stopped = false;
     this.consumers.set(opts.durable, consumer);
@@ -109,12 +124,24 @@ export class InProcessBus implements Bus {
     if (consumer.running) return;
     consumer.running = true;
     try {
+      let again = false;
       while (!consumer.stopped && consumer.queue.length > 0) {
         const msg = consumer.queue[0];
+        if (again) consumer.counters.redelivered.inc();
         try {
-          await consumer.handler(msg.subject, msg.payload);
+          await inConsumeSpan(
+            msg.subject,
+            'in-process',
+            consumer.durable,
+            (name) => msg.headers?.[name],
+            () => consumer.handler(msg.subject, msg.payload),
+          );
           consumer.queue.shift();
+          consumer.counters.consumed.inc();
+          again = false;
         } catch {
+          consumer.counters.refused.inc();
+          again = true;
           await new Promise((r) => setTimeout(r, this.retryDelayMs));
         }
       }

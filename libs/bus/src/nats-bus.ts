@@ -1,4 +1,13 @@
-import { AckPolicy, connect, DeliverPolicy, Events, JSONCodec, type NatsConnection, type JetStreamManager } from 'nats';
+import {
+  AckPolicy,
+  connect,
+  DeliverPolicy,
+  Events,
+  headers as natsHeaders,
+  JSONCodec,
+  type NatsConnection,
+  type JetStreamManager,
+} from 'nats';
 import {
   BusConnectError,
   BusTimeoutError,
@@ -12,6 +21,7 @@ import {
   type ReplyHandler,
   type Unsubscribe,
 } from './bus';
+import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from './bus-telemetry';
 
 const codec = JSONCodec();
 
@@ -197,7 +207,12 @@ export class NatsBus implements Bus {
 
   async publish(subject: string, payload: unknown): Promise<void> {
     await this.ensureStream(subject);
-    await this.nc.jetstream().publish(subject, codec.encode(payload));
+    await inPublishSpan(subject, 'nats', async (trace) => {
+      const headers = trace ? natsHeaders() : undefined;
+      for (const [k, v] of Object.entries(trace ?? {})) headers!.set(k, v);
+      await this.nc.jetstream().publish(subject, codec.encode(payload), headers ? { headers } : undefined);
+    });
+    countPublished(streamOf(subject).name);
   }
 
   async notify(subject: string, payload: unknown): Promise<void> {
@@ -229,12 +244,22 @@ export class NatsBus implements Bus {
     }
     const consumer = await this.nc.jetstream().consumers.get(stream, opts.durable);
     const messages = await consumer.consume();
+    const counters = consumerCounters(opts.durable);
     void (async () => {
       for await (const m of messages) {
+        if (m.redelivered) counters.redelivered.inc();
         try {
-          await handler(m.subject, codec.decode(m.data));
+          await inConsumeSpan(
+            m.subject,
+            'nats',
+            opts.durable,
+            (name) => m.headers?.get(name) || undefined,
+            () => handler(m.subject, codec.decode(m.data)),
+          );
           m.ack();
+          counters.consumed.inc();
         } catch {
+          counters.refused.inc();
           m.nak(500);
         }
       }

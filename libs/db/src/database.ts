@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { observeKnex } from './db-metrics';
+import { knexLog } from './knex-log';
 import { StaticMigrationSource, type Migration } from './migration';
 import { openPGliteWorker } from './pglite-worker';
 
@@ -78,6 +80,7 @@ function openEmbedded(dataDir: string): Knex {
     dialect: 'postgres',
     connection: { pglite: openPGliteWorker(dir) },
   } as Knex.Config);
+  observeKnex(knex, 'embedded');
   embedded.set(dir, { knex, users: 1 });
   return knex;
 }
@@ -118,7 +121,9 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
         connection: opts.url,
         pool: { min: 0, max: opts.poolMax ?? 10 },
         acquireConnectionTimeout: 10_000,
+        log: knexLog,
       });
+  if (!isEmbedded) observeKnex(knex, opts.schema);
   try {
     await knex.raw('create schema if not exists ??', [opts.schema]);
   } catch (err) {

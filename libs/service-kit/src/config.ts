@@ -4,7 +4,8 @@ import { grpcMessageLimitVar } from './limits';
 /** A bad or missing environment variable; the message names it so the operator can fix it. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    // One problem is one line; several are one line each.
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
 }
@@ -116,6 +117,8 @@ export const serviceEnv = {
     .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where an app run on its own (runMain) serves Prometheus metrics at /metrics; 0 picks a free port (docs/operations.md). */
+  METRICS_PORT: portVar.default(9464),
   /** How long a change's outbox entry belongs to the request applying it before the relay may retry it. */
   OUTBOX_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   /** How often the outbox relay looks for changes whose effects were left unapplied. */

@@ -13,6 +13,7 @@ import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
 import { LocalCall, localMethod, type LocalMethod } from './in-process';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
+import { measuredCall, methodPath } from './rpc-telemetry';
 
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
 type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
@@ -135,6 +136,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         });
         signal?.addEventListener('abort', cancel, { once: true });
       });
+    out[key] = measuredCall(methodPath(definition, key), out[key] as never);
   }
   return out as PromiseClient<D>;
 }

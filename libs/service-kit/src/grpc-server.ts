@@ -18,6 +18,7 @@ import { LazyCallContext, type CallContext } from './call-context';
 import { serveLocally, stopServingLocally, type LocalMethod } from './in-process';
 import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, type FieldLimits } from './limits';
 import type { Logger } from './logger';
+import { measuredHandlers } from './rpc-telemetry';
 
 /** Metadata key carrying the request id from the gateway through every hop. */
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -144,7 +145,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     const impl: UntypedServiceImplementation = {};
     const serviceName = fullServiceName(svc.definition);
     serviceNames.push(serviceName);
-    for (const [method, handler] of Object.entries(svc.handlers)) {
+    for (const [method, handler] of Object.entries(measuredHandlers(opts.name, svc.definition, svc.handlers))) {
       const rpc = `${opts.name}.${method}`;
       const definition = (svc.definition as Record<string, UnaryMethod>)[method];
       impl[method] = wrap(rpc, opts.log, handler as Handler, svc.limits?.[method]);

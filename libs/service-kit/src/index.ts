@@ -23,3 +23,20 @@ export { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error
 export { keyFromFile } from './key-file';
 export { FailureLimiter, loginFailureWindowVar, maxFailuresVar, type FailureLimiterOptions } from './failure-limiter';
 export { lockDataDir, DataDirInUseError, LOCK_DIR, type DataDirLock, type LockHolder } from './data-dir-lock';
+export {
+  readiness,
+  answerLive,
+  answerReady,
+  databaseCheck,
+  busCheck,
+  ownDependencyChecks,
+  grpcServingCheck,
+  HEALTH_PATHS,
+  PROBE_TIMEOUT_MS,
+  type DependencyCheck,
+  type GrpcServingCheck,
+  type Readiness,
+} from './health';
+export { HttpMetrics, expressRoute } from './http-metrics';
+export { fullServiceName } from './grpc-server';
+export { PortInUseError, EXIT_CONFIG, portError, databaseStartError, describeStartError } from './start-errors';

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { traceLogFields, tracingStarted } from '@platform/telemetry';
 
 export type { Logger };
 
@@ -19,7 +20,11 @@ const REDACT = [
   '*.adminPassword',
 ];
 
-/** JSON logger for one service; every line carries the service name. */
+/**
+ * JSON logger for one service; every line carries the service name, and with tracing on, the trace and span
+ * ids of the call being served (`trace_id`, `span_id`).
+ */
 export function createLogger(service: string, level = 'info'): Logger {
-  return pino({ name: service, level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service } });
+  const mixin = tracingStarted() ? traceLogFields : undefined;
+  return pino({ name: service, level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service }, mixin });
 }

@@ -1,8 +1,9 @@
-import { ConfigError, loadConfig, type ConfigOf, type EnvShape } from './config';
+import { loadConfig, type ConfigOf, type EnvShape } from './config';
 import { lockDataDir } from './data-dir-lock';
-import { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';
 import { createLogger } from './logger';
+import { startWithOperations } from './operations';
 import { stopOnSignal, type RunningService } from './service';
+import { describeStartError } from './start-errors';
 
 /** An app as its main.ts, the launcher and the tests see it: its settings and how to start it. */
 export interface AppDefinition<S extends EnvShape = EnvShape> {
@@ -47,44 +48,39 @@ async function startConfigured<S extends EnvShape>(app: AppDefinition<S>, config
 }
 
 /**
- * Entry point of every app's main.ts: reads config (a bad value stops the process with exit code 78 and
- * the variable named; so does a DATA_DIR in use by another process, naming it), starts the app, and stops it
- * gracefully on SIGTERM/SIGINT. A dependency that cannot be used at start (NATS) stops it with exit code 69
- * and one line naming its variable, without a stack; any other start failure with exit code 1, logged.
+ * Entry point of every app's main.ts: reads config, serves metrics on METRICS_PORT, starts the app, and
+ * stops it gracefully on SIGTERM/SIGINT. What stops a start is one line on stderr, without a stack, and the
+ * exit code of start-errors.ts: 78 for a bad or incomplete setting, a port in use or a DATA_DIR held by
+ * another process (naming it), 69 for a dependency that cannot be used (NATS_URL, DATABASE_URL). Any other
+ * start failure is a fault of ours: logged with its stack, exit code 1.
  * With RUN_MIGRATIONS_ONLY=true it applies the app's migrations and exits with code 0 instead of serving (the
  * chart's migration Job runs every app so: `entrypoint.sh migrate`).
  */
 export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
   const log = createLogger(app.name);
+  const failed = (err: unknown): never => {
+    const known = describeStartError(err);
+    if (known) {
+      process.stderr.write(`${app.name}: ${known.line}\n`);
+      process.exit(known.exitCode);
+    }
+    log.fatal({ err }, 'start failed');
+    process.exit(1);
+  };
   let config: ConfigOf<S>;
   try {
     config = loadConfig(app.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${app.name}: ${err.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
+    return failed(err);
   }
-  startConfigured(app, config).then(
+  // A migration run serves nothing, metrics included.
+  const { METRICS_PORT, RUN_MIGRATIONS_ONLY } = config as { METRICS_PORT?: number; RUN_MIGRATIONS_ONLY?: boolean };
+  startWithOperations(() => startConfigured(app, config), { METRICS_PORT: RUN_MIGRATIONS_ONLY ? undefined : METRICS_PORT }, log).then(
     async (running) => {
       if (!running.migrationsOnly) return stopOnSignal(running.stop, log);
       await running.stop(); // gives back the DATA_DIR lock of the embedded database
       process.exit(0);
     },
-    (err) => {
-      if (err instanceof ConfigError) {
-        // DATA_DIR in use by another process.
-        process.stderr.write(`${app.name}: ${err.message}\n`);
-        process.exit(78);
-      }
-      if (err instanceof DependencyError) {
-        // NATS that cannot be used: one line naming NATS_URL, no stack.
-        process.stderr.write(`${app.name}: ${err.message}\n`);
-        process.exit(EXIT_DEPENDENCY_UNAVAILABLE);
-      }
-      log.fatal({ err }, 'start failed');
-      process.exit(1);
-    },
+    failed,
   );
 }

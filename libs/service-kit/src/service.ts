@@ -7,6 +7,7 @@ import { openBus, readinessFollowsBus } from './bus-readiness';
 import type { ServiceConfig } from './config';
 import { startGrpcServer, type ServiceBinding } from './grpc-server';
 import { createLogger, type Logger } from './logger';
+import { databaseStartError, portError, quietGrpcBindErrors } from './start-errors';
 import { PLATFORM_VERSION } from './version';
 
 /** What a service's handlers are built from. */
@@ -42,7 +43,12 @@ export interface ServiceSpec {
   /** gRPC services to serve, built once the database and bus are open. */
   grpc(ctx: ServiceContext): ServiceBinding<any>[] | Promise<ServiceBinding<any>[]>;
   /** An HTTP server (gateway, marketplace listener), built after the gRPC server is up. */
-  http?: { port: number; handler(ctx: ServiceContext): http.RequestListener | Promise<http.RequestListener> };
+  http?: {
+    port: number;
+    /** The variable naming the port, for the line a port in use stops the start with; default HTTP_PORT. */
+    portSetting?: string;
+    handler(ctx: ServiceContext): http.RequestListener | Promise<http.RequestListener>;
+  };
   /** Called last on shutdown, after servers stopped (close clients, consumers). */
   onStop?(): Promise<void>;
 }
@@ -83,7 +89,9 @@ export async function startService(
   try {
     let db: Database | undefined;
     if (spec.database) {
-      db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: spec.database.schema });
+      db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: spec.database.schema }).catch((err) => {
+        throw databaseStartError(err, config.DATABASE_URL);
+      });
       const opened = db;
       cleanups.push(() => opened.close());
       const applied = await db.migrate(spec.database.migrations, (msg) => log.info(msg));
@@ -119,6 +127,7 @@ export async function startService(
       },
     };
 
+    quietGrpcBindErrors();
     const grpc = await startGrpcServer({
       name: spec.name,
       port: config.GRPC_PORT,
@@ -126,6 +135,8 @@ export async function startService(
       protoFiles: protoFilesOf(spec.protoPackage),
       log,
       maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
+    }).catch((err) => {
+      throw portError(err, 'GRPC_PORT', config.GRPC_PORT);
     });
     cleanups.push(() => grpc.shutdown());
     if (bus && spec.bus === true) cleanups.push(readinessFollowsBus(bus, grpc, log));
@@ -134,7 +145,7 @@ export async function startService(
     if (spec.http) {
       const server = http.createServer(await spec.http.handler(ctx));
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (err) => reject(portError(err, spec.http!.portSetting ?? 'HTTP_PORT', spec.http!.port)));
         server.listen(spec.http!.port, () => resolve());
       });
       httpPort = (server.address() as AddressInfo).port;

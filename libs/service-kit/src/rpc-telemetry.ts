@@ -1,0 +1,133 @@
+import { status as Status } from '@grpc/grpc-js';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { toGrpcStatus } from '@platform/errors';
+import { Counter, Histogram, secondsSince, tracingStarted, type CounterChild, type HistogramChild } from '@platform/telemetry';
+
+/**
+ * Metrics (and, with tracing on, a span) for every gRPC method served and called. They wrap the promise
+ * handlers and the promise client methods, so they count a call whichever transport carries it.
+ */
+
+/** gRPC status names by code, as the `code` label shows them (OK, NOT_FOUND, UNAVAILABLE, ...). */
+const CODE_NAMES: string[] = [];
+for (const [name, code] of Object.entries(Status)) if (typeof code === 'number') CODE_NAMES[code] = name;
+
+const serverHandled = new Counter('grpc_server_handled_total', 'gRPC calls this process answered, by method and status code.', [
+  'method',
+  'code',
+]);
+const serverSeconds = new Histogram('grpc_server_handling_seconds', 'Time this process took to answer a gRPC call, by method.', ['method']);
+const clientHandled = new Counter(
+  'grpc_client_handled_total',
+  'gRPC calls this process made, by method and status code (UNAVAILABLE: the server could not be reached).',
+  ['method', 'code'],
+);
+const clientSeconds = new Histogram('grpc_client_handling_seconds', 'Time a gRPC call this process made took to end, by method.', [
+  'method',
+]);
+
+/** The metrics of one method on one side: its latency child made now, one count child per status code made on first use. */
+class RpcMetrics {
+  private readonly codes: CounterChild[] = [];
+  private readonly seconds: HistogramChild;
+
+  constructor(
+    private readonly handled: Counter,
+    seconds: Histogram,
+    private readonly method: string,
+  ) {
+    this.seconds = seconds.child(method);
+  }
+
+  /** Records a call that started at `start` (performance.now()) and ended with `code`. */
+  done(code: number, start: number): void {
+    this.seconds.observe(secondsSince(start));
+    (this.codes[code] ??= this.handled.child(this.method, CODE_NAMES[code] ?? String(code))).inc();
+  }
+}
+
+/** The gRPC status code a failure is answered (or was received) with. */
+function codeOf(err: unknown): number {
+  const code = (toGrpcStatus(err) as { code?: number }).code;
+  return typeof code === 'number' ? code : Status.UNKNOWN;
+}
+
+type PromiseFn = (request: any, opts?: any) => Promise<any>;
+
+/** The method path (`/platform.authz.v1.AuthzService/Check`) of `key` in a generated service definition. */
+export function methodPath(definition: unknown, key: string): string {
+  return (definition as Record<string, { path: string }>)[key].path;
+}
+
+/**
+ * A service's handlers, each counted in grpc_server_* by method and code. With tracing on, each call also
+ * gets a span named after the method with the serving app in `platform.app`: in the one-process launcher,
+ * where all apps share one service name, it says which app served (and a call that never crossed the network
+ * still has a span of its own).
+ */
+export function measuredHandlers<H extends Record<string, PromiseFn>>(app: string, definition: unknown, handlers: H): H {
+  const out: Record<string, PromiseFn> = {};
+  for (const [key, handler] of Object.entries(handlers)) {
+    const path = methodPath(definition, key);
+    const metrics = new RpcMetrics(serverHandled, serverSeconds, path);
+    const measured: PromiseFn = (request, ctx) => {
+      const start = performance.now();
+      return handler(request, ctx).then(
+        (response) => {
+          metrics.done(Status.OK, start);
+          return response;
+        },
+        (err) => {
+          metrics.done(codeOf(err), start);
+          throw err;
+        },
+      );
+    };
+    out[key] = tracingStarted() ? traced(app, path, measured) : measured;
+  }
+  return out as H;
+}
+
+/** Runs the handler in a span `<method path>` carrying the app's name. */
+function traced(app: string, path: string, handler: PromiseFn): PromiseFn {
+  const tracer = trace.getTracer('@platform/service-kit');
+  const [service, method] = path.slice(1).split('/');
+  return (request, ctx) =>
+    tracer.startActiveSpan(
+      path.slice(1),
+      { attributes: { 'platform.app': app, 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method } },
+      (span) =>
+        handler(request, ctx).then(
+          (response) => {
+            span.end();
+            return response;
+          },
+          (err) => {
+            const code = codeOf(err);
+            span.setAttribute('rpc.grpc.status_code', code);
+            if (code !== Status.NOT_FOUND && code !== Status.INVALID_ARGUMENT && code !== Status.PERMISSION_DENIED)
+              span.setStatus({ code: SpanStatusCode.ERROR, message: CODE_NAMES[code] });
+            span.end();
+            throw err;
+          },
+        ),
+    );
+}
+
+/** A promise client method counted in grpc_client_* by method and the code its call ended with. */
+export function measuredCall<F extends PromiseFn>(path: string, call: F): F {
+  const metrics = new RpcMetrics(clientHandled, clientSeconds, path);
+  return ((request, opts) => {
+    const start = performance.now();
+    return call(request, opts).then(
+      (response) => {
+        metrics.done(Status.OK, start);
+        return response;
+      },
+      (err) => {
+        metrics.done(codeOf(err), start);
+        throw err;
+      },
+    );
+  }) as F;
+}
