@@ -54,7 +54,8 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   assertBoundedInput(req);
   const { config } = deps;
   const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS);
-  const ctx: EdgeContext = { backends, config, requestId: req.requestId, req, caller: undefined, org: undefined };
+  const forgetTokens = (userIds?: number[]) => (userIds ? deps.tokens?.evictUsers(userIds) : deps.tokens?.clear());
+  const ctx: EdgeContext = { backends, config, requestId: req.requestId, req, caller: undefined, org: undefined, forgetTokens };
   ctx.caller = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens);
   if (route.org) ctx.org = await resolveOrg(route.org, req, backends, ctx.caller?.id ?? 0);
   const params = parseParts(route.params, req.params, 'path');

@@ -45,6 +45,11 @@ export interface EdgeContext {
   req: Request;
   caller: User | undefined;
   org: OrgRef | undefined;
+  /**
+   * Forgets cached tokens at once (all, or those of some accounts): a route that deletes or replaces tokens
+   * calls it so its own gateway refuses them on the very next request; other gateways hear orgs-teams' notice.
+   */
+  forgetTokens(userIds?: number[]): void;
 }
 
 /** The object a route acts on, resolved once by the edge and handed to the handler as `ctx.target`. */

@@ -217,6 +217,8 @@ export class NatsBus implements Bus {
 
   async notify(subject: string, payload: unknown): Promise<void> {
     this.nc.publish(subject, codec.encode(payload));
+    // Resolves once the server has it, so a change is not answered before its notice is on its way.
+    await this.nc.flush();
   }
 
   async listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe> {

@@ -98,8 +98,10 @@ export const identityRoutes = [
     params: OwnTokens.extend({ id: p.id }),
     handlerChecks: [OWN_TOKENS_ONLY],
     response: { status: 204 },
-    async handle({ params }, { backends, caller }) {
-      await backends.orgsTeams.identity.deleteToken({ userId: sameUser(caller, params.username), id: params.id });
+    async handle({ params }, { backends, caller, forgetTokens }) {
+      const userId = sameUser(caller, params.username);
+      await backends.orgsTeams.identity.deleteToken({ userId, id: params.id });
+      forgetTokens([userId]);
       return {};
     },
   }),

@@ -56,8 +56,10 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
       requires: [{ on: 'target', permission: 'create:manager-org-sync-token' }],
       body: { schema: AccessToken },
       response: { status: 200, schema: MessageJson },
-      async handle({ body }, { backends, target }) {
+      async handle({ body }, { backends, target, forgetTokens }) {
         const res = await backends.orgsTeams.orgTokens.createSyncToken({ orgId: target.id, name: body.name ?? '', sha1: body.sha1 ?? '' });
+        // A new sync token replaces the old one; the system admin's id is orgs-teams' to know, so forget all.
+        forgetTokens();
         return { body: { message: res.message } };
       },
     }),
@@ -70,8 +72,9 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
       target: orgInPath,
       requires: [{ on: 'target', permission: 'remove:manager-sync-token' }],
       response: { status: 200, schema: MessageJson },
-      async handle(_input, { backends, target }) {
+      async handle(_input, { backends, target, forgetTokens }) {
         await backends.orgsTeams.orgTokens.deleteSyncToken({ orgId: target.id });
+        forgetTokens();
         return { body: { message: 'manager sync token removed' } };
       },
     }),
@@ -104,8 +107,9 @@ export const orgTokensRoutes: Route[] = [
     target: orgInPath,
     requires: [{ on: 'target', permission: 'delete:access-token' }],
     response: { status: 200, schema: MessageJson },
-    async handle({ params }, { backends, target }) {
+    async handle({ params }, { backends, target, forgetTokens }) {
       await backends.orgsTeams.orgTokens.deleteSystemAdminToken({ orgId: target.id, id: params.id });
+      forgetTokens();
       return { body: { message: 'access token deleted' } };
     },
   }),

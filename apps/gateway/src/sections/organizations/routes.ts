@@ -167,8 +167,10 @@ export const organizationRoutes: Route[] = [
     requires: [{ on: 'target', permission: 'delete:org' }],
     handlerChecks: ['an owner only as the last owner (orgs-teams, 403)'],
     response: { status: 204 },
-    async handle(_input, { backends, caller, target }) {
+    async handle(_input, { backends, caller, target, forgetTokens }) {
       await backends.orgsTeams.organizations.deleteOrg({ orgId: target.id, requesterId: caller.id });
+      // Its system admin's tokens went with it.
+      forgetTokens();
       return {};
     },
   }),
