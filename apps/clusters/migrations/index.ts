@@ -1,5 +1,6 @@
-import type { Migration } from '@platform/db';
+import { outboxMigration, type Migration } from '@platform/db';
 import { init } from './20261122000000_init';
+import { inventory } from './20261122010000_inventory';
 
 /** Every migration of the clusters schema, oldest first. */
-export const migrations: Migration[] = [init];
+export const migrations: Migration[] = [init, inventory, outboxMigration('20261122020000_outbox')];

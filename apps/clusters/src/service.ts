@@ -1,9 +1,17 @@
 import { clustersV1 } from '@platform/proto';
 import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
+import type { Clusters } from './inventory/clusters';
 
 /** The ClustersService binding: one line per RPC of proto/platform/clusters/v1/, handing it to its feature. */
-export function clustersService(): ServiceBinding<typeof clustersV1.ClustersServiceService> {
+export function clustersService(clusters: Clusters): ServiceBinding<typeof clustersV1.ClustersServiceService> {
   return bindService(clustersV1.ClustersServiceService, {
     getVersion: async () => versionOf('clusters'),
+    createHub: (req, ctx) => clusters.createHub(req, ctx),
+    listHubs: async (req) => ({ clusters: await clusters.listHubs(req.ownerType, req.ownerId) }),
+    getHub: (req) => clusters.getHub(req.ownerType, req.ownerId, req.name),
+    getCluster: (req) => clusters.getCluster(req.uid),
+    listSpokes: async (req) => ({ clusters: await clusters.listSpokes(req.hubUid) }),
+    getSpoke: (req) => clusters.getSpoke(req.hubUid, req.name),
+    listNamespaces: async (req) => ({ namespaces: await clusters.listNamespaces(req.clusterUid) }),
   });
 }

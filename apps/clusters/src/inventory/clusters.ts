@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Outbox } from '@platform/db';
+import { isUniqueViolation } from '@platform/db';
+import { ConflictError, InputError, NotFoundError } from '@platform/errors';
+import type { clustersV1 } from '@platform/proto';
+import type { CallContext } from '@platform/service-kit';
+import { ClustersStore, type ClusterRow, type FeatureRow } from './clusters-store';
+import { ownerTuple, TUPLES_EFFECT, type TupleChange } from './tuples';
+
+/** A DNS label (RFC 1123): lower-case letters, digits and hyphens, at most 63, starting and ending alphanumeric. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const OWNER_TYPES = ['organization', 'user'];
+const MAX_STATUS_BYTES = 64 * 1024;
+
+/** Whether a name is a valid cluster name (a DNS label). */
+export const isClusterName = (name: string) => DNS_LABEL.test(name);
+
+/** The cluster inventory: hubs of an owner, the managed clusters under them, their namespaces and installed features. */
+export class Clusters {
+  private readonly store: ClustersStore;
+
+  constructor(
+    db: Database,
+    private readonly outbox: Outbox,
+  ) {
+    this.store = ClustersStore.create(db);
+  }
+
+  /**
+   * Records a hub cluster of an owner and, through the outbox, makes the owner the cluster's `owner` in authz.
+   * When the tuple cannot be written the record is taken back and the caller gets the error.
+   */
+  async createHub(req: clustersV1.CreateHubRequest, ctx: CallContext): Promise<clustersV1.Cluster> {
+    checkOwner(req.ownerType, req.ownerId);
+    if (!isClusterName(req.name)) {
+      throw new InputError(
+        `cluster name "${req.name.slice(0, 80)}" must be a DNS label: at most 63 lower-case letters, digits or hyphens, starting and ending with a letter or digit`,
+        [{ field: 'name', description: 'must be a DNS label' }],
+      );
+    }
+    const uid = (req.uid || randomUUID()).toLowerCase();
+    if (!UUID.test(uid)) throw new InputError('uid must be a UUID', [{ field: 'uid', description: 'must be a UUID' }]);
+    checkLength('displayName', req.displayName, 255);
+    checkLength('provider', req.provider, 64);
+    checkLength('kubernetesVersion', req.kubernetesVersion, 64);
+    checkLength('managerEndpoint', req.managerEndpoint, 2048);
+    if (req.nodeCount < 0)
+      throw new InputError('nodeCount must not be negative', [{ field: 'nodeCount', description: 'must be 0 or more' }]);
+    const status = parseStatus(req.statusJson);
+    try {
+      const row = await this.outbox.run(
+        async (trx, stage) => {
+          if (await this.store.hubByName(req.ownerType, req.ownerId, req.name, trx)) {
+            throw new ConflictError(`a cluster named "${req.name}" already exists`);
+          }
+          if (await this.store.byUid(uid, trx)) throw new ConflictError(`a cluster with uid ${uid} already exists`);
+          const row = await this.store.insert(
+            {
+              uid,
+              hub_id: null,
+              owner_type: req.ownerType,
+              owner_id: req.ownerId,
+              name: req.name,
+              display_name: req.displayName,
+              provider: req.provider,
+              kubernetes_version: req.kubernetesVersion,
+              node_count: req.nodeCount,
+              status,
+              manager_endpoint: req.managerEndpoint,
+            },
+            trx,
+          );
+          stage(TUPLES_EFFECT, { writes: [ownerTuple(req.ownerType, req.ownerId, uid)], deletes: [] } satisfies TupleChange);
+          return row;
+        },
+        { call: ctx, undo: (trx, row) => this.store.delete(row.id, trx) },
+      );
+      ctx.log.info({ uid, owner: `${req.ownerType}:${req.ownerId}` }, 'hub cluster recorded');
+      return toMessage(row, null, []);
+    } catch (err) {
+      // Two creates racing past the checks: the unique indexes decide.
+      if (isUniqueViolation(err)) throw new ConflictError(`a cluster named "${req.name}" or with uid ${uid} already exists`);
+      throw err;
+    }
+  }
+
+  async listHubs(ownerType: string, ownerId: number): Promise<clustersV1.Cluster[]> {
+    checkOwner(ownerType, ownerId);
+    return this.withFeatures(await this.store.hubsOf(ownerType, ownerId), null);
+  }
+
+  async getHub(ownerType: string, ownerId: number, name: string): Promise<clustersV1.Cluster> {
+    checkOwner(ownerType, ownerId);
+    const row = await this.store.hubByName(ownerType, ownerId, name);
+    if (!row) throw new NotFoundError(`cluster "${name}" not found`);
+    return (await this.withFeatures([row], null))[0];
+  }
+
+  async getCluster(uid: string): Promise<clustersV1.Cluster> {
+    const row = await this.findByUid(uid);
+    const hub = row.hub_id === null ? null : ((await this.store.byId(row.hub_id)) ?? null);
+    return (await this.withFeatures([row], hub))[0];
+  }
+
+  async listSpokes(hubUid: string): Promise<clustersV1.Cluster[]> {
+    const hub = await this.findHub(hubUid);
+    return this.withFeatures(await this.store.spokesOf(hub.id), hub);
+  }
+
+  async getSpoke(hubUid: string, name: string): Promise<clustersV1.Cluster> {
+    const hub = await this.findHub(hubUid);
+    const row = await this.store.spokeByName(hub.id, name);
+    if (!row) throw new NotFoundError(`managed cluster "${name}" not found`);
+    return (await this.withFeatures([row], hub))[0];
+  }
+
+  async listNamespaces(clusterUid: string): Promise<clustersV1.Namespace[]> {
+    const row = await this.findByUid(clusterUid);
+    return (await this.store.namespacesOf(row.id)).map((n) => ({ name: n.name, createdUnix: unix(n.created_at) }));
+  }
+
+  private async findByUid(uid: string): Promise<ClusterRow> {
+    const lower = uid.toLowerCase();
+    const row = UUID.test(lower) ? await this.store.byUid(lower) : undefined;
+    if (!row) throw new NotFoundError(`cluster ${uid.slice(0, 80)} not found`);
+    return row;
+  }
+
+  private async findHub(uid: string): Promise<ClusterRow> {
+    const row = await this.findByUid(uid);
+    if (row.hub_id !== null) throw new NotFoundError(`hub cluster ${uid} not found`);
+    return row;
+  }
+
+  private async withFeatures(rows: ClusterRow[], hub: ClusterRow | null): Promise<clustersV1.Cluster[]> {
+    const features = await this.store.featuresOf(rows.map((r) => r.id));
+    return rows.map((r) =>
+      toMessage(
+        r,
+        hub,
+        features.filter((f) => f.cluster_id === r.id),
+      ),
+    );
+  }
+}
+
+function checkOwner(ownerType: string, ownerId: number): void {
+  if (!OWNER_TYPES.includes(ownerType)) {
+    throw new InputError('ownerType must be organization or user', [{ field: 'ownerType', description: 'must be organization or user' }]);
+  }
+  if (!Number.isSafeInteger(ownerId) || ownerId <= 0)
+    throw new InputError('ownerId must be an account id', [{ field: 'ownerId', description: 'must be positive' }]);
+}
+
+function checkLength(field: string, value: string, max: number): void {
+  if (value.length > max)
+    throw new InputError(`${field} must be at most ${max} characters`, [{ field, description: `at most ${max} characters` }]);
+}
+
+/** The status object of a create: JSON of an object ("" for {}). */
+function parseStatus(json: string): Record<string, unknown> {
+  if (!json) return {};
+  if (json.length > MAX_STATUS_BYTES)
+    throw new InputError(`status must be at most ${MAX_STATUS_BYTES} bytes`, [{ field: 'status', description: 'too large' }]);
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError('status must be a JSON object', [{ field: 'status', description: 'must be an object' }]);
+  }
+  return value as Record<string, unknown>;
+}
+
+const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
+
+function toMessage(row: ClusterRow, hub: ClusterRow | null, features: FeatureRow[]): clustersV1.Cluster {
+  return {
+    uid: row.uid,
+    name: row.name,
+    displayName: row.display_name,
+    provider: row.provider,
+    kubernetesVersion: row.kubernetes_version,
+    nodeCount: row.node_count,
+    statusJson: JSON.stringify(row.status ?? {}),
+    createdUnix: unix(row.created_at),
+    managerEndpoint: row.manager_endpoint,
+    ownerType: row.owner_type,
+    ownerId: Number(row.owner_id),
+    hubUid: hub?.uid ?? '',
+    features: features.map((f) => ({ name: f.feature, version: f.version, updatedUnix: unix(f.updated_at) })),
+  };
+}
