@@ -19,6 +19,8 @@ const model = TypeSystem.fromFile();
 const SPEC_NAMES = [
   // Not in the spec: the Gitea-compatible admin routes (POST /admin/users) check it.
   'admin:site',
+  // Not in the spec: enrolling a hub cluster (POST /orgs/{org}/clusters, docs/clusters.md).
+  'create:cluster',
   'access:org',
   'manage_owners:org',
   // Not an `action:object` name of the spec: its "org membership required" (the member relation).

@@ -221,6 +221,13 @@ const TABLE: Row[] = [
     with: ['view_contracts:contract_mgmt'],
   },
   {
+    name: 'create:cluster',
+    objectType: 'organization',
+    relation: 'create_cluster',
+    description: 'Enroll hub clusters of the organization (beyond the spec)',
+    role: true,
+  },
+  {
     name: 'updated_preferences:contracts',
     objectType: 'contract',
     relation: 'updated_preferences',

@@ -40,6 +40,7 @@ export const PERMISSION_OBJECT_TYPES = {
   'revoke:bus-token': 'organization',
   'view_contracts:contract_mgmt': 'organization',
   'add_cluster:contract_mgmt': 'organization',
+  'create:cluster': 'organization',
   'updated_preferences:contracts': 'contract',
   'issue-license:cluster': 'cluster',
   'view_contracts:site_admin': 'site',
