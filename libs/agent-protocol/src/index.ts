@@ -1,0 +1,7 @@
+// The agent protocol member clusters speak on the bus (docs/agent-protocol.md): subjects, sealed and
+// verified envelopes, message-id deduplication and the resource-history request/reply.
+export * from './subjects';
+export * from './envelope';
+export { signerOf, verifySignature, rawUserPublicKey, type Signer } from './ed25519';
+export * from './seen-ids';
+export * from './resource-history';
