@@ -104,6 +104,9 @@ const MATRIX: Record<string, Row> = {
   'DELETE /orgs/:orgname/tokens/access-tokens/:id': { pass: HOLDERS, path: (f) => `/orgs/${f.org}/tokens/access-tokens/999999` },
   'GET /orgs/:orgname/tokens/bus-tokens': { pass: HOLDERS },
   'POST /orgs/:orgname/tokens/bus-tokens/:id/revoke': { pass: HOLDERS, path: (f) => `/orgs/${f.org}/tokens/bus-tokens/999999/revoke` },
+  // Beyond the spec (docs/clusters.md): enrolling hub clusters, and listing them for members.
+  'POST /orgs/:orgname/clusters': { pass: HOLDERS, body: () => ({ name: 'matrix-hub' }) },
+  'GET /orgs/:orgname/clusters': { pass: MEMBERS },
   // 4.14
   'GET /orgs/:orgname/teams': { pass: MEMBERS },
   'POST /orgs/:orgname/teams': { pass: HOLDERS, body: () => ({ name: 'new-team', type: 'general' }) },

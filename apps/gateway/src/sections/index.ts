@@ -1,5 +1,6 @@
 import type { Route } from '../route';
 import { authorizationRoutes } from './authorization/routes';
+import { clusterRoutes } from './clusters/routes';
 import { identityRoutes } from './identity/routes';
 import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
@@ -22,4 +23,5 @@ export const ROUTES: Route[] = [
   ...organizationRoutes,
   ...orgTokensRoutes,
   ...teamRoutes,
+  ...clusterRoutes,
 ];

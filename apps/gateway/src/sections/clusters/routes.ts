@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ConflictError, NotFoundError } from '@platform/errors';
+import * as p from '../../params';
+import { sectionRoutes, type Route } from '../../route';
+import { orgInPath } from '../../targets';
+import { ClusterJson, clusterJson, EnrolledClusterJson, enrolledCluster } from './presenters';
+
+const route = sectionRoutes({ section: 'beyond', backend: 'clusters' });
+
+// Beyond the spec (issue 11, docs/clusters.md): enrolling a hub cluster of an organization and listing them.
+// The spec has no route that creates clusters; member clusters enroll here and then report over the bus.
+
+/** A DNS label (RFC 1123). */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+const EnrollClusterOption = z
+  .object({
+    name: z
+      .string()
+      .regex(DNS_LABEL, 'must be a DNS label: 1 to 63 lower-case letters, digits or hyphens, starting and ending with a letter or digit'),
+    uid: z
+      .string()
+      .regex(UUID, 'must be a UUID')
+      .optional()
+      .meta({ description: 'The cluster UUID (kube-system namespace UID); made when absent' }),
+    displayName: z.string().max(255).optional(),
+    provider: z.string().max(64).optional(),
+    kubernetesVersion: z.string().max(64).optional(),
+    nodeCount: z.number().int().min(0).max(1_000_000).optional(),
+    status: z.record(z.string(), z.unknown()).optional().meta({ description: 'Kubernetes-style status object' }),
+    managerEndpoint: z.string().max(2048).optional().meta({ description: 'The multi-cluster-manager endpoint' }),
+  })
+  .meta({ id: 'EnrollClusterOption' });
+
+const Org = z.object({ orgname: p.login });
+
+export const clusterRoutes: Route[] = [
+  route({
+    method: 'post',
+    path: '/orgs/:orgname/clusters',
+    summary: 'Enroll a hub cluster of the organization and issue its bus credentials (beyond the spec)',
+    auth: 'token',
+    params: Org,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'create:cluster' }],
+    body: { schema: EnrollClusterOption, invalid: { status: 400, prefix: 'invalid cluster' } },
+    response: { status: 201, schema: EnrolledClusterJson },
+    async handle({ body }, { backends, target }) {
+      const owner = { ownerType: 'organization', ownerId: target.id };
+      const { clusters } = backends.clusters;
+      // A taken name is refused before a bus account is issued for it.
+      const existing = await clusters.getHub({ ...owner, name: body.name }).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return undefined;
+        throw err;
+      });
+      if (existing) throw new ConflictError(`a cluster named "${body.name}" already exists`);
+      const uid = (body.uid ?? randomUUID()).toLowerCase();
+      const bus = await backends.orgsTeams.orgTokens.createBusAccount({ orgId: target.id, clusterId: uid, productName: '' });
+      let hub;
+      try {
+        hub = await clusters.createHub({
+          ...owner,
+          name: body.name,
+          uid,
+          displayName: body.displayName ?? '',
+          provider: body.provider ?? '',
+          kubernetesVersion: body.kubernetesVersion ?? '',
+          nodeCount: body.nodeCount ?? 0,
+          statusJson: JSON.stringify(body.status ?? {}),
+          managerEndpoint: body.managerEndpoint ?? '',
+        });
+      } catch (err) {
+        // No cluster, so its credentials must not work: revoke them (best effort; the account is listed revoked).
+        await backends.orgsTeams.orgTokens.revokeBusAccount({ orgId: target.id, id: bus.account!.id }).catch(() => undefined);
+        throw err;
+      }
+      return { body: enrolledCluster(hub, bus) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/orgs/:orgname/clusters',
+    summary: "The organization's hub clusters (beyond the spec)",
+    auth: 'token',
+    params: Org,
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'access:org' }],
+    response: { status: 200, schema: z.array(ClusterJson) },
+    async handle(_input, { backends, target }) {
+      const { clusters } = await backends.clusters.clusters.listHubs({ ownerType: 'organization', ownerId: target.id });
+      return { body: clusters.map(clusterJson) };
+    },
+  }),
+];
