@@ -85,6 +85,16 @@ describe('ClustersService', () => {
     expect(elsewhere.ownerId).toBe(OTHER_ORG);
   });
 
+  it('lets exactly one of two racing creates of the same name through; the other is 409', async () => {
+    const results = await Promise.allSettled([hub('racer'), hub('racer')]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { kind: 'conflict' } });
+    const uid = (await clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'racer' })).uid;
+    expect(authz.tuples.has(`organization:${ORG} owner cluster:${uid}`)).toBe(true);
+    // Out of the way of the listings below.
+    await table('clusters').where({ name: 'racer' }).delete();
+  });
+
   it('refuses bad input with 400', async () => {
     for (const name of ['', 'Prod', 'a_b', '-a', 'a-', 'x'.repeat(64), 'a.b']) {
       await expect(hub(name)).rejects.toMatchObject({ kind: 'input' });
@@ -99,6 +109,7 @@ describe('ClustersService', () => {
   });
 
   it('takes the record back when the owner tuple cannot be written', async () => {
+    const before = [...authz.tuples.keys()];
     authz.state.failWrites = true;
     try {
       await expect(hub('doomed')).rejects.toMatchObject({ kind: 'unavailable' });
@@ -106,7 +117,10 @@ describe('ClustersService', () => {
       authz.state.failWrites = false;
     }
     await expect(clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'doomed' })).rejects.toMatchObject({ kind: 'not-found' });
-    expect([...authz.tuples.keys()].filter((k) => k.startsWith(`organization:${ORG} `))).toHaveLength(1);
+    expect([...authz.tuples.keys()]).toEqual(before);
+    // The undo is complete: the name is free again.
+    expect((await hub('doomed')).name).toBe('doomed');
+    await table('clusters').where({ name: 'doomed' }).delete();
   });
 
   it('reads hubs by owner, by name and by uid', async () => {
@@ -116,6 +130,9 @@ describe('ClustersService', () => {
     expect((await clusters.listHubs({ ownerType: 'organization', ownerId: 999 })).clusters).toEqual([]);
     expect((await clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'prod-east' })).uid).toBe(HUB_UID);
     await expect(clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'nope' })).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'n'.repeat(300) })).rejects.toMatchObject({
+      kind: 'not-found',
+    });
     expect((await clusters.getCluster({ uid: HUB_UID })).name).toBe('prod-east');
     expect((await clusters.getCluster({ uid: HUB_UID.toUpperCase() })).name).toBe('prod-east');
     await expect(clusters.getCluster({ uid: '00000000-0000-0000-0000-000000000000' })).rejects.toMatchObject({ kind: 'not-found' });
