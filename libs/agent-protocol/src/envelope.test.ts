@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createUser, type KeyPair } from 'nkeys.js';
 import { agentV1 } from '@platform/proto';
+import { metricsText } from '@platform/telemetry';
 import {
   AgentMessageRefused,
   MAX_ENVELOPE_BYTES,
@@ -311,6 +312,30 @@ describe('agent envelope', () => {
         mayReportFor: async () => true,
       };
       await expect(open(seal('license-usage', usage(), keys), { accounts: down })).rejects.toThrow('database down');
+    });
+  });
+
+  describe('counts', () => {
+    async function count(line: string): Promise<number> {
+      const { body } = await metricsText();
+      const found = body.split('\n').find((l) => l.startsWith(`${line} `));
+      return found ? Number(found.split(' ').pop()) : 0;
+    }
+
+    it('counts opened messages by kind and refusals by reason and kind', async () => {
+      const openedLine = 'agent_messages_opened_total{kind="license-usage"}';
+      const badSigLine = 'agent_messages_refused_total{reason="bad-signature",kind="license-usage"}';
+      const malformedLine = 'agent_messages_refused_total{reason="malformed",kind="unknown"}';
+      const before = await Promise.all([count(openedLine), count(badSigLine), count(malformedLine)]);
+      await open(seal('license-usage', usage(), keys), { accounts });
+      await refusal(
+        tamper(seal('license-usage', usage(), keys), (env) => (env.signature[0] ^= 1)),
+        { accounts },
+      );
+      await refusal(new Uint8Array([0xff]), { accounts });
+      await refusal(new Uint8Array([0xff]), { accounts });
+      const after = await Promise.all([count(openedLine), count(badSigLine), count(malformedLine)]);
+      expect(after.map((n, i) => n - before[i])).toEqual([1, 1, 2]);
     });
   });
 

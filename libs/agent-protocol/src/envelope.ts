@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyPair } from 'nkeys.js';
 import { agentV1 } from '@platform/proto';
 import { signerOf, verifySignature, type Signer } from './ed25519';
+import { countOpened, countRefused } from './telemetry';
 import { isUuid, kindEnum, kindName, parseSubject, type KindName } from './subjects';
 
 /** The message each kind carries. */
@@ -160,6 +161,8 @@ export class AgentMessageRefused extends Error {
     readonly detail: string,
     readonly messageId?: string,
     readonly clusterUID?: string,
+    /** The kind the envelope names, when it names a known one. */
+    readonly kind?: KindName,
   ) {
     super(`agent message refused (${reason}): ${detail}`);
     this.name = 'AgentMessageRefused';
@@ -215,8 +218,20 @@ function fromBase64(text: string): Uint8Array | undefined {
  * Opens an envelope (its bytes, or the base64 text the bus carries): checks form, subject, signature,
  * account and ownership, in that order, and returns the decoded payload. Throws AgentMessageRefused with a
  * typed reason otherwise. The message id is returned for deduplication, which is the ingestion's job.
+ * Counts `agent_messages_opened_total{kind}` and `agent_messages_refused_total{reason,kind}`.
  */
 export async function open(input: Uint8Array | string | unknown, expected: OpenExpectations): Promise<OpenedMessage> {
+  try {
+    const msg = await openUncounted(input, expected);
+    countOpened(msg.kind);
+    return msg;
+  } catch (err) {
+    if (err instanceof AgentMessageRefused) countRefused(err.reason, err.kind ?? 'unknown');
+    throw err;
+  }
+}
+
+async function openUncounted(input: Uint8Array | string | unknown, expected: OpenExpectations): Promise<OpenedMessage> {
   const bytes = typeof input === 'string' ? fromBase64(input) : input instanceof Uint8Array ? input : undefined;
   if (!bytes) throw new AgentMessageRefused('malformed', 'not envelope bytes or base64 text');
   if (bytes.length > MAX_ENVELOPE_BYTES)
@@ -228,10 +243,11 @@ export async function open(input: Uint8Array | string | unknown, expected: OpenE
     throw new AgentMessageRefused('malformed', `not an envelope: ${(err as Error).message}`);
   }
   const ids = [isUuid(env.messageId) ? env.messageId : undefined, isUuid(env.clusterUid) ? env.clusterUid : undefined] as const;
-  const refuse = (reason: RefusalReason, detail: string) => new AgentMessageRefused(reason, detail, ...ids);
+  const known = kindName(env.kind);
+  const refuse = (reason: RefusalReason, detail: string) => new AgentMessageRefused(reason, detail, ids[0], ids[1], known);
   if (!ids[0]) throw refuse('malformed', 'message id is not a lower-case UUID');
   if (!ids[1]) throw refuse('malformed', 'cluster UID is not a lower-case UUID');
-  const kind = kindName(env.kind);
+  const kind = known;
   if (!kind) throw refuse('malformed', `unknown kind ${env.kind}`);
   if (!Number.isSafeInteger(env.sentAtMs) || env.sentAtMs <= 0) throw refuse('malformed', 'sent-at is not a positive time');
   if (!NKEY_USER_PUBLIC.test(env.senderPubKey)) throw refuse('malformed', 'sender public key is not an nkey user key');
