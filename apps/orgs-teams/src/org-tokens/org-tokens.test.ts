@@ -96,6 +96,29 @@ describe('organization machine credentials', () => {
     });
   });
 
+  it('finds a bus account by its public key, with the owning organization, revoked or not', async () => {
+    const created = await tokens.createBusAccount({
+      orgId: managerOrg,
+      clusterId: '0b7d4c1e-0000-4000-8000-000000000001',
+      productName: '',
+    });
+    const key = created.account!.busPubKey;
+    expect(await tokens.getBusAccountByKey(key)).toEqual({
+      account: expect.objectContaining({
+        id: created.account!.id,
+        busPubKey: key,
+        clusterId: '0b7d4c1e-0000-4000-8000-000000000001',
+        revoked: false,
+      }),
+      orgId: managerOrg,
+    });
+    expect(Number((await tokens.getBusAccountByKey(key)).account!.uid)).toBe(Number(created.account!.uid));
+    await tokens.revokeBusAccount(managerOrg, created.account!.id);
+    expect((await tokens.getBusAccountByKey(key)).account!.revoked).toBe(true);
+    await expect(tokens.getBusAccountByKey('U' + 'A'.repeat(55))).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(tokens.getBusAccountByKey('')).rejects.toMatchObject({ kind: 'not-found' });
+  });
+
   it('deletes only the system admin’s own tokens', async () => {
     await expect(tokens.deleteSystemAdminToken(managerOrg, 424242)).rejects.toMatchObject({ kind: 'not-found' });
   });

@@ -204,6 +204,20 @@ export class OrgTokens {
     });
     return { account: toBusAccount(row), seed };
   }
+
+  /**
+   * The bus account holding a NATS user public key, revoked or not, and the organization whose system admin
+   * holds it (0 when none does). Agent-protocol ingestion verifies senders with it (docs/agent-protocol.md).
+   */
+  async getBusAccountByKey(busPubKey: string): Promise<orgTokensV1.BusAccountOwner> {
+    const row = await this.db
+      .table('bus_accounts as b')
+      .leftJoin('org_system_admins as s', 's.uid', 'b.uid')
+      .where('b.bus_pub_key', busPubKey)
+      .first('b.*', 's.org_id as org_id');
+    if (!row) throw new NotFoundError('no bus account holds this public key');
+    return { account: toBusAccount(row), orgId: row.org_id === null ? 0 : Number(row.org_id) };
+  }
 }
 
 function toBusAccount(r: {

@@ -15,5 +15,6 @@ export function orgTokensService(tokens: OrgTokens): ServiceBinding<typeof orgTo
     listBusAccounts: async (req) => ({ accounts: await tokens.listBusAccounts(req.orgId) }),
     revokeBusAccount: async (req) => (await tokens.revokeBusAccount(req.orgId, req.id), done),
     createBusAccount: (req) => tokens.createBusAccount(req),
+    getBusAccountByKey: (req) => tokens.getBusAccountByKey(req.busPubKey),
   });
 }
