@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { createUser, type KeyPair } from 'nkeys.js';
+import { seal, toBusPayload, type AccountLookup } from '@platform/agent-protocol';
+import { agentV1 } from '@platform/proto';
+
+/** A member cluster for tests: its key, a lookup that knows it, and builders of its sealed reports. */
+export function testCluster() {
+  const clusterUID = randomUUID();
+  const keys: KeyPair = createUser();
+  const accounts: AccountLookup = {
+    accountOf: async (pub) => (pub === keys.getPublicKey() ? { busPubKey: pub, revoked: false, id: 1, ownerId: 2 } : undefined),
+    mayReportFor: async (_account, uid) => uid === clusterUID,
+  };
+  const usage = (receivedAtMs: number): agentV1.LicenseUsage => ({
+    userId: 7,
+    clusterUid: clusterUID,
+    licenseId: 'lic-1',
+    product: 'productdb',
+    receivedAtMs,
+  });
+  const event = (version: number, over: Partial<agentV1.ResourceEvent> = {}): agentV1.ResourceEvent => ({
+    userId: 7,
+    clusterUid: clusterUID,
+    licenseId: 'lic-1',
+    product: 'productdb',
+    group: 'kubedb.com',
+    resource: 'postgreses',
+    resourceIdJson: JSON.stringify({ group: 'kubedb.com', kind: 'Postgres', namespace: 'db', name: 'pg-1' }),
+    key: 'kubedb.com/postgreses/db/pg-1',
+    version,
+    timestampMs: Date.UTC(2026, 5, 1) + version * 60_000,
+    partialObjectMetaJson: JSON.stringify({ metadata: { name: 'pg-1', namespace: 'db' } }),
+    ...over,
+  });
+  const sample = (startMs: number, endMs: number, over: Partial<agentV1.UsageSample> = {}): agentV1.UsageSample => ({
+    product: 'productdb',
+    contractId: 0,
+    licenseId: 'lic-1',
+    userId: 7,
+    clusterUid: clusterUID,
+    clusterName: 'hub-1',
+    hosting: 'aws',
+    namespace: 'db',
+    namespaceUid: randomUUID(),
+    group: 'kubedb.com',
+    kind: 'Postgres',
+    name: 'pg-1',
+    objectUid: 'f0e1d2c3-0000-4000-8000-000000000001',
+    version: '16.4',
+    topology: agentV1.Topology.TOPOLOGY_CLUSTER,
+    replicas: 3,
+    startMs,
+    endMs,
+    resources: [
+      { resource: 'cpu', request: 500, limit: 1000, used: 250 },
+      { resource: 'memory', request: 2 ** 30, limit: 0, used: 2 ** 29 },
+      { resource: 'storage', request: 10 * 2 ** 30, limit: 0, used: 0 },
+    ],
+    ...over,
+  });
+  return { clusterUID, keys, accounts, usage, event, sample };
+}
+
+/** A sealed envelope as the bus carries it, with its signature broken (one bit flipped). */
+export function withBadSignature(busPayload: string): string {
+  const env = agentV1.Envelope.decode(Buffer.from(busPayload, 'base64'));
+  const signature = Buffer.from(env.signature);
+  signature[0] ^= 1;
+  return toBusPayload(agentV1.Envelope.encode({ ...env, signature }).finish());
+}
+
+export { seal, toBusPayload };
