@@ -1,27 +1,39 @@
+import type { Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { clustersEnv, type ClustersConfig } from './config';
+import { BusAccounts, orgTokensClient } from './ingestion/bus-accounts';
+import { InventoryIngestion } from './ingestion/inventory-ingestion';
 import { Clusters } from './inventory/clusters';
 import { Relationships, TUPLES_EFFECT } from './inventory/tuples';
 import { clustersService } from './service';
 
-/** Starts the clusters service: the cluster inventory (hubs, managed clusters, namespaces, installed features). */
+/** Starts the clusters service: the cluster inventory (hubs, managed clusters, namespaces, installed features) and its ingestion. */
 export const clustersApp = defineApp({ name: 'clusters', env: clustersEnv, start: startClusters });
 
 function startClusters(config: ClustersConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
+  const orgTokens = orgTokensClient(config.ORGS_TEAMS_GRPC_ADDR);
+  let stopConsumer: Unsubscribe | undefined;
   return startService(
     {
       name: 'clusters',
       protoPackage: 'clusters',
       database: { schema: 'clusters', migrations },
-      // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
+      // Consumes agent inventory reports (a durable consumer); readiness follows the bus connection.
       bus: true,
-      grpc: ({ db, outbox }) => {
-        const clusters = new Clusters(db!, outbox({ [TUPLES_EFFECT]: relationships.effect() }));
+      grpc: async ({ db, bus, outbox, log }) => {
+        const box = outbox({ [TUPLES_EFFECT]: relationships.effect() });
+        const clusters = new Clusters(db!, box);
+        const ingestion = new InventoryIngestion(box, new BusAccounts(orgTokens, db!), db!, log);
+        stopConsumer = await ingestion.consume(bus!);
         return [clustersService(clusters)];
       },
-      onStop: async () => relationships.close(),
+      onStop: async () => {
+        await stopConsumer?.();
+        orgTokens.close();
+        await relationships.close();
+      },
     },
     config,
   );

@@ -32,4 +32,21 @@ describeMigrationRoundTrips('clusters', migrations, {
       expect(await table(knex, schema, 'outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
     },
   },
+  '20261122030000_agent_ingestion': {
+    async before(knex, schema) {
+      await table(knex, schema, 'clusters').delete();
+      await table(knex, schema, 'clusters').insert({ uid: HUB_UID, name: 'hub-1', owner_type: 'organization', owner_id: 7 });
+    },
+    async after(knex, schema) {
+      expect(await table(knex, schema, 'clusters').select('uid', 'name', 'observed_at')).toEqual([
+        { uid: HUB_UID, name: 'hub-1', observed_at: null },
+      ]);
+      const id = crypto.randomUUID();
+      await table(knex, schema, 'agent_seen_messages').insert({ message_id: id, cluster_uid: HUB_UID, kind: 'inventory' });
+      await expect(
+        table(knex, schema, 'agent_seen_messages').insert({ message_id: id, cluster_uid: HUB_UID, kind: 'inventory' }),
+      ).rejects.toThrow();
+      await table(knex, schema, 'agent_seen_messages').delete();
+    },
+  },
 });

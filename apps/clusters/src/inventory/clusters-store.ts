@@ -16,6 +16,8 @@ export interface ClusterRow {
   status: Record<string, unknown>;
   manager_endpoint: string;
   created_at: Date;
+  /** observed_at of the last inventory snapshot applied; null before any. */
+  observed_at: Date | null;
 }
 
 export interface FeatureRow {
@@ -32,7 +34,7 @@ export interface NamespaceRow {
 }
 
 /** What a create writes of a cluster. */
-export type ClusterFields = Omit<ClusterRow, 'id' | 'created_at'>;
+export type ClusterFields = Omit<ClusterRow, 'id' | 'created_at' | 'observed_at'>;
 
 /** The rows of the cluster inventory (clusters, their namespaces and installed features). Every method takes an optional transaction. */
 export class ClustersStore {
@@ -88,5 +90,60 @@ export class ClustersStore {
 
   async namespacesOf(clusterId: number, trx?: Knex.Transaction): Promise<NamespaceRow[]> {
     return this.db.table('cluster_namespaces', trx).where({ cluster_id: clusterId }).orderBy('name');
+  }
+
+  /** Locks a cluster's row for the rest of the transaction (inventory snapshots of one hub apply one at a time). */
+  async lockByUid(uid: string, trx: Knex.Transaction): Promise<ClusterRow | undefined> {
+    return this.db.table('clusters', trx).where({ uid }).forUpdate().first();
+  }
+
+  /** The clusters of these UIDs, whatever hub or owner they have. */
+  async byUids(uids: string[], trx?: Knex.Transaction): Promise<ClusterRow[]> {
+    if (!uids.length) return [];
+    return this.db.table('clusters', trx).whereIn('uid', uids);
+  }
+
+  /** Updates the reported fields of a cluster (never its uid or owner). */
+  async update(
+    id: number,
+    fields: Partial<Omit<ClusterRow, 'id' | 'uid' | 'owner_type' | 'owner_id' | 'created_at'>>,
+    trx?: Knex.Transaction,
+  ): Promise<void> {
+    const row: Record<string, unknown> = { ...fields };
+    if (fields.status !== undefined) row.status = JSON.stringify(fields.status);
+    await this.db.table('clusters', trx).where({ id }).update(row);
+  }
+
+  /** Deletes these managed clusters of a hub (their namespaces and features go with them). */
+  async deleteSpokes(hubId: number, ids: number[], trx?: Knex.Transaction): Promise<void> {
+    if (!ids.length) return;
+    await this.db.table('clusters', trx).where({ hub_id: hubId }).whereIn('id', ids).delete();
+  }
+
+  /** Makes a cluster's namespaces exactly these (names), keeping the rows of those it had. */
+  async replaceNamespaces(clusterId: number, namespaces: { name: string; created_at: Date }[], trx?: Knex.Transaction): Promise<void> {
+    const names = namespaces.map((n) => n.name);
+    const gone = this.db.table('cluster_namespaces', trx).where({ cluster_id: clusterId });
+    await (names.length ? gone.whereNotIn('name', names) : gone).delete();
+    if (!namespaces.length) return;
+    await this.db
+      .table('cluster_namespaces', trx)
+      .insert(namespaces.map((n) => ({ cluster_id: clusterId, name: n.name, created_at: n.created_at })))
+      .onConflict(['cluster_id', 'name'])
+      .ignore();
+  }
+
+  /** Makes a cluster's installed features exactly these; `updated_at` moves only when a version changes. */
+  async replaceFeatures(clusterId: number, features: { feature: string; version: string }[], trx?: Knex.Transaction): Promise<void> {
+    const names = features.map((f) => f.feature);
+    const gone = this.db.table('cluster_features', trx).where({ cluster_id: clusterId });
+    await (names.length ? gone.whereNotIn('feature', names) : gone).delete();
+    if (!features.length) return;
+    await this.db
+      .table('cluster_features', trx)
+      .insert(features.map((f) => ({ cluster_id: clusterId, feature: f.feature, version: f.version })))
+      .onConflict(['cluster_id', 'feature'])
+      .merge({ version: this.db.knex.raw('excluded.version'), updated_at: this.db.knex.fn.now() })
+      .whereRaw('cluster_features.version is distinct from excluded.version');
   }
 }
