@@ -1,3 +1,3 @@
-export { billingDashboardApp } from './app';
+export { billingDashboardApp, createBillingDashboardApp, type BillingDashboardDeps } from './app';
 // For the admin CLI's migrate (deploy/cli).
 export { migrations as billingDashboardMigrations } from '../migrations';
