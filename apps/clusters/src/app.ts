@@ -15,6 +15,7 @@ function startClusters(config: ClustersConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgTokens = orgTokensClient(config.ORGS_TEAMS_GRPC_ADDR);
   let stopConsumer: Unsubscribe | undefined;
+  let stopPruning: (() => void) | undefined;
   return startService(
     {
       name: 'clusters',
@@ -27,9 +28,11 @@ function startClusters(config: ClustersConfig) {
         const clusters = new Clusters(db!, box);
         const ingestion = new InventoryIngestion(box, new BusAccounts(orgTokens, db!), db!, log);
         stopConsumer = await ingestion.consume(bus!);
+        stopPruning = ingestion.pruneSeenPeriodically();
         return [clustersService(clusters)];
       },
       onStop: async () => {
+        stopPruning?.();
         await stopConsumer?.();
         orgTokens.close();
         await relationships.close();

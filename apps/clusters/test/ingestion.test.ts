@@ -7,6 +7,7 @@ import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually as eventuallyTrue, startPrivateNats, type PrivateNats } from '@platform/testing';
 import { clustersApp } from '../src/app';
+import { SeenMessagesStore } from '../src/ingestion/seen-messages-store';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 import { startOrgTokensStub, type OrgTokensStub } from './org-tokens-stub';
 
@@ -263,4 +264,14 @@ describe('inventory ingestion over NATS JetStream and Postgres', () => {
     await eventually(async () => expect(await seenIds()).toContain(messageId), { timeoutMs: 15_000 });
     expect((await clusters.getCluster({ uid: HUB })).nodeCount).toBe(9);
   }, 60_000);
+
+  it('forgets applied message ids older than the retention', async () => {
+    const old = randomUUID();
+    await db()
+      .table('agent_seen_messages')
+      .insert({ message_id: old, cluster_uid: HUB, kind: 'inventory', seen_at: new Date(Date.now() - 31 * 24 * 3600 * 1000) });
+    const kept = await seenIds();
+    expect(await SeenMessagesStore.create(db()).forgetBefore(new Date(Date.now() - 30 * 24 * 3600 * 1000))).toBe(1);
+    expect(await seenIds()).toEqual(kept.filter((id) => id !== old));
+  });
 });

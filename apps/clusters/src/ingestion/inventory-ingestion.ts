@@ -13,6 +13,13 @@ import { SeenMessagesStore } from './seen-messages-store';
 /** The durable JetStream consumer (or in-process consumer) of inventory reports. */
 export const INVENTORY_CONSUMER = 'clusters-inventory';
 
+/**
+ * How long applied message ids are kept. The AGENT stream has no maximum age, but an acknowledged message is
+ * never redelivered to its durable consumer; what comes later is a replay (a new consumer, a resend), and an
+ * inventory snapshot reconciles by its observation time: an older one is ignored whatever its id.
+ */
+export const SEEN_RETENTION_MS = 30 * 24 * 3600 * 1000;
+
 /** What became of one delivered inventory message. */
 export type InventoryOutcome = 'applied' | 'duplicate' | 'stale' | 'refused';
 
@@ -80,6 +87,24 @@ export class InventoryIngestion {
     return bus.consume({ durable, subject: reportFilter('inventory') }, async (subject, payload) => {
       await this.handle(subject, payload);
     });
+  }
+
+  /** Drops the ids of messages applied before `before` (retention); returns how many. */
+  forgetSeenBefore(before: Date): Promise<number> {
+    return this.seen.forgetBefore(before);
+  }
+
+  /** Prunes seen ids older than `retentionMs` now and every `everyMs`; returns how to stop. */
+  pruneSeenPeriodically(retentionMs = SEEN_RETENTION_MS, everyMs = 3600_000): () => void {
+    const prune = () =>
+      this.forgetSeenBefore(new Date(Date.now() - retentionMs)).then(
+        (n) => n && this.log.info({ forgotten: n }, 'old agent message ids forgotten'),
+        (err) => this.log.warn({ err }, 'forgetting old agent message ids failed; trying again later'),
+      );
+    void prune();
+    const timer = setInterval(prune, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Handles one delivered message; throws only when it should be redelivered. */
