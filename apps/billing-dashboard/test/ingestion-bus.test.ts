@@ -1,11 +1,13 @@
 import { subjectOf } from '@platform/agent-protocol';
-import { NatsBus, type Bus } from '@platform/bus';
-import type { Database } from '@platform/db';
+import { InProcessBus, NatsBus, type Bus } from '@platform/bus';
+import { openDatabase, type Database } from '@platform/db';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { metricsText } from '@platform/telemetry';
-import { eventually, testNatsUrl } from '@platform/testing';
+import { createTestDatabase, eventually, testNatsUrl } from '@platform/testing';
+import { migrations } from '../migrations';
 import { createBillingDashboardApp } from '../src/app';
-import { durableName } from '../src/ingestion/consumer';
+import { durableName, startIngestionConsumers } from '../src/ingestion/consumer';
+import { Ingestion, openWithAccounts } from '../src/ingestion/ingestion';
 import { seal, testCluster, toBusPayload, withBadSignature } from './agent-reports';
 
 /**
@@ -110,4 +112,45 @@ describe('billing-dashboard ingests agent reports from JetStream', () => {
       if (!restored) await db.knex.raw('alter table billing.usage_samples_away rename to usage_samples');
     }
   }, 30_000);
+});
+
+/** The same consumers on the in-process bus of the embedded default: one application per message, redelivery after a failure. */
+describe('billing ingestion consumers on the in-process bus', () => {
+  const cluster = testCluster();
+  const { clusterUID, keys } = cluster;
+  let db: Database;
+  let drop: () => Promise<void>;
+  let bus: InProcessBus;
+  let stop: () => Promise<void>;
+  const errors: object[] = [];
+
+  beforeAll(async () => {
+    const test = await createTestDatabase();
+    drop = test.drop;
+    db = await openDatabase({ url: test.url, dataDir: '', schema: 'billing' });
+    await db.migrate(migrations);
+    bus = new InProcessBus();
+    const log = { warn: () => {}, debug: () => {}, info: () => {}, error: (obj: object) => void errors.push(obj) };
+    stop = await startIngestionConsumers(bus, new Ingestion(db, openWithAccounts(cluster.accounts), log), { log, clusterUID });
+  });
+  afterAll(async () => {
+    await stop?.();
+    await bus?.close();
+    await db?.close();
+    await drop?.();
+  });
+
+  it('applies a report delivered three times once, and a report that failed once after its redelivery', async () => {
+    const usage = toBusPayload(seal('license-usage', cluster.usage(Date.UTC(2026, 5, 10)), keys));
+    for (let i = 0; i < 3; i++) await bus.publish(subjectOf(clusterUID, 'license-usage'), usage);
+    await eventually(async () => Number((await db.table('agent_seen_messages').count({ n: '*' }))[0].n) === 1);
+
+    await db.knex.raw('alter table billing.resource_events rename to resource_events_away');
+    await bus.publish(subjectOf(clusterUID, 'resource-event'), toBusPayload(seal('resource-event', cluster.event(1), keys)));
+    await eventually(async () => errors.length > 0);
+    await db.knex.raw('alter table billing.resource_events_away rename to resource_events');
+    await eventually(async () => Number((await db.table('resource_events').count({ n: '*' }))[0].n) === 1);
+    expect(await db.table('licensed_products').count({ n: '*' })).toEqual([{ n: 1 }]);
+    expect(await db.table('agent_seen_messages').count({ n: '*' })).toEqual([{ n: 2 }]);
+  });
 });
