@@ -26,6 +26,7 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
     env: serviceEnv,
     start: (config) => {
       let stopIngestion: Unsubscribe | undefined;
+      let stopPruning: (() => void) | undefined;
       return startService(
         {
           name: 'billing-dashboard',
@@ -37,12 +38,14 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
             if (deps.busAccountLookup) {
               const ingestion = new Ingestion(svc.db!, openWithAccounts(deps.busAccountLookup), svc.log);
               stopIngestion = await startIngestionConsumers(svc.bus!, ingestion, { ...deps.ingestion, log: svc.log });
+              stopPruning = ingestion.pruneSeenPeriodically();
             } else {
               svc.log.warn({}, 'agent-report ingestion is off: no bus-account lookup (orgs-teams GetBusAccountByKey) is wired yet');
             }
             return [billingDashboardService()];
           },
           onStop: async () => {
+            stopPruning?.();
             await stopIngestion?.().catch(() => {});
           },
         },

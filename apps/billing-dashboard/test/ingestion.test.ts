@@ -1,11 +1,11 @@
 import { subjectOf } from '@platform/agent-protocol';
 import { openDatabase, type Database } from '@platform/db';
-import { createTestDatabase } from '@platform/testing';
+import { createTestDatabase, eventually } from '@platform/testing';
 import { migrations } from '../migrations';
 import { Ingestion, openWithAccounts, sampleRows } from '../src/ingestion/ingestion';
 import { seal, testCluster, toBusPayload, withBadSignature } from './agent-reports';
 
-const quiet = { warn: () => {}, debug: () => {} };
+const quiet = { info: () => {}, warn: () => {}, debug: () => {} };
 
 describe('billing ingestion: verified reports applied once in one transaction with their id', () => {
   let db: Database;
@@ -159,6 +159,18 @@ describe('billing ingestion: verified reports applied once in one transaction wi
     const n = await seen();
     expect(await ingestion.forgetSeenBefore(new Date(Date.now() - 60_000))).toBe(0);
     expect(await ingestion.forgetSeenBefore(new Date(Date.now() + 60_000))).toBe(n);
+  });
+
+  it('prunes ids past the retention periodically, starting at once', async () => {
+    const message = toBusPayload(seal('license-usage', cluster.usage(Date.UTC(2026, 5, 12)), keys));
+    expect(await ingestion.receive('license-usage', subjectOf(clusterUID, 'license-usage'), message)).toBe('applied');
+    await db.table('agent_seen_messages').update({ seen_at: new Date(Date.now() - 31 * 86_400_000) });
+    const stop = ingestion.pruneSeenPeriodically();
+    try {
+      await eventually(async () => (await seen()) === 0, 5_000);
+    } finally {
+      stop();
+    }
   });
 });
 

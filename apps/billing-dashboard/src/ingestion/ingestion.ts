@@ -29,6 +29,7 @@ export type IngestionOutcome = 'applied' | 'duplicate' | 'refused' | 'invalid';
 
 /** The part of a logger ingestion uses (a pino logger fits). */
 export interface IngestionLog {
+  info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
 }
@@ -47,6 +48,12 @@ function count(kind: string, outcome: IngestionOutcome): void {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * How long applied message ids are kept (as in clusters). An acknowledged message is never redelivered to its
+ * durable consumer; what comes later is a replay, and every effect reconciles by its natural key anyway.
+ */
+export const SEEN_RETENTION_MS = 30 * DAY_MS;
 
 /**
  * Applies agent reports to the billing schema: license usage, resource events and usage samples. Each
@@ -150,6 +157,19 @@ export class Ingestion {
   /** Drops the ids of messages applied before `before` (retention, past the stream's maximum age). */
   forgetSeenBefore(before: Date): Promise<number> {
     return this.store.forgetBefore(before);
+  }
+
+  /** Forgets ids older than `retentionMs` now and every `everyMs`; returns how to stop. A failure is logged and tried again later. */
+  pruneSeenPeriodically(retentionMs = SEEN_RETENTION_MS, everyMs = 3_600_000): () => void {
+    const prune = () =>
+      this.forgetSeenBefore(new Date(Date.now() - retentionMs)).then(
+        (n) => n && this.log.info({ forgotten: n }, 'old agent message ids forgotten'),
+        (err: unknown) => this.log.warn({ err }, 'forgetting old agent message ids failed; trying again later'),
+      );
+    void prune();
+    const timer = setInterval(prune, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 }
 
