@@ -1,29 +1,5 @@
-import type { z } from 'zod';
-import { InputError, MAX_VIOLATIONS, NotFoundError, quote, truncate, ValidationError } from '@platform/errors';
+import { InputError, NotFoundError, quote, truncate } from '@platform/errors';
 import { TEXT_LIMITS } from '@platform/service-kit';
-
-/**
- * Parses a request body with a schema; a mismatch is 422 naming each bad field (the first MAX_VIOLATIONS of
- * them: a body of 100,000 bad elements must not become a message of 100,000 lines). Zod's messages name
- * the expectation (`Too big: expected string to have <=255 characters`), never the value.
- */
-export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues;
-  const violations = issues.slice(0, MAX_VIOLATIONS).map((i) => ({ field: ['body', ...i.path].join('.'), description: i.message }));
-  const more = issues.length > violations.length ? `; and ${issues.length - violations.length} more` : '';
-  throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; ') + more, violations);
-}
-
-/** A path or query parameter that must be a positive int64 (ids); 400 otherwise, as the spec's "invalid ID". */
-export function parseId(value: unknown, name: string): number {
-  const s = String(value ?? '');
-  if (!/^[1-9]\d{0,17}$/.test(s) || !Number.isSafeInteger(Number(s))) {
-    throw new InputError(`${name} must be a positive integer`, [{ field: name, description: 'must be a positive integer' }]);
-  }
-  return Number(s);
-}
 
 /** Whether a parsed value holds a NUL character anywhere (Postgres text cannot store one). */
 function hasNul(value: unknown, depth = 0): boolean {
