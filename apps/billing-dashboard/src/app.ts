@@ -1,7 +1,9 @@
 import type { AccountLookup } from '@platform/agent-protocol';
 import type { Unsubscribe } from '@platform/bus';
-import { defineApp, serviceEnv, startService } from '@platform/service-kit';
+import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { billingDashboardEnv } from './config';
+import { busAccountDirectory } from './ingestion/bus-accounts';
 import { startIngestionConsumers } from './ingestion/consumer';
 import { Ingestion, openWithAccounts } from './ingestion/ingestion';
 import { billingDashboardService } from './service';
@@ -9,24 +11,25 @@ import { billingDashboardService } from './service';
 export interface BillingDashboardDeps {
   /**
    * Where agent-report ingestion looks bus accounts (by nkey public key) and cluster ownership up, for
-   * `open()` of @platform/agent-protocol. In production this is backed by orgs-teams'
-   * `OrgTokensService.GetBusAccountByKey` RPC (with cluster ownership from `clusters`). Without it the
-   * ingestion consumers are not started: reports wait in stream AGENT, and the durable consumers read them
-   * from the start once it is wired (docs/billing-ingestion.md).
+   * `open()` of @platform/agent-protocol. By default orgs-teams' `OrgTokensService.GetBusAccountByKey` (at
+   * ORGS_TEAMS_GRPC_ADDR) and clusters' `ClustersService.GetCluster` (at CLUSTERS_GRPC_ADDR); tests give their own.
    */
-  busAccountLookup?: AccountLookup;
+  busAccountLookup?: AccountLookup & { forBatch?(): AccountLookup };
   /** Consumer options for tests: durable name prefix, and one cluster's reports only. */
-  ingestion?: { durablePrefix?: string; clusterUID?: string };
+  ingestion?: { durablePrefix?: string; clusterUID?: string; maxBatch?: number };
 }
 
-/** The billing-dashboard app over the given dependencies (`busAccountLookup` turns agent-report ingestion on). */
+/** The billing-dashboard app over the given dependencies. */
 export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
   return defineApp({
     name: 'billing-dashboard',
-    env: serviceEnv,
+    env: billingDashboardEnv,
     start: (config) => {
       let stopIngestion: Unsubscribe | undefined;
       let stopPruning: (() => void) | undefined;
+      const lookup = deps.busAccountLookup
+        ? { directory: deps.busAccountLookup, close: () => {} }
+        : busAccountDirectory({ orgsTeams: config.ORGS_TEAMS_GRPC_ADDR, clusters: config.CLUSTERS_GRPC_ADDR });
       return startService(
         {
           name: 'billing-dashboard',
@@ -35,18 +38,15 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
           // Consumes agent reports (docs/billing-ingestion.md); readiness follows the bus connection.
           bus: true,
           grpc: async (svc) => {
-            if (deps.busAccountLookup) {
-              const ingestion = new Ingestion(svc.db!, openWithAccounts(deps.busAccountLookup), svc.log);
-              stopIngestion = await startIngestionConsumers(svc.bus!, ingestion, { ...deps.ingestion, log: svc.log });
-              stopPruning = ingestion.pruneSeenPeriodically();
-            } else {
-              svc.log.warn({}, 'agent-report ingestion is off: no bus-account lookup (orgs-teams GetBusAccountByKey) is wired yet');
-            }
+            const ingestion = new Ingestion(svc.db!, openWithAccounts(lookup.directory), svc.log);
+            stopIngestion = await startIngestionConsumers(svc.bus!, ingestion, { ...deps.ingestion, log: svc.log });
+            stopPruning = ingestion.pruneSeenPeriodically();
             return [billingDashboardService()];
           },
           onStop: async () => {
             stopPruning?.();
             await stopIngestion?.().catch(() => {});
+            lookup.close();
           },
         },
         config,

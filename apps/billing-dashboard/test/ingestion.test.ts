@@ -5,7 +5,7 @@ import { migrations } from '../migrations';
 import { Ingestion, openWithAccounts, sampleRows } from '../src/ingestion/ingestion';
 import { seal, testCluster, toBusPayload, withBadSignature } from './agent-reports';
 
-const quiet = { info: () => {}, warn: () => {}, debug: () => {} };
+const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
 
 describe('billing ingestion: verified reports applied once in one transaction with their id', () => {
   let db: Database;
@@ -141,6 +141,53 @@ describe('billing ingestion: verified reports applied once in one transaction wi
     }
     expect(await ingestion.receive('resource-event', subject, message)).toBe('applied');
     expect(await db.table('resource_events').where({ version: 3 }).count({ n: '*' })).toEqual([{ n: 1 }]);
+  });
+
+  it('drops a report with a field longer than its column as invalid, instead of failing it on every delivery', async () => {
+    const before = await seen();
+    const message = toBusPayload(seal('resource-event', cluster.event(40, { licenseId: 'l'.repeat(256) }), keys));
+    expect(await ingestion.receive('resource-event', subjectOf(clusterUID, 'resource-event'), message)).toBe('invalid');
+    expect(await seen()).toBe(before);
+  });
+
+  it('applies a batch in one go: repeats within it once, refusals and invalid reports acknowledged', async () => {
+    const subject = subjectOf(clusterUID, 'license-usage');
+    const first = toBusPayload(seal('license-usage', cluster.usage(Date.UTC(2025, 0, 1)), keys));
+    const last = toBusPayload(seal('license-usage', cluster.usage(Date.UTC(2027, 5, 1)), keys));
+    const bad = withBadSignature(toBusPayload(seal('license-usage', cluster.usage(Date.UTC(2024, 0, 1)), keys)));
+    const invalid = toBusPayload(seal('license-usage', { ...cluster.usage(Date.UTC(2026, 0, 1)), product: '' }, keys));
+    const before = await seen();
+    const done = await ingestion.receiveBatch(
+      'license-usage',
+      [first, last, first, bad, invalid].map((payload) => ({ subject, payload })),
+    );
+    expect(done).toEqual([true, true, true, true, true]);
+    // Two new ids; the row widened by both (the two usages of one key merged in one statement).
+    expect(await seen()).toBe(before + 2);
+    const row = await db.table('licensed_products').where({ user_id: 7, license_id: 'lic-1', product: 'productdb' }).first();
+    expect(row.first_received_at).toEqual(new Date(Date.UTC(2025, 0, 1)));
+    expect(row.last_received_at).toEqual(new Date(Date.UTC(2027, 5, 1)));
+  });
+
+  it('when a batch cannot be written, applies the others one by one and hands back only the one that fails', async () => {
+    const subject = subjectOf(clusterUID, 'resource-event');
+    const poison = 'kubedb.com/postgreses/db/poison';
+    await db.knex.raw(`
+      create function billing.refuse_poison() returns trigger language plpgsql as $$
+      begin if new.key = '${poison}' then raise exception 'poison event refused'; end if; return new; end $$;
+      create trigger refuse_poison before insert on billing.resource_events for each row execute function billing.refuse_poison();`);
+    const events = [cluster.event(50), cluster.event(1, { key: poison }), cluster.event(51)];
+    const payloads = events.map((e) => toBusPayload(seal('resource-event', e, keys)));
+    try {
+      expect(await ingestion.receiveBatch('resource-event', payloads.map((payload) => ({ subject, payload })))).toEqual([true, false, true]);
+      expect(await db.table('resource_events').whereIn('version', [50, 51]).count({ n: '*' })).toEqual([{ n: 2 }]);
+      expect(await db.table('resource_events').where({ key: poison }).count({ n: '*' })).toEqual([{ n: 0 }]);
+    } finally {
+      await db.knex.raw('drop trigger refuse_poison on billing.resource_events; drop function billing.refuse_poison()');
+    }
+    // Its redelivery applies it; the two applied ones come back as repeats.
+    expect(await ingestion.receiveBatch('resource-event', payloads.map((payload) => ({ subject, payload })))).toEqual([true, true, true]);
+    expect(await db.table('resource_events').where({ key: poison }).count({ n: '*' })).toEqual([{ n: 1 }]);
   });
 
   it('propagates an error of the account lookup (not a refusal), so the message is redelivered', async () => {

@@ -2,7 +2,7 @@ import type { Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { clustersEnv, type ClustersConfig } from './config';
-import { BusAccounts, orgTokensClient } from './ingestion/bus-accounts';
+import { busAccountDirectory, orgTokensClient } from './ingestion/bus-accounts';
 import { InventoryIngestion } from './ingestion/inventory-ingestion';
 import { Clusters } from './inventory/clusters';
 import { Relationships, TUPLES_EFFECT } from './inventory/tuples';
@@ -26,7 +26,7 @@ function startClusters(config: ClustersConfig) {
       grpc: async ({ db, bus, outbox, log }) => {
         const box = outbox({ [TUPLES_EFFECT]: relationships.effect() });
         const clusters = new Clusters(db!, box);
-        const ingestion = new InventoryIngestion(box, new BusAccounts(orgTokens, db!), db!, log);
+        const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log);
         stopConsumer = await ingestion.consume(bus!);
         stopPruning = ingestion.pruneSeenPeriodically();
         return [clustersService(clusters)];

@@ -8,14 +8,18 @@ import { marketplaceListenerApp } from '@platform/app-marketplace-listener';
 import { gatewayApp } from '@platform/app-gateway';
 import { loadConfig, lockDataDir, serviceEnv, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 
-/** The backend apps in start order (authz first: others write relationships at start) and the variable naming each one's address. */
+/**
+ * The backend apps in start order and the variable naming each one's address: an app starts after those it
+ * calls, which get their addresses from here (authz first: others write relationships at start; clusters,
+ * which calls authz and orgs-teams, before billing-dashboard, which calls both for agent-report ingestion).
+ */
 const BACKENDS: [AppDefinition<any>, string][] = [
   [authzApp, 'AUTHZ_GRPC_ADDR'],
   [orgsTeamsApp, 'ORGS_TEAMS_GRPC_ADDR'],
   [contractsLicensingApp, 'CONTRACTS_LICENSING_GRPC_ADDR'],
+  [clustersApp, 'CLUSTERS_GRPC_ADDR'],
   [billingDashboardApp, 'BILLING_DASHBOARD_GRPC_ADDR'],
   [metricsproxyApp, 'METRICSPROXY_GRPC_ADDR'],
-  [clustersApp, 'CLUSTERS_GRPC_ADDR'],
   [marketplaceListenerApp, 'MARKETPLACE_LISTENER_GRPC_ADDR'],
 ];
 const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatewayApp];

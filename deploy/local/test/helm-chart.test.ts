@@ -250,12 +250,18 @@ describe('the chart with values-production.yaml', () => {
     });
   });
 
-  it('admits gRPC to a backend only from its callers: the gateway, and orgs-teams for authz', () => {
+  it('admits gRPC to a backend only from its callers: the gateway, and the backends that call it', () => {
+    // Who calls whom besides the gateway (in the order the chart lists apps: by name).
+    const backendCallers: Record<string, string[]> = {
+      authz: ['clusters', 'gateway', 'orgs-teams'],
+      'orgs-teams': ['billing-dashboard', 'clusters', 'gateway'],
+      clusters: ['billing-dashboard', 'gateway'],
+    };
     for (const app of enabled.filter((a) => a !== 'gateway')) {
       const rules = admitting(app, 'grpc');
       expect(rules).toHaveLength(1);
       const callers = rules[0].from.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component']);
-      expect(callers).toEqual(app === 'authz' ? ['gateway', 'orgs-teams'] : ['gateway']);
+      expect(callers).toEqual(backendCallers[app] ?? ['gateway']);
     }
     // Nothing calls the gateway over gRPC.
     expect(admitting('gateway', 'grpc')).toEqual([]);
@@ -290,7 +296,7 @@ describe('the chart with values-production.yaml', () => {
       expect(ports.includes(4222)).toBe(ON_THE_BUS.includes(app));
       expect(ports.includes(8081)).toBe(app === 'authz'); // OpenFGA's gRPC port
       expect(ports.includes(443)).toBe(app === 'orgs-teams'); // object storage
-      expect(ports.includes(50051)).toBe(app === 'gateway' || app === 'orgs-teams');
+      expect(ports.includes(50051)).toBe(['gateway', 'orgs-teams', 'clusters', 'billing-dashboard'].includes(app));
       // DNS and the trace collector for everyone; nothing else.
       expect(ports).toEqual(expect.arrayContaining([53, 4318]));
       expect(new Set(ports)).toEqual(new Set(ports.filter((p: number) => [53, 4318, 5432, 4222, 8080, 8081, 443, 50051].includes(p))));

@@ -62,7 +62,7 @@ function inventoryReports(transport: 'nats' | 'in-process') {
     await nats?.dispose();
   });
 
-  it('applies the hub’s signed report, and refuses its reports once the bus account is revoked', async () => {
+  it('applies the hub’s signed reports (inventory in clusters, license usage in billing), and refuses them once the bus account is revoked', async () => {
     const enrolled = await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'prod', uid: HUB });
     expect(enrolled.status).toBe(201);
     const { seed, accountID } = enrolled.body.bus;
@@ -87,7 +87,22 @@ function inventoryReports(transport: 'nats' | 'in-process') {
         expect(await as('mia')).toBe(false);
       }
 
+      // Billing reports about a managed cluster of the hub reach billing-dashboard, which asks the real
+      // orgs-teams for the account and clusters for the ownership.
+      const billing = harness.platform.apps.get('billing-dashboard')!.ctx.db!;
+      const licensed = async (clusterUid: string) => (await billing.table('licensed_products').where({ cluster_uid: clusterUid })).length;
+      const usage = (clusterUid: string, receivedAtMs: number): agentV1.LicenseUsage => ({
+        userId: Number(harness.ids.olivia),
+        clusterUid,
+        licenseId: 'lic-e2e',
+        product: 'productdb',
+        receivedAtMs,
+      });
+      await agent.publish(subjectOf(SPOKES[0], 'license-usage'), toBusPayload(seal('license-usage', usage(SPOKES[0], Date.UTC(2026, 5, 1)), seed)));
+      await eventually(async () => (await licensed(SPOKES[0])) === 1, 20_000);
+
       expect((await api('olivia', 'POST', `/orgs/acme/tokens/bus-tokens/${accountID}/revoke`)).status).toBe(200);
+      await agent.publish(subjectOf(SPOKES[1], 'license-usage'), toBusPayload(seal('license-usage', usage(SPOKES[1], Date.UTC(2026, 5, 2)), seed)));
       const refused = randomUUID();
       await agent.publish(
         subjectOf(HUB, 'inventory'),
@@ -109,6 +124,14 @@ function inventoryReports(transport: 'nats' | 'in-process') {
       await eventually(() => seen(marker), 20_000);
       expect(await seen(refused)).toBe(false);
       expect((await clusters.getCluster({ uid: HUB })).nodeCount).toBe(4);
+      // The marker hub's own license usage is applied; the revoked account's, published before it, is not.
+      const markerUid = other.body.cluster.uid as string;
+      await agent.publish(
+        subjectOf(markerUid, 'license-usage'),
+        toBusPayload(seal('license-usage', usage(markerUid, Date.UTC(2026, 5, 3)), other.body.bus.seed)),
+      );
+      await eventually(async () => (await licensed(markerUid)) === 1, 20_000);
+      expect(await licensed(SPOKES[1])).toBe(0);
     } finally {
       clusters.close();
       authz.close();
@@ -116,5 +139,5 @@ function inventoryReports(transport: 'nats' | 'in-process') {
   }, 120_000);
 }
 
-describe('inventory reports of an enrolled hub, on JetStream', () => inventoryReports('nats'));
-describe('inventory reports of an enrolled hub, on the in-process bus', () => inventoryReports('in-process'));
+describe('inventory and billing reports of an enrolled hub, on JetStream', () => inventoryReports('nats'));
+describe('inventory and billing reports of an enrolled hub, on the in-process bus', () => inventoryReports('in-process'));

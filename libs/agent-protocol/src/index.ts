@@ -5,3 +5,4 @@ export * from './envelope';
 export { signerOf, verifySignature, rawUserPublicKey, type Signer } from './ed25519';
 export * from './seen-ids';
 export * from './resource-history';
+export * from './accounts';

@@ -17,6 +17,26 @@ export interface ConsumeOptions {
   subject: string;
 }
 
+/** One durable message of a batch; `payload` is undefined when it is not JSON (the handler refuses it). */
+export interface BusMessage {
+  subject: string;
+  payload: unknown;
+}
+
+/**
+ * Handles a batch of durable messages, in the order they were delivered, and answers for each whether it is
+ * done (`true`: acknowledged) or is to be redelivered (`false`). A throw redelivers the whole batch.
+ */
+export type BatchHandler = (messages: BusMessage[]) => Promise<boolean[]>;
+
+export interface ConsumeBatchOptions extends ConsumeOptions {
+  /**
+   * At most this many messages per call of the handler. The handler gets what has arrived while it was busy
+   * (up to this many), so a quiet stream still hands over single messages at once.
+   */
+  maxBatch: number;
+}
+
 /** Whether the bus is connected now, and since when (the start, the last loss or the last reconnect). */
 export interface BusHealth {
   connected: boolean;
@@ -40,6 +60,11 @@ export interface Bus {
   reply(subject: string, handler: ReplyHandler): Promise<Unsubscribe>;
   publish(subject: string, payload: unknown): Promise<void>;
   consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe>;
+  /**
+   * Consumes a durable subject in batches (ingestion writes a batch in one transaction): one handler call at
+   * a time, with the messages that arrived meanwhile. `consume` is this with batches of one.
+   */
+  consumeBatches(opts: ConsumeBatchOptions, handler: BatchHandler): Promise<Unsubscribe>;
   /**
    * A broadcast to every listener of the subject connected now, stored nowhere (core NATS publish): for
    * notices such as cache invalidations, where a listener that was away must assume it missed some.
@@ -81,4 +106,13 @@ export class BusConnectError extends Error {
     super(`cannot use NATS at ${server}: ${reason}`);
     this.name = 'BusConnectError';
   }
+}
+
+/** A one-message handler as a batch handler of batches of one: a throw asks for redelivery. */
+export function oneByOne(handler: MessageHandler): BatchHandler {
+  return async (messages) => {
+    const done: boolean[] = [];
+    for (const m of messages) done.push(await handler(m.subject, m.payload).then(() => true, () => false));
+    return done;
+  };
 }

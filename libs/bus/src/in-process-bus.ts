@@ -3,6 +3,9 @@ import {
   streamOf,
   type Bus,
   type BusHealth,
+  oneByOne,
+  type BatchHandler,
+  type ConsumeBatchOptions,
   type ConsumeOptions,
   type MessageHandler,
   type NoticeHandler,
@@ -13,9 +16,10 @@ import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from '
 
 interface Consumer {
   filter: RegExp;
-  handler: MessageHandler;
-  /** Messages not yet handled, with the trace context of their publisher. */
-  queue: { subject: string; payload: unknown; headers?: Record<string, string> }[];
+  handler: BatchHandler;
+  maxBatch: number;
+  /** Messages not yet handled, with the trace context of their publisher and how often they were handed over. */
+  queue: { subject: string; payload: unknown; headers?: Record<string, string>; deliveries: number }[];
   running: boolean;
   durable: string;
   counters: ReturnType<typeof consumerCounters>;
@@ -79,7 +83,7 @@ export class InProcessBus implements Bus {
     await inPublishSpan(subject, 'in-process', async (headers) => {
       for (const consumer of this.consumers.values()) {
         if (!consumer.filter.test(subject)) continue;
-        consumer.queue.push({ subject, payload: copy, headers });
+        consumer.queue.push({ subject, payload: copy, headers, deliveries: 0 });
         void this.drain(consumer);
       }
     });
@@ -100,11 +104,16 @@ export class InProcessBus implements Bus {
   }
 
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {
+    return this.consumeBatches({ ...opts, maxBatch: 1 }, oneByOne(handler));
+  }
+
+  async consumeBatches(opts: ConsumeBatchOptions, handler: BatchHandler): Promise<Unsubscribe> {
     streamOf(opts.subject);
     const existing = this.consumers.get(opts.durable);
     const consumer: Consumer = existing ?? {
       filter: subjectPattern(opts.subject),
       handler,
+      maxBatch: opts.maxBatch,
       queue: [],
       running: false,
       stopped: false,
@@ -112,6 +121,7 @@ export class InProcessBus implements Bus {
       counters: consumerCounters(opts.durable),
     };
     consumer.handler = handler;
+    consumer.maxBatch = Math.max(1, opts.maxBatch);
     consumer.stopped = false;
     this.consumers.set(opts.durable, consumer);
     void this.drain(consumer);
@@ -120,28 +130,26 @@ export class InProcessBus implements Bus {
     };
   }
 
+  /** Hands the queue to the handler a batch at a time; what it does not finish stays at the front and comes again after a pause. */
   private async drain(consumer: Consumer): Promise<void> {
     if (consumer.running) return;
     consumer.running = true;
     try {
-      let again = false;
       while (!consumer.stopped && consumer.queue.length > 0) {
-        const msg = consumer.queue[0];
-        if (again) consumer.counters.redelivered.inc();
-        try {
-          await inConsumeSpan(
-            msg.subject,
-            'in-process',
-            consumer.durable,
-            (name) => msg.headers?.[name],
-            () => consumer.handler(msg.subject, msg.payload),
-          );
-          consumer.queue.shift();
-          consumer.counters.consumed.inc();
-          again = false;
-        } catch {
-          consumer.counters.refused.inc();
-          again = true;
+        const batch = consumer.queue.slice(0, consumer.maxBatch);
+        for (const msg of batch) if (msg.deliveries++ > 0) consumer.counters.redelivered.inc();
+        const done = await inConsumeSpan(
+          batch[0].subject,
+          'in-process',
+          consumer.durable,
+          (name) => batch[0].headers?.[name],
+          () => consumer.handler(batch.map(({ subject, payload }) => ({ subject, payload }))),
+        ).catch(() => batch.map(() => false));
+        const failed = batch.filter((_, i) => !done[i]);
+        consumer.queue.splice(0, batch.length, ...failed);
+        consumer.counters.consumed.inc(batch.length - failed.length);
+        if (failed.length > 0) {
+          consumer.counters.refused.inc(failed.length);
           await new Promise((r) => setTimeout(r, this.retryDelayMs));
         }
       }

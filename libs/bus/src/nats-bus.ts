@@ -7,6 +7,7 @@ import {
   JSONCodec,
   type NatsConnection,
   type JetStreamManager,
+  type JsMsg,
 } from 'nats';
 import {
   BusConnectError,
@@ -15,6 +16,9 @@ import {
   type Bus,
   type BusHealth,
   type BusLogger,
+  oneByOne,
+  type BatchHandler,
+  type ConsumeBatchOptions,
   type ConsumeOptions,
   type MessageHandler,
   type NoticeHandler,
@@ -24,6 +28,15 @@ import {
 import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from './bus-telemetry';
 
 const codec = JSONCodec();
+
+/** A message's JSON payload, or undefined when it is not JSON (the handler refuses it rather than it coming back forever). */
+function decoded(data: Uint8Array): unknown {
+  try {
+    return codec.decode(data);
+  } catch {
+    return undefined;
+  }
+}
 
 /** How long the first connection is retried at start before giving up (a pod is restarted anyway). */
 export const NATS_STARTUP_TIMEOUT_MS = 5_000;
@@ -231,6 +244,10 @@ export class NatsBus implements Bus {
   }
 
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {
+    return this.consumeBatches({ ...opts, maxBatch: 1 }, oneByOne(handler));
+  }
+
+  async consumeBatches(opts: ConsumeBatchOptions, handler: BatchHandler): Promise<Unsubscribe> {
     await this.ensureStream(opts.subject);
     const stream = streamOf(opts.subject).name;
     try {
@@ -245,29 +262,62 @@ export class NatsBus implements Bus {
       });
     }
     const consumer = await this.nc.jetstream().consumers.get(stream, opts.durable);
-    const messages = await consumer.consume();
+    // Up to two batches in hand: one being handled, the next arriving meanwhile.
+    const limit = Math.max(1, opts.maxBatch) * 2;
+    const messages = await consumer.consume({ max_messages: limit });
     const counters = consumerCounters(opts.durable);
-    void (async () => {
+    const pending: JsMsg[] = [];
+    let ended = false;
+    // The reader waits for room while the buffer is full, the worker for messages while it is empty: never both.
+    let waiting: (() => void) | undefined;
+    const signal = () => {
+      const wake = waiting;
+      waiting = undefined;
+      wake?.();
+    };
+    const wait = () => new Promise<void>((resolve) => (waiting = resolve));
+    const reader = (async () => {
       for await (const m of messages) {
-        if (m.redelivered) counters.redelivered.inc();
-        try {
-          await inConsumeSpan(
-            m.subject,
-            'nats',
-            opts.durable,
-            (name) => m.headers?.get(name) || undefined,
-            () => handler(m.subject, codec.decode(m.data)),
-          );
-          m.ack();
-          counters.consumed.inc();
-        } catch {
-          counters.refused.inc();
-          m.nak(500);
-        }
+        pending.push(m);
+        signal();
+        while (pending.length >= limit && !ended) await wait();
+      }
+    })().finally(() => {
+      ended = true;
+      signal();
+    });
+    const worker = (async () => {
+      for (;;) {
+        while (pending.length === 0 && !ended) await wait();
+        if (pending.length === 0) return;
+        const batch = pending.splice(0, opts.maxBatch);
+        signal();
+        const done = await inConsumeSpan(
+          batch[0].subject,
+          'nats',
+          opts.durable,
+          (name) => batch[0].headers?.get(name) || undefined,
+          () => handler(batch.map((m) => ({ subject: m.subject, payload: decoded(m.data) }))),
+        ).catch(() => batch.map(() => false));
+        batch.forEach((m, i) => {
+          if (m.redelivered) counters.redelivered.inc();
+          if (done[i]) {
+            m.ack();
+            counters.consumed.inc();
+          } else {
+            counters.refused.inc();
+            m.nak(500);
+          }
+        });
       }
     })();
     return async () => {
       await messages.close();
+      ended = true;
+      signal();
+      // The batch in hand is finished (and acknowledged) before this resolves; the rest is redelivered later.
+      pending.splice(0);
+      await Promise.allSettled([reader, worker]);
     };
   }
 

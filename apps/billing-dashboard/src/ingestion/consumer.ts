@@ -7,8 +7,17 @@ export interface IngestionConsumerOptions {
   durablePrefix?: string;
   /** Consume the reports of one cluster UID only (tests); every cluster by default. */
   clusterUID?: string;
-  log: { error(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /** At most this many reports per transaction; default INGESTION_BATCH. */
+  maxBatch?: number;
+  log: { info(obj: object, msg: string): void };
 }
+
+/**
+ * Reports applied per transaction at most. A transaction costs about as much as a few single-row writes, so
+ * batches carry throughput; 500 keeps one batch's statements well within the parameter limit and a batch's
+ * work (a few hundred milliseconds at worst) far inside the 30 s acknowledgement wait.
+ */
+export const INGESTION_BATCH = 500;
 
 /** The durable consumer name of a kind. */
 export function durableName(kind: BillingKind, prefix = 'billing-dashboard'): string {
@@ -17,9 +26,10 @@ export function durableName(kind: BillingKind, prefix = 'billing-dashboard'): st
 
 /**
  * Starts one durable consumer per billing kind on stream AGENT (JetStream on NATS, or the in-process bus):
- * `billing-dashboard-license-usage`, `-resource-event`, `-usage-sample`. A message that is applied, a
- * duplicate, refused or invalid is acknowledged (a redelivery could not change a refusal); a failure while
- * applying (the database, the account lookup) throws, so the bus leaves it unacknowledged and redelivers it.
+ * `billing-dashboard-license-usage`, `-resource-event`, `-usage-sample`, each handing over batches of what
+ * arrived (`Ingestion.receiveBatch`). A message that is applied, a duplicate, refused or invalid is
+ * acknowledged (a redelivery could not change a refusal); one that failed to apply (the database, the account
+ * lookup) is left unacknowledged and redelivered.
  * Returns how to stop all three.
  */
 export async function startIngestionConsumers(bus: Bus, ingestion: Ingestion, opts: IngestionConsumerOptions): Promise<Unsubscribe> {
@@ -33,14 +43,9 @@ export async function startIngestionConsumers(bus: Bus, ingestion: Ingestion, op
       const subject = opts.clusterUID ? `${REPORT_ROOT}.${PROTOCOL_VERSION}.${opts.clusterUID}.${kind}` : reportFilter(kind);
       const durable = durableName(kind, opts.durablePrefix);
       stops.push(
-        await bus.consume({ durable, subject }, async (arrivedOn, payload) => {
-          try {
-            await ingestion.receive(kind, arrivedOn, payload);
-          } catch (err) {
-            opts.log.error({ err, kind, subject: arrivedOn, durable }, 'applying an agent report failed; it will be redelivered');
-            throw err;
-          }
-        }),
+        await bus.consumeBatches({ durable, subject, maxBatch: opts.maxBatch ?? INGESTION_BATCH }, (messages) =>
+          ingestion.receiveBatch(kind, messages),
+        ),
       );
       opts.log.info({ durable, subject }, 'consuming agent reports');
     }

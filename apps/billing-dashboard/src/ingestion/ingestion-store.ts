@@ -71,15 +71,24 @@ export class IngestionStore {
     return new IngestionStore(db);
   }
 
-  /** Records a message id; true the first time, false when it was applied before (then skip the effect). */
-  async remember(message: { messageId: string; clusterUID: string; kind: string }, trx: Knex.Transaction): Promise<boolean> {
-    const rows = await this.db
-      .table('agent_seen_messages', trx)
-      .insert({ message_id: message.messageId, cluster_uid: message.clusterUID, kind: message.kind })
-      .onConflict('message_id')
-      .ignore()
-      .returning('message_id');
-    return rows.length > 0;
+  /**
+   * Records message ids in one statement; answers the messages seen for the first time (a message whose id
+   * was recorded before, or that repeats an id earlier in `messages`, is left out: skip its effect).
+   */
+  async rememberAll<M extends { messageId: string; clusterUID: string; kind: string }>(messages: M[], trx: Knex.Transaction): Promise<Set<M>> {
+    const first = new Map<string, M>();
+    for (const m of messages) if (!first.has(m.messageId)) first.set(m.messageId, m);
+    const fresh = new Set<M>();
+    for (const part of chunks([...first.values()], 1000)) {
+      const rows: { message_id: string }[] = await this.db
+        .table('agent_seen_messages', trx)
+        .insert(part.map((m) => ({ message_id: m.messageId, cluster_uid: m.clusterUID, kind: m.kind })))
+        .onConflict('message_id')
+        .ignore()
+        .returning('message_id');
+      for (const { message_id } of rows) fresh.add(first.get(message_id)!);
+    }
+    return fresh;
   }
 
   /** Drops the ids of messages applied before `before` (retention); returns how many. */
@@ -87,58 +96,84 @@ export class IngestionStore {
     return this.db.table('agent_seen_messages', trx).where('seen_at', '<', before).delete();
   }
 
-  /** Upserts the (user, cluster, license, product) row, widening its first and last received times to include `receivedAt`. */
-  async recordLicenseUsage(row: LicenseUsageRow, trx: Knex.Transaction): Promise<void> {
-    await this.db
-      .table('licensed_products', trx)
-      .insert({
-        user_id: row.userId,
-        cluster_uid: row.clusterUID,
-        license_id: row.licenseId,
-        product: row.product,
-        first_received_at: row.receivedAt,
-        last_received_at: row.receivedAt,
-      })
-      .onConflict(['user_id', 'cluster_uid', 'license_id', 'product'])
-      .merge({
-        first_received_at: this.db.knex.raw('least(licensed_products.first_received_at, excluded.first_received_at)'),
-        last_received_at: this.db.knex.raw('greatest(licensed_products.last_received_at, excluded.last_received_at)'),
-      });
+  /**
+   * Upserts one row per (user, cluster, license, product), widening its first and last received times to
+   * include every `receivedAt` given (reports of one key within the call are merged first: one statement
+   * may not update a row twice).
+   */
+  async recordLicenseUsages(usages: LicenseUsageRow[], trx: Knex.Transaction): Promise<void> {
+    const byKey = new Map<string, { user_id: number; cluster_uid: string; license_id: string; product: string; first_received_at: Date; last_received_at: Date }>();
+    for (const u of usages) {
+      const key = JSON.stringify([u.userId, u.clusterUID, u.licenseId, u.product]);
+      const row = byKey.get(key);
+      if (!row)
+        byKey.set(key, {
+          user_id: u.userId,
+          cluster_uid: u.clusterUID,
+          license_id: u.licenseId,
+          product: u.product,
+          first_received_at: u.receivedAt,
+          last_received_at: u.receivedAt,
+        });
+      else {
+        if (u.receivedAt < row.first_received_at) row.first_received_at = u.receivedAt;
+        if (u.receivedAt > row.last_received_at) row.last_received_at = u.receivedAt;
+      }
+    }
+    for (const part of chunks([...byKey.values()], 1000))
+      await this.db
+        .table('licensed_products', trx)
+        .insert(part)
+        .onConflict(['user_id', 'cluster_uid', 'license_id', 'product'])
+        .merge({
+          first_received_at: this.db.knex.raw('least(licensed_products.first_received_at, excluded.first_received_at)'),
+          last_received_at: this.db.knex.raw('greatest(licensed_products.last_received_at, excluded.last_received_at)'),
+        });
   }
 
-  /** Inserts an event; an event already stored under the same (cluster, key, version) is kept as it is. Returns whether it was new. */
-  async insertResourceEvent(row: ResourceEventRow, trx: Knex.Transaction): Promise<boolean> {
-    const inserted = await this.db
-      .table('resource_events', trx)
-      .insert({
-        user_id: row.userId,
-        cluster_uid: row.clusterUID,
-        license_id: row.licenseId,
-        product: row.product,
-        group: row.group,
-        resource: row.resource,
-        resource_id: JSON.stringify(row.resourceId),
-        key: row.key,
-        version: row.version,
-        event_at: row.eventAt,
-        partial_object_meta: JSON.stringify(row.partialObjectMeta),
-      })
-      .onConflict(['cluster_uid', 'key', 'version'])
-      .ignore()
-      .returning('id');
-    return inserted.length > 0;
+  /** Inserts events; one already stored under the same (cluster, key, version) is kept as it is. Returns how many were new. */
+  async insertResourceEvents(events: ResourceEventRow[], trx: Knex.Transaction): Promise<number> {
+    let inserted = 0;
+    for (const part of chunks(events, 1000)) {
+      const rows = await this.db
+        .table('resource_events', trx)
+        .insert(
+          part.map((row) => ({
+            user_id: row.userId,
+            cluster_uid: row.clusterUID,
+            license_id: row.licenseId,
+            product: row.product,
+            group: row.group,
+            resource: row.resource,
+            resource_id: JSON.stringify(row.resourceId),
+            key: row.key,
+            version: row.version,
+            event_at: row.eventAt,
+            partial_object_meta: JSON.stringify(row.partialObjectMeta),
+          })),
+        )
+        .onConflict(['cluster_uid', 'key', 'version'])
+        .ignore()
+        .returning('id');
+      inserted += rows.length;
+    }
+    return inserted;
   }
 
   /** Inserts samples; one already stored for the same (cluster, object, start) is kept as it is. Returns how many were new. */
   async insertUsageSamples(rows: UsageSampleRow[], trx: Knex.Transaction): Promise<number> {
-    if (rows.length === 0) return 0;
-    const inserted = await this.db
-      .table('usage_samples', trx)
-      .insert(rows.map(toSampleColumns))
-      .onConflict(['cluster_uid', 'object_uid', 'start_at'])
-      .ignore()
-      .returning('id');
-    return inserted.length;
+    let inserted = 0;
+    // 29 columns a row: 1,000 rows stay well under Postgres' 65,535 parameters a statement.
+    for (const part of chunks(rows, 1000)) {
+      const ids = await this.db
+        .table('usage_samples', trx)
+        .insert(part.map(toSampleColumns))
+        .onConflict(['cluster_uid', 'object_uid', 'start_at'])
+        .ignore()
+        .returning('id');
+      inserted += ids.length;
+    }
+    return inserted;
   }
 }
 
@@ -172,4 +207,11 @@ function toSampleColumns(row: UsageSampleRow): Record<string, unknown> {
     columns[`${name}_used`] = r?.used ?? 0;
   }
   return columns;
+}
+
+/** `items` in consecutive parts of at most `size` (none for an empty list). */
+function chunks<T>(items: T[], size: number): T[][] {
+  const parts: T[][] = [];
+  for (let i = 0; i < items.length; i += size) parts.push(items.slice(i, i + size));
+  return parts;
 }

@@ -1,8 +1,9 @@
 import { AgentMessageRefused, open, type AccountLookup, type OpenedMessage, type ReportKind } from '@platform/agent-protocol';
+import type { BusMessage } from '@platform/bus';
 import type { Database } from '@platform/db';
 import { agentV1 } from '@platform/proto';
 import { Counter, type CounterChild } from '@platform/telemetry';
-import { IngestionStore, type UsageSampleRow } from './ingestion-store';
+import { IngestionStore, type LicenseUsageRow, type ResourceEventRow, type UsageSampleRow } from './ingestion-store';
 
 /** The report kinds billing-dashboard applies (inventory belongs to clusters). */
 export const BILLING_KINDS = ['license-usage', 'resource-event', 'usage-sample'] as const satisfies readonly ReportKind[];
@@ -13,11 +14,23 @@ export type BillingKind = (typeof BILLING_KINDS)[number];
  * ownership) and returns it opened, or throws `AgentMessageRefused`. Any other error (the account lookup
  * failing) propagates, so the message is redelivered.
  */
-export type OpenReport = (input: unknown, expected: { subject: string; kinds: readonly ReportKind[] }) => Promise<OpenedMessage>;
+export interface OpenReport {
+  (input: unknown, expected: { subject: string; kinds: readonly ReportKind[] }): Promise<OpenedMessage>;
+  /** The opener for one batch: account and ownership lookups asked once per key within it. */
+  forBatch?(): OpenReport;
+}
 
-/** `open()` of @platform/agent-protocol over an account lookup (in production backed by orgs-teams' GetBusAccountByKey). */
-export function openWithAccounts(accounts: AccountLookup): OpenReport {
-  return (input, expected) => open(input, { ...expected, accounts });
+/**
+ * `open()` of @platform/agent-protocol over an account lookup (in production a `BusAccountDirectory`: orgs-teams'
+ * GetBusAccountByKey and clusters' GetCluster). A lookup with `forBatch` shares its answers within a batch.
+ */
+export function openWithAccounts(accounts: AccountLookup & { forBatch?(): AccountLookup }): OpenReport {
+  const opener: OpenReport = (input, expected) => open(input, { ...expected, accounts });
+  opener.forBatch = () => {
+    const shared = accounts.forBatch?.() ?? accounts;
+    return (input, expected) => open(input, { ...expected, accounts: shared });
+  };
+  return opener;
 }
 
 /**
@@ -31,6 +44,7 @@ export type IngestionOutcome = 'applied' | 'duplicate' | 'refused' | 'invalid';
 export interface IngestionLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
 }
 
@@ -77,54 +91,112 @@ export class Ingestion {
    * of the account lookup throws, so the bus redelivers.
    */
   async receive(kind: BillingKind, subject: string, payload: unknown): Promise<IngestionOutcome> {
-    let message: OpenedMessage;
-    try {
-      message = await this.openReport(payload, { subject, kinds: [kind] });
-    } catch (err) {
-      if (!(err instanceof AgentMessageRefused)) throw err;
-      this.log.warn(
-        { reason: err.reason, detail: err.detail, messageId: err.messageId, clusterUID: err.clusterUID, kind, subject },
-        'agent report refused; not applied',
-      );
-      count(kind, 'refused');
-      return 'refused';
-    }
-    const outcome = await this.apply(message);
-    count(kind, outcome);
+    const [outcome] = await this.handle(kind, [{ subject, payload }], this.openReport);
+    if (outcome instanceof Error) throw outcome;
     return outcome;
   }
 
-  /** Applies a verified message once: its effect and its id in one transaction; a repeated id changes nothing. */
-  async apply(message: OpenedMessage): Promise<IngestionOutcome> {
+  /**
+   * Verifies and applies a batch of deliveries of one kind (a consumer's `consumeBatches` handler): answers,
+   * per message, whether it is done (applied, duplicate, refused or invalid: acknowledge) or failed (the
+   * database or the account lookup: redeliver). The batch is written in one transaction; when that fails,
+   * each message is tried alone, so one message that cannot be written does not hold the others back.
+   */
+  async receiveBatch(kind: BillingKind, deliveries: BusMessage[]): Promise<boolean[]> {
+    const outcomes = await this.handle(kind, deliveries, this.openReport.forBatch?.() ?? this.openReport);
+    return outcomes.map((outcome, i) => {
+      if (!(outcome instanceof Error)) return true;
+      this.log.error({ err: outcome, kind, subject: deliveries[i].subject }, 'applying an agent report failed; it will be redelivered');
+      return false;
+    });
+  }
+
+  /** Opens, checks and applies deliveries; each one's outcome, or the error that asks for its redelivery. */
+  private async handle(kind: BillingKind, deliveries: BusMessage[], openReport: OpenReport): Promise<(IngestionOutcome | Error)[]> {
+    const results: (IngestionOutcome | Error)[] = new Array(deliveries.length);
+    const toApply: { index: number; message: OpenedMessage }[] = [];
+    const opened = await Promise.all(
+      deliveries.map(({ subject, payload }) =>
+        openReport(payload, { subject, kinds: [kind] }).then(
+          (message) => ({ message }),
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    );
+    opened.forEach((result, index) => {
+      if ('message' in result) {
+        if (this.isApplicable(result.message)) toApply.push({ index, message: result.message });
+        else results[index] = 'invalid';
+      } else if (result.error instanceof AgentMessageRefused) {
+        const err = result.error;
+        this.log.warn(
+          { reason: err.reason, detail: err.detail, messageId: err.messageId, clusterUID: err.clusterUID, kind, subject: deliveries[index].subject },
+          'agent report refused; not applied',
+        );
+        results[index] = 'refused';
+      } else {
+        results[index] = result.error instanceof Error ? result.error : new Error(String(result.error));
+      }
+    });
+    if (toApply.length > 0) {
+      try {
+        const applied = await this.applyAll(toApply.map((x) => x.message));
+        toApply.forEach(({ index }, i) => (results[index] = applied[i]));
+      } catch (err) {
+        if (toApply.length === 1) results[toApply[0].index] = err as Error;
+        else {
+          this.log.warn({ err, kind, messages: toApply.length }, 'applying a batch of agent reports failed; applying them one by one');
+          for (const { index, message } of toApply) {
+            results[index] = await this.applyAll([message]).then(
+              ([outcome]) => outcome,
+              (e: Error) => e,
+            );
+          }
+        }
+      }
+    }
+    for (const outcome of results) if (!(outcome instanceof Error)) count(kind, outcome);
+    return results;
+  }
+
+  /** Whether a verified message can be applied; logs why not. */
+  private isApplicable(message: OpenedMessage): boolean {
     const problem = problemOf(message);
-    if (problem) {
+    if (problem)
       this.log.warn(
         { problem, messageId: message.messageId, clusterUID: message.clusterUID, kind: message.kind, sender: message.senderPubKey },
         'agent report cannot be applied; dropped',
       );
-      return 'invalid';
-    }
-    const outcome = await this.db.transaction(async (trx): Promise<IngestionOutcome> => {
-      if (!(await this.store.remember(message, trx))) return 'duplicate';
-      switch (message.kind) {
-        case 'license-usage': {
-          const p = message.payload;
-          await this.store.recordLicenseUsage(
-            {
-              userId: p.userId,
-              clusterUID: p.clusterUid,
-              licenseId: p.licenseId,
-              product: p.product,
-              receivedAt: new Date(p.receivedAtMs),
-            },
-            trx,
-          );
-          break;
-        }
-        case 'resource-event': {
-          const p = message.payload;
-          await this.store.insertResourceEvent(
-            {
+    return !problem;
+  }
+
+  /** Applies a verified message once: its effect and its id in one transaction; a repeated id changes nothing. */
+  async apply(message: OpenedMessage): Promise<IngestionOutcome> {
+    if (!this.isApplicable(message)) return 'invalid';
+    return (await this.applyAll([message]))[0];
+  }
+
+  /**
+   * Applies verified, applicable messages in one transaction: their ids in `agent_seen_messages`, and the
+   * effects of those whose id is new (a repeat, in an earlier batch or earlier in this one, is `duplicate`).
+   */
+  private async applyAll(messages: OpenedMessage[]): Promise<IngestionOutcome[]> {
+    return this.db.transaction(async (trx): Promise<IngestionOutcome[]> => {
+      const fresh = await this.store.rememberAll(messages, trx);
+      const outcomes = messages.map((m): IngestionOutcome => (fresh.has(m) ? 'applied' : 'duplicate'));
+      const usages: LicenseUsageRow[] = [];
+      const events: ResourceEventRow[] = [];
+      const samples: UsageSampleRow[] = [];
+      for (const message of fresh) {
+        switch (message.kind) {
+          case 'license-usage': {
+            const p = message.payload;
+            usages.push({ userId: p.userId, clusterUID: p.clusterUid, licenseId: p.licenseId, product: p.product, receivedAt: new Date(p.receivedAtMs) });
+            break;
+          }
+          case 'resource-event': {
+            const p = message.payload;
+            events.push({
               userId: p.userId,
               clusterUID: p.clusterUid,
               licenseId: p.licenseId,
@@ -136,22 +208,24 @@ export class Ingestion {
               version: p.version,
               eventAt: new Date(p.timestampMs),
               partialObjectMeta: p.partialObjectMetaJson ? (JSON.parse(p.partialObjectMetaJson) as object) : {},
-            },
-            trx,
-          );
-          break;
+            });
+            break;
+          }
+          case 'usage-sample':
+            samples.push(...sampleRows(message.payload));
+            break;
+          default:
+            throw new Error(`billing-dashboard does not apply ${message.kind} reports`);
         }
-        case 'usage-sample':
-          await this.store.insertUsageSamples(sampleRows(message.payload), trx);
-          break;
-        default:
-          throw new Error(`billing-dashboard does not apply ${message.kind} reports`);
       }
-      return 'applied';
+      await this.store.recordLicenseUsages(usages, trx);
+      await this.store.insertResourceEvents(events, trx);
+      await this.store.insertUsageSamples(samples, trx);
+      const repeats = messages.filter((m) => !fresh.has(m));
+      if (repeats.length > 0)
+        this.log.debug({ messageIds: repeats.map((m) => m.messageId), kind: repeats[0].kind }, 'agent reports applied before; skipped');
+      return outcomes;
     });
-    if (outcome === 'duplicate')
-      this.log.debug({ messageId: message.messageId, kind: message.kind }, 'agent report applied before; skipped');
-    return outcome;
   }
 
   /** Drops the ids of messages applied before `before` (retention, past the stream's maximum age). */
@@ -184,6 +258,19 @@ function isJsonObject(text: string): boolean {
 
 const validTime = (ms: number) => Number.isSafeInteger(ms) && ms > 0;
 
+/**
+ * The first field longer than its column allows (the limits of migrations/20261122010000_agent_reports.ts), so
+ * such a report is `invalid` at once instead of failing its transaction on every redelivery.
+ */
+function tooLong(fields: object, limits: Record<string, number>): string | undefined {
+  for (const [name, limit] of Object.entries(limits)) {
+    const value = (fields as Record<string, unknown>)[name];
+    if (typeof value === 'string' && value.length > limit) return `${name} is longer than ${limit} characters`;
+  }
+  return undefined;
+}
+const COMMON_LIMITS = { licenseId: 255, product: 255 };
+
 /** Why a verified message can never be applied, or undefined when it can. */
 function problemOf(message: OpenedMessage): string | undefined {
   switch (message.kind) {
@@ -191,7 +278,7 @@ function problemOf(message: OpenedMessage): string | undefined {
       const p = message.payload;
       if (!p.licenseId || !p.product) return 'license id and product are required';
       if (!validTime(p.receivedAtMs)) return 'received-at is not a positive time';
-      return undefined;
+      return tooLong(p, COMMON_LIMITS);
     }
     case 'resource-event': {
       const p = message.payload;
@@ -201,14 +288,17 @@ function problemOf(message: OpenedMessage): string | undefined {
       if (!validTime(p.timestampMs)) return 'timestamp is not a positive time';
       if (!isJsonObject(p.resourceIdJson)) return 'resource_id_json is not a JSON object';
       if (p.partialObjectMetaJson && !isJsonObject(p.partialObjectMetaJson)) return 'partial_object_meta_json is not a JSON object';
-      return undefined;
+      return tooLong(p, { ...COMMON_LIMITS, group: 255, resource: 255, key: 1024 });
     }
     case 'usage-sample': {
       const p = message.payload;
       if (!p.product || !p.objectUid) return 'product and object UID are required';
       if (!validTime(p.startMs) || !validTime(p.endMs) || p.endMs <= p.startMs) return 'the interval must end after it starts';
       if (p.endMs - p.startMs > 62 * DAY_MS) return 'the interval is longer than two months';
-      return undefined;
+      return tooLong(
+        p,
+        { ...COMMON_LIMITS, clusterName: 255, hosting: 64, namespace: 255, namespaceUid: 64, group: 255, kind: 255, name: 255, objectUid: 64, version: 64 },
+      );
     }
     default:
       return `billing-dashboard does not apply ${message.kind} reports`;

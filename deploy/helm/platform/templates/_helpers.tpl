@@ -162,6 +162,8 @@ contracts-licensing:
 billing-dashboard:
   database: true
   bus: true
+  # agent-report ingestion: bus accounts (orgs-teams) and cluster ownership (clusters)
+  calls: [orgs-teams, clusters]
 metricsproxy:
   database: true
 marketplace-listener:
@@ -170,6 +172,8 @@ marketplace-listener:
 clusters:
   database: true
   bus: true
+  # owner tuples (authz) and bus accounts for inventory ingestion (orgs-teams)
+  calls: [authz, orgs-teams]
 {{- end }}
 
 {{/*
