@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { runLine, writeDocBlock } from './doc-block';
 
 const ROOT = path.resolve(__dirname, '..');
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
@@ -290,22 +291,10 @@ function table(rows: Row[]): string {
 
 /** Replaces the generated block of docs/benchmarks.md (between the markers) with this run's table. */
 function writeDoc(rows: Row[]): void {
-  const file = path.join(ROOT, 'docs', 'benchmarks.md');
-  const begin = '<!-- bench http: begin -->';
-  const end = '<!-- bench http: end -->';
-  const block = [
-    begin,
-    `Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${os.cpus().length} cores, Node ${process.versions.node}, ` +
-      `load average ${os.loadavg()[0].toFixed(1)} at the end; ${CONNECTIONS} connections, ${DURATION_S} s per measurement, best of ${ROUNDS} ` +
-      `paired rounds.`,
-    '',
-    table(rows),
-    end,
-  ].join('\n');
-  const doc = fs.readFileSync(file, 'utf8');
-  const i = doc.indexOf(begin);
-  const j = doc.indexOf(end);
-  fs.writeFileSync(file, i >= 0 && j > i ? doc.slice(0, i) + block + doc.slice(j + end.length) : `${doc.trimEnd()}\n\n${block}\n`);
+  writeDocBlock(
+    'http',
+    [runLine(`${CONNECTIONS} connections, ${DURATION_S} s per measurement, best of ${ROUNDS} paired rounds.`), '', table(rows)].join('\n'),
+  );
 }
 
 async function main(): Promise<void> {

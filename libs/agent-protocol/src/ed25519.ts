@@ -38,6 +38,21 @@ export function verifySignature(publicKey: string, data: Uint8Array, signature: 
   return verify(null, data, publicKeyObject(publicKey), signature);
 }
 
+/**
+ * `verifySignature` on libuv's thread pool (Node's callback form of `crypto.verify`): the event loop stays
+ * free while a batch of reports is verified, and the verifications of a batch run on the other cores.
+ * Rejects on a key out of form.
+ */
+export function verifySignatureAsync(publicKey: string, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    try {
+      verify(null, data, publicKeyObject(publicKey), signature, (err, ok) => (err ? reject(err) : resolve(ok)));
+    } catch (err) {
+      reject(err);
+    }
+  });
+}
+
 /** A signer made once from an nkey user seed ("SU..." text or bytes) or key pair. */
 export interface Signer {
   readonly publicKey: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyPair } from 'nkeys.js';
 import { agentV1 } from '@platform/proto';
-import { signerOf, verifySignature, type Signer } from './ed25519';
+import { signerOf, verifySignatureAsync, type Signer } from './ed25519';
 import { countOpened, countRefused } from './telemetry';
 import { isUuid, kindEnum, kindName, parseSubject, type KindName } from './subjects';
 
@@ -270,7 +270,7 @@ async function openUncounted(input: Uint8Array | string | unknown, expected: Ope
       senderPubKey: env.senderPubKey,
       payload: env.payload,
     });
-    verified = verifySignature(env.senderPubKey, signed, env.signature);
+    verified = await verifySignatureAsync(env.senderPubKey, signed, env.signature);
   } catch (err) {
     // nkeys.js refuses a key whose prefix or checksum is wrong.
     throw refuse('malformed', `sender public key: ${(err as Error).message}`);
