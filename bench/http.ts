@@ -3,9 +3,10 @@
  * measured side by side in one run, in both topologies: the one process of `npm start` (embedded database)
  * and one process per app on a real Postgres and NATS. Each platform measurement is paired with a bare
  * one taken just before it, so the ratio holds however busy the machine is. Prints progress to stderr, the
- * JSON result to stdout, and writes the table into docs/benchmarks.md.
+ * JSON result to stdout, and writes the table into docs/benchmarks.md, with a row for the embedded authz engine
+ * (bench/authz-check.ts: p99 of a check at 1M tuples, depth 3). Modes: `embedded,separate,authz` (default all).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -289,16 +290,49 @@ function table(rows: Row[]): string {
   return lines.join('\n');
 }
 
+/** What `bench/authz-check.ts` prints. */
+interface AuthzCheck {
+  tuples: number;
+  p50Ms: number;
+  p99Ms: number;
+  sequentialChecksPerSecond: number;
+  concurrentChecksPerSecond: number;
+}
+
+/** Runs the authz check benchmark (1M tuples, depth 3) in its own process, for its row of the table. */
+function authzCheck(): AuthzCheck {
+  progress('authz check at 1M tuples (bench/authz-check.ts)');
+  const res = spawnSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'bench/authz-check.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (res.status !== 0) throw new Error(`bench/authz-check.ts failed (${res.status})`);
+  return JSON.parse(res.stdout) as AuthzCheck;
+}
+
+/** The authz engine's row, in the columns of the HTTP rows: checks a second where requests are, p99 ≤ 1 ms as its target. */
+function authzRow(a: AuthzCheck): string {
+  return (
+    `| embedded authz engine | check at ${a.tuples.toLocaleString('en')} tuples, depth 3 (sequential; ${a.concurrentChecksPerSecond} checks/s with 8 concurrent) | — | ` +
+    `${a.sequentialChecksPerSecond} checks/s | — | p99 ≤ 1 ms ${a.p99Ms <= 1 ? 'met' : '**not met**'} | ${a.p99Ms} (p50 ${a.p50Ms}) / — | — | — |`
+  );
+}
+
 /** Replaces the generated block of docs/benchmarks.md (between the markers) with this run's table. */
-function writeDoc(rows: Row[]): void {
+function writeDoc(rows: Row[], authz: AuthzCheck | undefined): void {
   writeDocBlock(
     'http',
-    [runLine(`${CONNECTIONS} connections, ${DURATION_S} s per measurement, best of ${ROUNDS} paired rounds.`), '', table(rows)].join('\n'),
+    [
+      runLine(`${CONNECTIONS} connections, ${DURATION_S} s per measurement, best of ${ROUNDS} paired rounds.`),
+      '',
+      table(rows) + (authz ? `\n${authzRow(authz)}` : ''),
+    ].join('\n'),
   );
 }
 
 async function main(): Promise<void> {
-  const modes = (process.argv[2] ?? 'embedded,separate').split(',');
+  const modes = (process.argv[2] ?? 'embedded,separate,authz').split(',');
   const bare = await startBare();
   const rows: Row[] = [];
   try {
@@ -307,8 +341,9 @@ async function main(): Promise<void> {
   } finally {
     bare.stop();
   }
-  writeDoc(rows);
-  process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  const authz = modes.includes('authz') ? authzCheck() : undefined;
+  writeDoc(rows, authz);
+  process.stdout.write(`${JSON.stringify({ rows, authz }, null, 2)}\n`);
 }
 
 main().catch((err) => {
