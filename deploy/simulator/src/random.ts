@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import prand, { type RandomGenerator } from 'pure-rand';
 
 /**
- * Deterministic randomness for the simulator (docs/decisions.md, D26): pure-rand's xoroshiro128+ seeded from
+ * Deterministic randomness for the simulator (docs/decisions.md, D27): pure-rand's xoroshiro128+ seeded from
  * a hash of the run's seed and a path naming what is drawn ("hub/0", "object/<uid>"), so each part of the
  * simulated world has its own stream and adding a hub or a spoke does not change the others.
  */
