@@ -1,5 +1,6 @@
 import { describeStartError, loadConfig, portError, serviceEnv } from '@platform/service-kit';
 import { serveMetrics, stopTracing, type MetricsServer } from '@platform/telemetry';
+import { startDemoSeed } from './demo-seed';
 import { AppStartError, startPlatform } from './platform';
 
 /**
@@ -32,13 +33,16 @@ async function main(): Promise<void> {
   });
   progress(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s (pid ${process.pid})`);
   process.stdout.write(`\nPlatform is up at ${platform.url}  (API: ${platform.url}api/v1/version)\n\n`);
+  // DEMO_SEED_MANIFEST: demo data through the API and the in-process simulator, in the background (a failure is
+  // logged and the platform keeps serving).
+  const demo = startDemoSeed(process.env, platform, progress);
   let stopping = false;
   stop = (why: string) => {
     if (stopping) return;
     stopping = true;
     progress(`${why}: stopping`);
-    platform
-      .stop()
+    Promise.resolve(demo?.stop())
+      .then(() => platform.stop())
       .then(() => metrics?.close())
       .then(() => stopTracing())
       .then(

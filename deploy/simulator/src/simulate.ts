@@ -314,5 +314,5 @@ function resultOf(
 /** One line of progress: `phase: inventory 1/1, license-usage 120/650, ...`. */
 export function formatProgress(p: Progress): string {
   const kinds = (Object.keys(p.total) as ReportKind[]).map((k) => `${k} ${p.published[k]}/${p.total[k]}`).join(', ');
-  return `${p.message}: ${kinds}`;
+  return Object.values(p.total).some((n) => n > 0) ? `${p.message}: ${kinds}` : p.message;
 }
