@@ -1,0 +1,194 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import pg from 'pg';
+import { clustersV1 } from '@platform/proto';
+import { createClient, type PromiseClient } from '@platform/service-kit';
+import { createTestDatabase } from '@platform/testing';
+import { basic } from './harness';
+import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
+
+/**
+ * DEMO_SEED_MANIFEST=<path> npm start (issue 11, item 7): the launcher as npm starts it, on the in-process bus of
+ * the embedded default, seeds a demo and writes the manifest; every name in it is found through the clusters
+ * service's RPCs (its port found among the server's listening sockets), the REST API and billing-dashboard's tables
+ * (no read RPC for them yet: the platform runs on a fresh Postgres database so the test can read them). A second
+ * start on the same DATA_DIR (and database) duplicates nothing.
+ */
+const ADMIN_PASSWORD = 'demo-admin-password';
+const MANIFEST_KEYS = ['hub', 'namespace', 'owner', 'spokes', 'usage'];
+
+/** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
+function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['tcp', 'tcp6']) {
+    const lines = fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8').trim().split('\n').slice(1);
+    for (const line of lines) {
+      const cols = line.trim().split(/\s+/);
+      // local_address is ip:port in hex; state 0A is LISTEN; column 9 is the inode.
+      if (cols[3] === '0A' && inodes.has(cols[9])) ports.add(parseInt(cols[1].split(':')[1], 16));
+    }
+  }
+  return [...ports];
+}
+
+/** A client of the clusters service of the running launcher: the listening port whose ClustersService answers GetVersion. */
+async function clustersClient(pid: number): Promise<PromiseClient<typeof clustersV1.ClustersServiceService>> {
+  for (const port of listeningPorts(pid)) {
+    const client = createClient(clustersV1.ClustersServiceService, `127.0.0.1:${port}`, { name: 'clusters', deadlineMs: 2_000 });
+    const answer = await client.getVersion({}).catch(() => undefined);
+    if (answer?.service === 'clusters') return client;
+    client.close();
+  }
+  throw new Error(`no clusters gRPC server among the ports of pid ${pid}`);
+}
+
+async function waitForFile(file: string, launcher: StartedLauncher, timeoutMs: number): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`no manifest at ${file} within ${timeoutMs / 1000} s:\n${launcher.logs()}`);
+    if (/demo seed failed/.test(launcher.logs())) throw new Error(`the demo seed failed:\n${launcher.logs()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let sql: pg.Client;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-seed-e2e-'));
+  const manifestPath = path.join(dir, 'demo.json');
+  const env = () => ({
+    DATA_DIR: path.join(dir, 'data'),
+    DATABASE_URL: db.url,
+    DEMO_SEED_MANIFEST: manifestPath,
+    PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    LOG_LEVEL: 'warn',
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+  });
+  afterAll(async () => {
+    killLaunched();
+    await sql?.end();
+    await db?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const count = async (table: string, where = '', params: unknown[] = []) =>
+    Number((await sql.query(`select count(*)::int as n from ${table} ${where}`, params)).rows[0].n);
+  /** Rows of everything the demo makes: a repeat start must leave each the same. */
+  const counts = async () => ({
+    hubs: await count('clusters.clusters', 'where hub_id is null'),
+    clusters: await count('clusters.clusters'),
+    namespaces: await count('clusters.cluster_namespaces'),
+    licensedProducts: await count('billing.licensed_products'),
+    resourceEvents: await count('billing.resource_events'),
+    usageSamples: await count('billing.usage_samples'),
+    busAccounts: await count('identity.bus_accounts'),
+    accounts: await count('identity.accounts'),
+  });
+
+  it('writes a manifest whose every name the services know, and a second start duplicates nothing', async () => {
+    const first = await npmStart(env());
+    const manifest = await waitForFile(manifestPath, first, 240_000);
+    expect(Object.keys(manifest).sort()).toEqual(MANIFEST_KEYS);
+    expect(fs.statSync(manifestPath).mode & 0o777).toBe(0o600);
+    expect(manifest.spokes.length).toBeGreaterThanOrEqual(3);
+    expect(first.logs()).toMatch(/\[platform\] demo seed: manifest written to/);
+
+    // The owner's credentials work, and they see the hub of their organization over REST.
+    const { owner, hub, spokes, namespace, usage } = manifest;
+    const token = await fetch(`${first.url}api/v1/users/${owner.username}/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic(owner.username, owner.password), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'e2e' }),
+    }).then(async (r) => (expect(r.status).toBe(201), ((await r.json()) as any).sha1));
+    const get = (p: string) =>
+      fetch(`${first.url}api/v1${p}`, { headers: { authorization: `token ${token}` } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as any,
+      }));
+    const listed = await get(`/orgs/${owner.org}/clusters`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((c: any) => [c.name, c.uid])).toContainEqual([hub.name, hub.uid]);
+    expect((await get('/user')).body.id).toBe(usage.uid);
+
+    // Through the clusters service's RPCs: the hub, every spoke under it, the namespace.
+    const clusters = await clustersClient(first.pid);
+    try {
+      expect(await clusters.getCluster({ uid: hub.uid })).toMatchObject({ name: hub.name, hubUid: '' });
+      const listedSpokes = (await clusters.listSpokes({ hubUid: hub.uid })).clusters.map((c) => ({ name: c.name, uid: c.uid }));
+      expect(listedSpokes).toEqual(expect.arrayContaining(spokes));
+      for (const s of spokes)
+        expect(await clusters.getSpoke({ hubUid: hub.uid, name: s.name })).toMatchObject({ uid: s.uid, hubUid: hub.uid });
+      expect((await clusters.listNamespaces({ clusterUid: hub.uid })).namespaces.map((n) => n.name)).toContain(namespace);
+      const usageCluster = await clusters.getCluster({ uid: usage.cid });
+      expect(usageCluster.uid).toBe(usage.cid);
+    } finally {
+      clusters.close();
+    }
+
+    // billing-dashboard's tables: license usage, the event (key, version), samples of the object in the month and namespace.
+    expect(
+      await count('billing.licensed_products', 'where user_id = $1 and cluster_uid = $2 and license_id = $3 and product = $4', [
+        usage.uid,
+        usage.cid,
+        usage.lid,
+        usage.product,
+      ]),
+    ).toBe(1);
+    expect(
+      await count('billing.resource_events', 'where cluster_uid = $1 and key = $2 and version = $3 and product = $4 and license_id = $5', [
+        usage.cid,
+        usage.eventKey,
+        usage.eventVersion,
+        usage.product,
+        usage.lid,
+      ]),
+    ).toBe(1);
+    expect(
+      await count(
+        'billing.usage_samples',
+        'where cluster_uid = $1 and object_uid = $2 and month = $3 and namespace = $4 and product = $5',
+        [usage.cid, usage.objectID, `${usage.year}-${usage.month}-01`, usage.namespace, usage.product],
+      ),
+    ).toBeGreaterThan(10);
+    expect(Number(`${usage.year}${usage.month}`)).toBeLessThan(Number(new Date().toISOString().slice(0, 7).replace('-', '')));
+    // Every product has usage samples.
+    expect((await sql.query('select distinct product from billing.usage_samples order by product')).rows.map((r) => r.product)).toEqual([
+      'productbackup',
+      'productdb',
+      'productingress',
+      'productvault',
+    ]);
+
+    const before = await counts();
+    expect(before.hubs).toBe(1);
+    expect(before.clusters).toBe(1 + spokes.length);
+    expect(await interrupt(first.child)).toBe(0);
+
+    // Again on the same DATA_DIR and database: the same manifest, and not one row more.
+    fs.rmSync(manifestPath);
+    const second = await npmStart(env());
+    try {
+      expect(await waitForFile(manifestPath, second, 240_000)).toEqual(manifest);
+      expect(second.logs()).not.toMatch(/created user/);
+      expect(await counts()).toEqual(before);
+    } finally {
+      expect(await interrupt(second.child)).toBe(0);
+    }
+  }, 600_000);
+});
