@@ -1,7 +1,7 @@
 import * as path from 'node:path';
-import { ACCOUNTS_CHANGED, type AccountsChanged } from '@platform/bus';
+import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
 import { UnavailableError } from '@platform/errors';
-import { createCallContext, defineApp, FailureLimiter, startService, type Logger } from '@platform/service-kit';
+import { createCallContext, defineApp, FailureLimiter, SecretBox, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
@@ -12,6 +12,7 @@ import { GrpcOrgAuthz } from './orgs/org-authz';
 import { organizationsService } from './orgs/service';
 import { Organizations } from './orgs/organizations';
 import type { OrgsContext } from './orgs/orgs-context';
+import { OrgCache } from './orgs/org-cache';
 import { orgEffects } from './orgs/effects';
 import { openObjectStorage } from '@platform/object-storage';
 import { siteSettingsService } from './settings/service';
@@ -19,7 +20,6 @@ import { avatarsService } from './avatars/service';
 import { Avatars } from './avatars/avatars';
 import { orgTokensService } from './org-tokens/service';
 import { OrgTokens } from './org-tokens/org-tokens';
-import { SecretBox } from './org-tokens/secret-box';
 import { orgClaimsService } from './claims/service';
 import { withOrgsTeamsLimits } from './limits';
 
@@ -30,6 +30,8 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgAuthz = new GrpcOrgAuthz(relationships, config.AUTHZ_GRPC_ADDR);
   const storage = openObjectStorage(config);
+  let stopListening: (() => Promise<void>) | undefined;
+  let stopWatching: (() => void) | undefined;
   return startService(
     {
       name: 'orgs-teams',
@@ -60,10 +62,24 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         // The bootstrap is no call: it gets a context of its own (a request id for its authz calls, no deadline).
         const bootstrap = createCallContext(log);
         await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, bootstrap), log);
+        const orgCache = new OrgCache(config.ORG_CACHE_TTL_MS);
+        // Other replicas' changes; and after a lost connection, notices may have been missed: forget all.
+        stopListening = await bus!.listen(ORGS_CHANGED, (_subject, payload) => {
+          for (const id of (payload as OrgsChanged).orgIds ?? []) orgCache.evict(Number(id));
+        });
+        stopWatching = bus!.onHealthChange(() => orgCache.clear());
         const orgsContext: OrgsContext = {
           db: db!,
           adminOrg: config.PLATFORM_ADMIN_ORG,
           outbox,
+          cache: orgCache,
+          orgChanged: (orgId) => {
+            orgCache.evict(orgId);
+            // Best effort: a replica that misses it serves the old row for at most ORG_CACHE_TTL_MS.
+            bus!
+              .notify(ORGS_CHANGED, { orgIds: [orgId] } satisfies OrgsChanged)
+              .catch((err) => log.warn({ err }, 'could not send an organization-cache notice'));
+          },
           // What other features keep for an organization goes with it: its system admin and its avatar.
           onOrgDelete: async (trx, orgId, stage) => {
             await orgTokens.onOrgDelete(trx, orgId, stage);
@@ -88,6 +104,8 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         ]);
       },
       onStop: async () => {
+        await stopListening?.();
+        stopWatching?.();
         relationships.close();
         orgAuthz.close();
         storage.close();

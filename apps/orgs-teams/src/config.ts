@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authzClientEnv, boolVar, loginFailureWindowVar, maxFailuresVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { authzClientEnv, boolVar, loginFailureWindowVar, maxFailuresVar, secretsKeyVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
 import { avatarLimitEnv, objectStorageEnv } from '@platform/object-storage';
 
 /** orgs-teams settings: the common ones, where authz is, and the first site admin. */
@@ -14,14 +14,16 @@ export const orgsTeamsEnv = {
   ...objectStorageEnv,
   ...avatarLimitEnv,
   /** base64 of 32 bytes: key sealing secrets shown again later (manager sync tokens). Embedded default: DATA_DIR/secrets/encryption.key. */
-  SECRETS_ENCRYPTION_KEY: z
-    .string()
-    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of 32 bytes')
-    .optional(),
+  SECRETS_ENCRYPTION_KEY: secretsKeyVar,
   /** Reported as `isOfflineInstaller` by GET /branding. */
   OFFLINE_INSTALLER: boolVar.default(false),
   /** Wrong passwords one account may have per window before Basic auth answers 429 (docs/authentication.md). */
   LOGIN_MAX_FAILURES_PER_ACCOUNT: maxFailuresVar.default(10),
   LOGIN_FAILURE_WINDOW_SECONDS: loginFailureWindowVar,
+  /**
+   * How long an organization read stays cached (0: no cache). Changes evict it at once, on every replica (a
+   * bus notice); the lifetime only bounds how long a replica that missed a notice serves an old row.
+   */
+  ORG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
 };
 export type OrgsTeamsConfig = ConfigOf<typeof orgsTeamsEnv>;

@@ -1,3 +1,4 @@
+import { ORGS_CHANGED, type OrgsChanged } from '@platform/bus';
 import { orgClaimsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
@@ -261,4 +262,17 @@ describe('OrganizationsService', () => {
       'not-found',
     ]);
   });
+
+  it('serves organizations from its cache until another replica’s change notice evicts them', async () => {
+    const org = await newOrg('replicated');
+    const read = async () => (await orgs.getOrg({ name: 'replicated', viewerId: users.bob })).description;
+    expect(await read()).toBe('');
+    // Another replica changes the row (here: straight in the database, which this replica does not see)...
+    await app.running.ctx.db!.table('accounts').where({ id: org.id }).update({ description: 'elsewhere' });
+    expect(await read()).toBe('');
+    // ...and tells the others, as orgChanged does.
+    await app.running.ctx.bus!.notify(ORGS_CHANGED, { orgIds: [org.id] } satisfies OrgsChanged);
+    await eventually(async () => (await read()) === 'elsewhere', 5_000);
+  });
 });
+

@@ -55,4 +55,21 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect((await t.api('alice', 'PATCH', `/teams/${ops}`, { name: 'ops', assignedRoleIDs: [] })).status).toBe(200);
     expect((await t.api('bob', 'PATCH', '/orgs/acme', { description: 'by bob again' })).status).toBe(403);
   });
+
+  it('shows an organization’s edit, its hiding and its deletion on the next request (orgs-teams organization cache)', async () => {
+    expect((await t.api('alice', 'POST', '/orgs', { username: 'cached' })).status).toBe(201);
+    // Read twice by a stranger: the second read is answered from the cache.
+    expect((await t.api('bob', 'GET', '/orgs/cached')).body.description).toBe('');
+    expect((await t.api('bob', 'GET', '/orgs/cached')).status).toBe(200);
+    expect((await t.api('alice', 'PATCH', '/orgs/cached', { description: 'changed' })).status).toBe(200);
+    expect((await t.api('bob', 'GET', '/orgs/cached')).body.description).toBe('changed');
+    expect((await t.api('alice', 'PATCH', '/orgs/cached', { visibility: 'private' })).status).toBe(200);
+    expect((await t.api('bob', 'GET', '/orgs/cached')).status).toBe(404);
+    expect((await t.api('alice', 'GET', '/orgs/cached')).status).toBe(200);
+    expect((await t.api('alice', 'DELETE', '/orgs/cached')).status).toBe(204);
+    expect((await t.api('alice', 'GET', '/orgs/cached')).status).toBe(404);
+    // The name is free again at once, and the new organization is not the old one.
+    expect((await t.api('bob', 'POST', '/orgs', { username: 'cached' })).status).toBe(201);
+    expect((await t.api('alice', 'GET', '/orgs/cached')).body.description).toBe('');
+  });
 });

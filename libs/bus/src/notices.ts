@@ -9,3 +9,10 @@ export const ACCOUNTS_CHANGED = 'identity.accounts.changed';
 export interface AccountsChanged {
   userIds: number[];
 }
+
+/** orgs-teams: these organizations' rows changed or are gone (their replicas' organization caches drop them). */
+export const ORGS_CHANGED = 'identity.orgs.changed';
+
+export interface OrgsChanged {
+  orgIds: number[];
+}

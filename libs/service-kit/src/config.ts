@@ -73,6 +73,12 @@ export const boolVar = z.enum(['true', 'false']).transform((v) => v === 'true');
 /** A gRPC address host:port. */
 export const addressVar = z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port');
 
+/** SECRETS_ENCRYPTION_KEY: base64 of 32 bytes sealing secrets shown or used again later (SecretBox); unset: a key under DATA_DIR. */
+export const secretsKeyVar = z
+  .string()
+  .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of 32 bytes')
+  .optional();
+
 /** Deployment types the spec gates routes by (spec section 1). */
 export const DEPLOYMENT_TYPES = [
   'Hosted',

@@ -5,7 +5,7 @@ import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../../migrations';
 import { Identity } from '../identity/identity';
 import { OrgTokens } from './org-tokens';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '@platform/service-kit';
 
 describe('organization machine credentials', () => {
   let db: Database;

@@ -6,7 +6,7 @@ import type { orgTokensV1 } from '@platform/proto';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { EFFECT } from '../orgs/effects';
 import { generateToken, hashToken } from '../identity/tokens';
-import type { SecretBox } from './secret-box';
+import type { SecretBox } from '@platform/service-kit';
 
 const RECENT_ACTIVITY_SECONDS = 7 * 24 * 3600;
 const DEFAULT_SYNC_TOKEN_NAME = 'manager-sync-token';

@@ -98,7 +98,7 @@ export class Members {
   private readonly memberships: Memberships;
 
   constructor(orgs: OrgsContext) {
-    this.organizations = OrganizationsStore.create(orgs.db);
+    this.organizations = OrganizationsStore.create(orgs.db, orgs.cache);
     this.members = MembersStore.create(orgs.db);
     this.memberships = new Memberships(orgs);
   }

@@ -28,7 +28,7 @@ export class Organizations {
     private readonly orgs: OrgsContext,
     private readonly authz: OrgAuthz,
   ) {
-    this.organizations = OrganizationsStore.create(orgs.db);
+    this.organizations = OrganizationsStore.create(orgs.db, orgs.cache);
     this.teams = TeamsStore.create(orgs.db);
     this.members = MembersStore.create(orgs.db);
   }
@@ -43,6 +43,7 @@ export class Organizations {
     const creator = await this.members.user({ id: req.creatorId });
     if (await this.organizations.nameTaken(req.username)) throw new ConflictError(`the name ${req.username} is already taken`);
 
+    let createdId: number | undefined;
     const created = await this.orgs.outbox
       .run(
         async (trx, stage) => {
@@ -58,6 +59,7 @@ export class Organizations {
             },
             trx,
           );
+          createdId = org.id;
           const team = await this.teams.insert(
             org.id,
             {
@@ -83,6 +85,8 @@ export class Organizations {
         { call: ctx, undo: (trx, org) => this.organizations.delete(org.id, trx) },
       )
       .catch((err) => {
+        // An undone creation had committed, so a read may have cached the organization meanwhile.
+        if (createdId !== undefined) this.orgs.orgChanged?.(createdId);
         if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
         throw err;
       });
@@ -117,7 +121,10 @@ export class Organizations {
     if (req.managerEndpoint !== undefined) changes.manager_endpoint = req.managerEndpoint;
     const visibility = requestedVisibility(req.orgType, req.visibility);
     if (visibility !== undefined) changes.visibility = visibility;
-    if (Object.keys(changes).length > 0) await this.organizations.update(req.orgId, changes);
+    if (Object.keys(changes).length > 0) {
+      await this.organizations.update(req.orgId, changes);
+      this.orgs.orgChanged?.(req.orgId);
+    }
     return toOrganization(await this.organizations.get(req.orgId));
   }
 
@@ -156,5 +163,6 @@ export class Organizations {
       },
       { call: ctx },
     );
+    this.orgs.orgChanged?.(orgId);
   }
 }

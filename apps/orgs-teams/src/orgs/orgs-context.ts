@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database, Outbox, StageEffect } from '@platform/db';
+import type { OrgCache } from './org-cache';
 import type { OrgRow } from './rows';
 
 /** What the organization features (organizations, members, teams, team members) are built from. */
@@ -15,6 +16,13 @@ export interface OrgsContext {
    * stored avatar).
    */
   onOrgDelete?: (trx: Knex.Transaction, orgId: number, stage: StageEffect) => Promise<void>;
+  /** Organizations by id and slug for reads outside transactions; none: every read asks the database. */
+  cache?: OrgCache;
+  /**
+   * Called once a change of an organization's row (edit, delete) has committed: evicts it from this
+   * replica's cache and tells the other replicas (a bus notice).
+   */
+  orgChanged?: (orgId: number) => void;
 }
 
 /** Whether removing a site admin from this organization is refused (it is the administrative organization). */

@@ -20,7 +20,7 @@ export class TeamMembers {
     private readonly orgs: OrgsContext,
     private readonly teams: Teams,
   ) {
-    this.organizations = OrganizationsStore.create(orgs.db);
+    this.organizations = OrganizationsStore.create(orgs.db, orgs.cache);
     this.members = MembersStore.create(orgs.db);
     this.memberships = new Memberships(orgs);
   }

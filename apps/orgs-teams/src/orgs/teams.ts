@@ -49,7 +49,7 @@ export class Teams {
     private readonly orgs: OrgsContext,
     private readonly authz: OrgAuthz,
   ) {
-    this.organizations = OrganizationsStore.create(orgs.db);
+    this.organizations = OrganizationsStore.create(orgs.db, orgs.cache);
     this.teams = TeamsStore.create(orgs.db);
     this.members = MembersStore.create(orgs.db);
   }

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { keyFromFile } from '@platform/service-kit';
+import { keyFromFile } from './key-file';
 
 /** AES-256-GCM for secrets that must be shown again later (never for ones a hash can verify). */
 export class SecretBox {
