@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
-import { createTestDatabase } from '@platform/testing';
+import { createTestDatabase, eventually } from '@platform/testing';
 import { basic } from './harness';
 import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
 
@@ -101,7 +101,7 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     accounts: await count('identity.accounts'),
   });
 
-  it('writes a manifest whose every name the services know, and a second start duplicates nothing', async () => {
+  it('writes a manifest whose every name the services know; a second start duplicates nothing; a failed seed leaves the platform serving', async () => {
     const first = await npmStart(env());
     const manifest = await waitForFile(manifestPath, first, 240_000);
     expect(Object.keys(manifest).sort()).toEqual(MANIFEST_KEYS);
@@ -189,6 +189,20 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
       expect(await counts()).toEqual(before);
     } finally {
       expect(await interrupt(second.child)).toBe(0);
+    }
+
+    // A seed that fails (here: the site admin's password is not the one given) is logged, the platform keeps
+    // serving, and no manifest is written.
+    fs.rmSync(manifestPath);
+    const third = await npmStart({ ...env(), PLATFORM_ADMIN_PASSWORD: 'not-the-admin-password' });
+    try {
+      await eventually(async () => /demo seed failed/.test(third.logs()), 60_000);
+      expect(third.logs()).toMatch(/\[platform\] demo seed failed: signing in as admin .*wrong username or password/);
+      expect(third.logs()).toMatch(/\[platform\] demo seed: the platform keeps running; no manifest was written/);
+      expect((await fetch(`${third.url}api/v1/version`)).status).toBe(200);
+      expect(fs.existsSync(manifestPath)).toBe(false);
+    } finally {
+      expect(await interrupt(third.child)).toBe(0);
     }
   }, 600_000);
 });
