@@ -163,33 +163,45 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
     await waitForInventory(api, world, opts.inventoryTimeoutMs ?? 60_000);
 
     const stops: Unsubscribe[] = [];
-    if (opts.answerRequests ?? true) {
-      for (const hub of world.hubs)
-        for (const cluster of clustersOf(hub))
-          stops.push(
-            await answerResourceHistory(opts.bus, cluster.state.uid, signers.get(hub.state.uid)!, async (req) =>
-              resourceHistoryOf(world, cluster, req),
-            ),
-          );
-    }
+    const stopAll = async () => {
+      await Promise.all(stops.splice(0).map((s) => s().catch(() => {})));
+    };
+    try {
+      if (opts.answerRequests ?? true) {
+        for (const hub of world.hubs)
+          for (const cluster of clustersOf(hub))
+            stops.push(
+              await answerResourceHistory(opts.bus, cluster.state.uid, signers.get(hub.state.uid)!, async (req) =>
+                resourceHistoryOf(world, cluster, req),
+              ),
+            );
+      }
 
-    const hubOf = new Map(world.hubs.flatMap((h) => clustersOf(h).map((c) => [c.state.uid, h.state.uid] as const)));
-    report('reports', 'publishing');
-    const inFlight = new Set<Promise<void>>();
-    for (const m of billingMessagesOf(world)) {
-      const p = publish(m, signers.get(hubOf.get(m.clusterUid)!)!).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      if (inFlight.size >= PUBLISH_WINDOW) await Promise.race(inFlight);
+      const hubOf = new Map(world.hubs.flatMap((h) => clustersOf(h).map((c) => [c.state.uid, h.state.uid] as const)));
+      report('reports', 'publishing');
+      // Up to PUBLISH_WINDOW publishes in flight (JetStream acknowledges each); the first failure stops the run.
+      const inFlight = new Set<Promise<void>>();
+      let failure: { error: unknown } | undefined;
+      for (const m of billingMessagesOf(world)) {
+        if (failure) break;
+        const p: Promise<void> = publish(m, signers.get(hubOf.get(m.clusterUid)!)!)
+          .catch((error) => void (failure ??= { error }))
+          .finally(() => inFlight.delete(p));
+        inFlight.add(p);
+        if (inFlight.size >= PUBLISH_WINDOW) await Promise.race(inFlight);
+      }
+      await Promise.all(inFlight);
+      if (failure) throw failure.error;
+      report('done', 'published');
+    } catch (err) {
+      await stopAll();
+      throw err;
     }
-    await Promise.all(inFlight);
-    report('done', 'published');
 
     const result = resultOf(world, creds, published);
     return {
       result,
-      async stop() {
-        await Promise.all(stops.splice(0).map((s) => s().catch(() => {})));
-      },
+      stop: stopAll,
     };
   } finally {
     await api.close();
