@@ -1,5 +1,6 @@
 import type { Migration } from '@platform/db';
 import { init } from './20261122000000_init';
+import { licenseAuthority } from './20261123000000_license_authority';
 
 /** Every migration of the contracts schema, oldest first. */
-export const migrations: Migration[] = [init];
+export const migrations: Migration[] = [init, licenseAuthority];

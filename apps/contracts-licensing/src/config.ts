@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { secretsKeyVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+
+const pemVar = (label: string) =>
+  z
+    .string()
+    .refine((v) => v.includes(`-----BEGIN ${label}`), `must be PEM (-----BEGIN ${label}...)`)
+    .optional();
+
+/** contracts-licensing settings: the common ones and the license CA (docs/licensing.md). */
+export const contractsLicensingEnv = {
+  ...serviceEnv,
+  /** base64 of 32 bytes sealing the stored CA private key. Embedded default: DATA_DIR/secrets/encryption.key. */
+  SECRETS_ENCRYPTION_KEY: secretsKeyVar,
+  /** The platform CA certificate (PEM), with LICENSE_CA_KEY; unset: the one generated on first start and stored sealed. */
+  LICENSE_CA_CERT: pemVar('CERTIFICATE'),
+  /** The platform CA private key (PEM, PKCS#8 or SEC1, ECDSA P-256), with LICENSE_CA_CERT. */
+  LICENSE_CA_KEY: pemVar(''),
+};
+export type ContractsLicensingConfig = ConfigOf<typeof contractsLicensingEnv>;
