@@ -89,14 +89,8 @@ export class LicenseAuthority extends TrustedAuthority {
    * that is not a CA, a key that is not ECDSA P-256, and a key that does not belong to the certificate.
    */
   static async fromPem(certificatePem: string, privateKeyPem: string): Promise<LicenseAuthority> {
-    const der = derOf(certificatePem);
-    if (!der) throw new Error('the CA certificate is not a PEM or base64 certificate');
-    const trusted = new TrustedAuthority(der);
-    const basic = trusted.certificate.getExtension(x509.BasicConstraintsExtension);
-    if (!basic?.ca) throw new Error('the CA certificate is not a CA (basicConstraints CA:TRUE is missing)');
-    const usage = trusted.certificate.getExtension(x509.KeyUsagesExtension);
-    if (usage && !(usage.usages & x509.KeyUsageFlags.keyCertSign))
-      throw new Error('the CA certificate may not sign certificates (keyUsage)');
+    const trusted = trustedAuthority(certificatePem);
+    const der = new Uint8Array(trusted.certificate.rawData);
     let keyObject: KeyObject;
     try {
       keyObject = createPrivateKey(privateKeyPem);
@@ -115,11 +109,24 @@ export class LicenseAuthority extends TrustedAuthority {
   }
 }
 
-/** A verifier's view of the platform CA from its certificate (DER, PEM or base64), e.g. the file a customer was given. */
+/**
+ * A verifier's view of the platform CA from its certificate (DER, PEM or base64), e.g. the file a customer was
+ * given. Refuses a certificate that is not a CA.
+ */
 export function trustedAuthority(certificate: Uint8Array | string): TrustedAuthority {
   const der = derOf(certificate);
-  if (!der) throw new Error('the CA certificate is not a DER, PEM or base64 certificate');
-  return new TrustedAuthority(der);
+  let trusted: TrustedAuthority | undefined;
+  try {
+    trusted = der && new TrustedAuthority(der);
+  } catch {
+    trusted = undefined;
+  }
+  if (!trusted) throw new Error('the CA certificate is not a DER, PEM or base64 certificate');
+  if (!trusted.certificate.getExtension(x509.BasicConstraintsExtension)?.ca)
+    throw new Error('the CA certificate is not a CA (basicConstraints CA:TRUE is missing)');
+  const usage = trusted.certificate.getExtension(x509.KeyUsagesExtension);
+  if (usage && !(usage.usages & x509.KeyUsageFlags.keyCertSign)) throw new Error('the CA certificate may not sign certificates (keyUsage)');
+  return trusted;
 }
 
 /** A new platform CA: a self-signed ECDSA P-256 certificate (CA, keyCertSign and cRLSign) and its PKCS#8 private key, both PEM. */
