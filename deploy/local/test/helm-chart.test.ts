@@ -120,8 +120,9 @@ describe('the chart with its default values', () => {
       ].sort(),
     );
     expect(secretNames('marketplace-listener')).toEqual(['DATABASE_URL', 'MARKETPLACE_API_SECRET']);
-    for (const app of ['contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters'])
-      expect(secretNames(app)).toEqual(['DATABASE_URL']);
+    // The license CA's key is sealed with the same key; an imported CA comes from the Secret too (optional).
+    expect(secretNames('contracts-licensing')).toEqual(['DATABASE_URL', 'LICENSE_CA_CERT', 'LICENSE_CA_KEY', 'SECRETS_ENCRYPTION_KEY']);
+    for (const app of ['billing-dashboard', 'metricsproxy', 'clusters']) expect(secretNames(app)).toEqual(['DATABASE_URL']);
     // Every replica of an app seals and signs with the same keys, kept in the Secret.
     const env = containerEnv(manifests, deployment('orgs-teams').spec.template.spec);
     expect(Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64')).toHaveLength(32);

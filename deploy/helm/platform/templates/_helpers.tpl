@@ -159,6 +159,8 @@ orgs-teams:
 contracts-licensing:
   database: true
   bus: true
+  # the platform license CA: its key sealed with SECRETS_ENCRYPTION_KEY, or imported from LICENSE_CA_*
+  licenseCA: true
 billing-dashboard:
   database: true
   bus: true
@@ -233,7 +235,8 @@ Context: dict "root" $ "app" "<app>"
   OPENFGA_API_TOKEN                 authz
   MARKETPLACE_API_SECRET            marketplace-listener
   PLATFORM_ADMIN_*                  orgs-teams (the site-admin bootstrap)
-  SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens)
+  SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens), contracts-licensing (sealed CA key)
+  LICENSE_CA_CERT, LICENSE_CA_KEY   contracts-licensing (an imported license CA; optional)
   OBJECT_STORAGE_SIGNING_KEY        gateway and orgs-teams (signed object URLs; one key for all replicas)
   OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams (S3 credentials; optional)
 DATABASE_URL and OPENFGA_API_TOKEN may each come from their own Secret (postgres.existingSecret /
@@ -259,6 +262,12 @@ openfga.existingSecret); the rest come from existingSecret or the chart's Secret
 {{- if $traits.siteAdmin }}
 {{- range $key := list "PLATFORM_ADMIN_USERNAME" "PLATFORM_ADMIN_PASSWORD" "PLATFORM_ADMIN_EMAIL" "SECRETS_ENCRYPTION_KEY" }}
 {{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret) }}
+{{- end }}
+{{- end }}
+{{- if $traits.licenseCA }}
+{{ include "platform.secretKeyEnv" (dict "name" "SECRETS_ENCRYPTION_KEY" "secret" $secret) }}
+{{- range $key := list "LICENSE_CA_CERT" "LICENSE_CA_KEY" }}
+{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
 {{- end }}
 {{- end }}
 {{- if $traits.signsObjects }}
