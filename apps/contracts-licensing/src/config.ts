@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { secretsKeyVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { objectStorageEnv } from '@platform/object-storage';
+import { addressVar, secretsKeyVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
 
 const pemVar = (label: string) =>
   z
@@ -7,7 +8,7 @@ const pemVar = (label: string) =>
     .refine((v) => v.includes(`-----BEGIN ${label}`), `must be PEM (-----BEGIN ${label}...)`)
     .optional();
 
-/** contracts-licensing settings: the common ones and the license CA (docs/licensing.md). */
+/** contracts-licensing settings: the common ones, the license CA (docs/licensing.md), the inventory and the document storage (docs/contracts.md). */
 export const contractsLicensingEnv = {
   ...serviceEnv,
   /** base64 of 32 bytes sealing the stored CA private key. Embedded default: DATA_DIR/secrets/encryption.key. */
@@ -16,5 +17,9 @@ export const contractsLicensingEnv = {
   LICENSE_CA_CERT: pemVar('CERTIFICATE'),
   /** The platform CA private key (PEM, PKCS#8 or SEC1, ECDSA P-256), with LICENSE_CA_CERT. */
   LICENSE_CA_KEY: pemVar(''),
+  /** Where the cluster inventory is (clusters): whether a bound cluster is imported, an owner's importable clusters. */
+  CLUSTERS_GRPC_ADDR: addressVar.default('127.0.0.1:50058'),
+  /** Where contract documents are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); docs/object-storage.md. */
+  ...objectStorageEnv,
 };
 export type ContractsLicensingConfig = ConfigOf<typeof contractsLicensingEnv>;

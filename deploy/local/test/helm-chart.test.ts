@@ -120,8 +120,18 @@ describe('the chart with its default values', () => {
       ].sort(),
     );
     expect(secretNames('marketplace-listener')).toEqual(['DATABASE_URL', 'MARKETPLACE_API_SECRET']);
-    // The license CA's key is sealed with the same key; an imported CA comes from the Secret too (optional).
-    expect(secretNames('contracts-licensing')).toEqual(['DATABASE_URL', 'LICENSE_CA_CERT', 'LICENSE_CA_KEY', 'SECRETS_ENCRYPTION_KEY']);
+    // The license CA's key is sealed with the same key; an imported CA comes from the Secret too (optional);
+    // contract documents go to the object storage.
+    expect(secretNames('contracts-licensing')).toEqual(
+      [
+        'DATABASE_URL',
+        'LICENSE_CA_CERT',
+        'LICENSE_CA_KEY',
+        'OBJECT_STORAGE_ACCESS_KEY_ID',
+        'OBJECT_STORAGE_SECRET_ACCESS_KEY',
+        'SECRETS_ENCRYPTION_KEY',
+      ].sort(),
+    );
     for (const app of ['billing-dashboard', 'metricsproxy', 'clusters']) expect(secretNames(app)).toEqual(['DATABASE_URL']);
     // Every replica of an app seals and signs with the same keys, kept in the Secret.
     const env = containerEnv(manifests, deployment('orgs-teams').spec.template.spec);
@@ -256,7 +266,7 @@ describe('the chart with values-production.yaml', () => {
     const backendCallers: Record<string, string[]> = {
       authz: ['clusters', 'gateway', 'orgs-teams'],
       'orgs-teams': ['billing-dashboard', 'clusters', 'gateway'],
-      clusters: ['billing-dashboard', 'gateway'],
+      clusters: ['billing-dashboard', 'contracts-licensing', 'gateway'],
     };
     for (const app of enabled.filter((a) => a !== 'gateway')) {
       const rules = admitting(app, 'grpc');
@@ -296,8 +306,8 @@ describe('the chart with values-production.yaml', () => {
       expect(ports.includes(5432)).toBe(WITH_SCHEMA.includes(app));
       expect(ports.includes(4222)).toBe(ON_THE_BUS.includes(app));
       expect(ports.includes(8081)).toBe(app === 'authz'); // OpenFGA's gRPC port
-      expect(ports.includes(443)).toBe(app === 'orgs-teams'); // object storage
-      expect(ports.includes(50051)).toBe(['gateway', 'orgs-teams', 'clusters', 'billing-dashboard'].includes(app));
+      expect(ports.includes(443)).toBe(app === 'orgs-teams' || app === 'contracts-licensing'); // object storage
+      expect(ports.includes(50051)).toBe(['gateway', 'orgs-teams', 'clusters', 'billing-dashboard', 'contracts-licensing'].includes(app));
       // DNS and the trace collector for everyone; nothing else.
       expect(ports).toEqual(expect.arrayContaining([53, 4318]));
       expect(new Set(ports)).toEqual(new Set(ports.filter((p: number) => [53, 4318, 5432, 4222, 8080, 8081, 443, 50051].includes(p))));

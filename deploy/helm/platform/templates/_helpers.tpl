@@ -159,6 +159,10 @@ orgs-teams:
 contracts-licensing:
   database: true
   bus: true
+  # contract documents
+  objectStorage: true
+  # the cluster inventory (bound clusters' status, importable clusters)
+  calls: [clusters]
   # the platform license CA: its key sealed with SECRETS_ENCRYPTION_KEY, or imported from LICENSE_CA_*
   licenseCA: true
 billing-dashboard:
@@ -238,7 +242,7 @@ Context: dict "root" $ "app" "<app>"
   SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens), contracts-licensing (sealed CA key)
   LICENSE_CA_CERT, LICENSE_CA_KEY   contracts-licensing (an imported license CA; optional)
   OBJECT_STORAGE_SIGNING_KEY        gateway and orgs-teams (signed object URLs; one key for all replicas)
-  OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams (S3 credentials; optional)
+  OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams and contracts-licensing (S3 credentials; optional)
 DATABASE_URL and OPENFGA_API_TOKEN may each come from their own Secret (postgres.existingSecret /
 openfga.existingSecret); the rest come from existingSecret or the chart's Secret.
 */}}

@@ -1,0 +1,154 @@
+import type { Knex } from 'knex';
+import type { Database } from '@platform/db';
+
+/** A contract row (ids as numbers, JSON columns parsed). */
+export interface ContractRow {
+  id: number;
+  owner_id: number;
+  owner_login: string;
+  owner_type: string;
+  name: string;
+  product: string;
+  features: string[];
+  emails: Record<string, string[]>;
+  quota: { enabled?: boolean; metric?: string; limit?: number; alertThresholds?: number[]; disableLicenseOnLimitReached?: boolean };
+  start_at: Date;
+  end_at: Date;
+  document_path: string;
+  document_name: string;
+  document_type: string;
+  allow_offline: boolean;
+  auto_assign_cluster: boolean;
+  disable_analytics: boolean;
+  enable_client_billing: boolean;
+  revoked: boolean;
+  restrictions: string;
+  created_at: Date;
+}
+
+/** A cluster bound to a contract. */
+export interface ContractClusterRow {
+  id: number;
+  contract_id: number;
+  cluster_uid: string;
+  display_name: string;
+  name: string;
+  tags: string[];
+}
+
+/** What a contract filter asks: an owner (0: any), active ones only, offline ones only. */
+export interface ContractFilter {
+  ownerId: number;
+  activeOnly?: boolean;
+  offlineOnly?: boolean;
+  boundTo?: string;
+  notBoundTo?: string;
+}
+
+const toContract = (r: Record<string, any>): ContractRow => ({ ...r, id: Number(r.id), owner_id: Number(r.owner_id) }) as ContractRow;
+const toCluster = (r: Record<string, any>): ContractClusterRow =>
+  ({ ...r, id: Number(r.id), contract_id: Number(r.contract_id) }) as ContractClusterRow;
+
+/** JSON columns are written as JSON text (jsonb), the same on Postgres and the embedded database. */
+export const json = (value: unknown) => JSON.stringify(value);
+
+/** The rows of contracts, their clusters and events. Every method takes an optional transaction. */
+export class ContractsStore {
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): ContractsStore {
+    return new ContractsStore(db);
+  }
+
+  async insert(row: Record<string, unknown>, trx: Knex.Transaction): Promise<ContractRow> {
+    const [created] = await this.db.table('contracts', trx).insert(row).returning('*');
+    return toContract(created);
+  }
+
+  /** The contract, when it exists and (owner 0: any owner) belongs to `ownerId`; `lock` holds it until the transaction ends. */
+  async find(id: number, ownerId: number, trx?: Knex.Transaction, lock = false): Promise<ContractRow | undefined> {
+    const q = this.db.table('contracts', trx).where({ id });
+    if (ownerId) q.andWhere({ owner_id: ownerId });
+    const row = await (lock ? q.forUpdate().first() : q.first());
+    return row ? toContract(row) : undefined;
+  }
+
+  async list(filter: ContractFilter, trx?: Knex.Transaction): Promise<ContractRow[]> {
+    const q = this.db.table('contracts', trx).orderBy('id', 'desc');
+    if (filter.ownerId) q.where({ owner_id: filter.ownerId });
+    if (filter.activeOnly) q.where({ revoked: false }).andWhere('end_at', '>', new Date());
+    if (filter.offlineOnly) q.where({ allow_offline: true });
+    const bound = (uid: string) => (sub: Knex.QueryBuilder) =>
+      sub.select('contract_id').from(`${this.db.schema}.contract_clusters`).where({ cluster_uid: uid });
+    if (filter.boundTo) q.whereIn('id', bound(filter.boundTo));
+    if (filter.notBoundTo) q.whereNotIn('id', bound(filter.notBoundTo));
+    return (await q).map(toContract);
+  }
+
+  async update(id: number, changes: Record<string, unknown>, trx: Knex.Transaction): Promise<ContractRow> {
+    const [row] = await this.db
+      .table('contracts', trx)
+      .where({ id })
+      .update({ ...changes, updated_at: this.db.knex.fn.now() })
+      .returning('*');
+    return toContract(row);
+  }
+
+  async delete(id: number, trx: Knex.Transaction): Promise<void> {
+    await this.db.table('contracts', trx).where({ id }).delete();
+  }
+
+  /** Appends an audit event (in the caller's transaction, with the change it records). */
+  async event(contractId: number, addedBy: string, event: string, trx: Knex.Transaction): Promise<void> {
+    await this.db.table('contract_events', trx).insert({ contract_id: contractId, added_by: addedBy || 'unknown', event });
+  }
+
+  async events(contractId: number): Promise<{ id: number; contract_id: number; added_by: string; event: string; created_at: Date }[]> {
+    const rows = await this.db.table('contract_events').where({ contract_id: contractId }).orderBy('id');
+    return rows.map((r: Record<string, any>) => ({ ...r, id: Number(r.id), contract_id: Number(r.contract_id) }));
+  }
+
+  /** The clusters bound to these contracts, oldest binding first. */
+  async clustersOf(contractIds: number[], trx?: Knex.Transaction): Promise<ContractClusterRow[]> {
+    if (contractIds.length === 0) return [];
+    return (await this.db.table('contract_clusters', trx).whereIn('contract_id', contractIds).orderBy('id')).map(toCluster);
+  }
+
+  async cluster(contractId: number, ccId: number, trx?: Knex.Transaction): Promise<ContractClusterRow | undefined> {
+    const row = await this.db.table('contract_clusters', trx).where({ id: ccId, contract_id: contractId }).first();
+    return row ? toCluster(row) : undefined;
+  }
+
+  /** Bindings of a cluster UUID: to any contract (owner 0) or to `ownerId`'s contracts. */
+  async bindingsOf(clusterUid: string, ownerId: number, trx?: Knex.Transaction): Promise<(ContractClusterRow & { owner_id: number })[]> {
+    const q = this.db
+      .table('contract_clusters', trx)
+      .join('contracts', 'contracts.id', 'contract_clusters.contract_id')
+      .where({ cluster_uid: clusterUid })
+      .select('contract_clusters.*', 'contracts.owner_id')
+      .orderBy('contract_clusters.id');
+    if (ownerId) q.andWhere('contracts.owner_id', ownerId);
+    return (await q).map((r: Record<string, any>) => ({ ...toCluster(r), owner_id: Number(r.owner_id) }));
+  }
+
+  async bind(rows: { contract_id: number; cluster_uid: string; display_name: string; tags: string[] }[], trx: Knex.Transaction) {
+    if (rows.length === 0) return;
+    await this.db.table('contract_clusters', trx).insert(rows.map((r) => ({ ...r, tags: json(r.tags) })));
+  }
+
+  async unbind(ccId: number, trx: Knex.Transaction): Promise<void> {
+    await this.db.table('contract_clusters', trx).where({ id: ccId }).delete();
+  }
+
+  async renameCluster(ccId: number, name: string, trx: Knex.Transaction): Promise<void> {
+    await this.db.table('contract_clusters', trx).where({ id: ccId }).update({ name });
+  }
+
+  async setTags(ccIds: number[], tags: string[], trx: Knex.Transaction): Promise<void> {
+    if (ccIds.length > 0)
+      await this.db
+        .table('contract_clusters', trx)
+        .whereIn('id', ccIds)
+        .update({ tags: json(tags) });
+  }
+}

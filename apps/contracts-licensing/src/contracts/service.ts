@@ -1,0 +1,80 @@
+import { contractsV1 } from '@platform/proto';
+import { bindService, type ServiceBinding } from '@platform/service-kit';
+import { catalogJson } from './catalog';
+import type { Contracts, ContractView } from './contracts';
+import { EMAIL_LISTS } from './validation';
+
+/** The ContractsService binding: one line per RPC of proto/platform/contractslicensing/v1/contracts.proto. */
+export function contractsService(contracts: Contracts): ServiceBinding<typeof contractsV1.ContractsServiceService> {
+  const list = (views: ContractView[]) => ({ contracts: views.map(toContract) });
+  return bindService(contractsV1.ContractsServiceService, {
+    createContracts: async (req) => list(await contracts.create(req)),
+    listContracts: async (req) =>
+      list(
+        await contracts.list({
+          ownerId: req.ownerId,
+          activeOnly: req.activeOnly,
+          offlineOnly: req.offlineOnly,
+          boundTo: req.boundTo || undefined,
+          notBoundTo: req.notBoundTo || undefined,
+        }),
+      ),
+    getContract: async (req) => toContract(await contracts.get(req.id, req.ownerId)),
+    updateContract: async (req) => toContract(await contracts.update(req)),
+    deleteContract: async (req) => (await contracts.delete(req.id, req.ownerId), {}),
+    extendContract: async (req) => toContract(await contracts.extend(req.id, req.ownerId, req.endUnix, req.actor)),
+    revokeContract: async (req) => (await contracts.revoke(req.id, req.ownerId, req.actor), {}),
+    getDocument: (req) => contracts.document(req.id, req.ownerId),
+    listAudit: async (req) => ({ events: await contracts.audit(req.id, req.ownerId) }),
+    listContractClusters: async (req) => ({ clusters: await contracts.clusters(req.id, req.ownerId) }),
+    bindClusters: async (req) => ({ clusters: await contracts.bind(req.id, req.ownerId, req.clusters, req.actor) }),
+    importableClusters: async (req) => ({ clusters: await contracts.importable(req.id, req.ownerId) }),
+    unbindCluster: async (req) => (await contracts.unbind(req), {}),
+    renameContractCluster: async (req) => (await contracts.rename(refOf(req.ref), req.name), {}),
+    setContractClusterTags: async (req) => (await contracts.setTags(refOf(req.ref), req.tags), {}),
+    clusterStatus: (req) => contracts.clusterStatus(req.ownerId, req.cluster, req.contractId),
+    batchClusterStatus: async (req) => ({ clusters: await contracts.batchStatus(req.ownerId, req.clusters, req.contractId) }),
+    availableProducts: async () => ({ catalogJson: JSON.stringify(catalogJson()) }),
+    assignCluster: async (req) => (await contracts.assign(req), {}),
+    associatedClusters: async (req) => ({ clusters: await contracts.associated(req.ownerId) }),
+    setPreferences: async (req) => toContract(await contracts.setPreferences(req)),
+  });
+}
+
+const refOf = (ref: contractsV1.ContractClusterRef | undefined): contractsV1.ContractClusterRef =>
+  ref ?? { id: 0, ccId: 0, ownerId: 0, actor: '' };
+
+const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
+
+/** The Contract message of a contract and the status of its clusters. */
+export function toContract({ contract: c, clusters }: ContractView): contractsV1.Contract {
+  const emails = Object.fromEntries(EMAIL_LISTS.map((list) => [list, c.emails[list] ?? []])) as unknown as contractsV1.ContractEmails;
+  return {
+    id: c.id,
+    ownerId: c.owner_id,
+    ownerLogin: c.owner_login,
+    ownerType: c.owner_type,
+    name: c.name,
+    product: c.product,
+    features: c.features,
+    clusters,
+    emails,
+    quota: {
+      enabled: c.quota.enabled ?? false,
+      metric: c.quota.metric ?? '',
+      limit: c.quota.limit ?? 0,
+      alertThresholds: c.quota.alertThresholds ?? [],
+      disableLicenseOnLimitReached: c.quota.disableLicenseOnLimitReached ?? false,
+    },
+    startUnix: unix(c.start_at),
+    endUnix: unix(c.end_at),
+    documentPath: c.document_path,
+    allowOffline: c.allow_offline,
+    autoAssignCluster: c.auto_assign_cluster,
+    disableAnalytics: c.disable_analytics,
+    enableClientBilling: c.enable_client_billing,
+    revoked: c.revoked,
+    restrictions: c.restrictions,
+    createdUnix: unix(c.created_at),
+  };
+}

@@ -1,0 +1,285 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { openDatabase, type Database } from '@platform/db';
+import { InputError, NotFoundError, ValidationError } from '@platform/errors';
+import { FileObjectStorage } from '@platform/object-storage';
+import type { contractsV1 } from '@platform/proto';
+import { createTestDatabase } from '@platform/testing';
+import { migrations } from '../migrations';
+import { Contracts } from '../src/contracts/contracts';
+import type { Inventory, InventoryCluster } from '../src/contracts/inventory';
+import { toContract } from '../src/contracts/service';
+
+const ORG = 42;
+const OTHER = 43;
+const HUB = '0b7d4c1e-0000-4000-8000-000000000001';
+const SPOKE = '0b7d4c1e-0000-4000-8000-000000000002';
+const FOREIGN = '0b7d4c1e-0000-4000-8000-000000000009';
+const DAY = 86_400;
+const now = Math.floor(Date.now() / 1000);
+
+const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as any;
+
+const inv = (uid: string, ownerId: number, name: string, hubUid = ''): InventoryCluster => ({
+  uid,
+  name,
+  displayName: name,
+  provider: 'aws',
+  kubernetesVersion: 'v1.31.0',
+  nodeCount: 3,
+  statusJson: '{}',
+  hubUid,
+  ownerType: 'organization',
+  ownerId,
+});
+
+/** The inventory as clusters would answer: acme's hub and spoke, and another owner's cluster. */
+const inventory: Inventory = {
+  clusters: [inv(HUB, ORG, 'prod'), inv(SPOKE, ORG, 'spoke-1', HUB), inv(FOREIGN, OTHER, 'theirs')],
+  async cluster(uid: string) {
+    return this.clusters.find((c) => c.uid === uid);
+  },
+  async clustersOf(ownerType: string, ownerId: number) {
+    return this.clusters.filter((c) => c.ownerType === ownerType && c.ownerId === ownerId);
+  },
+} as Inventory & { clusters: InventoryCluster[] };
+
+const fields = (over: Partial<contractsV1.ContractFields> = {}): contractsV1.ContractFields => ({
+  features: [],
+  featuresGiven: false,
+  endUnix: now + 365 * DAY,
+  ...over,
+});
+
+describe('Contracts', () => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  let contracts: Contracts;
+  let dir: string;
+  let storage: FileObjectStorage;
+
+  beforeAll(async () => {
+    const test = await createTestDatabase();
+    drop = test.drop;
+    db = await openDatabase({ url: test.url, dataDir: '', schema: 'contracts' });
+    await db.migrate(migrations);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contracts-test-'));
+    storage = new FileObjectStorage(dir);
+    contracts = new Contracts(db, storage, inventory, quiet);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const create = (over: Partial<contractsV1.CreateContractsRequest> = {}) =>
+    contracts.create({
+      ownerId: ORG,
+      ownerLogin: 'acme',
+      ownerType: 'organization',
+      products: ['productdb'],
+      fields: fields(),
+      actor: 'root',
+      ...over,
+    });
+  const events = async (id: number) => (await contracts.audit(id, 0)).map((e) => e.event);
+
+  it('makes one contract per product, sharing the document, and records the creation', async () => {
+    const made = await create({
+      products: ['productdb', 'productbackup'],
+      fields: fields({ features: ['postgres', 'backup'], featuresGiven: true, emails: emails({ licenseUsers: ['ops@acme.io'] }) }),
+      document: { fileName: 'MSA 2026.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.7 signed') },
+    });
+    expect(made.map((v) => v.contract.product)).toEqual(['productdb', 'productbackup']);
+    // Each contract gets the features of its own product.
+    expect(made.map((v) => v.contract.features)).toEqual([['postgres'], ['backup']]);
+    const [db1, backup] = made.map((v) => v.contract);
+    expect(db1.document_path).toBe(backup.document_path);
+    expect((await storage.get(db1.document_path))?.body.toString()).toBe('%PDF-1.7 signed');
+    expect(await contracts.document(db1.id, ORG)).toMatchObject({ fileName: 'MSA 2026.pdf', contentType: 'application/pdf' });
+    expect(await events(db1.id)).toEqual(['contract-created: productdb']);
+    const message = toContract(made[0]);
+    expect(message).toMatchObject({ ownerId: ORG, ownerLogin: 'acme', revoked: false, emails: { licenseUsers: ['ops@acme.io'], contactPerson: [] } });
+  });
+
+  it('refuses an empty product list, an unsupported product, a bad email or quota, and keeps nothing', async () => {
+    const before = (await contracts.list({ ownerId: 0 })).length;
+    await expect(create({ products: [] })).rejects.toBeInstanceOf(InputError);
+    await expect(create({ products: ['productx'] })).rejects.toThrow(/not a supported product/);
+    await expect(create({ fields: fields({ emails: emails({ financeTeam: ['not-an-email'] }) }) })).rejects.toThrow(/financeTeam/);
+    const quota = { enabled: true, metric: 'cpu-core-hours', limit: 10, alertThresholds: [50], disableLicenseOnLimitReached: false };
+    await expect(create({ fields: fields({ quota: { ...quota, limit: -1 } }) })).rejects.toThrow(/quota.limit/);
+    await expect(create({ fields: fields({ quota: { ...quota, metric: 'bananas' } }) })).rejects.toThrow(/quota.metric/);
+    await expect(create({ fields: fields({ quota: { ...quota, alertThresholds: [0, 101] } }) })).rejects.toThrow(/alertThresholds/);
+    await expect(create({ fields: fields({ endUnix: now - DAY, startUnix: now }) })).rejects.toThrow(/end/);
+    await expect(
+      create({ document: { fileName: 'x.pdf', contentType: 'application/pdf', content: Buffer.from('x') }, products: ['productdb', 'nope'] }),
+    ).rejects.toThrow(/nope/);
+    expect((await contracts.list({ ownerId: 0 })).length).toBe(before);
+  });
+
+  it('updates the fields given, replaces the document, extends, and records each change', async () => {
+    const [{ contract }] = await create({ document: { fileName: 'a.pdf', contentType: 'application/pdf', content: Buffer.from('old') } });
+    const oldPath = contract.document_path;
+    const updated = await contracts.update({
+      id: contract.id,
+      ownerId: 0,
+      fields: fields({ name: 'renewed', endUnix: undefined, allowOffline: true }),
+      document: { fileName: 'b.pdf', contentType: 'application/pdf', content: Buffer.from('new') },
+      actor: 'root',
+    });
+    expect(updated.contract).toMatchObject({ name: 'renewed', allow_offline: true, document_name: 'b.pdf' });
+    expect(await storage.get(oldPath)).toBeUndefined();
+    expect((await storage.get(updated.contract.document_path))?.body.toString()).toBe('new');
+    await expect(contracts.update({ id: contract.id, ownerId: 0, fields: fields({ emails: emails({ contactPerson: ['x'] }) }), actor: 'root' })).rejects.toThrow(
+      /contactPerson/,
+    );
+    const end = now + 2 * 365 * DAY;
+    expect(toContract(await contracts.extend(contract.id, 0, end, 'root')).endUnix).toBe(end);
+    await expect(contracts.extend(contract.id, 0, 0, 'root')).rejects.toBeInstanceOf(ValidationError);
+    expect(await events(contract.id)).toEqual([
+      'contract-created: productdb',
+      'contract-updated: name, allowOffline, document',
+      `contract-extended: end ${new Date(end * 1000).toISOString()}`,
+    ]);
+  });
+
+  it('hides another owner’s contract (NotFound), and revokes once', async () => {
+    const [{ contract }] = await create();
+    await expect(contracts.get(contract.id, OTHER)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(contracts.audit(contract.id, OTHER)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await contracts.get(contract.id, ORG)).contract.id).toBe(contract.id);
+    await contracts.revoke(contract.id, 0, 'root');
+    await contracts.revoke(contract.id, 0, 'root');
+    expect((await contracts.get(contract.id, 0)).contract.revoked).toBe(true);
+    expect((await contracts.list({ ownerId: ORG, activeOnly: true })).map((v) => v.contract.id)).not.toContain(contract.id);
+    expect((await events(contract.id)).filter((e) => e === 'contract-revoked')).toHaveLength(1);
+  });
+
+  it('binds clusters all or nothing, with their status and the features other contracts already cover', async () => {
+    const [{ contract: a }] = await create({ fields: fields({ features: ['postgres', 'mysql'], featuresGiven: true }) });
+    const [{ contract: b }] = await create({ fields: fields({ features: ['mysql', 'redis'], featuresGiven: true }) });
+    await expect(contracts.bind(a.id, 0, [], 'root')).rejects.toThrow(/at least one/);
+    await expect(contracts.bind(a.id, 0, [{ cluster: 'not-a-uuid', displayName: '', tags: [] }], 'root')).rejects.toThrow(/not a UUID/);
+    await expect(contracts.bind(999_999, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(InputError);
+    const bound = await contracts.bind(a.id, 0, [{ cluster: HUB.toUpperCase(), displayName: 'Production', tags: ['prod'] }], 'root');
+    expect(bound).toEqual([
+      expect.objectContaining({
+        contractId: a.id,
+        cluster: HUB,
+        displayName: 'Production',
+        clusterStatus: { isImported: true, name: 'prod', tags: ['prod'], associatedContractId: a.id },
+        duplicateContractFeatures: [],
+      }),
+    ]);
+    // Already bound: 400, and the other cluster of the same request is not bound either.
+    await expect(
+      contracts.bind(a.id, 0, [{ cluster: SPOKE, displayName: '', tags: [] }, { cluster: HUB, displayName: '', tags: [] }], 'root'),
+    ).rejects.toThrow(/already associated/);
+    expect((await contracts.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
+    // b covers mysql too: binding the same cluster shows the overlap both ways.
+    const [onB] = await contracts.bind(b.id, ORG, [{ cluster: HUB, displayName: '', tags: [] }], 'alice');
+    expect(onB.duplicateContractFeatures).toEqual([{ contractId: a.id, product: 'productdb', features: ['mysql'] }]);
+    expect((await contracts.clusters(a.id, 0))[0].duplicateContractFeatures).toEqual([{ contractId: b.id, product: 'productdb', features: ['mysql'] }]);
+    // A cluster of another owner binds, but is not "imported" for this owner.
+    const [foreign] = (await contracts.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).filter((c) => c.cluster === FOREIGN);
+    expect(foreign.clusterStatus.isImported).toBe(false);
+    expect((await contracts.importable(a.id, 0)).map((c) => c.uid)).toEqual([SPOKE]);
+    await expect(contracts.importable(999_999, 0)).rejects.toBeInstanceOf(InputError);
+    expect(await events(b.id)).toContain(`cluster-bound: ${HUB}`);
+  });
+
+  it('renames and unbinds a bound cluster, and syncs tags across the contracts bound to it', async () => {
+    const [{ contract: a }] = await create();
+    const [{ contract: b }] = await create();
+    const [{ contract: theirs }] = await create({ ownerId: OTHER, ownerLogin: 'other' });
+    const [ccA] = await contracts.bind(a.id, 0, [{ cluster: SPOKE, displayName: '', tags: ['old'] }], 'root');
+    await contracts.bind(b.id, 0, [{ cluster: SPOKE, displayName: '', tags: [] }], 'root');
+    await contracts.bind(theirs.id, 0, [{ cluster: SPOKE, displayName: '', tags: ['mine'] }], 'root');
+    const tagsOf = async (id: number) => (await contracts.clusters(id, 0)).find((c) => c.cluster === SPOKE)!.clusterStatus.tags;
+    // The owner's side: its own contracts only.
+    await contracts.setTags({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, ['blue', 'green', 'blue']);
+    expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['blue', 'green'], ['blue', 'green'], ['mine']]);
+    // The admin side: every owner's.
+    await contracts.setTags({ id: a.id, ccId: ccA.id, ownerId: 0, actor: 'root' }, ['red']);
+    expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['red'], ['red'], ['red']]);
+    await contracts.rename({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, 'payments');
+    expect((await contracts.clusters(a.id, 0))[0].clusterStatus.name).toBe('payments');
+    await expect(contracts.rename({ id: a.id, ccId: ccA.id, ownerId: OTHER, actor: 'x' }, 'nope')).rejects.toBeInstanceOf(NotFoundError);
+    await contracts.unbind({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' });
+    expect(await contracts.clusters(a.id, 0)).toEqual([]);
+    expect(await events(a.id)).toEqual([
+      'contract-created: productdb',
+      `cluster-bound: ${SPOKE}`,
+      `cluster-tags: ${SPOKE} [blue, green]`,
+      `cluster-tags: ${SPOKE} [red]`,
+      `cluster-renamed: ${SPOKE} to payments`,
+      `cluster-unbound: ${SPOKE}`,
+    ]);
+  });
+
+  it('assigns one cluster to several contracts atomically, answers its status, and lists associated clusters', async () => {
+    const [{ contract: a }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });
+    const [{ contract: b }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });
+    const uid = '0b7d4c1e-0000-4000-8000-0000000000aa';
+    await expect(contracts.assign({ ownerId: 77, cluster: uid, displayName: 'x', contractIds: [a.id, 999_999], actor: 'solo' })).rejects.toBeInstanceOf(
+      InputError,
+    );
+    expect(await contracts.clusters(a.id, 77)).toEqual([]);
+    await contracts.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id, b.id], actor: 'solo' });
+    await contracts.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id], actor: 'solo' }); // no-op
+    expect(await contracts.associated(77)).toEqual([{ cluster: uid, displayName: 'edge', tags: [], associatedContractIds: [a.id, b.id] }]);
+    expect((await contracts.clusterStatus(77, uid, 0)).clusterStatus).toMatchObject({ isImported: false, associatedContractId: b.id });
+    expect((await contracts.clusterStatus(77, uid, a.id)).contractId).toBe(a.id);
+    const unknown = await contracts.clusterStatus(77, '0b7d4c1e-0000-4000-8000-0000000000bb', 0);
+    expect(unknown).toMatchObject({ id: 0, contractId: 0, clusterStatus: { isImported: false, associatedContractId: 0 } });
+    expect((await contracts.list({ ownerId: 77, boundTo: uid })).length).toBe(2);
+    expect((await contracts.list({ ownerId: 77, notBoundTo: uid })).length).toBe(0);
+  });
+
+  it('changes preferences: auto-assignment and valid usage-alert recipients only', async () => {
+    const [{ contract }] = await create();
+    await expect(
+      contracts.setPreferences({ id: contract.id, ownerId: ORG, usageAlertClient: ['bad'], usageAlertClientGiven: true, actor: 'alice' }),
+    ).rejects.toBeInstanceOf(InputError);
+    const view = await contracts.setPreferences({
+      id: contract.id,
+      ownerId: ORG,
+      autoAssignCluster: true,
+      usageAlertClient: ['alerts@acme.io'],
+      usageAlertClientGiven: true,
+      actor: 'alice',
+    });
+    expect(view.contract.auto_assign_cluster).toBe(true);
+    expect(view.contract.emails.usageAlertClient).toEqual(['alerts@acme.io']);
+    expect((await events(contract.id)).at(-1)).toBe('preferences-updated: autoAssignCluster=true, usageAlertClient=[alerts@acme.io]');
+  });
+
+  it('deletes a contract with its bindings and events, and its document once nothing refers to it', async () => {
+    const made = await create({
+      products: ['productvault', 'productingress'],
+      document: { fileName: 'c.pdf', contentType: 'application/pdf', content: Buffer.from('shared') },
+    });
+    const [one, two] = made.map((v) => v.contract);
+    await contracts.bind(one.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root');
+    await contracts.delete(one.id, 0);
+    await expect(contracts.get(one.id, 0)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await storage.get(two.document_path)).toBeDefined();
+    await contracts.delete(two.id, 0);
+    expect(await storage.get(two.document_path)).toBeUndefined();
+  });
+});
+
+function emails(over: Partial<contractsV1.ContractEmails>): contractsV1.ContractEmails {
+  return {
+    contactPerson: [],
+    signingAuthority: [],
+    licenseUsers: [],
+    financeTeam: [],
+    usageAlertClient: [],
+    usageAlertAdmin: [],
+    ...over,
+  };
+}
