@@ -2,7 +2,12 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
-const BENCHMARKS: Record<string, string> = { 'authz-check': 'authz-check.ts', http: 'http.ts', ingestion: 'ingestion.ts' };
+const BENCHMARKS: Record<string, string> = {
+  'authz-check': 'authz-check.ts',
+  http: 'http.ts',
+  ingestion: 'ingestion.ts',
+  licenses: 'licenses.ts',
+};
 
 // `npm run bench -- http embedded`: a benchmark's own arguments follow its name.
 const wanted = process.argv[2] ? [process.argv[2]] : Object.keys(BENCHMARKS);

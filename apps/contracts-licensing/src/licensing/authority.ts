@@ -57,14 +57,19 @@ export class LicenseAuthority extends TrustedAuthority {
   readonly signingKey: CryptoKey;
   /** The issuer name of everything it signs, parsed once. */
   readonly issuerName: x509.Name;
-  /** A WebCrypto-shaped provider whose `sign` is Node's synchronous one on the cached key: no thread-pool round trip per license. */
+  /** A WebCrypto-shaped provider for the library's generators (CRLs) whose `sign` is Node's synchronous one on the cached key. */
   readonly signer: Crypto;
   /** Extensions every license carries, encoded once: authority key identifier, key usage, extended key usage clientAuth. */
   readonly licenseExtensions: x509.Extension[];
   /** The subject key of licenses (see docs/licensing.md: a license is a signed statement; the private half is never kept). */
   readonly licensePublicKey: x509.PublicKey;
 
-  private constructor(certificateDer: Uint8Array, signingKey: CryptoKey, keyObject: KeyObject, licensePublicKey: x509.PublicKey) {
+  private constructor(
+    certificateDer: Uint8Array,
+    signingKey: CryptoKey,
+    private readonly keyObject: KeyObject,
+    licensePublicKey: x509.PublicKey,
+  ) {
     super(certificateDer);
     this.signingKey = signingKey;
     this.issuerName = this.certificate.subjectName;
@@ -82,6 +87,11 @@ export class LicenseAuthority extends TrustedAuthority {
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
     ];
+  }
+
+  /** The CA's ECDSA signature (DER, as X.509 carries it) of a to-be-signed certificate. */
+  signTbs(tbs: Uint8Array): ArrayBuffer {
+    return new Uint8Array(sign('sha256', tbs, { key: this.keyObject, dsaEncoding: 'der' })).buffer;
   }
 
   /**

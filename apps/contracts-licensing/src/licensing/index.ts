@@ -22,3 +22,5 @@ export {
   type RevocationListOptions,
   type RevokedLicense,
 } from './crl';
+// The X.509 library as the licensing code sets it up, for tests and benchmarks that build certificates of their own.
+export { x509, CA_ALGORITHM, derOf } from './x509';

@@ -1,8 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from '@platform/errors';
+import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import * as asn from '@peculiar/asn1-x509';
 import type { LicenseAuthority } from './authority';
-import { CA_ALGORITHM, x509 } from './x509';
+import { x509 } from './x509';
 
+const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
+const OID = {
+  commonName: '2.5.4.3',
+  country: '2.5.4.6',
+  locality: '2.5.4.7',
+  province: '2.5.4.8',
+  organization: '2.5.4.10',
+  organizationalUnit: '2.5.4.11',
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a license grants, in the words of the contract it is issued from (docs/licensing.md lists where each goes). */
@@ -41,33 +52,73 @@ export interface IssuedLicense {
   notAfter: Date;
 }
 
-/** Issues one license: a leaf certificate signed by the platform CA, in the shape the product's license verifier reads. */
+/**
+ * Issues one license: a leaf certificate signed by the platform CA, in the shape the product's license verifier
+ * reads. The certificate is assembled from @peculiar/x509's own ASN.1 types around the parts that never change
+ * (issuer, subject key, algorithm, extensions: parsed once per authority) and signed with Node's ECDSA, which is
+ * what `X509CertificateGenerator.create` does minus re-encoding and re-parsing those parts and the result
+ * (docs/licensing.md, bench/licenses.ts).
+ */
 export async function issueLicense(authority: LicenseAuthority, terms: LicenseTerms): Promise<IssuedLicense> {
   const notBefore = wholeSeconds(terms.now ?? new Date());
   const notAfter = wholeSeconds(terms.notAfter);
   checkTerms(terms, notBefore, notAfter);
+  const template = templateOf(authority);
   const serial = licenseSerial();
-  const certificate = await x509.X509CertificateGenerator.create(
-    {
-      serialNumber: serial.toString(16).padStart(16, '0'),
-      subject: new x509.Name(licenseSubject(terms)),
-      issuer: authority.issuerName,
-      notBefore,
-      notAfter,
-      publicKey: authority.licensePublicKey,
-      signingKey: authority.signingKey,
-      signingAlgorithm: CA_ALGORITHM,
-      extensions: [
-        new x509.SubjectAlternativeNameExtension([
-          { type: 'dns', value: terms.clusterUID },
-          { type: 'email', value: terms.email },
-        ]),
-        ...authority.licenseExtensions,
-      ],
-    },
-    authority.signer,
+  const tbsCertificate = new asn.TBSCertificate({
+    version: asn.Version.v3,
+    serialNumber: integerBytes(serial),
+    signature: template.algorithm,
+    issuer: template.issuer,
+    validity: new asn.Validity({ notBefore, notAfter }),
+    subject: new asn.Name(licenseSubject(terms)),
+    subjectPublicKeyInfo: template.subjectPublicKeyInfo,
+    extensions: new asn.Extensions([
+      new asn.Extension({
+        extnID: asn.id_ce_subjectAltName,
+        critical: false,
+        extnValue: new OctetString(
+          AsnConvert.serialize(
+            new asn.SubjectAlternativeName([
+              new asn.GeneralName({ dNSName: terms.clusterUID }),
+              new asn.GeneralName({ rfc822Name: terms.email }),
+            ]),
+          ),
+        ),
+      }),
+      ...template.extensions,
+    ]),
+  });
+  const signature = authority.signTbs(new Uint8Array(AsnConvert.serialize(tbsCertificate)));
+  const der = AsnConvert.serialize(
+    new asn.Certificate({ tbsCertificate, signatureAlgorithm: template.algorithm, signatureValue: signature }),
   );
-  return { serial: serial.toString(10), der: new Uint8Array(certificate.rawData), notBefore, notAfter };
+  return { serial: serial.toString(10), der: new Uint8Array(der), notBefore, notAfter };
+}
+
+/** What every license of one authority shares, as ASN.1 values. */
+interface LicenseTemplate {
+  issuer: asn.Name;
+  subjectPublicKeyInfo: asn.SubjectPublicKeyInfo;
+  algorithm: asn.AlgorithmIdentifier;
+  extensions: asn.Extension[];
+}
+
+const templates = new WeakMap<LicenseAuthority, LicenseTemplate>();
+
+function templateOf(authority: LicenseAuthority): LicenseTemplate {
+  let template = templates.get(authority);
+  if (!template) {
+    const ca = AsnConvert.parse(authority.certificate.rawData, asn.Certificate);
+    template = {
+      issuer: ca.tbsCertificate.subject,
+      subjectPublicKeyInfo: AsnConvert.parse(authority.licensePublicKey.rawData, asn.SubjectPublicKeyInfo),
+      algorithm: new asn.AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 }),
+      extensions: authority.licenseExtensions.map((e) => AsnConvert.parse(e.rawData, asn.Extension)),
+    };
+    templates.set(authority, template);
+  }
+  return template;
 }
 
 /** The Locality values of a license's flags, in order. */
@@ -82,26 +133,29 @@ export function licenseFlags(
   ];
 }
 
-// One attribute per RDN in the order Go's pkix.Name writes them (the product's verifier is Go); structured, so no
-// value needs DN escaping.
-function licenseSubject(terms: LicenseTerms): x509.JsonNameParams {
+// One attribute per RDN in the order Go's pkix.Name writes them (the product's verifier is Go): C, O, OU, L, ST, CN.
+function licenseSubject(terms: LicenseTerms): asn.RelativeDistinguishedName[] {
   return [
-    { C: [terms.productLine] },
-    { O: terms.features },
-    { OU: [terms.plan] },
-    { L: licenseFlags(terms) },
-    { ST: [terms.tier] },
-    { CN: [terms.clusterUID] },
-  ].flatMap((rdn) => {
-    const [[type, values]] = Object.entries(rdn) as [string, string[]][];
-    return values.map((value) => ({ [type]: [directoryString(value)] }));
-  });
+    ...attributes(OID.country, [terms.productLine]),
+    ...attributes(OID.organization, terms.features),
+    ...attributes(OID.organizationalUnit, [terms.plan]),
+    ...attributes(OID.locality, licenseFlags(terms)),
+    ...attributes(OID.province, [terms.tier]),
+    ...attributes(OID.commonName, [terms.clusterUID]),
+  ];
 }
 
-// Given as typed values, the generator takes them verbatim (a plain string is read as DN text: quotes, `\\` and a
-// leading `#` would change it). PrintableString where it fits, as Go and OpenSSL write names, else UTF8String.
-function directoryString(value: string): x509.JsonAttributeObject {
-  return x509.Name.isPrintableString(value) ? { printableString: value } : { utf8String: value };
+// Values are taken verbatim. PrintableString where it fits, as Go and OpenSSL write names, else UTF8String.
+function attributes(type: string, values: string[]): asn.RelativeDistinguishedName[] {
+  return values.map(
+    (value) =>
+      new asn.RelativeDistinguishedName([
+        new asn.AttributeTypeAndValue({
+          type,
+          value: new asn.AttributeValue(x509.Name.isPrintableString(value) ? { printableString: value } : { utf8String: value }),
+        }),
+      ]),
+  );
 }
 
 function checkTerms(terms: LicenseTerms, notBefore: Date, notAfter: Date): void {
@@ -121,6 +175,14 @@ function licenseSerial(): bigint {
   bytes[0] &= 0x7f;
   const serial = bytes.readBigUInt64BE();
   return serial === 0n ? licenseSerial() : serial;
+}
+
+/** A positive integer as DER INTEGER content: big-endian, minimal, a zero first when the top bit is set. */
+function integerBytes(value: bigint): ArrayBuffer {
+  const hex = value.toString(16);
+  const bytes = Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
+  const content = bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
+  return new Uint8Array(content).buffer;
 }
 
 function wholeSeconds(date: Date): Date {
