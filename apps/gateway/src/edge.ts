@@ -13,7 +13,8 @@ import type { FailureLimiter, Logger } from '@platform/service-kit';
 import { authenticate, resolveOrg } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
-import type { EdgeContext, Requirement, Route } from './route';
+import { readMultipart } from './multipart';
+import { bodyType, type EdgeContext, type Requirement, type Route } from './route';
 import type { TokenCache } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 
@@ -61,7 +62,12 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const params = parseParts(route.params, req.params, 'path');
 
   const requires = route.requires ?? [];
-  for (const r of requires) if (r.on !== 'target') await check(ctx, r, r.on === 'org' ? ctx.org!.id : 0);
+  for (const r of requires) {
+    if (r.on === 'target') continue;
+    // With an optional `org` left out the request acts on the caller's own account: nothing to check there.
+    if (r.on === 'org' && !ctx.org) continue;
+    await check(ctx, r, r.on === 'org' ? ctx.org!.id : 0);
+  }
   const target = route.target ? await route.target.resolve(params, ctx) : undefined;
   for (const r of requires) if (r.on === 'target') await check(ctx, r, route.target!.id(target));
 
@@ -111,11 +117,11 @@ const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || 
  */
 async function parseBody(route: Route, req: Request, config: GatewayConfig): Promise<unknown> {
   const spec = route.body!;
-  const type = spec.contentType ?? 'application/json';
+  const type = bodyType(spec);
   if (hasBody(req) && !req.is(type)) {
     throw new DomainError('validation', `the body must be ${type}`, { httpStatus: 415, headers: { Accept: type } });
   }
-  const raw = spec.read ? await spec.read(req, config) : (req.body ?? {});
+  const raw = spec.multipart ? await readMultipart(req, spec.multipart, config) : (req.body ?? {});
   if (type === 'application/json' && (typeof raw !== 'object' || raw === null || Array.isArray(raw)) && !isArraySchema(spec.schema)) {
     throw new ValidationError('the body must be a JSON object');
   }

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import express from 'express';
 import { z } from 'zod';
 import { PLATFORM_VERSION } from '@platform/service-kit';
-import type { Route } from './route';
+import { bodyType, type Route } from './route';
 
 /** Where the API document is served; every error body points here (spec section 7.1). */
 export const API_DOCUMENT_PATH = '/api/v1/openapi.json';
@@ -91,7 +91,14 @@ function parameters(schemas: Schemas, schema: z.ZodType | undefined, where: 'pat
 export function requirementsOf(r: Route): { permission: string; on: string }[] {
   return (r.requires ?? []).map((q) => ({
     permission: q.permission,
-    on: q.on === 'target' ? r.target!.describe : q.on === 'org' ? 'the `org` organization' : 'the site',
+    on:
+      q.on === 'target'
+        ? r.target!.describe
+        : q.on === 'org'
+          ? r.org === 'optional'
+            ? 'the `org` organization, when given'
+            : 'the `org` organization'
+          : 'the site',
   }));
 }
 
@@ -151,7 +158,7 @@ export function apiDocument(routes: Route[]): object {
       ...(r.body && {
         requestBody: {
           required: true,
-          content: { [r.body.contentType ?? 'application/json']: { schema: schemas.of(r.body.schema, 'input') } },
+          content: { [bodyType(r.body)]: { schema: schemas.of(r.body.schema, 'input') } },
         },
       }),
       responses,

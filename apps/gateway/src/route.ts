@@ -4,6 +4,7 @@ import type { orgsTeamsV1, PermissionObjectType, PermissionOn } from '@platform/
 import type { BackendName, Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Gate } from './gating';
+import type { MultipartSpec } from './multipart';
 
 /**
  * One row of the gateway's route table says everything a reader needs: method, path, summary, spec
@@ -25,7 +26,7 @@ export type Auth = 'public' | 'token' | 'basic';
 export type OrgMode = 'required' | 'optional';
 
 /** Spec sections the rows belong to; `beyond` marks routes the spec does not list (documented in docs/). */
-export type Section = '4.1' | '4.8' | '4.13' | '4.14' | '9' | 'beyond';
+export type Section = '4.1' | '4.3' | '4.4' | '4.8' | '4.13' | '4.14' | '9' | 'beyond';
 
 /** The organization of the `org` query context, resolved once per request as the caller may see it. */
 export interface OrgRef {
@@ -63,7 +64,11 @@ export interface Target<K extends PermissionObjectType, V, P> {
   id(value: V): number;
 }
 
-/** An authorization requirement: a permission of the authz catalog on the target, the `org` context or the site. */
+/**
+ * An authorization requirement: a permission of the authz catalog on the target, the `org` context or the site.
+ * On a row whose `org` is optional, a requirement on the `org` context holds when the request names none: it then
+ * acts on the caller's own account (spec 5.2).
+ */
 export type Requirement<K extends PermissionObjectType> =
   | { on: 'target'; permission: PermissionOn<K>; denied?: string }
   | { on: 'org'; permission: PermissionOn<'organization'>; denied?: string }
@@ -79,10 +84,11 @@ export interface Reply<R> {
 /** The request body a row accepts. */
 export interface BodySpec<S extends z.ZodType> {
   schema: S;
-  /** Accepted content type; another is 415. Default application/json. */
-  contentType?: 'application/json' | 'multipart/form-data';
-  /** Reads a body that is not JSON (multipart) into the object the schema parses. */
-  read?: (req: Request, config: GatewayConfig) => Promise<unknown>;
+  /**
+   * A multipart/form-data body (multipart.ts): the edge reads its text fields and its one file part into the
+   * object the schema parses. Absent: the body is JSON. Another content type than the row's is 415.
+   */
+  multipart?: MultipartSpec;
   /**
    * A body that does not match the schema is 422 (malformed, the default), or 400 where the spec calls a
    * wrong value invalid (`{ status: 400, prefix: 'invalid option' }` answers "invalid option logo: ...");
@@ -90,6 +96,9 @@ export interface BodySpec<S extends z.ZodType> {
    */
   invalid?: { status: 400; prefix: string };
 }
+
+/** The content type a row's body is sent as. */
+export const bodyType = (spec: BodySpec<z.ZodType>) => (spec.multipart ? 'multipart/form-data' : 'application/json');
 
 /** The success answer a row documents. */
 export interface ResponseSpec<S extends z.ZodType> {
