@@ -41,7 +41,7 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
             const ingestion = new Ingestion(svc.db!, openWithAccounts(lookup.directory), svc.log);
             stopIngestion = await startIngestionConsumers(svc.bus!, ingestion, { ...deps.ingestion, log: svc.log });
             stopPruning = ingestion.pruneSeenPeriodically();
-            return [billingDashboardService()];
+            return [billingDashboardService(svc.db!)];
           },
           onStop: async () => {
             stopPruning?.();

@@ -185,7 +185,7 @@ describe('Contracts', () => {
     expect((await contracts.clusters(a.id, 0))[0].duplicateContractFeatures).toEqual([{ contractId: b.id, product: 'productdb', features: ['mysql'] }]);
     // A cluster of another owner binds, but is not "imported" for this owner.
     const [foreign] = (await contracts.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).filter((c) => c.cluster === FOREIGN);
-    expect(foreign.clusterStatus.isImported).toBe(false);
+    expect(foreign.clusterStatus!.isImported).toBe(false);
     expect((await contracts.importable(a.id, 0)).map((c) => c.uid)).toEqual([SPOKE]);
     await expect(contracts.importable(999_999, 0)).rejects.toBeInstanceOf(InputError);
     expect(await events(b.id)).toContain(`cluster-bound: ${HUB}`);
@@ -198,7 +198,7 @@ describe('Contracts', () => {
     const [ccA] = await contracts.bind(a.id, 0, [{ cluster: SPOKE, displayName: '', tags: ['old'] }], 'root');
     await contracts.bind(b.id, 0, [{ cluster: SPOKE, displayName: '', tags: [] }], 'root');
     await contracts.bind(theirs.id, 0, [{ cluster: SPOKE, displayName: '', tags: ['mine'] }], 'root');
-    const tagsOf = async (id: number) => (await contracts.clusters(id, 0)).find((c) => c.cluster === SPOKE)!.clusterStatus.tags;
+    const tagsOf = async (id: number) => (await contracts.clusters(id, 0)).find((c) => c.cluster === SPOKE)!.clusterStatus!.tags;
     // The owner's side: its own contracts only.
     await contracts.setTags({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, ['blue', 'green', 'blue']);
     expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['blue', 'green'], ['blue', 'green'], ['mine']]);
@@ -206,7 +206,7 @@ describe('Contracts', () => {
     await contracts.setTags({ id: a.id, ccId: ccA.id, ownerId: 0, actor: 'root' }, ['red']);
     expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['red'], ['red'], ['red']]);
     await contracts.rename({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, 'payments');
-    expect((await contracts.clusters(a.id, 0))[0].clusterStatus.name).toBe('payments');
+    expect((await contracts.clusters(a.id, 0))[0].clusterStatus!.name).toBe('payments');
     await expect(contracts.rename({ id: a.id, ccId: ccA.id, ownerId: OTHER, actor: 'x' }, 'nope')).rejects.toBeInstanceOf(NotFoundError);
     await contracts.unbind({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' });
     expect(await contracts.clusters(a.id, 0)).toEqual([]);
