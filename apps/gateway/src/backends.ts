@@ -4,6 +4,7 @@ import {
   billingDashboardV1,
   clustersV1,
   contractsLicensingV1,
+  contractsV1,
   marketplaceListenerV1,
   metricsproxyV1,
   orgsTeamsV1,
@@ -37,7 +38,12 @@ export interface Backends {
     /** Organization avatars and their objects. */
     avatars: PromiseClient<typeof orgsTeamsAvatarsV1.AvatarsServiceService>;
   };
-  contractsLicensing: { contracts: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService> };
+  contractsLicensing: {
+    /** The app's version (its first service answers GetVersion). */
+    licensing: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService>;
+    /** Contracts, their clusters and audit events (spec 4.3, 4.4). */
+    contracts: PromiseClient<typeof contractsV1.ContractsServiceService>;
+  };
   billingDashboard: { billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService> };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
@@ -79,11 +85,12 @@ export function connectBackends(config: GatewayConfig): Backends {
       avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, orgsTeams, opts('orgs-teams')),
     },
     contractsLicensing: {
-      contracts: createClient(
+      licensing: createClient(
         contractsLicensingV1.ContractsLicensingServiceService,
         config.CONTRACTS_LICENSING_GRPC_ADDR,
         opts('contracts-licensing'),
       ),
+      contracts: createClient(contractsV1.ContractsServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing')),
     },
     billingDashboard: {
       billing: createClient(

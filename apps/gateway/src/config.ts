@@ -70,6 +70,16 @@ export const gatewayEnv = {
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */
   ...objectStorageEnv,
   ...avatarLimitEnv,
+  /**
+   * The largest contract document (the `document` part of POST/PUT /contracts) in bytes; a larger one is 413.
+   * It stays below gRPC's 4 MiB message limit, since the document travels to contracts-licensing in one message.
+   */
+  CONTRACT_DOCUMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(3 * 1024 * 1024)
+    .default(3 * 1024 * 1024),
   /** Failed Basic-auth attempts one client address may make per window before it gets 429 (docs/authentication.md). */
   LOGIN_MAX_FAILURES_PER_ADDRESS: maxFailuresVar.default(30),
   LOGIN_FAILURE_WINDOW_SECONDS: loginFailureWindowVar,

@@ -18,6 +18,8 @@ export function routesDocPath(start: string = __dirname): string {
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 const SECTION_NAMES: Record<Route['section'], string> = {
   '4.1': '4.1 Authorization and custom roles',
+  '4.3': '4.3 Contracts, admin',
+  '4.4': '4.4 Contracts, user',
   '4.8': '4.8 Site settings',
   '4.13': '4.13 Organizations',
   '4.14': '4.14 Teams',

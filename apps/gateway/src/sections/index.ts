@@ -1,6 +1,8 @@
 import type { Route } from '../route';
 import { authorizationRoutes } from './authorization/routes';
 import { clusterRoutes } from './clusters/routes';
+import { adminContractRoutes } from './contracts/admin';
+import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
 import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
@@ -24,4 +26,6 @@ export const ROUTES: Route[] = [
   ...orgTokensRoutes,
   ...teamRoutes,
   ...clusterRoutes,
+  ...adminContractRoutes,
+  ...userContractRoutes,
 ];

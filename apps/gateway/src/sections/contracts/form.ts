@@ -1,0 +1,235 @@
+import { z } from 'zod';
+import type { contractsV1 } from '@platform/proto';
+import { formFile, type FormFile, type MultipartSpec } from '../../multipart';
+
+/**
+ * The multipart form of POST /contracts and PUT /contracts/{id} (docs/contracts.md). Every Contract field is a
+ * text field; lists are repeated fields or one field holding a JSON array; `emails` and `quota` are one field
+ * holding a JSON object (`emails` may also come as `emails[licenseUsers]` fields); booleans are `true`/`false`,
+ * times Unix seconds. The optional `document` part is the contract document. What is malformed here (not
+ * multipart, broken JSON, a wrong type) is 422; what is well-formed but wrong (an empty products list, an
+ * invalid email, an unknown product, a bad quota) is for contracts-licensing to refuse with 400.
+ */
+
+export const CONTRACT_FORM: MultipartSpec = {
+  file: 'document',
+  maxBytes: (config) => config.CONTRACT_DOCUMENT_MAX_BYTES,
+  tooLarge: 413,
+  fields: 64,
+  fieldSize: 64 * 1024,
+};
+
+const once = (what: string) => z.string({ error: `must be given once, as ${what}` });
+
+/**
+ * A text field read by `read` (which reports what is wrong with ctx.addIssue), documented by `meta` alone: the
+ * API document says what the field holds, not how the form library hands it over.
+ */
+function field<T>(read: (v: unknown, ctx: z.RefinementCtx) => T, meta: Record<string, unknown>) {
+  return z
+    .unknown()
+    .transform((v, ctx) => read(v, ctx))
+    .meta(meta);
+}
+
+const wrong = (ctx: z.RefinementCtx, message: string) => {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+};
+
+/** JSON text in a text field, then the schema; a nested form field (`emails[x]`) arrives as an object already. */
+function json<T extends z.ZodType>(schema: T, what: string) {
+  return z
+    .unknown()
+    .transform((v, ctx) => {
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return wrong(ctx, `must be ${what} as JSON text`);
+      }
+    })
+    .pipe(schema);
+}
+
+/** A list: repeated fields, one field with a JSON array, or one plain value (a one-element list). */
+const list = field(
+  (v, ctx): string[] => {
+    const values = Array.isArray(v) ? v : [v];
+    if (!values.every((x) => typeof x === 'string')) return wrong(ctx, 'must be text fields');
+    if (values.length === 1 && values[0].trim().startsWith('[')) {
+      try {
+        const parsed: unknown = JSON.parse(values[0]);
+        if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return parsed as string[];
+      } catch {
+        // reported below
+      }
+      return wrong(ctx, 'must be a JSON array of strings');
+    }
+    return values.length === 1 && values[0] === '' ? [] : (values as string[]);
+  },
+  { type: 'array', items: { type: 'string' }, description: 'repeated fields, or one field with a JSON array' },
+);
+
+const flag = field(
+  (v, ctx) => {
+    const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
+    return s === 'true' ? true : s === 'false' ? false : wrong(ctx, 'must be given once, as true or false');
+  },
+  { type: 'boolean' },
+);
+
+const seconds = field(
+  (v, ctx) => (typeof v === 'string' && /^-?\d{1,12}$/.test(v.trim()) ? Number(v) : wrong(ctx, 'must be given once, as Unix seconds')),
+  { type: 'integer', format: 'int64', description: 'Unix seconds' },
+);
+
+/** One recipient list of `emails`: a JSON array, or (nested form fields) one or repeated values. */
+const recipients = z.union([z.string().transform((s) => [s]), z.array(z.string())]);
+const EmailsInput = z
+  .strictObject({
+    contactPerson: recipients.optional(),
+    signingAuthority: recipients.optional(),
+    licenseUsers: recipients.optional(),
+    financeTeam: recipients.optional(),
+    usageAlertClient: recipients.optional(),
+    usageAlertAdmin: recipients.optional(),
+  })
+  .meta({ id: 'ContractEmailsInput' });
+
+const QuotaInput = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    metric: z.string().optional(),
+    limit: z.number().optional(),
+    alertThresholds: z.array(z.number().int()).optional(),
+    disableLicenseOnLimitReached: z.boolean().optional(),
+  })
+  .meta({ id: 'QuotaInput' });
+
+const restrictions = once('JSON text').refine((v) => {
+  if (v.trim() === '') return true;
+  try {
+    JSON.parse(v);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be JSON text');
+
+const fields = {
+  name: once('text').optional(),
+  features: list.optional(),
+  emails: json(EmailsInput, 'an object of recipient lists').optional().meta({
+    type: 'string',
+    description: 'JSON object: contactPerson, signingAuthority, licenseUsers, financeTeam, usageAlertClient, usageAlertAdmin',
+  }),
+  quota: json(QuotaInput, 'an object')
+    .optional()
+    .meta({ type: 'string', description: 'JSON object: enabled, metric, limit, alertThresholds, disableLicenseOnLimitReached' }),
+  start: seconds.optional(),
+  end: seconds.optional(),
+  allowOffline: flag.optional(),
+  autoAssignCluster: flag.optional(),
+  disableAnalytics: flag.optional(),
+  enableClientBilling: flag.optional(),
+  restrictions: restrictions.optional(),
+  document: formFile.optional().meta({ description: 'The contract document (at most CONTRACT_DOCUMENT_MAX_BYTES)' }),
+};
+
+export const CreateContractForm = z
+  .strictObject({
+    products: list.meta({ description: 'One contract per product: repeated fields, or one field with a JSON array' }),
+    ...fields,
+  })
+  .meta({ id: 'CreateContractForm' });
+
+export const UpdateContractForm = z.strictObject(fields).meta({ id: 'UpdateContractForm' });
+
+type FormOut = z.output<typeof UpdateContractForm>;
+
+/** The proto's fields from a form: only those given change on update. */
+export function contractFields(form: FormOut): contractsV1.ContractFields {
+  const e = form.emails;
+  const q = form.quota;
+  return {
+    name: form.name,
+    features: form.features ?? [],
+    featuresGiven: form.features !== undefined,
+    emails: e && {
+      contactPerson: e.contactPerson ?? [],
+      signingAuthority: e.signingAuthority ?? [],
+      licenseUsers: e.licenseUsers ?? [],
+      financeTeam: e.financeTeam ?? [],
+      usageAlertClient: e.usageAlertClient ?? [],
+      usageAlertAdmin: e.usageAlertAdmin ?? [],
+    },
+    quota: q && {
+      enabled: q.enabled ?? false,
+      metric: q.metric ?? '',
+      limit: q.limit ?? 0,
+      alertThresholds: q.alertThresholds ?? [],
+      disableLicenseOnLimitReached: q.disableLicenseOnLimitReached ?? false,
+    },
+    startUnix: form.start,
+    endUnix: form.end,
+    allowOffline: form.allowOffline,
+    autoAssignCluster: form.autoAssignCluster,
+    disableAnalytics: form.disableAnalytics,
+    enableClientBilling: form.enableClientBilling,
+    restrictions: form.restrictions,
+  };
+}
+
+/** The uploaded document as the proto carries it. */
+export function documentOf(file: FormFile | undefined): contractsV1.Document | undefined {
+  if (!file) return undefined;
+  return { fileName: file.fileName, contentType: file.contentType || 'application/octet-stream', content: file.content };
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * JSON bodies. A cluster that is not a UUID is left to contracts-licensing, which answers 400 as the spec says
+ * ("invalid UUID"); a body of the wrong shape is 422.
+ */
+export const ClusterReferences = z
+  .array(
+    z
+      .object({
+        cluster: z.string().meta({ description: 'The cluster UUID' }),
+        displayName: z.string().optional(),
+        tags: z.array(z.string()).optional(),
+      })
+      .meta({ id: 'ClusterReference' }),
+  )
+  .meta({ description: 'The clusters to bind' });
+
+export const ExtendBody = z
+  .object({ end: z.number().int().meta({ description: 'The new end, Unix seconds' }) })
+  .meta({ id: 'ExtendContract' });
+
+export const RenameBody = z.object({ clusterName: z.string() }).meta({ id: 'ContractClusterName' });
+export const TagsBody = z.object({ tags: z.array(z.string()) }).meta({ id: 'ContractClusterTags' });
+export const ClustersBody = z.object({ clusters: z.array(z.string()) }).meta({ id: 'ClusterUUIDs' });
+
+export const AssignClusterBody = z
+  .object({
+    clusterId: z.string().meta({ description: 'The cluster UUID' }),
+    displayName: z.string().optional(),
+    contractIds: z.array(z.number().int()),
+  })
+  .meta({ id: 'AssignCluster' });
+
+export const PreferencesBody = z
+  .object({
+    autoAssignCluster: z.boolean().optional(),
+    usageAlertClient: z
+      .union([z.string().transform((s) => [s]), z.array(z.string())])
+      .optional()
+      .meta({ description: 'Recipients; a single string is a one-element list' }),
+  })
+  .meta({ id: 'ContractPreferences' });
+
+/** A path or query cluster UUID; not one is 400. */
+export const clusterUuid = z.string().regex(UUID, 'must be a UUID');
