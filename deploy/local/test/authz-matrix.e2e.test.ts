@@ -2,7 +2,7 @@ import { registeredRoutesOn } from '@platform/app-gateway';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * The authorization matrix of spec sections 4.1, 4.8, 4.13 and 4.14: for every route, five callers —
+ * The authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14: for every route, five callers —
  * anonymous, an authenticated non-member (outsider), a member without the relation, a holder of the
  * relation (through a custom role on a team, or the owner where the spec gives the right to owners only)
  * and a site admin — get through (any status but 401/403, never a 5xx) or are refused (401 anonymous on
@@ -32,6 +32,9 @@ interface Fixture {
   roleId: number;
   me: Actor;
   ids: Record<string, number>;
+  /** A contract of the organization, with one cluster bound (`ccID`), for the contract rows (`contract: true`). */
+  contract: number;
+  ccID: number;
 }
 
 interface Row {
@@ -40,6 +43,19 @@ interface Row {
   grant?: string;
   path?: (f: Fixture) => string;
   body?: (f: Fixture) => unknown;
+  /** A multipart body instead of JSON. */
+  form?: (f: Fixture) => FormData;
+  /** The fixture needs a contract of the organization with a bound cluster. */
+  contract?: boolean;
+}
+
+const CLUSTER = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
+const YEAR = 365 * 24 * 3600;
+/** The multipart form of a contract for the admin create and update rows. */
+function contractForm(fields: Record<string, string>): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  return form;
 }
 
 const login = (a: Actor) => (a === 'siteadmin' ? 'root' : a === 'anonymous' ? 'member' : a);
@@ -135,14 +151,134 @@ const MATRIX: Record<string, Row> = {
   'GET /teams/:teamid/members/:username': { pass: MEMBERS, path: (f) => `/teams/${f.devs}/members/member` },
   'PUT /teams/:teamid/members/:username': { pass: HOLDERS, path: (f) => `/teams/${f.devs}/members/outsider` },
   'DELETE /teams/:teamid/members/:username': { pass: HOLDERS, path: (f) => `/teams/${f.devs}/members/member` },
+  // 4.3 — site admins only; `org` (appended) names the organization owning the fixture's contract.
+  'GET /contracts': { pass: ['siteadmin'] },
+  'POST /contracts': {
+    pass: ['siteadmin'],
+    form: () => contractForm({ products: 'productdb', end: String(Math.floor(Date.now() / 1000) + YEAR) }),
+  },
+  'GET /contracts/available_products': { pass: ['siteadmin'] },
+  'GET /contracts/active/associated-clusters/:clusterID/status': {
+    pass: ['siteadmin'],
+    path: () => `/contracts/active/associated-clusters/${CLUSTER}/status`,
+  },
+  'POST /contracts/active/associated-clusters/batch-status': { pass: ['siteadmin'], body: () => ({ clusters: [CLUSTER] }) },
+  'GET /contracts/:id': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}` },
+  'PUT /contracts/:id': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}`,
+    form: () => contractForm({ name: 'renamed' }),
+  },
+  'DELETE /contracts/:id': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}` },
+  'POST /contracts/:id/extend': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}/extend`,
+    body: () => ({ end: Math.floor(Date.now() / 1000) + 2 * YEAR }),
+  },
+  'POST /contracts/:id/revoke': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/revoke` },
+  'GET /contracts/:id/document': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/document` },
+  'GET /contracts/:id/audit': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/audit` },
+  'GET /contracts/:id/clusters': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/clusters` },
+  'POST /contracts/:id/clusters': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}/clusters`,
+    body: () => [{ cluster: '7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d' }],
+  },
+  'GET /contracts/:id/clusters/imported/non-associated': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}/clusters/imported/non-associated`,
+  },
+  'DELETE /contracts/:id/clusters/:ccID': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}/clusters/${f.ccID}`,
+  },
+  'PATCH /contracts/:id/clusters/:ccID/name': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}/clusters/${f.ccID}/name`,
+    body: () => ({ clusterName: 'renamed' }),
+  },
+  'PATCH /contracts/:id/clusters/:ccID/tags': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}/clusters/${f.ccID}/tags`,
+    body: () => ({ tags: ['prod'] }),
+  },
+  // 4.4 — the `org` organization's members and site admins (access:org); assigning clusters takes
+  // add_cluster:contract_mgmt, preferences updated_preferences:contracts on the contract.
+  'GET /user/contracts': { pass: MEMBERS },
+  'GET /user/contracts/active-offline-contracts': { pass: MEMBERS },
+  'POST /user/contracts/assign-cluster': {
+    pass: HOLDERS,
+    contract: true,
+    body: (f) => ({ clusterId: '7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d', contractIds: [f.contract] }),
+  },
+  'GET /user/contracts/active/associated-with/clusters/:clusterID': {
+    pass: MEMBERS,
+    path: () => `/user/contracts/active/associated-with/clusters/${CLUSTER}`,
+  },
+  'GET /user/contracts/active/not-associated-with/clusters/:clusterID': {
+    pass: MEMBERS,
+    path: () => `/user/contracts/active/not-associated-with/clusters/${CLUSTER}`,
+  },
+  'GET /user/contracts/active/associated-clusters': { pass: MEMBERS },
+  'GET /user/contracts/active/associated-clusters/:clusterID/status': {
+    pass: MEMBERS,
+    path: () => `/user/contracts/active/associated-clusters/${CLUSTER}/status`,
+  },
+  'POST /user/contracts/active/associated-clusters/batch-status': { pass: MEMBERS, body: () => ({ clusters: [CLUSTER] }) },
+  'GET /user/contracts/:id': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}` },
+  'PUT /user/contracts/:id/preferences': {
+    pass: HOLDERS,
+    grant: 'updated_preferences:contracts',
+    contract: true,
+    path: (f) => `/user/contracts/${f.contract}/preferences`,
+    body: () => ({ autoAssignCluster: true }),
+  },
+  'GET /user/contracts/:id/audit': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}/audit` },
+  'GET /user/contracts/:id/document': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}/document` },
+  'GET /user/contracts/:id/clusters': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}/clusters` },
+  'POST /user/contracts/:id/clusters': {
+    pass: HOLDERS,
+    contract: true,
+    path: (f) => `/user/contracts/${f.contract}/clusters`,
+    body: () => [{ cluster: '7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d' }],
+  },
+  'GET /user/contracts/:id/clusters/imported/non-associated': {
+    pass: MEMBERS,
+    contract: true,
+    path: (f) => `/user/contracts/${f.contract}/clusters/imported/non-associated`,
+  },
+  'DELETE /user/contracts/:id/clusters/:ccID': {
+    pass: MEMBERS,
+    contract: true,
+    path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}`,
+  },
+  'PATCH /user/contracts/:id/clusters/:ccID/name': {
+    pass: MEMBERS,
+    contract: true,
+    path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}/name`,
+    body: () => ({ clusterName: 'renamed' }),
+  },
+  'PATCH /user/contracts/:id/clusters/:ccID/tags': {
+    pass: MEMBERS,
+    contract: true,
+    path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}/tags`,
+    body: () => ({ tags: ['prod'] }),
+  },
 };
 
-/** The routes of sections 4.1, 4.8, 4.13 and 4.14, as the gateway registers them on a hosted dev deployment. */
+/** The routes of sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14, as the gateway registers them on a hosted dev deployment. */
 function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams)(\/|$)/.test(r.path) &&
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts)(\/|$)/.test(r.path) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
       !r.path.endsWith('/:action'),
   );
@@ -153,7 +289,7 @@ const splitName = (name: string) => {
   return { namespace: name.slice(colon + 1), action: name.slice(0, colon) };
 };
 
-describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
+describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14', () => {
   let t: TestPlatform;
   let next = 0;
   let catalog: { namespace: string; action: string }[];
@@ -169,8 +305,11 @@ describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
   }, 120_000);
   afterAll(() => t?.stop());
 
-  /** A fresh organization: owner; team devs with member; team holders with holder, whose role carries `grant`. */
-  async function fixture(me: Actor, grant: string | undefined): Promise<Fixture> {
+  /**
+   * A fresh organization: owner; team devs with member; team holders with holder, whose role carries `grant`;
+   * with `contract`, a contract of the organization (made by the site admin) with one cluster bound.
+   */
+  async function fixture(me: Actor, grant: string | undefined, contract = false): Promise<Fixture> {
     const org = `mx${next++}`;
     const created = await t.api('owner', 'POST', '/orgs', { username: org });
     expect(created.status).toBe(201);
@@ -186,10 +325,22 @@ describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
       teamIDs: [holders],
     });
     expect(role.status).toBe(201);
-    return { org, orgId: created.body.id, devs, roleId: role.body.id, me, ids: t.ids };
+    const f: Fixture = { org, orgId: created.body.id, devs, roleId: role.body.id, me, ids: t.ids, contract: 0, ccID: 0 };
+    if (contract) {
+      const end = String(Math.floor(Date.now() / 1000) + YEAR);
+      const form = contractForm({ products: 'productdb', end });
+      form.append('document', new Blob(['the signed contract']), 'contract.txt');
+      const made = await t.send('root', 'POST', `/contracts?org=${org}`, form);
+      expect(made.status).toBe(201);
+      f.contract = made.body[0].id;
+      const bound = await t.api('root', 'POST', `/contracts/${f.contract}/clusters?org=${org}`, [{ cluster: CLUSTER }]);
+      expect(bound.status).toBe(201);
+      f.ccID = bound.body[0].id;
+    }
+    return f;
   }
 
-  it('covers every registered route of the four sections', () => {
+  it('covers every registered route of the six sections', () => {
     const registered = sectionRoutes().map((r) => `${r.method.toUpperCase()} ${r.path}`);
     expect(registered.filter((r) => !MATRIX[r])).toEqual([]);
     expect(Object.keys(MATRIX).filter((r) => !registered.includes(r))).toEqual([]);
@@ -245,11 +396,12 @@ describe('authorization matrix of spec sections 4.1, 4.8, 4.13, 4.14', () => {
     it(`${key}: ${row.pass.join(', ')} get through; the others are refused`, async () => {
       const outcomes: string[] = [];
       for (const me of ACTORS) {
-        const f = await fixture(me, row.grant ?? route.requires?.at(-1)?.permission);
+        const f = await fixture(me, row.grant ?? route.requires?.at(-1)?.permission, row.contract);
         let path = row.path ? row.path(f) : route.path.replace(':orgname', f.org);
         if (route.org) path += `${path.includes('?') ? '&' : '?'}org=${f.org}`;
         const who = me === 'anonymous' ? undefined : login(me);
-        const { status } = await t.api(who, route.method.toUpperCase(), path, row.body?.(f));
+        const method = route.method.toUpperCase();
+        const { status } = row.form ? await t.send(who, method, path, row.form(f)) : await t.api(who, method, path, row.body?.(f));
         const expected = row.pass.includes(me) ? 'through' : me === 'anonymous' && route.auth !== 'public' ? '401' : '403';
         const got = status === 401 || status === 403 ? String(status) : status >= 500 ? `5xx(${status})` : 'through';
         if (got !== expected) outcomes.push(`${me}: expected ${expected}, got ${status}`);
