@@ -40,7 +40,7 @@ describe('usage of a product on clusters over a period (contract quotas)', () =>
     await drop?.();
   });
 
-  const usage = (startMs: number, endMs: number, clusters = [cluster.clusterUID], product = 'productdb') =>
+  const usage = (startMs: number, endMs: number, clusters: string[] = [cluster.clusterUID], product = 'productdb') =>
     usageOf(db, { product, clusterUids: clusters, startUnix: startMs / 1000, endUnix: endMs / 1000 });
 
   it('weighs each sample by its hours in the period, using the request where use was not measured', async () => {

@@ -6,6 +6,9 @@ import { authorityFromConfig } from './licensing/authority';
 import { Contracts } from './contracts/contracts';
 import { clustersClient, clustersInventory } from './contracts/inventory';
 import { contractsService } from './contracts/service';
+import { Licenses } from './licenses/licenses';
+import { billingClient, billingUsage } from './licenses/quota';
+import { licensingService } from './licenses/service';
 import { contractsLicensingService } from './service';
 
 /** Starts the contracts-licensing service: contracts, contract clusters, audit events and issued licenses */
@@ -14,6 +17,7 @@ export const contractsLicensingApp = defineApp({ name: 'contracts-licensing', en
 function startContractsLicensing(config: ContractsLicensingConfig) {
   const storage = openObjectStorage(config);
   const clusters = clustersClient(config.CLUSTERS_GRPC_ADDR);
+  const billing = billingClient(config.BILLING_DASHBOARD_GRPC_ADDR);
   return startService(
     {
       name: 'contracts-licensing',
@@ -23,12 +27,15 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
       bus: true,
       grpc: async ({ db, log }) => {
         // The platform CA exists from the first start on (docs/licensing.md), before any license is asked for.
-        await authorityFromConfig(db!, config, () => log.info('generated the platform license CA'));
-        const contracts = new Contracts(db!, storage, clustersInventory(clusters), log);
-        return [contractsLicensingService(), contractsService(contracts)];
+        const authority = await authorityFromConfig(db!, config, () => log.info('generated the platform license CA'));
+        const inventory = clustersInventory(clusters);
+        const contracts = new Contracts(db!, storage, inventory, log);
+        const licenses = new Licenses(db!, authority, contracts, inventory, billingUsage(billing), log);
+        return [contractsLicensingService(), contractsService(contracts), licensingService(licenses, authority.certificatePem)];
       },
       onStop: async () => {
         clusters.close();
+        billing.close();
         storage.close();
       },
     },

@@ -19,6 +19,8 @@ export const contractsLicensingEnv = {
   LICENSE_CA_KEY: pemVar(''),
   /** Where the cluster inventory is (clusters): whether a bound cluster is imported, an owner's importable clusters. */
   CLUSTERS_GRPC_ADDR: addressVar.default('127.0.0.1:50058'),
+  /** Where billing-dashboard is: the usage that contract quotas are checked against when a license is issued. */
+  BILLING_DASHBOARD_GRPC_ADDR: addressVar.default('127.0.0.1:50055'),
   /** Where contract documents are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); docs/object-storage.md. */
   ...objectStorageEnv,
 };

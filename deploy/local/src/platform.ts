@@ -17,8 +17,8 @@ const BACKENDS: [AppDefinition<any>, string][] = [
   [authzApp, 'AUTHZ_GRPC_ADDR'],
   [orgsTeamsApp, 'ORGS_TEAMS_GRPC_ADDR'],
   [clustersApp, 'CLUSTERS_GRPC_ADDR'],
-  [contractsLicensingApp, 'CONTRACTS_LICENSING_GRPC_ADDR'],
   [billingDashboardApp, 'BILLING_DASHBOARD_GRPC_ADDR'],
+  [contractsLicensingApp, 'CONTRACTS_LICENSING_GRPC_ADDR'],
   [metricsproxyApp, 'METRICSPROXY_GRPC_ADDR'],
   [marketplaceListenerApp, 'MARKETPLACE_LISTENER_GRPC_ADDR'],
 ];

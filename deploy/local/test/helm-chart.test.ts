@@ -267,6 +267,7 @@ describe('the chart with values-production.yaml', () => {
       authz: ['clusters', 'gateway', 'orgs-teams'],
       'orgs-teams': ['billing-dashboard', 'clusters', 'gateway'],
       clusters: ['billing-dashboard', 'contracts-licensing', 'gateway'],
+      'billing-dashboard': ['contracts-licensing', 'gateway'],
     };
     for (const app of enabled.filter((a) => a !== 'gateway')) {
       const rules = admitting(app, 'grpc');

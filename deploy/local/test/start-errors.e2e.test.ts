@@ -141,7 +141,7 @@ describe('the one-process launcher', () => {
       expect(code).toBe(78);
       expect(output).toContain('[platform] starting gateway (8/8)\n');
       expect(output).toMatch(
-        /\[platform\] stopping authz, orgs-teams, clusters, contracts-licensing, billing-dashboard, metricsproxy, marketplace-listener\n/,
+        /\[platform\] stopping authz, orgs-teams, clusters, billing-dashboard, contracts-licensing, metricsproxy, marketplace-listener\n/,
       );
       expect(output).toContain(
         `platform: gateway failed to start: HTTP_PORT: port ${port} is already in use; stop the process listening there or set HTTP_PORT to a free port\n`,

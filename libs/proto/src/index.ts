@@ -13,6 +13,7 @@ export * as orgTokensV1 from './gen/platform/orgsteams/v1/org_tokens';
 export * as orgClaimsV1 from './gen/platform/orgsteams/v1/claims';
 export * as contractsLicensingV1 from './gen/platform/contractslicensing/v1/contractslicensing';
 export * as contractsV1 from './gen/platform/contractslicensing/v1/contracts';
+export * as licensingV1 from './gen/platform/contractslicensing/v1/licensing';
 export * as billingDashboardV1 from './gen/platform/billingdashboard/v1/billingdashboard';
 export * as metricsproxyV1 from './gen/platform/metricsproxy/v1/metricsproxy';
 export * as marketplaceListenerV1 from './gen/platform/marketplacelistener/v1/marketplacelistener';

@@ -144,6 +144,14 @@ export class ContractsStore {
     await this.db.table('contract_clusters', trx).where({ id: ccId }).update({ name });
   }
 
+  /**
+   * Puts the licenses issued from a contract on the revocation list (its revocation or deletion), in the
+   * caller's transaction; those revoked before keep their time.
+   */
+  async revokeLicenses(contractId: number, trx: Knex.Transaction): Promise<void> {
+    await this.db.table('issued_licenses', trx).where({ contract_id: contractId }).whereNull('revoked_at').update({ revoked_at: this.db.knex.fn.now() });
+  }
+
   async setTags(ccIds: number[], tags: string[], trx: Knex.Transaction): Promise<void> {
     if (ccIds.length > 0)
       await this.db

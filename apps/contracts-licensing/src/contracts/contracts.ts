@@ -159,10 +159,14 @@ export class Contracts {
     }
   }
 
-  /** Deletes the contract with its bindings and events; its document goes once the deletion commits. */
+  /**
+   * Deletes the contract with its bindings and events; its licenses go on the revocation list in the same
+   * transaction (their records stay), its document once the deletion commits.
+   */
   async delete(id: number, ownerId: number): Promise<void> {
     const removed = await this.db.transaction(async (trx) => {
       const current = await this.contract(id, ownerId, trx, true);
+      await this.store.revokeLicenses(id, trx);
       await this.store.delete(id, trx);
       return current;
     });
@@ -186,14 +190,17 @@ export class Contracts {
     return (await this.views([row]))[0];
   }
 
-  /** Marks the contract revoked (spec 3.2); revoking a revoked contract changes nothing more. */
-  async revoke(id: number, ownerId: number, actor: string, then?: (trx: Knex.Transaction, contract: ContractRow) => Promise<void>) {
+  /**
+   * Marks the contract revoked (spec 3.2) and puts its licenses on the revocation list, in one transaction;
+   * revoking a revoked contract changes nothing more.
+   */
+  async revoke(id: number, ownerId: number, actor: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       const current = await this.contract(id, ownerId, trx, true);
       if (current.revoked) return;
       await this.store.update(id, { revoked: true }, trx);
+      await this.store.revokeLicenses(id, trx);
       await this.store.event(id, actor, 'contract-revoked', trx);
-      await then?.(trx, current);
     });
   }
 

@@ -161,8 +161,8 @@ contracts-licensing:
   bus: true
   # contract documents
   objectStorage: true
-  # the cluster inventory (bound clusters' status, importable clusters)
-  calls: [clusters]
+  # the cluster inventory (bound clusters' status, importable clusters) and usage (quotas at license issue)
+  calls: [clusters, billing-dashboard]
   # the platform license CA: its key sealed with SECRETS_ENCRYPTION_KEY, or imported from LICENSE_CA_*
   licenseCA: true
 billing-dashboard:

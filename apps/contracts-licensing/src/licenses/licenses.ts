@@ -1,0 +1,195 @@
+import type { Database } from '@platform/db';
+import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
+import type { licensingV1 } from '@platform/proto';
+import type { Logger } from '@platform/service-kit';
+import { PRODUCTS } from '../contracts/catalog';
+import type { Contracts } from '../contracts/contracts';
+import { ContractsStore, json, type ContractRow } from '../contracts/contracts-store';
+import type { Inventory } from '../contracts/inventory';
+import { clusterUid } from '../contracts/validation';
+import { issueLicense, revocationList, verifyLicense, type LicenseAuthority } from '../licensing';
+import type { UsageSource } from './quota';
+
+const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
+
+/**
+ * Licenses from contracts (spec 4.3/4.4 issue-license, 4.11; docs/licensing.md): the checks before issuing
+ * (contract valid, offline allowed, quota), the certificate from the platform CA, its record in
+ * `issued_licenses` with an audit event, registration's verification, and the revocation list of the licenses
+ * of revoked or deleted contracts.
+ */
+export class Licenses {
+  private readonly store: ContractsStore;
+
+  constructor(
+    private readonly db: Database,
+    private readonly authority: LicenseAuthority,
+    private readonly contracts: Contracts,
+    private readonly inventory: Inventory,
+    private readonly usage: UsageSource,
+    private readonly log: Logger,
+  ) {
+    this.store = ContractsStore.create(db);
+  }
+
+  /** A license for the cluster bound as `ccId` to the contract (scoped to the owner); NotFound for either. */
+  async issueForBinding(req: licensingV1.IssueContractLicenseRequest): Promise<licensingV1.License> {
+    const contract = await this.contracts.contract(req.contractId, req.ownerId);
+    const cc = await this.store.cluster(contract.id, req.ccId);
+    if (!cc) throw new NotFoundError(`contract ${contract.id} has no cluster ${req.ccId}`);
+    return this.issue(contract, cc.cluster_uid, cc.id, req.actor, req.ownerEmail);
+  }
+
+  /**
+   * A license for a cluster from the owner's active contract that has it bound (the newest one granting a
+   * requested feature), or else from one that auto-assigns clusters, binding it first. 405 when only revoked or
+   * expired contracts have it; 404 when no contract of the owner can cover it.
+   */
+  async issueForCluster(req: licensingV1.IssueClusterLicenseRequest): Promise<licensingV1.License> {
+    if (!req.cluster) throw new ValidationError('cluster: the cluster UUID is required', [{ field: 'cluster', description: 'missing' }]);
+    let uid: string;
+    try {
+      uid = clusterUid(req.cluster);
+    } catch {
+      throw new ValidationError('cluster: must be a UUID', [{ field: 'cluster', description: 'not a UUID' }]);
+    }
+    const grants = (c: ContractRow) => req.features.length === 0 || c.features.some((f) => req.features.includes(f));
+    const bound = (await this.contracts.list({ ownerId: req.ownerId, boundTo: uid })).map((v) => v.contract).filter(grants);
+    const valid = bound.find((c) => isActive(c));
+    if (valid) {
+      const cc = (await this.store.clustersOf([valid.id])).find((b) => b.cluster_uid === uid);
+      return this.issue(valid, uid, cc?.id ?? null, req.actor, req.ownerEmail);
+    }
+    const auto = (await this.contracts.list({ ownerId: req.ownerId, activeOnly: true })).map((v) => v.contract).find((c) => c.auto_assign_cluster && grants(c));
+    if (auto) {
+      await this.contracts.assign({ ownerId: req.ownerId, cluster: uid, displayName: '', contractIds: [auto.id], actor: req.actor });
+      const cc = (await this.store.clustersOf([auto.id])).find((b) => b.cluster_uid === uid);
+      return this.issue(auto, uid, cc?.id ?? null, req.actor, req.ownerEmail);
+    }
+    if (bound.length > 0) throw invalid(bound[0]);
+    throw new NotFoundError(`no active contract of the account covers cluster ${uid}${req.features.length ? ` for ${req.features.join(', ')}` : ''}`);
+  }
+
+  /** Verifies a license presented at registration, as the command-line verifier does, plus: the cluster is known. */
+  async verifyRegistration(req: licensingV1.VerifyRegistrationRequest): Promise<licensingV1.VerifiedRegistration> {
+    const features = req.features.map((f) => f.trim()).filter(Boolean);
+    if (features.length === 0) throw new InputError('features: at least one feature is required', [{ field: 'features', description: 'empty' }]);
+    const verified = await verifyLicense(
+      req.license,
+      {
+        clusterUID: req.clusterUid.toLowerCase(),
+        features,
+        caCert: req.caCert.length > 0 ? req.caCert : undefined,
+        isRevoked: (serial) => this.isRevoked(serial),
+      },
+      this.authority,
+    );
+    if (!(await this.inventory.cluster(verified.clusterUID)))
+      throw new InputError(`cluster ${verified.clusterUID} is not registered with the platform`, [{ field: 'clusterUID', description: 'unknown cluster' }]);
+    return { serial: verified.serial, clusterUid: verified.clusterUID, features: verified.features, expiryUnix: unix(verified.notAfter) };
+  }
+
+  /** The revocation list: every license of a revoked or deleted contract, signed by the platform CA. */
+  async revocationList(): Promise<licensingV1.RevocationListResponse> {
+    const rows: { serial: string; revoked_at: Date }[] = await this.db.table('issued_licenses').whereNotNull('revoked_at').select('serial', 'revoked_at');
+    const list = await revocationList(
+      this.authority,
+      rows.map((r) => ({ serial: r.serial, revokedAt: new Date(r.revoked_at) })),
+    );
+    return { der: Buffer.from(list.der), pem: list.pem };
+  }
+
+  private async isRevoked(serial: string): Promise<boolean> {
+    return !!(await this.db.table('issued_licenses').where({ serial }).whereNotNull('revoked_at').first('serial'));
+  }
+
+  /** The checks, the certificate, and its record with an audit event. */
+  private async issue(contract: ContractRow, uid: string, ccId: number | null, actor: string, ownerEmail: string): Promise<licensingV1.License> {
+    if (!isActive(contract)) throw invalid(contract);
+    const inv = await this.inventory.cluster(uid);
+    const online = !!inv && inv.ownerType === contract.owner_type && inv.ownerId === contract.owner_id;
+    if (!online && !contract.allow_offline)
+      throw new MethodNotAllowedError(
+        `cluster ${uid} is not in ${contract.owner_login}'s inventory, so its license would be an offline license, which contract ${contract.id} does not allow`,
+      );
+    await this.checkQuota(contract, actor);
+    const product = PRODUCTS[contract.product];
+    const issued = await issueLicense(this.authority, {
+      clusterUID: uid,
+      email: emailFor(contract, ownerEmail),
+      productLine: product.productLine,
+      tier: product.tier,
+      features: contract.features.length > 0 ? contract.features : product.defaultFeatures,
+      plan: product.plan,
+      allowOffline: contract.allow_offline,
+      disableAnalytics: contract.disable_analytics,
+      enableClientBilling: contract.enable_client_billing,
+      restrictions: contract.restrictions,
+      notAfter: contract.end_at,
+    });
+    await this.db.transaction(async (trx) => {
+      await this.db.table('issued_licenses', trx).insert({
+        serial: issued.serial,
+        contract_id: contract.id,
+        contract_cluster_id: ccId,
+        cluster_uid: uid,
+        features: json(contract.features),
+        issued_by: actor || 'unknown',
+        issued_at: issued.notBefore,
+        not_after: issued.notAfter,
+      });
+      await this.store.event(contract.id, actor, `license-issued: ${issued.serial} for ${uid}`, trx);
+    });
+    return {
+      contractId: contract.id,
+      startUnix: unix(contract.start_at),
+      expiryUnix: unix(contract.end_at),
+      license: Buffer.from(issued.der),
+      serial: issued.serial,
+    };
+  }
+
+  /**
+   * The quota at issue time, from what the contract's bound clusters reported over its period so far: each
+   * threshold crossed is recorded once (with an audit event); over the limit with disabling on is 403.
+   */
+  private async checkQuota(contract: ContractRow, actor: string): Promise<void> {
+    const q = contract.quota;
+    if (!q.enabled || !q.metric || !(q.limit! > 0)) return;
+    const clusters = (await this.store.clustersOf([contract.id])).map((b) => b.cluster_uid);
+    const start = new Date(contract.start_at);
+    const end = new Date(Math.min(Date.now(), new Date(contract.end_at).getTime()));
+    if (clusters.length === 0 || end <= start) return;
+    const used = (await this.usage.usage(contract.product, clusters, start, end))[q.metric as 'cpu-core-hours'] ?? 0;
+    const percent = (100 * used) / q.limit!;
+    const crossed = (q.alertThresholds ?? []).filter((t) => percent >= t);
+    if (crossed.length > 0)
+      await this.db.transaction(async (trx) => {
+        const fresh = await this.db
+          .table('quota_alerts', trx)
+          .insert(crossed.map((threshold) => ({ contract_id: contract.id, threshold })))
+          .onConflict(['contract_id', 'threshold'])
+          .ignore()
+          .returning('threshold');
+        for (const { threshold } of fresh)
+          await this.store.event(contract.id, actor, `quota-threshold-crossed: ${threshold}% of ${q.limit} ${q.metric} (used ${used.toFixed(2)})`, trx);
+      });
+    if (used >= q.limit! && q.disableLicenseOnLimitReached) {
+      this.log.info({ contractId: contract.id, used, limit: q.limit, metric: q.metric }, 'license refused: contract quota used up');
+      throw new NotAllowedError(`contract ${contract.id} has used its quota: ${used.toFixed(2)} of ${q.limit} ${q.metric}; licenses are disabled until it is raised`);
+    }
+  }
+}
+
+function isActive(c: ContractRow): boolean {
+  return !c.revoked && new Date(c.end_at).getTime() > Date.now();
+}
+
+function invalid(c: ContractRow): MethodNotAllowedError {
+  return new MethodNotAllowedError(c.revoked ? `contract ${c.id} is revoked` : `contract ${c.id} expired on ${new Date(c.end_at).toISOString()}`);
+}
+
+/** The license's SAN email: the owner's email, else the first license user's, else a no-reply address of the owner. */
+function emailFor(contract: ContractRow, ownerEmail: string): string {
+  return ownerEmail || contract.emails.licenseUsers?.[0] || `${contract.owner_login.toLowerCase()}@users.noreply.platform.local`;
+}

@@ -1,0 +1,202 @@
+import { X509Certificate as NodeCertificate } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { openDatabase, type Database } from '@platform/db';
+import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
+import { FileObjectStorage } from '@platform/object-storage';
+import type { contractsV1 } from '@platform/proto';
+import { createTestDatabase } from '@platform/testing';
+import { migrations } from '../migrations';
+import { Contracts } from '../src/contracts/contracts';
+import type { Inventory, InventoryCluster } from '../src/contracts/inventory';
+import { Licenses } from '../src/licenses/licenses';
+import type { UsageSource } from '../src/licenses/quota';
+import { authorityFromPem, generateAuthority, LicenseRejectedError, x509, type LicenseAuthority } from '../src/licensing';
+
+const ORG = 42;
+const HUB = '0b7d4c1e-0000-4000-8000-000000000001';
+const SPOKE = '0b7d4c1e-0000-4000-8000-000000000002';
+const AIRGAPPED = '0b7d4c1e-0000-4000-8000-0000000000a1';
+const NEW = '0b7d4c1e-0000-4000-8000-0000000000a2';
+const DAY = 86_400;
+const now = Math.floor(Date.now() / 1000);
+const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as any;
+
+const inv = (uid: string, name: string): InventoryCluster => ({
+  uid,
+  name,
+  displayName: name,
+  provider: 'gcp',
+  kubernetesVersion: 'v1.31.0',
+  nodeCount: 3,
+  statusJson: '{}',
+  hubUid: '',
+  ownerType: 'organization',
+  ownerId: ORG,
+});
+const known = [inv(HUB, 'prod'), inv(SPOKE, 'spoke'), inv(NEW, 'new')];
+const inventory: Inventory = {
+  cluster: async (uid) => known.find((c) => c.uid === uid),
+  clustersOf: async () => known,
+};
+
+describe('Licenses', () => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  let dir: string;
+  let authority: LicenseAuthority;
+  let contracts: Contracts;
+  let licenses: Licenses;
+  let used = 0;
+  const usage: UsageSource = {
+    usage: async () => ({ 'cpu-core-hours': used, 'memory-gib-hours': 0, 'storage-gib-hours': 0, 'object-hours': 0 }),
+  };
+
+  beforeAll(async () => {
+    const test = await createTestDatabase();
+    drop = test.drop;
+    db = await openDatabase({ url: test.url, dataDir: '', schema: 'contracts' });
+    await db.migrate(migrations);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'licenses-test-'));
+    const ca = await generateAuthority();
+    authority = await authorityFromPem(ca.certificatePem, ca.privateKeyPem);
+    contracts = new Contracts(db, new FileObjectStorage(dir), inventory, quiet);
+    licenses = new Licenses(db, authority, contracts, inventory, usage, quiet);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const contract = async (over: Partial<contractsV1.ContractFields> = {}, owner = ORG) =>
+    (
+      await contracts.create({
+        ownerId: owner,
+        ownerLogin: 'acme',
+        ownerType: 'organization',
+        products: ['productdb'],
+        fields: { features: ['postgres', 'mysql'], featuresGiven: true, endUnix: now + 30 * DAY, ...over },
+        actor: 'root',
+      })
+    )[0].contract;
+  const bind = async (id: number, uid: string) => (await contracts.bind(id, 0, [{ cluster: uid, displayName: '', tags: [] }], 'root')).find((c) => c.cluster === uid)!;
+  const events = async (id: number) => (await contracts.audit(id, 0)).map((e) => e.event);
+
+  it('issues a license for a bound cluster, records it, and another implementation reads it as issued', async () => {
+    const c = await contract({ disableAnalytics: true, endUnix: now + 90 * DAY });
+    const cc = await bind(c.id, HUB);
+    const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: 'owner@acme.io' });
+    expect(license).toMatchObject({ contractId: c.id, expiryUnix: now + 90 * DAY });
+    const cert = new NodeCertificate(Buffer.from(license.license));
+    expect(cert.subject).toContain(`CN=${HUB}`);
+    expect(cert.subjectAltName).toBe(`DNS:${HUB}, email:owner@acme.io`);
+    expect(cert.checkIssued(new NodeCertificate(authority.certificatePem))).toBe(true);
+    expect(BigInt(`0x${cert.serialNumber}`).toString()).toBe(license.serial);
+    expect(cert.subject.split('\n')).toEqual(expect.arrayContaining(['C=productdb', 'O=postgres', 'O=mysql', 'L=DisableAnalytics=true']));
+    expect(await db.table('issued_licenses').where({ serial: license.serial }).first()).toMatchObject({ contract_id: c.id, cluster_uid: HUB, revoked_at: null });
+    expect(await events(c.id)).toContain(`license-issued: ${license.serial} for ${HUB}`);
+    await expect(licenses.issueForBinding({ contractId: c.id, ccId: 999_999, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 7, actor: 'x', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('refuses (405) a revoked or expired contract, and an offline license the contract does not allow', async () => {
+    const revoked = await contract();
+    const ccR = await bind(revoked.id, HUB);
+    await contracts.revoke(revoked.id, 0, 'root');
+    await expect(licenses.issueForBinding({ contractId: revoked.id, ccId: ccR.id, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toThrow(/revoked/);
+    const expired = await contract({ startUnix: now - 60 * DAY, endUnix: now - DAY });
+    const ccE = await bind(expired.id, HUB);
+    await expect(licenses.issueForBinding({ contractId: expired.id, ccId: ccE.id, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toBeInstanceOf(
+      MethodNotAllowedError,
+    );
+    const online = await contract();
+    const ccA = await bind(online.id, AIRGAPPED);
+    await expect(licenses.issueForBinding({ contractId: online.id, ccId: ccA.id, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toThrow(/offline/);
+    const offline = await contract({ allowOffline: true });
+    const ccO = await bind(offline.id, AIRGAPPED);
+    const license = await licenses.issueForBinding({ contractId: offline.id, ccId: ccO.id, ownerId: 0, actor: 'root', ownerEmail: '' });
+    expect(new NodeCertificate(Buffer.from(license.license)).subject).toContain('L=AllowOffline=true');
+  });
+
+  it('records each quota threshold once, and refuses (403) when the quota is used up and disabling is on', async () => {
+    const c = await contract({
+      quota: { enabled: true, metric: 'cpu-core-hours', limit: 100, alertThresholds: [50, 80, 90], disableLicenseOnLimitReached: true },
+    });
+    const cc = await bind(c.id, SPOKE);
+    const issue = () => licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: ORG, actor: 'alice', ownerEmail: '' });
+    used = 85;
+    await issue();
+    await issue();
+    const crossed = (await events(c.id)).filter((e) => e.startsWith('quota-threshold-crossed'));
+    expect(crossed).toEqual(['quota-threshold-crossed: 50% of 100 cpu-core-hours (used 85.00)', 'quota-threshold-crossed: 80% of 100 cpu-core-hours (used 85.00)']);
+    used = 100;
+    await expect(issue()).rejects.toBeInstanceOf(NotAllowedError);
+    expect((await events(c.id)).filter((e) => e.startsWith('quota-threshold-crossed'))).toHaveLength(3);
+    used = 0;
+  });
+
+  it('issues for a cluster from the owner’s contract that has it bound, or one that auto-assigns it', async () => {
+    // The inventory's clusters are another owner's: these licenses are offline ones, which the contracts allow.
+    const owner = 501;
+    const bound = await contract({ allowOffline: true }, owner);
+    await contracts.bind(bound.id, owner, [{ cluster: HUB, displayName: '', tags: [] }], 'bob');
+    const byCluster = await licenses.issueForCluster({ ownerId: owner, cluster: HUB, features: ['postgres'], actor: 'bob', ownerEmail: 'bob@acme.io' });
+    expect(byCluster.contractId).toBe(bound.id);
+    // No contract of the owner grants the feature asked for.
+    await expect(licenses.issueForCluster({ ownerId: owner, cluster: HUB, features: ['kafka'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    // Not bound anywhere: a contract that auto-assigns binds it and issues.
+    await expect(licenses.issueForCluster({ ownerId: owner, cluster: NEW, features: [], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    const auto = await contract({ autoAssignCluster: true, allowOffline: true }, owner);
+    const assigned = await licenses.issueForCluster({ ownerId: owner, cluster: NEW, features: [], actor: 'bob', ownerEmail: '' });
+    expect(assigned.contractId).toBe(auto.id);
+    expect((await contracts.clusters(auto.id, owner)).map((c) => c.cluster)).toEqual([NEW]);
+    // Only a revoked contract has it, and none auto-assigns: 405.
+    await contracts.revoke(bound.id, 0, 'root');
+    await contracts.revoke(auto.id, 0, 'root');
+    await expect(licenses.issueForCluster({ ownerId: owner, cluster: HUB, features: ['postgres'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
+      MethodNotAllowedError,
+    );
+    await expect(licenses.issueForCluster({ ownerId: owner, cluster: 'nope', features: [], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+  });
+
+  it('verifies a registration for real, and refuses it once the contract is revoked; the CRL lists the license', async () => {
+    const c = await contract({ allowOffline: true });
+    const cc = await bind(c.id, SPOKE);
+    const offlineCc = await bind(c.id, AIRGAPPED);
+    const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
+    const register = (over: Partial<Parameters<Licenses['verifyRegistration']>[0]> = {}) =>
+      licenses.verifyRegistration({ license: license.license, clusterUid: SPOKE, features: ['postgres'], caCert: Buffer.alloc(0), ...over });
+    expect(await register()).toMatchObject({ serial: license.serial, clusterUid: SPOKE, features: ['postgres', 'mysql'] });
+    expect(await register({ caCert: Buffer.from(authority.certificatePem) })).toMatchObject({ serial: license.serial });
+    await expect(register({ features: [] })).rejects.toBeInstanceOf(InputError);
+    await expect(register({ features: ['kafka'] })).rejects.toMatchObject({ reason: 'no-feature-overlap' });
+    await expect(register({ clusterUid: HUB })).rejects.toMatchObject({ reason: 'wrong-cluster' });
+    const tampered = Buffer.from(license.license);
+    tampered[tampered.length - 10] ^= 1;
+    await expect(register({ license: tampered })).rejects.toBeInstanceOf(LicenseRejectedError);
+    // A valid license for a cluster the platform does not know: 400.
+    const airgapped = await licenses.issueForBinding({ contractId: c.id, ccId: offlineCc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
+    await expect(register({ license: airgapped.license, clusterUid: AIRGAPPED })).rejects.toThrow(/not registered/);
+
+    await contracts.revoke(c.id, 0, 'root');
+    await expect(register()).rejects.toMatchObject({ reason: 'revoked' });
+    const crl = new x509.X509Crl(Buffer.from((await licenses.revocationList()).der));
+    expect(await crl.verify({ publicKey: new x509.X509Certificate(authority.certificatePem).publicKey })).toBe(true);
+    const listed = crl.entries.map((e) => BigInt(`0x${e.serialNumber}`).toString());
+    expect(listed).toEqual(expect.arrayContaining([license.serial, airgapped.serial]));
+  });
+
+  it('puts a deleted contract’s licenses on the revocation list too', async () => {
+    const c = await contract();
+    const cc = await bind(c.id, HUB);
+    const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
+    await contracts.delete(c.id, 0);
+    const pem = (await licenses.revocationList()).pem;
+    const crl = new x509.X509Crl(pem);
+    expect(crl.entries.map((e) => BigInt(`0x${e.serialNumber}`).toString())).toContain(license.serial);
+  });
+});
