@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { presignGetUrl } from '@platform/object-storage';
 import type { contractsV1 } from '@platform/proto';
 import { NotAllowedError, NotFoundError } from '@platform/errors';
 import * as p from '../../params';
@@ -24,8 +25,25 @@ export function ownerOf(ctx: { caller: User; org: OrgRef | undefined }): Owner {
 /** How long a document URL is valid (spec 5.8, 8). */
 export const DOCUMENT_URL_SECONDS = 30 * 60;
 
-/** A URL that downloads the document stored under `path` without a token, valid 30 minutes. */
-export function documentUrl(ctx: EdgeContext, path: string): Promise<string> {
+/**
+ * A URL that downloads the document stored under `path` without a token, valid 30 minutes: on S3 with static
+ * credentials a presigned URL of the bucket (the bytes never pass through the gateway); otherwise (the embedded
+ * default, or S3 through the SDK's credential chain) a URL of ours signed with the object signing key, which
+ * the gateway serves from the object storage.
+ */
+export async function documentUrl(ctx: EdgeContext, path: string): Promise<string> {
+  const c = ctx.config;
+  if (c.OBJECT_STORAGE_URL && c.OBJECT_STORAGE_ACCESS_KEY_ID && c.OBJECT_STORAGE_SECRET_ACCESS_KEY) {
+    const opts = {
+      endpoint: c.OBJECT_STORAGE_URL,
+      bucket: c.OBJECT_STORAGE_BUCKET,
+      region: c.OBJECT_STORAGE_REGION,
+      accessKeyId: c.OBJECT_STORAGE_ACCESS_KEY_ID,
+      secretAccessKey: c.OBJECT_STORAGE_SECRET_ACCESS_KEY,
+      forcePathStyle: c.OBJECT_STORAGE_FORCE_PATH_STYLE,
+    };
+    return presignGetUrl(opts, path, DOCUMENT_URL_SECONDS);
+  }
   return signedObjectUrl(ctx, path, Math.floor(Date.now() / 1000) + DOCUMENT_URL_SECONDS);
 }
 
