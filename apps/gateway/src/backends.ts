@@ -5,6 +5,7 @@ import {
   clustersV1,
   contractsLicensingV1,
   contractsV1,
+  licensingV1,
   marketplaceListenerV1,
   metricsproxyV1,
   orgsTeamsV1,
@@ -43,6 +44,8 @@ export interface Backends {
     licensing: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService>;
     /** Contracts, their clusters and audit events (spec 4.3, 4.4). */
     contracts: PromiseClient<typeof contractsV1.ContractsServiceService>;
+    /** License issuing, registration, the revocation list (spec 4.3/4.4 issue-license, 4.11). */
+    licenses: PromiseClient<typeof licensingV1.LicensingServiceService>;
   };
   billingDashboard: { billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService> };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
@@ -91,6 +94,7 @@ export function connectBackends(config: GatewayConfig): Backends {
         opts('contracts-licensing'),
       ),
       contracts: createClient(contractsV1.ContractsServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing')),
+      licenses: createClient(licensingV1.LicensingServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing')),
     },
     billingDashboard: {
       billing: createClient(

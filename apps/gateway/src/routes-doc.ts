@@ -21,10 +21,11 @@ const SECTION_NAMES: Record<Route['section'], string> = {
   '4.3': '4.3 Contracts, admin',
   '4.4': '4.4 Contracts, user',
   '4.8': '4.8 Site settings',
+  '4.11': '4.11 License registration',
   '4.13': '4.13 Organizations',
   '4.14': '4.14 Teams',
   '9': '9 Version',
-  beyond: 'Beyond the spec (identity, signed objects)',
+  beyond: 'Beyond the spec (identity, signed objects, cluster enrollment, the license CRL and CA)',
 };
 
 /** Who may call, as a cell: the auth mode, the `org` context and every requirement. */

@@ -271,6 +271,24 @@ const MATRIX: Record<string, Row> = {
     path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}/tags`,
     body: () => ({ tags: ['prod'] }),
   },
+  // Licenses (docs/licensing.md). The fixture's cluster is not enrolled, so a license for it would be an offline
+  // one, which the fixture contract does not allow: those let through get 405, never 401/403.
+  'POST /contracts/:id/clusters/:ccID/issue-license': {
+    pass: ['siteadmin'],
+    contract: true,
+    path: (f) => `/contracts/${f.contract}/clusters/${f.ccID}/issue-license`,
+  },
+  'POST /user/contracts/:id/clusters/:ccID/issue-license': {
+    pass: HOLDERS,
+    grant: 'issue-license:cluster',
+    contract: true,
+    path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}/issue-license`,
+  },
+  // Any account's own contracts (none here: 404); registration and the CRL and CA certificate are public.
+  'POST /license/issue': { pass: AUTHENTICATED, body: () => ({ cluster: CLUSTER }) },
+  'POST /register': { pass: EVERYONE, body: () => ({ clusterUID: CLUSTER, features: 'postgres', license: 'AAAA' }) },
+  'GET /licenses/crl': { pass: EVERYONE },
+  'GET /licenses/ca': { pass: EVERYONE },
 };
 
 /** The routes of sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14, as the gateway registers them on a hosted dev deployment. */
@@ -278,7 +296,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts)(\/|$)/.test(r.path) &&
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|license|register|licenses)(\/|$)/.test(r.path) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
       !r.path.endsWith('/:action'),
   );

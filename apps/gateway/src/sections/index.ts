@@ -4,6 +4,7 @@ import { clusterRoutes } from './clusters/routes';
 import { adminContractRoutes } from './contracts/admin';
 import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
+import { licenseRoutes } from './licenses/routes';
 import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
 import { claimsRoutes } from './organizations/claims';
@@ -28,4 +29,5 @@ export const ROUTES: Route[] = [
   ...clusterRoutes,
   ...adminContractRoutes,
   ...userContractRoutes,
+  ...licenseRoutes,
 ];

@@ -1,0 +1,182 @@
+import { spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { bootTestPlatform, type TestPlatform } from './harness';
+import { ROOT } from './launcher';
+
+/**
+ * Licenses over HTTP (docs/licensing.md): issued for a cluster bound to a contract (admin and user rows),
+ * for a cluster from the caller's own contracts (`POST /license/issue`), verified at `POST /register`, and,
+ * once the contract is revoked, on the published revocation list and refused by `/register` and by the
+ * command-line verifier. Read back with Node's X.509 implementation, not the library that built them.
+ */
+
+const NOW = Math.floor(Date.now() / 1000);
+const YEAR = 365 * 24 * 3600;
+const HUB = '55555555-aaaa-4aaa-8aaa-555555555555';
+const OFFLINE = '66666666-aaaa-4aaa-8aaa-666666666666';
+
+function form(fields: Record<string, string>): FormData {
+  const f = new FormData();
+  for (const [k, v] of Object.entries(fields)) f.append(k, v);
+  return f;
+}
+
+describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted deployment', () => {
+  let t: TestPlatform;
+  const api: TestPlatform['api'] = (...args) => t.api(...args);
+  let contractId: number;
+  let ccId: number;
+  let serial: string;
+  let license: string;
+
+  const createContract = async (org: string | undefined, fields: Record<string, string>) => {
+    const created = await t.send('root', 'POST', `/contracts${org ? `?org=${org}` : ''}`, form({ products: 'productdb', end: String(NOW + YEAR), ...fields }));
+    expect(created.status).toBe(201);
+    return created.body[0].id as number;
+  };
+  const bytes = async (p: string) => {
+    const res = await fetch(`${t.platform.url}api/v1${p}`);
+    return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
+  };
+
+  beforeAll(async () => {
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted' });
+    for (const who of ['olivia', 'mia', 'solo']) await t.signUp(who);
+    expect((await api('olivia', 'POST', '/orgs', { username: 'acme' })).status).toBe(201);
+    expect((await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'prod', uid: HUB })).status).toBe(201);
+    contractId = await createContract('acme', { features: JSON.stringify(['postgres', 'mysql']), disableAnalytics: 'true' });
+    const bound = await api('root', 'POST', `/contracts/${contractId}/clusters?org=acme`, [{ cluster: HUB }, { cluster: OFFLINE }]);
+    expect(bound.status).toBe(201);
+    ccId = (bound.body as { id: number; cluster: string }[]).find((c) => c.cluster === HUB)!.id;
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  it('issues a license for a bound cluster (site admin): every field as the product reads it', async () => {
+    const issued = await api('root', 'POST', `/contracts/${contractId}/clusters/${ccId}/issue-license`);
+    expect(issued.status).toBe(200);
+    expect(issued.body.contract.id).toBe(contractId);
+    expect(new Date(issued.body.contract.expiryTimestamp).getTime() / 1000).toBe(NOW + YEAR);
+    license = issued.body.license;
+    const cert = new X509Certificate(Buffer.from(license, 'base64'));
+    const ca = new X509Certificate((await bytes('/licenses/ca')).body);
+    expect(cert.checkIssued(ca) && cert.verify(ca.publicKey)).toBe(true);
+    expect(cert.subject.split('\n')).toEqual(
+      expect.arrayContaining([
+        `CN=${HUB}`,
+        'C=productdb',
+        'O=postgres',
+        'O=mysql',
+        'ST=enterprise',
+        'OU=productdb-enterprise',
+        'L=DisableAnalytics=true',
+        'L=EnableClientBilling=false',
+      ]),
+    );
+    expect(cert.subjectAltName).toMatch(new RegExp(`^DNS:${HUB}, email:`));
+    // Node names the extended key usages keyUsage: clientAuth only.
+    expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
+    expect(new Date(cert.validTo).getTime() / 1000).toBe(NOW + YEAR);
+    serial = BigInt(`0x${cert.serialNumber}`).toString();
+    expect(BigInt(serial)).toBeGreaterThan(0n);
+    expect(BigInt(serial)).toBeLessThan(2n ** 63n);
+    const events = ((await api('root', 'GET', `/contracts/${contractId}/audit`)).body as { event: string }[]).map((e) => e.event);
+    expect(events).toContain(`license-issued: ${serial} for ${HUB}`);
+  });
+
+  it('issues for the account (user row) with issue-license:cluster; refuses a member without it, a stranger and an offline license', async () => {
+    const path = `/user/contracts/${contractId}/clusters/${ccId}/issue-license?org=acme`;
+    expect((await api('olivia', 'POST', path)).status).toBe(200);
+    expect((await api('solo', 'POST', path)).status).toBe(403);
+    expect((await api(undefined, 'POST', path)).status).toBe(401);
+    const offline = ((await api('root', 'GET', `/contracts/${contractId}/clusters`)).body as { id: number; cluster: string }[]).find(
+      (c) => c.cluster === OFFLINE,
+    )!;
+    const refused = await api('root', 'POST', `/contracts/${contractId}/clusters/${offline.id}/issue-license`);
+    expect(refused.status).toBe(405);
+    expect(refused.body.message).toMatch(/offline/);
+    expect((await api('root', 'POST', `/contracts/${contractId}/clusters/999999/issue-license`)).status).toBe(404);
+  });
+
+  it('issues from the caller’s own contract by cluster (POST /license/issue): 422 without a UUID, 404 with no contract', async () => {
+    // A contract of root's own account that allows offline licenses and takes new clusters on by itself.
+    const own = await createContract(undefined, { allowOffline: 'true', autoAssignCluster: 'true' });
+    expect((await api('root', 'POST', '/license/issue', { cluster: 'not-a-uuid' })).status).toBe(422);
+    expect((await api('root', 'POST', '/license/issue', {})).status).toBe(422);
+    const issued = await api('root', 'POST', '/license/issue', { cluster: OFFLINE, features: ['postgres'] });
+    expect(issued.status).toBe(200);
+    expect(issued.body.contract.id).toBe(own);
+    expect(new X509Certificate(Buffer.from(issued.body.license, 'base64')).subject).toContain('L=AllowOffline=true');
+    // Auto-assigned: the cluster is now bound to that contract.
+    expect(((await api('root', 'GET', `/contracts/${own}/clusters`)).body as { cluster: string }[]).map((c) => c.cluster)).toEqual([OFFLINE]);
+    expect((await api('mia', 'POST', '/license/issue', { cluster: HUB })).status).toBe(404);
+  });
+
+  it('registers a cluster with a valid license; 400 for empty features, 422 for a tampered or foreign license', async () => {
+    const register = (body: Record<string, unknown>) => api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license, ...body });
+    expect((await register({})).status).toBe(200);
+    expect((await register({ features: '' })).status).toBe(400);
+    const tampered = Buffer.from(license, 'base64');
+    tampered[tampered.length - 12] ^= 1;
+    expect((await register({ license: tampered.toString('base64') })).status).toBe(422);
+    expect((await register({ clusterUID: OFFLINE })).status).toBe(422);
+    expect((await register({ license: undefined })).status).toBe(422);
+  });
+
+  it('revoking the contract publishes the license on the CRL; /register and the command-line verifier refuse it', async () => {
+    expect((await api('root', 'POST', `/contracts/${contractId}/revoke`)).status).toBe(200);
+    const crl = await bytes('/licenses/crl');
+    expect(crl.status).toBe(200);
+    expect(crl.type).toBe('application/pkix-crl');
+    const pem = await bytes('/licenses/crl?format=pem');
+    expect(pem.body.toString()).toMatch(/^-----BEGIN X509 CRL-----/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'licenses-e2e-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'crl.der'), crl.body);
+      fs.writeFileSync(path.join(dir, 'ca.pem'), (await bytes('/licenses/ca')).body);
+      fs.writeFileSync(path.join(dir, 'license.b64'), license);
+      // OpenSSL, a third implementation, lists the serial.
+      const openssl = spawnSync('openssl', ['crl', '-inform', 'DER', '-in', path.join(dir, 'crl.der'), '-noout', '-text'], { encoding: 'utf8' });
+      if (openssl.status === 0) expect(openssl.stdout.replace(/\s/g, '')).toContain(BigInt(serial).toString(16).toUpperCase().padStart(16, '0'));
+      const cli = spawnSync(
+        process.execPath,
+        [
+          'deploy/cli/license.mjs',
+          'verify',
+          path.join(dir, 'license.b64'),
+          '--cluster',
+          HUB,
+          '--ca',
+          path.join(dir, 'ca.pem'),
+          '--crl',
+          path.join(dir, 'crl.der'),
+        ],
+        { cwd: ROOT, encoding: 'utf8' },
+      );
+      expect(cli.status).not.toBe(0);
+      expect(`${cli.stdout}${cli.stderr}`).toMatch(/revoked/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const registered = await api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license });
+    expect(registered.status).toBe(422);
+    expect(registered.body.message).toMatch(/revoked/);
+    expect((await api('root', 'POST', `/contracts/${contractId}/clusters/${ccId}/issue-license`)).status).toBe(405);
+  });
+});
+
+describe('licenses on a marketplace deployment', () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'ProviderBMarketplace', MARKETPLACE_API_SECRET: 'market-secret-for-tests' });
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  it('refuses self-registration (403) and has no contract routes (404)', async () => {
+    const registered = await t.api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license: 'AAAA' });
+    expect(registered.status).toBe(403);
+    expect((await t.api('root', 'POST', '/contracts/1/clusters/1/issue-license')).status).toBe(404);
+  });
+});
