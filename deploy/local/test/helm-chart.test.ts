@@ -105,7 +105,12 @@ describe('the chart with its default values', () => {
         .spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom?.secretKeyRef)
         .map((e: any) => e.name)
         .sort();
-    expect(secretNames('gateway')).toEqual(['OBJECT_STORAGE_SIGNING_KEY']);
+    // The gateway presigns contract document URLs with the bucket's credentials (docs/contracts.md).
+    expect(secretNames('gateway')).toEqual([
+      'OBJECT_STORAGE_ACCESS_KEY_ID',
+      'OBJECT_STORAGE_SECRET_ACCESS_KEY',
+      'OBJECT_STORAGE_SIGNING_KEY',
+    ]);
     expect(secretNames('authz')).toEqual(['DATABASE_URL', 'OPENFGA_API_TOKEN']);
     expect(secretNames('orgs-teams')).toEqual(
       [
@@ -307,7 +312,7 @@ describe('the chart with values-production.yaml', () => {
       expect(ports.includes(5432)).toBe(WITH_SCHEMA.includes(app));
       expect(ports.includes(4222)).toBe(ON_THE_BUS.includes(app));
       expect(ports.includes(8081)).toBe(app === 'authz'); // OpenFGA's gRPC port
-      expect(ports.includes(443)).toBe(app === 'orgs-teams' || app === 'contracts-licensing'); // object storage
+      expect(ports.includes(443)).toBe(['orgs-teams', 'contracts-licensing', 'gateway'].includes(app)); // object storage
       expect(ports.includes(50051)).toBe(['gateway', 'orgs-teams', 'clusters', 'billing-dashboard', 'contracts-licensing'].includes(app));
       // DNS and the trace collector for everyone; nothing else.
       expect(ports).toEqual(expect.arrayContaining([53, 4318]));

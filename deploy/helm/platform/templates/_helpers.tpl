@@ -147,6 +147,8 @@ The NetworkPolicies, the per-app secret env and the migration Job follow it.
 gateway:
   calls: [authz, orgs-teams, contracts-licensing, billing-dashboard, metricsproxy, marketplace-listener, clusters]
   signsObjects: true
+  # contract documents: S3 presigned download URLs (signed with the bucket's credentials, docs/contracts.md)
+  objectStorage: true
 authz:
   database: true
   openfga: true
@@ -242,7 +244,7 @@ Context: dict "root" $ "app" "<app>"
   SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens), contracts-licensing (sealed CA key)
   LICENSE_CA_CERT, LICENSE_CA_KEY   contracts-licensing (an imported license CA; optional)
   OBJECT_STORAGE_SIGNING_KEY        gateway and orgs-teams (signed object URLs; one key for all replicas)
-  OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams and contracts-licensing (S3 credentials; optional)
+  OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams, contracts-licensing and gateway (S3 credentials; optional)
 DATABASE_URL and OPENFGA_API_TOKEN may each come from their own Secret (postgres.existingSecret /
 openfga.existingSecret); the rest come from existingSecret or the chart's Secret.
 */}}
