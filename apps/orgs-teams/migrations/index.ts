@@ -4,6 +4,7 @@ import { accounts } from './20261122010000_accounts';
 import { orgsTeams } from './20261122020000_orgs_teams';
 import { siteSettings } from './20261122030000_site_settings';
 import { orgTokens } from './20261122040000_org_tokens';
+import { scopedTokens } from './20261123000000_scoped_tokens';
 
 /** Every migration of the identity schema, oldest first. */
-export const migrations: Migration[] = [init, accounts, orgsTeams, siteSettings, orgTokens, outboxMigration('20261122050000_outbox')];
+export const migrations: Migration[] = [init, accounts, orgsTeams, siteSettings, orgTokens, outboxMigration('20261122050000_outbox'), scopedTokens];

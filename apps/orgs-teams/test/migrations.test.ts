@@ -87,4 +87,13 @@ describeMigrationRoundTrips('identity', migrations, {
       expect(await table(knex, schema, 'outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
     },
   },
+  '20261123000000_scoped_tokens': {
+    async after(knex, schema) {
+      await expectIdentitySurvived(knex, schema);
+      // Existing tokens stay unrestricted.
+      expect(await table(knex, schema, 'access_tokens').select('name', 'scope', 'scope_account_id')).toEqual([
+        { name: 'cli', scope: '', scope_account_id: null },
+      ]);
+    },
+  },
 });

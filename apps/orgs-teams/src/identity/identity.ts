@@ -11,6 +11,8 @@ export const ACCOUNT_TYPE = { user: 0, organization: 1 } as const;
 const LOGIN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
+/** The uses a token may be limited to (docs/authentication.md): `license-proxy`, what an installer's license proxy may do. */
+export const TOKEN_SCOPES = ['license-proxy'];
 
 export interface AccountRow {
   id: number;
@@ -194,7 +196,13 @@ export class Identity {
       .table('access_tokens as t')
       .join('accounts as a', 'a.id', 't.uid')
       .where('t.token_hash', hashToken(token))
-      .first(...USER_COLUMNS.map((c) => `a.${c}`), 't.id as token_id', 't.last_used_at as token_last_used_at');
+      .first(
+        ...USER_COLUMNS.map((c) => `a.${c}`),
+        't.id as token_id',
+        't.last_used_at as token_last_used_at',
+        't.scope as token_scope',
+        't.scope_account_id as token_scope_account_id',
+      );
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
     // Recorded at most once a minute, so authentication stays one read on busy clients.
@@ -202,7 +210,7 @@ export class Identity {
     if (stale(row.token_last_used_at))
       await this.db.table('access_tokens').where({ id: row.token_id }).update({ last_used_at: this.db.knex.fn.now() });
     if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
-    return { user: toUser(row), tokenId: row.token_id };
+    return { user: toUser(row), tokenId: row.token_id, scope: row.token_scope, scopeAccountId: Number(row.token_scope_account_id ?? 0) };
   }
 
   /**
@@ -227,19 +235,35 @@ export class Identity {
     this.passwordFailures.reset(account);
     assertMayLogIn(row);
     await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
-    return { user: toUser(row), tokenId: 0 };
+    return { user: toUser(row), tokenId: 0, scope: '', scopeAccountId: 0 };
   }
 
-  /** Issues a token; the plaintext leaves only in this answer. */
-  async createToken(userId: number, name: string): Promise<orgsTeamsV1.CreatedToken> {
+  /**
+   * Issues a token; the plaintext leaves only in this answer. A scoped token (TOKEN_SCOPES) is limited to that
+   * one use and acts for `scopeAccountId` (docs/authentication.md); the gateway enforces the scope.
+   */
+  async createToken(userId: number, name: string, scope = '', scopeAccountId = 0): Promise<orgsTeamsV1.CreatedToken> {
     const trimmed = name.trim();
     if (!trimmed || trimmed.length > 255)
       throw new InputError('name: required, at most 255 characters', [{ field: 'name', description: 'required, at most 255 characters' }]);
+    if (scope && !TOKEN_SCOPES.includes(scope))
+      throw new InputError(`scope: must be one of ${TOKEN_SCOPES.join(', ')}`, [{ field: 'scope', description: 'unknown scope' }]);
+    if (scope && !scopeAccountId)
+      throw new InputError('scope_account_id: a scoped token acts for an account', [{ field: 'scope_account_id', description: 'required with a scope' }]);
+    if (!scope && scopeAccountId)
+      throw new InputError('scope_account_id: only a scoped token acts for another account', [{ field: 'scope_account_id', description: 'only with a scope' }]);
     const token = generateToken();
     try {
       const [row] = await this.db
         .table('access_tokens')
-        .insert({ uid: userId, name: trimmed, token_hash: hashToken(token), token_last_eight: token.slice(-8) })
+        .insert({
+          uid: userId,
+          name: trimmed,
+          token_hash: hashToken(token),
+          token_last_eight: token.slice(-8),
+          scope,
+          scope_account_id: scopeAccountId || null,
+        })
         .returning(['id', 'name', 'token_last_eight']);
       return { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight };
     } catch (err) {
@@ -250,12 +274,15 @@ export class Identity {
 
   async listTokens(userId: number): Promise<orgsTeamsV1.TokenInfo[]> {
     const rows = await this.db.table('access_tokens').where({ uid: userId }).orderBy('id');
-    return rows.map((r: { id: number; name: string; token_last_eight: string; created_at: Date; last_used_at: Date | null }) => ({
+    type Row = { id: number; name: string; token_last_eight: string; created_at: Date; last_used_at: Date | null; scope: string; scope_account_id: number | null };
+    return rows.map((r: Row) => ({
       id: r.id,
       name: r.name,
       tokenLastEight: r.token_last_eight,
       createdUnix: unixSeconds(r.created_at),
       lastUsedUnix: unixSeconds(r.last_used_at),
+      scope: r.scope,
+      scopeAccountId: Number(r.scope_account_id ?? 0),
     }));
   }
 

@@ -18,7 +18,7 @@ export function orgsTeamsService(
     createUser: (req, ctx) => createUser(identity, relationships, req, ctx),
     getUser: (req) => identity.getUser(req),
     getUsers: async (req) => ({ users: await identity.getUsers(req.ids) }),
-    createToken: (req) => identity.createToken(req.userId, req.name),
+    createToken: (req) => identity.createToken(req.userId, req.name, req.scope, req.scopeAccountId),
     listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
     deleteToken: async (req) => {
       await identity.deleteToken(req.userId, req.id);
