@@ -6,7 +6,7 @@ import { FailureLimiter } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Auth, OrgMode, OrgRef } from './route';
-import type { TokenCache } from './token-cache';
+import type { TokenCache, TokenScope } from './token-cache';
 
 /** The token a request presents: `Authorization: token|bearer <t>`, else `?token=` or `?access_token=`. */
 export function presentedToken(req: Request): string | undefined {
@@ -57,6 +57,12 @@ export function addressKey(ip: string | undefined): string {
     .join(':')}::/64`;
 }
 
+/** Who a request comes from, and the scope its token is limited to (none for Basic credentials and unscoped tokens). */
+export interface Authenticated {
+  user: orgsTeamsV1.User;
+  scope: TokenScope | undefined;
+}
+
 /**
  * Who is calling, per the route's auth mode (spec section 5.1). A missing token on a token route, and any
  * bad, revoked or refused credential on any route, is 401. Basic credentials from a client address with
@@ -68,7 +74,7 @@ export async function authenticate(
   backends: Backends,
   addressFailures: FailureLimiter,
   tokens?: TokenCache,
-): Promise<orgsTeamsV1.User | undefined> {
+): Promise<Authenticated | undefined> {
   const identity = backends.orgsTeams.identity;
   if (auth === 'basic') {
     // req.ip is the peer, or the client named in X-Forwarded-For only when TRUST_PROXY says whom to believe.
@@ -77,7 +83,8 @@ export async function authenticate(
     const creds = basicCredentials(req);
     if (!creds) throw new NotAuthenticatedError('basic authentication is required');
     try {
-      return (await identity.authenticateBasic(creds)).user;
+      const { user } = await identity.authenticateBasic(creds);
+      return user ? { user, scope: undefined } : undefined;
     } catch (err) {
       if (err instanceof NotAuthenticatedError) addressFailures.fail(address);
       throw err;
@@ -90,11 +97,13 @@ export async function authenticate(
     return undefined;
   }
   if (token.length > 256) throw new NotAuthenticatedError('invalid token');
-  const known = tokens?.get(token);
+  const known = tokens?.lookup(token);
   if (known) return known;
-  const { user } = await identity.authenticate({ token });
-  if (user) tokens?.set(token, user);
-  return user;
+  const answer = await identity.authenticate({ token });
+  if (!answer.user) return undefined;
+  const scope = answer.scope ? { name: answer.scope, accountId: answer.scopeAccountId } : undefined;
+  tokens?.set(token, answer.user, scope);
+  return { user: answer.user, scope };
 }
 
 /**

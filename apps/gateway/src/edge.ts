@@ -15,7 +15,7 @@ import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
 import { bodyType, type EdgeContext, type Requirement, type Route } from './route';
-import type { TokenCache } from './token-cache';
+import type { TokenCache, TokenScope } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 
 /** What the edge needs besides the row. */
@@ -56,8 +56,11 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const { config } = deps;
   const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS);
   const forgetTokens = (userIds?: number[]) => (userIds ? deps.tokens?.evictUsers(userIds) : deps.tokens?.clear());
-  const ctx: EdgeContext = { backends, config, requestId: req.requestId, req, caller: undefined, org: undefined, forgetTokens };
-  ctx.caller = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens);
+  const ctx: EdgeContext = { backends, config, requestId: req.requestId, req, caller: undefined, org: undefined, scope: undefined, forgetTokens };
+  const authenticated = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens);
+  ctx.caller = authenticated?.user;
+  ctx.scope = authenticated?.scope;
+  assertScopeAllowed(route, ctx.scope);
   if (route.org) ctx.org = await resolveOrg(route.org, req, backends, ctx.caller?.id ?? 0);
   const params = parseParts(route.params, req.params, 'path');
 
@@ -75,6 +78,16 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const query = parseParts(route.query, req.query, 'query');
   const body = route.body ? await parseBody(route, req, config) : undefined;
   return route.handle({ params, query, body }, { ...ctx, target } as never);
+}
+
+/** What a scoped token is told on a row its scope does not list. */
+const SCOPE_REFUSALS: Record<string, string> = { 'license-proxy': 'this token may only be used by a license proxy' };
+
+/** 403 for a scoped token on a row that does not list its scope (docs/authentication.md), public rows included. */
+export function assertScopeAllowed(route: Pick<Route, 'scopes'>, scope: TokenScope | undefined): void {
+  if (!scope) return;
+  if ((route.scopes ?? []).some((s) => s === scope.name)) return;
+  throw new NotAllowedError(SCOPE_REFUSALS[scope.name] ?? `this token may only be used for ${scope.name}`);
 }
 
 /** The answer is what the API document says it is: a JSON body matches the row's response schema. */

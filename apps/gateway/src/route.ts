@@ -5,6 +5,7 @@ import type { BackendName, Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Gate } from './gating';
 import type { MultipartSpec } from './multipart';
+import type { TokenScope } from './token-cache';
 
 /**
  * One row of the gateway's route table says everything a reader needs: method, path, summary, spec
@@ -21,6 +22,12 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * `Authorization: token <t>`, or `?token=` / `?access_token=`), or HTTP Basic credentials.
  */
 export type Auth = 'public' | 'token' | 'basic';
+
+/**
+ * The uses a scoped token may be limited to (docs/authentication.md): `license-proxy` is the token of a license
+ * proxy an installer set up (`POST /user/license-proxy`), which may only issue licenses and read the CRL and CA.
+ */
+export type TokenScopeName = 'license-proxy';
 
 /** The `org` query parameter (spec section 5.2): required (400 when absent), or optional. */
 export type OrgMode = 'required' | 'optional';
@@ -46,6 +53,8 @@ export interface EdgeContext {
   req: Request;
   caller: User | undefined;
   org: OrgRef | undefined;
+  /** What the caller's token is limited to, when it is a scoped token (docs/authentication.md); the row listed it. */
+  scope: TokenScope | undefined;
   /**
    * Forgets cached tokens at once (all, or those of some accounts): a route that deletes or replaces tokens
    * calls it so its own gateway refuses them on the very next request; other gateways hear orgs-teams' notice.
@@ -139,6 +148,8 @@ export interface RouteSpec<
   summary: string;
   section: Section;
   auth: A;
+  /** The token scopes that may call this row besides unscoped tokens; a scoped token elsewhere is 403. */
+  scopes?: TokenScopeName[];
   gate?: Gate;
   /** The backend app answering; when it is down the route answers 503. */
   backend: BackendName;
@@ -162,6 +173,7 @@ export interface Route {
   summary: string;
   section: Section;
   auth: Auth;
+  scopes?: TokenScopeName[];
   gate?: Gate;
   backend: BackendName;
   org?: OrgMode;

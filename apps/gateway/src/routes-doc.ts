@@ -31,6 +31,7 @@ const SECTION_NAMES: Record<Route['section'], string> = {
 /** Who may call, as a cell: the auth mode, the `org` context and every requirement. */
 function who(r: Route): string {
   const parts: string[] = [r.auth === 'public' ? 'anyone' : r.auth === 'basic' ? 'HTTP Basic' : 'token'];
+  if (r.scopes?.length) parts.push(`also ${r.scopes.map((s) => `\`${s}\``).join(', ')} tokens`);
   if (r.org) parts.push(`\`org\` ${r.org}`);
   parts.push(...requirementsOf(r).map((q) => `\`${q.permission}\` on ${q.on}`));
   parts.push(...(r.handlerChecks ?? []).map((c) => `handler: ${c}`));

@@ -3,6 +3,15 @@ import { ACCOUNTS_CHANGED, type AccountsChanged, type Bus } from '@platform/bus'
 import type { orgsTeamsV1 } from '@platform/proto';
 
 /**
+ * What a scoped token is limited to (docs/authentication.md): the scope's name and the account it acts for.
+ * `license-proxy`: only the routes a license proxy calls, acting for that organization or user.
+ */
+export interface TokenScope {
+  name: string;
+  accountId: number;
+}
+
+/**
  * Who a token belongs to, remembered for a short while so an authenticated request costs no call to
  * orgs-teams (issue 9). Keyed by the token's SHA-256, never the token. An entry goes at once when
  * orgs-teams says the account changed (a token deleted, the account disabled or removed), and every entry
@@ -10,7 +19,7 @@ import type { orgsTeamsV1 } from '@platform/proto';
  * bus is back. The lifetime bounds what a missed notice can cost.
  */
 export class TokenCache {
-  private readonly entries = new Map<string, { user: orgsTeamsV1.User; expires: number }>();
+  private readonly entries = new Map<string, { user: orgsTeamsV1.User; scope: TokenScope | undefined; expires: number }>();
   private readonly byUser = new Map<number, Set<string>>();
   private enabled: boolean;
 
@@ -37,16 +46,21 @@ export class TokenCache {
   }
 
   get(token: string): orgsTeamsV1.User | undefined {
+    return this.lookup(token)?.user;
+  }
+
+  /** The user a token belongs to and the scope it is limited to, if any. */
+  lookup(token: string): { user: orgsTeamsV1.User; scope: TokenScope | undefined } | undefined {
     if (!this.enabled) return undefined;
     const key = keyOf(token);
     const hit = this.entries.get(key);
     if (!hit) return undefined;
-    if (hit.expires > Date.now()) return hit.user;
+    if (hit.expires > Date.now()) return { user: hit.user, scope: hit.scope };
     this.drop(key, hit.user.id);
     return undefined;
   }
 
-  set(token: string, user: orgsTeamsV1.User): void {
+  set(token: string, user: orgsTeamsV1.User, scope?: TokenScope): void {
     if (!this.enabled) return;
     // Full: the oldest entry (first inserted) makes room.
     if (this.entries.size >= this.maxEntries) {
@@ -54,7 +68,7 @@ export class TokenCache {
       this.drop(oldest, entry.user.id);
     }
     const key = keyOf(token);
-    this.entries.set(key, { user, expires: Date.now() + this.ttlMs });
+    this.entries.set(key, { user, scope, expires: Date.now() + this.ttlMs });
     let keys = this.byUser.get(user.id);
     if (!keys) this.byUser.set(user.id, (keys = new Set()));
     keys.add(key);

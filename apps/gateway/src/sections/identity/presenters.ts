@@ -55,5 +55,11 @@ export function userJson(u: orgsTeamsV1.User): z.input<typeof UserJson> {
 
 /** A personal access token; `sha1` is the secret, shown only when created (empty in lists). */
 export const AccessTokenJson = z
-  .object({ id: z.number().int(), name: z.string(), sha1: z.string(), token_last_eight: z.string() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    sha1: z.string(),
+    token_last_eight: z.string(),
+    scope: z.string().optional().meta({ description: 'The one use a scoped token is limited to (`license-proxy`); absent when unrestricted' }),
+  })
   .meta({ id: 'AccessToken' });

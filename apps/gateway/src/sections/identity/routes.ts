@@ -73,7 +73,7 @@ export const identityRoutes = [
     response: { status: 201, schema: AccessTokenJson },
     async handle({ params, body }, { backends, caller }) {
       const userId = sameUser(caller, params.username);
-      const token = await backends.orgsTeams.identity.createToken({ userId, name: body.name });
+      const token = await backends.orgsTeams.identity.createToken({ userId, name: body.name, scope: '', scopeAccountId: 0 });
       return { body: { id: token.id, name: token.name, sha1: token.sha1, token_last_eight: token.tokenLastEight } };
     },
   }),
@@ -87,7 +87,9 @@ export const identityRoutes = [
     response: { status: 200, schema: z.array(AccessTokenJson) },
     async handle({ params }, { backends, caller }) {
       const { tokens } = await backends.orgsTeams.identity.listTokens({ userId: sameUser(caller, params.username) });
-      return { body: tokens.map((t) => ({ id: t.id, name: t.name, sha1: '', token_last_eight: t.tokenLastEight })) };
+      return {
+        body: tokens.map((t) => ({ id: t.id, name: t.name, sha1: '', token_last_eight: t.tokenLastEight, ...(t.scope ? { scope: t.scope } : {}) })),
+      };
     },
   }),
   route({

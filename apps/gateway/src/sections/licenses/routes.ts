@@ -4,6 +4,7 @@ import type { licensingV1 } from '@platform/proto';
 import { sectionRoutes, type EdgeContext, type Route } from '../../route';
 import { ContractClusterId } from '../contracts/shared';
 import { ownerOf } from '../contracts/shared';
+import { licenseProxyRoute } from './proxy';
 
 // Licenses (docs/licensing.md): issuing from a contract cluster (spec 4.3 and 4.4 `issue-license`), for a cluster
 // from the caller's contracts (4.11 `POST /license/issue`), registration (4.11 `POST /register`), and, beyond the
@@ -128,17 +129,29 @@ export const licenseRoutes: Route[] = [
     path: '/license/issue',
     summary: 'Issue a license for a cluster from the caller’s active contract that has it bound (or auto-assigns it)',
     auth: 'token',
+    scopes: ['license-proxy'],
     body: { schema: IssueLicenseRequest },
-    handlerChecks: ['403 when the quota is used up', '405 when the contract is revoked or expired', '404 when no contract covers the cluster'],
+    handlerChecks: [
+      'a license-proxy token acts for the account it was made for (still a member of that organization: 403 otherwise)',
+      '403 when the quota is used up',
+      '405 when the contract is revoked or expired',
+      '404 when no contract covers the cluster',
+    ],
     response: { status: 200, schema: LicenseJson },
     async handle({ body }, ctx) {
       if (!body.cluster) throw new ValidationError('cluster: the cluster UUID is required', [{ field: 'cluster', description: 'missing' }]);
+      // A license proxy's token (POST /user/license-proxy) acts for the account the proxy serves.
+      const ownerId = ctx.scope?.name === 'license-proxy' ? ctx.scope.accountId : ctx.caller.id;
+      if (ownerId !== ctx.caller.id) {
+        const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller.id, permission: 'access:org', objectId: ownerId });
+        if (!allowed) throw new NotAllowedError('the license proxy’s token belongs to someone no longer a member of the organization');
+      }
       const license = await ctx.backends.contractsLicensing.licenses.issueClusterLicense({
-        ownerId: ctx.caller.id,
+        ownerId,
         cluster: body.cluster,
         features: body.features ?? [],
         actor: ctx.caller.login,
-        ownerEmail: ctx.caller.email,
+        ownerEmail: ownerId === ctx.caller.id ? ctx.caller.email : '',
       });
       return { body: licenseJson(license) };
     },
@@ -172,6 +185,7 @@ export const licenseRoutes: Route[] = [
     path: '/licenses/crl',
     summary: 'The license revocation list, signed by the platform CA: DER, or PEM with `format=pem` (beyond the spec)',
     auth: 'public',
+    scopes: ['license-proxy'],
     query: z.object({ format: z.enum(['der', 'pem']).optional() }),
     response: { status: 200, schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }), contentType: 'application/pkix-crl' },
     async handle({ query }, ctx) {
@@ -191,10 +205,12 @@ export const licenseRoutes: Route[] = [
     path: '/licenses/ca',
     summary: 'The platform CA certificate (PEM) that licenses chain to, for offline verification (beyond the spec)',
     auth: 'public',
+    scopes: ['license-proxy'],
     response: { status: 200, schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }), contentType: 'application/x-pem-file' },
     async handle(_input, ctx) {
       const { pem } = await ctx.backends.contractsLicensing.licenses.caCertificate({});
       return { body: Buffer.from(pem), headers: { 'Content-Type': 'application/x-pem-file', 'Cache-Control': 'public, max-age=3600' } };
     },
   }),
+  licenseProxyRoute,
 ];
