@@ -56,7 +56,16 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const { config } = deps;
   const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS);
   const forgetTokens = (userIds?: number[]) => (userIds ? deps.tokens?.evictUsers(userIds) : deps.tokens?.clear());
-  const ctx: EdgeContext = { backends, config, requestId: req.requestId, req, caller: undefined, org: undefined, scope: undefined, forgetTokens };
+  const ctx: EdgeContext = {
+    backends,
+    config,
+    requestId: req.requestId,
+    req,
+    caller: undefined,
+    org: undefined,
+    scope: undefined,
+    forgetTokens,
+  };
   const authenticated = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens);
   ctx.caller = authenticated?.user;
   ctx.scope = authenticated?.scope;

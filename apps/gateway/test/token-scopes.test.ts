@@ -44,7 +44,9 @@ describe('token scopes at the edge', () => {
         services: [
           bindService(orgsTeamsV1.OrgsTeamsServiceService, {
             authenticate: async ({ token }: { token: string }) =>
-              token === 'scoped' ? { user, tokenId: 2, scope: 'license-proxy', scopeAccountId: 9 } : { user, tokenId: 1, scope: '', scopeAccountId: 0 },
+              token === 'scoped'
+                ? { user, tokenId: 2, scope: 'license-proxy', scopeAccountId: 9 }
+                : { user, tokenId: 1, scope: '', scopeAccountId: 0 },
           } as never),
         ],
         protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],

@@ -126,7 +126,9 @@ describe('orgs-teams', () => {
       expect(token.tokenLastEight).toBe(token.sha1.slice(-8));
       expect((await client.authenticate({ token: token.sha1 })).user!.login).toBe('Alice');
 
-      await expect(client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0 })).rejects.toMatchObject({ kind: 'conflict' });
+      await expect(client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0 })).rejects.toMatchObject({
+        kind: 'conflict',
+      });
       const { tokens } = await client.listTokens({ userId: user!.id });
       expect(tokens).toEqual([expect.objectContaining({ id: token.id, name: 'ci', tokenLastEight: token.tokenLastEight })]);
       expect(JSON.stringify(tokens)).not.toContain(token.sha1);
@@ -141,7 +143,9 @@ describe('orgs-teams', () => {
       expect(await client.authenticate({ token: token.sha1 })).toMatchObject({ scope: 'license-proxy', scopeAccountId: user!.id });
       const { tokens } = await client.listTokens({ userId: user!.id });
       expect(tokens.find((t) => t.name === 'proxy')).toMatchObject({ scope: 'license-proxy', scopeAccountId: user!.id });
-      await expect(client.createToken({ userId: user!.id, name: 'bad', scope: 'everything', scopeAccountId: user!.id })).rejects.toMatchObject({
+      await expect(
+        client.createToken({ userId: user!.id, name: 'bad', scope: 'everything', scopeAccountId: user!.id }),
+      ).rejects.toMatchObject({
         kind: 'input',
       });
       await expect(client.createToken({ userId: user!.id, name: 'bad', scope: 'license-proxy', scopeAccountId: 0 })).rejects.toMatchObject({

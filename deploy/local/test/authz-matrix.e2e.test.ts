@@ -289,6 +289,8 @@ const MATRIX: Record<string, Row> = {
   'POST /register': { pass: EVERYONE, body: () => ({ clusterUID: CLUSTER, features: 'postgres', license: 'AAAA' }) },
   'GET /licenses/crl': { pass: EVERYONE },
   'GET /licenses/ca': { pass: EVERYONE },
+  // Installers (4.11): access:org, as the 4.4 user rows; an empty body is the online installer.
+  'POST /user/license-proxy': { pass: MEMBERS, body: () => ({}) },
 };
 
 /** The routes of sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14, as the gateway registers them on a hosted dev deployment. */
@@ -296,7 +298,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|license|register|licenses)(\/|$)/.test(r.path) &&
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses)(\/|$)/.test(r.path) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
       !r.path.endsWith('/:action'),
   );

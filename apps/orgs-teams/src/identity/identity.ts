@@ -249,9 +249,13 @@ export class Identity {
     if (scope && !TOKEN_SCOPES.includes(scope))
       throw new InputError(`scope: must be one of ${TOKEN_SCOPES.join(', ')}`, [{ field: 'scope', description: 'unknown scope' }]);
     if (scope && !scopeAccountId)
-      throw new InputError('scope_account_id: a scoped token acts for an account', [{ field: 'scope_account_id', description: 'required with a scope' }]);
+      throw new InputError('scope_account_id: a scoped token acts for an account', [
+        { field: 'scope_account_id', description: 'required with a scope' },
+      ]);
     if (!scope && scopeAccountId)
-      throw new InputError('scope_account_id: only a scoped token acts for another account', [{ field: 'scope_account_id', description: 'only with a scope' }]);
+      throw new InputError('scope_account_id: only a scoped token acts for another account', [
+        { field: 'scope_account_id', description: 'only with a scope' },
+      ]);
     const token = generateToken();
     try {
       const [row] = await this.db
@@ -274,7 +278,15 @@ export class Identity {
 
   async listTokens(userId: number): Promise<orgsTeamsV1.TokenInfo[]> {
     const rows = await this.db.table('access_tokens').where({ uid: userId }).orderBy('id');
-    type Row = { id: number; name: string; token_last_eight: string; created_at: Date; last_used_at: Date | null; scope: string; scope_account_id: number | null };
+    type Row = {
+      id: number;
+      name: string;
+      token_last_eight: string;
+      created_at: Date;
+      last_used_at: Date | null;
+      scope: string;
+      scope_account_id: number | null;
+    };
     return rows.map((r: Row) => ({
       id: r.id,
       name: r.name,

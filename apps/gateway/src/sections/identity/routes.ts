@@ -88,7 +88,13 @@ export const identityRoutes = [
     async handle({ params }, { backends, caller }) {
       const { tokens } = await backends.orgsTeams.identity.listTokens({ userId: sameUser(caller, params.username) });
       return {
-        body: tokens.map((t) => ({ id: t.id, name: t.name, sha1: '', token_last_eight: t.tokenLastEight, ...(t.scope ? { scope: t.scope } : {}) })),
+        body: tokens.map((t) => ({
+          id: t.id,
+          name: t.name,
+          sha1: '',
+          token_last_eight: t.tokenLastEight,
+          ...(t.scope ? { scope: t.scope } : {}),
+        })),
       };
     },
   }),

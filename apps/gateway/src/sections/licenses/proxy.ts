@@ -124,13 +124,23 @@ async function online(ctx: EdgeContext & { caller: User }, owner: Owner): Promis
 /** The contracts of an offline installer: those named, or every active one of the owner with the cluster bound. */
 async function contractsFor(ctx: EdgeContext, owner: Owner, cluster: string, named: number[] | undefined): Promise<number[]> {
   if (named) return [...new Set(named)];
-  const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(listRequest(owner.id, { activeOnly: true, boundTo: cluster }));
-  if (contracts.length === 0) throw new InputError(`no active contract of this account has cluster ${cluster} bound`, [{ field: 'clusterID', description: 'not bound' }]);
+  const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(
+    listRequest(owner.id, { activeOnly: true, boundTo: cluster }),
+  );
+  if (contracts.length === 0)
+    throw new InputError(`no active contract of this account has cluster ${cluster} bound`, [
+      { field: 'clusterID', description: 'not bound' },
+    ]);
   return contracts.map((c) => c.id);
 }
 
 /** An offline installer: a license for the cluster from each contract, embedded, with the CA and where the CRL is. */
-async function offline(ctx: EdgeContext & { caller: User }, owner: Owner, cluster: string, named: number[] | undefined): Promise<Installer> {
+async function offline(
+  ctx: EdgeContext & { caller: User },
+  owner: Owner,
+  cluster: string,
+  named: number[] | undefined,
+): Promise<Installer> {
   const baseURL = baseUrlOf(ctx);
   const ids = await contractsFor(ctx, owner, cluster, named);
   const { contracts, licenses: issuer } = ctx.backends.contractsLicensing;
@@ -139,7 +149,10 @@ async function offline(ctx: EdgeContext & { caller: User }, owner: Owner, cluste
   for (const id of ids) {
     const { clusters } = await deniedWhenMissing(contracts.listContractClusters({ id, ownerId: owner.id, actor: '' }));
     const bound = clusters.find((c) => c.cluster.toLowerCase() === cluster.toLowerCase());
-    if (!bound) throw new InputError(`contract ${id} does not have cluster ${cluster} bound`, [{ field: 'contractIDs', description: 'cluster not bound' }]);
+    if (!bound)
+      throw new InputError(`contract ${id} does not have cluster ${cluster} bound`, [
+        { field: 'contractIDs', description: 'cluster not bound' },
+      ]);
     bindings.push({ contractId: id, ccId: bound.id });
   }
   // As on the user issue-license row: issue-license:cluster on the cluster (the owner counts as its owner when not enrolled).
@@ -208,7 +221,9 @@ export const licenseProxyRoute = route({
   async handle({ body }, ctx) {
     const owner = ownerOf(ctx);
     if (body.contractIDs && !body.clusterID)
-      throw new ValidationError('clusterID: required with contractIDs', [{ field: 'body.clusterID', description: 'required with contractIDs' }]);
+      throw new ValidationError('clusterID: required with contractIDs', [
+        { field: 'body.clusterID', description: 'required with contractIDs' },
+      ]);
     if (body.contractIDs && body.contractIDs.length === 0)
       throw new ValidationError('contractIDs: must not be empty', [{ field: 'body.contractIDs', description: 'must not be empty' }]);
     const installer = body.clusterID ? await offline(ctx, owner, body.clusterID, body.contractIDs) : await online(ctx, owner);

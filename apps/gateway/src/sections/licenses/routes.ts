@@ -74,7 +74,10 @@ export const licenseRoutes: Route[] = [
     org: 'optional',
     params: ContractClusterId,
     requires: [{ on: 'site', permission: 'issue_license:site_admin' }],
-    handlerChecks: ['405 for a revoked or expired contract, or an offline license the contract does not allow', '403 when the quota is used up'],
+    handlerChecks: [
+      '405 for a revoked or expired contract, or an offline license the contract does not allow',
+      '403 when the quota is used up',
+    ],
     response: { status: 200, schema: LicenseJson },
     async handle({ params }, ctx) {
       const license = await ctx.backends.contractsLicensing.licenses.issueContractLicense({
@@ -143,7 +146,11 @@ export const licenseRoutes: Route[] = [
       // A license proxy's token (POST /user/license-proxy) acts for the account the proxy serves.
       const ownerId = ctx.scope?.name === 'license-proxy' ? ctx.scope.accountId : ctx.caller.id;
       if (ownerId !== ctx.caller.id) {
-        const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller.id, permission: 'access:org', objectId: ownerId });
+        const { allowed } = await ctx.backends.authz.authz.checkPermission({
+          userId: ctx.caller.id,
+          permission: 'access:org',
+          objectId: ownerId,
+        });
         if (!allowed) throw new NotAllowedError('the license proxy’s token belongs to someone no longer a member of the organization');
       }
       const license = await ctx.backends.contractsLicensing.licenses.issueClusterLicense({
@@ -206,7 +213,11 @@ export const licenseRoutes: Route[] = [
     summary: 'The platform CA certificate (PEM) that licenses chain to, for offline verification (beyond the spec)',
     auth: 'public',
     scopes: ['license-proxy'],
-    response: { status: 200, schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }), contentType: 'application/x-pem-file' },
+    response: {
+      status: 200,
+      schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }),
+      contentType: 'application/x-pem-file',
+    },
     async handle(_input, ctx) {
       const { pem } = await ctx.backends.contractsLicensing.licenses.caCertificate({});
       return { body: Buffer.from(pem), headers: { 'Content-Type': 'application/x-pem-file', 'Cache-Control': 'public, max-age=3600' } };
