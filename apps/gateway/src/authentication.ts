@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { Request } from 'express';
-import { InputError, NotAuthenticatedError } from '@platform/errors';
+import { InputError, NotAuthenticatedError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { FailureLimiter } from '@platform/service-kit';
 import type { Backends } from './backends';
@@ -118,6 +118,15 @@ export async function resolveOrg(mode: OrgMode, req: Request, backends: Backends
   }
   if (typeof raw !== 'string')
     throw new InputError('org must be a single organization name', [{ field: 'query.org', description: 'must be a string' }]);
-  const org = await backends.orgsTeams.organizations.getOrg({ name: raw, viewerId });
-  return { id: org.id, name: org.username };
+  try {
+    const org = await backends.orgsTeams.organizations.getOrg({ name: raw, viewerId });
+    return { id: org.id, name: org.username, type: 'organization' };
+  } catch (err) {
+    // The `account` mode (site-admin contract rows): the slug may be a user's own account.
+    if (mode !== 'account' || !(err instanceof NotFoundError)) throw err;
+    const user = await backends.orgsTeams.identity.getUser({ id: 0, login: raw }).catch((e: unknown) => {
+      throw e instanceof NotFoundError ? new NotFoundError(`no organization or user account named ${raw}`) : e;
+    });
+    return { id: user.id, name: user.login, type: 'user' };
+  }
 }

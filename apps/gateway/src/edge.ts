@@ -76,8 +76,9 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const requires = route.requires ?? [];
   for (const r of requires) {
     if (r.on === 'target') continue;
-    // With an optional `org` left out the request acts on the caller's own account: nothing to check there.
-    if (r.on === 'org' && !ctx.org) continue;
+    // With an optional `org` left out the request acts on the caller's own account: nothing to check there;
+    // a user account named in the `account` mode has no organization relations (the row's site checks decide).
+    if (r.on === 'org' && (!ctx.org || ctx.org.type === 'user')) continue;
     await check(ctx, r, r.on === 'org' ? ctx.org!.id : 0);
   }
   const target = route.target ? await route.target.resolve(params, ctx) : undefined;

@@ -95,9 +95,11 @@ export function requirementsOf(r: Route): { permission: string; on: string }[] {
       q.on === 'target'
         ? r.target!.describe
         : q.on === 'org'
-          ? r.org === 'optional'
-            ? 'the `org` organization, when given'
-            : 'the `org` organization'
+          ? r.org === 'required'
+            ? 'the `org` organization'
+            : r.org === 'account'
+              ? 'the `org` organization, when `org` names one'
+              : 'the `org` organization, when given'
           : 'the site',
   }));
 }
@@ -133,7 +135,10 @@ export function apiDocument(routes: Route[]): object {
             in: 'query',
             required: r.org === 'required',
             schema: { type: 'string' },
-            description: 'the organization context (spec 5.2)',
+            description:
+              r.org === 'account'
+                ? 'the owner account: an organization, or a user account (spec 4.3); default the caller'
+                : 'the organization context (spec 5.2)',
           },
         ]
       : [];

@@ -29,8 +29,11 @@ export type Auth = 'public' | 'token' | 'basic';
  */
 export type TokenScopeName = 'license-proxy';
 
-/** The `org` query parameter (spec section 5.2): required (400 when absent), or optional. */
-export type OrgMode = 'required' | 'optional';
+/**
+ * The `org` query parameter (spec section 5.2): required (400 when absent), or optional; `account` is optional
+ * and may also name a user account (spec 4.3: "selects the owner account"), when no organization has that slug.
+ */
+export type OrgMode = 'required' | 'optional' | 'account';
 
 /** Spec sections the rows belong to; `beyond` marks routes the spec does not list (documented in docs/). */
 export type Section = '4.1' | '4.3' | '4.4' | '4.8' | '4.11' | '4.13' | '4.14' | '9' | 'beyond';
@@ -39,6 +42,8 @@ export type Section = '4.1' | '4.3' | '4.4' | '4.8' | '4.11' | '4.13' | '4.14' |
 export interface OrgRef {
   id: number;
   name: string;
+  /** `user` only in the `account` mode, for a user account's slug. */
+  type?: 'organization' | 'user';
 }
 
 export type User = orgsTeamsV1.User;

@@ -114,6 +114,16 @@ describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted depl
     expect((await api('mia', 'POST', '/license/issue', { cluster: HUB })).status).toBe(404);
   });
 
+  it('lets a site admin make a contract for a user’s own account (org names the user), which that user’s /license/issue reaches', async () => {
+    const forSolo = await createContract('solo', { allowOffline: 'true', autoAssignCluster: 'true' });
+    const listed = (await api('solo', 'GET', '/user/contracts')).body as { id: number; orgOrUser: string; uid: number }[];
+    expect(listed.map((c) => [c.id, c.orgOrUser, c.uid])).toEqual([[forSolo, 'solo', t.ids.solo]]);
+    const issued = await api('solo', 'POST', '/license/issue', { cluster: '77777777-aaaa-4aaa-8aaa-777777777777' });
+    expect(issued.status).toBe(200);
+    expect(issued.body.contract.id).toBe(forSolo);
+    expect((await api('root', 'GET', '/contracts?org=nobody-by-that-name')).status).toBe(404);
+  });
+
   it('registers a cluster with a valid license; 400 for empty features, 422 for a tampered or foreign license', async () => {
     const register = (body: Record<string, unknown>) => api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license, ...body });
     expect((await register({})).status).toBe(200);

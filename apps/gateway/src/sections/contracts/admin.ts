@@ -32,7 +32,8 @@ const route = sectionRoutes({ section: '4.3', backend: 'contracts-licensing' });
 // account: the one a contract is created for and the list is filtered by (default: the caller's own account);
 // on the `/{id}` routes it limits the contract to that owner (default: any owner).
 
-const common = { auth: 'token', gate: 'hosted', org: 'optional' } as const;
+// `org` selects the owner account: an organization, or a user's own account (spec 4.3).
+const common = { auth: 'token', gate: 'hosted', org: 'account' } as const;
 
 /** `orgOrUserId` of the status routes: the owner account id; omitted or 0 means the `org` account, else the caller. */
 const StatusQuery = z.object({

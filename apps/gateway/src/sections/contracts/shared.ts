@@ -18,7 +18,7 @@ export interface Owner {
 
 export function ownerOf(ctx: { caller: User; org: OrgRef | undefined }): Owner {
   return ctx.org
-    ? { id: ctx.org.id, login: ctx.org.name, type: 'organization' }
+    ? { id: ctx.org.id, login: ctx.org.name, type: ctx.org.type ?? 'organization' }
     : { id: ctx.caller.id, login: ctx.caller.login, type: 'user' };
 }
 
