@@ -5,6 +5,7 @@ import { connectBus, InProcessBus, type Bus } from '@platform/bus';
 import { clustersV1 } from '@platform/proto';
 import { createClient, loadConfig, serviceEnv } from '@platform/service-kit';
 import { formatProgress, PlatformApi, simulate, writePrivateFile, type Simulation, type SimulationResult } from '@platform/simulator';
+import { hasContracts, seedContracts, type QuotaExceeded } from './demo-contracts';
 import type { LocalPlatform } from './platform';
 
 /**
@@ -33,6 +34,8 @@ export interface DemoManifest {
   spokes: { name: string; uid: string }[];
   namespace: string;
   usage?: SimulationResult['usage'];
+  /** Hosted deployments: a contract of the owner's own account whose quota the reports used up (issue 12). */
+  quotaExceeded?: QuotaExceeded;
 }
 
 export interface DemoSeed {
@@ -149,12 +152,29 @@ async function seedDemo(
     say(`waiting for the services to apply the reports`);
     await waitForClusters(platform, hub, stopping);
     const usage = await waitForBilling(platform, result, say, stopping);
+    let quotaExceeded: QuotaExceeded | undefined;
+    if (hasContracts(env.DEPLOYMENT_TYPE)) {
+      say('making the demo contracts and licenses');
+      const contractsAdmin = await PlatformApi.signIn({ url, username: adminName, password: adminPassword(env, DATA_DIR) }, 'demo-seed');
+      try {
+        quotaExceeded = await seedContracts(
+          contractsAdmin,
+          { org: DEMO.org, username: DEMO.owner },
+          { hub: hub.uid, spokes: hub.spokes.map((s) => s.uid) },
+          Math.floor(result.startMs / 1000) - 86_400,
+          say,
+        );
+      } finally {
+        await contractsAdmin.close();
+      }
+    }
     const manifest: DemoManifest = {
       owner: { org: DEMO.org, username: DEMO.owner, password },
       hub: { name: hub.name, uid: hub.uid },
       spokes: hub.spokes,
       namespace: 'demo',
       ...(usage ? { usage } : {}),
+      ...(quotaExceeded ? { quotaExceeded } : {}),
     };
     return { sim, manifest };
   } catch (err) {

@@ -16,7 +16,7 @@ import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launc
  * start on the same DATA_DIR (and database) duplicates nothing.
  */
 const ADMIN_PASSWORD = 'demo-admin-password';
-const MANIFEST_KEYS = ['hub', 'namespace', 'owner', 'spokes', 'usage'];
+const MANIFEST_KEYS = ['hub', 'namespace', 'owner', 'quotaExceeded', 'spokes', 'usage'];
 
 /** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
 function listeningPorts(pid: number): number[] {
@@ -98,6 +98,9 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     resourceEvents: await count('billing.resource_events'),
     usageSamples: await count('billing.usage_samples'),
     busAccounts: await count('identity.bus_accounts'),
+    contracts: await count('contracts.contracts'),
+    contractClusters: await count('contracts.contract_clusters'),
+    licenses: await count('contracts.issued_licenses'),
     accounts: await count('identity.accounts'),
   });
 
@@ -174,6 +177,25 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
       'productingress',
       'productvault',
     ]);
+
+    // Issue 12: the organization's contract has its clusters bound and a license for the hub; the owner's own
+    // contract in quotaExceeded is over its quota, so the owner's POST /license/issue for its cluster is 403.
+    const { quotaExceeded } = manifest;
+    expect(quotaExceeded.org).toBe(owner.username);
+    const mine = await get('/user/contracts');
+    expect(mine.body.map((c: any) => c.id)).toContain(quotaExceeded.contractID);
+    const bound = await get(`/user/contracts/${quotaExceeded.contractID}/clusters`);
+    expect(bound.body.map((c: any) => [c.id, c.cluster])).toEqual([[quotaExceeded.ccID, quotaExceeded.cluster]]);
+    const refused = await fetch(`${first.url}api/v1/license/issue`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ cluster: quotaExceeded.cluster }),
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as any).message).toMatch(/used its quota/);
+    const orgContracts = (await get(`/user/contracts?org=${owner.org}`)).body as any[];
+    expect(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)).sort()).toEqual([hub.uid, ...spokes.map((s: any) => s.uid)].sort());
+    expect(await count('contracts.issued_licenses', 'where cluster_uid = $1', [hub.uid])).toBe(1);
 
     const before = await counts();
     expect(before.hubs).toBe(1);

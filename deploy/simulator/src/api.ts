@@ -65,12 +65,13 @@ export class PlatformApi {
     return new PlatformApi(base, body.sha1, creds, body.id, ((await me.json()) as any).id);
   }
 
-  /** Calls a route with the token; answers whatever status comes back. */
+  /** Calls a route with the token (a JSON body, or a multipart form); answers whatever status comes back. */
   async call(method: string, path: string, json?: unknown): Promise<Answer> {
+    const form = json instanceof FormData;
     const res = await fetch(`${this.base}${path}`, {
       method,
-      headers: { authorization: `token ${this.token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
+      headers: { authorization: `token ${this.token}`, ...(json === undefined || form ? {} : { 'content-type': 'application/json' }) },
+      body: json === undefined ? undefined : form ? json : JSON.stringify(json),
     });
     const text = await res.text();
     let body: unknown = text;
