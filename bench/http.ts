@@ -168,6 +168,8 @@ async function startSeparate(): Promise<Platform> {
     const child = runTs(`apps/${app}/src/main.ts`, {
       ...common,
       GRPC_PORT: String(ports[app]),
+      // Each pod has its own 9464; here they share one host.
+      METRICS_PORT: String(await freePort()),
       MARKETPLACE_HTTP_PORT: String(listenerHttp),
     });
     children.push(child);
@@ -178,6 +180,7 @@ async function startSeparate(): Promise<Platform> {
   const gateway = runTs('apps/gateway/src/main.ts', {
     ...common,
     GRPC_PORT: String(await freePort()),
+    METRICS_PORT: String(await freePort()),
     HTTP_PORT: String(httpPort),
     MARKETPLACE_LISTENER_HTTP_URL: `http://127.0.0.1:${listenerHttp}`,
   });
