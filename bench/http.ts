@@ -186,11 +186,16 @@ async function startSeparate(): Promise<Platform> {
   });
   children.push(gateway);
   const base = `http://127.0.0.1:${httpPort}`;
-  await waitFor(`${base}/api/v1/version`, gateway);
+  const killAll = () => children.forEach((c) => c.kill('SIGTERM'));
+  // A platform that does not come up leaves no process behind (one would hold its ports for the next run).
+  await waitFor(`${base}/api/v1/version`, gateway).catch((err) => {
+    killAll();
+    throw err;
+  });
   return {
     base,
     async stop() {
-      for (const c of children) c.kill('SIGTERM');
+      killAll();
       await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
       const a = new pg.Client({ connectionString: PG_SERVER });
       await a.connect();

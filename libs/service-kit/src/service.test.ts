@@ -92,7 +92,14 @@ describe('an unreachable NATS at start (issue 7, item 5d)', () => {
       ['--tsconfig', 'tsconfig.base.json', 'libs/service-kit/src/fixtures/bus-app.ts'],
       {
         cwd: ROOT,
-        env: { ...process.env, NATS_URL: `nats://platform:s3cret-pass@127.0.0.1:${closed}`, GRPC_PORT: '0', LOG_LEVEL: 'info' },
+        // A metrics port of its own: the default 9464 may be taken on a shared machine, which is another failure.
+        env: {
+          ...process.env,
+          NATS_URL: `nats://platform:s3cret-pass@127.0.0.1:${closed}`,
+          GRPC_PORT: '0',
+          METRICS_PORT: String(await freePort()),
+          LOG_LEVEL: 'info',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
