@@ -52,6 +52,8 @@ describe('billing schema, fully migrated', () => {
         'usage_samples_month_product_cluster',
         'usage_samples_month_product_contract',
         'usage_samples_month_hosting',
+        'system_outages_overlap',
+        'system_outages_end_at',
       ]),
     );
   });
