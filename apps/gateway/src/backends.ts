@@ -14,6 +14,7 @@ import {
   orgsTeamsAvatarsV1,
   orgTokensV1,
   orgClaimsV1,
+  outagesV1,
 } from '@platform/proto';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
@@ -47,7 +48,11 @@ export interface Backends {
     /** License issuing, registration, the revocation list (spec 4.3/4.4 issue-license, 4.11). */
     licenses: PromiseClient<typeof licensingV1.LicensingServiceService>;
   };
-  billingDashboard: { billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService> };
+  billingDashboard: {
+    billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
+    /** System outages and their report (spec 4.6). */
+    outages: PromiseClient<typeof outagesV1.SystemOutagesServiceService>;
+  };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
   clusters: { clusters: PromiseClient<typeof clustersV1.ClustersServiceService> };
@@ -102,6 +107,7 @@ export function connectBackends(config: GatewayConfig): Backends {
         config.BILLING_DASHBOARD_GRPC_ADDR,
         opts('billing-dashboard'),
       ),
+      outages: createClient(outagesV1.SystemOutagesServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
     },
     metricsproxy: {
       metricsproxy: createClient(metricsproxyV1.MetricsproxyServiceService, config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy')),

@@ -2,6 +2,7 @@ import type { Route } from '../route';
 import { authorizationRoutes } from './authorization/routes';
 import { clusterRoutes } from './clusters/routes';
 import { adminContractRoutes } from './contracts/admin';
+import { systemOutageRoutes } from './dashboard/outages';
 import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
 import { licenseRoutes } from './licenses/routes';
@@ -30,4 +31,5 @@ export const ROUTES: Route[] = [
   ...adminContractRoutes,
   ...userContractRoutes,
   ...licenseRoutes,
+  ...systemOutageRoutes,
 ];
