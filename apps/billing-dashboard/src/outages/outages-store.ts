@@ -25,15 +25,16 @@ export interface OutageFilter {
   tags?: string[];
 }
 
-const toRow = (r: Record<string, any>): OutageRow => ({
-  ...r,
-  id: Number(r.id),
-  account_id: r.account_id === null ? null : Number(r.account_id),
-  start_at: new Date(r.start_at),
-  end_at: new Date(r.end_at),
-  created_at: new Date(r.created_at),
-  tags: typeof r.tags === 'string' ? JSON.parse(r.tags) : r.tags,
-}) as OutageRow;
+const toRow = (r: Record<string, any>): OutageRow =>
+  ({
+    ...r,
+    id: Number(r.id),
+    account_id: r.account_id === null ? null : Number(r.account_id),
+    start_at: new Date(r.start_at),
+    end_at: new Date(r.end_at),
+    created_at: new Date(r.created_at),
+    tags: typeof r.tags === 'string' ? JSON.parse(r.tags) : r.tags,
+  }) as OutageRow;
 
 /** The system_outages table. */
 export class OutagesStore {

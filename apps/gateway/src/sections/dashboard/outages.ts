@@ -96,7 +96,9 @@ async function accountOf(name: string, ctx: EdgeContext & { caller: { id: number
     .getOrg({ name, viewerId: ctx.caller.id })
     .catch((e: unknown) => orDefault(e, undefined));
   if (org) return { id: org.id, name: org.username };
-  throw new ValidationError(`accountName: no user or organization named ${name}`, [{ field: 'accountName', description: 'unknown account' }]);
+  throw new ValidationError(`accountName: no user or organization named ${name}`, [
+    { field: 'accountName', description: 'unknown account' },
+  ]);
 }
 
 export const systemOutageRoutes: Route[] = [
@@ -109,7 +111,10 @@ export const systemOutageRoutes: Route[] = [
     path: '/dashboard/system-outages/',
     summary: 'Record a system outage',
     body: { schema: SystemOutageRequest },
-    handlerChecks: ['422 for an unknown accountName or an end not after start', '409 when it overlaps an outage of the same account and cluster'],
+    handlerChecks: [
+      '422 for an unknown accountName or an end not after start',
+      '409 when it overlaps an outage of the same account and cluster',
+    ],
     response: { status: 201, schema: SystemOutageApiForm },
     async handle({ body }, ctx) {
       const name = body.accountName?.trim() ?? '';
@@ -149,7 +154,13 @@ export const systemOutageRoutes: Route[] = [
       });
       return {
         body: {
-          report: report ?? { totalOutages: 0, totalDurationHours: 0, topTagsPercentage: [], topAccountsDuration: [], topClustersDuration: [] },
+          report: report ?? {
+            totalOutages: 0,
+            totalDurationHours: 0,
+            topTagsPercentage: [],
+            topAccountsDuration: [],
+            topClustersDuration: [],
+          },
           entries: entries.map(outageJson),
         },
       };
