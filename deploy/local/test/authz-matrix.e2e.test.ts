@@ -2,8 +2,8 @@ import { registeredRoutesOn } from '@platform/app-gateway';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * The authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14: for every route, five callers —
- * anonymous, an authenticated non-member (outsider), a member without the relation, a holder of the
+ * The authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14 and of the 4.6 system outages: for
+ * every route, five callers — anonymous, an authenticated non-member (outsider), a member without the relation, a holder of the
  * relation (through a custom role on a team, or the owner where the spec gives the right to owners only)
  * and a site admin — get through (any status but 401/403, never a 5xx) or are refused (401 anonymous on
  * token routes, 403 otherwise), as the table below says. Each (route, caller) pair runs on a fresh
@@ -291,14 +291,26 @@ const MATRIX: Record<string, Row> = {
   'GET /licenses/ca': { pass: EVERYONE },
   // Installers (4.11): access:org, as the 4.4 user rows; an empty body is the online installer.
   'POST /user/license-proxy': { pass: MEMBERS, body: () => ({}) },
+  // 4.6 system outages — site admins (view_system_outages:site_admin) only; `org` (appended) is required.
+  'POST /dashboard/system-outages/': {
+    pass: ['siteadmin'],
+    body: (f) => ({ clusterID: f.org, start: '2026-01-01T00:00:00Z', end: '2026-01-01T01:00:00Z' }),
+  },
+  'GET /dashboard/system-outages/report': { pass: ['siteadmin'] },
+  'GET /dashboard/system-outages/tags': { pass: ['siteadmin'] },
 };
 
-/** The routes of sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14, as the gateway registers them on a hosted dev deployment. */
+/**
+ * The routes of sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14, and the system outages of 4.6, as the gateway registers
+ * them on a hosted, billing-enabled dev deployment.
+ */
 function sectionRoutes() {
-  const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev' };
+  const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses)(\/|$)/.test(r.path) &&
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard\/system-outages)(\/|$)/.test(
+        r.path,
+      ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
       !r.path.endsWith('/:action'),
   );
@@ -317,7 +329,7 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
   beforeAll(async () => {
     // The spec's relations as written: no administrative organization, so POST /branding follows
     // edit_branding_options:org in any organization (the default PLATFORM_ADMIN_ORG is covered in settings.e2e).
-    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', PLATFORM_ADMIN_ORG: 'none' });
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', PLATFORM_ADMIN_ORG: 'none', BILLING_ENABLED: 'true' });
     for (const who of ['owner', 'member', 'holder', 'outsider']) await t.signUp(who);
     // Any org will do for reading the catalog.
     await t.api('owner', 'POST', '/orgs', { username: 'catalog' });
