@@ -131,62 +131,78 @@ describe('the production topology: built bundles as separate processes with the 
       'platformAdmin.email=admin@example.com',
     ]);
 
-    // Loopback ports for what the chart gives fixed ports and Service names.
-    const ports = new Map<string, number>();
-    for (const app of APPS) {
-      for (const kind of ['grpc', 'http', 'metrics']) ports.set(`${app}/${kind}`, await freePort());
-    }
-    const httpPortOf = (app: string) => find(manifests, 'Deployment', `platform-${app}`).spec.template.spec.containers[0].ports;
-    const local = (value: string) =>
-      value.replace(/platform-([a-z-]+):(\d+)/g, (_, app: string, port: string) => {
-        const kind =
-          port === '50051'
-            ? 'grpc'
-            : httpPortOf(app).some((p: any) => p.name === 'http' && String(p.containerPort) === port)
-              ? 'http'
-              : '?';
-        const mapped = ports.get(`${app}/${kind}`);
-        if (!mapped) throw new Error(`no loopback port for ${app}:${port}`);
-        return `127.0.0.1:${mapped}`;
-      });
-    /** A pod's env, moved from the cluster to this machine: loopback addresses and ports, a scratch dir per pod. */
-    const onThisMachine = (chartEnv: Record<string, string>, pod: string): NodeJS.ProcessEnv => {
-      const env: Record<string, string> = {};
-      for (const [name, value] of Object.entries(chartEnv)) env[name] = local(value);
-      for (const [name, kind] of [
-        ['GRPC_PORT', 'grpc'],
-        ['HTTP_PORT', 'http'],
-        ['MARKETPLACE_HTTP_PORT', 'http'],
-        ['METRICS_PORT', 'metrics'],
-      ]) {
-        if (name in env) env[name] = String(ports.get(`${pod}/${kind}`));
+    /**
+     * Ports, each pod's environment, the migration Job and every Deployment. Ports are picked free beforehand and
+     * bound by the apps later: another test on this machine can take one in between, so a start that fails on a
+     * port in use is tried again once on fresh ports.
+     */
+    const bringUp = async () => {
+      // Loopback ports for what the chart gives fixed ports and Service names.
+      const ports = new Map<string, number>();
+      for (const app of APPS) {
+        for (const kind of ['grpc', 'http', 'metrics']) ports.set(`${app}/${kind}`, await freePort());
       }
-      // The pod's /tmp emptyDir.
-      expect(env.DATA_DIR).toBe('/tmp/platform-data');
-      env.DATA_DIR = fs.mkdtempSync(path.join(work, `${pod}-`));
-      // No OpenFGA server here: authz uses its embedded engine (the same model, on the same Postgres).
-      delete env.OPENFGA_API_URL;
-      delete env.OPENFGA_STORE_ID;
-      for (const [name, value] of Object.entries(env)) {
-        if (/\.svc\b|platform-[a-z]+-?[a-z]*:\d/.test(value)) throw new Error(`${pod}: ${name}=${value} still names a cluster address`);
+      const httpPortOf = (app: string) => find(manifests, 'Deployment', `platform-${app}`).spec.template.spec.containers[0].ports;
+      const local = (value: string) =>
+        value.replace(/platform-([a-z-]+):(\d+)/g, (_, app: string, port: string) => {
+          const kind =
+            port === '50051'
+              ? 'grpc'
+              : httpPortOf(app).some((p: any) => p.name === 'http' && String(p.containerPort) === port)
+                ? 'http'
+                : '?';
+          const mapped = ports.get(`${app}/${kind}`);
+          if (!mapped) throw new Error(`no loopback port for ${app}:${port}`);
+          return `127.0.0.1:${mapped}`;
+        });
+      /** A pod's env, moved from the cluster to this machine: loopback addresses and ports, a scratch dir per pod. */
+      const onThisMachine = (chartEnv: Record<string, string>, pod: string): NodeJS.ProcessEnv => {
+        const env: Record<string, string> = {};
+        for (const [name, value] of Object.entries(chartEnv)) env[name] = local(value);
+        for (const [name, kind] of [
+          ['GRPC_PORT', 'grpc'],
+          ['HTTP_PORT', 'http'],
+          ['MARKETPLACE_HTTP_PORT', 'http'],
+          ['METRICS_PORT', 'metrics'],
+        ]) {
+          if (name in env) env[name] = String(ports.get(`${pod}/${kind}`));
+        }
+        // The pod's /tmp emptyDir.
+        expect(env.DATA_DIR).toBe('/tmp/platform-data');
+        env.DATA_DIR = fs.mkdtempSync(path.join(work, `${pod}-`));
+        // No OpenFGA server here: authz uses its embedded engine (the same model, on the same Postgres).
+        delete env.OPENFGA_API_URL;
+        delete env.OPENFGA_STORE_ID;
+        for (const [name, value] of Object.entries(env)) {
+          if (/\.svc\b|platform-[a-z]+-?[a-z]*:\d/.test(value)) throw new Error(`${pod}: ${name}=${value} still names a cluster address`);
+        }
+        // What the image's ENV sets, and a PATH for the entrypoint's shell.
+        return { ...env, NODE_ENV: 'production', NODE_OPTIONS: '--enable-source-maps', HOME: work, PATH: process.env.PATH };
+      };
+      for (const app of APPS) {
+        envs.set(app, onThisMachine(containerEnv(manifests, find(manifests, 'Deployment', `platform-${app}`).spec.template.spec), app));
       }
-      // What the image's ENV sets, and a PATH for the entrypoint's shell.
-      return { ...env, NODE_ENV: 'production', NODE_OPTIONS: '--enable-source-maps', HOME: work, PATH: process.env.PATH };
+
+      // The migration Job, as the chart runs it, before any app serves.
+      const jobPod = find(manifests, 'Job', 'platform-migrations').spec.template.spec;
+      const job = run(entrypoint, jobPod.containers[0].args, onThisMachine(containerEnv(manifests, jobPod), 'migrations'), image);
+      const jobCode = await job.exited;
+      if (jobCode !== 0) throw new Error(`the migration Job failed (${jobCode}):\n${job.output()}`);
+      expect(job.output()).toContain('orgs-teams: migrations applied, not serving (RUN_MIGRATIONS_ONLY)');
+
+      // Every Deployment at once, as a rollout starts them; orgs-teams waits for authz by itself.
+      await Promise.all(APPS.map((app) => start(app)));
+      gateway = `http://127.0.0.1:${ports.get('gateway/http')}/api/v1`;
     };
-    for (const app of APPS) {
-      envs.set(app, onThisMachine(containerEnv(manifests, find(manifests, 'Deployment', `platform-${app}`).spec.template.spec), app));
+    try {
+      await bringUp();
+    } catch (err) {
+      if (!/is already in use/.test((err as Error).message)) throw err;
+      killAll();
+      await Promise.all([...running.values()].map((p) => p.exited));
+      running.clear();
+      await bringUp();
     }
-
-    // The migration Job, as the chart runs it, before any app serves.
-    const jobPod = find(manifests, 'Job', 'platform-migrations').spec.template.spec;
-    const job = run(entrypoint, jobPod.containers[0].args, onThisMachine(containerEnv(manifests, jobPod), 'migrations'), image);
-    const jobCode = await job.exited;
-    if (jobCode !== 0) throw new Error(`the migration Job failed (${jobCode}):\n${job.output()}`);
-    expect(job.output()).toContain('orgs-teams: migrations applied, not serving (RUN_MIGRATIONS_ONLY)');
-
-    // Every Deployment at once, as a rollout starts them; orgs-teams waits for authz by itself.
-    await Promise.all(APPS.map((app) => start(app)));
-    gateway = `http://127.0.0.1:${ports.get('gateway/http')}/api/v1`;
     // The pods found nothing left to migrate.
     for (const app of APPS.filter((a) => a !== 'gateway')) expect(running.get(app)!.output()).toMatch(/"applied":0/);
   }, 180_000);
