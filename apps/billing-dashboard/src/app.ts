@@ -6,6 +6,8 @@ import { billingDashboardEnv } from './config';
 import { busAccountDirectory } from './ingestion/bus-accounts';
 import { startIngestionConsumers } from './ingestion/consumer';
 import { Ingestion, openWithAccounts } from './ingestion/ingestion';
+import { LicensedUsage } from './licensed/licensed';
+import { licensedUsageService } from './licensed/service';
 import { Outages } from './outages/outages';
 import { systemOutagesService } from './outages/service';
 import { billingDashboardService } from './service';
@@ -43,7 +45,11 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
             const ingestion = new Ingestion(svc.db!, openWithAccounts(lookup.directory), svc.log);
             stopIngestion = await startIngestionConsumers(svc.bus!, ingestion, { ...deps.ingestion, log: svc.log });
             stopPruning = ingestion.pruneSeenPeriodically();
-            return [billingDashboardService(svc.db!), systemOutagesService(new Outages(svc.db!))];
+            return [
+              billingDashboardService(svc.db!),
+              systemOutagesService(new Outages(svc.db!)),
+              licensedUsageService(new LicensedUsage(svc.db!)),
+            ];
           },
           onStop: async () => {
             stopPruning?.();

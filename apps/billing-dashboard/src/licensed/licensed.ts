@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import type { Database } from '@platform/db';
+import { InputError } from '@platform/errors';
+import type { licensedV1 } from '@platform/proto';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const unix = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
+
+/** The key a listing groups by, and the filters it needs. */
+type Grouping = { by: ('user_id' | 'cluster_uid' | 'license_id' | 'product')[]; needs: ('userId' | 'clusterUid' | 'licenseId')[] };
+
+const LISTINGS = {
+  users: { by: ['user_id'], needs: [] },
+  clusters: { by: ['cluster_uid'], needs: ['userId'] },
+  licenses: { by: ['license_id'], needs: ['userId', 'clusterUid'] },
+  products: { by: ['product'], needs: ['userId', 'clusterUid', 'licenseId'] },
+  clusterLicenses: { by: ['user_id', 'license_id'], needs: ['clusterUid'] },
+} satisfies Record<string, Grouping>;
+
+/**
+ * The licensed users, clusters, licenses and products of the dashboard (spec 4.6), from `licensed_products`:
+ * each group with its earliest first and latest last received time, latest first. A group is "active" in a
+ * window when its last received time falls in it (`sinceUnix`); the primary key and the
+ * `licensed_products_last_received` and `_cluster_license` indexes serve these queries.
+ */
+export class LicensedUsage {
+  constructor(private readonly db: Database) {}
+
+  async list(listing: keyof typeof LISTINGS, q: licensedV1.LicensedQuery): Promise<licensedV1.LicensedEntry[]> {
+    const { by, needs } = LISTINGS[listing] as Grouping;
+    for (const need of needs) if (!q[need]) throw new InputError(`${need} is required for this listing`);
+    if (q.clusterUid && !UUID.test(q.clusterUid)) throw new InputError('clusterUid must be a lower-case UUID');
+    const k = this.db.knex;
+    const query = this.db
+      .table('licensed_products')
+      .select(...by, k.raw('min(first_received_at) as first_received_at'), k.raw('max(last_received_at) as last_received_at'))
+      .groupBy(...by)
+      .orderBy([{ column: 'last_received_at', order: 'desc' }, ...by.map((column) => ({ column }))]);
+    this.filter(query, q);
+    if (listing === 'licenses') query.select(k.raw('array_agg(distinct product order by product) as products'));
+    const rows: Record<string, any>[] = await query;
+    return rows.map((r) => ({
+      userId: Number(r.user_id ?? q.userId ?? 0),
+      clusterUid: r.cluster_uid ?? q.clusterUid ?? '',
+      licenseId: r.license_id ?? q.licenseId ?? '',
+      product: r.product ?? '',
+      firstReceivedUnix: unix(r.first_received_at),
+      lastReceivedUnix: unix(r.last_received_at),
+      products: r.products ?? [],
+    }));
+  }
+
+  private filter(query: Knex.QueryBuilder, q: licensedV1.LicensedQuery): void {
+    if (q.userId) query.where({ user_id: q.userId });
+    if (q.clusterUid) query.where({ cluster_uid: q.clusterUid });
+    if (q.licenseId) query.where({ license_id: q.licenseId });
+    if (q.product) query.where({ product: q.product });
+    if (q.sinceUnix) query.where('last_received_at', '>=', new Date(q.sinceUnix * 1000));
+  }
+}
