@@ -31,3 +31,9 @@ export function gateOpen(gate: Gate | undefined, config: PlatformConfig): boolea
       return config.DEPLOYMENT_TYPE === 'ProviderCMarketplace';
   }
 }
+
+/**
+ * Deployment types whose clusters may register themselves (`POST /register`, docs/licensing.md): not the
+ * marketplace ones, whose licenses come with the subscription. Elsewhere the route exists and answers 403.
+ */
+export const SELF_REGISTRATION: readonly string[] = ['Hosted', 'SelfHostedProduction'];

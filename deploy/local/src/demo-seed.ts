@@ -123,63 +123,65 @@ async function seedDemo(
 
   // The organization owner, made by the site admin; already there on a later start.
   const adminName = env.PLATFORM_ADMIN_USERNAME || 'admin';
+  // One sign-in for everything the seed does as the site admin: the owner now, the contracts at the end.
   const admin = await PlatformApi.signIn({ url, username: adminName, password: adminPassword(env, DATA_DIR) }, 'demo-seed');
   try {
-    const made = await admin.call('POST', '/admin/users', { username: DEMO.owner, email: `${DEMO.owner}@example.com`, password });
-    if (made.status === 201) say(`created user ${DEMO.owner}`);
-    else if (made.status !== 409 && made.status !== 422)
-      throw new Error(`creating user ${DEMO.owner}: HTTP ${made.status} ${JSON.stringify(made.body)}`);
+    return await seedAs(admin);
   } finally {
     await admin.close();
   }
 
-  say(`simulating ${DEMO.hubs} hub with ${DEMO.spokes} managed clusters and ${DEMO.months} months of reports in organization ${DEMO.org}`);
-  const sim = await simulate({
-    api: { url, username: DEMO.owner, password },
-    org: DEMO.org,
-    hubs: DEMO.hubs,
-    spokes: DEMO.spokes,
-    months: DEMO.months,
-    seed: DEMO.seed,
-    bus,
-    state: path.join(dir, 'state.json'),
-    onProgress: (p) => say(formatProgress(p)),
-    progressEveryMs: 2_000,
-  });
-  try {
-    const { result } = sim;
-    const hub = result.hubs[0];
-    say(`waiting for the services to apply the reports`);
-    await waitForClusters(platform, hub, stopping);
-    const usage = await waitForBilling(platform, result, say, stopping);
-    let quotaExceeded: QuotaExceeded | undefined;
-    if (hasContracts(env.DEPLOYMENT_TYPE)) {
-      say('making the demo contracts and licenses');
-      const contractsAdmin = await PlatformApi.signIn({ url, username: adminName, password: adminPassword(env, DATA_DIR) }, 'demo-seed');
-      try {
+  async function seedAs(admin: PlatformApi): Promise<{ sim: Simulation; manifest: DemoManifest }> {
+    const made = await admin.call('POST', '/admin/users', { username: DEMO.owner, email: `${DEMO.owner}@example.com`, password });
+    if (made.status === 201) say(`created user ${DEMO.owner}`);
+    else if (made.status !== 409 && made.status !== 422)
+      throw new Error(`creating user ${DEMO.owner}: HTTP ${made.status} ${JSON.stringify(made.body)}`);
+
+    say(
+      `simulating ${DEMO.hubs} hub with ${DEMO.spokes} managed clusters and ${DEMO.months} months of reports in organization ${DEMO.org}`,
+    );
+    const sim = await simulate({
+      api: { url, username: DEMO.owner, password },
+      org: DEMO.org,
+      hubs: DEMO.hubs,
+      spokes: DEMO.spokes,
+      months: DEMO.months,
+      seed: DEMO.seed,
+      bus,
+      state: path.join(dir, 'state.json'),
+      onProgress: (p) => say(formatProgress(p)),
+      progressEveryMs: 2_000,
+    });
+    try {
+      const { result } = sim;
+      const hub = result.hubs[0];
+      say(`waiting for the services to apply the reports`);
+      await waitForClusters(platform, hub, stopping);
+      const usage = await waitForBilling(platform, result, say, stopping);
+      let quotaExceeded: QuotaExceeded | undefined;
+      if (hasContracts(env.DEPLOYMENT_TYPE)) {
+        say('making the demo contracts and licenses');
         quotaExceeded = await seedContracts(
-          contractsAdmin,
+          admin,
           { org: DEMO.org, username: DEMO.owner },
           { hub: hub.uid, spokes: hub.spokes.map((s) => s.uid) },
           Math.floor(result.startMs / 1000) - 86_400,
           say,
         );
-      } finally {
-        await contractsAdmin.close();
       }
+      const manifest: DemoManifest = {
+        owner: { org: DEMO.org, username: DEMO.owner, password },
+        hub: { name: hub.name, uid: hub.uid },
+        spokes: hub.spokes,
+        namespace: 'demo',
+        ...(usage ? { usage } : {}),
+        ...(quotaExceeded ? { quotaExceeded } : {}),
+      };
+      return { sim, manifest };
+    } catch (err) {
+      await sim.stop();
+      throw err;
     }
-    const manifest: DemoManifest = {
-      owner: { org: DEMO.org, username: DEMO.owner, password },
-      hub: { name: hub.name, uid: hub.uid },
-      spokes: hub.spokes,
-      namespace: 'demo',
-      ...(usage ? { usage } : {}),
-      ...(quotaExceeded ? { quotaExceeded } : {}),
-    };
-    return { sim, manifest };
-  } catch (err) {
-    await sim.stop();
-    throw err;
   }
 }
 

@@ -1,9 +1,9 @@
+import { isUuid } from '@platform/agent-protocol';
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { InputError } from '@platform/errors';
 import type { licensedV1 } from '@platform/proto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const unix = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
 
 /** The key a listing groups by, and the filters it needs. */
@@ -29,7 +29,7 @@ export class LicensedUsage {
   async list(listing: keyof typeof LISTINGS, q: licensedV1.LicensedQuery): Promise<licensedV1.LicensedEntry[]> {
     const { by, needs } = LISTINGS[listing] as Grouping;
     for (const need of needs) if (!q[need]) throw new InputError(`${need} is required for this listing`);
-    if (q.clusterUid && !UUID.test(q.clusterUid)) throw new InputError('clusterUid must be a lower-case UUID');
+    if (q.clusterUid && !isUuid(q.clusterUid)) throw new InputError('clusterUid must be a lower-case UUID');
     const k = this.db.knex;
     const query = this.db
       .table('licensed_products')

@@ -1,8 +1,8 @@
+import { isUuid } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
 import { InputError } from '@platform/errors';
 import type { billingDashboardV1 } from '@platform/proto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Usage of a product on some clusters over a period, from the usage samples (docs/billing-ingestion.md): each
@@ -13,7 +13,7 @@ export async function usageOf(db: Database, req: billingDashboardV1.GetUsageRequ
   const none = { cpuCoreHours: 0, memoryGibHours: 0, storageGibHours: 0, objectHours: 0 };
   if (req.endUnix <= req.startUnix) throw new InputError('the period must end after it starts');
   const clusters = [...new Set(req.clusterUids.map((u) => u.toLowerCase()))];
-  if (clusters.some((u) => !UUID.test(u))) throw new InputError('cluster UIDs must be UUIDs');
+  if (clusters.some((u) => !isUuid(u))) throw new InputError('cluster UIDs must be UUIDs');
   if (clusters.length === 0 || !req.product) return none;
   const start = new Date(req.startUnix * 1000);
   const end = new Date(req.endUnix * 1000);

@@ -49,6 +49,9 @@ const toContract = (r: Record<string, any>): ContractRow => ({ ...r, id: Number(
 const toCluster = (r: Record<string, any>): ContractClusterRow =>
   ({ ...r, id: Number(r.id), contract_id: Number(r.contract_id) }) as ContractClusterRow;
 
+/** A timestamp column as Unix seconds. */
+export const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
+
 /** JSON columns are written as JSON text (jsonb), the same on Postgres and the embedded database. */
 export const json = (value: unknown) => JSON.stringify(value);
 

@@ -6,7 +6,7 @@ import type { ObjectStorage } from '@platform/object-storage';
 import type { contractsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import { featuresFor } from './catalog';
-import { ContractsStore, json, type ContractClusterRow, type ContractFilter, type ContractRow } from './contracts-store';
+import { ContractsStore, json, unix, type ContractClusterRow, type ContractFilter, type ContractRow } from './contracts-store';
 import { memoInventory, type Inventory, type InventoryCluster } from './inventory';
 import { checkEmails, checkFeatures, checkPeriod, checkProducts, checkQuota, checkRecipients, checkRestrictions, clusterUid, EMAIL_LISTS } from './validation';
 
@@ -489,7 +489,6 @@ export class Contracts {
   }
 }
 
-const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 
 function emailsOf(e: contractsV1.ContractEmails | undefined): Record<string, string[]> {
   return Object.fromEntries(EMAIL_LISTS.map((list) => [list, [...new Set((e?.[list] ?? []).map((a) => a.trim()).filter(Boolean))]]));

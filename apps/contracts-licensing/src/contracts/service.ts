@@ -2,6 +2,7 @@ import { contractsV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import { catalogJson } from './catalog';
 import type { Contracts, ContractView } from './contracts';
+import { unix } from './contracts-store';
 import { EMAIL_LISTS } from './validation';
 
 /** The ContractsService binding: one line per RPC of proto/platform/contractslicensing/v1/contracts.proto. */
@@ -44,7 +45,6 @@ export function contractsService(contracts: Contracts): ServiceBinding<typeof co
 const refOf = (ref: contractsV1.ContractClusterRef | undefined): contractsV1.ContractClusterRef =>
   ref ?? { id: 0, ccId: 0, ownerId: 0, actor: '' };
 
-const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 
 /** The Contract message of a contract and the status of its clusters. */
 export function toContract({ contract: c, clusters }: ContractView): contractsV1.Contract {

@@ -4,13 +4,12 @@ import type { licensingV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import { PRODUCTS } from '../contracts/catalog';
 import type { Contracts } from '../contracts/contracts';
-import { ContractsStore, json, type ContractRow } from '../contracts/contracts-store';
+import { ContractsStore, json, unix, type ContractRow } from '../contracts/contracts-store';
 import type { Inventory } from '../contracts/inventory';
 import { clusterUid } from '../contracts/validation';
 import { issueLicense, revocationList, verifyLicense, type LicenseAuthority } from '../licensing';
 import type { UsageSource } from './quota';
 
-const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 
 /**
  * Licenses from contracts (spec 4.3/4.4 issue-license, 4.11; docs/licensing.md): the checks before issuing
@@ -54,13 +53,14 @@ export class Licenses {
       throw new ValidationError('cluster: must be a UUID', [{ field: 'cluster', description: 'not a UUID' }]);
     }
     const grants = (c: ContractRow) => req.features.length === 0 || c.features.some((f) => req.features.includes(f));
-    const bound = (await this.contracts.list({ ownerId: req.ownerId, boundTo: uid })).map((v) => v.contract).filter(grants);
+    // Rows only: the views' cluster statuses would ask the inventory for every bound cluster.
+    const bound = (await this.store.list({ ownerId: req.ownerId, boundTo: uid })).filter(grants);
     const valid = bound.find((c) => isActive(c));
     if (valid) {
       const cc = (await this.store.clustersOf([valid.id])).find((b) => b.cluster_uid === uid);
       return this.issue(valid, uid, cc?.id ?? null, req.actor, req.ownerEmail);
     }
-    const auto = (await this.contracts.list({ ownerId: req.ownerId, activeOnly: true })).map((v) => v.contract).find((c) => c.auto_assign_cluster && grants(c));
+    const auto = (await this.store.list({ ownerId: req.ownerId, activeOnly: true })).find((c) => c.auto_assign_cluster && grants(c));
     if (auto) {
       await this.contracts.assign({ ownerId: req.ownerId, cluster: uid, displayName: '', contractIds: [auto.id], actor: req.actor });
       const cc = (await this.store.clustersOf([auto.id])).find((b) => b.cluster_uid === uid);

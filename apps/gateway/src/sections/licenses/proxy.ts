@@ -3,6 +3,7 @@ import { z } from 'zod';
 import YAML from 'yaml';
 import { InputError, NotAllowedError, ValidationError } from '@platform/errors';
 import { sectionRoutes, type EdgeContext, type User } from '../../route';
+import { clusterUuid } from '../contracts/form';
 import { deniedWhenMissing, listRequest, ownerOf, type Owner } from '../contracts/shared';
 
 // License proxy installers (spec 4.11 `POST /user/license-proxy`, docs/licensing.md "License proxy installers"):
@@ -17,11 +18,10 @@ export const LICENSE_PROXY_IMAGE = 'ghcr.io/platform/license-proxy:latest';
 /** The namespace the installers put the proxy in. */
 export const LICENSE_PROXY_NAMESPACE = 'kube-system';
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const LicenseProxyRequest = z
   .object({
-    clusterID: z.string().regex(UUID, 'must be a UUID').optional().meta({ description: 'The cluster of an offline installer' }),
+    clusterID: clusterUuid.optional().meta({ description: 'The cluster of an offline installer' }),
     contractIDs: z
       .array(z.number().int().positive().meta({ format: 'int64' }))
       .max(100)

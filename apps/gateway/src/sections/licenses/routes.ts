@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { licensingV1 } from '@platform/proto';
+import { SELF_REGISTRATION } from '../../gating';
 import { sectionRoutes, type EdgeContext, type Route } from '../../route';
+import { clusterUuid } from '../contracts/form';
 import { ContractClusterId } from '../contracts/shared';
 import { ownerOf } from '../contracts/shared';
 import { licenseProxyRoute } from './proxy';
@@ -15,10 +17,7 @@ const user = sectionRoutes({ section: '4.4', backend: 'contracts-licensing' });
 const registration = sectionRoutes({ section: '4.11', backend: 'contracts-licensing' });
 const beyond = sectionRoutes({ section: 'beyond', backend: 'contracts-licensing' });
 
-/** Deployment types whose clusters may register themselves (docs/licensing.md): not the marketplace ones, whose licenses come with the subscription. */
-export const SELF_REGISTRATION = ['Hosted', 'SelfHostedProduction'];
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const base64 = z
   .string()
   .min(1)
@@ -47,14 +46,14 @@ const licenseJson = (l: licensingV1.License): z.input<typeof LicenseJson> => ({
 
 const IssueLicenseRequest = z
   .object({
-    cluster: z.string().regex(UUID, 'must be a UUID').optional().meta({ description: 'The cluster UUID the license is for' }),
+    cluster: clusterUuid.optional().meta({ description: 'The cluster UUID the license is for' }),
     features: z.array(z.string().max(64)).max(100).optional(),
   })
   .meta({ id: 'IssueLicenseRequest' });
 
 const RegisterLicenseRequest = z
   .object({
-    clusterUID: z.string().regex(UUID, 'must be a UUID'),
+    clusterUID: clusterUuid,
     features: z.string().max(2048).meta({ description: 'Requested features, comma-separated; empty is 400' }),
     caCert: base64.optional(),
     license: base64,
