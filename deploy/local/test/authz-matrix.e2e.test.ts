@@ -308,7 +308,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard\/system-outages)(\/|$)/.test(
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard(?!\/marketplaces)|dbaas)(\/|$)/.test(
         r.path,
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
