@@ -2,12 +2,12 @@ import { isUuid } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
 import { InputError } from '@platform/errors';
 import type { billingDashboardV1 } from '@platform/proto';
-
+import { overlapHours, quantitySums } from './quantities';
 
 /**
- * Usage of a product on some clusters over a period, from the usage samples (docs/billing-ingestion.md): each
- * sample weighted by the hours it overlaps the period; a resource counts its measured use, or its request when
- * the sample did not measure it (used = 0). Contract quotas read it at license-issue time.
+ * Usage of a product on some clusters over a period, from the usage samples (docs/billing-ingestion.md), with
+ * the quantities of ./quantities.ts over the hours each sample overlaps the period. Contract quotas read it at
+ * license-issue time.
  */
 export async function usageOf(db: Database, req: billingDashboardV1.GetUsageRequest): Promise<billingDashboardV1.Usage> {
   const none = { cpuCoreHours: 0, memoryGibHours: 0, storageGibHours: 0, objectHours: 0 };
@@ -17,26 +17,17 @@ export async function usageOf(db: Database, req: billingDashboardV1.GetUsageRequ
   if (clusters.length === 0 || !req.product) return none;
   const start = new Date(req.startUnix * 1000);
   const end = new Date(req.endUnix * 1000);
-  const k = db.knex;
-  // Hours of overlap between a sample and the period.
-  const hours = k.raw('greatest(0, extract(epoch from (least(end_at, ?::timestamptz) - greatest(start_at, ?::timestamptz)))) / 3600.0', [end, start]);
-  const quantity = (r: string) => `(case when ${r}_used > 0 then ${r}_used else ${r}_request end)`;
   const [row] = await db
     .table('usage_samples')
     .where({ product: req.product })
     .whereIn('cluster_uid', clusters)
     .andWhere('end_at', '>', start)
     .andWhere('start_at', '<', end)
-    .select(
-      k.raw(`coalesce(sum(${hours.toQuery()} * ${quantity('cpu')} / 1000.0), 0) as cpu`),
-      k.raw(`coalesce(sum(${hours.toQuery()} * ${quantity('memory')} / 1073741824.0), 0) as memory`),
-      k.raw(`coalesce(sum(${hours.toQuery()} * ${quantity('storage')} / 1073741824.0), 0) as storage`),
-      k.raw(`coalesce(sum(${hours.toQuery()}), 0) as objects`),
-    );
+    .select(quantitySums(db.knex, overlapHours(db.knex, start, end).toQuery()));
   return {
-    cpuCoreHours: Number(row.cpu),
-    memoryGibHours: Number(row.memory),
-    storageGibHours: Number(row.storage),
-    objectHours: Number(row.objects),
+    cpuCoreHours: Number(row.cpu_core_hours),
+    memoryGibHours: Number(row.memory_gib_hours),
+    storageGibHours: Number(row.storage_gib_hours),
+    objectHours: Number(row.object_hours),
   };
 }
