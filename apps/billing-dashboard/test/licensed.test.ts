@@ -35,6 +35,7 @@ describe('licensed users, clusters, licenses and products (spec 4.6)', () => {
         row(7, A, 'lic-1', 'productbackup', 3, 10),
         row(7, B, 'lic-2', 'productdb', 5, 6),
         row(8, A, 'lic-3', 'productvault', 2, 25),
+        row(8, B, 'lic-3', 'productvault', 3, 4),
       ]);
   });
   afterAll(async () => {
@@ -69,6 +70,10 @@ describe('licensed users, clusters, licenses and products (spec 4.6)', () => {
     expect((await licensed.list('licenses', q({ userId: 7, clusterUid: A }))).map((e) => [e.licenseId, e.products])).toEqual([
       ['lic-1', ['productbackup', 'productdb']],
     ]);
+    // A license's clusters are every cluster the user reported it on, not only the one asked about, in any window.
+    expect(
+      (await licensed.list('licenses', q({ userId: 8, clusterUid: A, sinceUnix: unix(21) }))).map((e) => [e.licenseId, e.clusterUids]),
+    ).toEqual([['lic-3', [A, B]]]);
     const products = await licensed.list('products', q({ userId: 7, clusterUid: A, licenseId: 'lic-1' }));
     expect(products.map((e) => [e.product, e.lastReceivedUnix])).toEqual([
       ['productdb', unix(20)],

@@ -37,7 +37,15 @@ export class LicensedUsage {
       .groupBy(...by)
       .orderBy([{ column: 'last_received_at', order: 'desc' }, ...by.map((column) => ({ column }))]);
     this.filter(query, q);
-    if (listing === 'licenses') query.select(k.raw('array_agg(distinct product order by product) as products'));
+    if (listing === 'licenses')
+      query.select(
+        k.raw('array_agg(distinct product order by product) as products'),
+        // Every cluster the user reported the license on, whatever the window: the license's clusters (LicensedPlan).
+        k.raw(
+          '(select array_agg(distinct o.cluster_uid::text order by o.cluster_uid::text) from ?? o where o.user_id = ? and o.license_id = ??) as cluster_uids',
+          [`${this.db.schema}.licensed_products`, q.userId, 'licensed_products.license_id'],
+        ),
+      );
     const rows: Record<string, any>[] = await query;
     return rows.map((r) => ({
       userId: Number(r.user_id ?? q.userId ?? 0),
@@ -47,6 +55,7 @@ export class LicensedUsage {
       firstReceivedUnix: unix(r.first_received_at),
       lastReceivedUnix: unix(r.last_received_at),
       products: r.products ?? [],
+      clusterUids: r.cluster_uids ?? [],
     }));
   }
 
