@@ -1,4 +1,4 @@
-import { orgsTeamsV1 } from '@platform/proto';
+import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
@@ -187,6 +187,40 @@ describe('orgs-teams', () => {
       const { user: alice } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
       const { users } = await client.getUsers({ ids: [alice!.id, 999999, root!.id] });
       expect(users.map((u) => u.login)).toEqual(['root', 'Alice']);
+    });
+
+    it('looks up accounts of both types at once, and pages through the user accounts only, in id order', async () => {
+      const { user: root } = await client.authenticateBasic({ username: 'root', password: 'correct horse battery' });
+      const orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
+      const org = await orgs
+        .createOrg({ creatorId: root!.id, username: 'paging-org', fullName: '', description: '', website: '', location: '', orgType: '', visibility: '', managerEndpoint: '' })
+        .finally(() => orgs.close());
+      for (const login of ['pager1', 'pager2', 'pager3'])
+        await client.createUser({ username: login, email: `${login}@example.com`, password: 'password1', fullName: '', mustChangePassword: false, isAdmin: false });
+
+      const accounts = await client.getAccounts({ ids: [org.id, 999999, root!.id] });
+      expect(accounts.users.map((u) => [u.login, u.type])).toEqual([
+        ['root', 0],
+        ['paging-org', 1],
+      ]);
+
+      const logins: string[] = [];
+      let afterId = 0;
+      let pages = 0;
+      do {
+        const page = await client.listUserAccounts({ afterId, limit: 2 });
+        expect(page.users.length).toBeLessThanOrEqual(2);
+        logins.push(...page.users.map((u) => u.login));
+        afterId = page.nextAfterId;
+        pages++;
+      } while (afterId !== 0);
+      const all = await client.listUserAccounts({ afterId: 0, limit: 0 });
+      expect(all.nextAfterId).toBe(0);
+      expect(logins).toEqual(all.users.map((u) => u.login));
+      expect(logins).toEqual(expect.arrayContaining(['root', 'pager1', 'pager2', 'pager3']));
+      expect(logins).not.toContain('paging-org');
+      expect(pages).toBe(Math.ceil(logins.length / 2));
+      await expect(client.listUserAccounts({ afterId: 0, limit: 1001 })).rejects.toMatchObject({ kind: 'input' });
     });
 
     it('stores only a hash of each token and of each password', async () => {

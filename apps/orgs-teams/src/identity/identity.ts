@@ -190,6 +190,35 @@ export class Identity {
     return rows.map(toUser);
   }
 
+  /** The accounts among `ids`, users and organizations alike (`type` tells them apart), in id order. At most 1,000 ids. */
+  async getAccounts(ids: number[]): Promise<orgsTeamsV1.User[]> {
+    if (ids.length > 1000) throw new InputError('at most 1000 ids at a time');
+    if (ids.length === 0) return [];
+    const rows = await this.accounts()
+      .whereIn('id', ids)
+      .orderBy('id')
+      .select(...USER_COLUMNS);
+    return rows.map(toUser);
+  }
+
+  /**
+   * One page of the user accounts (never organizations) in id order, after `afterId`: at most `limit` (1..1000,
+   * 0 for 500); the id to continue after, 0 on the last page. Keyset paging keeps every page one index range scan.
+   */
+  async listUserAccounts(afterId: number, limit: number): Promise<orgsTeamsV1.ListUserAccountsResponse> {
+    if (limit < 0 || limit > 1000) throw new InputError('limit must be between 1 and 1000', [{ field: 'limit', description: '1..1000' }]);
+    const size = limit || 500;
+    // One row more than the page tells whether another page follows.
+    const rows = await this.accounts()
+      .where({ type: ACCOUNT_TYPE.user })
+      .andWhere('id', '>', Math.max(0, afterId))
+      .orderBy('id')
+      .limit(size + 1)
+      .select(...USER_COLUMNS);
+    const page = rows.slice(0, size);
+    return { users: page.map(toUser), nextAfterId: rows.length > size ? page[page.length - 1].id : 0 };
+  }
+
   /** The active user owning a token; 401 for unknown tokens and refused accounts. */
   async authenticate(token: string): Promise<orgsTeamsV1.AuthenticateResponse> {
     const row = await this.db

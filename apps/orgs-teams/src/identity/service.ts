@@ -18,6 +18,8 @@ export function orgsTeamsService(
     createUser: (req, ctx) => createUser(identity, relationships, req, ctx),
     getUser: (req) => identity.getUser(req),
     getUsers: async (req) => ({ users: await identity.getUsers(req.ids) }),
+    getAccounts: async (req) => ({ users: await identity.getAccounts(req.ids) }),
+    listUserAccounts: (req) => identity.listUserAccounts(req.afterId, req.limit),
     createToken: (req) => identity.createToken(req.userId, req.name, req.scope, req.scopeAccountId),
     listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
     deleteToken: async (req) => {
