@@ -10,6 +10,7 @@ export function clustersService(clusters: Clusters): ServiceBinding<typeof clust
     listHubs: async (req) => ({ clusters: await clusters.listHubs(req.ownerType, req.ownerId) }),
     getHub: (req) => clusters.getHub(req.ownerType, req.ownerId, req.name),
     getCluster: (req) => clusters.getCluster(req.uid),
+    getClusters: async (req) => ({ clusters: await clusters.getClusters(req.uids) }),
     listSpokes: async (req) => ({ clusters: await clusters.listSpokes(req.hubUid) }),
     getSpoke: (req) => clusters.getSpoke(req.hubUid, req.name),
     listNamespaces: async (req) => ({ namespaces: await clusters.listNamespaces(req.clusterUid) }),

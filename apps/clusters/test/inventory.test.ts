@@ -189,6 +189,20 @@ describe('ClustersService', () => {
       ]);
     });
 
+    it('reads hubs and managed clusters by many UIDs in one call, in the order asked, leaving out unknown ones', async () => {
+      const unknown = '00000000-0000-4000-8000-000000000000';
+      const { clusters: got } = await clusters.getClusters({ uids: [SPOKE_UID, unknown, 'garbage', HUB_UID.toUpperCase(), SPOKE_UID] });
+      expect(got.map((c) => [c.uid, c.name, c.hubUid])).toEqual([
+        [SPOKE_UID, 'edge-1', HUB_UID],
+        [HUB_UID, 'prod-east', ''],
+      ]);
+      const [{ id: hubId }] = await table('clusters').where({ uid: HUB_UID }).select('id');
+      expect(got[1]).toMatchObject({ id: Number(hubId), provider: 'aws', nodeCount: 12, observedUnix: 0 });
+      expect(got[1].features.map((f) => f.name)).toEqual(['productbackup', 'productdb']);
+      expect((await clusters.getClusters({ uids: [] })).clusters).toEqual([]);
+      await expect(clusters.getClusters({ uids: Array.from({ length: 1001 }, () => unknown) })).rejects.toMatchObject({ kind: 'input' });
+    });
+
     it('lists the namespaces of a cluster', async () => {
       expect((await clusters.listNamespaces({ clusterUid: SPOKE_UID })).namespaces.map((n) => n.name)).toEqual(['billing', 'kube-system']);
       expect((await clusters.listNamespaces({ clusterUid: HUB_UID })).namespaces.map((n) => n.name)).toEqual(['default']);

@@ -64,6 +64,11 @@ export class ClustersStore {
     return this.db.table('clusters', trx).where({ id }).first();
   }
 
+  async byIds(ids: number[], trx?: Knex.Transaction): Promise<ClusterRow[]> {
+    if (!ids.length) return [];
+    return this.db.table('clusters', trx).whereIn('id', ids);
+  }
+
   /** The hubs of an owner, by name. */
   async hubsOf(ownerType: string, ownerId: number, trx?: Knex.Transaction): Promise<ClusterRow[]> {
     return this.db.table('clusters', trx).where({ owner_type: ownerType, owner_id: ownerId }).whereNull('hub_id').orderBy('name');

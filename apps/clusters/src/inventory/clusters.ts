@@ -103,6 +103,30 @@ export class Clusters {
     return (await this.withFeatures([row], hub))[0];
   }
 
+  /**
+   * The clusters among `uids`, hubs and managed clusters alike, in the order asked; UIDs of no cluster (or not
+   * UUIDs) are left out. Three queries whatever the number: the clusters, their hubs, their features.
+   */
+  async getClusters(uids: string[]): Promise<clustersV1.Cluster[]> {
+    if (uids.length > 1000) throw new InputError('at most 1000 cluster UIDs at a time');
+    const wanted = [...new Set(uids.map((u) => u.toLowerCase()).filter((u) => UUID.test(u)))];
+    const rows = await this.store.byUids(wanted);
+    const hubIds = [...new Set(rows.map((r) => r.hub_id).filter((id): id is number => id !== null))];
+    const hubs = new Map((await this.store.byIds(hubIds)).map((h) => [Number(h.id), h]));
+    const features = await this.store.featuresOf(rows.map((r) => r.id));
+    const byUid = new Map(
+      rows.map((r) => [
+        r.uid,
+        toMessage(
+          r,
+          r.hub_id === null ? null : (hubs.get(Number(r.hub_id)) ?? null),
+          features.filter((f) => f.cluster_id === r.id),
+        ),
+      ]),
+    );
+    return wanted.flatMap((u) => byUid.get(u) ?? []);
+  }
+
   async listSpokes(hubUid: string): Promise<clustersV1.Cluster[]> {
     const hub = await this.findHub(hubUid);
     return this.withFeatures(await this.store.spokesOf(hub.id), hub);
@@ -192,5 +216,7 @@ function toMessage(row: ClusterRow, hub: ClusterRow | null, features: FeatureRow
     ownerId: Number(row.owner_id),
     hubUid: hub?.uid ?? '',
     features: features.map((f) => ({ name: f.feature, version: f.version, updatedUnix: unix(f.updated_at) })),
+    id: Number(row.id),
+    observedUnix: row.observed_at ? unix(row.observed_at) : 0,
   };
 }
