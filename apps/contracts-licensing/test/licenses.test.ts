@@ -190,6 +190,43 @@ describe('Licenses', () => {
     expect(listed).toEqual(expect.arrayContaining([license.serial, airgapped.serial]));
   });
 
+  it('reads issued licenses by ID with their owner, plan, email and times; a revoked one says when', async () => {
+    const c = await contract({ emails: { licenseUsers: ['ops@acme.io'] } as contractsV1.ContractFields['emails'], endUnix: now + 60 * DAY });
+    const cc = await bind(c.id, HUB);
+    const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
+    const [issued, ...rest] = await licenses.issued([license.serial, '999999999', 'not-a-serial', license.serial]);
+    expect(rest).toEqual([]);
+    expect(issued).toMatchObject({
+      serial: license.serial,
+      contractId: c.id,
+      ownerId: ORG,
+      email: 'ops@acme.io',
+      clusterUid: HUB,
+      planName: 'productdb-enterprise',
+      features: ['postgres', 'mysql'],
+      notAfterUnix: now + 60 * DAY,
+      revokedUnix: 0,
+    });
+    expect(Math.abs(issued.issuedUnix - Date.now() / 1000)).toBeLessThan(60);
+    await contracts.revoke(c.id, 0, 'root');
+    expect((await licenses.issued([license.serial]))[0].revokedUnix).toBeGreaterThan(0);
+    expect(await licenses.issued([])).toEqual([]);
+  });
+
+  it('counts, per cluster, the active contracts of any owner that bind it', async () => {
+    const C1 = '0b7d4c1e-0000-4000-8000-0000000000c1';
+    const C2 = '0b7d4c1e-0000-4000-8000-0000000000c2';
+    const unbound = '0b7d4c1e-0000-4000-8000-0000000000c3';
+    await bind((await contract()).id, C1);
+    await bind((await contract({}, ORG + 1)).id, C1);
+    await bind((await contract()).id, C2);
+    const revoked = await contract();
+    await bind(revoked.id, C1);
+    await contracts.revoke(revoked.id, 0, 'root');
+    expect(await contracts.countClusterContracts([C1, C2.toUpperCase(), unbound])).toEqual({ [C1]: 2, [C2]: 1, [unbound]: 0 });
+    await expect(contracts.countClusterContracts(['garbage'])).rejects.toBeInstanceOf(InputError);
+  });
+
   it('puts a deleted contract’s licenses on the revocation list too', async () => {
     const c = await contract();
     const cc = await bind(c.id, HUB);

@@ -39,6 +39,7 @@ export function contractsService(contracts: Contracts): ServiceBinding<typeof co
     assignCluster: async (req) => (await contracts.assign(req), {}),
     associatedClusters: async (req) => ({ clusters: await contracts.associated(req.ownerId) }),
     setPreferences: async (req) => toContract(await contracts.setPreferences(req)),
+    countClusterContracts: async (req) => ({ counts: await contracts.countClusterContracts(req.clusters) }),
   });
 }
 

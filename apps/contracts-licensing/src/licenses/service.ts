@@ -10,5 +10,6 @@ export function licensingService(licenses: Licenses, caPem: string): ServiceBind
     verifyRegistration: (req) => licenses.verifyRegistration(req),
     revocationList: () => licenses.revocationList(),
     caCertificate: async () => ({ pem: caPem }),
+    getIssuedLicenses: async (req) => ({ licenses: await licenses.issued(req.serials) }),
   });
 }
