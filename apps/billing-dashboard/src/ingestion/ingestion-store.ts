@@ -177,7 +177,8 @@ export class IngestionStore {
   }
 }
 
-function toSampleColumns(row: UsageSampleRow): Record<string, unknown> {
+/** The usage_samples columns of a row (the bench loads simulated samples with it, bench/usage-reports.ts). */
+export function toSampleColumns(row: UsageSampleRow): Record<string, unknown> {
   const columns: Record<string, unknown> = {
     month: row.month,
     product: row.product,
