@@ -3,6 +3,8 @@ import type { Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { billingDashboardEnv } from './config';
+import { ResourceEvents } from './events/events';
+import { resourceEventsService } from './events/service';
 import { busAccountDirectory } from './ingestion/bus-accounts';
 import { startIngestionConsumers } from './ingestion/consumer';
 import { Ingestion, openWithAccounts } from './ingestion/ingestion';
@@ -49,6 +51,8 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
               billingDashboardService(svc.db!),
               systemOutagesService(new Outages(svc.db!)),
               licensedUsageService(new LicensedUsage(svc.db!)),
+              // The resource history is asked live over the bus and its sealed answer verified like a report.
+              resourceEventsService(new ResourceEvents(svc.db!, { bus: svc.bus!, accounts: lookup.directory })),
             ];
           },
           onStop: async () => {
