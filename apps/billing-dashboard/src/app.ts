@@ -13,6 +13,8 @@ import { licensedUsageService } from './licensed/service';
 import { Outages } from './outages/outages';
 import { systemOutagesService } from './outages/service';
 import { billingDashboardService } from './service';
+import { usageReportService } from './usage-report/service';
+import { UsageReports } from './usage-report/usage-report';
 
 export interface BillingDashboardDeps {
   /**
@@ -51,6 +53,7 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
               billingDashboardService(svc.db!),
               systemOutagesService(new Outages(svc.db!)),
               licensedUsageService(new LicensedUsage(svc.db!)),
+              usageReportService(new UsageReports(svc.db!)),
               // The resource history is asked live over the bus and its sealed answer verified like a report.
               resourceEventsService(new ResourceEvents(svc.db!, { bus: svc.bus!, accounts: lookup.directory })),
             ];

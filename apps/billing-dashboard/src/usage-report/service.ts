@@ -1,0 +1,13 @@
+import { usageReportV1 } from '@platform/proto';
+import { bindService, type ServiceBinding } from '@platform/service-kit';
+import type { UsageReports } from './usage-report';
+
+/** The UsageReportService binding: one line per RPC of proto/platform/billingdashboard/v1/usage_report.proto. */
+export function usageReportService(reports: UsageReports): ServiceBinding<typeof usageReportV1.UsageReportServiceService> {
+  return bindService(usageReportV1.UsageReportServiceService, {
+    generatedMonths: async () => ({ months: await reports.generatedMonths() }),
+    getUsageView: async (req) => ({ json: await reports.view(req) }),
+    getObjectQuotaHistory: async (req) => ({ json: await reports.objectQuotaHistory(req.clusterUid, req.objectId) }),
+    getNamespaceBilling: async (req) => ({ json: await reports.namespaceBilling(req) }),
+  });
+}

@@ -1,0 +1,229 @@
+import type { Knex } from 'knex';
+import { isUuid } from '@platform/agent-protocol';
+import type { Database } from '@platform/db';
+import { InputError, NotFoundError } from '@platform/errors';
+import type { usageReportV1 } from '@platform/proto';
+import { SAMPLE_HOURS } from '../usage/quantities';
+import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping } from './views';
+
+/**
+ * The usage reports of spec 4.5 (docs/usage-reports.md): which months have samples, the monthly views of each
+ * product, one object's quota history, and the namespace billing of an organization's clusters. The SQL is in
+ * ./views.ts; this file checks the request and picks the view.
+ */
+
+export const PRODUCTS = ['productdb', 'productbackup', 'productvault', 'productingress'] as const;
+export type ProductKey = (typeof PRODUCTS)[number];
+
+/** The views of spec 4.5's table, by path segment, with the products that have them. */
+export const VIEWS = {
+  'objects-usage-view': ['productdb'],
+  'clusters-usage-view': PRODUCTS,
+  'namespaces-usage-view': ['productdb'],
+  'gks-usage-view': ['productdb'],
+  'contracts-usage-view': PRODUCTS,
+  'object-quota-history-summaries-view': ['productdb'],
+  'objects-cluster-mode-usage-view': ['productdb'],
+} as const satisfies Record<string, readonly ProductKey[]>;
+export type ViewName = keyof typeof VIEWS;
+
+export const VIEW_TYPES = ['summary', 'daily'] as const;
+
+/** The object identity every object row carries. */
+const OBJECT_SELECT = [
+  'max(cluster_name) as cluster_name',
+  'max(namespace) as namespace',
+  'max(namespace_uid) as namespace_uid',
+  'max("group") as "group"',
+  'max(kind) as kind',
+  'max(name) as name',
+  'max(version) as version',
+  'max(topology) as topology',
+  'max(replicas) as replicas',
+  'min(start_at) as first_at',
+  'max(end_at) as last_at',
+];
+const OBJECT_ROW =
+  "'clusterUID', cluster_uid, 'clusterName', cluster_name, 'namespace', namespace, 'namespaceUID', namespace_uid, " +
+  "'group', \"group\", 'kind', kind, 'name', name, 'objectID', object_uid, 'version', version, 'topology', topology, " +
+  `'replicas', replicas, 'firstSampleAt', ${rfc3339('first_at')}, 'lastSampleAt', ${rfc3339('last_at')}`;
+const BY_CORE_HOURS = 'cpu_core_hours desc';
+
+const GROUPINGS: Record<Exclude<ViewName, 'object-quota-history-summaries-view'>, Grouping> = {
+  'objects-usage-view': {
+    by: ['cluster_uid', 'object_uid'],
+    select: OBJECT_SELECT,
+    row: OBJECT_ROW,
+    order: `${BY_CORE_HOURS}, cluster_uid, object_uid`,
+  },
+  'objects-cluster-mode-usage-view': {
+    by: ['cluster_uid', 'object_uid'],
+    select: [...OBJECT_SELECT, `coalesce(sum(replicas * ${SAMPLE_HOURS}), 0)::float8 as replica_hours`],
+    row: `${OBJECT_ROW}, 'replicaHours', replica_hours`,
+    order: `${BY_CORE_HOURS}, cluster_uid, object_uid`,
+  },
+  'clusters-usage-view': {
+    by: ['cluster_uid'],
+    select: [
+      'max(cluster_name) as cluster_name',
+      'max(hosting) as hosting',
+      'count(distinct namespace) as namespaces',
+      'count(distinct object_uid) as objects',
+    ],
+    row: "'clusterUID', cluster_uid, 'clusterName', cluster_name, 'hosting', hosting, 'namespaces', namespaces, 'objects', objects",
+    order: `${BY_CORE_HOURS}, cluster_uid`,
+  },
+  'gks-usage-view': {
+    by: ['cluster_uid'],
+    select: ['max(cluster_name) as cluster_name', 'count(distinct namespace) as namespaces', 'count(distinct object_uid) as objects'],
+    row: "'clusterUID', cluster_uid, 'clusterName', cluster_name, 'namespaces', namespaces, 'objects', objects",
+    order: `${BY_CORE_HOURS}, cluster_uid`,
+  },
+  'namespaces-usage-view': {
+    by: ['cluster_uid', 'namespace'],
+    select: ['max(cluster_name) as cluster_name', 'max(namespace_uid) as namespace_uid', 'count(distinct object_uid) as objects'],
+    row: "'clusterUID', cluster_uid, 'clusterName', cluster_name, 'namespace', namespace, 'namespaceUID', namespace_uid, 'objects', objects",
+    order: `${BY_CORE_HOURS}, cluster_uid, namespace`,
+  },
+  'contracts-usage-view': {
+    by: ['contract_id'],
+    select: ['count(distinct cluster_uid) as clusters', 'count(distinct object_uid) as objects'],
+    row: "'contractID', contract_id, 'clusters', clusters, 'objects', objects",
+    order: `${BY_CORE_HOURS}, contract_id`,
+  },
+};
+
+/** Per object: its peak requests, limits and use over the month, and how many quota states it went through. */
+const QUOTA_SUMMARIES: Grouping = {
+  by: ['cluster_uid', 'object_uid'],
+  select: [
+    ...OBJECT_SELECT,
+    'count(distinct (cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit)) as quota_states',
+    ...['cpu', 'memory', 'storage'].flatMap((r) => [
+      `max(${r}_request) as ${r}_request`,
+      `max(${r}_limit) as ${r}_limit`,
+      `max(${r}_used) as ${r}_used`,
+    ]),
+  ],
+  row:
+    `${OBJECT_ROW}, 'quotaStates', quota_states, ` +
+    ['cpu', 'memory', 'storage']
+      .map((r) => `'${r}', json_build_object('maxRequest', ${r}_request, 'maxLimit', ${r}_limit, 'peakUsed', ${r}_used)`)
+      .join(', '),
+  order: 'cluster_uid, namespace, name, object_uid',
+};
+
+/** Per namespace of some clusters (all products), with a per-month series: namespace billing. */
+const NAMESPACES_BILLING: Grouping = {
+  by: ['cluster_uid', 'namespace'],
+  select: [
+    'max(cluster_name) as cluster_name',
+    'max(namespace_uid) as namespace_uid',
+    'count(distinct object_uid) as objects',
+    'array_to_json(array_agg(distinct product order by product)) as products',
+  ],
+  row: "'clusterUID', cluster_uid, 'clusterName', cluster_name, 'namespace', namespace, 'namespaceUID', namespace_uid, 'objects', objects, 'products', products",
+  order: `${BY_CORE_HOURS}, cluster_uid, namespace`,
+};
+
+/** Per object of one namespace (all products), with a per-month series: one namespace's billing. */
+const NAMESPACE_OBJECTS: Grouping = {
+  by: ['cluster_uid', 'object_uid'],
+  select: [...OBJECT_SELECT, 'max(product) as product'],
+  row: `${OBJECT_ROW}, 'product', product`,
+  order: `${BY_CORE_HOURS}, cluster_uid, object_uid`,
+};
+
+const monthStart = (year: number, month: number) => new Date(Date.UTC(year, month - 1, 1)).toISOString().slice(0, 10);
+
+function checkUuid(field: string, value: string): string {
+  if (!isUuid(value)) throw new InputError(`${field} must be a UUID`, [{ field, description: 'not a UUID' }]);
+  return value.toLowerCase();
+}
+
+export class UsageReports {
+  constructor(private readonly db: Database) {}
+
+  generatedMonths(): Promise<{ year: number; month: number }[]> {
+    return generatedMonths(this.db);
+  }
+
+  /** One monthly view of a product (spec 4.5's table); 400 for what the table does not have. */
+  async view(req: usageReportV1.UsageViewRequest): Promise<string> {
+    const { year, month } = req;
+    if (!Number.isInteger(year) || year < 1 || year > 9999) throw new InputError('year must be a four-digit year');
+    if (!Number.isInteger(month) || month < 1 || month > 12) throw new InputError('month must be 1..12');
+    if (!(PRODUCTS as readonly string[]).includes(req.product))
+      throw new InputError(`unknown product key ${req.product}: one of ${PRODUCTS.join(', ')}`);
+    const products = VIEWS[req.view as ViewName] as readonly string[] | undefined;
+    if (!products) throw new InputError(`unknown view ${req.view}`);
+    if (!products.includes(req.product)) throw new InputError(`product ${req.product} has no ${req.view}`);
+    const viewType = req.viewType || 'summary';
+    if (!(VIEW_TYPES as readonly string[]).includes(viewType))
+      throw new InputError(`unknown view_type ${viewType}: one of ${VIEW_TYPES.join(', ')}`);
+
+    const base = this.db.table('usage_samples').where({ month: monthStart(year, month), product: req.product });
+    if (req.clusterUid) base.andWhere({ cluster_uid: checkUuid('clusterUID', req.clusterUid) });
+    if (req.group) base.andWhere({ group: req.group });
+    if (req.kind) base.andWhere({ kind: req.kind });
+    if (req.namespace) base.andWhere({ namespace: req.namespace });
+    if (req.namespaceUid) base.andWhere({ namespace_uid: req.namespaceUid });
+    if (req.contractId !== undefined) base.andWhere({ contract_id: req.contractId });
+    const view = req.view as ViewName;
+    const header = { month: monthStart(year, month).slice(0, 7), product: req.product, view, viewType };
+
+    if (req.objectId) return this.objectView(view, base, checkUuid('clusterUID', req.clusterUid), req.objectId, header);
+    let json: string;
+    if (view === 'object-quota-history-summaries-view') json = await groupedView(this.db, base, QUOTA_SUMMARIES);
+    else {
+      if (view === 'gks-usage-view') base.andWhere({ hosting: 'gks' });
+      if (view === 'objects-cluster-mode-usage-view') base.andWhere({ topology: 'CLUSTER' });
+      json = await groupedView(this.db, base, GROUPINGS[view], viewType === 'daily' ? DAILY : undefined);
+    }
+    return withHeader(header, json);
+  }
+
+  /** The item views of one object in the month: its quota history, or its cluster-mode usage per day. */
+  private async objectView(view: ViewName, base: Knex.QueryBuilder, clusterUid: string, objectId: string, header: object): Promise<string> {
+    base.andWhere({ object_uid: objectId });
+    const missing = () =>
+      new NotFoundError(`no samples of object ${objectId} on cluster ${clusterUid} in ${(header as { month: string }).month}`);
+    if (view === 'object-quota-history-summaries-view') {
+      const json = await quotaHistory(this.db, base);
+      if (!json) throw missing();
+      return withHeader(header, json);
+    }
+    if (view !== 'objects-cluster-mode-usage-view') throw new InputError(`${view} has no per-object view`);
+    // The cluster-mode row of the list view for this object (whatever its topology), with its days.
+    const rows = JSON.parse(await groupedView(this.db, base, GROUPINGS[view], DAILY)).rows as unknown[];
+    if (rows.length === 0) throw missing();
+    return JSON.stringify({ ...header, ...(rows[0] as object) });
+  }
+
+  /** One object's samples and quota periods over every month. */
+  async objectQuotaHistory(clusterUid: string, objectId: string): Promise<string> {
+    const base = this.db.table('usage_samples').where({ cluster_uid: checkUuid('clusterUID', clusterUid), object_uid: objectId });
+    const json = await quotaHistory(this.db, base);
+    if (!json) throw new NotFoundError(`no samples of object ${objectId} on cluster ${clusterUid}`);
+    return json;
+  }
+
+  /**
+   * Namespace billing of some clusters: each namespace with its quantities per month, or, for one namespace of one
+   * of the clusters, its objects with theirs. A cluster not among them is 404.
+   */
+  async namespaceBilling(req: usageReportV1.NamespaceBillingRequest): Promise<string> {
+    const clusters = [...new Set(req.clusterUids.map((u) => checkUuid('clusterUids', u)))];
+    const base = this.db.table('usage_samples').whereIn('cluster_uid', clusters);
+    if (!req.clusterUid && !req.namespace) return groupedView(this.db, base, NAMESPACES_BILLING, MONTHLY);
+    const cluster = checkUuid('clusterID', req.clusterUid);
+    if (!clusters.includes(cluster)) throw new NotFoundError(`cluster ${req.clusterUid} is not one of the organization's`);
+    base.andWhere({ cluster_uid: cluster, namespace: req.namespace });
+    return withHeader({ clusterUID: cluster, namespace: req.namespace }, await groupedView(this.db, base, NAMESPACE_OBJECTS, MONTHLY));
+  }
+}
+
+/** A view's JSON object (Postgres's text, never `{}`) with the fields naming it put first, spliced in without parsing it. */
+function withHeader(header: object, json: string): string {
+  return `${JSON.stringify(header).slice(0, -1)},${json.slice(1)}`;
+}
