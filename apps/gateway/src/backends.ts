@@ -15,6 +15,7 @@ import {
   orgTokensV1,
   orgClaimsV1,
   outagesV1,
+  eventsV1,
 } from '@platform/proto';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
@@ -52,6 +53,8 @@ export interface Backends {
     billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
     /** System outages and their report (spec 4.6). */
     outages: PromiseClient<typeof outagesV1.SystemOutagesServiceService>;
+    /** The licensed-resource rows: resource history asked from the cluster, resource events (spec 4.6). */
+    events: PromiseClient<typeof eventsV1.ResourceEventsServiceService>;
   };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
@@ -108,6 +111,7 @@ export function connectBackends(config: GatewayConfig): Backends {
         opts('billing-dashboard'),
       ),
       outages: createClient(outagesV1.SystemOutagesServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
+      events: createClient(eventsV1.ResourceEventsServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
     },
     metricsproxy: {
       metricsproxy: createClient(metricsproxyV1.MetricsproxyServiceService, config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy')),

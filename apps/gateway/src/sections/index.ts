@@ -2,6 +2,7 @@ import type { Route } from '../route';
 import { authorizationRoutes } from './authorization/routes';
 import { clusterRoutes } from './clusters/routes';
 import { adminContractRoutes } from './contracts/admin';
+import { resourceEventRoutes } from './dashboard/events';
 import { systemOutageRoutes } from './dashboard/outages';
 import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
@@ -32,4 +33,5 @@ export const ROUTES: Route[] = [
   ...userContractRoutes,
   ...licenseRoutes,
   ...systemOutageRoutes,
+  ...resourceEventRoutes,
 ];

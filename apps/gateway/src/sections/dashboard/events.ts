@@ -1,0 +1,217 @@
+import { z } from 'zod';
+import type { eventsV1 } from '@platform/proto';
+import * as p from '../../params';
+import { sectionRoutes, type Route } from '../../route';
+import { clusterUuid } from '../contracts/form';
+
+// The licensed-resource rows of the admin billing dashboard (spec 4.6 `.../products/{productName}/resources`,
+// `events-histories`, `events/`, `events/raw-event`; docs/resource-events.md): billing-enabled deployments only,
+// site admins with view_licensed_users:site_admin, `org` required.
+
+const route = sectionRoutes({ section: '4.6', backend: 'billing-dashboard' });
+const PRODUCT_PATH = '/dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName';
+const access = {
+  auth: 'token' as const,
+  gate: 'billing' as const,
+  org: 'required' as const,
+  requires: [{ on: 'site' as const, permission: 'view_licensed_users:site_admin' as const }],
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+/** A JSON text of the backend as the free-form object it holds; null for none. */
+const objectOf = (json: string): Record<string, unknown> | null => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
+const FreeForm = z.record(z.string(), z.unknown());
+
+/** `{uid}/clusters/{cid}/licenses/{lid}/products/{productName}`: one licensed product of a user's license on a cluster. */
+export const LicensedProductParams = z.object({
+  uid: p.id,
+  // Cluster UIDs are stored lower-case; any case names the same cluster.
+  cid: clusterUuid.transform((s) => s.toLowerCase()).meta({ description: 'Cluster UID' }),
+  lid: p.segment,
+  productName: p.segment,
+});
+
+const refOf = (params: z.output<typeof LicensedProductParams>): eventsV1.LicensedProductRef => ({
+  userId: params.uid,
+  clusterUid: params.cid,
+  licenseId: params.lid,
+  product: params.productName,
+});
+
+const timestamp = z.string().meta({ description: 'RFC3339' });
+
+export const ResourceHistoryValue = z
+  .object({
+    resourceID: FreeForm.meta({ description: 'Identity of the object (group, kind, namespace, name, ...), free-form' }),
+    licenseID: z.string(),
+    version: z.number().int().meta({ description: 'Version within the key, from 1' }),
+    timestamp,
+  })
+  .meta({ id: 'ResourceHistoryValue' });
+
+export const ResourceHistoryList = z
+  .object({
+    items: z.array(
+      z.object({
+        key: z.string().meta({ description: 'Resource-history key: stable per object' }),
+        lastSeen: timestamp,
+        values: z.array(ResourceHistoryValue).meta({ description: 'Oldest first' }),
+      }),
+    ),
+  })
+  .meta({ id: 'ResourceHistoryList' });
+
+export const ClusterResourceTabularForm = z
+  .object({
+    key: z.string(),
+    version: z.number().int(),
+    timestamp,
+    partialResource: z.object({ partialObjectMeta: FreeForm.meta({ description: 'The object as metav1.PartialObjectMetadata' }) }),
+  })
+  .meta({ id: 'ClusterResourceTabularForm' });
+
+export const EventsReport = z
+  .object({
+    userID: z.number().int(),
+    clusterID: z.string(),
+    licenseID: z.string(),
+    group: z.string().meta({ description: 'The group filter, else the one group of every counted event, else empty' }),
+    resource: z.string().meta({ description: 'The resource filter, else the one resource of every counted event, else empty' }),
+    resourceID: FreeForm.nullable().meta({ description: 'Identity of the object when every counted event is of one key; else null' }),
+    totalEvents: z.number().int(),
+    eventsTimeHistories: z.array(timestamp).meta({ description: 'Event times, oldest first' }),
+    eventsDurationHours: z.number().meta({ description: 'Last minus first event time, in hours; 0 for fewer than two' }),
+    averageEventsPerHour: z.number().meta({ description: 'totalEvents / eventsDurationHours; 0 when the duration is 0' }),
+  })
+  .meta({ id: 'EventsReport' });
+
+const filter = z.string().max(255).optional();
+
+/** `lastDays`: an integer 1..14; absent: 14. */
+const lastDays = z
+  .string()
+  .optional()
+  .transform((text, ctx): number => {
+    if (text === undefined || text === '') return 14;
+    if (/^\d{1,2}$/.test(text) && Number(text) >= 1 && Number(text) <= 14) return Number(text);
+    ctx.addIssue({ code: 'custom', message: 'must be an integer from 1 to 14' });
+    return z.NEVER;
+  })
+  .meta({ type: 'integer', minimum: 1, maximum: 14, description: 'Days back from now; default 14' });
+
+/** An unsigned integer (a resource version). */
+const unsigned = z
+  .string({ error: 'is required' })
+  .regex(/^\d{1,15}$/, 'must be an unsigned integer')
+  .transform(Number)
+  .meta({ type: 'integer', minimum: 0 });
+
+const valueJson = (v: eventsV1.ResourceHistoryValue): z.input<typeof ResourceHistoryValue> => ({
+  resourceID: objectOf(v.resourceIdJson) ?? {},
+  licenseID: v.licenseId,
+  version: v.version,
+  timestamp: iso(v.timestampMs),
+});
+
+export const resourceEventRoutes: Route[] = [
+  route({
+    ...access,
+    method: 'get',
+    path: `${PRODUCT_PATH}/resources`,
+    summary: "A licensed product's resource history, asked live from the member cluster over the message bus",
+    params: LicensedProductParams,
+    query: z.object({ group: filter, resource: filter }),
+    handlerChecks: [
+      '404 when the cluster never reported the product under the license',
+      '504 naming the cluster when it does not answer in time; 503 when it declines or cannot answer',
+    ],
+    response: { status: 200, schema: ResourceHistoryList },
+    async handle({ params, query }, ctx) {
+      const { items } = await ctx.backends.billingDashboard.events.getResourceHistory({
+        product: refOf(params),
+        group: query.group ?? '',
+        resource: query.resource ?? '',
+      });
+      return { body: { items: items.map((i) => ({ key: i.key, lastSeen: iso(i.lastSeenMs), values: i.values.map(valueJson) })) } };
+    },
+  }),
+  route({
+    ...access,
+    method: 'get',
+    path: `${PRODUCT_PATH}/events-histories`,
+    summary: "A licensed product's events report: how many, when, over how many hours, how many an hour",
+    params: LicensedProductParams,
+    query: z.object({
+      group: filter,
+      resource: filter,
+      rid: z.string().max(1024).optional().meta({ description: 'Resource-history key of one object' }),
+    }),
+    response: { status: 200, schema: EventsReport },
+    async handle({ params, query }, ctx) {
+      const r = await ctx.backends.billingDashboard.events.getEventsReport({
+        product: refOf(params),
+        group: query.group ?? '',
+        resource: query.resource ?? '',
+        rid: query.rid ?? '',
+      });
+      return {
+        body: {
+          userID: params.uid,
+          clusterID: params.cid,
+          licenseID: params.lid,
+          group: r.group,
+          resource: r.resource,
+          resourceID: objectOf(r.resourceIdJson),
+          totalEvents: r.totalEvents,
+          eventsTimeHistories: r.eventTimesMs.map(iso),
+          eventsDurationHours: r.eventsDurationHours,
+          averageEventsPerHour: r.averageEventsPerHour,
+        },
+      };
+    },
+  }),
+  route({
+    ...access,
+    method: 'get',
+    path: `${PRODUCT_PATH}/events/`,
+    summary: "A licensed product's resource events of the last days, newest first",
+    params: LicensedProductParams,
+    query: z.object({ lastDays }),
+    response: { status: 200, schema: z.array(ClusterResourceTabularForm) },
+    async handle({ params, query }, ctx) {
+      const { events } = await ctx.backends.billingDashboard.events.listResourceEvents({
+        product: refOf(params),
+        lastDays: query.lastDays,
+      });
+      return {
+        body: events.map((e) => ({
+          key: e.key,
+          version: e.version,
+          timestamp: iso(e.timestampMs),
+          partialResource: { partialObjectMeta: objectOf(e.partialObjectMetaJson) ?? {} },
+        })),
+      };
+    },
+  }),
+  route({
+    ...access,
+    method: 'get',
+    path: `${PRODUCT_PATH}/events/raw-event`,
+    summary: 'One stored resource event of a licensed product: the value of (key, version)',
+    params: LicensedProductParams,
+    query: z.object({
+      key: z.string({ error: 'is required' }).min(1, 'is required').max(1024).meta({ description: 'Resource-history key' }),
+      version: unsigned.meta({ description: 'Version within the key' }),
+    }),
+    handlerChecks: ['404 when the product has no such event'],
+    response: { status: 200, schema: ResourceHistoryValue },
+    async handle({ params, query }, ctx) {
+      const value = await ctx.backends.billingDashboard.events.getRawEvent({
+        product: refOf(params),
+        key: query.key,
+        version: query.version,
+      });
+      return { body: valueJson(value) };
+    },
+  }),
+];
