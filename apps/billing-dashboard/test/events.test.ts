@@ -149,13 +149,15 @@ describe('licensed-resource events and the resource history (spec 4.6, docs/reso
 
     it('is 404 for a version, key or licensed product without that event', async () => {
       await expect(events.raw(PRODUCT, PG_KEY, 4)).rejects.toBeInstanceOf(NotFoundError);
+      // Versions count from 1: 0 is a valid unsigned integer that names no event.
+      await expect(events.raw(PRODUCT, PG_KEY, 0)).rejects.toBeInstanceOf(NotFoundError);
       await expect(events.raw(PRODUCT, 'kubedb.com/postgreses/db/other-license', 1)).rejects.toBeInstanceOf(NotFoundError);
       await expect(events.raw({ ...PRODUCT, product: 'productbackup' }, PG_KEY, 1)).rejects.toBeInstanceOf(NotFoundError);
     });
 
-    it('refuses a missing key, a version below 1 and a malformed licensed product (400)', async () => {
+    it('refuses a missing key, a negative version and a malformed licensed product (400)', async () => {
       await expect(events.raw(PRODUCT, '', 1)).rejects.toThrow(new InputError('key is required'));
-      await expect(events.raw(PRODUCT, PG_KEY, 0)).rejects.toBeInstanceOf(InputError);
+      await expect(events.raw(PRODUCT, PG_KEY, -1)).rejects.toThrow(new InputError('version must be an unsigned integer'));
       await expect(events.raw({ ...PRODUCT, clusterUid: 'not-a-uuid' }, PG_KEY, 1)).rejects.toThrow(/clusterUid/);
       await expect(events.raw({ ...PRODUCT, userId: 0 }, PG_KEY, 1)).rejects.toThrow(/userId/);
       await expect(events.recent(undefined, 1)).rejects.toBeInstanceOf(InputError);

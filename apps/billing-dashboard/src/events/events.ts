@@ -89,7 +89,7 @@ export class ResourceEvents {
   async raw(ref: eventsV1.LicensedProductRef | undefined, key: string, version: number): Promise<RawEventRow> {
     const p = licensedProduct(ref);
     if (!key) throw new InputError('key is required');
-    if (!Number.isSafeInteger(version) || version < 1) throw new InputError('version must be a positive integer');
+    if (!Number.isSafeInteger(version) || version < 0) throw new InputError('version must be an unsigned integer');
     const row = await this.store.raw(p, key, version);
     if (!row) throw new NotFoundError(`no event ${key} version ${version} of ${p.product} under license ${p.licenseId}`);
     return row;
