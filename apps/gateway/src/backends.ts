@@ -15,6 +15,7 @@ import {
   orgTokensV1,
   orgClaimsV1,
   outagesV1,
+  licensedV1,
   eventsV1,
 } from '@platform/proto';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
@@ -53,6 +54,8 @@ export interface Backends {
     billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
     /** System outages and their report (spec 4.6). */
     outages: PromiseClient<typeof outagesV1.SystemOutagesServiceService>;
+    /** Licensed users, clusters, licenses and products with their received times (spec 4.6). */
+    licensed: PromiseClient<typeof licensedV1.LicensedUsageServiceService>;
     /** The licensed-resource rows: resource history asked from the cluster, resource events (spec 4.6). */
     events: PromiseClient<typeof eventsV1.ResourceEventsServiceService>;
   };
@@ -111,6 +114,7 @@ export function connectBackends(config: GatewayConfig): Backends {
         opts('billing-dashboard'),
       ),
       outages: createClient(outagesV1.SystemOutagesServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
+      licensed: createClient(licensedV1.LicensedUsageServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
       events: createClient(eventsV1.ResourceEventsServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
     },
     metricsproxy: {

@@ -3,6 +3,7 @@ import { authorizationRoutes } from './authorization/routes';
 import { clusterRoutes } from './clusters/routes';
 import { adminContractRoutes } from './contracts/admin';
 import { resourceEventRoutes } from './dashboard/events';
+import { licensedRoutes } from './dashboard/licensed';
 import { systemOutageRoutes } from './dashboard/outages';
 import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
@@ -33,5 +34,6 @@ export const ROUTES: Route[] = [
   ...userContractRoutes,
   ...licenseRoutes,
   ...systemOutageRoutes,
+  ...licensedRoutes,
   ...resourceEventRoutes,
 ];
