@@ -13,6 +13,8 @@ import { licensedUsageService } from './licensed/service';
 import { Outages } from './outages/outages';
 import { systemOutagesService } from './outages/service';
 import { billingDashboardService } from './service';
+import { usageSummaryService } from './summary/service';
+import { UsageSummary } from './summary/usage-summary';
 import { usageReportService } from './usage-report/service';
 import { UsageReports } from './usage-report/usage-report';
 
@@ -53,6 +55,7 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
               billingDashboardService(svc.db!),
               systemOutagesService(new Outages(svc.db!)),
               licensedUsageService(new LicensedUsage(svc.db!)),
+              usageSummaryService(new UsageSummary(svc.db!), config.DEPLOYMENT_TYPE),
               usageReportService(new UsageReports(svc.db!)),
               // The resource history is asked live over the bus and its sealed answer verified like a report.
               resourceEventsService(new ResourceEvents(svc.db!, { bus: svc.bus!, accounts: lookup.directory })),

@@ -17,6 +17,7 @@ export * as licensingV1 from './gen/platform/contractslicensing/v1/licensing';
 export * as billingDashboardV1 from './gen/platform/billingdashboard/v1/billingdashboard';
 export * as outagesV1 from './gen/platform/billingdashboard/v1/outages';
 export * as licensedV1 from './gen/platform/billingdashboard/v1/licensed';
+export * as summaryV1 from './gen/platform/billingdashboard/v1/summary';
 export * as usageReportV1 from './gen/platform/billingdashboard/v1/usage_report';
 export * as eventsV1 from './gen/platform/billingdashboard/v1/events';
 export * as metricsproxyV1 from './gen/platform/metricsproxy/v1/metricsproxy';

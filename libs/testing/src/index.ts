@@ -1,3 +1,4 @@
 export { testPostgresUrl, testNatsUrl, createTestDatabase, MissingServiceError } from './services';
 export { eventually } from './eventually';
 export { startPrivateNats, freePort, type PrivateNats } from './private-nats';
+export { pdfText } from './pdf-text';
