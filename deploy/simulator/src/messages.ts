@@ -59,7 +59,7 @@ export function* licenseUsageOf(world: World, cluster: SimCluster, o: SimObject)
   }
 }
 
-/** The resource events of one object: version 1 at its creation, then one per quota change. */
+/** The resource events of one object: version 1 at its creation, then one per change (quota periods). */
 export function resourceEventsOf(world: World, cluster: SimCluster, o: SimObject): SimMessage[] {
   const { seed, org } = world.options;
   return o.quotas.map((q, i) => {

@@ -9,6 +9,8 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const MIB = 2 ** 20;
 const GIB = 2 ** 30;
+/** How long before the end of the period each object's last (quota-neutral) change happens. */
+const RECENT_CHANGE_MS = 2 * DAY;
 
 /** What the world is made of: everything that decides a simulation's messages. */
 export interface WorldOptions {
@@ -57,7 +59,7 @@ export interface SimObject {
   /** Resource-history key, the same for every version. */
   key: string;
   createdMs: number;
-  /** Quota periods: from `fromMs` on, these requests and limits hold (a change is a new resource version). */
+  /** Quota periods: from `fromMs` on, these requests and limits hold (each a new resource version; the last may change none). */
   quotas: { fromMs: number; cpu: number; memory: number; storage: number }[];
   /** Fraction of the request used on average. */
   load: number;
@@ -263,6 +265,11 @@ function licensedObject(
     const prev = quotas[quotas.length - 1];
     quotas.push({ fromMs: at, cpu: prev.cpu * 2, memory: prev.memory * 2, storage: prev.storage + rng.pick([5, 10]) * GIB * replicas });
   }
+  // A last change two days before the end that leaves the quota as it is (labels, annotations): objects keep
+  // changing, and the dashboard's events/ (the last 14 days at most, spec 4.6) has something to list.
+  const touched = createdMs + Math.floor((span - (createdMs - o.startMs) - RECENT_CHANGE_MS) / step) * step;
+  const last = quotas[quotas.length - 1];
+  if (touched > last.fromMs) quotas.push({ ...last, fromMs: touched });
   return {
     product: o.product,
     group: CATALOG[o.product].group,

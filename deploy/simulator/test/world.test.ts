@@ -127,6 +127,18 @@ describe('the simulated world', () => {
     }
   });
 
+  it('gives every object a last change in the last days of the period that leaves its quota as it was', () => {
+    const world = buildWorld(options());
+    for (const hub of world.hubs)
+      for (const o of [hub, ...hub.spokes].flatMap((c) => c.objects)) {
+        const [prev, last] = o.quotas.slice(-2);
+        // The dashboard's events/ lists the last 14 days at most: each object has an event there.
+        expect(world.endMs - last.fromMs).toBeLessThanOrEqual(3 * 86_400_000);
+        expect(last.fromMs).toBeGreaterThan(prev.fromMs);
+        expect({ ...last, fromMs: 0 }).toEqual({ ...prev, fromMs: 0 });
+      }
+  });
+
   it('refuses options out of range', () => {
     expect(() => buildWorld(options({ hubs: 0 }))).toThrow(/hubs/);
     expect(() => buildWorld(options({ sampleHours: 0 }))).toThrow(/sample-hours/);
