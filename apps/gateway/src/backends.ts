@@ -15,6 +15,7 @@ import {
   orgTokensV1,
   orgClaimsV1,
   outagesV1,
+  usageReportV1,
   licensedV1,
   eventsV1,
 } from '@platform/proto';
@@ -54,6 +55,8 @@ export interface Backends {
     billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
     /** System outages and their report (spec 4.6). */
     outages: PromiseClient<typeof outagesV1.SystemOutagesServiceService>;
+    /** Usage reports: generated months, the monthly usage views, quota history, namespace billing (spec 4.5). */
+    usageReport: PromiseClient<typeof usageReportV1.UsageReportServiceService>;
     /** Licensed users, clusters, licenses and products with their received times (spec 4.6). */
     licensed: PromiseClient<typeof licensedV1.LicensedUsageServiceService>;
     /** The licensed-resource rows: resource history asked from the cluster, resource events (spec 4.6). */
@@ -114,6 +117,7 @@ export function connectBackends(config: GatewayConfig): Backends {
         opts('billing-dashboard'),
       ),
       outages: createClient(outagesV1.SystemOutagesServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
+      usageReport: createClient(usageReportV1.UsageReportServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
       licensed: createClient(licensedV1.LicensedUsageServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
       events: createClient(eventsV1.ResourceEventsServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
     },

@@ -20,6 +20,7 @@ const SECTION_NAMES: Record<Route['section'], string> = {
   '4.1': '4.1 Authorization and custom roles',
   '4.3': '4.3 Contracts, admin',
   '4.4': '4.4 Contracts, user',
+  '4.5': '4.5 Usage reports',
   '4.6': '4.6 Admin billing dashboard',
   '4.8': '4.8 Site settings',
   '4.11': '4.11 License registration',

@@ -5,6 +5,8 @@ import { adminContractRoutes } from './contracts/admin';
 import { resourceEventRoutes } from './dashboard/events';
 import { licensedRoutes } from './dashboard/licensed';
 import { systemOutageRoutes } from './dashboard/outages';
+import { usageReportRoutes } from './dashboard/usage-report';
+import { namespaceBillingRoutes } from './billing/routes';
 import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
 import { licenseRoutes } from './licenses/routes';
@@ -34,6 +36,8 @@ export const ROUTES: Route[] = [
   ...userContractRoutes,
   ...licenseRoutes,
   ...systemOutageRoutes,
+  ...usageReportRoutes,
+  ...namespaceBillingRoutes,
   ...licensedRoutes,
   ...resourceEventRoutes,
 ];
