@@ -5,6 +5,7 @@ import { orgsTeams } from './20261122020000_orgs_teams';
 import { siteSettings } from './20261122030000_site_settings';
 import { orgTokens } from './20261122040000_org_tokens';
 import { scopedTokens } from './20261123000000_scoped_tokens';
+import { claimBackoff } from './20261123010000_claim_backoff';
 
 /** Every migration of the identity schema, oldest first. */
-export const migrations: Migration[] = [init, accounts, orgsTeams, siteSettings, orgTokens, outboxMigration('20261122050000_outbox'), scopedTokens];
+export const migrations: Migration[] = [init, accounts, orgsTeams, siteSettings, orgTokens, outboxMigration('20261122050000_outbox'), scopedTokens, claimBackoff];

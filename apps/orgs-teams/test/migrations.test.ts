@@ -94,6 +94,16 @@ describeMigrationRoundTrips('identity', migrations, {
       expect(await table(knex, schema, 'access_tokens').select('name', 'scope', 'scope_account_id')).toEqual([
         { name: 'cli', scope: '', scope_account_id: null },
       ]);
+      await table(knex, schema, 'org_claims').insert({ claim_id: '00000000-0000-4000-8000-000000000001', org_id: ORG });
+    },
+  },
+  '20261123010000_claim_backoff': {
+    async after(knex, schema) {
+      await expectIdentitySurvived(knex, schema);
+      // Claims made before have no backoff and are not flagged: claimable as they were.
+      expect(await table(knex, schema, 'org_claims').select('org_id', 'retry_after', 'flagged_claimable')).toEqual([
+        { org_id: ORG, retry_after: null, flagged_claimable: false },
+      ]);
     },
   },
 });

@@ -164,7 +164,7 @@ describe('OrganizationsService', () => {
       // root is an owner who stays a member through another team; alice is only an owner.
       for (const teamId of [owners.id, ops.id])
         await orgs.addTeamMember({ teamId, userId: users.root, username: '', conflictIfMember: true });
-      const { claimId } = await claims.createClaim({ orgId: org.id });
+      const { claimId } = await claims.createClaim({ orgId: org.id, backoffSeconds: 0, ifAbsent: false });
 
       await expect(whileAuthzFails(() => claims.claimOrg({ claimId, userId: users.bob }))).rejects.toMatchObject({ kind: 'unavailable' });
       expect(await memberLogins(owners.id)).toEqual(['alice', 'root']);
@@ -179,6 +179,33 @@ describe('OrganizationsService', () => {
       expect(has(`user:${users.alice}`, 'member', `team:${owners.id}`)).toBe(false);
       expect(has(`user:${users.root}`, 'member', `team:${owners.id}`)).toBe(false);
       await expect(claims.claimOrg({ claimId, userId: users.alice })).rejects.toMatchObject({ kind: 'conflict' });
+    } finally {
+      claims.close();
+    }
+  });
+
+  it('answers the claimable check of one claim: 429 with Retry-After during its backoff, 200 once flagged, 409 claimed, 404 unknown', async () => {
+    const claims = createClient(orgClaimsV1.OrgClaimsServiceService, app.address, { name: 'orgs-teams' });
+    try {
+      const org = await newOrg('bought');
+      const { claimId } = await claims.createClaim({ orgId: org.id, backoffSeconds: 600, ifAbsent: false });
+      const early = await claims.checkClaimable({ claimId }).catch((e) => e);
+      expect(early).toMatchObject({ kind: 'too-many-requests' });
+      expect(Number(early.headers['retry-after'])).toBeGreaterThan(590);
+      expect(Number(early.headers['retry-after'])).toBeLessThanOrEqual(600);
+
+      // A retried binding gets the same claim back; without if_absent a second claim is a conflict.
+      expect(await claims.createClaim({ orgId: org.id, backoffSeconds: 600, ifAbsent: true })).toEqual({ claimId, orgId: org.id });
+      await expect(claims.createClaim({ orgId: org.id, backoffSeconds: 0, ifAbsent: false })).rejects.toMatchObject({ kind: 'conflict' });
+
+      expect(await claims.markClaimable({ claimId })).toEqual({ isClaimable: true, claimId });
+      expect(await claims.checkClaimable({ claimId })).toEqual({ isClaimable: true, claimId });
+      await claims.claimOrg({ claimId, userId: users.bob });
+      await expect(claims.checkClaimable({ claimId })).rejects.toMatchObject({ kind: 'conflict' });
+      for (const unknown of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+        await expect(claims.checkClaimable({ claimId: unknown })).rejects.toMatchObject({ kind: 'not-found' });
+        await expect(claims.markClaimable({ claimId: unknown })).rejects.toMatchObject({ kind: 'not-found' });
+      }
     } finally {
       claims.close();
     }

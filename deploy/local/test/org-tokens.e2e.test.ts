@@ -105,7 +105,7 @@ describe('organization tokens and claims over HTTP', () => {
     expect((await api('root', 'POST', '/orgs', { username: 'standalone' })).status).toBe(201);
     const standalone = (await api('root', 'GET', '/orgs/standalone')).body;
     const claims = createClient(orgClaimsV1.OrgClaimsServiceService, harness.grpcAddress('orgs-teams'), { name: 'orgs-teams' });
-    const { claimId } = await claims.createClaim({ orgId: standalone.id });
+    const { claimId } = await claims.createClaim({ orgId: standalone.id, backoffSeconds: 0, ifAbsent: false });
     claims.close();
 
     expect((await api('claimer', 'GET', '/orgs/claim/')).status).toBe(403);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, InputError, NotFoundError } from '@platform/errors';
+import { ConflictError, InputError, NotFoundError, TooManyRequestsError } from '@platform/errors';
 import { isUniqueViolation, type Database, type Outbox } from '@platform/db';
 import type { orgClaimsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
@@ -41,15 +41,36 @@ export class OrgClaims {
     this.members = MembersStore.create(db);
   }
 
-  async create(orgId: number): Promise<orgClaimsV1.OrgClaim> {
+  async create(req: orgClaimsV1.CreateClaimRequest): Promise<orgClaimsV1.OrgClaim> {
+    const { orgId, backoffSeconds, ifAbsent } = req;
+    if (backoffSeconds < 0 || backoffSeconds > 7 * 86_400) throw new InputError('backoff_seconds must be between 0 and a week');
     await this.organizations.get(orgId);
     try {
-      const row = await this.claims.insert(randomUUID(), orgId);
+      const row = await this.claims.insert(randomUUID(), orgId, backoffSeconds);
       return { claimId: row.claim_id, orgId: row.org_id };
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`organization ${orgId} is already claimable`);
-      throw err;
+      if (!isUniqueViolation(err)) throw err;
+      const existing = ifAbsent ? await this.claims.ofOrg(orgId) : undefined;
+      if (existing) return { claimId: existing.claim_id, orgId: existing.org_id };
+      throw new ConflictError(`organization ${orgId} is already claimable`);
     }
+  }
+
+  /** Spec 4.9's claimable check of one claim: 404 unknown, 409 claimed, 429 while its backoff runs unless flagged. */
+  async check(claimId: string): Promise<orgClaimsV1.OrgClaimableCheck> {
+    const claim = UUID.test(claimId) ? await this.claims.withBackoff(claimId) : undefined;
+    if (!claim) throw new NotFoundError(`claim ${claimId} does not exist`);
+    if (claim.claimed_by !== null) throw new ConflictError(`claim ${claimId} has already been claimed`);
+    if (!claim.flagged_claimable && claim.backoff_left > 0) {
+      throw new TooManyRequestsError(`claim ${claimId} is not claimable yet; retry later`, claim.backoff_left);
+    }
+    return { isClaimable: true, claimId };
+  }
+
+  /** Flags a claim claimable now, whatever its backoff. */
+  async flag(claimId: string): Promise<orgClaimsV1.OrgClaimableCheck> {
+    if (!UUID.test(claimId) || !(await this.claims.flag(claimId))) throw new NotFoundError(`claim ${claimId} does not exist`);
+    return this.check(claimId);
   }
 
   async oldestClaimable(): Promise<orgClaimsV1.OrgClaimableCheck> {

@@ -7,8 +7,10 @@ import { OrgClaims } from './claims';
 export function orgClaimsService(db: Database, outbox: Outbox): ServiceBinding<typeof orgClaimsV1.OrgClaimsServiceService> {
   const claims = new OrgClaims(db, outbox);
   return bindService(orgClaimsV1.OrgClaimsServiceService, {
-    createClaim: (req) => claims.create(req.orgId),
+    createClaim: (req) => claims.create(req),
     claimOrg: (req, ctx) => claims.claim(req.claimId, req.userId, ctx),
     oldestClaimable: () => claims.oldestClaimable(),
+    checkClaimable: (req) => claims.check(req.claimId),
+    markClaimable: (req) => claims.flag(req.claimId),
   });
 }
