@@ -168,8 +168,15 @@ export function buildWorld(options: WorldOptions): World {
     const spokes: SimCluster[] = [];
     for (let s = 0; s < options.spokes; s++) {
       const r = new Rng(seed, 'hub', h, 'spoke', s);
-      const p = r.pick(PROVIDERS);
-      const reg = r.pick(REGIONS[p]);
+      let p = r.pick(PROVIDERS);
+      let reg = r.pick(REGIONS[p]);
+      // Every hub with spokes has a cluster on the hosted Kubernetes service, so the gks usage view (spec 4.5) has
+      // data: the last spoke moves to gks when no other cluster of the hub drew it (after the same draws as before,
+      // so the rest of the world stays as it was).
+      if (s === options.spokes - 1 && provider !== 'gks' && p !== 'gks' && !spokes.some((x) => x.state.provider === 'gks')) {
+        p = 'gks';
+        reg = REGIONS.gks[h % REGIONS.gks.length];
+      }
       const spokeName = unique(usedSpokeNames, `${PURPOSES[(s + h) % PURPOSES.length]}-${reg}`);
       spokes.push(
         cluster(options, r, {

@@ -82,6 +82,17 @@ describe('the simulated world', () => {
     expect(total).toBeLessThan(10_000);
   });
 
+  it('hosts a cluster of every hub with spokes on gks (the gks usage view), whatever the seed', () => {
+    for (const seed of [1, 2, 3, 7]) {
+      const world = buildWorld(options({ seed }));
+      for (const hub of world.hubs) expect([hub, ...hub.spokes].filter((c) => c.hosting === 'gks').length).toBeGreaterThan(0);
+    }
+    // No spokes: the hub keeps the provider it drew.
+    expect(buildWorld(options({ spokes: 0 })).hubs.map((h) => h.state.provider)).toEqual(
+      buildWorld(options()).hubs.map((h) => h.state.provider),
+    );
+  });
+
   it('gives each object back-to-back samples that end after they start and never overlap, within the period', () => {
     const world = buildWorld(options({ sampleHours: 5 }));
     const byObject = new Map<string, agentV1.UsageSample[]>();
