@@ -18,6 +18,7 @@ import {
   usageReportV1,
   licensedV1,
   eventsV1,
+  summaryV1,
 } from '@platform/proto';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
@@ -61,6 +62,8 @@ export interface Backends {
     licensed: PromiseClient<typeof licensedV1.LicensedUsageServiceService>;
     /** The licensed-resource rows: resource history asked from the cluster, resource events (spec 4.6). */
     events: PromiseClient<typeof eventsV1.ResourceEventsServiceService>;
+    /** The month's PDF usage summary (spec 4.5 download). */
+    summary: PromiseClient<typeof summaryV1.UsageSummaryServiceService>;
   };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
@@ -120,6 +123,7 @@ export function connectBackends(config: GatewayConfig): Backends {
       usageReport: createClient(usageReportV1.UsageReportServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
       licensed: createClient(licensedV1.LicensedUsageServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
       events: createClient(eventsV1.ResourceEventsServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
+      summary: createClient(summaryV1.UsageSummaryServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
     },
     metricsproxy: {
       metricsproxy: createClient(metricsproxyV1.MetricsproxyServiceService, config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy')),

@@ -5,6 +5,7 @@ import { adminContractRoutes } from './contracts/admin';
 import { resourceEventRoutes } from './dashboard/events';
 import { licensedRoutes } from './dashboard/licensed';
 import { systemOutageRoutes } from './dashboard/outages';
+import { summaryDownloadRoutes } from './dashboard/summary-download';
 import { usageReportRoutes } from './dashboard/usage-report';
 import { namespaceBillingRoutes } from './billing/routes';
 import { userContractRoutes } from './contracts/user';
@@ -37,6 +38,7 @@ export const ROUTES: Route[] = [
   ...licenseRoutes,
   ...systemOutageRoutes,
   ...usageReportRoutes,
+  ...summaryDownloadRoutes,
   ...namespaceBillingRoutes,
   ...licensedRoutes,
   ...resourceEventRoutes,
