@@ -210,25 +210,14 @@ class Table {
     this.heading = heading;
     // A heading, its note, the header and two rows stay together.
     this.room(ROW * 5);
-    this.doc
-      .font(BOLD)
-      .fontSize(11)
-      .fillColor('black')
-      .text(heading, MARGIN, this.doc.y, { width: pageWidth(this.doc), lineBreak: false });
-    this.doc.y += 14;
-    this.doc
-      .font(FONT)
-      .fontSize(8)
-      .fillColor(GREY)
-      .text(note, MARGIN, this.doc.y, { width: pageWidth(this.doc), lineBreak: false });
-    this.doc.y += 12;
+    this.line(heading, BOLD, 11, 'black', 14);
+    this.line(note, FONT, 8, GREY, 12);
     this.header();
   }
 
   row(cells: string[], font = FONT): void {
     if (this.room(ROW)) {
-      this.doc.font(ITALIC).fontSize(9).fillColor(GREY).text(`${this.heading} (continued)`, MARGIN, this.doc.y, { lineBreak: false });
-      this.doc.y += ROW;
+      this.line(`${this.heading} (continued)`, ITALIC, 9, GREY, ROW);
       this.header();
     }
     this.cells(cells, font, 'black');
@@ -236,6 +225,14 @@ class Table {
 
   end(): void {
     this.doc.y += 14;
+  }
+
+  /** One line across the page, cut to fit, and the space under it. */
+  private line(text: string, font: string, size: number, color: string, advance: number): void {
+    const width = pageWidth(this.doc);
+    this.doc.font(font).fontSize(size).fillColor(color);
+    this.doc.text(this.fit(text, width), MARGIN, this.doc.y, { width, lineBreak: false });
+    this.doc.y += advance;
   }
 
   private header(): void {
