@@ -298,6 +298,35 @@ const MATRIX: Record<string, Row> = {
   },
   'GET /dashboard/system-outages/report': { pass: ['siteadmin'] },
   'GET /dashboard/system-outages/tags': { pass: ['siteadmin'] },
+  // 4.6 licensed users, clusters, licenses and products — site admins (view_licensed_users:site_admin) only; an
+  // unknown user/cluster pair is 404 (through).
+  'GET /dashboard/users/': { pass: ['siteadmin'] },
+  'GET /dashboard/users/active': { pass: ['siteadmin'] },
+  'GET /dashboard/users/inactive': { pass: ['siteadmin'] },
+  'GET /dashboard/users/:uid/clusters/': { pass: ['siteadmin'], path: (f) => `/dashboard/users/${f.ids.owner}/clusters/` },
+  'GET /dashboard/users/:uid/clusters/active': { pass: ['siteadmin'], path: (f) => `/dashboard/users/${f.ids.owner}/clusters/active` },
+  'GET /dashboard/users/:uid/clusters/:cid': { pass: ['siteadmin'], path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}` },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/`,
+  },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/active': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/active`,
+  },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic`,
+  },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid/products/': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/`,
+  },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/productdb`,
+  },
+  'GET /dashboard/clusters/:cid/licenses/active': { pass: ['siteadmin'], path: () => `/dashboard/clusters/${CLUSTER}/licenses/active` },
 };
 
 /**

@@ -1,0 +1,300 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { registeredRoutesOn } from '@platform/app-gateway';
+import { testNatsUrl } from '@platform/testing';
+import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
+import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+
+/**
+ * The licensed users, clusters, licenses and products of the admin billing dashboard (spec 4.6,
+ * docs/billing-dashboard.md) over HTTP, on a billing-enabled hosted platform seeded with the demo (the seed of
+ * DEMO_SEED_MANIFEST, run in-process: its simulator reports license usage for the manifest's `usage` keys, and
+ * the demo contracts bind its clusters). Every row answers the manifest's data with the shapes of spec 2.5 (the
+ * harness validates each answer against the API document); then the 400, 401, 403 and 404 paths; and 404 with
+ * `{message}` where billing is disabled.
+ */
+
+type Usage = NonNullable<DemoManifest['usage']>;
+
+/** The rows of this suite, as the gateway registers them (the resources/events rows below a product are not). */
+const licensedRows = (env: Record<string, string>) =>
+  registeredRoutesOn(env).filter((r) => /^\/dashboard\/(users|clusters)\//.test(r.path) && !/:productName\/./.test(r.path));
+
+/** A row's path with the manifest's keys in it. */
+const fill = (p: string, u: Usage) =>
+  p.replace(':uid', String(u.uid)).replace(':cid', u.cid).replace(':lid', encodeURIComponent(u.lid)).replace(':productName', u.product);
+
+describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) on the demo data', () => {
+  let t: TestPlatform;
+  let seed: DemoSeed | undefined;
+  let manifest: DemoManifest;
+  let u: Usage;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'licensed-dashboard-e2e-'));
+  const withOrg = (p: string) => `${p}${p.includes('?') ? '&' : '?'}org=demo`;
+  const get = async (p: string, who = 'root') => t.api(who, 'GET', withOrg(p));
+  const ok = async (p: string) => {
+    const res = await get(p);
+    expect({ path: p, status: res.status }).toEqual({ path: p, status: 200 });
+    return res.body;
+  };
+  const user = () => `/dashboard/users/${u.uid}`;
+  const pair = () => `${user()}/clusters/${u.cid}`;
+  const license = () => `${pair()}/licenses/${encodeURIComponent(u.lid)}`;
+
+  beforeAll(async () => {
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', BILLING_ENABLED: 'true' });
+    const file = path.join(dir, 'demo.json');
+    const said: string[] = [];
+    seed = startDemoSeed(
+      {
+        DEMO_SEED_MANIFEST: file,
+        NATS_URL: await testNatsUrl(),
+        DATA_DIR: dir,
+        DEPLOYMENT_TYPE: 'Hosted',
+        PLATFORM_ADMIN_USERNAME: 'root',
+        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
+      },
+      t.platform,
+      (msg) => said.push(msg),
+    );
+    await seed!.done;
+    if (!fs.existsSync(file)) throw new Error(`the demo seed wrote no manifest:\n${said.join('\n')}`);
+    manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoManifest;
+    if (!manifest.usage) throw new Error(`the manifest has no usage:\n${said.join('\n')}`);
+    u = manifest.usage;
+    await t.signUp('mallory');
+  }, 600_000);
+  afterAll(async () => {
+    await seed?.stop();
+    await t?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the demo owner among the users who reported, and among the active ones only in a window that holds its reports', async () => {
+    const owner = {
+      username: manifest.owner.username,
+      userType: 'user',
+      email: `${manifest.owner.username}@example.com`,
+      userID: u.uid,
+      lastReceivedAt: expect.any(Number),
+    };
+    const all = await ok('/dashboard/users/');
+    expect(all).toContainEqual(owner);
+    const last = all.find((x: any) => x.userID === u.uid).lastReceivedAt;
+    expect(last).toBeGreaterThan(Date.UTC(Number(u.year), Number(u.month) - 1, 1) / 1000);
+    expect(last).toBeLessThanOrEqual(Date.now() / 1000);
+
+    // The default window is the last 180 days, which the demo's last months fall in; a date or a duration sets it.
+    expect(await ok('/dashboard/users/active')).toContainEqual(owner);
+    expect(await ok('/dashboard/users/active?limit=2000-01-01')).toContainEqual(owner);
+    expect(await ok('/dashboard/users/active?limit=876000h')).toContainEqual(owner);
+    const after = new Date((last + 86_400) * 1000).toISOString().slice(0, 10);
+    expect((await ok(`/dashboard/users/active?limit=${after}`)).map((x: any) => x.userID)).not.toContain(u.uid);
+  });
+
+  it('lists as inactive the user accounts that never reported, with lastReceivedAt 0, and no organization', async () => {
+    const inactive = await ok('/dashboard/users/inactive');
+    const logins = inactive.map((x: any) => x.username);
+    expect(logins).toEqual(expect.arrayContaining(['root', 'mallory']));
+    expect(logins).not.toContain(manifest.owner.username);
+    expect(logins).not.toContain(manifest.owner.org);
+    expect(inactive.find((x: any) => x.username === 'mallory')).toEqual({
+      username: 'mallory',
+      userType: 'user',
+      email: 'mallory@example.com',
+      userID: t.ids.mallory,
+      lastReceivedAt: 0,
+    });
+    expect(inactive.every((x: any) => x.userType === 'user' && x.lastReceivedAt === 0)).toBe(true);
+  });
+
+  it('answers the user’s clusters from the inventory, with the owner organization’s name', async () => {
+    const org = (await t.api('root', 'GET', `/orgs/${manifest.owner.org}`)).body;
+    const expected = {
+      id: expect.any(Number),
+      displayName: expect.any(String),
+      name: manifest.hub.name,
+      uid: u.cid,
+      ownerID: org.id,
+      ownerName: manifest.owner.org,
+      provider: expect.any(String),
+      kubernetesVersion: expect.any(String),
+      nodeCount: expect.any(Number),
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      status: expect.any(Object),
+    };
+    const clusters = await ok(`${user()}/clusters/`);
+    expect(clusters).toContainEqual(expected);
+    expect(clusters.find((c: any) => c.uid === u.cid).id).toBeGreaterThan(0);
+    // Only clusters of the demo: the hub and its spokes.
+    const demoClusters = [manifest.hub.uid, ...manifest.spokes.map((s) => s.uid)];
+    expect(clusters.every((c: any) => demoClusters.includes(c.uid))).toBe(true);
+    expect(await ok(pair())).toEqual(expected);
+    expect(await ok(`/dashboard/users/${u.uid}/clusters/${u.cid.toUpperCase()}`)).toEqual(expected);
+  });
+
+  it('answers the user’s active clusters with the number of active contracts binding each', async () => {
+    const active = await ok(`${user()}/clusters/active`);
+    const hub = active.find((c: any) => c.clusterID === u.cid);
+    expect(hub).toEqual({
+      username: manifest.owner.username,
+      clusterID: u.cid,
+      firstReceivedAt: expect.any(Number),
+      lastReceivedAt: expect.any(Number),
+      noOfAssociatedContracts: expect.any(Number),
+    });
+    // The demo organization's contract binds the hub and its spokes.
+    expect(hub.noOfAssociatedContracts).toBeGreaterThanOrEqual(1);
+    expect(hub.firstReceivedAt).toBeLessThanOrEqual(hub.lastReceivedAt);
+    expect(await ok(`${user()}/clusters/active?limit=2999-01-01`)).toEqual([]);
+  });
+
+  it('answers the licenses of the user on the cluster, one with what the cluster last reported about itself', async () => {
+    const plans = await ok(`${pair()}/licenses/`);
+    const plan = plans.find((l: any) => l.licenseID === u.lid);
+    // The simulator's licenses were not issued by this platform: the plan says what the reports tell.
+    expect(plan).toEqual({
+      uid: u.uid,
+      email: `${manifest.owner.username}@example.com`,
+      licenseID: u.lid,
+      clusters: expect.arrayContaining([u.cid]),
+      planName: '',
+      notBefore: 0,
+      notAfter: 0,
+      registeredAt: expect.any(Number),
+      createdAt: plan.registeredAt,
+      updatedAt: expect.any(Number),
+    });
+    expect(plan.registeredAt).toBeGreaterThan(0);
+    expect(plan.updatedAt).toBeGreaterThanOrEqual(plan.registeredAt);
+
+    const one = await ok(license());
+    expect(one.license).toEqual(plan);
+    expect(one.siteinfo).toMatchObject({ uid: u.cid, name: manifest.hub.name, hubUID: '', status: expect.any(Object) });
+    expect(one.siteinfo.observedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    const active = await ok(`${pair()}/licenses/active`);
+    expect(active).toContainEqual({
+      username: manifest.owner.username,
+      email: `${manifest.owner.username}@example.com`,
+      userId: u.uid,
+      licenseID: u.lid,
+      firstReceivedAt: plan.registeredAt,
+      lastReceivedAt: plan.updatedAt,
+    });
+    expect(await ok(`${pair()}/licenses/active?limit=2999-01-01`)).toEqual([]);
+  });
+
+  it('answers the products received under the license, all of them and one', async () => {
+    const product = {
+      userName: manifest.owner.username,
+      userType: 'user',
+      email: `${manifest.owner.username}@example.com`,
+      userID: u.uid,
+      clusterID: u.cid,
+      licenseID: u.lid,
+      productName: u.product,
+      firstReceivedAt: expect.any(Number),
+      lastReceivedAt: expect.any(Number),
+    };
+    const products = await ok(`${license()}/products/`);
+    expect(products).toContainEqual(product);
+    expect(await ok(`${license()}/products/${u.product}`)).toEqual(products.find((p: any) => p.productName === u.product));
+    expect(await ok(`${license()}/products/?limit=2999-01-01`)).toEqual([]);
+    const outside = await get(`${license()}/products/${u.product}?limit=2999-01-01`);
+    expect(outside.status).toBe(404);
+    expect(outside.body.message).toMatch(/since 2999-01-01/);
+  });
+
+  it('answers every user’s active licenses on a cluster', async () => {
+    const active = await ok(`/dashboard/clusters/${u.cid}/licenses/active`);
+    expect(active).toContainEqual({
+      username: manifest.owner.username,
+      email: `${manifest.owner.username}@example.com`,
+      userId: u.uid,
+      licenseID: u.lid,
+      firstReceivedAt: expect.any(Number),
+      lastReceivedAt: expect.any(Number),
+    });
+    expect(await ok(`/dashboard/clusters/${u.cid}/licenses/active?limit=2999-01-01`)).toEqual([]);
+    // A cluster nobody reported from has no licenses.
+    expect(await ok('/dashboard/clusters/00000000-0000-4000-8000-000000000000/licenses/active')).toEqual([]);
+  });
+
+  it('answers 404 with a message for an unknown user/cluster pair, license or product', async () => {
+    const stranger = `/dashboard/users/${t.ids.mallory}/clusters/${u.cid}`;
+    const nowhere = `${user()}/clusters/00000000-0000-4000-8000-000000000000`;
+    for (const p of [
+      stranger,
+      `${stranger}/licenses/`,
+      `${stranger}/licenses/active`,
+      `${stranger}/licenses/${encodeURIComponent(u.lid)}`,
+      nowhere,
+      `${nowhere}/licenses/`,
+      `${pair()}/licenses/no-such-license`,
+      `${pair()}/licenses/no-such-license/products/`,
+      `${license()}/products/no-such-product`,
+    ]) {
+      const res = await get(p);
+      expect({ path: p, status: res.status, message: typeof res.body?.message }).toEqual({ path: p, status: 404, message: 'string' });
+    }
+    // An unknown user has no clusters.
+    expect(await ok(`/dashboard/users/999999/clusters/`)).toEqual([]);
+  });
+
+  it('answers 400 with a message for a uid that is no integer, a cid that is no UUID, or a limit that is neither duration nor date', async () => {
+    for (const [p, why] of [
+      ['/dashboard/users/abc/clusters/', /uid/],
+      ['/dashboard/users/1.5/clusters/active', /uid/],
+      [`${user()}/clusters/not-a-uuid`, /cid/],
+      ['/dashboard/clusters/not-a-uuid/licenses/active', /cid/],
+      ['/dashboard/users/active?limit=30d', /limit/],
+      ['/dashboard/users/active?limit=2026-02-30', /limit/],
+      [`${user()}/clusters/active?limit=yesterday`, /limit/],
+      [`${license()}/products/?limit=-1h`, /limit/],
+    ] as const) {
+      const res = await get(p);
+      expect({ path: p, status: res.status }).toEqual({ path: p, status: 400 });
+      expect(res.body.message).toMatch(why);
+    }
+  });
+
+  it('is for site admins: 401 without a token, 403 for others (the demo owner too), 400 without org, on every row', async () => {
+    const rows = licensedRows({ BILLING_ENABLED: 'true' });
+    expect(rows).toHaveLength(12);
+    const owner = (await t.api(undefined, 'POST', `/users/${manifest.owner.username}/tokens`, { name: 'e2e' }, {
+      authorization: `Basic ${Buffer.from(`${manifest.owner.username}:${manifest.owner.password}`).toString('base64')}`,
+    })).body.sha1;
+    t.tokens.owner = owner;
+    for (const r of rows) {
+      const p = fill(r.path, u);
+      expect({ path: p, status: (await t.api(undefined, 'GET', withOrg(p))).status }).toEqual({ path: p, status: 401 });
+      expect({ path: p, status: (await get(p, 'mallory')).status }).toEqual({ path: p, status: 403 });
+      expect({ path: p, status: (await get(p, 'owner')).status }).toEqual({ path: p, status: 403 });
+      const noOrg = await t.api('root', 'GET', p);
+      expect({ path: p, status: noOrg.status }).toEqual({ path: p, status: 400 });
+      expect(noOrg.body.message).toMatch(/org/);
+    }
+  });
+});
+
+describe('licensed dashboard rows where billing is disabled', () => {
+  let t: TestPlatform;
+
+  beforeAll(async () => {
+    t = await bootTestPlatform({});
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  it('answers 404 with {message} on every row, to site admins too', async () => {
+    const rows = licensedRows({ BILLING_ENABLED: 'true' });
+    expect(rows).toHaveLength(12);
+    expect(licensedRows({})).toEqual([]);
+    const u = { uid: t.ids.root, cid: '00000000-0000-4000-8000-000000000000', lid: 'lic', product: 'productdb' } as Usage;
+    for (const r of rows) {
+      const res = await t.api('root', 'GET', `${fill(r.path, u)}?org=acme`);
+      expect({ route: r.path, status: res.status, message: typeof res.body?.message }).toEqual({ route: r.path, status: 404, message: 'string' });
+    }
+  });
+});
