@@ -186,6 +186,32 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
     expect(await ok(`${pair()}/licenses/active?limit=2999-01-01`)).toEqual([]);
   });
 
+  it('answers a license the platform issued with its contract’s plan, holder and validity', async () => {
+    // The demo's license for the hub (issued from the organization's contract), as if the hub had reported using it.
+    const issued = await t.platform.apps.get('contracts-licensing')!.ctx.db!.table('issued_licenses').where({ cluster_uid: u.cid }).first();
+    expect(issued).toBeDefined();
+    const reported = new Date(Date.now() - 3_600_000);
+    await t.platform.apps
+      .get('billing-dashboard')!
+      .ctx.db!.table('licensed_products')
+      .insert({ user_id: u.uid, cluster_uid: u.cid, license_id: issued.serial, product: u.product, first_received_at: reported, last_received_at: reported });
+    const org = (await t.api('root', 'GET', `/orgs/${manifest.owner.org}`)).body;
+    const one = await ok(`${pair()}/licenses/${issued.serial}`);
+    expect(one.license).toEqual({
+      uid: org.id,
+      email: expect.stringContaining('@'),
+      licenseID: issued.serial,
+      clusters: [u.cid],
+      planName: expect.stringMatching(/-enterprise$/),
+      notBefore: Math.floor(new Date(issued.issued_at).getTime() / 1000),
+      notAfter: Math.floor(new Date(issued.not_after).getTime() / 1000),
+      registeredAt: Math.floor(reported.getTime() / 1000),
+      createdAt: Math.floor(new Date(issued.issued_at).getTime() / 1000),
+      updatedAt: Math.floor(new Date(issued.issued_at).getTime() / 1000),
+    });
+    expect((await ok(`${pair()}/licenses/`)).map((l: any) => l.licenseID)).toEqual(expect.arrayContaining([issued.serial, u.lid]));
+  });
+
   it('answers the products received under the license, all of them and one', async () => {
     const product = {
       userName: manifest.owner.username,
