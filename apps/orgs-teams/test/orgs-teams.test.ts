@@ -193,10 +193,27 @@ describe('orgs-teams', () => {
       const { user: root } = await client.authenticateBasic({ username: 'root', password: 'correct horse battery' });
       const orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
       const org = await orgs
-        .createOrg({ creatorId: root!.id, username: 'paging-org', fullName: '', description: '', website: '', location: '', orgType: '', visibility: '', managerEndpoint: '' })
+        .createOrg({
+          creatorId: root!.id,
+          username: 'paging-org',
+          fullName: '',
+          description: '',
+          website: '',
+          location: '',
+          orgType: '',
+          visibility: '',
+          managerEndpoint: '',
+        })
         .finally(() => orgs.close());
       for (const login of ['pager1', 'pager2', 'pager3'])
-        await client.createUser({ username: login, email: `${login}@example.com`, password: 'password1', fullName: '', mustChangePassword: false, isAdmin: false });
+        await client.createUser({
+          username: login,
+          email: `${login}@example.com`,
+          password: 'password1',
+          fullName: '',
+          mustChangePassword: false,
+          isAdmin: false,
+        });
 
       const accounts = await client.getAccounts({ ids: [org.id, 999999, root!.id] });
       expect(accounts.users.map((u) => [u.login, u.type])).toEqual([

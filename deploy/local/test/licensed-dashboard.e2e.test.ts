@@ -194,7 +194,14 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
     await t.platform.apps
       .get('billing-dashboard')!
       .ctx.db!.table('licensed_products')
-      .insert({ user_id: u.uid, cluster_uid: u.cid, license_id: issued.serial, product: u.product, first_received_at: reported, last_received_at: reported });
+      .insert({
+        user_id: u.uid,
+        cluster_uid: u.cid,
+        license_id: issued.serial,
+        product: u.product,
+        first_received_at: reported,
+        last_received_at: reported,
+      });
     const org = (await t.api('root', 'GET', `/orgs/${manifest.owner.org}`)).body;
     const one = await ok(`${pair()}/licenses/${issued.serial}`);
     expect(one.license).toEqual({
@@ -289,9 +296,17 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
   it('is for site admins: 401 without a token, 403 for others (the demo owner too), 400 without org, on every row', async () => {
     const rows = licensedRows({ BILLING_ENABLED: 'true' });
     expect(rows).toHaveLength(12);
-    const owner = (await t.api(undefined, 'POST', `/users/${manifest.owner.username}/tokens`, { name: 'e2e' }, {
-      authorization: `Basic ${Buffer.from(`${manifest.owner.username}:${manifest.owner.password}`).toString('base64')}`,
-    })).body.sha1;
+    const owner = (
+      await t.api(
+        undefined,
+        'POST',
+        `/users/${manifest.owner.username}/tokens`,
+        { name: 'e2e' },
+        {
+          authorization: `Basic ${Buffer.from(`${manifest.owner.username}:${manifest.owner.password}`).toString('base64')}`,
+        },
+      )
+    ).body.sha1;
     t.tokens.owner = owner;
     for (const r of rows) {
       const p = fill(r.path, u);
@@ -320,7 +335,11 @@ describe('licensed dashboard rows where billing is disabled', () => {
     const u = { uid: t.ids.root, cid: '00000000-0000-4000-8000-000000000000', lid: 'lic', product: 'productdb' } as Usage;
     for (const r of rows) {
       const res = await t.api('root', 'GET', `${fill(r.path, u)}?org=acme`);
-      expect({ route: r.path, status: res.status, message: typeof res.body?.message }).toEqual({ route: r.path, status: 404, message: 'string' });
+      expect({ route: r.path, status: res.status, message: typeof res.body?.message }).toEqual({
+        route: r.path,
+        status: 404,
+        message: 'string',
+      });
     }
   });
 });

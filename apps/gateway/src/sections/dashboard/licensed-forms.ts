@@ -5,7 +5,11 @@ import { clusterJson } from '../clusters/presenters';
 // The shapes of spec 2.5 the licensed rows of the admin billing dashboard answer (spec 4.6, docs/billing-dashboard.md),
 // and how each is made of what the backends answer. Times are Unix seconds unless a field says RFC3339.
 
-const unixSeconds = (description: string) => z.number().int().meta({ description: `${description} (Unix seconds)` });
+const unixSeconds = (description: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${description} (Unix seconds)` });
 
 export const LicensedUserAPIForm = z
   .object({
@@ -47,7 +51,10 @@ export const ActiveClustersAPIForm = z
 
 export const LicensedPlan = z
   .object({
-    uid: z.number().int().meta({ description: 'License holder: the contract owner of a license the platform issued, else the reporting user' }),
+    uid: z
+      .number()
+      .int()
+      .meta({ description: 'License holder: the contract owner of a license the platform issued, else the reporting user' }),
     email: z.string(),
     licenseID: z.string(),
     clusters: z.array(z.string()).meta({ description: 'Cluster UIDs the license is for (issued) or was reported on' }),
@@ -126,7 +133,11 @@ export const clusterInfo = (
   status: c ? (JSON.parse(c.statusJson || '{}') as Record<string, unknown>) : {},
 });
 
-export const activeCluster = (e: licensedV1.LicensedEntry, user: User | undefined, contracts: number): z.input<typeof ActiveClustersAPIForm> => ({
+export const activeCluster = (
+  e: licensedV1.LicensedEntry,
+  user: User | undefined,
+  contracts: number,
+): z.input<typeof ActiveClustersAPIForm> => ({
   username: user?.login ?? '',
   clusterID: e.clusterUid,
   firstReceivedAt: e.firstReceivedUnix,

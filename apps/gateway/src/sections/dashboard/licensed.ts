@@ -88,8 +88,9 @@ async function userCluster(ctx: EdgeContext, uid: number, cid: string): Promise<
 
 /** The license as the user reported it on the cluster (all time, with its products and clusters); 404 when never. */
 async function userLicense(ctx: EdgeContext, uid: number, cid: string, lid: string): Promise<licensedV1.LicensedEntry> {
-  const [entry] = (await ctx.backends.billingDashboard.licensed.listClusterLicenses(query({ userId: uid, clusterUid: cid, licenseId: lid })))
-    .entries;
+  const [entry] = (
+    await ctx.backends.billingDashboard.licensed.listClusterLicenses(query({ userId: uid, clusterUid: cid, licenseId: lid }))
+  ).entries;
   if (!entry) throw new NotFoundError(`user ${uid} reported no license ${lid} on cluster ${cid}`);
   return entry;
 }
@@ -160,9 +161,7 @@ export const licensedRoutes = [
     summary: 'The user accounts (not organizations) that never reported a licensed product, by id',
     response: { status: 200, schema: z.array(LicensedUserAPIForm) },
     async handle(_input, ctx) {
-      const reported = new Set(
-        (await ctx.backends.billingDashboard.licensed.listLicensedUsers(query({}))).entries.map((e) => e.userId),
-      );
+      const reported = new Set((await ctx.backends.billingDashboard.licensed.listLicensedUsers(query({}))).entries.map((e) => e.userId));
       const inactive: z.input<typeof LicensedUserAPIForm>[] = [];
       // Keyset pages of 1,000 user accounts: one call per thousand accounts, each page one index range in orgs-teams.
       let afterId = 0;
