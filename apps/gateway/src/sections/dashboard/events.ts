@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { eventsV1 } from '@platform/proto';
-import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
-import { clusterUuid } from '../contracts/form';
+import { ProductParams } from './licensed';
 
 // The licensed-resource rows of the admin billing dashboard (spec 4.6 `.../products/{productName}/resources`,
 // `events-histories`, `events/`, `events/raw-event`; docs/resource-events.md): billing-enabled deployments only,
@@ -22,16 +21,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const objectOf = (json: string): Record<string, unknown> | null => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
 const FreeForm = z.record(z.string(), z.unknown());
 
-/** `{uid}/clusters/{cid}/licenses/{lid}/products/{productName}`: one licensed product of a user's license on a cluster. */
-export const LicensedProductParams = z.object({
-  uid: p.id,
-  // Cluster UIDs are stored lower-case; any case names the same cluster.
-  cid: clusterUuid.transform((s) => s.toLowerCase()).meta({ description: 'Cluster UID' }),
-  lid: p.segment,
-  productName: p.segment,
-});
-
-const refOf = (params: z.output<typeof LicensedProductParams>): eventsV1.LicensedProductRef => ({
+/** The licensed product the path names. */
+const refOf = (params: z.output<typeof ProductParams>): eventsV1.LicensedProductRef => ({
   userId: params.uid,
   clusterUid: params.cid,
   licenseId: params.lid,
@@ -119,7 +110,7 @@ export const resourceEventRoutes: Route[] = [
     method: 'get',
     path: `${PRODUCT_PATH}/resources`,
     summary: "A licensed product's resource history, asked live from the member cluster over the message bus",
-    params: LicensedProductParams,
+    params: ProductParams,
     query: z.object({ group: filter, resource: filter }),
     handlerChecks: [
       '404 when the cluster never reported the product under the license',
@@ -140,7 +131,7 @@ export const resourceEventRoutes: Route[] = [
     method: 'get',
     path: `${PRODUCT_PATH}/events-histories`,
     summary: "A licensed product's events report: how many, when, over how many hours, how many an hour",
-    params: LicensedProductParams,
+    params: ProductParams,
     query: z.object({
       group: filter,
       resource: filter,
@@ -175,7 +166,7 @@ export const resourceEventRoutes: Route[] = [
     method: 'get',
     path: `${PRODUCT_PATH}/events/`,
     summary: "A licensed product's resource events of the last days, newest first",
-    params: LicensedProductParams,
+    params: ProductParams,
     query: z.object({ lastDays }),
     response: { status: 200, schema: z.array(ClusterResourceTabularForm) },
     async handle({ params, query }, ctx) {
@@ -198,7 +189,7 @@ export const resourceEventRoutes: Route[] = [
     method: 'get',
     path: `${PRODUCT_PATH}/events/raw-event`,
     summary: 'One stored resource event of a licensed product: the value of (key, version)',
-    params: LicensedProductParams,
+    params: ProductParams,
     query: z.object({
       key: z.string({ error: 'is required' }).min(1, 'is required').max(1024).meta({ description: 'Resource-history key' }),
       version: unsigned.meta({ description: 'Version within the key' }),
