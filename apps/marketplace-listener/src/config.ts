@@ -1,10 +1,63 @@
 import { z } from 'zod';
-import { portVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { objectStorageEnv } from '@platform/object-storage';
+import { addressVar, portVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { parseCidrSetting, parseTrustedProxies } from './notifications/source-address';
 
-/** The webhook listener's settings: the common ones plus its own HTTP port and webhook secret. */
+/**
+ * The webhook listener's settings (docs/marketplaces.md): the common ones, its HTTP port, how notifications
+ * are authenticated, where the services it provisions subscribers through are, and the claimable check.
+ */
 export const listenerEnv = {
   ...serviceEnv,
   MARKETPLACE_HTTP_PORT: portVar.default(8081),
+  /** The secret the second and third providers send as `?secret=`; unset: their notifications are refused (403). */
   MARKETPLACE_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Source ranges of the first provider's notifications: a comma-separated CIDR list that replaces the shipped
+   * ranges, or, starting with `+`, extends them.
+   */
+  PROVIDERA_ALLOWED_CIDRS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseCidrSetting(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /**
+   * Peers whose X-Forwarded-For is believed (the gateway in front of the listener): comma-separated addresses,
+   * CIDRs or `loopback`. Unset: none, the client address is the socket's.
+   */
+  MARKETPLACE_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseTrustedProxies(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** The third provider's designated test installer, whose notifications need no secret. */
+  PROVIDERC_TEST_INSTALLER_ID: z.string().max(64).optional(),
+  /** The central marketplace server's listener root; when set the claimable check is asked there. */
+  MARKETPLACE_CENTRAL_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  /** Seconds after a binding during which the claimable check answers 429 (the buyer's installer is deploying). */
+  MARKETPLACE_CLAIM_BACKOFF_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Length in days of the contract a binding makes for the subscriber. */
+  MARKETPLACE_CONTRACT_DAYS: z.coerce.number().int().min(1).max(3660).default(365),
+  /** Seconds an installer download link stays valid. */
+  MARKETPLACE_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
+  /** The platform admin, who creates the standalone organizations of subscribers until they are claimed. */
+  PLATFORM_ADMIN_USERNAME: z.string().default('admin'),
+  ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
+  CONTRACTS_LICENSING_GRPC_ADDR: addressVar.default('127.0.0.1:50054'),
+  // Download links are signed like object URLs (docs/object-storage.md), with the same key.
+  OBJECT_STORAGE_URL: objectStorageEnv.OBJECT_STORAGE_URL,
+  OBJECT_STORAGE_SIGNING_KEY: objectStorageEnv.OBJECT_STORAGE_SIGNING_KEY,
 };
 export type ListenerConfig = ConfigOf<typeof listenerEnv>;

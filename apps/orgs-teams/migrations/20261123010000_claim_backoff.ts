@@ -11,7 +11,10 @@ export const claimBackoff: Migration = {
   async up(knex: Knex, schema: string) {
     await knex.schema.withSchema(schema).alterTable('org_claims', (t) => {
       t.timestamp('retry_after', { useTz: true }).nullable().comment('Until then the claimable check answers 429; null: no backoff');
-      t.boolean('flagged_claimable').notNullable().defaultTo(false).comment('Flagged claimable by its marketplace; the backoff no longer applies');
+      t.boolean('flagged_claimable')
+        .notNullable()
+        .defaultTo(false)
+        .comment('Flagged claimable by its marketplace; the backoff no longer applies');
     });
   },
   async down(knex: Knex, schema: string) {

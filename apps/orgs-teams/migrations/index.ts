@@ -8,4 +8,13 @@ import { scopedTokens } from './20261123000000_scoped_tokens';
 import { claimBackoff } from './20261123010000_claim_backoff';
 
 /** Every migration of the identity schema, oldest first. */
-export const migrations: Migration[] = [init, accounts, orgsTeams, siteSettings, orgTokens, outboxMigration('20261122050000_outbox'), scopedTokens, claimBackoff];
+export const migrations: Migration[] = [
+  init,
+  accounts,
+  orgsTeams,
+  siteSettings,
+  orgTokens,
+  outboxMigration('20261122050000_outbox'),
+  scopedTokens,
+  claimBackoff,
+];

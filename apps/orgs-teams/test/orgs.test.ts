@@ -302,4 +302,3 @@ describe('OrganizationsService', () => {
     await eventually(async () => (await read()) === 'elsewhere', 5_000);
   });
 });
-

@@ -327,6 +327,24 @@ const MATRIX: Record<string, Row> = {
     path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/productdb`,
   },
   'GET /dashboard/clusters/:cid/licenses/active': { pass: ['siteadmin'], path: () => `/dashboard/clusters/${CLUSTER}/licenses/active` },
+  // 4.6 licensed resources and events — site admins (view_licensed_users:site_admin) only; a product never
+  // reported is 404 for resources (no cluster is asked) and raw-event (through), the event lists are empty.
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName/resources': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/productdb/resources`,
+  },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName/events-histories': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/productdb/events-histories`,
+  },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName/events/': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/productdb/events/`,
+  },
+  'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName/events/raw-event': {
+    pass: ['siteadmin'],
+    path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/productdb/events/raw-event?key=k&version=1`,
+  },
 };
 
 /**

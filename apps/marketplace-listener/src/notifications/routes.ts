@@ -1,0 +1,200 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError } from '@platform/errors';
+import type { UrlSigner } from '@platform/object-storage';
+import type { EffectContext } from '@platform/db';
+import type { Logger } from '@platform/service-kit';
+import { buildArchive } from '../installers/archive';
+import type { MarketplaceListener } from '../subscriptions/listener';
+import type { OrgClaimableCheckResp } from '../subscriptions/claimable';
+import type { StoredAnswer } from '../subscriptions/subscriptions-store';
+import {
+  applicationRefOf,
+  bindingInfoOf,
+  BindingNotification,
+  eventKeyOf,
+  isPlainObject,
+  parse,
+  ProviderBNotification,
+  withoutSecrets,
+  type Marketplace,
+} from './payloads';
+
+/** What the notification routes are built from. */
+export interface NotificationDeps {
+  listener: MarketplaceListener;
+  log: Logger;
+  signer: UrlSigner;
+  /** MARKETPLACE_API_SECRET; unset: the second and third providers' notifications are refused. */
+  apiSecret?: string;
+  /** Whether the first provider may send from this address (false outside its ranges); undefined: dev run mode, any. */
+  providerASource?: (address: string | undefined) => boolean;
+  providerCTestInstaller?: string;
+  linkTtlSeconds: number;
+  claimable(claimId: string): Promise<OrgClaimableCheckResp>;
+}
+
+/** The object key download links are signed for. */
+const linkKey = (installerId: string) => `marketplace-installers/${installerId}`;
+
+/** Compares a presented secret with ours in constant time (digests first, so lengths do not leak either). */
+export function secretMatches(given: unknown, expected: string | undefined): boolean {
+  if (!expected || typeof given !== 'string') return false;
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Spec 4.9's routes below the listener root. Notification routes answer other methods than POST with 405. */
+export function notificationRoutes(deps: NotificationDeps): express.Router {
+  const api = express.Router();
+  const { listener, log } = deps;
+  /**
+   * The call the outbox applies a notification's effects for: a marketplace that hangs up cancels them (and
+   * the binding is taken back), and they end within the marketplaces' own timeout.
+   */
+  const callOf = (req: Request, res: Response): EffectContext => {
+    const ac = new AbortController();
+    res.once('close', () => ac.abort());
+    return { requestId: req.get('x-request-id'), signal: ac.signal, deadline: new Date(Date.now() + 30_000) };
+  };
+  const link = (req: Request, installerId: string) => {
+    const expires = Math.floor(Date.now() / 1000) + deps.linkTtlSeconds;
+    // req.protocol and req.get('host') follow X-Forwarded-* only from MARKETPLACE_TRUSTED_PROXIES.
+    const root = `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+    return `${root}/marketplaces/installers/${encodeURIComponent(installerId)}/archive?${deps.signer.query(linkKey(installerId), expires)}`;
+  };
+  const answerBinding = (req: Request, res: Response, answer: StoredAnswer) =>
+    res.status(answer.status).json({ link: link(req, answer.installerId!) });
+  /** Refused before anything is read or stored: the log says so, without the secret. */
+  const refuse = (marketplace: Marketplace, req: Request, why: string) => {
+    log.warn({ marketplace, address: req.ip, why }, 'marketplace notification refused');
+    return new NotAllowedError(why);
+  };
+  const postOnly = (path: string, handler: express.RequestHandler) => {
+    api.post(path, handler);
+    api.all(path, (req) => {
+      throw new MethodNotAllowedError(`${req.method} is not allowed here; notifications are POST only`);
+    });
+  };
+
+  postOnly('/marketplaces/providera/notification/resource', async (req, res) => {
+    if (deps.providerASource && !deps.providerASource(req.ip)) {
+      throw refuse('ProviderA', req, 'the notification does not come from an address of ProviderA');
+    }
+    const body = parse(BindingNotification, req.body, 'notification');
+    const binding = bindingInfoOf(body.bindingInfo, 'ProviderA', { requireOptions: true });
+    const answer = await listener.bind(
+      {
+        key: {
+          marketplace: 'ProviderA',
+          subscriptionId: binding.installerId,
+          eventType: body.eventType ?? '',
+          eventKey: eventKeyOf(body.eventTime, req.body),
+        },
+        eventTime: body.eventTime ? new Date(body.eventTime) : undefined,
+        binding,
+        billingDetails: binding.providerAAccountID ? { providerAAccountID: binding.providerAAccountID } : {},
+        data: withoutSecrets(req.body),
+      },
+      callOf(req, res),
+    );
+    answerBinding(req, res, answer);
+  });
+
+  postOnly('/marketplaces/providerb/notification/resource', async (req, res) => {
+    if (!secretMatches(req.query.secret, deps.apiSecret)) throw refuse('ProviderB', req, 'the secret does not match');
+    const body = parse(ProviderBNotification, req.body, 'notification');
+    const app = applicationRefOf(body.applicationId);
+    const key = {
+      marketplace: 'ProviderB' as const,
+      subscriptionId: app.subscriptionId,
+      eventType: body.eventType,
+      eventKey: eventKeyOf(body.eventTime, req.body),
+    };
+    const billingDetails = {
+      applicationId: body.applicationId,
+      managedResourceGroupId: app.managedResourceGroupId,
+      resourceIdParts: app.resourceIdParts,
+      ...(body.billingDetails?.resourceUsageId ? { resourceUsageId: body.billingDetails.resourceUsageId } : {}),
+      ...(body.plan ? { plan: body.plan } : {}),
+    };
+    const data = withoutSecrets({ ...req.body, managedResourceGroupId: app.managedResourceGroupId, resourceIdParts: app.resourceIdParts });
+    const eventTime = body.eventTime ? new Date(body.eventTime) : undefined;
+    if (body.eventType === 'BIND') {
+      const binding = bindingInfoOf(body.bindingInfo, 'ProviderB');
+      answerBinding(req, res, await listener.bind({ key, eventTime, binding, billingDetails, plan: body.plan, data }, callOf(req, res)));
+      return;
+    }
+    if (!body.provisioningState) throw new InputError(`invalid notification: provisioningState is required for ${body.eventType}`);
+    await listener.recordState({ key, eventTime, provisioningState: body.provisioningState, billingDetails, data }, callOf(req, res));
+    res.status(200).end();
+  });
+
+  postOnly('/marketplaces/providerc/notification/resource', async (req, res) => {
+    // Only the designated test installer may come without the secret (the marketplace's own listing test).
+    const named = isPlainObject(req.body) && isPlainObject(req.body.bindingInfo) ? req.body.bindingInfo.installerId : undefined;
+    const testInstaller = deps.providerCTestInstaller !== undefined && named === deps.providerCTestInstaller;
+    if (!testInstaller && !secretMatches(req.query.secret, deps.apiSecret)) throw refuse('ProviderC', req, 'the secret does not match');
+    const body = parse(BindingNotification, req.body, 'notification');
+    const binding = bindingInfoOf(body.bindingInfo, 'ProviderC');
+    const answer = await listener.bind(
+      {
+        key: {
+          marketplace: 'ProviderC',
+          subscriptionId: binding.installerId,
+          eventType: body.eventType ?? '',
+          eventKey: eventKeyOf(body.eventTime, req.body),
+        },
+        eventTime: body.eventTime ? new Date(body.eventTime) : undefined,
+        binding,
+        billingDetails: {},
+        data: withoutSecrets(req.body),
+      },
+      callOf(req, res),
+    );
+    answerBinding(req, res, answer);
+  });
+
+  api.get('/marketplaces/standalone-organizations/:claimID/claimable', async (req, res) => {
+    res.json(await deps.claimable(String(req.params.claimID)));
+  });
+
+  // The `{link}` of a binding: the installer archive, for as long as the signature holds.
+  api.get('/marketplaces/installers/:id/archive', async (req, res) => {
+    const id = String(req.params.id);
+    const check = deps.signer.verify(linkKey(id), req.query.expires, req.query.signature);
+    if (check === 'invalid') throw new NotAllowedError('the download link is not validly signed');
+    if (check === 'expired') throw new NotAllowedError('the download link has expired');
+    const installer = await listener.installers.get(id);
+    if (!installer?.binding || !installer.subscription_id || !installer.bound_at) throw new NotFoundError(`installer ${id} is not bound`);
+    const archive = await buildArchive({
+      installerId: installer.id,
+      marketplace: installer.marketplace,
+      subscriptionId: installer.subscription_id,
+      options: installer.options,
+      binding: installer.binding,
+      boundAt: installer.bound_at,
+    });
+    res
+      .status(200)
+      .set({
+        'content-type': 'application/gzip',
+        'content-disposition': `attachment; filename="${installer.id}.tar.gz"`,
+        'cache-control': 'private, no-store',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(archive);
+  });
+
+  return api;
+}
+
+/** What body-parser throws for a malformed or oversized body, as the webhook's 400 / 413. */
+export function bodyError(err: unknown): Error | undefined {
+  const type = (err as { type?: unknown })?.type;
+  if (type === 'entity.parse.failed') return new InputError('the notification is not valid JSON');
+  if (type === 'entity.too.large') return new InputError('the notification is too large (at most 256 KiB)');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported')
+    return new InputError('the notification’s encoding is not supported');
+  return undefined;
+}

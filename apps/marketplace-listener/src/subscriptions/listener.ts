@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError, HTTP_STATUS_OF, InputError, NotAllowedError } from '@platform/errors';
+import { isUniqueViolation, type Database, type EffectContext, type EffectHandler, type Outbox } from '@platform/db';
+import type { Logger } from '@platform/service-kit';
+import { hashAdminPassword, type StoredBinding } from '../installers/archive';
+import { InstallersStore, type InstallerRow } from '../installers/installers-store';
+import { isPlainObject, MARKETPLACES, type BindingInfo, type Marketplace } from '../notifications/payloads';
+import { actorOf, type SubscriberDirectory } from './subscribers';
+import {
+  SubscriptionsStore,
+  type AuditEntry,
+  type NotificationKey,
+  type StoredAnswer,
+  type SubscriptionRow,
+  type SubscriptionState,
+} from './subscriptions-store';
+
+/** A notification that binds an installer: the first and third providers', and the second's BIND. */
+export interface BindRequest {
+  key: NotificationKey & { marketplace: Marketplace };
+  eventTime?: Date;
+  binding: BindingInfo;
+  /** Provider detail kept on the subscription (never a secret). */
+  billingDetails: Record<string, unknown>;
+  /** The plan the marketplace names (second provider): product, and name for the contract. */
+  plan?: { product?: string; name?: string };
+  /** The notification without secrets, for the audit log. */
+  data: unknown;
+}
+
+/** A second-provider PUT or DELETE: a provisioning state to record. */
+export interface StateRequest {
+  key: NotificationKey & { marketplace: Marketplace };
+  eventTime?: Date;
+  provisioningState: string;
+  billingDetails: Record<string, unknown>;
+  data: unknown;
+}
+
+/** Provisioning states of the second provider to subscription states (spec 4.9 via issue 14). */
+const STATE_OF: Record<'PUT' | 'DELETE', Record<string, SubscriptionState>> = {
+  PUT: { Accepted: 'Pending', Succeeded: 'Running', Failed: 'Failed' },
+  DELETE: { Deleting: 'Deleting', Deleted: 'Deleted', Failed: 'DeletionFailed' },
+};
+
+/** Effect kinds of the listener's outbox. */
+const SUBSCRIBER = 'subscriber';
+const REVOKE_CONTRACTS = 'revoke-contracts';
+const FLAG_CLAIM = 'flag-claim';
+
+interface SubscriberEffect {
+  op: 'provision' | 'deprovision';
+  marketplace: Marketplace;
+  subscriptionId: string;
+  product: string;
+  contractName: string;
+  backoffSeconds: number;
+}
+
+/** What a binding changed, so it can be taken back when provisioning the subscriber fails. */
+interface BindChange {
+  previous?: SubscriptionRow;
+}
+
+/**
+ * The webhook listener's rules (spec 4.9, docs/marketplaces.md): installers bound once, subscriptions and
+ * their states, exactly-once effects for redelivered and racing notifications, and the audit log.
+ */
+export class MarketplaceListener {
+  readonly installers: InstallersStore;
+  private readonly subscriptions: SubscriptionsStore;
+  private outbox!: Outbox;
+
+  constructor(
+    private readonly db: Database,
+    private readonly directory: SubscriberDirectory,
+    private readonly log: Logger,
+    private readonly opts: { claimBackoffSeconds: number },
+  ) {
+    this.installers = InstallersStore.create(db);
+    this.subscriptions = SubscriptionsStore.create(db);
+  }
+
+  /** The outbox effects: provisioning the subscriber elsewhere, revoking its contracts, flagging its claim. */
+  effects(): Record<string, EffectHandler> {
+    const subscriber: EffectHandler<SubscriberEffect> = {
+      apply: async (e, call) => {
+        if (e.op === 'deprovision') return this.directory.deprovision(e, call);
+        const current = await this.subscriptions.get(e.marketplace, e.subscriptionId);
+        // The binding was taken back meanwhile: there is nothing to provision for.
+        if (!current?.bounded_installer_id) return;
+        const done = await this.directory.provision({ ...e, flagged: current.state === 'Running' }, call);
+        await this.subscriptions.update(e.marketplace, e.subscriptionId, {
+          subscriber_id: done.subscriberId,
+          requester_id: done.requesterId,
+          claim_id: done.claimId,
+          contract_ids: done.contractIds,
+        });
+      },
+      invert: (e) => ({ ...e, op: e.op === 'provision' ? 'deprovision' : 'provision' }),
+    };
+    const revoke: EffectHandler<{ contractIds: number[]; actor: string }> = {
+      apply: (e, call) => this.directory.revokeContracts(e.contractIds, e.actor, call),
+    };
+    const flag: EffectHandler<{ claimId: string }> = { apply: (e, call) => this.directory.flagClaim(e.claimId, call) };
+    return { [SUBSCRIBER]: subscriber, [REVOKE_CONTRACTS]: revoke, [FLAG_CLAIM]: flag };
+  }
+
+  /** Hands the listener its outbox (opened over `effects()`). */
+  useOutbox(outbox: Outbox): void {
+    this.outbox = outbox;
+  }
+
+  /** Prepares an installer (the site-admin route, beyond the spec; the demo seed). */
+  async createInstaller(marketplace: string, optionsJson: string, actor: string): Promise<InstallerRow> {
+    if (!MARKETPLACES.includes(marketplace as Marketplace)) throw new InputError('marketplace must be ProviderA, ProviderB or ProviderC');
+    if (Buffer.byteLength(optionsJson || '{}') > 16_384) throw new InputError('options must be at most 16 KiB of JSON');
+    let options: unknown;
+    try {
+      options = JSON.parse(optionsJson || '{}');
+    } catch {
+      throw new InputError('options must be a JSON object');
+    }
+    if (!isPlainObject(options)) throw new InputError('options must be a JSON object');
+    if (options.product !== undefined) await this.checkProduct(options.product, 'options.product');
+    return this.installers.insert({ id: randomUUID(), marketplace, options, created_by: actor.slice(0, 64) });
+  }
+
+  /**
+   * Binds an installer to a subscription (created, or updated when the marketplace announced it before) and
+   * provisions the subscriber: the standalone organization, its claim and a contract. A redelivery answers
+   * as the first delivery did and changes nothing; of two bindings racing for one installer one wins, the
+   * other is 403. When provisioning fails the binding is taken back, so a failure leaves nothing behind.
+   */
+  async bind(req: BindRequest, call?: EffectContext): Promise<StoredAnswer> {
+    const { key, binding } = req;
+    const replay = await this.replayed(key, req.data);
+    if (replay) return replay;
+    const audit = (status: AuditEntry['status'], description: string, httpStatus: number) =>
+      this.audit({ ...this.entry(key, req.data, httpStatus), status, description });
+    try {
+      const installer = await this.installers.get(binding.installerId);
+      if (!installer) throw new InputError(`invalid binding info: installer ${binding.installerId} does not exist`);
+      if (installer.marketplace !== key.marketplace) {
+        throw new InputError(`invalid binding info: installer ${binding.installerId} is not an installer of ${key.marketplace}`);
+      }
+      if (installer.subscription_id !== null) throw new NotAllowedError(`installer ${binding.installerId} is already bound`);
+      const product = await this.productOf(binding, installer, req.plan);
+      const stored: StoredBinding = {
+        clusterId: binding.clusterId,
+        adminUsername: binding.adminUsername ?? 'admin',
+        adminPasswordHash: binding.adminPassword ? hashAdminPassword(binding.adminPassword) : '',
+        domainWhiteList: binding.domainWhiteList ?? [],
+        ...(binding.providerAAccountID ? { providerAAccountID: binding.providerAAccountID } : {}),
+        options: binding.options ?? {},
+      };
+      const answer: StoredAnswer = { status: 200, installerId: installer.id };
+      await this.outbox.run<BindChange>(
+        async (trx, stage) => {
+          await this.subscriptions.recordAnswer(key, answer, trx);
+          const previous = await this.subscriptions.get(key.marketplace, key.subscriptionId, trx);
+          if (previous?.bounded_installer_id) {
+            throw new NotAllowedError(`subscription ${key.subscriptionId} is already bound to installer ${previous.bounded_installer_id}`);
+          }
+          if (!(await this.installers.bind(installer.id, key.subscriptionId, stored, trx))) {
+            throw new NotAllowedError(`installer ${installer.id} is already bound`);
+          }
+          const change = {
+            bounded_installer_id: installer.id,
+            billing_details: { ...previous?.billing_details, ...req.billingDetails },
+            last_event_at: latest(previous?.last_event_at, req.eventTime),
+          };
+          // A deployment the marketplace already reported running stays Running; otherwise it is now Bounded.
+          const state: SubscriptionState = previous?.state === 'Running' ? 'Running' : 'Bounded';
+          if (previous) await this.subscriptions.update(key.marketplace, key.subscriptionId, { ...change, state }, trx);
+          else await this.subscriptions.insert(key.marketplace, key.subscriptionId, { ...change, state }, trx);
+          stage(SUBSCRIBER, {
+            op: 'provision',
+            marketplace: key.marketplace,
+            subscriptionId: key.subscriptionId,
+            product,
+            contractName: contractName(key.marketplace, key.subscriptionId, req.plan?.name),
+            backoffSeconds: this.opts.claimBackoffSeconds,
+          } satisfies SubscriberEffect);
+          return { previous };
+        },
+        {
+          call,
+          undo: async (trx, change) => {
+            await this.subscriptions.forgetAnswer(key, trx);
+            await this.installers.unbind(installer.id, key.subscriptionId, trx);
+            if (change.previous) await this.subscriptions.restore(change.previous, trx);
+            else await this.subscriptions.delete(key.marketplace, key.subscriptionId, trx);
+          },
+        },
+      );
+      await audit('Succeeded', `installer ${installer.id} bound to subscription ${key.subscriptionId}`, 200);
+      return answer;
+    } catch (err) {
+      // The same delivery committed by a racing request first: answer as it was answered.
+      if (isUniqueViolation(err)) {
+        const again = await this.replayed(key, req.data);
+        if (again) return again;
+      }
+      await audit('Failed', failureText(err), statusOf(err));
+      throw err;
+    }
+  }
+
+  /**
+   * A second-provider PUT or DELETE: the provisioning state becomes the subscription's state. A PUT makes the
+   * subscription when it is new; a DELETE of an unknown one is 403, and revokes the subscription's contracts.
+   * A notification older than the newest one applied is answered but changes nothing.
+   */
+  async recordState(req: StateRequest, call?: EffectContext): Promise<StoredAnswer> {
+    const { key } = req;
+    const event = key.eventType as 'PUT' | 'DELETE';
+    const entry = (httpStatus: number) => this.entry(key, req.data, httpStatus);
+    const state = STATE_OF[event][req.provisioningState];
+    if (!state) {
+      const err = new InputError(`provisioningState must be one of ${Object.keys(STATE_OF[event]).join(', ')} for ${event}`);
+      await this.audit({ ...entry(400), status: 'Failed', description: err.message });
+      throw err;
+    }
+    const replay = await this.replayed(key, req.data);
+    if (replay) return replay;
+    const answer: StoredAnswer = { status: 200 };
+    try {
+      const outcome = await this.outbox.run(
+        async (trx, stage) => {
+          await this.subscriptions.recordAnswer(key, answer, trx);
+          const current = await this.subscriptions.get(key.marketplace, key.subscriptionId, trx);
+          if (!current && event === 'DELETE') throw new NotAllowedError(`subscription ${key.subscriptionId} does not exist`);
+          if (current?.last_event_at && req.eventTime && req.eventTime < current.last_event_at) return 'stale' as const;
+          const billing_details = { ...current?.billing_details, ...req.billingDetails };
+          const last_event_at = latest(current?.last_event_at, req.eventTime);
+          if (current) await this.subscriptions.update(key.marketplace, key.subscriptionId, { state, billing_details, last_event_at }, trx);
+          else await this.subscriptions.insert(key.marketplace, key.subscriptionId, { state, billing_details, last_event_at }, trx);
+          if (event === 'DELETE' && current!.contract_ids.length > 0) {
+            stage(REVOKE_CONTRACTS, { contractIds: current!.contract_ids, actor: actorOf(key.marketplace) });
+          }
+          if (state === 'Running' && current?.claim_id) stage(FLAG_CLAIM, { claimId: current.claim_id });
+          return 'applied' as const;
+        },
+        { call },
+      );
+      await this.audit(
+        outcome === 'stale'
+          ? { ...entry(200), status: 'Ignored', description: `older than the newest notification applied; state left as it was` }
+          : { ...entry(200), status: 'Succeeded', description: `${event} ${req.provisioningState}: subscription ${state}` },
+      );
+      return answer;
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        const again = await this.replayed(key, req.data);
+        if (again) return again;
+      }
+      await this.audit({ ...entry(statusOf(err)), status: 'Failed', description: failureText(err) });
+      throw err;
+    }
+  }
+
+  /** Writes an audit entry; a failure to do so is logged, never the notification's answer. */
+  async audit(entry: AuditEntry): Promise<void> {
+    await this.subscriptions
+      .audit(entry)
+      .catch((err) => this.log.error({ err, marketplace: entry.marketplace }, 'could not write a marketplace audit event'));
+  }
+
+  /** The stored answer of an earlier delivery, audited as a replay. */
+  private async replayed(key: NotificationKey, data: unknown): Promise<StoredAnswer | undefined> {
+    const answer = await this.subscriptions.answered(key);
+    if (answer)
+      await this.audit({
+        ...this.entry(key, data, answer.status),
+        status: 'Replayed',
+        description: 'redelivery of a notification already answered; nothing changed',
+      });
+    return answer;
+  }
+
+  private entry(key: NotificationKey, data: unknown, httpStatus: number): Omit<AuditEntry, 'status' | 'description'> {
+    return {
+      marketplace: key.marketplace,
+      subscriptionId: key.subscriptionId,
+      operationType: key.eventType || 'BIND',
+      data: { notification: data, httpStatus },
+    };
+  }
+
+  /** The contract's product: the binding's options, else the installer's, else the plan's; one of the catalog (400). */
+  private async productOf(binding: BindingInfo, installer: InstallerRow, plan?: { product?: string }): Promise<string> {
+    const named = binding.options?.product ?? installer.options.product ?? plan?.product;
+    if (named === undefined)
+      throw new InputError('invalid binding info: no product (bindingInfo.options.product, or the installer’s options)');
+    return this.checkProduct(named, 'product');
+  }
+
+  private async checkProduct(product: unknown, field: string): Promise<string> {
+    if (typeof product !== 'string' || !(await this.directory.isProduct(product))) {
+      throw new InputError(`invalid binding info: ${field} ${JSON.stringify(product)} is not a product of the catalog`);
+    }
+    return product;
+  }
+}
+
+const latest = (a: Date | null | undefined, b: Date | undefined): Date | null => (a && b ? (a > b ? a : b) : (a ?? b ?? null));
+
+const contractName = (marketplace: string, subscriptionId: string, plan?: string) =>
+  `${marketplace} subscription ${subscriptionId}${plan ? ` (${plan})` : ''}`.slice(0, 255);
+
+const statusOf = (err: unknown) => (err instanceof DomainError ? HTTP_STATUS_OF[err.kind] : 500);
+
+/** An error as the audit log says it: a domain error's message, or "internal error" (details go to the log). */
+const failureText = (err: unknown) =>
+  err instanceof DomainError && err.kind !== 'internal' ? err.message : 'internal error while provisioning';
