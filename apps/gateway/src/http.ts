@@ -79,6 +79,12 @@ export function createGatewayHttp(opts: {
         xfwd: true,
         proxyTimeout: config.BACKEND_DEADLINE_MS,
         on: {
+          // The listener believes X-Forwarded-For from us only (MARKETPLACE_TRUSTED_PROXIES): it gets the client
+          // as TRUST_PROXY lets us see it, never a header the client made up.
+          proxyReq: (proxyReq, req) => {
+            const ip = (req as express.Request).ip;
+            if (ip) proxyReq.setHeader('x-forwarded-for', ip);
+          },
           error: (_err, req, res) => {
             const out = res as Response;
             if (out.headersSent) return;

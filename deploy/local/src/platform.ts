@@ -62,7 +62,8 @@ export async function startPlatform(
   const { DATABASE_URL, DATA_DIR } = loadConfig({ DATABASE_URL: serviceEnv.DATABASE_URL, DATA_DIR: serviceEnv.DATA_DIR }, env);
   const lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
   // All apps share one metrics registry: the gateway answers /metrics on HTTP_PORT for all of them.
-  env = { METRICS_ON_HTTP_PORT: 'true', ...env };
+  // The gateway forwards the webhook listener's requests over loopback and names the client in X-Forwarded-For.
+  env = { METRICS_ON_HTTP_PORT: 'true', MARKETPLACE_TRUSTED_PROXIES: 'loopback', ...env };
   const apps = new Map<string, RunningService>();
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };

@@ -11,6 +11,7 @@ import { namespaceBillingRoutes } from './billing/routes';
 import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
 import { licenseRoutes } from './licenses/routes';
+import { marketplaceInstallerRoutes } from './marketplaces/installers';
 import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
 import { claimsRoutes } from './organizations/claims';
@@ -42,4 +43,5 @@ export const ROUTES: Route[] = [
   ...namespaceBillingRoutes,
   ...licensedRoutes,
   ...resourceEventRoutes,
+  ...marketplaceInstallerRoutes,
 ];
