@@ -2,14 +2,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { registeredRoutesOn } from '@platform/app-gateway';
-import { testNatsUrl } from '@platform/testing';
 import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
 import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
 
 /**
  * The licensed users, clusters, licenses and products of the admin billing dashboard (spec 4.6,
  * docs/billing-dashboard.md) over HTTP, on a billing-enabled hosted platform seeded with the demo (the seed of
- * DEMO_SEED_MANIFEST, run in-process: its simulator reports license usage for the manifest's `usage` keys, and
+ * DEMO_SEED_MANIFEST, run in-process on the in-process bus: its simulator reports license usage for the manifest's `usage` keys, and
  * the demo contracts bind its clusters). Every row answers the manifest's data with the shapes of spec 2.5 (the
  * harness validates each answer against the API document); then the 400, 401, 403 and 404 paths; and 404 with
  * `{message}` where billing is disabled.
@@ -43,13 +42,14 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
   const license = () => `${pair()}/licenses/${encodeURIComponent(u.lid)}`;
 
   beforeAll(async () => {
-    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', BILLING_ENABLED: 'true' });
+    // The process's in-process bus, not the shared NATS server: the demo's message ids and the apps' durable consumer
+    // names are the same in every suite, so another suite seeding at the same time there could take these reports.
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', BILLING_ENABLED: 'true', NATS_URL: '' });
     const file = path.join(dir, 'demo.json');
     const said: string[] = [];
     seed = startDemoSeed(
       {
         DEMO_SEED_MANIFEST: file,
-        NATS_URL: await testNatsUrl(),
         DATA_DIR: dir,
         DEPLOYMENT_TYPE: 'Hosted',
         PLATFORM_ADMIN_USERNAME: 'root',
@@ -191,17 +191,14 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
     const issued = await t.platform.apps.get('contracts-licensing')!.ctx.db!.table('issued_licenses').where({ cluster_uid: u.cid }).first();
     expect(issued).toBeDefined();
     const reported = new Date(Date.now() - 3_600_000);
-    await t.platform.apps
-      .get('billing-dashboard')!
-      .ctx.db!.table('licensed_products')
-      .insert({
-        user_id: u.uid,
-        cluster_uid: u.cid,
-        license_id: issued.serial,
-        product: u.product,
-        first_received_at: reported,
-        last_received_at: reported,
-      });
+    await t.platform.apps.get('billing-dashboard')!.ctx.db!.table('licensed_products').insert({
+      user_id: u.uid,
+      cluster_uid: u.cid,
+      license_id: issued.serial,
+      product: u.product,
+      first_received_at: reported,
+      last_received_at: reported,
+    });
     const org = (await t.api('root', 'GET', `/orgs/${manifest.owner.org}`)).body;
     const one = await ok(`${pair()}/licenses/${issued.serial}`);
     expect(one.license).toEqual({
