@@ -51,6 +51,8 @@ interface Row {
 
 const CLUSTER = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
 const YEAR = 365 * 24 * 3600;
+/** The usage views of October 2026's productdb (spec 4.5). */
+const USAGE_VIEWS = '/dashboard/summary/2026/10/usage-report/products/productdb/views';
 /** The multipart form of a contract for the admin create and update rows. */
 function contractForm(fields: Record<string, string>): FormData {
   const form = new FormData();
@@ -344,6 +346,56 @@ const MATRIX: Record<string, Row> = {
   'GET /dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName/events/raw-event': {
     pass: ['siteadmin'],
     path: (f) => `/dashboard/users/${f.ids.owner}/clusters/${CLUSTER}/licenses/lic/products/productdb/events/raw-event?key=k&version=1`,
+  },
+  // 4.5 usage reports — site admins (view_usage_analytics:site_admin) only; an object without samples is 404 (through).
+  'GET /dashboard/summary/generated-months': { pass: ['siteadmin'] },
+  'GET /dashboard/summary/object-quota-history/clusters/:clusterUID/objects/:objectID': {
+    pass: ['siteadmin'],
+    path: () => `/dashboard/summary/object-quota-history/clusters/${CLUSTER}/objects/${CLUSTER}`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/objects-usage-view': {
+    pass: ['siteadmin'],
+    path: () => `${USAGE_VIEWS}/objects-usage-view`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/clusters-usage-view': {
+    pass: ['siteadmin'],
+    path: () => `${USAGE_VIEWS}/clusters-usage-view`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/namespaces-usage-view': {
+    pass: ['siteadmin'],
+    path: () => `${USAGE_VIEWS}/namespaces-usage-view`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/gks-usage-view': {
+    pass: ['siteadmin'],
+    path: () => `${USAGE_VIEWS}/gks-usage-view`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/contracts-usage-view': {
+    pass: ['siteadmin'],
+    path: () => `${USAGE_VIEWS}/contracts-usage-view`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/object-quota-history-summaries-view': {
+    pass: ['siteadmin'],
+    path: () => `${USAGE_VIEWS}/object-quota-history-summaries-view`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/objects-cluster-mode-usage-view': {
+    pass: ['siteadmin'],
+    path: () => `${USAGE_VIEWS}/objects-cluster-mode-usage-view`,
+  },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/object-quota-history-summaries-view/clusters/:clusterUID/objects/:objectID':
+    {
+      pass: ['siteadmin'],
+      path: () => `${USAGE_VIEWS}/object-quota-history-summaries-view/clusters/${CLUSTER}/objects/${CLUSTER}`,
+    },
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/objects-cluster-mode-usage-view/clusters/:clusterUID/objects/:objectID':
+    {
+      pass: ['siteadmin'],
+      path: () => `${USAGE_VIEWS}/objects-cluster-mode-usage-view/clusters/${CLUSTER}/objects/${CLUSTER}`,
+    },
+  // 4.5 namespace billing — the spec's org ownership: owners and site admins, never a custom role.
+  'GET /dbaas/billing/reports/namespaces': { pass: OWNERS },
+  'GET /dbaas/billing/reports/clusters/:clusterID/namespaces/:namespaceName': {
+    pass: OWNERS,
+    path: () => `/dbaas/billing/reports/clusters/${CLUSTER}/namespaces/demo`,
   },
 };
 
