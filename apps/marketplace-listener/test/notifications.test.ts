@@ -349,7 +349,8 @@ describe('marketplace notifications', () => {
       expect(
         await db.table('audit_events').where({ marketplace: 'ProviderB', subscription_id: SUB_B }).orderBy('id').pluck('status'),
       ).toEqual([
-        // The refused PUT "Creating" of the test before is audited too.
+        // The refused PATCH and PUT "Creating" of the test before are audited too (the invalid ID names none).
+        'Failed',
         'Failed',
         'Succeeded',
         'Succeeded',

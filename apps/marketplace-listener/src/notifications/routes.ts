@@ -70,17 +70,43 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
     log.warn({ marketplace, address: req.ip, why }, 'marketplace notification refused');
     return new NotAllowedError(why);
   };
-  const postOnly = (path: string, handler: express.RequestHandler) => {
-    api.post(path, handler);
+  /**
+   * A notification route: past authentication, every refusal is audited under the subscription the body names
+   * (as far as it can be read), without its secrets.
+   */
+  const postOnly = (
+    path: string,
+    marketplace: Marketplace,
+    subscriptionOf: (body: unknown) => string,
+    handler: (req: Request, res: Response, authenticated: () => void) => Promise<void>,
+  ) => {
+    api.post(path, async (req, res) => {
+      let authenticated = false;
+      try {
+        await handler(req, res, () => (authenticated = true));
+      } catch (err) {
+        if (authenticated) {
+          const body: unknown = req.body;
+          const eventType = isPlainObject(body) && typeof body.eventType === 'string' ? body.eventType.slice(0, 64) : '';
+          await listener.auditRefusal(
+            err,
+            { marketplace, subscriptionId: subscriptionOf(body).slice(0, 255), operationType: eventType || 'BIND' },
+            withoutSecrets(body),
+          );
+        }
+        throw err;
+      }
+    });
     api.all(path, (req) => {
       throw new MethodNotAllowedError(`${req.method} is not allowed here; notifications are POST only`);
     });
   };
 
-  postOnly('/marketplaces/providera/notification/resource', async (req, res) => {
+  postOnly('/marketplaces/providera/notification/resource', 'ProviderA', installerIdOf, async (req, res, authenticated) => {
     if (deps.providerASource && !deps.providerASource(req.ip)) {
       throw refuse('ProviderA', req, 'the notification does not come from an address of ProviderA');
     }
+    authenticated();
     const body = parse(BindingNotification, req.body, 'notification');
     const binding = bindingInfoOf(body.bindingInfo, 'ProviderA', { requireOptions: true });
     const answer = await listener.bind(
@@ -101,8 +127,9 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
     answerBinding(req, res, answer);
   });
 
-  postOnly('/marketplaces/providerb/notification/resource', async (req, res) => {
+  postOnly('/marketplaces/providerb/notification/resource', 'ProviderB', applicationSubscriptionOf, async (req, res, authenticated) => {
     if (!secretMatches(req.query.secret, deps.apiSecret)) throw refuse('ProviderB', req, 'the secret does not match');
+    authenticated();
     const body = parse(ProviderBNotification, req.body, 'notification');
     const app = applicationRefOf(body.applicationId);
     const key = {
@@ -130,11 +157,12 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
     res.status(200).end();
   });
 
-  postOnly('/marketplaces/providerc/notification/resource', async (req, res) => {
+  postOnly('/marketplaces/providerc/notification/resource', 'ProviderC', installerIdOf, async (req, res, authenticated) => {
     // Only the designated test installer may come without the secret (the marketplace's own listing test).
     const named = isPlainObject(req.body) && isPlainObject(req.body.bindingInfo) ? req.body.bindingInfo.installerId : undefined;
     const testInstaller = deps.providerCTestInstaller !== undefined && named === deps.providerCTestInstaller;
     if (!testInstaller && !secretMatches(req.query.secret, deps.apiSecret)) throw refuse('ProviderC', req, 'the secret does not match');
+    authenticated();
     const body = parse(BindingNotification, req.body, 'notification');
     const binding = bindingInfoOf(body.bindingInfo, 'ProviderC');
     const answer = await listener.bind(
@@ -187,6 +215,22 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
   });
 
   return api;
+}
+
+/** The subscription of a first- or third-provider notification: its installer ID, when it names one. */
+function installerIdOf(body: unknown): string {
+  const id = isPlainObject(body) && isPlainObject(body.bindingInfo) ? body.bindingInfo.installerId : undefined;
+  return typeof id === 'string' ? id : '';
+}
+
+/** The subscription of a second-provider notification, when its applicationId can be read. */
+function applicationSubscriptionOf(body: unknown): string {
+  if (!isPlainObject(body) || typeof body.applicationId !== 'string') return '';
+  try {
+    return applicationRefOf(body.applicationId).subscriptionId;
+  } catch {
+    return '';
+  }
 }
 
 /** What body-parser throws for a malformed or oversized body, as the webhook's 400 / 413. */

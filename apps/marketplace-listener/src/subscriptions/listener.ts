@@ -70,6 +70,8 @@ export class MarketplaceListener {
   readonly installers: InstallersStore;
   private readonly subscriptions: SubscriptionsStore;
   private outbox!: Outbox;
+  /** Refusals already written to the audit log, so the route does not write them twice. */
+  private readonly audited = new WeakSet<object>();
 
   constructor(
     private readonly db: Database,
@@ -203,6 +205,7 @@ export class MarketplaceListener {
         if (again) return again;
       }
       await audit('Failed', failureText(err), statusOf(err));
+      this.markAudited(err);
       throw err;
     }
   }
@@ -220,6 +223,7 @@ export class MarketplaceListener {
     if (!state) {
       const err = new InputError(`provisioningState must be one of ${Object.keys(STATE_OF[event]).join(', ')} for ${event}`);
       await this.audit({ ...entry(400), status: 'Failed', description: err.message });
+      this.markAudited(err);
       throw err;
     }
     const replay = await this.replayed(key, req.data);
@@ -256,8 +260,18 @@ export class MarketplaceListener {
         if (again) return again;
       }
       await this.audit({ ...entry(statusOf(err)), status: 'Failed', description: failureText(err) });
+      this.markAudited(err);
       throw err;
     }
+  }
+
+  /**
+   * Audits a notification refused before it reached `bind` or `recordState` (its payload was invalid), unless
+   * they audited the refusal themselves.
+   */
+  async auditRefusal(err: unknown, entry: Omit<AuditEntry, 'status' | 'description' | 'data'>, notification: unknown): Promise<void> {
+    if (typeof err === 'object' && err !== null && this.audited.has(err)) return;
+    await this.audit({ ...entry, status: 'Failed', description: failureText(err), data: { notification, httpStatus: statusOf(err) } });
   }
 
   /** Writes an audit entry; a failure to do so is logged, never the notification's answer. */
@@ -265,6 +279,10 @@ export class MarketplaceListener {
     await this.subscriptions
       .audit(entry)
       .catch((err) => this.log.error({ err, marketplace: entry.marketplace }, 'could not write a marketplace audit event'));
+  }
+
+  private markAudited(err: unknown): void {
+    if (typeof err === 'object' && err !== null) this.audited.add(err);
   }
 
   /** The stored answer of an earlier delivery, audited as a replay. */
