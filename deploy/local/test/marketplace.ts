@@ -49,7 +49,10 @@ export function marketplaceKit(t: () => TestPlatform) {
   });
 
   const subscription = (marketplace: string, id: string) => db().table('subscriptions').where({ marketplace, subscription_id: id }).first();
-  const auditOf = (marketplace: string, id: string) =>
+  const auditOf = async (
+    marketplace: string,
+    id: string,
+  ): Promise<{ status: string; operation_type: string; description: string; data: unknown }[]> =>
     db()
       .table('audit_events')
       .where({ marketplace, subscription_id: id })
