@@ -124,7 +124,13 @@ describe('the chart with its default values', () => {
         'SECRETS_ENCRYPTION_KEY',
       ].sort(),
     );
-    expect(secretNames('marketplace-listener')).toEqual(['DATABASE_URL', 'MARKETPLACE_API_SECRET']);
+    // Installer download links are signed with the object signing key; the platform admin creates subscribers' organizations.
+    expect(secretNames('marketplace-listener')).toEqual([
+      'DATABASE_URL',
+      'MARKETPLACE_API_SECRET',
+      'OBJECT_STORAGE_SIGNING_KEY',
+      'PLATFORM_ADMIN_USERNAME',
+    ]);
     // The license CA's key is sealed with the same key; an imported CA comes from the Secret too (optional);
     // contract documents go to the object storage.
     expect(secretNames('contracts-licensing')).toEqual(

@@ -177,6 +177,10 @@ metricsproxy:
 marketplace-listener:
   database: true
   marketplace: true
+  # installer download links, signed alike by every replica (docs/marketplaces.md)
+  signsObjects: true
+  # subscribers' standalone organizations and claims (orgs-teams) and their contracts (contracts-licensing)
+  calls: [orgs-teams, contracts-licensing]
 clusters:
   database: true
   bus: true
@@ -239,11 +243,11 @@ The secret env one app gets (container `env` entries): only the secrets it reads
 Context: dict "root" $ "app" "<app>"
   DATABASE_URL                      apps with a schema
   OPENFGA_API_TOKEN                 authz
-  MARKETPLACE_API_SECRET            marketplace-listener
+  MARKETPLACE_API_SECRET            marketplace-listener (with PLATFORM_ADMIN_USERNAME: who creates subscribers' organizations)
   PLATFORM_ADMIN_*                  orgs-teams (the site-admin bootstrap)
   SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens), contracts-licensing (sealed CA key)
   LICENSE_CA_CERT, LICENSE_CA_KEY   contracts-licensing (an imported license CA; optional)
-  OBJECT_STORAGE_SIGNING_KEY        gateway and orgs-teams (signed object URLs; one key for all replicas)
+  OBJECT_STORAGE_SIGNING_KEY        gateway, orgs-teams and marketplace-listener (signed URLs; one key for all replicas)
   OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams, contracts-licensing and gateway (S3 credentials; optional)
 DATABASE_URL and OPENFGA_API_TOKEN may each come from their own Secret (postgres.existingSecret /
 openfga.existingSecret); the rest come from existingSecret or the chart's Secret.
@@ -264,6 +268,7 @@ openfga.existingSecret); the rest come from existingSecret or the chart's Secret
 {{- end }}
 {{- if $traits.marketplace }}
 {{ include "platform.secretKeyEnv" (dict "name" "MARKETPLACE_API_SECRET" "secret" $secret "optional" true) }}
+{{ include "platform.secretKeyEnv" (dict "name" "PLATFORM_ADMIN_USERNAME" "secret" $secret) }}
 {{- end }}
 {{- if $traits.siteAdmin }}
 {{- range $key := list "PLATFORM_ADMIN_USERNAME" "PLATFORM_ADMIN_PASSWORD" "PLATFORM_ADMIN_EMAIL" "SECRETS_ENCRYPTION_KEY" }}
