@@ -12,12 +12,9 @@ const Marketplace = z.enum(['ProviderA', 'ProviderB', 'ProviderC']);
 const InstallerRequest = z
   .object({
     marketplace: Marketplace,
-    options: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .meta({
-        description: 'Free-form options the installer is prepared with; `product` (a catalog product) names the contract a binding makes',
-      }),
+    options: z.record(z.string(), z.unknown()).optional().meta({
+      description: 'Free-form options the installer is prepared with; `product` (a catalog product) names the contract a binding makes',
+    }),
   })
   .meta({ id: 'MarketplaceInstallerRequest' });
 
