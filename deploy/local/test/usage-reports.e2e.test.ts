@@ -170,9 +170,9 @@ describe('usage reports over HTTP (spec 4.5) on the demo seed', () => {
       const sum = row.daily.reduce((s: number, p: any) => s + p.cpuCoreHours, 0);
       expect(sum).toBeCloseTo(row.cpuCoreHours, 6);
     }
-    expect(daily.rows.map((r: any) => [r.clusterUID, r.cpuCoreHours])).toEqual(
-      summary.rows.map((r: any) => [r.clusterUID, r.cpuCoreHours]),
-    );
+    // The same rows, with the same quantities (up to float rounding: the daily view sums per-day sums).
+    expect(daily.rows.map((r: any) => r.clusterUID)).toEqual(summary.rows.map((r: any) => r.clusterUID));
+    daily.rows.forEach((r: any, i: number) => expect(r.cpuCoreHours).toBeCloseTo(summary.rows[i].cpuCoreHours, 6));
   });
 
   it('object quota history: over every month, in the month, and cluster mode of one object', async () => {

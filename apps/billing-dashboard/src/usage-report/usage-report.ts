@@ -29,7 +29,7 @@ export type ViewName = keyof typeof VIEWS;
 
 export const VIEW_TYPES = ['summary', 'daily'] as const;
 
-/** The object identity every object row carries. */
+/** The object identity every object row carries (level 2 of views.ts: over its rows, one per object unless split). */
 const OBJECT_SELECT = [
   'max(cluster_name) as cluster_name',
   'max(namespace) as namespace',
@@ -40,8 +40,8 @@ const OBJECT_SELECT = [
   'max(version) as version',
   'max(topology) as topology',
   'max(replicas) as replicas',
-  'min(start_at) as first_at',
-  'max(end_at) as last_at',
+  'min(first_at) as first_at',
+  'max(last_at) as last_at',
 ];
 const OBJECT_ROW =
   "'clusterUID', cluster_uid, 'clusterName', cluster_name, 'namespace', namespace, 'namespaceUID', namespace_uid, " +
@@ -58,7 +58,8 @@ const GROUPINGS: Record<Exclude<ViewName, 'object-quota-history-summaries-view'>
   },
   'objects-cluster-mode-usage-view': {
     by: ['cluster_uid', 'object_uid'],
-    select: [...OBJECT_SELECT, `coalesce(sum(replicas * ${SAMPLE_HOURS}), 0)::float8 as replica_hours`],
+    perObject: [`sum(replicas * ${SAMPLE_HOURS})::float8 as replica_hours`],
+    select: [...OBJECT_SELECT, 'coalesce(sum(replica_hours), 0)::float8 as replica_hours'],
     row: `${OBJECT_ROW}, 'replicaHours', replica_hours`,
     order: `${BY_CORE_HOURS}, cluster_uid, object_uid`,
   },
@@ -87,18 +88,25 @@ const GROUPINGS: Record<Exclude<ViewName, 'object-quota-history-summaries-view'>
   },
   'contracts-usage-view': {
     by: ['contract_id'],
+    // An object's usage may move to another contract within the month.
+    split: ['contract_id'],
     select: ['count(distinct cluster_uid) as clusters', 'count(distinct object_uid) as objects'],
     row: "'contractID', contract_id, 'clusters', clusters, 'objects', objects",
     order: `${BY_CORE_HOURS}, contract_id`,
   },
 };
 
-/** Per object: its peak requests, limits and use over the month, and how many quota states it went through. */
+/**
+ * Per object: its peak requests, limits and use over the month, and how many quota states it went through (level 1
+ * splits each object by its requests and limits, so level 2 counts the states).
+ */
 const QUOTA_SUMMARIES: Grouping = {
   by: ['cluster_uid', 'object_uid'],
+  split: ['cpu_request', 'cpu_limit', 'memory_request', 'memory_limit', 'storage_request', 'storage_limit'],
+  perObject: ['max(cpu_used) as cpu_used', 'max(memory_used) as memory_used', 'max(storage_used) as storage_used'],
   select: [
     ...OBJECT_SELECT,
-    'count(distinct (cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit)) as quota_states',
+    'count(*) as quota_states',
     ...['cpu', 'memory', 'storage'].flatMap((r) => [
       `max(${r}_request) as ${r}_request`,
       `max(${r}_limit) as ${r}_limit`,

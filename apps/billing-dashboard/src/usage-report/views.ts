@@ -20,17 +20,35 @@ const QUANTITY_TOTALS_JSON =
 /** A timestamptz as RFC3339 in UTC (`2026-10-01T06:00:00Z`), whatever the session's time zone. */
 export const rfc3339 = (expr: string) => `to_char((${expr}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
-/** How a grouped view's rows are made. */
+/**
+ * How a grouped view's rows are made, in two levels. Level 1 aggregates the samples per object (cluster_uid,
+ * object_uid, and `split`): the quantity sums, its first and last times, most replicas, the id of its last stored
+ * sample and any `perObject` aggregate — one hash aggregation over the month's rows, the cost of the bare sums.
+ * Each object then takes its names (cluster_name, hosting, namespace, namespace_uid, group, kind, name, version,
+ * topology, product) from that last sample by primary key, and level 2 groups these few rows (one per object) by
+ * `by`: distinct counts and names cost nothing there, where over every sample they would mean a sort.
+ */
 export interface Grouping {
-  /** The columns grouped by (plain column names: the series joins on them). */
+  /** The columns grouped by, plain names of sample columns (the series groups the samples by them too). */
   by: string[];
-  /** Further select expressions of a group, aliased (`max(cluster_name) as cluster_name`). */
+  /** Further level-1 keys (an object's contract, its quota), when a row must tell those apart. */
+  split?: string[];
+  /** Further level-1 aggregates over the samples, aliased (`max(cpu_used) as cpu_used`). */
+  perObject?: string[];
+  /** Level-2 select expressions over the objects' rows, aliased (`count(*) as objects`). */
   select: string[];
   /** json_build_object arguments of a row, over `by` and the aliases of `select` (the quantities are added). */
   row: string;
   /** Order of the rows, over the same names. */
   order: string;
 }
+
+/** What an object's row takes from its last stored sample. */
+const NAMES = ['cluster_name', 'hosting', 'namespace', 'namespace_uid', '"group"', 'kind', 'name', 'version', 'topology', 'product'];
+/** Level 2 adds up level 1's sums: the quantities stay quantitySums' own. */
+const RESUMS = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map(
+  (q) => `coalesce(sum(${q}), 0)::float8 as ${q}`,
+);
 
 /** A per-period series added to every row: per UTC day of the month (`daily`), or per month (`months`). */
 export interface Series {
@@ -56,34 +74,50 @@ const sums = (knex: Knex) => quantitySums(knex, SAMPLE_HOURS);
 export async function groupedView(db: Database, base: Knex.QueryBuilder, g: Grouping, series?: Series): Promise<string> {
   const k = db.knex;
   const by = g.by.join(', ');
-  const groups = base
+  // With a series, level 1 is per object and period: the rows and their series both come from it, so the samples
+  // are read once.
+  const objectKeys = ['cluster_uid', 'object_uid', ...(g.split ?? []), ...(series ? [series.expr] : [])];
+  const perObject = base
     .clone()
-    .select(k.raw([...g.by, ...g.select].join(', ')), ...sums(k))
-    .groupBy(g.by);
-  const bindings: Knex.QueryBuilder[] = [groups];
-  let seriesCte = '';
-  let seriesJoin = '';
-  let seriesField = '';
-  if (series) {
-    const perPeriod = base
-      .clone()
-      .select(k.raw(`${by}, ${series.expr} as period`), ...sums(k))
-      .groupBy(k.raw(`${by}, ${series.expr}`));
-    bindings.push(perPeriod);
-    seriesCte = `, p as (?), ps as (
-        select ${by}, json_agg(json_build_object('${series.point}', period, ${QUANTITIES_JSON}) order by period) as series
-        from p group by ${by})`;
-    seriesJoin = `left join ps using (${by})`;
-    seriesField = `, '${series.field}', coalesce(ps.series, '[]'::json)`;
-  }
+    .select(
+      k.raw(
+        [
+          'cluster_uid',
+          'object_uid',
+          ...(g.split ?? []),
+          ...(series ? [`${series.expr} as period`] : []),
+          'max(id) as last_id',
+          'min(start_at) as first_at',
+          'max(end_at) as last_at',
+          'max(replicas) as replicas',
+          ...(g.perObject ?? []),
+        ].join(', '),
+      ),
+      ...sums(k),
+    )
+    .groupBy(k.raw(objectKeys.join(', ')));
+  const seriesCte = series
+    ? `, ps as (
+         select ${by}, json_agg(json_build_object('${series.point}', period, ${QUANTITIES_JSON}) order by period) as series
+         from (select ${by}, period, ${RESUMS.join(', ')} from x group by ${by}, period) p group by ${by})`
+    : '';
+  const seriesJoin = series ? `left join ps using (${by})` : '';
+  const seriesField = series ? `, '${series.field}', coalesce(ps.series, '[]'::json)` : '';
+  // `o` is materialized, so Postgres computes it once (not once per parallel worker), and each object's names come
+  // from one LIMITed primary-key lookup of its last sample (not a merge with the whole index).
   const { rows } = await k.raw(
-    `with g as (?)${seriesCte}
+    `with o as materialized (?),
+     n as (select m.cluster_uid, m.object_uid, l.*
+           from (select cluster_uid, object_uid, max(last_id) as last_id from o group by cluster_uid, object_uid) m
+           cross join lateral (select ${NAMES.join(', ')} from ??.usage_samples s where s.id = m.last_id limit 1) l),
+     x as (select o.*, ${NAMES.map((c) => `n.${c}`).join(', ')} from o join n using (cluster_uid, object_uid)),
+     g as (select ${[...g.by, ...g.select, ...RESUMS].join(', ')} from x group by ${by})${seriesCte}
      select json_build_object(
        'rows', coalesce((select json_agg(json_build_object(${g.row}, ${QUANTITIES_JSON}${seriesField}) order by ${g.order})
                          from g ${seriesJoin}), '[]'::json),
        'totals', (select json_build_object('rows', count(*), ${QUANTITY_TOTALS_JSON}) from g)
      )::text as view`,
-    bindings,
+    [perObject, db.schema],
   );
   return rows[0].view;
 }

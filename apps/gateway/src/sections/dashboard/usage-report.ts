@@ -53,7 +53,7 @@ export const objectFields = {
   kind: z.string(),
   name: z.string(),
   objectID: z.string().meta({ description: 'Object UID' }),
-  version: z.string().meta({ description: 'Highest product version reported' }),
+  version: z.string().meta({ description: "Product version, as the object's last stored sample reports it" }),
   topology: z.string().meta({ description: 'STANDALONE, CLUSTER or UNSPECIFIED' }),
   replicas: z.number().int().meta({ description: 'Most replicas reported' }),
   firstSampleAt: z.string().meta({ description: 'RFC3339: start of the first sample' }),
