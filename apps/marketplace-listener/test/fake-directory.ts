@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, TooManyRequestsError, UnavailableError } from '@platform/errors';
+import { ConflictError, InputError, NotFoundError, TooManyRequestsError, UnavailableError } from '@platform/errors';
 import type { ProvisionRequest, SubscriberDirectory } from '../src/subscriptions/subscribers';
 
 /** A stand-in for orgs-teams and contracts-licensing that records what it was asked and fails on demand. */
@@ -9,8 +9,11 @@ export interface FakeDirectory extends SubscriberDirectory {
   flagged: string[];
   /** Claims by id: 'open', 'backoff' (429) or 'claimed'. */
   claims: Map<string, 'open' | 'backoff' | 'claimed'>;
-  /** The next provision fails as unavailable (after it "made" the organization, which deprovision must take back). */
-  failNextProvision: boolean;
+  /**
+   * How the next provision fails, after it "made" the organization, which must be taken back: a service down
+   * (unavailable), or contracts-licensing refusing the contract (refused, a permanent failure).
+   */
+  failNextProvision: false | 'unavailable' | 'refused';
   /** Makes provision wait until released, to hold a binding between commit and provisioning. */
   gate?: Promise<void>;
 }
@@ -29,10 +32,10 @@ export function fakeDirectory(): FakeDirectory {
       await dir.gate;
       const key = `${req.marketplace}/${req.subscriptionId}`;
       if (!orgs.has(key)) orgs.set(key, 1000 + orgs.size);
-      if (dir.failNextProvision) {
-        dir.failNextProvision = false;
-        throw new UnavailableError('contracts-licensing is unavailable');
-      }
+      const failure = dir.failNextProvision;
+      dir.failNextProvision = false;
+      if (failure === 'unavailable') throw new UnavailableError('contracts-licensing is unavailable');
+      if (failure === 'refused') throw new InputError('end: the contract period is invalid');
       dir.provisioned.push(req);
       const claimId = `00000000-0000-4000-8000-${String(orgs.get(key)).padStart(12, '0')}`;
       if (req.flagged) dir.claims.set(claimId, 'open');

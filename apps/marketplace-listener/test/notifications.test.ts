@@ -224,7 +224,7 @@ describe('marketplace notifications', () => {
 
     it('takes the binding back when provisioning the subscriber fails, so a retry can bind', async () => {
       const id = await installer('ProviderA');
-      dir.failNextProvision = true;
+      dir.failNextProvision = 'unavailable';
       const failed = await providerA({ eventTime: '2026-11-23T06:10:00Z', bindingInfo: binding('ProviderA', id) });
       expect(failed).toMatchObject({ status: 503, body: { message: 'contracts-licensing is unavailable' } });
       expect(await subscription('ProviderA', id)).toBeUndefined();
@@ -234,6 +234,17 @@ describe('marketplace notifications', () => {
       // The marketplace retries the same delivery: now it binds.
       expect((await providerA({ eventTime: '2026-11-23T06:10:00Z', bindingInfo: binding('ProviderA', id) })).status).toBe(200);
       expect(await db.table('audit_events').where({ subscription_id: id }).orderBy('id').pluck('status')).toEqual(['Failed', 'Succeeded']);
+    });
+
+    it('takes the organization back too when contracts-licensing refuses the contract half-way', async () => {
+      const id = await installer('ProviderA');
+      dir.failNextProvision = 'refused';
+      const before = dir.deprovisioned.length;
+      const refused = await providerA({ eventTime: '2026-11-23T06:15:00Z', bindingInfo: binding('ProviderA', id) });
+      expect(refused).toMatchObject({ status: 400, body: { message: 'end: the contract period is invalid' } });
+      expect(dir.deprovisioned.slice(before)).toContain(`ProviderA/${id}`);
+      expect(await subscription('ProviderA', id)).toBeUndefined();
+      expect(await db.table('installers').where({ id }).first()).toMatchObject({ subscription_id: null });
     });
 
     it('answers a GET on a notification route with 405 (POST only)', async () => {

@@ -91,7 +91,12 @@ export class MarketplaceListener {
         const current = await this.subscriptions.get(e.marketplace, e.subscriptionId);
         // The binding was taken back meanwhile: there is nothing to provision for.
         if (!current?.bounded_installer_id) return;
-        const done = await this.directory.provision({ ...e, flagged: current.state === 'Running' }, call);
+        const done = await this.directory.provision({ ...e, flagged: current.state === 'Running' }, call).catch(async (err: unknown) => {
+          // Provisioning is several calls: one refused half-way (which the outbox does not invert, taking a
+          // refusal for "nothing happened") must not leave the organization made before it.
+          await this.directory.deprovision(e, call).catch(() => undefined);
+          throw err;
+        });
         await this.subscriptions.update(e.marketplace, e.subscriptionId, {
           subscriber_id: done.subscriberId,
           requester_id: done.requesterId,
