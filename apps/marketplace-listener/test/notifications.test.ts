@@ -374,6 +374,17 @@ describe('marketplace notifications', () => {
       ]);
     });
 
+    it('leaves a revoked subscription revoked whatever the marketplace reports later', async () => {
+      const sub = '7a7a7a7a-1b1b-4c4c-8d8d-9e9e9e9e9e9e';
+      expect((await providerB(put('Accepted', '2026-11-23T05:00:00Z', sub))).status).toBe(200);
+      await db.table('subscriptions').where({ marketplace: 'ProviderB', subscription_id: sub }).update({ state: 'Revoked' });
+      expect((await providerB(put('Succeeded', '2026-11-23T05:10:00Z', sub))).status).toBe(200);
+      expect(await subscription('ProviderB', sub)).toMatchObject({ state: 'Revoked' });
+      expect((await db.table('audit_events').where({ subscription_id: sub }).orderBy('id').pluck('description')).at(-1)).toBe(
+        'the subscription is revoked; state left as it was',
+      );
+    });
+
     it('validates BIND binding info (400)', async () => {
       const res = await providerB({
         eventType: 'BIND',

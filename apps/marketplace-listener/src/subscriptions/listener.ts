@@ -74,7 +74,7 @@ export class MarketplaceListener {
   private readonly audited = new WeakSet<object>();
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly directory: SubscriberDirectory,
     private readonly log: Logger,
     private readonly opts: { claimBackoffSeconds: number },
@@ -241,6 +241,8 @@ export class MarketplaceListener {
           const current = await this.subscriptions.get(key.marketplace, key.subscriptionId, trx);
           if (!current && event === 'DELETE') throw new NotAllowedError(`subscription ${key.subscriptionId} does not exist`);
           if (current?.last_event_at && req.eventTime && req.eventTime < current.last_event_at) return 'stale' as const;
+          // A site admin's revocation (4.6) is final: the marketplace's later news does not bring it back.
+          if (current?.state === 'Revoked') return 'revoked' as const;
           const billing_details = { ...current?.billing_details, ...req.billingDetails };
           const last_event_at = latest(current?.last_event_at, req.eventTime);
           if (current) await this.subscriptions.update(key.marketplace, key.subscriptionId, { state, billing_details, last_event_at }, trx);
@@ -253,10 +255,14 @@ export class MarketplaceListener {
         },
         { call },
       );
+      const ignored = {
+        stale: 'older than the newest notification applied; state left as it was',
+        revoked: 'the subscription is revoked; state left as it was',
+      };
       await this.audit(
-        outcome === 'stale'
-          ? { ...entry(200), status: 'Ignored', description: `older than the newest notification applied; state left as it was` }
-          : { ...entry(200), status: 'Succeeded', description: `${event} ${req.provisioningState}: subscription ${state}` },
+        outcome === 'applied'
+          ? { ...entry(200), status: 'Succeeded', description: `${event} ${req.provisioningState}: subscription ${state}` }
+          : { ...entry(200), status: 'Ignored', description: ignored[outcome] },
       );
       return answer;
     } catch (err) {
