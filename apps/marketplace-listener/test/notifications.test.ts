@@ -250,7 +250,7 @@ describe('marketplace notifications', () => {
     it('answers a GET on a notification route with 405 (POST only)', async () => {
       for (const p of ['providera', 'providerb', 'providerc']) {
         const res = await fetch(`${base}/marketplaces/${p}/notification/resource`);
-        expect(res.status).toBe(405);
+        expect([res.status, res.headers.get('allow')]).toEqual([405, 'POST']);
         expect(await res.json()).toEqual({ message: 'GET is not allowed here; notifications are POST only' });
       }
     });

@@ -97,7 +97,8 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
         throw err;
       }
     });
-    api.all(path, (req) => {
+    api.all(path, (req, res) => {
+      res.set('allow', 'POST');
       throw new MethodNotAllowedError(`${req.method} is not allowed here; notifications are POST only`);
     });
   };
