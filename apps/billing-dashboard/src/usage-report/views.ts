@@ -23,13 +23,14 @@ export const rfc3339 = (expr: string) => `to_char((${expr}) at time zone 'UTC', 
 /**
  * How a grouped view's rows are made, in two levels. Level 1 aggregates the samples per object (cluster_uid,
  * object_uid, and `split`): the quantity sums, its first and last times, most replicas, the id of its last stored
- * sample and any `perObject` aggregate — one hash aggregation over the month's rows, the cost of the bare sums.
+ * sample and any `perObject` aggregate — one aggregation over the month's rows, the cost of the bare sums; with
+ * a series also per period, so the series comes from the same pass.
  * Each object then takes its names (cluster_name, hosting, namespace, namespace_uid, group, kind, name, version,
- * topology, product) from that last sample by primary key, and level 2 groups these few rows (one per object) by
+ * topology, product) from that last sample by primary key, and level 2 groups these few rows (a few per object) by
  * `by`: distinct counts and names cost nothing there, where over every sample they would mean a sort.
  */
 export interface Grouping {
-  /** The columns grouped by, plain names of sample columns (the series groups the samples by them too). */
+  /** The columns grouped by: object keys (cluster_uid, object_uid, a split) or names (namespace, ...), plain names. */
   by: string[];
   /** Further level-1 keys (an object's contract, its quota), when a row must tell those apart. */
   split?: string[];
