@@ -397,6 +397,8 @@ const MATRIX: Record<string, Row> = {
     pass: OWNERS,
     path: () => `/dbaas/billing/reports/clusters/${CLUSTER}/namespaces/demo`,
   },
+  // 4.5 PDF usage summary — site admins (view_usage_analytics:site_admin) only; a month without usage is still a PDF.
+  'GET /dashboard/summary/:year/:month/download': { pass: ['siteadmin'], path: () => '/dashboard/summary/2026/10/download' },
 };
 
 /**
