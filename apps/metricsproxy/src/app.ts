@@ -1,18 +1,25 @@
-import { defineApp, serviceEnv, startService } from '@platform/service-kit';
+import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { BackendsStore } from './backends-store';
+import { metricsproxyEnv } from './config';
+import { Registrations } from './registrations';
 import { metricsproxyService } from './service';
 
 /** Starts the metricsproxy service: per-cluster metrics backends registered as dashboard datasources */
 export const metricsproxyApp = defineApp({
   name: 'metricsproxy',
-  env: serviceEnv,
+  env: metricsproxyEnv,
   start: (config) =>
     startService(
       {
         name: 'metricsproxy',
         protoPackage: 'metricsproxy',
         database: { schema: 'metricsproxy', migrations },
-        grpc: () => [metricsproxyService()],
+        grpc: (svc) => {
+          const registrations = new Registrations(new BackendsStore(svc.db!), config, svc.log);
+          registrations.warnUnconfigured();
+          return [metricsproxyService(registrations)];
+        },
       },
       config,
     ),

@@ -1,0 +1,91 @@
+import { DomainError, UnavailableError } from '@platform/errors';
+
+/** Where a dashboard API is and how to call it; `name` is how errors name it ("flavor A"). */
+export interface DashboardApiOptions {
+  name: string;
+  url: string;
+  token: string;
+  timeoutMs: number;
+  /** Waits before the retries of an idempotent call (the first retry after [0] ms, ...). */
+  backoffMs?: number[];
+}
+
+/** An answer of a dashboard API: its status and its parsed JSON body (undefined when empty or not JSON). */
+export interface DashboardReply<T = any> {
+  status: number;
+  body: T;
+}
+
+// GET, PUT and DELETE may be sent again without doing anything twice; a POST is sent once.
+const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
+const RETRIED_STATUS = new Set([429, 502, 503, 504]);
+
+/**
+ * A small JSON client of one dashboard API: bearer token, a timeout per attempt, retries of idempotent calls on
+ * network failures and 429/502/503/504. Answers 2xx and 4xx to the caller (who knows which 404 or 409 is
+ * expected); a 5xx after the retries is a 502 and an unreachable API a 503, both naming the API but never the
+ * token or a request body (which carries credentials).
+ */
+export class DashboardApi {
+  private readonly root: string;
+  private readonly backoff: number[];
+
+  constructor(private readonly opts: DashboardApiOptions) {
+    this.root = opts.url.replace(/\/+$/, '');
+    this.backoff = opts.backoffMs ?? [100, 400];
+  }
+
+  async call<T = any>(method: string, path: string, body?: unknown): Promise<DashboardReply<T>> {
+    const attempts = IDEMPOTENT.has(method) ? this.backoff.length + 1 : 1;
+    let failure: DomainError | undefined;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, this.backoff[attempt - 1]));
+      let res: Response;
+      try {
+        res = await fetch(`${this.root}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${this.opts.token}`,
+            accept: 'application/json',
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.opts.timeoutMs),
+          redirect: 'error',
+        });
+      } catch (err) {
+        const why = (err as Error).name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : 'unreachable';
+        failure = new UnavailableError(`${this.opts.name} (${this.host()}) is ${why}: ${method} ${path.split('?')[0]}`);
+        continue;
+      }
+      const text = await res.text().catch(() => '');
+      if (res.status >= 500 || RETRIED_STATUS.has(res.status)) {
+        failure = new DomainError('unavailable', `${this.opts.name} answered ${res.status} to ${method} ${path.split('?')[0]}`, {
+          httpStatus: res.status === 503 || res.status === 429 ? 503 : 502,
+        });
+        continue;
+      }
+      return { status: res.status, body: parseJson(text) };
+    }
+    throw failure!;
+  }
+
+  /** A 4xx the caller did not expect: the dashboard refused what we sent; said as a 502 with its message. */
+  refused(reply: DashboardReply, what: string): DomainError {
+    const said = typeof reply.body?.message === 'string' ? `: ${reply.body.message.slice(0, 200)}` : '';
+    return new DomainError('unavailable', `${this.opts.name} refused to ${what} (${reply.status}${said})`, { httpStatus: 502 });
+  }
+
+  private host(): string {
+    return new URL(this.root).host;
+  }
+}
+
+function parseJson(text: string): any {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
