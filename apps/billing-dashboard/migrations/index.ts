@@ -2,6 +2,7 @@ import type { Migration } from '@platform/db';
 import { init } from './20261122000000_init';
 import { agentReports } from './20261122010000_agent_reports';
 import { systemOutages } from './20261123030000_system_outages';
+import { usageSampleDays } from './20261123060000_usage_sample_days';
 
 /** Every migration of the billing schema, oldest first. */
-export const migrations: Migration[] = [init, agentReports, systemOutages];
+export const migrations: Migration[] = [init, agentReports, systemOutages, usageSampleDays];

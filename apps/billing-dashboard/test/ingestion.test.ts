@@ -222,14 +222,16 @@ describe('billing ingestion: verified reports applied once in one transaction wi
 });
 
 describe('sampleRows', () => {
-  it('keeps a sample inside one month whole, and splits one spanning three months into three', () => {
+  it('keeps a sample inside one day whole, and splits one at every UTC midnight, so each row lies in one day and one month', () => {
     const { sample } = testCluster();
-    expect(sampleRows(sample(Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 1, 1))).map((r) => r.month)).toEqual(['2026-03-01']);
-    const rows = sampleRows(sample(Date.UTC(2026, 0, 31), Date.UTC(2026, 2, 2)));
+    expect(sampleRows(sample(Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 1, 6))).map((r) => r.month)).toEqual(['2026-03-01']);
+    const rows = sampleRows(sample(Date.UTC(2026, 0, 30, 18), Date.UTC(2026, 1, 1, 6)));
     expect(rows.map((r) => [r.month, r.startAt.toISOString(), r.endAt.toISOString()])).toEqual([
+      ['2026-01-01', '2026-01-30T18:00:00.000Z', '2026-01-31T00:00:00.000Z'],
       ['2026-01-01', '2026-01-31T00:00:00.000Z', '2026-02-01T00:00:00.000Z'],
-      ['2026-02-01', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z'],
-      ['2026-03-01', '2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00.000Z'],
+      ['2026-02-01', '2026-02-01T00:00:00.000Z', '2026-02-01T06:00:00.000Z'],
     ]);
+    // Every part keeps the sample's measures (averages over the interval).
+    expect(new Set(rows.map((r) => JSON.stringify(r.resources))).size).toBe(1);
   });
 });

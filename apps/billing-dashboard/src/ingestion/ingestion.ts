@@ -305,10 +305,9 @@ function problemOf(message: OpenedMessage): string | undefined {
   }
 }
 
-/** First instant of the UTC month after the one holding `ms`. */
-function nextMonthStart(ms: number): number {
-  const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+/** First instant of the UTC day after the one holding `ms` (a month boundary is a day boundary too). */
+function nextDayStart(ms: number): number {
+  return (Math.floor(ms / DAY_MS) + 1) * DAY_MS;
 }
 
 function monthOf(ms: number): string {
@@ -316,13 +315,15 @@ function monthOf(ms: number): string {
 }
 
 /**
- * The rows of one sample: split at UTC month boundaries, so each row lies in one month. The measures are
- * averages over the interval, so each part keeps them and weighs by its own duration (pro rata by time).
+ * The rows of one sample: split at UTC day boundaries, so each row lies in one day and so in one month: a month's
+ * report counts whole rows, and a daily series (the usage views' `daily`, the PDF summary's chart) puts each row on
+ * its day, the same way everywhere. The measures are averages over the interval, so each part keeps them and
+ * weighs by its own duration (pro rata by time).
  */
 export function sampleRows(p: agentV1.UsageSample): UsageSampleRow[] {
   const rows: UsageSampleRow[] = [];
   for (let start = p.startMs; start < p.endMs;) {
-    const end = Math.min(p.endMs, nextMonthStart(start));
+    const end = Math.min(p.endMs, nextDayStart(start));
     rows.push({
       month: monthOf(start),
       product: p.product,

@@ -61,7 +61,7 @@ export interface Series {
   expr: string;
 }
 
-/** A sample counts on the UTC day it starts: samples are a few hours long and, from the simulator, never cross a day. */
+/** The UTC day of a sample row: ingestion splits samples at midnight, so a row lies in one day (docs/billing-ingestion.md). */
 export const DAILY: Series = { field: 'daily', point: 'date', expr: "(start_at at time zone 'UTC')::date" };
 export const MONTHLY: Series = { field: 'months', point: 'month', expr: "to_char(month, 'YYYY-MM')" };
 
