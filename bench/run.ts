@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, string> = {
   http: 'http.ts',
   ingestion: 'ingestion.ts',
   licenses: 'licenses.ts',
+  'usage-reports': 'usage-reports.ts',
 };
 
 // `npm run bench -- http embedded`: a benchmark's own arguments follow its name.

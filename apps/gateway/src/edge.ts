@@ -14,7 +14,7 @@ import { authenticate, resolveOrg } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
-import { bodyType, type EdgeContext, type Requirement, type Route } from './route';
+import { bodyType, JsonText, type EdgeContext, type Requirement, type Route } from './route';
 import type { TokenCache, TokenScope } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 
@@ -37,6 +37,7 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
         if (deps.config.VALIDATE_RESPONSES) assertDocumented(route, reply);
         res.status(reply.status ?? route.response.status).set(reply.headers ?? {});
         if (reply.body === undefined) res.end();
+        else if (reply.body instanceof JsonText) res.type('application/json').send(reply.body.text);
         else if (Buffer.isBuffer(reply.body))
           res.send(reply.body); // bytes (signed objects) go out as they are
         else res.json(reply.body);
@@ -102,6 +103,7 @@ export function assertScopeAllowed(route: Pick<Route, 'scopes'>, scope: TokenSco
 
 /** The answer is what the API document says it is: a JSON body matches the row's response schema. */
 function assertDocumented(route: Route, reply: { status?: number; body?: unknown }): void {
+  if (reply.body instanceof JsonText) reply = { ...reply, body: JSON.parse(reply.body.text) };
   const schema = route.response.schema;
   if (reply.body === undefined || Buffer.isBuffer(reply.body) || (reply.status ?? route.response.status) !== route.response.status) return;
   if (!schema) throw new InternalError(`${route.method.toUpperCase()} ${route.path} answered a body its row does not document`);

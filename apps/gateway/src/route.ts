@@ -91,8 +91,18 @@ export type Requirement<K extends PermissionObjectType> =
 /** What a handler answers; the edge writes it (JSON, bytes, or nothing). */
 export interface Reply<R> {
   status?: number;
-  body?: R;
+  body?: R | JsonText;
   headers?: Record<string, string>;
+}
+
+/**
+ * A body that is already JSON text, e.g. a document Postgres wrote (the usage views, docs/usage-reports.md): the
+ * edge sends it as it is instead of parsing and serialising it again, which for a view of a few hundred kilobytes
+ * is most of the gateway's time. With VALIDATE_RESPONSES (tests) it is still parsed and checked against the row's
+ * response schema.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 /** The request body a row accepts. */

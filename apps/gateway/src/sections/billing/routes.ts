@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type Route } from '../../route';
+import { JsonText, sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type Route } from '../../route';
 import { clusterUid, MonthlyPoint, objectFields, quantities, UsageTotals } from '../dashboard/usage-report';
 
 // Namespace billing of spec 4.5 (`/dbaas/billing/reports/...`, docs/usage-reports.md): billing-enabled deployments,
@@ -69,7 +69,7 @@ export const namespaceBillingRoutes: Route[] = [
         clusterUid: '',
         namespace: '',
       });
-      return { body: JSON.parse(json) };
+      return { body: new JsonText(json) };
     },
   }),
   route({
@@ -92,7 +92,7 @@ export const namespaceBillingRoutes: Route[] = [
         clusterUid: params.clusterID,
         namespace: params.namespaceName,
       });
-      return { body: JSON.parse(json) };
+      return { body: new JsonText(json) };
     },
   }),
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { usageReportV1 } from '@platform/proto';
 import { isUuid } from '@platform/agent-protocol';
-import { sectionRoutes, type Requirement, type Route } from '../../route';
+import { JsonText, sectionRoutes, type Requirement, type Route } from '../../route';
 import { MONTH_NAMES, reportMonthParams } from './report-month';
 
 // The usage reports of spec 4.5 under /dashboard/summary (docs/usage-reports.md): billing-enabled deployments only,
@@ -231,7 +231,7 @@ function viewRoute<Q extends z.ZodType>(spec: {
       const { json } = await ctx.backends.billingDashboard.usageReport.getUsageView(
         viewRequest(params, spec.view, spec.toRequest && query !== undefined ? spec.toRequest(query) : {}),
       );
-      return { body: JSON.parse(json) };
+      return { body: new JsonText(json) };
     },
   });
 }
@@ -273,7 +273,7 @@ function objectRoute(view: string, summary: string, schema: z.ZodType): Route {
       const { json } = await ctx.backends.billingDashboard.usageReport.getUsageView(
         viewRequest(params, view, { clusterUid: params.clusterUID }, params.objectID),
       );
-      return { body: JSON.parse(json) };
+      return { body: new JsonText(json) };
     },
   });
 }
@@ -312,7 +312,7 @@ export const usageReportRoutes: Route[] = [
         clusterUid: params.clusterUID,
         objectId: params.objectID,
       });
-      return { body: JSON.parse(json) };
+      return { body: new JsonText(json) };
     },
   }),
   viewRoute({

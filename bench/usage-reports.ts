@@ -1,0 +1,430 @@
+/**
+ * `npm run bench -- usage-reports`: the monthly usage views of spec 4.5 and the dashboard's list routes over
+ * 1,000,000 usage samples, on the platform as `npm start` runs it but on a real Postgres (DATABASE_URL).
+ *
+ * The samples are the simulator's (deploy/simulator: 40 hubs with 19 spokes each, one month, one sample an
+ * hour, about 1,500 licensed objects of the four products), turned into rows by billing ingestion's own
+ * mapping (sampleRows, toSampleColumns) and loaded straight into billing.usage_samples: the benchmark
+ * measures reading, and loading through the bus would take minutes (docs/benchmarks.md has ingestion's own
+ * numbers). Licensed products are derived from the samples in SQL.
+ *
+ * Each view is measured over HTTP (token, gateway, gRPC, the view's SQL, JSON) side by side with the bare SQL
+ * aggregate that computes the same numbers, sent over one pg connection: the two alternate, after a warm-up
+ * of each, and the medians are compared (target: the view at most twice the bare aggregate). The list routes
+ * are measured the same way against a target of 100 ms. Prints progress to stderr, JSON to stdout, and writes
+ * its block in docs/benchmarks.md. BENCH_SAMPLES changes the sample count (default 1,000,000), BENCH_ROUNDS the
+ * rounds (7), BENCH_CASES (a regular expression over the labels) picks cases, BENCH_KEEP=1 keeps the database.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { QUANTITY, SAMPLE_HOURS, sampleRows, toSampleColumns } from '@platform/app-billing-dashboard';
+import { buildWorld, messagesOf } from '@platform/simulator';
+import type { agentV1 } from '@platform/proto';
+import { runLine, writeDocBlock } from './doc-block';
+
+const ROOT = path.resolve(__dirname, '..');
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const PG_SERVER = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PASSWORD = 'bench-admin-password';
+/** The simulated month is October 2026, whole: the world ends on November 1. */
+const MONTH_END = Date.UTC(2026, 10, 1);
+const LOAD_BATCH = 5_000;
+
+const progress = (msg: string) => process.stderr.write(`[bench usage-reports] ${msg}\n`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function freshDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: PG_SERVER });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_SERVER);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_SERVER });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+
+/** The one process of `npm start` on the given database, billing enabled. */
+async function startPlatform(databaseUrl: string): Promise<{ base: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-usage-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'deploy/local/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'),
+      HTTP_PORT: String(port),
+      METRICS_PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      BILLING_ENABLED: 'true',
+      PLATFORM_ADMIN_USERNAME: 'root',
+      PLATFORM_ADMIN_PASSWORD: PASSWORD,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the platform exited with ${child.exitCode}`);
+    const up = await fetch(`${base}/api/v1/version`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error('the platform did not come up within 120 s');
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    base,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGINT');
+        await new Promise((r) => child.once('exit', r));
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A site admin's token and the organization `bench` (the dashboard's `org` parameter). */
+async function adminToken(base: string): Promise<string> {
+  const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
+  const res = await fetch(`${base}/api/v1/users/root/tokens`, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
+  const token = ((await res.json()) as { sha1: string }).sha1;
+  const org = await fetch(`${base}/api/v1/orgs`, {
+    method: 'POST',
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'bench' }),
+  });
+  if (!org.ok) throw new Error(`org: ${org.status} ${await org.text()}`);
+  return token;
+}
+
+/**
+ * Loads `count` simulated usage samples of October 2026 into billing.usage_samples, 5,000 rows to a
+ * statement (json_populate_recordset), and derives licensed_products from them. Answers one licensed object
+ * of productdb (its user, cluster, object and license) for the routes that name one.
+ */
+async function loadSamples(db: pg.Client, count: number): Promise<Picked> {
+  const world = buildWorld({
+    org: 'bench',
+    hubs: 40,
+    spokes: 19,
+    months: 1,
+    seed: 7,
+    sampleHours: 1,
+    userIds: [101, 102, 103, 104, 105],
+    nowMs: MONTH_END,
+  });
+  const columns = Object.keys(toSampleColumns(sampleRows(firstSample(world))[0]));
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  const insert = `insert into billing.usage_samples (${list}) select ${list} from json_populate_recordset(null::billing.usage_samples, $1::json)`;
+  let loaded = 0;
+  let batch: Record<string, unknown>[] = [];
+  let first: Picked | undefined;
+  const started = performance.now();
+  const flush = async () => {
+    await db.query(insert, [JSON.stringify(batch)]);
+    loaded += batch.length;
+    batch = [];
+    if (loaded % 100_000 < LOAD_BATCH)
+      progress(
+        `loaded ${loaded.toLocaleString('en')} of ${count.toLocaleString('en')} samples (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+      );
+  };
+  for (const m of messagesOf(world)) {
+    if (m.kind !== 'usage-sample') continue;
+    for (const row of sampleRows(m.payload as agentV1.UsageSample)) {
+      if (loaded + batch.length >= count) break;
+      if (row.product === 'productdb')
+        first ??= { userId: row.userId, clusterUID: row.clusterUID, objectUID: row.objectUID, licenseId: row.licenseId };
+      const cols = toSampleColumns(row);
+      batch.push({ ...cols, resources: JSON.parse(cols.resources as string) });
+      if (batch.length === LOAD_BATCH) await flush();
+    }
+    if (loaded + batch.length >= count) break;
+  }
+  if (batch.length) await flush();
+  if (loaded < count) throw new Error(`the simulated world has only ${loaded} samples; raise its hubs`);
+  progress('deriving licensed products and analysing the tables');
+  await db.query(`insert into billing.licensed_products (user_id, cluster_uid, license_id, product, first_received_at, last_received_at)
+    select user_id, cluster_uid, license_id, product, min(start_at), max(end_at) from billing.usage_samples
+    group by user_id, cluster_uid, license_id, product on conflict do nothing`);
+  await db.query('analyze billing.usage_samples');
+  await db.query('analyze billing.licensed_products');
+  return first!;
+}
+
+function firstSample(world: ReturnType<typeof buildWorld>): agentV1.UsageSample {
+  for (const m of messagesOf(world)) if (m.kind === 'usage-sample') return m.payload as agentV1.UsageSample;
+  throw new Error('the simulated world has no usage samples');
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** What a case names: a route over HTTP, and the bare SQL that computes the same numbers (or a time target). */
+interface Case {
+  label: string;
+  path: string;
+  bare?: { sql: string; params: unknown[] };
+  /** Target for routes without a bare counterpart, ms. */
+  targetMs?: number;
+}
+
+async function timeHttp(base: string, token: string, p: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${base}/api/v1${p}`, { headers: { authorization: `token ${token}` } });
+  const body = await res.arrayBuffer();
+  if (!res.ok) throw new Error(`${p}: ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
+  return performance.now() - t0;
+}
+
+async function timeSql(db: pg.Client, sql: string, params: unknown[]): Promise<number> {
+  const t0 = performance.now();
+  await db.query(sql, params);
+  return performance.now() - t0;
+}
+
+async function main() {
+  const name = `bench_usage_${process.pid}`;
+  progress(`fresh database ${name}; starting the platform`);
+  const url = await freshDatabase(name);
+  const platform = await startPlatform(url);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const token = await adminToken(platform.base);
+    const object = await loadSamples(db, SAMPLES);
+    // BENCH_CASES (a regular expression) measures the matching cases only.
+    const only = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES) : undefined;
+    const cases = casesFor(object).filter((c) => !only || only.test(c.label));
+    const results: Record<string, unknown>[] = [];
+    for (const c of cases) {
+      const http: number[] = [];
+      const bare: number[] = [];
+      await timeHttp(platform.base, token, c.path);
+      if (c.bare) await timeSql(db, c.bare.sql, c.bare.params);
+      for (let i = 0; i < ROUNDS; i++) {
+        if (c.bare) bare.push(await timeSql(db, c.bare.sql, c.bare.params));
+        http.push(await timeHttp(platform.base, token, c.path));
+      }
+      const route = median(http);
+      const row = c.bare
+        ? {
+            label: c.label,
+            routeMs: +route.toFixed(1),
+            bareMs: +median(bare).toFixed(1),
+            ratio: +(route / median(bare)).toFixed(2),
+            target: 2,
+          }
+        : { label: c.label, routeMs: +route.toFixed(1), targetMs: c.targetMs };
+      const ok = c.bare ? (row as { ratio: number }).ratio <= 2 : route <= c.targetMs!;
+      results.push({ ...row, ok });
+      progress(`${c.label}: ${JSON.stringify(row)}${ok ? '' : '  ← misses its target'}`);
+    }
+    console.log(JSON.stringify({ samples: SAMPLES, rounds: ROUNDS, results }, null, 2));
+    // A partial run (fewer samples or cases) does not replace the full run's numbers in the docs.
+    if (!only && SAMPLES === 1_000_000) writeDocBlock('usage-reports', docBlock(results));
+  } finally {
+    await db.end();
+    await platform.stop();
+    // BENCH_KEEP=1 keeps the database for a look with psql (EXPLAIN ANALYZE of a view, say).
+    if (process.env.BENCH_KEEP) progress(`kept database ${name}`);
+    else await dropDatabase(name);
+  }
+}
+
+function docBlock(results: Record<string, any>[]): string {
+  const lines = [
+    runLine(
+      `${SAMPLES.toLocaleString('en')} usage samples of one month, median of ${ROUNDS} rounds each, over HTTP with a site admin's token, on Postgres.`,
+    ),
+    '',
+    '| Route | Route, median ms | Bare SQL aggregate, median ms | Ratio (target ≤ 2) / target | Met |',
+    '|---|---|---|---|---|',
+    ...results.map((r) =>
+      r.bareMs !== undefined
+        ? `| ${r.label} | ${r.routeMs} | ${r.bareMs} | ${r.ratio} | ${r.ok ? 'yes' : 'no'} |`
+        : `| ${r.label} | ${r.routeMs} | — | < ${r.targetMs} ms | ${r.ok ? 'yes' : 'no'} |`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+interface Picked {
+  /** A licensed object of productdb, for the routes that name one. */
+  userId: number;
+  clusterUID: string;
+  objectUID: string;
+  licenseId: string;
+}
+
+/**
+ * The routes measured. Each view's bare SQL computes the view's numbers with the same quantities
+ * (apps/billing-dashboard/src/usage/quantities.ts) over the same rows, the GROUP BY alone: what Postgres must
+ * do at least, without the view's JSON document, the gateway, gRPC or HTTP.
+ */
+function casesFor(o: Picked): Case[] {
+  const views = '/dashboard/summary/2026/10/usage-report/products';
+  const month = '2026-10-01';
+  const sums = (['cpu', 'memory', 'storage'] as const)
+    .map((r) => `sum(${SAMPLE_HOURS} * ${QUANTITY[r]})`)
+    .concat(`sum(${SAMPLE_HOURS})`)
+    .join(', ');
+  const grouped = (product: string, by: string, extra = '', where = '') => ({
+    sql: `select ${by}, ${extra ? `${extra}, ` : ''}${sums} from billing.usage_samples
+          where month = $1 and product = $2 ${where} group by ${by}`,
+    params: [month, product],
+  });
+  // `daily` adds the same sums per group and UTC day: both groupings, as the view computes both.
+  const daily = (product: string, by: string, where = '', params: unknown[] = []) => ({
+    sql: `select ${by}, null::date as day, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where} group by ${by}
+          union all
+          select ${by}, (start_at at time zone 'UTC')::date, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where}
+          group by ${by}, (start_at at time zone 'UTC')::date`,
+    params: [month, product, ...params],
+  });
+  const objectInfo = 'max(cluster_name), max(namespace), max(kind), max(name), max(version), min(start_at), max(end_at)';
+  // One object's samples and its quota periods (runs of equal requests and limits: gaps and islands).
+  const quota = 'cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit';
+  const oneObject = {
+    sql: `with s as (select *, row_number() over (order by start_at) - row_number() over (partition by ${quota} order by start_at) as run
+                     from billing.usage_samples where month = $1 and cluster_uid = $2 and object_uid = $3)
+          select start_at, end_at, ${quota}, cpu_used, memory_used, storage_used, replicas::float8 as n from s
+          union all
+          select min(start_at), max(end_at), ${quota}, null, null, null, sum(${SAMPLE_HOURS}) from s group by ${quota}, run`,
+    params: [month, o.clusterUID, o.objectUID],
+  };
+  const q = '?org=bench';
+  const cases: Case[] = [
+    {
+      label: 'productdb objects-usage-view',
+      path: `${views}/productdb/views/objects-usage-view${q}`,
+      bare: grouped('productdb', 'cluster_uid, object_uid', objectInfo),
+    },
+    {
+      label: 'productdb objects-usage-view, daily',
+      path: `${views}/productdb/views/objects-usage-view${q}&view_type=daily`,
+      bare: daily('productdb', 'cluster_uid, object_uid'),
+    },
+    {
+      label: 'productdb clusters-usage-view',
+      path: `${views}/productdb/views/clusters-usage-view${q}`,
+      bare: grouped('productdb', 'cluster_uid', 'max(cluster_name), max(hosting), count(distinct namespace), count(distinct object_uid)'),
+    },
+    {
+      label: 'productdb namespaces-usage-view',
+      path: `${views}/productdb/views/namespaces-usage-view${q}`,
+      bare: grouped('productdb', 'cluster_uid, namespace', 'max(cluster_name), max(namespace_uid), count(distinct object_uid)'),
+    },
+    {
+      label: 'productdb gks-usage-view',
+      path: `${views}/productdb/views/gks-usage-view${q}`,
+      bare: grouped(
+        'productdb',
+        'cluster_uid',
+        'max(cluster_name), count(distinct namespace), count(distinct object_uid)',
+        "and hosting = 'gks'",
+      ),
+    },
+    {
+      label: 'productdb contracts-usage-view',
+      path: `${views}/productdb/views/contracts-usage-view${q}`,
+      bare: grouped('productdb', 'contract_id', 'count(distinct cluster_uid), count(distinct object_uid)'),
+    },
+    {
+      label: 'productdb object-quota-history-summaries-view',
+      path: `${views}/productdb/views/object-quota-history-summaries-view${q}`,
+      bare: grouped(
+        'productdb',
+        'cluster_uid, object_uid',
+        `${objectInfo}, count(distinct (cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit)),
+         max(cpu_request), max(cpu_limit), max(cpu_used), max(memory_request), max(memory_limit), max(memory_used),
+         max(storage_request), max(storage_limit), max(storage_used)`,
+      ),
+    },
+    {
+      label: 'productdb objects-cluster-mode-usage-view',
+      path: `${views}/productdb/views/objects-cluster-mode-usage-view${q}`,
+      bare: grouped('productdb', 'cluster_uid, object_uid', `${objectInfo}, sum(replicas * ${SAMPLE_HOURS})`, "and topology = 'CLUSTER'"),
+    },
+    {
+      label: 'productdb object-quota-history-summaries-view, one object',
+      path: `${views}/productdb/views/object-quota-history-summaries-view/clusters/${o.clusterUID}/objects/${o.objectUID}${q}`,
+      bare: oneObject,
+    },
+    {
+      label: 'productdb objects-cluster-mode-usage-view, one object',
+      path: `${views}/productdb/views/objects-cluster-mode-usage-view/clusters/${o.clusterUID}/objects/${o.objectUID}${q}`,
+      bare: daily('productdb', 'cluster_uid, object_uid', 'and cluster_uid = $3 and object_uid = $4', [o.clusterUID, o.objectUID]),
+    },
+  ];
+  for (const product of ['productbackup', 'productvault', 'productingress']) {
+    cases.push(
+      {
+        label: `${product} clusters-usage-view`,
+        path: `${views}/${product}/views/clusters-usage-view${q}`,
+        bare: grouped(product, 'cluster_uid', 'max(cluster_name), max(hosting), count(distinct namespace), count(distinct object_uid)'),
+      },
+      {
+        label: `${product} contracts-usage-view`,
+        path: `${views}/${product}/views/contracts-usage-view${q}`,
+        bare: grouped(product, 'contract_id', 'count(distinct cluster_uid), count(distinct object_uid)'),
+      },
+    );
+  }
+  const user = `/dashboard/users/${o.userId}`;
+  const cluster = `${user}/clusters/${o.clusterUID}`;
+  const lists: [string, string][] = [
+    ['generated-months', '/dashboard/summary/generated-months'],
+    ['licensed users', '/dashboard/users/'],
+    ['active users', '/dashboard/users/active'],
+    ['inactive users', '/dashboard/users/inactive'],
+    ["a user's clusters", `${user}/clusters/`],
+    ["a user's active clusters", `${user}/clusters/active`],
+    ["a user's licenses on a cluster", `${cluster}/licenses/`],
+    ["a license's products", `${cluster}/licenses/${o.licenseId}/products/`],
+    ["a cluster's active licenses", `/dashboard/clusters/${o.clusterUID}/licenses/active`],
+  ];
+  for (const [label, p] of lists) cases.push({ label: `list: ${label}`, path: `${p}${q}`, targetMs: 100 });
+  return cases;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
