@@ -3,6 +3,11 @@ import { defineApp, ownDependencyChecks, startService } from '@platform/service-
 import { migrations } from '../migrations';
 import { listenerEnv, type ListenerConfig } from './config';
 import { createListenerHttp } from './http';
+import { MeteringProxy } from './metering/metering';
+import { providerAMetering } from './metering/providera';
+import { providerCMetering } from './metering/providerc';
+import type { SettingWarning } from './metering/provider';
+import type { Marketplace } from './notifications/payloads';
 import { addressMatcher, providerARanges } from './notifications/source-address';
 import { marketplaceListenerService } from './service';
 import { claimableCheck } from './subscriptions/claimable';
@@ -30,7 +35,7 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
       grpc: (svc) => {
         listener = new MarketplaceListener(svc.db!, directory, svc.log, { claimBackoffSeconds: config.MARKETPLACE_CLAIM_BACKOFF_SECONDS });
         listener.useOutbox(svc.outbox(listener.effects()));
-        return [marketplaceListenerService(listener)];
+        return [marketplaceListenerService(listener, meteringOf(config, listener))];
       },
       http: {
         port: config.MARKETPLACE_HTTP_PORT,
@@ -59,6 +64,55 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
     },
     config,
   );
+}
+
+/** The metered-billing proxy over both metering providers, configured from the environment (spec 4.10). */
+function meteringOf(config: ListenerConfig, listener: MarketplaceListener): MeteringProxy {
+  const retry = { attempts: config.METERING_RETRY_ATTEMPTS, baseDelayMs: config.METERING_RETRY_BASE_MS };
+  return new MeteringProxy(
+    listener.subscriptions,
+    {
+      ProviderA: providerAMetering({
+        endpoint: config.PROVIDERA_METERING_ENDPOINT,
+        region: config.PROVIDERA_METERING_REGION,
+        productCode: config.PROVIDERA_PRODUCT_CODE,
+        accessKeyId: config.PROVIDERA_ACCESS_KEY_ID,
+        secretAccessKey: config.PROVIDERA_SECRET_ACCESS_KEY,
+        readinessDimension: config.PROVIDERA_READINESS_DIMENSION,
+        retry,
+      }),
+      ProviderC: providerCMetering({
+        endpoint: config.PROVIDERC_SERVICE_CONTROL_ENDPOINT,
+        serviceName: config.PROVIDERC_SERVICE_NAME,
+        keyFile: config.PROVIDERC_SERVICE_ACCOUNT_KEY_FILE,
+        defaultConsumerId: config.PROVIDERC_CONSUMER_ID,
+        retry,
+        timeoutMs: config.METERING_TIMEOUT_MS,
+      }),
+    },
+    (marketplace) => listenerWarnings(config, marketplace),
+  );
+}
+
+/** What a marketplace's notifications need, and which of it is missing or unsafe. */
+function listenerWarnings(config: ListenerConfig, marketplace: Marketplace): SettingWarning[] {
+  const w: SettingWarning[] = [];
+  if (marketplace !== 'ProviderA' && !config.MARKETPLACE_API_SECRET) {
+    w.push({ Level: 'Error', Msg: `MARKETPLACE_API_SECRET is not set: ${marketplace} notifications are refused (403)` });
+  }
+  if (marketplace === 'ProviderA') {
+    if (config.RUN_MODE === 'dev') w.push({ Level: 'Warning', Msg: 'RUN_MODE=dev: notifications are taken from any address' });
+    if (!config.MARKETPLACE_TRUSTED_PROXIES || config.MARKETPLACE_TRUSTED_PROXIES.length === 0) {
+      w.push({
+        Level: 'Warning',
+        Msg: 'MARKETPLACE_TRUSTED_PROXIES is not set: behind the gateway every notification comes from the gateway’s address',
+      });
+    }
+  }
+  if (marketplace === 'ProviderC' && config.PROVIDERC_TEST_INSTALLER_ID) {
+    w.push({ Level: 'Warning', Msg: `PROVIDERC_TEST_INSTALLER_ID ${config.PROVIDERC_TEST_INSTALLER_ID} binds without the secret` });
+  }
+  return w;
 }
 
 const defaultDirectory = (config: ListenerConfig) =>

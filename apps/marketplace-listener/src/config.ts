@@ -56,6 +56,34 @@ export const listenerEnv = {
   PLATFORM_ADMIN_USERNAME: z.string().default('admin'),
   ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
   CONTRACTS_LICENSING_GRPC_ADDR: addressVar.default('127.0.0.1:50054'),
+  // The metered-billing proxy (spec 4.10, docs/marketplaces.md). First provider: AWS Marketplace Metering.
+  /** The Metering endpoint; unset: the SDK's for PROVIDERA_METERING_REGION. Tests point it at a local double. */
+  PROVIDERA_METERING_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  PROVIDERA_METERING_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1')
+    .default('us-east-1'),
+  /** The listing's product code, sent with every BatchMeterUsage. */
+  PROVIDERA_PRODUCT_CODE: z.string().max(255).optional(),
+  /** Static credentials; unset: the AWS default chain (web identity, instance role). Never logged. */
+  PROVIDERA_ACCESS_KEY_ID: z.string().optional(),
+  PROVIDERA_SECRET_ACCESS_KEY: z.string().optional(),
+  /** A dimension of the listing, named by the readiness dry run (MeterUsage with DryRun). */
+  PROVIDERA_READINESS_DIMENSION: z.string().max(255).optional(),
+  // Third provider: Google Service Control.
+  PROVIDERC_SERVICE_CONTROL_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .default('https://servicecontrol.googleapis.com'),
+  /** The managed service name usage is reported for. */
+  PROVIDERC_SERVICE_NAME: z.string().max(255).optional(),
+  /** A service-account key file (JSON: client_email, private_key, token_uri); mount it from a secret. */
+  PROVIDERC_SERVICE_ACCOUNT_KEY_FILE: z.string().optional(),
+  /** The consumer (`project:<id>`) a readiness check without a subscription names. */
+  PROVIDERC_CONSUMER_ID: z.string().max(140).optional(),
+  /** Attempts per provider call (the first included), and the first backoff delay, doubled each retry. */
+  METERING_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  METERING_RETRY_BASE_MS: z.coerce.number().int().min(1).max(60_000).default(200),
+  METERING_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Download links are signed like object URLs (docs/object-storage.md), with the same key.
   OBJECT_STORAGE_URL: objectStorageEnv.OBJECT_STORAGE_URL,
   OBJECT_STORAGE_SIGNING_KEY: objectStorageEnv.OBJECT_STORAGE_SIGNING_KEY,

@@ -2,3 +2,10 @@ export { testPostgresUrl, testNatsUrl, createTestDatabase, MissingServiceError }
 export { eventually } from './eventually';
 export { startPrivateNats, freePort, type PrivateNats } from './private-nats';
 export { pdfText } from './pdf-text';
+export {
+  startAwsMeteringDouble,
+  startServiceControlDouble,
+  type AwsMeteringDouble,
+  type AwsUsageRecord,
+  type ServiceControlDouble,
+} from './metering-doubles';

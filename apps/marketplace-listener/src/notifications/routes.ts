@@ -176,7 +176,8 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
         },
         eventTime: body.eventTime ? new Date(body.eventTime) : undefined,
         binding,
-        billingDetails: {},
+        // The Service Control consumer (`project:<id>`) the buyer's deployment reports under, for metered billing.
+        billingDetails: typeof binding.options?.consumerId === 'string' ? { consumerId: binding.options.consumerId } : {},
         data: withoutSecrets(req.body),
       },
       callOf(req, res),

@@ -68,7 +68,7 @@ interface BindChange {
  */
 export class MarketplaceListener {
   readonly installers: InstallersStore;
-  private readonly subscriptions: SubscriptionsStore;
+  readonly subscriptions: SubscriptionsStore;
   private outbox!: Outbox;
   /** Refusals already written to the audit log, so the route does not write them twice. */
   private readonly audited = new WeakSet<object>();
@@ -274,6 +274,31 @@ export class MarketplaceListener {
       this.markAudited(err);
       throw err;
     }
+  }
+
+  /**
+   * A site admin's revocation (spec 4.6 DELETE /dashboard/marketplaces/…): the state becomes `Revoked` (final),
+   * the subscription is no longer revocable, and its contracts are revoked through the outbox, so the state
+   * and the revocation commit together and the contracts follow even across a crash. 400 when unknown or not
+   * revocable (already revoked included).
+   */
+  async revoke(marketplace: string, subscriptionId: string, actor: string): Promise<SubscriptionRow> {
+    await this.outbox.run(async (trx, stage) => {
+      const current = await this.subscriptions.get(marketplace, subscriptionId, trx);
+      if (!current) throw new InputError(`subscription ${subscriptionId} of ${marketplace} does not exist`);
+      if (!current.is_revocable) throw new InputError(`subscription ${subscriptionId} of ${marketplace} is not revocable`);
+      await this.subscriptions.update(marketplace, subscriptionId, { state: 'Revoked', is_revocable: false }, trx);
+      if (current.contract_ids.length > 0) stage(REVOKE_CONTRACTS, { contractIds: current.contract_ids, actor });
+    });
+    await this.audit({
+      marketplace,
+      subscriptionId,
+      status: 'Succeeded',
+      operationType: 'REVOKE',
+      description: `revoked by site admin ${actor}; its contracts are revoked`,
+      data: { actor },
+    });
+    return (await this.subscriptions.get(marketplace, subscriptionId))!;
   }
 
   /**

@@ -52,6 +52,17 @@ export interface StoredAnswer {
   installerId?: string;
 }
 
+/** A MarketplaceAuditEvent as the audit-logs row reads it. */
+export interface AuditRow {
+  marketplace: string;
+  subscriptionId: string;
+  status: string;
+  operationType: string;
+  description: string;
+  data: unknown;
+  timestampMs: number;
+}
+
 /** One MarketplaceAuditEvent. */
 export interface AuditEntry {
   marketplace: string;
@@ -125,6 +136,46 @@ export class SubscriptionsStore {
 
   async forgetAnswer(key: NotificationKey, trx: Knex.Transaction): Promise<void> {
     await this.db.table('notifications', trx).where(keyColumns(key)).delete();
+  }
+
+  /** Every subscription (of one marketplace when named), most recently updated first. */
+  async list(marketplace?: string): Promise<SubscriptionRow[]> {
+    const q = this.db
+      .table('subscriptions')
+      .orderBy([{ column: 'last_updated_at', order: 'desc' }, { column: 'marketplace' }, { column: 'subscription_id' }]);
+    if (marketplace) q.where({ marketplace });
+    return q.select();
+  }
+
+  /** Adds metered-billing events sent, in the database so concurrent reports do not lose counts; the new total. */
+  async countBillingEvents(marketplace: string, subscriptionId: string, sent: number): Promise<number> {
+    const [row] = await this.db
+      .table('subscriptions')
+      .where({ marketplace, subscription_id: subscriptionId })
+      .update({
+        no_of_billing_event_sent: this.db.knex.raw('no_of_billing_event_sent + ?', [sent]),
+        last_updated_at: this.db.knex.fn.now(),
+      })
+      .returning('no_of_billing_event_sent');
+    return Number(row?.no_of_billing_event_sent ?? 0);
+  }
+
+  /** The subscription's audit log grouped by audit period (UTC month), newest period first, oldest entry first within. */
+  async auditReports(marketplace: string, subscriptionId: string): Promise<{ period: string; events: AuditRow[] }[]> {
+    const rows: { period: string; events: AuditRow[] | string }[] = await this.db
+      .table('audit_events')
+      .where({ marketplace, subscription_id: subscriptionId })
+      .groupByRaw('1')
+      .orderBy('period', 'desc')
+      .select(
+        this.db.knex.raw(`to_char("timestamp" at time zone 'UTC', 'YYYY-MM') as period`),
+        this.db.knex.raw(
+          `json_agg(json_build_object('marketplace', marketplace, 'subscriptionId', subscription_id, 'status', status,
+             'operationType', operation_type, 'description', description, 'data', data,
+             'timestampMs', (extract(epoch from "timestamp") * 1000)::bigint) order by "timestamp", id) as events`,
+        ),
+      );
+    return rows.map((r) => ({ period: r.period, events: typeof r.events === 'string' ? JSON.parse(r.events) : r.events }));
   }
 
   async audit(entry: AuditEntry): Promise<void> {
