@@ -2,6 +2,7 @@ import { outboxMigration, type Migration } from '@platform/db';
 import { init } from './20261122000000_init';
 import { inventory } from './20261122010000_inventory';
 import { agentIngestion } from './20261122030000_agent_ingestion';
+import { clusterSets } from './20261123000000_cluster_sets';
 
 /** Every migration of the clusters schema, oldest first. */
-export const migrations: Migration[] = [init, inventory, outboxMigration('20261122020000_outbox'), agentIngestion];
+export const migrations: Migration[] = [init, inventory, outboxMigration('20261122020000_outbox'), agentIngestion, clusterSets];

@@ -1,6 +1,8 @@
 import type { Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { ClusterSets } from './cluster-sets/cluster-sets';
+import { clusterSetsService } from './cluster-sets/service';
 import { clustersEnv, type ClustersConfig } from './config';
 import { busAccountDirectory, orgTokensClient } from './ingestion/bus-accounts';
 import { InventoryIngestion } from './ingestion/inventory-ingestion';
@@ -29,7 +31,7 @@ function startClusters(config: ClustersConfig) {
         const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log);
         stopConsumer = await ingestion.consume(bus!);
         stopPruning = ingestion.pruneSeenPeriodically();
-        return [clustersService(clusters)];
+        return [clustersService(clusters), clusterSetsService(new ClusterSets(db!))];
       },
       onStop: async () => {
         stopPruning?.();

@@ -3,6 +3,7 @@ import {
   authzRolesV1,
   billingDashboardV1,
   clustersV1,
+  clusterSetsV1,
   contractsLicensingV1,
   contractsV1,
   licensingV1,
@@ -67,7 +68,11 @@ export interface Backends {
   };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
-  clusters: { clusters: PromiseClient<typeof clustersV1.ClustersServiceService> };
+  clusters: {
+    clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
+    /** Cluster sets of a hub and their bound namespaces (spec 4.12). */
+    clusterSets: PromiseClient<typeof clusterSetsV1.ClusterSetsServiceService>;
+  };
 }
 
 /** The backend apps; a route names the one answering it, so only its routes answer 503 when it is down. */
@@ -135,7 +140,10 @@ export function connectBackends(config: GatewayConfig): Backends {
         opts('marketplace-listener'),
       ),
     },
-    clusters: { clusters: createClient(clustersV1.ClustersServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')) },
+    clusters: {
+      clusters: createClient(clustersV1.ClustersServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
+      clusterSets: createClient(clusterSetsV1.ClusterSetsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
+    },
   };
 }
 

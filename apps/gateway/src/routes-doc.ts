@@ -18,12 +18,14 @@ export function routesDocPath(start: string = __dirname): string {
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 const SECTION_NAMES: Record<Route['section'], string> = {
   '4.1': '4.1 Authorization and custom roles',
+  '4.2': '4.2 Client organizations',
   '4.3': '4.3 Contracts, admin',
   '4.4': '4.4 Contracts, user',
   '4.5': '4.5 Usage reports',
   '4.6': '4.6 Admin billing dashboard',
   '4.8': '4.8 Site settings',
   '4.11': '4.11 License registration',
+  '4.12': '4.12 Cluster sets and feature sets',
   '4.13': '4.13 Organizations',
   '4.14': '4.14 Teams',
   '9': '9 Version',

@@ -47,6 +47,8 @@ interface Row {
   form?: (f: Fixture) => FormData;
   /** The fixture needs a contract of the organization with a bound cluster. */
   contract?: boolean;
+  /** The fixture needs a hub cluster of the organization, `hub` (the 4.12 rows under `/clusters/{owner}/{cluster}`). */
+  hub?: boolean;
 }
 
 const CLUSTER = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
@@ -399,7 +401,35 @@ const MATRIX: Record<string, Row> = {
   },
   // 4.5 PDF usage summary — site admins (view_usage_analytics:site_admin) only; a month without usage is still a PDF.
   'GET /dashboard/summary/:year/:month/download': { pass: ['siteadmin'], path: () => '/dashboard/summary/2026/10/download' },
+  // 4.12 cluster sets on the organization's hub `hub` (docs/cluster-sets.md): members (view on the hub) read,
+  // owners (manage on the hub) and site admins change; a custom role grants neither (the holder is a member).
+  ...hubRows(),
 };
+
+/** The 4.12 rows: reads for members, changes for owners and site admins. */
+function hubRows(): Record<string, Row> {
+  const hub = (f: Fixture) => `/clusters/${f.org}/hub`;
+  const read = (rest: string): Row => ({ pass: MEMBERS, hub: true, path: (f) => `${hub(f)}${rest}` });
+  const change = (rest: string, body: unknown): Row => ({ pass: OWNERS, hub: true, path: (f) => `${hub(f)}${rest}`, body: () => body });
+  return {
+    'GET /clusters/:owner/:cluster/clustersets': read('/clustersets'),
+    'GET /clusters/:owner/:cluster/available-clusters': read('/available-clusters'),
+    'GET /clusters/:owner/:cluster/available-clustersets': read('/available-clustersets?type=client-org'),
+    'POST /clusters/:owner/:cluster/clustersets/create': change('/clustersets/create', { clusterSet: 'made' }),
+    'POST /clusters/:owner/:cluster/clustersets/delete': change('/clustersets/delete', { clusterSet: 'made' }),
+    'POST /clusters/:owner/:cluster/clustersets/add': change('/clustersets/add', { clusterSet: 'made', clusters: ['x'] }),
+    'POST /clusters/:owner/:cluster/clustersets/remove': change('/clustersets/remove', { clusterSet: 'made', clusters: ['x'] }),
+    'GET /clusters/:owner/:cluster/clustersets/:clusterset/clusters': read('/clustersets/made/clusters'),
+    'GET /clusters/:owner/:cluster/clustersets/:clusterset/clusterlist': read('/clustersets/made/clusterlist'),
+    'GET /clusters/:owner/:cluster/clustersets/:clusterset/auth-info': read('/clustersets/made/auth-info'),
+    'GET /clusters/:owner/:cluster/bound-namespaces': read('/bound-namespaces'),
+    'POST /clusters/:owner/:cluster/bound-namespaces/bind': change('/bound-namespaces/bind', { clusterSet: 'made', namespace: 'default' }),
+    'POST /clusters/:owner/:cluster/bound-namespaces/unbind': change('/bound-namespaces/unbind', {
+      clusterSet: 'made',
+      namespace: 'default',
+    }),
+  };
+}
 
 /**
  * The routes of sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14, and the system outages of 4.6, as the gateway registers
@@ -409,7 +439,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard(?!\/marketplaces)|dbaas)(\/|$)/.test(
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard(?!\/marketplaces)|dbaas|clusters\/:owner\/:cluster)(\/|$)/.test(
         r.path,
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
@@ -442,7 +472,7 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
    * A fresh organization: owner; team devs with member; team holders with holder, whose role carries `grant`;
    * with `contract`, a contract of the organization (made by the site admin) with one cluster bound.
    */
-  async function fixture(me: Actor, grant: string | undefined, contract = false): Promise<Fixture> {
+  async function fixture(me: Actor, grant: string | undefined, contract = false, hub = false): Promise<Fixture> {
     const org = `mx${next++}`;
     const created = await t.api('owner', 'POST', '/orgs', { username: org });
     expect(created.status).toBe(201);
@@ -470,6 +500,7 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
       expect(bound.status).toBe(201);
       f.ccID = bound.body[0].id;
     }
+    if (hub) expect((await t.api('owner', 'POST', `/orgs/${org}/clusters`, { name: 'hub' })).status).toBe(201);
     return f;
   }
 
@@ -529,7 +560,7 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
     it(`${key}: ${row.pass.join(', ')} get through; the others are refused`, async () => {
       const outcomes: string[] = [];
       for (const me of ACTORS) {
-        const f = await fixture(me, row.grant ?? route.requires?.at(-1)?.permission, row.contract);
+        const f = await fixture(me, row.grant ?? route.requires?.at(-1)?.permission, row.contract, row.hub);
         let path = row.path ? row.path(f) : route.path.replace(':orgname', f.org);
         if (route.org) path += `${path.includes('?') ? '&' : '?'}org=${f.org}`;
         const who = me === 'anonymous' ? undefined : login(me);

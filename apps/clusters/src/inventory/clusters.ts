@@ -201,7 +201,8 @@ function parseStatus(json: string): Record<string, unknown> {
 
 const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 
-function toMessage(row: ClusterRow, hub: ClusterRow | null, features: FeatureRow[]): clustersV1.Cluster {
+/** A cluster row as the Cluster message (cluster sets answer their members with it too). */
+export function toMessage(row: ClusterRow, hub: ClusterRow | null, features: FeatureRow[]): clustersV1.Cluster {
   return {
     uid: row.uid,
     name: row.name,

@@ -1,5 +1,6 @@
 import type { Route } from '../route';
 import { authorizationRoutes } from './authorization/routes';
+import { clusterSetRoutes } from './cluster-sets/routes';
 import { clusterRoutes } from './clusters/routes';
 import { adminContractRoutes } from './contracts/admin';
 import { resourceEventRoutes } from './dashboard/events';
@@ -34,6 +35,7 @@ export const ROUTES: Route[] = [
   ...orgTokensRoutes,
   ...teamRoutes,
   ...clusterRoutes,
+  ...clusterSetRoutes,
   ...adminContractRoutes,
   ...userContractRoutes,
   ...licenseRoutes,

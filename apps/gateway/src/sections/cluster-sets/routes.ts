@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import * as p from '../../params';
+import { sectionRoutes, type Route } from '../../route';
+import { HUB_MANAGE_CHECKS, HUB_PREFIX, HUB_READ_CHECKS, HubPath, hubToManage, hubToRead } from './hub';
+import {
+  AuthInfo,
+  BindNamespaceOptions,
+  BoundNamespaces,
+  ClusterSetMembersOptions,
+  ClusterSetOptions,
+  ClustersResp,
+  clustersResp,
+  ListClusterSetResp,
+  listClusterSetResp,
+  ManagedClusterInfo,
+  managedClusterInfo,
+} from './schemas';
+
+const route = sectionRoutes({ section: '4.12', backend: 'clusters' });
+
+// Spec 4.12, cluster sets and bound namespaces (docs/cluster-sets.md). Every row acts on the hub
+// `/clusters/{owner}/{cluster}`: reads need view on it, changes manage; the target's resolve checks both the
+// owner and the hub before the body is read, so a caller without rights is told 403 whatever they send.
+
+const SetPath = HubPath.extend({ clusterset: p.segment });
+const SET = `${HUB_PREFIX}/clustersets/:clusterset`;
+const AvailableQuery = z.object({
+  type: z.string().optional().meta({ description: '`client-org` keeps the sets eligible for a client organization' }),
+});
+
+export const clusterSetRoutes: Route[] = [
+  route({
+    method: 'get',
+    path: `${HUB_PREFIX}/clustersets`,
+    summary: "The hub's cluster sets with their cluster counts",
+    auth: 'token',
+    params: HubPath,
+    target: hubToRead,
+    handlerChecks: HUB_READ_CHECKS,
+    response: { status: 200, schema: z.array(ListClusterSetResp) },
+    async handle(_in, { backends, target }) {
+      const { sets } = await backends.clusters.clusterSets.listClusterSets({ hubUid: target.uid });
+      return { body: sets.map(listClusterSetResp) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: `${HUB_PREFIX}/available-clusters`,
+    summary: "The hub's managed clusters, each with the set it is in",
+    auth: 'token',
+    params: HubPath,
+    target: hubToRead,
+    handlerChecks: HUB_READ_CHECKS,
+    response: { status: 200, schema: z.array(ManagedClusterInfo) },
+    async handle(_in, { backends, target }) {
+      const { clusters } = await backends.clusters.clusterSets.listManagedClusters({ hubUid: target.uid });
+      return { body: clusters.map(managedClusterInfo) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: `${HUB_PREFIX}/available-clustersets`,
+    summary: "The hub's cluster set names; type=client-org keeps those eligible for a client organization",
+    auth: 'token',
+    params: HubPath,
+    query: AvailableQuery,
+    target: hubToRead,
+    handlerChecks: HUB_READ_CHECKS,
+    response: { status: 200, schema: z.array(z.string()) },
+    async handle({ query }, { backends, target }) {
+      const { names } = await backends.clusters.clusterSets.listSetNames({
+        hubUid: target.uid,
+        clientOrgOnly: query.type === 'client-org',
+      });
+      return { body: names };
+    },
+  }),
+  route({
+    method: 'post',
+    path: `${HUB_PREFIX}/clustersets/create`,
+    summary: 'Create a cluster set, with clusters when given',
+    auth: 'token',
+    params: HubPath,
+    target: hubToManage,
+    body: { schema: ClusterSetOptions },
+    handlerChecks: [...HUB_MANAGE_CHECKS, '400 for a cluster not managed by the hub or already in a set; 409 for a set name the hub has'],
+    response: { status: 200, schema: ListClusterSetResp },
+    async handle({ body }, { backends, target, caller }) {
+      const set = await backends.clusters.clusterSets.createClusterSet({
+        hubUid: target.uid,
+        name: body.clusterSet,
+        clusters: body.clusters ?? [],
+        actor: caller.login,
+      });
+      return { body: listClusterSetResp(set) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: `${HUB_PREFIX}/clustersets/delete`,
+    summary: 'Delete a cluster set (its clusters stay managed by the hub)',
+    auth: 'token',
+    params: HubPath,
+    target: hubToManage,
+    body: { schema: ClusterSetOptions },
+    handlerChecks: [...HUB_MANAGE_CHECKS, '404 for a set the hub does not have'],
+    response: { status: 200, schema: ListClusterSetResp },
+    async handle({ body }, { backends, target }) {
+      const set = await backends.clusters.clusterSets.deleteClusterSet({ hubUid: target.uid, name: body.clusterSet });
+      return { body: listClusterSetResp(set) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: `${HUB_PREFIX}/clustersets/add`,
+    summary: 'Add managed clusters to a cluster set',
+    auth: 'token',
+    params: HubPath,
+    target: hubToManage,
+    body: { schema: ClusterSetMembersOptions },
+    handlerChecks: [
+      ...HUB_MANAGE_CHECKS,
+      '404 for an unknown set; 400 for a cluster not managed by the hub or already in a set (nothing added)',
+    ],
+    response: { status: 200, schema: ListClusterSetResp },
+    async handle({ body }, { backends, target, caller }) {
+      const set = await backends.clusters.clusterSets.addClusters({
+        hubUid: target.uid,
+        name: body.clusterSet,
+        clusters: body.clusters,
+        actor: caller.login,
+      });
+      return { body: listClusterSetResp(set) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: `${HUB_PREFIX}/clustersets/remove`,
+    summary: 'Remove clusters from a cluster set',
+    auth: 'token',
+    params: HubPath,
+    target: hubToManage,
+    body: { schema: ClusterSetMembersOptions },
+    handlerChecks: [...HUB_MANAGE_CHECKS, '404 for an unknown set; 400 for a cluster not in the set (nothing removed)'],
+    response: { status: 200, schema: ListClusterSetResp },
+    async handle({ body }, { backends, target, caller }) {
+      const set = await backends.clusters.clusterSets.removeClusters({
+        hubUid: target.uid,
+        name: body.clusterSet,
+        clusters: body.clusters,
+        actor: caller.login,
+      });
+      return { body: listClusterSetResp(set) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: `${SET}/clusters`,
+    summary: 'The managed clusters in a cluster set',
+    auth: 'token',
+    params: SetPath,
+    target: hubToRead,
+    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    response: { status: 200, schema: z.array(ClustersResp) },
+    async handle({ params }, { backends, target }) {
+      const { clusters } = await backends.clusters.clusterSets.listMembers({ hubUid: target.uid, name: params.clusterset });
+      return { body: clusters.map(clustersResp) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: `${SET}/clusterlist`,
+    summary: "The names of the hub's managed clusters that can be added to the set (in no set yet)",
+    auth: 'token',
+    params: SetPath,
+    target: hubToRead,
+    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    response: { status: 200, schema: z.array(z.string()) },
+    async handle({ params }, { backends, target }) {
+      const { names } = await backends.clusters.clusterSets.listAddable({ hubUid: target.uid, name: params.clusterset });
+      return { body: names };
+    },
+  }),
+  route({
+    method: 'get',
+    path: `${SET}/auth-info`,
+    summary: 'Role-ref names granted on the set and the users holding each',
+    auth: 'token',
+    params: SetPath,
+    target: hubToRead,
+    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    response: { status: 200, schema: AuthInfo },
+    async handle({ params }, { backends, target }) {
+      const { json } = await backends.clusters.clusterSets.authInfo({ hubUid: target.uid, name: params.clusterset });
+      return { body: JSON.parse(json) as Record<string, string[]> };
+    },
+  }),
+  route({
+    method: 'get',
+    path: `${HUB_PREFIX}/bound-namespaces`,
+    summary: 'Namespaces of the hub and the cluster sets bound to each',
+    auth: 'token',
+    params: HubPath,
+    target: hubToRead,
+    handlerChecks: HUB_READ_CHECKS,
+    response: { status: 200, schema: BoundNamespaces },
+    async handle(_in, { backends, target }) {
+      const { json } = await backends.clusters.clusterSets.boundNamespaces({ hubUid: target.uid });
+      return { body: JSON.parse(json) as Record<string, string[]> };
+    },
+  }),
+  ...(['bind', 'unbind'] as const).map((action) =>
+    route({
+      method: 'post',
+      path: `${HUB_PREFIX}/bound-namespaces/${action}`,
+      summary: action === 'bind' ? 'Bind a namespace of the hub to a cluster set' : 'Unbind a namespace of the hub from a cluster set',
+      auth: 'token',
+      params: HubPath,
+      target: hubToManage,
+      body: { schema: BindNamespaceOptions },
+      handlerChecks: [...HUB_MANAGE_CHECKS, '400 for a namespace the hub does not have or a set it does not have'],
+      response: { status: 200, schema: BoundNamespaces, description: 'The bound namespaces after the change' },
+      async handle({ body }, { backends, target }) {
+        const req = { hubUid: target.uid, clusterSet: body.clusterSet, namespace: body.namespace };
+        const sets = backends.clusters.clusterSets;
+        const { json } = action === 'bind' ? await sets.bindNamespace(req) : await sets.unbindNamespace(req);
+        return { body: JSON.parse(json) as Record<string, string[]> };
+      },
+    }),
+  ),
+];
