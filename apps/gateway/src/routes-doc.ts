@@ -24,6 +24,7 @@ const SECTION_NAMES: Record<Route['section'], string> = {
   '4.5': '4.5 Usage reports',
   '4.6': '4.6 Admin billing dashboard',
   '4.8': '4.8 Site settings',
+  '4.10': '4.10 Metered-billing proxy',
   '4.11': '4.11 License registration',
   '4.12': '4.12 Cluster sets and feature sets',
   '4.13': '4.13 Organizations',

@@ -5,6 +5,7 @@ import { clusterRoutes } from './clusters/routes';
 import { adminContractRoutes } from './contracts/admin';
 import { resourceEventRoutes } from './dashboard/events';
 import { licensedRoutes } from './dashboard/licensed';
+import { dashboardMarketplaceRoutes } from './dashboard/marketplaces';
 import { systemOutageRoutes } from './dashboard/outages';
 import { summaryDownloadRoutes } from './dashboard/summary-download';
 import { usageReportRoutes } from './dashboard/usage-report';
@@ -13,6 +14,7 @@ import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
 import { licenseRoutes } from './licenses/routes';
 import { marketplaceInstallerRoutes } from './marketplaces/installers';
+import { meteredBillingRoutes } from './marketplaces/metered-billing';
 import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
 import { claimsRoutes } from './organizations/claims';
@@ -46,4 +48,6 @@ export const ROUTES: Route[] = [
   ...licensedRoutes,
   ...resourceEventRoutes,
   ...marketplaceInstallerRoutes,
+  ...dashboardMarketplaceRoutes,
+  ...meteredBillingRoutes,
 ];
