@@ -401,6 +401,25 @@ const MATRIX: Record<string, Row> = {
   },
   // 4.5 PDF usage summary — site admins (view_usage_analytics:site_admin) only; a month without usage is still a PDF.
   'GET /dashboard/summary/:year/:month/download': { pass: ['siteadmin'], path: () => '/dashboard/summary/2026/10/download' },
+  // 4.6 marketplace rows — site admins (view_marketplace_usage:site_admin) only. The fixture has no subscription, so
+  // the rows naming one answer 400 to a site admin (through). The metered-billing proxy of 4.10 is not here: its
+  // pairs exist only on ProviderAMarketplace and ProviderCMarketplace (404 on this Hosted deployment), so
+  // marketplace-metered-billing.e2e.test.ts boots those two and checks 401/403 for every non-admin caller there.
+  'GET /dashboard/marketplaces/subscriptions': { pass: ['siteadmin'] },
+  'GET /dashboard/marketplaces/settings/warnings': { pass: ['siteadmin'] },
+  'GET /dashboard/marketplaces/:marketplace/:subscriptionId': { pass: ['siteadmin'], path: () => '/dashboard/marketplaces/ProviderA/none' },
+  'DELETE /dashboard/marketplaces/:marketplace/:subscriptionId': {
+    pass: ['siteadmin'],
+    path: () => '/dashboard/marketplaces/ProviderB/none',
+  },
+  'GET /dashboard/marketplaces/:marketplace/:subscriptionId/ping': {
+    pass: ['siteadmin'],
+    path: () => '/dashboard/marketplaces/ProviderC/none/ping',
+  },
+  'GET /dashboard/marketplaces/:marketplace/:subscriptionId/audit-logs': {
+    pass: ['siteadmin'],
+    path: () => '/dashboard/marketplaces/ProviderA/none/audit-logs',
+  },
   // 4.12 cluster sets on the organization's hub `hub` (docs/cluster-sets.md): members (view on the hub) read,
   // owners (manage on the hub) and site admins change; a custom role grants neither (the holder is a member).
   ...hubRows(),
@@ -439,7 +458,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard(?!\/marketplaces)|dbaas|clusters\/:owner\/:cluster)(\/|$)/.test(
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard|dbaas|clusters\/:owner\/:cluster)(\/|$)/.test(
         r.path,
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
