@@ -23,6 +23,7 @@ const SECTION_NAMES: Record<Route['section'], string> = {
   '4.4': '4.4 Contracts, user',
   '4.5': '4.5 Usage reports',
   '4.6': '4.6 Admin billing dashboard',
+  '4.7': '4.7 Metrics proxy',
   '4.8': '4.8 Site settings',
   '4.10': '4.10 Metered-billing proxy',
   '4.11': '4.11 License registration',

@@ -54,8 +54,8 @@ export class DashboardApi {
           redirect: 'error',
         });
       } catch (err) {
-        const why = (err as Error).name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : 'unreachable';
-        failure = new UnavailableError(`${this.opts.name} (${this.host()}) is ${why}: ${method} ${path.split('?')[0]}`);
+        const why = (err as Error).name === 'TimeoutError' ? `gave no answer within ${this.opts.timeoutMs} ms` : 'is unreachable';
+        failure = new UnavailableError(`${this.opts.name} (${this.host()}) ${why}: ${method} ${path.split('?')[0]}`);
         continue;
       }
       const text = await res.text().catch(() => '');

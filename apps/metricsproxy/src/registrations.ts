@@ -6,7 +6,7 @@ import type { MetricsproxyConfig } from './config';
 import { DashboardApi } from './dashboard-http';
 import { FlavorA } from './flavor-a';
 import { FlavorB } from './flavor-b';
-import { datasourceName, datasourceUid, orgContainer } from './naming';
+import { backendUrl, datasourceName, datasourceUid, orgContainer } from './naming';
 
 type Ctx = metricsproxyV1.BackendContext;
 
@@ -51,7 +51,7 @@ export class Registrations {
       const ds = await a.putDatasource(uid, name, backend, ctx.isDefault);
       if (ds.created) undo(() => a.deleteDatasource(uid));
       await this.store.put({ ...row('a', ctx, name), datasource_uid: uid, container: folder.value.uid, container_id: folder.value.id });
-      return { folderId: folder.value.id, folderUid: folder.value.uid, datasource: name, datasourceUid: uid };
+      return { folderId: folder.value.id, folderUid: folder.value.uid, datasource: name, datasourceUid: uid, url: backendUrl(backend) };
     });
   }
 
@@ -84,7 +84,7 @@ export class Registrations {
       const ds = await b.putDatasource(project.value, name, secret, backend, ctx.isDefault);
       if (ds.created) undo(() => b.deleteDatasource(project.value, name));
       await this.store.put({ ...row('b', ctx, name), datasource_uid: '', container: project.value, container_id: 0 });
-      return { projectName: project.value, folderName: ctx.ownerName, datasource: name };
+      return { projectName: project.value, folderName: ctx.ownerName, datasource: name, url: backendUrl(backend) };
     });
   }
 

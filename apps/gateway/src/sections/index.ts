@@ -14,6 +14,7 @@ import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
 import { licenseRoutes } from './licenses/routes';
 import { marketplaceInstallerRoutes } from './marketplaces/installers';
+import { metricsProxyRoutes } from './metricsproxy/routes';
 import { meteredBillingRoutes } from './marketplaces/metered-billing';
 import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
@@ -48,6 +49,7 @@ export const ROUTES: Route[] = [
   ...licensedRoutes,
   ...resourceEventRoutes,
   ...marketplaceInstallerRoutes,
+  ...metricsProxyRoutes,
   ...dashboardMarketplaceRoutes,
   ...meteredBillingRoutes,
 ];

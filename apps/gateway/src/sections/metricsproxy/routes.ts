@@ -1,0 +1,250 @@
+import { z } from 'zod';
+import { InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
+import type { GatewayConfig } from '../../config';
+import { sectionRoutes, type EdgeContext, type OrgRef } from '../../route';
+import { TtlCache } from './hook-cache';
+import {
+  AuthHookResult,
+  BackendContext,
+  FlavorAResponse,
+  FlavorBResponse,
+  PROJECT_ID,
+  RegisterRequest,
+  backendMessage,
+  connectionJson,
+} from './presenters';
+
+// Metrics proxy (spec 4.7, docs/metrics-proxy.md): cluster metrics backends registered as datasources of the two
+// dashboard flavors by the organization's admins, and the auth hook reverse proxies ask before letting a
+// dashboard's query through to a cluster's metrics backend.
+
+const route = sectionRoutes({ section: '4.7', backend: 'metricsproxy' });
+
+/** How long the hook trusts what it learnt: the bound on how fast a membership or ownership change shows. */
+export const HOOK_CACHE_MS = 5_000;
+
+type Context = z.output<typeof BackendContext>;
+const ORG_ADMIN = [
+  { on: 'org' as const, permission: 'admin:org' as const, denied: 'registering metrics backends takes admin rights in the organization' },
+];
+const CLUSTER_CHECK = ['the clusterUID (and hubUID) must be clusters of `org` in the inventory (403 otherwise, nothing is created)'];
+
+/**
+ * The cluster the registration is for: `clusterUID`, or the hub when only `hubUID` is given. Every UID named must
+ * be a cluster of the organization in the inventory, and a named cluster must be the hub or one of its spokes.
+ * An unknown UID and another owner's cluster are refused alike (403), so the answer tells nothing of other owners.
+ */
+async function clusterOfOrg(c: Context, org: OrgRef, ctx: EdgeContext): Promise<{ clusterUid: string; hubUid: string }> {
+  const refuse = (uid: string) => new NotAllowedError(`cluster ${uid} is not a cluster of organization ${org.name}`);
+  const owned = async (uid: string) => {
+    const cluster = await ctx.backends.clusters.clusters.getCluster({ uid }).catch((e: unknown) => {
+      if (e instanceof NotFoundError) throw refuse(uid);
+      throw e;
+    });
+    if (cluster.ownerType !== 'organization' || cluster.ownerId !== org.id) throw refuse(uid);
+    return cluster;
+  };
+  const cluster = await owned((c.clusterUID ?? c.hubUID)!);
+  if (c.clusterUID && c.hubUID) {
+    await owned(c.hubUID);
+    const hub = c.hubUID.toLowerCase();
+    if (cluster.uid.toLowerCase() !== hub && cluster.hubUid.toLowerCase() !== hub) {
+      throw new ValidationError('clusterUID is not the hub hubUID nor one of its managed clusters', [
+        { field: 'clusterUID', description: 'not a cluster of hubUID' },
+      ]);
+    }
+  }
+  return { clusterUid: cluster.uid.toLowerCase(), hubUid: (c.hubUID ?? cluster.hubUid ?? '').toLowerCase() };
+}
+
+async function contextMessage(c: Context, org: OrgRef, ctx: EdgeContext) {
+  const { clusterUid, hubUid } = await clusterOfOrg(c, org, ctx);
+  return {
+    ownerId: org.id,
+    ownerName: org.name,
+    hubUid,
+    clusterUid,
+    projectId: c.projectId ?? '',
+    clientOrgId: c.clientOrgID ?? '',
+    isDefault: c.default ?? false,
+    issueToken: c.issueToken ?? false,
+  };
+}
+
+// ---- the auth hook ----
+
+/** What the hook knows of one `uid.clusterid[.projectid]`. */
+interface Facts {
+  ownerId: number;
+  ownerIsOrg: boolean;
+  owner: string;
+  clusterName: string;
+  clientOrg: string;
+}
+
+interface HookCaches {
+  facts: TtlCache<Facts>;
+  members: TtlCache<boolean>;
+}
+
+// One pair of caches per gateway (keyed by its config object), so gateways sharing a process (the tests) never
+// answer from another platform's facts.
+const caches = new WeakMap<GatewayConfig, HookCaches>();
+const cachesOf = (config: GatewayConfig): HookCaches => {
+  let c = caches.get(config);
+  if (!c) caches.set(config, (c = { facts: new TtlCache(HOOK_CACHE_MS), members: new TtlCache(HOOK_CACHE_MS) }));
+  return c;
+};
+
+/** `uid.clusterid[.projectid]`: 400 when it has another form or the uid is not a number. */
+function parseUidcid(uidcid: string): { ownerId: number; clusterUid: string; projectId: string; tenant: string } {
+  const parts = uidcid.split('.');
+  if (parts.length < 2 || parts.length > 3 || parts.some((p) => p === '')) {
+    throw new InputError('uidcid must be uid.clusterid or uid.clusterid.projectid');
+  }
+  if (!/^[1-9]\d{0,15}$/.test(parts[0])) throw new InputError('uidcid: the uid must be a number');
+  if (parts[2] !== undefined && !PROJECT_ID.test(parts[2]))
+    throw new InputError('uidcid: the projectid must be 1 to 63 letters, digits, _ or -');
+  const clusterUid = parts[1].toLowerCase();
+  const projectId = parts[2] ?? '';
+  const ownerId = Number(parts[0]);
+  return { ownerId, clusterUid, projectId, tenant: [ownerId, clusterUid, ...(projectId ? [projectId] : [])].join('.') };
+}
+
+async function loadFacts(ownerId: number, clusterUid: string, projectId: string, ctx: EdgeContext): Promise<Facts> {
+  const notFound = (e: unknown) => {
+    if (e instanceof NotFoundError) return undefined;
+    throw e;
+  };
+  const [cluster, accounts] = await Promise.all([
+    ctx.backends.clusters.clusters.getCluster({ uid: clusterUid }).catch(notFound),
+    ctx.backends.orgsTeams.identity.getAccounts({ ids: [ownerId] }),
+  ]);
+  const owner = accounts.users.find((u) => u.id === ownerId);
+  if (!owner) throw new NotFoundError(`no account ${ownerId}`);
+  if (!cluster || cluster.ownerId !== ownerId) throw new NotFoundError(`account ${ownerId} has no cluster ${clusterUid}`);
+  const backend = await ctx.backends.metricsproxy.metricsproxy.lookupBackend({ ownerId, clusterUid, projectId });
+  return { ownerId, ownerIsOrg: owner.type === 1, owner: owner.login, clusterName: cluster.name, clientOrg: backend.clientOrgId };
+}
+
+export const metricsProxyRoutes = [
+  route({
+    auth: 'token',
+    org: 'required',
+    requires: ORG_ADMIN,
+    method: 'post',
+    path: '/metricsproxy/register',
+    summary: "Register a cluster's metrics backend as a flavor A (Grafana-compatible) datasource in the organization's folder",
+    body: { schema: RegisterRequest },
+    handlerChecks: [...CLUSTER_CHECK, '503 when flavor A is not configured or unreachable, 502 when it fails'],
+    response: { status: 200, schema: FlavorAResponse },
+    async handle({ body }, ctx) {
+      const context = await contextMessage(body, ctx.org, ctx);
+      const r = await ctx.backends.metricsproxy.metricsproxy.registerFlavorA({ context, backend: backendMessage(body.backend) });
+      return {
+        body: {
+          flavora: { ...connectionJson(body.backend, r.url), dashboard: { datasource: r.datasource, folderID: r.folderId } },
+          folderID: r.folderId,
+          datasource: r.datasource,
+        },
+      };
+    },
+  }),
+  route({
+    auth: 'token',
+    org: 'required',
+    requires: ORG_ADMIN,
+    method: 'post',
+    path: '/metricsproxy/unregister',
+    summary: "Remove a cluster's flavor A datasource (and the organization's folder once empty)",
+    body: { schema: BackendContext },
+    handlerChecks: [...CLUSTER_CHECK, '404 when the cluster has no flavor A backend'],
+    response: { status: 200 },
+    async handle({ body }, ctx) {
+      await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorA(await contextMessage(body, ctx.org, ctx));
+      return {};
+    },
+  }),
+  route({
+    auth: 'token',
+    org: 'required',
+    requires: ORG_ADMIN,
+    method: 'post',
+    path: '/metricsproxy/flavorb/register',
+    summary: "Register a cluster's metrics backend as a flavor B (Perses-compatible) datasource, its credentials a project secret",
+    body: { schema: RegisterRequest },
+    handlerChecks: [...CLUSTER_CHECK, '503 when flavor B is not configured or unreachable, 502 when it fails'],
+    response: { status: 200, schema: FlavorBResponse },
+    async handle({ body }, ctx) {
+      const context = await contextMessage(body, ctx.org, ctx);
+      const r = await ctx.backends.metricsproxy.metricsproxy.registerFlavorB({ context, backend: backendMessage(body.backend) });
+      const dashboard = { projectName: r.projectName, folderName: r.folderName, datasource: r.datasource };
+      return { body: { flavorb: { ...connectionJson(body.backend, r.url), dashboard }, ...dashboard } };
+    },
+  }),
+  route({
+    auth: 'token',
+    org: 'required',
+    requires: ORG_ADMIN,
+    method: 'post',
+    path: '/metricsproxy/flavorb/unregister',
+    summary: "Remove a cluster's flavor B datasource and its secret",
+    body: { schema: BackendContext },
+    handlerChecks: [...CLUSTER_CHECK, '404 when the cluster has no flavor B backend'],
+    response: { status: 200 },
+    async handle({ body }, ctx) {
+      await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorB(await contextMessage(body, ctx.org, ctx));
+      return {};
+    },
+  }),
+  route({
+    auth: 'token',
+    method: 'get',
+    path: '/metricsproxy/auth/:uidcid/*path',
+    summary:
+      'Auth hook for a reverse proxy (nginx auth_request, Traefik ForwardAuth): may the caller read the cluster metrics of uidcid; sets X-Scope-OrgID',
+    params: z.object({
+      uidcid: z.string().max(200),
+      path: z.union([z.string(), z.array(z.string())]).meta({ description: 'The proxied path (trailing wildcard)' }),
+    }),
+    handlerChecks: [
+      '400 for a uidcid not uid.clusterid[.projectid] or a uid not a number',
+      '404 when the owner or its cluster does not exist',
+      '401 unless the caller is a member or owner of the owning organization (the owner itself for a user account)',
+    ],
+    response: { status: 200, schema: AuthHookResult },
+    async handle({ params }, ctx) {
+      const { ownerId, clusterUid, projectId, tenant } = parseUidcid(params.uidcid);
+      const cache = cachesOf(ctx.config);
+      const facts = await cache.facts.get(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
+      const callerId = ctx.caller.id;
+      const member = facts.ownerIsOrg
+        ? await cache.members.get(`${callerId}:${ownerId}`, async () => {
+            const { allowed } = await ctx.backends.authz.authz.checkPermission({
+              userId: callerId,
+              permission: 'member:org',
+              objectId: ownerId,
+            });
+            return allowed;
+          })
+        : callerId === ownerId;
+      if (!member) throw new NotAuthenticatedError(`you are not a member of ${facts.owner}, which owns cluster ${facts.clusterName}`);
+      return {
+        body: {
+          owner: facts.owner,
+          clusterName: facts.clusterName,
+          tenantID: tenant,
+          ...(facts.clientOrg && { clientOrg: facts.clientOrg }),
+        },
+        // What nginx auth_request_set / Traefik authResponseHeaders copy to the upstream request.
+        headers: {
+          'X-Scope-OrgID': tenant,
+          'X-Metrics-Owner': facts.owner,
+          'X-Metrics-Cluster': facts.clusterName,
+          ...(facts.clientOrg && { 'X-Metrics-Client-Org': facts.clientOrg }),
+          'Cache-Control': 'no-store',
+        },
+      };
+    },
+  }),
+];
