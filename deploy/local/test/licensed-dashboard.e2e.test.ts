@@ -1,9 +1,7 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { registeredRoutesOn } from '@platform/app-gateway';
-import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
-import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+import type { DemoManifest } from '../src/demo-seed';
+import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * The licensed users, clusters, licenses and products of the admin billing dashboard (spec 4.6,
@@ -26,10 +24,9 @@ const fill = (p: string, u: Usage) =>
 
 describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) on the demo data', () => {
   let t: TestPlatform;
-  let seed: DemoSeed | undefined;
+  let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;
   let u: Usage;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'licensed-dashboard-e2e-'));
   const withOrg = (p: string) => `${p}${p.includes('?') ? '&' : '?'}org=demo`;
   const get = async (p: string, who = 'root') => t.api(who, 'GET', withOrg(p));
   const ok = async (p: string) => {
@@ -42,34 +39,11 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
   const license = () => `${pair()}/licenses/${encodeURIComponent(u.lid)}`;
 
   beforeAll(async () => {
-    // The process's in-process bus, not the shared NATS server: the demo's message ids and the apps' durable consumer
-    // names are the same in every suite, so another suite seeding at the same time there could take these reports.
-    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', BILLING_ENABLED: 'true', NATS_URL: '' });
-    const file = path.join(dir, 'demo.json');
-    const said: string[] = [];
-    seed = startDemoSeed(
-      {
-        DEMO_SEED_MANIFEST: file,
-        DATA_DIR: dir,
-        DEPLOYMENT_TYPE: 'Hosted',
-        PLATFORM_ADMIN_USERNAME: 'root',
-        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-      },
-      t.platform,
-      (msg) => said.push(msg),
-    );
-    await seed!.done;
-    if (!fs.existsSync(file)) throw new Error(`the demo seed wrote no manifest:\n${said.join('\n')}`);
-    manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoManifest;
-    if (!manifest.usage) throw new Error(`the manifest has no usage:\n${said.join('\n')}`);
-    u = manifest.usage;
+    demo = await bootDemoPlatform({ DEPLOYMENT_TYPE: 'Hosted' });
+    ({ t, manifest, usage: u } = demo);
     await t.signUp('mallory');
   }, 600_000);
-  afterAll(async () => {
-    await seed?.stop();
-    await t?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => demo?.stop());
 
   it('lists the demo owner among the users who reported, and among the active ones only in a window that holds its reports', async () => {
     const owner = {

@@ -1,10 +1,7 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { registeredRoutesOn } from '@platform/app-gateway';
-import { startPrivateNats, type PrivateNats } from '@platform/testing';
-import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
-import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+import type { DemoManifest } from '../src/demo-seed';
+import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * The licensed-resource rows of the admin billing dashboard (spec 4.6 `.../products/{productName}/resources`,
@@ -19,11 +16,8 @@ type Usage = NonNullable<DemoManifest['usage']>;
 
 describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
   let t: TestPlatform;
-  let nats: PrivateNats;
-  let seed: DemoSeed | undefined;
+  let demo: DemoPlatform | undefined;
   let usage: Usage;
-  let ownerPassword: string;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'resource-events-e2e-'));
   /** `.../products/{product}` of the manifest's usage, or of the parts given instead. */
   const product = (over: Partial<Record<'uid' | 'cid' | 'lid' | 'product', string | number>> = {}) => {
     const u = { uid: usage.uid, cid: usage.cid, lid: usage.lid, product: usage.product, ...over };
@@ -48,37 +42,12 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
   };
 
   beforeAll(async () => {
-    // A NATS server of this file's own: the apps' durable consumers are not shared with another platform's, which
-    // would take (and refuse) some of the demo's reports.
-    nats = await startPrivateNats();
-    t = await bootTestPlatform({ BILLING_ENABLED: 'true', NATS_URL: nats.url });
-    const manifestPath = path.join(dir, 'demo.json');
-    // The seed as `npm start` runs it, against this platform, on the NATS server its apps use.
-    seed = startDemoSeed(
-      {
-        NATS_URL: nats.url,
-        DATA_DIR: path.join(dir, 'data'),
-        DEMO_SEED_MANIFEST: manifestPath,
-        PLATFORM_ADMIN_USERNAME: 'root',
-        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-      },
-      t.platform,
-      () => {},
-    );
-    await seed!.done;
-    if (!fs.existsSync(manifestPath)) throw new Error('the demo seed wrote no manifest');
-    const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as DemoManifest;
-    if (!manifest.usage) throw new Error('the demo manifest has no usage');
-    usage = manifest.usage;
-    ownerPassword = manifest.owner.password;
+    // On a NATS server of the suite's own: the resource history is asked over NATS request/reply here.
+    demo = await bootDemoPlatform({}, { bus: 'private-nats' });
+    ({ t, usage } = demo);
     await t.signUp('mallory');
   }, 600_000);
-  afterAll(async () => {
-    await seed?.stop();
-    await t?.stop();
-    await nats?.dispose();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => demo?.stop());
 
   it('resources: the history the cluster answers, with the usage key and its first version; filtered by group and resource', async () => {
     const { items } = await ok(`${product()}/resources`);
@@ -202,7 +171,6 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
   });
 
   it('is for site admins: 401 without a token, 403 for others (the demo organization’s owner too), 400 without org', async () => {
-    t.tokens['demo-owner'] = await t.tokenFor('demo-owner', ownerPassword);
     for (const suffix of ['resources', 'events-histories', 'events/', `events/raw-event?key=k&version=1`]) {
       const p = `${product()}/${suffix}`;
       expect((await get(p, null)).status).toBe(401);
@@ -216,8 +184,7 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
 
   // Last: it stops the simulated clusters.
   it('resources: 504 naming the cluster when it does not answer (the simulated clusters stopped answering)', async () => {
-    await seed!.stop();
-    seed = undefined;
+    await demo!.stopSeed();
     const res = await get(`${product()}/resources`);
     expect(res.status).toBe(504);
     expect(res.body.message).toContain(`cluster ${usage.cid} did not answer`);

@@ -1,9 +1,7 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { registeredRoutesOn } from '@platform/app-gateway';
-import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
-import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+import type { DemoManifest } from '../src/demo-seed';
+import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * The usage reports of spec 4.5 (docs/usage-reports.md) over HTTP on a billing-enabled deployment seeded with the
@@ -31,10 +29,9 @@ const mine = (r: { path: string }) =>
 
 describe('usage reports over HTTP (spec 4.5) on the demo seed', () => {
   let t: TestPlatform;
-  let seed: DemoSeed | undefined;
+  let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;
   let usage: Usage;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'usage-reports-e2e-'));
   const views = (product: string, year = usage.year, month = usage.month) =>
     `/dashboard/summary/${year}/${month}/usage-report/products/${product}/views`;
   const get = (pathAndQuery: string, who: string | undefined = 'root', org = 'demo') =>
@@ -56,37 +53,13 @@ describe('usage reports over HTTP (spec 4.5) on the demo seed', () => {
   };
 
   beforeAll(async () => {
-    // The process's in-process bus, not the shared NATS server: the demo's message ids and the apps' durable
-    // consumer names are the same in every suite, so another suite seeding at the same time on that server could
-    // take this platform's reports.
-    t = await bootTestPlatform({ BILLING_ENABLED: 'true', NATS_URL: '' });
-    const manifestPath = path.join(dir, 'demo.json');
-    const said: string[] = [];
-    seed = startDemoSeed(
-      {
-        DATA_DIR: path.join(dir, 'data'),
-        DEMO_SEED_MANIFEST: manifestPath,
-        PLATFORM_ADMIN_USERNAME: 'root',
-        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-      },
-      t.platform,
-      (msg) => said.push(msg),
-    );
-    await seed!.done;
-    if (!fs.existsSync(manifestPath)) throw new Error(`the demo seed wrote no manifest:\n${said.join('\n')}`);
-    manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as DemoManifest;
-    if (!manifest.usage) throw new Error('the demo manifest has no usage');
-    usage = manifest.usage;
-    t.tokens[manifest.owner.username] = await t.tokenFor(manifest.owner.username, manifest.owner.password);
+    demo = await bootDemoPlatform();
+    ({ t, manifest, usage } = demo);
     await t.signUp('mallory');
     // mallory owns an organization of her own, without clusters.
     expect((await t.api('mallory', 'POST', '/orgs', { username: 'mallory-org' })).status).toBe(201);
   }, 600_000);
-  afterAll(async () => {
-    await seed?.stop();
-    await t?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => demo?.stop());
 
   it('generated-months: the manifest month among the months with samples, in calendar order, per year', async () => {
     const { yearMonthList } = await ok('/dashboard/summary/generated-months');

@@ -1,10 +1,8 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { registeredRoutesOn } from '@platform/app-gateway';
-import { pdfText, startPrivateNats, type PrivateNats } from '@platform/testing';
-import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
-import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+import { pdfText } from '@platform/testing';
+import type { DemoManifest } from '../src/demo-seed';
+import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
+import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * The PDF usage summary (spec 4.5 `/dashboard/summary/{year}/{month}/download`, docs/usage-summary-pdf.md) over
@@ -21,11 +19,9 @@ const monthTitle = (year: string, month: string) =>
 
 describe('the PDF usage summary over HTTP (spec 4.5) on the demo data', () => {
   let t: TestPlatform;
-  let nats: PrivateNats | undefined;
-  let seed: DemoSeed | undefined;
+  let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;
   let u: Usage;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'usage-summary-pdf-e2e-'));
   const url = (year: string, month: string, org: string | undefined = manifest.owner.org) =>
     `/dashboard/summary/${year}/${month}/download${org ? `?org=${org}` : ''}`;
   /** The answer with its body as bytes (the harness reads bodies as text); `who` null: no token. */
@@ -35,38 +31,14 @@ describe('the PDF usage summary over HTTP (spec 4.5) on the demo data', () => {
   };
 
   beforeAll(async () => {
-    // A NATS server of this file's own: the apps' durable consumers are not shared with another platform's, which
-    // would take (and refuse) some of the demo's reports.
-    nats = await startPrivateNats();
-    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', BILLING_ENABLED: 'true', NATS_URL: nats.url });
-    const file = path.join(dir, 'demo.json');
-    const said: string[] = [];
-    seed = startDemoSeed(
-      {
-        DEMO_SEED_MANIFEST: file,
-        NATS_URL: nats.url,
-        DATA_DIR: dir,
-        DEPLOYMENT_TYPE: 'Hosted',
-        PLATFORM_ADMIN_USERNAME: 'root',
-        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-      },
-      t.platform,
-      (msg) => said.push(msg),
-    );
-    await seed!.done;
-    if (!fs.existsSync(file)) throw new Error(`the demo seed wrote no manifest:\n${said.join('\n')}`);
-    manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoManifest;
-    if (!manifest.usage) throw new Error(`the manifest has no usage:\n${said.join('\n')}`);
-    u = manifest.usage;
+    // On a NATS server of the suite's own (the other demo suites use the in-process bus): the seed's reports go
+    // through JetStream here.
+    demo = await bootDemoPlatform({ DEPLOYMENT_TYPE: 'Hosted' }, { bus: 'private-nats' });
+    ({ t, manifest, usage: u } = demo);
     await t.signUp('mallory');
-    t.tokens.owner = await t.tokenFor(manifest.owner.username, manifest.owner.password);
+    t.tokens.owner = t.tokens[manifest.owner.username];
   }, 600_000);
-  afterAll(async () => {
-    await seed?.stop();
-    await t?.stop();
-    await nats?.dispose();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => demo?.stop());
 
   it("downloads the month's productdb usage as a PDF attachment naming the month, the product, the site and the cluster", async () => {
     const res = await download(url(u.year, u.month));
