@@ -35,6 +35,8 @@ interface Fixture {
   /** A contract of the organization, with one cluster bound (`ccID`), for the contract rows (`contract: true`). */
   contract: number;
   ccID: number;
+  /** The UID of the organization's hub cluster `hub`, with `hub: true`. */
+  hubUid: string;
 }
 
 interface Row {
@@ -49,6 +51,8 @@ interface Row {
   contract?: boolean;
   /** The fixture needs a hub cluster of the organization, `hub` (the 4.12 rows under `/clusters/{owner}/{cluster}`). */
   hub?: boolean;
+  /** Refused callers get 401, not 403 (the 4.7 auth hook: a non-member is "not authenticated" for the metrics). */
+  refusedWith401?: boolean;
 }
 
 const CLUSTER = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
@@ -423,6 +427,19 @@ const MATRIX: Record<string, Row> = {
   // 4.12 cluster sets on the organization's hub `hub` (docs/cluster-sets.md): members (view on the hub) read,
   // owners (manage on the hub) and site admins change; a custom role grants neither (the holder is a member).
   ...hubRows(),
+  // 4.7 metrics proxy (docs/metrics-proxy.md): org admins (admin:org: owners, site admins, a role carrying it)
+  // register and unregister; an empty body is 422 for them (through). The auth hook lets the owning organization's
+  // members through and answers 401 to everyone else, site admins included.
+  'POST /metricsproxy/register': { pass: HOLDERS, body: () => ({}) },
+  'POST /metricsproxy/unregister': { pass: HOLDERS, body: () => ({}) },
+  'POST /metricsproxy/flavorb/register': { pass: HOLDERS, body: () => ({}) },
+  'POST /metricsproxy/flavorb/unregister': { pass: HOLDERS, body: () => ({}) },
+  'GET /metricsproxy/auth/:uidcid/*path': {
+    pass: MEMBERS_ONLY,
+    hub: true,
+    refusedWith401: true,
+    path: (f) => `/metricsproxy/auth/${f.orgId}.${f.hubUid}/api/v1/query`,
+  },
 };
 
 /** The 4.12 rows: reads for members, changes for owners and site admins. */
@@ -458,7 +475,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard|dbaas|clusters\/:owner\/:cluster)(\/|$)/.test(
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard|dbaas|clusters\/:owner\/:cluster|metricsproxy)(\/|$)/.test(
         r.path,
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
@@ -507,7 +524,7 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
       teamIDs: [holders],
     });
     expect(role.status).toBe(201);
-    const f: Fixture = { org, orgId: created.body.id, devs, roleId: role.body.id, me, ids: t.ids, contract: 0, ccID: 0 };
+    const f: Fixture = { org, orgId: created.body.id, devs, roleId: role.body.id, me, ids: t.ids, contract: 0, ccID: 0, hubUid: '' };
     if (contract) {
       const end = String(Math.floor(Date.now() / 1000) + YEAR);
       const form = contractForm({ products: 'productdb', end });
@@ -519,7 +536,11 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
       expect(bound.status).toBe(201);
       f.ccID = bound.body[0].id;
     }
-    if (hub) expect((await t.api('owner', 'POST', `/orgs/${org}/clusters`, { name: 'hub' })).status).toBe(201);
+    if (hub) {
+      const enrolled = await t.api('owner', 'POST', `/orgs/${org}/clusters`, { name: 'hub' });
+      expect(enrolled.status).toBe(201);
+      f.hubUid = enrolled.body.cluster.uid;
+    }
     return f;
   }
 
@@ -585,7 +606,11 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
         const who = me === 'anonymous' ? undefined : login(me);
         const method = route.method.toUpperCase();
         const { status } = row.form ? await t.send(who, method, path, row.form(f)) : await t.api(who, method, path, row.body?.(f));
-        const expected = row.pass.includes(me) ? 'through' : me === 'anonymous' && route.auth !== 'public' ? '401' : '403';
+        const expected = row.pass.includes(me)
+          ? 'through'
+          : (me === 'anonymous' && route.auth !== 'public') || row.refusedWith401
+            ? '401'
+            : '403';
         const got = status === 401 || status === 403 ? String(status) : status >= 500 ? `5xx(${status})` : 'through';
         if (got !== expected) outcomes.push(`${me}: expected ${expected}, got ${status}`);
       }
