@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
 const BENCHMARKS: Record<string, string> = {
+  'auth-hook': 'auth-hook.ts',
   'authz-check': 'authz-check.ts',
   http: 'http.ts',
   ingestion: 'ingestion.ts',
