@@ -143,7 +143,9 @@ describe('the chart with its default values', () => {
         'SECRETS_ENCRYPTION_KEY',
       ].sort(),
     );
-    for (const app of ['billing-dashboard', 'metricsproxy', 'clusters']) expect(secretNames(app)).toEqual(['DATABASE_URL']);
+    // The dashboard APIs' tokens (docs/metrics-proxy.md), optional.
+    expect(secretNames('metricsproxy')).toEqual(['DATABASE_URL', 'FLAVORA_TOKEN', 'FLAVORB_TOKEN']);
+    for (const app of ['billing-dashboard', 'clusters']) expect(secretNames(app)).toEqual(['DATABASE_URL']);
     // Every replica of an app seals and signs with the same keys, kept in the Secret.
     const env = containerEnv(manifests, deployment('orgs-teams').spec.template.spec);
     expect(Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
@@ -318,7 +320,8 @@ describe('the chart with values-production.yaml', () => {
       expect(ports.includes(5432)).toBe(WITH_SCHEMA.includes(app));
       expect(ports.includes(4222)).toBe(ON_THE_BUS.includes(app));
       expect(ports.includes(8081)).toBe(app === 'authz'); // OpenFGA's gRPC port
-      expect(ports.includes(443)).toBe(['orgs-teams', 'contracts-licensing', 'gateway'].includes(app)); // object storage
+      // object storage; metricsproxy: the dashboard APIs
+      expect(ports.includes(443)).toBe(['orgs-teams', 'contracts-licensing', 'gateway', 'metricsproxy'].includes(app));
       expect(ports.includes(50051)).toBe(['gateway', 'orgs-teams', 'clusters', 'billing-dashboard', 'contracts-licensing'].includes(app));
       // DNS and the trace collector for everyone; nothing else.
       expect(ports).toEqual(expect.arrayContaining([53, 4318]));

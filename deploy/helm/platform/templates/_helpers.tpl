@@ -174,6 +174,8 @@ billing-dashboard:
   calls: [orgs-teams, clusters]
 metricsproxy:
   database: true
+  # the dashboard APIs it registers datasources with (FLAVORA_*/FLAVORB_*, docs/metrics-proxy.md)
+  metricsDashboards: true
 marketplace-listener:
   database: true
   marketplace: true
@@ -244,6 +246,7 @@ Context: dict "root" $ "app" "<app>"
   DATABASE_URL                      apps with a schema
   OPENFGA_API_TOKEN                 authz
   MARKETPLACE_API_SECRET            marketplace-listener (with PLATFORM_ADMIN_USERNAME: who creates subscribers' organizations)
+  FLAVORA_TOKEN, FLAVORB_TOKEN      metricsproxy (the dashboard APIs' tokens; optional)
   PLATFORM_ADMIN_*                  orgs-teams (the site-admin bootstrap)
   SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens), contracts-licensing (sealed CA key)
   LICENSE_CA_CERT, LICENSE_CA_KEY   contracts-licensing (an imported license CA; optional)
@@ -269,6 +272,11 @@ openfga.existingSecret); the rest come from existingSecret or the chart's Secret
 {{- if $traits.marketplace }}
 {{ include "platform.secretKeyEnv" (dict "name" "MARKETPLACE_API_SECRET" "secret" $secret "optional" true) }}
 {{ include "platform.secretKeyEnv" (dict "name" "PLATFORM_ADMIN_USERNAME" "secret" $secret) }}
+{{- end }}
+{{- if $traits.metricsDashboards }}
+{{- range $key := list "FLAVORA_TOKEN" "FLAVORB_TOKEN" }}
+{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
+{{- end }}
 {{- end }}
 {{- if $traits.siteAdmin }}
 {{- range $key := list "PLATFORM_ADMIN_USERNAME" "PLATFORM_ADMIN_PASSWORD" "PLATFORM_ADMIN_EMAIL" "SECRETS_ENCRYPTION_KEY" }}
