@@ -46,6 +46,41 @@ describe('metricsproxy registrations', () => {
   });
 });
 
+describe('a register whose last step fails', () => {
+  it('deletes the folder and the datasource it made when the database write fails, and answers that failure', async () => {
+    const calls: string[] = [];
+    const server = http.createServer((req, res) => {
+      calls.push(`${req.method} ${req.url}`);
+      const json = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method === 'GET') return json(404, { message: 'not found' });
+      if (req.url === '/api/folders') return json(200, { id: 3, uid: 'org-7', title: 'acme' });
+      if (req.url === '/api/datasources') return json(200, { datasource: { id: 9 }, id: 9, message: 'Datasource added', name: '7.c1' });
+      return json(200, { message: 'deleted' });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { log } = logger();
+      const store = { put: () => Promise.reject(new Error('database down')) } as unknown as BackendsStore;
+      const config = { FLAVORA_URL: url, FLAVORA_TOKEN: 't', FLAVORB_URL: undefined, FLAVORB_TOKEN: undefined, FLAVOR_TIMEOUT_MS: 1000 };
+      const r = new Registrations(store, config as unknown as MetricsproxyConfig, log);
+      await expect(r.registerA(ctx, backend)).rejects.toThrow('database down');
+      expect(calls).toEqual([
+        'GET /api/folders/org-7',
+        'POST /api/folders',
+        expect.stringMatching(/^GET \/api\/datasources\/uid\/mp-[0-9a-f]{32}$/),
+        'POST /api/datasources',
+        // undone newest first
+        expect.stringMatching(/^DELETE \/api\/datasources\/uid\/mp-[0-9a-f]{32}$/),
+        'DELETE /api/folders/org-7',
+      ]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
 describe('DashboardApi', () => {
   let server: http.Server;
   let url = '';

@@ -225,6 +225,13 @@ describe('metrics proxy over HTTP (spec 4.7)', () => {
         expect((await registerB({ clusterUID, backend })).status).toBe(403);
       }
       expect((await register({ clusterUID: prod, hubUID: theirs, backend })).status).toBe(403);
+      // Unregister refuses another owner's cluster too; a cluster gone from the inventory is this org's to clean up.
+      expect((await api('olivia', 'POST', '/metricsproxy/unregister?org=acme', { clusterUID: theirs })).status).toBe(403);
+      const gone = await api('olivia', 'POST', '/metricsproxy/flavorb/unregister?org=acme', {
+        clusterUID: '00000000-0000-4000-8000-000000000000',
+      });
+      expect(gone.status).toBe(404);
+      expect(gone.body.message).toMatch(/no flavor B metrics backend is registered/);
       expect((await register({ clusterUID: prod, hubUID: spoke, backend })).status).toBe(422); // not that hub's cluster
       expect((await register({ clusterUID: theirs, backend }, 'mallory', 'other')).status).toBe(200);
       expect(a.double.received.length).toBeGreaterThan(marks[0]); // mallory's own cluster went through

@@ -28,23 +28,38 @@ const ORG_ADMIN = [
   { on: 'org' as const, permission: 'admin:org' as const, denied: 'registering metrics backends takes admin rights in the organization' },
 ];
 const CLUSTER_CHECK = ['the clusterUID (and hubUID) must be clusters of `org` in the inventory (403 otherwise, nothing is created)'];
+const UNREGISTER_CHECK = [
+  "the clusterUID (and hubUID) must be clusters of `org` in the inventory, or gone from it (403 for another owner's cluster)",
+];
 
 /**
  * The cluster the registration is for: `clusterUID`, or the hub when only `hubUID` is given. Every UID named must
  * be a cluster of the organization in the inventory, and a named cluster must be the hub or one of its spokes.
  * An unknown UID and another owner's cluster are refused alike (403), so the answer tells nothing of other owners.
+ *
+ * Unregister (`gone: 'allowed'`) also takes a cluster that has left the inventory, so the datasource of a deleted
+ * cluster can still be removed: the registrations it finds are the organization's own (keyed by its id), and
+ * another owner's existing cluster is still 403.
  */
-async function clusterOfOrg(c: Context, org: OrgRef, ctx: EdgeContext): Promise<{ clusterUid: string; hubUid: string }> {
+async function clusterOfOrg(
+  c: Context,
+  org: OrgRef,
+  ctx: EdgeContext,
+  gone: 'refused' | 'allowed',
+): Promise<{ clusterUid: string; hubUid: string }> {
   const refuse = (uid: string) => new NotAllowedError(`cluster ${uid} is not a cluster of organization ${org.name}`);
   const owned = async (uid: string) => {
     const cluster = await ctx.backends.clusters.clusters.getCluster({ uid }).catch((e: unknown) => {
-      if (e instanceof NotFoundError) throw refuse(uid);
+      if (e instanceof NotFoundError && gone === 'refused') throw refuse(uid);
+      if (e instanceof NotFoundError) return undefined;
       throw e;
     });
-    if (cluster.ownerType !== 'organization' || cluster.ownerId !== org.id) throw refuse(uid);
+    if (cluster && (cluster.ownerType !== 'organization' || cluster.ownerId !== org.id)) throw refuse(uid);
     return cluster;
   };
-  const cluster = await owned((c.clusterUID ?? c.hubUID)!);
+  const named = (c.clusterUID ?? c.hubUID)!.toLowerCase();
+  const cluster = await owned(named);
+  if (!cluster) return { clusterUid: named, hubUid: (c.hubUID ?? '').toLowerCase() };
   if (c.clusterUID && c.hubUID) {
     await owned(c.hubUID);
     const hub = c.hubUID.toLowerCase();
@@ -57,8 +72,8 @@ async function clusterOfOrg(c: Context, org: OrgRef, ctx: EdgeContext): Promise<
   return { clusterUid: cluster.uid.toLowerCase(), hubUid: (c.hubUID ?? cluster.hubUid ?? '').toLowerCase() };
 }
 
-async function contextMessage(c: Context, org: OrgRef, ctx: EdgeContext) {
-  const { clusterUid, hubUid } = await clusterOfOrg(c, org, ctx);
+async function contextMessage(c: Context, org: OrgRef, ctx: EdgeContext, gone: 'refused' | 'allowed' = 'refused') {
+  const { clusterUid, hubUid } = await clusterOfOrg(c, org, ctx, gone);
   return {
     ownerId: org.id,
     ownerName: org.name,
@@ -158,10 +173,10 @@ export const metricsProxyRoutes = [
     path: '/metricsproxy/unregister',
     summary: "Remove a cluster's flavor A datasource (and the organization's folder once empty)",
     body: { schema: BackendContext },
-    handlerChecks: [...CLUSTER_CHECK, '404 when the cluster has no flavor A backend'],
+    handlerChecks: [...UNREGISTER_CHECK, '404 when the cluster has no flavor A backend'],
     response: { status: 200 },
     async handle({ body }, ctx) {
-      await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorA(await contextMessage(body, ctx.org, ctx));
+      await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorA(await contextMessage(body, ctx.org, ctx, 'allowed'));
       return {};
     },
   }),
@@ -190,10 +205,10 @@ export const metricsProxyRoutes = [
     path: '/metricsproxy/flavorb/unregister',
     summary: "Remove a cluster's flavor B datasource and its secret",
     body: { schema: BackendContext },
-    handlerChecks: [...CLUSTER_CHECK, '404 when the cluster has no flavor B backend'],
+    handlerChecks: [...UNREGISTER_CHECK, '404 when the cluster has no flavor B backend'],
     response: { status: 200 },
     async handle({ body }, ctx) {
-      await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorB(await contextMessage(body, ctx.org, ctx));
+      await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorB(await contextMessage(body, ctx.org, ctx, 'allowed'));
       return {};
     },
   }),
