@@ -35,6 +35,7 @@ export function subscriptionOf(row: SubscriptionRow, withDetails: boolean): mark
     createdMs: row.created_at.getTime(),
     lastUpdatedMs: row.last_updated_at.getTime(),
     billingDetailsJson: withDetails ? JSON.stringify(row.billing_details) : '',
+    claimId: row.claim_id ?? '',
   };
 }
 

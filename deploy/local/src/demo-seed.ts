@@ -6,6 +6,7 @@ import { clustersV1 } from '@platform/proto';
 import { createClient, loadConfig, serviceEnv } from '@platform/service-kit';
 import { formatProgress, PlatformApi, simulate, writePrivateFile, type Simulation, type SimulationResult } from '@platform/simulator';
 import { hasContracts, seedContracts, type QuotaExceeded } from './demo-contracts';
+import { seedMarketplace } from './demo-marketplace';
 import type { LocalPlatform } from './platform';
 
 /**
@@ -36,6 +37,10 @@ export interface DemoManifest {
   usage?: SimulationResult['usage'];
   /** Hosted deployments: a contract of the owner's own account whose quota the reports used up (issue 12). */
   quotaExceeded?: QuotaExceeded;
+  /** Marketplace deployments: installers of its marketplace not yet bound (issue 14). */
+  installers?: string[];
+  /** Marketplace deployments whose listener takes the seed's notifications: a claimable and a claimed claim. */
+  claims?: { claimable: string; claimed: string };
 }
 
 export interface DemoSeed {
@@ -169,6 +174,7 @@ async function seedDemo(
           say,
         );
       }
+      const marketplace = await seedMarketplace(env, platform, admin, DEMO.owner, dir, say);
       const manifest: DemoManifest = {
         owner: { org: DEMO.org, username: DEMO.owner, password },
         hub: { name: hub.name, uid: hub.uid },
@@ -176,6 +182,7 @@ async function seedDemo(
         namespace: 'demo',
         ...(usage ? { usage } : {}),
         ...(quotaExceeded ? { quotaExceeded } : {}),
+        ...(marketplace ?? {}),
       };
       return { sim, manifest };
     } catch (err) {

@@ -194,7 +194,9 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as any).message).toMatch(/used its quota/);
     const orgContracts = (await get(`/user/contracts?org=${owner.org}`)).body as any[];
-    expect(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)).sort()).toEqual([hub.uid, ...spokes.map((s: any) => s.uid)].sort());
+    expect(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)).sort()).toEqual(
+      [hub.uid, ...spokes.map((s: any) => s.uid)].sort(),
+    );
     expect(await count('contracts.issued_licenses', 'where cluster_uid = $1', [hub.uid])).toBe(1);
 
     const before = await counts();
@@ -225,6 +227,81 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
       expect(fs.existsSync(manifestPath)).toBe(false);
     } finally {
       expect(await interrupt(third.child)).toBe(0);
+    }
+  }, 600_000);
+});
+
+/**
+ * On a marketplace deployment (issue 14) the manifest also names at least three installers of its marketplace not
+ * yet bound, and, the listener taking the seed's notifications (the secret is set), a claimable and a claimed
+ * claim of subscribers' standalone organizations; a second start names the same ones and binds nothing more.
+ */
+describe('DEMO_SEED_MANIFEST=<path> npm start on ProviderBMarketplace', () => {
+  let db: { url: string; drop(): Promise<void> };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-seed-market-e2e-'));
+  const manifestPath = path.join(dir, 'demo.json');
+  const env = () => ({
+    DATA_DIR: path.join(dir, 'data'),
+    DATABASE_URL: db.url,
+    DEMO_SEED_MANIFEST: manifestPath,
+    PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    DEPLOYMENT_TYPE: 'ProviderBMarketplace',
+    MARKETPLACE_API_SECRET: 'a-demo-marketplace-secret',
+    LOG_LEVEL: 'warn',
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    killLaunched();
+    await db?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names unbound installers and a claimable and a claimed claim; a second start names the same', async () => {
+    const first = await npmStart(env());
+    let manifest: any;
+    let bound: string[];
+    try {
+      manifest = await waitForFile(manifestPath, first, 240_000);
+      expect(Object.keys(manifest).sort()).toEqual(['claims', 'hub', 'installers', 'namespace', 'owner', 'spokes', 'usage']);
+      expect(manifest.installers.length).toBeGreaterThanOrEqual(3);
+      const token = await fetch(`${first.url}api/v1/users/admin/tokens`, {
+        method: 'POST',
+        headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'e2e' }),
+      }).then(async (r) => ((await r.json()) as any).sha1);
+      const installers = async (query: string) =>
+        (await fetch(`${first.url}api/v1/marketplaces/installers?marketplace=ProviderB${query}`, {
+          headers: { authorization: `token ${token}` },
+        }).then((r) => r.json())) as { id: string }[];
+      expect((await installers('&unbound=true')).map((i) => i.id)).toEqual(expect.arrayContaining(manifest.installers));
+      bound = (await installers('')).map((i) => i.id).filter((id) => !manifest.installers.includes(id));
+      expect(bound).toHaveLength(2);
+      const claimable = (id: string) => fetch(`${first.url}marketplace/api/v1/marketplaces/standalone-organizations/${id}/claimable`);
+      const open = await claimable(manifest.claims.claimable);
+      expect([open.status, await open.json()]).toEqual([200, { isClaimable: true, claimID: manifest.claims.claimable }]);
+      expect((await claimable(manifest.claims.claimed)).status).toBe(409);
+    } finally {
+      expect(await interrupt(first.child)).toBe(0);
+    }
+
+    fs.rmSync(manifestPath);
+    const second = await npmStart(env());
+    try {
+      expect(await waitForFile(manifestPath, second, 240_000)).toEqual(manifest);
+      const token = await fetch(`${second.url}api/v1/users/admin/tokens`, {
+        method: 'POST',
+        headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'e2e-again' }),
+      }).then(async (r) => ((await r.json()) as any).sha1);
+      const all = (await fetch(`${second.url}api/v1/marketplaces/installers?marketplace=ProviderB`, {
+        headers: { authorization: `token ${token}` },
+      }).then((r) => r.json())) as { id: string }[];
+      expect(all.map((i) => i.id).sort()).toEqual([...manifest.installers, ...bound!].sort());
+    } finally {
+      expect(await interrupt(second.child)).toBe(0);
     }
   }, 600_000);
 });
