@@ -35,7 +35,13 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): P
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     if (Date.now() > until) throw new Error(`${url} did not come up`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -82,8 +88,12 @@ async function main() {
     progress('starting the platform (npm start, embedded database)');
     await waitFor(`${base}/version`, platform);
     const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
-    const json = async (method: string, url: string, headers: Record<string, string>, body?: unknown) => {
-      const res = await fetch(`${base}${url}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = async (method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<any> => {
+      const res = await fetch(`${base}${url}`, {
+        method,
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
       return res.json();
     };
@@ -93,13 +103,20 @@ async function main() {
     const hub = (await json('POST', '/orgs/bench/clusters', auth, { name: 'prod' })).cluster.uid as string;
     const hookUrl = `${base}/metricsproxy/auth/${org.id}.${hub}/api/v1/query_range`;
     const first = await fetch(hookUrl, { headers: auth });
-    if (first.status !== 200 || first.headers.get('x-scope-orgid') !== `${org.id}.${hub}`) throw new Error(`the hook answered ${first.status}`);
+    if (first.status !== 200 || first.headers.get('x-scope-orgid') !== `${org.id}.${hub}`)
+      throw new Error(`the hook answered ${first.status}`);
 
     progress(`${DURATION_S} s each, ${CONNECTIONS} connections: bare, then the hook (cache warm)`);
     await measure({ url: hookUrl, headers: auth, duration: 1 }); // warm-up: JIT, caches
     const bareResult = await measure({ url: `http://127.0.0.1:${barePort}/api/v1/metricsproxy/auth/x/y` });
     const hook = await measure({ url: hookUrl, headers: auth });
-    const result = { bare: bareResult, hook, share: hook.rps / bareResult.rps, target: TARGET_RPS, met: hook.rps >= TARGET_RPS && hook.errors === 0 };
+    const result = {
+      bare: bareResult,
+      hook,
+      share: hook.rps / bareResult.rps,
+      target: TARGET_RPS,
+      met: hook.rps >= TARGET_RPS && hook.errors === 0,
+    };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     writeDocBlock(
       'auth-hook',
