@@ -85,6 +85,7 @@ function meteringOf(config: ListenerConfig, listener: MarketplaceListener): Mete
         endpoint: config.PROVIDERC_SERVICE_CONTROL_ENDPOINT,
         serviceName: config.PROVIDERC_SERVICE_NAME,
         keyFile: config.PROVIDERC_SERVICE_ACCOUNT_KEY_FILE,
+        key: config.PROVIDERC_SERVICE_ACCOUNT_KEY,
         defaultConsumerId: config.PROVIDERC_CONSUMER_ID,
         retry,
         timeoutMs: config.METERING_TIMEOUT_MS,

@@ -78,6 +78,8 @@ export const listenerEnv = {
   PROVIDERC_SERVICE_NAME: z.string().max(255).optional(),
   /** A service-account key file (JSON: client_email, private_key, token_uri); mount it from a secret. */
   PROVIDERC_SERVICE_ACCOUNT_KEY_FILE: z.string().optional(),
+  /** The same key's JSON itself (from a Secret as an environment variable); wins over the file. Never logged. */
+  PROVIDERC_SERVICE_ACCOUNT_KEY: z.string().optional(),
   /** The consumer (`project:<id>`) a readiness check without a subscription names. */
   PROVIDERC_CONSUMER_ID: z.string().max(140).optional(),
   /** Attempts per provider call (the first included), and the first backoff delay, doubled each retry. */

@@ -6,7 +6,9 @@ import { marketplaceListenerV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { startAwsMeteringDouble, startServiceControlDouble, type AwsMeteringDouble, type ServiceControlDouble } from '@platform/testing';
+import { readFileSync } from 'node:fs';
 import { createMarketplaceListenerApp } from '../src/app';
+import { providerCMetering } from '../src/metering/providerc';
 import { fakeDirectory, type FakeDirectory } from './fake-directory';
 
 // The metered-billing proxy (spec 4.10) and the dashboard's marketplace RPCs (4.6) against local doubles of AWS
@@ -205,6 +207,23 @@ describe('metered billing and the dashboard rows', () => {
       const blocked = await grpc.checkReadiness({ marketplace: 'ProviderC', subscriptionId: 'sub-c' });
       gsc.blockedConsumers.clear();
       expect(blocked).toMatchObject({ ready: false, message: expect.stringMatching(/PROJECT_DELETED/) });
+    });
+
+    it('takes the key as JSON from the environment too, and never repeats a bad key in its warnings', async () => {
+      const base = {
+        endpoint: gsc.url,
+        serviceName: 'svc.example',
+        defaultConsumerId: 'project:p',
+        retry: { attempts: 1, baseDelayMs: 1 },
+        timeoutMs: 5000,
+      };
+      const fromEnv = providerCMetering({ ...base, key: readFileSync(gsc.keyFile(mkdtempSync(path.join(tmpdir(), 'gsc-'))), 'utf8') });
+      expect(await fromEnv.readiness()).toMatchObject({ ready: true });
+      const bad = providerCMetering({ ...base, key: '{"private_key": "-----BEGIN PRIVATE KEY-----secret' });
+      const msgs = bad.warnings().map((w) => w.Msg);
+      expect(msgs).toContain('PROVIDERC_SERVICE_ACCOUNT_KEY: not valid JSON');
+      expect(JSON.stringify(msgs)).not.toContain('secret');
+      expect(await bad.readiness()).toMatchObject({ ready: false, message: expect.stringMatching(/not valid JSON/) });
     });
 
     it('has no metering for the second provider', async () => {

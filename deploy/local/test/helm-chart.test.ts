@@ -124,12 +124,16 @@ describe('the chart with its default values', () => {
         'SECRETS_ENCRYPTION_KEY',
       ].sort(),
     );
-    // Installer download links are signed with the object signing key; the platform admin creates subscribers' organizations.
+    // Installer download links are signed with the object signing key; the platform admin creates subscribers' organizations;
+    // metered billing reports with the providers' credentials.
     expect(secretNames('marketplace-listener')).toEqual([
       'DATABASE_URL',
       'MARKETPLACE_API_SECRET',
       'OBJECT_STORAGE_SIGNING_KEY',
       'PLATFORM_ADMIN_USERNAME',
+      'PROVIDERA_ACCESS_KEY_ID',
+      'PROVIDERA_SECRET_ACCESS_KEY',
+      'PROVIDERC_SERVICE_ACCOUNT_KEY',
     ]);
     // The license CA's key is sealed with the same key; an imported CA comes from the Secret too (optional);
     // contract documents go to the object storage.

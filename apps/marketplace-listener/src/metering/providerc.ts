@@ -11,6 +11,8 @@ export interface ProviderCMeteringConfig {
   serviceName?: string;
   /** Path of a service-account key file (JSON with client_email, private_key, token_uri). */
   keyFile?: string;
+  /** The key's JSON itself; wins over `keyFile`. */
+  key?: string;
   /** The consumer a readiness check without a subscription names (`project:<id>`). */
   defaultConsumerId?: string;
   retry: RetryPolicy;
@@ -40,17 +42,19 @@ interface ServiceAccountKey {
 export function providerCMetering(config: ProviderCMeteringConfig): MeteringProvider {
   let key: ServiceAccountKey | undefined;
   let keyError = '';
-  if (config.keyFile) {
+  if (config.key || config.keyFile) {
+    // Never the key's text in a message: only which setting and what is wrong with it.
+    const setting = config.key ? 'PROVIDERC_SERVICE_ACCOUNT_KEY' : `PROVIDERC_SERVICE_ACCOUNT_KEY_FILE ${config.keyFile}`;
     try {
-      key = parseKey(readFileSync(config.keyFile, 'utf8'));
+      key = parseKey(config.key || readFileSync(config.keyFile!, 'utf8'));
     } catch (err) {
-      keyError = `PROVIDERC_SERVICE_ACCOUNT_KEY_FILE ${config.keyFile}: ${describe(err)}`;
+      keyError = `${setting}: ${err instanceof SyntaxError ? 'not valid JSON' : describe(err)}`;
     }
   }
   let token: { value: string; expiresAt: number } | undefined;
 
   const accessToken = async (): Promise<string> => {
-    if (!key) throw new Error(keyError || 'PROVIDERC_SERVICE_ACCOUNT_KEY_FILE is not set');
+    if (!key) throw new Error(keyError || 'PROVIDERC_SERVICE_ACCOUNT_KEY (or _FILE) is not set');
     if (token && token.expiresAt > Date.now() + 60_000) return token.value;
     const now = Math.floor(Date.now() / 1000);
     const assertion = signJwt({ iss: key.client_email, scope: SCOPE, aud: key.token_uri, iat: now, exp: now + 3600 }, key.private_key);
@@ -166,8 +170,8 @@ export function providerCMetering(config: ProviderCMeteringConfig): MeteringProv
     warnings(): SettingWarning[] {
       const w: SettingWarning[] = [];
       if (!config.serviceName) w.push({ Level: 'Error', Msg: 'PROVIDERC_SERVICE_NAME is not set: usage cannot be reported' });
-      if (!config.keyFile)
-        w.push({ Level: 'Error', Msg: 'PROVIDERC_SERVICE_ACCOUNT_KEY_FILE is not set: Service Control cannot be called' });
+      if (!config.key && !config.keyFile)
+        w.push({ Level: 'Error', Msg: 'PROVIDERC_SERVICE_ACCOUNT_KEY (or _FILE) is not set: Service Control cannot be called' });
       else if (keyError) w.push({ Level: 'Error', Msg: keyError });
       if (!config.defaultConsumerId)
         w.push({

@@ -272,6 +272,9 @@ openfga.existingSecret); the rest come from existingSecret or the chart's Secret
 {{- if $traits.marketplace }}
 {{ include "platform.secretKeyEnv" (dict "name" "MARKETPLACE_API_SECRET" "secret" $secret "optional" true) }}
 {{ include "platform.secretKeyEnv" (dict "name" "PLATFORM_ADMIN_USERNAME" "secret" $secret) }}
+{{- range $key := list "PROVIDERA_ACCESS_KEY_ID" "PROVIDERA_SECRET_ACCESS_KEY" "PROVIDERC_SERVICE_ACCOUNT_KEY" }}
+{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
+{{- end }}
 {{- end }}
 {{- if $traits.metricsDashboards }}
 {{- range $key := list "FLAVORA_TOKEN" "FLAVORB_TOKEN" }}
