@@ -49,7 +49,9 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): P
 
 async function measure(opts: autocannon.Options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
-  return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx };
+  // Which statuses the errors were (a refused or failing decision is not a decision made).
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
+  return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx, statuses };
 }
 
 async function main() {
@@ -106,13 +108,16 @@ async function main() {
     if (first.status !== 200 || first.headers.get('x-scope-orgid') !== `${org.id}.${hub}`)
       throw new Error(`the hook answered ${first.status}`);
 
-    progress(`${DURATION_S} s each, ${CONNECTIONS} connections: bare, then the hook (cache warm)`);
+    progress(`${DURATION_S} s each, ${CONNECTIONS} connections: bare, the hook (cache warm), /version`);
     await measure({ url: hookUrl, headers: auth, duration: 1 }); // warm-up: JIT, caches
     const bareResult = await measure({ url: `http://127.0.0.1:${barePort}/api/v1/metricsproxy/auth/x/y` });
     const hook = await measure({ url: hookUrl, headers: auth });
+    // The gateway's cheapest route (no token, one backend call): what the edge itself costs, for comparison.
+    const version = await measure({ url: `${base}/version` });
     const result = {
       bare: bareResult,
       hook,
+      version,
       share: hook.rps / bareResult.rps,
       target: TARGET_RPS,
       met: hook.rps >= TARGET_RPS && hook.errors === 0,
@@ -127,6 +132,7 @@ async function main() {
         '|---|---|---|---|---|',
         `| bare Express 5 (same JSON and headers) | ${bareResult.rps} | ${bareResult.p99} ms | ${bareResult.errors} | 100% |`,
         `| auth hook, cache warm (token, org member) | ${hook.rps} | ${hook.p99} ms | ${hook.errors} | ${(100 * result.share).toFixed(0)}% |`,
+        `| for comparison: GET /api/v1/version (no token, one backend call) | ${version.rps} | ${version.p99} ms | ${version.errors} | ${((100 * version.rps) / bareResult.rps).toFixed(0)}% |`,
         '',
         `Target: ≥ ${TARGET_RPS.toLocaleString('en')} decisions/s — ${result.met ? 'met' : 'NOT met'}.`,
       ].join('\n'),
