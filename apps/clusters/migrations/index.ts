@@ -3,6 +3,14 @@ import { init } from './20261122000000_init';
 import { inventory } from './20261122010000_inventory';
 import { agentIngestion } from './20261122030000_agent_ingestion';
 import { clusterSets } from './20261123000000_cluster_sets';
+import { featureSets } from './20261123010000_feature_sets';
 
 /** Every migration of the clusters schema, oldest first. */
-export const migrations: Migration[] = [init, inventory, outboxMigration('20261122020000_outbox'), agentIngestion, clusterSets];
+export const migrations: Migration[] = [
+  init,
+  inventory,
+  outboxMigration('20261122020000_outbox'),
+  agentIngestion,
+  clusterSets,
+  featureSets,
+];

@@ -4,6 +4,9 @@ import { migrations } from '../migrations';
 import { ClusterSets } from './cluster-sets/cluster-sets';
 import { clusterSetsService } from './cluster-sets/service';
 import { clustersEnv, type ClustersConfig } from './config';
+import { DESIRED_STATE_EFFECT, DesiredStates } from './feature-sets/desired-state';
+import { FeatureSets } from './feature-sets/feature-sets';
+import { featureSetsService } from './feature-sets/service';
 import { busAccountDirectory, orgTokensClient } from './ingestion/bus-accounts';
 import { InventoryIngestion } from './ingestion/inventory-ingestion';
 import { Clusters } from './inventory/clusters';
@@ -26,12 +29,14 @@ function startClusters(config: ClustersConfig) {
       // Consumes agent inventory reports (a durable consumer); readiness follows the bus connection.
       bus: true,
       grpc: async ({ db, bus, outbox, log }) => {
-        const box = outbox({ [TUPLES_EFFECT]: relationships.effect() });
+        // The desired state of a hub's cluster sets goes to its agent after the change commits (the relay retries it).
+        const desired = new DesiredStates(db!, bus!);
+        const box = outbox({ [TUPLES_EFFECT]: relationships.effect(), [DESIRED_STATE_EFFECT]: desired.effect() });
         const clusters = new Clusters(db!, box);
         const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log);
         stopConsumer = await ingestion.consume(bus!);
         stopPruning = ingestion.pruneSeenPeriodically();
-        return [clustersService(clusters), clusterSetsService(new ClusterSets(db!))];
+        return [clustersService(clusters), clusterSetsService(new ClusterSets(db!, box)), featureSetsService(new FeatureSets(db!, box))];
       },
       onStop: async () => {
         stopPruning?.();

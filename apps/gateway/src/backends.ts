@@ -4,6 +4,7 @@ import {
   billingDashboardV1,
   clustersV1,
   clusterSetsV1,
+  featureSetsV1,
   contractsLicensingV1,
   contractsV1,
   licensingV1,
@@ -72,6 +73,8 @@ export interface Backends {
     clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
     /** Cluster sets of a hub and their bound namespaces (spec 4.12). */
     clusterSets: PromiseClient<typeof clusterSetsV1.ClusterSetsServiceService>;
+    /** Feature sets, sync status and auto-update of cluster sets (spec 4.12). */
+    featureSets: PromiseClient<typeof featureSetsV1.FeatureSetsServiceService>;
   };
 }
 
@@ -143,6 +146,7 @@ export function connectBackends(config: GatewayConfig): Backends {
     clusters: {
       clusters: createClient(clustersV1.ClustersServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
       clusterSets: createClient(clusterSetsV1.ClusterSetsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
+      featureSets: createClient(featureSetsV1.FeatureSetsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
     },
   };
 }

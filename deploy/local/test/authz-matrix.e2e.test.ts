@@ -447,6 +447,7 @@ function hubRows(): Record<string, Row> {
   const hub = (f: Fixture) => `/clusters/${f.org}/hub`;
   const read = (rest: string): Row => ({ pass: MEMBERS, hub: true, path: (f) => `${hub(f)}${rest}` });
   const change = (rest: string, body: unknown): Row => ({ pass: OWNERS, hub: true, path: (f) => `${hub(f)}${rest}`, body: () => body });
+  const SET = '/clusters/:owner/:cluster/clustersets/:clusterset';
   return {
     'GET /clusters/:owner/:cluster/clustersets': read('/clustersets'),
     'GET /clusters/:owner/:cluster/available-clusters': read('/available-clusters'),
@@ -455,15 +456,27 @@ function hubRows(): Record<string, Row> {
     'POST /clusters/:owner/:cluster/clustersets/delete': change('/clustersets/delete', { clusterSet: 'made' }),
     'POST /clusters/:owner/:cluster/clustersets/add': change('/clustersets/add', { clusterSet: 'made', clusters: ['x'] }),
     'POST /clusters/:owner/:cluster/clustersets/remove': change('/clustersets/remove', { clusterSet: 'made', clusters: ['x'] }),
-    'GET /clusters/:owner/:cluster/clustersets/:clusterset/clusters': read('/clustersets/made/clusters'),
-    'GET /clusters/:owner/:cluster/clustersets/:clusterset/clusterlist': read('/clustersets/made/clusterlist'),
-    'GET /clusters/:owner/:cluster/clustersets/:clusterset/auth-info': read('/clustersets/made/auth-info'),
+    [`GET ${SET}/clusters`]: read('/clustersets/made/clusters'),
+    [`GET ${SET}/clusterlist`]: read('/clustersets/made/clusterlist'),
+    [`GET ${SET}/auth-info`]: read('/clustersets/made/auth-info'),
     'GET /clusters/:owner/:cluster/bound-namespaces': read('/bound-namespaces'),
     'POST /clusters/:owner/:cluster/bound-namespaces/bind': change('/bound-namespaces/bind', { clusterSet: 'made', namespace: 'default' }),
     'POST /clusters/:owner/:cluster/bound-namespaces/unbind': change('/bound-namespaces/unbind', {
       clusterSet: 'made',
       namespace: 'default',
     }),
+    [`GET ${SET}/featuresets`]: read('/clustersets/made/featuresets'),
+    [`POST ${SET}/install-featureset`]: change('/clustersets/made/install-featureset', { featureSet: 'opscenter-core' }),
+    [`POST ${SET}/disable-featureset`]: change('/clustersets/made/disable-featureset', {
+      clusterSet: 'made',
+      featureSet: 'opscenter-core',
+    }),
+    [`POST ${SET}/:managedCluster/update-featureset`]: change('/clustersets/made/x/update-featureset', { featureSet: 'opscenter-core' }),
+    [`GET ${SET}/sync-status/all-features`]: read('/clustersets/made/sync-status/all-features'),
+    [`GET ${SET}/sync-status/opscenter-features-version`]: read('/clustersets/made/sync-status/opscenter-features-version'),
+    [`GET ${SET}/sync-status/:feature`]: read('/clustersets/made/sync-status/platform-agent'),
+    [`GET ${SET}/auto-update/check`]: read('/clustersets/made/auto-update/check'),
+    [`POST ${SET}/auto-update`]: change('/clustersets/made/auto-update', undefined),
   };
 }
 

@@ -1,6 +1,16 @@
-import { answerResourceHistory, seal, signerOf, subjectOf, toBusPayload, type ReportKind, type Signer } from '@platform/agent-protocol';
+import {
+  answerResourceHistory,
+  consumeDesiredState,
+  seal,
+  signerOf,
+  subjectOf,
+  toBusPayload,
+  type ReportKind,
+  type Signer,
+} from '@platform/agent-protocol';
 import type { Bus, Unsubscribe } from '@platform/bus';
 import { ApiError, PlatformApi, type ApiCredentials } from './api';
+import { applyDesiredState, inventoryAfterApply } from './desired';
 import { billingMessagesOf, countMessages, inventoryOf, resourceHistoryOf, type SimMessage } from './messages';
 import { readState, writeState, type EnrolledHub } from './state';
 import { alignNow, buildWorld, clustersOf, DEFAULTS, type SimHub, type World } from './world';
@@ -175,6 +185,19 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
                 resourceHistoryOf(world, cluster, req),
               ),
             );
+        // Each hub's agent applies the desired state the platform sends (cluster sets' feature sets) and reports
+        // what runs then, in a new inventory snapshot.
+        for (const hub of world.hubs) {
+          let lastObservedAtMs = world.endMs;
+          stops.push(
+            await consumeDesiredState(opts.bus, hub.state.uid, async (desired) => {
+              if (!applyDesiredState(hub, desired)) return;
+              const m = inventoryAfterApply(hub, lastObservedAtMs);
+              await publish(m, signers.get(hub.state.uid)!);
+              lastObservedAtMs = (m.payload as { observedAtMs: number }).observedAtMs;
+            }),
+          );
+        }
       }
 
       const hubOf = new Map(world.hubs.flatMap((h) => clustersOf(h).map((c) => [c.state.uid, h.state.uid] as const)));

@@ -6,3 +6,4 @@ export { signerOf, verifySignature, rawUserPublicKey, type Signer } from './ed25
 export * from './seen-ids';
 export * from './resource-history';
 export * from './accounts';
+export * from './desired-state';

@@ -24,6 +24,7 @@ export * as metricsproxyV1 from './gen/platform/metricsproxy/v1/metricsproxy';
 export * as marketplaceListenerV1 from './gen/platform/marketplacelistener/v1/marketplacelistener';
 export * as clustersV1 from './gen/platform/clusters/v1/clusters';
 export * as clusterSetsV1 from './gen/platform/clusters/v1/cluster_sets';
+export * as featureSetsV1 from './gen/platform/clusters/v1/feature_sets';
 export * as agentV1 from './gen/platform/agent/v1/agent';
 export { protoFilesOf, PROTO_ROOT } from './proto-files';
 export * from './permissions';

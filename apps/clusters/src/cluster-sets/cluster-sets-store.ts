@@ -39,8 +39,8 @@ export class ClusterSetsStore {
     return (lock ? q.forUpdate() : q).first();
   }
 
-  async insertSet(hubId: number, name: string, trx: Knex.Transaction): Promise<ClusterSetRow> {
-    const [row] = await this.db.table('cluster_sets', trx).insert({ hub_id: hubId, name }).returning('*');
+  async insertSet(hubId: number, name: string, version: string, trx: Knex.Transaction): Promise<ClusterSetRow> {
+    const [row] = await this.db.table('cluster_sets', trx).insert({ hub_id: hubId, name, version }).returning('*');
     return row;
   }
 

@@ -1,9 +1,11 @@
-import type { Database } from '@platform/db';
+import type { Database, Outbox } from '@platform/db';
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clusterSetsV1, clustersV1 } from '@platform/proto';
 import { ClustersStore, type ClusterRow } from '../inventory/clusters-store';
 import { isClusterName, toMessage } from '../inventory/clusters';
+import { LATEST_RELEASE } from '../feature-sets/catalog';
+import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
 import { ClusterSetsStore, type ClusterSetRow } from './cluster-sets-store';
 
 /** The role-ref the creator of a set holds on it (the multi-cluster manager's set admin ClusterRole). */
@@ -20,7 +22,10 @@ export class ClusterSets {
   private readonly clusters: ClustersStore;
   private readonly store: ClusterSetsStore;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+  ) {
     this.clusters = ClustersStore.create(db);
     this.store = new ClusterSetsStore(db);
   }
@@ -37,10 +42,11 @@ export class ClusterSets {
       ]);
     }
     try {
-      return await this.db.transaction(async (trx) => {
+      return await this.outbox.run(async (trx, stage) => {
         const hub = await this.hub(req.hubUid, trx);
         if (await this.store.setByName(hub.id, req.name, trx)) throw new ConflictError(`cluster set "${req.name}" already exists`);
-        const set = await this.store.insertSet(hub.id, req.name, trx);
+        const set = await this.store.insertSet(hub.id, req.name, LATEST_RELEASE, trx);
+        stage(DESIRED_STATE_EFFECT, { hubId: hub.id } satisfies DesiredStateChange);
         const ids = await this.addable(hub, set, req.clusters, trx);
         await this.store.addMembers(set.id, ids, trx);
         if (req.actor) await this.store.grantRole(set.id, SET_ADMIN_ROLE_REF, req.actor, trx);
@@ -53,9 +59,11 @@ export class ClusterSets {
   }
 
   async delete(hubUid: string, name: string): Promise<clusterSetsV1.ClusterSet> {
-    return this.db.transaction(async (trx) => {
+    return this.outbox.run(async (trx, stage) => {
       const hub = await this.hub(hubUid, trx);
       const set = await this.set(hub, name, trx);
+      // Its clusters leave the desired state: the agent keeps what they run, the platform no longer manages it.
+      stage(DESIRED_STATE_EFFECT, { hubId: hub.id } satisfies DesiredStateChange);
       const members = await this.store.members(set.id, trx);
       await this.store.deleteSet(set.id, trx);
       return { name: set.name, title: set.title, clusters: members.length };
@@ -63,18 +71,20 @@ export class ClusterSets {
   }
 
   async add(req: clusterSetsV1.ClusterSetChange): Promise<clusterSetsV1.ClusterSet> {
-    return this.db.transaction(async (trx) => {
+    return this.outbox.run(async (trx, stage) => {
       const hub = await this.hub(req.hubUid, trx);
       const set = await this.set(hub, req.name, trx);
+      stage(DESIRED_STATE_EFFECT, { hubId: hub.id } satisfies DesiredStateChange);
       await this.store.addMembers(set.id, await this.addable(hub, set, req.clusters, trx, true), trx);
       return this.summary(set, trx);
     });
   }
 
   async remove(req: clusterSetsV1.ClusterSetChange): Promise<clusterSetsV1.ClusterSet> {
-    return this.db.transaction(async (trx) => {
+    return this.outbox.run(async (trx, stage) => {
       const hub = await this.hub(req.hubUid, trx);
       const set = await this.set(hub, req.name, trx);
+      stage(DESIRED_STATE_EFFECT, { hubId: hub.id } satisfies DesiredStateChange);
       const names = checkNames(req.clusters, true);
       const members = new Map((await this.store.members(set.id, trx)).map((c) => [c.name, c.id]));
       const missing = names.filter((n) => !members.has(n));

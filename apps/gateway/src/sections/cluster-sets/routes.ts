@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
+import { featureSetRoutes } from './features';
 import { HUB_MANAGE_CHECKS, HUB_PREFIX, HUB_READ_CHECKS, HubPath, hubToManage, hubToRead } from './hub';
 import {
   AuthInfo,
@@ -228,4 +229,5 @@ export const clusterSetRoutes: Route[] = [
       },
     }),
   ),
+  ...featureSetRoutes,
 ];

@@ -1,0 +1,181 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { eventually } from '@platform/testing';
+import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
+import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+
+/**
+ * Feature sets, sync status and auto-update (spec 4.12, docs/cluster-sets.md) over HTTP on the demo seed, whose
+ * simulated hub agent applies the desired state the platform sends and reports what runs: an install followed to
+ * in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature set and then
+ * updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers.
+ * In-process bus (no NATS_URL), shared by the platform and the seed's simulator.
+ */
+const LATEST = 'v2026.11.0';
+
+describe('feature sets and sync status over HTTP (spec 4.12) on the demo seed', () => {
+  let t: TestPlatform;
+  let seed: DemoSeed | undefined;
+  let manifest: DemoManifest;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cluster-sets-features-e2e-'));
+  let owner: string;
+  let hubPath: string;
+  let free: string[];
+  let outdated: string;
+  const call = (who: string | undefined, method: string, rest: string, body?: unknown) => t.api(who, method, `${hubPath}${rest}`, body);
+  const get = async (rest: string) => {
+    const res = await call(owner, 'GET', rest);
+    expect({ rest, status: res.status }).toEqual({ rest, status: 200 });
+    return res.body;
+  };
+
+  beforeAll(async () => {
+    t = await bootTestPlatform({ NATS_URL: '' });
+    const manifestPath = path.join(dir, 'demo.json');
+    seed = startDemoSeed(
+      {
+        NATS_URL: '',
+        DATA_DIR: path.join(dir, 'data'),
+        DEMO_SEED_MANIFEST: manifestPath,
+        PLATFORM_ADMIN_USERNAME: 'root',
+        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
+      },
+      t.platform,
+      () => {},
+    );
+    await seed!.done;
+    if (!fs.existsSync(manifestPath)) throw new Error('the demo seed wrote no manifest');
+    manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as DemoManifest;
+    owner = manifest.owner.username;
+    t.tokens[owner] = await t.tokenFor(owner, manifest.owner.password);
+    hubPath = `/clusters/${manifest.owner.org}/${manifest.hub.name}`;
+    outdated = manifest.outdatedClusterSet!;
+    expect(outdated).toBeTruthy();
+    free = ((await get('/available-clusters')) as { name: string; clusterSet: string }[])
+      .filter((c) => c.clusterSet === '')
+      .map((c) => c.name);
+    expect(free.length).toBeGreaterThanOrEqual(2);
+    await t.signUp('eve');
+  }, 600_000);
+  afterAll(async () => {
+    await seed?.stop();
+    await t?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lists the catalog on the demo's outdated set: nothing installed; auto-update is not possible (400 {message})", async () => {
+    const catalog = await get(`/clustersets/${outdated}/featuresets`);
+    expect(catalog.map((f: { name: string; installed: boolean }) => [f.name, f.installed])).toEqual([
+      ['opscenter-core', false],
+      ['opscenter-datastore', false],
+      ['opscenter-backup', false],
+      ['opscenter-networking', false],
+    ]);
+    expect(catalog[1]).toMatchObject({ title: 'Databases', recommended: true, requiredFeatures: ['productdb-operator'] });
+    expect(catalog[1].features[0]).toMatchObject({
+      name: 'productdb-operator',
+      featureBlock: 'productdb',
+      installed: false,
+      recommended: true,
+    });
+    expect(await get(`/clustersets/${outdated}/auto-update/check`)).toEqual({ possible: false });
+    const refused = await call(owner, 'POST', `/clustersets/${outdated}/auto-update`);
+    expect(refused).toMatchObject({ status: 400, body: { message: expect.stringContaining('not possible') } });
+    const versions = await get(`/clustersets/${outdated}/sync-status/opscenter-features-version`);
+    expect(versions.clusterSetVersion).toBe(LATEST);
+    expect(versions.clusters).toHaveLength(1);
+    expect(versions.clusters[0].version).not.toBe(LATEST);
+  });
+
+  it('installs a feature set with the features it requires; the agent applies it and sync status follows', async () => {
+    expect((await call(owner, 'POST', '/clustersets/create', { clusterSet: 'apps', clusters: free })).status).toBe(200);
+    const installed = await call(owner, 'POST', '/clustersets/apps/install-featureset', {
+      featureSet: 'opscenter-datastore',
+      values: { replicas: 2 },
+    });
+    expect(installed).toMatchObject({ status: 200, body: { installed: ['platform-agent', 'productdb-operator'] } });
+    const installedSets = (await get('/clustersets/apps/featuresets')).filter((f: { installed: boolean }) => f.installed);
+    expect(installedSets.map((f: { name: string }) => f.name)).toEqual(['opscenter-core', 'opscenter-datastore']);
+    // The simulated agent installs them and reports: every spoke of the set ends in sync.
+    await eventually(async () => {
+      const all = (await call(owner, 'GET', '/clustersets/apps/sync-status/all-features')).body;
+      return all?.['opscenter-datastore']?.['productdb-operator']?.insyncClusters?.length === free.length;
+    }, 30_000);
+    expect(await get('/clustersets/apps/sync-status/all-features')).toEqual({
+      'opscenter-core': { 'platform-agent': { insyncClusters: free, unalignedClusters: [] } },
+      'opscenter-datastore': { 'productdb-operator': { insyncClusters: free, unalignedClusters: [] } },
+    });
+    expect(await get('/clustersets/apps/sync-status/productdb-operator')).toEqual({ insyncClusters: free, outOfSyncClusters: [] });
+    expect(await get('/clustersets/apps/sync-status/opscenter-features-version')).toEqual({
+      clusterSetVersion: LATEST,
+      clusters: free.map((name) => ({ name, version: LATEST })),
+    });
+    expect(await get('/clustersets/apps/auto-update/check')).toEqual({ possible: true });
+    expect(await call(owner, 'POST', '/clustersets/apps/auto-update')).toMatchObject({ status: 200, body: { clusterSetVersion: LATEST } });
+  });
+
+  it('the outdated set: installing the core feature set upgrades its agent, then auto-update goes through', async () => {
+    expect((await call(owner, 'POST', `/clustersets/${outdated}/install-featureset`, { featureSet: 'opscenter-core' })).status).toBe(200);
+    const [spoke] = (await get(`/clustersets/${outdated}/sync-status/opscenter-features-version`)).clusters.map(
+      (c: { name: string }) => c.name,
+    );
+    expect(await get(`/clustersets/${outdated}/sync-status/platform-agent`)).toEqual({ insyncClusters: [], outOfSyncClusters: [spoke] });
+    await eventually(async () => (await call(owner, 'GET', `/clustersets/${outdated}/auto-update/check`)).body?.possible === true, 30_000);
+    expect(await get(`/clustersets/${outdated}/sync-status/platform-agent`)).toEqual({ insyncClusters: [spoke], outOfSyncClusters: [] });
+    expect((await call(owner, 'POST', `/clustersets/${outdated}/auto-update`)).status).toBe(200);
+  });
+
+  it('disabling: 400 while another installed feature requires it, 422 without featureSet; then the agent uninstalls', async () => {
+    const disable = (body: unknown) => call(owner, 'POST', '/clustersets/apps/disable-featureset', body);
+    const blocked = await disable({ clusterSet: 'apps', featureSet: 'opscenter-core' });
+    expect(blocked).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('platform-agent is required by productdb-operator') },
+    });
+    expect((await disable({ clusterSet: 'apps' })).status).toBe(422);
+    expect((await disable({ clusterSet: 'other', featureSet: 'opscenter-datastore' })).status).toBe(400);
+    expect((await disable({ clusterSet: 'apps', featureSet: 'opscenter-backup' })).status).toBe(400);
+    expect(await disable({ clusterSet: 'apps', featureSet: 'opscenter-datastore' })).toMatchObject({
+      status: 200,
+      body: { installed: ['platform-agent'] },
+    });
+    // No longer desired: in sync once the agent has uninstalled it everywhere.
+    await eventually(
+      async () => (await call(owner, 'GET', '/clustersets/apps/sync-status/productdb-operator')).body?.outOfSyncClusters?.length === 0,
+      30_000,
+    );
+    expect(await get('/clustersets/apps/sync-status/productdb-operator')).toEqual({ insyncClusters: free, outOfSyncClusters: [] });
+  });
+
+  it("update-featureset keeps one cluster's values; 400/404/422 for bad requests", async () => {
+    const update = (cluster: string, body: unknown) => call(owner, 'POST', `/clustersets/apps/${cluster}/update-featureset`, body);
+    expect((await update(free[0], { featureSet: 'opscenter-core', values: { logLevel: 'debug' } })).status).toBe(200);
+    expect((await update(free[0], { featureSet: 'opscenter-datastore' })).status).toBe(400); // not installed any more
+    expect((await update(free[0], {})).status).toBe(400);
+    expect((await update(free[0], { featureSet: 'opscenter-core', values: [1] })).status).toBe(400);
+    expect(
+      (
+        await t.send(owner, 'POST', `${hubPath}/clustersets/apps/${free[0]}/update-featureset`, '[1]', {
+          'content-type': 'application/json',
+        })
+      ).status,
+    ).toBe(422);
+    expect((await update('no-such-cluster', { featureSet: 'opscenter-core' })).status).toBe(404);
+    const install = (body: string) =>
+      t.send(owner, 'POST', `${hubPath}/clustersets/apps/install-featureset`, body, { 'content-type': 'application/json' });
+    expect((await install('"text"')).status).toBe(422);
+    expect((await install('{"featureSet":"no-such-set"}')).status).toBe(400);
+    expect((await install('{"featureSet":"opscenter-backup","features":["productdb-operator"]}')).status).toBe(400);
+  });
+
+  it('who may call: members of the owner read, others 403; unknown sets and features 404; no token 401', async () => {
+    expect((await call('eve', 'GET', '/clustersets/apps/featuresets')).status).toBe(403);
+    expect((await call('eve', 'POST', '/clustersets/apps/install-featureset', {})).status).toBe(403);
+    expect((await call(undefined, 'GET', '/clustersets/apps/auto-update/check')).status).toBe(401);
+    expect((await call(owner, 'GET', '/clustersets/nope/featuresets')).status).toBe(404);
+    expect((await call(owner, 'POST', '/clustersets/nope/auto-update')).status).toBe(404);
+    expect((await call(owner, 'GET', '/clustersets/apps/sync-status/no-such-feature')).status).toBe(404);
+    expect((await call('root', 'GET', '/clustersets/apps/sync-status/all-features')).status).toBe(200);
+  });
+});

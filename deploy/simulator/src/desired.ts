@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { agentV1 } from '@platform/proto';
+import type { SimMessage } from './messages';
+import type { SimHub } from './world';
+
+/**
+ * The agent side of the desired state (docs/agent-protocol.md, "Desired state"): what a hub's agent does with
+ * the state the platform sends. Every listed managed cluster ends up running exactly the desired features of the
+ * catalog (`managedFeatures`) at the desired versions — the simulated install succeeds at once — and keeps the
+ * features outside the catalog; clusters not listed are left alone. Answers whether anything changed.
+ */
+export function applyDesiredState(hub: SimHub, desired: agentV1.DesiredState): boolean {
+  const managed = new Set(desired.managedFeatures);
+  let changed = false;
+  for (const want of desired.clusters) {
+    const spoke = hub.spokes.find((s) => s.state.uid === want.uid);
+    if (!spoke) continue; // not a cluster of this hub (any more): nothing to install on
+    const before = JSON.stringify(spoke.state.features);
+    const kept = spoke.state.features.filter((f) => !managed.has(f.name));
+    spoke.state.features = [...kept, ...want.features.map((f) => ({ name: f.name, version: f.version, enabled: true }))].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    changed ||= JSON.stringify(spoke.state.features) !== before;
+  }
+  return changed;
+}
+
+/**
+ * The inventory report that tells the platform what runs after a desired state was applied: a snapshot newer than
+ * any sent before (`observedAtMs` past the last one), under a new message id (this report is not part of the
+ * deterministic replay of a seed: it follows what the platform asked).
+ */
+export function inventoryAfterApply(hub: SimHub, lastObservedAtMs: number): SimMessage {
+  const observedAtMs = Math.max(Date.now(), lastObservedAtMs + 1);
+  return {
+    kind: 'inventory',
+    clusterUid: hub.state.uid,
+    messageId: randomUUID(),
+    payload: { hub: hub.state, spokes: hub.spokes.map((s) => s.state), managerEndpoint: hub.managerEndpoint, observedAtMs },
+    sentAtMs: observedAtMs,
+  };
+}
