@@ -16,7 +16,7 @@ import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launc
  * start on the same DATA_DIR (and database) duplicates nothing.
  */
 const ADMIN_PASSWORD = 'demo-admin-password';
-const MANIFEST_KEYS = ['hub', 'namespace', 'owner', 'quotaExceeded', 'spokes', 'usage'];
+const MANIFEST_KEYS = ['hub', 'namespace', 'outdatedClusterSet', 'owner', 'quotaExceeded', 'spokes', 'usage'];
 
 /** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
 function listeningPorts(pid: number): number[] {
@@ -265,7 +265,7 @@ describe('DEMO_SEED_MANIFEST=<path> npm start on ProviderBMarketplace', () => {
     let bound: string[];
     try {
       manifest = await waitForFile(manifestPath, first, 240_000);
-      expect(Object.keys(manifest).sort()).toEqual(['claims', 'hub', 'installers', 'namespace', 'owner', 'spokes', 'usage']);
+      expect(Object.keys(manifest).sort()).toEqual(['claims', 'hub', 'installers', 'namespace', 'outdatedClusterSet', 'owner', 'spokes', 'usage']);
       expect(manifest.installers.length).toBeGreaterThanOrEqual(3);
       const token = await fetch(`${first.url}api/v1/users/admin/tokens`, {
         method: 'POST',
