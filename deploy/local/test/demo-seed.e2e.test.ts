@@ -233,10 +233,15 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
 
 /**
  * On a marketplace deployment (issue 14) the manifest also names at least three installers of its marketplace not
- * yet bound, and, the listener taking the seed's notifications (the secret is set), a claimable and a claimed
+ * yet bound, and, the listener taking the seed's notifications (the secret is set; dev run mode for the first
+ * provider, whose notifications are otherwise taken only from its address ranges), a claimable and a claimed
  * claim of subscribers' standalone organizations; a second start names the same ones and binds nothing more.
  */
-describe('DEMO_SEED_MANIFEST=<path> npm start on ProviderBMarketplace', () => {
+describe.each([
+  ['ProviderAMarketplace', 'ProviderA', { RUN_MODE: 'dev' }],
+  ['ProviderBMarketplace', 'ProviderB', {}],
+  ['ProviderCMarketplace', 'ProviderC', {}],
+])('DEMO_SEED_MANIFEST=<path> npm start on %s', (deploymentType, marketplace, extra) => {
   let db: { url: string; drop(): Promise<void> };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-seed-market-e2e-'));
   const manifestPath = path.join(dir, 'demo.json');
@@ -245,9 +250,10 @@ describe('DEMO_SEED_MANIFEST=<path> npm start on ProviderBMarketplace', () => {
     DATABASE_URL: db.url,
     DEMO_SEED_MANIFEST: manifestPath,
     PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    DEPLOYMENT_TYPE: 'ProviderBMarketplace',
+    DEPLOYMENT_TYPE: deploymentType,
     MARKETPLACE_API_SECRET: 'a-demo-marketplace-secret',
     LOG_LEVEL: 'warn',
+    ...extra,
   });
 
   beforeAll(async () => {
@@ -273,7 +279,7 @@ describe('DEMO_SEED_MANIFEST=<path> npm start on ProviderBMarketplace', () => {
         body: JSON.stringify({ name: 'e2e' }),
       }).then(async (r) => ((await r.json()) as any).sha1);
       const installers = async (query: string) =>
-        (await fetch(`${first.url}api/v1/marketplaces/installers?marketplace=ProviderB${query}`, {
+        (await fetch(`${first.url}api/v1/marketplaces/installers?marketplace=${marketplace}${query}`, {
           headers: { authorization: `token ${token}` },
         }).then((r) => r.json())) as { id: string }[];
       expect((await installers('&unbound=true')).map((i) => i.id)).toEqual(expect.arrayContaining(manifest.installers));
@@ -296,7 +302,7 @@ describe('DEMO_SEED_MANIFEST=<path> npm start on ProviderBMarketplace', () => {
         headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'e2e-again' }),
       }).then(async (r) => ((await r.json()) as any).sha1);
-      const all = (await fetch(`${second.url}api/v1/marketplaces/installers?marketplace=ProviderB`, {
+      const all = (await fetch(`${second.url}api/v1/marketplaces/installers?marketplace=${marketplace}`, {
         headers: { authorization: `token ${token}` },
       }).then((r) => r.json())) as { id: string }[];
       expect(all.map((i) => i.id).sort()).toEqual([...manifest.installers, ...bound!].sort());
