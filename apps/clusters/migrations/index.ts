@@ -4,6 +4,7 @@ import { inventory } from './20261122010000_inventory';
 import { agentIngestion } from './20261122030000_agent_ingestion';
 import { clusterSets } from './20261123000000_cluster_sets';
 import { featureSets } from './20261123010000_feature_sets';
+import { clientOrgs } from './20261123020000_client_orgs';
 
 /** Every migration of the clusters schema, oldest first. */
 export const migrations: Migration[] = [
@@ -13,4 +14,5 @@ export const migrations: Migration[] = [
   agentIngestion,
   clusterSets,
   featureSets,
+  clientOrgs,
 ];

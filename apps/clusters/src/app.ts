@@ -1,13 +1,15 @@
 import type { Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { ClientOrgs } from './client-orgs/client-orgs';
+import { clientOrgsService } from './client-orgs/service';
 import { ClusterSets } from './cluster-sets/cluster-sets';
 import { clusterSetsService } from './cluster-sets/service';
 import { clustersEnv, type ClustersConfig } from './config';
 import { DESIRED_STATE_EFFECT, DesiredStates } from './feature-sets/desired-state';
 import { FeatureSets } from './feature-sets/feature-sets';
 import { featureSetsService } from './feature-sets/service';
-import { busAccountDirectory, orgTokensClient } from './ingestion/bus-accounts';
+import { busAccountDirectory, organizationsClient, orgTokensClient } from './ingestion/bus-accounts';
 import { InventoryIngestion } from './ingestion/inventory-ingestion';
 import { Clusters } from './inventory/clusters';
 import { Relationships, TUPLES_EFFECT } from './inventory/tuples';
@@ -19,6 +21,8 @@ export const clustersApp = defineApp({ name: 'clusters', env: clustersEnv, start
 function startClusters(config: ClustersConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgTokens = orgTokensClient(config.ORGS_TEAMS_GRPC_ADDR);
+  const organizations = organizationsClient(config.ORGS_TEAMS_GRPC_ADDR);
+  let stopCleanup: (() => void) | undefined;
   let stopConsumer: Unsubscribe | undefined;
   let stopPruning: (() => void) | undefined;
   return startService(
@@ -36,10 +40,24 @@ function startClusters(config: ClustersConfig) {
         const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log);
         stopConsumer = await ingestion.consume(bus!);
         stopPruning = ingestion.pruneSeenPeriodically();
-        return [clustersService(clusters), clusterSetsService(new ClusterSets(db!, box)), featureSetsService(new FeatureSets(db!, box))];
+        const clientOrgs = new ClientOrgs(db!, box, organizations);
+        // Client-org removals and deletions run here, asynchronously, a pass every CLIENT_ORG_CLEANUP_INTERVAL_MS.
+        const timer = setInterval(() => {
+          clientOrgs.cleanup(log).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'client-org cleanup pass failed'));
+        }, config.CLIENT_ORG_CLEANUP_INTERVAL_MS);
+        timer.unref();
+        stopCleanup = () => clearInterval(timer);
+        return [
+          clustersService(clusters),
+          clusterSetsService(new ClusterSets(db!, box)),
+          featureSetsService(new FeatureSets(db!, box)),
+          clientOrgsService(clientOrgs),
+        ];
       },
       onStop: async () => {
         stopPruning?.();
+        stopCleanup?.();
+        organizations.close();
         await stopConsumer?.();
         orgTokens.close();
         await relationships.close();

@@ -1,8 +1,15 @@
 import { addressVar, authzClientEnv, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { z } from 'zod';
 
 /**
  * clusters settings: the common ones, where authz is (the owner tuples of clusters) and where orgs-teams is
  * (the bus accounts agent reports are verified against).
  */
-export const clustersEnv = { ...serviceEnv, ...authzClientEnv, ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053') };
+export const clustersEnv = {
+  ...serviceEnv,
+  ...authzClientEnv,
+  ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
+  /** How often the asynchronous cleanup of client-org removals and deletions runs (docs/client-orgs.md). */
+  CLIENT_ORG_CLEANUP_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
+};
 export type ClustersConfig = ConfigOf<typeof clustersEnv>;

@@ -114,10 +114,15 @@ describe('ClusterSetsService', () => {
     expect((await sets.listAddable({ hubUid: hub.uid, name: 'prod' })).names).toEqual(['south', 'west']);
   });
 
-  it('keeps for client organizations only non-empty sets whose clusters all still belong to the hub owner', async () => {
+  it('keeps for client organizations only non-empty sets none of whose clusters a client organization imported', async () => {
     await sets.createClusterSet(change('empty'));
     await spoke(hub.id, 'imported', 999);
     await sets.createClusterSet(change('client', ['imported']));
+    const imported = await db().table('clusters').where({ name: 'imported' }).first();
+    await db()
+      .table('client_orgs')
+      .insert({ org_id: 999, name: 'client', hub_id: hub.id, admin_user_id: 1, admin_login: 'a', requester_id: 1 });
+    await db().table('client_org_clusters').insert({ org_id: 999, name: 'imported', uid: imported.uid });
     expect((await sets.listSetNames({ hubUid: hub.uid, clientOrgOnly: true })).names).toEqual(['prod', 'staging']);
     expect((await sets.listSetNames({ hubUid: hub.uid, clientOrgOnly: false })).names).toEqual(['client', 'empty', 'prod', 'staging']);
   });

@@ -5,6 +5,7 @@ import {
   clustersV1,
   clusterSetsV1,
   featureSetsV1,
+  clientOrgsV1,
   contractsLicensingV1,
   contractsV1,
   licensingV1,
@@ -75,6 +76,8 @@ export interface Backends {
     clusterSets: PromiseClient<typeof clusterSetsV1.ClusterSetsServiceService>;
     /** Feature sets, sync status and auto-update of cluster sets (spec 4.12). */
     featureSets: PromiseClient<typeof featureSetsV1.FeatureSetsServiceService>;
+    /** Client organizations: their hub, imported clusters and asynchronous cleanup (spec 4.2). */
+    clientOrgs: PromiseClient<typeof clientOrgsV1.ClientOrgsServiceService>;
   };
 }
 
@@ -147,6 +150,7 @@ export function connectBackends(config: GatewayConfig): Backends {
       clusters: createClient(clustersV1.ClustersServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
       clusterSets: createClient(clusterSetsV1.ClusterSetsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
       featureSets: createClient(featureSetsV1.FeatureSetsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
+      clientOrgs: createClient(clientOrgsV1.ClientOrgsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
     },
   };
 }

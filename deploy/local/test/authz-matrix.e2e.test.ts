@@ -427,6 +427,20 @@ const MATRIX: Record<string, Row> = {
   // 4.12 cluster sets on the organization's hub `hub` (docs/cluster-sets.md): members (view on the hub) read,
   // owners (manage on the hub) and site admins change; a custom role grants neither (the holder is a member).
   ...hubRows(),
+  // 4.2 client organizations (docs/client-orgs.md): site admins only (Organization_SiteAdminCan*ClientOrg); an unknown
+  // client org's 404 and a bad body's 422 count as getting through.
+  'GET /user/clients': { pass: ['siteadmin'] },
+  'GET /user/client/:id': { pass: ['siteadmin'], path: () => '/user/client/999999' },
+  'GET /user/client/:orgname/status': { pass: ['siteadmin'], path: (f) => `/user/client/${f.org}/status` },
+  'GET /user/client/:orgname/cluster/:cluster/status': { pass: ['siteadmin'], path: (f) => `/user/client/${f.org}/cluster/x/status` },
+  'POST /user/client/create': { pass: ['siteadmin'], body: () => ({ clientOrg: { orgName: 'x' } }) },
+  'POST /user/client/:orgname/add-cluster': { pass: ['siteadmin'], path: (f) => `/user/client/${f.org}/add-cluster`, body: () => ({}) },
+  'POST /user/client/:orgname/delete-cluster': {
+    pass: ['siteadmin'],
+    path: (f) => `/user/client/${f.org}/delete-cluster`,
+    body: () => ({}),
+  },
+  'DELETE /user/client/delete/:id': { pass: ['siteadmin'], path: () => '/user/client/delete/999999' },
   // 4.7 metrics proxy (docs/metrics-proxy.md): org admins (admin:org: owners, site admins, a role carrying it)
   // register and unregister; an empty body is 422 for them (through). The auth hook lets the owning organization's
   // members through and answers 401 to everyone else, site admins included.
@@ -488,7 +502,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard|dbaas|clusters\/:owner\/:cluster|metricsproxy)(\/|$)/.test(
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard|dbaas|user\/clients?|clusters\/:owner\/:cluster|metricsproxy)(\/|$)/.test(
         r.path,
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.

@@ -25,6 +25,7 @@ export * as marketplaceListenerV1 from './gen/platform/marketplacelistener/v1/ma
 export * as clustersV1 from './gen/platform/clusters/v1/clusters';
 export * as clusterSetsV1 from './gen/platform/clusters/v1/cluster_sets';
 export * as featureSetsV1 from './gen/platform/clusters/v1/feature_sets';
+export * as clientOrgsV1 from './gen/platform/clusters/v1/client_orgs';
 export * as agentV1 from './gen/platform/agent/v1/agent';
 export { protoFilesOf, PROTO_ROOT } from './proto-files';
 export * from './permissions';

@@ -79,17 +79,20 @@ export class ClusterSetsStore {
   }
 
   /**
-   * The names of the hub's sets eligible for a client organization: with at least one member, and every member
-   * still owned by the hub's owner (a spoke imported by a client organization has that organization as owner).
+   * The names of the hub's sets eligible for a client organization: with at least one member, and no member
+   * imported by a client organization (an import being removed still counts until its cleanup is done).
    */
   async clientOrgEligibleNames(hub: ClusterRow, trx?: Knex.Transaction): Promise<string[]> {
     const rows = await this.db
       .table('cluster_sets', trx)
       .join(this.q('cluster_set_members'), 'cluster_set_members.set_id', 'cluster_sets.id')
       .join(this.q('clusters'), 'clusters.id', 'cluster_set_members.cluster_id')
+      .leftJoin(this.q('client_org_clusters'), (j) =>
+        j.on('client_org_clusters.uid', 'clusters.uid').andOnIn('client_org_clusters.status', ['Active', 'Deleting']),
+      )
       .where('cluster_sets.hub_id', hub.id)
       .groupBy('cluster_sets.name')
-      .havingRaw('bool_and(clusters.owner_type = ? and clusters.owner_id = ?)', [hub.owner_type, hub.owner_id])
+      .havingRaw('count(client_org_clusters.uid) = 0')
       .orderBy('cluster_sets.name')
       .select('cluster_sets.name');
     return rows.map((r: { name: string }) => r.name);

@@ -1,12 +1,17 @@
 import { BusAccountDirectory, busAccountsOf, type ClusterOwnership } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
-import { orgTokensV1 } from '@platform/proto';
+import { orgsTeamsOrgsV1, orgTokensV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { ClustersStore } from '../inventory/clusters-store';
 
 /** The orgs-teams client ingestion asks for bus accounts. */
 export function orgTokensClient(address: string): PromiseClient<typeof orgTokensV1.OrgTokensServiceService> {
   return createClient(orgTokensV1.OrgTokensServiceService, address, { name: 'orgs-teams', deadlineMs: 5_000 });
+}
+
+/** The orgs-teams client client-org deletion asks to delete the organization. */
+export function organizationsClient(address: string): PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService> {
+  return createClient(orgsTeamsOrgsV1.OrganizationsServiceService, address, { name: 'orgs-teams', deadlineMs: 5_000 });
 }
 
 /**

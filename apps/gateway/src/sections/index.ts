@@ -1,5 +1,6 @@
 import type { Route } from '../route';
 import { authorizationRoutes } from './authorization/routes';
+import { clientOrgRoutes } from './client-orgs/routes';
 import { clusterSetRoutes } from './cluster-sets/routes';
 import { clusterRoutes } from './clusters/routes';
 import { adminContractRoutes } from './contracts/admin';
@@ -39,6 +40,7 @@ export const ROUTES: Route[] = [
   ...teamRoutes,
   ...clusterRoutes,
   ...clusterSetRoutes,
+  ...clientOrgRoutes,
   ...adminContractRoutes,
   ...userContractRoutes,
   ...licenseRoutes,

@@ -1,0 +1,16 @@
+import { clientOrgsV1 } from '@platform/proto';
+import { bindService, type ServiceBinding } from '@platform/service-kit';
+import type { ClientOrgs } from './client-orgs';
+
+/** The ClientOrgsService binding: one line per RPC of proto/platform/clusters/v1/client_orgs.proto. */
+export function clientOrgsService(orgs: ClientOrgs): ServiceBinding<typeof clientOrgsV1.ClientOrgsServiceService> {
+  return bindService(clientOrgsV1.ClientOrgsServiceService, {
+    createClientOrg: (req) => orgs.create(req),
+    getClientOrg: (req) => orgs.get(req.orgId, req.name),
+    listClientOrgs: async () => ({ clientOrgs: await orgs.list() }),
+    status: async (req) => ({ status: await orgs.status(req.name, req.cluster) }),
+    addCluster: (req) => orgs.addCluster(req),
+    removeCluster: (req) => orgs.removeCluster(req),
+    deleteClientOrg: (req) => orgs.delete(req.orgId, req.requesterId),
+  });
+}

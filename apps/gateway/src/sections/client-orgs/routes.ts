@@ -1,0 +1,302 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { ConflictError, InputError, NotFoundError } from '@platform/errors';
+import type { clientOrgsV1 } from '@platform/proto';
+import type { Backends } from '../../backends';
+import * as p from '../../params';
+import { sectionRoutes, type Route } from '../../route';
+import { OrganizationJson, orgJson } from '../organizations/presenters';
+
+const route = sectionRoutes({ section: '4.2', backend: 'clusters' });
+
+// Spec 4.2, client organizations (docs/client-orgs.md): site admins only. The organization and its admin user are
+// made in orgs-teams, the client organization (hub, imported clusters, settings, cleanup) is kept by clusters.
+
+const free = z.record(z.string(), z.unknown());
+const Permission = z.object({
+  name: z.string().min(1).meta({ description: 'A cluster set name (isClusterSet) or the hub' }),
+  isClusterSet: z.boolean(),
+  roleType: z.string(),
+  roleRefName: z.string().min(1),
+});
+const UserOptions = z
+  .object({
+    userName: p.login,
+    email: z.email(),
+    permissions: z.array(Permission).max(100),
+    importCluster: z.boolean(),
+    clientOrg: z.boolean(),
+  })
+  .meta({ id: 'UserOptions' });
+
+const settings = {
+  annotations: z.record(z.string(), z.string()).optional(),
+  dbConfig: free.optional().meta({ description: 'Node selector and tolerations of the databases (free-form)' }),
+  useGateway: z.boolean().optional(),
+  gatewayConfig: free.optional(),
+  telemetryParams: free.optional().meta({ description: 'Monitoring cluster and retention periods (free-form)' }),
+};
+
+const ClientOrgParams = z
+  .object({
+    clientOrg: z.object({
+      orgName: p.login,
+      orgFullName: z.string().max(255).optional(),
+      description: z.string().max(1024).optional(),
+      website: z.string().max(255).optional(),
+      orgType: z.enum(['public', 'limited', 'private']).optional(),
+      visibility: z.enum(['', 'public', 'limited', 'private']).optional(),
+      syncToken: z.string().optional().meta({ description: 'Multi-cluster-manager sync token (accepted, not stored)' }),
+    }),
+    hubClusterUID: z.string().min(1),
+    hubClusterOwnerName: z.string().min(1),
+    userPermission: UserOptions,
+    usableAsShared: z.boolean().optional(),
+    gatewayConfigRef: z
+      .object({ clientOrg: z.string().min(1) })
+      .optional()
+      .meta({ description: 'Use the gateway config of this client org' }),
+    ...settings,
+  })
+  .meta({ id: 'ClientOrgParams' });
+
+const HubOf = {
+  hubClusterOwnerName: z.string().min(1),
+  hubClusterName: z.string().min(1),
+  hubClusterUID: z.string().min(1),
+  spokeClusterName: z.string().min(1),
+};
+const AddClusterParams = z.object({ ...HubOf, gatewayPresetRef: free.optional(), ...settings }).meta({ id: 'AddClusterParams' });
+const RemoveClusterParams = z.object(HubOf).meta({ id: 'RemoveClusterParams' });
+
+const ClientOrgStatus = z
+  .object({ status: z.enum(['Active', 'Deleting', 'Partially Deleted', 'Deleted', 'NotFound']) })
+  .meta({ id: 'ClientOrgStatus' });
+const Message = z.object({ message: z.string() }).meta({ id: 'ApiResponseMessage' });
+
+/** The organization of a client org as orgs-teams has it (404 when it is gone). */
+async function organizationOf(backends: Backends, c: clientOrgsV1.ClientOrg, viewerId: number) {
+  return orgJson(await backends.orgsTeams.organizations.getOrg({ name: c.name, viewerId }));
+}
+
+/** The hub of `owner` with this UID; 400 otherwise (the spec's "invalid params"). */
+async function hubOf(backends: Backends, owner: string, uid: string, viewerId: number) {
+  let ownerId: number;
+  try {
+    ownerId = (await backends.orgsTeams.organizations.getOrg({ name: owner, viewerId })).id;
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+    ownerId = (
+      await backends.orgsTeams.identity.getUser({ id: 0, login: owner }).catch((e: unknown) => {
+        throw e instanceof NotFoundError ? new InputError(`hubClusterOwnerName ${owner.slice(0, 80)} is no organization or user`) : e;
+      })
+    ).id;
+  }
+  const hub = await backends.clusters.clusters.getCluster({ uid }).catch((e: unknown) => {
+    throw e instanceof NotFoundError ? new InputError(`hubClusterUID ${uid.slice(0, 80)} is no cluster`) : e;
+  });
+  if (hub.hubUid || hub.ownerId !== ownerId)
+    throw new InputError(`hubClusterUID ${uid.slice(0, 80)} is not a hub cluster of ${owner.slice(0, 80)}`);
+  return hub;
+}
+
+const ORG = { org: 'optional' as const };
+const ById = z.object({ id: p.id });
+const ByName = z.object({ orgname: p.login });
+
+export const clientOrgRoutes: Route[] = [
+  route({
+    method: 'get',
+    path: '/user/clients',
+    summary: 'The client organizations',
+    auth: 'token',
+    ...ORG,
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
+    response: { status: 200, schema: z.array(OrganizationJson) },
+    async handle(_in, { backends, caller }) {
+      const { clientOrgs } = await backends.clusters.clientOrgs.listClientOrgs({});
+      const orgs = await Promise.all(clientOrgs.map((c) => organizationOf(backends, c, caller.id).catch(() => undefined)));
+      return { body: orgs.filter((o) => o !== undefined) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/user/client/:id',
+    summary: 'A client organization',
+    auth: 'token',
+    ...ORG,
+    params: ById,
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
+    handlerChecks: ['404 when no client organization has this id'],
+    response: { status: 200, schema: OrganizationJson },
+    async handle({ params }, { backends, caller }) {
+      const c = await backends.clusters.clientOrgs.getClientOrg({ orgId: params.id, name: '' });
+      return { body: await organizationOf(backends, c, caller.id) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/user/client/:orgname/status',
+    summary: "A client organization's status (NotFound when there is none)",
+    auth: 'token',
+    ...ORG,
+    params: ByName,
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
+    response: { status: 200, schema: ClientOrgStatus },
+    async handle({ params }, { backends }) {
+      const { status } = await backends.clusters.clientOrgs.status({ name: params.orgname, cluster: '' });
+      return { body: { status: status as z.input<typeof ClientOrgStatus>['status'] } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/user/client/:orgname/cluster/:cluster/status',
+    summary: 'The status of a cluster imported for a client organization (NotFound when it is not)',
+    auth: 'token',
+    ...ORG,
+    params: ByName.extend({ cluster: p.segment }),
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
+    response: { status: 200, schema: ClientOrgStatus },
+    async handle({ params }, { backends }) {
+      const { status } = await backends.clusters.clientOrgs.status({ name: params.orgname, cluster: params.cluster });
+      return { body: { status: status as z.input<typeof ClientOrgStatus>['status'] } };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/user/client/create',
+    summary: 'Create a client organization: its admin user, the organization, rights on the hub, imported clusters',
+    auth: 'token',
+    ...ORG,
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanCreateClientOrg' }],
+    body: { schema: ClientOrgParams },
+    handlerChecks: [
+      '400 for a hub that is not the owner’s, one without a multi-cluster-manager endpoint, an unknown or ineligible cluster set, an unknown shared gateway config',
+      '409 when an organization or user of that name exists',
+    ],
+    response: { status: 200, schema: OrganizationJson },
+    async handle({ body }, { backends, caller }) {
+      const hub = await hubOf(backends, body.hubClusterOwnerName, body.hubClusterUID, caller.id);
+      if (!hub.managerEndpoint) throw new InputError(`hub ${hub.name} has no multi-cluster-manager endpoint`);
+      const name = body.clientOrg.orgName;
+      const taken = await backends.orgsTeams.organizations.getOrg({ name, viewerId: caller.id }).then(
+        () => true,
+        (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)),
+      );
+      if (taken) throw new ConflictError(`an organization named ${name} already exists`);
+      const perms = body.userPermission.permissions;
+      const request: clientOrgsV1.CreateClientOrgRequest = {
+        orgId: 0,
+        name,
+        hubUid: hub.uid,
+        adminUserId: 0,
+        adminLogin: body.userPermission.userName,
+        importSets: body.userPermission.importCluster ? perms.filter((x) => x.isClusterSet).map((x) => x.name) : [],
+        roleRefs: perms.map((x) => `${x.isClusterSet ? x.name : 'hub'}/${x.roleRefName}`),
+        settingsJson: JSON.stringify({
+          annotations: body.annotations ?? {},
+          dbConfig: body.dbConfig ?? {},
+          useGateway: body.useGateway ?? false,
+          gatewayConfig: body.gatewayConfig ?? null,
+          telemetryParams: body.telemetryParams ?? {},
+        }),
+        gatewayConfigRef: body.gatewayConfigRef?.clientOrg ?? '',
+        usableAsShared: body.usableAsShared ?? false,
+        requesterId: caller.id,
+        validateOnly: true,
+      };
+      // Everything that can be refused is checked before anything is made.
+      await backends.clusters.clientOrgs.createClientOrg(request);
+      const admin = await backends.orgsTeams.identity.getUser({ id: 0, login: body.userPermission.userName }).catch(async (e: unknown) => {
+        if (!(e instanceof NotFoundError)) throw e;
+        // A new admin user gets a random password it must change (reset by the site admin); it is never answered.
+        return backends.orgsTeams.identity.createUser({
+          username: body.userPermission.userName,
+          email: body.userPermission.email,
+          password: randomBytes(24).toString('base64url'),
+          fullName: '',
+          mustChangePassword: true,
+          isAdmin: false,
+        });
+      });
+      const org = await backends.orgsTeams.organizations.createOrg({
+        creatorId: admin.id,
+        username: name,
+        fullName: body.clientOrg.orgFullName ?? '',
+        description: body.clientOrg.description ?? '',
+        website: body.clientOrg.website ?? '',
+        location: '',
+        orgType: body.clientOrg.orgType ?? '',
+        visibility: body.clientOrg.visibility ?? '',
+        managerEndpoint: hub.managerEndpoint,
+      });
+      try {
+        await backends.clusters.clientOrgs.createClientOrg({ ...request, orgId: org.id, adminUserId: admin.id, validateOnly: false });
+      } catch (err) {
+        // Take the organization back, so a failed create leaves no organization without its client record.
+        await backends.orgsTeams.organizations.deleteOrg({ orgId: org.id, requesterId: caller.id }).catch(() => undefined);
+        throw err;
+      }
+      return { body: orgJson(org) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/user/client/:orgname/add-cluster',
+    summary: 'Import a spoke cluster of the hub for the client organization',
+    auth: 'token',
+    ...ORG,
+    params: ByName,
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanAddClusterToClientOrg' }],
+    body: { schema: AddClusterParams },
+    handlerChecks: [
+      '404 for an unknown client org; 400 when already imported, not a managed cluster of its hub, or the org is being deleted',
+    ],
+    response: { status: 200, schema: Message },
+    async handle({ params, body }, { backends }) {
+      const { hubClusterOwnerName: _o, hubClusterName: _n, hubClusterUID, spokeClusterName, ...rest } = body;
+      await backends.clusters.clientOrgs.addCluster({
+        clientOrg: params.orgname,
+        hubUid: hubClusterUID,
+        spokeClusterName,
+        settingsJson: JSON.stringify(rest),
+      });
+      return { body: { message: `cluster ${spokeClusterName} imported for ${params.orgname}` } };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/user/client/:orgname/delete-cluster',
+    summary: 'Remove an imported cluster from the client organization (cleanup runs asynchronously)',
+    auth: 'token',
+    ...ORG,
+    params: ByName,
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanRemoveClusterFromClientOrg' }],
+    body: { schema: RemoveClusterParams },
+    handlerChecks: ['404 for an unknown client org or a cluster it has not imported'],
+    response: { status: 200, schema: Message },
+    async handle({ params, body }, { backends }) {
+      await backends.clusters.clientOrgs.removeCluster({
+        clientOrg: params.orgname,
+        hubUid: body.hubClusterUID,
+        spokeClusterName: body.spokeClusterName,
+      });
+      return { body: { message: `cluster ${body.spokeClusterName} is being removed from ${params.orgname}` } };
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/user/client/delete/:id',
+    summary: 'Delete a client organization (cleanup runs asynchronously)',
+    auth: 'token',
+    ...ORG,
+    params: ById,
+    requires: [{ on: 'site', permission: 'Organization_SiteAdminCanDeleteClientOrg' }],
+    handlerChecks: ['404 for an unknown id; 400 while another client org uses its gateway config'],
+    response: { status: 200, schema: Message },
+    async handle({ params }, { backends, caller }) {
+      const c = await backends.clusters.clientOrgs.deleteClientOrg({ orgId: params.id, requesterId: caller.id });
+      return { body: { message: `client organization ${c.name} is being deleted` } };
+    },
+  }),
+];
