@@ -42,3 +42,46 @@ export async function seedOutdatedClusterSet(
   say(`cluster set ${OUTDATED_CLUSTER_SET} holds ${oldest}, behind the latest release`);
   return OUTDATED_CLUSTER_SET;
 }
+
+/** The demo's client organization whose gateway config another one references (docs/client-orgs.md). */
+export const SHARED_GATEWAY_CLIENT_ORG = 'demo-client-shared';
+const REFERENCING_CLIENT_ORG = 'demo-client-tenant';
+
+/**
+ * Makes two client organizations on the demo hub, importing no cluster (the manifest's spokes stay free): one whose
+ * gateway config is usable as shared, and one that references it — so deleting the first is 400. Answers the
+ * first's id; on a later start they exist (409) and are looked up.
+ */
+export async function seedClientOrgs(
+  admin: PlatformApi,
+  org: string,
+  hub: { name: string; uid: string },
+  say: (msg: string) => void,
+): Promise<number> {
+  const params = (orgName: string, extra: Record<string, unknown>) => ({
+    clientOrg: { orgName, orgFullName: `${orgName} (demo client)` },
+    hubClusterUID: hub.uid,
+    hubClusterOwnerName: org,
+    userPermission: {
+      userName: `${orgName}-admin`,
+      email: `${orgName}-admin@example.com`,
+      permissions: [{ name: 'hub', isClusterSet: false, roleType: 'ClusterRole', roleRefName: 'view' }],
+      importCluster: false,
+      clientOrg: true,
+    },
+    ...extra,
+  });
+  for (const [name, extra] of [
+    [SHARED_GATEWAY_CLIENT_ORG, { usableAsShared: true, useGateway: true, gatewayConfig: { hostname: 'gateway.demo.example.com' } }],
+    [REFERENCING_CLIENT_ORG, { useGateway: true, gatewayConfigRef: { clientOrg: SHARED_GATEWAY_CLIENT_ORG } }],
+  ] as const) {
+    const made = await admin.call('POST', '/user/client/create', params(name, extra));
+    if (made.status !== 200 && made.status !== 409)
+      throw new Error(`creating client organization ${name}: HTTP ${made.status} ${JSON.stringify(made.body)}`);
+  }
+  const listed = await admin.call('GET', '/user/clients');
+  const shared = (listed.body as { id: number; username: string }[]).find((o) => o.username === SHARED_GATEWAY_CLIENT_ORG);
+  if (!shared) throw new Error(`client organization ${SHARED_GATEWAY_CLIENT_ORG} is not listed`);
+  say(`client organizations ${SHARED_GATEWAY_CLIENT_ORG} (gateway config shared) and ${REFERENCING_CLIENT_ORG} (using it)`);
+  return shared.id;
+}

@@ -5,7 +5,7 @@ import { connectBus, InProcessBus, type Bus } from '@platform/bus';
 import { clustersV1 } from '@platform/proto';
 import { createClient, loadConfig, serviceEnv } from '@platform/service-kit';
 import { formatProgress, PlatformApi, simulate, writePrivateFile, type Simulation, type SimulationResult } from '@platform/simulator';
-import { seedOutdatedClusterSet } from './demo-cluster-sets';
+import { seedClientOrgs, seedOutdatedClusterSet } from './demo-cluster-sets';
 import { hasContracts, seedContracts, type QuotaExceeded } from './demo-contracts';
 import { seedMarketplace } from './demo-marketplace';
 import type { LocalPlatform } from './platform';
@@ -40,6 +40,8 @@ export interface DemoManifest {
   quotaExceeded?: QuotaExceeded;
   /** A cluster set of the hub whose clusters run an agent behind the latest release (docs/cluster-sets.md). */
   outdatedClusterSet?: string;
+  /** A client organization whose gateway config another client organization references (docs/client-orgs.md). */
+  sharedGatewayClientOrg?: number;
   /** Marketplace deployments: installers of its marketplace not yet bound (issue 14). */
   installers?: string[];
   /** Marketplace deployments whose listener takes the seed's notifications: a claimable and a claimed claim. */
@@ -186,6 +188,7 @@ async function seedDemo(
         ...(usage ? { usage } : {}),
         ...(quotaExceeded ? { quotaExceeded } : {}),
         outdatedClusterSet: await seedOutdatedClusterSet(admin, platform, DEMO.org, hub, say),
+        sharedGatewayClientOrg: await seedClientOrgs(admin, DEMO.org, hub, say),
         ...(marketplace ?? {}),
       };
       return { sim, manifest };

@@ -20,6 +20,9 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
   let hubPath: string;
   const ids: Record<string, number> = {};
   const api = (...args: Parameters<TestPlatform['api']>) => t.api(...args);
+  /** The demo seed's client organizations (docs/client-orgs.md), which import no cluster. */
+  const DEMO_CLIENTS = ['demo-client-shared', 'demo-client-tenant'];
+  const names = async () => ((await api('root', 'GET', '/user/clients')).body as { username: string }[]).map((o) => o.username);
   const status = async (rest: string) => (await api('root', 'GET', `/user/client/${rest}`)).body.status;
   const params = (orgName: string, extra: Record<string, unknown> = {}, sets: string[] = []) => ({
     clientOrg: { orgName, orgFullName: `${orgName} Inc.` },
@@ -81,7 +84,17 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
     expect((await api('mallory', 'GET', '/user/clients')).status).toBe(403);
     expect((await api('mallory', 'POST', '/user/client/create', params('nope', {}, ['tenant-a']))).status).toBe(403);
     expect((await api(undefined, 'GET', '/user/clients')).status).toBe(401);
-    expect((await api('root', 'GET', '/user/clients')).body).toEqual([]);
+    expect(await names()).toEqual(DEMO_CLIENTS);
+  });
+
+  it("the demo's shared gateway config: its client organization cannot be deleted while another uses it (400)", async () => {
+    const id = manifest.sharedGatewayClientOrg!;
+    expect((await api('root', 'GET', `/user/client/${id}`)).body).toMatchObject({ id, username: 'demo-client-shared' });
+    expect(await api('root', 'DELETE', `/user/client/delete/${id}`)).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('demo-client-tenant') },
+    });
+    expect(await status('demo-client-shared/status')).toBe('Active');
   });
 
   it('refuses malformed (422) and invalid (400) create bodies, leaving nothing behind', async () => {
@@ -95,7 +108,7 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
       400,
     );
     expect((await api('root', 'GET', '/orgs/bad')).status).toBe(404);
-    expect((await api('root', 'GET', '/user/clients')).body).toEqual([]);
+    expect(await names()).toEqual(DEMO_CLIENTS);
   });
 
   it('creates a client organization: its admin user owns it, the set is imported, the set leaves the client-org choices', async () => {
@@ -110,7 +123,7 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
     expect(made.body.managerManagementClusterEndPoint).not.toBe('');
     ids.acme = made.body.id;
     expect((await api('root', 'POST', '/user/client/create', params('acme-client'))).status).toBe(409);
-    expect((await api('root', 'GET', '/user/clients')).body.map((o: { username: string }) => o.username)).toEqual(['acme-client']);
+    expect(await names()).toEqual(['acme-client', ...DEMO_CLIENTS]);
     expect((await api('root', 'GET', `/user/client/${ids.acme}`)).body).toMatchObject({ id: ids.acme, username: 'acme-client' });
     expect(await status('acme-client/status')).toBe('Active');
     expect(await status(`acme-client/cluster/${free[0]}/status`)).toBe('Active');
@@ -169,7 +182,7 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
     expect(['Deleting', 'Deleted']).toContain(await status('acme-client/status'));
     await eventually(async () => (await status('acme-client/status')) === 'Deleted', 20_000);
     expect(await status(`acme-client/cluster/${free[0]}/status`)).toBe('Deleted');
-    expect((await api('root', 'GET', '/user/clients')).body).toEqual([]);
+    expect(await names()).toEqual(DEMO_CLIENTS);
     // Its set is free for a client organization again.
     expect((await api('root', 'GET', `${hubPath}/available-clustersets?type=client-org`)).body).toContain('tenant-a');
   });

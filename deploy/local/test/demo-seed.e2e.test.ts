@@ -16,7 +16,7 @@ import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launc
  * start on the same DATA_DIR (and database) duplicates nothing.
  */
 const ADMIN_PASSWORD = 'demo-admin-password';
-const MANIFEST_KEYS = ['hub', 'namespace', 'outdatedClusterSet', 'owner', 'quotaExceeded', 'spokes', 'usage'];
+const MANIFEST_KEYS = ['hub', 'namespace', 'outdatedClusterSet', 'owner', 'quotaExceeded', 'sharedGatewayClientOrg', 'spokes', 'usage'];
 
 /** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
 function listeningPorts(pid: number): number[] {
@@ -271,7 +271,7 @@ describe.each([
     let bound: string[];
     try {
       manifest = await waitForFile(manifestPath, first, 240_000);
-      expect(Object.keys(manifest).sort()).toEqual(['claims', 'hub', 'installers', 'namespace', 'outdatedClusterSet', 'owner', 'spokes', 'usage']);
+      expect(Object.keys(manifest).sort()).toEqual(['claims', 'hub', 'installers', 'namespace', 'outdatedClusterSet', 'owner', 'sharedGatewayClientOrg', 'spokes', 'usage']);
       expect(manifest.installers.length).toBeGreaterThanOrEqual(3);
       const token = await fetch(`${first.url}api/v1/users/admin/tokens`, {
         method: 'POST',
