@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { clustersV1 } from '@platform/proto';
+import { createClient } from '@platform/service-kit';
 import { eventually } from '@platform/testing';
 import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
 import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
@@ -23,6 +25,16 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
   /** The demo seed's client organizations (docs/client-orgs.md), which import no cluster. */
   const DEMO_CLIENTS = ['demo-client-shared', 'demo-client-tenant'];
   const names = async () => ((await api('root', 'GET', '/user/clients')).body as { username: string }[]).map((o) => o.username);
+  /** The namespaces the simulated agent reports on a spoke of the demo hub. */
+  const namespacesOf = async (spoke: string) => {
+    const clusters = createClient(clustersV1.ClustersServiceService, t.grpcAddress('clusters'), { name: 'clusters' });
+    try {
+      const uid = (await clusters.getSpoke({ hubUid: manifest.hub.uid, name: spoke })).uid;
+      return (await clusters.listNamespaces({ clusterUid: uid })).namespaces.map((n) => n.name);
+    } finally {
+      clusters.close();
+    }
+  };
   const status = async (rest: string) => (await api('root', 'GET', `/user/client/${rest}`)).body.status;
   const params = (orgName: string, extra: Record<string, unknown> = {}, sets: string[] = []) => ({
     clientOrg: { orgName, orgFullName: `${orgName} Inc.` },
@@ -133,6 +145,8 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
     expect(
       (await api('root', 'GET', `${hubPath}/clustersets/tenant-a/auth-info`)).body['open-cluster-management:managedclusterset:admin'],
     ).toContain('acme-client-admin');
+    // The import went to the hub's agent, which made the client's namespace on the spoke and reported it.
+    await eventually(async () => (await namespacesOf(free[0])).includes('client-acme-client'), 30_000);
     // The admin user was made and owns the organization.
     expect((await api('root', 'GET', '/orgs/acme-client/members')).body.map((u: { login: string }) => u.login)).toContain(
       'acme-client-admin',
@@ -181,6 +195,8 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
     expect((await api('root', 'DELETE', `/user/client/delete/${ids.acme}`)).status).toBe(200);
     expect(['Deleting', 'Deleted']).toContain(await status('acme-client/status'));
     await eventually(async () => (await status('acme-client/status')) === 'Deleted', 20_000);
+    // The agent tore the client's namespace down.
+    await eventually(async () => !(await namespacesOf(free[0])).includes('client-acme-client'), 30_000);
     expect(await status(`acme-client/cluster/${free[0]}/status`)).toBe('Deleted');
     expect(await names()).toEqual(DEMO_CLIENTS);
     // Its set is free for a client organization again.

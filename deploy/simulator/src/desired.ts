@@ -3,11 +3,15 @@ import type { agentV1 } from '@platform/proto';
 import type { SimMessage } from './messages';
 import type { SimHub } from './world';
 
+/** Namespaces the agent keeps for client organizations (`client-<slug>`); others are never touched. */
+const CLIENT_PREFIX = 'client-';
+
 /**
  * The agent side of the desired state (docs/agent-protocol.md, "Desired state"): what a hub's agent does with
  * the state the platform sends. Every listed managed cluster ends up running exactly the desired features of the
  * catalog (`managedFeatures`) at the desired versions — the simulated install succeeds at once — and keeps the
- * features outside the catalog; clusters not listed are left alone. Answers whether anything changed.
+ * features outside the catalog; clusters not listed are left alone. Each spoke imported for a client organization
+ * gets its namespace, and a client namespace whose import is gone is deleted. Answers whether anything changed.
  */
 export function applyDesiredState(hub: SimHub, desired: agentV1.DesiredState): boolean {
   const managed = new Set(desired.managedFeatures);
@@ -21,6 +25,17 @@ export function applyDesiredState(hub: SimHub, desired: agentV1.DesiredState): b
       a.name.localeCompare(b.name),
     );
     changed ||= JSON.stringify(spoke.state.features) !== before;
+  }
+  // Client organizations' namespaces: exactly those of the listed imports, on every spoke of the hub.
+  for (const spoke of hub.spokes) {
+    const wanted = desired.clientOrgImports.filter((i) => i.clusterUid === spoke.state.uid).map((i) => i.namespace);
+    const before = spoke.state.namespaces.map((n) => n.name).join();
+    const kept = spoke.state.namespaces.filter((n) => !n.name.startsWith(CLIENT_PREFIX) || wanted.includes(n.name));
+    const added = wanted
+      .filter((name) => !kept.some((n) => n.name === name))
+      .map((name) => ({ name, uid: randomUUID(), createdAtMs: Date.now() }));
+    spoke.state.namespaces = [...kept, ...added];
+    changed ||= spoke.state.namespaces.map((n) => n.name).join() !== before;
   }
   return changed;
 }

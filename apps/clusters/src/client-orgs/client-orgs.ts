@@ -4,6 +4,7 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clientOrgsV1, orgsTeamsOrgsV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import { ClusterSets } from '../cluster-sets/cluster-sets';
+import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
 import { ClustersStore, type ClusterRow } from '../inventory/clusters-store';
 import { clusterObject, TUPLES_EFFECT, type Tuple, type TupleChange } from '../inventory/tuples';
 
@@ -67,7 +68,12 @@ export class ClientOrgs {
     }
     const made = await this.outbox.run(async (trx, stage) => {
       await this.clusters.lockByUid(hub.uid, trx);
-      if (await this.table('client_orgs', trx).where({ name: req.name }).orWhere({ org_id: req.orgId || -1 }).first()) {
+      if (
+        await this.table('client_orgs', trx)
+          .where({ name: req.name })
+          .orWhere({ org_id: req.orgId || -1 })
+          .first()
+      ) {
         throw new ConflictError(`client organization ${req.name} already exists`);
       }
       let ref: number | null = null;
@@ -130,6 +136,8 @@ export class ClientOrgs {
         writes: [...imports.map((c) => orgOwner(req.orgId, c.uid)), ...hubTuples(req.adminUserId, req.roleRefs, hub.uid)],
         deletes: [],
       } satisfies TupleChange);
+      // The imports go to the hub's agent, which gives the client its namespace on each spoke.
+      if (imports.length) stage(DESIRED_STATE_EFFECT, { hubId: hub.id } satisfies DesiredStateChange);
       return this.get(req.orgId, '', trx);
     });
     return made ?? { orgId: 0, name: req.name, hubUid: hub.uid, adminUserId: 0, status: '', clusters: [], settingsJson: '{}' };
@@ -176,6 +184,7 @@ export class ClientOrgs {
         .onConflict(['org_id', 'name'])
         .merge({ uid: spoke.uid, status: 'Active', settings: req.settingsJson || '{}', updated_at: this.db.knex.fn.now() });
       stage(TUPLES_EFFECT, { writes: [orgOwner(org.org_id, spoke.uid)], deletes: [] } satisfies TupleChange);
+      stage(DESIRED_STATE_EFFECT, { hubId: org.hub_id } satisfies DesiredStateChange);
       return this.get(org.org_id, '', trx);
     });
   }
@@ -221,9 +230,15 @@ export class ClientOrgs {
    * Deleted — or Partially Deleted (retried next pass) when orgs-teams refuses or cannot be reached.
    */
   async cleanup(log?: { warn(obj: object, msg: string): void }): Promise<void> {
-    const removing: ImportRow[] = await this.table('client_org_clusters').where({ status: 'Deleting' }).limit(100);
+    const removing: (ImportRow & { hub_id: number })[] = await this.table('client_org_clusters')
+      .join('client_orgs', 'client_orgs.org_id', 'client_org_clusters.org_id')
+      .where({ 'client_org_clusters.status': 'Deleting' })
+      .limit(100)
+      .select('client_org_clusters.*', 'client_orgs.hub_id');
     for (const c of removing) {
       await this.outbox.run(async (trx, stage) => {
+        // The import leaves the hub's desired state: its agent tears the client's namespace down on the spoke.
+        stage(DESIRED_STATE_EFFECT, { hubId: c.hub_id } satisfies DesiredStateChange);
         await this.table('client_org_clusters', trx)
           .where({ org_id: c.org_id, name: c.name })
           .update({ status: 'Deleted', updated_at: this.db.knex.fn.now() });

@@ -4,6 +4,10 @@ import { publishDesiredState } from '@platform/agent-protocol';
 import type { agentV1 } from '@platform/proto';
 import { MANAGED_FEATURES } from './catalog';
 
+/** The namespace a client organization gets on each spoke imported for it: `client-<slug>`, cut to a DNS label. */
+export const clientNamespace = (clientOrg: string) =>
+  `client-${clientOrg.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63).replace(/-+$/, '');
+
 /** The outbox effect that sends a hub's desired state to its agent after a change of its sets commits. */
 export const DESIRED_STATE_EFFECT = 'agent.desired-state';
 
@@ -33,7 +37,10 @@ export class DesiredStates {
     private readonly bus: Bus,
   ) {}
 
-  /** Every feature each member of the hub's sets is to run, with the set's release and values (cluster values over the set's). */
+  /**
+   * Every feature each member of the hub's sets is to run, with the set's release and values (cluster values over
+   * the set's), and every spoke imported for a client organization.
+   */
   async of(hubId: number): Promise<Omit<agentV1.DesiredState, 'generation' | 'issuedAtMs' | 'hubUid'>> {
     const rows: DesiredRow[] = await this.db
       .table('cluster_sets')
@@ -71,7 +78,22 @@ export class DesiredStates {
         valuesJson: JSON.stringify({ ...(r.set_values ?? {}), ...(r.cluster_values ?? {}) }),
       });
     }
-    return { clusters: [...clusters.values()], managedFeatures: MANAGED_FEATURES };
+    const imports: { uid: string; client_org: string; settings: Record<string, unknown> }[] = await this.db
+      .table('client_org_clusters')
+      .join('client_orgs', 'client_orgs.org_id', 'client_org_clusters.org_id')
+      .where({ 'client_orgs.hub_id': hubId, 'client_org_clusters.status': 'Active' })
+      .orderBy(['client_org_clusters.name', 'client_orgs.name'])
+      .select('client_org_clusters.uid', 'client_orgs.name as client_org', 'client_org_clusters.settings');
+    return {
+      clusters: [...clusters.values()],
+      managedFeatures: MANAGED_FEATURES,
+      clientOrgImports: imports.map((i) => ({
+        clusterUid: i.uid,
+        clientOrg: i.client_org,
+        namespace: clientNamespace(i.client_org),
+        settingsJson: JSON.stringify(i.settings ?? {}),
+      })),
+    };
   }
 
   /** Publishes the hub's current desired state under its next generation. */
