@@ -135,6 +135,8 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
     expect(made.body.managerManagementClusterEndPoint).not.toBe('');
     ids.acme = made.body.id;
     expect((await api('root', 'POST', '/user/client/create', params('acme-client'))).status).toBe(409);
+    // A user's login is taken too (organizations and users share slugs).
+    expect((await api('root', 'POST', '/user/client/create', params('mallory'))).status).toBe(409);
     expect(await names()).toEqual(['acme-client', ...DEMO_CLIENTS]);
     expect((await api('root', 'GET', `/user/client/${ids.acme}`)).body).toMatchObject({ id: ids.acme, username: 'acme-client' });
     expect(await status('acme-client/status')).toBe('Active');

@@ -179,11 +179,17 @@ export const clientOrgRoutes: Route[] = [
       const hub = await hubOf(backends, body.hubClusterOwnerName, body.hubClusterUID, caller.id);
       if (!hub.managerEndpoint) throw new InputError(`hub ${hub.name} has no multi-cluster-manager endpoint`);
       const name = body.clientOrg.orgName;
-      const taken = await backends.orgsTeams.organizations.getOrg({ name, viewerId: caller.id }).then(
-        () => true,
-        (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)),
-      );
-      if (taken) throw new ConflictError(`an organization named ${name} already exists`);
+      // Organizations and users share one namespace of slugs: either taken is 409, before anything is made.
+      const exists = (p: Promise<unknown>) =>
+        p.then(
+          () => true,
+          (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)),
+        );
+      if (await exists(backends.orgsTeams.organizations.getOrg({ name, viewerId: caller.id }))) {
+        throw new ConflictError(`an organization named ${name} already exists`);
+      }
+      if (await exists(backends.orgsTeams.identity.getUser({ id: 0, login: name })))
+        throw new ConflictError(`a user named ${name} already exists`);
       const perms = body.userPermission.permissions;
       const request: clientOrgsV1.CreateClientOrgRequest = {
         orgId: 0,
