@@ -30,15 +30,19 @@ export const AWS_BATCH_LIMIT = 25;
  * records it answers as unprocessed are sent again here, with backoff, until the attempts are spent.
  */
 export function providerAMetering(config: ProviderAMeteringConfig): MeteringProvider {
-  const client = new MarketplaceMeteringClient({
-    region: config.region,
-    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
-    ...(config.accessKeyId && config.secretAccessKey
-      ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } }
-      : {}),
-    maxAttempts: config.retry.attempts,
-    retryMode: 'standard',
-  });
+  // Made on first use: most deployments never meter through the first provider, and constructing the SDK's
+  // client is what prints its Node-version notice.
+  let made: MarketplaceMeteringClient | undefined;
+  const client = () =>
+    (made ??= new MarketplaceMeteringClient({
+      region: config.region,
+      ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+      ...(config.accessKeyId && config.secretAccessKey
+        ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } }
+        : {}),
+      maxAttempts: config.retry.attempts,
+      retryMode: 'standard',
+    }));
   const key = (r: { Dimension?: string; Timestamp?: Date }) => `${r.Dimension}\u0000${r.Timestamp?.getTime()}`;
 
   return {
@@ -58,7 +62,7 @@ export function providerAMetering(config: ProviderAMeteringConfig): MeteringProv
             config.retry,
             (err) => err === UNPROCESSED,
             async () => {
-              const out = await client.send(new BatchMeterUsageCommand({ ProductCode: config.productCode, UsageRecords: pending }));
+              const out = await client().send(new BatchMeterUsageCommand({ ProductCode: config.productCode, UsageRecords: pending }));
               for (const r of out.Results ?? []) {
                 const u = byKey.get(key(r.UsageRecord ?? {}));
                 if (!u) continue;
@@ -85,7 +89,7 @@ export function providerAMetering(config: ProviderAMeteringConfig): MeteringProv
         return { ready: false, message: 'PROVIDERA_PRODUCT_CODE and PROVIDERA_READINESS_DIMENSION must be set' };
       }
       try {
-        await client.send(
+        await client().send(
           new MeterUsageCommand({
             ProductCode: config.productCode,
             Timestamp: new Date(),
