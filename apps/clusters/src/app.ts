@@ -22,7 +22,7 @@ function startClusters(config: ClustersConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgTokens = orgTokensClient(config.ORGS_TEAMS_GRPC_ADDR);
   const organizations = organizationsClient(config.ORGS_TEAMS_GRPC_ADDR);
-  let stopCleanup: (() => void) | undefined;
+  let stopCleanup: (() => Promise<void>) | undefined;
   let stopConsumer: Unsubscribe | undefined;
   let stopPruning: (() => void) | undefined;
   return startService(
@@ -42,11 +42,19 @@ function startClusters(config: ClustersConfig) {
         stopPruning = ingestion.pruneSeenPeriodically();
         const clientOrgs = new ClientOrgs(db!, box, organizations);
         // Client-org removals and deletions run here, asynchronously, a pass every CLIENT_ORG_CLEANUP_INTERVAL_MS.
+        // One pass at a time; stopping waits for the one running, so it never outlives the database.
+        let pass: Promise<void> | undefined;
         const timer = setInterval(() => {
-          clientOrgs.cleanup(log).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'client-org cleanup pass failed'));
+          pass ??= clientOrgs
+            .cleanup(log)
+            .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'client-org cleanup pass failed'))
+            .finally(() => (pass = undefined));
         }, config.CLIENT_ORG_CLEANUP_INTERVAL_MS);
         timer.unref();
-        stopCleanup = () => clearInterval(timer);
+        stopCleanup = async () => {
+          clearInterval(timer);
+          await pass;
+        };
         return [
           clustersService(clusters),
           clusterSetsService(new ClusterSets(db!, box)),
@@ -56,7 +64,7 @@ function startClusters(config: ClustersConfig) {
       },
       onStop: async () => {
         stopPruning?.();
-        stopCleanup?.();
+        await stopCleanup?.();
         organizations.close();
         await stopConsumer?.();
         orgTokens.close();
