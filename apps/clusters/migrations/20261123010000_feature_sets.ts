@@ -10,7 +10,10 @@ export const featureSets: Migration = {
   name: '20261123010000_feature_sets',
   async up(knex: Knex, schema: string) {
     await knex.schema.withSchema(schema).alterTable('cluster_sets', (t) => {
-      t.string('version', 64).notNullable().defaultTo('').comment('The platform release the features of the set run at; auto-update moves it');
+      t.string('version', 64)
+        .notNullable()
+        .defaultTo('')
+        .comment('The platform release the features of the set run at; auto-update moves it');
     });
     // Sets made before feature sets existed pin the release of this migration (the catalog's at the time).
     await knex.withSchema(schema).table('cluster_sets').update({ version: 'v2026.11.0' });
