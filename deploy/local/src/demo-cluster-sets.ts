@@ -43,7 +43,7 @@ export async function seedOutdatedClusterSet(
   return OUTDATED_CLUSTER_SET;
 }
 
-/** The demo's client organization whose gateway config another one references (docs/client-orgs.md). */
+/** The demo's client organization whose gateway config another one references (docs/client-organizations.md). */
 export const SHARED_GATEWAY_CLIENT_ORG = 'demo-client-shared';
 const REFERENCING_CLIENT_ORG = 'demo-client-tenant';
 

@@ -40,7 +40,7 @@ export interface DemoManifest {
   quotaExceeded?: QuotaExceeded;
   /** A cluster set of the hub whose clusters run an agent behind the latest release (docs/cluster-sets.md). */
   outdatedClusterSet?: string;
-  /** A client organization whose gateway config another client organization references (docs/client-orgs.md). */
+  /** A client organization whose gateway config another client organization references (docs/client-organizations.md). */
   sharedGatewayClientOrg?: number;
   /** Marketplace deployments: installers of its marketplace not yet bound (issue 14). */
   installers?: string[];

@@ -427,7 +427,7 @@ const MATRIX: Record<string, Row> = {
   // 4.12 cluster sets on the organization's hub `hub` (docs/cluster-sets.md): members (view on the hub) read,
   // owners (manage on the hub) and site admins change; a custom role grants neither (the holder is a member).
   ...hubRows(),
-  // 4.2 client organizations (docs/client-orgs.md): site admins only (Organization_SiteAdminCan*ClientOrg); an unknown
+  // 4.2 client organizations (docs/client-organizations.md): site admins only (Organization_SiteAdminCan*ClientOrg); an unknown
   // client org's 404 and a bad body's 422 count as getting through.
   'GET /user/clients': { pass: ['siteadmin'] },
   'GET /user/client/:id': { pass: ['siteadmin'], path: () => '/user/client/999999' },

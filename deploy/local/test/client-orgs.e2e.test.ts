@@ -8,7 +8,7 @@ import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-see
 import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
 
 /**
- * Client organizations (spec 4.2, docs/client-orgs.md) over HTTP on the demo seed: a site admin creates client
+ * Client organizations (spec 4.2, docs/client-organizations.md) over HTTP on the demo seed: a site admin creates client
  * organizations on the demo hub (admin user, organization, imported cluster set, a shared gateway config), extends
  * and reduces them, and deletes them; removals and deletions run asynchronously and the status routes follow them to
  * `Deleted`. 400/401/403/404/409/422 on the way. In-process bus (no NATS_URL).
@@ -22,7 +22,7 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
   let hubPath: string;
   const ids: Record<string, number> = {};
   const api = (...args: Parameters<TestPlatform['api']>) => t.api(...args);
-  /** The demo seed's client organizations (docs/client-orgs.md), which import no cluster. */
+  /** The demo seed's client organizations (docs/client-organizations.md), which import no cluster. */
   const DEMO_CLIENTS = ['demo-client-shared', 'demo-client-tenant'];
   const names = async () => ((await api('root', 'GET', '/user/clients')).body as { username: string }[]).map((o) => o.username);
   /** The namespaces the simulated agent reports on a spoke of the demo hub. */

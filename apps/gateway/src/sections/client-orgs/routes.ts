@@ -9,7 +9,7 @@ import { OrganizationJson, orgJson } from '../organizations/presenters';
 
 const route = sectionRoutes({ section: '4.2', backend: 'clusters' });
 
-// Spec 4.2, client organizations (docs/client-orgs.md): site admins only. The organization and its admin user are
+// Spec 4.2, client organizations (docs/client-organizations.md): site admins only. The organization and its admin user are
 // made in orgs-teams, the client organization (hub, imported clusters, settings, cleanup) is kept by clusters.
 
 const free = z.record(z.string(), z.unknown());
