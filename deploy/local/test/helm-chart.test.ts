@@ -338,4 +338,52 @@ describe('the chart with values-production.yaml', () => {
       find(manifests, 'NetworkPolicy', 'platform-migrations').spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port)),
     ).toEqual(expect.arrayContaining([53, 5432]));
   });
+
+  it('lets the marketplace listener, and no other app, reach the metering providers and the central server over HTTPS on marketplace deployments', () => {
+    const LISTENER = ['--set', 'apps.marketplace-listener.enabled=true'];
+    const listenerEgress = (rendered: Manifest[]) => find(rendered, 'NetworkPolicy', 'platform-marketplace-listener').spec.egress;
+    const https = (rule: any) => rule.ports.some((p: any) => p.port === 443);
+    // Elsewhere the listener serves no marketplace and calls nothing outside the chart.
+    const elsewhere = helmTemplate(['-f', PRODUCTION_VALUES, ...LISTENER]);
+    expect(listenerEgress(elsewhere).filter(https)).toEqual([]);
+    for (const type of ['ProviderAMarketplace', 'ProviderBMarketplace', 'ProviderCMarketplace']) {
+      const rendered = helmTemplate(['-f', PRODUCTION_VALUES, ...LISTENER, '--set', `deployment.type=${type}`]);
+      const egress = listenerEgress(rendered);
+      // Any IPv4 or IPv6 address (the clouds' endpoints move), on 443 only.
+      expect(egress.filter(https)).toEqual([
+        { ports: [{ port: 443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '0.0.0.0/0' } }, { ipBlock: { cidr: '::/0' } }] },
+      ]);
+      // Besides: DNS (kube-dns, to resolve them), its callees, its database and the trace collector, as before.
+      expect(egress.filter((r: any) => !https(r))).toEqual(listenerEgress(elsewhere));
+      expect(egress[0]).toMatchObject({ to: [{ podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }] });
+      expect(new Set(egress.flatMap((r: any) => r.ports.map((p: any) => p.port)))).toEqual(new Set([53, 50051, 5432, 443, 4318]));
+      // No other app's policy changes.
+      for (const app of enabled) {
+        expect(find(rendered, 'NetworkPolicy', `platform-${app}`).spec).toEqual(find(elsewhere, 'NetworkPolicy', `platform-${app}`).spec);
+      }
+    }
+    // The destinations and ports are the installer's to narrow (e.g. to a NAT gateway's range).
+    const narrowed = listenerEgress(
+      helmTemplate([
+        '-f',
+        PRODUCTION_VALUES,
+        ...LISTENER,
+        '--set',
+        'deployment.type=ProviderAMarketplace',
+        '--set-json',
+        'networkPolicy.marketplaceApis.to=[{"ipBlock":{"cidr":"203.0.113.0/24"}}]',
+        '--set-json',
+        'networkPolicy.marketplaceApis.ports=[{"port":443,"protocol":"TCP"},{"port":8443,"protocol":"TCP"}]',
+      ]),
+    );
+    expect(narrowed.filter(https)).toEqual([
+      {
+        ports: [
+          { port: 443, protocol: 'TCP' },
+          { port: 8443, protocol: 'TCP' },
+        ],
+        to: [{ ipBlock: { cidr: '203.0.113.0/24' } }],
+      },
+    ]);
+  });
 });

@@ -179,6 +179,8 @@ metricsproxy:
 marketplace-listener:
   database: true
   marketplace: true
+  # HTTPS to the metering providers and MARKETPLACE_CENTRAL_URL (on *Marketplace deployment types only)
+  marketplaceApis: true
   # installer download links, signed alike by every replica (docs/marketplaces.md)
   signsObjects: true
   # subscribers' standalone organizations and claims (orgs-teams) and their contracts (contracts-licensing)
