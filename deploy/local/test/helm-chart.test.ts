@@ -362,7 +362,7 @@ describe('the chart with values-production.yaml', () => {
         expect(find(rendered, 'NetworkPolicy', `platform-${app}`).spec).toEqual(find(elsewhere, 'NetworkPolicy', `platform-${app}`).spec);
       }
     }
-    // The destinations and ports are the installer's to narrow (e.g. to a NAT gateway's range).
+    // The destinations and ports are the installer's to set (e.g. a private endpoint's range).
     const narrowed = listenerEgress(
       helmTemplate([
         '-f',
