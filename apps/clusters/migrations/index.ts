@@ -5,6 +5,7 @@ import { agentIngestion } from './20261122030000_agent_ingestion';
 import { clusterSets } from './20261123000000_cluster_sets';
 import { featureSets } from './20261123010000_feature_sets';
 import { clientOrgs } from './20261123020000_client_orgs';
+import { connectedUsers } from './20261123030000_connected_users';
 
 /** Every migration of the clusters schema, oldest first. */
 export const migrations: Migration[] = [
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   clusterSets,
   featureSets,
   clientOrgs,
+  connectedUsers,
 ];

@@ -14,5 +14,6 @@ export function clustersService(clusters: Clusters): ServiceBinding<typeof clust
     listSpokes: async (req) => ({ clusters: await clusters.listSpokes(req.hubUid) }),
     getSpoke: (req) => clusters.getSpoke(req.hubUid, req.name),
     listNamespaces: async (req) => ({ namespaces: await clusters.listNamespaces(req.clusterUid) }),
+    setUserConnection: (req) => clusters.setUserConnection(req),
   });
 }

@@ -49,6 +49,7 @@ function state(uid: string, name: string, extra: Partial<agentV1.ClusterState> =
       { name: 'kube-system', uid: randomUUID(), createdAtMs: T0 - 86_400_000 },
     ],
     features: [{ name: 'productdb-operator', version: 'v2026.6.1', enabled: true }],
+    connectedUsers: [],
     ...extra,
   };
 }

@@ -31,6 +31,7 @@ function inventoryReports(transport: 'nats' | 'in-process') {
     createdAtMs: Date.UTC(2026, 0, 1),
     namespaces: [{ name: 'default', uid: randomUUID(), createdAtMs: Date.UTC(2026, 0, 1) }],
     features: [{ name: 'productdb-operator', version: 'v2026.6.1', enabled: true }],
+    connectedUsers: [],
   });
   const report = (nodeCount: number, observedAtMs: number): agentV1.InventoryReport => ({
     hub: state(HUB, 'hub-report-name', nodeCount),
@@ -98,11 +99,17 @@ function inventoryReports(transport: 'nats' | 'in-process') {
         product: 'productdb',
         receivedAtMs,
       });
-      await agent.publish(subjectOf(SPOKES[0], 'license-usage'), toBusPayload(seal('license-usage', usage(SPOKES[0], Date.UTC(2026, 5, 1)), seed)));
+      await agent.publish(
+        subjectOf(SPOKES[0], 'license-usage'),
+        toBusPayload(seal('license-usage', usage(SPOKES[0], Date.UTC(2026, 5, 1)), seed)),
+      );
       await eventually(async () => (await licensed(SPOKES[0])) === 1, 20_000);
 
       expect((await api('olivia', 'POST', `/orgs/acme/tokens/bus-tokens/${accountID}/revoke`)).status).toBe(200);
-      await agent.publish(subjectOf(SPOKES[1], 'license-usage'), toBusPayload(seal('license-usage', usage(SPOKES[1], Date.UTC(2026, 5, 2)), seed)));
+      await agent.publish(
+        subjectOf(SPOKES[1], 'license-usage'),
+        toBusPayload(seal('license-usage', usage(SPOKES[1], Date.UTC(2026, 5, 2)), seed)),
+      );
       const refused = randomUUID();
       await agent.publish(
         subjectOf(HUB, 'inventory'),

@@ -11,7 +11,9 @@ const CLIENT_PREFIX = 'client-';
  * the state the platform sends. Every listed managed cluster ends up running exactly the desired features of the
  * catalog (`managedFeatures`) at the desired versions — the simulated install succeeds at once — and keeps the
  * features outside the catalog; clusters not listed are left alone. Each spoke imported for a client organization
- * gets its namespace, and a client namespace whose import is gone is deleted. Answers whether anything changed.
+ * gets its namespace, and a client namespace whose import is gone is deleted. The users to connect (team
+ * auto-connect) are given their role on the hub and every spoke — exactly the listed ones, so a user no longer
+ * listed is disconnected. Answers whether anything changed.
  */
 export function applyDesiredState(hub: SimHub, desired: agentV1.DesiredState): boolean {
   const managed = new Set(desired.managedFeatures);
@@ -36,6 +38,12 @@ export function applyDesiredState(hub: SimHub, desired: agentV1.DesiredState): b
       .map((name) => ({ name, uid: randomUUID(), createdAtMs: Date.now() }));
     spoke.state.namespaces = [...kept, ...added];
     changed ||= spoke.state.namespaces.map((n) => n.name).join() !== before;
+  }
+  // Connected users: the simulated ClusterRoleBindings, the same on the hub and on every managed cluster.
+  for (const cluster of [hub, ...hub.spokes]) {
+    const before = JSON.stringify(cluster.state.connectedUsers);
+    cluster.state.connectedUsers = desired.connectedUsers.map((u) => ({ userId: u.userId, login: u.login, role: u.role }));
+    changed ||= JSON.stringify(cluster.state.connectedUsers) !== before;
   }
   return changed;
 }

@@ -234,6 +234,8 @@ function cluster(
     createdAtMs,
     namespaces,
     features: features.sort((a, b) => a.name.localeCompare(b.name)),
+    // Users the platform asked to connect (team auto-connect); none until a desired state names some.
+    connectedUsers: [],
   };
   const licensed = namespaces.filter((n) => n.name === 'demo' || n.name === 'billing' || n.name.startsWith('team-'));
   const objects = products.map((product, i) =>

@@ -13,6 +13,7 @@ const state = (hubUid: string, generation: number): agentV1.DesiredState => ({
   clusters: [],
   managedFeatures: ['platform-agent'],
   clientOrgImports: [],
+  connectedUsers: [],
 });
 
 describe('desired state on the bus', () => {

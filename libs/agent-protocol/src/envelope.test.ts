@@ -118,6 +118,7 @@ describe('agent envelope', () => {
           createdAtMs: 1_700_000_000_000,
           namespaces: [{ name: 'default', uid: randomUUID(), createdAtMs: 1_700_000_000_000 }],
           features: [{ name: 'productdb-operator', version: 'v2025.1.0', enabled: true }],
+          connectedUsers: [],
         },
         spokes: [
           {
@@ -131,6 +132,7 @@ describe('agent envelope', () => {
             createdAtMs: 1_700_000_100_000,
             namespaces: [],
             features: [],
+            connectedUsers: [],
           },
         ],
         managerEndpoint: 'https://hub-1.example.com',

@@ -39,7 +39,7 @@ export class DesiredStates {
 
   /**
    * Every feature each member of the hub's sets is to run, with the set's release and values (cluster values over
-   * the set's), and every spoke imported for a client organization.
+   * the set's), every spoke imported for a client organization, and the users to connect (team auto-connect).
    */
   async of(hubId: number): Promise<Omit<agentV1.DesiredState, 'generation' | 'issuedAtMs' | 'hubUid'>> {
     const rows: DesiredRow[] = await this.db
@@ -84,9 +84,16 @@ export class DesiredStates {
       .where({ 'client_orgs.hub_id': hubId, 'client_org_clusters.status': 'Active' })
       .orderBy(['client_org_clusters.name', 'client_orgs.name'])
       .select('client_org_clusters.uid', 'client_orgs.name as client_org', 'client_org_clusters.settings');
+    // Team auto-connect: the users to connect to the hub and its managed clusters.
+    const users: { user_id: number; login: string; role: string }[] = await this.db
+      .table('hub_connected_users')
+      .where({ hub_id: hubId })
+      .orderBy('login')
+      .select('user_id', 'login', 'role');
     return {
       clusters: [...clusters.values()],
       managedFeatures: MANAGED_FEATURES,
+      connectedUsers: users.map((u) => ({ userId: Number(u.user_id), login: u.login, role: u.role })),
       clientOrgImports: imports.map((i) => ({
         clusterUid: i.uid,
         clientOrg: i.client_org,

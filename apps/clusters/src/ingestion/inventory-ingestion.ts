@@ -5,7 +5,7 @@ import type { Database, Outbox } from '@platform/db';
 import type { agentV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import { Counter, type CounterChild } from '@platform/telemetry';
-import { ClustersStore, type ClusterRow } from '../inventory/clusters-store';
+import { ClustersStore, type ClusterRow, type ReportedUser } from '../inventory/clusters-store';
 import { isClusterName } from '../inventory/clusters';
 import { ownerTuple, TUPLES_EFFECT, type TupleChange } from '../inventory/tuples';
 import { SeenMessagesStore } from './seen-messages-store';
@@ -61,6 +61,7 @@ interface CleanState {
   status: Record<string, unknown>;
   namespaces: { name: string; created_at: Date }[];
   features: { feature: string; version: string }[];
+  connected_users: ReportedUser[];
 }
 
 /**
@@ -173,6 +174,7 @@ export class InventoryIngestion {
         status: hubState.status,
         manager_endpoint: report.managerEndpoint,
         observed_at: observedAt,
+        connected_users: hubState.connected_users,
       },
       trx,
     );
@@ -235,6 +237,7 @@ export class InventoryIngestion {
         node_count: s.node_count,
         status: s.status,
         observed_at: observedAt,
+        connected_users: s.connected_users,
       };
       const row = known.get(s.uid);
       let id: number;
@@ -291,6 +294,12 @@ function clean(s: agentV1.ClusterState): CleanState | string {
     if (f.version.length > 64) return `feature ${f.name} version longer than 64 characters`;
     features.set(f.name, f.version);
   }
+  const connected = new Map<string, string>();
+  for (const u of s.connectedUsers) {
+    if (!u.login || u.login.length > 255) return 'connected user login empty or longer than 255 characters';
+    if (!u.role || u.role.length > 64) return `connected user ${u.login} role empty or longer than 64 characters`;
+    connected.set(u.login, u.role);
+  }
   return {
     uid: s.uid,
     name: s.name,
@@ -301,5 +310,6 @@ function clean(s: agentV1.ClusterState): CleanState | string {
     status: status as Record<string, unknown>,
     namespaces: [...namespaces].map(([name, created_at]) => ({ name, created_at })),
     features: [...features].map(([feature, version]) => ({ feature, version })),
+    connected_users: [...connected].sort(([a], [b]) => a.localeCompare(b)).map(([login, role]) => ({ login, role })),
   };
 }

@@ -18,6 +18,14 @@ export interface ClusterRow {
   created_at: Date;
   /** observed_at of the last inventory snapshot applied; null before any. */
   observed_at: Date | null;
+  /** The users the agent last reported connected, by login (default [] on insert). */
+  connected_users?: ReportedUser[];
+}
+
+/** A user an agent reports connected to a cluster (team auto-connect). */
+export interface ReportedUser {
+  login: string;
+  role: string;
 }
 
 export interface FeatureRow {
@@ -47,7 +55,12 @@ export class ClustersStore {
   async insert(fields: ClusterFields, trx?: Knex.Transaction): Promise<ClusterRow> {
     const [row] = await this.db
       .table('clusters', trx)
-      .insert({ ...fields, status: JSON.stringify(fields.status) })
+      .insert({
+        ...fields,
+        status: JSON.stringify(fields.status),
+        // jsonb: an array must go as JSON text, or the driver would send a Postgres array.
+        connected_users: JSON.stringify(fields.connected_users ?? []),
+      })
       .returning('*');
     return row;
   }
@@ -116,6 +129,7 @@ export class ClustersStore {
   ): Promise<void> {
     const row: Record<string, unknown> = { ...fields };
     if (fields.status !== undefined) row.status = JSON.stringify(fields.status);
+    if (fields.connected_users !== undefined) row.connected_users = JSON.stringify(fields.connected_users);
     await this.db.table('clusters', trx).where({ id }).update(row);
   }
 

@@ -5,12 +5,15 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clustersV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { ClustersStore, type ClusterRow, type FeatureRow } from './clusters-store';
+import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
 import { ownerTuple, TUPLES_EFFECT, type TupleChange } from './tuples';
 
 /** A DNS label (RFC 1123): lower-case letters, digits and hyphens, at most 63, starting and ending alphanumeric. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OWNER_TYPES = ['organization', 'user'];
+/** A ClusterRole name as auto-connect binds them (`cluster-admin`, `open-cluster-management:admin`). */
+const CLUSTER_ROLE = /^[a-z0-9][-a-z0-9:.]{0,62}$/;
 const MAX_STATUS_BYTES = 64 * 1024;
 
 /** Whether a name is a valid cluster name (a DNS label). */
@@ -21,7 +24,7 @@ export class Clusters {
   private readonly store: ClustersStore;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly outbox: Outbox,
   ) {
     this.store = ClustersStore.create(db);
@@ -144,6 +147,45 @@ export class Clusters {
     return (await this.store.namespacesOf(row.id)).map((n) => ({ name: n.name, createdUnix: unix(n.created_at) }));
   }
 
+  /**
+   * Team auto-connect: records (or removes) the user on every hub of the owner and sends each hub whose record
+   * changed its desired state, in the same transaction (outbox), so the agent connects or disconnects the user on
+   * the hub and its managed clusters. An owner without hubs changes nothing; repeating a call changes nothing.
+   */
+  async setUserConnection(req: clustersV1.SetUserConnectionRequest): Promise<clustersV1.SetUserConnectionResponse> {
+    checkOwner(req.ownerType, req.ownerId);
+    if (!Number.isSafeInteger(req.userId) || req.userId <= 0)
+      throw new InputError('userId must be an account id', [{ field: 'userId', description: 'must be positive' }]);
+    if (req.connect) {
+      if (!req.login) throw new InputError('login is required to connect a user', [{ field: 'login', description: 'required' }]);
+      checkLength('login', req.login, 255);
+      if (!CLUSTER_ROLE.test(req.role))
+        throw new InputError('role must be a ClusterRole name', [{ field: 'role', description: 'a ClusterRole name' }]);
+    }
+    const changed = await this.outbox.run(async (trx, stage) => {
+      const hubs = await this.store.hubsOf(req.ownerType, req.ownerId, trx);
+      const changed: ClusterRow[] = [];
+      for (const hub of hubs) {
+        const rows = () => this.db.table('hub_connected_users', trx);
+        const now = await rows().where({ hub_id: hub.id, user_id: req.userId }).first();
+        if (req.connect) {
+          if (now && now.login === req.login && now.role === req.role) continue;
+          await rows()
+            .insert({ hub_id: hub.id, user_id: req.userId, login: req.login, role: req.role })
+            .onConflict(['hub_id', 'user_id'])
+            .merge(['login', 'role']);
+        } else {
+          if (!now) continue;
+          await rows().where({ hub_id: hub.id, user_id: req.userId }).delete();
+        }
+        stage(DESIRED_STATE_EFFECT, { hubId: Number(hub.id) } satisfies DesiredStateChange);
+        changed.push(hub);
+      }
+      return changed;
+    });
+    return { changedHubUids: changed.map((h) => h.uid) };
+  }
+
   private async findByUid(uid: string): Promise<ClusterRow> {
     const lower = uid.toLowerCase();
     const row = UUID.test(lower) ? await this.store.byUid(lower) : undefined;
@@ -219,5 +261,6 @@ export function toMessage(row: ClusterRow, hub: ClusterRow | null, features: Fea
     features: features.map((f) => ({ name: f.feature, version: f.version, updatedUnix: unix(f.updated_at) })),
     id: Number(row.id),
     observedUnix: row.observed_at ? unix(row.observed_at) : 0,
+    connectedUsers: (row.connected_users ?? []).map((u) => ({ login: u.login, role: u.role })),
   };
 }

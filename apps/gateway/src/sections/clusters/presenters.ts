@@ -15,6 +15,9 @@ export const ClusterJson = z
     createdAt: z.string().meta({ description: 'When the platform recorded it (RFC 3339)' }),
     hubUID: z.string().meta({ description: 'The hub of a managed cluster; empty for a hub' }),
     features: z.array(z.object({ name: z.string(), version: z.string() })).meta({ description: 'Platform features installed' }),
+    connectedUsers: z
+      .array(z.object({ login: z.string(), role: z.string() }))
+      .meta({ description: "Users the cluster's agent reports connected (team auto-connect), with their ClusterRole; by login" }),
   })
   .meta({ id: 'Cluster' });
 
@@ -30,6 +33,7 @@ export const clusterJson = (c: clustersV1.Cluster): z.input<typeof ClusterJson> 
   createdAt: new Date(c.createdUnix * 1000).toISOString(),
   hubUID: c.hubUid,
   features: c.features.map((f) => ({ name: f.name, version: f.version })),
+  connectedUsers: (c.connectedUsers ?? []).map((u) => ({ login: u.login, role: u.role })),
 });
 
 /** The answer of an enrollment: the hub and its bus credentials, the seed shown this once. */

@@ -60,6 +60,47 @@ async function ownersOnly(ctx: EdgeContext, team: orgsTeamsOrgsV1.Team): Promise
 }
 const OWNERS_ONLY = 'manage_owners:org when the team is the owner team';
 
+/** The ClusterRole auto-connect binds for owner-team members on the organization's clusters (docs/organizations-and-teams.md). */
+export const OWNER_CLUSTER_ROLE = 'cluster-admin';
+
+/**
+ * Team auto-connect: connects (or disconnects) a user to every hub of the team's organization — the clusters
+ * service records it per hub and sends it to each hub's agent in its desired state. Only the owner team connects.
+ */
+async function setClusterConnection(
+  ctx: EdgeContext,
+  team: orgsTeamsOrgsV1.Team,
+  user: { id: number; login: string },
+  connect: boolean,
+): Promise<void> {
+  await ctx.backends.clusters.clusters.setUserConnection({
+    ownerType: 'organization',
+    ownerId: team.organization!.id,
+    userId: user.id,
+    login: user.login,
+    role: OWNER_CLUSTER_ROLE,
+    connect,
+  });
+}
+
+/**
+ * Takes a user out of a team, and when it is the owner team out of the organization's clusters too: one step.
+ * The member goes first (orgs-teams may refuse: last owner, 404); if the clusters service then cannot record the
+ * disconnection, the member is put back and the caller gets the error, so no former owner stays connected unseen.
+ */
+async function removeMember(ctx: EdgeContext, team: orgsTeamsOrgsV1.Team, user: { id: number; login: string }): Promise<void> {
+  const { organizations } = ctx.backends.orgsTeams;
+  // By id when known (team actions name users by uid), else by login.
+  await organizations.removeTeamMember({ teamId: team.id, userId: user.id, username: user.id ? '' : user.login });
+  if (team.permission !== 'owner') return;
+  try {
+    await setClusterConnection(ctx, team, user, false);
+  } catch (err) {
+    await organizations.addTeamMember({ teamId: team.id, userId: user.id, username: '', conflictIfMember: false });
+    throw err;
+  }
+}
+
 const TEAM_ACTIONS = ['join', 'leave', 'remove', 'add'] as const;
 
 /**
@@ -91,7 +132,7 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
         if (uname.length > L.login) throw new NotFoundError(`user ${quote(uname)} does not exist`);
         await organizations.addTeamMember({ teamId: team.id, userId: uname ? 0 : query.uid, username: uname, conflictIfMember: true });
       } else {
-        await organizations.removeTeamMember({ teamId: team.id, userId: query.uid, username: '' });
+        await removeMember(ctx, team, { id: query.uid, login: '' });
       }
       return {};
     },
@@ -233,19 +274,33 @@ export const teamRoutes: Route[] = [
     summary: 'Add a member to a team (adding a member again changes nothing)',
     auth: 'token',
     params: TeamMember,
-    query: z.object({ autoConnectClusters: p.flag }),
+    // Absent is not false here: absent leaves the user's cluster connection as it is, `false` removes it.
+    query: z.object({ autoConnectClusters: z.enum(['true', 'false'], { error: 'must be true or false' }).optional() }),
     target: teamInPath,
     requires: [{ on: 'target', permission: 'add:team-member' }],
     handlerChecks: [OWNERS_ONLY],
     response: { status: 204 },
-    async handle({ params }, ctx) {
+    async handle({ params, query }, ctx) {
       await ownersOnly(ctx, ctx.target);
-      await ctx.backends.orgsTeams.organizations.addTeamMember({
-        teamId: ctx.target.id,
+      const { organizations } = ctx.backends.orgsTeams;
+      const team = ctx.target;
+      const { added } = await organizations.addTeamMember({
+        teamId: team.id,
         userId: 0,
         username: params.username,
         conflictIfMember: false,
       });
+      // autoConnectClusters on the owner team: the new owner is connected to the organization's clusters (or, with
+      // false, disconnected); on other teams the flag is accepted and changes nothing (docs/organizations-and-teams.md).
+      if (team.permission !== 'owner' || query.autoConnectClusters === undefined) return {};
+      const user = await organizations.getTeamMember({ teamId: team.id, username: params.username });
+      try {
+        await setClusterConnection(ctx, team, { id: user.id, login: user.login }, query.autoConnectClusters === 'true');
+      } catch (err) {
+        // One step: a user this call made an owner leaves the team again when the connection cannot be recorded.
+        if (added) await organizations.removeTeamMember({ teamId: team.id, userId: user.id, username: '' });
+        throw err;
+      }
       return {};
     },
   }),
@@ -261,7 +316,12 @@ export const teamRoutes: Route[] = [
     response: { status: 204 },
     async handle({ params }, ctx) {
       await ownersOnly(ctx, ctx.target);
-      await ctx.backends.orgsTeams.organizations.removeTeamMember({ teamId: ctx.target.id, userId: 0, username: params.username });
+      // The user's id names their cluster connection; 404 here when they are not a member, as the removal would.
+      const user =
+        ctx.target.permission === 'owner'
+          ? await ctx.backends.orgsTeams.organizations.getTeamMember({ teamId: ctx.target.id, username: params.username })
+          : { id: 0, login: params.username };
+      await removeMember(ctx, ctx.target, { id: user.id, login: user.login });
       return {};
     },
   }),
