@@ -42,18 +42,20 @@ function startClusters(config: ClustersConfig) {
         stopPruning = ingestion.pruneSeenPeriodically();
         const clientOrgs = new ClientOrgs(db!, box, organizations);
         // Client-org removals and deletions run here, asynchronously, a pass every CLIENT_ORG_CLEANUP_INTERVAL_MS.
-        // One pass at a time; stopping waits for the one running, so it never outlives the database.
-        let pass: Promise<void> | undefined;
-        const timer = setInterval(() => {
-          pass ??= clientOrgs
-            .cleanup(log)
-            .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'client-org cleanup pass failed'))
-            .finally(() => (pass = undefined));
-        }, config.CLIENT_ORG_CLEANUP_INTERVAL_MS);
-        timer.unref();
+        const stopClientOrgs = periodicPass(
+          () => clientOrgs.cleanup(log),
+          config.CLIENT_ORG_CLEANUP_INTERVAL_MS,
+          (err) => log.warn({ err: (err as Error).message }, 'client-org cleanup pass failed'),
+        );
+        // Team auto-connect: connections of users who left an owner team some other way than the teams routes.
+        const stopReconcile = periodicPass(
+          () => clusters.reconcileConnections(organizations, log),
+          config.CONNECTION_RECONCILE_INTERVAL_MS,
+          (err) => log.warn({ err: (err as Error).message }, 'cluster connection reconcile pass failed'),
+        );
         stopCleanup = async () => {
-          clearInterval(timer);
-          await pass;
+          await stopClientOrgs();
+          await stopReconcile();
         };
         return [
           clustersService(clusters),
@@ -73,4 +75,22 @@ function startClusters(config: ClustersConfig) {
     },
     config,
   );
+}
+
+/**
+ * Runs `pass` every `ms`, one pass at a time (a slow pass is not overlapped by the next); the returned stop waits
+ * for the pass running, so none outlives the database at shutdown.
+ */
+function periodicPass(pass: () => Promise<void>, ms: number, onError: (err: unknown) => void): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= pass()
+      .catch(onError)
+      .finally(() => (running = undefined));
+  }, ms);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

@@ -1,6 +1,7 @@
 import { consumeDesiredState } from '@platform/agent-protocol';
-import { agentV1, clustersV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
+import { NotFoundError } from '@platform/errors';
+import { agentV1, clustersV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { bindService, createClient, createLogger, startGrpcServer, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
 import { clustersApp } from '../src/app';
@@ -8,10 +9,40 @@ import { startAuthzStub, type AuthzStub } from './authz-stub';
 
 // Team auto-connect in the clusters service over real gRPC and Postgres: SetUserConnection records the user on
 // every hub of the owner and sends each hub's agent a desired state naming them; disconnecting takes them out;
-// repeats send nothing; bad requests are 400.
+// repeats send nothing; bad requests are 400; the reconcile pass takes back users no longer in the owner team
+// (asked of a stand-in orgs-teams).
+
+/** A stand-in orgs-teams answering the owner team (id 1000 + org id) and its members; unknown organizations are 404. */
+async function startOrgsStub(owners: Map<number, number[]>) {
+  const server = await startGrpcServer({
+    name: 'orgs-stub',
+    port: 0,
+    host: '127.0.0.1',
+    services: [
+      bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
+        async listTeams(req: orgsTeamsOrgsV1.ListTeamsRequest) {
+          if (!owners.has(req.orgId)) throw new NotFoundError(`organization ${req.orgId} not found`);
+          return { teams: [orgsTeamsOrgsV1.Team.fromPartial({ id: 1000 + req.orgId, permission: 'owner', name: 'Owners' })] };
+        },
+        async listTeamMembers(req: orgsTeamsOrgsV1.ListTeamMembersRequest) {
+          return { members: (owners.get(req.teamId - 1000) ?? []).map((id) => orgsTeamsV1.User.fromPartial({ id, login: `u${id}` })) };
+        },
+      } as never),
+    ],
+    protoFiles: ['platform/orgsteams/v1/orgs.proto'],
+    log: createLogger('orgs-stub', 'silent'),
+  });
+  return { server, address: `127.0.0.1:${server.port}` };
+}
 
 describe('ClustersService.SetUserConnection', () => {
   let authz: AuthzStub;
+  let orgs: Awaited<ReturnType<typeof startOrgsStub>>;
+  /** The owner team members the stand-in orgs-teams answers, by organization; org 77's owners are 5 and 6. */
+  const owners = new Map<number, number[]>([
+    [77, [5, 6]],
+    [78, [9]],
+  ]);
   let app: AppUnderTest;
   let clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
   const hubs: clustersV1.Cluster[] = [];
@@ -31,7 +62,13 @@ describe('ClustersService.SetUserConnection', () => {
 
   beforeAll(async () => {
     authz = await startAuthzStub();
-    app = await startAppForTest(clustersApp, { AUTHZ_GRPC_ADDR: authz.address, OUTBOX_RELAY_INTERVAL_MS: '200' });
+    orgs = await startOrgsStub(owners);
+    app = await startAppForTest(clustersApp, {
+      AUTHZ_GRPC_ADDR: authz.address,
+      ORGS_TEAMS_GRPC_ADDR: orgs.address,
+      OUTBOX_RELAY_INTERVAL_MS: '200',
+      CONNECTION_RECONCILE_INTERVAL_MS: '200',
+    });
     clusters = createClient(clustersV1.ClustersServiceService, app.address, { name: 'clusters' });
     for (const [ownerId, name] of [
       [77, 'east'],
@@ -60,6 +97,7 @@ describe('ClustersService.SetUserConnection', () => {
     clusters?.close();
     await app?.stop();
     await authz?.server.shutdown(100);
+    await orgs?.server.shutdown(100);
   });
 
   it("connects the user on every hub of the owner, and each hub's agent is sent the user with the role", async () => {
@@ -96,5 +134,18 @@ describe('ClustersService.SetUserConnection', () => {
     ]) {
       await expect(clusters.setUserConnection(bad)).rejects.toMatchObject({ kind: 'input' });
     }
+  });
+
+  it('the reconcile pass takes back users who left the owner team some other way, and everyone of a deleted organization', async () => {
+    await clusters.setUserConnection(req({ userId: 5, login: 'dave' }));
+    await clusters.setUserConnection(req({ ownerId: 78, userId: 9, login: 'gus' }));
+    await eventually(async () => latest(hubs[0])!.connectedUsers.length === 2 && latest(hubs[2])?.connectedUsers.length === 1);
+    owners.set(77, [5]); // erin (6) left the owner team through an organization route
+    await eventually(async () => same(latest(hubs[1])?.connectedUsers, [{ userId: 5, login: 'dave', role: 'cluster-admin' }]));
+    expect(latest(hubs[0])!.connectedUsers.map((u) => u.login)).toEqual(['dave']);
+    owners.delete(78); // organization 78 was deleted
+    await eventually(async () => same(latest(hubs[2])?.connectedUsers, []));
+    // Owners still in the team stay connected.
+    expect(latest(hubs[0])!.connectedUsers.map((u) => u.login)).toEqual(['dave']);
   });
 });

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Outbox } from '@platform/db';
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
-import type { clustersV1 } from '@platform/proto';
-import type { CallContext } from '@platform/service-kit';
+import type { clustersV1, orgsTeamsOrgsV1 } from '@platform/proto';
+import type { CallContext, PromiseClient } from '@platform/service-kit';
 import { ClustersStore, type ClusterRow, type FeatureRow } from './clusters-store';
 import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
 import { ownerTuple, TUPLES_EFFECT, type TupleChange } from './tuples';
@@ -184,6 +184,50 @@ export class Clusters {
       return changed;
     });
     return { changedHubUids: changed.map((h) => h.uid) };
+  }
+
+  /**
+   * Takes back the connections of users no longer in the owner team of the organization that owns the hub — however
+   * they left it (the organization's member routes, its deletion, a failed gateway step): the teams routes
+   * disconnect at once, this pass catches every other way. Only rows recorded before the pass read the owner team
+   * are taken back, so a connection made meanwhile by a PUT (member added, then connected) is never undone. An
+   * organization that no longer exists loses them all; one orgs-teams cannot answer for is left for the next pass.
+   */
+  async reconcileConnections(
+    orgs: Pick<PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>, 'listTeams' | 'listTeamMembers'>,
+    log?: { warn(obj: object, msg: string): void },
+  ): Promise<void> {
+    const owners: { owner_id: string | number }[] = await this.db
+      .table('hub_connected_users')
+      .join('clusters', 'clusters.id', 'hub_connected_users.hub_id')
+      .where('clusters.owner_type', 'organization')
+      .distinct('clusters.owner_id');
+    for (const { owner_id } of owners) {
+      const orgId = Number(owner_id);
+      // The database's clock, which also stamps created_at.
+      const [{ now: readAt }] = (await this.db.knex.select(this.db.knex.raw('now() as now'))) as { now: Date }[];
+      let keep: number[];
+      try {
+        const owner = (await orgs.listTeams({ orgId })).teams.find((t) => t.permission === 'owner');
+        keep = owner ? (await orgs.listTeamMembers({ teamId: owner.id })).members.map((m) => Number(m.id)) : [];
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) {
+          log?.warn({ orgId, err: (err as Error).message }, 'cluster connections not reconciled: orgs-teams did not answer');
+          continue;
+        }
+        keep = []; // the organization is gone: nobody of it stays connected
+      }
+      await this.outbox.run(async (trx, stage) => {
+        const gone: { hub_id: number }[] = await this.db
+          .table('hub_connected_users', trx)
+          .whereIn('hub_id', this.db.table('clusters', trx).where({ owner_type: 'organization', owner_id: orgId }).select('id'))
+          .whereNotIn('user_id', keep)
+          .where('created_at', '<', readAt)
+          .delete()
+          .returning('hub_id');
+        for (const hubId of new Set(gone.map((g) => Number(g.hub_id)))) stage(DESIRED_STATE_EFFECT, { hubId } satisfies DesiredStateChange);
+      });
+    }
   }
 
   private async findByUid(uid: string): Promise<ClusterRow> {
