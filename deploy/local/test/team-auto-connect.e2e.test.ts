@@ -8,7 +8,8 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
  * organization's owner team with `autoConnectClusters=true` is sent to the demo hub's agent in its desired state;
  * the simulated agent connects them (cluster-admin) on the hub and every spoke and reports it, and the hub's answer
  * in `GET /orgs/{org}/clusters` shows them in `connectedUsers`. `autoConnectClusters=false`, and leaving the owner
- * team, disconnect them again; other teams and an absent flag connect nobody.
+ * team (through the teams routes at once, through the organization's member routes by the reconcile pass),
+ * disconnect them again; other teams and an absent flag connect nobody.
  */
 describe('team auto-connect on the demo seed', () => {
   let demo: DemoPlatform;
@@ -39,7 +40,8 @@ describe('team auto-connect on the demo seed', () => {
   };
 
   beforeAll(async () => {
-    demo = await bootDemoPlatform();
+    // The reconcile pass often, so a removal through the organization's routes is followed within the test.
+    demo = await bootDemoPlatform({ CONNECTION_RECONCILE_INTERVAL_MS: '300' });
     owner = demo.manifest.owner.username;
     org = demo.manifest.owner.org;
     clusters = createClient(clustersV1.ClustersServiceService, demo.t.grpcAddress('clusters'), { name: 'clusters' });
@@ -94,5 +96,12 @@ describe('team auto-connect on the demo seed', () => {
   it('a user not in the team cannot be removed (404) and nothing is sent', async () => {
     expect((await api(owner, 'DELETE', `/teams/${ownersTeam}/members/tess`)).status).toBe(404);
     expect(await hubConnected()).toEqual([]);
+  });
+
+  it('disconnects an owner removed from the organization through its member routes (the reconcile pass)', async () => {
+    expect((await api(owner, 'PUT', `/teams/${ownersTeam}/members/uma?autoConnectClusters=true`)).status).toBe(204);
+    await reported(['uma']);
+    expect((await api(owner, 'DELETE', `/orgs/${org}/members/uma`)).status).toBe(204);
+    await reported([]);
   });
 });
