@@ -1,11 +1,9 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { clustersV1 } from '@platform/proto';
 import { createClient } from '@platform/service-kit';
 import { eventually } from '@platform/testing';
-import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
-import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+import type { DemoManifest } from '../src/demo-seed';
+import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
+import type { TestPlatform } from './harness';
 
 /**
  * Client organizations (spec 4.2, docs/client-organizations.md) over HTTP on the demo seed: a site admin creates client
@@ -15,9 +13,8 @@ import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
  */
 describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
   let t: TestPlatform;
-  let seed: DemoSeed | undefined;
+  let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-orgs-e2e-'));
   let free: string[];
   let hubPath: string;
   const ids: Record<string, number> = {};
@@ -62,22 +59,8 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
   });
 
   beforeAll(async () => {
-    t = await bootTestPlatform({ NATS_URL: '', CLIENT_ORG_CLEANUP_INTERVAL_MS: '200' });
-    const manifestPath = path.join(dir, 'demo.json');
-    seed = startDemoSeed(
-      {
-        NATS_URL: '',
-        DATA_DIR: path.join(dir, 'data'),
-        DEMO_SEED_MANIFEST: manifestPath,
-        PLATFORM_ADMIN_USERNAME: 'root',
-        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-      },
-      t.platform,
-      () => {},
-    );
-    await seed!.done;
-    if (!fs.existsSync(manifestPath)) throw new Error('the demo seed wrote no manifest');
-    manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as DemoManifest;
+    demo = await bootDemoPlatform({ CLIENT_ORG_CLEANUP_INTERVAL_MS: '200' });
+    ({ t, manifest } = demo);
     hubPath = `/clusters/${manifest.owner.org}/${manifest.hub.name}`;
     free = ((await api('root', 'GET', `${hubPath}/available-clusters`)).body as { name: string; clusterSet: string }[])
       .filter((c) => c.clusterSet === '')
@@ -87,9 +70,7 @@ describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
     await t.signUp('mallory');
   }, 600_000);
   afterAll(async () => {
-    await seed?.stop();
-    await t?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await demo?.stop();
   });
 
   it('is for site admins only (403), with a token (401)', async () => {

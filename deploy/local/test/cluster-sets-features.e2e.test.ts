@@ -1,9 +1,7 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { eventually } from '@platform/testing';
-import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
-import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+import type { DemoManifest } from '../src/demo-seed';
+import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
+import type { TestPlatform } from './harness';
 
 /**
  * Feature sets, sync status and auto-update (spec 4.12, docs/cluster-sets.md) over HTTP on the demo seed, whose
@@ -16,9 +14,8 @@ const LATEST = 'v2026.11.0';
 
 describe('feature sets and sync status over HTTP (spec 4.12) on the demo seed', () => {
   let t: TestPlatform;
-  let seed: DemoSeed | undefined;
+  let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cluster-sets-features-e2e-'));
   let owner: string;
   let hubPath: string;
   let free: string[];
@@ -31,24 +28,9 @@ describe('feature sets and sync status over HTTP (spec 4.12) on the demo seed', 
   };
 
   beforeAll(async () => {
-    t = await bootTestPlatform({ NATS_URL: '' });
-    const manifestPath = path.join(dir, 'demo.json');
-    seed = startDemoSeed(
-      {
-        NATS_URL: '',
-        DATA_DIR: path.join(dir, 'data'),
-        DEMO_SEED_MANIFEST: manifestPath,
-        PLATFORM_ADMIN_USERNAME: 'root',
-        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-      },
-      t.platform,
-      () => {},
-    );
-    await seed!.done;
-    if (!fs.existsSync(manifestPath)) throw new Error('the demo seed wrote no manifest');
-    manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as DemoManifest;
+    demo = await bootDemoPlatform();
+    ({ t, manifest } = demo);
     owner = manifest.owner.username;
-    t.tokens[owner] = await t.tokenFor(owner, manifest.owner.password);
     hubPath = `/clusters/${manifest.owner.org}/${manifest.hub.name}`;
     outdated = manifest.outdatedClusterSet!;
     expect(outdated).toBeTruthy();
@@ -59,9 +41,7 @@ describe('feature sets and sync status over HTTP (spec 4.12) on the demo seed', 
     await t.signUp('eve');
   }, 600_000);
   afterAll(async () => {
-    await seed?.stop();
-    await t?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await demo?.stop();
   });
 
   it("lists the catalog on the demo's outdated set: nothing installed; auto-update is not possible (400 {message})", async () => {

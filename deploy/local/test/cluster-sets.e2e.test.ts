@@ -1,8 +1,6 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { startDemoSeed, type DemoManifest, type DemoSeed } from '../src/demo-seed';
-import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
+import type { DemoManifest } from '../src/demo-seed';
+import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
+import type { TestPlatform } from './harness';
 
 /**
  * Cluster sets and bound namespaces (spec 4.12, docs/cluster-sets.md) over HTTP on the demo seed: the demo hub's
@@ -12,9 +10,8 @@ import { bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
  */
 describe('cluster sets over HTTP (spec 4.12) on the demo seed', () => {
   let t: TestPlatform;
-  let seed: DemoSeed | undefined;
+  let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cluster-sets-e2e-'));
   let owner: string;
   let hubPath: string;
   /** The demo's spokes in no cluster set (the seed's outdated set holds one), by name. */
@@ -23,24 +20,9 @@ describe('cluster sets over HTTP (spec 4.12) on the demo seed', () => {
   const call = (who: string | undefined, method: string, rest: string, body?: unknown) => t.api(who, method, `${hubPath}${rest}`, body);
 
   beforeAll(async () => {
-    t = await bootTestPlatform({ NATS_URL: '' });
-    const manifestPath = path.join(dir, 'demo.json');
-    seed = startDemoSeed(
-      {
-        NATS_URL: '',
-        DATA_DIR: path.join(dir, 'data'),
-        DEMO_SEED_MANIFEST: manifestPath,
-        PLATFORM_ADMIN_USERNAME: 'root',
-        PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-      },
-      t.platform,
-      () => {},
-    );
-    await seed!.done;
-    if (!fs.existsSync(manifestPath)) throw new Error('the demo seed wrote no manifest');
-    manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as DemoManifest;
+    demo = await bootDemoPlatform();
+    ({ t, manifest } = demo);
     owner = manifest.owner.username;
-    t.tokens[owner] = await t.tokenFor(owner, manifest.owner.password);
     hubPath = `/clusters/${manifest.owner.org}/${manifest.hub.name}`;
     // mia: a member of the demo organization (a read team), not an owner; eve: no member; eve's private organization.
     await t.signUp('mia');
@@ -55,9 +37,7 @@ describe('cluster sets over HTTP (spec 4.12) on the demo seed', () => {
     expect(available.filter((c) => c.clusterSet === manifest.outdatedClusterSet)).toHaveLength(1);
   }, 600_000);
   afterAll(async () => {
-    await seed?.stop();
-    await t?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await demo?.stop();
   });
 
   it('creates a set with clusters, lists it with its count and its members as ClustersResp', async () => {
