@@ -5,47 +5,19 @@
  * database). The target is 5,000 decisions/s on the 2-core machine. Prints progress to stderr, the JSON result
  * to stdout, and writes the table into docs/benchmarks.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import autocannon from 'autocannon';
 import { runLine, writeDocBlock } from './doc-block';
+import { ROOT, freePort, waitFor } from './support';
 
-const ROOT = path.resolve(__dirname, '..');
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = 32;
 const TARGET_RPS = 5_000;
 const PASSWORD = 'bench-admin-password';
 const progress = (msg: string) => process.stderr.write(`[bench auth-hook] ${msg}\n`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    if (Date.now() > until) throw new Error(`${url} did not come up`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function measure(opts: autocannon.Options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });

@@ -5,9 +5,9 @@
  * (default: TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test).
  */
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { openDatabase } from '@platform/db';
 import { EmbeddedEngine, TypeSystem, authzMigrations } from '@platform/app-authz';
+import { freshDatabase } from './support';
 
 const ORGS = 2_000;
 const TEAMS_PER_ORG = 20;
@@ -18,17 +18,6 @@ const CHECKS = 10_000;
 const CONCURRENCY = 8;
 
 const log = (msg: string) => process.stderr.write(`[bench authz] ${msg}\n`);
-
-async function freshDatabase(server: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 /** Seeding steps: each generates its tuples inside Postgres (generate_series), so 1M rows take seconds. */
 function seedSteps(s: string): [string, string][] {
@@ -74,7 +63,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main(): Promise<void> {
   const server = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const url = await freshDatabase(server, 'bench_authz');
+  const url = await freshDatabase('bench_authz', server);
   const db = await openDatabase({ url, dataDir: '', schema: 'authz', poolMax: CONCURRENCY + 2 });
   await db.migrate(authzMigrations);
   const steps = seedSteps(db.schema);

@@ -8,19 +8,17 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { runLine, writeDocBlock } from './doc-block';
+import { PG_SERVER, ROOT, freePort, runTs, waitFor } from './support';
 
-const ROOT = path.resolve(__dirname, '..');
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const CONNECTIONS = 32;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const PASSWORD = 'bench-admin-password';
-const PG_SERVER = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const NATS = process.env.BENCH_NATS_URL ?? process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const APPS = ['authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters', 'marketplace-listener'];
 const ADDR_VARS: Record<string, string> = {
@@ -65,40 +63,6 @@ const CASES: Case[] = [
     }),
   },
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > until) throw new Error(`${url} did not come up`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** Runs a TypeScript entry point in its own process, tsx loaded as a module hook (as `npm start` does). */
-function runTs(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
 
 /** The bare baseline: Express 5 answering a small JSON body, in a process of its own like the platform. */
 async function startBare(): Promise<{ base: string; stop(): void }> {

@@ -25,25 +25,14 @@ import { connectBus, type Bus } from '@platform/bus';
 import { agentV1 } from '@platform/proto';
 import { startApp, type RunningService } from '@platform/service-kit';
 import { runLine, writeDocBlock } from './doc-block';
+import { freshDatabase } from './support';
 
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 15_000);
-const PG_SERVER = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const NATS = process.env.BENCH_NATS_URL ?? process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const TARGET = 5_000;
 const KINDS = ['license-usage', 'resource-event', 'usage-sample'] as const;
 
 const progress = (msg: string) => process.stderr.write(`[bench ingestion] ${msg}\n`);
-
-async function freshDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: PG_SERVER });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_SERVER);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 /** One hub's reports: `n` sealed messages (kinds in turn) with the subjects they travel on. */
 function reports(n: number) {
@@ -58,7 +47,11 @@ function reports(n: number) {
     const at = start + Math.floor(i / 3) * 60_000;
     let sealed: Uint8Array;
     if (kind === 'license-usage')
-      sealed = seal(kind, { userId: 7 + (i % 50), clusterUid: clusterUID, licenseId: `lic-${i % 20}`, product: 'productdb', receivedAtMs: at }, signer);
+      sealed = seal(
+        kind,
+        { userId: 7 + (i % 50), clusterUid: clusterUID, licenseId: `lic-${i % 20}`, product: 'productdb', receivedAtMs: at },
+        signer,
+      );
     else if (kind === 'resource-event')
       sealed = seal(
         kind,
@@ -209,10 +202,7 @@ async function bare(): Promise<Row> {
 }
 
 function table(rows: Row[], baseline: Row): string {
-  const lines = [
-    '| mode | reports | seconds | applied reports/s | share of bare | target ≥ 5,000/s |',
-    '|---|---|---|---|---|---|',
-  ];
+  const lines = ['| mode | reports | seconds | applied reports/s | share of bare | target ≥ 5,000/s |', '|---|---|---|---|---|---|'];
   for (const r of [baseline, ...rows]) {
     const share = r === baseline ? '—' : `${((100 * r.perSecond) / baseline.perSecond).toFixed(1)}%`;
     const target = r === baseline ? '—' : r.perSecond >= TARGET ? 'met' : '**not met**';

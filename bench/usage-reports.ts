@@ -17,7 +17,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,46 +25,16 @@ import { QUANTITY, SAMPLE_HOURS, sampleRows, toSampleColumns } from '@platform/a
 import { buildWorld, messagesOf } from '@platform/simulator';
 import type { agentV1 } from '@platform/proto';
 import { runLine, writeDocBlock } from './doc-block';
+import { ROOT, dropDatabase, freePort, freshDatabase } from './support';
 
-const ROOT = path.resolve(__dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const PG_SERVER = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PASSWORD = 'bench-admin-password';
 /** The simulated month is October 2026, whole: the world ends on November 1. */
 const MONTH_END = Date.UTC(2026, 10, 1);
 const LOAD_BATCH = 5_000;
 
 const progress = (msg: string) => process.stderr.write(`[bench usage-reports] ${msg}\n`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function freshDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: PG_SERVER });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_SERVER);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: PG_SERVER });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
 
 /** The one process of `npm start` on the given database, billing enabled. */
 async function startPlatform(databaseUrl: string): Promise<{ base: string; stop(): Promise<void> }> {

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import pg from 'pg';
+
+// What the benchmarks share: ports, the processes they start, and the Postgres databases they measure on.
+
+export const ROOT = path.resolve(__dirname, '..');
+
+/** The Postgres server the benchmarks use (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else the local one). */
+export const PG_SERVER = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A loopback port free at the moment of asking. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until `url` answers 2xx; throws when the process exits first or the time runs out. */
+export async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    const up = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return;
+    if (Date.now() > until) throw new Error(`${url} did not come up within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Runs a TypeScript entry point in its own process, tsx loaded as a module hook (as `npm start` does). */
+export function runTs(entry: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function onServer(server: string, sql: string[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    for (const q of sql) await admin.query(q);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A new, empty database `name` on the server (dropped first if it exists); answers its URL. */
+export async function freshDatabase(name: string, server = PG_SERVER): Promise<string> {
+  await onServer(server, [`drop database if exists ${name} with (force)`, `create database ${name}`]);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropDatabase(name: string, server = PG_SERVER): Promise<void> {
+  await onServer(server, [`drop database if exists ${name} with (force)`]);
+}
