@@ -9,6 +9,7 @@ import { ClusterSets } from '../src/cluster-sets/cluster-sets';
 import { DESIRED_STATE_EFFECT } from '../src/feature-sets/desired-state';
 import { Relationships, TUPLES_EFFECT } from '../src/inventory/tuples';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { hubRequest } from './hub-request';
 
 // The client-org lifecycle against real Postgres and a stand-in authz: imports write the client org's owner tuple,
 // removals and deletions wait for the cleanup pass, and an organization orgs-teams will not delete is Partially
@@ -31,18 +32,7 @@ describe('client organizations: records and asynchronous cleanup', () => {
     // The app's own cleanup timer is slowed down: the test runs the passes itself.
     app = await startAppForTest(clustersApp, { AUTHZ_GRPC_ADDR: authz.address, CLIENT_ORG_CLEANUP_INTERVAL_MS: '600000' });
     clusters = createClient(clustersV1.ClustersServiceService, app.address, { name: 'clusters' });
-    hub = await clusters.createHub({
-      ownerType: 'organization',
-      ownerId: 51,
-      name: 'hub',
-      uid: '',
-      displayName: '',
-      provider: '',
-      kubernetesVersion: '',
-      nodeCount: 0,
-      statusJson: '',
-      managerEndpoint: 'https://mcm.example.com',
-    });
+    hub = await clusters.createHub(hubRequest(51, 'hub', { managerEndpoint: 'https://mcm.example.com' }));
     await db().table('clusters').insert({ uid: spokeUid, hub_id: hub.id, owner_type: 'organization', owner_id: 51, name: 'spoke-a' });
     // An outbox of the test's own with the app's effects: tuples to the stand-in authz; desired states nowhere.
     relationships = new Relationships(authz.address);

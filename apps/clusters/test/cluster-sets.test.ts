@@ -4,6 +4,7 @@ import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { clustersApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { hubRequest } from './hub-request';
 
 // ClusterSetsService over real gRPC and Postgres: sets of a hub, their members (one set per cluster), the
 // client-org eligibility rule, auth-info and bound namespaces, with the statuses the gateway passes on.
@@ -19,19 +20,7 @@ describe('ClusterSetsService', () => {
   let otherHub: clustersV1.Cluster;
   const db = () => app.running.ctx.db!;
 
-  const createHub = (name: string) =>
-    clusters.createHub({
-      ownerType: 'organization',
-      ownerId: ORG,
-      name,
-      uid: '',
-      displayName: '',
-      provider: '',
-      kubernetesVersion: '',
-      nodeCount: 0,
-      statusJson: '',
-      managerEndpoint: '',
-    });
+  const createHub = (name: string) => clusters.createHub(hubRequest(ORG, name));
   /** A managed cluster under a hub, as inventory ingestion records one. */
   const spoke = async (hubId: number, name: string, ownerId = ORG) => {
     await db()

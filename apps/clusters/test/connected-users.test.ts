@@ -6,6 +6,7 @@ import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
 import { clustersApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { hubRequest } from './hub-request';
 
 // Team auto-connect in the clusters service over real gRPC and Postgres: SetUserConnection records the user on
 // every hub of the owner and sends each hub's agent a desired state naming them; disconnecting takes them out;
@@ -75,18 +76,7 @@ describe('ClustersService.SetUserConnection', () => {
       [77, 'west'],
       [78, 'other'],
     ] as const) {
-      const hub = await clusters.createHub({
-        ownerType: 'organization',
-        ownerId,
-        name,
-        uid: '',
-        displayName: '',
-        provider: '',
-        kubernetesVersion: '',
-        nodeCount: 0,
-        statusJson: '',
-        managerEndpoint: '',
-      });
+      const hub = await clusters.createHub(hubRequest(ownerId, name));
       hubs.push(hub);
       received.set(hub.uid, []);
       stops.push(await consumeDesiredState(app.running.ctx.bus!, hub.uid, async (s) => void received.get(hub.uid)!.push(s)));

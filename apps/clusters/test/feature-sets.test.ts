@@ -7,6 +7,7 @@ import { eventually } from '@platform/testing';
 import { clustersApp } from '../src/app';
 import { LATEST_RELEASE } from '../src/feature-sets/catalog';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { hubRequest } from './hub-request';
 
 // FeatureSetsService over real gRPC and Postgres: the catalog with what a set installs, required features
 // going with the ones that need them, refused disables, the desired state each change sends the hub's agent
@@ -37,18 +38,7 @@ describe('FeatureSetsService', () => {
     clusters = createClient(clustersV1.ClustersServiceService, app.address, { name: 'clusters' });
     sets = createClient(clusterSetsV1.ClusterSetsServiceService, app.address, { name: 'clusters' });
     features = createClient(featureSetsV1.FeatureSetsServiceService, app.address, { name: 'clusters' });
-    hub = await clusters.createHub({
-      ownerType: 'organization',
-      ownerId: 41,
-      name: 'hub',
-      uid: '',
-      displayName: '',
-      provider: '',
-      kubernetesVersion: '',
-      nodeCount: 0,
-      statusJson: '',
-      managerEndpoint: '',
-    });
+    hub = await clusters.createHub(hubRequest(41, 'hub'));
     set.hubUid = hub.uid;
     for (const name of ['east', 'west', 'north']) {
       const [row] = await db()

@@ -3,6 +3,7 @@ import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { clustersApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { hubRequest } from './hub-request';
 
 // ClustersService over real gRPC and Postgres, with a stand-in authz: a hub's record and its owner tuple
 // go together (the outbox), and every read finds what the inventory holds.
@@ -16,20 +17,7 @@ describe('ClustersService', () => {
   let app: AppUnderTest;
   let clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
 
-  const hub = (name: string, extra: Partial<clustersV1.CreateHubRequest> = {}) =>
-    clusters.createHub({
-      ownerType: 'organization',
-      ownerId: ORG,
-      name,
-      uid: '',
-      displayName: '',
-      provider: '',
-      kubernetesVersion: '',
-      nodeCount: 0,
-      statusJson: '',
-      managerEndpoint: '',
-      ...extra,
-    });
+  const hub = (name: string, extra: Partial<clustersV1.CreateHubRequest> = {}) => clusters.createHub(hubRequest(ORG, name, extra));
   const table = (name: string) => app.running.ctx.db!.table(name);
 
   beforeAll(async () => {
