@@ -66,6 +66,8 @@ describe('cluster enrollment over HTTP', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       hubUID: '',
       features: [],
+      // Users connected by team auto-connect, as the agent reports them (docs/organizations-and-teams.md): none yet.
+      connectedUsers: [],
     });
     // The seed is a real NATS user seed whose public key is the bus account's.
     const { bus } = res.body;
