@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import autocannon from 'autocannon';
 import { runLine, writeDocBlock } from './doc-block';
-import { ROOT, freePort, waitFor } from './support';
+import { ROOT, freePort, runTs, waitFor } from './support';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = 32;
@@ -42,19 +42,12 @@ async function main() {
   );
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-hook-'));
-  const platform = spawn(process.execPath, ['--import', 'tsx', 'deploy/local/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'),
-      HTTP_PORT: String(port),
-      DATA_DIR: dataDir,
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: PASSWORD,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const platform = runTs('deploy/local/src/main.ts', {
+    HTTP_PORT: String(port),
+    DATA_DIR: dataDir,
+    PLATFORM_ADMIN_USERNAME: 'root',
+    PLATFORM_ADMIN_PASSWORD: PASSWORD,
+    LOG_LEVEL: 'warn',
   });
   const base = `http://127.0.0.1:${port}/api/v1`;
   try {

@@ -15,7 +15,6 @@
  * its block in docs/benchmarks.md. BENCH_SAMPLES changes the sample count (default 1,000,000), BENCH_ROUNDS the
  * rounds (7), BENCH_CASES (a regular expression over the labels) picks cases, BENCH_KEEP=1 keeps the database.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -25,7 +24,7 @@ import { QUANTITY, SAMPLE_HOURS, sampleRows, toSampleColumns } from '@platform/a
 import { buildWorld, messagesOf } from '@platform/simulator';
 import type { agentV1 } from '@platform/proto';
 import { runLine, writeDocBlock } from './doc-block';
-import { ROOT, dropDatabase, freePort, freshDatabase } from './support';
+import { dropDatabase, freePort, freshDatabase, runTs, waitFor } from './support';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -40,38 +39,21 @@ const progress = (msg: string) => process.stderr.write(`[bench usage-reports] ${
 async function startPlatform(databaseUrl: string): Promise<{ base: string; stop(): Promise<void> }> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-usage-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'deploy/local/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'),
-      HTTP_PORT: String(port),
-      METRICS_PORT: String(await freePort()),
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      BILLING_ENABLED: 'true',
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_PASSWORD: PASSWORD,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const child = runTs('deploy/local/src/main.ts', {
+    HTTP_PORT: String(port),
+    METRICS_PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    BILLING_ENABLED: 'true',
+    PLATFORM_ADMIN_USERNAME: 'root',
+    PLATFORM_ADMIN_PASSWORD: PASSWORD,
+    LOG_LEVEL: 'warn',
   });
   const base = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the platform exited with ${child.exitCode}`);
-    const up = await fetch(`${base}/api/v1/version`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > until) {
-      child.kill('SIGKILL');
-      throw new Error('the platform did not come up within 120 s');
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitFor(`${base}/api/v1/version`, child).catch((err) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
   return {
     base,
     async stop() {

@@ -231,7 +231,7 @@ class Table {
   private line(text: string, font: string, size: number, color: string, advance: number): void {
     const width = pageWidth(this.doc);
     this.doc.font(font).fontSize(size).fillColor(color);
-    this.doc.text(this.fit(text, width), MARGIN, this.doc.y, { width, lineBreak: false });
+    this.doc.text(this.clipToWidth(text, width), MARGIN, this.doc.y, { width, lineBreak: false });
     this.doc.y += advance;
   }
 
@@ -258,14 +258,14 @@ class Table {
       // A label runs on over the empty cells after it (the "other" and subtotal rows).
       let width = c.width;
       for (let j = i + 1; j < COLUMNS.length && cells[j] === ''; j++) width += COLUMNS[j].width;
-      if (cells[i]) this.doc.text(this.fit(cells[i], width - 6), x, y, { width: width - 6, align: c.align, lineBreak: false });
+      if (cells[i]) this.doc.text(this.clipToWidth(cells[i], width - 6), x, y, { width: width - 6, align: c.align, lineBreak: false });
       x += c.width;
     });
     this.doc.y = y + ROW;
   }
 
   /** The text cut to the width, with an ellipsis where it was cut. */
-  private fit(text: string, width: number): string {
+  private clipToWidth(text: string, width: number): string {
     if (this.doc.widthOfString(text) <= width) return text;
     let cut = text;
     while (cut.length > 1 && this.doc.widthOfString(`${cut}...`) > width) cut = cut.slice(0, -1);
