@@ -86,14 +86,16 @@ describe('metered billing and the dashboard rows', () => {
   describe('first provider (AWS Marketplace Metering)', () => {
     it('sends 60 records as BatchMeterUsage batches of at most 25, signed, naming the buyer account, and counts them', async () => {
       aws.batches.length = 0;
-      const out = await report('ProviderA', 'sub-a', records(60));
+      // The records' times are read once: a second boundary between two now() calls made this test flaky.
+      const sent = records(60);
+      const out = await report('ProviderA', 'sub-a', sent);
       expect(aws.batches.map((b) => b.UsageRecords.length)).toEqual([25, 25, 10]);
       expect(aws.batches[0]).toMatchObject({ ProductCode: 'prod-abc123' });
       expect(aws.batches[0].UsageRecords[0]).toEqual({
         CustomerAWSAccountId: '111122223333',
         Dimension: 'nodes',
         Quantity: 1,
-        Timestamp: now() / 1000,
+        Timestamp: sent[0].timestampMs / 1000,
       });
       expect(aws.authorizations.at(-1)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDTESTTESTTEST\/\d{8}\/us-east-1\/aws-marketplace\//);
       expect(out.sent).toBe(60);
@@ -162,7 +164,8 @@ describe('metered billing and the dashboard rows', () => {
   describe('third provider (Google Service Control)', () => {
     it('reports one operation per record under the subscription’s consumer, with a service-account token', async () => {
       gsc.reports.length = 0;
-      const out = await report('ProviderC', 'sub-c', records(3, 'requests'));
+      const sent = records(3, 'requests');
+      const out = await report('ProviderC', 'sub-c', sent);
       expect(out.sent).toBe(3);
       expect(gsc.tokensIssued).toBe(1);
       expect(gsc.reports).toHaveLength(1);
@@ -172,7 +175,7 @@ describe('metered billing and the dashboard rows', () => {
         metricValueSets: [
           {
             metricName: 'platform.endpoints.test-project.cloud.goog/requests',
-            metricValues: [{ int64Value: '1', startTime: new Date(now()).toISOString() }],
+            metricValues: [{ int64Value: '1', startTime: new Date(sent[0].timestampMs).toISOString() }],
           },
         ],
       });
