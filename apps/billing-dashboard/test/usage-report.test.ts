@@ -267,4 +267,42 @@ describe('usage reports', () => {
     );
     expect(JSON.parse(await reports.namespaceBilling({ clusterUids: [], clusterUid: '', namespace: '' })).rows).toEqual([]);
   });
+
+  it('quota history: a quota that comes back after another starts a period of its own, and asking again answers the same', async () => {
+    // O5 on cluster B in December (no other test reads that month): 2 h at the default quota, 1 h bigger, 3 h default.
+    const O5 = '0a000000-0000-4000-8000-000000000005';
+    const dec1 = Date.UTC(2026, 11, 1);
+    const store = IngestionStore.create(db);
+    const o5 = { objectUid: O5, name: 'pg-5', namespaceUid: NS_DB };
+    for (const s of [
+      b.sample(dec1, dec1 + 2 * H, o5),
+      b.sample(dec1 + 2 * H, dec1 + 3 * H, { ...o5, resources: bigger }),
+      b.sample(dec1 + 3 * H, dec1 + 6 * H, o5),
+    ])
+      await store.insertUsageSamples(sampleRows(s));
+    const history = async () => view({ month: 12, view: 'object-quota-history-summaries-view', clusterUid: b.clusterUID, objectId: O5 });
+    const first = await history();
+    expect(first.quotaPeriods.map((p: { from: string; to: string; hours: number; cpu: object }) => [p.from, p.to, p.hours, p.cpu])).toEqual(
+      [
+        ['2026-12-01T00:00:00Z', '2026-12-01T02:00:00Z', 2, { request: 500, limit: 1000 }],
+        ['2026-12-01T02:00:00Z', '2026-12-01T03:00:00Z', 1, { request: 1000, limit: 2000 }],
+        ['2026-12-01T03:00:00Z', '2026-12-01T06:00:00Z', 3, { request: 500, limit: 1000 }],
+      ],
+    );
+    expect(first.samples.map((x: { start: string; end: string }) => `${x.start}/${x.end}`)).toEqual([
+      '2026-12-01T00:00:00Z/2026-12-01T02:00:00Z',
+      '2026-12-01T02:00:00Z/2026-12-01T03:00:00Z',
+      '2026-12-01T03:00:00Z/2026-12-01T06:00:00Z',
+    ]);
+    expect(first.samples[1]).toEqual({
+      start: '2026-12-01T02:00:00Z',
+      end: '2026-12-01T03:00:00Z',
+      replicas: 3,
+      cpu: { request: 1000, limit: 2000, used: 0 },
+      memory: { request: 2 * GIB, limit: 0, used: 0 },
+      storage: { request: 20 * GIB, limit: 0, used: 0 },
+    });
+    // The statement is prepared on the connection: later runs (other plans may follow the fifth) answer the same.
+    for (let i = 0; i < 6; i++) expect(await history()).toEqual(first);
+  });
 });

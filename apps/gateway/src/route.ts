@@ -36,7 +36,8 @@ export type TokenScopeName = 'license-proxy';
 export type OrgMode = 'required' | 'optional' | 'account';
 
 /** Spec sections the rows belong to; `beyond` marks routes the spec does not list (documented in docs/). */
-export type Section = '4.1' | '4.2' | '4.3' | '4.4' | '4.5' | '4.6' | '4.7' | '4.8' | '4.10' | '4.11' | '4.12' | '4.13' | '4.14' | '9' | 'beyond';
+export type Section =
+  '4.1' | '4.2' | '4.3' | '4.4' | '4.5' | '4.6' | '4.7' | '4.8' | '4.10' | '4.11' | '4.12' | '4.13' | '4.14' | '9' | 'beyond';
 
 /** The organization of the `org` query context, resolved once per request as the caller may see it. */
 export interface OrgRef {
@@ -102,7 +103,8 @@ export interface Reply<R> {
  * response schema.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  /** The JSON text, or its UTF-8 bytes (as a backend sent them). */
+  constructor(readonly text: string | Uint8Array) {}
 }
 
 /** The request body a row accepts. */

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Knex } from 'knex';
 import { createTestDatabase } from '@platform/testing';
-import { openDatabase, type Database, type Migration } from './index';
+import { openDatabase, preparedRows, type Database, type Migration } from './index';
 
 const notes: Migration[] = [
   {
@@ -58,6 +58,13 @@ function databaseBehaviour(open: () => Promise<Database>) {
       }),
     ).rejects.toThrow();
     expect(await db.table('notes').pluck('body')).toEqual(['first']);
+  });
+
+  it('runs a read as a prepared statement with the same answers, the same text again included', async () => {
+    const sql = `select body from "svc"."notes" where body = ? or id = ? order by body`;
+    expect(await preparedRows(db, sql, ['first', -1])).toEqual([{ body: 'first' }]);
+    // A second run reuses the statement (on Postgres, by its name on this connection) with other values.
+    expect(await preparedRows(db, sql, ['nobody', -1])).toEqual([]);
   });
 }
 

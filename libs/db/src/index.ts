@@ -1,5 +1,6 @@
 export { openDatabase, type Database, type MigrateOptions, type OpenDatabaseOptions, type RollbackOptions } from './database';
 export { isUniqueViolation } from './errors';
+export { preparedRows } from './prepared';
 export { StaticMigrationSource, type Migration } from './migration';
 export { unixSeconds } from './time';
 export {

@@ -188,7 +188,7 @@ describe('batched checks on the database drivers', () => {
       expect(await can('user:m3', 'create', 'org:acme')).toBe(true);
       const names = query.mock.calls.map(([config]) => (config as unknown as pg.QueryConfig).name);
       expect(names).toHaveLength(3);
-      for (const name of names) expect(name).toMatch(/^authz_read_\d+$/);
+      for (const name of names) expect(name).toMatch(/^prepared_\d+$/);
       // The same statement texts again: the same names (pg parses each once per connection).
       query.mockClear();
       expect(await can('user:m2', 'create', 'org:acme')).toBe(true);

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import pg from 'pg';
-import type { Database } from '@platform/db';
+import { preparedRows, type Database } from '@platform/db';
 import { TupleConflictError } from './errors';
 import type { ParsedTuple } from './contextual';
 import type { TupleSource, UsersRead } from './source';
@@ -37,17 +36,6 @@ const toTuple = (r: TupleRow): Tuple => ({
   relation: r.relation,
   object: formatObject({ type: r.object_type, id: r.object_id }),
 });
-
-// Names of the prepared statements, per statement text; pg prepares a name on each connection the first time
-// it runs there. The texts come from the model's shapes, so they are few; past the cap, statements go unnamed.
-const statementNames = new Map<string, string>();
-const MAX_STATEMENTS = 1000;
-
-function statementName(text: string): string | undefined {
-  let name = statementNames.get(text);
-  if (!name && statementNames.size < MAX_STATEMENTS) statementNames.set(text, (name = `authz_read_${statementNames.size + 1}`));
-  return name;
-}
 
 const keyValues = (r: TupleRow) => KEY_COLUMNS.map((c) => r[c]);
 
@@ -94,28 +82,9 @@ export class TupleStore implements TupleSource {
     return found;
   }
 
-  /**
-   * Runs a read-only statement (`?` placeholders, no other `?` in the text). On a Postgres server it is a named
-   * prepared statement: the server parses and plans each statement text once per connection instead of on
-   * every check (a check's few statements come from a handful of texts). Other drivers (the embedded PGlite)
-   * take it through knex.
-   */
-  private async select<T>(sql: string, values: unknown[]): Promise<T[]> {
-    const client = this.db.knex.client as Knex.Client;
-    if (client.config.client === 'pg') {
-      const connection: unknown = await client.acquireConnection();
-      try {
-        if (connection instanceof pg.Client) {
-          let n = 0;
-          const text = sql.replace(/\?/g, () => `$${++n}`);
-          const name = statementName(text);
-          return (await connection.query<T & pg.QueryResultRow>(name ? { name, text, values } : { text, values })).rows;
-        }
-      } finally {
-        await client.releaseConnection(connection);
-      }
-    }
-    return (await this.db.knex.raw<{ rows: T[] }>(sql, values as Knex.RawBinding[])).rows;
+  /** A read-only statement as a prepared one (preparedRows): a check's few statements come from a handful of texts. */
+  private select<T>(sql: string, values: unknown[]): Promise<T[]> {
+    return preparedRows<T>(this.db, sql, values);
   }
 
   async readObjectIds(objectType: string, relation: string, users: UserRef[]): Promise<string[]> {

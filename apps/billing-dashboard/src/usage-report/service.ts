@@ -6,8 +6,11 @@ import type { UsageReports } from './usage-report';
 export function usageReportService(reports: UsageReports): ServiceBinding<typeof usageReportV1.UsageReportServiceService> {
   return bindService(usageReportV1.UsageReportServiceService, {
     generatedMonths: async () => ({ months: await reports.generatedMonths() }),
-    getUsageView: async (req) => ({ json: await reports.view(req) }),
-    getObjectQuotaHistory: async (req) => ({ json: await reports.objectQuotaHistory(req.clusterUid, req.objectId) }),
-    getNamespaceBilling: async (req) => ({ json: await reports.namespaceBilling(req) }),
+    getUsageView: async (req) => utf8(await reports.view(req)),
+    getObjectQuotaHistory: async (req) => utf8(await reports.objectQuotaHistory(req.clusterUid, req.objectId)),
+    getNamespaceBilling: async (req) => utf8(await reports.namespaceBilling(req)),
   });
 }
+
+/** A view's JSON text as the response's UTF-8 bytes. */
+const utf8 = (json: string): usageReportV1.UsageViewResponse => ({ json: Buffer.from(json, 'utf8') });

@@ -203,7 +203,7 @@ export class UsageReports {
     }
     if (view !== 'objects-cluster-mode-usage-view') throw new InputError(`${view} has no per-object view`);
     // The cluster-mode row of the list view for this object (whatever its topology), with its days.
-    const rows = JSON.parse(await groupedView(this.db, base, GROUPINGS[view], DAILY)).rows as unknown[];
+    const rows = JSON.parse(await groupedView(this.db, base, GROUPINGS[view], DAILY, { prepared: true })).rows as unknown[];
     if (rows.length === 0) throw missing();
     return JSON.stringify({ ...header, ...(rows[0] as object) });
   }

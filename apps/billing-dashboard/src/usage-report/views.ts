@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import { preparedRows, type Database } from '@platform/db';
 import { SAMPLE_HOURS, quantitySums } from '../usage/quantities';
 
 /**
@@ -70,9 +70,17 @@ const sums = (knex: Knex) => quantitySums(knex, SAMPLE_HOURS);
 /**
  * `{rows: [...], totals: {rows, cpuCoreHours, ...}}` of the samples `base` selects, grouped as `g` says; with a
  * series, each row also carries its quantities per period (a second aggregation of the same rows, by group and
- * period, joined to the groups). Answers the JSON text.
+ * period, joined to the groups). Answers the JSON text. `prepared` runs it as a prepared statement (preparedRows):
+ * for one object's view, where planning this large statement is a good part of the time; not for the month's
+ * views, whose plans should see the month's and product's statistics each time.
  */
-export async function groupedView(db: Database, base: Knex.QueryBuilder, g: Grouping, series?: Series): Promise<string> {
+export async function groupedView(
+  db: Database,
+  base: Knex.QueryBuilder,
+  g: Grouping,
+  series?: Series,
+  opts: { prepared?: boolean } = {},
+): Promise<string> {
   const k = db.knex;
   const by = g.by.join(', ');
   // With a series, level 1 is per object and period: the rows and their series both come from it, so the samples
@@ -106,7 +114,7 @@ export async function groupedView(db: Database, base: Knex.QueryBuilder, g: Grou
   const seriesField = series ? `, '${series.field}', coalesce(ps.series, '[]'::json)` : '';
   // `o` is materialized, so Postgres computes it once (not once per parallel worker), and each object's names come
   // from one LIMITed primary-key lookup of its last sample (not a merge with the whole index).
-  const { rows } = await k.raw(
+  const statement = k.raw(
     `with o as materialized (?),
      n as (select m.cluster_uid, m.object_uid, l.*
            from (select cluster_uid, object_uid, max(last_id) as last_id from o group by cluster_uid, object_uid) m
@@ -120,46 +128,74 @@ export async function groupedView(db: Database, base: Knex.QueryBuilder, g: Grou
      )::text as view`,
     [perObject, db.schema],
   );
-  return rows[0].view;
+  if (!opts.prepared) return ((await statement) as unknown as { rows: { view: string }[] }).rows[0].view;
+  const { sql, bindings } = statement.toSQL();
+  return (await preparedRows<{ view: string }>(db, sql, bindings))[0].view;
 }
 
-/** The resource columns of a sample as `{request, limit, used}` objects, in json_build_object arguments. */
-const SAMPLE_RESOURCES_JSON = ['cpu', 'memory', 'storage']
-  .map((r) => `'${r}', json_build_object('request', ${r}_request, 'limit', ${r}_limit, 'used', ${r}_used)`)
-  .join(', ');
 const QUOTA_JSON = ['cpu', 'memory', 'storage']
   .map((r) => `'${r}', json_build_object('request', ${r}_request, 'limit', ${r}_limit)`)
   .join(', ');
 const QUOTA_COLUMNS = 'cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit';
+const RESOURCES = ['cpu', 'memory', 'storage'];
+
+/**
+ * A sample of a quota history as JSON text: `{start, end, replicas, cpu: {request, limit, used}, memory, storage}`.
+ * A month's history lists ~720 samples, and format() writes them in half the time json_build_object takes (the
+ * statement's largest part). It needs no escaping: every value is an integer column (NOT NULL) or an RFC3339 time.
+ */
+const SAMPLE_JSON = `format('${[
+  '{"start":"%s","end":"%s","replicas":%s',
+  ...RESOURCES.map((r) => `"${r}":{"request":%s,"limit":%s,"used":%s}`),
+].join(',')}}', ${[rfc3339('start_at'), rfc3339('end_at'), 'replicas', ...RESOURCES.map((r) => `${r}_request, ${r}_limit, ${r}_used`)].join(
+  ', ',
+)})`;
+
+/** The columns of a sample that a quota history shows. */
+const SAMPLE_COLUMNS = `start_at, end_at, replicas, ${RESOURCES.map((r) => `${r}_request, ${r}_limit, ${r}_used`).join(', ')}`;
 
 /**
  * One object's samples in time order (`base` selects them) and its quota periods: the runs of consecutive samples
- * with the same requests and limits (gaps and islands: the difference of two row numbers is constant along a run),
- * each with its hours. Answers undefined when there are no samples.
+ * with the same requests and limits. A sample whose quota differs from the one before starts a run, and the running
+ * count of starts numbers the runs: both windows are in time order, which the (cluster_uid, object_uid, start_at)
+ * index already gives, so nothing is sorted. The object's names come from its last sample by that index.
+ * Answers undefined when there are no samples.
  */
 export async function quotaHistory(db: Database, base: Knex.QueryBuilder): Promise<string | undefined> {
   const k = db.knex;
-  const samples = base
+  const quota = `row(${QUOTA_COLUMNS})`;
+  const starts = base
     .clone()
-    .select(k.raw(`*, row_number() over (order by start_at) - row_number() over (partition by ${QUOTA_COLUMNS} order by start_at) as run`));
-  const { rows } = await k.raw(
-    `with s as (?),
+    .select(
+      k.raw(`${SAMPLE_COLUMNS}, case when ${quota} is distinct from lag(${quota}) over (order by start_at) then 1 else 0 end as starts`),
+    );
+  const last = base
+    .clone()
+    .select(
+      k.raw(`json_build_object('clusterUID', cluster_uid, 'clusterName', cluster_name, 'product', product,
+               'namespace', namespace, 'namespaceUID', namespace_uid, 'group', "group", 'kind', kind, 'name', name,
+               'objectID', object_uid, 'version', version, 'topology', topology)`),
+    )
+    .orderBy('start_at', 'desc')
+    .limit(1);
+  // A prepared statement: planning this text took about a millisecond, a quarter of the statement's time.
+  const statement = k
+    .raw(
+      `with s as materialized (select *, sum(starts) over (order by start_at rows unbounded preceding) as run from (?) q),
      periods as (
        select ${QUOTA_COLUMNS}, min(start_at) as from_at, max(end_at) as to_at, coalesce(sum(${SAMPLE_HOURS}), 0)::float8 as hours
-       from s group by ${QUOTA_COLUMNS}, run)
-     select case when exists (select 1 from s) then json_build_object(
-       'object', (select json_build_object('clusterUID', cluster_uid, 'clusterName', cluster_name, 'product', product,
-                    'namespace', namespace, 'namespaceUID', namespace_uid, 'group', "group", 'kind', kind, 'name', name,
-                    'objectID', object_uid, 'version', version, 'topology', topology)
-                  from s order by start_at desc limit 1),
-       'quotaPeriods', (select json_agg(json_build_object('from', ${rfc3339('from_at')}, 'to', ${rfc3339('to_at')}, 'hours', hours, ${QUOTA_JSON})
-                         order by from_at) from periods),
-       'samples', (select json_agg(json_build_object('start', ${rfc3339('start_at')}, 'end', ${rfc3339('end_at')}, 'replicas', replicas,
-                     ${SAMPLE_RESOURCES_JSON}) order by start_at) from s)
-     )::text end as view`,
-    [samples],
-  );
-  return rows[0].view ?? undefined;
+       from s group by run, ${QUOTA_COLUMNS})
+     select case when exists (select 1 from s) then
+       '{"object":' || (?)::text
+       || ',"quotaPeriods":' || (select json_agg(json_build_object('from', ${rfc3339('from_at')}, 'to', ${rfc3339('to_at')}, 'hours', hours,
+                                   ${QUOTA_JSON}) order by from_at) from periods)::text
+       || ',"samples":[' || (select string_agg(${SAMPLE_JSON}, ',' order by start_at) from s) || ']}'
+     end as view`,
+      [starts, last],
+    )
+    .toSQL();
+  const [row] = await preparedRows<{ view: string | null }>(db, statement.sql, statement.bindings);
+  return row.view ?? undefined;
 }
 
 /** The months that have samples, oldest first. */
