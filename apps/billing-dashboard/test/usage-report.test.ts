@@ -274,12 +274,14 @@ describe('usage reports', () => {
     const dec1 = Date.UTC(2026, 11, 1);
     const store = IngestionStore.create(db);
     const o5 = { objectUid: O5, name: 'pg-5', namespaceUid: NS_DB };
-    for (const s of [
+    const samples = [
       b.sample(dec1, dec1 + 2 * H, o5),
       b.sample(dec1 + 2 * H, dec1 + 3 * H, { ...o5, resources: bigger }),
       b.sample(dec1 + 3 * H, dec1 + 6 * H, o5),
-    ])
-      await store.insertUsageSamples(sampleRows(s));
+    ];
+    await db.transaction(async (trx) => {
+      for (const s of samples) await store.insertUsageSamples(sampleRows(s), trx);
+    });
     const history = async () => view({ month: 12, view: 'object-quota-history-summaries-view', clusterUid: b.clusterUID, objectId: O5 });
     const first = await history();
     expect(first.quotaPeriods.map((p: { from: string; to: string; hours: number; cpu: object }) => [p.from, p.to, p.hours, p.cpu])).toEqual(
