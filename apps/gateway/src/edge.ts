@@ -37,7 +37,7 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
         if (deps.config.VALIDATE_RESPONSES) assertDocumented(route, reply);
         res.status(reply.status ?? route.response.status).set(reply.headers ?? {});
         if (reply.body === undefined) res.end();
-        else if (reply.body instanceof JsonText) res.type('application/json').send(asBuffer(reply.body.text));
+        else if (reply.body instanceof JsonText) res.type('application/json').send(reply.body.bytes);
         else if (Buffer.isBuffer(reply.body))
           res.send(reply.body); // bytes (signed objects) go out as they are
         else res.json(reply.body);
@@ -45,10 +45,6 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
       .catch(next);
   };
 }
-
-/** Text as UTF-8 bytes; bytes (a Uint8Array from a backend) as a Buffer over the same memory, not a copy. */
-const asBuffer = (text: string | Uint8Array) =>
-  typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
 
 /**
  * One request through a row: bounded input, authentication, the `org` context, the path, the
@@ -107,7 +103,7 @@ export function assertScopeAllowed(route: Pick<Route, 'scopes'>, scope: TokenSco
 
 /** The answer is what the API document says it is: a JSON body matches the row's response schema. */
 function assertDocumented(route: Route, reply: { status?: number; body?: unknown }): void {
-  if (reply.body instanceof JsonText) reply = { ...reply, body: JSON.parse(Buffer.from(reply.body.text).toString('utf8')) };
+  if (reply.body instanceof JsonText) reply = { ...reply, body: JSON.parse(reply.body.bytes.toString('utf8')) };
   const schema = route.response.schema;
   if (reply.body === undefined || Buffer.isBuffer(reply.body) || (reply.status ?? route.response.status) !== route.response.status) return;
   if (!schema) throw new InternalError(`${route.method.toUpperCase()} ${route.path} answered a body its row does not document`);

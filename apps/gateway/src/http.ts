@@ -129,7 +129,9 @@ export function byFirstSegment(routes: Route[]): Map<string, Route[]> {
   for (const route of routes) {
     const segment = /^\/[^/:*]+/.exec(route.path)?.[0];
     if (!segment) throw new Error(`row ${route.method.toUpperCase()} ${route.path} does not start with a literal segment`);
-    groups.set(segment, [...(groups.get(segment) ?? []), route]);
+    const rows = groups.get(segment);
+    if (rows) rows.push(route);
+    else groups.set(segment, [route]);
   }
   return groups;
 }

@@ -2,15 +2,26 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Database } from './database';
 
-// Names of the prepared statements, per statement text; pg prepares a name on each connection the first time it
-// runs there. The texts come from code (a few per caller), so they are few; past the cap, statements go unnamed.
-const statementNames = new Map<string, string>();
+/** A statement as pg runs it: `$n` placeholders, and a name to prepare it under (none past the cap). */
+interface Statement {
+  text: string;
+  name?: string;
+}
+
+// The statements seen, by their `?` text: pg prepares a name on each connection the first time it runs there. The
+// texts come from code (a few per caller), so they are few; past the cap, statements go unnamed and unremembered.
+const statements = new Map<string, Statement>();
 const MAX_STATEMENTS = 1000;
 
-function statementName(text: string): string | undefined {
-  let name = statementNames.get(text);
-  if (!name && statementNames.size < MAX_STATEMENTS) statementNames.set(text, (name = `prepared_${statementNames.size + 1}`));
-  return name;
+function statementOf(sql: string): Statement {
+  const known = statements.get(sql);
+  if (known) return known;
+  let n = 0;
+  const text = sql.replace(/\?/g, () => `$${++n}`);
+  if (statements.size >= MAX_STATEMENTS) return { text };
+  const made = { text, name: `prepared_${statements.size + 1}` };
+  statements.set(sql, made);
+  return made;
 }
 
 /**
@@ -26,11 +37,8 @@ export async function preparedRows<T>(db: Database, sql: string, values: readonl
     const connection: unknown = await client.acquireConnection();
     try {
       if (connection instanceof pg.Client) {
-        let n = 0;
-        const text = sql.replace(/\?/g, () => `$${++n}`);
-        const name = statementName(text);
-        return (await connection.query<T & pg.QueryResultRow>(name ? { name, text, values: [...values] } : { text, values: [...values] }))
-          .rows;
+        const { text, name } = statementOf(sql);
+        return (await connection.query<T & pg.QueryResultRow>({ text, name, values: [...values] })).rows;
       }
     } finally {
       await client.releaseConnection(connection);

@@ -128,16 +128,16 @@ export async function groupedView(
      )::text as view`,
     [perObject, db.schema],
   );
-  if (!opts.prepared) return ((await statement) as unknown as { rows: { view: string }[] }).rows[0].view;
+  if (!opts.prepared) return (await statement).rows[0].view;
   const { sql, bindings } = statement.toSQL();
   return (await preparedRows<{ view: string }>(db, sql, bindings))[0].view;
 }
 
-const QUOTA_JSON = ['cpu', 'memory', 'storage']
-  .map((r) => `'${r}', json_build_object('request', ${r}_request, 'limit', ${r}_limit)`)
-  .join(', ');
-const QUOTA_COLUMNS = 'cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit';
+/** The resources a sample measures; each has `<r>_request`, `<r>_limit` and `<r>_used` columns. */
 const RESOURCES = ['cpu', 'memory', 'storage'];
+const QUOTA_JSON = RESOURCES.map((r) => `'${r}', json_build_object('request', ${r}_request, 'limit', ${r}_limit)`).join(', ');
+const QUOTA_COLUMNS = RESOURCES.map((r) => `${r}_request, ${r}_limit`).join(', ');
+const RESOURCE_COLUMNS = RESOURCES.map((r) => `${r}_request, ${r}_limit, ${r}_used`).join(', ');
 
 /**
  * A sample of a quota history as JSON text: `{start, end, replicas, cpu: {request, limit, used}, memory, storage}`.
@@ -147,12 +147,10 @@ const RESOURCES = ['cpu', 'memory', 'storage'];
 const SAMPLE_JSON = `format('${[
   '{"start":"%s","end":"%s","replicas":%s',
   ...RESOURCES.map((r) => `"${r}":{"request":%s,"limit":%s,"used":%s}`),
-].join(',')}}', ${[rfc3339('start_at'), rfc3339('end_at'), 'replicas', ...RESOURCES.map((r) => `${r}_request, ${r}_limit, ${r}_used`)].join(
-  ', ',
-)})`;
+].join(',')}}', ${rfc3339('start_at')}, ${rfc3339('end_at')}, replicas, ${RESOURCE_COLUMNS})`;
 
 /** The columns of a sample that a quota history shows. */
-const SAMPLE_COLUMNS = `start_at, end_at, replicas, ${RESOURCES.map((r) => `${r}_request, ${r}_limit, ${r}_used`).join(', ')}`;
+const SAMPLE_COLUMNS = `start_at, end_at, replicas, ${RESOURCE_COLUMNS}`;
 
 /**
  * One object's samples in time order (`base` selects them) and its quota periods: the runs of consecutive samples
