@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { openDatabase, type Database } from '@platform/db';
-import { InputError, NotFoundError, ValidationError } from '@platform/errors';
+import { InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import { FileObjectStorage } from '@platform/object-storage';
 import type { contractsV1 } from '@platform/proto';
 import { createTestDatabase } from '@platform/testing';
@@ -16,6 +16,7 @@ const OTHER = 43;
 const HUB = '0b7d4c1e-0000-4000-8000-000000000001';
 const SPOKE = '0b7d4c1e-0000-4000-8000-000000000002';
 const FOREIGN = '0b7d4c1e-0000-4000-8000-000000000009';
+const AIRGAPPED = '0b7d4c1e-0000-4000-8000-0000000000a1';
 const DAY = 86_400;
 const now = Math.floor(Date.now() / 1000);
 
@@ -183,9 +184,9 @@ describe('Contracts', () => {
     const [onB] = await contracts.bind(b.id, ORG, [{ cluster: HUB, displayName: '', tags: [] }], 'alice');
     expect(onB.duplicateContractFeatures).toEqual([{ contractId: a.id, product: 'productdb', features: ['mysql'] }]);
     expect((await contracts.clusters(a.id, 0))[0].duplicateContractFeatures).toEqual([{ contractId: b.id, product: 'productdb', features: ['mysql'] }]);
-    // A cluster of another owner binds, but is not "imported" for this owner.
-    const [foreign] = (await contracts.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).filter((c) => c.cluster === FOREIGN);
-    expect(foreign.clusterStatus!.isImported).toBe(false);
+    // A cluster another owner enrolled is not this owner's to bind, not even from the admin side.
+    await expect(contracts.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
+    expect((await contracts.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
     expect((await contracts.importable(a.id, 0)).map((c) => c.uid)).toEqual([SPOKE]);
     await expect(contracts.importable(999_999, 0)).rejects.toBeInstanceOf(InputError);
     expect(await events(b.id)).toContain(`cluster-bound: ${HUB}`);
@@ -195,10 +196,11 @@ describe('Contracts', () => {
     const [{ contract: a }] = await create();
     const [{ contract: b }] = await create();
     const [{ contract: theirs }] = await create({ ownerId: OTHER, ownerLogin: 'other' });
-    const [ccA] = await contracts.bind(a.id, 0, [{ cluster: SPOKE, displayName: '', tags: ['old'] }], 'root');
-    await contracts.bind(b.id, 0, [{ cluster: SPOKE, displayName: '', tags: [] }], 'root');
-    await contracts.bind(theirs.id, 0, [{ cluster: SPOKE, displayName: '', tags: ['mine'] }], 'root');
-    const tagsOf = async (id: number) => (await contracts.clusters(id, 0)).find((c) => c.cluster === SPOKE)!.clusterStatus!.tags;
+    // A cluster nobody enrolled, which contracts of several owners may bind (each licenses it offline).
+    const [ccA] = await contracts.bind(a.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['old'] }], 'root');
+    await contracts.bind(b.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: [] }], 'root');
+    await contracts.bind(theirs.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['mine'] }], 'root');
+    const tagsOf = async (id: number) => (await contracts.clusters(id, 0)).find((c) => c.cluster === AIRGAPPED)!.clusterStatus!.tags;
     // The owner's side: its own contracts only.
     await contracts.setTags({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, ['blue', 'green', 'blue']);
     expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['blue', 'green'], ['blue', 'green'], ['mine']]);
@@ -212,11 +214,11 @@ describe('Contracts', () => {
     expect(await contracts.clusters(a.id, 0)).toEqual([]);
     expect(await events(a.id)).toEqual([
       'contract-created: productdb',
-      `cluster-bound: ${SPOKE}`,
-      `cluster-tags: ${SPOKE} [blue, green]`,
-      `cluster-tags: ${SPOKE} [red]`,
-      `cluster-renamed: ${SPOKE} to payments`,
-      `cluster-unbound: ${SPOKE}`,
+      `cluster-bound: ${AIRGAPPED}`,
+      `cluster-tags: ${AIRGAPPED} [blue, green]`,
+      `cluster-tags: ${AIRGAPPED} [red]`,
+      `cluster-renamed: ${AIRGAPPED} to payments`,
+      `cluster-unbound: ${AIRGAPPED}`,
     ]);
   });
 

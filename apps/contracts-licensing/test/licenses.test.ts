@@ -19,6 +19,11 @@ const HUB = '0b7d4c1e-0000-4000-8000-000000000001';
 const SPOKE = '0b7d4c1e-0000-4000-8000-000000000002';
 const AIRGAPPED = '0b7d4c1e-0000-4000-8000-0000000000a1';
 const NEW = '0b7d4c1e-0000-4000-8000-0000000000a2';
+/** UUIDs no account enrolled (LATER until a test enrolls it). */
+const UNENROLLED = '0b7d4c1e-0000-4000-8000-0000000000b1';
+const UNENROLLED_2 = '0b7d4c1e-0000-4000-8000-0000000000b2';
+const UNENROLLED_3 = '0b7d4c1e-0000-4000-8000-0000000000b3';
+const LATER = '0b7d4c1e-0000-4000-8000-0000000000b4';
 const DAY = 86_400;
 const now = Math.floor(Date.now() / 1000);
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as any;
@@ -138,29 +143,83 @@ describe('Licenses', () => {
   });
 
   it('issues for a cluster from the owner’s contract that has it bound, or one that auto-assigns it', async () => {
-    // The inventory's clusters are another owner's: these licenses are offline ones, which the contracts allow.
+    // Clusters nobody enrolled: their licenses are offline ones, which the contracts allow.
     const owner = 501;
     const bound = await contract({ allowOffline: true }, owner);
-    await contracts.bind(bound.id, owner, [{ cluster: HUB, displayName: '', tags: [] }], 'bob');
-    const byCluster = await licenses.issueForCluster({ ownerId: owner, cluster: HUB, features: ['postgres'], actor: 'bob', ownerEmail: 'bob@acme.io' });
+    await contracts.bind(bound.id, owner, [{ cluster: UNENROLLED, displayName: '', tags: [] }], 'bob');
+    const byCluster = await licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['postgres'], actor: 'bob', ownerEmail: 'bob@acme.io' });
     expect(byCluster.contractId).toBe(bound.id);
     // No contract of the owner grants the feature asked for.
-    await expect(licenses.issueForCluster({ ownerId: owner, cluster: HUB, features: ['kafka'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['kafka'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
     // Not bound anywhere: a contract that auto-assigns binds it and issues.
-    await expect(licenses.issueForCluster({ ownerId: owner, cluster: NEW, features: [], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED_2, features: [], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
     const auto = await contract({ autoAssignCluster: true, allowOffline: true }, owner);
-    const assigned = await licenses.issueForCluster({ ownerId: owner, cluster: NEW, features: [], actor: 'bob', ownerEmail: '' });
+    const assigned = await licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED_2, features: [], actor: 'bob', ownerEmail: '' });
     expect(assigned.contractId).toBe(auto.id);
-    expect((await contracts.clusters(auto.id, owner)).map((c) => c.cluster)).toEqual([NEW]);
+    expect((await contracts.clusters(auto.id, owner)).map((c) => c.cluster)).toEqual([UNENROLLED_2]);
     // Only a revoked contract has it, and none auto-assigns: 405.
     await contracts.revoke(bound.id, 0, 'root');
     await contracts.revoke(auto.id, 0, 'root');
-    await expect(licenses.issueForCluster({ ownerId: owner, cluster: HUB, features: ['postgres'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
+    await expect(licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['postgres'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
       MethodNotAllowedError,
     );
     await expect(licenses.issueForCluster({ ownerId: owner, cluster: 'nope', features: [], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
       ValidationError,
     );
+  });
+
+  it('never binds, licenses or counts the usage of a cluster another account enrolled, nor shows its name', async () => {
+    const other = 502;
+    const c = await contract(
+      {
+        allowOffline: true,
+        autoAssignCluster: true,
+        quota: { enabled: true, metric: 'cpu-core-hours', limit: 10, alertThresholds: [50], disableLicenseOnLimitReached: true },
+      },
+      other,
+    );
+    // HUB is ORG's: binding it, directly or by assignment, is refused, and nothing is bound.
+    await expect(contracts.bind(c.id, other, [{ cluster: HUB, displayName: '', tags: [] }], 'eve')).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(contracts.assign({ ownerId: other, cluster: SPOKE, displayName: '', contractIds: [c.id], actor: 'eve' })).rejects.toBeInstanceOf(
+      NotAllowedError,
+    );
+    await expect(contracts.bind(c.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
+    expect(await contracts.clusters(c.id, other)).toEqual([]);
+    // By cluster: answered as a cluster no contract covers, and the auto-assigning contract stays empty.
+    await expect(licenses.issueForCluster({ ownerId: other, cluster: HUB, features: [], actor: 'eve', ownerEmail: '' })).rejects.toThrow(
+      new NotFoundError(`no active contract of the account covers cluster ${HUB}`),
+    );
+    expect(await contracts.clusters(c.id, other)).toEqual([]);
+    // A UUID bound while nobody had enrolled it, then enrolled by ORG: no more licenses, no name, no usage counted.
+    const cc = await bind(c.id, LATER);
+    const asked: string[][] = [];
+    const counting = new Licenses(db, authority, contracts, inventory, { usage: async (_p, uids, ...rest) => (asked.push(uids), usage.usage(_p, uids, ...rest)) }, quiet);
+    used = 9;
+    await counting.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: other, actor: 'eve', ownerEmail: '' });
+    expect(asked).toEqual([[LATER]]);
+    known.push(inv(LATER, 'orgs-own-name'));
+    try {
+      await expect(counting.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: other, actor: 'eve', ownerEmail: '' })).rejects.toBeInstanceOf(
+        NotAllowedError,
+      );
+      const statuses = await contracts.clusters(c.id, other);
+      expect(statuses.map((s) => s.clusterStatus)).toEqual([expect.objectContaining({ isImported: false, name: '' })]);
+      const [status] = await contracts.batchStatus(other, [LATER], 0);
+      expect(status.clusterStatus).toMatchObject({ isImported: false, name: '' });
+      // The quota of another contract binding it no longer counts what ORG's cluster reported.
+      const quota = await contract({ allowOffline: true, quota: { enabled: true, metric: 'cpu-core-hours', limit: 10, alertThresholds: [50], disableLicenseOnLimitReached: true } }, other);
+      await db.table('contract_clusters').insert({ contract_id: quota.id, cluster_uid: LATER, display_name: '', tags: JSON.stringify([]) });
+      const unenrolled = await bind(quota.id, UNENROLLED_3);
+      asked.length = 0;
+      used = 50;
+      await expect(counting.issueForBinding({ contractId: quota.id, ccId: unenrolled.id, ownerId: other, actor: 'eve', ownerEmail: '' })).rejects.toBeInstanceOf(
+        NotAllowedError,
+      );
+      expect(asked).toEqual([[UNENROLLED_3]]);
+    } finally {
+      known.pop();
+      used = 0;
+    }
   });
 
   it('verifies a registration for real, and refuses it once the contract is revoked; the CRL lists the license', async () => {

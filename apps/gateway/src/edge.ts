@@ -14,7 +14,7 @@ import { authenticate, resolveOrg } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
-import { bodyType, JsonText, type EdgeContext, type Requirement, type Route } from './route';
+import { bodyType, JsonText, type EdgeContext, type Grant, type Requirement, type Route } from './route';
 import type { TokenCache, TokenScope } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 
@@ -88,7 +88,10 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   // What the caller may not do is said before what is wrong with the request's query and body.
   const query = parseParts(route.query, req.query, 'query');
   const body = route.body ? await parseBody(route, req, config) : undefined;
-  return route.handle({ params, query, body }, { ...ctx, target } as never);
+  const input = { params, query, body };
+  // What a request gives depends on its body, so this requirement comes last.
+  if (route.gives) await checkGrant(ctx, route.gives.of(input, { ...ctx, target } as never));
+  return route.handle(input, { ...ctx, target } as never);
 }
 
 /** What a scoped token is told on a row its scope does not list. */
@@ -121,6 +124,20 @@ async function check(ctx: EdgeContext, r: Requirement<any>, objectId: number): P
   if (!allowed) throw new NotAllowedError(r.denied ?? `you do not have the ${r.permission} permission`);
 }
 
+/** 403 naming what the caller lacks when the request gives permissions they do not hold (route.ts, Grant). */
+async function checkGrant(ctx: EdgeContext, grant: Grant | undefined): Promise<void> {
+  if (!grant || !(grant.permissions?.length || grant.roleIds?.length || grant.teamIds?.length)) return;
+  if (!ctx.caller) throw new NotAllowedError(`${grant.what} requires a signed-in user`);
+  const { missing } = await ctx.backends.authz.roles.checkGrant({
+    userId: ctx.caller.id,
+    orgId: grant.orgId,
+    permissions: grant.permissions ?? [],
+    roleIds: grant.roleIds ?? [],
+    teamIds: grant.teamIds ?? [],
+  });
+  if (missing.length) throw new NotAllowedError(`${grant.what} would give permissions you do not hold: ${missing.join(', ')}`);
+}
+
 /** Path parameters or query values by the row's schema; a mismatch is 400 naming the parameter. */
 function parseParts(schema: z.ZodType | undefined, raw: unknown, where: 'path' | 'query'): any {
   if (!schema) return undefined;
@@ -147,6 +164,9 @@ async function parseBody(route: Route, req: Request, config: GatewayConfig): Pro
     throw new DomainError('validation', `the body must be ${type}`, { httpStatus: 415, headers: { Accept: type } });
   }
   const raw = spec.multipart ? await readMultipart(req, spec.multipart, config) : (req.body ?? {});
+  // A form's text fields are read only now, so the NUL check of the path, query and JSON body is made again on
+  // them (the file part's bytes are the document's own business).
+  if (spec.multipart) assertNoNul({ params: {}, query: {}, body: { ...(raw as object), [spec.multipart.file]: undefined } });
   if (type === 'application/json' && (typeof raw !== 'object' || raw === null || Array.isArray(raw)) && !isArraySchema(spec.schema)) {
     throw new ValidationError('the body must be a JSON object');
   }

@@ -1,10 +1,11 @@
 import type { PlatformApi } from '@platform/simulator';
 
 /**
- * The contracts of the demo (issue 12): an enterprise contract of the demo organization with its hub and
- * managed clusters bound and a license issued for the hub, and a contract of the demo owner's own user account
- * whose quota the reported usage has used up (the manifest's `quotaExceeded`). Made through the public API
- * as a site admin would; a second start finds them by name and adds nothing.
+ * The contracts of the demo: an enterprise contract of the demo organization with its hub and managed clusters
+ * bound and a license issued for the hub, and a second contract of the organization, bound to its hub, whose quota
+ * the reported usage has used up (the manifest's `quotaExceeded`). Both are the organization's, as a contract may
+ * bind only its own account's clusters (or ones nobody enrolled). Made through the public API as a site admin
+ * would; a second start finds them by name and adds nothing.
  */
 
 const DAY = 86_400;
@@ -12,7 +13,7 @@ const ENTERPRISE = 'Demo enterprise';
 const QUOTA = 'Demo quota (used up)';
 
 export interface QuotaExceeded {
-  /** The owner account's slug: the demo owner's own user account. */
+  /** The owner account's slug: the demo organization. */
   org: string;
   contractID: number;
   ccID: number;
@@ -51,18 +52,16 @@ export async function seedContracts(
     say(`issued a license for the hub under contract ${enterprise.id}`);
   }
 
-  // The owner's own account: a quota of one object-hour of productdb since the reports began, used up long ago.
-  const quota = await findOrCreate(admin, owner.username, QUOTA, () => ({
+  // A quota of one object-hour of productdb since the reports began, used up long ago.
+  const quota = await findOrCreate(admin, owner.org, QUOTA, () => ({
     name: QUOTA,
     products: JSON.stringify(['productdb']),
     start: String(startUnix),
     end: String(Math.floor(Date.now() / 1000) + 365 * DAY),
-    // The hub is the demo organization's, not this account's: its license is an offline one.
-    allowOffline: 'true',
     quota: JSON.stringify({ enabled: true, metric: 'object-hours', limit: 1, alertThresholds: [50, 80, 100], disableLicenseOnLimitReached: true }),
   }));
-  const quotaCc = await bindAll(admin, quota.id, [clusters.hub], owner.username);
-  return { org: owner.username, contractID: quota.id, ccID: quotaCc, cluster: clusters.hub };
+  const quotaCc = await bindAll(admin, quota.id, [clusters.hub], owner.org);
+  return { org: owner.org, contractID: quota.id, ccID: quotaCc, cluster: clusters.hub };
 }
 
 /** The account's contract of that name (the first product's), made once. */

@@ -36,7 +36,7 @@ export interface DemoManifest {
   spokes: { name: string; uid: string }[];
   namespace: string;
   usage?: SimulationResult['usage'];
-  /** Hosted deployments: a contract of the owner's own account whose quota the reports used up (issue 12). */
+  /** Hosted deployments: a contract of the demo organization whose quota the reports used up. */
   quotaExceeded?: QuotaExceeded;
   /** A cluster set of the hub whose clusters run an agent behind the latest release (docs/cluster-sets.md). */
   outdatedClusterSet?: string;

@@ -531,15 +531,19 @@ describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
       expect((await api('otto', 'GET', `/user/contracts/${offline.id}/clusters/imported/non-associated?org=globex`)).status).toBe(400);
     });
 
-    it('renames, retags (synced across the account’s contracts) and unbinds clusters; another account gets 403', async () => {
+    it('renames, retags (synced across the account’s contracts) and unbinds clusters with add_cluster:contract_mgmt; a reader and another account get 403', async () => {
       const [cc] = (await api('mia', 'GET', `/user/contracts/${backup.id}/clusters?org=acme`)).body;
       const base = `/user/contracts/${backup.id}/clusters/${cc.id}`;
-      expect((await api('mia', 'PATCH', `${base}/name?org=acme`, { clusterName: 'B renamed' })).status).toBe(200);
-      expect((await api('mia', 'PATCH', `${base}/name?org=acme`, {})).status).toBe(422);
+      // mia only reads: changing a binding takes what binding takes.
+      expect((await api('mia', 'PATCH', `${base}/name?org=acme`, { clusterName: 'B renamed' })).status).toBe(403);
+      expect((await api('mia', 'PATCH', `${base}/tags?org=acme`, { tags: ['silver'] })).status).toBe(403);
+      expect((await api('mia', 'DELETE', `${base}?org=acme`)).status).toBe(403);
+      expect((await api('olivia', 'PATCH', `${base}/name?org=acme`, { clusterName: 'B renamed' })).status).toBe(200);
+      expect((await api('olivia', 'PATCH', `${base}/name?org=acme`, {})).status).toBe(422);
       expect((await api('otto', 'PATCH', `${base}/name?org=globex`, { clusterName: 'mine' })).status).toBe(403);
 
-      expect((await api('mia', 'PATCH', `${base}/tags?org=acme`, { tags: ['silver'] })).status).toBe(200);
-      expect((await api('mia', 'PATCH', `${base}/tags?org=acme`, { tags: [1] })).status).toBe(422);
+      expect((await api('olivia', 'PATCH', `${base}/tags?org=acme`, { tags: ['silver'] })).status).toBe(200);
+      expect((await api('olivia', 'PATCH', `${base}/tags?org=acme`, { tags: [1] })).status).toBe(422);
       expect((await api('otto', 'PATCH', `${base}/tags?org=globex`, { tags: [] })).status).toBe(403);
       for (const id of [db.id, offline.id]) {
         const b = (await api('mia', 'GET', `/user/contracts/${id}/clusters?org=acme`)).body.find((c: any) => c.cluster === HUB_B);
@@ -547,7 +551,7 @@ describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
       }
 
       expect((await api('otto', 'DELETE', `${base}?org=globex`)).status).toBe(403);
-      expect((await api('mia', 'DELETE', `${base}?org=acme`)).status).toBe(200);
+      expect((await api('olivia', 'DELETE', `${base}?org=acme`)).status).toBe(200);
       expect((await api('mia', 'GET', `/user/contracts/${backup.id}/clusters?org=acme`)).body).toEqual([]);
       const events = (await api('mia', 'GET', `/user/contracts/${backup.id}/audit?org=acme`)).body.map((e: any) => e.event);
       for (const kind of ['cluster-bound', 'cluster-renamed', 'cluster-tags', 'cluster-unbound'])

@@ -178,23 +178,22 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
       'productvault',
     ]);
 
-    // Issue 12: the organization's contract has its clusters bound and a license for the hub; the owner's own
-    // contract in quotaExceeded is over its quota, so the owner's POST /license/issue for its cluster is 403.
+    // The organization's enterprise contract has its clusters bound and a license for the hub; its contract in
+    // quotaExceeded, bound to the hub, is over its quota, so the owner's issue-license for the hub is 403.
     const { quotaExceeded } = manifest;
-    expect(quotaExceeded.org).toBe(owner.username);
-    const mine = await get('/user/contracts');
-    expect(mine.body.map((c: any) => c.id)).toContain(quotaExceeded.contractID);
-    const bound = await get(`/user/contracts/${quotaExceeded.contractID}/clusters`);
+    expect(quotaExceeded.org).toBe(owner.org);
+    const theirs = await get(`/user/contracts?org=${owner.org}`);
+    expect(theirs.body.map((c: any) => c.id)).toContain(quotaExceeded.contractID);
+    const bound = await get(`/user/contracts/${quotaExceeded.contractID}/clusters?org=${owner.org}`);
     expect(bound.body.map((c: any) => [c.id, c.cluster])).toEqual([[quotaExceeded.ccID, quotaExceeded.cluster]]);
-    const refused = await fetch(`${first.url}api/v1/license/issue`, {
-      method: 'POST',
-      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ cluster: quotaExceeded.cluster }),
-    });
+    const refused = await fetch(
+      `${first.url}api/v1/user/contracts/${quotaExceeded.contractID}/clusters/${quotaExceeded.ccID}/issue-license?org=${owner.org}`,
+      { method: 'POST', headers: { authorization: `token ${token}` } },
+    );
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as any).message).toMatch(/used its quota/);
     const orgContracts = (await get(`/user/contracts?org=${owner.org}`)).body as any[];
-    expect(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)).sort()).toEqual(
+    expect([...new Set(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)))].sort()).toEqual(
       [hub.uid, ...spokes.map((s: any) => s.uid)].sort(),
     );
     expect(await count('contracts.issued_licenses', 'where cluster_uid = $1', [hub.uid])).toBe(1);

@@ -29,6 +29,8 @@ export const TEXT_LIMITS = {
   endpoint: 1024,
   /** Team names (Gitea: 255). */
   teamName: 255,
+  /** Contract names. */
+  contractName: 255,
   /** Custom role names. */
   roleName: 255,
   /** Names of personal access tokens and sync tokens. */

@@ -7,8 +7,8 @@ import type { contractsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import { featuresFor } from './catalog';
 import { ContractsStore, json, unix, type ContractClusterRow, type ContractFilter, type ContractRow } from './contracts-store';
-import { memoInventory, type Inventory, type InventoryCluster } from './inventory';
-import { checkEmails, checkFeatures, checkPeriod, checkProducts, checkQuota, checkRecipients, checkRestrictions, clusterUid, EMAIL_LISTS } from './validation';
+import { enrolledElsewhere, memoInventory, notThisAccountsCluster, ownedBy, type ContractOwner, type Inventory, type InventoryCluster } from './inventory';
+import { checkEmails, checkFeatures, checkName, checkPeriod, checkProducts, checkQuota, checkRecipients, checkRestrictions, clusterUid, EMAIL_LISTS } from './validation';
 
 const OWNER_TYPES = ['organization', 'user'];
 const MAX_TAGS = 50;
@@ -45,6 +45,7 @@ export class Contracts {
       throw new InputError('the owner account is required (org, or the caller)');
     const f = req.fields ?? ({ features: [], featuresGiven: false } as contractsV1.ContractFields);
     checkFeatures(products, f.features);
+    checkName(f.name);
     const emails = emailsOf(f.emails);
     checkEmails(emails);
     const quota = f.quota ?? { enabled: false, metric: '', limit: 0, alertThresholds: [], disableLicenseOnLimitReached: false };
@@ -110,6 +111,7 @@ export class Contracts {
   /** Replaces the fields given, and the document when one is given (the old one is deleted once the change commits). */
   async update(req: contractsV1.UpdateContractRequest): Promise<ContractView> {
     const f = req.fields ?? ({ features: [], featuresGiven: false } as contractsV1.ContractFields);
+    checkName(f.name);
     if (f.emails) checkEmails(emailsOf(f.emails));
     if (f.quota) checkQuota(f.quota);
     if (f.restrictions !== undefined) checkRestrictions(f.restrictions);
@@ -227,7 +229,8 @@ export class Contracts {
 
   /**
    * Binds clusters, all or nothing. 400 for an empty list, a cluster that is not a UUID, one named twice, one
-   * already bound to this contract, or an unknown contract (the user routes give 400 for it).
+   * already bound to this contract, or an unknown contract (the user routes give 400 for it); 403 for a cluster
+   * another account enrolled.
    */
   async bind(id: number, ownerId: number, refs: contractsV1.ClusterReference[], actor: string): Promise<contractsV1.ContractClusterStatus[]> {
     if (refs.length === 0) throw new InputError('clusters: at least one cluster is required', [{ field: 'clusters', description: 'empty' }]);
@@ -235,6 +238,9 @@ export class Contracts {
     const uids = wanted.map((w) => w.uid);
     const twice = uids.find((u, i) => uids.indexOf(u) !== i);
     if (twice) throw new InputError(`clusters: ${twice} is given twice`);
+    const owner = await this.store.find(id, ownerId);
+    if (!owner) throw new InputError(`contract ${id} does not exist`);
+    await this.refuseEnrolledElsewhere(owner, uids);
     await this.db.transaction(async (trx) => {
       const contract = await this.store.find(id, ownerId, trx, true);
       if (!contract) throw new InputError(`contract ${id} does not exist`);
@@ -327,12 +333,13 @@ export class Contracts {
           if (cc) return this.status(contract, cc, context);
         }
         const inv = await context.inventory.cluster(uid);
+        const visible = !!inv && (!ownerId || inv.ownerId === ownerId);
         return {
           id: 0,
           contractId: 0,
           cluster: uid,
           displayName: '',
-          clusterStatus: { isImported: !!inv && (!ownerId || inv.ownerId === ownerId), name: inv?.name ?? '', tags: [], associatedContractId: 0 },
+          clusterStatus: { isImported: visible, name: visible ? inv.name : '', tags: [], associatedContractId: 0 },
           duplicateContractFeatures: [],
           error: '',
         };
@@ -345,6 +352,11 @@ export class Contracts {
     const uid = clusterUid(req.cluster, 'clusterId');
     const ids = [...new Set(req.contractIds)];
     if (ids.length === 0) throw new InputError('contractIds: at least one contract is required', [{ field: 'contractIds', description: 'empty' }]);
+    for (const id of ids) {
+      const contract = await this.store.find(id, req.ownerId);
+      if (!contract) throw new InputError(`contract ${id} does not exist`);
+      await this.refuseEnrolledElsewhere(contract, [uid]);
+    }
     await this.db.transaction(async (trx) => {
       for (const id of ids) {
         const contract = await this.store.find(id, req.ownerId, trx, true);
@@ -416,6 +428,12 @@ export class Contracts {
     return row;
   }
 
+  /** 403 when one of the clusters is enrolled by an account other than the contract's owner (docs/licensing.md). */
+  async refuseEnrolledElsewhere(owner: ContractOwner, uids: string[]): Promise<void> {
+    const inventory = memoInventory(this.inventory);
+    for (const uid of uids) if (enrolledElsewhere(await inventory.cluster(uid), owner)) throw notThisAccountsCluster(uid);
+  }
+
   /** A binding of the contract (scoped to the owner); NotFound otherwise. */
   private async binding(ref: contractsV1.ContractClusterRef, trx: Knex.Transaction): Promise<ContractClusterRow> {
     await this.contract(ref.id, ref.ownerId, trx, true);
@@ -474,8 +492,9 @@ export class Contracts {
       cluster: cc.cluster_uid,
       displayName: cc.display_name,
       clusterStatus: {
-        isImported: !!inv && inv.ownerType === contract.owner_type && inv.ownerId === contract.owner_id,
-        name: cc.name || inv?.name || '',
+        isImported: ownedBy(inv, contract),
+        // Another account's cluster lends the binding nothing of its own (its name stays with its owner).
+        name: cc.name || (ownedBy(inv, contract) ? inv.name : ''),
         tags: cc.tags,
         associatedContractId: cc.contract_id,
       },

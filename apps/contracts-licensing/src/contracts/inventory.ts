@@ -1,4 +1,4 @@
-import { NotFoundError } from '@platform/errors';
+import { NotAllowedError, NotFoundError } from '@platform/errors';
 import { clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 
@@ -35,6 +35,33 @@ export function clustersInventory(client: ClustersClient): Inventory {
       return [...hubs, ...spokes.flat()];
     },
   };
+}
+
+/** The account a contract belongs to, as the inventory names owners. */
+export interface ContractOwner {
+  owner_type: string;
+  owner_id: number;
+}
+
+/** Whether the inventory's cluster is the contract owner's own (enrolled by it, or a spoke of its hub). */
+export function ownedBy(inv: InventoryCluster | undefined, owner: ContractOwner): inv is InventoryCluster {
+  return !!inv && inv.ownerType === owner.owner_type && Number(inv.ownerId) === Number(owner.owner_id);
+}
+
+/**
+ * Whether the cluster is enrolled by another account. Only its owner's contracts may bind it, be licensed for it or
+ * count its usage: a contract's owner stands in as the owner of a cluster only when no account has enrolled it.
+ */
+export function enrolledElsewhere(inv: InventoryCluster | undefined, owner: ContractOwner): boolean {
+  return !!inv && !ownedBy(inv, owner);
+}
+
+/**
+ * The refusal for a cluster another account enrolled. It names neither that account nor anything of its
+ * cluster, so a caller learns no more than that the UUID it already had is not its to use.
+ */
+export function notThisAccountsCluster(uid: string): NotAllowedError {
+  return new NotAllowedError(`cluster ${uid} is enrolled by another account; only that account's contracts may bind or license it`);
 }
 
 /** The clusters service client contracts ask. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
 import type { contractsV1 } from '@platform/proto';
+import { TEXT_LIMITS } from '@platform/service-kit';
 import { PRODUCTS, QUOTA_METRICS } from './catalog';
 
 /** The recipient lists of a contract, in the order of spec 2.4. */
@@ -18,6 +19,15 @@ const email = z.email();
 /** 400 naming the first address that is not an email, and the list it is in. */
 export function checkEmails(emails: Partial<contractsV1.ContractEmails>): void {
   for (const list of EMAIL_LISTS) checkRecipients(list, emails[list] ?? []);
+}
+
+/** 400 for a contract name over TEXT_LIMITS.contractName or holding a NUL (which Postgres text cannot store). */
+export function checkName(name: string | undefined): void {
+  if (name === undefined) return;
+  if (name.length > TEXT_LIMITS.contractName || name.includes('\u0000'))
+    throw new InputError(`name: at most ${TEXT_LIMITS.contractName} characters, without NUL`, [
+      { field: 'name', description: `at most ${TEXT_LIMITS.contractName} characters, without NUL` },
+    ]);
 }
 
 /** 400 for a list holding something that is not an email address. */

@@ -5,7 +5,7 @@ import type { Logger } from '@platform/service-kit';
 import { PRODUCTS } from '../contracts/catalog';
 import type { Contracts } from '../contracts/contracts';
 import { ContractsStore, json, unix, type ContractRow } from '../contracts/contracts-store';
-import type { Inventory } from '../contracts/inventory';
+import { enrolledElsewhere, memoInventory, notThisAccountsCluster, ownedBy, type Inventory } from '../contracts/inventory';
 import { clusterUid } from '../contracts/validation';
 import { issueLicense, revocationList, verifyLicense, type LicenseAuthority } from '../licensing';
 import type { UsageSource } from './quota';
@@ -52,6 +52,12 @@ export class Licenses {
     } catch {
       throw new ValidationError('cluster: must be a UUID', [{ field: 'cluster', description: 'not a UUID' }]);
     }
+    const uncovered = () =>
+      new NotFoundError(`no active contract of the account covers cluster ${uid}${req.features.length ? ` for ${req.features.join(', ')}` : ''}`);
+    // Another account's enrolled cluster is answered as one no contract covers: the caller learns nothing of it.
+    // (Users and organizations share one id space, so the id alone names the account.)
+    const inv = await this.inventory.cluster(uid);
+    if (inv && Number(inv.ownerId) !== req.ownerId) throw uncovered();
     const grants = (c: ContractRow) => req.features.length === 0 || c.features.some((f) => req.features.includes(f));
     // Rows only: the views' cluster statuses would ask the inventory for every bound cluster.
     const bound = (await this.store.list({ ownerId: req.ownerId, boundTo: uid })).filter(grants);
@@ -67,7 +73,7 @@ export class Licenses {
       return this.issue(auto, uid, cc?.id ?? null, req.actor, req.ownerEmail);
     }
     if (bound.length > 0) throw invalid(bound[0]);
-    throw new NotFoundError(`no active contract of the account covers cluster ${uid}${req.features.length ? ` for ${req.features.join(', ')}` : ''}`);
+    throw uncovered();
   }
 
   /** Verifies a license presented at registration, as the command-line verifier does, plus: the cluster is known. */
@@ -84,7 +90,15 @@ export class Licenses {
       },
       this.authority,
     );
-    if (!(await this.inventory.cluster(verified.clusterUID)))
+    // The cluster must be known, and be its licensing contract owner's own: a license another account got for it is
+    // answered as an unknown cluster is, so registration tells nothing about who enrolled what.
+    const inv = await this.inventory.cluster(verified.clusterUID);
+    const issuedTo = await this.db
+      .table('issued_licenses')
+      .join('contracts', 'contracts.id', 'issued_licenses.contract_id')
+      .where('issued_licenses.serial', verified.serial)
+      .first('contracts.owner_type', 'contracts.owner_id');
+    if (!inv || (issuedTo && !ownedBy(inv, { owner_type: issuedTo.owner_type, owner_id: Number(issuedTo.owner_id) })))
       throw new InputError(`cluster ${verified.clusterUID} is not registered with the platform`, [{ field: 'clusterUID', description: 'unknown cluster' }]);
     return { serial: verified.serial, clusterUid: verified.clusterUID, features: verified.features, expiryUnix: unix(verified.notAfter) };
   }
@@ -136,7 +150,8 @@ export class Licenses {
   private async issue(contract: ContractRow, uid: string, ccId: number | null, actor: string, ownerEmail: string): Promise<licensingV1.License> {
     if (!isActive(contract)) throw invalid(contract);
     const inv = await this.inventory.cluster(uid);
-    const online = !!inv && inv.ownerType === contract.owner_type && inv.ownerId === contract.owner_id;
+    if (enrolledElsewhere(inv, contract)) throw notThisAccountsCluster(uid);
+    const online = ownedBy(inv, contract);
     if (!online && !contract.allow_offline)
       throw new MethodNotAllowedError(
         `cluster ${uid} is not in ${contract.owner_login}'s inventory, so its license would be an offline license, which contract ${contract.id} does not allow`,
@@ -185,7 +200,12 @@ export class Licenses {
   private async checkQuota(contract: ContractRow, actor: string): Promise<void> {
     const q = contract.quota;
     if (!q.enabled || !q.metric || !(q.limit! > 0)) return;
-    const clusters = (await this.store.clustersOf([contract.id])).map((b) => b.cluster_uid);
+    // Only what the contract's own clusters (and clusters nobody enrolled) reported counts: another account's
+    // figures never reach this contract's answers or audit trail.
+    const inventory = memoInventory(this.inventory);
+    const clusters: string[] = [];
+    for (const b of await this.store.clustersOf([contract.id]))
+      if (!enrolledElsewhere(await inventory.cluster(b.cluster_uid), contract)) clusters.push(b.cluster_uid);
     const start = new Date(contract.start_at);
     const end = new Date(Math.min(Date.now(), new Date(contract.end_at).getTime()));
     if (clusters.length === 0 || end <= start) return;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { contractsV1 } from '@platform/proto';
+import { TEXT_LIMITS } from '@platform/service-kit';
 import { formFile, type FormFile, type MultipartSpec } from '../../multipart';
 
 /**
@@ -118,7 +119,7 @@ const restrictions = once('JSON text').refine((v) => {
 }, 'must be JSON text');
 
 const fields = {
-  name: once('text').optional(),
+  name: once('text').max(TEXT_LIMITS.contractName, `at most ${TEXT_LIMITS.contractName} characters`).optional(),
   features: list.optional(),
   emails: json(EmailsInput, 'an object of recipient lists').optional().meta({
     type: 'string',

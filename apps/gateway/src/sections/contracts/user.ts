@@ -33,7 +33,8 @@ const route = sectionRoutes({ section: '4.4', backend: 'contracts-licensing' });
 // Spec 4.4: an account's own contracts, hosted deployments only (docs/contracts.md). Every route acts for the
 // `org` organization (its members and site admins: `access:org`) or, without `org`, the caller's own account,
 // and passes that owner to contracts-licensing, which answers NotFound for another account's contract. The
-// answers carry the sanitized contract (no admin-only recipient lists).
+// answers carry the sanitized contract (no admin-only recipient lists). Changing which clusters a contract binds,
+// or their names and tags, takes the relation binding takes (add_cluster:contract_mgmt), never membership alone.
 
 const MEMBERSHIP: Requirement<never> = { on: 'org', permission: 'access:org', denied: 'org membership required' };
 const ASSIGN: Requirement<never> = { on: 'org', permission: 'add_cluster:contract_mgmt' };
@@ -334,7 +335,7 @@ export const userContractRoutes: Route[] = [
     path: '/user/contracts/:id/clusters/:ccID',
     summary: 'Unbind a cluster from one of the account’s contracts (403 for another account’s)',
     params: ContractClusterId,
-    requires: [MEMBERSHIP],
+    requires: [MEMBERSHIP, ASSIGN],
     response: { status: 200 },
     async handle({ params }, ctx) {
       await deniedWhenMissing(
@@ -354,7 +355,7 @@ export const userContractRoutes: Route[] = [
     path: '/user/contracts/:id/clusters/:ccID/name',
     summary: 'Rename a cluster bound to one of the account’s contracts',
     params: ContractClusterId,
-    requires: [MEMBERSHIP],
+    requires: [MEMBERSHIP, ASSIGN],
     body: { schema: RenameBody },
     response: { status: 200 },
     async handle({ params, body }, ctx) {
@@ -373,7 +374,7 @@ export const userContractRoutes: Route[] = [
     path: '/user/contracts/:id/clusters/:ccID/tags',
     summary: 'Replace a bound cluster’s tags, synced to the account’s contracts bound to the same cluster UUID',
     params: ContractClusterId,
-    requires: [MEMBERSHIP],
+    requires: [MEMBERSHIP, ASSIGN],
     body: { schema: TagsBody },
     response: { status: 200 },
     async handle({ params, body }, ctx) {
