@@ -106,6 +106,10 @@ describe('licenses and contract bindings stay within their tenant (hosted)', () 
     const again = await t.api('bob', 'POST', issue);
     expect(again.status).toBe(403);
     alphaFree(again.body);
+    // Nor through an offline license proxy installer, which issues from the same binding.
+    const proxy = await t.api('bob', 'POST', '/user/license-proxy?org=bravo', { clusterID: TAKEN_LATER, contractIDs: [contractB] });
+    expect(proxy.status).toBe(403);
+    alphaFree(proxy.body);
     const registered = await register(early.body.license);
     expect(registered.status).toBe(400);
     expect(registered.body.message).toBe(`cluster ${TAKEN_LATER} is not registered with the platform`);
