@@ -353,6 +353,12 @@ export function isAssignable(namespace: string, action: string): boolean {
   return ASSIGNABLE.has(`${namespace}\u0000${action}`);
 }
 
+/** The catalog entries of the pairs a role may carry, each once, in catalog order; other pairs are left out. */
+export function assignableOf(pairs: { namespace: string; action: string }[]): Permission[] {
+  const wanted = new Set(pairs.map((p) => `${p.namespace}\u0000${p.action}`));
+  return [...ASSIGNABLE].filter(([key]) => wanted.has(key)).map(([, p]) => p);
+}
+
 /** The permissions checked on objects of a type (what allowed-permissions reports on). */
 export function permissionsOn(objectType: ObjectType): Permission[] {
   return PERMISSIONS.filter((p) => p.objectType === objectType);

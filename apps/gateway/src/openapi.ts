@@ -37,7 +37,7 @@ function errorStatuses(r: Route): number[] {
   const out = new Set<number>([503, 504]);
   if (r.params || r.query || r.org || r.body?.invalid) out.add(400);
   if (r.auth !== 'public' || r.org) out.add(401);
-  if (r.requires?.length || r.handlerChecks?.length || r.auth === 'basic') out.add(403);
+  if (r.requires?.length || r.gives || r.handlerChecks?.length || r.auth === 'basic') out.add(403);
   if (r.target || r.org) out.add(404);
   if (r.body) for (const s of [413, 415, 422]) out.add(s);
   if (r.auth === 'basic') out.add(429);
@@ -170,6 +170,7 @@ export function apiDocument(routes: Route[]): object {
       'x-backend': r.backend,
       ...(r.gate && { 'x-gate': r.gate }),
       ...(r.requires?.length && { 'x-requires': requirementsOf(r).map((q) => `${q.permission} on ${q.on}`) }),
+      ...(r.gives && { 'x-gives': r.gives.describe }),
       ...(r.handlerChecks?.length && { 'x-handler-checks': r.handlerChecks }),
     };
   }
@@ -178,7 +179,8 @@ export function apiDocument(routes: Route[]): object {
     info: {
       title: 'Platform administration API',
       version: PLATFORM_VERSION,
-      description: 'Every error answers `{message, url, errors?}`. Requirements of each operation are listed in `x-requires`.',
+      description:
+        'Every error answers `{message, url, errors?}`. Requirements of each operation are listed in `x-requires`; `x-gives` names what a request gives, every permission of which the caller must hold.',
     },
     servers: [{ url: '/api/v1' }],
     components: {

@@ -89,6 +89,31 @@ export type Requirement<K extends PermissionObjectType> =
   | { on: 'org'; permission: PermissionOn<'organization'>; denied?: string }
   | { on: 'site'; permission: PermissionOn<'site'>; denied?: string };
 
+/**
+ * What a request gives people of an organization: the permissions a custom role will carry, the roles a team is
+ * given, or the roles of the team a user is put into. No one gives more than they hold: the caller must hold every
+ * permission given, on that organization (docs/authorization.md). The edge asks authz once
+ * (`RolesService.CheckGrant`) after the body is parsed, and refuses with 403 naming what the caller lacks.
+ */
+export interface Grant {
+  orgId: number;
+  /** Permissions given as such: the set a role will carry. */
+  permissions?: { namespace: string; action: string }[];
+  /** Roles given whole: every permission they carry. */
+  roleIds?: number[];
+  /** Teams whose roles are given whole: a user is put into them. */
+  teamIds?: number[];
+  /** Names the change in the refusal: "<what> would give permissions you do not hold: ...". */
+  what: string;
+}
+
+/** A row's grant requirement: what its requests give (none: undefined), from the parsed request and the target. */
+export interface GrantRequirement<I, C> {
+  /** How docs/routes.md and the API document name it. */
+  describe: string;
+  of(input: I, ctx: C): Grant | undefined;
+}
+
 /** What a handler answers; the edge writes it (JSON, bytes, or nothing). */
 export interface Reply<R> {
   status?: number;
@@ -182,6 +207,8 @@ export interface RouteSpec<
   target?: Target<K, V, z.output<PS>>;
   /** Checked in order: those on the org context and the site before the target is resolved, then those on it. */
   requires?: Requirement<K>[];
+  /** What the request gives (custom roles, or their permissions), checked after the body is parsed: see Grant. */
+  gives?: GrantRequirement<{ params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, RouteContext<A, O, V>>;
   /** Checks that need data only the handler has, named here so the route table shows them. */
   handlerChecks?: string[];
   handle(input: { params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, ctx: RouteContext<A, O, V>): Promise<Reply<z.input<RS>>>;
@@ -204,6 +231,7 @@ export interface Route {
   response: ResponseSpec<z.ZodType>;
   target?: Target<PermissionObjectType, unknown, any>;
   requires?: Requirement<PermissionObjectType>[];
+  gives?: GrantRequirement<{ params: any; query: any; body: any }, RouteContext<Auth, OrgMode | undefined, any>>;
   handlerChecks?: string[];
   handle(input: { params: any; query: any; body: any }, ctx: RouteContext<Auth, OrgMode | undefined, unknown>): Promise<Reply<unknown>>;
 }

@@ -40,6 +40,7 @@ function who(r: Route): string {
   if (r.scopes?.length) parts.push(`also ${r.scopes.map((s) => `\`${s}\``).join(', ')} tokens`);
   if (r.org) parts.push(`\`org\` ${r.org}`);
   parts.push(...requirementsOf(r).map((q) => `\`${q.permission}\` on ${q.on}`));
+  if (r.gives) parts.push(`gives: ${r.gives.describe}`);
   parts.push(...(r.handlerChecks ?? []).map((c) => `handler: ${c}`));
   return parts.map(cell).join('; ');
 }
@@ -53,10 +54,10 @@ export function renderRoutesDoc(routes: Route[] = ROUTES): string {
     `<!-- Regenerate: ${REGENERATE_ROUTES_COMMAND} -->`,
     '',
     'Every route the gateway serves, from the same rows that serve it. **Who** lists the authentication, the `org`',
-    'query context and the authorization requirements the edge checks (in this order), then the checks a handler',
-    'makes on data only it has. **Gate**: the deployments the route exists on (spec section 1; elsewhere 404).',
-    'The schemas of every parameter, body and answer are in the API document (`/api/v1/openapi.json`, browsable at',
-    '`/api/v1/docs/`).',
+    'query context and the authorization requirements the edge checks (in this order; `gives:` names what a request',
+    'gives, every permission of which the caller must hold), then the checks a handler makes on data only it has.',
+    '**Gate**: the deployments the route exists on (spec section 1; elsewhere 404). The schemas of every parameter,',
+    'body and answer are in the API document (`/api/v1/openapi.json`, browsable at `/api/v1/docs/`).',
     '',
   ];
   for (const section of Object.keys(SECTION_NAMES) as Route['section'][]) {

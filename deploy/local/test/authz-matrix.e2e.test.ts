@@ -79,7 +79,11 @@ const MATRIX: Record<string, Row> = {
   'POST /authz/objects/allowed-permissions': { pass: MEMBERS, body: (f) => [{ objectType: 'organization', objectID: f.orgId }] },
   'GET /authz/roles/available_permissions': { pass: MEMBERS },
   'GET /authz/roles': { pass: MEMBERS },
-  'POST /authz/roles': { pass: HOLDERS, body: () => ({ name: 'made-by-test', permissions: [{ namespace: 'org', action: 'edit' }] }) },
+  // A role may carry only what its maker holds (docs/authorization.md): the holder holds create_role itself.
+  'POST /authz/roles': {
+    pass: HOLDERS,
+    body: () => ({ name: 'made-by-test', permissions: [{ namespace: 'org', action: 'create_role' }] }),
+  },
   'GET /authz/roles/:id': { pass: MEMBERS, path: (f) => `/authz/roles/${f.roleId}` },
   'PUT /authz/roles/:id': { pass: HOLDERS, path: (f) => `/authz/roles/${f.roleId}`, body: () => ({ description: 'changed' }) },
   'DELETE /authz/roles/:id': { pass: HOLDERS, path: (f) => `/authz/roles/${f.roleId}` },
@@ -217,8 +221,8 @@ const MATRIX: Record<string, Row> = {
     path: (f) => `/contracts/${f.contract}/clusters/${f.ccID}/tags`,
     body: () => ({ tags: ['prod'] }),
   },
-  // 4.4 — the `org` organization's members and site admins (access:org); assigning clusters takes
-  // add_cluster:contract_mgmt, preferences updated_preferences:contracts on the contract.
+  // 4.4 — the `org` organization's members and site admins (access:org); assigning, unbinding, renaming and
+  // retagging clusters take add_cluster:contract_mgmt, preferences updated_preferences:contracts on the contract.
   'GET /user/contracts': { pass: MEMBERS },
   'GET /user/contracts/active-offline-contracts': { pass: MEMBERS },
   'POST /user/contracts/assign-cluster': {
@@ -263,18 +267,18 @@ const MATRIX: Record<string, Row> = {
     path: (f) => `/user/contracts/${f.contract}/clusters/imported/non-associated`,
   },
   'DELETE /user/contracts/:id/clusters/:ccID': {
-    pass: MEMBERS,
+    pass: HOLDERS,
     contract: true,
     path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}`,
   },
   'PATCH /user/contracts/:id/clusters/:ccID/name': {
-    pass: MEMBERS,
+    pass: HOLDERS,
     contract: true,
     path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}/name`,
     body: () => ({ clusterName: 'renamed' }),
   },
   'PATCH /user/contracts/:id/clusters/:ccID/tags': {
-    pass: MEMBERS,
+    pass: HOLDERS,
     contract: true,
     path: (f) => `/user/contracts/${f.contract}/clusters/${f.ccID}/tags`,
     body: () => ({ tags: ['prod'] }),
@@ -617,6 +621,61 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
     expect((await t.api('owner', 'GET', `/teams/${ops}/members`)).body).toEqual([]);
     expect((await t.api('member', 'PATCH', `/orgs/${f.org}`, { description: 'mine now' })).status).toBe(403);
     expect((await t.api('member', 'PUT', `/teams/${f.devs}/members/outsider`)).status).toBe(403);
+  });
+
+  /** A role of the fixture's organization, on no team, carrying what the holders' role does not. */
+  async function powerfulRole(f: Fixture): Promise<number> {
+    const made = await t.api('owner', 'POST', `/authz/roles?org=${f.org}`, {
+      name: 'powerful',
+      permissions: [
+        { namespace: 'org', action: 'edit' },
+        { namespace: 'org', action: 'create_role' },
+        { namespace: 'bus-token', action: 'list' },
+      ],
+    });
+    expect(made.status).toBe(201);
+    return made.body.id;
+  }
+
+  it('does not let a holder of edit:team give a team a custom role carrying more than they hold', async () => {
+    const f = await fixture('holder', 'edit:team');
+    const powerful = await powerfulRole(f);
+    const teams = (await t.api('owner', 'GET', `/orgs/${f.org}/teams`)).body as { id: number; name: string }[];
+    const holders = teams.find((team) => team.name === 'holders')!.id;
+
+    const refused = await t.api('holder', 'PATCH', `/teams/${f.devs}`, { name: 'devs', assignedRoleIDs: [powerful] });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('create_role:org');
+    const own = { name: 'holders', assignedRoleIDs: [f.roleId, powerful] };
+    expect((await t.api('holder', 'PATCH', `/teams/${holders}`, own)).status).toBe(403);
+    expect((await t.api('owner', 'GET', `/teams/${f.devs}`)).body).not.toHaveProperty('role_ids');
+    expect((await t.api('owner', 'GET', `/teams/${holders}`)).body.role_ids).toEqual([f.roleId]);
+    expect((await t.api('holder', 'POST', `/authz/roles?org=${f.org}`, { name: 'mine', permissions: [] })).status).toBe(403);
+    expect((await t.api('holder', 'GET', `/orgs/${f.org}/tokens/bus-tokens`)).status).toBe(403);
+
+    // Its own role the holder may give; owners and site admins may give any.
+    expect((await t.api('holder', 'PATCH', `/teams/${f.devs}`, { name: 'devs', assignedRoleIDs: [f.roleId] })).status).toBe(200);
+    expect((await t.api('root', 'PATCH', `/teams/${f.devs}`, { name: 'devs', assignedRoleIDs: [powerful] })).status).toBe(200);
+    expect((await t.api('owner', 'PATCH', `/teams/${holders}`, own)).status).toBe(200);
+    expect((await t.api('holder', 'GET', `/orgs/${f.org}/tokens/bus-tokens`)).status).not.toBe(403);
+  });
+
+  it('does not let a holder of create:team create a team carrying a custom role beyond them', async () => {
+    const f = await fixture('holder', 'create:team');
+    const powerful = await powerfulRole(f);
+    const create = (who: string, name: string, roleIds: number[]) =>
+      t.api(who, 'POST', `/orgs/${f.org}/teams`, { name, type: 'general', assignedRoleIDs: roleIds });
+
+    const refused = await create('holder', 'mine', [powerful]);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('edit:org');
+    expect((await create('holder', 'mine', [f.roleId, powerful])).status).toBe(403);
+    const names = (await t.api('owner', 'GET', `/orgs/${f.org}/teams`)).body.map((team: { name: string }) => team.name);
+    expect(names).not.toContain('mine');
+
+    expect((await create('holder', 'mine', [f.roleId])).status).toBe(201);
+    expect((await create('owner', 'owned', [powerful])).status).toBe(201);
+    expect((await create('root', 'administered', [powerful])).status).toBe(201);
   });
 
   const routes = sectionRoutes();

@@ -402,4 +402,88 @@ describe('authorization and custom roles over HTTP (spec section 4.1)', () => {
       expect(raw.status).toBe(422);
     });
   });
+
+  describe('no one gives more than they hold: role writes', () => {
+    // rita makes and edits roles through role `makers` on team makers; sam's role `leads` (team leads) carries
+    // edit:org and list:bus-token besides; `big` carries those two and is on no team; team spare has no roles.
+    // A role may carry, and be given to teams, only by whoever holds all it carries (docs/authorization.md).
+    const MAKING = [
+      { namespace: 'org', action: 'create_role' },
+      { namespace: 'role', action: 'edit' },
+    ];
+    const BIG = [
+      { namespace: 'org', action: 'edit' },
+      { namespace: 'bus-token', action: 'list' },
+    ];
+    let makers: number;
+    let spare: number;
+    let makerRole: number;
+    let big: number;
+    const post = (as: string, json: unknown) => api(as, 'POST', '/authz/roles?org=acme', json);
+    const put = (as: string, id: number, json: unknown) => api(as, 'PUT', `/authz/roles/${id}?org=acme`, json);
+    const get = async (id: number) => (await api('olivia', 'GET', `/authz/roles/${id}?org=acme`)).body;
+    const roleNames = async () => (await api('olivia', 'GET', '/authz/roles?org=acme')).body.map((r: { name: string }) => r.name);
+
+    beforeAll(async () => {
+      for (const login of ['rita', 'sam']) await harness.signUp(login);
+      makers = await team('acme', 'makers', 'olivia', ['rita']);
+      const leads = await team('acme', 'leads', 'olivia', ['sam']);
+      spare = await team('acme', 'spare', 'olivia', []);
+      makerRole = (await post('olivia', { name: 'makers', permissions: MAKING, teamIDs: [makers] })).body.id;
+      expect((await post('olivia', { name: 'leads', permissions: [...MAKING, ...BIG], teamIDs: [leads] })).status).toBe(201);
+      big = (await post('olivia', { name: 'big', permissions: BIG })).body.id;
+    });
+
+    it('POST with permissions beyond the caller: 403 naming them, and no role', async () => {
+      const refused = await post('rita', { name: 'escalate', permissions: [...MAKING, ...BIG] });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('edit:org');
+      expect(refused.body.message).toContain('list:bus-token');
+      expect(refused.body.message).not.toContain('create_role:org');
+      expect((await post('rita', { name: 'escalate', permissions: BIG, teamIDs: [makers] })).status).toBe(403);
+      expect(await roleNames()).not.toContain('escalate');
+      expect((await api('rita', 'PATCH', '/orgs/acme', { description: 'mine' })).status).toBe(403);
+      // What she holds she may give, to her own team too (every member views roles).
+      const held = await post('rita', {
+        name: 'more makers',
+        permissions: [...MAKING, { namespace: 'role', action: 'view' }],
+        teamIDs: [makers],
+      });
+      expect(held.status).toBe(201);
+      expect((await api('olivia', 'DELETE', `/authz/roles/${held.body.id}?org=acme`)).status).toBe(204);
+    });
+
+    it('PUT with permissions beyond the caller, or teamIDs for a role beyond the caller: 403, and nothing changes', async () => {
+      const mine = await get(makerRole);
+      const bigBefore = await get(big);
+      const more = await put('rita', makerRole, { permissions: [...MAKING, ...BIG] });
+      expect(more.status).toBe(403);
+      expect(more.body.message).toContain('edit:org');
+      const assign = await put('rita', big, { name: 'mine now', teamIDs: [makers] });
+      expect(assign.status).toBe(403);
+      expect(assign.body.message).toContain('list:bus-token');
+      expect((await put('rita', big, { teamIDs: [spare] })).status).toBe(403);
+      expect(await get(makerRole)).toEqual(mine);
+      expect(await get(big)).toEqual(bigBefore);
+      expect((await api('rita', 'PATCH', '/orgs/acme', { description: 'mine' })).status).toBe(403);
+      expect((await api('rita', 'GET', '/orgs/acme/tokens/bus-tokens')).status).toBe(403);
+      // Changes that give nothing she does not hold: a description, taking teams away, permissions she holds.
+      expect((await put('rita', big, { description: 'seen by rita', teamIDs: [] })).status).toBe(200);
+      expect((await put('rita', makerRole, { permissions: MAKING, teamIDs: [makers] })).status).toBe(200);
+    });
+
+    it('owners, site admins and holders of every permission a role carries may give it', async () => {
+      expect((await put('sam', big, { teamIDs: [spare] })).status).toBe(200);
+      const bySam = await post('sam', { name: 'by sam', permissions: BIG, teamIDs: [spare] });
+      expect(bySam.status).toBe(201);
+      expect((await put('olivia', big, { teamIDs: [makers] })).status).toBe(200);
+      expect((await api('rita', 'PATCH', '/orgs/acme', { description: 'by rita' })).status).toBe(200);
+      expect((await put('olivia', big, { teamIDs: [] })).status).toBe(200);
+      expect((await api('rita', 'PATCH', '/orgs/acme', { description: 'by rita' })).status).toBe(403);
+      const byRoot = await post('root', { name: 'by root', permissions: BIG });
+      expect(byRoot.status).toBe(201);
+      expect((await put('root', byRoot.body.id, { permissions: [...BIG, ...MAKING], teamIDs: [makers] })).status).toBe(200);
+      expect((await api('rita', 'GET', '/orgs/acme/tokens/bus-tokens')).status).not.toBe(403);
+    });
+  });
 });

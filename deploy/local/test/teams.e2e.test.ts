@@ -347,4 +347,140 @@ describe('teams over HTTP (spec section 4.14)', () => {
       expect(await status('bob', 'GET', `/teams/${ids.devs}`)).toBe(403);
     });
   });
+
+  describe('no one gives more than they hold: custom roles through teams', () => {
+    // hooli (owner alice): bob edits teams, carol creates teams and erin adds members, each through a custom role
+    // carrying that one permission; dave's role carries everything `powerful` does and those three. Team vault
+    // carries `powerful`; plain carries nothing. Giving a role (to a team, or a team's roles to a user) takes
+    // holding every permission it carries (docs/authorization.md, "No one gives more than they hold").
+    const POWERFUL = [
+      { namespace: 'org', action: 'edit' },
+      { namespace: 'org', action: 'create_role' },
+      { namespace: 'bus-token', action: 'list' },
+    ];
+    const h: Record<string, number> = {};
+    const byId = (a: number, b: number) => a - b;
+    const teamNames = async () => (await api('alice', 'GET', '/orgs/hooli/teams')).body.map((t: { name: string }) => t.name);
+
+    async function hooliTeam(name: string, roleIds: number[], members: string[]): Promise<number> {
+      const made = await api('alice', 'POST', '/orgs/hooli/teams', { name, type: 'general', assignedRoleIDs: roleIds });
+      expect(made.status).toBe(201);
+      for (const m of members) expect(await status('alice', 'PUT', `/teams/${made.body.id}/members/${m}`)).toBe(204);
+      return made.body.id;
+    }
+
+    beforeAll(async () => {
+      expect((await api('alice', 'POST', '/orgs', { username: 'hooli' })).status).toBe(201);
+      h.powerful = await createRole('alice', 'hooli', 'powerful', POWERFUL);
+      h.viewer = await createRole('alice', 'hooli', 'viewer', [{ namespace: 'team', action: 'view' }]);
+      h.editor = await createRole('alice', 'hooli', 'team-editor', [{ namespace: 'team', action: 'edit' }]);
+      h.creator = await createRole('alice', 'hooli', 'team-creator', [{ namespace: 'team', action: 'create' }]);
+      h.adder = await createRole('alice', 'hooli', 'member-adder', [{ namespace: 'team-member', action: 'add' }]);
+      h.lead = await createRole('alice', 'hooli', 'lead', [
+        ...POWERFUL,
+        { namespace: 'team', action: 'edit' },
+        { namespace: 'team', action: 'create' },
+        { namespace: 'team-member', action: 'add' },
+      ]);
+      h.editors = await hooliTeam('editors', [h.editor], ['bob']);
+      h.creators = await hooliTeam('creators', [h.creator], ['carol']);
+      h.adders = await hooliTeam('adders', [h.adder], ['erin']);
+      h.leads = await hooliTeam('leads', [h.lead], ['dave']);
+      h.vault = await hooliTeam('vault', [h.powerful], []);
+      h.plain = await hooliTeam('plain', [], []);
+    });
+
+    it('PATCH /teams/{teamid} with a role the caller does not fully hold: 403 naming what is missing, and no change', async () => {
+      const refused = await api('bob', 'PATCH', `/teams/${h.plain}`, {
+        name: 'plain-renamed',
+        description: 'by bob',
+        assignedRoleIDs: [h.powerful],
+      });
+      expect(refused.status).toBe(403);
+      for (const missing of ['edit:org', 'create_role:org', 'list:bus-token']) expect(refused.body.message).toContain(missing);
+      const plain = (await api('alice', 'GET', `/teams/${h.plain}`)).body;
+      expect(plain).toMatchObject({ name: 'plain', description: '' });
+      expect(plain).not.toHaveProperty('role_ids');
+      // His own team: the same, and the role he holds does not carry the other one through.
+      expect(await status('bob', 'PATCH', `/teams/${h.editors}`, { name: 'editors', assignedRoleIDs: [h.editor, h.powerful] })).toBe(403);
+      expect((await api('alice', 'GET', `/teams/${h.editors}`)).body.role_ids).toEqual([h.editor]);
+      expect(await status('bob', 'POST', '/authz/roles?org=hooli', { name: 'mine', permissions: [] })).toBe(403);
+      expect(await status('bob', 'GET', '/orgs/hooli/tokens/bus-tokens')).toBe(403);
+      expect(await status('bob', 'PATCH', '/orgs/hooli', { description: 'mine' })).toBe(403);
+      // What he holds he may give (every member views teams), and taking roles away gives nothing.
+      const held = await api('bob', 'PATCH', `/teams/${h.plain}`, { name: 'plain', assignedRoleIDs: [h.viewer, h.editor] });
+      expect(held.status).toBe(200);
+      expect(held.body.role_ids).toEqual([h.viewer, h.editor].sort(byId));
+      expect(await status('bob', 'PATCH', `/teams/${h.plain}`, { name: 'plain', assignedRoleIDs: [] })).toBe(200);
+      expect(await status('bob', 'PATCH', `/teams/${h.vault}`, { name: 'vault', description: 'no roles named' })).toBe(200);
+      expect((await api('alice', 'GET', `/teams/${h.vault}`)).body.role_ids).toEqual([h.powerful]);
+    });
+
+    it('POST /orgs/{orgname}/teams with a role the caller does not fully hold: 403, and no team', async () => {
+      const refused = await api('carol', 'POST', '/orgs/hooli/teams', { name: 'sneaky', type: 'general', assignedRoleIDs: [h.powerful] });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('create_role:org');
+      expect(
+        await status('carol', 'POST', '/orgs/hooli/teams', { name: 'sneaky', type: 'general', assignedRoleIDs: [h.creator, h.lead] }),
+      ).toBe(403);
+      expect(await teamNames()).not.toContain('sneaky');
+      expect(await status('carol', 'POST', '/authz/roles?org=hooli', { name: 'mine', permissions: [] })).toBe(403);
+      const held = await api('carol', 'POST', '/orgs/hooli/teams', {
+        name: 'helpers',
+        type: 'general',
+        assignedRoleIDs: [h.creator, h.viewer],
+      });
+      expect(held.status).toBe(201);
+      expect(held.body.role_ids).toEqual([h.creator, h.viewer].sort(byId));
+    });
+
+    it('adding to or joining a team that carries roles beyond the caller: 403, and the team keeps its members', async () => {
+      const put = await api('erin', 'PUT', `/teams/${h.vault}/members/erin`);
+      expect(put.status).toBe(403);
+      expect(put.body.message).toContain('list:bus-token');
+      expect(await status('erin', 'PUT', `/teams/${h.vault}/members/bob`)).toBe(403);
+      expect((await action('erin', h.vault, 'join', `?uid=${ids.erin}`, 'hooli')).status).toBe(403);
+      expect((await action('erin', h.vault, 'add', `?uid=${ids.erin}`, 'hooli')).status).toBe(403);
+      expect((await action('erin', h.vault, 'add', `?uid=${ids.bob}&uname=bob`, 'hooli')).status).toBe(403);
+      // A team whose roles carry more than she holds, even if one of them is hers.
+      const mixed = await hooliTeam('mixed', [h.adder, h.creator], []);
+      const refused = await api('erin', 'PUT', `/teams/${mixed}/members/bob`);
+      expect(refused).toMatchObject({ status: 403, body: { message: expect.stringContaining('create:team') } });
+      expect(refused.body.message).not.toContain('add:team-member');
+      expect(logins((await api('alice', 'GET', `/teams/${h.vault}/members`)).body)).toEqual([]);
+      expect(logins((await api('alice', 'GET', `/teams/${mixed}/members`)).body)).toEqual([]);
+      expect(logins((await api('alice', 'GET', `/teams/${h.adders}/members`)).body)).toEqual(['erin']);
+      expect(await status('erin', 'GET', '/orgs/hooli/tokens/bus-tokens')).toBe(403);
+      // A team without roles, or with roles she holds, she may fill.
+      expect(await status('erin', 'PUT', `/teams/${h.plain}/members/bob`)).toBe(204);
+      expect((await action('erin', h.adders, 'add', `?uid=${ids.bob}`, 'hooli')).status).toBe(200);
+      expect((await action('erin', h.plain, 'join', `?uid=${ids.erin}`, 'hooli')).status).toBe(200);
+    });
+
+    it('a holder of every permission the roles carry may give them, as owners and site admins may', async () => {
+      const made = await api('dave', 'POST', '/orgs/hooli/teams', { name: 'dave-vault', type: 'general', assignedRoleIDs: [h.powerful] });
+      expect(made.status).toBe(201);
+      const byDave = await api('dave', 'PATCH', `/teams/${made.body.id}`, { name: 'dave-vault', assignedRoleIDs: [h.powerful, h.lead] });
+      expect(byDave.status).toBe(200);
+      expect(byDave.body.role_ids).toEqual([h.powerful, h.lead].sort(byId));
+      expect(await status('dave', 'PUT', `/teams/${h.vault}/members/dave`)).toBe(204);
+      expect((await action('dave', h.vault, 'add', `?uid=${ids.carol}`, 'hooli')).status).toBe(200);
+      // Through the list:bus-token check (this organization has no bus accounts: 400).
+      expect(await status('carol', 'GET', '/orgs/hooli/tokens/bus-tokens')).not.toBe(403);
+
+      expect(await status('alice', 'PATCH', `/teams/${h.editors}`, { name: 'editors', assignedRoleIDs: [h.editor, h.powerful] })).toBe(200);
+      expect(await status('bob', 'PATCH', '/orgs/hooli', { description: 'by bob' })).toBe(200);
+      expect(
+        await status('alice', 'POST', '/orgs/hooli/teams', { name: 'owner-vault', type: 'general', assignedRoleIDs: [h.powerful] }),
+      ).toBe(201);
+      expect(await status('alice', 'PUT', `/teams/${h.vault}/members/erin`)).toBe(204);
+      expect(await status('erin', 'GET', '/orgs/hooli/tokens/bus-tokens')).not.toBe(403);
+
+      expect(await status('root', 'PATCH', `/teams/${h.adders}`, { name: 'adders', assignedRoleIDs: [h.adder, h.powerful] })).toBe(200);
+      expect(
+        await status('root', 'POST', '/orgs/hooli/teams', { name: 'admin-vault', type: 'general', assignedRoleIDs: [h.powerful] }),
+      ).toBe(201);
+      expect(await status('root', 'PUT', `/teams/${h.vault}/members/bob`)).toBe(204);
+    });
+  });
 });

@@ -135,6 +135,21 @@ export class RolesStore {
     return out;
   }
 
+  /**
+   * The permission sets of the organization's roles among `roleIds` and of those assigned to any of `teamIds`, in
+   * one statement; roles of other organizations and unknown ids are left out.
+   */
+  async permissionsOf(orgId: number, roleIds: number[], teamIds: number[]): Promise<RolePermission[][]> {
+    if (roleIds.length === 0 && teamIds.length === 0) return [];
+    const rows: Pick<RoleRow, 'permissions'>[] = await this.roles()
+      .where({ org_id: orgId })
+      .where((q) => {
+        q.whereIn('id', roleIds).orWhereIn('id', this.roleTeams().whereIn('team_id', teamIds).select('role_id'));
+      })
+      .select('permissions');
+    return rows.map((r) => normalize(r as RoleRow).permissions);
+  }
+
   /** Which of the ids are roles of the organization. */
   async idsInOrg(orgId: number, ids: number[], trx: Knex.Transaction): Promise<Set<number>> {
     if (ids.length === 0) return new Set();

@@ -3,7 +3,7 @@ import { InputError, NotFoundError, quote } from '@platform/errors';
 import type { Database } from '@platform/db';
 import { checkLengths, TEXT_LIMITS, type LengthCheck, type Logger } from '@platform/service-kit';
 import type { AuthzEngine, Tuple } from '../engine';
-import { isAssignable, roleGrantTuples } from '../permissions';
+import { assignableOf, isAssignable, roleGrantTuples } from '../permissions';
 import { isDuplicateName, RolesStore, type RolePermission, type StoredRole } from './roles-store';
 import { RowsAndTuples, tupleDiff, type TupleReader } from './unit-of-work';
 
@@ -246,6 +246,25 @@ export class Roles {
         ),
       };
     });
+  }
+
+  /**
+   * What a change would give that the user does not hold on the organization, so that no one gives more than they
+   * hold: of `permissions`, of every permission of the roles `roleIds` and of the roles the teams `teamIds` carry,
+   * those whose grant relation the user lacks there, as `action:namespace` in catalog order (empty: allowed).
+   * Owners and site admins hold every grant relation. Pairs a role may not carry and roles of other organizations
+   * count for nothing here: the write refuses them (400). One statement for the roles, one engine call.
+   */
+  async missingGrants(userId: number, orgId: number, given: { permissions: RolePermission[]; roleIds: number[]; teamIds: number[] }) {
+    assertId(userId, 'user id');
+    assertId(orgId, 'org id');
+    given.roleIds.forEach((r) => assertId(r, 'role id'));
+    given.teamIds.forEach((t) => assertId(t, 'team id'));
+    const ofRoles = await this.store.permissionsOf(orgId, unique(given.roleIds), unique(given.teamIds));
+    const carried = assignableOf([...given.permissions, ...ofRoles.flat()]);
+    if (carried.length === 0) return [];
+    const held = new Set(await this.engine.listRelations(`user:${userId}`, orgObject(orgId), unique(carried.map((p) => p.grant!))));
+    return carried.filter((p) => !held.has(p.grant!)).map((p) => p.name);
   }
 
   /** The roles of each team that has any, ascending. */

@@ -29,6 +29,7 @@ const ROLES_LIMITS = serviceLimits(authzRolesV1.RolesServiceService, {
   createRole: { description: L.description, ...permissionLimits('permissions') },
   updateRole: { description: L.description, ...permissionLimits('permissions.permissions') },
   allowedPermissions: { 'objects[].objectType': L.objectType },
+  checkGrant: permissionLimits('permissions'),
 });
 
 /** The RolesService RPCs (proto/platform/authz/v1/roles.proto). */
@@ -59,6 +60,13 @@ function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding
     allowedPermissions: async (req) => ({ objects: await allowed.of(req.userId, req.objects) }),
     assignTeamRoles: async (req) => ({ roleIds: await roles.assignTeamRoles(req.teamId, req.orgId, req.roleIds) }),
     deleteOrgRoles: async (req) => ({ roleIds: await roles.deleteOrgRoles(req.orgId) }),
+    checkGrant: async (req) => ({
+      missing: await roles.missingGrants(req.userId, req.orgId, {
+        permissions: req.permissions,
+        roleIds: req.roleIds,
+        teamIds: req.teamIds,
+      }),
+    }),
     async listTeamRoles(req) {
       const byTeam = await roles.listTeamRoles(req.teamIds);
       return { teamRoles: Object.fromEntries([...byTeam].map(([team, roleIds]) => [team, { roleIds }])) };

@@ -62,6 +62,13 @@ function checkObjectTypes(objects: { objectType: string }[]): void {
 const MEMBERSHIP: Requirement<'role'> = { on: 'org', permission: 'access:org', denied: 'org membership required' };
 const RoleId = z.object({ id: p.id });
 
+/**
+ * A role may carry only what its writer holds, and be given to teams only by whoever holds all it carries
+ * (docs/authorization.md, "No one gives more than they hold"): a new permission set is given as such; new teams
+ * alone give the role's current permissions. A name or a description, or teams taken away, give nothing.
+ */
+const ROLE_GRANTS = 'every permission the role will carry, on the organization, when `permissions` or a non-empty `teamIDs` is sent';
+
 /** Names of the principals: team names from the organization's teams, logins of users; left out when unknown. */
 async function principalNames(ctx: EdgeContext, orgId: number, teams: number[], users: number[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
@@ -147,6 +154,7 @@ export const authorizationRoutes = [
     org: 'required',
     requires: [MEMBERSHIP, { on: 'org', permission: 'create_role:org' }],
     body: { schema: CreateRoleRequest },
+    gives: { describe: ROLE_GRANTS, of: ({ body }, { org }) => ({ orgId: org.id, permissions: body.permissions, what: 'this role' }) },
     response: { status: 201, schema: RoleJson },
     async handle({ body }, { backends, org }) {
       checkRoleTexts(body);
@@ -184,6 +192,15 @@ export const authorizationRoutes = [
     target: roleOfOrg,
     requires: [MEMBERSHIP, { on: 'target', permission: 'edit:role' }],
     body: { schema: UpdateRoleRequest },
+    gives: {
+      describe: ROLE_GRANTS,
+      of: ({ body }, { org, target }) =>
+        body.permissions
+          ? { orgId: org.id, permissions: body.permissions, what: `role ${target.id}` }
+          : body.teamIDs?.length
+            ? { orgId: org.id, roleIds: [target.id], what: `role ${target.id}` }
+            : undefined,
+    },
     response: { status: 200, schema: RoleJson },
     async handle({ body }, { backends, org, target }) {
       checkRoleTexts(body);

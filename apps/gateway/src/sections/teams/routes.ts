@@ -3,7 +3,7 @@ import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/err
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/service-kit';
 import * as p from '../../params';
-import { sectionRoutes, type EdgeContext, type Route } from '../../route';
+import { sectionRoutes, type EdgeContext, type Grant, type Route } from '../../route';
 import { orgInPath, teamInPath } from '../../targets';
 import { UserJson, userJson } from '../identity/presenters';
 import { requirePermission } from '../organizations/routes';
@@ -101,6 +101,26 @@ async function removeMember(ctx: EdgeContext, team: orgsTeamsOrgsV1.Team, user: 
   }
 }
 
+/**
+ * Putting a user into a team gives them the team's custom roles: whoever does it must hold every permission those
+ * roles carry (docs/authorization.md, "No one gives more than they hold"); a team without roles gives nothing.
+ */
+const TEAM_ROLES = {
+  describe: 'every permission of the custom roles of team `{teamid}`, on its organization',
+  of: (_input: unknown, { target }: { target: orgsTeamsOrgsV1.Team }): Grant => ({
+    orgId: target.organization!.id,
+    teamIds: [target.id],
+    what: `putting a user into team ${target.name}`,
+  }),
+};
+
+/** Giving a team custom roles (`assignedRoleIDs`) takes holding every permission they carry; `[]` gives nothing. */
+const ASSIGNED_ROLES = {
+  describe: 'every permission of the roles in `assignedRoleIDs`, on the organization',
+  of: (orgId: number, roleIds: number[] | undefined): Grant | undefined =>
+    roleIds?.length ? { orgId, roleIds, what: 'assignedRoleIDs' } : undefined,
+};
+
 const TEAM_ACTIONS = ['join', 'leave', 'remove', 'add'] as const;
 
 /**
@@ -119,6 +139,7 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
     query: z.object({ uid: p.id, uname: z.string().optional() }),
     target: teamInPath,
     requires: [{ on: 'target', permission: `${action}:team` }],
+    ...((action === 'join' || action === 'add') && { gives: TEAM_ROLES }),
     handlerChecks: [...(self ? ['uid must be the caller (403)'] : []), ...(action === 'leave' ? [] : [OWNERS_ONLY])],
     response: { status: 200 },
     async handle({ query }, ctx) {
@@ -163,6 +184,7 @@ export const teamRoutes: Route[] = [
     target: orgInPath,
     requires: [{ on: 'target', permission: 'create:team' }],
     body: { schema: CreateTeamOption },
+    gives: { describe: ASSIGNED_ROLES.describe, of: ({ body }, { target }) => ASSIGNED_ROLES.of(target.id, body.assignedRoleIDs) },
     response: { status: 201, schema: TeamJson },
     async handle({ body }, { backends, target }) {
       checkTeamTexts(body);
@@ -212,6 +234,10 @@ export const teamRoutes: Route[] = [
     target: teamInPath,
     requires: [{ on: 'target', permission: 'edit:team' }],
     body: { schema: EditTeamOption },
+    gives: {
+      describe: ASSIGNED_ROLES.describe,
+      of: ({ body }, { target }) => ASSIGNED_ROLES.of(target.organization!.id, body.assignedRoleIDs),
+    },
     response: { status: 200, schema: TeamJson },
     async handle({ body }, { backends, target }) {
       checkTeamTexts(body);
@@ -278,6 +304,7 @@ export const teamRoutes: Route[] = [
     query: z.object({ autoConnectClusters: z.enum(['true', 'false'], { error: 'must be true or false' }).optional() }),
     target: teamInPath,
     requires: [{ on: 'target', permission: 'add:team-member' }],
+    gives: TEAM_ROLES,
     handlerChecks: [OWNERS_ONLY],
     response: { status: 204 },
     async handle({ params, query }, ctx) {
