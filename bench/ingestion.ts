@@ -9,7 +9,8 @@
  *   embedded   — the in-process bus and the embedded database (PGlite, what `npm start` runs)
  * Reports are a third each license usage, resource events and usage samples of one hub's clusters, signed
  * with its key (sealed before the clock starts: sealing is the member cluster's cost). The bus-account lookup
- * is an in-memory stand-in (orgs-teams and clusters are asked once per batch per key in production).
+ * is an in-memory stand-in (orgs-teams and clusters are asked once per batch per key in production), and so are
+ * the licensing records reports are attributed from (contracts-licensing is asked once per batch in production).
  * Prints progress to stderr, JSON to stdout, and writes its block in docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
@@ -49,14 +50,14 @@ function reports(n: number) {
     if (kind === 'license-usage')
       sealed = seal(
         kind,
-        { userId: 7 + (i % 50), clusterUid: clusterUID, licenseId: `lic-${i % 20}`, product: 'productdb', receivedAtMs: at },
+        { userId: 2, clusterUid: clusterUID, licenseId: `lic-${i % 20}`, product: 'productdb', receivedAtMs: at },
         signer,
       );
     else if (kind === 'resource-event')
       sealed = seal(
         kind,
         {
-          userId: 7,
+          userId: 2,
           clusterUid: clusterUID,
           licenseId: 'lic-1',
           product: 'productdb',
@@ -77,7 +78,7 @@ function reports(n: number) {
           product: 'productdb',
           contractId: 0,
           licenseId: 'lic-1',
-          userId: 7,
+          userId: 2,
           clusterUid: clusterUID,
           clusterName: 'hub-1',
           hosting: 'aws',
@@ -148,7 +149,11 @@ async function benchMode(mode: 'jetstream' | 'in-process' | 'embedded'): Promise
   if (agent) await publish(agent);
   progress(`${mode}: starting billing-dashboard`);
   const app: RunningService = await startApp(
-    createBillingDashboardApp({ busAccountLookup: directory, ingestion: { durablePrefix: `bench-${clusterUID.slice(0, 8)}`, clusterUID } }),
+    createBillingDashboardApp({
+      busAccountLookup: directory,
+      licensingRecords: { issuedLicenses: async () => [], contractsBinding: async () => [] },
+      ingestion: { durablePrefix: `bench-${clusterUID.slice(0, 8)}`, clusterUID },
+    }),
     env,
   );
   const applied = async () => Number((await app.ctx.db!.table('agent_seen_messages').count({ n: '*' }))[0].n);

@@ -46,7 +46,7 @@ if [ "$app" = cli ]; then
 fi
 
 if [ "$app" = migrate ]; then
-  # Each app applies only its own schema's migrations (the gateway has none and exits at once).
+  # Each app applies only its own schema's migrations.
   for each in ${*:-$APPS}; do
     case " $APPS " in
       *" $each "*) ;;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
 /**
- * Custom roles (spec section 4.1): a role of an organization bundles assignable permissions and is assigned
+ * Custom roles: a role of an organization bundles assignable permissions and is assigned
  * to teams. The rows are the record; the tuples in `tuples` make them effective (apps/authz/src/roles).
  */
 export const roles: Migration = {

@@ -42,7 +42,7 @@ interface Row {
 // The table. Site-admin permissions live on the site object and are never assignable; organization-level
 // permissions are, except deleting the organization, which stays with its owners.
 const TABLE: Row[] = [
-  // Organizations (spec 4.13, 4.8).
+  // Organizations.
   { name: 'edit:org', objectType: 'organization', relation: 'edit', description: 'Edit the organization', role: true },
   { name: 'delete:org', objectType: 'organization', relation: 'delete', description: 'Delete the organization' },
   { name: 'admin:org', objectType: 'organization', relation: 'admin', description: 'Administer organization membership', role: true },
@@ -53,7 +53,7 @@ const TABLE: Row[] = [
     description: 'Edit the branding options',
     role: true,
   },
-  // "Org membership required" of the spec's route descriptions (4.1, 4.13, 4.14): the member relation.
+  // "Org membership required" of the spec's route descriptions: the member relation.
   { name: 'member:org', objectType: 'organization', relation: 'member', description: 'Be a member of the organization' },
   // Not in the spec: the membership gate of the /authz routes, which site admins pass too.
   {
@@ -69,7 +69,7 @@ const TABLE: Row[] = [
     relation: 'manage_owners',
     description: 'Change the owners of the organization',
   },
-  // Custom roles (spec 4.1).
+  // Custom roles.
   {
     name: 'create_role:org',
     objectType: 'organization',
@@ -96,7 +96,7 @@ const TABLE: Row[] = [
     role: 'view_role_principals',
     with: ['view:role'],
   },
-  // Teams (spec 4.14).
+  // Teams.
   { name: 'list:team', objectType: 'organization', relation: 'list_team', description: 'List the teams', role: true },
   {
     name: 'create:team',
@@ -145,7 +145,7 @@ const TABLE: Row[] = [
   },
   { name: 'list:team-members', objectType: 'team', relation: 'list_members', description: 'List team members', role: 'view_team' },
   { name: 'view:team-member', objectType: 'team', relation: 'view_member', description: 'View a team member', role: 'view_team' },
-  // Avatar, sync tokens, access tokens and message-bus tokens (spec 4.13).
+  // Avatar, sync tokens, access tokens and message-bus tokens.
   { name: 'view:avatar', objectType: 'organization', relation: 'view_avatar', description: 'View the avatar', role: true },
   {
     name: 'update:avatar',
@@ -204,7 +204,7 @@ const TABLE: Row[] = [
     role: true,
     with: ['list:bus-token'],
   },
-  // The organization's contracts and clusters (spec 4.3, 4.4).
+  // The organization's contracts and clusters.
   {
     name: 'view_contracts:contract_mgmt',
     objectType: 'organization',
@@ -243,7 +243,7 @@ const TABLE: Row[] = [
     role: 'issue_license',
     with: ['view_contracts:contract_mgmt?'],
   },
-  // Site administration: contracts (4.3), usage and dashboard (4.5, 4.6), site settings (4.8).
+  // Site administration: contracts, usage and dashboard, site settings.
   ...siteAdmin([
     ['view_contracts', 'View all contracts'],
     ['create_contracts', 'Create contracts'],
@@ -265,7 +265,7 @@ const TABLE: Row[] = [
   ]),
   // Site administration itself: the Gitea-compatible admin routes (POST /admin/users).
   { name: 'admin:site', objectType: 'site', relation: 'admin', description: 'Administer the site (create users)' },
-  // Client organizations (spec 4.2).
+  // Client organizations.
   {
     name: 'Organization_SiteAdminCanViewClientOrg',
     objectType: 'site',

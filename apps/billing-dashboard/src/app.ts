@@ -5,6 +5,7 @@ import { migrations } from '../migrations';
 import { billingDashboardEnv } from './config';
 import { ResourceEvents } from './events/events';
 import { resourceEventsService } from './events/service';
+import { licensingRecordsAt, type LicensingRecords } from './ingestion/attribution';
 import { busAccountDirectory } from './ingestion/bus-accounts';
 import { startIngestionConsumers } from './ingestion/consumer';
 import { Ingestion, openWithAccounts } from './ingestion/ingestion';
@@ -25,6 +26,12 @@ export interface BillingDashboardDeps {
    * ORGS_TEAMS_GRPC_ADDR) and clusters' `ClustersService.GetCluster` (at CLUSTERS_GRPC_ADDR); tests give their own.
    */
   busAccountLookup?: AccountLookup & { forBatch?(): AccountLookup };
+  /**
+   * Where agent-report ingestion finds the licenses the platform issued and the contracts binding a cluster, which
+   * a report's user and contract are attributed from. By default contracts-licensing's `GetIssuedLicenses` and
+   * `ListContracts` (at CONTRACTS_LICENSING_GRPC_ADDR); tests give their own.
+   */
+  licensingRecords?: LicensingRecords;
   /** Consumer options for tests: durable name prefix, and one cluster's reports only. */
   ingestion?: { durablePrefix?: string; clusterUID?: string; maxBatch?: number };
 }
@@ -40,6 +47,9 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
       const lookup = deps.busAccountLookup
         ? { directory: deps.busAccountLookup, close: () => {} }
         : busAccountDirectory({ orgsTeams: config.ORGS_TEAMS_GRPC_ADDR, clusters: config.CLUSTERS_GRPC_ADDR });
+      const licensing = deps.licensingRecords
+        ? { records: deps.licensingRecords, close: () => {} }
+        : licensingRecordsAt(config.CONTRACTS_LICENSING_GRPC_ADDR);
       return startService(
         {
           name: 'billing-dashboard',
@@ -48,7 +58,7 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
           // Consumes agent reports (docs/billing-ingestion.md); readiness follows the bus connection.
           bus: true,
           grpc: async (svc) => {
-            const ingestion = new Ingestion(svc.db!, openWithAccounts(lookup.directory), svc.log);
+            const ingestion = new Ingestion(svc.db!, openWithAccounts(lookup.directory), licensing.records, svc.log);
             stopIngestion = await startIngestionConsumers(svc.bus!, ingestion, { ...deps.ingestion, log: svc.log });
             stopPruning = ingestion.pruneSeenPeriodically();
             return [
@@ -65,6 +75,7 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
             stopPruning?.();
             await stopIngestion?.().catch(() => {});
             lookup.close();
+            licensing.close();
           },
         },
         config,

@@ -2,24 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { createUser, type KeyPair } from 'nkeys.js';
 import { seal, toBusPayload, type AccountLookup } from '@platform/agent-protocol';
 import { agentV1 } from '@platform/proto';
+import type { BindingContract, IssuedLicenseRecord, LicensingRecords } from '../src/ingestion/attribution';
 
-/** A member cluster for tests: its key, a lookup that knows it, and builders of its sealed reports. */
-export function testCluster() {
+/**
+ * A member cluster for tests: its key, a lookup that knows it (its bus account held by organization `ownerId`,
+ * default 2), and builders of its sealed reports, which name the owner as their user as an honest agent's do.
+ */
+export function testCluster(opts: { ownerId?: number } = {}) {
+  const ownerId = opts.ownerId ?? 2;
   const clusterUID = randomUUID();
   const keys: KeyPair = createUser();
   const accounts: AccountLookup = {
-    accountOf: async (pub) => (pub === keys.getPublicKey() ? { busPubKey: pub, revoked: false, id: 1, ownerId: 2 } : undefined),
+    accountOf: async (pub) => (pub === keys.getPublicKey() ? { busPubKey: pub, revoked: false, id: 1, ownerId } : undefined),
     mayReportFor: async (_account, uid) => uid === clusterUID,
   };
   const usage = (receivedAtMs: number): agentV1.LicenseUsage => ({
-    userId: 7,
+    userId: ownerId,
     clusterUid: clusterUID,
     licenseId: 'lic-1',
     product: 'productdb',
     receivedAtMs,
   });
   const event = (version: number, over: Partial<agentV1.ResourceEvent> = {}): agentV1.ResourceEvent => ({
-    userId: 7,
+    userId: ownerId,
     clusterUid: clusterUID,
     licenseId: 'lic-1',
     product: 'productdb',
@@ -36,7 +41,7 @@ export function testCluster() {
     product: 'productdb',
     contractId: 0,
     licenseId: 'lic-1',
-    userId: 7,
+    userId: ownerId,
     clusterUid: clusterUID,
     clusterName: 'hub-1',
     hosting: 'aws',
@@ -58,7 +63,30 @@ export function testCluster() {
     ],
     ...over,
   });
-  return { clusterUID, keys, accounts, usage, event, sample };
+  return { clusterUID, ownerId, keys, accounts, usage, event, sample };
+}
+
+/**
+ * contracts-licensing's records for tests: the licenses issued and the contracts binding clusters, as given (none by
+ * default; push to them as a test goes), and how many times each was asked.
+ */
+export function testLicensing(
+  known: { issued?: IssuedLicenseRecord[]; bindings?: { ownerId: number; clusterUID: string; contract: BindingContract }[] } = {},
+) {
+  const issued = known.issued ?? [];
+  const bindings = known.bindings ?? [];
+  const asked = { issuedLicenses: 0, contractsBinding: 0 };
+  const records: LicensingRecords = {
+    issuedLicenses: async (serials) => {
+      asked.issuedLicenses++;
+      return issued.filter((l) => serials.includes(l.serial));
+    },
+    contractsBinding: async (ownerId, clusterUID) => {
+      asked.contractsBinding++;
+      return bindings.filter((b) => b.ownerId === ownerId && b.clusterUID === clusterUID).map((b) => b.contract);
+    },
+  };
+  return { records, issued, bindings, asked };
 }
 
 /** A sealed envelope as the bus carries it, with its signature broken (one bit flipped). */

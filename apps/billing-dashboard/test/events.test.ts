@@ -19,7 +19,7 @@ const PG_KEY = 'kubedb.com/postgreses/db/pg-1';
 const REDIS_KEY = 'kubedb.com/redises/db/rd-1';
 const PG_ID = { group: 'kubedb.com', kind: 'Postgres', namespace: 'db', name: 'pg-1' };
 
-describe('licensed-resource events and the resource history (spec 4.6, docs/resource-events.md)', () => {
+describe('licensed-resource events and the resource history (docs/resource-events.md)', () => {
   let db: Database;
   let drop: () => Promise<void>;
   let bus: InProcessBus;
@@ -110,23 +110,25 @@ describe('licensed-resource events and the resource history (spec 4.6, docs/reso
       const hours = 20 * 24 - 4;
       expect(r.durationHours).toBeCloseTo(hours, 9);
       expect(r.averagePerHour).toBeCloseTo(4 / hours, 12);
-      // Two resources, two objects: no one resource or identity to name.
-      expect(r).toMatchObject({ group: 'kubedb.com', resource: null, resourceId: null });
+      // Two resources, two objects: no one resource, identity or key to name.
+      expect(r).toMatchObject({ group: 'kubedb.com', resource: null, resourceId: null, key: null });
     });
 
     it('filters by resource and by rid (the resource-history key), naming the object of one key', async () => {
       const byResource = await events.report(PRODUCT, { group: 'kubedb.com', resource: 'postgreses', rid: '' });
       expect(byResource).toMatchObject({ total: 3, group: 'kubedb.com', resource: 'postgreses' });
       expect(byResource.resourceId).toEqual({ ...PG_ID, version: 3 });
+      // Every event it counted is of one object: its key names it, as a rid would.
+      expect(byResource.key).toBe(PG_KEY);
       const byKey = await events.report(PRODUCT, { group: '', resource: '', rid: PG_KEY });
-      expect(byKey).toMatchObject({ total: 3, resource: 'postgreses' });
+      expect(byKey).toMatchObject({ total: 3, resource: 'postgreses', key: PG_KEY });
       expect(byKey.durationHours).toBeCloseTo(20 * 24 - 4, 9);
       expect((await events.report(PRODUCT, { group: 'other.io', resource: '', rid: '' })).total).toBe(0);
     });
 
     it('answers 0 hours and 0 events per hour for one event, and no NaN for none', async () => {
       const one = await events.report(PRODUCT, { group: '', resource: 'redises', rid: '' });
-      expect(one).toMatchObject({ total: 1, durationHours: 0, averagePerHour: 0, resource: 'redises' });
+      expect(one).toMatchObject({ total: 1, durationHours: 0, averagePerHour: 0, resource: 'redises', key: REDIS_KEY });
       expect(one.eventTimes.map((t) => t.getTime())).toEqual([NOW - 48 * H]);
       const none = await events.report(PRODUCT, { group: '', resource: '', rid: 'no/such/key' });
       expect(none).toEqual({
@@ -134,6 +136,7 @@ describe('licensed-resource events and the resource history (spec 4.6, docs/reso
         group: null,
         resource: null,
         resourceId: null,
+        key: 'no/such/key',
         eventTimes: [],
         durationHours: 0,
         averagePerHour: 0,

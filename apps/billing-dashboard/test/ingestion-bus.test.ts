@@ -8,7 +8,7 @@ import { migrations } from '../migrations';
 import { createBillingDashboardApp } from '../src/app';
 import { durableName, startIngestionConsumers } from '../src/ingestion/consumer';
 import { Ingestion, openWithAccounts } from '../src/ingestion/ingestion';
-import { seal, testCluster, toBusPayload, withBadSignature } from './agent-reports';
+import { seal, testCluster, testLicensing, toBusPayload, withBadSignature } from './agent-reports';
 
 /**
  * The app's durable JetStream consumers against real NATS and Postgres: a report delivered three times is
@@ -27,6 +27,7 @@ describe('billing-dashboard ingests agent reports from JetStream', () => {
     app = await startAppForTest(
       createBillingDashboardApp({
         busAccountLookup: cluster.accounts,
+        licensingRecords: testLicensing().records,
         ingestion: { durablePrefix, clusterUID },
       }),
     );
@@ -82,15 +83,17 @@ describe('billing-dashboard ingests agent reports from JetStream', () => {
     const refusedBefore = await metric('billing_agent_reports_total{kind="license-usage",outcome="refused"}');
     const bad = withBadSignature(toBusPayload(seal('license-usage', cluster.usage(Date.UTC(2027, 0, 1)), keys)));
     await bus.publish(subjectOf(clusterUID, 'license-usage'), bad);
-    // A marker after it: a different user, so it adds its own row.
+    // A marker after it: another license, so it adds its own row.
     await bus.publish(
       subjectOf(clusterUID, 'license-usage'),
-      toBusPayload(seal('license-usage', { ...cluster.usage(Date.UTC(2026, 5, 21)), userId: 8 }, keys)),
+      toBusPayload(seal('license-usage', { ...cluster.usage(Date.UTC(2026, 5, 21)), licenseId: 'lic-2' }, keys)),
     );
-    await eventually(async () => (await count('licensed_products', { user_id: 8 })) === 1, 15_000);
+    await eventually(async () => (await count('licensed_products', { license_id: 'lic-2' })) === 1, 15_000);
     expect(await seenIds()).toBe(before + 1);
     expect(await metric('billing_agent_reports_total{kind="license-usage",outcome="refused"}')).toBe(refusedBefore + 1);
-    expect(await db.table('licensed_products').where({ user_id: 7 }).pluck('last_received_at')).toEqual([new Date(Date.UTC(2026, 5, 20))]);
+    expect(await db.table('licensed_products').where({ license_id: 'lic-1' }).pluck('last_received_at')).toEqual([
+      new Date(Date.UTC(2026, 5, 20)),
+    ]);
   });
 
   it('redelivers a report that failed to apply, and applies it once later', async () => {
@@ -131,7 +134,10 @@ describe('billing ingestion consumers on the in-process bus', () => {
     await db.migrate(migrations);
     bus = new InProcessBus();
     const log = { warn: () => {}, debug: () => {}, info: () => {}, error: (obj: object) => void errors.push(obj) };
-    stop = await startIngestionConsumers(bus, new Ingestion(db, openWithAccounts(cluster.accounts), log), { log, clusterUID });
+    stop = await startIngestionConsumers(bus, new Ingestion(db, openWithAccounts(cluster.accounts), testLicensing().records, log), {
+      log,
+      clusterUID,
+    });
   });
   afterAll(async () => {
     await stop?.();

@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '@platform/db';
 import { createTestDatabase, eventually } from '@platform/testing';
 import { migrations } from '../migrations';
 import { Ingestion, openWithAccounts, sampleRows } from '../src/ingestion/ingestion';
-import { seal, testCluster, toBusPayload, withBadSignature } from './agent-reports';
+import { seal, testCluster, testLicensing, toBusPayload, withBadSignature } from './agent-reports';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
 
@@ -19,7 +19,7 @@ describe('billing ingestion: verified reports applied once in one transaction wi
     drop = test.drop;
     db = await openDatabase({ url: test.url, dataDir: '', schema: 'billing' });
     await db.migrate(migrations);
-    ingestion = new Ingestion(db, openWithAccounts(cluster.accounts), quiet);
+    ingestion = new Ingestion(db, openWithAccounts(cluster.accounts), testLicensing().records, quiet);
   });
   afterAll(async () => {
     await db?.close();
@@ -38,7 +38,7 @@ describe('billing ingestion: verified reports applied once in one transaction wi
     const rows = await db.table('licensed_products').select();
     expect(rows).toEqual([
       {
-        user_id: 7,
+        user_id: cluster.ownerId,
         cluster_uid: clusterUID,
         license_id: 'lic-1',
         product: 'productdb',
@@ -164,7 +164,7 @@ describe('billing ingestion: verified reports applied once in one transaction wi
     expect(done).toEqual([true, true, true, true, true]);
     // Two new ids; the row widened by both (the two usages of one key merged in one statement).
     expect(await seen()).toBe(before + 2);
-    const row = await db.table('licensed_products').where({ user_id: 7, license_id: 'lic-1', product: 'productdb' }).first();
+    const row = await db.table('licensed_products').where({ user_id: cluster.ownerId, license_id: 'lic-1', product: 'productdb' }).first();
     expect(row.first_received_at).toEqual(new Date(Date.UTC(2025, 0, 1)));
     expect(row.last_received_at).toEqual(new Date(Date.UTC(2027, 5, 1)));
   });
@@ -194,6 +194,7 @@ describe('billing ingestion: verified reports applied once in one transaction wi
     const failing = new Ingestion(
       db,
       openWithAccounts({ accountOf: async () => Promise.reject(new Error('orgs-teams unavailable')), mayReportFor: async () => true }),
+      testLicensing().records,
       quiet,
     );
     const message = toBusPayload(seal('license-usage', cluster.usage(Date.UTC(2026, 5, 11)), keys));

@@ -9,7 +9,7 @@ const B = '0b7d4c1e-0000-4000-8000-00000000000b';
 const at = (day: number) => new Date(Date.UTC(2026, 5, day));
 const unix = (day: number) => at(day).getTime() / 1000;
 
-describe('licensed users, clusters, licenses and products (spec 4.6)', () => {
+describe('licensed users, clusters, licenses and products', () => {
   let db: Database;
   let drop: () => Promise<void>;
   let licensed: LicensedUsage;

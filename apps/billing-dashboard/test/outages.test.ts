@@ -4,7 +4,7 @@ import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../migrations';
 import { Outages, type OutageInput } from '../src/outages/outages';
 
-describe('system outages (spec 4.6, docs/system-outages.md)', () => {
+describe('system outages (docs/system-outages.md)', () => {
   let db: Database;
   let drop: () => Promise<void>;
   let outages: Outages;

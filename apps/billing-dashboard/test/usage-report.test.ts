@@ -8,7 +8,7 @@ import { UsageReports } from '../src/usage-report/usage-report';
 import { testCluster } from './agent-reports';
 
 /**
- * The usage-report views (spec 4.5) over a few samples whose numbers are worked out by hand below, one of them
+ * The usage-report views over a few samples whose numbers are worked out by hand below, one of them
  * crossing the September/October boundary (ingestion splits it, so each month gets its share).
  */
 describe('usage reports', () => {

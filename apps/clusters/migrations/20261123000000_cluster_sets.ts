@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
 /**
- * Cluster sets (spec 4.12, docs/cluster-sets.md): named groups of a hub's managed clusters, who holds which
+ * Cluster sets (docs/cluster-sets.md): named groups of a hub's managed clusters, who holds which
  * role-ref on a set, and the hub namespaces bound to sets. A managed cluster is in at most one set (the
  * primary key of cluster_set_members on cluster_id), as a ManagedClusterSet of the multi-cluster manager.
  */

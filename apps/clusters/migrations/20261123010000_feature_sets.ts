@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
 /**
- * Feature sets of cluster sets (spec 4.12, docs/cluster-sets.md): the release a set pins, the features installed
+ * Feature sets of cluster sets (docs/cluster-sets.md): the release a set pins, the features installed
  * on it with the feature set's values, a member cluster's own values, and the generation of each hub's desired
  * state last sent to its agent.
  */

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
 /**
- * Client organizations (spec 4.2, docs/client-organizations.md): the organization a site admin made for a client, the hub it
+ * Client organizations (docs/client-organizations.md): the organization a site admin made for a client, the hub it
  * is served from, the spokes imported for it, and the status of their asynchronous cleanup.
  */
 export const clientOrgs: Migration = {

@@ -7,6 +7,10 @@ export function clustersService(clusters: Clusters): ServiceBinding<typeof clust
   return bindService(clustersV1.ClustersServiceService, {
     getVersion: async () => versionOf('clusters'),
     createHub: (req, ctx) => clusters.createHub(req, ctx),
+    checkNewHub: async (req) => {
+      await clusters.checkNewHub(req);
+      return {};
+    },
     listHubs: async (req) => ({ clusters: await clusters.listHubs(req.ownerType, req.ownerId) }),
     getHub: (req) => clusters.getHub(req.ownerType, req.ownerId, req.name),
     getCluster: (req) => clusters.getCluster(req.uid),

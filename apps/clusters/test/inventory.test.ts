@@ -73,6 +73,35 @@ describe('ClustersService', () => {
     expect(elsewhere.ownerId).toBe(OTHER_ORG);
   });
 
+  it('checks a new hub as CreateHub would (400, 409 with the same words whoever has the uid) and records nothing', async () => {
+    const check = (name: string, extra: Partial<clustersV1.CreateHubRequest> = {}) => clusters.checkNewHub(hubRequest(ORG, name, extra));
+    const count = async () => Number((await table('clusters').count({ n: '*' }))[0].n);
+    const tuples = authz.tuples.size;
+    const rows = await count();
+
+    await expect(check('fresh', { uid: '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a' })).resolves.toEqual({});
+    await expect(check('fresh')).resolves.toEqual({});
+    await expect(check('prod-east')).rejects.toMatchObject({ kind: 'conflict', message: 'a cluster named "prod-east" already exists' });
+    // OTHER_ORG's hub and this owner's own: the same refusal, naming neither owner nor cluster.
+    const theirs = (await clusters.getHub({ ownerType: 'organization', ownerId: OTHER_ORG, name: 'prod-east' })).uid;
+    await expect(check('fresh', { uid: theirs.toUpperCase() })).rejects.toMatchObject({
+      kind: 'conflict',
+      message: `a cluster with uid ${theirs} already exists`,
+    });
+    await expect(check('fresh', { uid: HUB_UID })).rejects.toMatchObject({
+      kind: 'conflict',
+      message: `a cluster with uid ${HUB_UID} already exists`,
+    });
+    for (const bad of [{ uid: 'not-a-uuid' }, { statusJson: '[1]' }, { ownerId: 0 }, { nodeCount: -1 }, { provider: 'x'.repeat(65) }]) {
+      await expect(check('fresh', bad)).rejects.toMatchObject({ kind: 'input' });
+    }
+    await expect(check('Not_A_Label')).rejects.toMatchObject({ kind: 'input' });
+
+    expect(await count()).toBe(rows);
+    expect(authz.tuples.size).toBe(tuples);
+    await expect(clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'fresh' })).rejects.toMatchObject({ kind: 'not-found' });
+  });
+
   it('lets exactly one of two racing creates of the same name through; the other is 409', async () => {
     const results = await Promise.allSettled([hub('racer'), hub('racer')]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -130,7 +159,7 @@ describe('ClustersService', () => {
   describe('with managed clusters, namespaces and features reported', () => {
     const SPOKE_UID = '1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5';
     beforeAll(async () => {
-      // What inventory ingestion (issue 11, item 5) will write; here the rows go in directly.
+      // What inventory ingestion will write; here the rows go in directly.
       const [{ id: hubId }] = await table('clusters').where({ uid: HUB_UID }).select('id');
       const [spoke] = await table('clusters')
         .insert([

@@ -121,6 +121,37 @@ describe('Contracts', () => {
     expect((await contracts.list({ ownerId: 0 })).length).toBe(before);
   });
 
+  it('takes the product’s quota metrics and the hour-based ones, each kept as sent; an unknown one is 400', async () => {
+    const quota = (metric: string) => ({ enabled: true, metric, limit: 100, alertThresholds: [80], disableLicenseOnLimitReached: false });
+    for (const metric of [
+      'cpu_core_month',
+      'memory_gib_month',
+      'cpu-core-hours',
+      'memory-gib-hours',
+      'storage-gib-hours',
+      'object-hours',
+    ]) {
+      const [made] = await create({ fields: fields({ quota: quota(metric) }) });
+      expect(toContract(made).quota).toEqual(quota(metric));
+      expect(toContract(await contracts.get(made.contract.id, ORG)).quota?.metric).toBe(metric);
+    }
+    for (const metric of ['cpu-core-month', 'CPU_CORE_MONTH', 'storage_gib_month'])
+      await expect(create({ fields: fields({ quota: quota(metric) }) })).rejects.toThrow(
+        new InputError(
+          'quota.metric: must be one of cpu_core_month, memory_gib_month, cpu-core-hours, memory-gib-hours, storage-gib-hours, object-hours',
+        ),
+      );
+    // Renamed on update too, and answered as sent.
+    const [{ contract }] = await create();
+    const updated = await contracts.update({
+      id: contract.id,
+      ownerId: 0,
+      fields: fields({ quota: quota('memory_gib_month') }),
+      actor: 'root',
+    });
+    expect(toContract(updated).quota?.metric).toBe('memory_gib_month');
+  });
+
   it('updates the fields given, replaces the document, extends, and records each change', async () => {
     const [{ contract }] = await create({ document: { fileName: 'a.pdf', contentType: 'application/pdf', content: Buffer.from('old') } });
     const oldPath = contract.document_path;

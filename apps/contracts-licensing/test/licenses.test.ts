@@ -53,9 +53,11 @@ describe('Licenses', () => {
   let authority: LicenseAuthority;
   let contracts: Contracts;
   let licenses: Licenses;
+  /** Core-hours and GiB-hours of memory the bound clusters reported. */
   let used = 0;
+  let usedMemory = 0;
   const usage: UsageSource = {
-    usage: async () => ({ 'cpu-core-hours': used, 'memory-gib-hours': 0, 'storage-gib-hours': 0, 'object-hours': 0 }),
+    usage: async () => ({ cpuCoreHours: used, memoryGibHours: usedMemory, storageGibHours: 0, objectHours: 0 }),
   };
 
   beforeAll(async () => {
@@ -140,6 +142,41 @@ describe('Licenses', () => {
     await expect(issue()).rejects.toBeInstanceOf(NotAllowedError);
     expect((await events(c.id)).filter((e) => e.startsWith('quota-threshold-crossed'))).toHaveLength(3);
     used = 0;
+  });
+
+  it('counts the product’s month metrics in core-months and GiB-months (hours over 730), named as the contract names them', async () => {
+    const cpu = await contract({
+      quota: { enabled: true, metric: 'cpu_core_month', limit: 100, alertThresholds: [50, 80, 90], disableLicenseOnLimitReached: true },
+    });
+    const ccCpu = await bind(cpu.id, SPOKE);
+    const issueCpu = () => licenses.issueForBinding({ contractId: cpu.id, ccId: ccCpu.id, ownerId: ORG, actor: 'alice', ownerEmail: '' });
+    // 85 core-months of use; read as core-hours it would be 62,050 times the limit.
+    used = 85 * 730;
+    await issueCpu();
+    expect((await events(cpu.id)).filter((e) => e.startsWith('quota-threshold-crossed'))).toEqual([
+      'quota-threshold-crossed: 50% of 100 cpu_core_month (used 85.00)',
+      'quota-threshold-crossed: 80% of 100 cpu_core_month (used 85.00)',
+    ]);
+    used = 100 * 730;
+    await expect(issueCpu()).rejects.toThrow(
+      new NotAllowedError(`contract ${cpu.id} has used its quota: 100.00 of 100 cpu_core_month; licenses are disabled until it is raised`),
+    );
+    used = 0;
+
+    const memory = await contract({
+      quota: { enabled: true, metric: 'memory_gib_month', limit: 2, alertThresholds: [50], disableLicenseOnLimitReached: true },
+    });
+    const ccMemory = await bind(memory.id, SPOKE);
+    const issueMemory = () =>
+      licenses.issueForBinding({ contractId: memory.id, ccId: ccMemory.id, ownerId: ORG, actor: 'alice', ownerEmail: '' });
+    usedMemory = 730; // one GiB-month: half the limit
+    await issueMemory();
+    expect((await events(memory.id)).filter((e) => e.startsWith('quota-threshold-crossed'))).toEqual([
+      'quota-threshold-crossed: 50% of 2 memory_gib_month (used 1.00)',
+    ]);
+    usedMemory = 2 * 730;
+    await expect(issueMemory()).rejects.toThrow(/used its quota: 2\.00 of 2 memory_gib_month/);
+    usedMemory = 0;
   });
 
   it('issues for a cluster from the owner’s contract that has it bound, or one that auto-assigns it', async () => {
@@ -240,6 +277,12 @@ describe('Licenses', () => {
     // A valid license for a cluster the platform does not know: 400.
     const airgapped = await licenses.issueForBinding({ contractId: c.id, ccId: offlineCc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
     await expect(register({ license: airgapped.license, clusterUid: AIRGAPPED })).rejects.toThrow(/not registered/);
+    // The cluster is asked about before the license is read: an unknown one is 400 whatever the license holds.
+    for (const bad of [Buffer.from('not a certificate'), tampered, Buffer.alloc(0)])
+      await expect(register({ license: bad, clusterUid: AIRGAPPED })).rejects.toThrow(
+        new InputError(`cluster ${AIRGAPPED} is not registered with the platform`),
+      );
+    await expect(register({ license: tampered, clusterUid: AIRGAPPED.toUpperCase() })).rejects.toBeInstanceOf(InputError);
 
     await contracts.revoke(c.id, 0, 'root');
     await expect(register()).rejects.toMatchObject({ reason: 'revoked' });

@@ -1,10 +1,13 @@
 import { gatewayV1 } from '@platform/proto';
 import { bindService, busCheck, defineApp, startService, versionOf } from '@platform/service-kit';
+import { migrations } from '../migrations';
+import { addressFailureLimits } from './authentication';
 import { closeBackends, connectBackends } from './backends';
 import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { backendChecks } from './operations';
 import { ROUTES } from './sections';
+import { SharedSignInFailures } from './sign-in-failures';
 import { TokenCache } from './token-cache';
 
 /** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
@@ -15,24 +18,30 @@ function startGateway(config: GatewayConfig) {
   const checks = backendChecks(config);
   const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
   let unfollow: (() => Promise<void>) | undefined;
+  let addressFailures: SharedSignInFailures | undefined;
   return startService(
     {
       name: 'gateway',
       protoPackage: 'gateway',
+      // Failed sign-ins per client address are counted in Postgres, where every replica sees them, when there is a
+      // Postgres server. The embedded database is one process's, and one process is one gateway: it counts in memory.
+      database: config.DATABASE_URL ? { schema: 'gateway', migrations } : undefined,
       // Only for the notices that evict cached tokens; without the bus, tokens are simply not cached.
       bus: 'notices',
       grpc: () => [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('gateway') })],
       http: {
         port: config.HTTP_PORT,
-        async handler({ log, bus }) {
+        async handler({ log, bus, db }) {
           unfollow = await tokens.follow(bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
-          return createGatewayHttp({ routes: ROUTES, backends, config, log, checks: [...busState, ...checks], tokens });
+          if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
+          return createGatewayHttp({ routes: ROUTES, backends, config, log, checks: [...busState, ...checks], tokens, addressFailures });
         },
       },
       onStop: async () => {
         await unfollow?.();
+        addressFailures?.close();
         closeBackends(backends);
         for (const check of checks) check.close();
       },

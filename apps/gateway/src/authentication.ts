@@ -1,11 +1,12 @@
 import { isIPv6 } from 'node:net';
 import type { Request } from 'express';
-import { InputError, NotAuthenticatedError, NotFoundError } from '@platform/errors';
+import { InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, quote } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
-import { FailureLimiter } from '@platform/service-kit';
+import { TEXT_LIMITS } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Auth, OrgMode, OrgRef } from './route';
+import type { SignInFailures } from './sign-in-failures';
 import type { TokenCache, TokenScope } from './token-cache';
 
 /** The token a request presents: `Authorization: token|bearer <t>`, else `?token=` or `?access_token=`. */
@@ -33,9 +34,9 @@ function basicCredentials(req: Request): { username: string; password: string } 
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-/** Failed Basic-auth attempts per client address, as configured (one per gateway process). */
-export function addressFailureLimiter(config: GatewayConfig): FailureLimiter {
-  return new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ADDRESS, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 });
+/** The limits of failed Basic-auth attempts per client address, as configured. */
+export function addressFailureLimits(config: GatewayConfig): { max: number; windowSeconds: number } {
+  return { max: config.LOGIN_MAX_FAILURES_PER_ADDRESS, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS };
 }
 
 /**
@@ -72,21 +73,21 @@ export async function authenticate(
   auth: Auth,
   req: Request,
   backends: Backends,
-  addressFailures: FailureLimiter,
+  addressFailures: SignInFailures,
   tokens?: TokenCache,
 ): Promise<Authenticated | undefined> {
   const identity = backends.orgsTeams.identity;
   if (auth === 'basic') {
     // req.ip is the peer, or the client named in X-Forwarded-For only when TRUST_PROXY says whom to believe.
     const address = addressKey(req.ip);
-    addressFailures.assertAllowed(address, 'too many failed sign-in attempts from this address');
+    await addressFailures.assertAllowed(address, 'too many failed sign-in attempts from this address');
     const creds = basicCredentials(req);
     if (!creds) throw new NotAuthenticatedError('basic authentication is required');
     try {
       const { user } = await identity.authenticateBasic(creds);
       return user ? { user, scope: undefined } : undefined;
     } catch (err) {
-      if (err instanceof NotAuthenticatedError) addressFailures.fail(address);
+      if (err instanceof NotAuthenticatedError) await addressFailures.fail(address);
       throw err;
     }
   }
@@ -107,10 +108,18 @@ export async function authenticate(
 }
 
 /**
- * The `org` query context, resolved once per request, as the caller may see it: an organization the caller
- * cannot see is 404, exactly as on the `/orgs/{orgname}` paths.
+ * The `org` query context, resolved once per request as the caller may see it. A caller acts for an organization
+ * it can see (then the row's requirements on it decide); one it cannot act for — none by that name, or a private
+ * one it is not a member of — is 403 with the same message for both, so the answer never tells whether it exists.
+ * Site admins see every organization: for them an unknown name is simply 404. A name longer than any login names
+ * nothing, so it is unknown without asking orgs-teams.
  */
-export async function resolveOrg(mode: OrgMode, req: Request, backends: Backends, viewerId: number): Promise<OrgRef | undefined> {
+export async function resolveOrg(
+  mode: OrgMode,
+  req: Request,
+  backends: Backends,
+  caller: Pick<orgsTeamsV1.User, 'id' | 'isAdmin'> | undefined,
+): Promise<OrgRef | undefined> {
   const raw = req.query.org;
   if (raw === undefined || raw === '') {
     if (mode === 'required') throw new InputError('the org query parameter is required', [{ field: 'query.org', description: 'required' }]);
@@ -118,14 +127,18 @@ export async function resolveOrg(mode: OrgMode, req: Request, backends: Backends
   }
   if (typeof raw !== 'string')
     throw new InputError('org must be a single organization name', [{ field: 'query.org', description: 'must be a string' }]);
+  const unknown = (notFound: string) =>
+    caller?.isAdmin ? new NotFoundError(notFound) : new NotAllowedError(`you cannot act for organization ${quote(raw)}`);
+  if (raw.length > TEXT_LIMITS.login) throw unknown(`organization ${quote(raw)} does not exist`);
   try {
-    const org = await backends.orgsTeams.organizations.getOrg({ name: raw, viewerId });
+    const org = await backends.orgsTeams.organizations.getOrg({ name: raw, viewerId: caller?.id ?? 0 });
     return { id: org.id, name: org.username, type: 'organization' };
   } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+    if (mode !== 'account') throw unknown(err.message);
     // The `account` mode (site-admin contract rows): the slug may be a user's own account.
-    if (mode !== 'account' || !(err instanceof NotFoundError)) throw err;
     const user = await backends.orgsTeams.identity.getUser({ id: 0, login: raw }).catch((e: unknown) => {
-      throw e instanceof NotFoundError ? new NotFoundError(`no organization or user account named ${raw}`) : e;
+      throw e instanceof NotFoundError ? unknown(`no organization or user account named ${raw}`) : e;
     });
     return { id: user.id, name: user.login, type: 'user' };
   }

@@ -50,20 +50,20 @@ export interface Backends {
   contractsLicensing: {
     /** The app's version (its first service answers GetVersion). */
     licensing: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService>;
-    /** Contracts, their clusters and audit events (spec 4.3, 4.4). */
+    /** Contracts, their clusters and audit events. */
     contracts: PromiseClient<typeof contractsV1.ContractsServiceService>;
     /** License issuing, registration, the revocation list (spec 4.3/4.4 issue-license, 4.11). */
     licenses: PromiseClient<typeof licensingV1.LicensingServiceService>;
   };
   billingDashboard: {
     billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
-    /** System outages and their report (spec 4.6). */
+    /** System outages and their report. */
     outages: PromiseClient<typeof outagesV1.SystemOutagesServiceService>;
-    /** Usage reports: generated months, the monthly usage views, quota history, namespace billing (spec 4.5). */
+    /** Usage reports: generated months, the monthly usage views, quota history, namespace billing. */
     usageReport: PromiseClient<typeof usageReportV1.UsageReportServiceService>;
-    /** Licensed users, clusters, licenses and products with their received times (spec 4.6). */
+    /** Licensed users, clusters, licenses and products with their received times. */
     licensed: PromiseClient<typeof licensedV1.LicensedUsageServiceService>;
-    /** The licensed-resource rows: resource history asked from the cluster, resource events (spec 4.6). */
+    /** The licensed-resource rows: resource history asked from the cluster, resource events. */
     events: PromiseClient<typeof eventsV1.ResourceEventsServiceService>;
     /** The month's PDF usage summary (spec 4.5 download). */
     summary: PromiseClient<typeof summaryV1.UsageSummaryServiceService>;
@@ -72,11 +72,11 @@ export interface Backends {
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
   clusters: {
     clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
-    /** Cluster sets of a hub and their bound namespaces (spec 4.12). */
+    /** Cluster sets of a hub and their bound namespaces. */
     clusterSets: PromiseClient<typeof clusterSetsV1.ClusterSetsServiceService>;
-    /** Feature sets, sync status and auto-update of cluster sets (spec 4.12). */
+    /** Feature sets, sync status and auto-update of cluster sets. */
     featureSets: PromiseClient<typeof featureSetsV1.FeatureSetsServiceService>;
-    /** Client organizations: their hub, imported clusters and asynchronous cleanup (spec 4.2). */
+    /** Client organizations: their hub, imported clusters and asynchronous cleanup. */
     clientOrgs: PromiseClient<typeof clientOrgsV1.ClientOrgsServiceService>;
   };
 }

@@ -46,7 +46,10 @@ export const trustProxyVar = z
   })
   .optional();
 
-/** The gateway's settings. It owns no data: DATABASE_URL and DATA_DIR are accepted but unused. */
+/**
+ * The gateway's settings. Its only data are the failed sign-in counts per client address: with DATABASE_URL they
+ * are in its schema `gateway`, shared by its replicas; without, in memory. DATA_DIR is accepted but unused.
+ */
 export const gatewayEnv = {
   ...serviceEnv,
   HTTP_PORT: portVar.default(8080),

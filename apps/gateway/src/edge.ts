@@ -9,12 +9,13 @@ import {
   ValidationError,
   type FieldViolation,
 } from '@platform/errors';
-import type { FailureLimiter, Logger } from '@platform/service-kit';
+import type { Logger } from '@platform/service-kit';
 import { authenticate, resolveOrg } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
 import { bodyType, JsonText, type EdgeContext, type Grant, type Requirement, type Route } from './route';
+import type { SignInFailures } from './sign-in-failures';
 import type { TokenCache, TokenScope } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 
@@ -23,7 +24,8 @@ export interface EdgeDeps {
   backends: Backends;
   config: GatewayConfig;
   log: Logger;
-  addressFailures: FailureLimiter;
+  /** Failed Basic-auth attempts per client address (sign-in-failures.ts). */
+  addressFailures: SignInFailures;
   /** Who recent tokens belong to (token-cache.ts); absent: every request asks orgs-teams. */
   tokens?: TokenCache;
 }
@@ -47,9 +49,10 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
 }
 
 /**
- * One request through a row: bounded input, authentication, the `org` context, the path, the
- * requirements on the org context and the site, the target and the requirements on it, the query, the
- * body, the handler. Statuses: 400 bad path or query, 401, 403, 404 (org or target), 415, 422 or 400 (body).
+ * One request through a row: bounded input, authentication, the requirements on the site, the `org` context,
+ * the path, the requirements on the org context, the target and the requirements on it, the query, the body,
+ * the handler. Statuses: 400 bad path or query, 401, 403 (also an `org` the caller cannot act for), 404 (target,
+ * or an unknown `org` for a site admin), 415, 422 or 400 (body).
  */
 async function serve(route: Route, req: Request, deps: EdgeDeps) {
   assertNoNul(req);
@@ -71,16 +74,18 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   ctx.caller = authenticated?.user;
   ctx.scope = authenticated?.scope;
   assertScopeAllowed(route, ctx.scope);
-  if (route.org) ctx.org = await resolveOrg(route.org, req, backends, ctx.caller?.id ?? 0);
+  const requires = route.requires ?? [];
+  // A site requirement depends on nothing the request names: a caller who is not a site admin is refused before
+  // `org` is looked at, so whatever it names (an unknown, private or absent organization) the answer is 403.
+  for (const r of requires) if (r.on === 'site') await check(ctx, r, 0);
+  if (route.org) ctx.org = await resolveOrg(route.org, req, backends, ctx.caller);
   const params = parseParts(route.params, req.params, 'path');
 
-  const requires = route.requires ?? [];
   for (const r of requires) {
-    if (r.on === 'target') continue;
     // With an optional `org` left out the request acts on the caller's own account: nothing to check there;
     // a user account named in the `account` mode has no organization relations (the row's site checks decide).
-    if (r.on === 'org' && (!ctx.org || ctx.org.type === 'user')) continue;
-    await check(ctx, r, r.on === 'org' ? ctx.org!.id : 0);
+    if (r.on !== 'org' || !ctx.org || ctx.org.type === 'user') continue;
+    await check(ctx, r, ctx.org.id);
   }
   const target = route.target ? await route.target.resolve(params, ctx) : undefined;
   for (const r of requires) if (r.on === 'target') await check(ctx, r, route.target!.id(target));

@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
 import { HttpMetrics, type DependencyCheck, type Logger } from '@platform/service-kit';
-import { addressFailureLimiter } from './authentication';
+import { addressFailureLimits } from './authentication';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { serveRoute } from './edge';
@@ -12,6 +12,7 @@ import { gateOpen } from './gating';
 import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
 import { addOperationalRoutes } from './operations';
 import type { Route } from './route';
+import { LocalSignInFailures, type SignInFailures } from './sign-in-failures';
 import type { TokenCache } from './token-cache';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
@@ -37,10 +38,13 @@ export function createGatewayHttp(opts: {
   checks?: DependencyCheck[];
   /** Who recent tokens belong to; none: every request asks orgs-teams. */
   tokens?: TokenCache;
+  /** Where failed Basic-auth attempts per address are counted; none: in this process's memory. */
+  addressFailures?: SignInFailures;
 }) {
   const { backends, config, log } = opts;
   const routes = registeredRoutes(opts.routes, config);
-  const deps = { backends, config, log, addressFailures: addressFailureLimiter(config), tokens: opts.tokens };
+  const addressFailures = opts.addressFailures ?? new LocalSignInFailures(addressFailureLimits(config));
+  const deps = { backends, config, log, addressFailures, tokens: opts.tokens };
   const app = express();
   app.disable('x-powered-by');
   // No generated ETags: Express would hash every answer (a month's usage document is ~200 KB of sha1 per request)

@@ -2,9 +2,10 @@ import * as path from 'node:path';
 import express from 'express';
 import { z } from 'zod';
 import { PLATFORM_VERSION } from '@platform/service-kit';
+import { operationIdOf, TAG_LIST } from './api-names';
 import { bodyType, type Route } from './route';
 
-/** Where the API document is served; every error body points here (spec section 7.1). */
+/** Where the API document is served; every error body points here. */
 export const API_DOCUMENT_PATH = '/api/v1/openapi.json';
 /** Where the browsable API reference (Swagger UI, bundled from npm) is served. */
 export const API_DOCS_PATH = '/api/v1/docs';
@@ -21,7 +22,7 @@ const ErrorBody = z
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid path parameter, query or value',
   401: 'no valid credentials',
-  403: 'a requirement of the route does not hold',
+  403: 'a requirement of the route does not hold, or the caller cannot act for the `org` organization',
   404: 'the organization, team, role or object does not exist or is not visible to the caller',
   409: 'conflicts with the current state',
   413: 'the body or a message is too large',
@@ -37,7 +38,7 @@ function errorStatuses(r: Route): number[] {
   const out = new Set<number>([503, 504]);
   if (r.params || r.query || r.org || r.body?.invalid) out.add(400);
   if (r.auth !== 'public' || r.org) out.add(401);
-  if (r.requires?.length || r.gives || r.handlerChecks?.length || r.auth === 'basic') out.add(403);
+  if (r.requires?.length || r.gives || r.handlerChecks?.length || r.auth === 'basic' || r.org) out.add(403);
   if (r.target || r.org) out.add(404);
   if (r.body) for (const s of [413, 415, 422]) out.add(s);
   if (r.auth === 'basic') out.add(429);
@@ -104,16 +105,6 @@ export function requirementsOf(r: Route): { permission: string; on: string }[] {
   }));
 }
 
-const operationId = (r: Route) =>
-  r.method +
-  r.path
-    .split('/')
-    .filter(Boolean)
-    .map((s) => s.replace(/^[:*]/, 'by-'))
-    .map((s) => s.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase()))
-    .map((s) => s.charAt(0).toUpperCase() + s.slice(1))
-    .join('');
-
 const SECURITY = {
   public: [{}, { token: [] }, { tokenQuery: [] }],
   token: [{ token: [] }, { tokenQuery: [] }],
@@ -136,9 +127,10 @@ export function apiDocument(routes: Route[]): object {
             required: r.org === 'required',
             schema: { type: 'string' },
             description:
-              r.org === 'account'
-                ? 'the owner account: an organization, or a user account (spec 4.3); default the caller'
-                : 'the organization context (spec 5.2)',
+              (r.org === 'account'
+                ? 'the owner account: an organization, or a user account; default the caller'
+                : 'the organization context') +
+              '. 403 when the caller cannot act for it (no such organization, or a private one it is not a member of: the same answer); 404 when unknown to a site admin',
           },
         ]
       : [];
@@ -148,16 +140,22 @@ export function apiDocument(routes: Route[]): object {
           content: { [r.response.contentType ?? 'application/json']: { schema: schemas.of(r.response.schema, 'output') } },
         }
       : { description: r.response.description ?? 'success' };
-    const responses: Record<string, object> = { [r.response.status]: success };
+    const headers = Object.entries(r.response.headers ?? {}).map(([name, description]) => [
+      name,
+      { description, schema: { type: 'string' } },
+    ]);
+    const responses: Record<string, object> = {
+      [r.response.status]: headers.length ? { ...success, headers: Object.fromEntries(headers) } : success,
+    };
     for (const a of r.response.also ?? []) responses[a.status] = { description: a.description };
     for (const s of errorStatuses(r)) {
       responses[s] = { description: ERROR_DESCRIPTIONS[s], content: { 'application/json': { schema: errorRef } } };
     }
     paths[p] ??= {};
     paths[p][r.method] = {
-      operationId: operationId(r),
+      operationId: operationIdOf(r),
       summary: r.summary,
-      tags: [`spec ${r.section}`],
+      tags: [r.tag],
       security: SECURITY[r.auth],
       parameters: [...parameters(schemas, r.params, 'path'), ...parameters(schemas, r.query, 'query'), ...org],
       ...(r.body && {
@@ -183,6 +181,7 @@ export function apiDocument(routes: Route[]): object {
         'Every error answers `{message, url, errors?}`. Requirements of each operation are listed in `x-requires`; `x-gives` names what a request gives, every permission of which the caller must hold.',
     },
     servers: [{ url: '/api/v1' }],
+    tags: TAG_LIST.filter((t) => routes.some((r) => r.tag === t.name)),
     components: {
       securitySchemes: {
         token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`token <personal access token>`' },

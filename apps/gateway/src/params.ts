@@ -42,11 +42,11 @@ export function goDurationMs(text: string): number | undefined {
   return total;
 }
 
-/** The default activity window of the dashboard's `limit` (spec 4.6: "about the last six months"). */
+/** The default activity window of the dashboard's `limit` ("about the last six months"). */
 export const DEFAULT_ACTIVITY_DAYS = 180;
 
 /**
- * The dashboard's `limit` (spec 4.6): the start of the activity window, from a Go duration back from now
+ * The dashboard's `limit`: the start of the activity window, from a Go duration back from now
  * (`720h`) or a `YYYY-MM-DD` date (UTC midnight); absent: the last 180 days. Anything else is 400.
  */
 export const activitySince = z

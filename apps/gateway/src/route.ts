@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { orgsTeamsV1, PermissionObjectType, PermissionOn } from '@platform/proto';
 import type { BackendName, Backends } from './backends';
 import type { GatewayConfig } from './config';
+import type { Tag } from './api-names';
 import type { Gate } from './gating';
 import type { MultipartSpec } from './multipart';
 import type { TokenScope } from './token-cache';
@@ -30,8 +31,10 @@ export type Auth = 'public' | 'token' | 'basic';
 export type TokenScopeName = 'license-proxy';
 
 /**
- * The `org` query parameter (spec section 5.2): required (400 when absent), or optional; `account` is optional
- * and may also name a user account (spec 4.3: "selects the owner account"), when no organization has that slug.
+ * The `org` query parameter: required (400 when absent), or optional; `account` is optional
+ * and may also name a user account ("selects the owner account"), when no organization has that slug.
+ * An `org` the caller cannot act for (unknown, or private and the caller not a member) is 403, the same answer for
+ * both; site admins, who see every organization, get 404 for an unknown one (authentication.ts `resolveOrg`).
  */
 export type OrgMode = 'required' | 'optional' | 'account';
 
@@ -82,7 +85,7 @@ export interface Target<K extends PermissionObjectType, V, P> {
 /**
  * An authorization requirement: a permission of the authz catalog on the target, the `org` context or the site.
  * On a row whose `org` is optional, a requirement on the `org` context holds when the request names none: it then
- * acts on the caller's own account (spec 5.2).
+ * acts on the caller's own account.
  */
 export type Requirement<K extends PermissionObjectType> =
   | { on: 'target'; permission: PermissionOn<K>; denied?: string }
@@ -164,6 +167,8 @@ export interface ResponseSpec<S extends z.ZodType> {
   description?: string;
   /** Other answers that are not errors (302, 304), for the API document. */
   also?: { status: number; description: string }[];
+  /** Headers the success answer carries (name: description), for the API document: the paging headers of lists. */
+  headers?: Record<string, string>;
 }
 
 type CallerOf<A extends Auth> = A extends 'public' ? User | undefined : User;
@@ -193,6 +198,8 @@ export interface RouteSpec<
   path: string;
   summary: string;
   section: Section;
+  /** The resource the API reference groups the row under (api-names.ts TAGS). */
+  tag: Tag;
   auth: A;
   /** The token scopes that may call this row besides unscoped tokens; a scoped token elsewhere is 403. */
   scopes?: TokenScopeName[];
@@ -205,7 +212,10 @@ export interface RouteSpec<
   body?: BodySpec<BS>;
   response: ResponseSpec<RS>;
   target?: Target<K, V, z.output<PS>>;
-  /** Checked in order: those on the org context and the site before the target is resolved, then those on it. */
+  /**
+   * Those on the site first (before `org` is resolved, so a caller who is not a site admin learns nothing of it),
+   * then those on the org context, then the target is resolved and those on it are checked.
+   */
   requires?: Requirement<K>[];
   /** What the request gives (custom roles, or their permissions), checked after the body is parsed: see Grant. */
   gives?: GrantRequirement<{ params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, RouteContext<A, O, V>>;
@@ -220,6 +230,7 @@ export interface Route {
   path: string;
   summary: string;
   section: Section;
+  tag: Tag;
   auth: Auth;
   scopes?: TokenScopeName[];
   gate?: Gate;
@@ -239,6 +250,7 @@ export interface Route {
 /** What every row of a section shares. */
 export interface SectionDefaults {
   section: Section;
+  tag: Tag;
   backend: BackendName;
 }
 

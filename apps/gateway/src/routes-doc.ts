@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { operationIdOf, TAG_LIST } from './api-names';
 import { requirementsOf } from './openapi';
 import type { Route } from './route';
 import { ROUTES } from './sections';
@@ -16,24 +17,6 @@ export function routesDocPath(start: string = __dirname): string {
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
-const SECTION_NAMES: Record<Route['section'], string> = {
-  '4.1': '4.1 Authorization and custom roles',
-  '4.2': '4.2 Client organizations',
-  '4.3': '4.3 Contracts, admin',
-  '4.4': '4.4 Contracts, user',
-  '4.5': '4.5 Usage reports',
-  '4.6': '4.6 Admin billing dashboard',
-  '4.7': '4.7 Metrics proxy',
-  '4.8': '4.8 Site settings',
-  '4.10': '4.10 Metered-billing proxy',
-  '4.11': '4.11 License registration',
-  '4.12': '4.12 Cluster sets and feature sets',
-  '4.13': '4.13 Organizations',
-  '4.14': '4.14 Teams',
-  '9': '9 Version',
-  beyond: 'Beyond the spec (identity, signed objects, cluster enrollment, the license CRL and CA)',
-};
-
 /** Who may call, as a cell: the auth mode, the `org` context and every requirement. */
 function who(r: Route): string {
   const parts: string[] = [r.auth === 'public' ? 'anyone' : r.auth === 'basic' ? 'HTTP Basic' : 'token'];
@@ -54,25 +37,28 @@ export function renderRoutesDoc(routes: Route[] = ROUTES): string {
     `<!-- Regenerate: ${REGENERATE_ROUTES_COMMAND} -->`,
     '',
     'Every route the gateway serves, from the same rows that serve it. **Who** lists the authentication, the `org`',
-    'query context and the authorization requirements the edge checks (in this order; `gives:` names what a request',
-    'gives, every permission of which the caller must hold), then the checks a handler makes on data only it has.',
-    '**Gate**: the deployments the route exists on (spec section 1; elsewhere 404). The schemas of every parameter,',
+    'query context and the authorization requirements the edge checks (site requirements before `org` is resolved,',
+    'then the rest in order; `gives:` names what a request gives, every permission of which the caller must hold),',
+    'then the checks a handler makes on data only it has.',
+    '**Gate**: the deployments the route exists on (elsewhere 404). The schemas of every parameter,',
     'body and answer are in the API document (`/api/v1/openapi.json`, browsable at `/api/v1/docs/`).',
     '',
   ];
-  for (const section of Object.keys(SECTION_NAMES) as Route['section'][]) {
-    const rows = routes.filter((r) => r.section === section);
+  for (const tag of TAG_LIST) {
+    const rows = routes.filter((r) => r.tag === tag.name);
     if (rows.length === 0) continue;
     out.push(
-      `## ${SECTION_NAMES[section]}`,
+      `## ${tag.name}`,
       '',
-      '| method | path | who | success | backend | gate | summary |',
-      '|---|---|---|---|---|---|---|',
+      `${tag.description}.`,
+      '',
+      '| method | path | operation | who | success | backend | gate | summary |',
+      '|---|---|---|---|---|---|---|---|',
     );
     for (const r of rows) {
       const p = r.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
       out.push(
-        `| ${r.method.toUpperCase()} | \`${p}\` | ${who(r)} | ${r.response.status} | ${r.backend} | ${r.gate ?? 'all'} | ${cell(r.summary)} |`,
+        `| ${r.method.toUpperCase()} | \`${p}\` | \`${operationIdOf(r)}\` | ${who(r)} | ${r.response.status} | ${r.backend} | ${r.gate ?? 'all'} | ${cell(r.summary)} |`,
       );
     }
     out.push('');

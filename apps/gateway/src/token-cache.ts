@@ -13,7 +13,7 @@ export interface TokenScope {
 
 /**
  * Who a token belongs to, remembered for a short while so an authenticated request costs no call to
- * orgs-teams (issue 9). Keyed by the token's SHA-256, never the token. An entry goes at once when
+ * orgs-teams. Keyed by the token's SHA-256, never the token. An entry goes at once when
  * orgs-teams says the account changed (a token deleted, the account disabled or removed), and every entry
  * goes when the bus connection is lost: notices sent meanwhile are missed, so nothing is trusted until the
  * bus is back. The lifetime bounds what a missed notice can cost.

@@ -28,8 +28,8 @@ const asText = (value: unknown) => (Array.isArray(value) ? value.join('/') : Str
 
 /**
  * Path parameters and query values over their limits (docs/limits.md) are refused before any backend is
- * asked: an organization or user name longer than any login is 404, as an unknown one is; any other path
- * parameter over TEXT_LIMITS.pathParam and any query value over TEXT_LIMITS.queryValue is 400.
+ * asked: an organization or user name in the path longer than any login is 404, as an unknown one is; any other
+ * path parameter over TEXT_LIMITS.pathParam and any query value over TEXT_LIMITS.queryValue is 400.
  */
 export function assertBoundedInput(req: { params: Record<string, unknown>; query: Record<string, unknown> }): void {
   for (const [name, value] of Object.entries(req.params ?? {})) {
@@ -41,8 +41,6 @@ export function assertBoundedInput(req: { params: Record<string, unknown>; query
       throw new InputError(`path parameter ${name}: ${description}`, [{ field: `path.${name}`, description }]);
     }
   }
-  const org = req.query?.org;
-  if (typeof org === 'string' && org.length > TEXT_LIMITS.login) throw new NotFoundError(`organization ${quote(org)} does not exist`);
   const walk = (value: unknown, name: string, depth: number): void => {
     if (typeof value === 'string') {
       if (value.length <= TEXT_LIMITS.queryValue) return;
@@ -54,5 +52,10 @@ export function assertBoundedInput(req: { params: Record<string, unknown>; query
       for (const v of Object.values(value)) walk(v, name, depth + 1);
     }
   };
-  for (const [name, value] of Object.entries(req.query ?? {})) walk(value, name, 0);
+  for (const [name, value] of Object.entries(req.query ?? {})) {
+    // A single `org` of any length is the org context's business (resolveOrg): longer than a login, it names no
+    // organization and is answered as an unknown one, which only the caller's identity can decide (403 or 404).
+    if (name === 'org' && typeof value === 'string') continue;
+    walk(value, name, 0);
+  }
 }

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadConfig } from '@platform/service-kit';
 import { gatewayEnv } from '../src/config';
+import { OPERATION_IDS, operationKey, TAGS } from '../src/api-names';
 import { registeredRoutes } from '../src/http';
 import { REGENERATE_ROUTES_COMMAND, renderRoutesDoc, routesDocPath } from '../src/routes-doc';
 import { ROUTES } from '../src/sections';
@@ -12,6 +13,8 @@ import { ROUTES } from '../src/sections';
 // its schemas, and be browsable; docs/routes.md must be what the rows say.
 
 type Operation = {
+  operationId: string;
+  tags: string[];
   parameters: { name: string; in: string; schema: object }[];
   requestBody?: { content: Record<string, { schema: object }> };
   responses: Record<string, { content?: Record<string, { schema: object }> }>;
@@ -21,7 +24,7 @@ type Operation = {
 describe('the API document and the route table', () => {
   let base: string;
   let close: () => void;
-  let doc: { paths: Record<string, Record<string, Operation>> };
+  let doc: { paths: Record<string, Record<string, Operation>>; tags: { name: string; description: string }[] };
   // Every gate open, so every row is in the document.
   const GATES_OPEN = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   const config = loadConfig(gatewayEnv, GATES_OPEN);
@@ -85,6 +88,41 @@ describe('the API document and the route table', () => {
     expect((await fetch(`${base}/api/v1/docs`, { redirect: 'manual' })).headers.get('location')).toBe('/api/v1/docs/');
     // The start page links to it.
     expect(await (await fetch(`${base}/`)).text()).toContain('href="/api/v1/docs/"');
+  });
+
+  it('names every row once in the operationId table, with unique ids', () => {
+    const keys = ROUTES.map(operationKey);
+    expect(keys.filter((k) => !(k in OPERATION_IDS))).toEqual([]);
+    expect(Object.keys(OPERATION_IDS).filter((k) => !keys.includes(k))).toEqual([]);
+    const ids = Object.values(OPERATION_IDS);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    // Gitea's own ids where the route is Gitea's.
+    expect(OPERATION_IDS).toMatchObject({
+      'POST /orgs': 'orgCreate',
+      'GET /orgs/:orgname/teams': 'orgListTeams',
+      'GET /teams/:teamid': 'orgGetTeam',
+      'POST /users/:username/tokens': 'userCreateToken',
+      'GET /orgs/:orgname/members': 'orgListMembers',
+    });
+  });
+
+  it('gives every operation its id and one resource tag, each tag described once in the tags list', () => {
+    const ops = Object.values(doc.paths).flatMap((byMethod) => Object.values(byMethod));
+    const ids = ops.map((op) => op.operationId);
+    expect(ids.filter((id) => !id)).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    expect(new Set(ids)).toEqual(new Set(registeredRoutes(ROUTES, config).map((r) => OPERATION_IDS[operationKey(r)])));
+    const names = doc.tags.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const t of doc.tags) expect([t.name, t.description]).toEqual([t.name, TAGS[t.name as keyof typeof TAGS]]);
+    for (const op of ops) {
+      expect(op.tags).toHaveLength(1);
+      expect(names).toContain(op.tags[0]);
+    }
+    // What a reader sees names resources, not sections of a specification or issue numbers.
+    const text = JSON.stringify(doc);
+    expect(text).not.toMatch(/\bspec(ification)?\s+(section\s+)?\d|\bsection\s+\d+\.\d|\bissue\s+#?\d|\(\d+\.\d+\)/i);
   });
 
   it('keeps docs/routes.md what the rows say', () => {

@@ -184,7 +184,7 @@ describe('over-long path parameters, query values and bodies', () => {
 
   it('answers 404 for an organization or user name longer than any login, quoting only its start', async () => {
     const long = 'a'.repeat(10_000);
-    for (const path of [`/orgs/${long}`, `/orgs/${long}/members`, `/orgs/acme/members/${long}`, `/authz/roles?org=${long}`]) {
+    for (const path of [`/orgs/${long}`, `/orgs/${long}/members`, `/orgs/acme/members/${long}`]) {
       const res = await get(path);
       expect([path.slice(0, 30), res.status]).toEqual([path.slice(0, 30), 404]);
       expect(res.body.message).toMatch(/does not exist$/);
@@ -192,6 +192,9 @@ describe('over-long path parameters, query values and bodies', () => {
     }
     // One character over the limit: still 404, and short enough to be quoted whole.
     expect((await get(`/orgs/${'a'.repeat(41)}`)).body.message).toBe(`organization "${'a'.repeat(41)}" does not exist`);
+    // `?org=` is the org context's: 403 or 404 depends on who asks (edge-org-context.test.ts), so it comes after
+    // authentication, and is never the 400 of an over-long query value.
+    expect(await get(`/authz/roles?org=${long}`)).toEqual({ status: 401, body: { message: 'token is required', url: expect.any(String) } });
   });
 
   it('answers 400 naming the parameter and its limit for any other long path parameter or query value', async () => {

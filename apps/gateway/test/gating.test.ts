@@ -3,7 +3,7 @@ import { gatewayEnv } from '../src/config';
 import { byFirstSegment, registeredRoutes } from '../src/http';
 import { ROUTES } from '../src/sections';
 
-/** Which of the claim routes exist on a deployment (spec section 1 and 4.13). */
+/** Which of the claim routes exist on a deployment. */
 function claimRoutes(env: Record<string, string>): string[] {
   return registeredRoutes(ROUTES, loadConfig(gatewayEnv, env))
     .filter((r) => r.path.startsWith('/orgs/claim'))

@@ -2,6 +2,9 @@ import { startTestGateway } from './test-gateway';
 import { NotAuthenticatedError, TooManyRequestsError } from '@platform/errors';
 import { orgsTeamsV1 } from '@platform/proto';
 import { bindService, ConfigError, createLogger, loadConfig, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
+import { createTestDatabase } from '@platform/testing';
+import { gatewayApp } from '../src/app';
 import { addressKey } from '../src/authentication';
 import { gatewayEnv } from '../src/config';
 
@@ -112,6 +115,55 @@ describe('gateway: failed Basic-auth attempts per client address', () => {
     } finally {
       gw.close();
     }
+  });
+});
+
+describe('gateway: replicas on one Postgres database share the failures per address', () => {
+  let orgsTeams: Awaited<ReturnType<typeof startOrgsTeams>>;
+  let database: { url: string; drop(): Promise<void> };
+  const replicas: AppUnderTest[] = [];
+  beforeAll(async () => {
+    orgsTeams = await startOrgsTeams();
+    database = await createTestDatabase();
+    for (let i = 0; i < 2; i += 1)
+      replicas.push(
+        await startAppForTest(gatewayApp, {
+          DATABASE_URL: database.url,
+          HTTP_PORT: '0',
+          ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeams.server.port}`,
+          LOGIN_MAX_FAILURES_PER_ADDRESS: '3',
+          LOGIN_FAILURE_WINDOW_SECONDS: '60',
+        }),
+      );
+  }, 60_000);
+  afterAll(async () => {
+    for (const replica of replicas) await replica.stop();
+    await database?.drop();
+    await orgsTeams?.server.shutdown(100);
+  });
+
+  it('refuses the fourth attempt of an address with three failures spread over two gateways, on either of them', async () => {
+    const list = async (replica: AppUnderTest, login: string, password: string) => {
+      const res = await fetch(`http://127.0.0.1:${replica.running.httpPort}/api/v1/users/${login}/tokens`, {
+        headers: { authorization: basic(login, password) },
+      });
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { message: string } };
+    };
+    const [one, two] = replicas;
+    for (const [replica, login] of [
+      [one, 'alice'],
+      [two, 'bob'],
+      [one, 'carol'],
+    ] as const)
+      expect((await list(replica, login, 'wrong')).status).toBe(401);
+    for (const replica of [two, one]) {
+      const refused = await list(replica, 'dave', 'right');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(59);
+      expect(refused.body.message).toMatch(/^too many failed sign-in attempts from this address; try again in \d+ s$/);
+    }
+    // The refusals never reached orgs-teams: no password was checked for them.
+    expect(orgsTeams.calls).toEqual(['alice', 'bob', 'carol']);
   });
 });
 

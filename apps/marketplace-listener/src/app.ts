@@ -51,7 +51,7 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
               listener: listener!,
               signer,
               apiSecret: config.MARKETPLACE_API_SECRET,
-              // Dev run mode takes the first provider's notifications from anywhere (spec 5.6).
+              // Dev run mode takes the first provider's notifications from anywhere.
               providerASource: config.RUN_MODE === 'dev' ? undefined : fromProviderA,
               providerCTestInstaller: config.PROVIDERC_TEST_INSTALLER_ID,
               linkTtlSeconds: config.MARKETPLACE_LINK_TTL_SECONDS,
@@ -66,7 +66,7 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
   );
 }
 
-/** The metered-billing proxy over both metering providers, configured from the environment (spec 4.10). */
+/** The metered-billing proxy over both metering providers, configured from the environment. */
 function meteringOf(config: ListenerConfig, listener: MarketplaceListener): MeteringProxy {
   const retry = { attempts: config.METERING_RETRY_ATTEMPTS, baseDelayMs: config.METERING_RETRY_BASE_MS };
   return new MeteringProxy(

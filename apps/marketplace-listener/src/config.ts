@@ -56,7 +56,7 @@ export const listenerEnv = {
   PLATFORM_ADMIN_USERNAME: z.string().default('admin'),
   ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
   CONTRACTS_LICENSING_GRPC_ADDR: addressVar.default('127.0.0.1:50054'),
-  // The metered-billing proxy (spec 4.10, docs/marketplaces.md). First provider: AWS Marketplace Metering.
+  // The metered-billing proxy (docs/marketplaces.md). First provider: AWS Marketplace Metering.
   /** The Metering endpoint; unset: the SDK's for PROVIDERA_METERING_REGION. Tests point it at a local double. */
   PROVIDERA_METERING_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   PROVIDERA_METERING_REGION: z

@@ -12,7 +12,7 @@ import {
 } from '@platform/service-kit';
 import { bodyError, notificationRoutes, type NotificationDeps } from './notifications/routes';
 
-/** Root of the webhook listener (spec section 4.9). */
+/** Root of the webhook listener. */
 export const LISTENER_ROOT = '/marketplace/api/v1';
 
 const httpMetrics = new HttpMetrics('marketplace-listener');

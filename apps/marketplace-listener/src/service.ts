@@ -21,7 +21,7 @@ export function installerOf(row: InstallerRow): marketplaceListenerV1.Installer 
   };
 }
 
-/** A subscription as the dashboard answers it; billing details only for one subscription (spec 2.5). */
+/** A subscription as the dashboard answers it; billing details only for one subscription. */
 export function subscriptionOf(row: SubscriptionRow, withDetails: boolean): marketplaceListenerV1.Subscription {
   return {
     marketplace: row.marketplace,

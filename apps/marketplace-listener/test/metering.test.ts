@@ -11,7 +11,7 @@ import { createMarketplaceListenerApp } from '../src/app';
 import { providerCMetering } from '../src/metering/providerc';
 import { fakeDirectory, type FakeDirectory } from './fake-directory';
 
-// The metered-billing proxy (spec 4.10) and the dashboard's marketplace RPCs (4.6) against local doubles of AWS
+// The metered-billing proxy and the dashboard's marketplace RPCs against local doubles of AWS
 // Marketplace Metering and Google Service Control: validation, batching, retries, counting, readiness, revoke,
 // audit periods and setting warnings.
 

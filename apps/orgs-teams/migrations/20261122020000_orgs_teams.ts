@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
-/** Organizations (columns on accounts), their members, teams and team members (spec sections 4.13, 4.14). */
+/** Organizations (columns on accounts), their members, teams and team members. */
 export const orgsTeams: Migration = {
   name: '20261122020000_orgs_teams',
   async up(knex: Knex, schema: string) {

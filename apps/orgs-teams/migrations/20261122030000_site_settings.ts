@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
-/** Site settings (spec 4.8: branding, allowed email domains, registration toggle) and organization avatars (spec 4.13). */
+/** Site settings (branding, allowed email domains, registration toggle) and organization avatars. */
 export const siteSettings: Migration = {
   name: '20261122030000_site_settings',
   async up(knex: Knex, schema: string) {

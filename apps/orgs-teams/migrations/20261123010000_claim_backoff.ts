@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
 /**
- * The claimable check of the webhook listener (spec 4.9, docs/marketplaces.md): a claim made by a marketplace
+ * The claimable check of the webhook listener (docs/marketplaces.md): a claim made by a marketplace
  * binding is checked only after its retry backoff (the buyer's installer is still deploying), unless its
  * marketplace has reported the deployment running, which flags it claimable at once.
  */

@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '@platform/db';
 import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../migrations';
 
-// The statements every authenticated request makes (issue 9) are served by an index, never by reading a
+// The statements every authenticated request makes are served by an index, never by reading a
 // whole table: with sequential scans discouraged, each plan must use an index. Dropping one of the indexes
 // the migrations create makes this test fail.
 

@@ -2,7 +2,7 @@ import { authzApp, authzMigrations } from '@platform/app-authz';
 import { billingDashboardApp, billingDashboardMigrations } from '@platform/app-billing-dashboard';
 import { clustersApp, clustersMigrations } from '@platform/app-clusters';
 import { contractsLicensingApp, contractsLicensingMigrations } from '@platform/app-contracts-licensing';
-import { gatewayApp } from '@platform/app-gateway';
+import { gatewayApp, gatewayMigrations } from '@platform/app-gateway';
 import { marketplaceListenerApp, marketplaceListenerMigrations } from '@platform/app-marketplace-listener';
 import { metricsproxyApp, metricsproxyMigrations } from '@platform/app-metricsproxy';
 import { orgsTeamsApp, orgsTeamsMigrations } from '@platform/app-orgs-teams';
@@ -12,7 +12,11 @@ import type { AppDefinition } from '@platform/service-kit';
 /** An app as the CLI sees it: its settings and, when it owns data, its schema and migrations. */
 export interface CliApp {
   app: AppDefinition<any>;
-  database?: { schema: string; migrations: Migration[] };
+  /**
+   * `serverOnly`: the app opens its schema only on a Postgres server (DATABASE_URL), never on the embedded database
+   * (the gateway: one embedded process is one gateway, which counts sign-in failures in memory).
+   */
+  database?: { schema: string; migrations: Migration[]; serverOnly?: boolean };
   /** The variable other apps find its gRPC server by (a backend's), for `check`. */
   addressVar?: string;
 }
@@ -41,5 +45,5 @@ export const APPS: CliApp[] = [
     database: { schema: 'marketplace', migrations: marketplaceListenerMigrations },
     addressVar: 'MARKETPLACE_LISTENER_GRPC_ADDR',
   },
-  { app: gatewayApp },
+  { app: gatewayApp, database: { schema: 'gateway', migrations: gatewayMigrations, serverOnly: true } },
 ];

@@ -14,7 +14,7 @@ export async function migrate(io: CliIo): Promise<number> {
   await withDatabase(io.env, { create: true }, async (dbs) => {
     io.err(`migrating ${dbs.where}\n`);
     for (const { app, database } of APPS) {
-      if (!database) continue;
+      if (!database || (database.serverOnly && dbs.embedded)) continue;
       const db: Database = await dbs.open(database.schema);
       const pending = await pendingMigrations(db, database.migrations);
       io.err(`${app.name}: ${pending} pending migration(s) in schema ${database.schema}\n`);

@@ -26,7 +26,7 @@ interface Contract {
   product: string;
 }
 
-/** Contracts and licenses only exist on hosted deployments (spec section 1). */
+/** Contracts and licenses only exist on hosted deployments. */
 export const hasContracts = (deploymentType: string | undefined) => (deploymentType ?? 'Hosted') === 'Hosted';
 
 export async function seedContracts(

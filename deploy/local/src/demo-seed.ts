@@ -11,7 +11,7 @@ import { seedMarketplace } from './demo-marketplace';
 import type { LocalPlatform } from './platform';
 
 /**
- * Demo data on start (issue 11, item 7; docs/simulator.md): with DEMO_SEED_MANIFEST=<path>, once the platform is
+ * Demo data on start (item 7; docs/simulator.md): with DEMO_SEED_MANIFEST=<path>, once the platform is
  * ready, make a demo organization owner (as the site admin, over the public API), let the in-process simulator
  * enroll one hub with three managed clusters in organization `demo` and send three months of reports on the bus
  * the apps use (the process's in-process bus, or NATS_URL), wait until the services have applied them, and
@@ -29,7 +29,7 @@ const APPLY_DEADLINE_MS = 10 * 60_000;
 /** Billing ingestion that applies nothing new for this long is taken as off: the manifest is written without `usage`. */
 const BILLING_STALL_MS = 30_000;
 
-/** The manifest's keys (issue 11, item 7); `usage` is left out when its data does not exist. */
+/** The manifest's keys; `usage` is left out when its data does not exist. */
 export interface DemoManifest {
   owner: { org: string; username: string; password: string };
   hub: { name: string; uid: string };
@@ -42,7 +42,7 @@ export interface DemoManifest {
   outdatedClusterSet?: string;
   /** A client organization whose gateway config another client organization references (docs/client-organizations.md). */
   sharedGatewayClientOrg?: number;
-  /** Marketplace deployments: installers of its marketplace not yet bound (issue 14). */
+  /** Marketplace deployments: installers of its marketplace not yet bound. */
   installers?: string[];
   /** Marketplace deployments whose listener takes the seed's notifications: a claimable and a claimed claim. */
   claims?: { claimable: string; claimed: string };

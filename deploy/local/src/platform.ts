@@ -6,12 +6,15 @@ import { metricsproxyApp } from '@platform/app-metricsproxy';
 import { clustersApp } from '@platform/app-clusters';
 import { marketplaceListenerApp } from '@platform/app-marketplace-listener';
 import { gatewayApp } from '@platform/app-gateway';
+import * as net from 'node:net';
 import { loadConfig, lockDataDir, serviceEnv, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 
 /**
  * The backend apps in start order and the variable naming each one's address: an app starts after those it
- * calls, which get their addresses from here (authz first: others write relationships at start; clusters,
- * which calls authz and orgs-teams, before billing-dashboard, which calls both for agent-report ingestion).
+ * calls at start (authz first: others write relationships at start; clusters, which calls authz and orgs-teams,
+ * before billing-dashboard, which calls both for agent-report ingestion). Every address is known before any app
+ * starts (their ports are held from the beginning), since some call each other both ways: billing-dashboard asks
+ * contracts-licensing about licenses, contracts-licensing asks billing-dashboard about usage.
  */
 const BACKENDS: [AppDefinition<any>, string][] = [
   [authzApp, 'AUTHZ_GRPC_ADDR'],
@@ -23,6 +26,22 @@ const BACKENDS: [AppDefinition<any>, string][] = [
   [marketplaceListenerApp, 'MARKETPLACE_LISTENER_GRPC_ADDR'],
 ];
 const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatewayApp];
+
+/**
+ * A free port, held (listened on) until `release`, so nothing else takes it before its app binds it. A client that
+ * connects meanwhile (an app started earlier calling this one) is cut off at once: it sees the app unavailable, as
+ * it would a closed port, and nothing keeps the port from being released.
+ */
+function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((socket) => socket.destroy());
+    server.once('error', reject);
+    server.listen(0, () => {
+      const { port } = server.address() as net.AddressInfo;
+      resolve({ port, release: () => new Promise<void>((done) => server.close(() => done())) });
+    });
+  });
+}
 
 /** An app of the platform failed to start; the apps started before it were stopped. */
 export class AppStartError extends Error {
@@ -68,10 +87,23 @@ export async function startPlatform(
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };
   const grpcPorts = new Map<string, number>();
+  // Each backend's port, held until the backend binds it, so every address can be handed out before the first start.
+  const held = new Map<string, Awaited<ReturnType<typeof holdPort>>>();
+  const releaseHeld = async () => {
+    for (const [name, h] of [...held]) {
+      held.delete(name);
+      await h.release();
+    }
+  };
 
   const startOne = async (name: string): Promise<void> => {
     const app = ALL.find((a) => a.name === name);
     if (!app) throw new Error(`no app ${name}`);
+    const hold = held.get(name);
+    if (hold) {
+      held.delete(name);
+      await hold.release();
+    }
     const running = await startApp(app, { ...env, ...wiring, GRPC_PORT: String(grpcPorts.get(name) ?? 0) });
     grpcPorts.set(name, running.grpcPort);
     const addrVar = BACKENDS.find(([a]) => a === app)?.[1];
@@ -94,6 +126,12 @@ export async function startPlatform(
   };
 
   try {
+    for (const [app, addrVar] of BACKENDS) {
+      const hold = await holdPort();
+      held.set(app.name, hold);
+      grpcPorts.set(app.name, hold.port);
+      wiring[addrVar] = `127.0.0.1:${hold.port}`;
+    }
     for (const [i, app] of ALL.entries()) {
       onProgress(`starting ${app.name} (${i + 1}/${ALL.length})`);
       await startOne(app.name).catch((err) => {
@@ -101,6 +139,7 @@ export async function startPlatform(
       });
     }
   } catch (err) {
+    await releaseHeld();
     if (apps.size > 0) onProgress(`stopping ${[...apps.keys()].join(', ')}`);
     await stop();
     throw err;

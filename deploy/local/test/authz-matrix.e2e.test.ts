@@ -57,7 +57,7 @@ interface Row {
 
 const CLUSTER = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
 const YEAR = 365 * 24 * 3600;
-/** The usage views of October 2026's productdb (spec 4.5). */
+/** The usage views of October 2026's productdb. */
 const USAGE_VIEWS = '/dashboard/summary/2026/10/usage-report/products/productdb/views';
 /** The multipart form of a contract for the admin create and update rows. */
 function contractForm(fields: Record<string, string>): FormData {
@@ -98,6 +98,12 @@ const MATRIX: Record<string, Row> = {
   'POST /disable-registration': { pass: ['siteadmin'], body: () => ({ disableRegistration: false }) },
   // 4.13
   'POST /orgs': { pass: AUTHENTICATED, body: (f) => ({ username: `${f.org}-new` }) },
+  // Lists answer what the caller may see (docs/organizations-and-teams.md); a user's permissions in an organization
+  // are their own to read, or for those who may list its teams.
+  'GET /orgs': { pass: EVERYONE },
+  'GET /user/orgs': { pass: AUTHENTICATED },
+  'GET /users/:username/orgs': { pass: EVERYONE, path: () => '/users/member/orgs' },
+  'GET /users/:username/orgs/:orgname/permissions': { pass: MEMBERS, path: (f) => `/users/owner/orgs/${f.org}/permissions` },
   'PATCH /orgs/claim/:claimID': { pass: AUTHENTICATED, path: () => '/orgs/claim/00000000-0000-4000-8000-000000000000' },
   'GET /orgs/claim': { pass: ['siteadmin'] },
   'GET /orgs/:orgname': { pass: EVERYONE },
@@ -138,6 +144,7 @@ const MATRIX: Record<string, Row> = {
   // 4.14
   'GET /orgs/:orgname/teams': { pass: MEMBERS },
   'POST /orgs/:orgname/teams': { pass: HOLDERS, body: () => ({ name: 'new-team', type: 'general' }) },
+  'GET /orgs/:orgname/teams/search': { pass: MEMBERS },
   // Joining takes what adding takes (docs/authorization.md, "Joining teams").
   'POST /orgs/:orgname/teams/:teamid/action/join': {
     pass: HOLDERS,
@@ -301,7 +308,7 @@ const MATRIX: Record<string, Row> = {
   'POST /register': { pass: EVERYONE, body: () => ({ clusterUID: CLUSTER, features: 'postgres', license: 'AAAA' }) },
   'GET /licenses/crl': { pass: EVERYONE },
   'GET /licenses/ca': { pass: EVERYONE },
-  // Installers (4.11): access:org, as the 4.4 user rows; an empty body is the online installer.
+  // Installers: access:org, as the 4.4 user rows; an empty body is the online installer.
   'POST /user/license-proxy': { pass: MEMBERS, body: () => ({}) },
   // 4.6 system outages — site admins (view_system_outages:site_admin) only; `org` (appended) is required.
   'POST /dashboard/system-outages/': {
@@ -506,7 +513,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/license-proxy|license|register|licenses|dashboard|dbaas|user\/clients?|clusters\/:owner\/:cluster|metricsproxy)(\/|$)/.test(
+      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/orgs|users\/:username\/orgs|user\/license-proxy|license|register|licenses|dashboard|dbaas|user\/clients?|clusters\/:owner\/:cluster|metricsproxy)(\/|$)/.test(
         r.path,
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.

@@ -5,7 +5,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 // Spec section 4.1 over HTTP, as a client would use it: every row, with the 401/403/404/400/422 paths, and
 // the effect of every role change on the very next request.
 
-describe('authorization and custom roles over HTTP (spec section 4.1)', () => {
+describe('authorization and custom roles over HTTP', () => {
   let harness: TestPlatform;
   const api: TestPlatform['api'] = (...args) => harness.api(...args);
   let ids: TestPlatform['ids'];
@@ -60,9 +60,13 @@ describe('authorization and custom roles over HTTP (spec section 4.1)', () => {
       expect(res).toEqual({ status: 401, body: { message: expect.any(String), url: expect.stringMatching(/openapi\.json$/) } });
     });
 
-    it.each(ROWS)('%s %s answers 400 without ?org= and 404 for an unknown org', async (method, path) => {
+    it.each(ROWS)('%s %s answers 400 without ?org=, 403 for an unknown org (404 to a site admin)', async (method, path) => {
       expect((await api('olivia', method, path, bodyFor(method, path))).status).toBe(400);
-      expect((await api('olivia', method, `${path}?org=nosuchorg`, bodyFor(method, path))).status).toBe(404);
+      expect(await api('olivia', method, `${path}?org=nosuchorg`, bodyFor(method, path))).toEqual({
+        status: 403,
+        body: { message: 'you cannot act for organization "nosuchorg"', url: expect.stringMatching(/openapi\.json$/) },
+      });
+      expect((await api('root', method, `${path}?org=nosuchorg`, bodyFor(method, path))).status).toBe(404);
     });
 
     it.each(ROWS)('%s %s answers 403 {message, url} to a signed-in non-member', async (method, path) => {
@@ -73,9 +77,10 @@ describe('authorization and custom roles over HTTP (spec section 4.1)', () => {
       });
     });
 
-    it('answers 404 for a private organization the caller cannot see, as the /orgs/{orgname} paths do', async () => {
+    it('answers 403 for a private organization the caller is not in, as for an unknown one; its path stays 404', async () => {
       expect((await api('mia', 'POST', '/orgs', { username: 'hidden', visibility: 'private' })).status).toBe(201);
-      expect((await api('otto', 'GET', '/authz/roles?org=hidden')).status).toBe(404);
+      expect((await api('otto', 'GET', '/authz/roles?org=hidden')).body.message).toBe('you cannot act for organization "hidden"');
+      expect((await api('otto', 'GET', '/authz/roles?org=hidden')).status).toBe(403);
       expect((await api('otto', 'GET', '/orgs/hidden')).status).toBe(404);
       expect((await api('mia', 'GET', '/authz/roles?org=hidden')).status).toBe(200);
     });

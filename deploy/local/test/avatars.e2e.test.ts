@@ -31,7 +31,7 @@ function pngClaiming(width: number, height: number): Buffer {
   return b;
 }
 
-describe('organization avatars over HTTP (spec section 4.13)', () => {
+describe('organization avatars over HTTP', () => {
   let harness: TestPlatform;
   const api: TestPlatform['api'] = (...args) => harness.api(...args);
   let dataDir: string;

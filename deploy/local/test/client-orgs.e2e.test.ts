@@ -6,12 +6,12 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import type { TestPlatform } from './harness';
 
 /**
- * Client organizations (spec 4.2, docs/client-organizations.md) over HTTP on the demo seed: a site admin creates client
+ * Client organizations (docs/client-organizations.md) over HTTP on the demo seed: a site admin creates client
  * organizations on the demo hub (admin user, organization, imported cluster set, a shared gateway config), extends
  * and reduces them, and deletes them; removals and deletions run asynchronously and the status routes follow them to
  * `Deleted`. 400/401/403/404/409/422 on the way. In-process bus (no NATS_URL).
  */
-describe('client organizations over HTTP (spec 4.2) on the demo seed', () => {
+describe('client organizations over HTTP on the demo seed', () => {
   let t: TestPlatform;
   let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;

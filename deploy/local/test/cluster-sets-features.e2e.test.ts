@@ -4,7 +4,7 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import type { TestPlatform } from './harness';
 
 /**
- * Feature sets, sync status and auto-update (spec 4.12, docs/cluster-sets.md) over HTTP on the demo seed, whose
+ * Feature sets, sync status and auto-update (docs/cluster-sets.md) over HTTP on the demo seed, whose
  * simulated hub agent applies the desired state the platform sends and reports what runs: an install followed to
  * in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature set and then
  * updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers.
@@ -12,7 +12,7 @@ import type { TestPlatform } from './harness';
  */
 const LATEST = 'v2026.11.0';
 
-describe('feature sets and sync status over HTTP (spec 4.12) on the demo seed', () => {
+describe('feature sets and sync status over HTTP on the demo seed', () => {
   let t: TestPlatform;
   let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;

@@ -3,12 +3,12 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import type { TestPlatform } from './harness';
 
 /**
- * Cluster sets and bound namespaces (spec 4.12, docs/cluster-sets.md) over HTTP on the demo seed: the demo hub's
+ * Cluster sets and bound namespaces (docs/cluster-sets.md) over HTTP on the demo seed: the demo hub's
  * managed clusters grouped into sets by the organization's owner, read by a member, refused to outsiders (403)
  * and for owners or hubs that do not exist or cannot be seen (404), with every 400/401/409/422 the rows give.
  * In-process bus (no NATS_URL): the seed's simulated hub and the clusters app share it.
  */
-describe('cluster sets over HTTP (spec 4.12) on the demo seed', () => {
+describe('cluster sets over HTTP on the demo seed', () => {
   let t: TestPlatform;
   let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;

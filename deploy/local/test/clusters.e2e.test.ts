@@ -41,6 +41,7 @@ describe('cluster enrollment over HTTP', () => {
   afterAll(() => harness?.stop());
 
   const UID = '3d5e7f90-1a2b-4c3d-9e8f-0a1b2c3d4e5f';
+  const GLOBEX_UID = '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 
   it('enrolls a hub: 201 with the cluster and bus credentials shown once, the owner tuple written', async () => {
     const res = await api('olivia', 'POST', '/orgs/acme/clusters', {
@@ -114,13 +115,27 @@ describe('cluster enrollment over HTTP', () => {
     const dup = await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'prod-east' });
     expect(dup).toEqual({ status: 409, body: { message: 'a cluster named "prod-east" already exists', url: expect.any(String) } });
     expect((await api('olivia', 'GET', '/orgs/acme/tokens/bus-tokens/')).body).toHaveLength(before);
-    // A taken uid is refused by the inventory; the account issued for it is revoked at once.
-    const takenUid = await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'other', uid: UID });
-    expect(takenUid.status).toBe(409);
-    const accounts = (await api('olivia', 'GET', '/orgs/acme/tokens/bus-tokens/')).body;
-    expect(accounts).toHaveLength(before + 1);
-    expect(accounts.filter((a: { revoked: boolean }) => a.revoked)).toHaveLength(1);
-    expect((await api('otto', 'POST', '/orgs/globex/clusters', { name: 'prod-east' })).status).toBe(201);
+    expect((await api('otto', 'POST', '/orgs/globex/clusters', { name: 'prod-east', uid: GLOBEX_UID })).status).toBe(201);
+  });
+
+  it("refuses a uid another organization's hub has (or its own) with 409 naming no one, before any bus account is issued", async () => {
+    const accounts = async (login: string, org: string) => (await api(login, 'GET', `/orgs/${org}/tokens/bus-tokens/`)).body as unknown[];
+    const acmeBefore = await accounts('olivia', 'acme');
+    const globexBefore = await accounts('otto', 'globex');
+
+    const theirs = await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'borrowed', uid: GLOBEX_UID.toUpperCase() });
+    expect(theirs.status).toBe(409);
+    const ours = await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'again', uid: UID });
+    expect(ours.status).toBe(409);
+    // The same words whoever holds the uid, and nothing that says who: no organization, owner or cluster name.
+    expect(theirs.body.message.replace(GLOBEX_UID, '<uid>')).toBe(ours.body.message.replace(UID, '<uid>'));
+    expect(theirs.body.message).toBe(`a cluster with uid ${GLOBEX_UID} already exists`);
+    for (const leak of ['globex', 'otto', 'prod-east', 'organization', 'owner']) expect(theirs.body.message).not.toContain(leak);
+
+    // Nothing was made for the refused enrollments: neither organization has a new (even revoked) bus account.
+    expect(await accounts('olivia', 'acme')).toEqual(acmeBefore);
+    expect(await accounts('otto', 'globex')).toEqual(globexBefore);
+    expect((await api('olivia', 'GET', '/orgs/acme/clusters')).body.map((c: { name: string }) => c.name)).not.toContain('borrowed');
   });
 
   it('answers 400 for a bad name or body', async () => {

@@ -29,7 +29,7 @@ function form(fields: Record<string, string | string[]>, document?: { body: stri
   return f;
 }
 
-describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
+describe('contracts over HTTP on a hosted deployment', () => {
   let t: TestPlatform;
   const api: TestPlatform['api'] = (...args) => t.api(...args);
   const send: TestPlatform['send'] = (...args) => t.send(...args);
@@ -66,7 +66,7 @@ describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
   }, 120_000);
   afterAll(() => t?.stop());
 
-  describe('admin (4.3)', () => {
+  describe('admin', () => {
     it('creates one contract per product from a multipart form with a document: 201 with Contract[]', async () => {
       const body = form(
         {
@@ -150,6 +150,74 @@ describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
       expect((await bad({ products: 'productdb', quota: '{"metric":"cpu-core-hours","limit":1,"alertThresholds":[101]}' })).status).toBe(
         400,
       );
+    });
+
+    it('answers an empty products list 400 however it comes: no products field (repeated fields, none sent), an empty one, []', async () => {
+      // The contracts of these two tests are for an account of their own, which no other test lists.
+      await t.signUp('quinn');
+      const end = String(NOW + YEAR);
+      for (const fields of [{ end }, { end, products: '' }, { end, products: '[]' }, {}] as Record<string, string>[]) {
+        const res = await send('root', 'POST', '/contracts?org=quinn', form(fields));
+        expect({ fields, status: res.status, message: res.body.message }).toEqual({
+          fields,
+          status: 400,
+          message: 'products: at least one product is required',
+        });
+      }
+      expect((await api('root', 'GET', '/contracts?org=quinn')).body).toEqual([]);
+      const doc = (await api(undefined, 'GET', '/openapi.json')).body;
+      expect(doc.components.schemas.CreateContractForm.required ?? []).not.toContain('products');
+    });
+
+    it('takes the quota metrics the product’s clients send (cpu_core_month, memory_gib_month), answered as sent; the document lists them', async () => {
+      const end = String(NOW + YEAR);
+      const made: number[] = [];
+      for (const metric of ['memory_gib_month', 'cpu_core_month']) {
+        const quota = { enabled: true, metric, limit: 100 };
+        const res = await send('root', 'POST', '/contracts?org=quinn', form({ products: 'productdb', end, quota: JSON.stringify(quota) }));
+        expect({ metric, status: res.status }).toEqual({ metric, status: 201 });
+        expect(res.body[0].quota).toEqual({ ...quota, alertThresholds: [], disableLicenseOnLimitReached: false });
+        expect((await api('root', 'GET', `/contracts/${res.body[0].id}`)).body.quota.metric).toBe(metric);
+        made.push(res.body[0].id);
+      }
+      // The hour-based names are still taken, and an update may change one for the other.
+      const hours = await send(
+        'root',
+        'POST',
+        '/contracts?org=quinn',
+        form({ products: 'productvault', end, quota: '{"enabled":true,"metric":"cpu-core-hours","limit":5}' }),
+      );
+      expect(hours.status).toBe(201);
+      expect(hours.body[0].quota.metric).toBe('cpu-core-hours');
+      const quota = { enabled: true, metric: 'cpu_core_month', limit: 3, alertThresholds: [80], disableLicenseOnLimitReached: true };
+      const updated = await send('root', 'PUT', `/contracts/${hours.body[0].id}`, form({ quota: JSON.stringify(quota) }));
+      expect(updated.status).toBe(200);
+      expect(updated.body.quota).toEqual(quota);
+      const wrong = await send(
+        'root',
+        'POST',
+        '/contracts?org=quinn',
+        form({ products: 'productdb', end, quota: '{"enabled":true,"metric":"cpu-core-month","limit":1}' }),
+      );
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.message).toMatch(/^quota\.metric: must be one of cpu_core_month, memory_gib_month, /);
+
+      const doc = (await api(undefined, 'GET', '/openapi.json')).body;
+      for (const form of ['CreateContractForm', 'UpdateContractForm']) {
+        const field = doc.components.schemas[form].properties.quota;
+        expect(field).toMatchObject({ type: 'string', contentMediaType: 'application/json' });
+        expect(field.contentSchema.properties.metric.enum).toEqual(
+          expect.arrayContaining([
+            'cpu_core_month',
+            'memory_gib_month',
+            'cpu-core-hours',
+            'memory-gib-hours',
+            'storage-gib-hours',
+            'object-hours',
+          ]),
+        );
+      }
+      for (const id of [...made, hours.body[0].id]) expect((await api('root', 'DELETE', `/contracts/${id}`)).status).toBe(200);
     });
 
     it('refuses a malformed body with 422 (no form, broken JSON in a field, a wrong type, an unknown field) and JSON with 415', async () => {
@@ -355,7 +423,7 @@ describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
     });
   });
 
-  describe('user (4.4)', () => {
+  describe('user', () => {
     let offline: any;
 
     beforeAll(async () => {
@@ -386,7 +454,8 @@ describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
       expect((await api('olivia', 'GET', '/user/contracts')).body).toEqual([]);
       expect((await api(undefined, 'GET', '/user/contracts?org=acme')).status).toBe(401);
       expect((await api('otto', 'GET', '/user/contracts?org=acme')).status).toBe(403);
-      expect((await api('mia', 'GET', '/user/contracts?org=nosuchorg')).status).toBe(404);
+      // An org the caller cannot act for is 403, unknown or not: the answer does not tell which.
+      expect((await api('mia', 'GET', '/user/contracts?org=nosuchorg')).status).toBe(403);
     });
 
     it('gets one sanitized contract; another account’s contract is not readable (404, 403 where the spec says so)', async () => {
@@ -559,7 +628,7 @@ describe('contracts over HTTP (spec 4.3, 4.4) on a hosted deployment', () => {
     });
   });
 
-  describe('admin (4.3), the end of a contract', () => {
+  describe('admin, the end of a contract', () => {
     it('revokes a contract: 200, then revoked and no longer active; 404 for an unknown one', async () => {
       expect((await api('olivia', 'POST', `/contracts/${backup.id}/revoke`)).status).toBe(403);
       expect((await api('root', 'POST', `/contracts/${backup.id}/revoke`)).status).toBe(200);

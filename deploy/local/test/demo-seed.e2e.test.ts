@@ -9,7 +9,7 @@ import { basic } from './harness';
 import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
 
 /**
- * DEMO_SEED_MANIFEST=<path> npm start (issue 11, item 7): the launcher as npm starts it, on the in-process bus of
+ * DEMO_SEED_MANIFEST=<path> npm start: the launcher as npm starts it, on the in-process bus of
  * the embedded default, seeds a demo and writes the manifest; every name in it is found through the clusters
  * service's RPCs (its port found among the server's listening sockets), the REST API and billing-dashboard's tables
  * (no read RPC for them yet: the platform runs on a fresh Postgres database so the test can read them). A second
@@ -127,7 +127,8 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     const listed = await get(`/orgs/${owner.org}/clusters`);
     expect(listed.status).toBe(200);
     expect(listed.body.map((c: any) => [c.name, c.uid])).toContainEqual([hub.name, hub.uid]);
-    expect((await get('/user')).body.id).toBe(usage.uid);
+    // The reports are the organization's: it owns the clusters, and ingestion attributes them to their owner.
+    expect((await get(`/orgs/${owner.org}`)).body.id).toBe(usage.uid);
 
     // Through the clusters service's RPCs: the hub, every spoke under it, the namespace.
     const clusters = await clustersClient(first.pid);
@@ -231,7 +232,7 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
 });
 
 /**
- * On a marketplace deployment (issue 14) the manifest also names at least three installers of its marketplace not
+ * On a marketplace deployment the manifest also names at least three installers of its marketplace not
  * yet bound, and, the listener taking the seed's notifications (the secret is set; dev run mode for the first
  * provider, whose notifications are otherwise taken only from its address ranges), a claimable and a claimed
  * claim of subscribers' standalone organizations; a second start names the same ones and binds nothing more.

@@ -1,11 +1,13 @@
 // The Helm chart as `helm template` renders it, with its default values and with values-production.yaml
-// (issue 10, item 8). `.ci/run` also runs `helm lint --strict` on both (`node .ci/helm.js check`).
+//. `.ci/run` also runs `helm lint --strict` on both (`node .ci/helm.js check`).
 import { APPS, containerEnv, find, helmTemplate, ofKind, PRODUCTION_VALUES, type AppName, type Manifest } from './chart';
 
 const DATABASE = ['--set', 'postgres.url=postgres://platform:pw@postgres:5432/platform'];
-const BACKENDS = APPS.filter((a) => a !== 'gateway');
-/** Apps that own a Postgres schema (all but the gateway), and those on the bus (docs/architecture.md). */
-const WITH_SCHEMA: AppName[] = BACKENDS;
+/**
+ * Apps that own a Postgres schema (all of them: the gateway's holds the failed sign-ins per address its replicas
+ * share), and those on the bus (docs/architecture.md).
+ */
+const WITH_SCHEMA: AppName[] = [...APPS];
 const ON_THE_BUS: AppName[] = ['contracts-licensing', 'billing-dashboard', 'clusters'];
 const GRPC_SERVICES: Record<AppName, string> = {
   gateway: 'platform.gateway.v1.GatewayService',
@@ -105,8 +107,10 @@ describe('the chart with its default values', () => {
         .spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom?.secretKeyRef)
         .map((e: any) => e.name)
         .sort();
-    // The gateway presigns contract document URLs with the bucket's credentials (docs/contracts.md).
+    // The gateway presigns contract document URLs with the bucket's credentials (docs/contracts.md), and counts
+    // failed sign-ins in its schema (docs/authentication.md).
     expect(secretNames('gateway')).toEqual([
+      'DATABASE_URL',
       'OBJECT_STORAGE_ACCESS_KEY_ID',
       'OBJECT_STORAGE_SECRET_ACCESS_KEY',
       'OBJECT_STORAGE_SIGNING_KEY',
@@ -285,6 +289,7 @@ describe('the chart with values-production.yaml', () => {
       'orgs-teams': ['billing-dashboard', 'clusters', 'gateway'],
       clusters: ['billing-dashboard', 'contracts-licensing', 'gateway'],
       'billing-dashboard': ['contracts-licensing', 'gateway'],
+      'contracts-licensing': ['billing-dashboard', 'gateway'],
     };
     for (const app of enabled.filter((a) => a !== 'gateway')) {
       const rules = admitting(app, 'grpc');

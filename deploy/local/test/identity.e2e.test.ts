@@ -1,6 +1,6 @@
 import { basic, bootTestPlatform, ROOT_PASSWORD, type TestPlatform } from './harness';
 
-describe('identity over HTTP: users, tokens and authentication (spec section 5)', () => {
+describe('identity over HTTP: users, tokens and authentication', () => {
   let harness: TestPlatform;
   const api: TestPlatform['api'] = (...args) => harness.api(...args);
   const rootBasic = { authorization: basic('root', ROOT_PASSWORD) };

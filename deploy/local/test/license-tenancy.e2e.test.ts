@@ -14,6 +14,9 @@ const HUB_A = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a70';
 /** A UUID org bravo binds and licenses before org alpha enrolls a hub with it. */
 const TAKEN_LATER = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a71';
 const NOBODYS = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a72';
+/** UUIDs nobody enrolls: bravo licenses the first offline. */
+const UNKNOWN = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a73';
+const UNKNOWN_2 = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a74';
 
 function form(fields: Record<string, string>): FormData {
   const f = new FormData();
@@ -124,6 +127,48 @@ describe('licenses and contract bindings stay within their tenant (hosted)', () 
     const license = await t.api('alice', 'POST', `/user/contracts/${contractA}/clusters/${mine.body[0].id}/issue-license?org=alpha`);
     expect(license.status).toBe(200);
     expect((await register(license.body.license)).status).toBe(200);
+  });
+
+  it('answers /register for a cluster the platform does not know 400 whatever the license; a known cluster’s bad license is 422', async () => {
+    const bound = await t.api('bob', 'POST', `/user/contracts/${contractB}/clusters?org=bravo`, [{ cluster: UNKNOWN }]);
+    expect(bound.status).toBe(201);
+    const ccId = (bound.body as { id: number; cluster: string }[]).find((c) => c.cluster === UNKNOWN)!.id;
+    const offline = await t.api('bob', 'POST', `/user/contracts/${contractB}/clusters/${ccId}/issue-license?org=bravo`);
+    expect(offline.status).toBe(200);
+    const der = Buffer.from(offline.body.license, 'base64');
+    const tampered = Buffer.from(der);
+    tampered[tampered.length - 12] ^= 1;
+    const register = (clusterUID: string, license: string, features = 'postgres') =>
+      t.api(undefined, 'POST', '/register', { clusterUID, features, license });
+
+    // The cluster is looked up before the license is read: a genuine license, a tampered one, one for another
+    // cluster, bytes that are no certificate at all — an unknown cluster is the spec's 400 for each.
+    for (const [clusterUID, license] of [
+      [UNKNOWN, offline.body.license],
+      [UNKNOWN, tampered.toString('base64')],
+      [UNKNOWN, 'AAAA'],
+      [UNKNOWN_2, offline.body.license],
+      [UNKNOWN.toUpperCase(), 'AAAA'],
+    ] as const) {
+      const res = await register(clusterUID, license);
+      expect({ clusterUID, status: res.status, message: res.body.message }).toEqual({
+        clusterUID,
+        status: 400,
+        message: `cluster ${clusterUID.toLowerCase()} is not registered with the platform`,
+      });
+    }
+    // Empty features are still refused first; a body without a license is still malformed (422).
+    expect((await register(UNKNOWN, 'AAAA', ' ')).body.message).toMatch(/^features/);
+    expect((await t.api(undefined, 'POST', '/register', { clusterUID: UNKNOWN, features: 'postgres' })).status).toBe(422);
+    // A cluster the platform knows gets its license verified: 422 for one that is tampered, garbage, or another cluster's.
+    for (const license of [tampered.toString('base64'), 'AAAA', offline.body.license])
+      expect((await register(HUB_A, license)).status).toBe(422);
+    const doc = (await t.api(undefined, 'GET', '/openapi.json')).body;
+    expect(doc.paths['/register'].post['x-handler-checks']).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^400 for empty features, then for a cluster the platform does not know \(whatever the license/),
+      ]),
+    );
   });
 
   it('lets only holders of add_cluster:contract_mgmt unbind, rename and retag; a read-only member changes nothing', async () => {

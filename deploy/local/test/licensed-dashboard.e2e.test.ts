@@ -7,7 +7,9 @@ import { bootTestPlatform, type TestPlatform } from './harness';
  * The licensed users, clusters, licenses and products of the admin billing dashboard (spec 4.6,
  * docs/billing-dashboard.md) over HTTP, on a billing-enabled hosted platform seeded with the demo (the seed of
  * DEMO_SEED_MANIFEST, run in-process on the in-process bus: its simulator reports license usage for the manifest's `usage` keys, and
- * the demo contracts bind its clusters). Every row answers the manifest's data with the shapes of spec 2.5 (the
+ * the demo contracts bind its clusters). The licensed user is the demo organization, which owns the clusters:
+ * ingestion attributes a report to its license's holder, and the simulator's licenses were not issued by the
+ * platform (docs/billing-ingestion.md). Every row answers the manifest's data with the shapes of spec 2.5 (the
  * harness validates each answer against the API document); then the 400, 401, 403 and 404 paths; and 404 with
  * `{message}` where billing is disabled.
  */
@@ -22,11 +24,13 @@ const licensedRows = (env: Record<string, string>) =>
 const fill = (p: string, u: Usage) =>
   p.replace(':uid', String(u.uid)).replace(':cid', u.cid).replace(':lid', encodeURIComponent(u.lid)).replace(':productName', u.product);
 
-describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) on the demo data', () => {
+describe('licensed users, clusters, licenses and products over HTTP on the demo data', () => {
   let t: TestPlatform;
   let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;
   let u: Usage;
+  /** The licensed user: the demo organization, its login and email. */
+  let holder: { login: string; email: string };
   const withOrg = (p: string) => `${p}${p.includes('?') ? '&' : '?'}org=demo`;
   const get = async (p: string, who = 'root') => t.api(who, 'GET', withOrg(p));
   const ok = async (p: string) => {
@@ -42,14 +46,17 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
     demo = await bootDemoPlatform({ DEPLOYMENT_TYPE: 'Hosted' });
     ({ t, manifest, usage: u } = demo);
     await t.signUp('mallory');
+    const org = (await t.api('root', 'GET', `/orgs/${manifest.owner.org}`)).body;
+    expect(org.id).toBe(u.uid);
+    holder = { login: manifest.owner.org, email: org.email ?? '' };
   }, 600_000);
   afterAll(() => demo?.stop());
 
-  it('lists the demo owner among the users who reported, and among the active ones only in a window that holds its reports', async () => {
+  it('lists the demo organization among the users who reported, and among the active ones only in a window that holds its reports', async () => {
     const owner = {
-      username: manifest.owner.username,
-      userType: 'user',
-      email: `${manifest.owner.username}@example.com`,
+      username: holder.login,
+      userType: 'organization',
+      email: holder.email,
       userID: u.uid,
       lastReceivedAt: expect.any(Number),
     };
@@ -70,8 +77,8 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
   it('lists as inactive the user accounts that never reported, with lastReceivedAt 0, and no organization', async () => {
     const inactive = await ok('/dashboard/users/inactive');
     const logins = inactive.map((x: any) => x.username);
-    expect(logins).toEqual(expect.arrayContaining(['root', 'mallory']));
-    expect(logins).not.toContain(manifest.owner.username);
+    // The demo owner reported nothing of its own: its organization's clusters report as the organization.
+    expect(logins).toEqual(expect.arrayContaining(['root', 'mallory', manifest.owner.username]));
     expect(logins).not.toContain(manifest.owner.org);
     expect(inactive.find((x: any) => x.username === 'mallory')).toEqual({
       username: 'mallory',
@@ -112,7 +119,7 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
     const active = await ok(`${user()}/clusters/active`);
     const hub = active.find((c: any) => c.clusterID === u.cid);
     expect(hub).toEqual({
-      username: manifest.owner.username,
+      username: holder.login,
       clusterID: u.cid,
       firstReceivedAt: expect.any(Number),
       lastReceivedAt: expect.any(Number),
@@ -130,7 +137,7 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
     // The simulator's licenses were not issued by this platform: the plan says what the reports tell.
     expect(plan).toEqual({
       uid: u.uid,
-      email: `${manifest.owner.username}@example.com`,
+      email: holder.email,
       licenseID: u.lid,
       clusters: expect.arrayContaining([u.cid]),
       planName: '',
@@ -150,8 +157,8 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
 
     const active = await ok(`${pair()}/licenses/active`);
     expect(active).toContainEqual({
-      username: manifest.owner.username,
-      email: `${manifest.owner.username}@example.com`,
+      username: holder.login,
+      email: holder.email,
       userId: u.uid,
       licenseID: u.lid,
       firstReceivedAt: plan.registeredAt,
@@ -192,9 +199,9 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
 
   it('answers the products received under the license, all of them and one', async () => {
     const product = {
-      userName: manifest.owner.username,
-      userType: 'user',
-      email: `${manifest.owner.username}@example.com`,
+      userName: holder.login,
+      userType: 'organization',
+      email: holder.email,
       userID: u.uid,
       clusterID: u.cid,
       licenseID: u.lid,
@@ -214,8 +221,8 @@ describe('licensed users, clusters, licenses and products over HTTP (spec 4.6) o
   it('answers every user’s active licenses on a cluster', async () => {
     const active = await ok(`/dashboard/clusters/${u.cid}/licenses/active`);
     expect(active).toContainEqual({
-      username: manifest.owner.username,
-      email: `${manifest.owner.username}@example.com`,
+      username: holder.login,
+      email: holder.email,
       userId: u.uid,
       licenseID: u.lid,
       firstReceivedAt: expect.any(Number),

@@ -18,6 +18,20 @@ const YEAR = 365 * 24 * 3600;
 const HUB = '55555555-aaaa-4aaa-8aaa-555555555555';
 const OFFLINE = '66666666-aaaa-4aaa-8aaa-666666666666';
 
+/**
+ * The license with the first byte inside one extension's value flipped (`oid` 2.5.29.<last>): the certificate is
+ * still framed right, but that extension no longer decodes.
+ */
+function corruptExtension(der: Buffer, last: number): Buffer {
+  let at = der.indexOf(Buffer.from([0x06, 0x03, 0x55, 0x1d, last])) + 5;
+  if (at < 5) throw new Error(`the license has no extension 2.5.29.${last}`);
+  if (der[at] === 0x01) at += 3; // critical: TRUE
+  if (der[at] !== 0x04 || der[at + 1] > 0x7f) throw new Error(`extension 2.5.29.${last} is not a short OCTET STRING`);
+  const corrupted = Buffer.from(der);
+  corrupted[at + 2] ^= 0xff;
+  return corrupted;
+}
+
 function form(fields: Record<string, string>): FormData {
   const f = new FormData();
   for (const [k, v] of Object.entries(fields)) f.append(k, v);
@@ -124,15 +138,28 @@ describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted depl
     expect((await api('root', 'GET', '/contracts?org=nobody-by-that-name')).status).toBe(404);
   });
 
-  it('registers a cluster with a valid license; 400 for empty features, 422 for a tampered or foreign license', async () => {
+  it('registers a cluster with a valid license; 400 for empty features or a cluster the platform does not know, 422 for a tampered license', async () => {
     const register = (body: Record<string, unknown>) => api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license, ...body });
     expect((await register({})).status).toBe(200);
     expect((await register({ features: '' })).status).toBe(400);
     const tampered = Buffer.from(license, 'base64');
     tampered[tampered.length - 12] ^= 1;
     expect((await register({ license: tampered.toString('base64') })).status).toBe(422);
-    expect((await register({ clusterUID: OFFLINE })).status).toBe(422);
+    // Bound to a contract but never enrolled: the platform does not know it (the spec's 400 "unregistered clusterUID").
+    expect((await register({ clusterUID: OFFLINE })).status).toBe(400);
     expect((await register({ license: undefined })).status).toBe(422);
+  });
+
+  it('refuses a license whose SubjectAltName, AuthorityKeyIdentifier, KeyUsage or ExtendedKeyUsage does not decode: 422 malformed, not 500', async () => {
+    const der = Buffer.from(license, 'base64');
+    for (const last of [0x11, 0x23, 0x0f, 0x25]) {
+      const registered = await api(undefined, 'POST', '/register', {
+        clusterUID: HUB,
+        features: 'postgres',
+        license: corruptExtension(der, last).toString('base64'),
+      });
+      expect([last, registered.status, registered.body.message]).toEqual([last, 422, expect.stringMatching(/not an X.509 certificate/)]);
+    }
   });
 
   it('revoking the contract publishes the license on the CRL; /register and the command-line verifier refuse it', async () => {

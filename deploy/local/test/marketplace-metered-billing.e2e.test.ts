@@ -7,7 +7,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 import { marketplaceKit } from './marketplace';
 
 /**
- * The metered-billing proxy (spec 4.10) and the /dashboard/marketplaces rows (4.6) through the gateway, on the
+ * The metered-billing proxy and the /dashboard/marketplaces rows through the gateway, on the
  * first and third providers' marketplace deployments, against local doubles of AWS Marketplace Metering and
  * Google Service Control that speak their wire formats (docs/marketplaces.md). Also the proxy's own small
  * authorization matrix: the main matrix boots Hosted, where these pairs do not exist.

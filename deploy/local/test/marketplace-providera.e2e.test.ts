@@ -2,7 +2,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 import { marketplaceKit } from './marketplace';
 
 /**
- * The webhook listener on a first-provider marketplace deployment (spec 4.9, docs/marketplaces.md), through the
+ * The webhook listener on a first-provider marketplace deployment (docs/marketplaces.md), through the
  * gateway as the marketplace reaches it: source ranges, validation, binding with its {link} and archive, the
  * subscriber's organization, claim and contract, redeliveries and races, POST only, and the installer route.
  */

@@ -2,7 +2,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 import { marketplaceKit } from './marketplace';
 
 /**
- * The webhook listener on a second-provider marketplace deployment (spec 4.9, docs/marketplaces.md): the secret,
+ * The webhook listener on a second-provider marketplace deployment (docs/marketplaces.md): the secret,
  * PUT/DELETE provisioning states as subscription states, BIND with its {link}, the claim's backoff until the
  * deployment runs, contracts revoked on DELETE, redeliveries, races, and refusals that leave nothing behind.
  */

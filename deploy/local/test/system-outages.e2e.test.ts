@@ -2,7 +2,7 @@ import { registeredRoutesOn } from '@platform/app-gateway';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * The system outages of the admin billing dashboard (spec 4.6, docs/system-outages.md) over HTTP on a
+ * The system outages of the admin billing dashboard (docs/system-outages.md) over HTTP on a
  * billing-enabled deployment: recording (201, 409 overlap, 422), the report and its filters, the tags, who may
  * call (401, 403, 400 without `org`); and their absence (404 with `{message}`) where billing is disabled.
  */
@@ -12,7 +12,7 @@ const H = 3_600_000;
 const T0 = Date.UTC(2026, 9, 1);
 const at = (hours: number) => new Date(T0 + hours * H).toISOString();
 
-describe('system outages over HTTP (spec 4.6) on a billing-enabled deployment', () => {
+describe('system outages over HTTP on a billing-enabled deployment', () => {
   let t: TestPlatform;
   const api: TestPlatform['api'] = (...args) => t.api(...args);
   const post = (body: unknown, who = 'root') => api(who, 'POST', `${OUTAGES}/?org=acme`, body);

@@ -27,7 +27,7 @@ const NO_SUCH_OBJECT = '0a0b0c0d-0000-4000-8000-000000000000';
 const mine = (r: { path: string }) =>
   (r.path.startsWith('/dashboard/summary/') && !r.path.endsWith('/download')) || r.path.startsWith('/dbaas/billing/');
 
-describe('usage reports over HTTP (spec 4.5) on the demo seed', () => {
+describe('usage reports over HTTP on the demo seed', () => {
   let t: TestPlatform;
   let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;

@@ -17,7 +17,7 @@ type Usage = NonNullable<DemoManifest['usage']>;
 const monthTitle = (year: string, month: string) =>
   new Date(Date.UTC(Number(year), Number(month) - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
-describe('the PDF usage summary over HTTP (spec 4.5) on the demo data', () => {
+describe('the PDF usage summary over HTTP on the demo data', () => {
   let t: TestPlatform;
   let demo: DemoPlatform | undefined;
   let manifest: DemoManifest;

@@ -83,7 +83,10 @@ export async function runSimulator(args: string[], io: SimulatorIo): Promise<num
     .option('--seed <n>', 'seed of everything generated (names, UIDs, message ids, usage)', int('--seed', 0), DEFAULTS.seed)
     .option('--sample-hours <h>', 'usage sample interval, hours', int('--sample-hours', 1), DEFAULTS.sampleHours)
     .option('--now <time>', 'end of the simulated period (ISO 8601); default the state file’s, else now')
-    .option('--user-ids <ids>', 'comma-separated platform account ids of the license holders; default the --username account')
+    .option(
+      '--user-ids <ids>',
+      'comma-separated platform account ids the reports name as their users; default the --org organization, to which the platform attributes them anyway',
+    )
     .option('--nats <url>', 'NATS server the platform uses (its NATS_URL); required')
     .option('--state <file>', 'state file keeping the enrolled hubs’ bus credentials (mode 0600; holds credentials)')
     .option('--serve', 'keep answering resource-history requests until Ctrl-C')

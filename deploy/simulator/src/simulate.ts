@@ -32,7 +32,11 @@ export interface SimulateOptions {
   sampleHours?: number;
   /** Where reports go: `connectBus(natsUrl, 'simulator')` (NATS, or the process's in-process bus). */
   bus: Bus;
-  /** Platform account ids of the license holders (default: the caller's own id). */
+  /**
+   * Platform account ids the reports name as their users (default: the organization's). Ingestion attributes a
+   * report to the holder the platform knows (for these unissued licenses, the organization owning the cluster)
+   * and refuses another id as a claim, so others only exercise that (docs/billing-ingestion.md).
+   */
   userIds?: number[];
   /** End of the simulated period (default: the state file's from an earlier run, else now), aligned down to the sample grid. */
   now?: Date | number;
@@ -140,6 +144,8 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
   report('sign-in', `signing in to ${opts.api.url} as ${opts.api.username}`);
   const api = await PlatformApi.signIn(opts.api);
   try {
+    // An agent reports its license's holder: for licenses the platform did not issue, the organization owning the cluster.
+    const orgId = await ensureOrg(api, opts.org);
     const world = buildWorld({
       org: opts.org,
       hubs: opts.hubs ?? DEFAULTS.hubs,
@@ -147,12 +153,11 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
       months: opts.months ?? DEFAULTS.months,
       seed,
       sampleHours,
-      userIds: opts.userIds ?? [api.userId],
+      userIds: opts.userIds ?? [orgId],
       nowMs: alignNow(nowMs, sampleHours),
     });
     total = countMessages(world);
 
-    await ensureOrg(api, opts.org);
     report('enroll', `enrolling ${world.hubs.length} hub(s) in ${opts.org}`);
     const creds = await enrollHubs(api, world, opts, state);
     orgState.nowMs ??= world.endMs;
@@ -231,14 +236,16 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
   }
 }
 
-async function ensureOrg(api: PlatformApi, org: string): Promise<void> {
+/** The organization's account id; the organization is made (the caller its owner) when missing. */
+async function ensureOrg(api: PlatformApi, org: string): Promise<number> {
   const got = await api.call('GET', `/orgs/${encodeURIComponent(org)}`);
-  if (got.status === 200) return;
+  if (got.status === 200) return (got.body as { id: number }).id;
   if (got.status !== 404) throw new ApiError(got.status, got.body, `GET /orgs/${org}`);
   const made = await api.call('POST', '/orgs', { username: org });
-  if (made.status === 201) return;
+  if (made.status === 201) return (made.body as { id: number }).id;
   // Made meanwhile by someone else: fine if it is visible now.
-  if ((await api.call('GET', `/orgs/${encodeURIComponent(org)}`)).status === 200) return;
+  const again = await api.call('GET', `/orgs/${encodeURIComponent(org)}`);
+  if (again.status === 200) return (again.body as { id: number }).id;
   throw new ApiError(made.status, made.body, `creating organization ${org} (POST /orgs)`);
 }
 

@@ -170,7 +170,7 @@ export function buildWorld(options: WorldOptions): World {
       const r = new Rng(seed, 'hub', h, 'spoke', s);
       let p = r.pick(PROVIDERS);
       let reg = r.pick(REGIONS[p]);
-      // Every hub with spokes has a cluster on the hosted Kubernetes service, so the gks usage view (spec 4.5) has
+      // Every hub with spokes has a cluster on the hosted Kubernetes service, so the gks usage view has
       // data: the last spoke moves to gks when no other cluster of the hub drew it (after the same draws as before,
       // so the rest of the world stays as it was).
       if (s === options.spokes - 1 && provider !== 'gks' && p !== 'gks' && !spokes.some((x) => x.state.provider === 'gks')) {
@@ -275,7 +275,7 @@ function licensedObject(
     quotas.push({ fromMs: at, cpu: prev.cpu * 2, memory: prev.memory * 2, storage: prev.storage + rng.pick([5, 10]) * GIB * replicas });
   }
   // A last change two days before the end that leaves the quota as it is (labels, annotations): objects keep
-  // changing, and the dashboard's events/ (the last 14 days at most, spec 4.6) has something to list.
+  // changing, and the dashboard's events/ (the last 14 days at most) has something to list.
   const touched = createdMs + Math.floor((span - (createdMs - o.startMs) - RECENT_CHANGE_MS) / step) * step;
   const last = quotas[quotas.length - 1];
   if (touched > last.fromMs) quotas.push({ ...last, fromMs: touched });

@@ -50,7 +50,7 @@ function fakePlatform() {
         return answer(201, { id: 7, username: body.username });
       }
       if ((m = /^\/api\/v1\/orgs\/([^/]+)$/.exec(url)))
-        return orgs.has(m[1]) ? answer(200, { username: m[1] }) : answer(404, { message: 'no org' });
+        return orgs.has(m[1]) ? answer(200, { id: 7, username: m[1] }) : answer(404, { message: 'no org' });
       if ((m = /^\/api\/v1\/orgs\/([^/]+)\/clusters$/.exec(url))) {
         const list = hubs.get(m[1])!;
         if (req.method === 'GET') return answer(200, list);
@@ -130,8 +130,9 @@ describe('simulate()', () => {
       await drained(sent);
       expect(received).toHaveLength(sent);
       expect(new Set(received.map((r) => r.kind))).toEqual(new Set([1, 2, 3, 4]));
+      // The reports name the organization (account 7) as their user, as the platform attributes them.
       expect(result.usage).toEqual(
-        expect.objectContaining({ uid: 42, cid: result.hubs[0].uid, product: 'productdb', eventVersion: 1, year: '2026', month: '05' }),
+        expect.objectContaining({ uid: 7, cid: result.hubs[0].uid, product: 'productdb', eventVersion: 1, year: '2026', month: '05' }),
       );
 
       // The hub answers its resource history, sealed with its key.

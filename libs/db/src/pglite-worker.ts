@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 /**
  * The embedded database (PGlite, a WASM build of Postgres) in a worker thread. PGlite runs every statement
  * synchronously inside WASM; on the request thread that was about half of the busy time of an
- * authenticated GET (issue 9), and every app of `npm start` waited on it. In a worker, statements run on
+ * authenticated GET, and every app of `npm start` waited on it. In a worker, statements run on
  * another core while the request thread parses, checks and answers. knex-pglite talks to this object as to
  * a PGlite instance (`waitReady`, `query`, `close`), so knex, its single connection and its transactions
  * work as before; every statement is still serialised on the one connection.

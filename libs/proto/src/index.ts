@@ -29,3 +29,4 @@ export * as clientOrgsV1 from './gen/platform/clusters/v1/client_orgs';
 export * as agentV1 from './gen/platform/agent/v1/agent';
 export { protoFilesOf, PROTO_ROOT } from './proto-files';
 export * from './permissions';
+export * from './quota-metrics';

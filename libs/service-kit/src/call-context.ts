@@ -34,7 +34,7 @@ interface CancellableCall {
 
 /**
  * A CallContext whose child logger and abort signal are made only when a handler uses them: most calls need
- * neither, and a child logger per call was measurable (issue 9).
+ * neither, and a child logger per call was measurable.
  */
 export class LazyCallContext implements CallContext {
   private childLog?: Logger;

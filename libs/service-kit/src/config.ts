@@ -79,7 +79,7 @@ export const secretsKeyVar = z
   .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of 32 bytes')
   .optional();
 
-/** Deployment types the spec gates routes by (spec section 1). */
+/** Deployment types the spec gates routes by. */
 export const DEPLOYMENT_TYPES = [
   'Hosted',
   'SelfHostedProduction',

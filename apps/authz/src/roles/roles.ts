@@ -64,7 +64,7 @@ function assertId(value: number, what: string): void {
 
 const unique = <T>(items: T[]) => [...new Set(items)];
 
-/** Custom roles of organizations: rows in authz.roles/role_teams, made effective by tuples (spec 4.1). */
+/** Custom roles of organizations: rows in authz.roles/role_teams, made effective by tuples. */
 export class Roles {
   private readonly store: RolesStore;
   private readonly unit: RowsAndTuples;

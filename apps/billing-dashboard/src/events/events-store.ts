@@ -40,6 +40,8 @@ export interface EventsAggregate {
   resource: string | null;
   /** The identity of the object when every counted event is of one key (that of its latest version); else null. */
   resourceId: unknown;
+  /** The one resource-history key every counted event has; null when they differ or none was counted. */
+  key: string | null;
   eventTimes: Date[];
   durationHours: number;
   averagePerHour: number;
@@ -112,6 +114,7 @@ export class EventsStore {
       k.raw('case when count(distinct "group") = 1 then min("group") end as "group"'),
       k.raw('case when count(distinct resource) = 1 then min(resource) end as resource'),
       k.raw('case when count(distinct key) = 1 then (array_agg(resource_id order by version desc))[1] end as resource_id'),
+      k.raw('case when count(distinct key) = 1 then min(key) end as key'),
       // JSON, which pg and the embedded PGlite both hand back parsed (a timestamptz[] only pg parses).
       k.raw(`coalesce(json_agg(event_at order by event_at, version), '[]'::json) as event_times`),
       k.raw(`coalesce(${hours}, 0)::float8 as duration_hours`),
@@ -122,6 +125,7 @@ export class EventsStore {
       group: r.group ?? null,
       resource: r.resource ?? null,
       resourceId: r.resource_id == null ? null : json(r.resource_id),
+      key: r.key ?? null,
       eventTimes: (json(r.event_times) as string[]).map((t) => new Date(t)),
       durationHours: Number(r.duration_hours),
       averagePerHour: Number(r.average_per_hour),

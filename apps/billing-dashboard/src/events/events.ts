@@ -6,7 +6,7 @@ import type { eventsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { EventsStore, type EventsAggregate, type EventRow, type LicensedProduct, type RawEventRow } from './events-store';
 
-/** The longest `lastDays` window of events/ (spec 4.6), and its default. */
+/** The longest `lastDays` window of events/, and its default. */
 export const MAX_LAST_DAYS = 14;
 /** Time kept back from the caller's deadline, so the cluster's silence is answered as a 504 naming it, not cut off. */
 const DEADLINE_MARGIN_MS = 250;
@@ -82,7 +82,7 @@ export class ResourceEvents {
   ): Promise<EventsAggregate> {
     const p = licensedProduct(ref);
     const agg = await this.store.aggregate(p, { group: f.group, resource: f.resource, key: f.rid });
-    return { ...agg, group: f.group || agg.group, resource: f.resource || agg.resource };
+    return { ...agg, group: f.group || agg.group, resource: f.resource || agg.resource, key: f.rid || agg.key };
   }
 
   /** The stored value of event (key, version); 404 when there is none. */

@@ -24,6 +24,7 @@ export function resourceEventsService(events: ResourceEvents): ServiceBinding<ty
         eventTimesMs: r.eventTimes.map((t) => t.getTime()),
         eventsDurationHours: r.durationHours,
         averageEventsPerHour: r.averagePerHour,
+        key: r.key ?? '',
       };
     },
     getRawEvent: async (req) => {

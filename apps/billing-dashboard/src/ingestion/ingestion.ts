@@ -3,6 +3,7 @@ import type { BusMessage } from '@platform/bus';
 import type { Database } from '@platform/db';
 import { agentV1 } from '@platform/proto';
 import { Counter, type CounterChild } from '@platform/telemetry';
+import { attribute, isBillingReport, type Attribution, type BillingReport, type ClaimRefusal, type LicensingRecords } from './attribution';
 import { IngestionStore, type LicenseUsageRow, type ResourceEventRow, type UsageSampleRow } from './ingestion-store';
 
 /** The report kinds billing-dashboard applies (inventory belongs to clusters). */
@@ -61,6 +62,22 @@ function count(kind: string, outcome: IngestionOutcome): void {
   child.inc();
 }
 
+const claimsRefused = new Counter(
+  'billing_agent_claims_refused_total',
+  'Claims of agent reports billing-dashboard refused, by kind and reason: the report was attributed from the platform’s records instead, or (license-of-other-cluster, owner-unknown) not applied.',
+  ['kind', 'reason'],
+);
+const claimChildren = new Map<string, CounterChild>();
+function countClaim(kind: string, reason: ClaimRefusal): void {
+  const key = `${kind} ${reason}`;
+  let child = claimChildren.get(key);
+  if (!child) claimChildren.set(key, (child = claimsRefused.child(kind, reason)));
+  child.inc();
+}
+
+/** A verified report with what the platform attributes it to. */
+type Attributed = { message: BillingReport; attribution: Extract<Attribution, { userId: number }> };
+
 const DAY_MS = 86_400_000;
 
 /**
@@ -71,7 +88,8 @@ export const SEEN_RETENTION_MS = 30 * DAY_MS;
 
 /**
  * Applies agent reports to the billing schema: license usage, resource events and usage samples. Each
- * message is verified first (`openReport`), then applied in one transaction together with its id in
+ * message is verified first (`openReport`), attributed to a user and contract from the platform's records
+ * (`records`: never from the report's claims), then applied in one transaction together with its id in
  * `agent_seen_messages`, so a redelivered or replayed message has the effect of one (docs/billing-ingestion.md).
  */
 export class Ingestion {
@@ -80,6 +98,7 @@ export class Ingestion {
   constructor(
     private readonly db: Database,
     private readonly openReport: OpenReport,
+    private readonly records: LicensingRecords,
     private readonly log: IngestionLog,
   ) {
     this.store = IngestionStore.create(db);
@@ -99,8 +118,8 @@ export class Ingestion {
   /**
    * Verifies and applies a batch of deliveries of one kind (a consumer's `consumeBatches` handler): answers,
    * per message, whether it is done (applied, duplicate, refused or invalid: acknowledge) or failed (the
-   * database or the account lookup: redeliver). The batch is written in one transaction; when that fails,
-   * each message is tried alone, so one message that cannot be written does not hold the others back.
+   * database, the account lookup or the licensing records: redeliver). The batch is written in one transaction;
+   * when that fails, each message is tried alone, so one message that cannot be written does not hold the others back.
    */
   async receiveBatch(kind: BillingKind, deliveries: BusMessage[]): Promise<boolean[]> {
     const outcomes = await this.handle(kind, deliveries, this.openReport.forBatch?.() ?? this.openReport);
@@ -114,7 +133,7 @@ export class Ingestion {
   /** Opens, checks and applies deliveries; each one's outcome, or the error that asks for its redelivery. */
   private async handle(kind: BillingKind, deliveries: BusMessage[], openReport: OpenReport): Promise<(IngestionOutcome | Error)[]> {
     const results: (IngestionOutcome | Error)[] = new Array(deliveries.length);
-    const toApply: { index: number; message: OpenedMessage }[] = [];
+    const verified: { index: number; message: BillingReport }[] = [];
     const opened = await Promise.all(
       deliveries.map(({ subject, payload }) =>
         openReport(payload, { subject, kinds: [kind] }).then(
@@ -125,7 +144,8 @@ export class Ingestion {
     );
     opened.forEach((result, index) => {
       if ('message' in result) {
-        if (this.isApplicable(result.message)) toApply.push({ index, message: result.message });
+        const message = result.message;
+        if (this.isApplicable(message) && isBillingReport(message)) verified.push({ index, message });
         else results[index] = 'invalid';
       } else if (result.error instanceof AgentMessageRefused) {
         const err = result.error;
@@ -138,16 +158,17 @@ export class Ingestion {
         results[index] = result.error instanceof Error ? result.error : new Error(String(result.error));
       }
     });
+    const toApply = await this.attributeAll(verified, results);
     if (toApply.length > 0) {
       try {
-        const applied = await this.applyAll(toApply.map((x) => x.message));
+        const applied = await this.applyAll(toApply.map((x) => x.item));
         toApply.forEach(({ index }, i) => (results[index] = applied[i]));
       } catch (err) {
         if (toApply.length === 1) results[toApply[0].index] = err as Error;
         else {
           this.log.warn({ err, kind, messages: toApply.length }, 'applying a batch of agent reports failed; applying them one by one');
-          for (const { index, message } of toApply) {
-            results[index] = await this.applyAll([message]).then(
+          for (const { index, item } of toApply) {
+            results[index] = await this.applyAll([item]).then(
               ([outcome]) => outcome,
               (e: Error) => e,
             );
@@ -157,6 +178,44 @@ export class Ingestion {
     }
     for (const outcome of results) if (!(outcome instanceof Error)) count(kind, outcome);
     return results;
+  }
+
+  /**
+   * Attributes verified reports (docs/billing-ingestion.md, "Attribution"): answers those to apply, and sets the
+   * result of the others: `refused` (logged and counted) when the platform's records contradict the report, or the
+   * error of the records (all of them are redelivered).
+   */
+  private async attributeAll(
+    verified: { index: number; message: BillingReport }[],
+    results: (IngestionOutcome | Error)[],
+  ): Promise<{ index: number; item: Attributed }[]> {
+    if (verified.length === 0) return [];
+    let attributions: Attribution[];
+    try {
+      attributions = await attribute(verified.map((v) => v.message), this.records);
+    } catch (err) {
+      for (const { index } of verified) results[index] = err instanceof Error ? err : new Error(String(err));
+      return [];
+    }
+    const toApply: { index: number; item: Attributed }[] = [];
+    verified.forEach(({ index, message }, i) => {
+      const attribution = attributions[i];
+      if ('refused' in attribution) {
+        this.log.warn(
+          {
+            reason: attribution.refused,
+            detail: attribution.detail,
+            messageId: message.messageId,
+            clusterUID: message.clusterUID,
+            kind: message.kind,
+          },
+          'agent report refused: the platform’s records contradict it; not applied',
+        );
+        countClaim(message.kind, attribution.refused);
+        results[index] = 'refused';
+      } else toApply.push({ index, item: { message, attribution } });
+    });
+    return toApply;
   }
 
   /** Whether a verified message can be applied; logs why not. */
@@ -170,34 +229,51 @@ export class Ingestion {
     return !problem;
   }
 
-  /** Applies a verified message once: its effect and its id in one transaction; a repeated id changes nothing. */
+  /** Applies a verified message once: attributed, its effect and its id in one transaction; a repeated id changes nothing. */
   async apply(message: OpenedMessage): Promise<IngestionOutcome> {
-    if (!this.isApplicable(message)) return 'invalid';
-    return (await this.applyAll([message]))[0];
+    if (!this.isApplicable(message) || !isBillingReport(message)) return 'invalid';
+    const results: (IngestionOutcome | Error)[] = [];
+    const [toApply] = await this.attributeAll([{ index: 0, message }], results);
+    if (!toApply) {
+      if (results[0] instanceof Error) throw results[0];
+      return results[0];
+    }
+    return (await this.applyAll([toApply.item]))[0];
   }
 
   /**
-   * Applies verified, applicable messages in one transaction: their ids in `agent_seen_messages`, and the
-   * effects of those whose id is new (a repeat, in an earlier batch or earlier in this one, is `duplicate`).
+   * Applies verified, attributed messages in one transaction: their ids in `agent_seen_messages`, and the
+   * effects of those whose id is new (a repeat, in an earlier batch or earlier in this one, is `duplicate`),
+   * under the user and contract attributed. Claims the attribution replaced are counted once the transaction
+   * has committed, for the messages applied (not for repeats, nor for a transaction that failed and is retried).
    */
-  private async applyAll(messages: OpenedMessage[]): Promise<IngestionOutcome[]> {
-    return this.db.transaction(async (trx): Promise<IngestionOutcome[]> => {
+  private async applyAll(items: Attributed[]): Promise<IngestionOutcome[]> {
+    const messages = items.map((x) => x.message);
+    const attributionOf = new Map(items.map((x) => [x.message, x.attribution]));
+    const { outcomes, fresh } = await this.db.transaction(async (trx) => {
       const fresh = await this.store.rememberAll(messages, trx);
       const outcomes = messages.map((m): IngestionOutcome => (fresh.has(m) ? 'applied' : 'duplicate'));
       const usages: LicenseUsageRow[] = [];
       const events: ResourceEventRow[] = [];
       const samples: UsageSampleRow[] = [];
       for (const message of fresh) {
+        const { userId, contractId } = attributionOf.get(message)!;
         switch (message.kind) {
           case 'license-usage': {
             const p = message.payload;
-            usages.push({ userId: p.userId, clusterUID: p.clusterUid, licenseId: p.licenseId, product: p.product, receivedAt: new Date(p.receivedAtMs) });
+            usages.push({
+              userId,
+              clusterUID: p.clusterUid,
+              licenseId: p.licenseId,
+              product: p.product,
+              receivedAt: new Date(p.receivedAtMs),
+            });
             break;
           }
           case 'resource-event': {
             const p = message.payload;
             events.push({
-              userId: p.userId,
+              userId,
               clusterUID: p.clusterUid,
               licenseId: p.licenseId,
               product: p.product,
@@ -212,10 +288,8 @@ export class Ingestion {
             break;
           }
           case 'usage-sample':
-            samples.push(...sampleRows(message.payload));
+            samples.push(...sampleRows({ ...message.payload, userId, contractId }));
             break;
-          default:
-            throw new Error(`billing-dashboard does not apply ${message.kind} reports`);
         }
       }
       await this.store.recordLicenseUsages(usages, trx);
@@ -224,8 +298,18 @@ export class Ingestion {
       const repeats = messages.filter((m) => !fresh.has(m));
       if (repeats.length > 0)
         this.log.debug({ messageIds: repeats.map((m) => m.messageId), kind: repeats[0].kind }, 'agent reports applied before; skipped');
-      return outcomes;
+      return { outcomes, fresh };
     });
+    for (const message of fresh) {
+      const { ignored } = attributionOf.get(message)!;
+      if (ignored.length === 0) continue;
+      for (const { reason } of ignored) countClaim(message.kind, reason);
+      this.log.warn(
+        { claims: ignored, messageId: message.messageId, clusterUID: message.clusterUID, kind: message.kind },
+        'agent report’s claims refused; applied as the platform’s records attribute it',
+      );
+    }
+    return outcomes;
   }
 
   /** Drops the ids of messages applied before `before` (retention, past the stream's maximum age). */

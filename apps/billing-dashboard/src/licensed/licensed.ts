@@ -18,7 +18,7 @@ const LISTINGS = {
 } satisfies Record<string, Grouping>;
 
 /**
- * The licensed users, clusters, licenses and products of the dashboard (spec 4.6), from `licensed_products`:
+ * The licensed users, clusters, licenses and products of the dashboard, from `licensed_products`:
  * each group with its earliest first and latest last received time, latest first. A group is "active" in a
  * window when its last received time falls in it (`sinceUnix`); the primary key and the
  * `licensed_products_last_received` and `_cluster_license` indexes serve these queries.

@@ -74,7 +74,7 @@ export function reportOf(outages: OutageRow[]): OutageReport {
   };
 }
 
-/** System outages (spec 4.6): recording them without overlaps, the report, the tags. */
+/** System outages: recording them without overlaps, the report, the tags. */
 export class Outages {
   private readonly store: OutagesStore;
   constructor(db: Database) {

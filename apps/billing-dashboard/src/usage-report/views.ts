@@ -3,7 +3,7 @@ import { preparedRows, type Database } from '@platform/db';
 import { SAMPLE_HOURS, quantitySums } from '../usage/quantities';
 
 /**
- * The SQL of the usage-report views (spec 4.5, docs/usage-reports.md). Every view is one statement: the month's
+ * The SQL of the usage-report views (docs/usage-reports.md). Every view is one statement: the month's
  * (or the clusters') samples are aggregated by Postgres (GROUP BY with the sums of ../usage/quantities.ts), and
  * Postgres also writes the JSON document (json_build_object / json_agg), so no row passes through JavaScript.
  * Every sample row lies in one month (ingestion splits at month boundaries), so a month's quantities are whole

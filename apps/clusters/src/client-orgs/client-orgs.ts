@@ -36,7 +36,7 @@ interface ImportRow {
 const orgOwner = (orgId: number, uid: string): Tuple => ({ user: `organization:${orgId}`, relation: 'owner', object: clusterObject(uid) });
 
 /**
- * Client organizations (spec 4.2, docs/client-organizations.md). Imports write the client organization as a second owner of
+ * Client organizations (docs/client-organizations.md). Imports write the client organization as a second owner of
  * each spoke in authz (`organization:<client> owner cluster:<uid>`), so its members see their clusters while the
  * hub's owner keeps them; removals and deletions are marked here and carried out by `cleanup()`, which the app runs
  * periodically, so the routes answer at once and the status routes show the progress.

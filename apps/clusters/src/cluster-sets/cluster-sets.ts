@@ -14,7 +14,7 @@ const MAX_CLUSTERS_PER_CALL = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Cluster sets of a hub (spec 4.12, docs/cluster-sets.md). Changes to a set run in one transaction that locks
+ * Cluster sets of a hub (docs/cluster-sets.md). Changes to a set run in one transaction that locks
  * the hub's row, so two changes of one hub's sets never interleave (a cluster cannot end up checked free by
  * two adds at once; the primary key on the member's cluster would refuse the second anyway).
  */

@@ -17,7 +17,7 @@ interface Reported {
 }
 
 /**
- * Feature sets installed on cluster sets (spec 4.12, docs/cluster-sets.md). Changes commit with the outbox
+ * Feature sets installed on cluster sets (docs/cluster-sets.md). Changes commit with the outbox
  * effect that sends the hub's desired state to its agent; sync status compares the desired state with what the
  * agent last reported for each member (the inventory's `cluster_features`).
  */

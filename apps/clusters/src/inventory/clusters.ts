@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Database, Outbox } from '@platform/db';
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
@@ -35,29 +36,11 @@ export class Clusters {
    * When the tuple cannot be written the record is taken back and the caller gets the error.
    */
   async createHub(req: clustersV1.CreateHubRequest, ctx: CallContext): Promise<clustersV1.Cluster> {
-    checkOwner(req.ownerType, req.ownerId);
-    if (!isClusterName(req.name)) {
-      throw new InputError(
-        `cluster name "${req.name.slice(0, 80)}" must be a DNS label: at most 63 lower-case letters, digits or hyphens, starting and ending with a letter or digit`,
-        [{ field: 'name', description: 'must be a DNS label' }],
-      );
-    }
-    const uid = (req.uid || randomUUID()).toLowerCase();
-    if (!UUID.test(uid)) throw new InputError('uid must be a UUID', [{ field: 'uid', description: 'must be a UUID' }]);
-    checkLength('displayName', req.displayName, 255);
-    checkLength('provider', req.provider, 64);
-    checkLength('kubernetesVersion', req.kubernetesVersion, 64);
-    checkLength('managerEndpoint', req.managerEndpoint, 2048);
-    if (req.nodeCount < 0)
-      throw new InputError('nodeCount must not be negative', [{ field: 'nodeCount', description: 'must be 0 or more' }]);
-    const status = parseStatus(req.statusJson);
+    const { uid, status } = checkHubRequest(req);
     try {
       const row = await this.outbox.run(
         async (trx, stage) => {
-          if (await this.store.hubByName(req.ownerType, req.ownerId, req.name, trx)) {
-            throw new ConflictError(`a cluster named "${req.name}" already exists`);
-          }
-          if (await this.store.byUid(uid, trx)) throw new ConflictError(`a cluster with uid ${uid} already exists`);
+          await this.refuseTaken(req, uid, trx);
           const row = await this.store.insert(
             {
               uid,
@@ -86,6 +69,26 @@ export class Clusters {
       if (isUniqueViolation(err)) throw new ConflictError(`a cluster named "${req.name}" or with uid ${uid} already exists`);
       throw err;
     }
+  }
+
+  /**
+   * Refuses what `createHub` would refuse for this request, recording nothing, so a caller can refuse before it makes
+   * anything for the hub (the gateway issues a bus account). `createHub` checks again under its transaction.
+   */
+  async checkNewHub(req: clustersV1.CreateHubRequest): Promise<void> {
+    const { uid } = checkHubRequest(req);
+    await this.refuseTaken(req, uid);
+  }
+
+  /**
+   * 409 when the owner has a hub of this name or any cluster has this uid. The uid's message is the same whoever owns
+   * the cluster, the caller or anyone else, and names neither: a cluster's owner is not the caller's business.
+   */
+  private async refuseTaken(req: clustersV1.CreateHubRequest, uid: string, trx?: Knex.Transaction): Promise<void> {
+    if (await this.store.hubByName(req.ownerType, req.ownerId, req.name, trx)) {
+      throw new ConflictError(`a cluster named "${req.name}" already exists`);
+    }
+    if (await this.store.byUid(uid, trx)) throw new ConflictError(`a cluster with uid ${uid} already exists`);
   }
 
   async listHubs(ownerType: string, ownerId: number): Promise<clustersV1.Cluster[]> {
@@ -253,6 +256,25 @@ export class Clusters {
       ),
     );
   }
+}
+
+/** The checks of a new hub's fields (400 each), shared by `createHub` and `checkNewHub`: its uid (lower-case, made when empty) and status. */
+function checkHubRequest(req: clustersV1.CreateHubRequest): { uid: string; status: Record<string, unknown> } {
+  checkOwner(req.ownerType, req.ownerId);
+  if (!isClusterName(req.name)) {
+    throw new InputError(
+      `cluster name "${req.name.slice(0, 80)}" must be a DNS label: at most 63 lower-case letters, digits or hyphens, starting and ending with a letter or digit`,
+      [{ field: 'name', description: 'must be a DNS label' }],
+    );
+  }
+  const uid = (req.uid || randomUUID()).toLowerCase();
+  if (!UUID.test(uid)) throw new InputError('uid must be a UUID', [{ field: 'uid', description: 'must be a UUID' }]);
+  checkLength('displayName', req.displayName, 255);
+  checkLength('provider', req.provider, 64);
+  checkLength('kubernetesVersion', req.kubernetesVersion, 64);
+  checkLength('managerEndpoint', req.managerEndpoint, 2048);
+  if (req.nodeCount < 0) throw new InputError('nodeCount must not be negative', [{ field: 'nodeCount', description: 'must be 0 or more' }]);
+  return { uid, status: parseStatus(req.statusJson) };
 }
 
 function checkOwner(ownerType: string, ownerId: number): void {

@@ -1,3 +1,5 @@
+import type { QuotaMetric } from '@platform/proto';
+
 /**
  * The product catalog (`GET /contracts/available_products`): the products a contract can cover, kept as data
  * here (docs/contracts.md). Licenses carry a product's `productLine` as Country and its `tier` as Province
@@ -54,10 +56,36 @@ export const PRODUCTS: Record<string, Product> = {
 };
 
 /**
- * Quota metrics a contract can limit, all computed from the usage samples member clusters report
- * (docs/agent-protocol.md): core-hours, GiB-hours of memory and storage, object-hours.
+ * Hours in a billing month: a year's 8,760 hours over twelve months, the convention cloud billing uses, so a
+ * core-month is the same amount of use whichever calendar month it falls in.
  */
-export const QUOTA_METRICS = ['cpu-core-hours', 'memory-gib-hours', 'storage-gib-hours', 'object-hours'] as const;
+export const HOURS_PER_MONTH = 730;
+
+/** A product's use over a period as billing-dashboard sums the usage samples member clusters report. */
+export interface UsageHours {
+  cpuCoreHours: number;
+  memoryGibHours: number;
+  storageGibHours: number;
+  objectHours: number;
+}
+
+/**
+ * How much of each quota metric a use is (docs/contracts.md): the product's month-based metrics are the hours
+ * over HOURS_PER_MONTH; the hour-based ones are the hours themselves.
+ */
+const METRIC_AMOUNT: Record<QuotaMetric, (u: UsageHours) => number> = {
+  cpu_core_month: (u) => u.cpuCoreHours / HOURS_PER_MONTH,
+  memory_gib_month: (u) => u.memoryGibHours / HOURS_PER_MONTH,
+  'cpu-core-hours': (u) => u.cpuCoreHours,
+  'memory-gib-hours': (u) => u.memoryGibHours,
+  'storage-gib-hours': (u) => u.storageGibHours,
+  'object-hours': (u) => u.objectHours,
+};
+
+/** The use in the unit of `metric`. */
+export function quotaAmount(metric: QuotaMetric, usage: UsageHours): number {
+  return METRIC_AMOUNT[metric](usage);
+}
 
 /** The catalog as `available_products` answers it: alias → plan info. */
 export function catalogJson(): Record<string, unknown> {

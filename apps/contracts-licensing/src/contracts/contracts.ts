@@ -21,7 +21,7 @@ export interface ContractView {
 }
 
 /**
- * Contracts (spec 2.4, 4.3, 4.4; docs/contracts.md): their rows, the clusters bound to them and the audit
+ * Contracts (4.3, 4.4; docs/contracts.md): their rows, the clusters bound to them and the audit
  * trail. Every change writes its audit event in the transaction of the change. `ownerId` scopes a call to one
  * account's contracts (0: any owner, the site-admin routes); another owner's contract is NotFound.
  */
@@ -177,7 +177,7 @@ export class Contracts {
       await this.discardDocument(removed.document_path);
   }
 
-  /** Replaces the end only (spec 3.2). */
+  /** Replaces the end only. */
   async extend(id: number, ownerId: number, endUnix: number, actor: string): Promise<ContractView> {
     if (!Number.isSafeInteger(endUnix) || endUnix <= 0)
       throw new ValidationError('end: a Unix time in seconds is required', [{ field: 'end', description: 'missing or not a time' }]);
@@ -193,7 +193,7 @@ export class Contracts {
   }
 
   /**
-   * Marks the contract revoked (spec 3.2) and puts its licenses on the revocation list, in one transaction;
+   * Marks the contract revoked and puts its licenses on the revocation list, in one transaction;
    * revoking a revoked contract changes nothing more.
    */
   async revoke(id: number, ownerId: number, actor: string): Promise<void> {
@@ -256,7 +256,7 @@ export class Contracts {
     return this.clusters(id, ownerId);
   }
 
-  /** The owner's inventory clusters not bound to the contract; 400 for an unknown contract (spec 4.3). */
+  /** The owner's inventory clusters not bound to the contract; 400 for an unknown contract. */
   async importable(id: number, ownerId: number): Promise<contractsV1.ImportableCluster[]> {
     const contract = await this.store.find(id, ownerId);
     if (!contract) throw new InputError(`contract ${id} does not exist`);

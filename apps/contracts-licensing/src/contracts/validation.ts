@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
-import type { contractsV1 } from '@platform/proto';
+import { isQuotaMetric, QUOTA_METRICS, type contractsV1 } from '@platform/proto';
 import { TEXT_LIMITS } from '@platform/service-kit';
-import { PRODUCTS, QUOTA_METRICS } from './catalog';
+import { PRODUCTS } from './catalog';
 
 /** The recipient lists of a contract, in the order of spec 2.4. */
 export const EMAIL_LISTS = [
@@ -45,8 +45,7 @@ export function checkQuota(quota: contractsV1.Quota): void {
   const bad = (field: string, description: string) =>
     new InputError(`quota.${field}: ${description}`, [{ field: `quota.${field}`, description }]);
   if (!Number.isFinite(quota.limit) || quota.limit < 0) throw bad('limit', 'must be zero or more');
-  if ((quota.enabled || quota.metric) && !(QUOTA_METRICS as readonly string[]).includes(quota.metric))
-    throw bad('metric', `must be one of ${QUOTA_METRICS.join(', ')}`);
+  if ((quota.enabled || quota.metric) && !isQuotaMetric(quota.metric)) throw bad('metric', `must be one of ${QUOTA_METRICS.join(', ')}`);
   for (const t of quota.alertThresholds)
     if (!Number.isInteger(t) || t < 1 || t > 100) throw bad('alertThresholds', 'each threshold is a percentage from 1 to 100');
 }

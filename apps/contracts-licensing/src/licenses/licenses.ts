@@ -1,8 +1,8 @@
 import type { Database } from '@platform/db';
 import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
-import type { licensingV1 } from '@platform/proto';
+import { isQuotaMetric, type licensingV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
-import { PRODUCTS } from '../contracts/catalog';
+import { PRODUCTS, quotaAmount } from '../contracts/catalog';
 import type { Contracts } from '../contracts/contracts';
 import { ContractsStore, json, unix, type ContractRow } from '../contracts/contracts-store';
 import { enrolledElsewhere, memoInventory, notThisAccountsCluster, ownedBy, type Inventory } from '../contracts/inventory';
@@ -76,30 +76,40 @@ export class Licenses {
     throw uncovered();
   }
 
-  /** Verifies a license presented at registration, as the command-line verifier does, plus: the cluster is known. */
+  /**
+   * Verifies a license presented at registration, as the command-line verifier does, plus: the cluster is one the
+   * platform knows, and the license's contract owner's own. The cluster is looked up before the license is read,
+   * so an unknown cluster is the spec's 400 whatever the license (a cluster UUID is random: the answer tells only
+   * whoever already holds it that it is enrolled).
+   */
   async verifyRegistration(req: licensingV1.VerifyRegistrationRequest): Promise<licensingV1.VerifiedRegistration> {
     const features = req.features.map((f) => f.trim()).filter(Boolean);
     if (features.length === 0) throw new InputError('features: at least one feature is required', [{ field: 'features', description: 'empty' }]);
+    const clusterUID = req.clusterUid.trim().toLowerCase();
+    const unknown = () =>
+      new InputError(`cluster ${clusterUID} is not registered with the platform`, [
+        { field: 'clusterUID', description: 'unknown cluster' },
+      ]);
+    const inv = await this.inventory.cluster(clusterUID);
+    if (!inv) throw unknown();
     const verified = await verifyLicense(
       req.license,
       {
-        clusterUID: req.clusterUid.toLowerCase(),
+        clusterUID,
         features,
         caCert: req.caCert.length > 0 ? req.caCert : undefined,
         isRevoked: (serial) => this.isRevoked(serial),
       },
       this.authority,
     );
-    // The cluster must be known, and be its licensing contract owner's own: a license another account got for it is
-    // answered as an unknown cluster is, so registration tells nothing about who enrolled what.
-    const inv = await this.inventory.cluster(verified.clusterUID);
+    // A license another account got for the cluster is answered as an unknown cluster is, so registration tells
+    // nothing about who enrolled what.
     const issuedTo = await this.db
       .table('issued_licenses')
       .join('contracts', 'contracts.id', 'issued_licenses.contract_id')
       .where('issued_licenses.serial', verified.serial)
       .first('contracts.owner_type', 'contracts.owner_id');
-    if (!inv || (issuedTo && !ownedBy(inv, { owner_type: issuedTo.owner_type, owner_id: Number(issuedTo.owner_id) })))
-      throw new InputError(`cluster ${verified.clusterUID} is not registered with the platform`, [{ field: 'clusterUID', description: 'unknown cluster' }]);
+    if (issuedTo && !ownedBy(inv, { owner_type: issuedTo.owner_type, owner_id: Number(issuedTo.owner_id) })) throw unknown();
     return { serial: verified.serial, clusterUid: verified.clusterUID, features: verified.features, expiryUnix: unix(verified.notAfter) };
   }
 
@@ -194,12 +204,14 @@ export class Licenses {
   }
 
   /**
-   * The quota at issue time, from what the contract's bound clusters reported over its period so far: each
-   * threshold crossed is recorded once (with an audit event); over the limit with disabling on is 403.
+   * The quota at issue time, from what the contract's bound clusters reported over its period so far, in the
+   * contract's own metric (the name it was given, in messages and audit events too): each threshold crossed is
+   * recorded once (with an audit event); over the limit with disabling on is 403.
    */
   private async checkQuota(contract: ContractRow, actor: string): Promise<void> {
     const q = contract.quota;
-    if (!q.enabled || !q.metric || !(q.limit! > 0)) return;
+    const metric = q.metric ?? '';
+    if (!q.enabled || !isQuotaMetric(metric) || !(q.limit! > 0)) return;
     // Only what the contract's own clusters (and clusters nobody enrolled) reported counts: another account's
     // figures never reach this contract's answers or audit trail.
     const inventory = memoInventory(this.inventory);
@@ -209,7 +221,7 @@ export class Licenses {
     const start = new Date(contract.start_at);
     const end = new Date(Math.min(Date.now(), new Date(contract.end_at).getTime()));
     if (clusters.length === 0 || end <= start) return;
-    const used = (await this.usage.usage(contract.product, clusters, start, end))[q.metric as 'cpu-core-hours'] ?? 0;
+    const used = quotaAmount(metric, await this.usage.usage(contract.product, clusters, start, end));
     const percent = (100 * used) / q.limit!;
     const crossed = (q.alertThresholds ?? []).filter((t) => percent >= t);
     if (crossed.length > 0)
@@ -221,11 +233,11 @@ export class Licenses {
           .ignore()
           .returning('threshold');
         for (const { threshold } of fresh)
-          await this.store.event(contract.id, actor, `quota-threshold-crossed: ${threshold}% of ${q.limit} ${q.metric} (used ${used.toFixed(2)})`, trx);
+          await this.store.event(contract.id, actor, `quota-threshold-crossed: ${threshold}% of ${q.limit} ${metric} (used ${used.toFixed(2)})`, trx);
       });
     if (used >= q.limit! && q.disableLicenseOnLimitReached) {
-      this.log.info({ contractId: contract.id, used, limit: q.limit, metric: q.metric }, 'license refused: contract quota used up');
-      throw new NotAllowedError(`contract ${contract.id} has used its quota: ${used.toFixed(2)} of ${q.limit} ${q.metric}; licenses are disabled until it is raised`);
+      this.log.info({ contractId: contract.id, used, limit: q.limit, metric }, 'license refused: contract quota used up');
+      throw new NotAllowedError(`contract ${contract.id} has used its quota: ${used.toFixed(2)} of ${q.limit} ${metric}; licenses are disabled until it is raised`);
     }
   }
 }

@@ -1,11 +1,11 @@
 import { billingDashboardV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
-import type { QUOTA_METRICS } from '../contracts/catalog';
+import type { UsageHours } from '../contracts/catalog';
 
-/** A contract's usage so far, in the units of its quota metric. */
+/** A contract's usage so far, in hours; each quota metric is computed from it (catalog.ts quotaAmount). */
 export interface UsageSource {
-  /** What a product used on these clusters over the period, in each quota metric's unit. */
-  usage(product: string, clusterUids: string[], start: Date, end: Date): Promise<Record<(typeof QUOTA_METRICS)[number], number>>;
+  /** What a product used on these clusters over the period: core-hours, GiB-hours, object-hours. */
+  usage(product: string, clusterUids: string[], start: Date, end: Date): Promise<UsageHours>;
 }
 
 /** Usage from billing-dashboard's `GetUsage`, which sums the usage samples member clusters reported. */
@@ -19,10 +19,10 @@ export function billingUsage(client: Pick<PromiseClient<typeof billingDashboardV
         endUnix: Math.max(Math.floor(end.getTime() / 1000), Math.floor(start.getTime() / 1000) + 1),
       });
       return {
-        'cpu-core-hours': u.cpuCoreHours,
-        'memory-gib-hours': u.memoryGibHours,
-        'storage-gib-hours': u.storageGibHours,
-        'object-hours': u.objectHours,
+        cpuCoreHours: u.cpuCoreHours,
+        memoryGibHours: u.memoryGibHours,
+        storageGibHours: u.storageGibHours,
+        objectHours: u.objectHours,
       };
     },
   };

@@ -1,4 +1,4 @@
-// The licensing core (issue 12): the platform CA, license certificates, their verification and the revocation list.
+// The licensing core: the platform CA, license certificates, their verification and the revocation list.
 // Loaded on its own by the command-line verifier (@platform/app-contracts-licensing/licensing), without the service.
 export {
   CA_SUBJECT,

@@ -72,51 +72,46 @@ export async function verifyLicense(
   authority: TrustedAuthority,
 ): Promise<VerifiedLicense> {
   const der = derOf(license);
-  let certificate: x509.X509Certificate;
-  let nodeCertificate: NodeCertificate;
+  let parsed: ParsedLicense;
   try {
     if (!der) throw new Error('not DER, PEM or base64');
-    certificate = new x509.X509Certificate(der);
-    nodeCertificate = new NodeCertificate(Buffer.from(der));
+    parsed = parseLicense(der);
   } catch {
     throw new LicenseRejectedError('malformed', 'the license is not an X.509 certificate (DER, PEM or base64)');
   }
   if (options.caCert !== undefined && !authority.isPlatformCA(options.caCert))
     throw new LicenseRejectedError('foreign-ca', 'the CA certificate sent is not the platform CA');
-  const keyId = certificate.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
-  if (certificate.issuer !== authority.certificate.subject || (keyId && authority.keyId && keyId !== authority.keyId))
+  const { keyId } = parsed;
+  if (parsed.issuer !== authority.certificate.subject || (keyId && authority.keyId && keyId !== authority.keyId))
     throw new LicenseRejectedError('foreign-ca', 'the license was not issued by the platform CA');
-  if (!nodeCertificate.verify(authority.publicKey))
+  if (!signedBy(parsed.nodeCertificate, authority))
     throw new LicenseRejectedError(
       'bad-signature',
       'the license signature does not verify: it was altered or not signed by the platform CA',
     );
 
-  const serial = BigInt(`0x${certificate.serialNumber}`).toString(10);
+  const { serial } = parsed;
   if (options.crl !== undefined) {
     const revoked = await readRevocationList(options.crl, authority);
     if (revoked.serials.has(serial)) throw new LicenseRejectedError('revoked', `license ${serial} is revoked`);
   }
   if (options.isRevoked && (await options.isRevoked(serial))) throw new LicenseRejectedError('revoked', `license ${serial} is revoked`);
 
-  const names = certificate.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? [];
-  const dnsNames = names.filter((n) => n.type === 'dns').map((n) => n.value.toLowerCase());
+  const { dnsNames } = parsed;
   if (!dnsNames.includes(options.clusterUID.toLowerCase()))
     throw new LicenseRejectedError(
       'wrong-cluster',
       `the license is for cluster ${dnsNames.join(', ') || '(none)'}, not ${options.clusterUID}`,
     );
-  const usages = certificate.getExtension(x509.ExtendedKeyUsageExtension)?.usages ?? [];
-  if (!usages.map(String).includes(CLIENT_AUTH))
+  if (!parsed.usages.includes(CLIENT_AUTH))
     throw new LicenseRejectedError('no-client-auth', 'the license lacks the clientAuth extended key usage');
 
   const now = options.now ?? new Date();
-  if (now < certificate.notBefore)
-    throw new LicenseRejectedError('not-yet-valid', `the license is valid from ${certificate.notBefore.toISOString()}`);
-  if (now > certificate.notAfter) throw new LicenseRejectedError('expired', `the license expired at ${certificate.notAfter.toISOString()}`);
+  if (now < parsed.notBefore)
+    throw new LicenseRejectedError('not-yet-valid', `the license is valid from ${parsed.notBefore.toISOString()}`);
+  if (now > parsed.notAfter) throw new LicenseRejectedError('expired', `the license expired at ${parsed.notAfter.toISOString()}`);
 
-  const subject = certificate.subjectName;
-  const features = subject.getField('O');
+  const { features } = parsed;
   const requested = options.features ?? [];
   if (requested.length > 0 && !requested.some((f) => features.includes(f)))
     throw new LicenseRejectedError(
@@ -124,18 +119,75 @@ export async function verifyLicense(
       `the license grants ${features.join(', ') || 'no features'}, none of ${requested.join(', ')}`,
     );
 
-  const flags = subject.getField('L');
   return {
     serial,
     clusterUID: options.clusterUID,
-    email: names.find((n) => n.type === 'email')?.value,
-    productLine: subject.getField('C')[0],
-    tier: subject.getField('ST')[0],
+    email: parsed.email,
+    productLine: parsed.productLine,
+    tier: parsed.tier,
     features,
-    plan: subject.getField('OU')[0],
-    flags,
-    allowOffline: flags.includes('AllowOffline=true'),
+    plan: parsed.plan,
+    flags: parsed.flags,
+    allowOffline: parsed.flags.includes('AllowOffline=true'),
+    notBefore: parsed.notBefore,
+    notAfter: parsed.notAfter,
+  };
+}
+
+/** Everything the checks read from a license, decoded before any check runs. */
+interface ParsedLicense {
+  nodeCertificate: NodeCertificate;
+  issuer: string;
+  keyId: string | undefined;
+  serial: string;
+  dnsNames: string[];
+  email: string | undefined;
+  usages: string[];
+  notBefore: Date;
+  notAfter: Date;
+  productLine: string | undefined;
+  tier: string | undefined;
+  features: string[];
+  plan: string | undefined;
+  flags: string[];
+}
+
+/**
+ * Decodes the whole certificate at once. The library decodes an extension (SAN, AKI, key usages) only when it is
+ * first read, so bytes that frame a valid certificate may still hold an extension that does not decode; reading
+ * every field here makes any such failure the one `malformed` refusal instead of an error from a later check.
+ */
+function parseLicense(der: Uint8Array): ParsedLicense {
+  // OpenSSL's parser first: it is several times cheaper and turns away most garbage before the library runs.
+  const nodeCertificate = new NodeCertificate(Buffer.from(der));
+  const certificate = new x509.X509Certificate(der);
+  // Decodes every extension, known or not, so a broken one fails here whichever check would read it.
+  const { extensions } = certificate;
+  const names = extensions.find((e) => e instanceof x509.SubjectAlternativeNameExtension)?.names.items ?? [];
+  const subject = certificate.subjectName;
+  return {
+    nodeCertificate,
+    issuer: certificate.issuer,
+    keyId: extensions.find((e) => e instanceof x509.AuthorityKeyIdentifierExtension)?.keyId,
+    serial: BigInt(`0x${certificate.serialNumber}`).toString(10),
+    dnsNames: names.filter((n) => n.type === 'dns').map((n) => n.value.toLowerCase()),
+    email: names.find((n) => n.type === 'email')?.value,
+    usages: (extensions.find((e) => e instanceof x509.ExtendedKeyUsageExtension)?.usages ?? []).map(String),
     notBefore: certificate.notBefore,
     notAfter: certificate.notAfter,
+    productLine: subject.getField('C')[0],
+    tier: subject.getField('ST')[0],
+    features: subject.getField('O'),
+    plan: subject.getField('OU')[0],
+    flags: subject.getField('L'),
   };
+}
+
+/** Whether the platform CA signed these bytes; a signature that cannot even be checked (its algorithm altered) is no signature. */
+function signedBy(certificate: NodeCertificate, authority: TrustedAuthority): boolean {
+  try {
+    return certificate.verify(authority.publicKey);
+  } catch {
+    return false;
+  }
 }

@@ -21,7 +21,7 @@ import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
 import { claimsRoutes } from './organizations/claims';
 import { orgTokensRoutes } from './organizations/org-tokens';
-import { organizationRoutes } from './organizations/routes';
+import { organizationRoutes, orgListRoutes } from './organizations/routes';
 import { siteSettingsRoutes } from './site-settings/routes';
 import { teamRoutes } from './teams/routes';
 import { versionRoutes } from './version/routes';
@@ -35,6 +35,7 @@ export const ROUTES: Route[] = [
   ...avatarRoutes,
   ...objectRoutes,
   ...claimsRoutes,
+  ...orgListRoutes,
   ...organizationRoutes,
   ...orgTokensRoutes,
   ...teamRoutes,

@@ -18,7 +18,7 @@ export interface RawUsage {
 }
 
 /**
- * The metered-billing proxy (spec 4.10) and the marketplace side of the dashboard rows that ask a provider
+ * The metered-billing proxy and the marketplace side of the dashboard rows that ask a provider
  * (ping, setting warnings): validation, the provider call, and counting accepted records into
  * `noOfBillingEventSent`.
  */

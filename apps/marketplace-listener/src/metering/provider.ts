@@ -25,7 +25,7 @@ export interface SettingWarning {
 }
 
 /**
- * A marketplace's metering service (spec 4.10): reports usage for a subscription's customer, and says whether
+ * A marketplace's metering service: reports usage for a subscription's customer, and says whether
  * reporting would be accepted. Implementations speak the provider's own wire protocol to a configured endpoint.
  */
 export interface MeteringProvider {

@@ -15,7 +15,7 @@ const rfc3339 = z.iso.datetime({ offset: true, error: 'must be an RFC3339 date-t
 /** Installer IDs are path segments of the download link and object-storage-like keys. */
 export const INSTALLER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** BindingInfo (spec 2.8). `adminPassword` is sensitive: it is kept only as a hash and never audited. */
+/** BindingInfo. `adminPassword` is sensitive: it is kept only as a hash and never audited. */
 export const BindingInfo = z.object({
   marketplace: z.enum(MARKETPLACES, { error: 'must be ProviderA, ProviderB or ProviderC' }),
   installerId: z.string().trim().regex(INSTALLER_ID, 'must be an installer ID (letters, digits, ".", "_", "-"; at most 64)'),

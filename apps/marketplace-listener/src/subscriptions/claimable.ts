@@ -1,7 +1,7 @@
 import { ConflictError, InternalError, NotFoundError, TooManyRequestsError, UnavailableError } from '@platform/errors';
 import type { SubscriberDirectory } from './subscribers';
 
-/** OrgClaimableCheckResp (spec 2.8). */
+/** OrgClaimableCheckResp. */
 export interface OrgClaimableCheckResp {
   isClaimable: boolean;
   claimID: string;

@@ -63,7 +63,7 @@ interface BindChange {
 }
 
 /**
- * The webhook listener's rules (spec 4.9, docs/marketplaces.md): installers bound once, subscriptions and
+ * The webhook listener's rules (docs/marketplaces.md): installers bound once, subscriptions and
  * their states, exactly-once effects for redelivered and racing notifications, and the audit log.
  */
 export class MarketplaceListener {
@@ -241,7 +241,7 @@ export class MarketplaceListener {
           const current = await this.subscriptions.get(key.marketplace, key.subscriptionId, trx);
           if (!current && event === 'DELETE') throw new NotAllowedError(`subscription ${key.subscriptionId} does not exist`);
           if (current?.last_event_at && req.eventTime && req.eventTime < current.last_event_at) return 'stale' as const;
-          // A site admin's revocation (4.6) is final: the marketplace's later news does not bring it back.
+          // A site admin's revocation is final: the marketplace's later news does not bring it back.
           if (current?.state === 'Revoked') return 'revoked' as const;
           const billing_details = { ...current?.billing_details, ...req.billingDetails };
           const last_event_at = latest(current?.last_event_at, req.eventTime);

@@ -46,7 +46,7 @@ export function lookupUrl(email: string, federated: boolean): string {
 }
 
 /**
- * Organization avatars (spec 4.13): an uploaded image kept in object storage under a content-addressed key
+ * Organization avatars: an uploaded image kept in object storage under a content-addressed key
  * (`avatars/org/<org>/<sha256/128>.<ext>`), an email lookup, or, by default, a generated identicon
  * (`avatars/default/<org>.png`, rendered on request, never stored).
  */

@@ -2,7 +2,7 @@ import { orgsTeamsAvatarsV1 } from '@platform/proto';
 import { bindService, versionOf } from '@platform/service-kit';
 import type { Avatars } from './avatars';
 
-/** The AvatarsService binding (spec 4.13); the gateway has checked view:avatar, update:avatar or delete:avatar already. */
+/** The AvatarsService binding; the gateway has checked view:avatar, update:avatar or delete:avatar already. */
 export function avatarsService(avatars: Avatars) {
   return bindService(orgsTeamsAvatarsV1.AvatarsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),

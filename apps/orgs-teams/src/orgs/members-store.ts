@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
 import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
+import { pageOfQuery, type Page, type Paged } from './paging';
 
 /** A user account as memberships need it. */
 export interface AccountRef {
@@ -61,11 +62,11 @@ export class MembersStore {
     return !!(await this.db.table('org_users', trx).where({ org_id: orgId, uid }).first('uid'));
   }
 
-  /** The organization's members (only the public ones when asked), by login. */
-  async orgMembers(orgId: number, publicOnly: boolean): Promise<AccountRow[]> {
-    const q = this.db.table('org_users as m').join('accounts as a', 'a.id', 'm.uid').where('m.org_id', orgId);
-    if (publicOnly) q.andWhere('m.is_public', true);
-    return q.orderBy('a.lower_login').select('a.*');
+  /** One page of the organization's members (only the public ones when asked), by login. */
+  async orgMembers(orgId: number, publicOnly: boolean, page?: Page): Promise<Paged<AccountRow>> {
+    const base = this.db.table('org_users as m').join('accounts as a', 'a.id', 'm.uid').where('m.org_id', orgId);
+    if (publicOnly) base.andWhere('m.is_public', true);
+    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select('a.*'));
   }
 
   /** The membership of the user with this login, or undefined when they are not a member. */
@@ -117,14 +118,19 @@ export class MembersStore {
       .returning(['uid', 'is_public']);
   }
 
-  /** The team's members, by login. */
-  async teamMembers(teamId: number): Promise<AccountRow[]> {
+  /** One page of the team's members, by login. */
+  async teamMembers(teamId: number, page?: Page): Promise<Paged<AccountRow>> {
+    const base = this.db.table('team_users as m').join('accounts as a', 'a.id', 'm.uid').where('m.team_id', teamId);
+    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select('a.*'));
+  }
+
+  /** The permissions of the teams of the organization the user is in. */
+  async teamPermissionsOf(orgId: number, uid: number): Promise<string[]> {
     return this.db
       .table('team_users as m')
-      .join('accounts as a', 'a.id', 'm.uid')
-      .where('m.team_id', teamId)
-      .orderBy('a.lower_login')
-      .select('a.*');
+      .join('teams as t', 't.id', 'm.team_id')
+      .where({ 'm.org_id': orgId, 'm.uid': uid })
+      .pluck('t.permission');
   }
 
   /** The team's member with this login, or undefined. */

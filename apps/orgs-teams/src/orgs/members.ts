@@ -1,11 +1,12 @@
 import { InputError, NotAllowedError, NotFoundError } from '@platform/errors';
 import type { Knex } from 'knex';
-import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { toUser } from '../identity/identity';
 import { stageTuples } from './effects';
 import { MembersStore, type AccountRef } from './members-store';
 import { OrganizationsStore } from './organizations-store';
+import { pageOf } from './paging';
 import { protectsSiteAdmins, type OrgsContext } from './orgs-context';
 import type { OrgRow } from './rows';
 import { TeamsStore } from './teams-store';
@@ -108,11 +109,12 @@ export class Members {
     return (await this.members.isOrgMember(orgId, viewerId)) || (await this.members.isSiteAdmin(viewerId));
   }
 
-  /** Members by login; only the public ones unless the viewer sees private members and publicOnly is off. */
-  async list(req: orgsTeamsOrgsV1.ListMembersRequest): Promise<orgsTeamsV1.User[]> {
+  /** One page of members by login; only the public ones unless the viewer sees private members and publicOnly is off. */
+  async list(req: orgsTeamsOrgsV1.ListMembersRequest): Promise<orgsTeamsOrgsV1.ListMembersResponse> {
     await this.organizations.get(req.orgId);
     const all = !req.publicOnly && (await this.seesPrivate(req.orgId, req.viewerId));
-    return (await this.members.orgMembers(req.orgId, !all)).map(toUser);
+    const { rows, total } = await this.members.orgMembers(req.orgId, !all, pageOf(req.page));
+    return { members: rows.map(toUser), total };
   }
 
   /** Whether a user is a (public) member, and whether the viewer may know about private members. */

@@ -11,6 +11,7 @@ const row = (id: number, login: string, description = ''): OrgRow => ({
   location: '',
   manager_endpoint: '',
   visibility: 0,
+  email: '',
 });
 
 describe('OrgCache', () => {

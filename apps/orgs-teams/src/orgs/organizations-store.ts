@@ -3,13 +3,34 @@ import type { Database } from '@platform/db';
 import { NotFoundError } from '@platform/errors';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgCache } from './org-cache';
+import { pageOfQuery, type Page, type Paged } from './paging';
 import type { OrgRow } from './rows';
 
+/** Who lists organizations: 0 for an anonymous caller; site admins see every organization. */
+export interface Viewer {
+  id: number;
+  siteAdmin: boolean;
+}
+
+/** The orgs-teams schema's name, for subqueries knex does not qualify itself. */
+const inSchema = (db: Database, table: string) => `${db.schema}.${table}`;
+
 /** The columns an organization is read with (OrgRow), not the password and login columns of the account row. */
-const ORG_COLUMNS = ['id', 'login', 'full_name', 'avatar_url', 'description', 'website', 'location', 'manager_endpoint', 'visibility'];
+const ORG_COLUMNS = [
+  'id',
+  'login',
+  'full_name',
+  'avatar_url',
+  'description',
+  'website',
+  'location',
+  'manager_endpoint',
+  'visibility',
+  'email',
+];
 
 /** What a create or an edit writes of an organization besides its name. */
-export type OrgFields = Pick<OrgRow, 'full_name' | 'description' | 'website' | 'location' | 'manager_endpoint' | 'visibility'>;
+export type OrgFields = Pick<OrgRow, 'full_name' | 'description' | 'website' | 'location' | 'manager_endpoint' | 'visibility' | 'email'>;
 
 /** The rows of organizations: accounts of type organization (identity.accounts). Every method takes an optional transaction. */
 export class OrganizationsStore {
@@ -46,6 +67,52 @@ export class OrganizationsStore {
   async findByName(name: string): Promise<OrgRow | undefined> {
     const load = async () => this.organizations().where({ lower_login: name.toLowerCase() }).first(ORG_COLUMNS);
     return this.cache ? this.cache.through(this.cache.getByName(name), load) : load();
+  }
+
+  /**
+   * Restricts a query over `accounts as a` to the organizations the viewer may see (visibility.ts canSee):
+   * public ones to everyone, limited ones to signed-in users, private ones to their members and site admins.
+   */
+  private visibleTo(q: Knex.QueryBuilder, viewer: Viewer): Knex.QueryBuilder {
+    if (viewer.siteAdmin) return q;
+    if (!viewer.id) return q.where('a.visibility', 0);
+    return q.where((w) =>
+      w.whereIn('a.visibility', [0, 1]).orWhereExists((e) =>
+        e
+          .select('uid')
+          .from(`${inSchema(this.db, 'org_users')} as v`)
+          .whereRaw('v.org_id = a.id and v.uid = ?', [viewer.id]),
+      ),
+    );
+  }
+
+  /** One page of the organizations the viewer may see, by name. */
+  async listVisible(viewer: Viewer, page: Page | undefined): Promise<Paged<OrgRow>> {
+    const base = this.visibleTo(this.db.table('accounts as a').where('a.type', ACCOUNT_TYPE.organization), viewer);
+    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select(ORG_COLUMNS.map((c) => `a.${c}`)));
+  }
+
+  /**
+   * One page of a user's organizations, by name. `all` (the user themselves, site admins) gives every one; anyone
+   * else sees those the viewer may see where the membership is public or the viewer is a member too, as the
+   * member lists show memberships.
+   */
+  async listOfUser(uid: number, viewer: Viewer, all: boolean, page: Page | undefined): Promise<Paged<OrgRow>> {
+    let base = this.db
+      .table('accounts as a')
+      .join('org_users as m', 'm.org_id', 'a.id')
+      .where({ 'a.type': ACCOUNT_TYPE.organization, 'm.uid': uid });
+    if (!all) {
+      base = this.visibleTo(base, viewer).where((w) =>
+        w.where('m.is_public', true).orWhereExists((e) =>
+          e
+            .select('uid')
+            .from(`${inSchema(this.db, 'org_users')} as v`)
+            .whereRaw('v.org_id = a.id and v.uid = ?', [viewer.id]),
+        ),
+      );
+    }
+    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select(ORG_COLUMNS.map((c) => `a.${c}`)));
   }
 
   /** Whether any account, user or organization, has this name (case-insensitive). */

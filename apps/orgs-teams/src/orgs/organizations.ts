@@ -6,6 +6,7 @@ import { EFFECT, stageTuples } from './effects';
 import { MembersStore } from './members-store';
 import type { OrgAuthz } from './org-authz';
 import { OrganizationsStore, type OrgFields } from './organizations-store';
+import { pageOf } from './paging';
 import type { OrgsContext } from './orgs-context';
 import { OWNER_PERMISSION, OWNER_TEAM_NAME, toOrganization, type OrgRow } from './rows';
 import { TeamsStore } from './teams-store';
@@ -14,6 +15,9 @@ import { canSee, requestedVisibility } from './visibility';
 
 /** Gitea's rule for account names, which organization slugs share with logins. */
 const SLUG = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/;
+
+/** Team permissions as Gitea's access modes, lowest to highest; `none` gives nothing. */
+const TEAM_LEVELS: Record<string, number> = { none: 0, read: 1, custom: 1, write: 2, admin: 3, owner: 4 };
 
 /** The type the owner team gets: it spans the whole organization. */
 const OWNER_TEAM_TYPE = 'general';
@@ -56,6 +60,7 @@ export class Organizations {
               location: req.location,
               manager_endpoint: req.managerEndpoint,
               visibility,
+              email: req.email ?? '',
             },
             trx,
           );
@@ -110,6 +115,40 @@ export class Organizations {
     });
   }
 
+  /** One page of the organizations the viewer (0: anonymous) may see, by name. */
+  async list(req: orgsTeamsOrgsV1.ListOrgsRequest): Promise<orgsTeamsOrgsV1.ListOrgsResponse> {
+    const viewer = { id: req.viewerId, siteAdmin: await this.members.isSiteAdmin(req.viewerId) };
+    const { rows, total } = await this.organizations.listVisible(viewer, pageOf(req.page));
+    return { orgs: rows.map(toOrganization), total };
+  }
+
+  /** One page of a user's organizations as the viewer may see them (all of them for the user and site admins). */
+  async listOfUser(req: orgsTeamsOrgsV1.ListUserOrgsRequest): Promise<orgsTeamsOrgsV1.ListOrgsResponse> {
+    const user = await this.members.user({ id: req.userId, login: req.username });
+    const viewer = { id: req.viewerId, siteAdmin: await this.members.isSiteAdmin(req.viewerId) };
+    const all = viewer.siteAdmin || (viewer.id > 0 && viewer.id === user.id);
+    const { rows, total } = await this.organizations.listOfUser(user.id, viewer, all, pageOf(req.page));
+    return { orgs: rows.map(toOrganization), total };
+  }
+
+  /**
+   * What a user may do in an organization, as Gitea's OrganizationPermissions: the highest permission among
+   * their teams, each level implying those below. A `custom` team (rights from custom roles) counts as read.
+   */
+  async permissions(req: orgsTeamsOrgsV1.GetOrgPermissionsRequest): Promise<orgsTeamsOrgsV1.OrgPermissions> {
+    await this.organizations.get(req.orgId);
+    const user = await this.members.user({ id: req.userId, login: req.username });
+    const levels = (await this.members.teamPermissionsOf(req.orgId, user.id)).map((p) => TEAM_LEVELS[p] ?? 0);
+    const level = Math.max(0, ...levels);
+    return {
+      isOwner: level >= TEAM_LEVELS.owner,
+      isAdmin: level >= TEAM_LEVELS.admin,
+      canWrite: level >= TEAM_LEVELS.write,
+      canRead: level >= TEAM_LEVELS.read,
+      canCreateRepository: level >= TEAM_LEVELS.owner,
+    };
+  }
+
   /** Changes the supplied fields. */
   async edit(req: orgsTeamsOrgsV1.EditOrgRequest): Promise<orgsTeamsOrgsV1.Organization> {
     await this.organizations.get(req.orgId);
@@ -119,6 +158,7 @@ export class Organizations {
     if (req.website !== undefined) changes.website = req.website;
     if (req.location !== undefined) changes.location = req.location;
     if (req.managerEndpoint !== undefined) changes.manager_endpoint = req.managerEndpoint;
+    if (req.email !== undefined) changes.email = req.email;
     const visibility = requestedVisibility(req.orgType, req.visibility);
     if (visibility !== undefined) changes.visibility = visibility;
     if (Object.keys(changes).length > 0) {

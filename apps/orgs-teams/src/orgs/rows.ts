@@ -12,6 +12,8 @@ export interface OrgRow {
   location: string;
   manager_endpoint: string;
   visibility: number;
+  /** The contact address (accounts.email; organizations keep lower_email null, so it is not unique). */
+  email: string;
 }
 
 export interface TeamRow {
@@ -44,6 +46,7 @@ export function toOrganization(row: OrgRow): orgsTeamsOrgsV1.Organization {
     managerEndpoint: row.manager_endpoint,
     visibility: visibilityName(row.visibility),
     orgType: row.visibility,
+    email: row.email ?? '',
   };
 }
 

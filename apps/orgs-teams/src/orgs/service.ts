@@ -7,7 +7,7 @@ import { Organizations } from './organizations';
 import { TeamMembers } from './team-members';
 import { Teams } from './teams';
 
-/** The OrganizationsService RPCs (spec sections 4.13 and 4.14). */
+/** The OrganizationsService RPCs. */
 export function organizationsService(
   context: OrgsContext,
   authz: OrgAuthz,
@@ -22,18 +22,22 @@ export function organizationsService(
     getOrg: (req) => orgs.get(req.name, req.viewerId),
     editOrg: (req) => orgs.edit(req),
     deleteOrg: async (req, ctx) => (await orgs.delete(req.orgId, req.requesterId, ctx), {}),
-    listMembers: async (req) => ({ members: await members.list(req) }),
+    listMembers: (req) => members.list(req),
     getMembership: (req) => members.membership(req),
     setMemberVisibility: async (req) => (await members.setVisibility(req.orgId, req.userId, req.public), {}),
     removeMember: async (req, ctx) => (await members.remove(req, ctx), {}),
-    listTeams: async (req, ctx) => ({ teams: await teams.list(req.orgId, ctx) }),
+    listTeams: (req, ctx) => teams.list(req, ctx),
     createTeam: (req, ctx) => teams.create(req, ctx),
     getTeam: (req, ctx) => teams.get(req.teamId, req.orgId || undefined, req.withRoles, ctx),
     editTeam: (req, ctx) => teams.edit(req, ctx),
     deleteTeam: async (req, ctx) => (await teams.delete(req.teamId, ctx), {}),
-    listTeamMembers: async (req) => ({ members: await teamMembers.list(req.teamId) }),
+    listTeamMembers: (req) => teamMembers.list(req),
     getTeamMember: (req) => teamMembers.get(req.teamId, req.username),
     addTeamMember: async (req, ctx) => ({ added: await teamMembers.add(req, ctx) }),
     removeTeamMember: async (req, ctx) => (await teamMembers.remove(req, ctx), {}),
+    listOrgs: (req) => orgs.list(req),
+    listUserOrgs: (req) => orgs.listOfUser(req),
+    searchTeams: (req, ctx) => teams.search(req, ctx),
+    getOrgPermissions: (req) => orgs.permissions(req),
   });
 }

@@ -6,6 +6,7 @@ import { stageTuples } from './effects';
 import { Memberships } from './members';
 import { MembersStore } from './members-store';
 import { OrganizationsStore } from './organizations-store';
+import { pageOf } from './paging';
 import type { OrgsContext } from './orgs-context';
 import type { Teams } from './teams';
 import { teamMember } from './tuples';
@@ -25,10 +26,11 @@ export class TeamMembers {
     this.memberships = new Memberships(orgs);
   }
 
-  /** A team's members, by login. */
-  async list(teamId: number): Promise<orgsTeamsV1.User[]> {
-    await this.teams.row(teamId);
-    return (await this.members.teamMembers(teamId)).map(toUser);
+  /** One page of a team's members, by login. */
+  async list(req: orgsTeamsOrgsV1.ListTeamMembersRequest): Promise<orgsTeamsOrgsV1.ListTeamMembersResponse> {
+    await this.teams.row(req.teamId);
+    const { rows, total } = await this.members.teamMembers(req.teamId, pageOf(req.page));
+    return { members: rows.map(toUser), total };
   }
 
   /** One member of a team; 404 when the user does not exist or is not in the team. */

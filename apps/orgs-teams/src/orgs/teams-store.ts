@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
+import { containing, pageOfQuery, type Page, type Paged } from './paging';
 import { OWNER_PERMISSION, type TeamRow } from './rows';
 
 /** What a create or an edit writes of a team (the lower-cased name follows the name). */
@@ -28,6 +29,22 @@ export class TeamsStore {
   /** The organization's teams, owner team first, then by name. */
   async ofOrg(orgId: number, trx?: Knex.Transaction): Promise<TeamRow[]> {
     return this.db.table('teams', trx).where({ org_id: orgId }).orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]);
+  }
+
+  /**
+   * One page of the organization's teams, owner team first, then by name; with `q`, those whose name (or with
+   * `includeDesc` description) contains it, regardless of case.
+   */
+  async pageOfOrg(orgId: number, page: Page | undefined, search?: { q: string; includeDesc: boolean }): Promise<Paged<TeamRow>> {
+    const base = this.db.table('teams').where({ org_id: orgId });
+    if (search?.q) {
+      const pattern = containing(search.q.toLowerCase());
+      base.andWhere((w) => {
+        w.where('lower_name', 'like', pattern);
+        if (search.includeDesc) w.orWhereRaw('lower(description) like ?', [pattern]);
+      });
+    }
+    return pageOfQuery(base, page, (q) => q.orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]).select('*'));
   }
 
   /** The id of the organization's owner team; `lock` holds its row until the transaction ends. */

@@ -7,6 +7,7 @@ import { MembersStore } from './members-store';
 import type { OrgAuthz } from './org-authz';
 import { OrganizationsStore } from './organizations-store';
 import type { OrgsContext } from './orgs-context';
+import { pageOf } from './paging';
 import { OWNER_PERMISSION, toTeam, type OrgRow, type TeamRow } from './rows';
 import { TeamsStore, type TeamFields } from './teams-store';
 import { teamMember, teamOfOrg } from './tuples';
@@ -69,10 +70,18 @@ export class Teams {
     return rows.map((r) => toTeam(r, org, roles.get(r.id) ?? []));
   }
 
-  /** The organization's teams, owner team first, then by name. */
-  async list(orgId: number, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team[]> {
-    const org = await this.organizations.get(orgId);
-    return this.present(await this.teams.ofOrg(orgId), org, ctx);
+  /** One page of the organization's teams, owner team first, then by name. */
+  async list(req: orgsTeamsOrgsV1.ListTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
+    const org = await this.organizations.get(req.orgId);
+    const { rows, total } = await this.teams.pageOfOrg(req.orgId, pageOf(req.page));
+    return { teams: await this.present(rows, org, ctx), total };
+  }
+
+  /** One page of the organization's teams whose name (or description, with includeDesc) contains `q`. */
+  async search(req: orgsTeamsOrgsV1.SearchTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
+    const org = await this.organizations.get(req.orgId);
+    const { rows, total } = await this.teams.pageOfOrg(req.orgId, pageOf(req.page), { q: req.q, includeDesc: req.includeDesc });
+    return { teams: await this.present(rows, org, ctx), total };
   }
 
   /** One team; its custom roles only when asked, since they cost a call to authz. */

@@ -3,7 +3,7 @@ import { orgsTeamsSettingsV1 } from '@platform/proto';
 import { bindService, versionOf } from '@platform/service-kit';
 import { SiteSettings, type DeploymentFacts } from './settings';
 
-/** The SiteSettingsService binding (spec 4.8); the gateway has checked the write permissions already. */
+/** The SiteSettingsService binding; the gateway has checked the write permissions already. */
 export function siteSettingsService(db: Database, facts: DeploymentFacts) {
   const settings = new SiteSettings(db, facts);
   return bindService(orgsTeamsSettingsV1.SiteSettingsServiceService, {

@@ -145,6 +145,8 @@ The NetworkPolicies, the per-app secret env and the migration Job follow it.
 */}}
 {{- define "platform.appTraits" -}}
 gateway:
+  # failed sign-in attempts per client address, counted in its schema so that every replica sees them
+  database: true
   calls: [authz, orgs-teams, contracts-licensing, billing-dashboard, metricsproxy, marketplace-listener, clusters]
   signsObjects: true
   # contract documents: S3 presigned download URLs (signed with the bucket's credentials, docs/contracts.md)
@@ -170,8 +172,9 @@ contracts-licensing:
 billing-dashboard:
   database: true
   bus: true
-  # agent-report ingestion: bus accounts (orgs-teams) and cluster ownership (clusters)
-  calls: [orgs-teams, clusters]
+  # agent-report ingestion: bus accounts (orgs-teams), cluster ownership (clusters), and the issued licenses and
+  # contracts a report is attributed from (contracts-licensing)
+  calls: [orgs-teams, clusters, contracts-licensing]
 metricsproxy:
   database: true
   # the dashboard APIs it registers datasources with (FLAVORA_*/FLAVORB_*, docs/metrics-proxy.md)

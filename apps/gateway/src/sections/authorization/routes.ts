@@ -14,7 +14,8 @@ import {
   roleJson,
 } from './presenters';
 
-const route = sectionRoutes({ section: '4.1', backend: 'authz' });
+const route = sectionRoutes({ section: '4.1', tag: 'Authorization', backend: 'authz' });
+const roleRoute = sectionRoutes({ section: '4.1', tag: 'Custom roles', backend: 'authz' });
 
 // Spec section 4.1. Every route needs a token and `?org=`, and the caller must be a member of that
 // organization or a site admin (`access:org`); the role routes add their relation. Statuses and decisions:
@@ -121,7 +122,7 @@ export const authorizationRoutes = [
       return { body: objects.map(allowedPermissionsJson) };
     },
   }),
-  route({
+  roleRoute({
     method: 'get',
     path: '/authz/roles/available_permissions',
     summary: 'The permission catalog: what a custom role may carry',
@@ -133,7 +134,7 @@ export const authorizationRoutes = [
       return { body: permissionCatalogJson(await backends.authz.authz.permissionCatalog({})) };
     },
   }),
-  route({
+  roleRoute({
     method: 'get',
     path: '/authz/roles',
     summary: 'The custom roles of the organization',
@@ -146,7 +147,7 @@ export const authorizationRoutes = [
       return { body: roles.map(roleJson) };
     },
   }),
-  route({
+  roleRoute({
     method: 'post',
     path: '/authz/roles',
     summary: 'Create a custom role',
@@ -168,7 +169,7 @@ export const authorizationRoutes = [
       return { body: roleJson(role) };
     },
   }),
-  route({
+  roleRoute({
     method: 'get',
     path: '/authz/roles/:id',
     summary: 'One custom role',
@@ -182,7 +183,7 @@ export const authorizationRoutes = [
       return { body: roleJson(target) };
     },
   }),
-  route({
+  roleRoute({
     method: 'put',
     path: '/authz/roles/:id',
     summary: 'Update a custom role; supplied fields replace the current values',
@@ -215,7 +216,7 @@ export const authorizationRoutes = [
       return { body: roleJson(role) };
     },
   }),
-  route({
+  roleRoute({
     method: 'delete',
     path: '/authz/roles/:id',
     summary: 'Delete a custom role and every grant it carried',
@@ -230,7 +231,7 @@ export const authorizationRoutes = [
       return {};
     },
   }),
-  route({
+  roleRoute({
     method: 'get',
     path: '/authz/roles/:id/principals',
     summary: 'The teams a custom role is assigned to and the users it reaches through them',

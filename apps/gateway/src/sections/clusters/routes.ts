@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from '@platform/errors';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { orgInPath } from '../../targets';
 import { ClusterJson, clusterJson, EnrolledClusterJson, enrolledCluster } from './presenters';
 
-const route = sectionRoutes({ section: 'beyond', backend: 'clusters' });
+const route = sectionRoutes({ section: 'beyond', tag: 'Clusters', backend: 'clusters' });
 
-// Beyond the spec (issue 11, docs/clusters.md): enrolling a hub cluster of an organization and listing them.
+// Beyond the spec (docs/clusters.md): enrolling a hub cluster of an organization and listing them.
 // The spec has no route that creates clusters; member clusters enroll here and then report over the bus.
 
 /** A DNS label (RFC 1123). */
@@ -40,7 +39,7 @@ export const clusterRoutes: Route[] = [
   route({
     method: 'post',
     path: '/orgs/:orgname/clusters',
-    summary: 'Enroll a hub cluster of the organization and issue its bus credentials (beyond the spec)',
+    summary: 'Enroll a hub cluster of the organization and issue its bus credentials',
     auth: 'token',
     params: Org,
     target: orgInPath,
@@ -48,31 +47,29 @@ export const clusterRoutes: Route[] = [
     body: { schema: EnrollClusterOption, invalid: { status: 400, prefix: 'invalid cluster' } },
     response: { status: 201, schema: EnrolledClusterJson },
     async handle({ body }, { backends, target }) {
-      const owner = { ownerType: 'organization', ownerId: target.id };
       const { clusters } = backends.clusters;
-      // A taken name is refused before a bus account is issued for it.
-      const existing = await clusters.getHub({ ...owner, name: body.name }).catch((err: unknown) => {
-        if (err instanceof NotFoundError) return undefined;
-        throw err;
-      });
-      if (existing) throw new ConflictError(`a cluster named "${body.name}" already exists`);
-      const uid = (body.uid ?? randomUUID()).toLowerCase();
-      const bus = await backends.orgsTeams.orgTokens.createBusAccount({ orgId: target.id, clusterId: uid, productName: '' });
+      const hubRequest = {
+        ownerType: 'organization',
+        ownerId: target.id,
+        name: body.name,
+        uid: (body.uid ?? randomUUID()).toLowerCase(),
+        displayName: body.displayName ?? '',
+        provider: body.provider ?? '',
+        kubernetesVersion: body.kubernetesVersion ?? '',
+        nodeCount: body.nodeCount ?? 0,
+        statusJson: JSON.stringify(body.status ?? {}),
+        managerEndpoint: body.managerEndpoint ?? '',
+      };
+      // What the inventory would refuse (a taken name or uid, a bad field) is refused before a bus account exists,
+      // so a refused enrollment leaves nothing behind, not even a revoked account naming someone else's cluster.
+      await clusters.checkNewHub(hubRequest);
+      const bus = await backends.orgsTeams.orgTokens.createBusAccount({ orgId: target.id, clusterId: hubRequest.uid, productName: '' });
       let hub;
       try {
-        hub = await clusters.createHub({
-          ...owner,
-          name: body.name,
-          uid,
-          displayName: body.displayName ?? '',
-          provider: body.provider ?? '',
-          kubernetesVersion: body.kubernetesVersion ?? '',
-          nodeCount: body.nodeCount ?? 0,
-          statusJson: JSON.stringify(body.status ?? {}),
-          managerEndpoint: body.managerEndpoint ?? '',
-        });
+        hub = await clusters.createHub(hubRequest);
       } catch (err) {
-        // No cluster, so its credentials must not work: revoke them (best effort; the account is listed revoked).
+        // Refused after all (the name or uid taken since the check, authz down): no cluster, so its credentials must
+        // not work. Revoke them (best effort; the account is listed revoked).
         await backends.orgsTeams.orgTokens.revokeBusAccount({ orgId: target.id, id: bus.account!.id }).catch(() => undefined);
         throw err;
       }
@@ -82,7 +79,7 @@ export const clusterRoutes: Route[] = [
   route({
     method: 'get',
     path: '/orgs/:orgname/clusters',
-    summary: "The organization's hub clusters (beyond the spec)",
+    summary: "The organization's hub clusters",
     auth: 'token',
     params: Org,
     target: orgInPath,

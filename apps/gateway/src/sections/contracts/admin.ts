@@ -26,13 +26,13 @@ import {
 } from './presenters';
 import { ClusterId, ContractClusterId, ContractId, contractQuery, listRequest, documentUrl, ownerOf } from './shared';
 
-const route = sectionRoutes({ section: '4.3', backend: 'contracts-licensing' });
+const route = sectionRoutes({ section: '4.3', tag: 'Contracts', backend: 'contracts-licensing' });
 
 // Spec 4.3: contracts for site admins, hosted deployments only (docs/contracts.md). `org` names the owner
 // account: the one a contract is created for and the list is filtered by (default: the caller's own account);
 // on the `/{id}` routes it limits the contract to that owner (default: any owner).
 
-// `org` selects the owner account: an organization, or a user's own account (spec 4.3).
+// `org` selects the owner account: an organization, or a user's own account.
 const common = { auth: 'token', gate: 'hosted', org: 'account' } as const;
 
 /** `orgOrUserId` of the status routes: the owner account id; omitted or 0 means the `org` account, else the caller. */
@@ -73,7 +73,7 @@ export const adminContractRoutes: Route[] = [
         ownerId: owner.id,
         ownerLogin: owner.login,
         ownerType: owner.type,
-        products: body.products,
+        products: body.products ?? [],
         fields: contractFields(body),
         document: documentOf(body.document),
         actor: ctx.caller.login,

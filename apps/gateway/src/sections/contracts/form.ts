@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { contractsV1 } from '@platform/proto';
+import { QUOTA_METRICS, type contractsV1 } from '@platform/proto';
 import { TEXT_LIMITS } from '@platform/service-kit';
 import { formFile, type FormFile, type MultipartSpec } from '../../multipart';
 
@@ -101,12 +101,26 @@ const EmailsInput = z
 const QuotaInput = z
   .strictObject({
     enabled: z.boolean().optional(),
-    metric: z.string().optional(),
+    // Any text passes here: contracts-licensing refuses an unknown metric with the 400 the spec gives a bad quota.
+    metric: z
+      .string()
+      .optional()
+      .meta({
+        enum: ['', ...QUOTA_METRICS],
+        description:
+          'What the limit counts (docs/contracts.md): cpu_core_month and memory_gib_month (hours over 730), or cpu-core-hours, memory-gib-hours, storage-gib-hours, object-hours; empty only when the quota is disabled. Answered as sent',
+      }),
     limit: z.number().optional(),
     alertThresholds: z.array(z.number().int()).optional(),
     disableLicenseOnLimitReached: z.boolean().optional(),
   })
-  .meta({ id: 'QuotaInput' });
+  .meta({ title: 'QuotaInput' });
+
+/** What a text field of JSON holds, for the API document: the form carries it as text, so its shape is only told. */
+function contentSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return json;
+}
 
 const restrictions = once('JSON text').refine((v) => {
   if (v.trim() === '') return true;
@@ -127,7 +141,12 @@ const fields = {
   }),
   quota: json(QuotaInput, 'an object')
     .optional()
-    .meta({ type: 'string', description: 'JSON object: enabled, metric, limit, alertThresholds, disableLicenseOnLimitReached' }),
+    .meta({
+      type: 'string',
+      description: 'JSON object: enabled, metric, limit, alertThresholds, disableLicenseOnLimitReached',
+      contentMediaType: 'application/json',
+      contentSchema: contentSchema(QuotaInput),
+    }),
   start: seconds.optional(),
   end: seconds.optional(),
   allowOffline: flag.optional(),
@@ -140,7 +159,11 @@ const fields = {
 
 export const CreateContractForm = z
   .strictObject({
-    products: list.meta({ description: 'One contract per product: repeated fields, or one field with a JSON array' }),
+    // A list sent as repeated fields is no field at all when empty: absent is the empty list, which
+    // contracts-licensing refuses with the spec's 400 like `products=[]`.
+    products: list.optional().meta({
+      description: 'One contract per product, at least one (400 otherwise): repeated fields, or one field with a JSON array',
+    }),
     ...fields,
   })
   .meta({ id: 'CreateContractForm' });

@@ -100,7 +100,7 @@ const contractFields = {
 };
 
 export const ContractJson = z.object({ ...contractFields, emails: ContractEmailsJson }).meta({ id: 'Contract' });
-/** The sanitized contract of the user routes (spec 4.4): no admin-only email lists. */
+/** The sanitized contract of the user routes: no admin-only email lists. */
 export const UserContractJson = z.object({ ...contractFields, emails: UserContractEmailsJson }).meta({ id: 'UserContract' });
 
 function common(c: contractsV1.Contract, cluster?: string) {
@@ -146,7 +146,7 @@ export const contractJson = (c: contractsV1.Contract, cluster?: string): z.input
   },
 });
 
-/** The sanitized contract (spec 4.4): only the recipient lists the owner may see and change. */
+/** The sanitized contract: only the recipient lists the owner may see and change. */
 export const userContractJson = (c: contractsV1.Contract, cluster?: string): z.input<typeof UserContractJson> => ({
   ...common(c, cluster),
   emails: { licenseUsers: c.emails?.licenseUsers ?? [], usageAlertClient: c.emails?.usageAlertClient ?? [] },
@@ -220,7 +220,7 @@ export const ProductCatalogJson = z
   .record(z.string(), z.unknown())
   .meta({ id: 'ProductCatalog', description: 'Product alias → plan info (free-form); community products are not listed' });
 
-/** The signed document URL (spec 4.3, 4.4): a JSON string. */
+/** The signed document URL: a JSON string. */
 export const DocumentUrlJson = z
   .string()
   .meta({ description: 'A URL that downloads the contract document without a token, valid 30 minutes' });

@@ -22,7 +22,7 @@ export function ownerOf(ctx: { caller: User; org: OrgRef | undefined }): Owner {
     : { id: ctx.caller.id, login: ctx.caller.login, type: 'user' };
 }
 
-/** How long a document URL is valid (spec 5.8, 8). */
+/** How long a document URL is valid. */
 export const DOCUMENT_URL_SECONDS = 30 * 60;
 
 /**

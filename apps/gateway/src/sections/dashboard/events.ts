@@ -7,7 +7,7 @@ import { ProductParams } from './licensed';
 // `events-histories`, `events/`, `events/raw-event`; docs/resource-events.md): billing-enabled deployments only,
 // site admins with view_licensed_users:site_admin, `org` required.
 
-const route = sectionRoutes({ section: '4.6', backend: 'billing-dashboard' });
+const route = sectionRoutes({ section: '4.6', tag: 'Billing dashboard', backend: 'billing-dashboard' });
 const PRODUCT_PATH = '/dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName';
 const access = {
   auth: 'token' as const,
@@ -17,6 +17,8 @@ const access = {
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Unix seconds, the spec's form of a Unix timestamp (integer seconds); the backend keeps milliseconds. */
+const unixSeconds = (ms: number) => Math.floor(ms / 1000);
 /** A JSON text of the backend as the free-form object it holds; null for none. */
 const objectOf = (json: string): Record<string, unknown> | null => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
 const FreeForm = z.record(z.string(), z.unknown());
@@ -29,7 +31,8 @@ const refOf = (params: z.output<typeof ProductParams>): eventsV1.LicensedProduct
   product: params.productName,
 });
 
-const timestamp = z.string().meta({ description: 'RFC3339' });
+const rfc3339 = z.string().meta({ description: 'RFC3339' });
+const timestamp = z.number().int().meta({ format: 'int64', description: 'Unix seconds' });
 
 export const ResourceHistoryValue = z
   .object({
@@ -68,9 +71,11 @@ export const EventsReport = z
     licenseID: z.string(),
     group: z.string().meta({ description: 'The group filter, else the one group of every counted event, else empty' }),
     resource: z.string().meta({ description: 'The resource filter, else the one resource of every counted event, else empty' }),
-    resourceID: FreeForm.nullable().meta({ description: 'Identity of the object when every counted event is of one key; else null' }),
+    resourceID: z.string().meta({
+      description: 'The resource-history key of the object: the rid filter, else the one key of every counted event, else empty',
+    }),
     totalEvents: z.number().int(),
-    eventsTimeHistories: z.array(timestamp).meta({ description: 'Event times, oldest first' }),
+    eventsTimeHistories: z.array(rfc3339).meta({ description: 'Event times, oldest first' }),
     eventsDurationHours: z.number().meta({ description: 'Last minus first event time, in hours; 0 for fewer than two' }),
     averageEventsPerHour: z.number().meta({ description: 'totalEvents / eventsDurationHours; 0 when the duration is 0' }),
   })
@@ -101,7 +106,7 @@ const valueJson = (v: eventsV1.ResourceHistoryValue): z.input<typeof ResourceHis
   resourceID: objectOf(v.resourceIdJson) ?? {},
   licenseID: v.licenseId,
   version: v.version,
-  timestamp: iso(v.timestampMs),
+  timestamp: unixSeconds(v.timestampMs),
 });
 
 export const resourceEventRoutes: Route[] = [
@@ -123,7 +128,7 @@ export const resourceEventRoutes: Route[] = [
         group: query.group ?? '',
         resource: query.resource ?? '',
       });
-      return { body: { items: items.map((i) => ({ key: i.key, lastSeen: iso(i.lastSeenMs), values: i.values.map(valueJson) })) } };
+      return { body: { items: items.map((i) => ({ key: i.key, lastSeen: unixSeconds(i.lastSeenMs), values: i.values.map(valueJson) })) } };
     },
   }),
   route({
@@ -152,7 +157,7 @@ export const resourceEventRoutes: Route[] = [
           licenseID: params.lid,
           group: r.group,
           resource: r.resource,
-          resourceID: objectOf(r.resourceIdJson),
+          resourceID: r.key,
           totalEvents: r.totalEvents,
           eventsTimeHistories: r.eventTimesMs.map(iso),
           eventsDurationHours: r.eventsDurationHours,
@@ -178,7 +183,7 @@ export const resourceEventRoutes: Route[] = [
         body: events.map((e) => ({
           key: e.key,
           version: e.version,
-          timestamp: iso(e.timestampMs),
+          timestamp: unixSeconds(e.timestampMs),
           partialResource: { partialObjectMeta: objectOf(e.partialObjectMetaJson) ?? {} },
         })),
       };

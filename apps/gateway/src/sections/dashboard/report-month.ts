@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The `{year}/{month}` of the usage-report routes (spec 4.5): a four-digit year and a month given as a number
+// The `{year}/{month}` of the usage-report routes: a four-digit year and a month given as a number
 // (`1`, `01` .. `12`) or an English month name (`January`, `january`, `jan`), the names generated-months lists.
 // One parser for the views and the PDF download, so both accept and refuse the same paths.
 

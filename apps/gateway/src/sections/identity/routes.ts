@@ -5,7 +5,8 @@ import * as p from '../../params';
 import { sectionRoutes, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJson } from './presenters';
 
-const route = sectionRoutes({ section: 'beyond', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: 'beyond', tag: 'Users', backend: 'orgs-teams' });
+const tokenRoute = sectionRoutes({ section: 'beyond', tag: 'Tokens', backend: 'orgs-teams' });
 
 // Gitea-compatible identity routes the spec lacks but every client needs: create users (site admin), who am
 // I, and personal access tokens (HTTP Basic auth of the owner). Over-long texts are 422, as orgs-teams
@@ -62,7 +63,7 @@ export const identityRoutes = [
       return { body: userJson(caller) };
     },
   }),
-  route({
+  tokenRoute({
     method: 'post',
     path: '/users/:username/tokens',
     summary: 'Create a personal access token (HTTP Basic auth); the secret `sha1` is shown only now',
@@ -77,7 +78,7 @@ export const identityRoutes = [
       return { body: { id: token.id, name: token.name, sha1: token.sha1, token_last_eight: token.tokenLastEight } };
     },
   }),
-  route({
+  tokenRoute({
     method: 'get',
     path: '/users/:username/tokens',
     summary: 'List personal access tokens (HTTP Basic auth); secrets are never listed',
@@ -98,7 +99,7 @@ export const identityRoutes = [
       };
     },
   }),
-  route({
+  tokenRoute({
     method: 'delete',
     path: '/users/:username/tokens/:id',
     summary: 'Delete a personal access token (HTTP Basic auth)',

@@ -10,7 +10,7 @@ import { deniedWhenMissing, listRequest, ownerOf, type Owner } from '../contract
 // the online one hands out a token scoped to `license-proxy` (docs/authentication.md) that a proxy in the
 // customer's cluster uses to issue licenses from this platform; the offline one embeds licenses issued now.
 
-const route = sectionRoutes({ section: '4.11', backend: 'contracts-licensing' });
+const route = sectionRoutes({ section: '4.11', tag: 'Licenses', backend: 'contracts-licensing' });
 
 /** Where the proxy's chart and image are published; the installers name them as they are. */
 export const LICENSE_PROXY_CHART = 'oci://ghcr.io/platform/charts/license-proxy';
@@ -43,7 +43,7 @@ const LicenseProxyInstaller = z
     caCertificate: z.string().optional().meta({ description: 'Offline: the platform CA certificate (PEM) the licenses chain to' }),
     crl: z.string().optional().meta({ description: 'Offline: where the revocation list is published' }),
   })
-  .meta({ id: 'LicenseProxyInstaller', description: 'Free-form installer (spec 4.11); keys depend on the flavor' });
+  .meta({ id: 'LicenseProxyInstaller', description: 'Free-form installer; keys depend on the flavor' });
 
 type Installer = z.input<typeof LicenseProxyInstaller>;
 

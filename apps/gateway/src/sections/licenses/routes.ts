@@ -12,10 +12,10 @@ import { licenseProxyRoute } from './proxy';
 // from the caller's contracts (4.11 `POST /license/issue`), registration (4.11 `POST /register`), and, beyond the
 // spec, the revocation list and the CA certificate that offline verifiers need.
 
-const admin = sectionRoutes({ section: '4.3', backend: 'contracts-licensing' });
-const user = sectionRoutes({ section: '4.4', backend: 'contracts-licensing' });
-const registration = sectionRoutes({ section: '4.11', backend: 'contracts-licensing' });
-const beyond = sectionRoutes({ section: 'beyond', backend: 'contracts-licensing' });
+const admin = sectionRoutes({ section: '4.3', tag: 'Licenses', backend: 'contracts-licensing' });
+const user = sectionRoutes({ section: '4.4', tag: 'Licenses', backend: 'contracts-licensing' });
+const registration = sectionRoutes({ section: '4.11', tag: 'Licenses', backend: 'contracts-licensing' });
+const beyond = sectionRoutes({ section: 'beyond', tag: 'Licenses', backend: 'contracts-licensing' });
 
 
 const base64 = z
@@ -170,7 +170,7 @@ export const licenseRoutes: Route[] = [
     body: { schema: RegisterLicenseRequest },
     handlerChecks: [
       `403 unless DEPLOYMENT_TYPE is ${SELF_REGISTRATION.join(' or ')}`,
-      '400 for empty features or a cluster the platform does not know',
+      '400 for empty features, then for a cluster the platform does not know (whatever the license: it is read only for a known cluster)',
       '422 for a missing, malformed, tampered, foreign or revoked license',
     ],
     response: { status: 200, schema: z.undefined() },
@@ -189,7 +189,7 @@ export const licenseRoutes: Route[] = [
   beyond({
     method: 'get',
     path: '/licenses/crl',
-    summary: 'The license revocation list, signed by the platform CA: DER, or PEM with `format=pem` (beyond the spec)',
+    summary: 'The license revocation list, signed by the platform CA: DER, or PEM with `format=pem`',
     auth: 'public',
     scopes: ['license-proxy'],
     query: z.object({ format: z.enum(['der', 'pem']).optional() }),
@@ -209,7 +209,7 @@ export const licenseRoutes: Route[] = [
   beyond({
     method: 'get',
     path: '/licenses/ca',
-    summary: 'The platform CA certificate (PEM) that licenses chain to, for offline verification (beyond the spec)',
+    summary: 'The platform CA certificate (PEM) that licenses chain to, for offline verification',
     auth: 'public',
     scopes: ['license-proxy'],
     response: {

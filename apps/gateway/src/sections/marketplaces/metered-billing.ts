@@ -3,12 +3,12 @@ import { UnavailableError } from '@platform/errors';
 import type { marketplaceListenerV1 } from '@platform/proto';
 import { sectionRoutes, type Route } from '../../route';
 
-// The metered-billing proxy (spec 4.10, docs/marketplaces.md): a site admin reports a subscription's usage to
+// The metered-billing proxy (docs/marketplaces.md): a site admin reports a subscription's usage to
 // its marketplace's metering service, or asks whether that service would take it. The first provider's pair
 // exists only on ProviderAMarketplace deployments, the third's only on ProviderCMarketplace (404 elsewhere).
 // The spec gives no bodies; these are ours, documented in docs/marketplaces.md.
 
-const route = sectionRoutes({ section: '4.10', backend: 'marketplace-listener' });
+const route = sectionRoutes({ section: '4.10', tag: 'Marketplaces', backend: 'marketplace-listener' });
 const ADMIN = [{ on: 'site' as const, permission: 'admin:site' as const }];
 const BASE = '/proxy/metered-billing/marketplaces';
 

@@ -14,11 +14,11 @@ import {
   connectionJson,
 } from './presenters';
 
-// Metrics proxy (spec 4.7, docs/metrics-proxy.md): cluster metrics backends registered as datasources of the two
+// Metrics proxy (docs/metrics-proxy.md): cluster metrics backends registered as datasources of the two
 // dashboard flavors by the organization's admins, and the auth hook reverse proxies ask before letting a
 // dashboard's query through to a cluster's metrics backend.
 
-const route = sectionRoutes({ section: '4.7', backend: 'metricsproxy' });
+const route = sectionRoutes({ section: '4.7', tag: 'Metrics proxy', backend: 'metricsproxy' });
 
 /** How long the hook trusts what it learnt: the bound on how fast a membership or ownership change shows. */
 export const HOOK_CACHE_MS = 5_000;

@@ -7,16 +7,16 @@ import { sectionRoutes, type EdgeContext } from '../../route';
 import { orgInPath } from '../../targets';
 import { signedObjectUrl } from '../objects/routes';
 
-const route = sectionRoutes({ section: '4.13', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: '4.13', tag: 'Organizations', backend: 'orgs-teams' });
 
-// Organization avatars (spec 4.13). Each route answers the avatar URL now in effect, as a JSON string.
+// Organization avatars. Each route answers the avatar URL now in effect, as a JSON string.
 
 /** The URL an avatar is shown from: a signed URL of ours for stored and default images, else the lookup URL. */
 async function avatarUrl(ctx: EdgeContext, avatar: orgsTeamsAvatarsV1.Avatar): Promise<string> {
   return avatar.objectKey ? signedObjectUrl(ctx, avatar.objectKey) : avatar.externalUrl;
 }
 
-/** The form: the image under `avatar`; an oversized image is 400 (spec 4.13), anything else wrong 422. */
+/** The form: the image under `avatar`; an oversized image is 400, anything else wrong 422. */
 const AVATAR_FORM: MultipartSpec = {
   file: 'avatar',
   maxBytes: (config) => config.AVATAR_MAX_BYTES,

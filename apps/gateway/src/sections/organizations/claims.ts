@@ -3,10 +3,10 @@ import * as p from '../../params';
 import { sectionRoutes } from '../../route';
 import { OrganizationJson, orgJson } from './presenters';
 
-const route = sectionRoutes({ section: '4.13', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: '4.13', tag: 'Organizations', backend: 'orgs-teams' });
 
 /**
- * Standalone-organization claims (spec 4.13). They come before the `/orgs/{orgname}` routes, so that
+ * Standalone-organization claims. They come before the `/orgs/{orgname}` routes, so that
  * `/orgs/claim/` is never read as an organization named "claim".
  */
 export const claimsRoutes = [

@@ -13,11 +13,11 @@ import {
   MessageJson,
 } from './presenters';
 
-const route = sectionRoutes({ section: '4.13', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: '4.13', tag: 'Tokens', backend: 'orgs-teams' });
 
 // Spec 4.13: manager sync tokens, the system admin's access tokens and bus tokens.
 
-/** AccessToken (spec 2.2) as the sync-token creation body; every field optional. */
+/** AccessToken as the sync-token creation body; every field optional. */
 const AccessToken = z.object({
   id: z.number().int().optional(),
   name: z.string().max(L.tokenName).optional(),

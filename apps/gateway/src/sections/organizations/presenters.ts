@@ -5,8 +5,11 @@ import type { orgsTeamsOrgsV1, orgsTeamsV1, orgTokensV1 } from '@platform/proto'
 export const OrganizationJson = z
   .object({
     id: z.number().int(),
+    /** The slug, as Gitea names it; `username` is the same. */
+    name: z.string(),
     username: z.string(),
     full_name: z.string(),
+    email: z.string(),
     avatar_url: z.string(),
     description: z.string(),
     website: z.string(),
@@ -20,8 +23,10 @@ export const OrganizationJson = z
 export function orgJson(o: orgsTeamsOrgsV1.Organization): z.input<typeof OrganizationJson> {
   return {
     id: o.id,
+    name: o.username,
     username: o.username,
     full_name: o.fullName,
+    email: o.email,
     avatar_url: o.avatarUrl,
     description: o.description,
     website: o.website,
@@ -62,7 +67,7 @@ export function profileJson(u: orgsTeamsV1.User): z.input<typeof ProfileJson> {
 /** `{message}` answers of the token routes. */
 export const MessageJson = z.object({ message: z.string() }).meta({ id: 'Message' });
 
-/** ManagerApiToken (spec 2.2): the sync token; the secret is shown on the first read only. */
+/** ManagerApiToken: the sync token; the secret is shown on the first read only. */
 export const ManagerApiTokenJson = z
   .object({ userID: z.number().int(), orgID: z.number().int(), orgName: z.string(), accessKeyID: z.string(), secretAccessKey: z.string() })
   .meta({ id: 'ManagerApiToken' });
@@ -75,7 +80,7 @@ export const managerApiToken = (t: orgTokensV1.ManagerApiToken): z.input<typeof 
   secretAccessKey: t.secretAccessKey,
 });
 
-/** AccessTokenInfo (spec 2.2) of the organization's system admin; `token` is never sent. */
+/** AccessTokenInfo of the organization's system admin; `token` is never sent. */
 export const AccessTokenInfoJson = z
   .object({
     id: z.number().int(),

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
+import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Route } from '../../route';
 import { orgInPath } from '../../targets';
 import { UserJson, userJson } from '../identity/presenters';
 import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
 
-const route = sectionRoutes({ section: '4.13', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: '4.13', tag: 'Organizations', backend: 'orgs-teams' });
 
 // Spec section 4.13: organizations, members and public members (avatars, tokens and claims have their own
 // files in this folder). Over-long texts are 422 (docs/limits.md).
@@ -21,6 +22,12 @@ const OrgFields = {
   orgType: z.string().max(L.choice).optional(),
   managerManagementClusterEndPoint: z.string().max(L.website).optional(),
   visibility: z.string().max(L.choice).optional(),
+  /** The contact address; empty for none. Gitea answers a malformed one 422. */
+  email: z
+    .string()
+    .max(L.email)
+    .refine((v) => v === '' || z.email().safeParse(v).success, 'must be an email address')
+    .optional(),
 };
 const CreateOrgOption = z.object({ username: z.string().min(1).max(L.login), ...OrgFields });
 const EditOrgOption = z.object(OrgFields);
@@ -74,7 +81,10 @@ function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
   });
 }
 
-/** A member list: every member for those who may see private members, else the public ones (publicOnly: always). */
+/**
+ * A member list, one page (`page`, `limit`) at a time: every member for those who may see private members, else
+ * the public ones (publicOnly: always).
+ */
 function memberList(path: string, summary: string, publicOnly: boolean): Route {
   return route({
     method: 'get',
@@ -82,15 +92,134 @@ function memberList(path: string, summary: string, publicOnly: boolean): Route {
     summary,
     auth: 'public',
     params: Org,
+    query: Paging,
     target: orgInPath,
-    response: { status: 200, schema: z.array(UserJson) },
-    async handle(_input, ctx) {
+    response: { status: 200, schema: z.array(UserJson), headers: PAGE_HEADERS },
+    async handle({ query }, ctx) {
       const viewerId = ctx.caller?.id ?? 0;
-      const { members } = await ctx.backends.orgsTeams.organizations.listMembers({ orgId: ctx.target.id, viewerId, publicOnly });
-      return { body: members.map(memberJson(ctx)) };
+      const page = pageOf(query);
+      const { members, total } = await ctx.backends.orgsTeams.organizations.listMembers({
+        orgId: ctx.target.id,
+        viewerId,
+        publicOnly,
+        page,
+      });
+      return { body: members.map(memberJson(ctx)), headers: pageHeaders(ctx, page, total) };
     },
   });
 }
+
+/** A page of organizations, with the paging headers. */
+async function orgPage(
+  ctx: EdgeContext,
+  page: { page: number; limit: number },
+  list: Promise<{ orgs: Parameters<typeof orgJson>[0][]; total: number }>,
+) {
+  const { orgs, total } = await list;
+  return { body: orgs.map(orgJson), headers: pageHeaders(ctx, page, total) };
+}
+
+/** Gitea's OrganizationPermissions. */
+const OrganizationPermissionsJson = z
+  .object({
+    is_owner: z.boolean(),
+    is_admin: z.boolean(),
+    can_write: z.boolean(),
+    can_read: z.boolean(),
+    can_create_repository: z.boolean(),
+  })
+  .meta({ id: 'OrganizationPermissions' });
+
+/**
+ * Listing organizations, as Gitea's clients page through them. They come before the `/orgs/{orgname}` routes and
+ * live under `/orgs`, `/user` and `/users` (the caller's and another user's organizations).
+ */
+export const orgListRoutes: Route[] = [
+  route({
+    method: 'get',
+    path: '/orgs',
+    summary:
+      'Organizations the caller may see, by name: public ones to everyone, limited ones to signed-in users, private ones to members and site admins',
+    auth: 'public',
+    query: Paging,
+    response: { status: 200, schema: z.array(OrganizationJson), headers: PAGE_HEADERS },
+    async handle({ query }, ctx) {
+      const page = pageOf(query);
+      return orgPage(ctx, page, ctx.backends.orgsTeams.organizations.listOrgs({ viewerId: ctx.caller?.id ?? 0, page }));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/user/orgs',
+    summary: "The caller's organizations, by name",
+    auth: 'token',
+    query: Paging,
+    response: { status: 200, schema: z.array(OrganizationJson), headers: PAGE_HEADERS },
+    async handle({ query }, ctx) {
+      const page = pageOf(query);
+      return orgPage(
+        ctx,
+        page,
+        ctx.backends.orgsTeams.organizations.listUserOrgs({ userId: ctx.caller.id, username: '', viewerId: ctx.caller.id, page }),
+      );
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/users/:username/orgs',
+    summary:
+      "A user's organizations as the caller may see them: all of them to the user and site admins, else those visible to the caller where the membership is public or the caller is a member too",
+    auth: 'public',
+    params: z.object({ username: p.login }),
+    query: Paging,
+    response: { status: 200, schema: z.array(OrganizationJson), headers: PAGE_HEADERS },
+    async handle({ params, query }, ctx) {
+      const page = pageOf(query);
+      const list = ctx.backends.orgsTeams.organizations.listUserOrgs({
+        userId: 0,
+        username: params.username,
+        viewerId: ctx.caller?.id ?? 0,
+        page,
+      });
+      return orgPage(ctx, page, list);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/users/:username/orgs/:orgname/permissions',
+    summary: "What a user may do in an organization, from the permissions of their teams (Gitea's OrganizationPermissions)",
+    auth: 'token',
+    params: OrgMember,
+    target: orgInPath,
+    handlerChecks: ['list:team on the organization when username is not the caller (403)'],
+    response: { status: 200, schema: OrganizationPermissionsJson },
+    async handle({ params }, ctx) {
+      // What teams give their members is for those who may see the teams; one's own is always one's own.
+      if (!isCaller(ctx, params.username)) {
+        const { allowed } = await ctx.backends.authz.authz.checkPermission({
+          userId: ctx.caller.id,
+          permission: 'list:team',
+          objectId: ctx.target.id,
+        });
+        if (!allowed) throw new NotAllowedError("you do not have the list:team permission, needed to read another user's permissions");
+      }
+      const perms = await ctx.backends.orgsTeams.organizations.getOrgPermissions({
+        orgId: ctx.target.id,
+        userId: 0,
+        username: params.username,
+      });
+      return {
+        body: {
+          is_owner: perms.isOwner,
+          is_admin: perms.isAdmin,
+          can_write: perms.canWrite,
+          can_read: perms.canRead,
+          can_create_repository: perms.canCreateRepository,
+        },
+      };
+    },
+  }),
+];
 
 /** 403 unless the caller holds the permission; for checks that depend on the request's data. */
 export async function requirePermission(ctx: EdgeContext, permission: 'admin:org' | 'manage_owners:org', objectId: number): Promise<void> {
@@ -117,6 +246,7 @@ export const organizationRoutes: Route[] = [
         orgType: body.orgType ?? '',
         visibility: body.visibility ?? '',
         managerEndpoint: body.managerManagementClusterEndPoint ?? '',
+        email: body.email ?? '',
       });
       return { body: orgJson(org) };
     },
@@ -153,6 +283,7 @@ export const organizationRoutes: Route[] = [
         orgType: body.orgType,
         visibility: body.visibility,
         managerEndpoint: body.managerManagementClusterEndPoint,
+        email: body.email,
       });
       return { body: orgJson(org) };
     },

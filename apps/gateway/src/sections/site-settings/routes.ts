@@ -5,9 +5,9 @@ import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { sectionRoutes, type Reply, type Route } from '../../route';
 import type { Request } from 'express';
 
-const route = sectionRoutes({ section: '4.8', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: '4.8', tag: 'Site settings', backend: 'orgs-teams' });
 
-// Site settings (spec 4.8): branding, the email-domain whitelist and the registration toggle.
+// Site settings: branding, the email-domain whitelist and the registration toggle.
 // Decisions (the administrative organization, ETags): docs/site-settings.md.
 
 /** BrandingResponse of spec 2.7. */
@@ -59,7 +59,7 @@ const option = (max: number) =>
     .max(max)
     .nullish()
     .transform((v) => v ?? undefined);
-/** BrandingOptions: each supplied option must have its type and fit its limit, else 400 invalid option (spec 4.8). */
+/** BrandingOptions: each supplied option must have its type and fit its limit, else 400 invalid option. */
 const BrandingOptions = z.object({
   logo: option(L.logo),
   favicon: option(L.favicon),
@@ -83,7 +83,7 @@ const DomainOpts = z.object({
 const RegistrationOpts = z.object({ disableRegistration: z.boolean().nullish() });
 const RegistrationJson = z.object({ disableRegistration: z.boolean() }).meta({ id: 'RegistrationOpts' });
 
-/** POST adds a domain to the whitelist, PATCH removes one (spec 4.8); both answer the new list. */
+/** POST adds a domain to the whitelist, PATCH removes one; both answer the new list. */
 function domainChange(method: 'post' | 'patch', summary: string): Route {
   return route({
     method,

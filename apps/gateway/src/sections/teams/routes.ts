@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/service-kit';
+import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Grant, type Route } from '../../route';
 import { orgInPath, teamInPath } from '../../targets';
@@ -9,16 +10,23 @@ import { UserJson, userJson } from '../identity/presenters';
 import { requirePermission } from '../organizations/routes';
 import { TeamJson, teamJson } from './presenters';
 
-const route = sectionRoutes({ section: '4.14', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: '4.14', tag: 'Teams', backend: 'orgs-teams' });
 
-// Teams and team members (spec section 4.14). Decisions (joining, the owner team): docs/authorization.md.
+// Teams and team members. Decisions (joining, the owner team): docs/authorization.md.
 
 const roleIds = z.array(z.number().int().positive()).optional();
 const units = z.array(z.string()).optional();
+/** The type of a team created without one. */
+export const DEFAULT_TEAM_TYPE = 'general';
+
 /** Names, types, permissions and units are checked by the service (400); shapes, the description's length included, here (422). */
 const CreateTeamOption = z.object({
   name: z.string(),
-  type: z.string(),
+  // Gitea's clients know no team types: a team they create works on everything, as the owner team does.
+  type: z
+    .string()
+    .default(DEFAULT_TEAM_TYPE)
+    .meta({ description: `kubernetes or general (default ${DEFAULT_TEAM_TYPE})` }),
   description: z.string().max(L.description).optional(),
   permission: z.string().optional(),
   assignedRoleIDs: roleIds,
@@ -164,15 +172,49 @@ export const teamRoutes: Route[] = [
   route({
     method: 'get',
     path: '/orgs/:orgname/teams',
-    summary: 'Teams of an organization',
+    summary: 'Teams of an organization, owner team first, then by name',
     auth: 'token',
     params: Org,
+    query: Paging,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'list:team' }],
-    response: { status: 200, schema: z.array(TeamJson) },
-    async handle(_input, { backends, target }) {
-      const { teams } = await backends.orgsTeams.organizations.listTeams({ orgId: target.id });
-      return { body: teams.map(teamJson) };
+    response: { status: 200, schema: z.array(TeamJson), headers: PAGE_HEADERS },
+    async handle({ query }, ctx) {
+      const page = pageOf(query);
+      const { teams, total } = await ctx.backends.orgsTeams.organizations.listTeams({ orgId: ctx.target.id, page });
+      return { body: teams.map(teamJson), headers: pageHeaders(ctx, page, total) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/orgs/:orgname/teams/search',
+    summary: 'Search the teams of an organization by name (and description unless include_desc=false), as Gitea answers: {ok, data}',
+    auth: 'token',
+    params: Org,
+    query: Paging.extend({
+      q: z.string().max(L.teamName).optional().meta({ description: 'text the name (or description) contains, any case' }),
+      // Gitea searches descriptions too unless told not to.
+      include_desc: z
+        .enum(['true', 'false'], { error: 'must be true or false' })
+        .optional()
+        .transform((v) => v !== 'false'),
+    }),
+    target: orgInPath,
+    requires: [{ on: 'target', permission: 'list:team' }],
+    response: {
+      status: 200,
+      schema: z.object({ ok: z.boolean(), data: z.array(TeamJson) }).meta({ id: 'TeamSearchResults' }),
+      headers: PAGE_HEADERS,
+    },
+    async handle({ query }, ctx) {
+      const page = pageOf(query);
+      const { teams, total } = await ctx.backends.orgsTeams.organizations.searchTeams({
+        orgId: ctx.target.id,
+        q: query.q?.trim() ?? '',
+        includeDesc: query.include_desc,
+        page,
+      });
+      return { body: { ok: true, data: teams.map(teamJson) }, headers: pageHeaders(ctx, page, total) };
     },
   }),
   route({
@@ -270,15 +312,17 @@ export const teamRoutes: Route[] = [
   route({
     method: 'get',
     path: '/teams/:teamid/members',
-    summary: 'Members of a team',
+    summary: 'Members of a team, by login',
     auth: 'token',
     params: Team,
+    query: Paging,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'list:team-members' }],
-    response: { status: 200, schema: z.array(UserJson) },
-    async handle(_input, { backends, target }) {
-      const { members } = await backends.orgsTeams.organizations.listTeamMembers({ teamId: target.id });
-      return { body: members.map(userJson) };
+    response: { status: 200, schema: z.array(UserJson), headers: PAGE_HEADERS },
+    async handle({ query }, ctx) {
+      const page = pageOf(query);
+      const { members, total } = await ctx.backends.orgsTeams.organizations.listTeamMembers({ teamId: ctx.target.id, page });
+      return { body: members.map(userJson), headers: pageHeaders(ctx, page, total) };
     },
   }),
   route({

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { sectionRoutes } from '../../route';
 
-const route = sectionRoutes({ section: '9', backend: 'orgs-teams' });
+const route = sectionRoutes({ section: '9', tag: 'Miscellaneous', backend: 'orgs-teams' });
 
-/** GET /version (spec section 9): the platform version, answered by a backend so the path is real. */
+/** GET /version: the platform version, answered by a backend so the path is real. */
 export const versionRoutes = [
   route({
     method: 'get',

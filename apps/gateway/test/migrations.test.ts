@@ -1,0 +1,4 @@
+import { describeMigrationRoundTrips } from '@platform/service-testing';
+import { migrations } from '../migrations';
+
+describeMigrationRoundTrips('gateway', migrations);
