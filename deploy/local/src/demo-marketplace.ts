@@ -7,7 +7,7 @@ import { writePrivateFile, type PlatformApi } from '@platform/simulator';
 import type { LocalPlatform } from './platform';
 
 /**
- * The marketplace part of the demo (issue 14; docs/marketplaces.md): on a marketplace deployment, at least three
+ * The marketplace part of the demo (docs/marketplaces.md): on a marketplace deployment, at least three
  * installers of its marketplace not yet bound (made through the site admin's installer route), and two
  * subscriptions bound through the webhook listener the way the marketplace would, whose standalone
  * organizations' claims the manifest names: one claimable, one claimed by the demo owner. A second start finds

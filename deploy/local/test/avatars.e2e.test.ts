@@ -187,7 +187,7 @@ describe('organization avatars over HTTP', () => {
     });
 
     it('answers 415 for a body that is not multipart, 422 for forms it cannot use: no image or lookup, wrong file field, bad fields', async () => {
-      // The row accepts multipart/form-data only: JSON is another content type (415 since issue 8; 422 before).
+      // The row accepts multipart/form-data only: JSON is another content type, so 415.
       expect((await api('alice', 'POST', '/orgs/acme/avatar/', { source: 'lookup', gravatar: 'x@example.com' })).status).toBe(415);
       expect((await upload('alice', {})).status).toBe(422);
       expect((await upload('alice', { file: { bytes: PNG_1x1, name: 'a.png', type: 'image/png' } })).status).toBe(422);

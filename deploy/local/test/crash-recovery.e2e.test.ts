@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { createTestDatabase, eventually, testNatsUrl } from '@platform/testing';
 import { interrupt, killLaunched, npmStart } from './launcher';
 
-// Issue 7.2: a process killed between the commit of a change and the write of its authorization tuples
+// A process killed between the commit of a change and the write of its authorization tuples
 // must leave nothing that nobody can manage. The launcher runs as `npm start` does, with a test-only fault
 // that SIGKILLs the process right after an outbox commit; the next start's relay completes the change.
 

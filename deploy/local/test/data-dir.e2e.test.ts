@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { basic } from './harness';
 import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
 
-// Issue 7, item 3: two platforms ran on one DATA_DIR (and lost each other's writes), and a `kill -9` of
+// Two platforms ran on one DATA_DIR (and lost each other's writes), and a `kill -9` of
 // `npm start` left the server running. Now a second start on a DATA_DIR in use stops with exit code 78 naming
 // the first, and the server stops when the process that started it is killed.
 

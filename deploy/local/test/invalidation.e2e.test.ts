@@ -1,6 +1,6 @@
 import { basic, bootTestPlatform, type TestPlatform } from './harness';
 
-// Issue 9: caching whom a token belongs to must not trade correctness away. A token deleted through the API,
+// Caching whom a token belongs to must not trade correctness away. A token deleted through the API,
 // a member removed from an organization and a role taken from a team are refused on the very next request,
 // also when the gateway has just answered that token (and so has it cached).
 

@@ -1,7 +1,7 @@
 import { bootTestPlatform, type Reply, type TestPlatform } from './harness';
 
 // Bounded input (docs/limits.md) over HTTP: an over-long text is refused at once with a short message that
-// names the field and its limit, is never stored, and never slows down anyone else. Issue 7, item 4: a
+// names the field and its limit, is never stored, and never slows down anyone else. A
 // 100,000-character objectType used to be copied into the authz error, whose oversized gRPC trailer stalled
 // the gateway's shared connection to authz: the request answered 504 after 10 s, and every other tenant's
 // authorization calls waited or failed with it.

@@ -5,7 +5,7 @@ import { eventually } from '@platform/testing';
 import { bootTestPlatform, type TestPlatform } from './harness';
 import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
 
-/** Issue 10, items 3 and 4: HTTP health and Prometheus metrics, as an operator and a prober see them. */
+/** HTTP health and Prometheus metrics, as an operator and a prober see them. */
 
 /** The value of one sample line of a Prometheus text answer, or undefined when it is not there. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {

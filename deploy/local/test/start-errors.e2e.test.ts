@@ -7,7 +7,7 @@ import { freePort } from '@platform/testing';
 import { killLaunched, npmStart, ROOT } from './launcher';
 
 /**
- * Issue 10, item 6: what stops a start is one line on stderr naming the setting and what to do, with the
+ * What stops a start is one line on stderr naming the setting and what to do, with the
  * documented exit code (78 configuration and ports, 69 a dependency), never a stack; each case runs the app
  * as its own process, as its image does, and the one-process launcher says which app failed.
  */

@@ -7,7 +7,7 @@ import { createTestDatabase, eventually } from '@platform/testing';
 import { interrupt, killLaunched, npmStart } from './launcher';
 
 /**
- * Issue 10, item 5: with OTEL_EXPORTER_OTLP_ENDPOINT set, one API call leaves spans of the gateway, the
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, one API call leaves spans of the gateway, the
  * backend it calls and the database, linked in one trace (W3C traceparent over HTTP and gRPC), and the log
  * lines written while serving it carry its trace id. The receiver is a small HTTP server taking OTLP/JSON
  * at /v1/traces, as a collector would.

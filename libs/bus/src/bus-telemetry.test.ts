@@ -6,7 +6,7 @@ import { testNatsUrl } from '@platform/testing';
 import { InProcessBus, NatsBus, type Bus } from './index';
 
 /**
- * Issue 10, items 4 and 5 on the bus: a consumer's handler runs in the trace of the call that published the
+ * Traces and metrics on the bus: a consumer's handler runs in the trace of the call that published the
  * message (traceparent in the message's headers), and messages published, consumed, refused and redelivered
  * are counted. A tracer provider registered here stands in for the SDK the apps start.
  */

@@ -37,7 +37,7 @@ export interface StateRequest {
   data: unknown;
 }
 
-/** Provisioning states of the second provider to subscription states (spec 4.9 via issue 14). */
+/** Provisioning states of the second provider to subscription states. */
 const STATE_OF: Record<'PUT' | 'DELETE', Record<string, SubscriptionState>> = {
   PUT: { Accepted: 'Pending', Succeeded: 'Running', Failed: 'Failed' },
   DELETE: { Deleting: 'Deleting', Deleted: 'Deleted', Failed: 'DeletionFailed' },

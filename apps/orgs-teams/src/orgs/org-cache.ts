@@ -2,7 +2,7 @@ import type { OrgRow } from './rows';
 
 /**
  * Organizations by id and by slug, for the reads nearly every request makes (`GET /orgs/{org}` and every
- * route whose target is an organization resolve it first). Issue 9: on the embedded database that read was
+ * route whose target is an organization resolve it first). On the embedded database that read was
  * the request's only statement, and statements are serialised on its one connection.
  *
  * Kept correct by eviction, not by time: every change of an organization's row evicts it here when the change

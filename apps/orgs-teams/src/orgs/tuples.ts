@@ -6,7 +6,7 @@ import { OWNER_PERMISSION } from './rows';
 /** The site object every organization hangs off, so site admins reach it. */
 const SITE = 'site:platform';
 
-// The relationships orgs-teams keeps in authz for organizations and teams (the shared contract of issue 4).
+// The relationships orgs-teams keeps in authz for organizations and teams (the contract shared with authz).
 
 /** The organization exists on the site. */
 export const orgOnSite = (orgId: number): Tuple => ({ user: SITE, relation: 'site', object: `organization:${orgId}` });
