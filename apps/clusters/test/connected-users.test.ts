@@ -23,10 +23,14 @@ async function startOrgsStub(owners: Map<number, number[]>) {
       bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
         async listTeams(req: orgsTeamsOrgsV1.ListTeamsRequest) {
           if (!owners.has(req.orgId)) throw new NotFoundError(`organization ${req.orgId} not found`);
-          return { teams: [orgsTeamsOrgsV1.Team.fromPartial({ id: 1000 + req.orgId, permission: 'owner', name: 'Owners' })] };
+          return orgsTeamsOrgsV1.ListTeamsResponse.fromPartial({
+            teams: [orgsTeamsOrgsV1.Team.fromPartial({ id: 1000 + req.orgId, permission: 'owner', name: 'Owners' })],
+            total: 1,
+          });
         },
         async listTeamMembers(req: orgsTeamsOrgsV1.ListTeamMembersRequest) {
-          return { members: (owners.get(req.teamId - 1000) ?? []).map((id) => orgsTeamsV1.User.fromPartial({ id, login: `u${id}` })) };
+          const members = (owners.get(req.teamId - 1000) ?? []).map((id) => orgsTeamsV1.User.fromPartial({ id, login: `u${id}` }));
+          return orgsTeamsOrgsV1.ListTeamMembersResponse.fromPartial({ members, total: members.length });
         },
       } as never),
     ],

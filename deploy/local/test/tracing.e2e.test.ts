@@ -104,8 +104,10 @@ describe('traces over OTLP (npm start with OTEL_EXPORTER_OTLP_ENDPOINT)', () => 
       await eventually(async () => receiver.spans.some(isCall), 10_000, 100);
       const root = receiver.spans.find(isCall)!;
       const trace = () => receiver.spans.filter((s) => s.traceId === root.traceId);
+      // A query orgs-teams made serving the call (the gateway's own sign-in-failure count is a query too, made
+      // before it asks orgs-teams).
       const pgQuery = (s: Span) =>
-        s.scope === '@opentelemetry/instrumentation-pg' && ancestors(trace(), s).some((a) => a.service === 'platform');
+        s.scope === '@opentelemetry/instrumentation-pg' && ancestors(trace(), s).some((a) => a.attributes['platform.app'] === 'orgs-teams');
       await eventually(async () => trace().some(pgQuery), 10_000, 100);
       const spans = trace();
 
