@@ -94,9 +94,10 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const query = parseParts(route.query, req.query, 'query');
   const body = route.body ? await parseBody(route, req, config) : undefined;
   const input = { params, query, body };
+  const handlerCtx = { ...ctx, target } as never;
   // What a request gives depends on its body, so this requirement comes last.
-  if (route.gives) await checkGrant(ctx, route.gives.of(input, { ...ctx, target } as never));
-  return route.handle(input, { ...ctx, target } as never);
+  if (route.gives) await checkGrant(ctx, route.gives.of(input, handlerCtx));
+  return route.handle(input, handlerCtx);
 }
 
 /** What a scoped token is told on a row its scope does not list. */

@@ -38,10 +38,6 @@ export type TokenScopeName = 'license-proxy';
  */
 export type OrgMode = 'required' | 'optional' | 'account';
 
-/** Spec sections the rows belong to; `beyond` marks routes the spec does not list (documented in docs/). */
-export type Section =
-  '4.1' | '4.2' | '4.3' | '4.4' | '4.5' | '4.6' | '4.7' | '4.8' | '4.10' | '4.11' | '4.12' | '4.13' | '4.14' | '9' | 'beyond';
-
 /** The organization of the `org` query context, resolved once per request as the caller may see it. */
 export interface OrgRef {
   id: number;
@@ -197,7 +193,6 @@ export interface RouteSpec<
   /** Express path below /api/v1, e.g. "/orgs/:orgname". */
   path: string;
   summary: string;
-  section: Section;
   /** The resource the API reference groups the row under (api-names.ts TAGS). */
   tag: Tag;
   auth: A;
@@ -229,7 +224,6 @@ export interface Route {
   method: Method;
   path: string;
   summary: string;
-  section: Section;
   tag: Tag;
   auth: Auth;
   scopes?: TokenScopeName[];
@@ -249,13 +243,12 @@ export interface Route {
 
 /** What every row of a section shares. */
 export interface SectionDefaults {
-  section: Section;
   tag: Tag;
   backend: BackendName;
 }
 
 /**
- * Declares the rows of one section: its spec section and backend are said once, in the section's file, and
+ * Declares the rows of one section: its tag and backend are said once, in the section's file, and
  * each row's types tie its checks to the target's object type and the handler's context to the row.
  */
 export function sectionRoutes(defaults: SectionDefaults) {

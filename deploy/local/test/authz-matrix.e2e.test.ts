@@ -1,5 +1,5 @@
 import { registeredRoutesOn } from '@platform/app-gateway';
-import { bootTestPlatform, type TestPlatform } from './harness';
+import { formOf, bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * The authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13 and 4.14 and of the 4.6 system outages: for
@@ -59,13 +59,6 @@ const CLUSTER = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
 const YEAR = 365 * 24 * 3600;
 /** The usage views of October 2026's productdb. */
 const USAGE_VIEWS = '/dashboard/summary/2026/10/usage-report/products/productdb/views';
-/** The multipart form of a contract for the admin create and update rows. */
-function contractForm(fields: Record<string, string>): FormData {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  return form;
-}
-
 const login = (a: Actor) => (a === 'siteadmin' ? 'root' : a === 'anonymous' ? 'member' : a);
 const self = (f: Fixture) => f.ids[login(f.me)];
 
@@ -174,7 +167,7 @@ const MATRIX: Record<string, Row> = {
   'GET /contracts': { pass: ['siteadmin'] },
   'POST /contracts': {
     pass: ['siteadmin'],
-    form: () => contractForm({ products: 'productdb', end: String(Math.floor(Date.now() / 1000) + YEAR) }),
+    form: () => formOf({ products: 'productdb', end: String(Math.floor(Date.now() / 1000) + YEAR) }),
   },
   'GET /contracts/available_products': { pass: ['siteadmin'] },
   'GET /contracts/active/associated-clusters/:clusterID/status': {
@@ -187,7 +180,7 @@ const MATRIX: Record<string, Row> = {
     pass: ['siteadmin'],
     contract: true,
     path: (f) => `/contracts/${f.contract}`,
-    form: () => contractForm({ name: 'renamed' }),
+    form: () => formOf({ name: 'renamed' }),
   },
   'DELETE /contracts/:id': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}` },
   'POST /contracts/:id/extend': {
@@ -565,7 +558,7 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
     const f: Fixture = { org, orgId: created.body.id, devs, roleId: role.body.id, me, ids: t.ids, contract: 0, ccID: 0, hubUid: '' };
     if (contract) {
       const end = String(Math.floor(Date.now() / 1000) + YEAR);
-      const form = contractForm({ products: 'productdb', end });
+      const form = formOf({ products: 'productdb', end });
       form.append('document', new Blob(['the signed contract']), 'contract.txt');
       const made = await t.send('root', 'POST', `/contracts?org=${org}`, form);
       expect(made.status).toBe(201);

@@ -11,6 +11,13 @@ export interface Reply {
   headers: Headers;
 }
 
+/** A multipart form of text fields (a repeated field for each value of a list), as the contract rows take. */
+export function formOf(fields: Record<string, string | string[]>): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
+  return form;
+}
+
 /** `Authorization` value for HTTP Basic credentials. */
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 

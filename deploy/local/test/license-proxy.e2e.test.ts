@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { registeredRoutesOn } from '@platform/app-gateway';
-import { basic, bootTestPlatform, type TestPlatform } from './harness';
+import { formOf, basic, bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * License proxy installers (spec 4.11 `POST /user/license-proxy`, docs/licensing.md "License proxy installers"):
@@ -14,12 +14,6 @@ const NOW = Math.floor(Date.now() / 1000);
 const YEAR = 365 * 24 * 3600;
 const HUB = '77777777-aaaa-4aaa-8aaa-777777777777';
 const OTHER = '88888888-aaaa-4aaa-8aaa-888888888888';
-
-function form(fields: Record<string, string>): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  return f;
-}
 
 /** The Kubernetes objects of an installer's YAML. */
 const objectsOf = (yaml: string) =>
@@ -35,7 +29,7 @@ describe('license proxy installers on a hosted deployment', () => {
       'root',
       'POST',
       `/contracts${org ? `?org=${org}` : ''}`,
-      form({ products: 'productdb', end: String(NOW + YEAR), ...fields }),
+      formOf({ products: 'productdb', end: String(NOW + YEAR), ...fields }),
     );
     expect(created.status).toBe(201);
     return created.body[0].id as number;

@@ -1,4 +1,4 @@
-import { bootTestPlatform, type TestPlatform } from './harness';
+import { formOf, bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * One tenant never gets a license for, or binds to its contracts, a cluster another tenant enrolled
@@ -18,18 +18,12 @@ const NOBODYS = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a72';
 const UNKNOWN = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a73';
 const UNKNOWN_2 = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a74';
 
-function form(fields: Record<string, string>): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  return f;
-}
-
 describe('licenses and contract bindings stay within their tenant (hosted)', () => {
   let t: TestPlatform;
   let contractB: number;
 
   const createContract = async (org: string, fields: Record<string, string> = {}) => {
-    const created = await t.send('root', 'POST', `/contracts?org=${org}`, form({ products: 'productdb', end: String(NOW + YEAR), features: JSON.stringify(['postgres']), ...fields }));
+    const created = await t.send('root', 'POST', `/contracts?org=${org}`, formOf({ products: 'productdb', end: String(NOW + YEAR), features: JSON.stringify(['postgres']), ...fields }));
     expect(created.status).toBe(201);
     return created.body[0].id as number;
   };
@@ -189,13 +183,13 @@ describe('licenses and contract bindings stay within their tenant (hosted)', () 
 
   it('refuses a contract name with a NUL or over 255 characters with 400, on create and on update', async () => {
     for (const name of ['a\u0000b', 'n'.repeat(256)]) {
-      const created = await t.send('root', 'POST', '/contracts?org=bravo', form({ products: 'productdb', end: String(NOW + YEAR), name }));
+      const created = await t.send('root', 'POST', '/contracts?org=bravo', formOf({ products: 'productdb', end: String(NOW + YEAR), name }));
       expect([400, 422]).toContain(created.status);
-      const updated = await t.send('root', 'PUT', `/contracts/${contractB}`, form({ name }));
+      const updated = await t.send('root', 'PUT', `/contracts/${contractB}`, formOf({ name }));
       expect([400, 422]).toContain(updated.status);
     }
     expect((await t.api('root', 'GET', `/contracts/${contractB}`)).body.name).not.toMatch(/^n{256}$/);
-    const fine = await t.send('root', 'PUT', `/contracts/${contractB}`, form({ name: 'n'.repeat(255) }));
+    const fine = await t.send('root', 'PUT', `/contracts/${contractB}`, formOf({ name: 'n'.repeat(255) }));
     expect(fine.status).toBe(200);
   });
 });

@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bootTestPlatform, type TestPlatform } from './harness';
+import { formOf, bootTestPlatform, type TestPlatform } from './harness';
 import { ROOT } from './launcher';
 
 /**
@@ -32,12 +32,6 @@ function corruptExtension(der: Buffer, last: number): Buffer {
   return corrupted;
 }
 
-function form(fields: Record<string, string>): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  return f;
-}
-
 describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted deployment', () => {
   let t: TestPlatform;
   const api: TestPlatform['api'] = (...args) => t.api(...args);
@@ -47,7 +41,7 @@ describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted depl
   let license: string;
 
   const createContract = async (org: string | undefined, fields: Record<string, string>) => {
-    const created = await t.send('root', 'POST', `/contracts${org ? `?org=${org}` : ''}`, form({ products: 'productdb', end: String(NOW + YEAR), ...fields }));
+    const created = await t.send('root', 'POST', `/contracts${org ? `?org=${org}` : ''}`, formOf({ products: 'productdb', end: String(NOW + YEAR), ...fields }));
     expect(created.status).toBe(201);
     return created.body[0].id as number;
   };

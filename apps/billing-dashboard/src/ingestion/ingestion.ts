@@ -2,7 +2,7 @@ import { AgentMessageRefused, open, type AccountLookup, type OpenedMessage, type
 import type { BusMessage } from '@platform/bus';
 import type { Database } from '@platform/db';
 import { agentV1 } from '@platform/proto';
-import { Counter, type CounterChild } from '@platform/telemetry';
+import { Counter } from '@platform/telemetry';
 import { attribute, isBillingReport, type Attribution, type BillingReport, type ClaimRefusal, type LicensingRecords } from './attribution';
 import { IngestionStore, type LicenseUsageRow, type ResourceEventRow, type UsageSampleRow } from './ingestion-store';
 
@@ -54,26 +54,15 @@ const outcomes = new Counter(
   'Agent reports billing-dashboard received, by kind and outcome (applied, duplicate, refused, invalid).',
   ['kind', 'outcome'],
 );
-const children = new Map<string, CounterChild>();
-function count(kind: string, outcome: IngestionOutcome): void {
-  const key = `${kind} ${outcome}`;
-  let child = children.get(key);
-  if (!child) children.set(key, (child = outcomes.child(kind, outcome)));
-  child.inc();
-}
+// Counter.child keeps each label set's child: no cache of our own.
+const count = (kind: string, outcome: IngestionOutcome) => outcomes.child(kind, outcome).inc();
 
 const claimsRefused = new Counter(
   'billing_agent_claims_refused_total',
   'Claims of agent reports billing-dashboard refused, by kind and reason: the report was attributed from the platform’s records instead, or (license-of-other-cluster, owner-unknown) not applied.',
   ['kind', 'reason'],
 );
-const claimChildren = new Map<string, CounterChild>();
-function countClaim(kind: string, reason: ClaimRefusal): void {
-  const key = `${kind} ${reason}`;
-  let child = claimChildren.get(key);
-  if (!child) claimChildren.set(key, (child = claimsRefused.child(kind, reason)));
-  child.inc();
-}
+const countClaim = (kind: string, reason: ClaimRefusal) => claimsRefused.child(kind, reason).inc();
 
 /** A verified report with what the platform attributes it to. */
 type Attributed = { message: BillingReport; attribution: Extract<Attribution, { userId: number }> };

@@ -1,4 +1,4 @@
-import type { QuotaMetric } from '@platform/proto';
+import type { billingDashboardV1, QuotaMetric } from '@platform/proto';
 
 /**
  * The product catalog (`GET /contracts/available_products`): the products a contract can cover, kept as data
@@ -61,13 +61,8 @@ export const PRODUCTS: Record<string, Product> = {
  */
 export const HOURS_PER_MONTH = 730;
 
-/** A product's use over a period as billing-dashboard sums the usage samples member clusters report. */
-export interface UsageHours {
-  cpuCoreHours: number;
-  memoryGibHours: number;
-  storageGibHours: number;
-  objectHours: number;
-}
+/** A product's use over a period as billing-dashboard sums the usage samples member clusters report (GetUsage). */
+export type UsageHours = billingDashboardV1.Usage;
 
 /**
  * How much of each quota metric a use is (docs/contracts.md): the product's month-based metrics are the hours

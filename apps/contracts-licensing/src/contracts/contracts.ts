@@ -7,7 +7,7 @@ import type { contractsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import { featuresFor } from './catalog';
 import { ContractsStore, json, unix, type ContractClusterRow, type ContractFilter, type ContractRow } from './contracts-store';
-import { enrolledElsewhere, memoInventory, notThisAccountsCluster, ownedBy, type ContractOwner, type Inventory, type InventoryCluster } from './inventory';
+import { enrolledElsewhere, memoInventory, notThisAccountsCluster, ownedBy, type Inventory, type InventoryCluster } from './inventory';
 import { checkEmails, checkFeatures, checkName, checkPeriod, checkProducts, checkQuota, checkRecipients, checkRestrictions, clusterUid, EMAIL_LISTS } from './validation';
 
 const OWNER_TYPES = ['organization', 'user'];
@@ -238,9 +238,9 @@ export class Contracts {
     const uids = wanted.map((w) => w.uid);
     const twice = uids.find((u, i) => uids.indexOf(u) !== i);
     if (twice) throw new InputError(`clusters: ${twice} is given twice`);
-    const owner = await this.store.find(id, ownerId);
-    if (!owner) throw new InputError(`contract ${id} does not exist`);
-    await this.refuseEnrolledElsewhere(owner, uids);
+    const found = await this.store.find(id, ownerId);
+    if (!found) throw new InputError(`contract ${id} does not exist`);
+    await this.refuseEnrolledElsewhere([found.owner_id], uids);
     await this.db.transaction(async (trx) => {
       const contract = await this.store.find(id, ownerId, trx, true);
       if (!contract) throw new InputError(`contract ${id} does not exist`);
@@ -333,7 +333,7 @@ export class Contracts {
           if (cc) return this.status(contract, cc, context);
         }
         const inv = await context.inventory.cluster(uid);
-        const visible = !!inv && (!ownerId || inv.ownerId === ownerId);
+        const visible = !!inv && (!ownerId || ownedBy(inv, ownerId));
         return {
           id: 0,
           contractId: 0,
@@ -352,11 +352,13 @@ export class Contracts {
     const uid = clusterUid(req.cluster, 'clusterId');
     const ids = [...new Set(req.contractIds)];
     if (ids.length === 0) throw new InputError('contractIds: at least one contract is required', [{ field: 'contractIds', description: 'empty' }]);
+    const owners: number[] = [];
     for (const id of ids) {
       const contract = await this.store.find(id, req.ownerId);
       if (!contract) throw new InputError(`contract ${id} does not exist`);
-      await this.refuseEnrolledElsewhere(contract, [uid]);
+      owners.push(contract.owner_id);
     }
+    await this.refuseEnrolledElsewhere(owners, [uid]);
     await this.db.transaction(async (trx) => {
       for (const id of ids) {
         const contract = await this.store.find(id, req.ownerId, trx, true);
@@ -428,10 +430,12 @@ export class Contracts {
     return row;
   }
 
-  /** 403 when one of the clusters is enrolled by an account other than the contract's owner (docs/licensing.md). */
-  async refuseEnrolledElsewhere(owner: ContractOwner, uids: string[]): Promise<void> {
-    const inventory = memoInventory(this.inventory);
-    for (const uid of uids) if (enrolledElsewhere(await inventory.cluster(uid), owner)) throw notThisAccountsCluster(uid);
+  /** 403 when one of the clusters is enrolled by an account other than one of these contract owners (docs/licensing.md). */
+  private async refuseEnrolledElsewhere(ownerIds: number[], uids: string[]): Promise<void> {
+    const clusters = await Promise.all(uids.map((uid) => this.inventory.cluster(uid)));
+    uids.forEach((uid, i) => {
+      if (ownerIds.some((ownerId) => enrolledElsewhere(clusters[i], ownerId))) throw notThisAccountsCluster(uid);
+    });
   }
 
   /** A binding of the contract (scoped to the owner); NotFound otherwise. */
@@ -492,9 +496,9 @@ export class Contracts {
       cluster: cc.cluster_uid,
       displayName: cc.display_name,
       clusterStatus: {
-        isImported: ownedBy(inv, contract),
+        isImported: ownedBy(inv, contract.owner_id),
         // Another account's cluster lends the binding nothing of its own (its name stays with its owner).
-        name: cc.name || (ownedBy(inv, contract) ? inv.name : ''),
+        name: cc.name || (ownedBy(inv, contract.owner_id) ? inv.name : ''),
         tags: cc.tags,
         associatedContractId: cc.contract_id,
       },

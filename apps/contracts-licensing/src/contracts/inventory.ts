@@ -37,23 +37,20 @@ export function clustersInventory(client: ClustersClient): Inventory {
   };
 }
 
-/** The account a contract belongs to, as the inventory names owners. */
-export interface ContractOwner {
-  owner_type: string;
-  owner_id: number;
-}
-
-/** Whether the inventory's cluster is the contract owner's own (enrolled by it, or a spoke of its hub). */
-export function ownedBy(inv: InventoryCluster | undefined, owner: ContractOwner): inv is InventoryCluster {
-  return !!inv && inv.ownerType === owner.owner_type && Number(inv.ownerId) === Number(owner.owner_id);
+/**
+ * Whether the inventory's cluster is this account's own (enrolled by it, or a spoke of its hub). Users and
+ * organizations share one id space, so the account id alone names the owner.
+ */
+export function ownedBy(inv: InventoryCluster | undefined, ownerId: number): inv is InventoryCluster {
+  return !!inv && Number(inv.ownerId) === Number(ownerId);
 }
 
 /**
  * Whether the cluster is enrolled by another account. Only its owner's contracts may bind it, be licensed for it or
  * count its usage: a contract's owner stands in as the owner of a cluster only when no account has enrolled it.
  */
-export function enrolledElsewhere(inv: InventoryCluster | undefined, owner: ContractOwner): boolean {
-  return !!inv && !ownedBy(inv, owner);
+export function enrolledElsewhere(inv: InventoryCluster | undefined, ownerId: number): boolean {
+  return !!inv && !ownedBy(inv, ownerId);
 }
 
 /**

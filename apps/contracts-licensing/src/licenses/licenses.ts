@@ -5,7 +5,7 @@ import type { Logger } from '@platform/service-kit';
 import { PRODUCTS, quotaAmount } from '../contracts/catalog';
 import type { Contracts } from '../contracts/contracts';
 import { ContractsStore, json, unix, type ContractRow } from '../contracts/contracts-store';
-import { enrolledElsewhere, memoInventory, notThisAccountsCluster, ownedBy, type Inventory } from '../contracts/inventory';
+import { enrolledElsewhere, notThisAccountsCluster, ownedBy, type Inventory } from '../contracts/inventory';
 import { clusterUid } from '../contracts/validation';
 import { issueLicense, revocationList, verifyLicense, type LicenseAuthority } from '../licensing';
 import type { UsageSource } from './quota';
@@ -55,9 +55,7 @@ export class Licenses {
     const uncovered = () =>
       new NotFoundError(`no active contract of the account covers cluster ${uid}${req.features.length ? ` for ${req.features.join(', ')}` : ''}`);
     // Another account's enrolled cluster is answered as one no contract covers: the caller learns nothing of it.
-    // (Users and organizations share one id space, so the id alone names the account.)
-    const inv = await this.inventory.cluster(uid);
-    if (inv && Number(inv.ownerId) !== req.ownerId) throw uncovered();
+    if (enrolledElsewhere(await this.inventory.cluster(uid), req.ownerId)) throw uncovered();
     const grants = (c: ContractRow) => req.features.length === 0 || c.features.some((f) => req.features.includes(f));
     // Rows only: the views' cluster statuses would ask the inventory for every bound cluster.
     const bound = (await this.store.list({ ownerId: req.ownerId, boundTo: uid })).filter(grants);
@@ -92,24 +90,28 @@ export class Licenses {
       ]);
     const inv = await this.inventory.cluster(clusterUID);
     if (!inv) throw unknown();
+    // The license's record, read once: verification asks whether it is revoked, then whose it is.
+    let record: Promise<{ revoked_at: Date | null; owner_id: string | number | null } | undefined> | undefined;
+    const recordOf = (serial: string) =>
+      (record ??= this.db
+        .table('issued_licenses')
+        .leftJoin('contracts', 'contracts.id', 'issued_licenses.contract_id')
+        .where('issued_licenses.serial', serial)
+        .first('issued_licenses.revoked_at', 'contracts.owner_id'));
     const verified = await verifyLicense(
       req.license,
       {
         clusterUID,
         features,
         caCert: req.caCert.length > 0 ? req.caCert : undefined,
-        isRevoked: (serial) => this.isRevoked(serial),
+        isRevoked: async (serial) => !!(await recordOf(serial))?.revoked_at,
       },
       this.authority,
     );
     // A license another account got for the cluster is answered as an unknown cluster is, so registration tells
-    // nothing about who enrolled what.
-    const issuedTo = await this.db
-      .table('issued_licenses')
-      .join('contracts', 'contracts.id', 'issued_licenses.contract_id')
-      .where('issued_licenses.serial', verified.serial)
-      .first('contracts.owner_type', 'contracts.owner_id');
-    if (issuedTo && !ownedBy(inv, { owner_type: issuedTo.owner_type, owner_id: Number(issuedTo.owner_id) })) throw unknown();
+    // nothing about who enrolled what. (A deleted contract's licenses are revoked, refused above.)
+    const issuedTo = (await recordOf(verified.serial))?.owner_id;
+    if (issuedTo != null && !ownedBy(inv, Number(issuedTo))) throw unknown();
     return { serial: verified.serial, clusterUid: verified.clusterUID, features: verified.features, expiryUnix: unix(verified.notAfter) };
   }
 
@@ -152,16 +154,12 @@ export class Licenses {
     }));
   }
 
-  private async isRevoked(serial: string): Promise<boolean> {
-    return !!(await this.db.table('issued_licenses').where({ serial }).whereNotNull('revoked_at').first('serial'));
-  }
-
   /** The checks, the certificate, and its record with an audit event. */
   private async issue(contract: ContractRow, uid: string, ccId: number | null, actor: string, ownerEmail: string): Promise<licensingV1.License> {
     if (!isActive(contract)) throw invalid(contract);
     const inv = await this.inventory.cluster(uid);
-    if (enrolledElsewhere(inv, contract)) throw notThisAccountsCluster(uid);
-    const online = ownedBy(inv, contract);
+    if (enrolledElsewhere(inv, contract.owner_id)) throw notThisAccountsCluster(uid);
+    const online = ownedBy(inv, contract.owner_id);
     if (!online && !contract.allow_offline)
       throw new MethodNotAllowedError(
         `cluster ${uid} is not in ${contract.owner_login}'s inventory, so its license would be an offline license, which contract ${contract.id} does not allow`,
@@ -214,10 +212,9 @@ export class Licenses {
     if (!q.enabled || !isQuotaMetric(metric) || !(q.limit! > 0)) return;
     // Only what the contract's own clusters (and clusters nobody enrolled) reported counts: another account's
     // figures never reach this contract's answers or audit trail.
-    const inventory = memoInventory(this.inventory);
-    const clusters: string[] = [];
-    for (const b of await this.store.clustersOf([contract.id]))
-      if (!enrolledElsewhere(await inventory.cluster(b.cluster_uid), contract)) clusters.push(b.cluster_uid);
+    const bound = (await this.store.clustersOf([contract.id])).map((b) => b.cluster_uid);
+    const inventory = await Promise.all(bound.map((uid) => this.inventory.cluster(uid)));
+    const clusters = bound.filter((_, i) => !enrolledElsewhere(inventory[i], contract.owner_id));
     const start = new Date(contract.start_at);
     const end = new Date(Math.min(Date.now(), new Date(contract.end_at).getTime()));
     if (clusters.length === 0 || end <= start) return;

@@ -11,19 +11,13 @@ export interface UsageSource {
 /** Usage from billing-dashboard's `GetUsage`, which sums the usage samples member clusters reported. */
 export function billingUsage(client: Pick<PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>, 'getUsage'>): UsageSource {
   return {
-    async usage(product, clusterUids, start, end) {
-      const u = await client.getUsage({
+    usage(product, clusterUids, start, end) {
+      return client.getUsage({
         product,
         clusterUids,
         startUnix: Math.floor(start.getTime() / 1000),
         endUnix: Math.max(Math.floor(end.getTime() / 1000), Math.floor(start.getTime() / 1000) + 1),
       });
-      return {
-        cpuCoreHours: u.cpuCoreHours,
-        memoryGibHours: u.memoryGibHours,
-        storageGibHours: u.storageGibHours,
-        objectHours: u.objectHours,
-      };
     },
   };
 }

@@ -29,7 +29,12 @@ export async function pageOfQuery<T>(
   rows: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
 ): Promise<Paged<T>> {
   const q = rows(base.clone());
-  if (page) q.limit(page.limit).offset(page.offset);
+  // The whole list counts itself: no second statement.
+  if (!page) {
+    const list = (await q) as T[];
+    return { rows: list, total: list.length };
+  }
+  q.limit(page.limit).offset(page.offset);
   const [list, [{ count }]] = await Promise.all([q as Promise<T[]>, base.clone().count<{ count: string }[]>('* as count')]);
   return { rows: list, total: Number(count) };
 }

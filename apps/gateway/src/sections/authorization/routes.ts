@@ -14,8 +14,8 @@ import {
   roleJson,
 } from './presenters';
 
-const route = sectionRoutes({ section: '4.1', tag: 'Authorization', backend: 'authz' });
-const roleRoute = sectionRoutes({ section: '4.1', tag: 'Custom roles', backend: 'authz' });
+const route = sectionRoutes({ tag: 'Authorization', backend: 'authz' });
+const roleRoute = sectionRoutes({ tag: 'Custom roles', backend: 'authz' });
 
 // Spec section 4.1. Every route needs a token and `?org=`, and the caller must be a member of that
 // organization or a site admin (`access:org`); the role routes add their relation. Statuses and decisions:

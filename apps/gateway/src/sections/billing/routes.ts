@@ -7,7 +7,7 @@ import { clusterUid, MonthlyPoint, objectFields, quantities, UsageTotals } from 
 // organization's clusters as the cluster inventory knows them (its hubs and their managed clusters), not the
 // license holder of the samples: usage_samples.user_id is whoever holds the license, which need not be the org.
 
-const route = sectionRoutes({ section: '4.5', tag: 'Usage reports', backend: 'billing-dashboard' });
+const route = sectionRoutes({ tag: 'Usage reports', backend: 'billing-dashboard' });
 const OWNERS: Requirement<never> = { on: 'org', permission: 'manage_owners:org', denied: 'org ownership required' };
 
 const months = { months: z.array(MonthlyPoint).meta({ description: 'Per month (YYYY-MM), oldest first' }) };

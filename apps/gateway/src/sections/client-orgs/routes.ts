@@ -7,7 +7,7 @@ import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { OrganizationJson, orgJson } from '../organizations/presenters';
 
-const route = sectionRoutes({ section: '4.2', tag: 'Client organizations', backend: 'clusters' });
+const route = sectionRoutes({ tag: 'Client organizations', backend: 'clusters' });
 
 // Spec 4.2, client organizations (docs/client-organizations.md): site admins only. The organization and its admin user are
 // made in orgs-teams, the client organization (hub, imported clusters, settings, cleanup) is kept by clusters.

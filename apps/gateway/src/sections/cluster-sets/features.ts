@@ -6,7 +6,7 @@ import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { HUB_MANAGE_CHECKS, HUB_PREFIX, HUB_READ_CHECKS, HubPath, hubToManage, hubToRead } from './hub';
 
-const route = sectionRoutes({ section: '4.12', tag: 'Cluster sets', backend: 'clusters' });
+const route = sectionRoutes({ tag: 'Cluster sets', backend: 'clusters' });
 
 // Spec 4.12, feature sets, sync status and auto-update of a cluster set (docs/cluster-sets.md). Changes are
 // kept as the set's desired state and sent to the hub's agent; sync status compares it with what the agent reports.

@@ -17,7 +17,7 @@ import {
   managedClusterInfo,
 } from './schemas';
 
-const route = sectionRoutes({ section: '4.12', tag: 'Cluster sets', backend: 'clusters' });
+const route = sectionRoutes({ tag: 'Cluster sets', backend: 'clusters' });
 
 // Spec 4.12, cluster sets and bound namespaces (docs/cluster-sets.md). Every row acts on the hub
 // `/clusters/{owner}/{cluster}`: reads need view on it, changes manage; the target's resolve checks both the

@@ -5,7 +5,7 @@ import { sectionRoutes, type Route } from '../../route';
 import { orgInPath } from '../../targets';
 import { ClusterJson, clusterJson, EnrolledClusterJson, enrolledCluster } from './presenters';
 
-const route = sectionRoutes({ section: 'beyond', tag: 'Clusters', backend: 'clusters' });
+const route = sectionRoutes({ tag: 'Clusters', backend: 'clusters' });
 
 // Beyond the spec (docs/clusters.md): enrolling a hub cluster of an organization and listing them.
 // The spec has no route that creates clusters; member clusters enroll here and then report over the bus.

@@ -26,7 +26,7 @@ import {
 } from './presenters';
 import { ClusterId, ContractClusterId, ContractId, contractQuery, listRequest, documentUrl, ownerOf } from './shared';
 
-const route = sectionRoutes({ section: '4.3', tag: 'Contracts', backend: 'contracts-licensing' });
+const route = sectionRoutes({ tag: 'Contracts', backend: 'contracts-licensing' });
 
 // Spec 4.3: contracts for site admins, hosted deployments only (docs/contracts.md). `org` names the owner
 // account: the one a contract is created for and the list is filtered by (default: the caller's own account);

@@ -28,7 +28,7 @@ import {
   type Owner,
 } from './shared';
 
-const route = sectionRoutes({ section: '4.4', tag: 'Contracts', backend: 'contracts-licensing' });
+const route = sectionRoutes({ tag: 'Contracts', backend: 'contracts-licensing' });
 
 // Spec 4.4: an account's own contracts, hosted deployments only (docs/contracts.md). Every route acts for the
 // `org` organization (its members and site admins: `access:org`) or, without `org`, the caller's own account,

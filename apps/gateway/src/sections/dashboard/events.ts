@@ -7,7 +7,7 @@ import { ProductParams } from './licensed';
 // `events-histories`, `events/`, `events/raw-event`; docs/resource-events.md): billing-enabled deployments only,
 // site admins with view_licensed_users:site_admin, `org` required.
 
-const route = sectionRoutes({ section: '4.6', tag: 'Billing dashboard', backend: 'billing-dashboard' });
+const route = sectionRoutes({ tag: 'Billing dashboard', backend: 'billing-dashboard' });
 const PRODUCT_PATH = '/dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName';
 const access = {
   auth: 'token' as const,

@@ -28,7 +28,7 @@ import {
 // from orgs-teams, the clusters from the inventory, licenses and contract counts from contracts-licensing — each
 // asked once per request for all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts).
 
-const route = sectionRoutes({ section: '4.6', tag: 'Billing dashboard', backend: 'billing-dashboard' });
+const route = sectionRoutes({ tag: 'Billing dashboard', backend: 'billing-dashboard' });
 
 /** Who may call every row here. */
 const siteAdmins: { auth: 'token'; gate: Gate; org: 'required'; requires: Requirement<never>[] } = {

@@ -7,7 +7,7 @@ import { MeteringReadiness, readinessJson } from '../marketplaces/metered-billin
 // docs/marketplaces.md): billing-enabled deployments, `org` required, view_marketplace_usage:site_admin.
 // Subscriptions, their revocation, the metering ping, audit logs by period, and configuration warnings.
 
-const route = sectionRoutes({ section: '4.6', tag: 'Marketplaces', backend: 'marketplace-listener' });
+const route = sectionRoutes({ tag: 'Marketplaces', backend: 'marketplace-listener' });
 const common = {
   auth: 'token' as const,
   gate: 'billing' as const,

@@ -7,7 +7,7 @@ import { sectionRoutes, type EdgeContext, type Route } from '../../route';
 // System outages of the admin billing dashboard (spec 4.6 `/dashboard/system-outages`, docs/system-outages.md):
 // billing-enabled deployments only, site admins with view_system_outages:site_admin, `org` required.
 
-const route = sectionRoutes({ section: '4.6', tag: 'Billing dashboard', backend: 'billing-dashboard' });
+const route = sectionRoutes({ tag: 'Billing dashboard', backend: 'billing-dashboard' });
 
 const rfc3339 = z.iso.datetime({ offset: true, error: 'must be an RFC3339 date-time' });
 const iso = (ms: number) => new Date(ms).toISOString();

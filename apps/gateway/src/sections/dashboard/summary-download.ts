@@ -6,7 +6,7 @@ import { reportMonthParams } from './report-month';
 // with view_usage_analytics:site_admin, `org` required. billing-dashboard renders the document (D29); the row
 // checks the month, names the site and sends the bytes as a download.
 
-const route = sectionRoutes({ section: '4.5', tag: 'Usage reports', backend: 'billing-dashboard' });
+const route = sectionRoutes({ tag: 'Usage reports', backend: 'billing-dashboard' });
 
 export const summaryDownloadRoutes: Route[] = [
   route({

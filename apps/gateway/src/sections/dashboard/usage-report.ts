@@ -8,7 +8,7 @@ import { MONTH_NAMES, reportMonthParams } from './report-month';
 // site admins with view_usage_analytics:site_admin, `org` required. Every view is computed by billing-dashboard
 // (UsageReportService) in one SQL statement; the rows here only check the path and query and name the shapes.
 
-const route = sectionRoutes({ section: '4.5', tag: 'Usage reports', backend: 'billing-dashboard' });
+const route = sectionRoutes({ tag: 'Usage reports', backend: 'billing-dashboard' });
 const ANALYTICS: Requirement<never> = { on: 'site', permission: 'view_usage_analytics:site_admin' };
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -5,8 +5,8 @@ import * as p from '../../params';
 import { sectionRoutes, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJson } from './presenters';
 
-const route = sectionRoutes({ section: 'beyond', tag: 'Users', backend: 'orgs-teams' });
-const tokenRoute = sectionRoutes({ section: 'beyond', tag: 'Tokens', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
+const tokenRoute = sectionRoutes({ tag: 'Tokens', backend: 'orgs-teams' });
 
 // Gitea-compatible identity routes the spec lacks but every client needs: create users (site admin), who am
 // I, and personal access tokens (HTTP Basic auth of the owner). Over-long texts are 422, as orgs-teams

@@ -10,7 +10,7 @@ import { deniedWhenMissing, listRequest, ownerOf, type Owner } from '../contract
 // the online one hands out a token scoped to `license-proxy` (docs/authentication.md) that a proxy in the
 // customer's cluster uses to issue licenses from this platform; the offline one embeds licenses issued now.
 
-const route = sectionRoutes({ section: '4.11', tag: 'Licenses', backend: 'contracts-licensing' });
+const route = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
 
 /** Where the proxy's chart and image are published; the installers name them as they are. */
 export const LICENSE_PROXY_CHART = 'oci://ghcr.io/platform/charts/license-proxy';

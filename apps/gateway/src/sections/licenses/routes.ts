@@ -12,10 +12,10 @@ import { licenseProxyRoute } from './proxy';
 // from the caller's contracts (4.11 `POST /license/issue`), registration (4.11 `POST /register`), and, beyond the
 // spec, the revocation list and the CA certificate that offline verifiers need.
 
-const admin = sectionRoutes({ section: '4.3', tag: 'Licenses', backend: 'contracts-licensing' });
-const user = sectionRoutes({ section: '4.4', tag: 'Licenses', backend: 'contracts-licensing' });
-const registration = sectionRoutes({ section: '4.11', tag: 'Licenses', backend: 'contracts-licensing' });
-const beyond = sectionRoutes({ section: 'beyond', tag: 'Licenses', backend: 'contracts-licensing' });
+const admin = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
+const user = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
+const registration = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
+const beyond = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
 
 
 const base64 = z

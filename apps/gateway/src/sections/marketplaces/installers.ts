@@ -5,7 +5,7 @@ import { sectionRoutes, type Route } from '../../route';
 // Marketplace installers (docs/marketplaces.md), beyond the spec: a site admin prepares the installers a
 // marketplace buyer's notification binds. Marketplace deployments only, like the webhook listener itself.
 
-const route = sectionRoutes({ section: 'beyond', tag: 'Marketplaces', backend: 'marketplace-listener' });
+const route = sectionRoutes({ tag: 'Marketplaces', backend: 'marketplace-listener' });
 
 const Marketplace = z.enum(['ProviderA', 'ProviderB', 'ProviderC']);
 

@@ -8,7 +8,7 @@ import { sectionRoutes, type Route } from '../../route';
 // exists only on ProviderAMarketplace deployments, the third's only on ProviderCMarketplace (404 elsewhere).
 // The spec gives no bodies; these are ours, documented in docs/marketplaces.md.
 
-const route = sectionRoutes({ section: '4.10', tag: 'Marketplaces', backend: 'marketplace-listener' });
+const route = sectionRoutes({ tag: 'Marketplaces', backend: 'marketplace-listener' });
 const ADMIN = [{ on: 'site' as const, permission: 'admin:site' as const }];
 const BASE = '/proxy/metered-billing/marketplaces';
 

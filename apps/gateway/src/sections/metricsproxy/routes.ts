@@ -18,7 +18,7 @@ import {
 // dashboard flavors by the organization's admins, and the auth hook reverse proxies ask before letting a
 // dashboard's query through to a cluster's metrics backend.
 
-const route = sectionRoutes({ section: '4.7', tag: 'Metrics proxy', backend: 'metricsproxy' });
+const route = sectionRoutes({ tag: 'Metrics proxy', backend: 'metricsproxy' });
 
 /** How long the hook trusts what it learnt: the bound on how fast a membership or ownership change shows. */
 export const HOOK_CACHE_MS = 5_000;

@@ -5,7 +5,7 @@ import type { Backends } from '../../backends';
 import type { GatewayConfig } from '../../config';
 import { sectionRoutes, type EdgeContext } from '../../route';
 
-const route = sectionRoutes({ section: 'beyond', tag: 'Objects', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Objects', backend: 'orgs-teams' });
 
 // Signed objects (beyond the spec): the bytes behind the time-limited URLs the API hands out (avatars).
 // Decisions: docs/object-storage.md.

@@ -7,7 +7,7 @@ import { sectionRoutes, type EdgeContext } from '../../route';
 import { orgInPath } from '../../targets';
 import { signedObjectUrl } from '../objects/routes';
 
-const route = sectionRoutes({ section: '4.13', tag: 'Organizations', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 
 // Organization avatars. Each route answers the avatar URL now in effect, as a JSON string.
 

@@ -3,7 +3,7 @@ import * as p from '../../params';
 import { sectionRoutes } from '../../route';
 import { OrganizationJson, orgJson } from './presenters';
 
-const route = sectionRoutes({ section: '4.13', tag: 'Organizations', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 
 /**
  * Standalone-organization claims. They come before the `/orgs/{orgname}` routes, so that

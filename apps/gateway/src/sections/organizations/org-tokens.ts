@@ -13,7 +13,7 @@ import {
   MessageJson,
 } from './presenters';
 
-const route = sectionRoutes({ section: '4.13', tag: 'Tokens', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Tokens', backend: 'orgs-teams' });
 
 // Spec 4.13: manager sync tokens, the system admin's access tokens and bus tokens.
 

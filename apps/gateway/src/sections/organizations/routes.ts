@@ -8,7 +8,7 @@ import { orgInPath } from '../../targets';
 import { UserJson, userJson } from '../identity/presenters';
 import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
 
-const route = sectionRoutes({ section: '4.13', tag: 'Organizations', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 
 // Spec section 4.13: organizations, members and public members (avatars, tokens and claims have their own
 // files in this folder). Over-long texts are 422 (docs/limits.md).

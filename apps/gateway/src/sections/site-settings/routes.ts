@@ -5,7 +5,7 @@ import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { sectionRoutes, type Reply, type Route } from '../../route';
 import type { Request } from 'express';
 
-const route = sectionRoutes({ section: '4.8', tag: 'Site settings', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Site settings', backend: 'orgs-teams' });
 
 // Site settings: branding, the email-domain whitelist and the registration toggle.
 // Decisions (the administrative organization, ETags): docs/site-settings.md.

@@ -10,7 +10,7 @@ import { UserJson, userJson } from '../identity/presenters';
 import { requirePermission } from '../organizations/routes';
 import { TeamJson, teamJson } from './presenters';
 
-const route = sectionRoutes({ section: '4.14', tag: 'Teams', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Teams', backend: 'orgs-teams' });
 
 // Teams and team members. Decisions (joining, the owner team): docs/authorization.md.
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sectionRoutes } from '../../route';
 
-const route = sectionRoutes({ section: '9', tag: 'Miscellaneous', backend: 'orgs-teams' });
+const route = sectionRoutes({ tag: 'Miscellaneous', backend: 'orgs-teams' });
 
 /** GET /version: the platform version, answered by a backend so the path is real. */
 export const versionRoutes = [
