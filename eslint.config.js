@@ -3,8 +3,9 @@
 // scope:* says whose it is (an app's code is only its own plus shared libs).
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
+const reactHooks = require('eslint-plugin-react-hooks');
 
-const APPS = ['gateway', 'authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'marketplace-listener', 'clusters'];
+const APPS = ['console', 'gateway', 'authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'marketplace-listener', 'clusters'];
 const LIBS = ['type:proto', 'type:util', 'type:data-access'];
 
 /** The boundary rule; test files may also use the testing libs, the one-process launcher may also use apps. */
@@ -31,7 +32,7 @@ function boundaries({ tests = false, launcher = false } = {}) {
 }
 
 module.exports = [
-  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', '**/.nx/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'apps/console/src/api/gen/**', '**/.nx/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -47,4 +48,14 @@ module.exports = [
   { files: ['deploy/local/src/**/*.ts', 'deploy/cli/src/**/*.ts', 'bench/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ launcher: true }) } },
   { files: ['deploy/local/test/**/*.ts', 'deploy/cli/test/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ tests: true, launcher: true }) } },
   { files: ['**/*.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  // The web console: React's rules of hooks; it imports no workspace code, only the generated API types.
+  {
+    files: ['apps/console/**/*.{ts,tsx,mts}'],
+    plugins: { 'react-hooks': reactHooks, '@nx': nx },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': boundaries(),
+    },
+  },
 ];

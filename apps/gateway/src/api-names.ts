@@ -44,6 +44,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /users/:username/tokens': 'userCreateToken',
   'GET /users/:username/tokens': 'userGetTokens',
   'DELETE /users/:username/tokens/:id': 'userDeleteAccessToken',
+  'DELETE /user/token': 'userSignOut',
   // Authorization and custom roles
   'GET /authz/objects/:objectType/:objID/allowed-permissions': 'authzGetAllowedPermissions',
   'POST /authz/objects/allowed-permissions': 'authzListAllowedPermissions',

@@ -89,5 +89,10 @@ export const gatewayEnv = {
   TRUST_PROXY: trustProxyVar,
   /** Also answer GET /metrics on HTTP_PORT (the one-process launcher sets it); otherwise metrics are only on METRICS_PORT. */
   METRICS_ON_HTTP_PORT: boolVar.default(false),
+  /**
+   * The built web console (`index.html` and `assets/`); unset: `dist/apps/console` beside the gateway's bundle or
+   * under the workspace. Without one the start page lists the services instead.
+   */
+  CONSOLE_DIR: z.string().min(1).optional(),
 };
 export type GatewayConfig = ConfigOf<typeof gatewayEnv>;

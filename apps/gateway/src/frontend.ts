@@ -1,4 +1,6 @@
-import type { Request, Response } from 'express';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import express, { type Request, type Response } from 'express';
 import { PLATFORM_VERSION } from '@platform/service-kit';
 import { versionClients, type Backends, type BackendName } from './backends';
 import type { GatewayConfig } from './config';
@@ -6,25 +8,73 @@ import { API_DOCS_PATH, API_DOCUMENT_PATH } from './openapi';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Health of each backend, asked with a short deadline so a down app cannot stall the page. */
-async function backendStatus(backends: Backends): Promise<[BackendName, string][]> {
-  return Promise.all(
-    versionClients(backends).map(async ([name, client]): Promise<[BackendName, string]> => {
-      try {
-        await client.getVersion({}, { deadlineMs: 1_000 });
-        return [name, 'up'];
-      } catch {
-        return [name, 'unreachable'];
-      }
-    }),
-  );
+/**
+ * What the console's page may load: its own scripts and styles only (no inline script, no eval), images from
+ * itself and data: URIs (the branding logo and favicons are data URIs), API calls to the same origin.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The built console: the configured folder, else `dist/apps/console` beside the bundle or up the workspace. */
+export function consoleDir(config: { CONSOLE_DIR?: string }, start: string = __dirname): string | undefined {
+  if (config.CONSOLE_DIR) return fs.existsSync(path.join(config.CONSOLE_DIR, 'index.html')) ? config.CONSOLE_DIR : undefined;
+  // The bundle runs from dist/apps/gateway (console beside it); the sources from apps/gateway/src (dist at the root).
+  const candidates = [path.join(start, '..', 'console')];
+  for (let dir = start; path.dirname(dir) !== dir; dir = path.dirname(dir)) candidates.push(path.join(dir, 'dist', 'apps', 'console'));
+  return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html')));
 }
 
 /**
- * The web frontend: every non-API path lands here. For now a status page with links to the API;
- * it answers 200 text/html whatever the path, as the spec requires for fallthrough paths.
+ * The web frontend: every non-API path lands here and answers 200 text/html, as the spec requires for
+ * fallthrough paths. With a built console: its hashed assets (cached for a year, they never change under a name)
+ * and, for every other path (an unknown asset too), its `index.html` (never cached, so a new release is picked up at once), both under
+ * a strict Content-Security-Policy. Without one: a status page listing the services.
  */
-export function webFrontend(backends: Backends, config: GatewayConfig) {
+export function webFrontend(backends: Backends, config: GatewayConfig): express.Handler[] {
+  const dir = consoleDir(config);
+  if (!dir) return [statusPage(backends, config)];
+  const index = fs.readFileSync(path.join(dir, 'index.html'));
+  const secure = (res: Response) =>
+    res.set({
+      'Content-Security-Policy': CONSOLE_CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'same-origin',
+      'X-Frame-Options': 'DENY',
+    });
+  const assets = express.static(dir, {
+    index: false,
+    immutable: true,
+    maxAge: '365d',
+    setHeaders: (res) => secure(res as unknown as Response),
+  });
+  const files = express.static(dir, { index: false, maxAge: '1d', setHeaders: (res) => secure(res as unknown as Response) });
+  return [
+    (req, res, next) => {
+      res.locals.route = req.path.startsWith('/assets/') ? '/assets/*' : '/*';
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        if (req.path.startsWith('/assets/')) return assets(req, res, next);
+        if (req.path !== '/' && req.path !== '/index.html') return files(req, res, next);
+      }
+      next();
+    },
+    (_req, res) => {
+      secure(res).status(200).set('Cache-Control', 'no-cache').type('html').send(index);
+    },
+  ];
+}
+
+/** The start page without a built console: which backends answer, and links to the API. */
+function statusPage(backends: Backends, config: GatewayConfig) {
   return async (req: Request, res: Response) => {
     // Only the start page asks the backends; other paths (favicon.ico, crawlers, stray webhooks) must not fan out.
     const rows =
@@ -49,4 +99,18 @@ export function webFrontend(backends: Backends, config: GatewayConfig) {
           `<p><small>${escape(req.method)} ${escape(req.path)}</small></p></body></html>`,
       );
   };
+}
+
+/** Health of each backend, asked with a short deadline so a down app cannot stall the page. */
+async function backendStatus(backends: Backends): Promise<[BackendName, string][]> {
+  return Promise.all(
+    versionClients(backends).map(async ([name, client]): Promise<[BackendName, string]> => {
+      try {
+        await client.getVersion({}, { deadlineMs: 1_000 });
+        return [name, 'up'];
+      } catch {
+        return [name, 'unreachable'];
+      }
+    }),
+  );
 }

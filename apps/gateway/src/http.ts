@@ -108,7 +108,7 @@ export function createGatewayHttp(opts: {
     );
   }
 
-  app.use(webFrontend(backends, config));
+  app.use(...webFrontend(backends, config));
 
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const mapped = toHttpError(asDomainError(err));

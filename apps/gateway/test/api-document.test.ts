@@ -86,8 +86,6 @@ describe('the API document and the route table', () => {
       expect([asset[1], res.status]).toEqual([asset[1], 200]);
     }
     expect((await fetch(`${base}/api/v1/docs`, { redirect: 'manual' })).headers.get('location')).toBe('/api/v1/docs/');
-    // The start page links to it.
-    expect(await (await fetch(`${base}/`)).text()).toContain('href="/api/v1/docs/"');
   });
 
   it('names every row once in the operationId table, with unique ids', () => {

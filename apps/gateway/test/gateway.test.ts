@@ -1,4 +1,7 @@
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { orgsTeamsV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
@@ -31,7 +34,9 @@ async function startListener(): Promise<{ url: string; close(): void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-const gateway = (env: Record<string, string>) => startTestGateway(env, log);
+// No built console (CONSOLE_DIR names an empty folder): the start page lists the services.
+const noConsole = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-no-console-'));
+const gateway = (env: Record<string, string>) => startTestGateway({ CONSOLE_DIR: noConsole, ...env }, log);
 
 describe('gateway', () => {
   let orgsTeams: RunningGrpcServer;
@@ -93,7 +98,7 @@ describe('gateway', () => {
       expect(Object.keys(doc.paths)).toContain('/version');
     });
 
-    it('shows service status on the web frontend', async () => {
+    it('shows service status on the start page when no console is built', async () => {
       const html = await (await fetch(`${gw.base}/`)).text();
       expect(html).toContain('<td>orgs-teams</td><td class="up">up</td>');
       expect(html).toContain('<td>clusters</td><td class="unreachable">unreachable</td>');

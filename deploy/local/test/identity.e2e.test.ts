@@ -88,4 +88,19 @@ describe('identity over HTTP: users, tokens and authentication', () => {
     expect((await api(undefined, 'GET', '/user', undefined, withT)).status).toBe(401);
     expect((await api(undefined, 'DELETE', `/users/bob/tokens/${t.id}`, undefined, bobBasic)).status).toBe(404);
   });
+
+  it('signs out: DELETE /user/token deletes the token presented, and only that one', async () => {
+    const mint = async (name: string) => (await api(undefined, 'POST', '/users/bob/tokens', { name }, bobBasic)).body;
+    const [session, other] = [await mint('console session'), await mint('kept')];
+    const as = (t: { sha1: string }) => ({ authorization: `token ${t.sha1}` });
+    expect((await api(undefined, 'DELETE', '/user/token', undefined, as(session))).status).toBe(204);
+    expect((await api(undefined, 'GET', '/user', undefined, as(session))).status).toBe(401);
+    expect((await api(undefined, 'DELETE', '/user/token', undefined, as(session))).status).toBe(401);
+    // Another token of the same user stays, and Basic credentials cannot sign out (there is no token to end).
+    expect((await api(undefined, 'GET', '/user', undefined, as(other))).status).toBe(200);
+    expect((await api(undefined, 'DELETE', '/user/token', undefined, bobBasic)).status).toBe(401);
+    const names = (await api(undefined, 'GET', '/users/bob/tokens', undefined, bobBasic)).body.map((t: { name: string }) => t.name);
+    expect(names).toContain('kept');
+    expect(names).not.toContain('console session');
+  });
 });

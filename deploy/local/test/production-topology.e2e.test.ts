@@ -232,6 +232,18 @@ describe('the production topology: built bundles as separate processes with the 
     return `token ${res.body.sha1}`;
   };
 
+  it('serves the web console at / from the image’s files', async () => {
+    // A console path outside the API (the API has its own GET /orgs).
+    const site = gateway.replace(/\/api\/v1$/, '');
+    const page = await fetch(`${site}/orgs/demo`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${site}${script}`);
+    expect([asset.status, asset.headers.get('content-type')]).toEqual([200, expect.stringMatching(/javascript/)]);
+  });
+
   it('walks a client’s flow, loses only authz’s routes while authz is killed, and keeps every acknowledged write', async () => {
     // The bootstrap site admin (the chart's Secret) makes a user, an organization, a team and a custom role.
     const admin = await tokenFor('admin', ADMIN_PASSWORD, 'topology');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NotAllowedError } from '@platform/errors';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
+import { presentedToken } from '../../authentication';
 import * as p from '../../params';
 import { sectionRoutes, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJson } from './presenters';
@@ -111,6 +112,20 @@ export const identityRoutes = [
       const userId = sameUser(caller, params.username);
       await backends.orgsTeams.identity.deleteToken({ userId, id: params.id });
       forgetTokens([userId]);
+      return {};
+    },
+  }),
+  tokenRoute({
+    method: 'delete',
+    path: '/user/token',
+    summary: 'Sign out: delete the token this request presents (the web console signs out with it)',
+    auth: 'token',
+    response: { status: 204 },
+    async handle(_input, { backends, caller, req, forgetTokens }) {
+      // A token may end its own life, as signing out does, but never another token's: that needs Basic auth.
+      const { tokenId } = await backends.orgsTeams.identity.authenticate({ token: presentedToken(req) ?? '' });
+      await backends.orgsTeams.identity.deleteToken({ userId: caller.id, id: tokenId });
+      forgetTokens([caller.id]);
       return {};
     },
   }),

@@ -1,0 +1,100 @@
+import { lazy, Suspense, type ReactNode } from 'react';
+import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { appNameOf, useBranding } from './branding';
+import { useSession } from './session';
+import { SignIn } from './sign-in';
+import { NotFound } from './ui/not-found';
+
+// One chunk per area: the first load carries the shell and the sign-in only.
+const OrgsArea = lazy(() => import('./areas/orgs'));
+const ClustersArea = lazy(() => import('./areas/clusters'));
+const OrgContractsArea = lazy(() => import('./areas/contracts').then((m) => ({ default: m.OrgContracts })));
+const AdminContractsArea = lazy(() => import('./areas/contracts').then((m) => ({ default: m.AdminContracts })));
+const BillingArea = lazy(() => import('./areas/billing'));
+const AdminArea = lazy(() => import('./areas/admin'));
+
+/** What site admins see beyond an org owner; the API refuses the same routes to anyone else. */
+export const ADMIN_SCREENS: [path: string, label: string][] = [
+  ['/admin/billing', 'Billing'],
+  ['/admin/contracts', 'Contracts'],
+  ['/admin/client-orgs', 'Client organizations'],
+  ['/admin/outages', 'System outages'],
+  ['/admin/marketplace', 'Marketplace'],
+  ['/admin/settings', 'Site settings'],
+];
+
+export function App() {
+  const { session, restoring } = useSession();
+  const location = useLocation();
+  if (restoring) return <p aria-busy="true">Loading…</p>;
+  if (!session) return <SignIn from={location.pathname === '/signin' ? '/' : location.pathname + location.search} />;
+  const admin = session.user.is_admin === true;
+  const adminOnly = (element: ReactNode) => (admin ? element : <NotAllowed />);
+  return (
+    <Shell admin={admin}>
+      <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+        <Routes>
+          <Route path="/" element={<Navigate to="/orgs" replace />} />
+          <Route path="/signin" element={<Navigate to="/orgs" replace />} />
+          <Route path="/orgs/:org/clusters/*" element={<ClustersArea />} />
+          <Route path="/orgs/:org/contracts/*" element={<OrgContractsArea />} />
+          <Route path="/orgs/*" element={<OrgsArea />} />
+          <Route path="/admin/billing/*" element={adminOnly(<BillingArea />)} />
+          <Route path="/admin/contracts/*" element={adminOnly(<AdminContractsArea />)} />
+          <Route path="/admin/*" element={adminOnly(<AdminArea />)} />
+          <Route path="*" element={<NotFound />} />
+        </Routes>
+      </Suspense>
+    </Shell>
+  );
+}
+
+function Shell({ admin, children }: { admin: boolean; children: ReactNode }) {
+  const { branding } = useBranding();
+  const { session, signOut } = useSession();
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to="/" className="brand">
+          {branding?.logo && <img src={branding.logo} alt="" />}
+          <span className="app-name">{appNameOf(branding)}</span>
+        </Link>
+        <nav aria-label="Main">
+          <NavLink to="/orgs">Organizations</NavLink>
+          {admin && ADMIN_SCREENS.map(([path, label]) => <NavLink key={path} to={path}>{label}</NavLink>)}
+        </nav>
+        <div className="who">
+          <span>
+            {session?.user.login}
+            {admin && <span className="tag"> site admin</span>}
+          </span>
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+      <footer className="foot">
+        {/* Plain links: the API reference is the gateway's page, not a console screen. */}
+        <a href="/api/v1/docs/">API reference</a> · <a href="/api/v1/openapi.json">API document</a>
+      </footer>
+    </div>
+  );
+}
+
+function NotAllowed() {
+  return (
+    <section className="panel">
+      <h1>Not available</h1>
+      <p role="alert" className="error">
+        This screen is for site admins.
+      </p>
+    </section>
+  );
+}
+

@@ -1,0 +1,39 @@
+import type { ChangeEvent, ReactNode } from 'react';
+
+export interface Choice {
+  value: string;
+  label: ReactNode;
+}
+
+/**
+ * A group of checkboxes sharing a `name` (read back with `FormData.getAll`), under a legend: the custom roles
+ * of a team, the teams of a role, the permissions of a role.
+ */
+export function Choices({
+  legend,
+  name,
+  choices,
+  checked,
+  empty,
+  onChange,
+}: {
+  legend: string;
+  name: string;
+  choices: Choice[];
+  checked: ReadonlySet<string>;
+  empty?: ReactNode;
+  onChange?: (e: ChangeEvent<HTMLInputElement>) => void;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      {choices.length === 0 && <span className="muted">{empty ?? 'None.'}</span>}
+      {choices.map((c) => (
+        <label key={c.value}>
+          <input type="checkbox" name={name} value={c.value} defaultChecked={checked.has(c.value)} onChange={onChange} />
+          {c.label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}

@@ -1,0 +1,120 @@
+import { Link } from 'react-router';
+import { api, ok } from '../../api/client';
+import { Form, Outcome, Section, Show, Table, useAction, useLoad } from '../../ui';
+import { OrgNav } from '../../ui/org-nav';
+import { orgPath } from './org-list';
+import { deleteRole, loadRoles, loadTeams, nameList, namesById, useOrgName, type Role, type Team } from './org-data';
+import { permissionName, RoleFields, roleBody, roleProblem, type Catalog } from './role-form';
+
+export function rolePath(org: string, id: number): string {
+  return `${orgPath(org)}/roles/${id}`;
+}
+
+/** The permission catalog, the teams (to assign) and the roles of an organization: what every role screen needs. */
+export function useRoleData(org: string) {
+  return useLoad(async () => {
+    const [catalog, teams, roles] = await Promise.all([
+      ok(api.GET('/authz/roles/available_permissions', { params: { query: { org } } })).then((c) => c.permissions),
+      loadTeams(org),
+      loadRoles(org),
+    ]);
+    return { catalog, teams, roles };
+  }, [org]);
+}
+
+/**
+ * The teams a role is assigned to and the users it reaches through them (`GET /authz/roles/{id}/principals`),
+ * asked again when the role's teams change.
+ */
+export function usePrincipals(org: string, role: Role) {
+  const { id } = role;
+  return useLoad(() => ok(api.GET('/authz/roles/{id}/principals', { params: { path: { id }, query: { org } } })), [org, id, role.team_ids, role.updated_at]);
+}
+
+/** `/orgs/:org/roles`: the custom roles, who holds each, creating and deleting them. */
+export function Roles() {
+  const org = useOrgName();
+  const data = useRoleData(org);
+  return (
+    <>
+      <OrgNav org={org} />
+      <Show loaded={data}>
+        {({ catalog, teams, roles }) => (
+          <>
+            <Section title="Custom roles">
+              <RoleTable org={org} roles={roles} teams={teams} onChange={data.reload} />
+            </Section>
+            <CreateRole org={org} catalog={catalog} teams={teams} onCreated={data.reload} />
+          </>
+        )}
+      </Show>
+    </>
+  );
+}
+
+function RoleTable({ org, roles, teams, onChange }: { org: string; roles: Role[]; teams: Team[]; onChange: () => void }) {
+  const action = useAction();
+  const teamNames = namesById(teams);
+  const remove = (role: Role) =>
+    action.run(async () => {
+      await deleteRole(org, role.id);
+      onChange();
+      return `Deleted role ${role.name} and every grant it carried.`;
+    });
+  return (
+    <>
+      <Table
+        caption={`Custom roles of ${org} (${roles.length})`}
+        rows={roles}
+        rowKey={(r) => r.id}
+        columns={[
+          { header: 'Name', cell: (r) => <Link to={rolePath(org, r.id)}>{r.name}</Link> },
+          { header: 'Description', cell: (r) => r.description || '—' },
+          { header: 'Permissions', cell: (r) => r.permissions.map(permissionName).join(', ') || '—' },
+          { header: 'Teams', cell: (r) => nameList(r.team_ids, teamNames) },
+          { header: 'Held by', cell: (r) => <Holders org={org} role={r} /> },
+          {
+            header: 'Actions',
+            cell: (r) => (
+              <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(r)}>
+                Delete role {r.name}
+              </button>
+            ),
+          },
+        ]}
+      />
+      <Outcome action={action} />
+    </>
+  );
+}
+
+/** The users a role reaches, in short, for the list (the role's page lists its principals in full). */
+function Holders({ org, role }: { org: string; role: Role }) {
+  const principals = usePrincipals(org, role);
+  if (principals.error) return <span className="muted">?</span>;
+  if (!principals.data) return <span className="muted">…</span>;
+  const users = principals.data.filter((p) => p.type === 'user');
+  return <>{users.length ? users.map((u) => u.name ?? `#${u.id}`).join(', ') : 'no one'}</>;
+}
+
+function CreateRole({ org, catalog, teams, onCreated }: { org: string; catalog: Catalog; teams: Team[]; onCreated: () => void }) {
+  const action = useAction();
+  return (
+    <Section title="Create role">
+      <p className="muted">A role gives its permissions to every member of the teams it is assigned to. No one gives more than they hold: the API refuses (403) a permission you do not hold yourself.</p>
+      <Form
+        action={action}
+        label="Create role"
+        submitLabel="Create role"
+        validate={roleProblem}
+        submit={async (data) => {
+          const role = await ok(api.POST('/authz/roles', { params: { query: { org } }, body: roleBody(data, catalog) }));
+          onCreated();
+          return `Created role ${role.name}.`;
+        }}
+      >
+        <RoleFields catalog={catalog} teams={teams} />
+      </Form>
+    </Section>
+  );
+}

@@ -1,0 +1,250 @@
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { ApiError } from '../api/client';
+import type { Action, Loaded } from './data';
+
+export { useAction, useLoad } from './data';
+
+/** The API's `message` (or the browser's), as an alert screen readers announce. */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text = error instanceof ApiError ? error.message : error instanceof Error ? error.message : String(error);
+  const status = error instanceof ApiError ? ` (${error.status})` : '';
+  return (
+    <p role="alert" className="error">
+      {text}
+      {status}
+    </p>
+  );
+}
+
+/** A loaded value: a spinner line while loading, the error if it failed, else the children. */
+export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ReactNode }) {
+  if (loaded.error) return <ErrorMessage error={loaded.error} />;
+  if (loaded.data === undefined) return <p aria-busy="true">Loading…</p>;
+  return <>{children(loaded.data)}</>;
+}
+
+/** An action's outcome: its error, or what it did. */
+export function Outcome({ action }: { action: Action }) {
+  if (action.error) return <ErrorMessage error={action.error} />;
+  if (action.done)
+    return (
+      <p role="status" className="done">
+        {action.done}
+      </p>
+    );
+  return null;
+}
+
+/**
+ * A form that validates before it sends: `validate` returns the first problem (shown, nothing sent) or nothing;
+ * `submit` runs as the action, its API error shown under the form.
+ */
+export function Form({
+  action,
+  validate,
+  submit,
+  children,
+  label,
+  submitLabel = 'Save',
+}: {
+  action: Action;
+  validate?: (data: FormData) => string | undefined;
+  submit: (data: FormData, form: HTMLFormElement) => Promise<string | void>;
+  children: ReactNode;
+  label: string;
+  submitLabel?: string;
+}) {
+  const [problem, setProblem] = useState<string>();
+  const onSubmit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const data = new FormData(form);
+    const wrong = validate?.(data);
+    setProblem(wrong);
+    if (wrong) return;
+    if (await action.run(() => submit(data, form))) form.reset();
+  };
+  return (
+    <form onSubmit={onSubmit} aria-label={label} className="form" noValidate>
+      {children}
+      <button type="submit" disabled={action.busy}>
+        {action.busy ? 'Working…' : submitLabel}
+      </button>
+      {problem && (
+        <p role="alert" className="error">
+          {problem}
+        </p>
+      )}
+      <Outcome action={action} />
+    </form>
+  );
+}
+
+/** A labelled input. */
+export function Field({
+  label,
+  name,
+  type = 'text',
+  required,
+  defaultValue,
+  placeholder,
+  hint,
+  ...rest
+}: {
+  label: string;
+  name: string;
+  type?: string;
+  required?: boolean;
+  defaultValue?: string | number;
+  placeholder?: string;
+  hint?: string;
+  accept?: string;
+  autoComplete?: string;
+  min?: string | number;
+  max?: string | number;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {label}
+        {required && <span aria-hidden="true"> *</span>}
+      </label>
+      <input id={id} name={name} type={type} required={required} defaultValue={defaultValue} placeholder={placeholder} {...rest} />
+      {hint && <small>{hint}</small>}
+    </div>
+  );
+}
+
+/** A labelled select of options. */
+export function Select({ label, name, options, defaultValue }: { label: string; name: string; options: (string | [string, string])[]; defaultValue?: string }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={name} defaultValue={defaultValue}>
+        {options.map((o) => {
+          const [value, text] = typeof o === 'string' ? [o, o] : o;
+          return (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </div>
+  );
+}
+
+/** The first missing required field of a form, as a message. */
+export function missing(data: FormData, ...fields: [name: string, label: string][]): string | undefined {
+  const absent = fields.find(([name]) => !String(data.get(name) ?? '').trim());
+  return absent && `${absent[1]} is required`;
+}
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ReactNode;
+}
+
+/** A table of rows, `pageSize` at a time, with a pager when there are more. */
+export function Table<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  pageSize = 20,
+  empty = 'None yet.',
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T, index: number) => string | number;
+  pageSize?: number;
+  empty?: string;
+}) {
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+  const current = Math.min(page, pages - 1);
+  const shown = rows.slice(current * pageSize, (current + 1) * pageSize);
+  if (rows.length === 0)
+    return (
+      <p className="empty">
+        {caption}: {empty}
+      </p>
+    );
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.header} scope="col">
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((row, i) => (
+            <tr key={rowKey(row, current * pageSize + i)}>
+              {columns.map((c) => (
+                <td key={c.header}>{c.cell(row)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {pages > 1 && (
+        <nav className="pager" aria-label={`${caption} pages`}>
+          <button type="button" onClick={() => setPage(current - 1)} disabled={current === 0}>
+            Previous
+          </button>
+          <span>
+            Page {current + 1} of {pages} ({rows.length})
+          </span>
+          <button type="button" onClick={() => setPage(current + 1)} disabled={current >= pages - 1}>
+            Next
+          </button>
+        </nav>
+      )}
+    </div>
+  );
+}
+
+/** A quantity against its limit, as a gauge (a native meter, so assistive technology reads it). */
+export function Gauge({ label, value, max, unit = '' }: { label: string; value: number; max: number; unit?: string }) {
+  const id = useId();
+  const share = max > 0 ? Math.round((value / max) * 100) : 0;
+  return (
+    <div className="gauge">
+      <label htmlFor={id}>{label}</label>
+      <meter id={id} min={0} max={max || 1} value={value} low={max * 0.8} high={max * 0.95} optimum={0} />
+      <span>
+        {value.toLocaleString()} / {max.toLocaleString()} {unit} ({share}%)
+      </span>
+    </div>
+  );
+}
+
+/** A page section with a heading. */
+export function Section({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
+  return (
+    <section className="panel">
+      <header>
+        <h2>{title}</h2>
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+/** Unix seconds or RFC 3339 as a short local date and time. */
+export function when(value: number | string | undefined | null): string {
+  if (value === undefined || value === null || value === '' || value === 0) return '—';
+  const date = typeof value === 'number' ? new Date(value * 1000) : new Date(value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+}

@@ -1,0 +1,98 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { consoleDir } from '../src/frontend';
+import { startTestGateway, type TestGateway } from './test-gateway';
+
+/** A built console as Vite lays it out: index.html naming a hashed asset under assets/. */
+function fakeConsole(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-'));
+  fs.mkdirSync(path.join(dir, 'assets'));
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>console</title><script type="module" src="/assets/index-AbC123.js"></script>');
+  fs.writeFileSync(path.join(dir, 'assets', 'index-AbC123.js'), 'console.log("console")');
+  fs.writeFileSync(path.join(dir, 'robots.txt'), 'User-agent: *');
+  return dir;
+}
+
+describe('the web console at /', () => {
+  let dir: string;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    dir = fakeConsole();
+    gw = await startTestGateway({ CONSOLE_DIR: dir });
+  });
+  afterAll(() => {
+    gw.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers / and every screen path with index.html, never cached, under a CSP without inline script', async () => {
+    for (const [method, p] of [
+      ['GET', '/'],
+      ['GET', '/orgs/demo/teams'],
+      ['GET', '/admin/billing?org=demo'],
+      ['POST', '/marketplace/api/v1/version'],
+    ]) {
+      const res = await fetch(`${gw.base}${p}`, { method });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).not.toContain('unsafe-eval');
+      expect(await res.text()).toContain('/assets/index-AbC123.js');
+    }
+  });
+
+  it('serves hashed assets for a year, immutable, and other files for a day', async () => {
+    const asset = await fetch(`${gw.base}/assets/index-AbC123.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await asset.text()).toBe('console.log("console")');
+    const robots = await fetch(`${gw.base}/robots.txt`);
+    expect(robots.headers.get('cache-control')).toBe('public, max-age=86400');
+  });
+
+  it('answers an unknown asset with the page (200 text/html), and leaves the API its JSON 404', async () => {
+    const missing = await fetch(`${gw.base}/assets/index-Gone99.js`);
+    expect(missing.status).toBe(200);
+    expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
+    const api = await fetch(`${gw.base}/api/v1/no-such-route`);
+    expect(api.status).toBe(404);
+    expect(await api.json()).toMatchObject({ message: 'no route for GET /api/v1/no-such-route' });
+  });
+
+  it('finds the console beside the gateway bundle or under the workspace, and only a folder holding index.html', () => {
+    expect(consoleDir({ CONSOLE_DIR: dir })).toBe(dir);
+    expect(consoleDir({ CONSOLE_DIR: path.join(dir, 'assets') })).toBeUndefined();
+    const bundle = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-'));
+    try {
+      fs.mkdirSync(path.join(bundle, 'dist', 'apps', 'gateway'), { recursive: true });
+      fs.cpSync(dir, path.join(bundle, 'dist', 'apps', 'console'), { recursive: true });
+      expect(consoleDir({}, path.join(bundle, 'dist', 'apps', 'gateway'))).toBe(path.join(bundle, 'dist', 'apps', 'gateway', '..', 'console'));
+    } finally {
+      fs.rmSync(bundle, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('without a built console', () => {
+  it('/ is the status page listing the services and linking to the API reference', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'no-console-'));
+    const gw = await startTestGateway({ CONSOLE_DIR: empty, BACKEND_DEADLINE_MS: '200' });
+    try {
+      const res = await fetch(`${gw.base}/`);
+      expect(res.status).toBe(200);
+      const page = await res.text();
+      expect(page).toContain('<h2>Services</h2>');
+      expect(page).toContain('orgs-teams');
+      expect(page).toContain('href="/api/v1/docs/"');
+    } finally {
+      gw.close();
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
