@@ -203,23 +203,76 @@ describe('marketplace notifications', () => {
         'Replayed',
       ]);
 
-      const other = await providerA({ ...notification, eventTime: '2026-11-23T07:00:00Z' });
+      // The same binding sent again with a new eventTime: its link, nothing changed.
+      const resent = await providerA({ ...notification, eventTime: '2026-11-23T07:00:00Z' });
+      expect(resent.status).toBe(200);
+      expect(resent.body.link.split('?')[0]).toBe(first.body.link.split('?')[0]);
+      expect(await counts()).toEqual({ ...before, audit: before.audit + 2 });
+      // Another binding for the bound installer (another cluster) is 403.
+      const other = await providerA({
+        ...notification,
+        eventTime: '2026-11-23T07:01:00Z',
+        bindingInfo: { ...notification.bindingInfo, clusterId: 'a1b2c3d4-0000-4000-8000-000000000002' },
+      });
       expect(other).toMatchObject({ status: 403, body: { message: `installer ${id} is already bound` } });
+      expect(dir.provisioned.filter((p) => p.subscriptionId === id)).toHaveLength(1);
       expect(JSON.stringify(await db.table('audit_events').where({ subscription_id: id }).select('data'))).not.toContain(
         'S3cret-Passw0rd!',
       );
     });
 
-    it('binds an installer once when two notifications race for it', async () => {
+    it('binds an installer once when notifications of one binding race, and answers each with its link', async () => {
       const id = await installer('ProviderA');
       const results = await Promise.all(
         ['2026-11-23T06:00:01Z', '2026-11-23T06:00:02Z', '2026-11-23T06:00:03Z'].map((eventTime) =>
           providerA({ eventTime, bindingInfo: binding('ProviderA', id) }),
         ),
       );
-      expect(results.map((r) => r.status).sort()).toEqual([200, 403, 403]);
+      expect(results.map((r) => [r.status, r.body.link.split('?')[0]])).toEqual(
+        Array(3).fill([200, expect.stringContaining(`/installers/${id}/archive`)]),
+      );
       expect(dir.provisioned.filter((p) => p.subscriptionId === id)).toHaveLength(1);
       expect(await db.table('notifications').where({ subscription_id: id }).pluck('event_key')).toHaveLength(1);
+    });
+
+    it('answers 30 concurrent deliveries of one BIND as the first was answered, and binds once', async () => {
+      const id = await installer('ProviderB');
+      const sub = '7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d';
+      const bind = {
+        eventType: 'BIND',
+        applicationId: APP_ID(sub),
+        eventTime: '2026-11-23T06:05:00Z',
+        plan: { product: 'productdb', name: 'standard' },
+        bindingInfo: binding('ProviderB', id),
+      };
+      const results = await Promise.all(Array.from({ length: 30 }, () => providerB(bind)));
+      expect(results.map((r) => [r.status, r.body?.link?.split('?')[0]])).toEqual(
+        Array(30).fill([200, expect.stringContaining(`/installers/${id}/archive`)]),
+      );
+      expect(dir.provisioned.filter((p) => p.subscriptionId === sub)).toHaveLength(1);
+      // One success and 29 replays in the audit log: no failure that did not happen.
+      const audit = await db.table('audit_events').where({ subscription_id: sub }).pluck('status');
+      expect([audit.filter((s) => s === 'Succeeded').length, audit.filter((s) => s === 'Replayed').length, audit.length]).toEqual([
+        1, 29, 30,
+      ]);
+    });
+
+    it('binds an installer once when two subscriptions race for it; the other is 403', async () => {
+      const id = await installer('ProviderB');
+      const subs = ['8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e', '9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f'];
+      const results = await Promise.all(
+        subs.map((s) =>
+          providerB({
+            eventType: 'BIND',
+            applicationId: APP_ID(s),
+            eventTime: '2026-11-23T06:06:00Z',
+            plan: { product: 'productdb' },
+            bindingInfo: binding('ProviderB', id),
+          }),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
+      expect(results.find((r) => r.status === 403)!.body.message).toMatch(/already bound/);
     });
 
     it('takes the binding back when provisioning the subscriber fails, so a retry can bind', async () => {
@@ -245,6 +298,17 @@ describe('marketplace notifications', () => {
       expect(dir.deprovisioned.slice(before)).toContain(`ProviderA/${id}`);
       expect(await subscription('ProviderA', id)).toBeUndefined();
       expect(await db.table('installers').where({ id }).first()).toMatchObject({ subscription_id: null });
+    });
+
+    it('answers a body over 256 KiB with 413, as the gateway does, and stores nothing', async () => {
+      const before = await counts();
+      const big = await providerA({
+        eventTime: '2026-11-23T06:40:00Z',
+        bindingInfo: binding('ProviderA', 'x'),
+        padding: 'x'.repeat(300_000),
+      });
+      expect(big).toMatchObject({ status: 413, body: { message: 'the notification is too large (at most 256 KiB)' } });
+      expect(await counts()).toEqual(before);
     });
 
     it('answers a GET on a notification route with 405 (POST only)', async () => {
@@ -413,7 +477,13 @@ describe('marketplace notifications', () => {
       expect(ok.status).toBe(200);
       expect(ok.body.link).toContain(`/installers/${id}/archive`);
       expect(
-        (await providerC({ eventType: 'subscribe', eventTime: '2026-11-23T06:31:00Z', bindingInfo: binding('ProviderC', id) })).status,
+        (
+          await providerC({
+            eventType: 'subscribe',
+            eventTime: '2026-11-23T06:31:00Z',
+            bindingInfo: binding('ProviderC', id, { domainWhiteList: ['other.example.com'] }),
+          })
+        ).status,
       ).toBe(403);
 
       await db

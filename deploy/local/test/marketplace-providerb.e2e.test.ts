@@ -157,4 +157,19 @@ describe('marketplace listener on ProviderBMarketplace', () => {
     expect(winners).toHaveLength(1);
     expect(winners[0]).toMatchObject({ bounded_installer_id: id, state: 'Bounded' });
   });
+
+  it('answers 30 concurrent deliveries of one BIND as the first was answered, and binds once', async () => {
+    const id = await kit.installer('ProviderB', { product: 'productdb' });
+    const sub = '4f5a6b7c-8d9e-4f0a-9b1c-2d3e4f5a6b7c';
+    const bind = { ...event('BIND', '', '2026-11-23T08:12:00Z', sub), bindingInfo: kit.binding('ProviderB', id) };
+    const results = await Promise.all(Array.from({ length: 30 }, () => notify(bind)));
+    expect(results.map((r) => [r.status, r.body?.link?.split('?')[0]])).toEqual(
+      Array(30).fill([200, expect.stringContaining(`/installers/${id}/archive`)]),
+    );
+    expect(await kit.contractsOf((await kit.subscription('ProviderB', sub)).subscriber_id)).toHaveLength(1);
+    const audit = (await kit.auditOf('ProviderB', sub)).map((a) => a.status);
+    expect([audit.filter((s) => s === 'Succeeded').length, audit.filter((s) => s === 'Replayed').length, audit.length]).toEqual([
+      1, 29, 30,
+    ]);
+  });
 });

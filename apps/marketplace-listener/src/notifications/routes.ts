@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
-import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError } from '@platform/errors';
+import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, PayloadTooLargeError } from '@platform/errors';
 import type { UrlSigner } from '@platform/object-storage';
 import type { EffectContext } from '@platform/db';
 import type { Logger } from '@platform/service-kit';
@@ -235,11 +235,12 @@ function applicationSubscriptionOf(body: unknown): string {
   }
 }
 
-/** What body-parser throws for a malformed or oversized body, as the webhook's 400 / 413. */
+/** What body-parser throws for a malformed or oversized body: 400, or 413 for one over the limit. */
 export function bodyError(err: unknown): Error | undefined {
   const type = (err as { type?: unknown })?.type;
   if (type === 'entity.parse.failed') return new InputError('the notification is not valid JSON');
-  if (type === 'entity.too.large') return new InputError('the notification is too large (at most 256 KiB)');
+  // 413, as the gateway answers an oversized body: the same status for the same condition on every port.
+  if (type === 'entity.too.large') return new PayloadTooLargeError('the notification is too large (at most 256 KiB)');
   if (type === 'charset.unsupported' || type === 'encoding.unsupported')
     return new InputError('the notification’s encoding is not supported');
   return undefined;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { DomainError, HTTP_STATUS_OF, InputError, NotAllowedError } from '@platform/errors';
 import { isUniqueViolation, type Database, type EffectContext, type EffectHandler, type Outbox } from '@platform/db';
 import type { Logger } from '@platform/service-kit';
@@ -136,8 +137,8 @@ export class MarketplaceListener {
   /**
    * Binds an installer to a subscription (created, or updated when the marketplace announced it before) and
    * provisions the subscriber: the standalone organization, its claim and a contract. A redelivery answers
-   * as the first delivery did and changes nothing; of two bindings racing for one installer one wins, the
-   * other is 403. When provisioning fails the binding is taken back, so a failure leaves nothing behind.
+   * as the first delivery did and changes nothing, and so does the same subscription binding its own installer
+   * again with a new eventTime; of two subscriptions racing for one installer one wins, the other is 403. When provisioning fails the binding is taken back, so a failure leaves nothing behind.
    */
   async bind(req: BindRequest, call?: EffectContext): Promise<StoredAnswer> {
     const { key, binding } = req;
@@ -204,9 +205,10 @@ export class MarketplaceListener {
       await audit('Succeeded', `installer ${installer.id} bound to subscription ${key.subscriptionId}`, 200);
       return answer;
     } catch (err) {
-      // The same delivery committed by a racing request first: answer as it was answered.
-      if (isUniqueViolation(err)) {
-        const again = await this.replayed(key, req.data);
+      // The same delivery committed by a racing request first, or the installer is this subscription's already:
+      // answer as the first delivery was answered, never with a refusal that did not happen.
+      if (isUniqueViolation(err) || err instanceof NotAllowedError) {
+        const again = await this.boundAlready(req);
         if (again) return again;
       }
       await audit('Failed', failureText(err), statusOf(err));
@@ -321,6 +323,28 @@ export class MarketplaceListener {
     if (typeof err === 'object' && err !== null) this.audited.add(err);
   }
 
+  /**
+   * The answer to a binding that is in place already: the stored answer of this very delivery, or, when the
+   * installer is bound to this same subscription with the same binding (the marketplace sent it again with a new
+   * eventTime), its link, changing nothing. Undefined when another subscription or another binding (a different
+   * cluster, admin, domains or options) holds the installer: that stays a 403. The admin password is not compared:
+   * only its salted hash is kept.
+   */
+  private async boundAlready(req: BindRequest): Promise<StoredAnswer | undefined> {
+    const { key, binding } = req;
+    const replay = await this.replayed(key, req.data);
+    if (replay) return replay;
+    const installer = await this.installers.get(binding.installerId);
+    if (installer?.marketplace !== key.marketplace || installer.subscription_id !== key.subscriptionId) return undefined;
+    if (!installer.binding || !sameBinding(installer.binding, binding)) return undefined;
+    await this.audit({
+      ...this.entry(key, req.data, 200),
+      status: 'Replayed',
+      description: `installer ${installer.id} is already bound to subscription ${key.subscriptionId}; nothing changed`,
+    });
+    return { status: 200, installerId: installer.id };
+  }
+
   /** The stored answer of an earlier delivery, audited as a replay. */
   private async replayed(key: NotificationKey, data: unknown): Promise<StoredAnswer | undefined> {
     const answer = await this.subscriptions.answered(key);
@@ -357,6 +381,13 @@ export class MarketplaceListener {
     return product;
   }
 }
+
+/** The same binding as the stored one, secrets aside (a redelivery with a new eventTime carries the same info). */
+const sameBinding = (stored: StoredBinding, binding: BindingInfo) =>
+  isDeepStrictEqual(
+    [stored.clusterId, stored.adminUsername, stored.domainWhiteList, stored.providerAAccountID ?? null, stored.options],
+    [binding.clusterId, binding.adminUsername ?? 'admin', binding.domainWhiteList ?? [], binding.providerAAccountID ?? null, binding.options ?? {}],
+  );
 
 const latest = (a: Date | null | undefined, b: Date | undefined): Date | null => (a && b ? (a > b ? a : b) : (a ?? b ?? null));
 
