@@ -11,7 +11,7 @@ import { seedMarketplace } from './demo-marketplace';
 import type { LocalPlatform } from './platform';
 
 /**
- * Demo data on start (item 7; docs/simulator.md): with DEMO_SEED_MANIFEST=<path>, once the platform is
+ * Demo data on start (docs/simulator.md): with DEMO_SEED_MANIFEST=<path>, once the platform is
  * ready, make a demo organization owner (as the site admin, over the public API), let the in-process simulator
  * enroll one hub with three managed clusters in organization `demo` and send three months of reports on the bus
  * the apps use (the process's in-process bus, or NATS_URL), wait until the services have applied them, and

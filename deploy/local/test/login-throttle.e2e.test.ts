@@ -3,7 +3,7 @@ import { basic, bootTestPlatform, type Reply, type TestPlatform } from './harnes
 // Small limits and a short window, so the test can wait the window out.
 const WINDOW_SECONDS = 6;
 
-describe('password guessing on the Basic-auth routes is throttled (item 5c)', () => {
+describe('password guessing on the Basic-auth routes is throttled', () => {
   let harness: TestPlatform;
   const createToken = (login: string, password: string): Promise<Reply> =>
     harness.api(undefined, 'POST', `/users/${login}/tokens`, { name: `t-${Math.random()}` }, { authorization: basic(login, password) });

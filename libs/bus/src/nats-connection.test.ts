@@ -13,7 +13,7 @@ function capture() {
   return { log, lines, text: () => JSON.stringify(lines) };
 }
 
-describe('NATS connection loss after start (item 5d)', () => {
+describe('NATS connection loss after start', () => {
   let nats: PrivateNats;
   beforeAll(async () => {
     // A server of this test's own, since the shared one must not be stopped.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpServerEnv } from './http-server';
 import { grpcMessageLimitVar } from './limits';
 
 /** A bad or missing environment variable; the message names it so the operator can fix it. */
@@ -134,6 +135,7 @@ export const serviceEnv = {
    * pending migrations and stop, exit code 0; no bus, no servers.
    */
   RUN_MIGRATIONS_ONLY: boolVar.default(false),
+  ...httpServerEnv,
 };
 export type ServiceConfig = ConfigOf<typeof serviceEnv>;
 export type PlatformConfig = ConfigOf<typeof platformEnv>;

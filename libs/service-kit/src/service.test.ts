@@ -43,7 +43,7 @@ const start = (env: Record<string, string>, bus: boolean) =>
     createLogger('bus-user', 'silent'),
   );
 
-describe('readiness follows the bus (item 5d)', () => {
+describe('readiness follows the bus', () => {
   let nats: PrivateNats;
   let running: RunningService | undefined;
   beforeAll(async () => {
@@ -84,7 +84,7 @@ describe('readiness follows the bus (item 5d)', () => {
   });
 });
 
-describe('an unreachable NATS at start (item 5d)', () => {
+describe('an unreachable NATS at start', () => {
   it('stops the process with exit code 69 and one line naming NATS_URL, host:port only, no stack', async () => {
     const closed = await freePort();
     const child = spawn(

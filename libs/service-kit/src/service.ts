@@ -6,6 +6,7 @@ import { common, protoFilesOf } from '@platform/proto';
 import { openBus, readinessFollowsBus } from './bus-readiness';
 import type { ServiceConfig } from './config';
 import { startGrpcServer, type ServiceBinding } from './grpc-server';
+import { createHttpServer } from './http-server';
 import { createLogger, type Logger } from './logger';
 import { databaseStartError, portError, quietGrpcBindErrors } from './start-errors';
 import { PLATFORM_VERSION } from './version';
@@ -143,7 +144,7 @@ export async function startService(
 
     let httpPort: number | undefined;
     if (spec.http) {
-      const server = http.createServer(await spec.http.handler(ctx));
+      const server = createHttpServer(await spec.http.handler(ctx), config);
       await new Promise<void>((resolve, reject) => {
         server.once('error', (err) => reject(portError(err, spec.http!.portSetting ?? 'HTTP_PORT', spec.http!.port)));
         server.listen(spec.http!.port, () => resolve());
