@@ -112,9 +112,10 @@ export function createGatewayHttp(opts: {
 
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const mapped = toHttpError(asDomainError(err));
-    // Only faults are errors; a refused or malformed request is the client's, and the access log has it.
-    if (mapped.log) log.error({ err, requestId: req.requestId }, 'request failed');
-    // Every error body names the API document (spec section 7.1 gives it for authorization errors; it helps on all).
+    // Only faults are errors; a refused or malformed request is the client's, and the access log has it. A backend
+    // being unavailable is logged once per outage by its client (backend-state.ts), not once per request.
+    if (mapped.log && !isUnavailable(err)) log.error({ err, requestId: req.requestId }, 'request failed');
+    // Every error body names the API document (the spec gives it for authorization errors; it helps on all).
     res
       .status(mapped.status)
       .set(mapped.headers)
@@ -168,6 +169,9 @@ function accessLog(log: Logger, requestId: string, method: string, res: Response
     else log.info(line, 'request');
   });
 }
+
+/** A backend that did not answer: its outage is logged by its client, once. */
+const isUnavailable = (err: unknown) => err instanceof DomainError && err.kind === 'unavailable';
 
 /**
  * What Express and body-parser throw for a malformed request, as the spec's statuses: an undecodable path

@@ -14,6 +14,8 @@ import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
 import { LocalCall, localMethod, type LocalMethod } from './in-process';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 import { measuredCall, methodPath } from './rpc-telemetry';
+import { backendState } from './backend-state';
+import type { Logger } from './logger';
 
 type RequestOf<M> = M extends { requestSerialize: (v: infer R) => Buffer } ? R : never;
 type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
@@ -50,6 +52,8 @@ export interface ClientOptions {
   maxMessageBytes?: number;
   /** Call a server of this same process directly (in-process.ts); default true. False: always the network. */
   inProcess?: boolean;
+  /** Where the backend's outages are logged (once when one starts, once when it ends); default a logger of its own. */
+  log?: Logger;
 }
 
 /**
@@ -84,12 +88,15 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
   const Ctor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, serviceName);
   const client: Client = new Ctor(address, credentials.createInsecure(), {
     'grpc.service_config': JSON.stringify(serviceConfig),
-    // Reconnect quickly so a restarted backend is used again within a couple of seconds.
-    'grpc.initial_reconnect_backoff_ms': 200,
-    'grpc.max_reconnect_backoff_ms': 2000,
+    // Reconnect quickly and keep trying every half second at most, so a restarted backend is used again as soon as
+    // it is ready rather than after a backoff of seconds (a connection attempt to a loopback or in-cluster address
+    // costs next to nothing).
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 500,
     'grpc.keepalive_time_ms': 30_000,
     ...grpcMessageOptions(opts.maxMessageBytes),
   });
+  const state = backendState(opts.name, opts.log);
   const maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES;
   const defaultDeadline = opts.deadlineMs ?? 5_000;
   const out: Record<string, unknown> = {
@@ -126,11 +133,17 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         const cancel = () => call.cancel();
         const call: ClientUnaryCall = fn(request, md, { deadline }, (err: ServiceError | null, res: unknown) => {
           signal?.removeEventListener('abort', cancel);
-          if (!err) return resolve(res);
+          if (!err) {
+            state.answered();
+            return resolve(res);
+          }
           if (err.code === Status.CANCELLED && signal?.aborted) return reject(abandoned());
           if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
+            state.unavailable();
             return reject(new UnavailableError(`${opts.name} is unavailable`));
           }
+          // Any other answer came from the server, so it is up.
+          state.answered();
           if (err.code === Status.DEADLINE_EXCEEDED) return reject(late());
           reject(messageSizeError(err, opts.name, maxMessageBytes) ?? fromGrpcError(err));
         });

@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { UnavailableError } from '@platform/errors';
+import { gatewayV1 } from '@platform/proto';
+import { metricsText } from '@platform/telemetry';
+import { createClient } from './grpc-client';
+import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { createLogger } from './logger';
+import { versionOf } from './service';
+
+const serve = (port = 0) =>
+  startGrpcServer({
+    name: 'flaky',
+    port,
+    host: '127.0.0.1',
+    services: [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('flaky') })],
+    protoFiles: ['platform/gateway/v1/gateway.proto'],
+    log: createLogger('flaky', 'silent'),
+  });
+
+/** The JSON lines a logger wrote. */
+function capturingLogger() {
+  const lines: { level: number; msg: string; backend?: string }[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { log: pino({ level: 'info' }, stream), lines };
+}
+
+const unavailableCount = async (backend: string) => {
+  const line = (await metricsText()).body.split('\n').find((l) => l.startsWith(`grpc_client_unavailable_total{backend="${backend}"}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+};
+
+describe('a backend outage as its callers see it', () => {
+  let server: RunningGrpcServer | undefined;
+  afterEach(async () => server?.shutdown(100));
+
+  it('is logged once when it starts and once when it ends, every failed call counted, and used again at once when back', async () => {
+    server = await serve();
+    const port = server.port;
+    const { log, lines } = capturingLogger();
+    const client = createClient(gatewayV1.GatewayServiceService, `127.0.0.1:${port}`, {
+      name: 'flaky-backend',
+      inProcess: false,
+      deadlineMs: 1_000,
+      log,
+    });
+    try {
+      await client.getVersion({});
+      await server.shutdown(100);
+      server = undefined;
+      // Down for a few seconds, as a restarting pod is: 20 calls fail, one line says so.
+      for (let i = 0; i < 20; i++) {
+        await expect(client.getVersion({})).rejects.toBeInstanceOf(UnavailableError);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(lines.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg)).toEqual([
+        'flaky-backend is unavailable; calls to it fail with 503 until it answers again',
+      ]);
+      expect(await unavailableCount('flaky-backend')).toBe(20);
+
+      server = await serve(port);
+      const back = Date.now();
+      let answered = false;
+      while (!answered && Date.now() - back < 5_000) {
+        answered = await client.getVersion({}).then(
+          () => true,
+          () => new Promise((r) => setTimeout(() => r(false), 20)),
+        );
+      }
+      // Reconnection follows the backend's readiness: within the half-second reconnect backoff, not seconds later.
+      expect({ answered, withinASecond: Date.now() - back < 1_000 }).toEqual({ answered: true, withinASecond: true });
+      const said = lines.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg);
+      expect(said).toHaveLength(2);
+      expect(said[1]).toBe('flaky-backend answers again');
+    } finally {
+      client.close();
+    }
+  }, 30_000);
+});
