@@ -31,6 +31,30 @@ describe('npm start: /metrics, /healthz and /readyz on the launcher’s HTTP por
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('keeps an idle scrape small: a route’s and an RPC’s series appear with their first call, not before', async () => {
+    const rpc = { method: '/platform.orgsteams.v1.SiteSettingsService/GetBranding' };
+    const route = { server: 'gateway', route: '/branding', method: 'GET', status: '200' };
+    const idle = await (await fetch(`${launcher.url}metrics`)).text();
+    // Every RPC of the platform (~180) with a latency histogram made up front made this ~690 KB.
+    expect(Buffer.byteLength(idle)).toBeLessThan(100_000);
+    expect(sample(idle, 'grpc_server_handling_seconds_count', rpc)).toBeUndefined();
+    expect(sample(idle, 'grpc_client_handling_seconds_count', rpc)).toBeUndefined();
+    expect(sample(idle, 'http_server_requests_total', route)).toBeUndefined();
+    // The families are there before their first event, so a dashboard's queries find them.
+    for (const family of ['grpc_server_handling_seconds', 'grpc_client_handling_seconds', 'http_server_request_duration_seconds'])
+      expect(idle).toContain(`# TYPE ${family} histogram`);
+
+    expect((await fetch(`${launcher.url}api/v1/branding`)).status).toBe(200);
+    const after = await (await fetch(`${launcher.url}metrics`)).text();
+    expect(sample(after, 'http_server_requests_total', route)).toBe(1);
+    expect(sample(after, 'http_server_request_duration_seconds_count', route)).toBe(1);
+    expect(sample(after, 'grpc_server_handling_seconds_count', rpc)).toBe(1);
+    expect(sample(after, 'grpc_server_handling_seconds_bucket', { ...rpc, le: '+Inf' })).toBe(1);
+    expect(sample(after, 'grpc_server_handled_total', { ...rpc, code: 'OK' })).toBe(1);
+    expect(sample(after, 'grpc_client_handling_seconds_count', rpc)).toBe(1);
+    expect(sample(after, 'grpc_client_handled_total', { ...rpc, code: 'OK' })).toBe(1);
+  });
+
   it('counts the requests of the routes just called, by route row, method and status, with latency, gRPC, database and process metrics', async () => {
     const before = await (await fetch(`${launcher.url}metrics`)).text();
     expect(sample(before, 'http_server_requests_total', { route: '/version', method: 'GET' })).toBeUndefined();
