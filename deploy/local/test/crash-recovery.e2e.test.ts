@@ -76,4 +76,35 @@ describe.each([
       expect(await interrupt(back.child)).toBe(0);
     }
   }, 120_000);
+
+  it('keeps every acknowledged write when the server process itself is killed with SIGKILL', async () => {
+    // Under a stand-in for npm, as `npm start` runs it. Killing npm would make the server stop cleanly; only
+    // killing the server's own process exercises a crash, so that is the process this test kills.
+    const running = await npmStart(env, { parent: true });
+    expect(running.pid).not.toBe(running.child.pid);
+    const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
+    const auth = `token ${(await call(running.url, basic, 'POST', '/users/root/tokens', { name: 'kill-9' })).body.sha1}`;
+    const names = ['k1', 'k2', 'k3', 'k4', 'k5'].map((n) => `${n}-${real ? 'pg' : 'lite'}`);
+    const teams: number[] = [];
+    for (const name of names) {
+      expect((await call(running.url, auth, 'POST', '/orgs', { username: name })).status).toBe(201);
+      const team = await call(running.url, auth, 'POST', `/orgs/${name}/teams`, { name: 'ops', type: 'general' });
+      expect(team.status).toBe(201);
+      teams.push(team.body.id);
+    }
+    process.kill(running.pid, 'SIGKILL');
+    await running.exited;
+    // A crash, not a shutdown: nothing said it was stopping.
+    expect(running.logs()).not.toMatch(/shutting down|is gone: stopping/);
+
+    const back = await npmStart({ ...env, OUTBOX_RELAY_INTERVAL_MS: '200' });
+    try {
+      for (const [i, name] of names.entries()) {
+        expect((await call(back.url, auth, 'GET', `/orgs/${name}`)).status).toBe(200);
+        expect((await call(back.url, auth, 'GET', `/teams/${teams[i]}`)).status).toBe(200);
+      }
+    } finally {
+      expect(await interrupt(back.child)).toBe(0);
+    }
+  }, 120_000);
 });
