@@ -98,15 +98,31 @@ export function startDemoSeed(env: NodeJS.ProcessEnv, platform: LocalPlatform, p
   };
 }
 
-/** The site admin's password: PLATFORM_ADMIN_PASSWORD, else the one the first start generated and kept under DATA_DIR. */
-function adminPassword(env: NodeJS.ProcessEnv, dataDir: string): string {
-  if (env.PLATFORM_ADMIN_PASSWORD) return env.PLATFORM_ADMIN_PASSWORD;
+/**
+ * The site admin's possible passwords, in order: PLATFORM_ADMIN_PASSWORD, then the one the first start generated
+ * and kept under DATA_DIR. Both, because on a DATA_DIR from an earlier start the admin keeps its first password
+ * whatever PLATFORM_ADMIN_PASSWORD says now.
+ */
+function adminPasswords(env: NodeJS.ProcessEnv, dataDir: string): string[] {
   const file = path.join(dataDir, 'bootstrap-admin-password');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
+  const kept = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined;
+  const candidates = [env.PLATFORM_ADMIN_PASSWORD, kept].filter((p): p is string => !!p);
+  if (candidates.length === 0) {
     throw new Error(`the site admin's password is needed to create the demo owner: set PLATFORM_ADMIN_PASSWORD (${file} does not exist)`);
   }
+  return [...new Set(candidates)];
+}
+
+/** Signs in as the site admin with the first of `passwords` that works; the last refusal when none does. */
+async function signInAsAdmin(url: string, username: string, passwords: string[]): Promise<PlatformApi> {
+  for (const [i, password] of passwords.entries()) {
+    try {
+      return await PlatformApi.signIn({ url, username, password }, 'demo-seed');
+    } catch (err) {
+      if (i === passwords.length - 1) throw err;
+    }
+  }
+  throw new Error('unreachable');
 }
 
 /** The demo owner's password, made on the first seed and kept under DATA_DIR/demo-seed (0600). */
@@ -134,7 +150,7 @@ async function seedDemo(
   // The organization owner, made by the site admin; already there on a later start.
   const adminName = env.PLATFORM_ADMIN_USERNAME || 'admin';
   // One sign-in for everything the seed does as the site admin: the owner now, the contracts at the end.
-  const admin = await PlatformApi.signIn({ url, username: adminName, password: adminPassword(env, DATA_DIR) }, 'demo-seed');
+  const admin = await signInAsAdmin(url, adminName, adminPasswords(env, DATA_DIR));
   try {
     return await seedAs(admin);
   } finally {

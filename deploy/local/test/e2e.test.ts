@@ -44,7 +44,13 @@ describe('npm start: the whole platform on embedded defaults', () => {
     }
     expect(hosted.logs()).toMatch(/"applied":[1-9]/);
 
-    const market = await npmStart({ DATA_DIR: dataDir, DEPLOYMENT_TYPE: 'ProviderBMarketplace', PLATFORM_ADMIN_USERNAME: 'siteadmin' });
+    // A password set now, on data from an earlier start, is not applied, and the start says so instead of keeping quiet.
+    const market = await npmStart({
+      DATA_DIR: dataDir,
+      DEPLOYMENT_TYPE: 'ProviderBMarketplace',
+      PLATFORM_ADMIN_USERNAME: 'siteadmin',
+      PLATFORM_ADMIN_PASSWORD: 'set-too-late-password',
+    });
     try {
       const res = await fetch(`${market.url}marketplace/api/v1/version`);
       expect(res.status).toBe(200);
@@ -53,6 +59,9 @@ describe('npm start: the whole platform on embedded defaults', () => {
       const me = await fetch(`${market.url}api/v1/user?token=${token}`);
       expect(me.status).toBe(200);
       expect(market.logs()).not.toMatch(/generated password/);
+      expect(market.logs()).toContain('PLATFORM_ADMIN_PASSWORD was not applied: site admin "siteadmin" exists from an earlier start');
+      const basic = `Basic ${Buffer.from('siteadmin:set-too-late-password').toString('base64')}`;
+      expect((await fetch(`${market.url}api/v1/user`, { headers: { authorization: basic } })).status).toBe(401);
     } finally {
       expect(await interrupt(market.child)).toBe(0);
     }

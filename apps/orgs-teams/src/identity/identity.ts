@@ -247,6 +247,12 @@ export class Identity {
    * wrong passwords in the window is refused with 429 and Retry-After before its password is checked, so a
    * guesser costs no scrypt work; a right password resets the account's count.
    */
+  /** Whether `password` is this user's (undefined: no such user); not a sign-in, so nothing is recorded or counted. */
+  async passwordMatches(login: string, password: string): Promise<boolean | undefined> {
+    const row = await this.accounts().where({ type: ACCOUNT_TYPE.user, lower_login: login.toLowerCase() }).first('password_hash');
+    return row ? verifyPassword(password, row.password_hash) : undefined;
+  }
+
   async authenticateBasic(username: string, password: string): Promise<orgsTeamsV1.AuthenticateResponse> {
     const key = username.toLowerCase();
     const row = await this.accounts()

@@ -39,6 +39,7 @@ export async function ensureSiteAdmin(
   const admins = await identity.siteAdminIds();
   if (admins.length > 0) {
     for (const id of admins) await grantSiteAdmin(relationships, id, ctx);
+    if (settings.password) await warnIfNotApplied(identity, settings.username, settings.password, ctx);
     return;
   }
   const password = settings.password ?? randomBytes(18).toString('base64url');
@@ -66,6 +67,26 @@ export async function ensureSiteAdmin(
         `  Lost it? npm run cli -- reset-password ${user.login}. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
     );
   }
+}
+
+/**
+ * PLATFORM_ADMIN_PASSWORD is read only when the first site admin is created. On data from an earlier start it
+ * changes nothing, which used to go unsaid (and a client then got 401 with the password it had just set): say so,
+ * in the log and on the terminal, with what to do instead.
+ */
+async function warnIfNotApplied(identity: Identity, username: string, password: string, ctx: CallContext): Promise<void> {
+  const matches = await identity.passwordMatches(username, password);
+  if (matches) return;
+  const what =
+    matches === undefined
+      ? `there is no user "${username}" (PLATFORM_ADMIN_USERNAME) here: the site admins were created by an earlier start`
+      : `site admin "${username}" exists from an earlier start on this data and keeps its password`;
+  ctx.log.warn({ login: username }, `PLATFORM_ADMIN_PASSWORD was not applied: ${what}`);
+  process.stderr.write(
+    `\n  PLATFORM_ADMIN_PASSWORD was not applied: ${what}.\n` +
+      `  Sign in with that password, or stop the platform and run npm run -s cli -- reset-password ${username},\n` +
+      `  or start on a fresh DATA_DIR.\n\n`,
+  );
 }
 
 /**
