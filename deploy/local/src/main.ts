@@ -1,4 +1,5 @@
-import { describeStartError, loadConfig, portError, serviceEnv } from '@platform/service-kit';
+import * as net from 'node:net';
+import { describeStartError, loadConfig, portError, portVar, serviceEnv } from '@platform/service-kit';
 import { serveMetrics, stopTracing, type MetricsServer } from '@platform/telemetry';
 import { startDemoSeed } from './demo-seed';
 import { AppStartError, startPlatform } from './platform';
@@ -19,6 +20,9 @@ async function main(): Promise<void> {
   whenParentGone((parent) => stop(`the process that started it (pid ${parent}) is gone`));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // A port in use is found before anything is migrated or a password generated, not after.
+  const { HTTP_PORT } = loadConfig({ HTTP_PORT: portVar.default(8080) }, process.env);
+  if (HTTP_PORT !== 0) await assertPortFree(HTTP_PORT, 'HTTP_PORT');
   // Metrics are on /metrics of HTTP_PORT; a metrics port of its own only when METRICS_PORT is set.
   let metrics: MetricsServer | undefined;
   if (process.env.METRICS_PORT) {
@@ -56,6 +60,15 @@ async function main(): Promise<void> {
         },
       );
   };
+}
+
+/** Fails with the start error for a port in use when `port` cannot be listened on now (as the gateway will). */
+function assertPortFree(port: number, setting: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err) => reject(portError(err, setting, port)));
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
 }
 
 /**
