@@ -32,7 +32,7 @@ credentials, is written with mode 0600, and lets a re-run reuse those hubs. With
 before cannot be used again: use another --org or --seed.
 
 Example, against a platform started with NATS_URL=nats://127.0.0.1:4222 npm start:
-  npm run simulate -- --nats nats://127.0.0.1:4222 --org acme --hubs 2 --spokes 4 --state ./.data/simulator.json
+  npm run -s simulate -- --nats nats://127.0.0.1:4222 --org acme --hubs 2 --spokes 4 --state ./.data/simulator-state.json
 
 Exit codes: 0 done; 1 the simulation failed; 64 wrong arguments (--nats missing); 69 the platform or NATS cannot be reached.`;
 

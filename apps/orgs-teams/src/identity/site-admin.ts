@@ -64,7 +64,7 @@ export async function ensureSiteAdmin(
         (kept?.file ? `  It is also in ${kept.file}, readable only by its owner.\n` : '') +
         (kept?.earlier ? `  The earlier file there was kept as ${kept.earlier}.\n` : '') +
         (kept?.failed ? `  It could not be kept in ${settings.passwordFile}: ${kept.failed}; it is shown only now.\n` : '') +
-        `  Lost it? npm run cli -- reset-password ${user.login}. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
+        `  Lost it? npm run -s cli -- reset-password ${user.login}. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
     );
   }
 }
