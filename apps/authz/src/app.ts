@@ -4,6 +4,9 @@ import { defineApp, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { Authorization } from './authorization';
 import { assertOpenFgaSettings, authzEnv, type AuthzConfig } from './config';
+import { CachedEngine } from './decisions/cached-engine';
+import { DecisionCache } from './decisions/decision-cache';
+import { announceTupleChanges } from './decisions/tuples-changed';
 import { EmbeddedEngine, PLATFORM_MODEL_FILE, TypeSystem, type AuthzEngine } from './engine';
 import { OpenFgaEngine } from './openfga/openfga-engine';
 import { AllowedPermissions } from './roles/allowed-permissions';
@@ -16,15 +19,26 @@ export const authzApp = defineApp({ name: 'authz', env: authzEnv, start: startAu
 
 function startAuthz(config: AuthzConfig) {
   assertOpenFgaSettings(config);
+  let stopFollowing: (() => Promise<void>) | undefined;
   return startService(
     {
       name: 'authz',
       protoPackage: 'authz',
       database: { schema: 'authz', migrations },
-      async grpc({ db, log }) {
+      // Only for the decision caches' eviction notices; while it is disconnected they keep nothing, so readiness does not follow it.
+      bus: 'notices',
+      async grpc({ db, log, bus }) {
         const { engine, model } = await chooseEngine(config, db!, log);
-        const roles = new Roles(db!, engine, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log });
-        return [authzService(new Authorization(engine, model)), rolesService(roles, new AllowedPermissions(engine, model))];
+        const cache = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
+        stopFollowing = await cache.follow(bus!);
+        const tuplesChanged = announceTupleChanges(cache, bus, log);
+        const decisions = new CachedEngine(engine, cache, tuplesChanged);
+        // Roles gets the engine itself: its unit of work writes rows and tuples in one transaction of the embedded engine.
+        const roles = new Roles(db!, engine, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log, tuplesChanged });
+        return [authzService(new Authorization(decisions, model)), rolesService(roles, new AllowedPermissions(decisions, model))];
+      },
+      onStop: async () => {
+        await stopFollowing?.();
       },
     },
     config,

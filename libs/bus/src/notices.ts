@@ -16,3 +16,12 @@ export const ORGS_CHANGED = 'identity.orgs.changed';
 export interface OrgsChanged {
   orgIds: number[];
 }
+
+/**
+ * authz: relationship tuples were written or deleted (a member, team, role or organization changed). One change can
+ * alter answers about objects it does not name (a team's roles reach every permission of the organization), so every
+ * replica drops all the authorization decisions it keeps.
+ */
+export const TUPLES_CHANGED = 'authz.tuples.changed';
+
+export type TuplesChanged = Record<string, never>;

@@ -15,6 +15,8 @@ export interface RolesOptions {
   /** Most custom roles one team may be assigned (MAX_ROLES_PER_TEAM). */
   maxRolesPerTeam: number;
   log?: Logger;
+  /** Called after every change of tuples (the decision caches forget their answers). */
+  tuplesChanged?: () => Promise<void>;
 }
 
 export interface CreateRoleInput {
@@ -75,7 +77,7 @@ export class Roles {
     private readonly opts: RolesOptions,
   ) {
     this.store = RolesStore.create(db);
-    this.unit = new RowsAndTuples(db, engine, opts.log);
+    this.unit = new RowsAndTuples(db, engine, opts.log, opts.tuplesChanged);
   }
 
   async create(input: CreateRoleInput): Promise<StoredRole> {

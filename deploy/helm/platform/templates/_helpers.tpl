@@ -153,6 +153,8 @@ gateway:
   objectStorage: true
 authz:
   database: true
+  # the notices that evict its replicas' decision caches (docs/authorization.md)
+  bus: true
   openfga: true
 orgs-teams:
   database: true

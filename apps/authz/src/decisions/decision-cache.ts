@@ -1,0 +1,95 @@
+import { LRUCache } from 'lru-cache';
+import { TUPLES_CHANGED, type Bus } from '@platform/bus';
+import { NoticeFence } from './notice-fence';
+
+export interface DecisionCacheOptions {
+  /** How long an answer may be served (AUTHZ_DECISION_CACHE_TTL_MS); 0 keeps nothing. */
+  ttlMs: number;
+  /** Most answers kept, least recently used first out (AUTHZ_DECISION_CACHE_SIZE); 0 keeps nothing. */
+  maxEntries: number;
+}
+
+/** The key of one question: who, which relation, on what. JSON so that no two questions share a key. */
+export const decisionKey = (user: string, relation: string, object: string): string => JSON.stringify([user, relation, object]);
+
+/**
+ * Answers of checks (does this user hold this relation on this object), kept in memory so that a request asking
+ * what an earlier one asked costs no tuple reads.
+ *
+ * Correct by eviction, not by time. Any tuple change empties the whole cache: one tuple can change answers
+ * about objects it does not name (a team's member holds every permission the team's roles grant on the
+ * organization), and working out which answers depend on it would be a second evaluation engine to get wrong.
+ * A read that started before an eviction never stores what it read (a generation count), so an answer computed
+ * from tuples just before a change cannot outlive the change. While the bus is disconnected other replicas'
+ * notices may be missed, so nothing is served or stored until it is back, and then the cache starts empty. The
+ * lifetime only bounds what a notice lost otherwise (a writer that crashed between its commit and its notice)
+ * can cost. Before a request is served from memory, a fence (NoticeFence) makes sure every notice sent before it
+ * arrived has been handled here, so a change answered by one replica is refused by the next request to any other.
+ */
+export class DecisionCache {
+  private readonly answers: LRUCache<string, boolean> | undefined;
+  private generation = 0;
+  private trusted = true;
+  private fence: NoticeFence | undefined;
+
+  constructor(opts: DecisionCacheOptions) {
+    this.answers = opts.ttlMs > 0 && opts.maxEntries > 0 ? new LRUCache({ max: opts.maxEntries, ttl: opts.ttlMs }) : undefined;
+  }
+
+  /**
+   * Whether a request arriving now may be served kept answers and keep what it reads: the cache is on, the bus
+   * connected, and every notice sent before now has been handled. Asked once per request, before `lookup`.
+   */
+  async ready(): Promise<boolean> {
+    if (!this.answers || !this.trusted) return false;
+    if (!this.fence || (await this.fence.pass())) return true;
+    // The fence did not come back in time: notices may be held up as well, so nothing kept is trusted.
+    this.evictAll();
+    return false;
+  }
+
+  /** The kept answer, if any and if the cache may be trusted now. */
+  lookup(key: string): boolean | undefined {
+    return this.trusted ? this.answers?.get(key) : undefined;
+  }
+
+  /** Taken before reading tuples: `keep` stores what was read only if nothing was evicted since. */
+  snapshot(): number {
+    return this.generation;
+  }
+
+  keep(since: number, key: string, allowed: boolean): void {
+    if (this.answers && this.trusted && since === this.generation) this.answers.set(key, allowed);
+  }
+
+  /** Forgets every answer, and makes every read in flight forget what it read. */
+  evictAll(): void {
+    this.generation++;
+    this.answers?.clear();
+  }
+
+  /** How many answers are kept (for tests and metrics). */
+  get size(): number {
+    return this.answers?.size ?? 0;
+  }
+
+  /**
+   * Evicts on every replica's tuple-change notice and follows the bus connection: a lost connection empties the
+   * cache and keeps it empty until the connection is back (notices sent meanwhile are missed). Answers how to stop.
+   */
+  async follow(bus: Bus): Promise<() => Promise<void>> {
+    const unlisten = await bus.listen(TUPLES_CHANGED, () => this.evictAll());
+    const fence = (this.fence = await NoticeFence.open(bus));
+    const apply = (connected: boolean) => {
+      this.evictAll();
+      this.trusted = connected;
+    };
+    apply(bus.health().connected);
+    const stop = bus.onHealthChange((h) => apply(h.connected));
+    return async () => {
+      stop();
+      // Both, even when the connection is already closed and unsubscribing fails.
+      await Promise.allSettled([unlisten(), fence.close()]);
+    };
+  }
+}

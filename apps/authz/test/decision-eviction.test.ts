@@ -1,0 +1,275 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import pg from 'pg';
+import { authzRolesV1, authzV1 } from '@platform/proto';
+import { createClient, startApp, type PromiseClient, type RunningService } from '@platform/service-kit';
+import { createTestDatabase, eventually, startPrivateNats, type PrivateNats } from '@platform/testing';
+import { authzApp } from '../src/app';
+
+// Decisions kept in memory by authz replicas, over real gRPC, Postgres and NATS: two replicas share one database
+// and one NATS server (of this file's own, so that nothing else's notices evict for them and so that it can be
+// stopped). Every change that takes a permission away is refused on the very next request, on the replica that
+// wrote it and on the other one, although both had the old answer kept.
+
+interface Tuple {
+  user: string;
+  relation: string;
+  object: string;
+}
+const t = (user: string, relation: string, object: string): Tuple => ({ user, relation, object });
+
+interface Replica {
+  running: RunningService;
+  authz: PromiseClient<typeof authzV1.AuthzServiceService>;
+  roles: PromiseClient<typeof authzRolesV1.RolesServiceService>;
+}
+
+/** An organization as orgs-teams writes it: an owner in the Owners team, a developer in a team carrying role `editor`. */
+interface Org {
+  id: number;
+  owners: number;
+  devs: number;
+  owner: number;
+  dev: number;
+  role: number;
+}
+
+describe('authorization decisions kept by authz replicas', () => {
+  let nats: PrivateNats;
+  let db: { url: string; drop(): Promise<void> };
+  let sql: pg.Client;
+  let a: Replica;
+  let b: Replica;
+  let nextId = 1000;
+
+  const start = async (): Promise<Replica> => {
+    const running = await startApp(authzApp, {
+      GRPC_PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'authz-test-')),
+      DATABASE_URL: db.url,
+      NATS_URL: nats.url,
+      AUTHZ_DECISION_CACHE_TTL_MS: '300000',
+    });
+    const address = `127.0.0.1:${running.grpcPort}`;
+    return {
+      running,
+      authz: createClient(authzV1.AuthzServiceService, address, { name: 'authz' }),
+      roles: createClient(authzRolesV1.RolesServiceService, address, { name: 'authz' }),
+    };
+  };
+
+  beforeAll(async () => {
+    nats = await startPrivateNats();
+    db = await createTestDatabase();
+    sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    a = await start();
+    b = await start();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const r of [a, b]) {
+      r?.authz.close();
+      r?.roles.close();
+      await r?.running.stop();
+    }
+    await sql?.end();
+    await db?.drop();
+    await nats?.dispose();
+  });
+
+  async function newOrg(via: Replica): Promise<Org> {
+    const [id, owners, devs, owner, dev] = [nextId++, nextId++, nextId++, nextId++, nextId++];
+    const org = `organization:${id}`;
+    await via.authz.writeTuples({
+      writes: [
+        t('site:platform', 'site', org),
+        t(org, 'organization', `team:${owners}`),
+        t(`team:${owners}#member`, 'owner', org),
+        t(`team:${owners}#member`, 'member', org),
+        t(`user:${owner}`, 'member', `team:${owners}`),
+        t(org, 'organization', `team:${devs}`),
+        t(`team:${devs}#member`, 'member', org),
+        t(`user:${dev}`, 'member', `team:${devs}`),
+      ],
+      deletes: [],
+    });
+    const { id: role } = await via.roles.createRole({
+      orgId: id,
+      name: 'editor',
+      description: '',
+      permissions: [{ namespace: 'org', action: 'edit' }],
+      teamIds: [devs],
+    });
+    return { id, owners, devs, owner, dev, role };
+  }
+
+  const holds = async (via: Replica, q: Tuple) => (await via.authz.check({ tuple: q, contextualTuples: [] })).allowed;
+
+  /** What allowed-permissions (the batched evaluation) reports the user holds on an organization. */
+  const allowedOnOrg = async (via: Replica, q: Tuple) => {
+    const [userId, orgId] = [q.user, q.object].map((s) => Number(s.split(':')[1]));
+    const { objects } = await via.roles.allowedPermissions({ userId, objects: [{ objectType: 'organization', objectId: orgId }] });
+    return objects[0].allowedPermissions;
+  };
+
+  /** Asks every question on the replica twice, so that its answers are kept (and asserts what it answers). */
+  async function warm(via: Replica, questions: Tuple[], expected: boolean) {
+    for (let round = 0; round < 2; round++) {
+      for (const q of questions) {
+        expect(await holds(via, q)).toBe(expected);
+        if (q.object.startsWith('organization:')) expect((await allowedOnOrg(via, q)).includes(q.relation)).toBe(expected);
+      }
+    }
+  }
+
+  const refusedEverywhere = async (replicas: Replica[], questions: Tuple[]) => {
+    for (const via of replicas) {
+      for (const q of questions) {
+        expect([q, await holds(via, q)]).toEqual([q, false]);
+        if (q.object.startsWith('organization:')) expect([q, await allowedOnOrg(via, q)]).not.toContainEqual(q.relation);
+      }
+    }
+  };
+
+  /** Deletes a tuple straight in the database, as a writer whose eviction notice never comes would. */
+  const removeBehindItsBack = (q: Tuple) => {
+    const [userType, userId] = q.user.split(':');
+    const [objectType, objectId] = q.object.split(':');
+    return sql.query(
+      `delete from authz.tuples where object_type = $1 and object_id = $2 and relation = $3 and user_type = $4 and user_id = $5 and user_relation = ''`,
+      [objectType, objectId, q.relation, userType, userId],
+    );
+  };
+
+  it('keeps answers: a tuple removed behind its back is still answered as held, on both replicas, until a write evicts', async () => {
+    const org = await newOrg(a);
+    const membership = t(`user:${org.dev}`, 'member', `team:${org.devs}`);
+    const member = t(`user:${org.dev}`, 'member', `organization:${org.id}`);
+    await warm(a, [member], true);
+    await warm(b, [member], true);
+    await removeBehindItsBack(membership);
+    expect([await holds(a, member), await holds(b, member)]).toEqual([true, true]);
+    // Any tuple write, even of another organization, evicts everything on every replica.
+    await a.authz.writeTuples({ writes: [t('user:1', 'member', `team:${nextId++}`)], deletes: [] });
+    await refusedEverywhere([a, b], [member]);
+  });
+
+  interface Scenario {
+    what: string;
+    /** Questions answered yes before the change and no after it. */
+    questions: (org: Org) => Tuple[];
+    change: (via: Replica, org: Org) => Promise<unknown>;
+  }
+
+  const scenarios: Scenario[] = [
+    {
+      what: 'a member removed from the organization (an owner taken out of the Owners team)',
+      questions: (o) => [
+        t(`user:${o.owner}`, 'owner', `organization:${o.id}`),
+        t(`user:${o.owner}`, 'member', `organization:${o.id}`),
+        t(`user:${o.owner}`, 'edit', `organization:${o.id}`),
+        t(`user:${o.owner}`, 'delete', `team:${o.devs}`),
+      ],
+      change: (via, o) => via.authz.writeTuples({ writes: [], deletes: [t(`user:${o.owner}`, 'member', `team:${o.owners}`)] }),
+    },
+    {
+      what: 'a team left (and with it the custom role it carries)',
+      questions: (o) => [
+        t(`user:${o.dev}`, 'member', `organization:${o.id}`),
+        t(`user:${o.dev}`, 'edit', `organization:${o.id}`),
+        t(`user:${o.dev}`, 'view', `team:${o.devs}`),
+      ],
+      change: (via, o) => via.authz.writeTuples({ writes: [], deletes: [t(`user:${o.dev}`, 'member', `team:${o.devs}`)] }),
+    },
+    {
+      what: 'a custom role deleted',
+      questions: (o) => [t(`user:${o.dev}`, 'edit', `organization:${o.id}`), t(`user:${o.dev}`, 'view', `role:${o.role}`)],
+      change: (via, o) => via.roles.deleteRole({ orgId: o.id, id: o.role }),
+    },
+    {
+      what: 'a custom role unassigned from its team',
+      questions: (o) => [t(`user:${o.dev}`, 'edit', `organization:${o.id}`), t(`user:${o.dev}`, 'assignee', `role:${o.role}`)],
+      change: (via, o) => via.roles.assignTeamRoles({ teamId: o.devs, orgId: o.id, roleIds: [] }),
+    },
+    {
+      what: 'a custom role’s team list emptied',
+      questions: (o) => [t(`user:${o.dev}`, 'edit', `organization:${o.id}`)],
+      change: (via, o) => via.roles.updateRole({ orgId: o.id, id: o.role, teamIds: { teamIds: [] } }),
+    },
+    {
+      what: 'a deleted organization (its roles, then every tuple naming it or its teams)',
+      questions: (o) => [
+        t(`user:${o.owner}`, 'owner', `organization:${o.id}`),
+        t(`user:${o.dev}`, 'member', `organization:${o.id}`),
+        t(`user:${o.dev}`, 'edit', `organization:${o.id}`),
+        t(`user:${o.owner}`, 'view', `team:${o.devs}`),
+      ],
+      change: async (via, o) => {
+        await via.roles.deleteOrgRoles({ orgId: o.id });
+        const objects = [`organization:${o.id}`, `team:${o.owners}`, `team:${o.devs}`];
+        const tuples = (await Promise.all(objects.map((object) => via.authz.readTuples({ object, relation: '', user: '' })))).flatMap(
+          (r) => r.tuples,
+        );
+        await via.authz.writeTuples({ writes: [], deletes: tuples, idempotent: true });
+      },
+    },
+  ];
+
+  describe.each(scenarios)('$what', ({ questions, change }) => {
+    it('is refused on the very next request of the replica that made the change', async () => {
+      const org = await newOrg(a);
+      await warm(a, questions(org), true);
+      await change(a, org);
+      await refusedEverywhere([a], questions(org));
+    });
+
+    it('is refused on the very next request of the other replica, and of the writer', async () => {
+      const org = await newOrg(a);
+      await warm(a, questions(org), true);
+      await warm(b, questions(org), true);
+      await change(a, org);
+      await refusedEverywhere([b, a], questions(org));
+    });
+  });
+
+  it('answers a grant at once too, on both replicas (denials are kept and evicted alike)', async () => {
+    const org = await newOrg(b);
+    const edit = t(`user:${org.owner + 500}`, 'edit', `organization:${org.id}`);
+    await warm(a, [edit], false);
+    await warm(b, [edit], false);
+    await b.authz.writeTuples({ writes: [t(edit.user, 'member', `team:${org.devs}`)], deletes: [] });
+    for (const via of [a, b]) expect(await holds(via, edit)).toBe(true);
+  });
+
+  it('empties the cache when the bus connection is lost, keeps nothing while it is away, and keeps answers again once it is back', async () => {
+    const org = await newOrg(a);
+    const membership = t(`user:${org.dev}`, 'member', `team:${org.devs}`);
+    const member = t(`user:${org.dev}`, 'member', `organization:${org.id}`);
+    await warm(a, [member], true);
+    await removeBehindItsBack(membership);
+    expect(await holds(a, member)).toBe(true);
+
+    await nats.kill();
+    await eventually(async () => !a.running.ctx.bus!.health().connected, 10_000, 50);
+    // Notices may be missed now: the kept answer is gone...
+    expect(await holds(a, member)).toBe(false);
+    // ...and nothing read meanwhile is kept.
+    await a.authz.writeTuples({ writes: [membership], deletes: [] }).catch(() => undefined);
+    await eventually(async () => (await holds(a, member)) === true, 10_000, 50);
+    await removeBehindItsBack(membership);
+    expect(await holds(a, member)).toBe(false);
+
+    await nats.start();
+    await eventually(async () => a.running.ctx.bus!.health().connected, 15_000, 50);
+    await sql.query(`insert into authz.tuples (object_type, object_id, relation, user_type, user_id) values ('team', $1, 'member', 'user', $2)`, [
+      String(org.devs),
+      String(org.dev),
+    ]);
+    await warm(a, [member], true);
+    await removeBehindItsBack(membership);
+    expect(await holds(a, member)).toBe(true);
+  }, 60_000);
+});
