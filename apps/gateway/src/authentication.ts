@@ -83,6 +83,8 @@ export async function authenticate(
     await addressFailures.assertAllowed(address, 'too many failed sign-in attempts from this address');
     const creds = basicCredentials(req);
     if (!creds) throw new NotAuthenticatedError('basic authentication is required');
+    // The access line names the login tried, so a refused sign-in shows who was tried from where (never the password).
+    req.res!.locals.login = creds.username.slice(0, 256);
     try {
       const { user } = await identity.authenticateBasic(creds);
       return user ? { user, scope: undefined } : undefined;

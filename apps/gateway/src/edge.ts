@@ -73,6 +73,8 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const authenticated = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens);
   ctx.caller = authenticated?.user;
   ctx.scope = authenticated?.scope;
+  // For the access line (http.ts): who made the request.
+  if (ctx.caller) req.res!.locals.user = ctx.caller.login;
   assertScopeAllowed(route, ctx.scope);
   const requires = route.requires ?? [];
   // A site requirement depends on nothing the request names: a caller who is not a site admin is refused before

@@ -58,7 +58,7 @@ export function createGatewayHttp(opts: {
     const incoming = req.get('x-request-id');
     req.requestId = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.set('x-request-id', req.requestId);
-    accessLog(log, req.requestId, req.method, res);
+    accessLog(log, req, res);
     next();
   });
 
@@ -148,12 +148,14 @@ const httpMetrics = new HttpMetrics('gateway');
 
 /**
  * One line per request when it is answered: request id, method, the row's path (never the raw URL, which
- * may carry `?token=`), status and duration. 5xx are warnings; the fault itself is logged once as an error;
- * probes and scrapes of the operational paths are debug. The same route, method and status are counted in
- * http_server_requests_total and http_server_request_duration_seconds.
+ * may carry `?token=`), status, duration, the client's address and the user (or, for Basic credentials, the login
+ * tried, so a refused sign-in says who was tried from where). 5xx are warnings; the fault itself is logged once as
+ * an error; a refused sign-in (401 for Basic credentials) is a warning too; probes and scrapes of the operational paths are debug. The same
+ * route, method and status are counted in http_server_requests_total and http_server_request_duration_seconds.
  */
-function accessLog(log: Logger, requestId: string, method: string, res: Response): void {
+function accessLog(log: Logger, req: express.Request, res: Response): void {
   const started = process.hrtime.bigint();
+  const { requestId, method } = req;
   res.once('finish', () => {
     const status = res.statusCode;
     const line = {
@@ -162,9 +164,13 @@ function accessLog(log: Logger, requestId: string, method: string, res: Response
       route: (res.locals.route as string | undefined) ?? 'unmatched',
       status,
       durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+      client: req.ip,
+      user: res.locals.user as string | undefined,
+      login: res.locals.user ? undefined : (res.locals.login as string | undefined),
     };
     httpMetrics.record(line.route, method, status, line.durationMs / 1000);
     if (status >= 500) log.warn(line, 'request');
+    else if (status === 401 && line.login) log.warn(line, 'request'); // a refused sign-in
     else if (res.locals.operational) log.debug(line, 'request');
     else log.info(line, 'request');
   });

@@ -2,6 +2,7 @@ import { startTestGateway } from './test-gateway';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
+import { NotAuthenticatedError } from '@platform/errors';
 import { orgsTeamsV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
 
@@ -22,6 +23,13 @@ describe('the edge', () => {
       services: [
         bindService(orgsTeamsV1.OrgsTeamsServiceService, {
           getVersion: async () => ({ version: '1.2.3', service: 'orgs-teams' }),
+          authenticateBasic: async () => {
+            throw new NotAuthenticatedError('invalid username or password');
+          },
+          authenticate: async ({ token }: { token: string }) => {
+            if (token !== 'alices-token') throw new NotAuthenticatedError('invalid token');
+            return orgsTeamsV1.AuthenticateResponse.fromPartial({ user: { id: 7, login: 'alice', active: true }, tokenId: 1 });
+          },
         } as never),
       ],
       protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
@@ -91,5 +99,23 @@ describe('the edge', () => {
     expect(JSON.stringify(lines)).not.toContain('very-secret-token');
     // A malformed request is the client's: no error-level line, no stack.
     expect(lines.filter((l) => Number(l.level) >= 50)).toEqual([]);
+  });
+
+  it('names the client and the user in the access line, and a refused sign-in’s login at warn level, never its password', async () => {
+    lines.length = 0;
+    await fetch(`${base}/api/v1/users/alice/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('alice:wrong-password').toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x' }),
+    });
+    await fetch(`${base}/api/v1/user`, { headers: { authorization: 'token alices-token' } });
+    await new Promise((r) => setTimeout(r, 50));
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests).toEqual([
+      expect.objectContaining({ status: 401, login: 'alice', client: '127.0.0.1', level: 40 }),
+      expect.objectContaining({ route: '/user', user: 'alice', client: '127.0.0.1' }),
+    ]);
+    expect(requests[1]).not.toHaveProperty('login');
+    expect(JSON.stringify(lines)).not.toContain('wrong-password');
   });
 });

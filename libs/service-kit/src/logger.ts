@@ -21,10 +21,20 @@ const REDACT = [
 ];
 
 /**
- * JSON logger for one service; every line carries the service name, and with tracing on, the trace and span
- * ids of the call being served (`trace_id`, `span_id`).
+ * JSON logger for one service; every line carries the level by name (`"level":"info"`), an ISO 8601 time, the
+ * service name, and with tracing on, the trace and span ids of the call being served (`trace_id`, `span_id`),
+ * so log collectors and people read the same fields without pino's numeric levels and epoch milliseconds.
  */
-export function createLogger(service: string, level = 'info'): Logger {
+export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
   const mixin = tracingStarted() ? traceLogFields : undefined;
-  return pino({ name: service, level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service }, mixin });
+  const options: pino.LoggerOptions = {
+    name: service,
+    level,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    base: { service },
+    mixin,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
