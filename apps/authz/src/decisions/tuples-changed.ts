@@ -3,7 +3,7 @@ import type { Logger } from '@platform/service-kit';
 import type { DecisionCache } from './decision-cache';
 
 /** Longest a write waits for its notice to reach NATS before it is answered anyway. */
-const NOTICE_WAIT_MS = 1_000;
+const NOTICE_WAIT_MS = 2_000;
 
 /**
  * What a replica does once tuples may have changed (a write committed, or failed and was undone): empties its
