@@ -9,6 +9,9 @@ export interface DecisionCacheOptions {
   maxEntries: number;
 }
 
+/** How long to wait before sending another fence when one did not come back after a reconnect. */
+const RETRUST_RETRY_MS = 200;
+
 /** The key of one question: who, which relation, on what. JSON so that no two questions share a key. */
 export const decisionKey = (user: string, relation: string, object: string): string => JSON.stringify([user, relation, object]);
 
@@ -29,6 +32,7 @@ export const decisionKey = (user: string, relation: string, object: string): str
 export class DecisionCache {
   private readonly answers: LRUCache<string, boolean> | undefined;
   private generation = 0;
+  /** Whether kept answers may be served and stored: always, without a bus; with one, while it is connected (see follow). */
   private trusted = true;
   private fence: NoticeFence | undefined;
 
@@ -76,17 +80,34 @@ export class DecisionCache {
   /**
    * Evicts on every replica's tuple-change notice and follows the bus connection: a lost connection empties the
    * cache and keeps it empty until the connection is back (notices sent meanwhile are missed). Answers how to stop.
+   *
+   * Trust comes back (and comes at first) only once a fence has returned: the subscriptions are then in place on
+   * the server, since it takes them before the fence, so no later notice is missed; and the cache is emptied at
+   * that point, so whatever a missed notice announced was committed before and is read afresh.
    */
   async follow(bus: Bus): Promise<() => Promise<void>> {
     const unlisten = await bus.listen(TUPLES_CHANGED, () => this.evictAll());
     const fence = (this.fence = await NoticeFence.open(bus));
-    const apply = (connected: boolean) => {
+    let epoch = 0;
+    let stopped = false;
+    const apply = async (connected: boolean) => {
+      const current = ++epoch;
       this.evictAll();
-      this.trusted = connected;
+      this.trusted = false;
+      while (connected && current === epoch && !stopped) {
+        if (await fence.pass()) {
+          if (current !== epoch || stopped) return;
+          this.evictAll();
+          this.trusted = true;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, RETRUST_RETRY_MS).unref());
+      }
     };
-    apply(bus.health().connected);
-    const stop = bus.onHealthChange((h) => apply(h.connected));
+    await apply(bus.health().connected);
+    const stop = bus.onHealthChange((h) => void apply(h.connected));
     return async () => {
+      stopped = true;
       stop();
       // Both, even when the connection is already closed and unsubscribing fails.
       await Promise.allSettled([unlisten(), fence.close()]);
