@@ -37,13 +37,26 @@ export async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_
   }
 }
 
-/** Runs a TypeScript entry point in its own process, tsx loaded as a module hook (as `npm start` does). */
-export function runTs(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], {
+/**
+ * Runs a TypeScript entry point in its own process, tsx loaded as a module hook (as `npm start` does). Its
+ * stderr goes to ours; `onStderr`, when given, also sees each line (to notice what the process reports).
+ */
+export function runTs(entry: string, env: Record<string, string>, onStderr?: (line: string) => void): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', onStderr ? 'pipe' : 'inherit'],
   });
+  if (onStderr) {
+    let rest = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop()!;
+      lines.forEach(onStderr);
+    });
+  }
+  return child;
 }
 
 async function onServer(server: string, sql: string[]): Promise<void> {
