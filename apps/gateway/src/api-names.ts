@@ -24,6 +24,7 @@ export const TAGS = {
   Marketplaces: 'Marketplace installers and subscriptions, and the metered-billing proxy',
   'Metrics proxy': 'Cluster metrics datasources and the auth hook of the metrics reverse proxy',
   Objects: 'Stored objects (avatar images, contract documents) behind signed URLs',
+  Audit: 'The audit trail of administrative changes (site admins)',
   Miscellaneous: 'The platform version',
 } as const;
 
@@ -40,6 +41,7 @@ export const OPERATION_IDS: Record<string, string> = {
   // Miscellaneous, users and their tokens
   'GET /version': 'getVersion',
   'POST /admin/users': 'adminCreateUser',
+  'GET /admin/audit-events': 'adminListAuditEvents',
   'GET /user': 'userGetCurrent',
   'POST /users/:username/tokens': 'userCreateToken',
   'GET /users/:username/tokens': 'userGetTokens',

@@ -14,6 +14,7 @@ import {
   orgsTeamsV1,
   orgsTeamsOrgsV1,
   orgsTeamsSettingsV1,
+  orgsTeamsAuditV1,
   orgsTeamsAvatarsV1,
   orgTokensV1,
   orgClaimsV1,
@@ -46,6 +47,8 @@ export interface Backends {
     siteSettings: PromiseClient<typeof orgsTeamsSettingsV1.SiteSettingsServiceService>;
     /** Organization avatars and their objects. */
     avatars: PromiseClient<typeof orgsTeamsAvatarsV1.AvatarsServiceService>;
+    /** The audit trail of administrative changes. */
+    audit: PromiseClient<typeof orgsTeamsAuditV1.AuditServiceService>;
   };
   contractsLicensing: {
     /** The app's version (its first service answers GetVersion). */
@@ -114,6 +117,7 @@ export function connectBackends(config: GatewayConfig): Backends {
       claims: createClient(orgClaimsV1.OrgClaimsServiceService, orgsTeams, opts('orgs-teams')),
       siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, orgsTeams, opts('orgs-teams')),
       avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, orgsTeams, opts('orgs-teams')),
+      audit: createClient(orgsTeamsAuditV1.AuditServiceService, orgsTeams, opts('orgs-teams')),
     },
     contractsLicensing: {
       licensing: createClient(

@@ -10,6 +10,7 @@ import {
   type FieldViolation,
 } from '@platform/errors';
 import type { Logger } from '@platform/service-kit';
+import { recordChange } from './audit';
 import { authenticate, resolveOrg } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
@@ -99,7 +100,9 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   const handlerCtx = { ...ctx, target } as never;
   // What a request gives depends on its body, so this requirement comes last.
   if (route.gives) await checkGrant(ctx, route.gives.of(input, handlerCtx));
-  return route.handle(input, handlerCtx);
+  const reply = await route.handle(input, handlerCtx);
+  recordChange(route, req, ctx, reply.status ?? route.response.status, deps);
+  return reply;
 }
 
 /** What a scoped token is told on a row its scope does not list. */

@@ -216,6 +216,11 @@ export interface RouteSpec<
   gives?: GrantRequirement<{ params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, RouteContext<A, O, V>>;
   /** Checks that need data only the handler has, named here so the route table shows them. */
   handlerChecks?: string[];
+  /**
+   * `false` for a write that changes nothing an administrator audits (a question asked by POST, a machine's
+   * usage report); every other successful write is recorded in the audit trail (audit.ts).
+   */
+  audit?: false;
   handle(input: { params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, ctx: RouteContext<A, O, V>): Promise<Reply<z.input<RS>>>;
 }
 
@@ -238,6 +243,7 @@ export interface Route {
   requires?: Requirement<PermissionObjectType>[];
   gives?: GrantRequirement<{ params: any; query: any; body: any }, RouteContext<Auth, OrgMode | undefined, any>>;
   handlerChecks?: string[];
+  audit?: false;
   handle(input: { params: any; query: any; body: any }, ctx: RouteContext<Auth, OrgMode | undefined, unknown>): Promise<Reply<unknown>>;
 }
 

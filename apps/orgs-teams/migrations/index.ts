@@ -6,6 +6,7 @@ import { siteSettings } from './20261122030000_site_settings';
 import { orgTokens } from './20261122040000_org_tokens';
 import { scopedTokens } from './20261123000000_scoped_tokens';
 import { claimBackoff } from './20261123010000_claim_backoff';
+import { auditEvents } from './20261124090000_audit_events';
 
 /** Every migration of the identity schema, oldest first. */
 export const migrations: Migration[] = [
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   outboxMigration('20261122050000_outbox'),
   scopedTokens,
   claimBackoff,
+  auditEvents,
 ];

@@ -16,6 +16,7 @@ import { OrgCache } from './orgs/org-cache';
 import { orgEffects } from './orgs/effects';
 import { openObjectStorage } from '@platform/object-storage';
 import { siteSettingsService } from './settings/service';
+import { auditService } from './audit/service';
 import { avatarsService } from './avatars/service';
 import { Avatars } from './avatars/avatars';
 import { orgTokensService } from './org-tokens/service';
@@ -99,6 +100,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             isOfflineInstaller: config.OFFLINE_INSTALLER,
           }),
           avatarsService(avatars),
+          auditService(db!),
           orgTokensService(orgTokens),
           orgClaimsService(db!, outbox),
         ]);

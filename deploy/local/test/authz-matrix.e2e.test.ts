@@ -70,6 +70,12 @@ const MATRIX: Record<string, Row> = {
     path: (f) => `/authz/objects/organization/${f.orgId}/allowed-permissions`,
   },
   'POST /authz/objects/allowed-permissions': { pass: MEMBERS, body: (f) => [{ objectType: 'organization', objectID: f.orgId }] },
+  // Site administration: site admins only.
+  'POST /admin/users': {
+    pass: ['siteadmin'],
+    body: (f) => ({ username: `made-${f.org}`, email: `made-${f.org}@example.com`, password: 'a-long-enough-password' }),
+  },
+  'GET /admin/audit-events': { pass: ['siteadmin'] },
   'GET /authz/roles/available_permissions': { pass: MEMBERS },
   'GET /authz/roles': { pass: MEMBERS },
   // A role may carry only what its maker holds (docs/authorization.md): the holder holds create_role itself.
@@ -506,7 +512,7 @@ function sectionRoutes() {
   const env = { DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' };
   return registeredRoutesOn(env).filter(
     (r) =>
-      /^\/(authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/orgs|users\/:username\/orgs|user\/license-proxy|license|register|licenses|dashboard|dbaas|user\/clients?|clusters\/:owner\/:cluster|metricsproxy)(\/|$)/.test(
+      /^\/(admin|authz|branding|allowed-domains|disable-registration|orgs|teams|contracts|user\/contracts|user\/orgs|users\/:username\/orgs|user\/license-proxy|license|register|licenses|dashboard|dbaas|user\/clients?|clusters\/:owner\/:cluster|metricsproxy)(\/|$)/.test(
         r.path,
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.

@@ -8,6 +8,7 @@ export * as authzRolesV1 from './gen/platform/authz/v1/roles';
 export * as orgsTeamsV1 from './gen/platform/orgsteams/v1/orgsteams';
 export * as orgsTeamsOrgsV1 from './gen/platform/orgsteams/v1/orgs';
 export * as orgsTeamsSettingsV1 from './gen/platform/orgsteams/v1/settings';
+export * as orgsTeamsAuditV1 from './gen/platform/orgsteams/v1/audit';
 export * as orgsTeamsAvatarsV1 from './gen/platform/orgsteams/v1/avatars';
 export * as orgTokensV1 from './gen/platform/orgsteams/v1/org_tokens';
 export * as orgClaimsV1 from './gen/platform/orgsteams/v1/claims';

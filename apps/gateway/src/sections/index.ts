@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { auditRoutes } from './audit/routes';
 import { authorizationRoutes } from './authorization/routes';
 import { clientOrgRoutes } from './client-orgs/routes';
 import { clusterSetRoutes } from './cluster-sets/routes';
@@ -30,6 +31,7 @@ import { versionRoutes } from './version/routes';
 export const ROUTES: Route[] = [
   ...versionRoutes,
   ...identityRoutes,
+  ...auditRoutes,
   ...authorizationRoutes,
   ...siteSettingsRoutes,
   ...avatarRoutes,

@@ -115,6 +115,8 @@ export const adminContractRoutes: Route[] = [
     ...common,
     method: 'post',
     path: '/contracts/active/associated-clusters/batch-status',
+    // A question asked by POST: it changes nothing.
+    audit: false,
     summary: 'The status of several clusters as bound to the active contracts of an account',
     query: StatusQuery,
     requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],

@@ -179,6 +179,8 @@ export const userContractRoutes: Route[] = [
     ...common,
     method: 'post',
     path: '/user/contracts/active/associated-clusters/batch-status',
+    // A question asked by POST: it changes nothing.
+    audit: false,
     summary: 'The status of several clusters as bound to the account’s active contracts (or to `contract`)',
     query: z.object({ contract: contractQuery }),
     requires: [MEMBERSHIP],

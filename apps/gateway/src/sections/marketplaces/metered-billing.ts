@@ -80,6 +80,8 @@ function providerRoutes(slug: 'providera' | 'providerc', marketplace: 'ProviderA
     route({
       method: 'post',
       path: `${BASE}/${slug}/report-usage`,
+      // A deployment's usage report, sent every period: billing data, not an administrative change.
+      audit: false,
       summary: `Report a subscription's metered usage to ${marketplace} (${api})`,
       auth: 'token',
       gate: slug,

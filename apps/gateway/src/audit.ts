@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import type { Logger } from '@platform/service-kit';
+import { operationIdOf } from './api-names';
+import type { Backends } from './backends';
+import type { EdgeContext, Route } from './route';
+
+/** The API root the audited target is given under (its paths are those of the API document). */
+const API_ROOT = '/api/v1';
+
+/** The request's path under the API root (a router's req.path is only the part below its mount point). */
+const targetOf = (req: Request) => {
+  // A router mounted at /orgs answers POST /orgs with req.path "/": no trailing slash in the trail.
+  const full = `${req.baseUrl}${req.path}`.replace(/(.)\/$/, '$1');
+  return full.startsWith(API_ROOT) ? full.slice(API_ROOT.length) : full;
+};
+
+/**
+ * Whether a row's successful answers are audited: every write by a known caller, unless the row says otherwise
+ * (docs/audit.md).
+ */
+export const isAudited = (route: Route) => route.method !== 'get' && route.audit !== false;
+
+/**
+ * Records a change the API answered with success: one `audit` log line (the complete trail, for log collectors)
+ * and one event in orgs-teams' audit table (listed by GET /admin/audit-events). Nothing the request carried
+ * is kept beyond its path and org context, so no secret of a body reaches the trail. Recording never delays or
+ * fails the answer: the event is sent after it, and a failure to store it is logged with the event.
+ */
+export function recordChange(route: Route, req: Request, ctx: Pick<EdgeContext, 'caller' | 'org'>, status: number, deps: { backends: Backends; log: Logger }): void {
+  if (!ctx.caller || !isAudited(route)) return;
+  const event = {
+    id: randomUUID(),
+    timeUnixMs: Date.now(),
+    actorId: ctx.caller.id,
+    actorLogin: ctx.caller.login,
+    action: operationIdOf(route),
+    method: route.method.toUpperCase(),
+    route: route.path.replace(/:(\w+)/g, '{$1}'),
+    target: targetOf(req),
+    org: ctx.org?.name ?? '',
+    status,
+    requestId: req.requestId,
+    client: req.ip ?? '',
+  };
+  deps.log.info({ audit: event }, 'audit');
+  deps.backends.orgsTeams.audit
+    .recordAuditEvent(event, { requestId: req.requestId })
+    .catch((err) => deps.log.warn({ err, audit: event }, 'audit event not stored (it is in this log line)'));
+}

@@ -1,0 +1,17 @@
+import type { Database } from '@platform/db';
+import { orgsTeamsAuditV1 } from '@platform/proto';
+import { bindService, versionOf } from '@platform/service-kit';
+import { AuditStore } from './audit-store';
+
+/** The AuditService binding: the gateway records events and lists them for site admins (it checks who may). */
+export function auditService(db: Database) {
+  const store = new AuditStore(db);
+  return bindService(orgsTeamsAuditV1.AuditServiceService, {
+    getVersion: async () => versionOf('orgs-teams'),
+    recordAuditEvent: async (req) => {
+      await store.record(req);
+      return {};
+    },
+    listAuditEvents: (req) => store.list(req),
+  });
+}
