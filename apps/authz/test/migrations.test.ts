@@ -50,4 +50,38 @@ describeMigrationRoundTrips('authz', migrations, {
       await expect(knex.withSchema(schema).table('roles').insert({ org_id: 7, name: 'deployers' })).rejects.toThrow(/roles_org_lower_name/);
     },
   },
+  '20261124080000_tuple_changes': {
+    async before(knex, schema) {
+      await knex
+        .withSchema(schema)
+        .table('tuples')
+        .insert(tuple('organization:9', 'owner', 'user:3'));
+    },
+    async after(knex, schema) {
+      // Tuples written before the log exist are kept and not logged: a replica loads them from the table.
+      expect(await tuplesOf(knex, schema)).toEqual(
+        expect.arrayContaining([expect.objectContaining(tuple('organization:9', 'owner', 'user:3'))]),
+      );
+      const log = () => knex.withSchema(schema).table('tuple_changes').select('seq', 'op', 'object_id', 'user_id').orderBy(['seq', 'op']);
+      const head = () => knex.withSchema(schema).table('tuple_changes_head').first('seq', 'pruned');
+      expect(await log()).toEqual([]);
+      expect(await head()).toEqual({ seq: 0, pruned: 0 });
+      // Each statement that changes tuples takes the next number; one that changes none takes nothing.
+      const table = () => knex.withSchema(schema).table('tuples');
+      await table().insert([tuple('team:8', 'member', 'user:4'), tuple('team:8', 'member', 'user:5')]);
+      await table().where({ object_type: 'team', object_id: 'nothing' }).del();
+      await table().where({ object_type: 'team', user_id: '5' }).update({ user_id: '6' });
+      await table().where({ object_type: 'team', user_id: '4' }).del();
+      expect(await log()).toEqual([
+        { seq: 1, op: 'write', object_id: '8', user_id: '4' },
+        { seq: 1, op: 'write', object_id: '8', user_id: '5' },
+        { seq: 2, op: 'delete', object_id: '8', user_id: '5' },
+        { seq: 2, op: 'write', object_id: '8', user_id: '6' },
+        { seq: 3, op: 'delete', object_id: '8', user_id: '4' },
+      ]);
+      await knex.raw('truncate ??.tuples', [schema]);
+      expect((await log()).at(-1)).toEqual({ seq: 4, op: 'truncate', object_id: '', user_id: '' });
+      expect(await head()).toEqual({ seq: 4, pruned: 0 });
+    },
+  },
 });

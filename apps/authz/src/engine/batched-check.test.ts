@@ -11,7 +11,8 @@ import { EmbeddedEngine } from './embedded-engine';
 import { TypeSystem } from './model';
 import { TupleStore } from './tuple-store';
 
-// The batched walk over Postgres: relations that are acyclic unions (create, owner, assignee, member) are
+// The batched walk over Postgres (these engines read the table; memory-tuples.test.ts covers memory): relations
+// that are acyclic unions (create, owner, assignee, member) are
 // resolved a level at a time, one statement per level; viewer (recursive through parent, and through
 // group#member) is walked an object at a time and hands its batchable usersets to the batched walk.
 const MODEL = `model
@@ -51,7 +52,7 @@ afterAll(async () => {
   await database?.close();
 });
 beforeEach(async () => {
-  ({ engine, dispose } = await database.engine(MODEL));
+  ({ engine, dispose } = await database.engine(MODEL, { memory: false }));
 });
 afterEach(async () => {
   await dispose();
@@ -203,7 +204,7 @@ describe('batched checks on the database drivers', () => {
     const pglite = await openDatabase({ dataDir, schema: 'authz' });
     try {
       await pglite.migrate([init, tuples]);
-      const embedded = new EmbeddedEngine(pglite, TypeSystem.fromDsl(MODEL));
+      const embedded = new EmbeddedEngine(pglite, TypeSystem.fromDsl(MODEL), { memory: false });
       const writes = [t('role:r#assignee', 'create', 'org:acme'), t('user:*', 'member', 'team:open')];
       for (let i = 0; i < 12; i++) writes.push(t(`team:${i}#member`, 'assignee', 'role:r'), t(`user:m${i}`, 'member', `team:${i}`));
       await embedded.write(writes, []);
@@ -221,5 +222,5 @@ describe('batched checks on the database drivers', () => {
 /** Replaces this test's engine with one over another model. */
 async function swapEngine(modelDsl: string) {
   await dispose();
-  return database.engine(modelDsl);
+  return database.engine(modelDsl, { memory: false });
 }

@@ -2,8 +2,8 @@ import { CheckResolver } from './check';
 import { withContextualTuples } from './contextual';
 import { PLATFORM_MODEL_FILE, TypeSystem } from './model';
 import type { TupleSource, UsersRead } from './source';
-import { formatUser, parseObject, parseUser } from './tuple';
-import type { Tuple } from './types';
+import { answer, MIXED, random, randomQuestions, randomTuples } from './test/random-tuples';
+import { parseObject, parseUser } from './tuple';
 
 // The resolver over an in-memory source, to see how often it reads.
 const MODEL = TypeSystem.fromDsl(`model
@@ -90,96 +90,20 @@ describe('batched resolution', () => {
 
   // The batched walk must answer exactly as the one-object-at-a-time walk does: random tuples on models with
   // and without recursion, intersection and exclusion, every answer (and error) compared.
-  const MIXED = TypeSystem.fromDsl(`model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, user:*, group#member]
-type team
-  relations
-    define member: [user, user:*]
-    define lead: [user]
-    define staff: member or lead
-type role
-  relations
-    define assignee: [user, team#member, team#staff]
-type site
-  relations
-    define admin: [user]
-type org
-  relations
-    define site: [site]
-    define parent: [org]
-    define owner: [user, team#member]
-    define blocked: [user, group#member]
-    define approved: [user, role#assignee]
-    define create: [role#assignee] or owner or admin from site
-    define safe_create: create but not blocked
-    define both: create and approved
-    define viewer: [user, team#staff, group#member, role#assignee] or create or viewer from parent
-    define parent_create: create from parent
-`);
-
-  /** A deterministic pseudo-random generator (mulberry32). */
-  const random = (seed: number) => () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  const IDS = ['a', 'b', 'c', 'd'];
-
-  function randomTuples(model: TypeSystem, next: () => number, count: number): Tuple[] {
-    const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)];
-    const assignable = model.model.type_definitions.flatMap((d) =>
-      model.relationsOf(d.type).flatMap((relation) => model.directTypes(d.type, relation).map((r) => ({ type: d.type, relation, r }))),
-    );
-    const seen = new Set<string>();
-    const out: Tuple[] = [];
-    for (let i = 0; i < count; i++) {
-      const { type, relation, r } = pick(assignable);
-      const user = r.wildcard ? `${r.type}:*` : r.relation ? `${r.type}:${pick(IDS)}#${r.relation}` : `${r.type}:${pick(IDS)}`;
-      const tuple = { user, relation, object: `${type}:${pick(IDS)}` };
-      const key = `${tuple.user} ${tuple.relation} ${tuple.object}`;
-      if (!seen.has(key)) out.push(tuple);
-      seen.add(key);
-    }
-    return out;
-  }
-
-  async function answer(resolver: CheckResolver, object: string, relation: string, user: string): Promise<string> {
-    try {
-      return String(await resolver.check(parseObject(object), relation, parseUser(user)));
-    } catch (err) {
-      return (err as Error).constructor.name;
-    }
-  }
-
   it.each([
     ['the platform model', platform, 8, 150],
     ['a model mixing recursion, intersection and exclusion with batchable relations', MIXED, 30, 120],
   ])('answers as the depth-first walk on %s', async (_name, model, seeds, tupleCount) => {
-    const types = model.model.type_definitions.map((d) => d.type);
-    const objects = types.flatMap((type) =>
-      model.relationsOf(type).flatMap((relation) => IDS.map((id) => ({ object: `${type}:${id}`, relation }))),
-    );
     let allowed = 0;
     let denied = 0;
     for (let seed = 1; seed <= seeds; seed++) {
       const next = random(seed);
-      const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)];
       const tuples = randomTuples(model, next, tupleCount);
       const source = withContextualTuples(
         empty,
         tuples.map((t) => ({ ...model.validateTuple(t), relation: t.relation })),
       );
-      // Every object#relation, asked for each plain user, the wildcard, and a few usersets and other objects.
-      const users = [...IDS.map((id) => `user:${id}`), 'user:*'];
-      for (let i = 0; i < 3; i++) {
-        const type = pick(types);
-        users.push(formatUser({ type, id: pick(IDS), relation: next() < 0.7 ? pick(['', ...model.relationsOf(type)]) : '' }));
-      }
+      const { objects, users } = randomQuestions(model, next);
       // One shared resolver per walk as well, as a batch check uses it: memoised answers must agree too.
       const shared = new CheckResolver(model, source);
       const sharedReference = new CheckResolver(model, source, { batch: false });

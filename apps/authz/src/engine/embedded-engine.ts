@@ -1,22 +1,67 @@
+import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { CheckResolver } from './check';
 import { withContextualTuples, type ParsedTuple } from './contextual';
 import { InvalidTupleError } from './errors';
 import { ObjectCandidates } from './list-objects';
+import { MemoryTuples, startLocalWrite, type MemoryTuplesOptions } from './memory-tuples';
 import type { TypeSystem } from './model';
+import type { TupleSource } from './source';
 import { TupleStore } from './tuple-store';
 import { assertRelationName, formatObject, parseObject, parseUser, tupleKey } from './tuple';
 import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, WriteOptions } from './types';
 
-/** The engine that needs no OpenFGA server: the same model, evaluated in-process over the authz schema's tuples. */
+export interface EmbeddedEngineOptions {
+  /**
+   * Whether checks are answered from the tuples in memory (MemoryTuples) once they are loaded; default true, with
+   * `strict` freshness on a Postgres server and `local` on the embedded PGlite. `false`: every check reads the table.
+   */
+  memory?: boolean | Partial<MemoryTuplesOptions>;
+}
+
+/**
+ * The engine that needs no OpenFGA server: the same model, evaluated in-process over the authz schema's tuples.
+ *
+ * Checks read the tuples from memory (loaded on the first check, or by `load`, and kept current from the
+ * table's change log), so a check costs no statement beyond the freshness read its mode asks for; until they
+ * are loaded, checks read the table. An engine bound to a caller's transaction (a unit of work) always reads
+ * the table, which is the only place its uncommitted writes are visible.
+ */
 export class EmbeddedEngine implements AuthzEngine {
   private readonly store: TupleStore;
+  private readonly memory?: MemoryTuples;
+  /** The caller's transaction this engine works in, if any. */
+  private readonly trx?: Knex.Transaction;
 
   constructor(
     db: Database,
     readonly model: TypeSystem,
+    options: EmbeddedEngineOptions = {},
   ) {
     this.store = new TupleStore(db);
+    if (db.knex.isTransaction) this.trx = db.knex as Knex.Transaction;
+    else if (options.memory !== false) {
+      const onServer = (db.knex.client as Knex.Client).config.client === 'pg';
+      this.memory = new MemoryTuples(this.store, {
+        freshness: onServer ? 'strict' : 'local',
+        ...(typeof options.memory === 'object' ? options.memory : {}),
+      });
+    }
+  }
+
+  /** Loads the tuples into memory now rather than at the first check; resolves once checks are answered from there. */
+  load(): Promise<void> {
+    return this.memory ? this.memory.load() : Promise.resolve();
+  }
+
+  /** Stops keeping the tuples in memory (and its timer); checks read the table from then on. */
+  close(): void {
+    this.memory?.close();
+  }
+
+  /** The tuples in memory, when loaded (for tests and measurements). */
+  get inMemory(): MemoryTuples | undefined {
+    return this.memory;
   }
 
   async check(request: CheckRequest): Promise<boolean> {
@@ -24,7 +69,9 @@ export class EmbeddedEngine implements AuthzEngine {
   }
 
   async batchCheck(requests: CheckRequest[]): Promise<boolean[]> {
-    // Requests without contextual tuples see the same tuples, so they share one resolver and its memo.
+    // Requests without contextual tuples see the same tuples, so they share one resolver and its memo; the whole
+    // batch is answered from one state of the tuples, brought up to date once.
+    let source: TupleSource | undefined;
     let shared: CheckResolver | undefined;
     const answers: boolean[] = [];
     for (const req of requests) {
@@ -32,12 +79,18 @@ export class EmbeddedEngine implements AuthzEngine {
       const user = parseUser(req.user);
       this.model.assertRelation(object, req.relation);
       this.model.assertUser(user);
+      source ??= await this.source();
       const resolver = req.contextualTuples?.length
-        ? new CheckResolver(this.model, withContextualTuples(this.store, this.parseAll(req.contextualTuples)))
-        : (shared ??= new CheckResolver(this.model, this.store));
+        ? new CheckResolver(this.model, withContextualTuples(source, this.parseAll(req.contextualTuples)))
+        : (shared ??= new CheckResolver(this.model, source));
       answers.push(await resolver.check(object, req.relation, user));
     }
     return answers;
+  }
+
+  /** Where checks read tuples now: memory when it is loaded and fresh enough, else the table. */
+  private async source(): Promise<TupleSource> {
+    return this.memory && (await this.memory.usable()) ? this.memory : this.store;
   }
 
   async listRelations(user: string, object: string, relations: string[]): Promise<string[]> {
@@ -49,8 +102,9 @@ export class EmbeddedEngine implements AuthzEngine {
     const who = parseUser(user);
     this.model.assertUser(who);
     this.model.assertRelation({ type, id: '_' }, relation);
-    const candidates = await new ObjectCandidates(this.model, this.store, who).of(type, relation);
-    const resolver = new CheckResolver(this.model, this.store);
+    const source = await this.source();
+    const candidates = await new ObjectCandidates(this.model, source, who).of(type, relation);
+    const resolver = new CheckResolver(this.model, source);
     const objects: string[] = [];
     for (const id of candidates) {
       if (await resolver.check({ type, id }, relation, who)) objects.push(formatObject({ type, id }));
@@ -68,7 +122,16 @@ export class EmbeddedEngine implements AuthzEngine {
     }
     // Deletes are validated by shape only: a tuple the model no longer accepts must still be removable.
     const parsedDeletes = deletes.map((t) => ({ object: parseObject(t.object), relation: t.relation, user: parseUser(t.user) }));
-    await this.store.write(this.parseAll(writes), parsedDeletes, opts);
+    const parsedWrites = this.parseAll(writes);
+    const end = startLocalWrite(this.trx);
+    try {
+      await this.store.write(parsedWrites, parsedDeletes, opts);
+    } finally {
+      end();
+    }
+    // Committed: memory takes it from the log now (with whatever others committed before), so the writer's next
+    // check needs nothing more. Should that read fail, the next check reads the log again.
+    await this.memory?.catchUpIfLoaded().catch(() => undefined);
   }
 
   async readTuples(filter: TupleFilter): Promise<Tuple[]> {

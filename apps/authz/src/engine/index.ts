@@ -1,6 +1,6 @@
 // The authorization engine: one interface, and the embedded implementation over the authz schema.
 export type { AuthzEngine, CheckRequest, Tuple, TupleFilter } from './types';
-export { EmbeddedEngine } from './embedded-engine';
+export { EmbeddedEngine, type EmbeddedEngineOptions } from './embedded-engine';
 export { TypeSystem, modelFromDsl, PLATFORM_MODEL_FILE, type AuthorizationModel } from './model';
 export { InvalidTupleError, TupleConflictError, ResolutionTooComplexError } from './errors';
 export { MAX_RESOLUTION_DEPTH } from './check';

@@ -8,8 +8,12 @@ import type { Tuple, WriteOptions } from './types';
 
 /** The table of migration 20261122010000_tuples. */
 export const TUPLES_TABLE = 'tuples';
+/** The change log of migration 20261124080000_tuple_changes, and its one numbering row. */
+export const CHANGES_TABLE = 'tuple_changes';
+export const CHANGES_HEAD_TABLE = 'tuple_changes_head';
 
-interface TupleRow {
+/** A stored tuple as its columns. */
+export interface TupleRow {
   object_type: string;
   object_id: string;
   relation: string;
@@ -21,6 +25,8 @@ interface TupleRow {
 const KEY_COLUMNS = ['object_type', 'object_id', 'relation', 'user_type', 'user_relation', 'user_id'] as const;
 // Postgres takes at most 65535 bind parameters per statement; six per tuple keeps a chunk well below that.
 const CHUNK = 1000;
+// Changes read with the log's head; more are read by a statement of their own.
+const FIRST_CHANGES = 100;
 
 const toRow = (t: ParsedTuple): TupleRow => ({
   object_type: t.object.type,
@@ -39,6 +45,18 @@ const toTuple = (r: TupleRow): Tuple => ({
 
 const keyValues = (r: TupleRow) => KEY_COLUMNS.map((c) => r[c]);
 
+/** A logged change to the tuples, in the order it must be applied. */
+export interface TupleChange extends TupleRow {
+  seq: number;
+  op: 'write' | 'delete' | 'truncate';
+}
+
+/** Where the change log stands: the number of its last change, and below which changes may be gone. */
+export interface ChangesHead {
+  head: number;
+  pruned: number;
+}
+
 function chunks<T>(items: T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -56,7 +74,7 @@ export class TupleStore implements TupleSource {
     // object#relation (an organization may have many members). All branches go in one statement.
     const sql: string[] = [];
     const values: unknown[] = [];
-    const table = `"${this.db.schema}"."${TUPLES_TABLE}"`; // openDatabase admits only [a-z0-9_] schema names
+    const table = this.qualified(TUPLES_TABLE);
     reads.forEach((read, i) => {
       if (read.objectIds.length === 0) return;
       for (const s of read.shapes) {
@@ -101,6 +119,69 @@ export class TupleStore implements TupleSource {
       for (const r of rows) ids.add(r.object_id);
     }
     return [...ids];
+  }
+
+  /** Where the change log stands now. */
+  async readHead(): Promise<ChangesHead> {
+    const [row] = await this.select<ChangesHead>(`select seq as head, pruned from ${this.qualified(CHANGES_HEAD_TABLE)}`, []);
+    return row;
+  }
+
+  /**
+   * The changes logged after `after`, in order, with where the log stands, read in one snapshot: the changes are
+   * exactly those up to `head`. At most `limit` changes; when there are more, `complete` is false.
+   *
+   * The usual answer is "nothing new", so the first statement is kept small: the head row and the first few
+   * changes, a plan with no join and a small limit (a large estimate would have Postgres compile it, JIT, on every
+   * call). Only when more changes wait does a second statement read them, up to the head the first one saw; all of
+   * those were committed before that head was, so they are visible to it.
+   */
+  async readChanges(after: number, limit: number): Promise<ChangesHead & { changes: TupleChange[]; complete: boolean }> {
+    const tuple = 'object_type, object_id, relation, user_type, user_id, user_relation';
+    const first = Math.min(limit, FIRST_CHANGES);
+    const rows = await this.select<{ seq: number; pruned: number | null; op: TupleChange['op'] | null } & TupleRow>(
+      `select seq, pruned, null as op, ${tuple.replace(/\w+/g, 'null as $&')} from ${this.qualified(CHANGES_HEAD_TABLE)}` +
+        ` union all (select seq, null, op, ${tuple} from ${this.qualified(CHANGES_TABLE)}` +
+        // A statement's deletes go before its writes (an update of a tuple is both).
+        ` where seq > ? order by seq, op = 'write' limit ?)`,
+      [after, first + 1],
+    );
+    const top = rows.find((r) => r.op === null)!;
+    const head = { head: top.seq, pruned: top.pruned! };
+    let changes = rows.filter((r) => r.op !== null) as TupleChange[];
+    if (changes.length > first && first < limit) {
+      changes = await this.select<TupleChange>(
+        `select seq, op, ${tuple} from ${this.qualified(CHANGES_TABLE)} where seq > ? and seq <= ? order by seq, op = 'write' limit ?`,
+        [after, head.head, limit + 1],
+      );
+    }
+    // Union members come out in order in practice; sorting keeps the order a promise.
+    changes.sort((x, y) => x.seq - y.seq || Number(x.op === 'write') - Number(y.op === 'write'));
+    return { ...head, changes: changes.slice(0, limit), complete: changes.length <= limit };
+  }
+
+  /** Up to `limit` stored tuples after `after` in key order (the primary key's), for loading them page by page. */
+  async readPage(after: TupleRow | undefined, limit: number): Promise<TupleRow[]> {
+    const columns = KEY_COLUMNS.join(', ');
+    const where = after ? ` where (${columns}) > (?, ?, ?, ?, ?, ?)` : '';
+    return this.select<TupleRow>(
+      `select ${columns} from ${this.qualified(TUPLES_TABLE)}${where} order by ${columns} limit ?`,
+      after ? [...keyValues(after), limit] : [limit],
+    );
+  }
+
+  /** Deletes changes older than `seconds` and records up to which number the log is no longer complete. */
+  async pruneChanges(seconds: number): Promise<void> {
+    await this.db.knex.raw(
+      `with gone as (delete from ${this.qualified(CHANGES_TABLE)} where created_at < now() - make_interval(secs => ?) returning seq)` +
+        ` update ${this.qualified(CHANGES_HEAD_TABLE)} set pruned = greatest(pruned, (select max(seq) from gone))` +
+        ' where exists (select 1 from gone)',
+      [seconds],
+    );
+  }
+
+  private qualified(table: string): string {
+    return `"${this.db.schema}"."${table}"`; // openDatabase admits only [a-z0-9_] schema names
   }
 
   /** Applies deletes then writes in one transaction; a missing delete or an existing write aborts it all. */

@@ -2,8 +2,12 @@ import { openDatabase, type Database } from '@platform/db';
 import { createTestDatabase } from '@platform/testing';
 import { init } from '../../../migrations/20261122000000_init';
 import { tuples } from '../../../migrations/20261122010000_tuples';
-import { EmbeddedEngine } from '../embedded-engine';
+import { tupleChanges } from '../../../migrations/20261124080000_tuple_changes';
+import { EmbeddedEngine, type EmbeddedEngineOptions } from '../embedded-engine';
 import { TypeSystem } from '../model';
+
+/** The migrations the engine needs: the tuples and their change log. */
+export const ENGINE_MIGRATIONS = [init, tuples, tupleChanges];
 
 /** A test database in which each engine gets its own freshly migrated schema, so tests never share tuples. */
 export async function openEngineDatabase() {
@@ -13,19 +17,33 @@ export async function openEngineDatabase() {
   return {
     url: database.url,
     /** A new empty engine over the given model (DSL), in a schema of its own. */
-    async engine(modelDsl?: string): Promise<{ engine: EmbeddedEngine; db: Database; dispose(): Promise<void> }> {
-      const db = await openDatabase({ url: database.url, dataDir: '', schema: `authz_${next++}` });
+    async engine(
+      modelDsl?: string,
+      options?: EmbeddedEngineOptions,
+    ): Promise<{ engine: EmbeddedEngine; db: Database; schema: string; dispose(): Promise<void> }> {
+      const schema = `authz_${next++}`;
+      const db = await openDatabase({ url: database.url, dataDir: '', schema });
       open.add(db);
-      await db.migrate([init, tuples]);
+      await db.migrate(ENGINE_MIGRATIONS);
       const model = modelDsl ? TypeSystem.fromDsl(modelDsl) : TypeSystem.fromFile();
+      const engine = new EmbeddedEngine(db, model, options);
       return {
-        engine: new EmbeddedEngine(db, model),
+        engine,
         db,
+        schema,
         async dispose() {
+          engine.close();
           open.delete(db);
           await db.close();
         },
       };
+    },
+    /** Another replica: an engine of its own over the schema of an engine made above. */
+    async replica(schema: string, modelDsl?: string, options?: EmbeddedEngineOptions): Promise<{ engine: EmbeddedEngine; db: Database }> {
+      const db = await openDatabase({ url: database.url, dataDir: '', schema });
+      open.add(db);
+      const model = modelDsl ? TypeSystem.fromDsl(modelDsl) : TypeSystem.fromFile();
+      return { engine: new EmbeddedEngine(db, model, options), db };
     },
     async close() {
       for (const db of open) await db.close();
