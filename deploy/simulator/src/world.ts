@@ -1,9 +1,9 @@
-import { agentV1 } from '@platform/proto';
+import { agentV1, PRODUCT_KEYS, type ProductKey } from '@platform/proto';
 import { Rng, uuidOf } from './random';
 
-/** The licensed products the simulated clusters run. */
-export const PRODUCTS = ['productdb', 'productbackup', 'productvault', 'productingress'] as const;
-export type Product = (typeof PRODUCTS)[number];
+/** The products the simulated clusters run, as the platform knows them. */
+export const PRODUCTS = PRODUCT_KEYS;
+export type Product = ProductKey;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

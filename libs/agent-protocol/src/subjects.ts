@@ -1,4 +1,4 @@
-import { agentV1 } from '@platform/proto';
+import { agentV1, isUuid } from '@platform/proto';
 
 /**
  * Subjects of the agent protocol (docs/agent-protocol.md).
@@ -55,12 +55,8 @@ export function isRequestKind(kind: string): kind is RequestKind {
   return (REQUEST_KINDS as readonly string[]).includes(kind);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** A lower-case canonical UUID (the only form cluster UIDs and message ids take on the wire). */
-export function isUuid(s: string): boolean {
-  return UUID.test(s);
-}
+// One definition of the UUID form for every app; re-exported so the protocol's users need one import.
+export { isUuid };
 
 /** The subject a cluster publishes a report on, or is asked a request on. */
 export function subjectOf(clusterUID: string, kind: KindName): string {

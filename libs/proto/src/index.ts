@@ -31,3 +31,4 @@ export * as agentV1 from './gen/platform/agent/v1/agent';
 export { protoFilesOf, PROTO_ROOT } from './proto-files';
 export * from './permissions';
 export * from './quota-metrics';
+export * from './names';

@@ -7,11 +7,11 @@ import { isClusterName, toMessage } from '../inventory/clusters';
 import { LATEST_RELEASE } from '../feature-sets/catalog';
 import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
 import { ClusterSetsStore, type ClusterSetRow } from './cluster-sets-store';
+import { isUuid } from '@platform/proto';
 
 /** The role-ref the creator of a set holds on it (the multi-cluster manager's set admin ClusterRole). */
 export const SET_ADMIN_ROLE_REF = 'open-cluster-management:managedclusterset:admin';
 const MAX_CLUSTERS_PER_CALL = 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Cluster sets of a hub (docs/cluster-sets.md). Changes to a set run in one transaction that locks
@@ -177,7 +177,7 @@ export class ClusterSets {
   /** The hub (not a managed cluster) of a UID; within a transaction its row is locked, so changes of its sets go one at a time. */
   async hub(uid: string, trx?: Parameters<ClustersStore['byUid']>[1]): Promise<ClusterRow> {
     const lower = uid.toLowerCase();
-    const row = !UUID.test(lower) ? undefined : trx ? await this.clusters.lockByUid(lower, trx) : await this.clusters.byUid(lower);
+    const row = !isUuid(lower) ? undefined : trx ? await this.clusters.lockByUid(lower, trx) : await this.clusters.byUid(lower);
     if (!row || row.hub_id !== null) throw new NotFoundError(`hub cluster ${uid.slice(0, 80)} not found`);
     return row;
   }

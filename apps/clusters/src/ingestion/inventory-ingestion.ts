@@ -9,6 +9,7 @@ import { ClustersStore, type ClusterRow, type ReportedUser } from '../inventory/
 import { isClusterName } from '../inventory/clusters';
 import { ownerTuple, TUPLES_EFFECT, type TupleChange } from '../inventory/tuples';
 import { SeenMessagesStore } from './seen-messages-store';
+import { isUuid } from '@platform/proto';
 
 /** The durable JetStream consumer (or in-process consumer) of inventory reports. */
 export const INVENTORY_CONSUMER = 'clusters-inventory';
@@ -23,7 +24,6 @@ export const SEEN_RETENTION_MS = 30 * 24 * 3600 * 1000;
 /** What became of one delivered inventory message. */
 export type InventoryOutcome = 'applied' | 'duplicate' | 'stale' | 'refused';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_STATUS_BYTES = 64 * 1024;
 
 const reports = new Counter(
@@ -267,7 +267,7 @@ export class InventoryIngestion {
 
 /** A reported cluster with every field checked and bounded as the inventory stores it; a message when one is out of form. */
 function clean(s: agentV1.ClusterState): CleanState | string {
-  if (!UUID.test(s.uid)) return 'uid is not a lower-case UUID';
+  if (!isUuid(s.uid)) return 'uid is not a lower-case UUID';
   if (!isClusterName(s.name)) return `name ${JSON.stringify(s.name.slice(0, 80))} is not a DNS label`;
   if (s.displayName.length > 255) return 'displayName longer than 255 characters';
   if (s.provider.length > 64) return 'provider longer than 64 characters';

@@ -8,10 +8,10 @@ import type { CallContext, PromiseClient } from '@platform/service-kit';
 import { ClustersStore, type ClusterRow, type FeatureRow } from './clusters-store';
 import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
 import { ownerTuple, TUPLES_EFFECT, type TupleChange } from './tuples';
+import { isUuid } from '@platform/proto';
 
 /** A DNS label (RFC 1123): lower-case letters, digits and hyphens, at most 63, starting and ending alphanumeric. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OWNER_TYPES = ['organization', 'user'];
 /** A ClusterRole name as auto-connect binds them (`cluster-admin`, `open-cluster-management:admin`). */
 const CLUSTER_ROLE = /^[a-z0-9][-a-z0-9:.]{0,62}$/;
@@ -115,7 +115,7 @@ export class Clusters {
    */
   async getClusters(uids: string[]): Promise<clustersV1.Cluster[]> {
     if (uids.length > 1000) throw new InputError('at most 1000 cluster UIDs at a time');
-    const wanted = [...new Set(uids.map((u) => u.toLowerCase()).filter((u) => UUID.test(u)))];
+    const wanted = [...new Set(uids.map((u) => u.toLowerCase()).filter((u) => isUuid(u)))];
     const rows = await this.store.byUids(wanted);
     const hubIds = [...new Set(rows.map((r) => r.hub_id).filter((id): id is number => id !== null))];
     const hubs = new Map((await this.store.byIds(hubIds)).map((h) => [Number(h.id), h]));
@@ -235,7 +235,7 @@ export class Clusters {
 
   private async findByUid(uid: string): Promise<ClusterRow> {
     const lower = uid.toLowerCase();
-    const row = UUID.test(lower) ? await this.store.byUid(lower) : undefined;
+    const row = isUuid(lower) ? await this.store.byUid(lower) : undefined;
     if (!row) throw new NotFoundError(`cluster ${uid.slice(0, 80)} not found`);
     return row;
   }
@@ -268,7 +268,7 @@ function checkHubRequest(req: clustersV1.CreateHubRequest): { uid: string; statu
     );
   }
   const uid = (req.uid || randomUUID()).toLowerCase();
-  if (!UUID.test(uid)) throw new InputError('uid must be a UUID', [{ field: 'uid', description: 'must be a UUID' }]);
+  if (!isUuid(uid)) throw new InputError('uid must be a UUID', [{ field: 'uid', description: 'must be a UUID' }]);
   checkLength('displayName', req.displayName, 255);
   checkLength('provider', req.provider, 64);
   checkLength('kubernetesVersion', req.kubernetesVersion, 64);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
-import { isQuotaMetric, QUOTA_METRICS, type contractsV1 } from '@platform/proto';
+import { type contractsV1, isQuotaMetric, isUuid, QUOTA_METRICS } from '@platform/proto';
 import { TEXT_LIMITS } from '@platform/service-kit';
 import { PRODUCTS } from './catalog';
 
@@ -88,12 +88,11 @@ export function checkPeriod(startUnix: number, endUnix: number): void {
   if (endUnix <= startUnix) throw new InputError('end: must be after start', [{ field: 'end', description: 'not after start' }]);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The cluster UUID lower-cased; 400 when it is not a UUID. */
 export function clusterUid(value: string, field = 'cluster'): string {
   const uid = value.trim().toLowerCase();
-  if (!UUID.test(uid))
+  if (!isUuid(uid))
     throw new InputError(`${field}: ${JSON.stringify(value.slice(0, 64))} is not a UUID`, [{ field, description: 'not a UUID' }]);
   return uid;
 }

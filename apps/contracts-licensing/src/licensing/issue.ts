@@ -4,6 +4,7 @@ import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import * as asn from '@peculiar/asn1-x509';
 import type { LicenseAuthority } from './authority';
 import { x509 } from './x509';
+import { isUuidAnyCase } from '@platform/proto';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
 const OID = {
@@ -14,7 +15,6 @@ const OID = {
   organization: '2.5.4.10',
   organizationalUnit: '2.5.4.11',
 };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a license grants, in the words of the contract it is issued from (docs/licensing.md lists where each goes). */
 export interface LicenseTerms {
@@ -160,7 +160,7 @@ function attributes(type: string, values: string[]): asn.RelativeDistinguishedNa
 
 function checkTerms(terms: LicenseTerms, notBefore: Date, notAfter: Date): void {
   const problems: string[] = [];
-  if (!UUID.test(terms.clusterUID)) problems.push('clusterUID must be a UUID');
+  if (!isUuidAnyCase(terms.clusterUID)) problems.push('clusterUID must be a UUID');
   if (!/^[^\s@]+@[^\s@]+$/.test(terms.email)) problems.push('email must be an email address');
   if (terms.features.length === 0 || terms.features.some((f) => f === '')) problems.push('features must be non-empty names');
   for (const [name, value] of Object.entries({ productLine: terms.productLine, tier: terms.tier, plan: terms.plan }))

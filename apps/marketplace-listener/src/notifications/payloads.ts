@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
+import { UUID_TEXT } from '@platform/proto';
 
 // The bodies of spec 2.8 and their checks. Every refusal is a 400 whose message names the field, never a 500.
 
@@ -90,8 +91,10 @@ export interface ApplicationRef {
   resourceIdParts: { subscriptionId: string; resourceGroup: string; provider: string; resourceType: string; resourceName: string };
 }
 
-const APPLICATION_ID =
-  /^\/subscriptions\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/resourceGroups\/([\w.()-]{1,90})\/providers\/([\w.]{1,128})\/([\w.]{1,128})\/([\w.-]{1,128})$/i;
+const APPLICATION_ID = new RegExp(
+  `^/subscriptions/(${UUID_TEXT})/resourceGroups/([\\w.()-]{1,90})/providers/([\\w.]{1,128})/([\\w.]{1,128})/([\\w.-]{1,128})$`,
+  'i',
+);
 
 /** Parses `/subscriptions/{uuid}/resourceGroups/{rg}/providers/{namespace}/{type}/{name}`; 400 otherwise. */
 export function applicationRefOf(applicationId: string): ApplicationRef {

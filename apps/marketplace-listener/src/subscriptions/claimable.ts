@@ -1,5 +1,6 @@
 import { ConflictError, InternalError, NotFoundError, TooManyRequestsError, UnavailableError } from '@platform/errors';
 import type { SubscriberDirectory } from './subscribers';
+import { isUuidAnyCase } from '@platform/proto';
 
 /** OrgClaimableCheckResp. */
 export interface OrgClaimableCheckResp {
@@ -7,7 +8,6 @@ export interface OrgClaimableCheckResp {
   claimID: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The claimable check of spec 4.9: from the claims orgs-teams keeps, or, when MARKETPLACE_CENTRAL_URL names a
@@ -16,7 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function claimableCheck(directory: SubscriberDirectory, centralUrl?: string, timeoutMs = 10_000) {
   return async (claimId: string): Promise<OrgClaimableCheckResp> => {
-    if (!UUID.test(claimId)) throw new NotFoundError(`claim ${claimId.slice(0, 64)} does not exist`);
+    if (!isUuidAnyCase(claimId)) throw new NotFoundError(`claim ${claimId.slice(0, 64)} does not exist`);
     if (!centralUrl) {
       const check = await directory.checkClaim(claimId);
       return { isClaimable: check.isClaimable, claimID: check.claimId };

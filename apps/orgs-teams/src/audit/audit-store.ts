@@ -1,11 +1,10 @@
 import { InputError } from '@platform/errors';
 import type { Database } from '@platform/db';
-import type { orgsTeamsAuditV1 } from '@platform/proto';
+import { isUuidAnyCase, type orgsTeamsAuditV1 } from '@platform/proto';
 
 type AuditEvent = orgsTeamsAuditV1.AuditEvent;
 type Filters = orgsTeamsAuditV1.ListAuditEventsRequest;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_PAGE = 100;
 
 interface AuditRow {
@@ -29,7 +28,7 @@ export class AuditStore {
 
   /** Stores one event; the same id again changes nothing, so a retried delivery is kept once. */
   async record(e: AuditEvent): Promise<void> {
-    if (!UUID.test(e.id)) throw new InputError('id must be a UUID');
+    if (!isUuidAnyCase(e.id)) throw new InputError('id must be a UUID');
     if (!e.action || !e.actorLogin || !e.actorId) throw new InputError('an audit event needs an action and an actor');
     await this.db
       .table('audit_events')

@@ -9,8 +9,8 @@ import { OrganizationsStore } from '../orgs/organizations-store';
 import { TeamsStore } from '../orgs/teams-store';
 import { teamMember } from '../orgs/tuples';
 import { ClaimsStore } from './claims-store';
+import { isUuidAnyCase } from '@platform/proto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a claim changed, so it can be undone when the authorization tuples cannot be written. */
 interface ClaimChange {
@@ -58,7 +58,7 @@ export class OrgClaims {
 
   /** Spec 4.9's claimable check of one claim: 404 unknown, 409 claimed, 429 while its backoff runs unless flagged. */
   async check(claimId: string): Promise<orgClaimsV1.OrgClaimableCheck> {
-    const claim = UUID.test(claimId) ? await this.claims.withBackoff(claimId) : undefined;
+    const claim = isUuidAnyCase(claimId) ? await this.claims.withBackoff(claimId) : undefined;
     if (!claim) throw new NotFoundError(`claim ${claimId} does not exist`);
     if (claim.claimed_by !== null) throw new ConflictError(`claim ${claimId} has already been claimed`);
     if (!claim.flagged_claimable && claim.backoff_left > 0) {
@@ -69,7 +69,7 @@ export class OrgClaims {
 
   /** Flags a claim claimable now, whatever its backoff. */
   async flag(claimId: string): Promise<orgClaimsV1.OrgClaimableCheck> {
-    if (!UUID.test(claimId) || !(await this.claims.flag(claimId))) throw new NotFoundError(`claim ${claimId} does not exist`);
+    if (!isUuidAnyCase(claimId) || !(await this.claims.flag(claimId))) throw new NotFoundError(`claim ${claimId} does not exist`);
     return this.check(claimId);
   }
 
@@ -84,7 +84,7 @@ export class OrgClaims {
    * team tuples follow through the outbox, and if they cannot be written the rows are put back.
    */
   async claim(claimId: string, userId: number, ctx: CallContext): Promise<orgClaimsV1.ClaimOrgResponse> {
-    if (!UUID.test(claimId)) throw new NotFoundError(`claim ${claimId} does not exist`);
+    if (!isUuidAnyCase(claimId)) throw new NotFoundError(`claim ${claimId} does not exist`);
     if (!userId) throw new InputError('a signed-in user is required to claim an organization');
     const change = await this.outbox.run<ClaimChange>(
       async (trx, stage) => {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { usageReportV1 } from '@platform/proto';
-import { isUuid } from '@platform/agent-protocol';
+import { isUuid, PRODUCT_KEYS, type usageReportV1 } from '@platform/proto';
 import { JsonText, sectionRoutes, type Requirement, type Route } from '../../route';
 import { MONTH_NAMES, reportMonthParams } from './report-month';
 
@@ -178,7 +177,6 @@ export const GeneratedDates = z
 // ---------------------------------------------------------------------------------------------------------------
 // Parameters.
 
-export const PRODUCT_KEYS = ['productdb', 'productbackup', 'productvault', 'productingress'] as const;
 const productKey = z.enum(PRODUCT_KEYS, { error: `must be one of ${PRODUCT_KEYS.join(', ')}` });
 const dbOnly = z.literal('productdb', { error: 'this view is of productdb only' }).meta({ type: 'string', enum: ['productdb'] });
 
