@@ -5,7 +5,8 @@
 //
 //   node .ci/helm.js path          print the path of the helm binary (fetched on first use)
 //   node .ci/helm.js check         the CI chart checks: helm lint --strict and helm template of
-//                                  deploy/helm/platform with its default values and with values-production.yaml
+//                                  deploy/helm/platform with its default values, values-production.yaml and
+//                                  values-trial.yaml
 //   node .ci/helm.js <args...>     run helm with these arguments
 //
 // The binary is cached in .cache/helm/<version>/helm (gitignored; survives `npm ci`). HELM_BIN=/path/to/helm
@@ -64,14 +65,17 @@ function helm(args) {
   return res.status ?? 1;
 }
 
-/** The chart checks CI runs: lint (strict) and template, with the default and the production values. */
+/** The chart checks CI runs: lint (strict) and template, with the default, the production and the trial values. */
 function check() {
   const production = ['-f', path.join(CHART, 'values-production.yaml')];
+  const trial = ['-f', path.join(CHART, 'values-trial.yaml')];
   const steps = [
     ['lint', '--strict', CHART, ...DEFAULT_VALUES_REQUIRED],
     ['lint', '--strict', CHART, ...production],
+    ['lint', '--strict', CHART, ...trial],
     ['template', 'platform', CHART, ...DEFAULT_VALUES_REQUIRED],
     ['template', 'platform', CHART, ...production],
+    ['template', 'platform', CHART, ...trial],
   ];
   let failed = 0;
   for (const args of steps) {

@@ -6,6 +6,7 @@ import { showConfig } from './config-command';
 import { createAdmin, mintToken, resetPassword } from './identity-commands';
 import { CliError, EXIT, type CliIo } from './io';
 import { migrate } from './migrate-command';
+import { setupOpenFga } from './openfga-setup-command';
 
 const NAME = 'platform-cli';
 
@@ -21,7 +22,7 @@ Exit codes: 0 done; 1 the command failed (no such user, name taken, ...); 64 wro
 /** The program: one command per operation, usage errors and help through `io`, never process.exit. */
 function program(io: CliIo, setExit: (code: number) => void): Command {
   const cli = new Command(NAME)
-    .description('Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies.')
+    .description('Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies, OpenFGA.')
     .version(PLATFORM_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
@@ -74,6 +75,17 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .command('check')
     .description('Check that every configured dependency is reachable: database, NATS, OpenFGA, object storage, backends.')
     .action(async () => done(await check(io)));
+
+  cli
+    .command('setup-openfga')
+    .description(
+      'Make the OpenFGA server (OPENFGA_API_URL) ready for authz: find the store (OPENFGA_STORE_ID, or by --store-name, ' +
+        "created when missing), write the platform's authorization model when the store's latest differs, and print the " +
+        "store's id. Running it again changes nothing.",
+    )
+    .option('--store-name <name>', 'the store to find or create (when OPENFGA_STORE_ID is not set)')
+    .option('--configmap <name>', "inside a pod: also record OPENFGA_STORE_ID in this ConfigMap of the pod's namespace")
+    .action(async (opts) => done(await setupOpenFga(opts, io)));
 
   return cli;
 }

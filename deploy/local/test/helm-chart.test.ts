@@ -1,6 +1,30 @@
-// The Helm chart as `helm template` renders it, with its default values and with values-production.yaml
-//. `.ci/run` also runs `helm lint --strict` on both (`node .ci/helm.js check`).
-import { APPS, containerEnv, find, helmTemplate, ofKind, PRODUCTION_VALUES, type AppName, type Manifest } from './chart';
+// The Helm chart as `helm template` renders it, with its default values and with values-production.yaml,
+// checked against the Kubernetes API schemas. `.ci/run` also runs `helm lint --strict` on both
+// (`node .ci/helm.js check`).
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { assertOpenFgaSettings, authzApp } from '@platform/app-authz';
+import { loadConfig } from '@platform/service-kit';
+import {
+  APPS,
+  CHART,
+  containerEnv,
+  find,
+  helmTemplate,
+  helmTemplateAsync,
+  helmTemplateText,
+  ofKind,
+  parseManifests,
+  PRODUCTION_VALUES,
+  ROOT,
+  validateAgainstKubernetes,
+  type AppName,
+  type Manifest,
+} from './chart';
 
 const DATABASE = ['--set', 'postgres.url=postgres://platform:pw@postgres:5432/platform'];
 /**
@@ -115,7 +139,8 @@ describe('the chart with its default values', () => {
       'OBJECT_STORAGE_SECRET_ACCESS_KEY',
       'OBJECT_STORAGE_SIGNING_KEY',
     ]);
-    expect(secretNames('authz')).toEqual(['DATABASE_URL', 'OPENFGA_API_TOKEN']);
+    // The embedded engine by default: no OpenFGA token.
+    expect(secretNames('authz')).toEqual(['DATABASE_URL']);
     expect(secretNames('orgs-teams')).toEqual(
       [
         'DATABASE_URL',
@@ -214,6 +239,20 @@ describe('the chart with its default values', () => {
     expect(ofKind(withRbac, 'Role')).toHaveLength(1);
   });
 
+  it('starts authz on its embedded engine: no OpenFGA setting, no setup Job, a configuration authz accepts', () => {
+    const env = containerEnv(manifests, deployment('authz').spec.template.spec);
+    expect(Object.keys(env).filter((k) => k.startsWith('OPENFGA_'))).toEqual([]);
+    expect(() => assertOpenFgaSettings(loadConfig(authzApp.env, env))).not.toThrow();
+    for (const app of APPS) {
+      expect(deployment(app).spec.template.spec.containers[0].envFrom).toEqual([{ configMapRef: { name: 'platform-config' } }]);
+    }
+    expect(manifests.filter((m) => m.metadata.name.includes('openfga'))).toEqual([]);
+    // authz reaches no OpenFGA either.
+    const policies = helmTemplate([...DATABASE, '--set', 'networkPolicy.enabled=true']);
+    const egressPorts = find(policies, 'NetworkPolicy', 'platform-authz').spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port));
+    expect(egressPorts).not.toContain(8081);
+  });
+
   it('moves the metrics port everywhere with metrics.port', () => {
     const moved = helmTemplate([...DATABASE, '--set', 'metrics.port=9100']);
     const template = find(moved, 'Deployment', 'platform-authz').spec.template;
@@ -274,7 +313,7 @@ describe('the chart with values-production.yaml', () => {
       ofKind(manifests, 'NetworkPolicy')
         .map((p) => p.metadata.name)
         .sort(),
-    ).toEqual([...enabled.map((a) => `platform-${a}`), 'platform-migrations'].sort());
+    ).toEqual([...enabled.map((a) => `platform-${a}`), 'platform-migrations', 'platform-openfga-setup'].sort());
     for (const p of ofKind(manifests, 'NetworkPolicy')) expect(p.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(find(manifests, 'NetworkPolicy', 'platform-migrations').spec).toMatchObject({
       podSelector: { matchLabels: selectorOf('migrations') },
@@ -302,11 +341,13 @@ describe('the chart with values-production.yaml', () => {
   });
 
   it('admits HTTP to the gateway only from the ingress controller, and metrics only from the monitoring namespace', () => {
+    // ... and from the `helm test` Pod.
     expect(admitting('gateway', 'http')).toEqual([
       {
         ports: [{ port: 'http', protocol: 'TCP' }],
         from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
       },
+      { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ podSelector: { matchLabels: selectorOf('test') } }] },
     ]);
     for (const app of enabled) {
       expect(admitting(app, 'metrics')).toEqual([
@@ -390,5 +431,600 @@ describe('the chart with values-production.yaml', () => {
         to: [{ ipBlock: { cidr: '203.0.113.0/24' } }],
       },
     ]);
+  });
+});
+
+describe('OpenFGA: the setup Job and the store id', () => {
+  const OPENFGA = [...DATABASE, '--set', 'openfga.apiUrl=http://openfga.openfga:8080'];
+  const hook = (m: Manifest) => m.metadata.annotations?.['helm.sh/hook'];
+  const weight = (m: Manifest) => Number(m.metadata.annotations?.['helm.sh/hook-weight']);
+
+  it('finds or creates the store by name in a hook before install and upgrade, before the migrations, and hands authz its id', () => {
+    const manifests = helmTemplate(OPENFGA);
+    const job = find(manifests, 'Job', 'platform-openfga-setup');
+    expect(hook(job)).toBe('pre-install,pre-upgrade');
+    expect(weight(job)).toBeLessThan(weight(find(manifests, 'Job', 'platform-migrations')));
+    const pod = job.spec.template.spec;
+    expect(pod.containers[0].args).toEqual([
+      'cli',
+      'setup-openfga',
+      '--store-name',
+      'platform/platform',
+      '--configmap',
+      'platform-openfga',
+    ]);
+    expect(pod.containers[0].env).toContainEqual({ name: 'OPENFGA_API_URL', value: 'http://openfga.openfga:8080' });
+    expect(pod.containers[0].securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
+    // Its own account, with rights on that one ConfigMap (create cannot be narrowed by name), made before it.
+    expect(pod.serviceAccountName).toBe('platform-openfga-setup');
+    expect(pod.automountServiceAccountToken).toBe(true);
+    for (const kind of ['ServiceAccount', 'Role', 'RoleBinding']) {
+      const made = find(manifests, kind, 'platform-openfga-setup');
+      expect(hook(made)).toBe('pre-install,pre-upgrade');
+      expect(weight(made)).toBeLessThan(weight(job));
+      expect(made.metadata.annotations!['helm.sh/hook-delete-policy']).toBe('before-hook-creation,hook-succeeded');
+    }
+    expect(find(manifests, 'Role', 'platform-openfga-setup').rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['platform-openfga'], verbs: ['get', 'update', 'patch'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+    ]);
+    // authz cannot start without the id; the other pods take it when it is there (the admin CLI in them).
+    for (const app of APPS) {
+      const envFrom = find(manifests, 'Deployment', `platform-${app}`).spec.template.spec.containers[0].envFrom;
+      expect(envFrom).toEqual([
+        { configMapRef: { name: 'platform-config' } },
+        { configMapRef: { name: 'platform-openfga', optional: app !== 'authz' } },
+      ]);
+    }
+    const config = find(manifests, 'ConfigMap', 'platform-config').data!;
+    expect(config.OPENFGA_API_URL).toBe('http://openfga.openfga:8080');
+    expect(config).not.toHaveProperty('OPENFGA_STORE_ID');
+    // What authz sees once the Job has written the ConfigMap: a configuration it accepts.
+    const written: Manifest = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'platform-openfga' },
+      data: { OPENFGA_STORE_ID: '01HZZZZZZZZZZZZZZZZZZZZZZZ' },
+    };
+    const env = containerEnv([...manifests, written], find(manifests, 'Deployment', 'platform-authz').spec.template.spec);
+    expect(() => assertOpenFgaSettings(loadConfig(authzApp.env, env))).not.toThrow();
+    expect(env.OPENFGA_STORE_ID).toBe('01HZZZZZZZZZZZZZZZZZZZZZZZ');
+  });
+
+  it('gives the Job the token from a hook Secret of its own, or from the Secret that holds it', () => {
+    const fromValues = helmTemplate([...OPENFGA, '--set', 'openfga.apiToken=pre-shared']);
+    const secret = find(fromValues, 'Secret', 'platform-openfga-setup');
+    expect(hook(secret)).toBe('pre-install,pre-upgrade');
+    expect(Buffer.from(secret.data!.OPENFGA_API_TOKEN, 'base64').toString()).toBe('pre-shared');
+    expect(containerEnv(fromValues, find(fromValues, 'Job', 'platform-openfga-setup').spec.template.spec).OPENFGA_API_TOKEN).toBe(
+      'pre-shared',
+    );
+
+    const own = helmTemplate([...OPENFGA, '--set', 'openfga.existingSecret=fga', '--set', 'openfga.existingSecretKey=key']);
+    expect(own.filter((m) => m.kind === 'Secret' && m.metadata.name === 'platform-openfga-setup')).toEqual([]);
+    expect(find(own, 'Job', 'platform-openfga-setup').spec.template.spec.containers[0].env).toContainEqual({
+      name: 'OPENFGA_API_TOKEN',
+      valueFrom: { secretKeyRef: { name: 'fga', key: 'key', optional: true } },
+    });
+  });
+
+  it('with a store id given: checks that store and writes the model, without Kubernetes rights or a ConfigMap', () => {
+    const manifests = helmTemplate([...OPENFGA, '--set', 'openfga.storeId=01HZZZZZZZZZZZZZZZZZZZZZZZ']);
+    const pod = find(manifests, 'Job', 'platform-openfga-setup').spec.template.spec;
+    expect(pod.containers[0].args).toEqual(['cli', 'setup-openfga']);
+    expect(pod.containers[0].env).toContainEqual({ name: 'OPENFGA_STORE_ID', value: '01HZZZZZZZZZZZZZZZZZZZZZZZ' });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(ofKind(manifests, 'Role')).toEqual([]);
+    expect(find(manifests, 'ConfigMap', 'platform-config').data!.OPENFGA_STORE_ID).toBe('01HZZZZZZZZZZZZZZZZZZZZZZZ');
+    expect(find(manifests, 'Deployment', 'platform-authz').spec.template.spec.containers[0].envFrom).toEqual([
+      { configMapRef: { name: 'platform-config' } },
+    ]);
+  });
+
+  it('refuses OpenFGA without a store id when the setup Job is off, and a store id that is not one', () => {
+    expect(() => helmTemplate([...OPENFGA, '--set', 'openfga.setup.enabled=false'])).toThrow(/openfga.storeId is required/);
+    expect(() => helmTemplate([...OPENFGA, '--set', 'openfga.storeId=not-a-ulid'])).toThrow(/storeId/);
+    expect(
+      ofKind(
+        helmTemplate([...OPENFGA, '--set', 'openfga.setup.enabled=false', '--set', 'openfga.storeId=01HZZZZZZZZZZZZZZZZZZZZZZZ']),
+        'Job',
+      ).map((j) => j.metadata.name),
+    ).toEqual(['platform-migrations']);
+  });
+
+  it('lets the Job reach only DNS, OpenFGA and the Kubernetes API under NetworkPolicies, in a policy made before it', () => {
+    const manifests = helmTemplate([...OPENFGA, '--set', 'networkPolicy.enabled=true']);
+    const policy = find(manifests, 'NetworkPolicy', 'platform-openfga-setup');
+    expect(hook(policy)).toBe('pre-install,pre-upgrade');
+    expect(policy.spec.podSelector.matchLabels).toEqual(selectorOf('openfga-setup'));
+    expect(policy.spec.ingress).toEqual([]);
+    expect(policy.spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port))).toEqual([53, 53, 8080, 8081, 443, 6443]);
+  });
+});
+
+/** Each secret env variable, the values group whose own Secret may hold it, and an app that reads it. */
+const SECRET_GROUPS: { name: string; group: string; single?: boolean; app: AppName }[] = [
+  { name: 'DATABASE_URL', group: 'postgres', single: true, app: 'clusters' },
+  { name: 'OPENFGA_API_TOKEN', group: 'openfga', single: true, app: 'authz' },
+  { name: 'MARKETPLACE_API_SECRET', group: 'marketplace', app: 'marketplace-listener' },
+  { name: 'PROVIDERA_ACCESS_KEY_ID', group: 'marketplace', app: 'marketplace-listener' },
+  { name: 'PROVIDERA_SECRET_ACCESS_KEY', group: 'marketplace', app: 'marketplace-listener' },
+  { name: 'PROVIDERC_SERVICE_ACCOUNT_KEY', group: 'marketplace', app: 'marketplace-listener' },
+  { name: 'FLAVORA_TOKEN', group: 'metricsDashboards', app: 'metricsproxy' },
+  { name: 'FLAVORB_TOKEN', group: 'metricsDashboards', app: 'metricsproxy' },
+  { name: 'PLATFORM_ADMIN_PASSWORD', group: 'platformAdmin', single: true, app: 'orgs-teams' },
+  { name: 'SECRETS_ENCRYPTION_KEY', group: 'secretsEncryption', single: true, app: 'contracts-licensing' },
+  { name: 'LICENSE_CA_CERT', group: 'licenseCA', app: 'contracts-licensing' },
+  { name: 'LICENSE_CA_KEY', group: 'licenseCA', app: 'contracts-licensing' },
+  { name: 'OBJECT_STORAGE_ACCESS_KEY_ID', group: 'objectStorage', app: 'orgs-teams' },
+  { name: 'OBJECT_STORAGE_SECRET_ACCESS_KEY', group: 'objectStorage', app: 'gateway' },
+  { name: 'OBJECT_STORAGE_SIGNING_KEY', group: 'objectStorage', app: 'marketplace-listener' },
+];
+
+describe('secrets from Secrets of your own, and GitOps', () => {
+  const OPENFGA = ['--set', 'openfga.apiUrl=http://openfga:8080'];
+
+  it('covers every secret value of values.yaml', () => {
+    const secret = find(helmTemplate([...DATABASE, ...OPENFGA]), 'Secret', 'platform-secrets');
+    const notSecret = ['PLATFORM_ADMIN_USERNAME', 'PLATFORM_ADMIN_EMAIL'];
+    expect(SECRET_GROUPS.map((g) => g.name).sort()).toEqual(
+      Object.keys(secret.data!)
+        .filter((k) => !notSecret.includes(k))
+        .sort(),
+    );
+  });
+
+  it.each(SECRET_GROUPS)(
+    '$name: from $group.existingSecret under a key of its choosing, and no longer in the chart’s Secret',
+    ({ name, group, single, app }) => {
+      const key = `the-${name.toLowerCase()}`;
+      const keyValue = single ? ['--set', `${group}.existingSecretKey=${key}`] : ['--set', `${group}.existingSecretKeys.${name}=${key}`];
+      const manifests = helmTemplate([
+        ...OPENFGA,
+        ...(name === 'DATABASE_URL' ? [] : DATABASE),
+        '--set',
+        `${group}.existingSecret=own-${group}`,
+        ...keyValue,
+      ]);
+      const env = find(manifests, 'Deployment', `platform-${app}`).spec.template.spec.containers[0].env;
+      const entry = env.find((e: any) => e.name === name);
+      expect(entry.valueFrom.secretKeyRef).toMatchObject({ name: `own-${group}`, key });
+      expect(find(manifests, 'Secret', 'platform-secrets').data).not.toHaveProperty(name);
+      // Without a key of its own, the variable's name.
+      const plain = helmTemplate([...OPENFGA, ...DATABASE, '--set', `${group}.existingSecret=own-${group}`]);
+      const plainEntry = find(plain, 'Deployment', `platform-${app}`).spec.template.spec.containers[0].env.find(
+        (e: any) => e.name === name,
+      );
+      expect(plainEntry.valueFrom.secretKeyRef).toMatchObject({ name: `own-${group}`, key: name });
+    },
+  );
+
+  it('renders the same manifests twice when every secret is given or comes from a Secret: nothing is generated', () => {
+    const explicit = [
+      ...DATABASE,
+      '--set',
+      'platformAdmin.password=admin-password',
+      '--set',
+      `secretsEncryptionKey=${Buffer.alloc(32, 7).toString('base64')}`,
+      '--set',
+      'objectStorage.signingKey=0123456789abcdef0123456789abcdef',
+    ];
+    expect(helmTemplateText(explicit)).toBe(helmTemplateText(explicit));
+    const own = ['--set', 'existingSecret=platform-secrets-gitops'];
+    const rendered = helmTemplateText(own);
+    expect(helmTemplateText(own)).toBe(rendered);
+    expect(rendered).not.toMatch(/^kind: Secret$/m);
+    // Per group as well: the generated ones each from a Secret of their own.
+    const groups = [
+      ...DATABASE,
+      '--set',
+      'platformAdmin.existingSecret=admin',
+      '--set',
+      'secretsEncryption.existingSecret=sealing',
+      '--set',
+      'objectStorage.existingSecret=objects',
+    ];
+    expect(helmTemplateText(groups)).toBe(helmTemplateText(groups));
+    // What GitOps must avoid: left to the chart, every render (no cluster to keep them from) makes new keys.
+    const key = (m: Manifest[]) => find(m, 'Secret', 'platform-secrets').data!.SECRETS_ENCRYPTION_KEY;
+    expect(key(helmTemplate(DATABASE))).not.toBe(key(helmTemplate(DATABASE)));
+  });
+
+  describe('over an existing release (lookup, against a stand-in for the Kubernetes API)', () => {
+    const OLD_KEY = Buffer.alloc(32, 1).toString('base64');
+    const NEW_KEY = Buffer.alloc(32, 2).toString('base64');
+    let server: http.Server;
+    let kubeconfig: string;
+    const secrets = new Map<string, Record<string, string>>();
+
+    beforeAll(async () => {
+      server = http.createServer((req, res) => fakeKubernetesApi(req, res, secrets));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chart-kubeconfig-'));
+      kubeconfig = path.join(dir, 'config');
+      fs.writeFileSync(
+        kubeconfig,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          `clusters: [{name: fake, cluster: {server: "http://127.0.0.1:${(server.address() as AddressInfo).port}"}}]`,
+          'users: [{name: fake, user: {token: fake}}]',
+          'contexts: [{name: fake, context: {cluster: fake, user: fake}}]',
+          'current-context: fake',
+        ].join('\n'),
+        { mode: 0o600 },
+      );
+    });
+    afterAll(async () => {
+      await new Promise((resolve) => server.close(resolve));
+      fs.rmSync(path.dirname(kubeconfig), { recursive: true, force: true });
+    });
+    beforeEach(() => {
+      secrets.clear();
+      secrets.set('platform-secrets', { SECRETS_ENCRYPTION_KEY: b64(OLD_KEY), PLATFORM_ADMIN_PASSWORD: b64('kept-password') });
+    });
+
+    const render = (args: string[]) =>
+      helmTemplateAsync([...DATABASE, '--kubeconfig', kubeconfig, '--dry-run=server', '--disable-openapi-validation', ...args]);
+    const rendered = (stdout: string, key: string) =>
+      Buffer.from(find(parseManifests(stdout), 'Secret', 'platform-secrets').data![key], 'base64').toString();
+
+    it('keeps the release’s key and password when the values leave them empty', async () => {
+      const res = await render([]);
+      expect(res.stderr).toBe('');
+      expect(rendered(res.stdout, 'SECRETS_ENCRYPTION_KEY')).toBe(OLD_KEY);
+      expect(rendered(res.stdout, 'PLATFORM_ADMIN_PASSWORD')).toBe('kept-password');
+    });
+
+    it('refuses a secretsEncryptionKey that differs from the release’s, and takes the same one', async () => {
+      const changed = await render(['--set', `secretsEncryptionKey=${NEW_KEY}`]);
+      expect(changed.code).not.toBe(0);
+      expect(changed.stderr).toMatch(
+        /SECRETS_ENCRYPTION_KEY from secretsEncryptionKey differs from the one the release's Secret platform-secrets holds/,
+      );
+      expect(changed.stderr).not.toContain(OLD_KEY);
+      const same = await render(['--set', `secretsEncryptionKey=${OLD_KEY}`]);
+      expect(same.code).toBe(0);
+    });
+
+    it('refuses a Secret of your own whose key differs from the release’s', async () => {
+      secrets.set('sealing', { SECRETS_ENCRYPTION_KEY: b64(NEW_KEY) });
+      const changed = await render(['--set', 'secretsEncryption.existingSecret=sealing']);
+      expect(changed.code).not.toBe(0);
+      expect(changed.stderr).toMatch(/SECRETS_ENCRYPTION_KEY from the Secret sealing, key SECRETS_ENCRYPTION_KEY differs/);
+      secrets.set('sealing', { SECRETS_ENCRYPTION_KEY: b64(OLD_KEY) });
+      expect((await render(['--set', 'secretsEncryption.existingSecret=sealing'])).code).toBe(0);
+      // A Secret not created yet cannot be compared: the render goes on (the pods wait for it).
+      expect((await render(['--set', 'existingSecret=not-yet'])).code).toBe(0);
+    });
+  });
+});
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+/** The discovery documents helm reads before it renders with a cluster, and the namespace's Secrets for `lookup`. */
+function fakeKubernetesApi(req: http.IncomingMessage, res: http.ServerResponse, secrets: Map<string, Record<string, string>>): void {
+  const kinds: Record<string, [string, string][]> = {
+    v1: [
+      ['secrets', 'Secret'],
+      ['configmaps', 'ConfigMap'],
+      ['services', 'Service'],
+      ['serviceaccounts', 'ServiceAccount'],
+      ['pods', 'Pod'],
+    ],
+    'apps/v1': [['deployments', 'Deployment']],
+    'batch/v1': [['jobs', 'Job']],
+    'policy/v1': [['poddisruptionbudgets', 'PodDisruptionBudget']],
+    'networking.k8s.io/v1': [
+      ['networkpolicies', 'NetworkPolicy'],
+      ['ingresses', 'Ingress'],
+    ],
+    'rbac.authorization.k8s.io/v1': [
+      ['roles', 'Role'],
+      ['rolebindings', 'RoleBinding'],
+    ],
+    'autoscaling/v2': [['horizontalpodautoscalers', 'HorizontalPodAutoscaler']],
+    'monitoring.coreos.com/v1': [
+      ['servicemonitors', 'ServiceMonitor'],
+      ['prometheusrules', 'PrometheusRule'],
+    ],
+  };
+  const send = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const url = new URL(req.url!, 'http://x').pathname;
+  const resources = (gv: string) => ({
+    kind: 'APIResourceList',
+    groupVersion: gv,
+    resources: kinds[gv].map(([name, kind]) => ({
+      name,
+      singularName: kind.toLowerCase(),
+      namespaced: true,
+      kind,
+      verbs: ['get', 'list'],
+    })),
+  });
+  if (url === '/version') return send(200, { major: '1', minor: '30', gitVersion: 'v1.30.0', platform: 'linux/amd64' });
+  if (url === '/api') return send(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
+  if (url === '/api/v1') return send(200, resources('v1'));
+  if (url === '/apis') {
+    const groups = Object.keys(kinds)
+      .filter((gv) => gv.includes('/'))
+      .map((gv) => {
+        const [name, version] = gv.split('/');
+        return { name, versions: [{ groupVersion: gv, version }], preferredVersion: { groupVersion: gv, version } };
+      });
+    return send(200, { kind: 'APIGroupList', apiVersion: 'v1', groups });
+  }
+  const group = /^\/apis\/(.+\/v\w+)$/.exec(url);
+  if (group && kinds[group[1]]) return send(200, resources(group[1]));
+  const secret = /^\/api\/v1\/namespaces\/platform\/secrets\/([^/]+)$/.exec(url);
+  if (secret && secrets.has(secret[1])) {
+    // The release's own Secret carries Helm's ownership marks (helm refuses to take over one without them).
+    const owned = secret[1] === 'platform-secrets';
+    const metadata = {
+      name: secret[1],
+      namespace: 'platform',
+      ...(owned && {
+        labels: { 'app.kubernetes.io/managed-by': 'Helm' },
+        annotations: { 'meta.helm.sh/release-name': 'platform', 'meta.helm.sh/release-namespace': 'platform' },
+      }),
+    };
+    return send(200, { apiVersion: 'v1', kind: 'Secret', metadata, data: secrets.get(secret[1]) });
+  }
+  send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${url} not found` });
+}
+
+describe('helm test', () => {
+  const pod = () => find(helmTemplate(DATABASE), 'Pod', 'platform-test');
+
+  it('is a test hook Pod from the image, as locked down as the apps, aimed at the gateway’s Service', () => {
+    const test = pod();
+    expect(test.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'test' });
+    expect(test.spec.restartPolicy).toBe('Never');
+    expect(test.spec.automountServiceAccountToken).toBe(false);
+    const c = test.spec.containers[0];
+    expect(c.image).toBe('platform:0.1.0');
+    expect(c.env).toEqual([{ name: 'GATEWAY_URL', value: 'http://platform-gateway:8080' }]);
+    expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
+    expect(ofKind(helmTemplate([...DATABASE, '--set', 'tests.enabled=false']), 'Pod')).toEqual([]);
+  });
+
+  it('passes when /readyz and /api/v1/version answer 200, and fails when either does not', async () => {
+    const c = pod().spec.containers[0];
+    let readyz = 200;
+    const asked: string[] = [];
+    const gateway = http.createServer((req, res) => {
+      asked.push(req.url!);
+      const status = req.url === '/readyz' ? readyz : req.url === '/api/v1/version' ? 200 : 404;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status }));
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+    // The container's command, as the kubelet runs it, with this machine's node.
+    const runTest = () =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [...c.command.slice(1), ...c.args], { env: { GATEWAY_URL: url } });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d));
+        child.once('close', (code: number | null) => resolve({ code, out }));
+      });
+    try {
+      expect(c.command[0]).toBe('node');
+      const ok = await runTest();
+      expect(ok.code).toBe(0);
+      expect(asked).toEqual(['/readyz', '/api/v1/version']);
+      readyz = 503;
+      const notReady = await runTest();
+      expect(notReady.code).toBe(1);
+      expect(notReady.out).toContain('503 GET /readyz');
+    } finally {
+      await new Promise((resolve) => gateway.close(resolve));
+    }
+  });
+
+  it('is let through to the gateway when NetworkPolicies admit HTTP only from the ingress controller', () => {
+    const manifests = helmTemplate(['-f', PRODUCTION_VALUES]);
+    const http = find(manifests, 'NetworkPolicy', 'platform-gateway').spec.ingress.filter((r: any) =>
+      r.ports.some((p: any) => p.port === 'http'),
+    );
+    expect(http).toContainEqual({
+      from: [{ podSelector: { matchLabels: selectorOf('test') } }],
+      ports: [{ port: 'http', protocol: 'TCP' }],
+    });
+  });
+});
+
+/** Every metric name the platform's code registers (telemetry Counter, Gauge and Histogram, by their first argument). */
+function registeredMetrics(): Set<string> {
+  const names = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') walk(file);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+        for (const m of fs.readFileSync(file, 'utf8').matchAll(/new (?:Counter|Gauge|Histogram)\(\s*'([a-z_]+)'/g)) names.add(m[1]);
+      }
+    }
+  };
+  for (const top of ['apps', 'libs']) walk(path.join(ROOT, top));
+  return names;
+}
+
+/** The platform's metrics a PromQL expression uses (those of kube-state-metrics, Prometheus and prom-client aside). */
+function platformMetricsIn(expr: string): string[] {
+  const external = /^(up|kube_.*|process_.*|nodejs_.*)$/;
+  const words = [...expr.matchAll(/\b([a-z_]+)\{/g)].map((m) => m[1].replace(/_(bucket|sum|count)$/, ''));
+  return words.filter((w) => !external.test(w));
+}
+
+describe('alerts and the dashboard', () => {
+  const MONITORING = [...DATABASE, '--set', 'metrics.prometheusRule.enabled=true', '--set', 'metrics.grafanaDashboard.enabled=true'];
+
+  it('renders neither unless asked', () => {
+    const manifests = helmTemplate(DATABASE);
+    expect(ofKind(manifests, 'PrometheusRule')).toEqual([]);
+    expect(manifests.filter((m) => m.metadata.labels?.grafana_dashboard)).toEqual([]);
+  });
+
+  it('alerts on pods down or not ready, the 5xx share and refused reports, with metrics the apps register', () => {
+    const manifests = helmTemplate([
+      ...MONITORING,
+      '--set-json',
+      'metrics.prometheusRule.labels={"release":"prometheus"}',
+      '--set-json',
+      'metrics.prometheusRule.http5xxRatio=0.1',
+    ]);
+    const rule = find(manifests, 'PrometheusRule', 'platform');
+    expect(rule.metadata.labels).toMatchObject({ release: 'prometheus' });
+    const rules = rule.spec.groups.flatMap((g: any) => g.rules);
+    expect(rules.map((r: any) => r.alert)).toEqual([
+      'PlatformTargetDown',
+      'PlatformPodsNotReady',
+      'PlatformHttp5xxRate',
+      'PlatformIngestionRefusals',
+      'PlatformBillingReportsRefused',
+      'PlatformBusRedeliveries',
+    ]);
+    expect(rules.find((r: any) => r.alert === 'PlatformHttp5xxRate').expr).toMatch(/> 0\.1\s*$/);
+    const known = registeredMetrics();
+    const used = rules.flatMap((r: any) => platformMetricsIn(r.expr));
+    expect(used.length).toBeGreaterThan(0);
+    for (const name of used) expect([name, known.has(name)]).toEqual([name, true]);
+    // Every expression is limited to this release's series.
+    for (const r of rules) expect(r.expr).toContain('namespace="platform"');
+  });
+
+  it('ships a Grafana dashboard for the sidecar, on metrics the apps register', () => {
+    const manifests = helmTemplate([...MONITORING, '--set', 'metrics.grafanaDashboard.namespace=monitoring']);
+    const cm = find(manifests, 'ConfigMap', 'platform-dashboard');
+    expect(cm.metadata.namespace).toBe('monitoring');
+    expect(cm.metadata.labels).toMatchObject({ grafana_dashboard: '1' });
+    const dashboard = JSON.parse(cm.data!['platform.json']);
+    expect(dashboard.uid).toBe('platform-overview');
+    expect(dashboard.templating.list.find((v: any) => v.name === 'release').query).toBe('platform');
+    const known = registeredMetrics();
+    const used = dashboard.panels.flatMap((p: any) => p.targets.flatMap((t: any) => platformMetricsIn(t.expr)));
+    expect(used.length).toBeGreaterThan(5);
+    for (const name of used) expect([name, known.has(name)]).toEqual([name, true]);
+  });
+});
+
+describe('scheduling and additions per app', () => {
+  const ZONES = { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' };
+
+  it('spreads every app’s pods, each constraint over the app’s own pods unless it names others; an app may replace the list', () => {
+    const own = {
+      maxSkew: 2,
+      topologyKey: 'kubernetes.io/hostname',
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: { tier: 'x' } },
+    };
+    const manifests = helmTemplate([
+      ...DATABASE,
+      '--set-json',
+      `topologySpreadConstraints=${JSON.stringify([ZONES])}`,
+      '--set-json',
+      `apps.authz.topologySpreadConstraints=${JSON.stringify([own])}`,
+    ]);
+    for (const app of APPS.filter((a) => a !== 'authz')) {
+      expect(find(manifests, 'Deployment', `platform-${app}`).spec.template.spec.topologySpreadConstraints).toEqual([
+        { ...ZONES, labelSelector: { matchLabels: selectorOf(app) } },
+      ]);
+    }
+    expect(find(manifests, 'Deployment', 'platform-authz').spec.template.spec.topologySpreadConstraints).toEqual([own]);
+    expect(find(helmTemplate(DATABASE), 'Deployment', 'platform-gateway').spec.template.spec).not.toHaveProperty(
+      'topologySpreadConstraints',
+    );
+  });
+
+  it('adds the global extra env, volumes and mounts to every app, then the app’s own', () => {
+    const globalEnv = [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ca/ca.crt' }];
+    const authzEnv = [{ name: 'FROM_FIELD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }];
+    const manifests = helmTemplate([
+      ...DATABASE,
+      '--set-json',
+      `extraEnv=${JSON.stringify(globalEnv)}`,
+      '--set-json',
+      'extraVolumes=[{"name":"ca","configMap":{"name":"corporate-ca"}}]',
+      '--set-json',
+      'extraVolumeMounts=[{"name":"ca","mountPath":"/etc/ca","readOnly":true}]',
+      '--set-json',
+      `apps.authz.extraEnv=${JSON.stringify(authzEnv)}`,
+      '--set-json',
+      'apps.authz.extraVolumes=[{"name":"extra","emptyDir":{}}]',
+      '--set-json',
+      'apps.authz.extraVolumeMounts=[{"name":"extra","mountPath":"/extra"}]',
+    ]);
+    for (const app of APPS) {
+      const pod = find(manifests, 'Deployment', `platform-${app}`).spec.template.spec;
+      const c = pod.containers[0];
+      const extraEnv = c.env.filter((e: any) => ['NODE_EXTRA_CA_CERTS', 'FROM_FIELD'].includes(e.name));
+      expect(extraEnv).toEqual(app === 'authz' ? [...globalEnv, ...authzEnv] : globalEnv);
+      expect(c.volumeMounts.slice(1)).toEqual([
+        { name: 'ca', mountPath: '/etc/ca', readOnly: true },
+        ...(app === 'authz' ? [{ name: 'extra', mountPath: '/extra' }] : []),
+      ]);
+      expect(pod.volumes.slice(1)).toEqual([
+        { name: 'ca', configMap: { name: 'corporate-ca' } },
+        ...(app === 'authz' ? [{ name: 'extra', emptyDir: {} }] : []),
+      ]);
+    }
+    expect(containerEnv(manifests, find(manifests, 'Deployment', 'platform-gateway').spec.template.spec).NODE_EXTRA_CA_CERTS).toBe(
+      '/etc/ca/ca.crt',
+    );
+    expect(() => helmTemplate([...DATABASE, '--set-json', 'extraEnv=[{"value":"no name"}]'])).toThrow(/name/);
+  });
+});
+
+describe('the rendered objects against the Kubernetes API schemas', () => {
+  const TRIAL_VALUES = path.join(CHART, 'values-trial.yaml');
+  const everything = [
+    ...DATABASE,
+    '--set',
+    'openfga.apiUrl=http://openfga:8080',
+    '--set',
+    'openfga.apiToken=t',
+    '--set',
+    'networkPolicy.enabled=true',
+    '--set',
+    'metrics.serviceMonitor.enabled=true',
+    '--set',
+    'metrics.prometheusRule.enabled=true',
+    '--set',
+    'metrics.grafanaDashboard.enabled=true',
+    '--set',
+    'ingress.enabled=true',
+    '--set',
+    'apps.gateway.autoscaling.enabled=true',
+    '--set-json',
+    'apps.clusters.rbac.rules=[{"apiGroups":[""],"resources":["namespaces"],"verbs":["get"]}]',
+    '--set-json',
+    'topologySpreadConstraints=[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"ScheduleAnyway"}]',
+    '--set-json',
+    'extraVolumes=[{"name":"ca","configMap":{"name":"corporate-ca"}}]',
+    '--set-json',
+    'extraVolumeMounts=[{"name":"ca","mountPath":"/etc/ca"}]',
+  ];
+
+  it.each([
+    ['the default values', DATABASE],
+    ['values-production.yaml', ['-f', PRODUCTION_VALUES]],
+    ['values-trial.yaml', ['-f', TRIAL_VALUES]],
+    ['every optional object enabled', everything],
+  ])('%s: every object is valid for its kind', (_, args) => {
+    const results = validateAgainstKubernetes(helmTemplate(args));
+    expect(results.filter((r) => r.errors === undefined)).toEqual([]);
+    expect(results.filter((r) => r.errors)).toEqual([]);
+    expect(results.length).toBeGreaterThan(20);
+  });
+
+  it('would catch an invalid object', () => {
+    const deployment = find(helmTemplate(DATABASE), 'Deployment', 'platform-authz');
+    deployment.spec.template.spec.containers[0].ports[0].containerPort = 'grpc';
+    const [result] = validateAgainstKubernetes([deployment]);
+    expect(result.errors).toMatch(/containerPort must be integer/);
   });
 });

@@ -1,7 +1,7 @@
 // The production topology: the BUILT bundles, one process per app, staged as the image
 // holds them (the runtime stage's COPY lines of deploy/docker/Dockerfile) and started through the image's
-// entrypoint, with the environment the Helm chart gives each pod (rendered by `helm template`), against the
-// real Postgres and NATS. The chart's migration Job runs first. Then a client's flow through the gateway; authz
+// entrypoint, with the environment the Helm chart gives each pod (rendered by `helm template` with its default
+// values and only the database, NATS and the site admin set), against the real Postgres and NATS. The chart's migration Job runs first. Then a client's flow through the gateway; authz
 // is killed with SIGKILL: only its routes answer 503, the other apps keep answering; restarted, its routes
 // recover and every acknowledged write is still there.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -119,7 +119,8 @@ describe('the production topology: built bundles as separate processes with the 
 
     const db = await createTestDatabase();
     dropDatabase = db.drop;
-    // The chart rendered with this test's database and NATS as the values an operator would give.
+    // The chart rendered with its default values and only what an operator must give: the database, NATS and
+    // the site admin.
     manifests = helmTemplate([
       '--set',
       `postgres.url=${db.url}`,
@@ -170,9 +171,8 @@ describe('the production topology: built bundles as separate processes with the 
         // The pod's /tmp emptyDir.
         expect(env.DATA_DIR).toBe('/tmp/platform-data');
         env.DATA_DIR = fs.mkdtempSync(path.join(work, `${pod}-`));
-        // No OpenFGA server here: authz uses its embedded engine (the same model, on the same Postgres).
-        delete env.OPENFGA_API_URL;
-        delete env.OPENFGA_STORE_ID;
+        // The chart's default is authz's embedded engine: no OpenFGA setting reaches any pod.
+        expect(Object.keys(env).filter((name) => name.startsWith('OPENFGA_'))).toEqual([]);
         for (const [name, value] of Object.entries(env)) {
           if (/\.svc\b|platform-[a-z]+-?[a-z]*:\d/.test(value)) throw new Error(`${pod}: ${name}=${value} still names a cluster address`);
         }

@@ -236,22 +236,79 @@ A secretKeyRef env entry. Context: dict "name" "<ENV>" "secret" "<Secret>" "key"
 {{- end }}
 
 {{/*
-DATABASE_URL as an env entry (from postgres.existingSecret, else existingSecret or the chart's Secret).
-Root context.
+Where each secret env variable may come from besides existingSecret or the chart's Secret: the values
+group whose own `existingSecret` wins for it, and whether that group names one key
+(`existingSecretKey`) or several (`existingSecretKeys`, env name: key). PLATFORM_ADMIN_USERNAME and
+PLATFORM_ADMIN_EMAIL are not secret: they have no group of their own.
+*/}}
+{{- define "platform.secretGroups" -}}
+DATABASE_URL: {group: postgres, single: true}
+OPENFGA_API_TOKEN: {group: openfga, single: true}
+MARKETPLACE_API_SECRET: {group: marketplace}
+PROVIDERA_ACCESS_KEY_ID: {group: marketplace}
+PROVIDERA_SECRET_ACCESS_KEY: {group: marketplace}
+PROVIDERC_SERVICE_ACCOUNT_KEY: {group: marketplace}
+FLAVORA_TOKEN: {group: metricsDashboards}
+FLAVORB_TOKEN: {group: metricsDashboards}
+PLATFORM_ADMIN_PASSWORD: {group: platformAdmin, single: true}
+SECRETS_ENCRYPTION_KEY: {group: secretsEncryption, single: true}
+LICENSE_CA_CERT: {group: licenseCA}
+LICENSE_CA_KEY: {group: licenseCA}
+OBJECT_STORAGE_ACCESS_KEY_ID: {group: objectStorage}
+OBJECT_STORAGE_SECRET_ACCESS_KEY: {group: objectStorage}
+OBJECT_STORAGE_SIGNING_KEY: {group: objectStorage}
+{{- end }}
+
+{{/*
+The Secret and key one secret env variable is read from, as YAML {secret, key, own}: its group's
+existingSecret (own: true), else existingSecret or the chart's Secret under its own name.
+Context: dict "root" $ "name" "<ENV>"
+*/}}
+{{- define "platform.secretSource" -}}
+{{- $entry := index (include "platform.secretGroups" .root | fromYaml) .name | default (dict) }}
+{{- $group := dict }}
+{{- with $entry.group }}{{ $group = index $.root.Values . | default (dict) }}{{ end }}
+{{- if and (kindIs "map" $group) $group.existingSecret }}
+{{- $key := .name }}
+{{- if $entry.single }}
+{{- $key = $group.existingSecretKey | default .name }}
+{{- else }}
+{{- $key = index ($group.existingSecretKeys | default (dict)) .name | default .name }}
+{{- end }}
+{{- dict "secret" $group.existingSecret "key" $key "own" true | toYaml }}
+{{- else }}
+{{- dict "secret" (include "platform.secretName" .root) "key" .name "own" false | toYaml }}
+{{- end }}
+{{- end }}
+
+{{/*
+Whether the chart's Secret holds this variable ("true" or ""): not when its group has its own Secret.
+Context: dict "root" $ "name" "<ENV>"
+*/}}
+{{- define "platform.inChartSecret" -}}
+{{- if not (include "platform.secretSource" . | fromYaml).own }}true{{ end }}
+{{- end }}
+
+{{/*
+One secret env entry, from where platform.secretSource says. Context: dict "root" $ "name" "<ENV>" "optional" bool
+*/}}
+{{- define "platform.secretEnvEntry" -}}
+{{- $src := include "platform.secretSource" (dict "root" .root "name" .name) | fromYaml }}
+{{- include "platform.secretKeyEnv" (dict "name" .name "secret" $src.secret "key" $src.key "optional" .optional) }}
+{{- end }}
+
+{{/*
+DATABASE_URL as an env entry. Root context.
 */}}
 {{- define "platform.databaseUrlEnv" -}}
-{{- if .Values.postgres.existingSecret }}
-{{- include "platform.secretKeyEnv" (dict "name" "DATABASE_URL" "secret" .Values.postgres.existingSecret "key" (.Values.postgres.existingSecretKey | default "DATABASE_URL")) }}
-{{- else }}
-{{- include "platform.secretKeyEnv" (dict "name" "DATABASE_URL" "secret" (include "platform.secretName" .)) }}
-{{- end }}
+{{- include "platform.secretEnvEntry" (dict "root" . "name" "DATABASE_URL") }}
 {{- end }}
 
 {{/*
 The secret env one app gets (container `env` entries): only the secrets it reads.
 Context: dict "root" $ "app" "<app>"
   DATABASE_URL                      apps with a schema
-  OPENFGA_API_TOKEN                 authz
+  OPENFGA_API_TOKEN                 authz, with OpenFGA
   MARKETPLACE_API_SECRET            marketplace-listener (with PLATFORM_ADMIN_USERNAME: who creates subscribers' organizations)
   FLAVORA_TOKEN, FLAVORB_TOKEN      metricsproxy (the dashboard APIs' tokens; optional)
   PLATFORM_ADMIN_*                  orgs-teams (the site-admin bootstrap)
@@ -259,54 +316,94 @@ Context: dict "root" $ "app" "<app>"
   LICENSE_CA_CERT, LICENSE_CA_KEY   contracts-licensing (an imported license CA; optional)
   OBJECT_STORAGE_SIGNING_KEY        gateway, orgs-teams and marketplace-listener (signed URLs; one key for all replicas)
   OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams, contracts-licensing and gateway (S3 credentials; optional)
-DATABASE_URL and OPENFGA_API_TOKEN may each come from their own Secret (postgres.existingSecret /
-openfga.existingSecret); the rest come from existingSecret or the chart's Secret.
+Each comes from its group's own Secret when one is set (platform.secretSource), else from existingSecret or
+the chart's Secret.
 */}}
 {{- define "platform.secretEnv" -}}
 {{- $root := .root }}
 {{- $traits := include "platform.traitsOf" . | fromYaml }}
-{{- $secret := include "platform.secretName" $root }}
-{{- if $traits.database }}
-{{ include "platform.databaseUrlEnv" $root }}
-{{- end }}
-{{- if $traits.openfga }}
-{{- if $root.Values.openfga.existingSecret }}
-{{ include "platform.secretKeyEnv" (dict "name" "OPENFGA_API_TOKEN" "secret" $root.Values.openfga.existingSecret "key" ($root.Values.openfga.existingSecretKey | default "OPENFGA_API_TOKEN") "optional" true) }}
-{{- else }}
-{{ include "platform.secretKeyEnv" (dict "name" "OPENFGA_API_TOKEN" "secret" $secret "optional" true) }}
-{{- end }}
-{{- end }}
+{{- $entries := list }}
+{{- if $traits.database }}{{ $entries = append $entries (list "DATABASE_URL" false) }}{{ end }}
+{{- if and $traits.openfga (include "platform.openfga" $root) }}{{ $entries = append $entries (list "OPENFGA_API_TOKEN" true) }}{{ end }}
 {{- if $traits.marketplace }}
-{{ include "platform.secretKeyEnv" (dict "name" "MARKETPLACE_API_SECRET" "secret" $secret "optional" true) }}
-{{ include "platform.secretKeyEnv" (dict "name" "PLATFORM_ADMIN_USERNAME" "secret" $secret) }}
+{{- $entries = append $entries (list "MARKETPLACE_API_SECRET" true) }}
+{{- $entries = append $entries (list "PLATFORM_ADMIN_USERNAME" false) }}
 {{- range $key := list "PROVIDERA_ACCESS_KEY_ID" "PROVIDERA_SECRET_ACCESS_KEY" "PROVIDERC_SERVICE_ACCOUNT_KEY" }}
-{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
+{{- $entries = append $entries (list $key true) }}
 {{- end }}
 {{- end }}
 {{- if $traits.metricsDashboards }}
-{{- range $key := list "FLAVORA_TOKEN" "FLAVORB_TOKEN" }}
-{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
-{{- end }}
+{{- range $key := list "FLAVORA_TOKEN" "FLAVORB_TOKEN" }}{{ $entries = append $entries (list $key true) }}{{ end }}
 {{- end }}
 {{- if $traits.siteAdmin }}
 {{- range $key := list "PLATFORM_ADMIN_USERNAME" "PLATFORM_ADMIN_PASSWORD" "PLATFORM_ADMIN_EMAIL" "SECRETS_ENCRYPTION_KEY" }}
-{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret) }}
+{{- $entries = append $entries (list $key false) }}
 {{- end }}
 {{- end }}
 {{- if $traits.licenseCA }}
-{{ include "platform.secretKeyEnv" (dict "name" "SECRETS_ENCRYPTION_KEY" "secret" $secret) }}
-{{- range $key := list "LICENSE_CA_CERT" "LICENSE_CA_KEY" }}
-{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
+{{- $entries = append $entries (list "SECRETS_ENCRYPTION_KEY" false) }}
+{{- range $key := list "LICENSE_CA_CERT" "LICENSE_CA_KEY" }}{{ $entries = append $entries (list $key true) }}{{ end }}
 {{- end }}
-{{- end }}
-{{- if $traits.signsObjects }}
-{{ include "platform.secretKeyEnv" (dict "name" "OBJECT_STORAGE_SIGNING_KEY" "secret" $secret) }}
-{{- end }}
+{{- if $traits.signsObjects }}{{ $entries = append $entries (list "OBJECT_STORAGE_SIGNING_KEY" false) }}{{ end }}
 {{- if $traits.objectStorage }}
 {{- range $key := list "OBJECT_STORAGE_ACCESS_KEY_ID" "OBJECT_STORAGE_SECRET_ACCESS_KEY" }}
-{{ include "platform.secretKeyEnv" (dict "name" $key "secret" $secret "optional" true) }}
+{{- $entries = append $entries (list $key true) }}
 {{- end }}
 {{- end }}
+{{- range $e := $entries }}
+{{ include "platform.secretEnvEntry" (dict "root" $root "name" (index $e 0) "optional" (index $e 1)) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Whether authz uses OpenFGA ("true" or ""): openfga.apiUrl is set. Root context.
+*/}}
+{{- define "platform.openfga" -}}
+{{- if .Values.openfga.apiUrl }}true{{ end }}
+{{- end }}
+
+{{/*
+Whether the OpenFGA setup Job finds the store by name and records its id in the ConfigMap
+<fullname>-openfga ("true" or ""): OpenFGA without a storeId. Root context.
+*/}}
+{{- define "platform.openfgaDiscovered" -}}
+{{- if and .Values.openfga.apiUrl (not .Values.openfga.storeId) }}
+{{- if not .Values.openfga.setup.enabled }}
+{{- fail "openfga.storeId is required when openfga.setup.enabled is false: the setup Job is what finds or creates the store (or empty openfga.apiUrl: the embedded engine)" }}
+{{- end -}}
+true
+{{- end }}
+{{- end }}
+
+{{/*
+The ConfigMap the OpenFGA setup Job writes OPENFGA_STORE_ID to. Root context.
+*/}}
+{{- define "platform.openfgaConfigMapName" -}}
+{{- printf "%s-openfga" (include "platform.fullname" .) }}
+{{- end }}
+
+{{/*
+The name of the OpenFGA store the setup Job finds or creates. Root context.
+*/}}
+{{- define "platform.openfgaStoreName" -}}
+{{- .Values.openfga.storeName | default (printf "%s/%s" .Release.Namespace (include "platform.fullname" .)) | trunc 64 }}
+{{- end }}
+
+{{/*
+A pod's topologySpreadConstraints (the app's list, else the global one); a constraint without a
+labelSelector gets the app's selector labels. Context: dict "root" $ "app" "<app>" "cfg" <app values>
+*/}}
+{{- define "platform.topologySpread" -}}
+{{- $list := .cfg.topologySpreadConstraints | default .root.Values.topologySpreadConstraints | default list }}
+{{- $out := list }}
+{{- range $c := $list }}
+{{- $c = deepCopy $c }}
+{{- if not $c.labelSelector }}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" (include "platform.selectorLabels" (dict "root" $.root "app" $.app) | fromYaml)) }}
+{{- end }}
+{{- $out = append $out $c }}
+{{- end }}
+{{- if $out }}{{ toYaml $out }}{{ end }}
 {{- end }}
 
 {{/*
