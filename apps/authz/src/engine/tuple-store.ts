@@ -128,17 +128,21 @@ export class TupleStore implements TupleSource {
   }
 
   /**
-   * The changes logged after `after`, in order, with where the log stands, read in one snapshot: the changes are
-   * exactly those up to `head`. At most `limit` changes; when there are more, `complete` is false.
+   * The changes logged after `after`, in order, with where the log stands: the changes are exactly those up to
+   * `head`. At most `limit` changes; when there are more, or the log was pruned meanwhile, `complete` is false.
    *
-   * The usual answer is "nothing new", so the first statement is kept small: the head row and the first few
-   * changes, a plan with no join and a small limit (a large estimate would have Postgres compile it, JIT, on every
-   * call). Only when more changes wait does a second statement read them, up to the head the first one saw; all of
-   * those were committed before that head was, so they are visible to it.
+   * The usual answer is "nothing new", so it is found by the smallest statement there is: the head row. Only
+   * when the head moved do more statements follow: the head again with the first few changes (one snapshot),
+   * then, when more wait, the rest up to that head; every change up to a head was committed before it, so the
+   * later statement sees them all, unless a prune removed some meanwhile, which it tells.
    */
   async readChanges(after: number, limit: number): Promise<ChangesHead & { changes: TupleChange[]; complete: boolean }> {
+    const now = await this.readHead();
+    // A head behind `after` belongs to another history (the log was recreated): not complete, so memory reloads.
+    if (now.head <= after || now.pruned > after) return { ...now, changes: [], complete: now.head === after };
     const tuple = 'object_type, object_id, relation, user_type, user_id, user_relation';
     const first = Math.min(limit, FIRST_CHANGES);
+    // Both parts are small plans (no join, a small limit): a large estimate would have Postgres compile (JIT) them.
     const rows = await this.select<{ seq: number; pruned: number | null; op: TupleChange['op'] | null } & TupleRow>(
       `select seq, pruned, null as op, ${tuple.replace(/\w+/g, 'null as $&')} from ${this.qualified(CHANGES_HEAD_TABLE)}` +
         ` union all (select seq, null, op, ${tuple} from ${this.qualified(CHANGES_TABLE)}` +
@@ -149,15 +153,19 @@ export class TupleStore implements TupleSource {
     const top = rows.find((r) => r.op === null)!;
     const head = { head: top.seq, pruned: top.pruned! };
     let changes = rows.filter((r) => r.op !== null) as TupleChange[];
+    let pruned = head.pruned;
     if (changes.length > first && first < limit) {
-      changes = await this.select<TupleChange>(
-        `select seq, op, ${tuple} from ${this.qualified(CHANGES_TABLE)} where seq > ? and seq <= ? order by seq, op = 'write' limit ?`,
+      const rest = await this.select<TupleChange & { pruned: number }>(
+        `select seq, op, ${tuple}, (select pruned from ${this.qualified(CHANGES_HEAD_TABLE)}) as pruned` +
+          ` from ${this.qualified(CHANGES_TABLE)} where seq > ? and seq <= ? order by seq, op = 'write' limit ?`,
         [after, head.head, limit + 1],
       );
+      pruned = rest.length ? rest[0].pruned : Infinity;
+      changes = rest;
     }
     // Union members come out in order in practice; sorting keeps the order a promise.
     changes.sort((x, y) => x.seq - y.seq || Number(x.op === 'write') - Number(y.op === 'write'));
-    return { ...head, changes: changes.slice(0, limit), complete: changes.length <= limit };
+    return { ...head, changes: changes.slice(0, limit), complete: changes.length <= limit && pruned <= after };
   }
 
   /** Up to `limit` stored tuples after `after` in key order (the primary key's), for loading them page by page. */
