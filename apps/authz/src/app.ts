@@ -29,6 +29,7 @@ function startAuthz(config: AuthzConfig) {
       bus: 'notices',
       async grpc({ db, log, bus }) {
         const { engine, model } = await chooseEngine(config, db!, log);
+        if (engine instanceof EmbeddedEngine) loadTuples(engine, log);
         const cache = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
         stopFollowing = await cache.follow(bus!);
         const tuplesChanged = announceTupleChanges(cache, bus, log);
@@ -42,6 +43,15 @@ function startAuthz(config: AuthzConfig) {
       },
     },
     config,
+  );
+}
+
+/** Loads the tuples into memory now rather than at the first check; until then checks read the table. */
+function loadTuples(engine: EmbeddedEngine, log: Logger): void {
+  const started = Date.now();
+  engine.load().then(
+    () => log.info({ tuples: engine.inMemory?.size, ms: Date.now() - started }, 'authorization tuples loaded into memory'),
+    (err: unknown) => log.warn({ err }, 'authorization tuples not loaded into memory; checks read the table'),
   );
 }
 
