@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ACCOUNTS_CHANGED, type AccountsChanged, type Bus } from '@platform/bus';
 import type { orgsTeamsV1 } from '@platform/proto';
+import { LRUCache } from 'lru-cache';
 
 /**
  * What a scoped token is limited to (docs/authentication.md): the scope's name and the account it acts for.
@@ -11,23 +12,36 @@ export interface TokenScope {
   accountId: number;
 }
 
+interface Entry {
+  user: orgsTeamsV1.User;
+  scope: TokenScope | undefined;
+}
+
 /**
  * Who a token belongs to, remembered for a short while so an authenticated request costs no call to
  * orgs-teams. Keyed by the token's SHA-256, never the token. An entry goes at once when
  * orgs-teams says the account changed (a token deleted, the account disabled or removed), and every entry
  * goes when the bus connection is lost: notices sent meanwhile are missed, so nothing is trusted until the
- * bus is back. The lifetime bounds what a missed notice can cost.
+ * bus is back. The lifetime bounds what a missed notice can cost; when full, the least recently used entry
+ * makes room.
  */
 export class TokenCache {
-  private readonly entries = new Map<string, { user: orgsTeamsV1.User; scope: TokenScope | undefined; expires: number }>();
+  private readonly entries: LRUCache<string, Entry>;
+  /** The keys of each account's cached tokens, so a notice about an account finds them. */
   private readonly byUser = new Map<number, Set<string>>();
   private enabled: boolean;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
+    maxEntries = 10_000,
   ) {
     this.enabled = ttlMs > 0;
+    this.entries = new LRUCache<string, Entry>({
+      max: maxEntries,
+      ...(ttlMs > 0 ? { ttl: Math.ceil(ttlMs) } : {}),
+      // Whatever removes an entry (expiry, room for another, a notice, a replacement) also unindexes it.
+      dispose: (entry, key) => this.unindex(entry.user.id, key),
+    });
   }
 
   /** Evicts on notices and follows the bus connection; answers how to stop. */
@@ -52,23 +66,15 @@ export class TokenCache {
   /** The user a token belongs to and the scope it is limited to, if any. */
   lookup(token: string): { user: orgsTeamsV1.User; scope: TokenScope | undefined } | undefined {
     if (!this.enabled) return undefined;
-    const key = keyOf(token);
-    const hit = this.entries.get(key);
-    if (!hit) return undefined;
-    if (hit.expires > Date.now()) return { user: hit.user, scope: hit.scope };
-    this.drop(key, hit.user.id);
-    return undefined;
+    const hit = this.entries.get(keyOf(token));
+    return hit && { user: hit.user, scope: hit.scope };
   }
 
   set(token: string, user: orgsTeamsV1.User, scope?: TokenScope): void {
     if (!this.enabled) return;
-    // Full: the oldest entry (first inserted) makes room.
-    if (this.entries.size >= this.maxEntries) {
-      const [oldest, entry] = this.entries.entries().next().value!;
-      this.drop(oldest, entry.user.id);
-    }
     const key = keyOf(token);
-    this.entries.set(key, { user, scope, expires: Date.now() + this.ttlMs });
+    // Indexed after the set: replacing an entry disposes the old one, which unindexes the key.
+    this.entries.set(key, { user, scope });
     let keys = this.byUser.get(user.id);
     if (!keys) this.byUser.set(user.id, (keys = new Set()));
     keys.add(key);
@@ -76,7 +82,7 @@ export class TokenCache {
 
   evictUsers(userIds: number[]): void {
     for (const id of userIds) {
-      for (const key of this.byUser.get(id) ?? []) this.entries.delete(key);
+      for (const key of [...(this.byUser.get(id) ?? [])]) this.entries.delete(key);
       this.byUser.delete(id);
     }
   }
@@ -86,9 +92,11 @@ export class TokenCache {
     this.byUser.clear();
   }
 
-  private drop(key: string, userId: number): void {
-    this.entries.delete(key);
-    this.byUser.get(userId)?.delete(key);
+  private unindex(userId: number, key: string): void {
+    const keys = this.byUser.get(userId);
+    if (!keys) return;
+    keys.delete(key);
+    if (keys.size === 0) this.byUser.delete(userId);
   }
 }
 

@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { fromSeed, Prefix, type KeyPair } from 'nkeys.js';
 // nkeys.js' own codec (base32, prefix byte, CRC-16 checksum); the package exports no other way to the raw key.
 import { Codec } from 'nkeys.js/lib/codec';
@@ -11,8 +12,8 @@ import { Codec } from 'nkeys.js/lib/codec';
  */
 
 const encoder = new TextEncoder();
-const PUBLIC_KEYS_CACHED = 10_000;
-const publicKeys = new Map<string, KeyObject>();
+/** Public keys already turned into key objects: a cluster signs every report with the same key. */
+const publicKeys = new LRUCache<string, KeyObject>({ max: 10_000 });
 
 function b64url(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64url');
@@ -27,7 +28,6 @@ function publicKeyObject(publicKey: string): KeyObject {
   let key = publicKeys.get(publicKey);
   if (!key) {
     key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64url(rawUserPublicKey(publicKey)) }, format: 'jwk' });
-    if (publicKeys.size >= PUBLIC_KEYS_CACHED) publicKeys.delete(publicKeys.keys().next().value as string);
     publicKeys.set(publicKey, key);
   }
   return key;

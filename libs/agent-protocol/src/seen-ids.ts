@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Which message ids ingestion has applied, so a redelivered or replayed message has the effect of one.
  *
@@ -37,17 +39,21 @@ export interface SeenIds {
  * `maxIds` (the oldest go first), which must exceed the ids a redelivery window can hold.
  */
 export class InMemorySeenIds implements SeenIds {
-  /** Insertion order is recording order, so the first entries are the oldest. */
-  private readonly ids = new Map<string, number>();
+  /**
+   * Id → when it was recorded. Only `has` and `set` touch it (neither counts as a use), so the least recently
+   * used id is the oldest recorded one. The bound is a size of one per id rather than `max`, which would
+   * allocate room for all `maxIds` at once.
+   */
+  private readonly ids: LRUCache<string, number>;
 
-  constructor(private readonly maxIds = 1_000_000) {
+  constructor(maxIds = 1_000_000) {
     if (!Number.isInteger(maxIds) || maxIds < 1) throw new Error('maxIds must be a positive integer');
+    this.ids = new LRUCache<string, number>({ maxSize: maxIds, sizeCalculation: () => 1 });
   }
 
   async remember(messageId: string, meta: { clusterUID: string; kind: string; at?: Date }): Promise<boolean> {
     if (this.ids.has(messageId)) return false;
     this.ids.set(messageId, (meta.at ?? new Date()).getTime());
-    if (this.ids.size > this.maxIds) this.ids.delete(this.ids.keys().next().value as string);
     return true;
   }
 
@@ -57,14 +63,9 @@ export class InMemorySeenIds implements SeenIds {
 
   async forgetBefore(before: Date): Promise<number> {
     const cut = before.getTime();
-    let dropped = 0;
-    for (const [id, at] of this.ids) {
-      if (at < cut) {
-        this.ids.delete(id);
-        dropped++;
-      }
-    }
-    return dropped;
+    const old = [...this.ids.entries()].filter(([, at]) => at < cut).map(([id]) => id);
+    for (const id of old) this.ids.delete(id);
+    return old.length;
   }
 
   /** How many ids are held. */

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { OrgRow } from './rows';
 
 /**
@@ -10,27 +11,32 @@ import type { OrgRow } from './rows';
  * (`ORGS_CHANGED`). The lifetime (`ORG_CACHE_TTL_MS`) only bounds how long a replica that missed a notice
  * (NATS away) can serve an old row. A read that started before an eviction never stores what it read (a
  * generation count), so a row read just before a change cannot outlive the change. Misses are not cached: a new
- * organization is found at once.
+ * organization is found at once. When full, the least recently used organization makes room.
  */
 export class OrgCache {
-  private readonly byId = new Map<number, { row: OrgRow; until: number }>();
+  private readonly byId: LRUCache<number, OrgRow>;
   private readonly idByName = new Map<string, number>();
   private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly capacity = 10_000,
-  ) {}
+    capacity = 10_000,
+  ) {
+    this.byId = new LRUCache<number, OrgRow>({
+      max: capacity,
+      ...(ttlMs > 0 ? { ttl: Math.ceil(ttlMs) } : {}),
+      // Whatever removes a row (expiry, room for another, eviction, a newer row) also drops its slug, unless
+      // the slug already names another organization.
+      dispose: (row, id) => {
+        const name = row.login.toLowerCase();
+        if (this.idByName.get(name) === id) this.idByName.delete(name);
+      },
+    });
+  }
 
   /** The cached row with this id, if fresh. */
   get(id: number): OrgRow | undefined {
-    const entry = this.byId.get(id);
-    if (!entry) return undefined;
-    if (entry.until <= Date.now()) {
-      this.evict(id);
-      return undefined;
-    }
-    return entry.row;
+    return this.byId.get(id);
   }
 
   /** The cached row with this slug (case-insensitive), if fresh. */
@@ -49,21 +55,15 @@ export class OrgCache {
   }
 
   private put(row: OrgRow): void {
-    if (this.byId.size >= this.capacity) {
-      // The oldest entry goes (Map keeps insertion order); a full cache is rare and cheap to refill.
-      const oldest = this.byId.keys().next().value as number;
-      this.evict(oldest);
-    }
-    this.byId.set(row.id, { row, until: Date.now() + this.ttlMs });
+    // The slug is indexed after the set: replacing a row disposes the old one, which drops its slug.
+    this.byId.set(row.id, row);
     this.idByName.set(row.login.toLowerCase(), row.id);
   }
 
   /** Forgets an organization (changed or deleted), and makes reads in flight forget what they read. */
   evict(id: number): void {
     this.generation++;
-    const entry = this.byId.get(id);
     this.byId.delete(id);
-    if (entry) this.idByName.delete(entry.row.login.toLowerCase());
   }
 
   /** Forgets everything (the bus connection was lost: notices may have been missed). */
