@@ -124,6 +124,8 @@ export const serviceEnv = {
     .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Checked here so a wrong value stops the start; the logger reads it from the process's environment (logger.ts). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Where an app run on its own (runMain) serves Prometheus metrics at /metrics; 0 picks a free port (docs/operations.md). */
   METRICS_PORT: portVar.default(9464),
   /** How long a change's outbox entry belongs to the request applying it before the relay may retry it. */

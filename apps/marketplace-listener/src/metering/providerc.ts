@@ -1,5 +1,6 @@
-import { createSign, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { JWT } from 'google-auth-library';
 import type { SubscriptionRow } from '../subscriptions/subscriptions-store';
 import { describe, type MeteringProvider, type Readiness, type SettingWarning, type Usage, type UsageOutcome } from './provider';
 import { batches, withRetries, type RetryPolicy } from './retry';
@@ -25,6 +26,8 @@ export interface ProviderCMeteringConfig {
  */
 export const REPORT_BATCH_LIMIT = 100;
 const SCOPE = 'https://www.googleapis.com/auth/servicecontrol';
+/** Where google-auth-library always sends the grant, whatever the key's token_uri says. */
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 interface ServiceAccountKey {
   client_email: string;
@@ -36,37 +39,27 @@ interface ServiceAccountKey {
  * The third provider's metering through Google Service Control's documented REST API (v1): usage with
  * `services.report` (one operation per record, metric `<service>/<dimension>`), readiness with
  * `services.check`. Authentication is a service account's OAuth 2.0 JWT-bearer grant (RFC 7523) at the key's
- * token_uri, the token cached until shortly before it expires. Network failures, 429 and 5xx are retried
- * with backoff; errors Service Control names per operation are that record's failure.
+ * token_uri, made and cached by google-auth-library (`tokenClient`). Service Control calls that fail on the
+ * network, with 429 or with 5xx are retried with backoff; errors Service Control names per operation are that
+ * record's failure.
  */
 export function providerCMetering(config: ProviderCMeteringConfig): MeteringProvider {
-  let key: ServiceAccountKey | undefined;
+  let tokens: JWT | undefined;
   let keyError = '';
   if (config.key || config.keyFile) {
     // Never the key's text in a message: only which setting and what is wrong with it.
     const setting = config.key ? 'PROVIDERC_SERVICE_ACCOUNT_KEY' : `PROVIDERC_SERVICE_ACCOUNT_KEY_FILE ${config.keyFile}`;
     try {
-      key = parseKey(config.key || readFileSync(config.keyFile!, 'utf8'));
+      tokens = tokenClient(parseKey(config.key || readFileSync(config.keyFile!, 'utf8')), config.timeoutMs);
     } catch (err) {
       keyError = `${setting}: ${err instanceof SyntaxError ? 'not valid JSON' : describe(err)}`;
     }
   }
-  let token: { value: string; expiresAt: number } | undefined;
-
   const accessToken = async (): Promise<string> => {
-    if (!key) throw new Error(keyError || 'PROVIDERC_SERVICE_ACCOUNT_KEY (or _FILE) is not set');
-    if (token && token.expiresAt > Date.now() + 60_000) return token.value;
-    const now = Math.floor(Date.now() / 1000);
-    const assertion = signJwt({ iss: key.client_email, scope: SCOPE, aud: key.token_uri, iat: now, exp: now + 3600 }, key.private_key);
-    const res = await call(key.token_uri, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
-    });
-    const body = (await res.json()) as { access_token?: string; expires_in?: number };
-    if (!body.access_token) throw new Error('the token endpoint answered no access_token');
-    token = { value: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 3600) * 1000 };
-    return token.value;
+    if (!tokens) throw new Error(keyError || 'PROVIDERC_SERVICE_ACCOUNT_KEY (or _FILE) is not set');
+    const { token } = await tokens.getAccessToken();
+    if (!token) throw new Error('the token endpoint answered no access_token');
+    return token;
   };
 
   /** One HTTP call, retried on network failures, 429 and 5xx; another non-2xx is an error naming the status. */
@@ -194,10 +187,28 @@ function parseKey(text: string): ServiceAccountKey {
   return k as ServiceAccountKey;
 }
 
-const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
-
-/** An RS256 JWT (RFC 7519) signed with the service account's private key. */
-function signJwt(claims: Record<string, unknown>, privateKey: string): string {
-  const unsigned = `${b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
-  return `${unsigned}.${createSign('RSA-SHA256').update(unsigned).sign(privateKey).toString('base64url')}`;
+/**
+ * The service account's token source: google-auth-library signs the grant, asks the token endpoint (retrying
+ * network failures, 429 and 5xx itself) and keeps the token until shortly before it expires. The library
+ * always asks Google's endpoint, so a key naming another one (a private endpoint, a test's double) has its
+ * grant sent there, with that endpoint as the grant's audience as before; Google's own keys name Google's.
+ */
+function tokenClient(key: ServiceAccountKey, timeoutMs: number): JWT {
+  const client = new JWT({
+    email: key.client_email,
+    key: key.private_key,
+    scopes: [SCOPE],
+    additionalClaims: { aud: key.token_uri },
+    // Node's own fetch: gaxios would otherwise load node-fetch.
+    transporterOptions: { timeout: timeoutMs, fetchImplementation: fetch },
+  });
+  if (key.token_uri !== GOOGLE_TOKEN_URL) {
+    client.transporter.interceptors.request.add({
+      resolved: async (request) => {
+        if (String(request.url) === GOOGLE_TOKEN_URL) request.url = new URL(key.token_uri);
+        return request;
+      },
+    });
+  }
+  return client;
 }

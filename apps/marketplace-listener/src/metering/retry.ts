@@ -1,3 +1,5 @@
+import { backOff } from 'exponential-backoff';
+
 /** How a provider call is retried: attempts in all, and the first delay (doubled each time, with full jitter). */
 export interface RetryPolicy {
   attempts: number;
@@ -5,26 +7,20 @@ export interface RetryPolicy {
 }
 
 /**
- * Runs `fn` until it succeeds, `retryable` says its failure is final, or the attempts are spent. Delays grow
- * exponentially with full jitter (a random wait up to base·2^n), so replicas retrying one provider outage do
- * not hammer it in step.
+ * Runs `fn` until it succeeds, `retryable` says its failure is final, or the attempts are spent; the last
+ * failure is thrown. Delays grow exponentially with full jitter (a random wait up to base·2^n), so replicas
+ * retrying one provider outage do not hammer it in step.
  */
-export async function withRetries<T>(
-  policy: RetryPolicy,
-  retryable: (err: unknown) => boolean,
-  fn: (attempt: number) => Promise<T>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn(attempt);
-    } catch (err) {
-      if (attempt >= policy.attempts || !retryable(err)) throw err;
-      await sleep(Math.random() * policy.baseDelayMs * 2 ** (attempt - 1));
-    }
-  }
+export function withRetries<T>(policy: RetryPolicy, retryable: (err: unknown) => boolean, fn: (attempt: number) => Promise<T>): Promise<T> {
+  let attempt = 0;
+  return backOff(() => fn(++attempt), {
+    numOfAttempts: Math.max(1, policy.attempts),
+    startingDelay: policy.baseDelayMs,
+    timeMultiple: 2,
+    jitter: 'full',
+    retry: (err) => retryable(err),
+  });
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Splits `items` into consecutive batches of at most `size`. */
 export function batches<T>(items: T[], size: number): T[][] {
