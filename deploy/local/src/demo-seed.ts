@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { connectBus, InProcessBus, type Bus } from '@platform/bus';
 import { clustersV1 } from '@platform/proto';
+import { DeadlineError } from '@platform/errors';
 import { createClient, loadConfig, serviceEnv } from '@platform/service-kit';
 import { formatProgress, PlatformApi, simulate, writePrivateFile, type Simulation, type SimulationResult } from '@platform/simulator';
 import { seedClientOrgs, seedOutdatedClusterSet } from './demo-cluster-sets';
@@ -223,9 +224,16 @@ async function waitForClusters(platform: LocalPlatform, hub: SimulationResult['h
   try {
     const deadline = Date.now() + APPLY_DEADLINE_MS;
     for (;;) {
-      const spokes = (await clusters.listSpokes({ hubUid: hub.uid })).clusters.map((c) => c.uid);
-      const namespaces = (await clusters.listNamespaces({ clusterUid: hub.uid })).namespaces.map((n) => n.name);
-      if (hub.spokes.every((s) => spokes.includes(s.uid)) && namespaces.includes('demo')) return;
+      // A busy machine can make one poll late: that is a reason to ask again, not to give up the seed.
+      const applied = await Promise.all([clusters.listSpokes({ hubUid: hub.uid }), clusters.listNamespaces({ clusterUid: hub.uid })]).then(
+        ([spokes, namespaces]) =>
+          hub.spokes.every((s) => spokes.clusters.some((c) => c.uid === s.uid)) && namespaces.namespaces.some((n) => n.name === 'demo'),
+        (err: unknown) => {
+          if (err instanceof DeadlineError) return false;
+          throw err;
+        },
+      );
+      if (applied) return;
       if (stopping()) throw new Error('stopped');
       if (Date.now() > deadline)
         throw new Error(`clusters did not apply the inventory of hub ${hub.name} within ${APPLY_DEADLINE_MS / 1000} s`);
