@@ -32,7 +32,7 @@ const DATABASE = ['--set', 'postgres.url=postgres://platform:pw@postgres:5432/pl
  * share), and those on the bus (docs/architecture.md).
  */
 const WITH_SCHEMA: AppName[] = [...APPS];
-const ON_THE_BUS: AppName[] = ['authz', 'contracts-licensing', 'billing-dashboard', 'clusters'];
+const ON_THE_BUS: AppName[] = ['gateway', 'authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'clusters'];
 const GRPC_SERVICES: Record<AppName, string> = {
   gateway: 'platform.gateway.v1.GatewayService',
   authz: 'platform.authz.v1.AuthzService',

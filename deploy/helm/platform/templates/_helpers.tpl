@@ -147,6 +147,8 @@ The NetworkPolicies, the per-app secret env and the migration Job follow it.
 gateway:
   # failed sign-in attempts per client address, counted in its schema so that every replica sees them
   database: true
+  # the notices that evict its replicas' token caches
+  bus: true
   calls: [authz, orgs-teams, contracts-licensing, billing-dashboard, metricsproxy, marketplace-listener, clusters]
   signsObjects: true
   # contract documents: S3 presigned download URLs (signed with the bucket's credentials, docs/contracts.md)
@@ -158,6 +160,8 @@ authz:
   openfga: true
 orgs-teams:
   database: true
+  # the notices that evict its replicas' organization caches and tell the gateways of token changes
+  bus: true
   objectStorage: true
   signsObjects: true
   siteAdmin: true
