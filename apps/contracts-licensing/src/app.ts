@@ -8,6 +8,7 @@ import { clustersClient, clustersInventory } from './contracts/inventory';
 import { contractsService } from './contracts/service';
 import { Licenses } from './licenses/licenses';
 import { billingClient, billingUsage } from './licenses/quota';
+import { startLicenseMetrics } from './licenses/license-metrics';
 import { licensingService } from './licenses/service';
 import { contractsLicensingService } from './service';
 
@@ -18,6 +19,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
   const storage = openObjectStorage(config);
   const clusters = clustersClient(config.CLUSTERS_GRPC_ADDR);
   const billing = billingClient(config.BILLING_DASHBOARD_GRPC_ADDR);
+  let stopMetrics: (() => void) | undefined;
   return startService(
     {
       name: 'contracts-licensing',
@@ -31,9 +33,11 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         const inventory = clustersInventory(clusters);
         const contracts = new Contracts(db!, storage, inventory, log);
         const licenses = new Licenses(db!, authority, contracts, inventory, billingUsage(billing), log);
+        stopMetrics = startLicenseMetrics(db!, log, config.LICENSE_METRICS_INTERVAL_MS);
         return [contractsLicensingService(), contractsService(contracts), licensingService(licenses, authority.certificatePem)];
       },
       onStop: async () => {
+        stopMetrics?.();
         clusters.close();
         billing.close();
         storage.close();

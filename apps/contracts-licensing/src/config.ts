@@ -23,5 +23,7 @@ export const contractsLicensingEnv = {
   BILLING_DASHBOARD_GRPC_ADDR: addressVar.default('127.0.0.1:50055'),
   /** Where contract documents are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); docs/object-storage.md. */
   ...objectStorageEnv,
+  /** How often the license gauges (platform_licenses_valid, ..._expiring, platform_licensed_clusters) are counted. */
+  LICENSE_METRICS_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
 };
 export type ContractsLicensingConfig = ConfigOf<typeof contractsLicensingEnv>;

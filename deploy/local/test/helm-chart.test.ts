@@ -887,6 +887,7 @@ describe('alerts and the dashboard', () => {
       'PlatformIngestionRefusals',
       'PlatformBillingReportsRefused',
       'PlatformBusRedeliveries',
+      'PlatformLicensesExpiring',
     ]);
     expect(rules.find((r: any) => r.alert === 'PlatformHttp5xxRate').expr).toMatch(/> 0\.1\s*$/);
     const known = registeredMetrics();

@@ -32,8 +32,8 @@ describe('npm start: /metrics, /healthz and /readyz on the launcher’s HTTP por
   });
 
   it('keeps an idle scrape small: a route’s and an RPC’s series appear with their first call, not before', async () => {
-    const rpc = { method: '/platform.orgsteams.v1.SiteSettingsService/GetBranding' };
-    const route = { server: 'gateway', route: '/branding', method: 'GET', status: '200' };
+    const rpc = { grpc_type: 'unary', grpc_service: 'platform.orgsteams.v1.SiteSettingsService', grpc_method: 'GetBranding' };
+    const route = { server: 'gateway', http_route: '/branding', http_request_method: 'GET', http_response_status_code: '200' };
     const idle = await (await fetch(`${launcher.url}metrics`)).text();
     // Every RPC of the platform (~180) with a latency histogram made up front made this ~690 KB.
     expect(Buffer.byteLength(idle)).toBeLessThan(100_000);
@@ -50,14 +50,14 @@ describe('npm start: /metrics, /healthz and /readyz on the launcher’s HTTP por
     expect(sample(after, 'http_server_request_duration_seconds_count', route)).toBe(1);
     expect(sample(after, 'grpc_server_handling_seconds_count', rpc)).toBe(1);
     expect(sample(after, 'grpc_server_handling_seconds_bucket', { ...rpc, le: '+Inf' })).toBe(1);
-    expect(sample(after, 'grpc_server_handled_total', { ...rpc, code: 'OK' })).toBe(1);
+    expect(sample(after, 'grpc_server_handled_total', { ...rpc, grpc_code: 'OK' })).toBe(1);
     expect(sample(after, 'grpc_client_handling_seconds_count', rpc)).toBe(1);
-    expect(sample(after, 'grpc_client_handled_total', { ...rpc, code: 'OK' })).toBe(1);
+    expect(sample(after, 'grpc_client_handled_total', { ...rpc, grpc_code: 'OK' })).toBe(1);
   });
 
   it('counts the requests of the routes just called, by route row, method and status, with latency, gRPC, database and process metrics', async () => {
     const before = await (await fetch(`${launcher.url}metrics`)).text();
-    expect(sample(before, 'http_server_requests_total', { route: '/version', method: 'GET' })).toBeUndefined();
+    expect(sample(before, 'http_server_requests_total', { http_route: '/version', http_request_method: 'GET' })).toBeUndefined();
 
     for (let i = 0; i < 2; i++) expect((await fetch(`${launcher.url}api/v1/version`)).status).toBe(200);
     const basic = `Basic ${Buffer.from('admin:ops-admin-password').toString('base64')}`;
@@ -74,27 +74,68 @@ describe('npm start: /metrics, /healthz and /readyz on the launcher’s HTTP por
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
     const gateway = { server: 'gateway' };
-    expect(sample(text, 'http_server_requests_total', { ...gateway, route: '/version', method: 'GET', status: '200' })).toBe(2);
     expect(
-      sample(text, 'http_server_requests_total', { ...gateway, route: '/users/:username/tokens', method: 'POST', status: '201' }),
+      sample(text, 'http_server_requests_total', {
+        ...gateway,
+        http_route: '/version',
+        http_request_method: 'GET',
+        http_response_status_code: '200',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'http_server_requests_total', {
+        ...gateway,
+        http_route: '/users/:username/tokens',
+        http_request_method: 'POST',
+        http_response_status_code: '201',
+      }),
     ).toBe(1);
-    expect(sample(text, 'http_server_requests_total', { ...gateway, route: '/orgs/:orgname', method: 'GET', status: '404' })).toBe(1);
     expect(
-      sample(text, 'http_server_request_duration_seconds_count', { ...gateway, route: '/version', method: 'GET', status: '200' }),
+      sample(text, 'http_server_requests_total', {
+        ...gateway,
+        http_route: '/orgs/:orgname',
+        http_request_method: 'GET',
+        http_response_status_code: '404',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'http_server_request_duration_seconds_count', {
+        ...gateway,
+        http_route: '/version',
+        http_request_method: 'GET',
+        http_response_status_code: '200',
+      }),
     ).toBe(2);
     expect(
       sample(text, 'http_server_request_duration_seconds_bucket', {
         ...gateway,
-        route: '/version',
-        method: 'GET',
-        status: '200',
+        http_route: '/version',
+        http_request_method: 'GET',
+        http_response_status_code: '200',
         le: '+Inf',
       }),
     ).toBe(2);
     // The backends' side of the same calls, and the clients' side.
-    expect(sample(text, 'grpc_server_handled_total', { method: '/platform.orgsteams.v1.OrgsTeamsService/GetVersion', code: 'OK' })).toBe(2);
-    expect(sample(text, 'grpc_client_handled_total', { method: '/platform.orgsteams.v1.OrgsTeamsService/GetVersion', code: 'OK' })).toBe(2);
-    expect(sample(text, 'grpc_server_handling_seconds_count', { method: '/platform.orgsteams.v1.OrgsTeamsService/GetVersion' })).toBe(2);
+    expect(
+      sample(text, 'grpc_server_handled_total', {
+        grpc_service: 'platform.orgsteams.v1.OrgsTeamsService',
+        grpc_method: 'GetVersion',
+        grpc_code: 'OK',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'grpc_client_handled_total', {
+        grpc_service: 'platform.orgsteams.v1.OrgsTeamsService',
+        grpc_method: 'GetVersion',
+        grpc_code: 'OK',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'grpc_server_handling_seconds_count', {
+        grpc_service: 'platform.orgsteams.v1.OrgsTeamsService',
+        grpc_method: 'GetVersion',
+      }),
+    ).toBe(2);
     // The database (one embedded pool for the whole process) and the process itself.
     expect(sample(text, 'db_query_duration_seconds_count', { pool: 'embedded', outcome: 'ok' })).toBeGreaterThan(0);
     expect(sample(text, 'db_pool_connections', { pool: 'embedded', state: 'used' })).toBeGreaterThanOrEqual(0);

@@ -2,21 +2,18 @@ import type * as http from 'node:http';
 import { Counter, Histogram, type CounterChild, type HistogramChild } from '@platform/telemetry';
 
 /**
- * HTTP requests by server (gateway, marketplace-listener), route, method and status, with their latency.
- * The route is the row's path (`/api/v1/orgs/:orgname`), never the raw URL, so the label set stays small;
- * a request no route took is `unmatched`.
+ * HTTP requests by server (gateway, marketplace-listener), route, method and status, with their latency, labelled as
+ * OpenTelemetry's HTTP semantic conventions name them (`http_route`, `http_request_method`,
+ * `http_response_status_code`), so dashboards made for other HTTP services read them. The route is the row's path
+ * (`/api/v1/orgs/:orgname`), never the raw URL, so the label set stays small; a request no route took is `unmatched`.
  */
 
-const requests = new Counter('http_server_requests_total', 'HTTP requests answered, by server, route, method and status.', [
-  'server',
-  'route',
-  'method',
-  'status',
-]);
+const LABELS = ['server', 'http_route', 'http_request_method', 'http_response_status_code'];
+const requests = new Counter('http_server_requests_total', 'HTTP requests answered, by server, route, method and status.', LABELS);
 const duration = new Histogram(
   'http_server_request_duration_seconds',
   'Time from a request’s arrival to the end of its answer, by server, route, method and status.',
-  ['server', 'route', 'method', 'status'],
+  LABELS,
 );
 
 interface Cell {

@@ -8,22 +8,32 @@ import { Counter, Histogram, secondsSince, tracingStarted, type CounterChild, ty
  * handlers and the promise client methods, so they count a call whichever transport carries it.
  */
 
-/** gRPC status names by code, as the `code` label shows them (OK, NOT_FOUND, UNAVAILABLE, ...). */
+/** gRPC status names by code, as the `grpc_code` label shows them (OK, NOT_FOUND, UNAVAILABLE, ...). */
 const CODE_NAMES: string[] = [];
 for (const [name, code] of Object.entries(Status)) if (typeof code === 'number') CODE_NAMES[code] = name;
 
+// The labels of go-grpc-prometheus and the other gRPC middlewares, so existing gRPC dashboards and alerts work:
+// grpc_type (every RPC of the platform is unary), grpc_service, grpc_method, and grpc_code on the counters.
 const serverHandled = new Counter('grpc_server_handled_total', 'gRPC calls this process answered, by method and status code.', [
-  'method',
-  'code',
+  'grpc_type',
+  'grpc_service',
+  'grpc_method',
+  'grpc_code',
 ]);
-const serverSeconds = new Histogram('grpc_server_handling_seconds', 'Time this process took to answer a gRPC call, by method.', ['method']);
+const serverSeconds = new Histogram('grpc_server_handling_seconds', 'Time this process took to answer a gRPC call, by method.', [
+  'grpc_type',
+  'grpc_service',
+  'grpc_method',
+]);
 const clientHandled = new Counter(
   'grpc_client_handled_total',
   'gRPC calls this process made, by method and status code (UNAVAILABLE: the server could not be reached).',
-  ['method', 'code'],
+  ['grpc_type', 'grpc_service', 'grpc_method', 'grpc_code'],
 );
 const clientSeconds = new Histogram('grpc_client_handling_seconds', 'Time a gRPC call this process made took to end, by method.', [
-  'method',
+  'grpc_type',
+  'grpc_service',
+  'grpc_method',
 ]);
 
 /**
@@ -34,17 +44,22 @@ const clientSeconds = new Histogram('grpc_client_handling_seconds', 'Time a gRPC
 class RpcMetrics {
   private readonly codes: CounterChild[] = [];
   private seconds: HistogramChild | undefined;
+  private readonly service: string;
+  private readonly method: string;
 
   constructor(
     private readonly handled: Counter,
     private readonly histogram: Histogram,
-    private readonly method: string,
-  ) {}
+    path: string,
+  ) {
+    // `/platform.authz.v1.AuthzService/Check` -> service `platform.authz.v1.AuthzService`, method `Check`.
+    [this.service, this.method] = path.slice(1).split('/');
+  }
 
   /** Records a call that started at `start` (performance.now()) and ended with `code`. */
   done(code: number, start: number): void {
-    (this.seconds ??= this.histogram.child(this.method)).observe(secondsSince(start));
-    (this.codes[code] ??= this.handled.child(this.method, CODE_NAMES[code] ?? String(code))).inc();
+    (this.seconds ??= this.histogram.child('unary', this.service, this.method)).observe(secondsSince(start));
+    (this.codes[code] ??= this.handled.child('unary', this.service, this.method, CODE_NAMES[code] ?? String(code))).inc();
   }
 }
 
