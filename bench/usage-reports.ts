@@ -1,26 +1,35 @@
 /**
  * `npm run bench -- usage-reports`: the monthly usage views of spec 4.5 and the dashboard's list routes over
- * 1,000,000 usage samples, on the platform as `npm start` runs it but on a real Postgres (DATABASE_URL).
+ * 1,000,000 usage samples of one month (or 10,000,000 with BENCH_SAMPLES=10000000), on the platform as `npm start`
+ * runs it but on a real Postgres (DATABASE_URL).
  *
  * The samples are the simulator's (deploy/simulator: 40 hubs with 19 spokes each, one month, one sample an
  * hour, about 1,500 licensed objects of the four products), turned into rows by billing ingestion's own
  * mapping (sampleRows, toSampleColumns) and loaded straight into billing.usage_samples: the benchmark
  * measures reading, and loading through the bus would take minutes (docs/benchmarks.md has ingestion's own
- * numbers). Licensed products are derived from the samples in SQL.
+ * numbers). Beyond the first 1,000,000, the samples are copies of those made inside Postgres (insert ... select),
+ * each copy under other cluster and object UIDs, so 10,000,000 samples are ten times the clusters and objects of
+ * the same month. The daily rollups are then made by ingestion's own statement (rollUpSamples) over all of them,
+ * and licensed products are derived from the samples in SQL.
  *
  * Each view is measured over HTTP (token, gateway, gRPC, the view's SQL, JSON) side by side with the bare SQL
- * aggregate that computes the same numbers, sent over one pg connection: the two alternate, after a warm-up
- * of each, and the medians are compared (target: the view at most twice the bare aggregate). The list routes
- * are measured the same way against a target of 100 ms. Prints progress to stderr, JSON to stdout, and writes
- * its block in docs/benchmarks.md. BENCH_SAMPLES changes the sample count (default 1,000,000), BENCH_ROUNDS the
- * least rounds (7; a case under 2 s repeats until 2 s have passed, at most 200 rounds), BENCH_CASES (a regular expression over the labels) picks cases, BENCH_KEEP=1 keeps the database.
+ * aggregate that computes the same numbers from the same table the view reads, sent over one pg connection: the
+ * two alternate, after a warm-up of each, and the medians are compared (target: the view at most twice the bare
+ * aggregate). A month view must also answer within 100 ms at 1,000,000 samples and 300 ms at 10,000,000; next to
+ * it the same aggregate over the raw samples (how the views were computed before the rollups) is timed in a few
+ * rounds. The list routes are measured against a target of 100 ms. Prints progress to stderr, JSON to stdout,
+ * and writes its block in docs/benchmarks.md (`usage-reports`, or `usage-reports-10m` for 10,000,000 samples).
+ * BENCH_SAMPLES changes the sample count (default 1,000,000; above it a multiple of it), BENCH_ROUNDS the least
+ * rounds (7; a case under 2 s repeats until 2 s have passed, at most 200 rounds), BENCH_SAMPLE_ROUNDS the rounds
+ * of the raw-samples aggregate (3), BENCH_CASES (a regular expression over the labels) picks cases, BENCH_KEEP=1
+ * keeps the database.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { QUANTITY, SAMPLE_HOURS, sampleRows, toSampleColumns } from '@platform/app-billing-dashboard';
+import { QUANTITY, SAMPLE_HOURS, rollUpSamples, sampleRows, toSampleColumns } from '@platform/app-billing-dashboard';
 import { buildWorld, messagesOf } from '@platform/simulator';
 import type { agentV1 } from '@platform/proto';
 import { runLine, writeDocBlock } from './doc-block';
@@ -28,6 +37,11 @@ import { dropDatabase, freePort, freshDatabase, runTs, waitFor } from './support
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const SAMPLE_ROUNDS = Number(process.env.BENCH_SAMPLE_ROUNDS ?? 3);
+/** The simulated samples; more are copies of them (loadSamples). */
+const SIMULATED = Math.min(SAMPLES, 1_000_000);
+/** What a month view must answer within, ms. */
+const VIEW_TARGET_MS = SAMPLES > 1_000_000 ? 300 : 100;
 const PASSWORD = 'bench-admin-password';
 /** The simulated month is October 2026, whole: the world ends on November 1. */
 const MONTH_END = Date.UTC(2026, 10, 1);
@@ -51,6 +65,9 @@ async function startPlatform(databaseUrl: string): Promise<{ base: string; stop(
     PLATFORM_ADMIN_USERNAME: 'root',
     PLATFORM_ADMIN_PASSWORD: PASSWORD,
     LOG_LEVEL: 'warn',
+    // Above 1,000,000 samples (~7,500 productdb objects a month) the objects views' answers pass the default 4 MiB of
+    // a gRPC message (413): such a deployment raises the limit, as the benchmark does, to its maximum.
+    ...(SAMPLES > 1_000_000 && { GRPC_MAX_MESSAGE_BYTES: String(64 * 1024 * 1024) }),
   });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/api/v1/version`, child).catch((err) => {
@@ -89,11 +106,58 @@ async function adminToken(base: string): Promise<string> {
 }
 
 /**
- * Loads `count` simulated usage samples of October 2026 into billing.usage_samples, 5,000 rows to a
- * statement (json_populate_recordset), and derives licensed_products from them. Answers one licensed object
- * of productdb (its user, cluster, object and license) for the routes that name one.
+ * Loads `count` usage samples of October 2026 into billing.usage_samples: up to 1,000,000 simulated, 5,000 rows
+ * to a statement (json_populate_recordset), the rest copies of those under other cluster and object UIDs, made by
+ * Postgres. Then rolls them up by day as ingestion does and derives licensed_products from them. Answers one
+ * licensed object of productdb (its user, cluster, object and license) for the routes that name one.
  */
 async function loadSamples(db: pg.Client, count: number): Promise<Picked> {
+  if (count > SIMULATED && count % SIMULATED !== 0) throw new Error(`BENCH_SAMPLES above ${SIMULATED} must be a multiple of it`);
+  const picked = await loadSimulated(db, SIMULATED);
+  const columns = (
+    await db.query<{ name: string }>(
+      `select attname as name from pg_attribute where attrelid = 'billing.usage_samples'::regclass and attnum > 0 and not attisdropped
+         and attname not in ('id', 'received_at') order by attnum`,
+    )
+  ).rows.map((r) => r.name);
+  const copied: Record<string, string> = {
+    cluster_uid: `md5(cluster_uid::text || '/' || $1)::uuid`,
+    cluster_name: `cluster_name || '-' || $1`,
+    object_uid: `md5(object_uid || '/' || $1)::uuid::text`,
+  };
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  const started = performance.now();
+  for (let copy = 1; copy < count / SIMULATED; copy++) {
+    // A statement per copy (progress, and no one transaction of 9,000,000 rows), of the simulated rows in id order.
+    await db.query(
+      `insert into billing.usage_samples (${list})
+       select ${columns.map((c) => copied[c] ?? `"${c}"`).join(', ')} from billing.usage_samples where id <= $2 order by id`,
+      [copy, maxSimulatedId],
+    );
+    progress(
+      `copied ${((copy + 1) * SIMULATED).toLocaleString('en')} of ${count.toLocaleString('en')} samples (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+    );
+  }
+  progress('rolling the samples up by day, as ingestion does');
+  const t0 = performance.now();
+  await db.query(pgStatement(rollUpSamples('billing.usage_samples')));
+  progress(`rolled up in ${((performance.now() - t0) / 1000).toFixed(0)} s; deriving licensed products and analysing the tables`);
+  await db.query(`insert into billing.licensed_products (user_id, cluster_uid, license_id, product, first_received_at, last_received_at)
+    select user_id, cluster_uid, license_id, product, min(start_at), max(end_at) from billing.usage_samples
+    group by user_id, cluster_uid, license_id, product on conflict do nothing`);
+  await db.query('analyze billing.usage_samples');
+  await db.query('analyze billing.usage_object_days');
+  await db.query('analyze billing.licensed_products');
+  return picked;
+}
+
+/** rollUpSamples' statement for the `billing` schema (its one `??` binding). */
+const pgStatement = (sql: string) => sql.replace('??', 'billing');
+
+let maxSimulatedId = '0';
+
+/** Loads `count` simulated samples (see loadSamples). */
+async function loadSimulated(db: pg.Client, count: number): Promise<Picked> {
   const world = buildWorld({
     org: 'bench',
     hubs: 40,
@@ -134,12 +198,7 @@ async function loadSamples(db: pg.Client, count: number): Promise<Picked> {
   }
   if (batch.length) await flush();
   if (loaded < count) throw new Error(`the simulated world has only ${loaded} samples; raise its hubs`);
-  progress('deriving licensed products and analysing the tables');
-  await db.query(`insert into billing.licensed_products (user_id, cluster_uid, license_id, product, first_received_at, last_received_at)
-    select user_id, cluster_uid, license_id, product, min(start_at), max(end_at) from billing.usage_samples
-    group by user_id, cluster_uid, license_id, product on conflict do nothing`);
-  await db.query('analyze billing.usage_samples');
-  await db.query('analyze billing.licensed_products');
+  maxSimulatedId = (await db.query<{ max: string }>('select max(id)::text as max from billing.usage_samples')).rows[0].max;
   return first!;
 }
 
@@ -154,8 +213,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 interface Case {
   label: string;
   path: string;
+  /** The bare SQL computing the view's numbers from the table the view reads. */
   bare?: { sql: string; params: unknown[] };
-  /** Target for routes without a bare counterpart, ms. */
+  /** The same numbers from the raw samples: what a month view cost before the daily rollups. */
+  samples?: { sql: string; params: unknown[] };
+  /** Target, ms: a month view's, or a list route's (which has no bare counterpart). */
   targetMs?: number;
 }
 
@@ -190,7 +252,16 @@ async function main() {
     for (const c of cases) {
       const http: number[] = [];
       const bare: number[] = [];
-      await timeHttp(platform.base, token, c.path);
+      // A route that refuses the data set (a limit of its own) is reported as such and the run goes on.
+      const refused = await timeHttp(platform.base, token, c.path).then(
+        () => undefined,
+        (err: Error) => err.message.replace(/^[^:]*: /, ''),
+      );
+      if (refused) {
+        results.push({ label: c.label, error: refused.slice(0, 120), ok: false });
+        progress(`${c.label}: refused: ${refused}`);
+        continue;
+      }
       if (c.bare) await timeSql(db, c.bare.sql, c.bare.params);
       // At least ROUNDS rounds; a fast case goes on for MIN_CASE_MS (at most MAX_ROUNDS), so a median of a few
       // milliseconds rests on enough rounds that one scheduling hiccup does not move it.
@@ -200,23 +271,26 @@ async function main() {
         http.push(await timeHttp(platform.base, token, c.path));
       }
       const route = median(http);
-      const row = c.bare
-        ? {
-            label: c.label,
-            routeMs: +route.toFixed(1),
-            bareMs: +median(bare).toFixed(1),
-            ratio: +(route / median(bare)).toFixed(2),
-            target: 2,
-            rounds: http.length,
-          }
-        : { label: c.label, routeMs: +route.toFixed(1), targetMs: c.targetMs, rounds: http.length };
-      const ok = c.bare ? (row as { ratio: number }).ratio <= 2 : route <= c.targetMs!;
+      // The raw samples' aggregate, a few rounds: at 10,000,000 samples one takes seconds.
+      const fromSamples: number[] = [];
+      if (c.samples) for (let i = 0; i < SAMPLE_ROUNDS; i++) fromSamples.push(await timeSql(db, c.samples.sql, c.samples.params));
+      const row = {
+        label: c.label,
+        rounds: http.length,
+        routeMs: +route.toFixed(1),
+        ...(c.bare && { bareMs: +median(bare).toFixed(1), ratio: +(route / median(bare)).toFixed(2) }),
+        ...(c.samples && { samplesMs: +median(fromSamples).toFixed(1) }),
+        ...(c.targetMs && { targetMs: c.targetMs }),
+      };
+      // A month view (and a list route) has its time target; a view of one object its ratio to the bare query.
+      const ok = c.targetMs ? route <= c.targetMs : row.ratio! <= 2;
       results.push({ ...row, ok });
       progress(`${c.label}: ${JSON.stringify(row)}${ok ? '' : '  ← misses its target'}`);
     }
     console.log(JSON.stringify({ samples: SAMPLES, rounds: ROUNDS, results }, null, 2));
-    // A partial run (fewer samples or cases) does not replace the full run's numbers in the docs.
-    if (!only && SAMPLES === 1_000_000) writeDocBlock('usage-reports', docBlock(results));
+    // A partial run (other sample counts or some cases) does not replace a full run's numbers in the docs.
+    const block = { 1_000_000: 'usage-reports', 10_000_000: 'usage-reports-10m' }[SAMPLES];
+    if (!only && block) writeDocBlock(block, docBlock(results));
   } finally {
     await db.end();
     await platform.stop();
@@ -229,15 +303,16 @@ async function main() {
 function docBlock(results: Record<string, any>[]): string {
   const lines = [
     runLine(
-      `${SAMPLES.toLocaleString('en')} usage samples of one month, median of at least ${ROUNDS} rounds each (a fast case repeats for ${MIN_CASE_MS / 1000} s, at most ${MAX_ROUNDS} rounds), over HTTP with a site admin's token, on Postgres.`,
+      `${SAMPLES.toLocaleString('en')} usage samples of one month, median of at least ${ROUNDS} rounds each (raw samples aggregate: ${SAMPLE_ROUNDS} round${SAMPLE_ROUNDS === 1 ? '' : 's'}) (a fast case repeats for ${MIN_CASE_MS / 1000} s, at most ${MAX_ROUNDS} rounds), over HTTP with a site admin's token, on Postgres.`,
     ),
     '',
-    '| Route | Rounds | Route, median ms | Bare SQL aggregate, median ms | Ratio (target ≤ 2) / target | Met |',
-    '|---|---|---|---|---|---|',
+    '| Route | Rounds | Route, median ms | Bare SQL over what it reads, median ms | Ratio | Raw samples aggregate (before), median ms | Target | Met |',
+    '|---|---|---|---|---|---|---|---|',
     ...results.map((r) =>
-      r.bareMs !== undefined
-        ? `| ${r.label} | ${r.rounds} | ${r.routeMs} | ${r.bareMs} | ${r.ratio} | ${r.ok ? 'yes' : 'no'} |`
-        : `| ${r.label} | ${r.rounds} | ${r.routeMs} | — | < ${r.targetMs} ms | ${r.ok ? 'yes' : 'no'} |`,
+      r.error
+        ? `| ${r.label} | — | ${r.error.replace(/\|/g, '\\|')} | — | — | — | ${r.targetMs ? `≤ ${r.targetMs} ms` : '—'} | no |`
+        : `| ${r.label} | ${r.rounds} | ${r.routeMs} | ${r.bareMs ?? '—'} | ${r.ratio ?? '—'} | ${r.samplesMs ?? '—'} | ` +
+          `${r.targetMs ? `≤ ${r.targetMs} ms` : 'ratio ≤ 2'} | ${r.ok ? 'yes' : 'no'} |`,
     ),
   ];
   return lines.join('\n');
@@ -263,19 +338,40 @@ function casesFor(o: Picked): Case[] {
     .map((r) => `sum(${SAMPLE_HOURS} * ${QUANTITY[r]})`)
     .concat(`sum(${SAMPLE_HOURS})`)
     .join(', ');
-  const grouped = (product: string, by: string, extra = '', where = '') => ({
-    sql: `select ${by}, ${extra ? `${extra}, ` : ''}${sums} from billing.usage_samples
-          where month = $1 and product = $2 ${where} group by ${by}`,
-    params: [month, product],
+  // The view's numbers from the daily rollups (what the view reads), and the same from the raw samples (what it
+  // read before the rollups): the samples' columns map to the rollups' own.
+  const daySums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map((c) => `sum(${c})`).join(', ');
+  const onDays = (sql: string) =>
+    sql
+      .replace(/max\((cluster_name|name|version)\)/g, 'max(last_id)')
+      .replace(/min\(start_at\)/g, 'min(first_at)')
+      .replace(/max\(end_at\)/g, 'max(last_at)')
+      .replace(`sum(replicas * ${SAMPLE_HOURS})`, 'sum(replica_hours)')
+      .replace(/max\((cpu|memory|storage)_used\)/g, 'max($1_peak_used)')
+      .replace(/\(start_at at time zone 'UTC'\)::date/g, 'day')
+      .split(sums)
+      .join(daySums)
+      .replace(/billing\.usage_samples/g, 'billing.usage_object_days');
+  const both = (sql: string, params: unknown[]) => ({
+    bare: { sql: onDays(sql), params },
+    samples: { sql, params },
+    targetMs: VIEW_TARGET_MS,
   });
+  const grouped = (product: string, by: string, extra = '', where = '') =>
+    both(
+      `select ${by}, ${extra ? `${extra}, ` : ''}${sums} from billing.usage_samples
+          where month = $1 and product = $2 ${where} group by ${by}`,
+      [month, product],
+    );
   // `daily` adds the same sums per group and UTC day: both groupings, as the view computes both.
-  const daily = (product: string, by: string, where = '', params: unknown[] = []) => ({
-    sql: `select ${by}, null::date as day, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where} group by ${by}
+  const daily = (product: string, by: string, where = '', params: unknown[] = []) =>
+    both(
+      `select ${by}, null::date as day, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where} group by ${by}
           union all
           select ${by}, (start_at at time zone 'UTC')::date, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where}
           group by ${by}, (start_at at time zone 'UTC')::date`,
-    params: [month, product, ...params],
-  });
+      [month, product, ...params],
+    );
   const objectInfo = 'max(cluster_name), max(namespace), max(kind), max(name), max(version), min(start_at), max(end_at)';
   // One object's samples and its quota periods (runs of equal requests and limits: gaps and islands).
   const quota = 'cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit';
@@ -292,27 +388,27 @@ function casesFor(o: Picked): Case[] {
     {
       label: 'productdb objects-usage-view',
       path: `${views}/productdb/views/objects-usage-view${q}`,
-      bare: grouped('productdb', 'cluster_uid, object_uid', objectInfo),
+      ...grouped('productdb', 'cluster_uid, object_uid', objectInfo),
     },
     {
       label: 'productdb objects-usage-view, daily',
       path: `${views}/productdb/views/objects-usage-view${q}&view_type=daily`,
-      bare: daily('productdb', 'cluster_uid, object_uid'),
+      ...daily('productdb', 'cluster_uid, object_uid'),
     },
     {
       label: 'productdb clusters-usage-view',
       path: `${views}/productdb/views/clusters-usage-view${q}`,
-      bare: grouped('productdb', 'cluster_uid', 'max(cluster_name), max(hosting), count(distinct namespace), count(distinct object_uid)'),
+      ...grouped('productdb', 'cluster_uid', 'max(cluster_name), max(hosting), count(distinct namespace), count(distinct object_uid)'),
     },
     {
       label: 'productdb namespaces-usage-view',
       path: `${views}/productdb/views/namespaces-usage-view${q}`,
-      bare: grouped('productdb', 'cluster_uid, namespace', 'max(cluster_name), max(namespace_uid), count(distinct object_uid)'),
+      ...grouped('productdb', 'cluster_uid, namespace', 'max(cluster_name), max(namespace_uid), count(distinct object_uid)'),
     },
     {
       label: 'productdb gks-usage-view',
       path: `${views}/productdb/views/gks-usage-view${q}`,
-      bare: grouped(
+      ...grouped(
         'productdb',
         'cluster_uid',
         'max(cluster_name), count(distinct namespace), count(distinct object_uid)',
@@ -322,12 +418,12 @@ function casesFor(o: Picked): Case[] {
     {
       label: 'productdb contracts-usage-view',
       path: `${views}/productdb/views/contracts-usage-view${q}`,
-      bare: grouped('productdb', 'contract_id', 'count(distinct cluster_uid), count(distinct object_uid)'),
+      ...grouped('productdb', 'contract_id', 'count(distinct cluster_uid), count(distinct object_uid)'),
     },
     {
       label: 'productdb object-quota-history-summaries-view',
       path: `${views}/productdb/views/object-quota-history-summaries-view${q}`,
-      bare: grouped(
+      ...grouped(
         'productdb',
         'cluster_uid, object_uid',
         `${objectInfo}, count(distinct (cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit)),
@@ -338,7 +434,7 @@ function casesFor(o: Picked): Case[] {
     {
       label: 'productdb objects-cluster-mode-usage-view',
       path: `${views}/productdb/views/objects-cluster-mode-usage-view${q}`,
-      bare: grouped('productdb', 'cluster_uid, object_uid', `${objectInfo}, sum(replicas * ${SAMPLE_HOURS})`, "and topology = 'CLUSTER'"),
+      ...grouped('productdb', 'cluster_uid, object_uid', `${objectInfo}, sum(replicas * ${SAMPLE_HOURS})`, "and topology = 'CLUSTER'"),
     },
     {
       label: 'productdb object-quota-history-summaries-view, one object',
@@ -348,7 +444,7 @@ function casesFor(o: Picked): Case[] {
     {
       label: 'productdb objects-cluster-mode-usage-view, one object',
       path: `${views}/productdb/views/objects-cluster-mode-usage-view/clusters/${o.clusterUID}/objects/${o.objectUID}${q}`,
-      bare: daily('productdb', 'cluster_uid, object_uid', 'and cluster_uid = $3 and object_uid = $4', [o.clusterUID, o.objectUID]),
+      ...daily('productdb', 'cluster_uid, object_uid', 'and cluster_uid = $3 and object_uid = $4', [o.clusterUID, o.objectUID]),
     },
   ];
   for (const product of ['productbackup', 'productvault', 'productingress']) {
@@ -356,12 +452,12 @@ function casesFor(o: Picked): Case[] {
       {
         label: `${product} clusters-usage-view`,
         path: `${views}/${product}/views/clusters-usage-view${q}`,
-        bare: grouped(product, 'cluster_uid', 'max(cluster_name), max(hosting), count(distinct namespace), count(distinct object_uid)'),
+        ...grouped(product, 'cluster_uid', 'max(cluster_name), max(hosting), count(distinct namespace), count(distinct object_uid)'),
       },
       {
         label: `${product} contracts-usage-view`,
         path: `${views}/${product}/views/contracts-usage-view${q}`,
-        bare: grouped(product, 'contract_id', 'count(distinct cluster_uid), count(distinct object_uid)'),
+        ...grouped(product, 'contract_id', 'count(distinct cluster_uid), count(distinct object_uid)'),
       },
     );
   }

@@ -3,6 +3,7 @@ import { init } from './20261122000000_init';
 import { agentReports } from './20261122010000_agent_reports';
 import { systemOutages } from './20261123030000_system_outages';
 import { usageSampleDays } from './20261123060000_usage_sample_days';
+import { usageObjectDays } from './20261124070000_usage_object_days';
 
 /** Every migration of the billing schema, oldest first. */
-export const migrations: Migration[] = [init, agentReports, systemOutages, usageSampleDays];
+export const migrations: Migration[] = [init, agentReports, systemOutages, usageSampleDays, usageObjectDays];

@@ -1,7 +1,7 @@
 export { billingDashboardApp, createBillingDashboardApp, type BillingDashboardDeps } from './app';
 // For the admin CLI's migrate (deploy/cli).
 export { migrations as billingDashboardMigrations } from '../migrations';
-// For bench/usage-reports.ts: the rows ingestion writes for a usage sample, and the quantities' SQL.
+// For bench/usage-reports.ts: the rows ingestion writes for a usage sample, its rollup statement, and the quantities' SQL.
 export { sampleRows } from './ingestion/ingestion';
-export { toSampleColumns } from './ingestion/ingestion-store';
+export { rollUpSamples, toSampleColumns } from './ingestion/ingestion-store';
 export { QUANTITY, SAMPLE_HOURS } from './usage/quantities';

@@ -1,10 +1,130 @@
 import { openDatabase, type Database } from '@platform/db';
 import { describeMigrationRoundTrips } from '@platform/service-testing';
 import { createTestDatabase } from '@platform/testing';
+import { agentV1 } from '@platform/proto';
 import { migrations } from '../migrations';
+import { sampleRows } from '../src/ingestion/ingestion';
+import { rollUpSamples, toSampleColumns } from '../src/ingestion/ingestion-store';
 
-// No migration changes an earlier table yet, so no seeded rows are needed to check data survives.
-describeMigrationRoundTrips('billing', migrations);
+const H = 3_600_000;
+const CLUSTER = '0c000000-0000-4000-8000-000000000001';
+const sample = (startMs: number, endMs: number, over: Partial<agentV1.UsageSample> = {}): agentV1.UsageSample => ({
+  product: 'productdb',
+  contractId: 0,
+  licenseId: 'lic-1',
+  userId: 2,
+  clusterUid: CLUSTER,
+  clusterName: 'hub-1',
+  hosting: 'aws',
+  namespace: 'db',
+  namespaceUid: '0b000000-0000-4000-8000-000000000001',
+  group: 'kubedb.com',
+  kind: 'Postgres',
+  name: 'pg-1',
+  objectUid: 'o-1',
+  version: '16.4',
+  topology: agentV1.Topology.TOPOLOGY_CLUSTER,
+  replicas: 3,
+  startMs,
+  endMs,
+  resources: [
+    { resource: 'cpu', request: 500, limit: 1000, used: 250 },
+    { resource: 'memory', request: 2 ** 30, limit: 0, used: 0 },
+  ],
+  ...over,
+});
+const oct2 = Date.UTC(2026, 9, 2);
+
+describeMigrationRoundTrips('billing', migrations, {
+  // The daily rollups of the samples already stored.
+  '20261124070000_usage_object_days': {
+    async before(knex, schema) {
+      const rows = [
+        // Stored before samples were split at midnight: 22:00 to 02:00 counts on its first day, as the views counted it.
+        ...sampleRows(sample(oct2 - 2 * H, oct2 + 2 * H))
+          .slice(0, 1)
+          .map((r) => ({ ...r, endAt: new Date(oct2 + 2 * H) })),
+        ...sampleRows(sample(oct2 + 2 * H, oct2 + 3 * H)),
+        // The same day under another contract: a row of its own.
+        ...sampleRows(sample(oct2 + 3 * H, oct2 + 5 * H, { contractId: 5, replicas: 1 })),
+        ...sampleRows(sample(oct2 + 5 * H, oct2 + 6 * H, { objectUid: 'o-2', product: 'productbackup' })),
+      ];
+      await knex.withSchema(schema).table('usage_samples').insert(rows.map(toSampleColumns));
+    },
+    async after(knex, schema) {
+      const days = async () =>
+        (
+          await knex.raw(
+            `select to_char(day, 'YYYY-MM-DD') as day, to_char(month, 'YYYY-MM-DD') as month, object_uid, product, contract_id, samples,
+                    replicas, cpu_peak_used, cpu_core_hours::float8, memory_gib_hours::float8, object_hours::float8, replica_hours::float8
+               from ??.usage_object_days order by object_uid, day, contract_id`,
+            [schema],
+          )
+        ).rows;
+      const common = { month: '2026-10-01', cpu_peak_used: 250 };
+      expect(await days()).toEqual([
+        {
+          ...common,
+          day: '2026-10-01',
+          object_uid: 'o-1',
+          product: 'productdb',
+          contract_id: 0,
+          samples: 1,
+          replicas: 3,
+          cpu_core_hours: 1,
+          memory_gib_hours: 4,
+          object_hours: 4,
+          replica_hours: 12,
+        },
+        {
+          ...common,
+          day: '2026-10-02',
+          object_uid: 'o-1',
+          product: 'productdb',
+          contract_id: 0,
+          samples: 1,
+          replicas: 3,
+          cpu_core_hours: 0.25,
+          memory_gib_hours: 1,
+          object_hours: 1,
+          replica_hours: 3,
+        },
+        {
+          ...common,
+          day: '2026-10-02',
+          object_uid: 'o-1',
+          product: 'productdb',
+          contract_id: 5,
+          samples: 1,
+          replicas: 1,
+          cpu_core_hours: 0.5,
+          memory_gib_hours: 2,
+          object_hours: 2,
+          replica_hours: 2,
+        },
+        {
+          ...common,
+          day: '2026-10-02',
+          object_uid: 'o-2',
+          product: 'productbackup',
+          contract_id: 0,
+          samples: 1,
+          replicas: 3,
+          cpu_core_hours: 0.25,
+          memory_gib_hours: 1,
+          object_hours: 1,
+          replica_hours: 3,
+        },
+      ]);
+      // Ingestion's rollup of the same samples makes the very same rows.
+      const all = async () => (await knex.raw('select * from ??.usage_object_days order by 1, 2, 3, 4, 5', [schema])).rows;
+      const backfilled = await all();
+      await knex.raw('truncate ??.usage_object_days', [schema]);
+      await knex.raw(rollUpSamples(`"${schema}".usage_samples`), [schema]);
+      expect(await all()).toEqual(backfilled);
+    },
+  },
+});
 
 describe('billing schema, fully migrated', () => {
   let db: Database;
@@ -54,6 +174,8 @@ describe('billing schema, fully migrated', () => {
         'usage_samples_month_hosting',
         'system_outages_overlap',
         'system_outages_end_at',
+        'usage_object_days_pkey',
+        'usage_object_days_month_product',
       ]),
     );
   });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
+import { QUANTITY, SAMPLE_HOURS } from '../usage/quantities';
 
 /** A licensed product received on a cluster at one time (a LicenseUsage report). */
 export interface LicenseUsageRow {
@@ -160,21 +161,79 @@ export class IngestionStore {
     return inserted;
   }
 
-  /** Inserts samples; one already stored for the same (cluster, object, start) is kept as it is. Returns how many were new. */
+  /**
+   * Inserts samples; one already stored for the same (cluster, object, start) is kept as it is. Returns how many were
+   * new. The same statement adds the rows it inserted, and only those, to their objects' days (usage_object_days),
+   * so a sample counts once in the rollups exactly when it counts once among the samples.
+   */
   async insertUsageSamples(rows: UsageSampleRow[], trx: Knex.Transaction): Promise<number> {
     let inserted = 0;
     // 29 columns a row: 1,000 rows stay well under Postgres' 65,535 parameters a statement.
     for (const part of chunks(rows, 1000)) {
-      const ids = await this.db
+      const insert = this.db
         .table('usage_samples', trx)
         .insert(part.map(toSampleColumns))
         .onConflict(['cluster_uid', 'object_uid', 'start_at'])
         .ignore()
-        .returning('id');
-      inserted += ids.length;
+        .returning(ROLLED_UP_COLUMNS)
+        .toSQL();
+      const { rows: counted } = await trx.raw(
+        `with inserted as (${insert.sql}), days as (${rollUpSamples('inserted')}) select count(*)::int as n from inserted`,
+        [...insert.bindings, this.db.schema],
+      );
+      inserted += (counted as { n: number }[])[0].n;
     }
     return inserted;
   }
+}
+
+/** The sample columns a rollup reads. */
+const ROLLED_UP_COLUMNS = [
+  'id',
+  'month',
+  'start_at',
+  'end_at',
+  'cluster_uid',
+  'object_uid',
+  'product',
+  'contract_id',
+  'hosting',
+  'namespace',
+  'namespace_uid',
+  'group',
+  'kind',
+  'topology',
+  'replicas',
+  ...MEASURED.flatMap((r) => [`${r}_request`, `${r}_limit`, `${r}_used`]),
+];
+
+/** The attributes of a day's row besides its object and day: what the views filter or split by. */
+const ATTRIBUTES =
+  'product, contract_id, hosting, namespace, namespace_uid, "group", kind, topology, cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit';
+
+/**
+ * SQL adding the sample rows of `source` (a table or CTE name with usage_samples' columns) to usage_object_days: one
+ * row per object, UTC day (the day a row starts in: it lies in that day) and attributes, the sums added to the row
+ * already there. The sums are the per-sample products of ../usage/quantities.ts, summed as numeric (exact), so a
+ * month's days add up to the same number as its samples. The rows are upserted in key order, so concurrent
+ * ingestions lock shared rows in the same order. One `??` binding: the schema.
+ */
+export function rollUpSamples(source: string): string {
+  const sums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours', 'replica_hours'];
+  const maxes = ['last_id', 'last_at', 'replicas', 'cpu_peak_used', 'memory_peak_used', 'storage_peak_used'];
+  return `insert into ??.usage_object_days as d (day, month, cluster_uid, object_uid, attributes_key, ${ATTRIBUTES}, samples, last_id,
+      first_at, last_at, replicas, cpu_peak_used, memory_peak_used, storage_peak_used, ${sums.join(', ')})
+    select (start_at at time zone 'UTC')::date, month, cluster_uid, object_uid, md5(row(${ATTRIBUTES})::text)::uuid, ${ATTRIBUTES},
+      count(*), max(id), min(start_at), max(end_at), max(replicas), max(cpu_used), max(memory_used), max(storage_used),
+      sum(${SAMPLE_HOURS} * ${QUANTITY.cpu}), sum(${SAMPLE_HOURS} * ${QUANTITY.memory}), sum(${SAMPLE_HOURS} * ${QUANTITY.storage}),
+      sum(${SAMPLE_HOURS}), sum(replicas * ${SAMPLE_HOURS})
+    from ${source}
+    group by (start_at at time zone 'UTC')::date, month, cluster_uid, object_uid, ${ATTRIBUTES}
+    order by cluster_uid, object_uid, 1, 5
+    on conflict (cluster_uid, object_uid, day, attributes_key) do update set
+      samples = d.samples + excluded.samples, first_at = least(d.first_at, excluded.first_at),
+      ${maxes.map((c) => `${c} = greatest(d.${c}, excluded.${c})`).join(', ')},
+      ${sums.map((c) => `${c} = d.${c} + excluded.${c}`).join(', ')}`;
 }
 
 /** The usage_samples columns of a row (the bench loads simulated samples with it, bench/usage-reports.ts). */

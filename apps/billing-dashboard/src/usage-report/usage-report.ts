@@ -3,7 +3,6 @@ import { isUuid } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
 import type { usageReportV1 } from '@platform/proto';
-import { SAMPLE_HOURS } from '../usage/quantities';
 import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping } from './views';
 
 /**
@@ -58,7 +57,7 @@ const GROUPINGS: Record<Exclude<ViewName, 'object-quota-history-summaries-view'>
   },
   'objects-cluster-mode-usage-view': {
     by: ['cluster_uid', 'object_uid'],
-    perObject: [`sum(replicas * ${SAMPLE_HOURS})::float8 as replica_hours`],
+    perObject: ['sum(replica_hours)::float8 as replica_hours'],
     select: [...OBJECT_SELECT, 'coalesce(sum(replica_hours), 0)::float8 as replica_hours'],
     row: `${OBJECT_ROW}, 'replicaHours', replica_hours`,
     order: `${BY_CORE_HOURS}, cluster_uid, object_uid`,
@@ -103,7 +102,7 @@ const GROUPINGS: Record<Exclude<ViewName, 'object-quota-history-summaries-view'>
 const QUOTA_SUMMARIES: Grouping = {
   by: ['cluster_uid', 'object_uid'],
   split: ['cpu_request', 'cpu_limit', 'memory_request', 'memory_limit', 'storage_request', 'storage_limit'],
-  perObject: ['max(cpu_used) as cpu_used', 'max(memory_used) as memory_used', 'max(storage_used) as storage_used'],
+  perObject: ['max(cpu_peak_used) as cpu_used', 'max(memory_peak_used) as memory_used', 'max(storage_peak_used) as storage_used'],
   select: [
     ...OBJECT_SELECT,
     'count(*) as quota_states',
@@ -170,17 +169,25 @@ export class UsageReports {
     if (!(VIEW_TYPES as readonly string[]).includes(viewType))
       throw new InputError(`unknown view_type ${viewType}: one of ${VIEW_TYPES.join(', ')}`);
 
-    const base = this.db.table('usage_samples').where({ month: monthStart(year, month), product: req.product });
-    if (req.clusterUid) base.andWhere({ cluster_uid: checkUuid('clusterUID', req.clusterUid) });
-    if (req.group) base.andWhere({ group: req.group });
-    if (req.kind) base.andWhere({ kind: req.kind });
-    if (req.namespace) base.andWhere({ namespace: req.namespace });
-    if (req.namespaceUid) base.andWhere({ namespace_uid: req.namespaceUid });
-    if (req.contractId !== undefined) base.andWhere({ contract_id: req.contractId });
+    const clusterUid = req.clusterUid ? checkUuid('clusterUID', req.clusterUid) : '';
+    // The month's rows of the product that pass the filters: of the daily rollups for the views, of the samples for
+    // one object's quota history. Both tables carry every column filtered on.
+    const selected = (table: 'usage_object_days' | 'usage_samples') => {
+      const rows = this.db.table(table).where({ month: monthStart(year, month), product: req.product });
+      if (clusterUid) rows.andWhere({ cluster_uid: clusterUid });
+      if (req.group) rows.andWhere({ group: req.group });
+      if (req.kind) rows.andWhere({ kind: req.kind });
+      if (req.namespace) rows.andWhere({ namespace: req.namespace });
+      if (req.namespaceUid) rows.andWhere({ namespace_uid: req.namespaceUid });
+      if (req.contractId !== undefined) rows.andWhere({ contract_id: req.contractId });
+      if (req.objectId) rows.andWhere({ object_uid: req.objectId });
+      return rows;
+    };
     const view = req.view as ViewName;
     const header = { month: monthStart(year, month).slice(0, 7), product: req.product, view, viewType };
 
-    if (req.objectId) return this.objectView(view, base, checkUuid('clusterUID', req.clusterUid), req.objectId, header);
+    if (req.objectId) return this.objectView(view, selected, checkUuid('clusterUID', req.clusterUid), req.objectId, header);
+    const base = selected('usage_object_days');
     let json: string;
     if (view === 'object-quota-history-summaries-view') json = await groupedView(this.db, base, QUOTA_SUMMARIES);
     else {
@@ -191,19 +198,28 @@ export class UsageReports {
     return withHeader(header, json);
   }
 
-  /** The item views of one object in the month: its quota history, or its cluster-mode usage per day. */
-  private async objectView(view: ViewName, base: Knex.QueryBuilder, clusterUid: string, objectId: string, header: object): Promise<string> {
-    base.andWhere({ object_uid: objectId });
+  /**
+   * The item views of one object in the month: its quota history (every sample and the runs of equal quotas, so
+   * from the samples), or its cluster-mode usage per day (from its days).
+   */
+  private async objectView(
+    view: ViewName,
+    selected: (table: 'usage_object_days' | 'usage_samples') => Knex.QueryBuilder,
+    clusterUid: string,
+    objectId: string,
+    header: object,
+  ): Promise<string> {
     const missing = () =>
       new NotFoundError(`no samples of object ${objectId} on cluster ${clusterUid} in ${(header as { month: string }).month}`);
     if (view === 'object-quota-history-summaries-view') {
-      const json = await quotaHistory(this.db, base);
+      const json = await quotaHistory(this.db, selected('usage_samples'));
       if (!json) throw missing();
       return withHeader(header, json);
     }
     if (view !== 'objects-cluster-mode-usage-view') throw new InputError(`${view} has no per-object view`);
     // The cluster-mode row of the list view for this object (whatever its topology), with its days.
-    const rows = JSON.parse(await groupedView(this.db, base, GROUPINGS[view], DAILY, { prepared: true })).rows as unknown[];
+    const rows = JSON.parse(await groupedView(this.db, selected('usage_object_days'), GROUPINGS[view], DAILY, { prepared: true }))
+      .rows as unknown[];
     if (rows.length === 0) throw missing();
     return JSON.stringify({ ...header, ...(rows[0] as object) });
   }
@@ -222,7 +238,7 @@ export class UsageReports {
    */
   async namespaceBilling(req: usageReportV1.NamespaceBillingRequest): Promise<string> {
     const clusters = [...new Set(req.clusterUids.map((u) => checkUuid('clusterUids', u)))];
-    const base = this.db.table('usage_samples').whereIn('cluster_uid', clusters);
+    const base = this.db.table('usage_object_days').whereIn('cluster_uid', clusters);
     if (!req.clusterUid && !req.namespace) return groupedView(this.db, base, NAMESPACES_BILLING, MONTHLY);
     const cluster = checkUuid('clusterID', req.clusterUid);
     if (!clusters.includes(cluster)) throw new NotFoundError(`cluster ${req.clusterUid} is not one of the organization's`);

@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
 import { preparedRows, type Database } from '@platform/db';
-import { SAMPLE_HOURS, quantitySums } from '../usage/quantities';
+import { SAMPLE_HOURS } from '../usage/quantities';
 
 /**
  * The SQL of the usage-report views (docs/usage-reports.md). Every view is one statement: the month's
- * (or the clusters') samples are aggregated by Postgres (GROUP BY with the sums of ../usage/quantities.ts), and
- * Postgres also writes the JSON document (json_build_object / json_agg), so no row passes through JavaScript.
- * Every sample row lies in one month (ingestion splits at month boundaries), so a month's quantities are whole
- * samples (SAMPLE_HOURS).
+ * (or the clusters') daily rollups (usage_object_days, written by ingestion with the samples) are aggregated by
+ * Postgres, and Postgres also writes the JSON document (json_build_object / json_agg), so no row passes through
+ * JavaScript. A rollup holds the exact (numeric) sums of ../usage/quantities.ts over its samples, so an object's
+ * month is the same number whether summed from its days or from its samples. One object's quota history lists
+ * every sample, so it reads the samples.
  */
 
 /** The four quantities of a group, as json_build_object arguments over quantitySums' aliases. */
@@ -21,10 +22,10 @@ const QUANTITY_TOTALS_JSON =
 export const rfc3339 = (expr: string) => `to_char((${expr}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /**
- * How a grouped view's rows are made, in two levels. Level 1 aggregates the samples per object (cluster_uid,
+ * How a grouped view's rows are made, in two levels. Level 1 aggregates the daily rollups per object (cluster_uid,
  * object_uid, and `split`): the quantity sums, its first and last times, most replicas, the id of its last stored
- * sample and any `perObject` aggregate — one aggregation over the month's rows, the cost of the bare sums; with
- * a series also per period, so the series comes from the same pass.
+ * sample and any `perObject` aggregate — one aggregation over the month's days (about 30 rows an object, where the
+ * samples are about 720); with a series also per period, so the series comes from the same pass.
  * Each object then takes its names (cluster_name, hosting, namespace, namespace_uid, group, kind, name, version,
  * topology, product) from that last sample by primary key, and level 2 groups these few rows (a few per object) by
  * `by`: distinct counts and names cost nothing there, where over every sample they would mean a sort.
@@ -34,7 +35,7 @@ export interface Grouping {
   by: string[];
   /** Further level-1 keys (an object's contract, its quota), when a row must tell those apart. */
   split?: string[];
-  /** Further level-1 aggregates over the samples, aliased (`max(cpu_used) as cpu_used`). */
+  /** Further level-1 aggregates over the daily rollups, aliased (`max(cpu_peak_used) as cpu_used`). */
   perObject?: string[];
   /** Level-2 select expressions over the objects' rows, aliased (`count(*) as objects`). */
   select: string[];
@@ -46,10 +47,16 @@ export interface Grouping {
 
 /** What an object's row takes from its last stored sample. */
 const NAMES = ['cluster_name', 'hosting', 'namespace', 'namespace_uid', '"group"', 'kind', 'name', 'version', 'topology', 'product'];
-/** Level 2 adds up level 1's sums: the quantities stay quantitySums' own. */
+/**
+ * Sums of the quantities: at level 1 of the rollups' exact numeric sums (so an object's quantities are the float8
+ * of the exact sum over its samples, as quantitySums gives them), at level 2 of level 1's.
+ */
 const RESUMS = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map(
   (q) => `coalesce(sum(${q}), 0)::float8 as ${q}`,
 );
+
+/** Memory for a month view's statement's aggregates and CTEs (per sort or hash: Postgres' work_mem). */
+const VIEW_WORK_MEM = '64MB';
 
 /** A per-period series added to every row: per UTC day of the month (`daily`), or per month (`months`). */
 export interface Series {
@@ -57,18 +64,18 @@ export interface Series {
   field: 'daily' | 'months';
   /** The field naming the period in each point. */
   point: 'date' | 'month';
-  /** SQL of the period a sample counts in. */
+  /** SQL of the period a rollup counts in. */
   expr: string;
+  /** SQL of that period (`period`) as the point's text. */
+  text: string;
 }
 
-/** The UTC day of a sample row: ingestion splits samples at midnight, so a row lies in one day (docs/billing-ingestion.md). */
-export const DAILY: Series = { field: 'daily', point: 'date', expr: "(start_at at time zone 'UTC')::date" };
-export const MONTHLY: Series = { field: 'months', point: 'month', expr: "to_char(month, 'YYYY-MM')" };
-
-const sums = (knex: Knex) => quantitySums(knex, SAMPLE_HOURS);
+/** The UTC day of a rollup: the day its samples start in (ingestion splits samples at midnight, docs/billing-ingestion.md). */
+export const DAILY: Series = { field: 'daily', point: 'date', expr: 'day', text: "to_char(period, 'YYYY-MM-DD')" };
+export const MONTHLY: Series = { field: 'months', point: 'month', expr: "to_char(month, 'YYYY-MM')", text: 'period' };
 
 /**
- * `{rows: [...], totals: {rows, cpuCoreHours, ...}}` of the samples `base` selects, grouped as `g` says; with a
+ * `{rows: [...], totals: {rows, cpuCoreHours, ...}}` of the daily rollups `base` selects, grouped as `g` says; with a
  * series, each row also carries its quantities per period (a second aggregation of the same rows, by group and
  * period, joined to the groups). Answers the JSON text. `prepared` runs it as a prepared statement (preparedRows):
  * for one object's view, where planning this large statement is a good part of the time; not for the month's
@@ -83,7 +90,7 @@ export async function groupedView(
 ): Promise<string> {
   const k = db.knex;
   const by = g.by.join(', ');
-  // With a series, level 1 is per object and period: the rows and their series both come from it, so the samples
+  // With a series, level 1 is per object and period: the rows and their series both come from it, so the rollups
   // are read once.
   const objectKeys = ['cluster_uid', 'object_uid', ...(g.split ?? []), ...(series ? [series.expr] : [])];
   const perObject = base
@@ -95,28 +102,35 @@ export async function groupedView(
           'object_uid',
           ...(g.split ?? []),
           ...(series ? [`${series.expr} as period`] : []),
-          'max(id) as last_id',
-          'min(start_at) as first_at',
-          'max(end_at) as last_at',
+          'max(last_id) as last_id',
+          'min(first_at) as first_at',
+          'max(last_at) as last_at',
           'max(replicas) as replicas',
           ...(g.perObject ?? []),
+          ...RESUMS,
         ].join(', '),
       ),
-      ...sums(k),
     )
     .groupBy(k.raw(objectKeys.join(', ')));
+  // A series has a point per object and day (a month's views: tens of thousands), written with format() rather than
+  // json_build_object, which takes twice as long; the text is the same JSON (see SAMPLE_JSON).
+  const point = series
+    ? `format('{"${series.point}":"%s","cpuCoreHours":%s,"memoryGiBHours":%s,"storageGiBHours":%s,"objectHours":%s}', ` +
+      `${series.text}, cpu_core_hours, memory_gib_hours, storage_gib_hours, object_hours)`
+    : '';
   const seriesCte = series
     ? `, ps as (
-         select ${by}, json_agg(json_build_object('${series.point}', period, ${QUANTITIES_JSON}) order by period) as series
+         select ${by}, ('[' || string_agg(${point}, ',' order by period) || ']')::json as series
          from (select ${by}, period, ${RESUMS.join(', ')} from x group by ${by}, period) p group by ${by})`
     : '';
   const seriesJoin = series ? `left join ps using (${by})` : '';
   const seriesField = series ? `, '${series.field}', coalesce(ps.series, '[]'::json)` : '';
   // `o` is materialized, so Postgres computes it once (not once per parallel worker), and each object's names come
-  // from one LIMITed primary-key lookup of its last sample (not a merge with the whole index).
+  // from one LIMITed primary-key lookup of its last sample (not a merge with the whole index); `n` is materialized
+  // too, or Postgres may run that lookup once per row of `o` (per object and day, with a series) instead of per object.
   const statement = k.raw(
     `with o as materialized (?),
-     n as (select m.cluster_uid, m.object_uid, l.*
+     n as materialized (select m.cluster_uid, m.object_uid, l.*
            from (select cluster_uid, object_uid, max(last_id) as last_id from o group by cluster_uid, object_uid) m
            cross join lateral (select ${NAMES.join(', ')} from ??.usage_samples s where s.id = m.last_id limit 1) l),
      x as (select o.*, ${NAMES.map((c) => `n.${c}`).join(', ')} from o join n using (cluster_uid, object_uid)),
@@ -128,8 +142,14 @@ export async function groupedView(
      )::text as view`,
     [perObject, db.schema],
   );
-  if (!opts.prepared) return (await statement).rows[0].view;
   const { sql, bindings } = statement.toSQL();
+  if (!opts.prepared)
+    return db.transaction(async (trx) => {
+      // Level 1 keeps exact numeric sums per object (and day): ~0.5 KB a group, so a month's daily view of a product
+      // (an object and day a group) outgrows the default 4 MB at ~10,000 groups and spills to disk.
+      await trx.raw(`set local work_mem = '${VIEW_WORK_MEM}'`);
+      return (await trx.raw(sql, bindings)).rows[0].view as string;
+    });
   return (await preparedRows<{ view: string }>(db, sql, bindings))[0].view;
 }
 
