@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { isUuid } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
-import type { usageReportV1 } from '@platform/proto';
+import { PRODUCT_KEYS, type ProductKey, type usageReportV1 } from '@platform/proto';
 import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping } from './views';
 
 /**
@@ -11,8 +11,9 @@ import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, ty
  * ./views.ts; this file checks the request and picks the view.
  */
 
-export const PRODUCTS = ['productdb', 'productbackup', 'productvault', 'productingress'] as const;
-export type ProductKey = (typeof PRODUCTS)[number];
+/** The products whose usage is viewed: the platform's product keys. */
+export const PRODUCTS = PRODUCT_KEYS;
+export type { ProductKey };
 
 /** The views of spec 4.5's table, by path segment, with the products that have them. */
 export const VIEWS = {
