@@ -95,7 +95,9 @@ export async function startService(
       });
       const opened = db;
       cleanups.push(() => opened.close());
-      const applied = await db.migrate(spec.database.migrations, (msg) => log.info(msg));
+      // One line per migration at debug: a first start applies ~40, which buried the admin password and the URL;
+      // the "database ready" line below says how many were applied.
+      const applied = await db.migrate(spec.database.migrations, (msg) => log.debug(msg));
       log.info({ schema: db.schema, applied: applied.length, embedded: !config.DATABASE_URL }, 'database ready');
     }
     if (config.RUN_MIGRATIONS_ONLY) {
