@@ -65,7 +65,7 @@ describe('admin CLI on the embedded database (DATA_DIR)', () => {
     const text = banner.join('');
     bootstrapPassword = /generated password: (\S+)/.exec(text)![1];
     expect(text).toContain(`It is also in ${passwordFile}, readable only by its owner.`);
-    expect(text).toContain('Lost it? npm run cli -- reset-password admin.');
+    expect(text).toContain('Lost it? npm run -s cli -- reset-password admin.');
     expect(fs.readFileSync(passwordFile, 'utf8')).toBe(`${bootstrapPassword}\n`);
     expect(fs.statSync(passwordFile).mode & 0o777).toBe(0o600);
     const [aside] = fs.readdirSync(path.dirname(passwordFile)).filter((f) => f.startsWith('bootstrap-admin-password.replaced-'));

