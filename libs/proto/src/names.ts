@@ -30,3 +30,18 @@ export type ProductKey = (typeof PRODUCT_KEYS)[number];
 export function isProductKey(s: string): s is ProductKey {
   return (PRODUCT_KEYS as readonly string[]).includes(s);
 }
+
+/**
+ * The monthly usage-report views, by path segment, with the products that have them: the gateway's routes and
+ * billing's SQL are made from this one table.
+ */
+export const USAGE_VIEWS = {
+  'objects-usage-view': ['productdb'],
+  'clusters-usage-view': PRODUCT_KEYS,
+  'namespaces-usage-view': ['productdb'],
+  'gks-usage-view': ['productdb'],
+  'contracts-usage-view': PRODUCT_KEYS,
+  'object-quota-history-summaries-view': ['productdb'],
+  'objects-cluster-mode-usage-view': ['productdb'],
+} as const satisfies Record<string, readonly ProductKey[]>;
+export type UsageViewName = keyof typeof USAGE_VIEWS;

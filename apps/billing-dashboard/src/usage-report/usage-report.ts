@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { isUuid } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
-import { PRODUCT_KEYS, type ProductKey, type usageReportV1 } from '@platform/proto';
+import { PRODUCT_KEYS, USAGE_VIEWS, type ProductKey, type UsageViewName, type usageReportV1 } from '@platform/proto';
 import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping } from './views';
 
 /**
@@ -15,17 +15,9 @@ import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, ty
 export const PRODUCTS = PRODUCT_KEYS;
 export type { ProductKey };
 
-/** The views of spec 4.5's table, by path segment, with the products that have them. */
-export const VIEWS = {
-  'objects-usage-view': ['productdb'],
-  'clusters-usage-view': PRODUCTS,
-  'namespaces-usage-view': ['productdb'],
-  'gks-usage-view': ['productdb'],
-  'contracts-usage-view': PRODUCTS,
-  'object-quota-history-summaries-view': ['productdb'],
-  'objects-cluster-mode-usage-view': ['productdb'],
-} as const satisfies Record<string, readonly ProductKey[]>;
-export type ViewName = keyof typeof VIEWS;
+/** The usage views with the products that have them (one table for the gateway's routes and this SQL). */
+export const VIEWS = USAGE_VIEWS;
+export type ViewName = UsageViewName;
 
 export const VIEW_TYPES = ['summary', 'daily'] as const;
 

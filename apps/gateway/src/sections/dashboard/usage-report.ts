@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUuid, PRODUCT_KEYS, type usageReportV1 } from '@platform/proto';
+import { isUuid, PRODUCT_KEYS, USAGE_VIEWS, type UsageViewName, type usageReportV1 } from '@platform/proto';
 import { JsonText, sectionRoutes, type Requirement, type Route } from '../../route';
 import { MONTH_NAMES, reportMonthParams } from './report-month';
 
@@ -206,9 +206,11 @@ type ViewQuery = Partial<
 const VIEWS_ROOT = '/dashboard/summary/:year/:month/usage-report/products/:productKey/views';
 
 /** One monthly view row: the view's path segment, the query it takes, its shape. */
+/** The product parameter of a view: any product key, or productdb alone, as USAGE_VIEWS says. */
+const productOf = (view: UsageViewName) => (USAGE_VIEWS[view].length === 1 ? dbOnly : productKey);
+
 function viewRoute<Q extends z.ZodType>(spec: {
-  view: string;
-  product: z.ZodType<string>;
+  view: UsageViewName;
   query?: Q;
   toRequest?: (q: z.output<Q>) => ViewQuery;
   summary: string;
@@ -222,7 +224,7 @@ function viewRoute<Q extends z.ZodType>(spec: {
     method: 'get',
     path: `${VIEWS_ROOT}/${spec.view}`,
     summary: spec.summary,
-    params: monthParams(spec.product),
+    params: monthParams(productOf(spec.view)),
     query: spec.query,
     response: { status: 200, schema: spec.schema },
     async handle({ params, query }, ctx) {
@@ -315,7 +317,6 @@ export const usageReportRoutes: Route[] = [
   }),
   viewRoute({
     view: 'objects-usage-view',
-    product: dbOnly,
     summary: 'Usage of each database object in the month',
     query: z.object({
       view_type: viewType,
@@ -337,7 +338,6 @@ export const usageReportRoutes: Route[] = [
   }),
   viewRoute({
     view: 'clusters-usage-view',
-    product: productKey,
     summary: "Usage of each cluster in the month (group and kind filter productdb's objects)",
     query: z.object({ view_type: viewType, group: text, kind: text, contractID: contractId }),
     toRequest: (q) => ({ viewType: q.view_type, group: q.group, kind: q.kind, contractId: q.contractID }),
@@ -345,7 +345,6 @@ export const usageReportRoutes: Route[] = [
   }),
   viewRoute({
     view: 'namespaces-usage-view',
-    product: dbOnly,
     summary: 'Usage of each namespace in the month',
     query: z.object({ view_type: viewType, clusterUID: clusterUid.optional() }),
     toRequest: (q) => ({ viewType: q.view_type, clusterUid: q.clusterUID }),
@@ -353,7 +352,6 @@ export const usageReportRoutes: Route[] = [
   }),
   viewRoute({
     view: 'gks-usage-view',
-    product: dbOnly,
     summary: 'Usage of each cluster hosted on gks in the month',
     query: z.object({ view_type: viewType, clusterUID: clusterUid.optional() }),
     toRequest: (q) => ({ viewType: q.view_type, clusterUid: q.clusterUID }),
@@ -361,7 +359,6 @@ export const usageReportRoutes: Route[] = [
   }),
   viewRoute({
     view: 'contracts-usage-view',
-    product: productKey,
     summary: 'Usage under each contract in the month',
     query: z.object({ view_type: viewType }),
     toRequest: (q) => ({ viewType: q.view_type }),
@@ -369,7 +366,6 @@ export const usageReportRoutes: Route[] = [
   }),
   viewRoute({
     view: 'object-quota-history-summaries-view',
-    product: dbOnly,
     summary: "Each database object's quota states and peak requests, limits and use in the month",
     schema: ObjectQuotaHistorySummariesView,
   }),
@@ -380,7 +376,6 @@ export const usageReportRoutes: Route[] = [
   ),
   viewRoute({
     view: 'objects-cluster-mode-usage-view',
-    product: dbOnly,
     summary: 'Usage of each database object in cluster topology in the month, with replica-hours',
     schema: ObjectsClusterModeUsageView,
   }),
