@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UUID_ANY_CASE_PATTERN } from '@platform/proto';
 
 /**
  * Schemas of path parameters and query values shared by the rows. A value that does not parse is 400 at
@@ -65,3 +66,6 @@ export const activitySince = z
     return z.NEVER;
   })
   .meta({ type: 'string', description: 'A Go duration back from now (720h, 1h30m) or a date YYYY-MM-DD; default the last 180 days' });
+
+/** A path or query cluster UUID (either case); not one is 400. */
+export const clusterUuid = z.string().regex(UUID_ANY_CASE_PATTERN, 'must be a UUID');

@@ -7,7 +7,8 @@
 export const UUID_TEXT = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 const LOWER_UUID = new RegExp(`^${UUID_TEXT}$`);
-const ANY_CASE_UUID = new RegExp(`^${UUID_TEXT}$`, 'i');
+/** A whole UUID in either case, spelled without flags so it reads the same as a JSON Schema `pattern`. */
+export const UUID_ANY_CASE_PATTERN = new RegExp(`^${UUID_TEXT.replaceAll('a-f', 'a-fA-F')}$`);
 
 /** A UUID in lower case: the only form cluster UIDs and message ids take on the wire (Kubernetes writes them so). */
 export function isUuid(s: string): boolean {
@@ -16,7 +17,7 @@ export function isUuid(s: string): boolean {
 
 /** A UUID in either case, as a client may send one; compare it lower-cased. */
 export function isUuidAnyCase(s: string): boolean {
-  return ANY_CASE_UUID.test(s);
+  return UUID_ANY_CASE_PATTERN.test(s);
 }
 
 /**

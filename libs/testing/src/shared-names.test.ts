@@ -31,7 +31,7 @@ describe('shared names', () => {
     const again = sources().flatMap((file) => {
       const text = fs.readFileSync(file, 'utf8');
       const found: string[] = [];
-      if (text.includes('[0-9a-f]{8}-[0-9a-f]{4}')) found.push(`${path.relative(ROOT, file)}: the UUID pattern (use isUuid or UUID_TEXT)`);
+      if (/\[0-9a-f(A-F)?\]\{8\}-/.test(text)) found.push(`${path.relative(ROOT, file)}: the UUID pattern (use isUuid or UUID_TEXT)`);
       if (new RegExp(PRODUCT_KEYS.map((k) => `['"]${k}['"]`).join(',\\s*')).test(text)) {
         found.push(`${path.relative(ROOT, file)}: the product keys (use PRODUCT_KEYS)`);
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { authzRolesV1, authzV1 } from '@platform/proto';
-import { rfc3339 } from '../identity/presenters';
+import { rfc3339 } from '../../presenters';
 
 const PermissionJson = z.object({ namespace: z.string(), action: z.string() });
 

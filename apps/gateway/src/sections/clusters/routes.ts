@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { UUID_ANY_CASE_PATTERN } from '@platform/proto';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { orgInPath } from '../../targets';
@@ -12,7 +13,6 @@ const route = sectionRoutes({ tag: 'Clusters', backend: 'clusters' });
 
 /** A DNS label (RFC 1123). */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const EnrollClusterOption = z
   .object({
@@ -21,7 +21,7 @@ const EnrollClusterOption = z
       .regex(DNS_LABEL, 'must be a DNS label: 1 to 63 lower-case letters, digits or hyphens, starting and ending with a letter or digit'),
     uid: z
       .string()
-      .regex(UUID, 'must be a UUID')
+      .regex(UUID_ANY_CASE_PATTERN, 'must be a UUID')
       .optional()
       .meta({ description: 'The cluster UUID (kube-system namespace UID); made when absent' }),
     displayName: z.string().max(255).optional(),

@@ -211,8 +211,6 @@ export function documentOf(file: FormFile | undefined): contractsV1.Document | u
   return { fileName: file.fileName, contentType: file.contentType || 'application/octet-stream', content: file.content };
 }
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 /**
  * JSON bodies. A cluster that is not a UUID is left to contracts-licensing, which answers 400 as the spec says
  * ("invalid UUID"); a body of the wrong shape is 422.
@@ -254,6 +252,3 @@ export const PreferencesBody = z
       .meta({ description: 'Recipients; a single string is a one-element list' }),
   })
   .meta({ id: 'ContractPreferences' });
-
-/** A path or query cluster UUID; not one is 400. */
-export const clusterUuid = z.string().regex(UUID, 'must be a UUID');

@@ -4,8 +4,8 @@ import type { contractsV1 } from '@platform/proto';
 import { NotAllowedError, NotFoundError } from '@platform/errors';
 import * as p from '../../params';
 import type { EdgeContext, OrgRef, User } from '../../route';
-import { signedObjectUrl } from '../objects/routes';
-import { clusterUuid } from './form';
+import { signedObjectUrl } from '../../signed-objects';
+import { clusterUuid } from '../../params';
 
 /** What every contract route shares (docs/contracts.md). */
 

@@ -4,7 +4,7 @@ import type { licensedV1, orgsTeamsV1 } from '@platform/proto';
 import type { Gate } from '../../gating';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
-import { clusterUuid } from '../contracts/form';
+import { clusterUuid } from '../../params';
 import {
   activeCluster,
   ActiveClustersAPIForm,

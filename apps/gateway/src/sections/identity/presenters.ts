@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { orgsTeamsV1 } from '@platform/proto';
+import { rfc3339 } from '../../presenters';
 
-/** Unix seconds as RFC3339 without fractional seconds, as the spec's date-times are written. */
-export const rfc3339 = (unix: number) => new Date(unix * 1000).toISOString().replace(/\.000Z$/, 'Z');
 
 const dateTime = z.string().meta({ format: 'date-time' });
 

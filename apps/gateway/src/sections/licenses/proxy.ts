@@ -3,7 +3,7 @@ import { z } from 'zod';
 import YAML from 'yaml';
 import { InputError, NotAllowedError, ValidationError } from '@platform/errors';
 import { sectionRoutes, type EdgeContext, type User } from '../../route';
-import { clusterUuid } from '../contracts/form';
+import { clusterUuid } from '../../params';
 import { deniedWhenMissing, listRequest, ownerOf, type Owner } from '../contracts/shared';
 
 // License proxy installers (spec 4.11 `POST /user/license-proxy`, docs/licensing.md "License proxy installers"):

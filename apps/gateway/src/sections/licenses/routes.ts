@@ -3,7 +3,7 @@ import { NotAllowedError, NotFoundError, ValidationError } from '@platform/error
 import type { licensingV1 } from '@platform/proto';
 import { SELF_REGISTRATION } from '../../gating';
 import { sectionRoutes, type EdgeContext, type Route } from '../../route';
-import { clusterUuid } from '../contracts/form';
+import { clusterUuid } from '../../params';
 import { ContractClusterId } from '../contracts/shared';
 import { ownerOf } from '../contracts/shared';
 import { licenseProxyRoute } from './proxy';

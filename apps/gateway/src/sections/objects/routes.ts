@@ -1,32 +1,15 @@
 import { z } from 'zod';
 import { NotAllowedError, NotFoundError } from '@platform/errors';
-import { isValidKey, loadSigningKey, openObjectStorage, stableExpiry, UrlSigner, type ObjectStorage } from '@platform/object-storage';
+import { isValidKey, openObjectStorage, type ObjectStorage } from '@platform/object-storage';
 import type { Backends } from '../../backends';
 import type { GatewayConfig } from '../../config';
-import { sectionRoutes, type EdgeContext } from '../../route';
+import { sectionRoutes } from '../../route';
+import { OBJECTS_PATH, signerFor } from '../../signed-objects';
 
 const route = sectionRoutes({ tag: 'Objects', backend: 'orgs-teams' });
 
 // Signed objects (beyond the spec): the bytes behind the time-limited URLs the API hands out (avatars).
 // Decisions: docs/object-storage.md.
-
-/** Where signed objects are served, below /api/v1. */
-export const OBJECTS_PATH = '/objects';
-/** Lifetime window of an object URL: valid for one to two windows, and the same URL within a window. */
-export const OBJECT_URL_WINDOW_SECONDS = 3600;
-
-// One signer per configuration, created on first use: a process that never signs writes no key file.
-const signers = new WeakMap<GatewayConfig, Promise<UrlSigner>>();
-
-function signerFor(config: GatewayConfig): Promise<UrlSigner> {
-  let signer = signers.get(config);
-  if (!signer) {
-    signer = loadSigningKey(config).then((key) => new UrlSigner(key));
-    signer.catch(() => signers.delete(config));
-    signers.set(config, signer);
-  }
-  return signer;
-}
 
 // The object storage, opened on first use per configuration, for the keys the gateway reads itself.
 const storages = new WeakMap<GatewayConfig, ObjectStorage>();
@@ -58,15 +41,6 @@ const OWNERS: Record<string, Owner> = {
 
 /** Objects served as downloads (Content-Disposition: attachment) rather than shown inline. */
 const DOWNLOADS = new Set(['contracts']);
-
-/**
- * An absolute, time-limited URL that serves the object under key:
- * `<origin>/api/v1/objects/<key>?expires=<unix>&signature=<base64url HMAC-SHA256(key "\n" expires)>`.
- */
-export async function signedObjectUrl(ctx: EdgeContext, key: string, expires = stableExpiry(OBJECT_URL_WINDOW_SECONDS)): Promise<string> {
-  const signer = await signerFor(ctx.config);
-  return `${ctx.req.protocol}://${ctx.req.get('host')}/api/v1${OBJECTS_PATH}/${key}?${signer.query(key, expires)}`;
-}
 
 export const objectRoutes = [
   route({

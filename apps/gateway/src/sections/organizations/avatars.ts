@@ -5,7 +5,7 @@ import { formFile, type MultipartSpec } from '../../multipart';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext } from '../../route';
 import { orgInPath } from '../../targets';
-import { signedObjectUrl } from '../objects/routes';
+import { signedObjectUrl } from '../../signed-objects';
 
 const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 
