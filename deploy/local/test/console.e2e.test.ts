@@ -139,7 +139,9 @@ describeInBrowser('the web console in a browser', () => {
     expect(teams.body.find((t: { name: string }) => t.name === 'operators').role_ids).toEqual([role.id]);
 
     await page.getByRole('link', { name: 'Teams' }).click();
-    await page.getByRole('cell', { name: 'Team editors' }).waitFor();
+    // On the teams table itself (the roles screen, still showing for a moment, has a cell of that name too).
+    const teamsTable = page.getByRole('table', { name: new RegExp(`^Teams of ${org}`) });
+    await teamsTable.getByRole('cell', { name: 'Team editors', exact: true }).waitFor();
     await shot(page, 'teams');
     await context.close();
   });
