@@ -3,32 +3,23 @@
 // Up to date, it prints nothing and takes a fraction of a second instead of Nx's start-up and its report of cache
 // hits, so the platform's own lines (the URL, a generated admin password) are what a person sees. Nx's output
 // goes to stderr, as the launcher's progress does.
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { newest, ROOT, runNx } from './freshness.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-const at = (p) => path.join(root, p);
+const at = (p) => path.join(ROOT, p);
 // When the last successful build started; kept outside dist/apps/console, which is Nx's output there.
 const stamp = at('node_modules/.cache/platform/console-built');
 // Produced by the build's own dependencies from the inputs below: their times say nothing about staleness.
 const generated = new Set([at('libs/proto/src/gen'), at('apps/console/src/api/gen')]);
 
-/** The newest modification time of `p` and, for a directory, of the files under it (0 when absent). */
-function newest(p) {
-  if (generated.has(p) || !fs.existsSync(p)) return 0;
-  const stat = fs.statSync(p);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let t = 0;
-  for (const entry of fs.readdirSync(p, { withFileTypes: true })) t = Math.max(t, newest(path.join(p, entry.name)));
-  return t;
-}
-
 /** The inputs of console:build, its generate-api step and proto:generate (apps/console/project.json, nx.json). */
 function inputsChangedAt() {
   const libs = fs.readdirSync(at('libs')).map((lib) => at(`libs/${lib}/src`));
   return Math.max(
-    ...[at('apps/console'), at('apps/gateway/src'), ...libs, at('proto'), at('tsconfig.base.json'), at('package-lock.json')].map(newest),
+    ...[at('apps/console'), at('apps/gateway/src'), ...libs, at('proto'), at('tsconfig.base.json'), at('package-lock.json')].map((p) =>
+      newest(p, generated),
+    ),
   );
 }
 
@@ -38,11 +29,7 @@ const outputsThere = ['dist/apps/console/index.html', 'apps/console/src/api/gen/
 );
 if (built === 0 || !outputsThere || inputsChangedAt() > built) {
   const startedAt = new Date();
-  const res = spawnSync(at('node_modules/.bin/nx'), ['run', 'console:build', '--output-style=stream-without-prefixes'], {
-    cwd: root,
-    stdio: ['ignore', process.stderr, process.stderr],
-  });
-  if (res.status !== 0) process.exit(res.status ?? 1);
+  runNx('console:build', '--output-style=stream-without-prefixes');
   fs.mkdirSync(path.dirname(stamp), { recursive: true });
   fs.writeFileSync(stamp, '');
   // The build's start, not its end: an input saved while it ran is newer, so the next start builds again.
