@@ -16,7 +16,7 @@ export const metricsproxyApp = defineApp({
         protoPackage: 'metricsproxy',
         database: { schema: 'metricsproxy', migrations },
         grpc: (svc) => {
-          const registrations = new Registrations(new BackendsStore(svc.db!), config, svc.log);
+          const registrations = new Registrations(BackendsStore.create(svc.db!), config, svc.log);
           registrations.warnUnconfigured();
           return [metricsproxyService(registrations)];
         },

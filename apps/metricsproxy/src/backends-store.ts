@@ -24,7 +24,11 @@ const toRow = (r: Record<string, any>): BackendRow =>
 
 /** The backends table: what each registration made on its dashboard API. */
 export class BackendsStore {
-  constructor(private readonly db: Database) {}
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): BackendsStore {
+    return new BackendsStore(db);
+  }
 
   async get(key: BackendKey): Promise<BackendRow | undefined> {
     const row = await this.db.table('backends').where(key).first();

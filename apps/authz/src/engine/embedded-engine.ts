@@ -38,7 +38,7 @@ export class EmbeddedEngine implements AuthzEngine {
     readonly model: TypeSystem,
     options: EmbeddedEngineOptions = {},
   ) {
-    this.store = new TupleStore(db);
+    this.store = TupleStore.create(db);
     if (db.knex.isTransaction) this.trx = db.knex as Knex.Transaction;
     else if (options.memory !== false) {
       const onServer = (db.knex.client as Knex.Client).config.client === 'pg';

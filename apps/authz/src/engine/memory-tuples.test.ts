@@ -126,7 +126,7 @@ describe('answers from memory', () => {
         expect(memoryKeys(a)).toEqual(await tableKeys(db));
         expect(memoryKeys(b)).toEqual(await tableKeys(db));
 
-        const table = new TupleStore(db);
+        const table = TupleStore.create(db);
         const { objects, users } = randomQuestions(a.model, next);
         for (const { object, relation } of objects) {
           for (const user of users) {
@@ -311,7 +311,7 @@ describe('loading', () => {
       // b, idle, has read nothing of the log since it loaded; a writes, then the whole log is pruned.
       await a.write([t('user:ann', 'owner', 'org:acme'), t('user:bob', 'owner', 'org:acme')], []);
       await a.write([t('user:cy', 'owner', 'org:acme')], [t('user:ann', 'owner', 'org:acme')]);
-      await new TupleStore(db).pruneChanges(0);
+      await TupleStore.create(db).pruneChanges(0);
       expect(await b.check({ user: 'user:bob', relation: 'create', object: 'org:acme' })).toBe(true);
       await b.load();
       expect(memoryKeys(b)).toEqual(await tableKeys(db));

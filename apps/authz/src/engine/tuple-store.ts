@@ -65,7 +65,11 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 
 /** Relationship tuples in the authz schema's Postgres table. */
 export class TupleStore implements TupleSource {
-  constructor(private readonly db: Database) {}
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): TupleStore {
+    return new TupleStore(db);
+  }
 
   async readUsers(reads: UsersRead[]): Promise<Map<string, UserRef[]>[]> {
     const found = reads.map(() => new Map<string, UserRef[]>());

@@ -56,7 +56,11 @@ const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v
  * (`_by_license_time` for events/, `_by_resource` for events-histories and raw-event).
  */
 export class EventsStore {
-  constructor(private readonly db: Database) {}
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): EventsStore {
+    return new EventsStore(db);
+  }
 
   private events(p: LicensedProduct): Knex.QueryBuilder {
     return this.db

@@ -36,7 +36,7 @@ export class ResourceEvents {
     db: Database,
     private readonly opts: ResourceEventsOptions,
   ) {
-    this.store = new EventsStore(db);
+    this.store = EventsStore.create(db);
     this.now = opts.now ?? Date.now;
   }
 

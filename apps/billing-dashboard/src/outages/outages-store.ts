@@ -38,7 +38,11 @@ const toRow = (r: Record<string, any>): OutageRow =>
 
 /** The system_outages table. */
 export class OutagesStore {
-  constructor(private readonly db: Database) {}
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): OutagesStore {
+    return new OutagesStore(db);
+  }
 
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return this.db.transaction(fn);

@@ -78,7 +78,7 @@ export function reportOf(outages: OutageRow[]): OutageReport {
 export class Outages {
   private readonly store: OutagesStore;
   constructor(db: Database) {
-    this.store = new OutagesStore(db);
+    this.store = OutagesStore.create(db);
   }
 
   /** Stores an outage: 422 unless it ends after it starts, 409 when it overlaps another of the same account and cluster. */

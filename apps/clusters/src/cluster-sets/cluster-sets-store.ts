@@ -15,7 +15,11 @@ export type ManagedClusterRow = ClusterRow & { cluster_set: string | null };
 
 /** The rows of cluster sets, their members, role bindings and bound namespaces. Every method takes an optional transaction. */
 export class ClusterSetsStore {
-  constructor(private readonly db: Database) {}
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): ClusterSetsStore {
+    return new ClusterSetsStore(db);
+  }
 
   /** Another table of the schema to join: `table()` is schema-qualified, and knex qualifies its joins with the same schema. */
   private q(table: string): string {

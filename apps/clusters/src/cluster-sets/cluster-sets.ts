@@ -27,7 +27,7 @@ export class ClusterSets {
     private readonly outbox: Outbox,
   ) {
     this.clusters = ClustersStore.create(db);
-    this.store = new ClusterSetsStore(db);
+    this.store = ClusterSetsStore.create(db);
   }
 
   async list(hubUid: string): Promise<clusterSetsV1.ClusterSet[]> {

@@ -24,7 +24,11 @@ interface AuditRow {
 
 /** The audit trail in identity.audit_events. */
 export class AuditStore {
-  constructor(private readonly db: Database) {}
+  private constructor(private readonly db: Database) {}
+
+  static create(db: Database): AuditStore {
+    return new AuditStore(db);
+  }
 
   /** Stores one event; the same id again changes nothing, so a retried delivery is kept once. */
   async record(e: AuditEvent): Promise<void> {

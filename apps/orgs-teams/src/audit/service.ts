@@ -5,7 +5,7 @@ import { AuditStore } from './audit-store';
 
 /** The AuditService binding: the gateway records events and lists them for site admins (it checks who may). */
 export function auditService(db: Database) {
-  const store = new AuditStore(db);
+  const store = AuditStore.create(db);
   return bindService(orgsTeamsAuditV1.AuditServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
     recordAuditEvent: async (req) => {
