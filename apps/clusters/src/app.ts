@@ -6,7 +6,7 @@ import { clientOrgsService } from './client-orgs/service';
 import { ClusterSets } from './cluster-sets/cluster-sets';
 import { clusterSetsService } from './cluster-sets/service';
 import { clustersEnv, type ClustersConfig } from './config';
-import { DESIRED_STATE_EFFECT, DesiredStates } from './feature-sets/desired-state';
+import { DESIRED_STATE_EFFECT, DesiredStates } from './desired-state/desired-state';
 import { FeatureSets } from './feature-sets/feature-sets';
 import { featureSetsService } from './feature-sets/service';
 import { busAccountDirectory, organizationsClient, orgTokensClient } from './ingestion/bus-accounts';

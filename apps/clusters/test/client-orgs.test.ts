@@ -6,7 +6,7 @@ import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { clustersApp } from '../src/app';
 import { ClientOrgs } from '../src/client-orgs/client-orgs';
 import { ClusterSets } from '../src/cluster-sets/cluster-sets';
-import { DESIRED_STATE_EFFECT } from '../src/feature-sets/desired-state';
+import { DESIRED_STATE_EFFECT } from '../src/desired-state/desired-state';
 import { Relationships, TUPLES_EFFECT } from '../src/inventory/tuples';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 import { hubRequest } from './hub-request';

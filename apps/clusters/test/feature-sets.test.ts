@@ -5,7 +5,7 @@ import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
 import { clustersApp } from '../src/app';
-import { LATEST_RELEASE } from '../src/feature-sets/catalog';
+import { LATEST_RELEASE } from '../src/catalog/catalog';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 import { hubRequest } from './hub-request';
 

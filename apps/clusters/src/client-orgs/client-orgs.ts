@@ -4,7 +4,7 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clientOrgsV1, orgsTeamsOrgsV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import { ClusterSets } from '../cluster-sets/cluster-sets';
-import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
+import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../desired-state/desired-state';
 import { ClustersStore, type ClusterRow } from '../inventory/clusters-store';
 import { clusterObject, TUPLES_EFFECT, type Tuple, type TupleChange } from '../inventory/tuples';
 

@@ -4,8 +4,8 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clusterSetsV1, clustersV1 } from '@platform/proto';
 import { ClustersStore, type ClusterRow } from '../inventory/clusters-store';
 import { isClusterName, toMessage } from '../inventory/clusters';
-import { LATEST_RELEASE } from '../feature-sets/catalog';
-import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
+import { LATEST_RELEASE } from '../catalog/catalog';
+import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../desired-state/desired-state';
 import { ClusterSetsStore, type ClusterSetRow } from './cluster-sets-store';
 import { isUuid } from '@platform/proto';
 

@@ -5,8 +5,16 @@ import type { featureSetsV1 } from '@platform/proto';
 import { ClusterSets } from '../cluster-sets/cluster-sets';
 import type { ClusterSetRow } from '../cluster-sets/cluster-sets-store';
 import type { ClusterRow } from '../inventory/clusters-store';
-import { AGENT_FEATURE, blockedRemovals, FEATURE_SETS, FEATURES, featureSetNamed, LATEST_RELEASE, withRequirements } from './catalog';
-import { DESIRED_STATE_EFFECT, type DesiredStateChange } from './desired-state';
+import {
+  AGENT_FEATURE,
+  blockedRemovals,
+  FEATURE_SETS,
+  FEATURES,
+  featureSetNamed,
+  LATEST_RELEASE,
+  withRequirements,
+} from '../catalog/catalog';
+import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../desired-state/desired-state';
 
 const MAX_VALUES_BYTES = 64 * 1024;
 

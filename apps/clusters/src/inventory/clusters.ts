@@ -6,7 +6,7 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clustersV1, orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext, PromiseClient } from '@platform/service-kit';
 import { ClustersStore, type ClusterRow, type FeatureRow } from './clusters-store';
-import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../feature-sets/desired-state';
+import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../desired-state/desired-state';
 import { ownerTuple, TUPLES_EFFECT, type TupleChange } from './tuples';
 import { isUuid } from '@platform/proto';
 

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConflictError, NotFoundError } from '@platform/errors';
+import { ConflictError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import type { Identity } from './identity';
 import type { Relationships } from '../relationships';
-import type { Organizations } from '../orgs/organizations';
 
 /** The site object every site-admin permission is checked on. */
 export const SITE_OBJECT = 'site:platform';
@@ -146,33 +145,4 @@ async function grantSiteAdmin(relationships: TupleWriter, userId: number, ctx: C
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
   }
-}
-
-/**
- * Bootstrap: the administrative organization (PLATFORM_ADMIN_ORG) exists, owned by the first site admin
- * and private, so site-wide settings have one home from the first start. An existing one is left as it is.
- */
-export async function ensureAdminOrg(identity: Identity, orgs: Organizations, slug: string, ctx: CallContext): Promise<void> {
-  const [adminId] = await identity.siteAdminIds();
-  try {
-    await orgs.get(slug, adminId);
-    return;
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
-  }
-  const org = await orgs.create(
-    {
-      creatorId: adminId,
-      username: slug,
-      fullName: 'Platform administration',
-      description: 'The administrative organization: site-wide settings are changed through it',
-      website: '',
-      location: '',
-      orgType: 'private',
-      visibility: '',
-      managerEndpoint: '',
-    },
-    ctx,
-  );
-  ctx.log.info({ orgId: org.id, org: slug }, 'administrative organization created');
 }

@@ -2,7 +2,7 @@ import type { Bus } from '@platform/bus';
 import type { Database, EffectHandler } from '@platform/db';
 import { publishDesiredState } from '@platform/agent-protocol';
 import type { agentV1 } from '@platform/proto';
-import { MANAGED_FEATURES } from './catalog';
+import { MANAGED_FEATURES } from '../catalog/catalog';
 
 /** The namespace a client organization gets on each spoke imported for it: `client-<slug>`, cut to a DNS label. */
 export const clientNamespace = (clientOrg: string) =>
