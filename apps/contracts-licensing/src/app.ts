@@ -3,7 +3,7 @@ import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { contractsLicensingEnv, type ContractsLicensingConfig } from './config';
 import { authorityFromConfig } from './licensing/authority';
-import { Contracts } from './contracts/contracts';
+import { createContracts } from './contracts/contracts';
 import { clustersClient, clustersInventory } from './contracts/inventory';
 import { contractsService } from './contracts/service';
 import { Licenses } from './licenses/licenses';
@@ -31,7 +31,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         // The platform CA exists from the first start on (docs/licensing.md), before any license is asked for.
         const authority = await authorityFromConfig(db!, config, () => log.info('generated the platform license CA'));
         const inventory = clustersInventory(clusters);
-        const contracts = new Contracts(db!, storage, inventory, log);
+        const contracts = createContracts(db!, storage, inventory, log);
         const licenses = new Licenses(db!, authority, contracts, inventory, billingUsage(billing), log);
         stopMetrics = startLicenseMetrics(db!, log, config.LICENSE_METRICS_INTERVAL_MS);
         return [contractsLicensingService(), contractsService(contracts), licensingService(licenses, authority.certificatePem)];

@@ -7,7 +7,7 @@ import { FileObjectStorage } from '@platform/object-storage';
 import type { contractsV1 } from '@platform/proto';
 import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../migrations';
-import { Contracts } from '../src/contracts/contracts';
+import { createContracts, type Contracts } from '../src/contracts/contracts';
 import type { Inventory, InventoryCluster } from '../src/contracts/inventory';
 import { toContract } from '../src/contracts/service';
 
@@ -67,7 +67,7 @@ describe('Contracts', () => {
     await db.migrate(migrations);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contracts-test-'));
     storage = new FileObjectStorage(dir);
-    contracts = new Contracts(db, storage, inventory, quiet);
+    contracts = createContracts(db, storage, inventory, quiet);
   });
   afterAll(async () => {
     await db?.close();
@@ -76,7 +76,7 @@ describe('Contracts', () => {
   });
 
   const create = (over: Partial<contractsV1.CreateContractsRequest> = {}) =>
-    contracts.create({
+    contracts.lifecycle.create({
       ownerId: ORG,
       ownerLogin: 'acme',
       ownerType: 'organization',
@@ -85,7 +85,7 @@ describe('Contracts', () => {
       actor: 'root',
       ...over,
     });
-  const events = async (id: number) => (await contracts.audit(id, 0)).map((e) => e.event);
+  const events = async (id: number) => (await contracts.auditTrail.of(id, 0)).map((e) => e.event);
 
   it('makes one contract per product, sharing the document, and records the creation', async () => {
     const made = await create({
@@ -99,14 +99,14 @@ describe('Contracts', () => {
     const [db1, backup] = made.map((v) => v.contract);
     expect(db1.document_path).toBe(backup.document_path);
     expect((await storage.get(db1.document_path))?.body.toString()).toBe('%PDF-1.7 signed');
-    expect(await contracts.document(db1.id, ORG)).toMatchObject({ fileName: 'MSA 2026.pdf', contentType: 'application/pdf' });
+    expect(await contracts.documents.of(db1.id, ORG)).toMatchObject({ fileName: 'MSA 2026.pdf', contentType: 'application/pdf' });
     expect(await events(db1.id)).toEqual(['contract-created: productdb']);
     const message = toContract(made[0]);
     expect(message).toMatchObject({ ownerId: ORG, ownerLogin: 'acme', revoked: false, emails: { licenseUsers: ['ops@acme.io'], contactPerson: [] } });
   });
 
   it('refuses an empty product list, an unsupported product, a bad email or quota, and keeps nothing', async () => {
-    const before = (await contracts.list({ ownerId: 0 })).length;
+    const before = (await contracts.listing.list({ ownerId: 0 })).length;
     await expect(create({ products: [] })).rejects.toBeInstanceOf(InputError);
     await expect(create({ products: ['productx'] })).rejects.toThrow(/not a supported product/);
     await expect(create({ fields: fields({ emails: emails({ financeTeam: ['not-an-email'] }) }) })).rejects.toThrow(/financeTeam/);
@@ -118,7 +118,7 @@ describe('Contracts', () => {
     await expect(
       create({ document: { fileName: 'x.pdf', contentType: 'application/pdf', content: Buffer.from('x') }, products: ['productdb', 'nope'] }),
     ).rejects.toThrow(/nope/);
-    expect((await contracts.list({ ownerId: 0 })).length).toBe(before);
+    expect((await contracts.listing.list({ ownerId: 0 })).length).toBe(before);
   });
 
   it('takes the product’s quota metrics and the hour-based ones, each kept as sent; an unknown one is 400', async () => {
@@ -133,7 +133,7 @@ describe('Contracts', () => {
     ]) {
       const [made] = await create({ fields: fields({ quota: quota(metric) }) });
       expect(toContract(made).quota).toEqual(quota(metric));
-      expect(toContract(await contracts.get(made.contract.id, ORG)).quota?.metric).toBe(metric);
+      expect(toContract(await contracts.listing.get(made.contract.id, ORG)).quota?.metric).toBe(metric);
     }
     for (const metric of ['cpu-core-month', 'CPU_CORE_MONTH', 'storage_gib_month'])
       await expect(create({ fields: fields({ quota: quota(metric) }) })).rejects.toThrow(
@@ -143,7 +143,7 @@ describe('Contracts', () => {
       );
     // Renamed on update too, and answered as sent.
     const [{ contract }] = await create();
-    const updated = await contracts.update({
+    const updated = await contracts.lifecycle.update({
       id: contract.id,
       ownerId: 0,
       fields: fields({ quota: quota('memory_gib_month') }),
@@ -155,7 +155,7 @@ describe('Contracts', () => {
   it('updates the fields given, replaces the document, extends, and records each change', async () => {
     const [{ contract }] = await create({ document: { fileName: 'a.pdf', contentType: 'application/pdf', content: Buffer.from('old') } });
     const oldPath = contract.document_path;
-    const updated = await contracts.update({
+    const updated = await contracts.lifecycle.update({
       id: contract.id,
       ownerId: 0,
       fields: fields({ name: 'renewed', endUnix: undefined, allowOffline: true }),
@@ -165,12 +165,12 @@ describe('Contracts', () => {
     expect(updated.contract).toMatchObject({ name: 'renewed', allow_offline: true, document_name: 'b.pdf' });
     expect(await storage.get(oldPath)).toBeUndefined();
     expect((await storage.get(updated.contract.document_path))?.body.toString()).toBe('new');
-    await expect(contracts.update({ id: contract.id, ownerId: 0, fields: fields({ emails: emails({ contactPerson: ['x'] }) }), actor: 'root' })).rejects.toThrow(
+    await expect(contracts.lifecycle.update({ id: contract.id, ownerId: 0, fields: fields({ emails: emails({ contactPerson: ['x'] }) }), actor: 'root' })).rejects.toThrow(
       /contactPerson/,
     );
     const end = now + 2 * 365 * DAY;
-    expect(toContract(await contracts.extend(contract.id, 0, end, 'root')).endUnix).toBe(end);
-    await expect(contracts.extend(contract.id, 0, 0, 'root')).rejects.toBeInstanceOf(ValidationError);
+    expect(toContract(await contracts.lifecycle.extend(contract.id, 0, end, 'root')).endUnix).toBe(end);
+    await expect(contracts.lifecycle.extend(contract.id, 0, 0, 'root')).rejects.toBeInstanceOf(ValidationError);
     expect(await events(contract.id)).toEqual([
       'contract-created: productdb',
       'contract-updated: name, allowOffline, document',
@@ -180,23 +180,23 @@ describe('Contracts', () => {
 
   it('hides another owner’s contract (NotFound), and revokes once', async () => {
     const [{ contract }] = await create();
-    await expect(contracts.get(contract.id, OTHER)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(contracts.audit(contract.id, OTHER)).rejects.toBeInstanceOf(NotFoundError);
-    expect((await contracts.get(contract.id, ORG)).contract.id).toBe(contract.id);
-    await contracts.revoke(contract.id, 0, 'root');
-    await contracts.revoke(contract.id, 0, 'root');
-    expect((await contracts.get(contract.id, 0)).contract.revoked).toBe(true);
-    expect((await contracts.list({ ownerId: ORG, activeOnly: true })).map((v) => v.contract.id)).not.toContain(contract.id);
+    await expect(contracts.listing.get(contract.id, OTHER)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(contracts.auditTrail.of(contract.id, OTHER)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await contracts.listing.get(contract.id, ORG)).contract.id).toBe(contract.id);
+    await contracts.lifecycle.revoke(contract.id, 0, 'root');
+    await contracts.lifecycle.revoke(contract.id, 0, 'root');
+    expect((await contracts.listing.get(contract.id, 0)).contract.revoked).toBe(true);
+    expect((await contracts.listing.list({ ownerId: ORG, activeOnly: true })).map((v) => v.contract.id)).not.toContain(contract.id);
     expect((await events(contract.id)).filter((e) => e === 'contract-revoked')).toHaveLength(1);
   });
 
   it('binds clusters all or nothing, with their status and the features other contracts already cover', async () => {
     const [{ contract: a }] = await create({ fields: fields({ features: ['postgres', 'mysql'], featuresGiven: true }) });
     const [{ contract: b }] = await create({ fields: fields({ features: ['mysql', 'redis'], featuresGiven: true }) });
-    await expect(contracts.bind(a.id, 0, [], 'root')).rejects.toThrow(/at least one/);
-    await expect(contracts.bind(a.id, 0, [{ cluster: 'not-a-uuid', displayName: '', tags: [] }], 'root')).rejects.toThrow(/not a UUID/);
-    await expect(contracts.bind(999_999, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(InputError);
-    const bound = await contracts.bind(a.id, 0, [{ cluster: HUB.toUpperCase(), displayName: 'Production', tags: ['prod'] }], 'root');
+    await expect(contracts.binding.bind(a.id, 0, [], 'root')).rejects.toThrow(/at least one/);
+    await expect(contracts.binding.bind(a.id, 0, [{ cluster: 'not-a-uuid', displayName: '', tags: [] }], 'root')).rejects.toThrow(/not a UUID/);
+    await expect(contracts.binding.bind(999_999, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(InputError);
+    const bound = await contracts.binding.bind(a.id, 0, [{ cluster: HUB.toUpperCase(), displayName: 'Production', tags: ['prod'] }], 'root');
     expect(bound).toEqual([
       expect.objectContaining({
         contractId: a.id,
@@ -208,18 +208,18 @@ describe('Contracts', () => {
     ]);
     // Already bound: 400, and the other cluster of the same request is not bound either.
     await expect(
-      contracts.bind(a.id, 0, [{ cluster: SPOKE, displayName: '', tags: [] }, { cluster: HUB, displayName: '', tags: [] }], 'root'),
+      contracts.binding.bind(a.id, 0, [{ cluster: SPOKE, displayName: '', tags: [] }, { cluster: HUB, displayName: '', tags: [] }], 'root'),
     ).rejects.toThrow(/already associated/);
-    expect((await contracts.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
+    expect((await contracts.listing.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
     // b covers mysql too: binding the same cluster shows the overlap both ways.
-    const [onB] = await contracts.bind(b.id, ORG, [{ cluster: HUB, displayName: '', tags: [] }], 'alice');
+    const [onB] = await contracts.binding.bind(b.id, ORG, [{ cluster: HUB, displayName: '', tags: [] }], 'alice');
     expect(onB.duplicateContractFeatures).toEqual([{ contractId: a.id, product: 'productdb', features: ['mysql'] }]);
-    expect((await contracts.clusters(a.id, 0))[0].duplicateContractFeatures).toEqual([{ contractId: b.id, product: 'productdb', features: ['mysql'] }]);
+    expect((await contracts.listing.clusters(a.id, 0))[0].duplicateContractFeatures).toEqual([{ contractId: b.id, product: 'productdb', features: ['mysql'] }]);
     // A cluster another owner enrolled is not this owner's to bind, not even from the admin side.
-    await expect(contracts.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
-    expect((await contracts.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
-    expect((await contracts.importable(a.id, 0)).map((c) => c.uid)).toEqual([SPOKE]);
-    await expect(contracts.importable(999_999, 0)).rejects.toBeInstanceOf(InputError);
+    await expect(contracts.binding.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
+    expect((await contracts.listing.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
+    expect((await contracts.binding.importable(a.id, 0)).map((c) => c.uid)).toEqual([SPOKE]);
+    await expect(contracts.binding.importable(999_999, 0)).rejects.toBeInstanceOf(InputError);
     expect(await events(b.id)).toContain(`cluster-bound: ${HUB}`);
   });
 
@@ -228,21 +228,21 @@ describe('Contracts', () => {
     const [{ contract: b }] = await create();
     const [{ contract: theirs }] = await create({ ownerId: OTHER, ownerLogin: 'other' });
     // A cluster nobody enrolled, which contracts of several owners may bind (each licenses it offline).
-    const [ccA] = await contracts.bind(a.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['old'] }], 'root');
-    await contracts.bind(b.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: [] }], 'root');
-    await contracts.bind(theirs.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['mine'] }], 'root');
-    const tagsOf = async (id: number) => (await contracts.clusters(id, 0)).find((c) => c.cluster === AIRGAPPED)!.clusterStatus!.tags;
+    const [ccA] = await contracts.binding.bind(a.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['old'] }], 'root');
+    await contracts.binding.bind(b.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: [] }], 'root');
+    await contracts.binding.bind(theirs.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['mine'] }], 'root');
+    const tagsOf = async (id: number) => (await contracts.listing.clusters(id, 0)).find((c) => c.cluster === AIRGAPPED)!.clusterStatus!.tags;
     // The owner's side: its own contracts only.
-    await contracts.setTags({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, ['blue', 'green', 'blue']);
+    await contracts.binding.setTags({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, ['blue', 'green', 'blue']);
     expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['blue', 'green'], ['blue', 'green'], ['mine']]);
     // The admin side: every owner's.
-    await contracts.setTags({ id: a.id, ccId: ccA.id, ownerId: 0, actor: 'root' }, ['red']);
+    await contracts.binding.setTags({ id: a.id, ccId: ccA.id, ownerId: 0, actor: 'root' }, ['red']);
     expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['red'], ['red'], ['red']]);
-    await contracts.rename({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, 'payments');
-    expect((await contracts.clusters(a.id, 0))[0].clusterStatus!.name).toBe('payments');
-    await expect(contracts.rename({ id: a.id, ccId: ccA.id, ownerId: OTHER, actor: 'x' }, 'nope')).rejects.toBeInstanceOf(NotFoundError);
-    await contracts.unbind({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' });
-    expect(await contracts.clusters(a.id, 0)).toEqual([]);
+    await contracts.binding.rename({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, 'payments');
+    expect((await contracts.listing.clusters(a.id, 0))[0].clusterStatus!.name).toBe('payments');
+    await expect(contracts.binding.rename({ id: a.id, ccId: ccA.id, ownerId: OTHER, actor: 'x' }, 'nope')).rejects.toBeInstanceOf(NotFoundError);
+    await contracts.binding.unbind({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' });
+    expect(await contracts.listing.clusters(a.id, 0)).toEqual([]);
     expect(await events(a.id)).toEqual([
       'contract-created: productdb',
       `cluster-bound: ${AIRGAPPED}`,
@@ -257,27 +257,27 @@ describe('Contracts', () => {
     const [{ contract: a }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });
     const [{ contract: b }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });
     const uid = '0b7d4c1e-0000-4000-8000-0000000000aa';
-    await expect(contracts.assign({ ownerId: 77, cluster: uid, displayName: 'x', contractIds: [a.id, 999_999], actor: 'solo' })).rejects.toBeInstanceOf(
+    await expect(contracts.binding.assign({ ownerId: 77, cluster: uid, displayName: 'x', contractIds: [a.id, 999_999], actor: 'solo' })).rejects.toBeInstanceOf(
       InputError,
     );
-    expect(await contracts.clusters(a.id, 77)).toEqual([]);
-    await contracts.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id, b.id], actor: 'solo' });
-    await contracts.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id], actor: 'solo' }); // no-op
-    expect(await contracts.associated(77)).toEqual([{ cluster: uid, displayName: 'edge', tags: [], associatedContractIds: [a.id, b.id] }]);
-    expect((await contracts.clusterStatus(77, uid, 0)).clusterStatus).toMatchObject({ isImported: false, associatedContractId: b.id });
-    expect((await contracts.clusterStatus(77, uid, a.id)).contractId).toBe(a.id);
-    const unknown = await contracts.clusterStatus(77, '0b7d4c1e-0000-4000-8000-0000000000bb', 0);
+    expect(await contracts.listing.clusters(a.id, 77)).toEqual([]);
+    await contracts.binding.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id, b.id], actor: 'solo' });
+    await contracts.binding.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id], actor: 'solo' }); // no-op
+    expect(await contracts.binding.associated(77)).toEqual([{ cluster: uid, displayName: 'edge', tags: [], associatedContractIds: [a.id, b.id] }]);
+    expect((await contracts.listing.clusterStatus(77, uid, 0)).clusterStatus).toMatchObject({ isImported: false, associatedContractId: b.id });
+    expect((await contracts.listing.clusterStatus(77, uid, a.id)).contractId).toBe(a.id);
+    const unknown = await contracts.listing.clusterStatus(77, '0b7d4c1e-0000-4000-8000-0000000000bb', 0);
     expect(unknown).toMatchObject({ id: 0, contractId: 0, clusterStatus: { isImported: false, associatedContractId: 0 } });
-    expect((await contracts.list({ ownerId: 77, boundTo: uid })).length).toBe(2);
-    expect((await contracts.list({ ownerId: 77, notBoundTo: uid })).length).toBe(0);
+    expect((await contracts.listing.list({ ownerId: 77, boundTo: uid })).length).toBe(2);
+    expect((await contracts.listing.list({ ownerId: 77, notBoundTo: uid })).length).toBe(0);
   });
 
   it('changes preferences: auto-assignment and valid usage-alert recipients only', async () => {
     const [{ contract }] = await create();
     await expect(
-      contracts.setPreferences({ id: contract.id, ownerId: ORG, usageAlertClient: ['bad'], usageAlertClientGiven: true, actor: 'alice' }),
+      contracts.lifecycle.setPreferences({ id: contract.id, ownerId: ORG, usageAlertClient: ['bad'], usageAlertClientGiven: true, actor: 'alice' }),
     ).rejects.toBeInstanceOf(InputError);
-    const view = await contracts.setPreferences({
+    const view = await contracts.lifecycle.setPreferences({
       id: contract.id,
       ownerId: ORG,
       autoAssignCluster: true,
@@ -296,11 +296,11 @@ describe('Contracts', () => {
       document: { fileName: 'c.pdf', contentType: 'application/pdf', content: Buffer.from('shared') },
     });
     const [one, two] = made.map((v) => v.contract);
-    await contracts.bind(one.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root');
-    await contracts.delete(one.id, 0);
-    await expect(contracts.get(one.id, 0)).rejects.toBeInstanceOf(NotFoundError);
+    await contracts.binding.bind(one.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root');
+    await contracts.lifecycle.delete(one.id, 0);
+    await expect(contracts.listing.get(one.id, 0)).rejects.toBeInstanceOf(NotFoundError);
     expect(await storage.get(two.document_path)).toBeDefined();
-    await contracts.delete(two.id, 0);
+    await contracts.lifecycle.delete(two.id, 0);
     expect(await storage.get(two.document_path)).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@ import { FileObjectStorage } from '@platform/object-storage';
 import type { contractsV1 } from '@platform/proto';
 import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../migrations';
-import { Contracts } from '../src/contracts/contracts';
+import { createContracts, type Contracts } from '../src/contracts/contracts';
 import type { Inventory, InventoryCluster } from '../src/contracts/inventory';
 import { Licenses } from '../src/licenses/licenses';
 import type { UsageSource } from '../src/licenses/quota';
@@ -68,7 +68,7 @@ describe('Licenses', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'licenses-test-'));
     const ca = await generateAuthority();
     authority = await authorityFromPem(ca.certificatePem, ca.privateKeyPem);
-    contracts = new Contracts(db, new FileObjectStorage(dir), inventory, quiet);
+    contracts = createContracts(db, new FileObjectStorage(dir), inventory, quiet);
     licenses = new Licenses(db, authority, contracts, inventory, usage, quiet);
   });
   afterAll(async () => {
@@ -79,7 +79,7 @@ describe('Licenses', () => {
 
   const contract = async (over: Partial<contractsV1.ContractFields> = {}, owner = ORG) =>
     (
-      await contracts.create({
+      await contracts.lifecycle.create({
         ownerId: owner,
         ownerLogin: 'acme',
         ownerType: 'organization',
@@ -88,8 +88,8 @@ describe('Licenses', () => {
         actor: 'root',
       })
     )[0].contract;
-  const bind = async (id: number, uid: string) => (await contracts.bind(id, 0, [{ cluster: uid, displayName: '', tags: [] }], 'root')).find((c) => c.cluster === uid)!;
-  const events = async (id: number) => (await contracts.audit(id, 0)).map((e) => e.event);
+  const bind = async (id: number, uid: string) => (await contracts.binding.bind(id, 0, [{ cluster: uid, displayName: '', tags: [] }], 'root')).find((c) => c.cluster === uid)!;
+  const events = async (id: number) => (await contracts.auditTrail.of(id, 0)).map((e) => e.event);
 
   it('issues a license for a bound cluster, records it, and another implementation reads it as issued', async () => {
     const c = await contract({ disableAnalytics: true, endUnix: now + 90 * DAY });
@@ -111,7 +111,7 @@ describe('Licenses', () => {
   it('refuses (405) a revoked or expired contract, and an offline license the contract does not allow', async () => {
     const revoked = await contract();
     const ccR = await bind(revoked.id, HUB);
-    await contracts.revoke(revoked.id, 0, 'root');
+    await contracts.lifecycle.revoke(revoked.id, 0, 'root');
     await expect(licenses.issueForBinding({ contractId: revoked.id, ccId: ccR.id, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toThrow(/revoked/);
     const expired = await contract({ startUnix: now - 60 * DAY, endUnix: now - DAY });
     const ccE = await bind(expired.id, HUB);
@@ -183,7 +183,7 @@ describe('Licenses', () => {
     // Clusters nobody enrolled: their licenses are offline ones, which the contracts allow.
     const owner = 501;
     const bound = await contract({ allowOffline: true }, owner);
-    await contracts.bind(bound.id, owner, [{ cluster: UNENROLLED, displayName: '', tags: [] }], 'bob');
+    await contracts.binding.bind(bound.id, owner, [{ cluster: UNENROLLED, displayName: '', tags: [] }], 'bob');
     const byCluster = await licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['postgres'], actor: 'bob', ownerEmail: 'bob@acme.io' });
     expect(byCluster.contractId).toBe(bound.id);
     // No contract of the owner grants the feature asked for.
@@ -193,10 +193,10 @@ describe('Licenses', () => {
     const auto = await contract({ autoAssignCluster: true, allowOffline: true }, owner);
     const assigned = await licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED_2, features: [], actor: 'bob', ownerEmail: '' });
     expect(assigned.contractId).toBe(auto.id);
-    expect((await contracts.clusters(auto.id, owner)).map((c) => c.cluster)).toEqual([UNENROLLED_2]);
+    expect((await contracts.listing.clusters(auto.id, owner)).map((c) => c.cluster)).toEqual([UNENROLLED_2]);
     // Only a revoked contract has it, and none auto-assigns: 405.
-    await contracts.revoke(bound.id, 0, 'root');
-    await contracts.revoke(auto.id, 0, 'root');
+    await contracts.lifecycle.revoke(bound.id, 0, 'root');
+    await contracts.lifecycle.revoke(auto.id, 0, 'root');
     await expect(licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['postgres'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
       MethodNotAllowedError,
     );
@@ -216,17 +216,17 @@ describe('Licenses', () => {
       other,
     );
     // HUB is ORG's: binding it, directly or by assignment, is refused, and nothing is bound.
-    await expect(contracts.bind(c.id, other, [{ cluster: HUB, displayName: '', tags: [] }], 'eve')).rejects.toBeInstanceOf(NotAllowedError);
-    await expect(contracts.assign({ ownerId: other, cluster: SPOKE, displayName: '', contractIds: [c.id], actor: 'eve' })).rejects.toBeInstanceOf(
+    await expect(contracts.binding.bind(c.id, other, [{ cluster: HUB, displayName: '', tags: [] }], 'eve')).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(contracts.binding.assign({ ownerId: other, cluster: SPOKE, displayName: '', contractIds: [c.id], actor: 'eve' })).rejects.toBeInstanceOf(
       NotAllowedError,
     );
-    await expect(contracts.bind(c.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
-    expect(await contracts.clusters(c.id, other)).toEqual([]);
+    await expect(contracts.binding.bind(c.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
+    expect(await contracts.listing.clusters(c.id, other)).toEqual([]);
     // By cluster: answered as a cluster no contract covers, and the auto-assigning contract stays empty.
     await expect(licenses.issueForCluster({ ownerId: other, cluster: HUB, features: [], actor: 'eve', ownerEmail: '' })).rejects.toThrow(
       new NotFoundError(`no active contract of the account covers cluster ${HUB}`),
     );
-    expect(await contracts.clusters(c.id, other)).toEqual([]);
+    expect(await contracts.listing.clusters(c.id, other)).toEqual([]);
     // A UUID bound while nobody had enrolled it, then enrolled by ORG: no more licenses, no name, no usage counted.
     const cc = await bind(c.id, LATER);
     const asked: string[][] = [];
@@ -239,9 +239,9 @@ describe('Licenses', () => {
       await expect(counting.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: other, actor: 'eve', ownerEmail: '' })).rejects.toBeInstanceOf(
         NotAllowedError,
       );
-      const statuses = await contracts.clusters(c.id, other);
+      const statuses = await contracts.listing.clusters(c.id, other);
       expect(statuses.map((s) => s.clusterStatus)).toEqual([expect.objectContaining({ isImported: false, name: '' })]);
-      const [status] = await contracts.batchStatus(other, [LATER], 0);
+      const [status] = await contracts.listing.batchStatus(other, [LATER], 0);
       expect(status.clusterStatus).toMatchObject({ isImported: false, name: '' });
       // The quota of another contract binding it no longer counts what ORG's cluster reported.
       const quota = await contract({ allowOffline: true, quota: { enabled: true, metric: 'cpu-core-hours', limit: 10, alertThresholds: [50], disableLicenseOnLimitReached: true } }, other);
@@ -284,7 +284,7 @@ describe('Licenses', () => {
       );
     await expect(register({ license: tampered, clusterUid: AIRGAPPED.toUpperCase() })).rejects.toBeInstanceOf(InputError);
 
-    await contracts.revoke(c.id, 0, 'root');
+    await contracts.lifecycle.revoke(c.id, 0, 'root');
     await expect(register()).rejects.toMatchObject({ reason: 'revoked' });
     const crl = new x509.X509Crl(Buffer.from((await licenses.revocationList()).der));
     expect(await crl.verify({ publicKey: new x509.X509Certificate(authority.certificatePem).publicKey })).toBe(true);
@@ -310,7 +310,7 @@ describe('Licenses', () => {
       revokedUnix: 0,
     });
     expect(Math.abs(issued.issuedUnix - Date.now() / 1000)).toBeLessThan(60);
-    await contracts.revoke(c.id, 0, 'root');
+    await contracts.lifecycle.revoke(c.id, 0, 'root');
     expect((await licenses.issued([license.serial]))[0].revokedUnix).toBeGreaterThan(0);
     expect(await licenses.issued([])).toEqual([]);
   });
@@ -324,16 +324,16 @@ describe('Licenses', () => {
     await bind((await contract()).id, C2);
     const revoked = await contract();
     await bind(revoked.id, C1);
-    await contracts.revoke(revoked.id, 0, 'root');
-    expect(await contracts.countClusterContracts([C1, C2.toUpperCase(), unbound])).toEqual({ [C1]: 2, [C2]: 1, [unbound]: 0 });
-    await expect(contracts.countClusterContracts(['garbage'])).rejects.toBeInstanceOf(InputError);
+    await contracts.lifecycle.revoke(revoked.id, 0, 'root');
+    expect(await contracts.binding.countClusterContracts([C1, C2.toUpperCase(), unbound])).toEqual({ [C1]: 2, [C2]: 1, [unbound]: 0 });
+    await expect(contracts.binding.countClusterContracts(['garbage'])).rejects.toBeInstanceOf(InputError);
   });
 
   it('puts a deleted contract’s licenses on the revocation list too', async () => {
     const c = await contract();
     const cc = await bind(c.id, HUB);
     const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
-    await contracts.delete(c.id, 0);
+    await contracts.lifecycle.delete(c.id, 0);
     const pem = (await licenses.revocationList()).pem;
     const crl = new x509.X509Crl(pem);
     expect(crl.entries.map((e) => BigInt(`0x${e.serialNumber}`).toString())).toContain(license.serial);

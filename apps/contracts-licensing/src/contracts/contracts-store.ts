@@ -45,6 +45,24 @@ export interface ContractFilter {
   notBoundTo?: string;
 }
 
+/** Another active contract of the same owner bound to the same cluster: what a duplicate-features check needs of it. */
+export interface SameClusterContract {
+  id: number;
+  product: string;
+  features: string[];
+}
+
+/** A binding with the owner's other active contracts bound to the same cluster (oldest binding first). */
+export interface BoundCluster extends ContractClusterRow {
+  others: SameClusterContract[];
+}
+
+/** A contract with its bindings (oldest first). */
+export interface ContractWithClusters {
+  contract: ContractRow;
+  clusters: BoundCluster[];
+}
+
 const toContract = (r: Record<string, any>): ContractRow => ({ ...r, id: Number(r.id), owner_id: Number(r.owner_id) }) as ContractRow;
 const toCluster = (r: Record<string, any>): ContractClusterRow =>
   ({ ...r, id: Number(r.id), contract_id: Number(r.contract_id) }) as ContractClusterRow;
@@ -86,6 +104,44 @@ export class ContractsStore {
     if (filter.boundTo) q.whereIn('id', bound(filter.boundTo));
     if (filter.notBoundTo) q.whereNotIn('id', bound(filter.notBoundTo));
     return (await q).map(toContract);
+  }
+
+  /**
+   * The contracts of `filter` (one of them with `id`), newest first, each with its bindings and, per binding, the
+   * owner's other active contracts bound to the same cluster: one statement, the bindings aggregated as JSON, so
+   * a list costs the same whatever the number of contracts, owners and clusters.
+   */
+  async withClusters(filter: ContractFilter & { id?: number }, trx?: Knex.Transaction): Promise<ContractWithClusters[]> {
+    const { knex, schema } = this.db;
+    const now = new Date();
+    const clusters = knex.raw(
+      `coalesce((select json_agg(json_build_object(
+          'id', cc.id, 'contract_id', cc.contract_id, 'cluster_uid', cc.cluster_uid, 'display_name', cc.display_name,
+          'name', cc.name, 'tags', cc.tags,
+          'others', coalesce((select json_agg(json_build_object('id', o.id, 'product', o.product, 'features', o.features) order by occ.id)
+            from ??.contract_clusters occ join ??.contracts o on o.id = occ.contract_id
+            where occ.cluster_uid = cc.cluster_uid and o.owner_id = c.owner_id and o.id <> c.id
+              and o.revoked = false and o.end_at > ?), '[]'::json)
+        ) order by cc.id)
+        from ??.contract_clusters cc where cc.contract_id = c.id), '[]'::json) as clusters`,
+      [schema, schema, now, schema],
+    );
+    const q = this.db.table('contracts as c', trx).select('c.*', clusters).orderBy('c.id', 'desc');
+    if (filter.id !== undefined) q.where('c.id', filter.id);
+    if (filter.ownerId) q.where('c.owner_id', filter.ownerId);
+    if (filter.activeOnly) q.where('c.revoked', false).andWhere('c.end_at', '>', now);
+    if (filter.offlineOnly) q.where('c.allow_offline', true);
+    const bound = (uid: string) => (sub: Knex.QueryBuilder) =>
+      sub.select('contract_id').from(`${schema}.contract_clusters`).where({ cluster_uid: uid });
+    if (filter.boundTo) q.whereIn('c.id', bound(filter.boundTo));
+    if (filter.notBoundTo) q.whereNotIn('c.id', bound(filter.notBoundTo));
+    return (await q).map(({ clusters, ...row }: Record<string, any>) => ({
+      contract: toContract(row),
+      clusters: (typeof clusters === 'string' ? JSON.parse(clusters) : clusters).map((b: Record<string, any>) => ({
+        ...toCluster(b),
+        others: b.others.map((o: Record<string, any>) => ({ id: Number(o.id), product: o.product, features: o.features })),
+      })),
+    }));
   }
 
   async update(id: number, changes: Record<string, unknown>, trx: Knex.Transaction): Promise<ContractRow> {

@@ -9,10 +9,10 @@ import { EMAIL_LISTS } from './validation';
 export function contractsService(contracts: Contracts): ServiceBinding<typeof contractsV1.ContractsServiceService> {
   const list = (views: ContractView[]) => ({ contracts: views.map(toContract) });
   return bindService(contractsV1.ContractsServiceService, {
-    createContracts: async (req) => list(await contracts.create(req)),
+    createContracts: async (req) => list(await contracts.lifecycle.create(req)),
     listContracts: async (req) =>
       list(
-        await contracts.list({
+        await contracts.listing.list({
           ownerId: req.ownerId,
           activeOnly: req.activeOnly,
           offlineOnly: req.offlineOnly,
@@ -20,26 +20,26 @@ export function contractsService(contracts: Contracts): ServiceBinding<typeof co
           notBoundTo: req.notBoundTo || undefined,
         }),
       ),
-    getContract: async (req) => toContract(await contracts.get(req.id, req.ownerId)),
-    updateContract: async (req) => toContract(await contracts.update(req)),
-    deleteContract: async (req) => (await contracts.delete(req.id, req.ownerId), {}),
-    extendContract: async (req) => toContract(await contracts.extend(req.id, req.ownerId, req.endUnix, req.actor)),
-    revokeContract: async (req) => (await contracts.revoke(req.id, req.ownerId, req.actor), {}),
-    getDocument: (req) => contracts.document(req.id, req.ownerId),
-    listAudit: async (req) => ({ events: await contracts.audit(req.id, req.ownerId) }),
-    listContractClusters: async (req) => ({ clusters: await contracts.clusters(req.id, req.ownerId) }),
-    bindClusters: async (req) => ({ clusters: await contracts.bind(req.id, req.ownerId, req.clusters, req.actor) }),
-    importableClusters: async (req) => ({ clusters: await contracts.importable(req.id, req.ownerId) }),
-    unbindCluster: async (req) => (await contracts.unbind(req), {}),
-    renameContractCluster: async (req) => (await contracts.rename(refOf(req.ref), req.name), {}),
-    setContractClusterTags: async (req) => (await contracts.setTags(refOf(req.ref), req.tags), {}),
-    clusterStatus: (req) => contracts.clusterStatus(req.ownerId, req.cluster, req.contractId),
-    batchClusterStatus: async (req) => ({ clusters: await contracts.batchStatus(req.ownerId, req.clusters, req.contractId) }),
+    getContract: async (req) => toContract(await contracts.listing.get(req.id, req.ownerId)),
+    updateContract: async (req) => toContract(await contracts.lifecycle.update(req)),
+    deleteContract: async (req) => (await contracts.lifecycle.delete(req.id, req.ownerId), {}),
+    extendContract: async (req) => toContract(await contracts.lifecycle.extend(req.id, req.ownerId, req.endUnix, req.actor)),
+    revokeContract: async (req) => (await contracts.lifecycle.revoke(req.id, req.ownerId, req.actor), {}),
+    getDocument: (req) => contracts.documents.of(req.id, req.ownerId),
+    listAudit: async (req) => ({ events: await contracts.auditTrail.of(req.id, req.ownerId) }),
+    listContractClusters: async (req) => ({ clusters: await contracts.listing.clusters(req.id, req.ownerId) }),
+    bindClusters: async (req) => ({ clusters: await contracts.binding.bind(req.id, req.ownerId, req.clusters, req.actor) }),
+    importableClusters: async (req) => ({ clusters: await contracts.binding.importable(req.id, req.ownerId) }),
+    unbindCluster: async (req) => (await contracts.binding.unbind(req), {}),
+    renameContractCluster: async (req) => (await contracts.binding.rename(refOf(req.ref), req.name), {}),
+    setContractClusterTags: async (req) => (await contracts.binding.setTags(refOf(req.ref), req.tags), {}),
+    clusterStatus: (req) => contracts.listing.clusterStatus(req.ownerId, req.cluster, req.contractId),
+    batchClusterStatus: async (req) => ({ clusters: await contracts.listing.batchStatus(req.ownerId, req.clusters, req.contractId) }),
     availableProducts: async () => ({ catalogJson: JSON.stringify(catalogJson()) }),
-    assignCluster: async (req) => (await contracts.assign(req), {}),
-    associatedClusters: async (req) => ({ clusters: await contracts.associated(req.ownerId) }),
-    setPreferences: async (req) => toContract(await contracts.setPreferences(req)),
-    countClusterContracts: async (req) => ({ counts: await contracts.countClusterContracts(req.clusters) }),
+    assignCluster: async (req) => (await contracts.binding.assign(req), {}),
+    associatedClusters: async (req) => ({ clusters: await contracts.binding.associated(req.ownerId) }),
+    setPreferences: async (req) => toContract(await contracts.lifecycle.setPreferences(req)),
+    countClusterContracts: async (req) => ({ counts: await contracts.binding.countClusterContracts(req.clusters) }),
   });
 }
 

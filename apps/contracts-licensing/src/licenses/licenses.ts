@@ -33,7 +33,7 @@ export class Licenses {
 
   /** A license for the cluster bound as `ccId` to the contract (scoped to the owner); NotFound for either. */
   async issueForBinding(req: licensingV1.IssueContractLicenseRequest): Promise<licensingV1.License> {
-    const contract = await this.contracts.contract(req.contractId, req.ownerId);
+    const contract = await this.contracts.listing.contract(req.contractId, req.ownerId);
     const cc = await this.store.cluster(contract.id, req.ccId);
     if (!cc) throw new NotFoundError(`contract ${contract.id} has no cluster ${req.ccId}`);
     return this.issue(contract, cc.cluster_uid, cc.id, req.actor, req.ownerEmail);
@@ -66,7 +66,7 @@ export class Licenses {
     }
     const auto = (await this.store.list({ ownerId: req.ownerId, activeOnly: true })).find((c) => c.auto_assign_cluster && grants(c));
     if (auto) {
-      await this.contracts.assign({ ownerId: req.ownerId, cluster: uid, displayName: '', contractIds: [auto.id], actor: req.actor });
+      await this.contracts.binding.assign({ ownerId: req.ownerId, cluster: uid, displayName: '', contractIds: [auto.id], actor: req.actor });
       const cc = (await this.store.clustersOf([auto.id])).find((b) => b.cluster_uid === uid);
       return this.issue(auto, uid, cc?.id ?? null, req.actor, req.ownerEmail);
     }
