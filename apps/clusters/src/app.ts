@@ -2,6 +2,7 @@ import type { Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { ClientOrgs } from './client-orgs/client-orgs';
+import { ClientOrgProvisioning, PROVISION_CLIENT_ORG_EFFECT } from './client-orgs/provisioning';
 import { clientOrgsService } from './client-orgs/service';
 import { ClusterSets } from './cluster-sets/cluster-sets';
 import { clusterSetsService } from './cluster-sets/service';
@@ -9,9 +10,10 @@ import { clustersEnv, type ClustersConfig } from './config';
 import { DESIRED_STATE_EFFECT, DesiredStates } from './desired-state/desired-state';
 import { FeatureSets } from './feature-sets/feature-sets';
 import { featureSetsService } from './feature-sets/service';
-import { busAccountDirectory, organizationsClient, orgTokensClient } from './ingestion/bus-accounts';
+import { busAccountDirectory, identityClient, organizationsClient, orgTokensClient } from './ingestion/bus-accounts';
 import { InventoryIngestion } from './ingestion/inventory-ingestion';
 import { Clusters } from './inventory/clusters';
+import { ENROLL_HUB_EFFECT, HubEnrolment } from './inventory/enrolment';
 import { Relationships, TUPLES_EFFECT } from './inventory/tuples';
 import { clustersService } from './service';
 
@@ -22,6 +24,7 @@ function startClusters(config: ClustersConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgTokens = orgTokensClient(config.ORGS_TEAMS_GRPC_ADDR);
   const organizations = organizationsClient(config.ORGS_TEAMS_GRPC_ADDR);
+  const identity = identityClient(config.ORGS_TEAMS_GRPC_ADDR);
   let stopCleanup: (() => Promise<void>) | undefined;
   let stopConsumer: Unsubscribe | undefined;
   let stopPruning: (() => void) | undefined;
@@ -35,12 +38,23 @@ function startClusters(config: ClustersConfig) {
       grpc: async ({ db, bus, outbox, log }) => {
         // The desired state of a hub's cluster sets goes to its agent after the change commits (the relay retries it).
         const desired = new DesiredStates(db!, bus!);
-        const box = outbox({ [TUPLES_EFFECT]: relationships.effect(), [DESIRED_STATE_EFFECT]: desired.effect() });
+        // Client-org creations and hub enrolments are operations across orgs-teams and this service: the outbox carries
+        // one a crash interrupted to its end or back to nothing.
+        const provisioning = new ClientOrgProvisioning(db!, identity, organizations, log);
+        const enrolment = new HubEnrolment(db!, orgTokens, log);
+        const box = outbox({
+          [TUPLES_EFFECT]: relationships.effect(),
+          [DESIRED_STATE_EFFECT]: desired.effect(),
+          [PROVISION_CLIENT_ORG_EFFECT]: provisioning.effect(),
+          [ENROLL_HUB_EFFECT]: enrolment.effect(),
+        });
+        const clientOrgs = new ClientOrgs(db!, box, organizations);
+        provisioning.use(box, clientOrgs);
         const clusters = new Clusters(db!, box);
+        enrolment.use(box, clusters);
         const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log);
         stopConsumer = await ingestion.consume(bus!);
         stopPruning = ingestion.pruneSeenPeriodically();
-        const clientOrgs = new ClientOrgs(db!, box, organizations);
         // Client-org removals and deletions run here, asynchronously, a pass every CLIENT_ORG_CLEANUP_INTERVAL_MS.
         const stopClientOrgs = periodicPass(
           () => clientOrgs.cleanup(log),
@@ -58,16 +72,17 @@ function startClusters(config: ClustersConfig) {
           await stopReconcile();
         };
         return [
-          clustersService(clusters),
+          clustersService(clusters, enrolment),
           clusterSetsService(new ClusterSets(db!, box)),
           featureSetsService(new FeatureSets(db!, box)),
-          clientOrgsService(clientOrgs),
+          clientOrgsService(clientOrgs, provisioning),
         ];
       },
       onStop: async () => {
         stopPruning?.();
         await stopCleanup?.();
         organizations.close();
+        identity.close();
         await stopConsumer?.();
         orgTokens.close();
         await relationships.close();

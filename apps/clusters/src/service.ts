@@ -1,12 +1,14 @@
 import { clustersV1 } from '@platform/proto';
 import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
 import type { Clusters } from './inventory/clusters';
+import type { HubEnrolment } from './inventory/enrolment';
 
 /** The ClustersService binding: one line per RPC of proto/platform/clusters/v1/, handing it to its feature. */
-export function clustersService(clusters: Clusters): ServiceBinding<typeof clustersV1.ClustersServiceService> {
+export function clustersService(clusters: Clusters, enrolment: HubEnrolment): ServiceBinding<typeof clustersV1.ClustersServiceService> {
   return bindService(clustersV1.ClustersServiceService, {
     getVersion: async () => versionOf('clusters'),
     createHub: (req, ctx) => clusters.createHub(req, ctx),
+    enrollHub: (req, ctx) => enrolment.enroll(req, ctx),
     checkNewHub: async (req) => {
       await clusters.checkNewHub(req);
       return {};

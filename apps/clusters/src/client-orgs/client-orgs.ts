@@ -54,8 +54,14 @@ export class ClientOrgs {
     this.sets = new ClusterSets(db, outbox);
   }
 
-  /** Records a client organization (or, with `validateOnly`, runs every check and records nothing: answers an empty message). */
-  async create(req: clientOrgsV1.CreateClientOrgRequest): Promise<clientOrgsV1.ClientOrg> {
+  /**
+   * Records a client organization (or, with `validateOnly`, runs every check and records nothing: answers an empty
+   * message). `alsoInTransaction` commits with the record (the provisioning operation finishing).
+   */
+  async create(
+    req: clientOrgsV1.CreateClientOrgRequest,
+    alsoInTransaction?: (trx: Knex.Transaction) => Promise<void>,
+  ): Promise<clientOrgsV1.ClientOrg> {
     const hub = await this.sets.hub(req.hubUid).catch(() => {
       throw new InputError(`hubClusterUID ${req.hubUid.slice(0, 80)} is not a hub cluster`, [
         { field: 'hubClusterUID', description: 'no such hub' },
@@ -138,6 +144,7 @@ export class ClientOrgs {
       } satisfies TupleChange);
       // The imports go to the hub's agent, which gives the client its namespace on each spoke.
       if (imports.length) stage(DESIRED_STATE_EFFECT, { hubId: hub.id } satisfies DesiredStateChange);
+      await alsoInTransaction?.(trx);
       return this.get(req.orgId, '', trx);
     });
     return made ?? { orgId: 0, name: req.name, hubUid: hub.uid, adminUserId: 0, status: '', clusters: [], settingsJson: '{}' };

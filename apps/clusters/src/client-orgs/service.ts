@@ -1,10 +1,15 @@
 import { clientOrgsV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { ClientOrgs } from './client-orgs';
+import type { ClientOrgProvisioning } from './provisioning';
 
 /** The ClientOrgsService binding: one line per RPC of proto/platform/clusters/v1/client_orgs.proto. */
-export function clientOrgsService(orgs: ClientOrgs): ServiceBinding<typeof clientOrgsV1.ClientOrgsServiceService> {
+export function clientOrgsService(
+  orgs: ClientOrgs,
+  provisioning: ClientOrgProvisioning,
+): ServiceBinding<typeof clientOrgsV1.ClientOrgsServiceService> {
   return bindService(clientOrgsV1.ClientOrgsServiceService, {
+    provisionClientOrg: (req, ctx) => provisioning.provision(req, ctx),
     createClientOrg: (req) => orgs.create(req),
     getClientOrg: (req) => orgs.get(req.orgId, req.name),
     listClientOrgs: async () => ({ clientOrgs: await orgs.list() }),

@@ -1,6 +1,6 @@
 import { BusAccountDirectory, busAccountsOf, type ClusterOwnership } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
-import { orgsTeamsOrgsV1, orgTokensV1 } from '@platform/proto';
+import { orgsTeamsOrgsV1, orgsTeamsV1, orgTokensV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { ClustersStore } from '../inventory/clusters-store';
 
@@ -9,9 +9,14 @@ export function orgTokensClient(address: string): PromiseClient<typeof orgTokens
   return createClient(orgTokensV1.OrgTokensServiceService, address, { name: 'orgs-teams', deadlineMs: 5_000 });
 }
 
-/** The orgs-teams client client-org deletion asks to delete the organization. */
+/** The orgs-teams client client orgs ask for organizations: made, looked up and deleted. */
 export function organizationsClient(address: string): PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService> {
   return createClient(orgsTeamsOrgsV1.OrganizationsServiceService, address, { name: 'orgs-teams', deadlineMs: 5_000 });
+}
+
+/** The orgs-teams client client orgs ask for users: a client organization's admin user, made and taken back. */
+export function identityClient(address: string): PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService> {
+  return createClient(orgsTeamsV1.OrgsTeamsServiceService, address, { name: 'orgs-teams', deadlineMs: 5_000 });
 }
 
 /**

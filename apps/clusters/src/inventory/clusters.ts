@@ -35,7 +35,12 @@ export class Clusters {
    * Records a hub cluster of an owner and, through the outbox, makes the owner the cluster's `owner` in authz.
    * When the tuple cannot be written the record is taken back and the caller gets the error.
    */
-  async createHub(req: clustersV1.CreateHubRequest, ctx: CallContext): Promise<clustersV1.Cluster> {
+  async createHub(
+    req: clustersV1.CreateHubRequest,
+    ctx: CallContext,
+    /** Commits with the hub (an enrolment finishing), and is taken back with it (`undo` with the same transaction). */
+    alongside?: { apply(trx: Knex.Transaction): Promise<void>; undo(trx: Knex.Transaction): Promise<void> },
+  ): Promise<clustersV1.Cluster> {
     const { uid, status } = checkHubRequest(req);
     try {
       const row = await this.outbox.run(
@@ -58,9 +63,16 @@ export class Clusters {
             trx,
           );
           stage(TUPLES_EFFECT, { writes: [ownerTuple(req.ownerType, req.ownerId, uid)], deletes: [] } satisfies TupleChange);
+          await alongside?.apply(trx);
           return row;
         },
-        { call: ctx, undo: (trx, row) => this.store.delete(row.id, trx) },
+        {
+          call: ctx,
+          undo: async (trx, row) => {
+            await this.store.delete(row.id, trx);
+            await alongside?.undo(trx);
+          },
+        },
       );
       ctx.log.info({ uid, owner: `${req.ownerType}:${req.ownerId}` }, 'hub cluster recorded');
       return toMessage(row, null, []);
@@ -75,9 +87,10 @@ export class Clusters {
    * Refuses what `createHub` would refuse for this request, recording nothing, so a caller can refuse before it makes
    * anything for the hub (the gateway issues a bus account). `createHub` checks again under its transaction.
    */
-  async checkNewHub(req: clustersV1.CreateHubRequest): Promise<void> {
+  async checkNewHub(req: clustersV1.CreateHubRequest): Promise<string> {
     const { uid } = checkHubRequest(req);
     await this.refuseTaken(req, uid);
+    return uid;
   }
 
   /**

@@ -169,6 +169,24 @@ export class Identity {
     await this.accounts().where({ id }).delete();
   }
 
+  /**
+   * Deletes a user nobody has used yet: no site admin, never signed in, in no organization, no token. It takes back a
+   * creation that did not complete (a client organization's admin user); a user in use is never deleted (400).
+   */
+  async deleteUnusedUser(id: number): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const row = await this.db.table<AccountRow>('accounts', trx).where({ id, type: ACCOUNT_TYPE.user }).forUpdate().first();
+      if (!row) throw new NotFoundError(`user ${id} does not exist`);
+      const used =
+        row.is_admin ||
+        row.last_login_at !== null ||
+        (await this.db.table('org_users', trx).where({ uid: id }).first()) !== undefined ||
+        (await this.db.table('access_tokens', trx).where({ uid: id }).first()) !== undefined;
+      if (used) throw new InputError(`user ${row.login} has been used; it is not deleted`);
+      await this.db.table('accounts', trx).where({ id }).delete();
+    });
+  }
+
   async getUser(req: orgsTeamsV1.GetUserRequest): Promise<orgsTeamsV1.User> {
     const q = this.accounts().where({ type: ACCOUNT_TYPE.user });
     const row = req.id

@@ -17,6 +17,7 @@ export function orgsTeamsService(
     authenticateBasic: (req) => identity.authenticateBasic(req.username, req.password),
     createUser: (req, ctx) => createUser(identity, relationships, req, ctx),
     getUser: (req) => identity.getUser(req),
+    deleteUnusedUser: async (req) => (await identity.deleteUnusedUser(req.id), {}),
     getUsers: async (req) => ({ users: await identity.getUsers(req.ids) }),
     getAccounts: async (req) => ({ users: await identity.getAccounts(req.ids) }),
     listUserAccounts: (req) => identity.listUserAccounts(req.afterId, req.limit),

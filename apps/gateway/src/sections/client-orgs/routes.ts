@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clientOrgsV1 } from '@platform/proto';
 import type { Backends } from '../../backends';
 import * as p from '../../params';
@@ -10,7 +8,8 @@ import { OrganizationJson, orgJson } from '../organizations/presenters';
 const route = sectionRoutes({ tag: 'Client organizations', backend: 'clusters' });
 
 // Spec 4.2, client organizations (docs/client-organizations.md): site admins only. The organization and its admin user are
-// made in orgs-teams, the client organization (hub, imported clusters, settings, cleanup) is kept by clusters.
+// made in orgs-teams, the client organization (hub, imported clusters, settings, cleanup) is kept by clusters, which
+// makes all three as one operation.
 
 const free = z.record(z.string(), z.unknown());
 const Permission = z.object({
@@ -77,27 +76,6 @@ const Message = z.object({ message: z.string() }).meta({ id: 'ApiResponseMessage
 /** The organization of a client org as orgs-teams has it (404 when it is gone). */
 async function organizationOf(backends: Backends, c: clientOrgsV1.ClientOrg, viewerId: number) {
   return orgJson(await backends.orgsTeams.organizations.getOrg({ name: c.name, viewerId }));
-}
-
-/** The hub of `owner` with this UID; 400 otherwise (the spec's "invalid params"). */
-async function hubOf(backends: Backends, owner: string, uid: string, viewerId: number) {
-  let ownerId: number;
-  try {
-    ownerId = (await backends.orgsTeams.organizations.getOrg({ name: owner, viewerId })).id;
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
-    ownerId = (
-      await backends.orgsTeams.identity.getUser({ id: 0, login: owner }).catch((e: unknown) => {
-        throw e instanceof NotFoundError ? new InputError(`hubClusterOwnerName ${owner.slice(0, 80)} is no organization or user`) : e;
-      })
-    ).id;
-  }
-  const hub = await backends.clusters.clusters.getCluster({ uid }).catch((e: unknown) => {
-    throw e instanceof NotFoundError ? new InputError(`hubClusterUID ${uid.slice(0, 80)} is no cluster`) : e;
-  });
-  if (hub.hubUid || hub.ownerId !== ownerId)
-    throw new InputError(`hubClusterUID ${uid.slice(0, 80)} is not a hub cluster of ${owner.slice(0, 80)}`);
-  return hub;
 }
 
 const ORG = { org: 'optional' as const };
@@ -176,27 +154,19 @@ export const clientOrgRoutes: Route[] = [
     ],
     response: { status: 200, schema: OrganizationJson },
     async handle({ body }, { backends, caller }) {
-      const hub = await hubOf(backends, body.hubClusterOwnerName, body.hubClusterUID, caller.id);
-      if (!hub.managerEndpoint) throw new InputError(`hub ${hub.name} has no multi-cluster-manager endpoint`);
-      const name = body.clientOrg.orgName;
-      // Organizations and users share one namespace of slugs: either taken is 409, before anything is made.
-      const exists = (p: Promise<unknown>) =>
-        p.then(
-          () => true,
-          (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e)),
-        );
-      if (await exists(backends.orgsTeams.organizations.getOrg({ name, viewerId: caller.id }))) {
-        throw new ConflictError(`an organization named ${name} already exists`);
-      }
-      if (await exists(backends.orgsTeams.identity.getUser({ id: 0, login: name })))
-        throw new ConflictError(`a user named ${name} already exists`);
+      // One operation in clusters: the admin user, the organization (orgs-teams) and the client record, or nothing.
       const perms = body.userPermission.permissions;
-      const request: clientOrgsV1.CreateClientOrgRequest = {
-        orgId: 0,
-        name,
-        hubUid: hub.uid,
-        adminUserId: 0,
+      const { organization } = await backends.clusters.clientOrgs.provisionClientOrg({
+        name: body.clientOrg.orgName,
+        fullName: body.clientOrg.orgFullName ?? '',
+        description: body.clientOrg.description ?? '',
+        website: body.clientOrg.website ?? '',
+        orgType: body.clientOrg.orgType ?? '',
+        visibility: body.clientOrg.visibility ?? '',
+        hubUid: body.hubClusterUID,
+        hubOwnerName: body.hubClusterOwnerName,
         adminLogin: body.userPermission.userName,
+        adminEmail: body.userPermission.email,
         importSets: body.userPermission.importCluster ? perms.filter((x) => x.isClusterSet).map((x) => x.name) : [],
         roleRefs: perms.map((x) => `${x.isClusterSet ? x.name : 'hub'}/${x.roleRefName}`),
         settingsJson: JSON.stringify({
@@ -209,41 +179,8 @@ export const clientOrgRoutes: Route[] = [
         gatewayConfigRef: body.gatewayConfigRef?.clientOrg ?? '',
         usableAsShared: body.usableAsShared ?? false,
         requesterId: caller.id,
-        validateOnly: true,
-      };
-      // Everything that can be refused is checked before anything is made.
-      await backends.clusters.clientOrgs.createClientOrg(request);
-      const admin = await backends.orgsTeams.identity.getUser({ id: 0, login: body.userPermission.userName }).catch(async (e: unknown) => {
-        if (!(e instanceof NotFoundError)) throw e;
-        // A new admin user gets a random password it must change (reset by the site admin); it is never answered.
-        return backends.orgsTeams.identity.createUser({
-          username: body.userPermission.userName,
-          email: body.userPermission.email,
-          password: randomBytes(24).toString('base64url'),
-          fullName: '',
-          mustChangePassword: true,
-          isAdmin: false,
-        });
       });
-      const org = await backends.orgsTeams.organizations.createOrg({
-        creatorId: admin.id,
-        username: name,
-        fullName: body.clientOrg.orgFullName ?? '',
-        description: body.clientOrg.description ?? '',
-        website: body.clientOrg.website ?? '',
-        location: '',
-        orgType: body.clientOrg.orgType ?? '',
-        visibility: body.clientOrg.visibility ?? '',
-        managerEndpoint: hub.managerEndpoint,
-      });
-      try {
-        await backends.clusters.clientOrgs.createClientOrg({ ...request, orgId: org.id, adminUserId: admin.id, validateOnly: false });
-      } catch (err) {
-        // Take the organization back, so a failed create leaves no organization without its client record.
-        await backends.orgsTeams.organizations.deleteOrg({ orgId: org.id, requesterId: caller.id }).catch(() => undefined);
-        throw err;
-      }
-      return { body: orgJson(org) };
+      return { body: orgJson(organization!) };
     },
   }),
   route({

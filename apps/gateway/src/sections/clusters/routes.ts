@@ -47,8 +47,8 @@ export const clusterRoutes: Route[] = [
     body: { schema: EnrollClusterOption, invalid: { status: 400, prefix: 'invalid cluster' } },
     response: { status: 201, schema: EnrolledClusterJson },
     async handle({ body }, { backends, target }) {
-      const { clusters } = backends.clusters;
-      const hubRequest = {
+      // One operation in clusters: the hub's bus account (orgs-teams) and the hub, or the account revoked.
+      const { cluster, bus } = await backends.clusters.clusters.enrollHub({
         ownerType: 'organization',
         ownerId: target.id,
         name: body.name,
@@ -59,21 +59,8 @@ export const clusterRoutes: Route[] = [
         nodeCount: body.nodeCount ?? 0,
         statusJson: JSON.stringify(body.status ?? {}),
         managerEndpoint: body.managerEndpoint ?? '',
-      };
-      // What the inventory would refuse (a taken name or uid, a bad field) is refused before a bus account exists,
-      // so a refused enrollment leaves nothing behind, not even a revoked account naming someone else's cluster.
-      await clusters.checkNewHub(hubRequest);
-      const bus = await backends.orgsTeams.orgTokens.createBusAccount({ orgId: target.id, clusterId: hubRequest.uid, productName: '' });
-      let hub;
-      try {
-        hub = await clusters.createHub(hubRequest);
-      } catch (err) {
-        // Refused after all (the name or uid taken since the check, authz down): no cluster, so its credentials must
-        // not work. Revoke them (best effort; the account is listed revoked).
-        await backends.orgsTeams.orgTokens.revokeBusAccount({ orgId: target.id, id: bus.account!.id }).catch(() => undefined);
-        throw err;
-      }
-      return { body: enrolledCluster(hub, bus) };
+      });
+      return { body: enrolledCluster(cluster!, bus!) };
     },
   }),
   route({
