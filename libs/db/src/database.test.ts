@@ -83,6 +83,51 @@ describe('openDatabase on the embedded engine (PGlite under DATA_DIR)', () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   databaseBehaviour(() => openDatabase({ dataDir, schema: 'svc' }));
 
+  it("never runs another caller's statement inside an open transaction: it waits for the commit or rollback", async () => {
+    const db = await openDatabase({ dataDir, schema: 'svc' });
+    try {
+      let readWhileOpen: Promise<string[]> | undefined;
+      await expect(
+        db.transaction(async (trx) => {
+          await db.table('notes', trx).insert({ body: 'never committed' });
+          // Sent from another connection of the pool while this transaction holds the database (a knex query
+          // runs once something waits on it).
+          readWhileOpen = Promise.resolve(db.table('notes').pluck('body'));
+          await new Promise((r) => setTimeout(r, 50));
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await readWhileOpen).not.toContain('never committed');
+      expect(await db.table('notes').pluck('body')).not.toContain('never committed');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('runs concurrent transactions one after another: no update is lost', async () => {
+    const db = await openDatabase({ dataDir, schema: 'svc' });
+    try {
+      await db.table('notes').insert({ body: 'counter:0' });
+      // Each reads the counter, waits, and writes it back plus one: interleaved, they would overwrite each other.
+      await Promise.all(
+        Array.from({ length: 12 }, () =>
+          db.transaction(async (trx) => {
+            const [body] = await db.table('notes', trx).where('body', 'like', 'counter:%').pluck('body');
+            await new Promise((r) => setTimeout(r, 2));
+            await db
+              .table('notes', trx)
+              .where({ body })
+              .update({ body: `counter:${Number(body.slice('counter:'.length)) + 1}` });
+          }),
+        ),
+      );
+      expect(await db.table('notes').where('body', 'like', 'counter:%').pluck('body')).toEqual(['counter:12']);
+      await db.table('notes').where('body', 'like', 'counter:%').delete();
+    } finally {
+      await db.close();
+    }
+  });
+
   it('keeps the data after the process closes and reopens it', async () => {
     const again = await openDatabase({ dataDir, schema: 'svc' });
     try {

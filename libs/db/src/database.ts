@@ -5,7 +5,7 @@ import pg from 'pg';
 import { observeKnex } from './db-metrics';
 import { knexLog } from './knex-log';
 import { StaticMigrationSource, type Migration } from './migration';
-import { openPGliteWorker } from './pglite-worker';
+import { openPGliteWorker, type PGliteWorker } from './pglite-worker';
 
 // int8 ids are JS numbers everywhere (ids stay far below 2^53); pg would hand them back as strings.
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -58,10 +58,12 @@ export interface OpenDatabaseOptions {
   poolMax?: number;
 }
 
-// The embedded engine is one process-wide PGlite per data directory. PGlite has a single connection, so
-// every service in the process shares one knex (pool of 1) and its queries queue instead of interleaving
-// inside each other's transactions.
-const embedded = new Map<string, { knex: Knex; users: number }>();
+// The embedded engine is one process-wide PGlite per data directory, shared by every service of the process
+// through one knex. PGlite has a single connection; the worker gives knex a pool of sessions over it and keeps
+// each transaction's statements from interleaving with the others' (pglite-worker.ts).
+const embedded = new Map<string, { knex: Knex; worker: PGliteWorker; users: number }>();
+/** knex's pool over the embedded database: enough for the worker to always have the next statement at hand. */
+const EMBEDDED_SESSIONS = 8;
 
 function openEmbedded(dataDir: string): Knex {
   const dir = path.resolve(dataDir, 'postgres');
@@ -75,14 +77,31 @@ function openEmbedded(dataDir: string): Knex {
   // runs in a worker thread, off the request thread (pglite-worker.ts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGLite = require('knex-pglite');
+  const worker = openPGliteWorker(dir);
   const knex = knexFactory({
-    client: countingDeletes(ClientPGLite),
+    client: overWorker(countingDeletes(ClientPGLite), worker),
     dialect: 'postgres',
-    connection: { pglite: openPGliteWorker(dir) },
+    connection: { pglite: worker },
   } as Knex.Config);
   observeKnex(knex, 'embedded');
-  embedded.set(dir, { knex, users: 1 });
+  embedded.set(dir, { knex, worker, users: 1 });
   return knex;
+}
+
+/**
+ * knex-pglite takes PGlite's one connection as the pool's only one; over the worker, each connection knex opens
+ * is a session of its own (pglite-worker.ts), and closing one ends only that session, not the database.
+ */
+function overWorker(ClientPGLite: any, worker: PGliteWorker): any {
+  return class extends ClientPGLite {
+    getPoolSettings(poolConfig: object) {
+      return super.getPoolSettings({ ...poolConfig, min: 1, max: EMBEDDED_SESSIONS });
+    }
+    async _acquireOnlyConnection() {
+      await worker.waitReady;
+      return worker.session();
+    }
+  };
 }
 
 /**
@@ -105,6 +124,7 @@ async function releaseEmbedded(knex: Knex): Promise<void> {
     if (entry.users === 0) {
       embedded.delete(dir);
       await knex.destroy();
+      await entry.worker.close();
     }
     return;
   }
