@@ -20,8 +20,10 @@ export interface Paged<T> {
 }
 
 /**
- * Runs a list query for one page: the count and the page are two statements on the same conditions, so the
- * database counts and skips rows, never the service. `rows` adds the order and the columns to the base query.
+ * Runs a list query for one page in one statement: the page's rows carry the count of all rows on the same
+ * conditions (a window count), so the database counts and skips rows, never the service. Only a page past the
+ * end, which has no row to carry the count, asks for the count again. `rows` adds the order and the columns to
+ * the base query; the base query must not group or deduplicate rows (the window counts rows before either).
  */
 export async function pageOfQuery<T>(
   base: Knex.QueryBuilder,
@@ -29,15 +31,25 @@ export async function pageOfQuery<T>(
   rows: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
 ): Promise<Paged<T>> {
   const q = rows(base.clone());
-  // The whole list counts itself: no second statement.
+  // The whole list counts itself.
   if (!page) {
     const list = (await q) as T[];
     return { rows: list, total: list.length };
   }
-  q.limit(page.limit).offset(page.offset);
-  const [list, [{ count }]] = await Promise.all([q as Promise<T[]>, base.clone().count<{ count: string }[]>('* as count')]);
-  return { rows: list, total: Number(count) };
+  const counted = (await q.select(q.client.raw(`count(*) over () as ${TOTAL}`)).limit(page.limit).offset(page.offset)) as (T & {
+    [TOTAL]?: number | string;
+  })[];
+  if (counted.length === 0) {
+    const [{ count }] = await base.clone().count<{ count: string }[]>('* as count');
+    return { rows: [], total: Number(count) };
+  }
+  const total = Number(counted[0][TOTAL]);
+  for (const row of counted) delete row[TOTAL];
+  return { rows: counted as T[], total };
 }
+
+/** The column a page's rows carry the count of all rows in; taken off before they are answered. */
+const TOTAL = 'page_total_rows';
 
 /** A LIKE pattern matching `text` anywhere, its own `%`, `_` and `\` taken literally. */
 export const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
