@@ -17,7 +17,8 @@
  *
  * Arguments: the modes, `embedded,separate,authz` (default all). Environment: BENCH_ROUTES (a regular
  * expression over the route labels, e.g. `teams`; a filtered run does not touch the document),
- * BENCH_DURATION_S (per measurement, default 2), BENCH_ROUNDS (paired rounds per route, default 1).
+ * BENCH_DURATION_S (per measurement, default 2), BENCH_ROUNDS (paired rounds per route, default 1), BENCH_WORK_ONLY=1
+ * (print what each route costs inside the platform, statements / RPCs / checks per request, and measure nothing).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -34,9 +35,11 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
  * Calls of a route before its pair is measured (the first one tells what it answers): its caches filled, as in a
  * platform that has run a while. Short on purpose: a warm-up in seconds per route would double the run.
  */
-const WARM_CALLS = 3;
+const WARM_CALLS = 5;
 const CONNECTIONS = 32;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+/** Only what each route costs inside the platform (statements, RPCs, checks per request), not its throughput. */
+const WORK_ONLY = process.env.BENCH_WORK_ONLY === '1';
 const FILTER = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
 const PASSWORD = 'bench-admin-password';
 const OWNER_PASSWORD = 'bench-owner-password';
@@ -494,19 +497,47 @@ interface Row {
   /** The answer to one call before measuring: its status and, when not 2xx, the start of its body. */
   status: number;
   answer?: string;
+  /** What one call cost inside the platform (one process only: the others' counters are in their own processes). */
+  work?: Work;
   bare?: Measured;
   platform?: Measured;
   ratio?: number;
 }
 
-/** A few calls, to see what the route answers with this data before it is measured (the first call's answer). */
-async function probe(base: string, c: Call): Promise<{ status: number; answer?: string }> {
+/** What one request costs inside the platform: database statements, calls between apps, authorization checks. */
+interface Work {
+  statements: number;
+  rpcs: number;
+  checks: number;
+}
+
+/** The platform's own counters of work done (the one process's /metrics): statements, RPCs and checks so far. */
+async function workSoFar(base: string): Promise<Work> {
+  const res = await fetch(`${base}/metrics`);
+  const text = res.ok ? await res.text() : '';
+  const sum = (name: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+      .reduce((acc, l) => acc + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  return { statements: sum('db_query_duration_seconds_count'), rpcs: sum('grpc_client_handled_total'), checks: sum('authz_checks_total') };
+}
+
+/**
+ * A few calls, to see what the route answers with this data before it is measured (the first call's answer),
+ * and what each call costs inside the platform (read from its /metrics around the calls after the first, which
+ * fill the caches a steady load finds full; nothing else calls the platform meanwhile).
+ */
+async function probe(base: string, c: Call): Promise<{ status: number; answer?: string; work?: Work }> {
   const call = () => fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
   const res = await call();
   const text = await res.text();
   if (res.status >= 200 && res.status < 300) {
+    const before = await workSoFar(base);
     for (let i = 1; i < WARM_CALLS; i++) await (await call()).arrayBuffer();
-    return { status: res.status };
+    const after = await workSoFar(base);
+    const per = (k: keyof Work) => (after[k] - before[k]) / (WARM_CALLS - 1);
+    return { status: res.status, work: { statements: per('statements'), rpcs: per('rpcs'), checks: per('checks') } };
   }
   let answer = text;
   try {
@@ -528,11 +559,25 @@ async function measureAll(mode: string, platform: Platform, bare: { base: string
       rows.push({ mode, route: c.label, as: c.as, target, ...seen });
       continue;
     }
+    if (WORK_ONLY) {
+      progress(`${step}: ${workCell(seen.work)} statements / RPCs / checks per request`);
+      continue;
+    }
     let best: Row | undefined;
     for (let round = 1; round <= ROUNDS; round++) {
       const b = await measure(bare.base, c);
       const p = await measure(platform.base, c);
-      const row: Row = { mode, route: c.label, as: c.as, target, status: seen.status, bare: b, platform: p, ratio: p.rps / b.rps };
+      const row: Row = {
+        mode,
+        route: c.label,
+        as: c.as,
+        target,
+        status: seen.status,
+        work: mode === EMBEDDED ? seen.work : undefined,
+        bare: b,
+        platform: p,
+        ratio: p.rps / b.rps,
+      };
       if (!best || row.ratio! > best.ratio!) best = row;
     }
     rows.push(best!);
@@ -587,18 +632,21 @@ async function benchSeparate(bare: { base: string }): Promise<Row[]> {
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
+const workCell = (w: Work | undefined) =>
+  w ? [w.statements, w.rpcs, w.checks].map((n) => (Number.isInteger(n) ? String(n) : n.toFixed(1))).join(' / ') : '—';
+
 /** Rows slowest first: those that answered an error first of all, then by their share of bare. */
 function table(rows: Row[]): string {
   const sorted = [...rows].sort((a, b) => (a.ratio ?? -1) - (b.ratio ?? -1));
   const lines = [
-    '| route | as | bare req/s | platform req/s | ratio | target | p99 platform / bare (ms) | errors |',
-    '|---|---|---|---|---|---|---|---|',
+    '| route | as | bare req/s | platform req/s | ratio | target | p99 platform / bare (ms) | errors | statements / RPCs / checks per request |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of sorted) {
     const target = r.target === undefined ? '—' : `${(r.target * 100).toFixed(0)}%`;
     if (r.ratio === undefined) {
       lines.push(
-        `| ${r.route} | ${r.as} | — | — | **answers ${r.status}**: ${cell(r.answer ?? '')} | ${target}${r.target === undefined ? '' : ' **not met**'} | — | — |`,
+        `| ${r.route} | ${r.as} | — | — | **answers ${r.status}**: ${cell(r.answer ?? '')} | ${target}${r.target === undefined ? '' : ' **not met**'} | — | — | — |`,
       );
       continue;
     }
@@ -606,7 +654,7 @@ function table(rows: Row[]): string {
     const p = r.platform!;
     lines.push(
       `| ${r.route} | ${r.as} | ${Math.round(r.bare!.rps)} | ${Math.round(p.rps)} | ${p.answered ? pct(r.ratio) : `**no answer in ${DURATION_S} s**`} | ` +
-        `${target}${met} | ${p.answered ? p.p99 : '—'} / ${r.bare!.p99} | ${p.errors} |`,
+        `${target}${met} | ${p.answered ? p.p99 : '—'} / ${r.bare!.p99} | ${p.errors} | ${workCell(r.work)} |`,
     );
   }
   return lines.join('\n');
@@ -716,7 +764,7 @@ async function main(): Promise<void> {
   }
   const authz = modes.includes('authz') ? authzCheck() : undefined;
   progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  if (FILTER) progress('BENCH_ROUTES is set: docs/benchmarks.md is left as it is');
+  if (FILTER || WORK_ONLY) progress('BENCH_ROUTES or BENCH_WORK_ONLY is set: docs/benchmarks.md is left as it is');
   else writeDoc(embedded.rows, embedded.skipped, separate, authz ? authzLine(authz) : previousAuthzLine());
   process.stdout.write(`${JSON.stringify({ rows: [...embedded.rows, ...separate], skipped: embedded.skipped, authz }, null, 2)}\n`);
 }
