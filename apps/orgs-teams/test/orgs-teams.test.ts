@@ -119,6 +119,26 @@ describe('orgs-teams', () => {
       await expect(client.getUser({ id: 0, login: 'admin2' })).rejects.toMatchObject({ kind: 'not-found' });
     });
 
+    it('deletes a user nobody used (taking back a creation), and refuses one that was used (400)', async () => {
+      const made = (login: string) =>
+        client.createUser({
+          username: login,
+          email: `${login}@example.com`,
+          password: 'password1',
+          fullName: '',
+          mustChangePassword: true,
+          isAdmin: false,
+        });
+      const unused = await made('never-used');
+      await client.deleteUnusedUser({ id: unused.id });
+      await expect(client.getUser({ id: unused.id, login: '' })).rejects.toMatchObject({ kind: 'not-found' });
+      await expect(client.deleteUnusedUser({ id: unused.id })).rejects.toMatchObject({ kind: 'not-found' });
+      const used = await made('has-a-token');
+      await client.createToken({ userId: used.id, name: 'ci', scope: '', scopeAccountId: 0 });
+      await expect(client.deleteUnusedUser({ id: used.id })).rejects.toMatchObject({ kind: 'input' });
+      expect((await client.getUser({ id: used.id, login: '' })).login).toBe('has-a-token');
+    });
+
     it('issues tokens shown once, authenticates with them, lists them without secrets and revokes them', async () => {
       const { user } = await client.authenticateBasic({ username: 'alice@example.com', password: 'password1' });
       const token = await client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0 });

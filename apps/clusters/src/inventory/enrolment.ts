@@ -147,11 +147,16 @@ export class HubEnrolment {
     return { cluster, bus };
   }
 
-  /** Revokes the accounts the enrolment may have issued, unless its hub was recorded after all. */
+  /**
+   * Revokes the accounts the enrolment may have issued, unless its hub was recorded after all (a cluster of the uid
+   * that is not this hub is someone else's: the accounts naming it are revoked all the same).
+   */
   private async backward(id: number, call: CallOptions): Promise<void> {
     const op = await this.row(id);
     if (!op) return;
-    if (!(await this.store.byUid(op.uid))) {
+    const hub = await this.store.byUid(op.uid);
+    const recorded = hub?.hub_id === null && Number(hub.owner_id) === Number(op.owner_id) && hub.name === op.name;
+    if (!recorded) {
       const orgId = Number(op.owner_id);
       const listed = await this.orgTokens.listBusAccounts({ orgId }, call).catch((err: unknown) => {
         if (isTransient(err)) throw err;
