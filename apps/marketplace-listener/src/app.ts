@@ -7,7 +7,7 @@ import { MeteringProxy } from './metering/metering';
 import { providerAMetering } from './metering/providera';
 import { providerCMetering } from './metering/providerc';
 import type { SettingWarning } from './metering/provider';
-import type { Marketplace } from './notifications/payloads';
+import type { Marketplace } from './binding-info';
 import { addressMatcher, providerARanges } from './notifications/source-address';
 import { marketplaceListenerService } from './service';
 import { claimableCheck } from './subscriptions/claimable';

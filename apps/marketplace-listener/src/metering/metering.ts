@@ -1,5 +1,5 @@
 import { InputError, NotFoundError, ValidationError, type FieldViolation } from '@platform/errors';
-import { MARKETPLACES, type Marketplace } from '../notifications/payloads';
+import { MARKETPLACES, type Marketplace } from '../binding-info';
 import type { SubscriptionRow, SubscriptionsStore } from '../subscriptions/subscriptions-store';
 import type { MeteringProvider, Readiness, SettingWarning, Usage, UsageOutcome } from './provider';
 

@@ -2,35 +2,12 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
 import { UUID_TEXT } from '@platform/proto';
+import { BindingInfo, isPlainObject, type Marketplace } from '../binding-info';
 
-// The bodies of spec 2.8 and their checks. Every refusal is a 400 whose message names the field, never a 500.
+// The webhook bodies (docs/marketplaces.md, "Notification flows") and their checks. Every refusal is a 400 whose
+// message names the field, never a 500.
 
-export const MARKETPLACES = ['ProviderA', 'ProviderB', 'ProviderC'] as const;
-export type Marketplace = (typeof MARKETPLACES)[number];
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, { message: 'must be a JSON object' });
-const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const rfc3339 = z.iso.datetime({ offset: true, error: 'must be an RFC3339 date-time' });
-
-/** Installer IDs are path segments of the download link and object-storage-like keys. */
-export const INSTALLER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-/** BindingInfo. `adminPassword` is sensitive: it is kept only as a hash and never audited. */
-export const BindingInfo = z.object({
-  marketplace: z.enum(MARKETPLACES, { error: 'must be ProviderA, ProviderB or ProviderC' }),
-  installerId: z.string().trim().regex(INSTALLER_ID, 'must be an installer ID (letters, digits, ".", "_", "-"; at most 64)'),
-  clusterId: z.string().trim().min(1, 'must not be empty').max(255),
-  providerAAccountID: z.string().trim().max(64).optional(),
-  adminUsername: z
-    .string()
-    .regex(/^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/, 'must be a user name')
-    .optional(),
-  adminPassword: z.string().min(1).max(256).optional(),
-  domainWhiteList: z.array(z.string().trim().toLowerCase().regex(DOMAIN, 'must be a domain name')).max(100).optional(),
-  options: jsonObject.optional(),
-});
-export type BindingInfo = z.output<typeof BindingInfo>;
 
 /** ProviderAWebhookNotification and ProviderCWebhookNotification: the same shape, bindingInfo required. */
 export const BindingNotification = z.object({
@@ -149,4 +126,3 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export { isPlainObject };

@@ -4,6 +4,7 @@ import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, Payl
 import type { UrlSigner } from '@platform/object-storage';
 import type { EffectContext } from '@platform/db';
 import type { Logger } from '@platform/service-kit';
+import { isPlainObject, type Marketplace } from '../binding-info';
 import { buildArchive } from '../installers/archive';
 import type { MarketplaceListener } from '../subscriptions/listener';
 import type { OrgClaimableCheckResp } from '../subscriptions/claimable';
@@ -13,11 +14,9 @@ import {
   bindingInfoOf,
   BindingNotification,
   eventKeyOf,
-  isPlainObject,
   parse,
   ProviderBNotification,
   withoutSecrets,
-  type Marketplace,
 } from './payloads';
 
 /** What the notification routes are built from. */

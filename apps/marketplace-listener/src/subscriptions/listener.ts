@@ -5,7 +5,7 @@ import { isUniqueViolation, type Database, type EffectContext, type EffectHandle
 import type { Logger } from '@platform/service-kit';
 import { hashAdminPassword, type StoredBinding } from '../installers/archive';
 import { InstallersStore, type InstallerRow } from '../installers/installers-store';
-import { isPlainObject, MARKETPLACES, type BindingInfo, type Marketplace } from '../notifications/payloads';
+import { isPlainObject, MARKETPLACES, type BindingInfo, type Marketplace } from '../binding-info';
 import { actorOf, type SubscriberDirectory } from './subscribers';
 import {
   SubscriptionsStore,
