@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
+import { ACCOUNTS_CHANGED, NoticeFence, ORGS_CHANGED, TUPLES_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
 import { UnavailableError } from '@platform/errors';
 import { createCallContext, defineApp, FailureLimiter, SecretBox, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
@@ -14,6 +14,7 @@ import { organizationsService } from './orgs/service';
 import { Organizations } from './orgs/organizations';
 import type { OrgsContext } from './orgs/orgs-context';
 import { OrgCache } from './orgs/org-cache';
+import { TeamListCache } from './orgs/team-list-cache';
 import { orgEffects } from './orgs/effects';
 import { openObjectStorage } from '@platform/object-storage';
 import { siteSettingsService } from './settings/service';
@@ -65,11 +66,31 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         const bootstrap = createCallContext(log);
         await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, bootstrap), log);
         const orgCache = new OrgCache(config.ORG_CACHE_TTL_MS);
+        // The custom roles on each team are authz's: the pages are checked against its notices before each answer.
+        const teamsFence = await NoticeFence.open(bus!, 'identity.teams.fence');
+        const teamLists = new TeamListCache(teamsFence, config.ORG_CACHE_TTL_MS);
         // Other replicas' changes; and after a lost connection, notices may have been missed: forget all.
-        stopListening = await bus!.listen(ORGS_CHANGED, (_subject, payload) => {
-          for (const id of (payload as OrgsChanged).orgIds ?? []) orgCache.evict(Number(id));
+        const stopOrgs = await bus!.listen(ORGS_CHANGED, (_subject, payload) => {
+          for (const id of (payload as OrgsChanged).orgIds ?? []) {
+            orgCache.evict(Number(id));
+            teamLists.evict(Number(id));
+          }
         });
-        stopWatching = bus!.onHealthChange(() => orgCache.clear());
+        const stopTuples = await bus!.listen(TUPLES_CHANGED, () => teamLists.clear());
+        stopListening = async () => {
+          await stopOrgs();
+          await stopTuples();
+          await teamsFence.close();
+        };
+        stopWatching = bus!.onHealthChange(() => {
+          orgCache.clear();
+          teamLists.clear();
+        });
+        const notifyOrgChanged = (orgId: number) =>
+          // Best effort: a replica that misses it serves the old row for at most ORG_CACHE_TTL_MS.
+          bus!
+            .notify(ORGS_CHANGED, { orgIds: [orgId] } satisfies OrgsChanged)
+            .catch((err) => log.warn({ err }, 'could not send an organization-cache notice'));
         const orgsContext: OrgsContext = {
           db: db!,
           adminOrg: config.PLATFORM_ADMIN_ORG,
@@ -77,10 +98,13 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           cache: orgCache,
           orgChanged: (orgId) => {
             orgCache.evict(orgId);
-            // Best effort: a replica that misses it serves the old row for at most ORG_CACHE_TTL_MS.
-            bus!
-              .notify(ORGS_CHANGED, { orgIds: [orgId] } satisfies OrgsChanged)
-              .catch((err) => log.warn({ err }, 'could not send an organization-cache notice'));
+            teamLists.evict(orgId);
+            notifyOrgChanged(orgId);
+          },
+          teamLists,
+          teamsChanged: (orgId) => {
+            teamLists.evict(orgId);
+            notifyOrgChanged(orgId);
           },
           // What other features keep for an organization goes with it: its system admin and its avatar.
           onOrgDelete: async (trx, orgId, stage) => {

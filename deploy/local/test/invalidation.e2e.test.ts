@@ -72,4 +72,39 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect((await t.api('bob', 'POST', '/orgs', { username: 'cached' })).status).toBe(201);
     expect((await t.api('alice', 'GET', '/orgs/cached')).body.description).toBe('');
   });
+
+  it('shows a team’s edit, the custom roles it is given and loses, and its deletion in the teams list on the next request (orgs-teams teams-list cache)', async () => {
+    type TeamJson = { id: number; name: string; role_ids?: number[]; organization: { description: string } };
+    const list = async () => (await t.api('alice', 'GET', '/orgs/acme/teams')).body as TeamJson[];
+    const team = async (id: number) => (await list()).find((x) => x.id === id);
+    const qa = (await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'qa', type: 'general' })).body.id as number;
+    // Read twice: the second list is answered from the cache.
+    expect((await team(qa))?.name).toBe('qa');
+    expect((await team(qa))?.role_ids).toBeUndefined();
+
+    expect((await t.api('alice', 'PATCH', `/teams/${qa}`, { name: 'quality' })).status).toBe(200);
+    expect((await team(qa))?.name).toBe('quality');
+
+    // Roles are authz's: given and taken through the roles API, not through orgs-teams.
+    const role = await t.api('alice', 'POST', '/authz/roles?org=acme', {
+      name: 'testers',
+      permissions: [{ namespace: 'org', action: 'edit' }],
+      teamIDs: [qa],
+    });
+    expect(role.status).toBe(201);
+    expect((await team(qa))?.role_ids).toEqual([role.body.id]);
+    expect((await t.api('alice', 'PUT', `/authz/roles/${role.body.id}?org=acme`, { teamIDs: [] })).status).toBe(200);
+    expect((await team(qa))?.role_ids).toBeUndefined();
+    expect((await t.api('alice', 'PUT', `/authz/roles/${role.body.id}?org=acme`, { teamIDs: [qa] })).status).toBe(200);
+    expect((await team(qa))?.role_ids).toEqual([role.body.id]);
+    expect((await t.api('alice', 'DELETE', `/authz/roles/${role.body.id}?org=acme`)).status).toBe(204);
+    expect((await team(qa))?.role_ids).toBeUndefined();
+
+    // Each team carries its organization: an edit of the organization shows there too.
+    expect((await t.api('alice', 'PATCH', '/orgs/acme', { description: 'teams see this' })).status).toBe(200);
+    expect((await team(qa))?.organization.description).toBe('teams see this');
+
+    expect((await t.api('alice', 'DELETE', `/teams/${qa}`)).status).toBe(204);
+    expect(await team(qa)).toBeUndefined();
+  });
 });

@@ -18,3 +18,4 @@ export async function connectBus(natsUrl: string | undefined, name: string, log?
   return shared;
 }
 export * from './notices';
+export { NoticeFence } from './notice-fence';

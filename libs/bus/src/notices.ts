@@ -10,7 +10,10 @@ export interface AccountsChanged {
   userIds: number[];
 }
 
-/** orgs-teams: these organizations' rows changed or are gone (their replicas' organization caches drop them). */
+/**
+ * orgs-teams: these organizations' rows or their teams changed, or they are gone (the other replicas drop them from
+ * their organization caches, and their pages of teams).
+ */
 export const ORGS_CHANGED = 'identity.orgs.changed';
 
 export interface OrgsChanged {

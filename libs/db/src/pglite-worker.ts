@@ -163,4 +163,5 @@ export function openPGliteWorker(dataDir: string): PGliteWorker {
   };
 }
 
-const cloneable = (options: Record<string, unknown>) => Object.fromEntries(Object.entries(options).filter(([, v]) => typeof v !== 'function'));
+const cloneable = (options: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(options).filter(([, v]) => typeof v !== 'function'));

@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { TUPLES_CHANGED, type Bus } from '@platform/bus';
-import { NoticeFence } from './notice-fence';
+import { NoticeFence, TUPLES_CHANGED, type Bus } from '@platform/bus';
 
 export interface DecisionCacheOptions {
   /** How long an answer may be served (AUTHZ_DECISION_CACHE_TTL_MS); 0 keeps nothing. */
@@ -87,7 +86,7 @@ export class DecisionCache {
    */
   async follow(bus: Bus): Promise<() => Promise<void>> {
     const unlisten = await bus.listen(TUPLES_CHANGED, () => this.evictAll());
-    const fence = (this.fence = await NoticeFence.open(bus));
+    const fence = (this.fence = await NoticeFence.open(bus, 'authz.decisions.fence'));
     let epoch = 0;
     let stopped = false;
     const apply = async (connected: boolean) => {

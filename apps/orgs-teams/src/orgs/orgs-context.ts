@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database, Outbox, StageEffect } from '@platform/db';
 import type { OrgCache } from './org-cache';
+import type { TeamListCache } from './team-list-cache';
 import type { OrgRow } from './rows';
 
 /** What the organization features (organizations, members, teams, team members) are built from. */
@@ -23,6 +24,13 @@ export interface OrgsContext {
    * replica's cache and tells the other replicas (a bus notice).
    */
   orgChanged?: (orgId: number) => void;
+  /** Pages of teams lists already answered; none: every list asks the database and authz. */
+  teamLists?: TeamListCache;
+  /**
+   * Called once a change of an organization's teams (a team made, edited or deleted, or such a change undone) is
+   * over: forgets its pages of teams here and tells the other replicas (the organizations' notice).
+   */
+  teamsChanged?: (orgId: number) => void;
 }
 
 /** Whether removing a site admin from this organization is refused (it is the administrative organization). */

@@ -26,7 +26,13 @@ describe('a page of a list', () => {
   it('answers its rows and the count of every row on the same conditions, in one statement', async () => {
     statements = 0;
     const page = await pageOfQuery(kept(), { limit: 2, offset: 2 }, byName);
-    expect(page).toEqual({ rows: [{ id: 5, name: 'item-5' }, { id: 7, name: 'item-7' }], total: 4 });
+    expect(page).toEqual({
+      rows: [
+        { id: 5, name: 'item-5' },
+        { id: 7, name: 'item-7' },
+      ],
+      total: 4,
+    });
     expect(statements).toBe(1);
   });
 

@@ -36,7 +36,10 @@ export async function pageOfQuery<T>(
     const list = (await q) as T[];
     return { rows: list, total: list.length };
   }
-  const counted = (await q.select(q.client.raw(`count(*) over () as ${TOTAL}`)).limit(page.limit).offset(page.offset)) as (T & {
+  const counted = (await q
+    .select(q.client.raw(`count(*) over () as ${TOTAL}`))
+    .limit(page.limit)
+    .offset(page.offset)) as (T & {
     [TOTAL]?: number | string;
   })[];
   if (counted.length === 0) {

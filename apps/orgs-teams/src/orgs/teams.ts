@@ -73,15 +73,36 @@ export class Teams {
   /** One page of the organization's teams, owner team first, then by name. */
   async list(req: orgsTeamsOrgsV1.ListTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
-    const { rows, total } = await this.teams.pageOfOrg(req.orgId, pageOf(req.page));
-    return { teams: await this.present(rows, org, ctx), total };
+    const page = pageOf(req.page);
+    return this.kept(org.id, ['list', page?.limit, page?.offset], async () => {
+      const { rows, total } = await this.teams.pageOfOrg(org.id, page);
+      return { teams: await this.present(rows, org, ctx), total };
+    });
   }
 
   /** One page of the organization's teams whose name (or description, with includeDesc) contains `q`. */
   async search(req: orgsTeamsOrgsV1.SearchTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
-    const { rows, total } = await this.teams.pageOfOrg(req.orgId, pageOf(req.page), { q: req.q, includeDesc: req.includeDesc });
-    return { teams: await this.present(rows, org, ctx), total };
+    const page = pageOf(req.page);
+    return this.kept(org.id, ['search', page?.limit, page?.offset, req.includeDesc, req.q], async () => {
+      const { rows, total } = await this.teams.pageOfOrg(org.id, page, { q: req.q, includeDesc: req.includeDesc });
+      return { teams: await this.present(rows, org, ctx), total };
+    });
+  }
+
+  /** A page of teams as kept (TeamListCache), or read by `load`; `query` is what tells pages of one organization apart. */
+  private kept(orgId: number, query: unknown[], load: () => Promise<orgsTeamsOrgsV1.ListTeamsResponse>) {
+    const cache = this.orgs.teamLists;
+    return cache ? cache.through(orgId, JSON.stringify(query), load) : load();
+  }
+
+  /** Runs a change of the organization's teams, then forgets its kept pages, whether it committed or was undone. */
+  private async changing<T>(orgId: number, change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } finally {
+      this.orgs.teamsChanged?.(orgId);
+    }
   }
 
   /** One team; its custom roles only when asked, since they cost a call to authz. */
@@ -101,8 +122,8 @@ export class Teams {
     if (req.units) checkUnits(req.units.units);
     const roleIds = req.roleIds?.roleIds ?? [];
 
-    const row = await this.orgs.outbox
-      .run(
+    const row = await this.changing(org.id, () =>
+      this.orgs.outbox.run(
         async (trx, stage) => {
           const row = await this.teams.insert(
             org.id,
@@ -115,11 +136,11 @@ export class Teams {
           return row;
         },
         { call: ctx, undo: (trx, row) => this.teams.delete(row.id, trx) },
-      )
-      .catch((err) => {
-        if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
-        throw err;
-      });
+      ),
+    ).catch((err) => {
+      if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
+      throw err;
+    });
     return this.get(row.id, org.id, true, ctx);
   }
 
@@ -153,19 +174,19 @@ export class Teams {
       units: before.units,
     };
     const previousRoles = req.roleIds ? await this.rolesOf(before.id, ctx) : [];
-    await this.orgs.outbox
-      .run(
+    await this.changing(before.org_id, () =>
+      this.orgs.outbox.run(
         async (trx, stage) => {
           await this.teams.update(before.id, changes, new Date(), trx);
           if (req.roleIds)
             stageTeamRoles(stage, { orgId: before.org_id, teamId: before.id, roleIds: req.roleIds.roleIds, previous: previousRoles });
         },
         { call: ctx, undo: (trx) => this.teams.update(before.id, restore, before.updated_at, trx) },
-      )
-      .catch((err) => {
-        if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
-        throw err;
-      });
+      ),
+    ).catch((err) => {
+      if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
+      throw err;
+    });
     return this.get(before.id, undefined, true, ctx);
   }
 
@@ -178,31 +199,33 @@ export class Teams {
     if (team.permission === OWNER_PERMISSION) throw new InputError(`the owner team ${team.name} cannot be deleted`);
     const roles = await this.rolesOf(team.id, ctx);
 
-    await this.orgs.outbox.run(
-      async (trx, stage) => {
-        const uids = await this.members.uidsOfTeam(team.id, trx);
-        await this.teams.delete(team.id, trx);
-        // Members left without a team of the organization leave it.
-        const leaving = await this.members.leaveOrgUnlessInTeam(team.org_id, uids, trx);
-        // Roles first: authz detaches roles only from a team that is still the organization's.
-        stageTeamRoles(stage, { orgId: team.org_id, teamId: team.id, roleIds: [], previous: roles });
-        stageTuples(stage, [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))]);
-        return { uids, leaving };
-      },
-      {
-        call: ctx,
-        undo: async (trx, { uids, leaving }) => {
-          await this.teams.restore(team, trx);
-          await this.members.insertTeamMemberships(
-            uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })),
-            trx,
-          );
-          await this.members.insertOrgMemberships(
-            leaving.map((l) => ({ org_id: team.org_id, ...l })),
-            trx,
-          );
+    await this.changing(team.org_id, () =>
+      this.orgs.outbox.run(
+        async (trx, stage) => {
+          const uids = await this.members.uidsOfTeam(team.id, trx);
+          await this.teams.delete(team.id, trx);
+          // Members left without a team of the organization leave it.
+          const leaving = await this.members.leaveOrgUnlessInTeam(team.org_id, uids, trx);
+          // Roles first: authz detaches roles only from a team that is still the organization's.
+          stageTeamRoles(stage, { orgId: team.org_id, teamId: team.id, roleIds: [], previous: roles });
+          stageTuples(stage, [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))]);
+          return { uids, leaving };
         },
-      },
+        {
+          call: ctx,
+          undo: async (trx, { uids, leaving }) => {
+            await this.teams.restore(team, trx);
+            await this.members.insertTeamMemberships(
+              uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })),
+              trx,
+            );
+            await this.members.insertOrgMemberships(
+              leaving.map((l) => ({ org_id: team.org_id, ...l })),
+              trx,
+            );
+          },
+        },
+      ),
     );
   }
 

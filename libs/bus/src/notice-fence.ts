@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Bus, Unsubscribe } from '@platform/bus';
+import type { Bus, Unsubscribe } from './bus';
 
 /** How long a fence may take to come back before the kept answers are not trusted for the request waiting on it. */
 const FENCE_TIMEOUT_MS = 1_000;
@@ -17,17 +17,23 @@ const FENCE_TIMEOUT_MS = 1_000;
  * left before the request came), so a burst costs at most two round trips to NATS, not one per request.
  */
 export class NoticeFence {
-  private readonly subject = `authz.decisions.fence.${randomUUID()}`;
+  private readonly subject: string;
   private sent = 0;
   private readonly waiting = new Map<number, (passed: boolean) => void>();
   private current: Promise<boolean> | undefined;
   private next: Promise<boolean> | undefined;
   private unlisten: Unsubscribe | undefined;
 
-  private constructor(private readonly bus: Bus) {}
+  private constructor(
+    private readonly bus: Bus,
+    subjectPrefix: string,
+  ) {
+    this.subject = `${subjectPrefix}.${randomUUID()}`;
+  }
 
-  static async open(bus: Bus): Promise<NoticeFence> {
-    const fence = new NoticeFence(bus);
+  /** A fence of this replica's own, on a subject under `subjectPrefix` (e.g. `authz.decisions.fence`). */
+  static async open(bus: Bus, subjectPrefix: string): Promise<NoticeFence> {
+    const fence = new NoticeFence(bus, subjectPrefix);
     fence.unlisten = await bus.listen(fence.subject, (_subject, payload) => fence.returned(Number((payload as { n?: unknown }).n)));
     return fence;
   }
