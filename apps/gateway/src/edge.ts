@@ -6,6 +6,7 @@ import {
   InternalError,
   MAX_VIOLATIONS,
   NotAllowedError,
+  NotAuthenticatedError,
   ValidationError,
   type FieldViolation,
 } from '@platform/errors';
@@ -15,7 +16,8 @@ import { authenticate, resolveOrg } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
-import { bodyType, JsonText, type EdgeContext, type Grant, type Requirement, type Route } from './route';
+import type { PermissionObjectType } from '@platform/proto';
+import { bodyType, JsonText, type AuthzObject, type Denied, type EdgeContext, type Grant, type Requirement, type Route } from './route';
 import type { SignInFailures } from './sign-in-failures';
 import type { TokenCache, TokenScope } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
@@ -51,9 +53,10 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
 
 /**
  * One request through a row: bounded input, authentication, the requirements on the site, the `org` context,
- * the path, the requirements on the org context, the target and the requirements on it, the query, the body,
- * the handler. Statuses: 400 bad path or query, 401, 403 (also an `org` the caller cannot act for), 404 (target,
- * or an unknown `org` for a site admin), 415, 422 or 400 (body).
+ * the path, the requirements on the org context, the other requirements in the order written (the target resolved
+ * before the first that names it), the query, the body, the checks, what the request gives, the handler. Statuses:
+ * 400 bad path or query, 401, 403 (also an `org` the caller cannot act for), 404 (target, or an unknown `org` for a
+ * site admin), 415, 422 or 400 (body).
  */
 async function serve(route: Route, req: Request, deps: EdgeDeps) {
   assertNoNul(req);
@@ -78,31 +81,108 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   if (ctx.caller) req.res!.locals.user = ctx.caller.login;
   assertScopeAllowed(route, ctx.scope);
   const requires = route.requires ?? [];
+  const site = requires.filter((r) => isOn(r, 'site'));
+  const org = requires.filter((r) => isOn(r, 'org'));
+  const rest = requires.filter((r) => !isOn(r, 'site') && !isOn(r, 'org'));
   // A site requirement depends on nothing the request names: a caller who is not a site admin is refused before
   // `org` is looked at, so whatever it names (an unknown, private or absent organization) the answer is 403.
-  for (const r of requires) if (r.on === 'site') await check(ctx, r, 0);
+  for (const r of site) await enforce(r, { params: undefined }, { ...ctx, target: undefined }, route);
   if (route.org) ctx.org = await resolveOrg(route.org, req, backends, ctx.caller);
   const params = parseParts(route.params, req.params, 'path');
 
-  for (const r of requires) {
-    // With an optional `org` left out the request acts on the caller's own account: nothing to check there;
-    // a user account named in the `account` mode has no organization relations (the row's site checks decide).
-    if (r.on !== 'org' || !ctx.org || ctx.org.type === 'user') continue;
-    await check(ctx, r, ctx.org.id);
+  // What requirements and handlers see: the target is filled in once resolved.
+  const routeCtx: EdgeContext & { target: unknown } = { ...ctx, target: undefined };
+  for (const r of org) await enforce(r, { params }, routeCtx, route);
+  let resolved = !route.target;
+  const resolveTarget = async () => {
+    if (resolved) return;
+    routeCtx.target = await route.target!.resolve(params, routeCtx);
+    resolved = true;
+  };
+  for (const r of rest) {
+    if (namesTarget(r)) await resolveTarget();
+    await enforce(r, { params }, routeCtx, route);
   }
-  const target = route.target ? await route.target.resolve(params, ctx) : undefined;
-  for (const r of requires) if (r.on === 'target') await check(ctx, r, route.target!.id(target));
+  await resolveTarget();
 
-  // What the caller may not do is said before what is wrong with the request's query and body.
+  // What the caller may not do is said before what is wrong with the request's query and body, but for the
+  // checks that depend on them.
   const query = parseParts(route.query, req.query, 'query');
   const body = route.body ? await parseBody(route, req, config) : undefined;
   const input = { params, query, body };
-  const handlerCtx = { ...ctx, target } as never;
+  for (const r of route.checks ?? []) await enforce(r, input, routeCtx, route);
+  const handlerCtx = routeCtx as never;
   // What a request gives depends on its body, so this requirement comes last.
   if (route.gives) await checkGrant(ctx, route.gives.of(input, handlerCtx));
   const reply = await route.handle(input, handlerCtx);
   recordChange(route, req, ctx, reply.status ?? route.response.status, deps);
   return reply;
+}
+
+type AnyRequirement = Requirement<PermissionObjectType>;
+
+const isOn = (r: AnyRequirement, where: 'site' | 'org' | 'target') => 'on' in r && r.on === where;
+
+/** Whether a requirement is on the target, or has an alternative that is. */
+const namesTarget = (r: AnyRequirement): boolean => ('anyOf' in r ? r.anyOf.some(namesTarget) : isOn(r, 'target'));
+
+/** Passes when the requirement holds, else throws its refusal. */
+async function enforce(r: AnyRequirement, input: unknown, ctx: EdgeContext & { target: unknown }, route: Route): Promise<void> {
+  const refusal = await refusalOf(r, input, ctx, route);
+  if (refusal) throw refusal;
+}
+
+const say = async (denied: Denied<unknown, unknown>, input: unknown, ctx: unknown) =>
+  typeof denied === 'string' ? denied : denied(input, ctx);
+
+/**
+ * undefined when the requirement holds, else the error refusing the request (403; 401 for a check that says so).
+ * Errors of resolving an object (404 for what the request names) are thrown as they are.
+ */
+async function refusalOf(
+  r: AnyRequirement,
+  input: unknown,
+  ctx: EdgeContext & { target: unknown },
+  route: Route,
+): Promise<Error | undefined> {
+  if ('anyOf' in r) {
+    let last: Error | undefined;
+    for (const alternative of r.anyOf) {
+      last = await refusalOf(alternative, input, ctx, route);
+      if (!last) return undefined;
+    }
+    return r.denied === undefined ? last : new NotAllowedError(await say(r.denied, input, ctx));
+  }
+  if ('check' in r) {
+    if (await r.holds(input, ctx)) return undefined;
+    const message = await say(r.denied, input, ctx);
+    return r.status === 401 ? new NotAuthenticatedError(message) : new NotAllowedError(message);
+  }
+  const name = r.permission ?? `the ${r.relation} relation`;
+  if (!ctx.caller) return new NotAllowedError(`${name} requires a signed-in user`);
+  // With an optional `org` left out the request acts on the caller's own account: nothing to check there;
+  // a user account named in the `account` mode has no organization relations (the row's site checks decide).
+  if (r.on === 'org' && (!ctx.org || ctx.org.type === 'user')) return undefined;
+  const { authz } = ctx.backends.authz;
+  let object: AuthzObject | undefined;
+  if (r.on === 'site') object = { type: 'site', id: 0 };
+  else if (r.on === 'org') object = { type: 'organization', id: ctx.org!.id };
+  else if (r.on === 'target') {
+    const target = route.target!;
+    const byRelation = r.permission === undefined && target.authzId;
+    object = { type: target.type, id: byRelation ? target.authzId!(ctx.target) : target.id(ctx.target) };
+  } else object = await r.on.resolve(input, ctx);
+  let allowed = false;
+  if (object && r.permission !== undefined) {
+    ({ allowed } = await authz.checkPermission({ userId: ctx.caller.id, permission: r.permission, objectId: Number(object.id) }));
+  } else if (object && 'relation' in r) {
+    ({ allowed } = await authz.check({
+      tuple: { user: `user:${ctx.caller.id}`, relation: r.relation, object: `${object.type}:${object.id}` },
+      contextualTuples: object.contextualTuples ?? [],
+    }));
+  }
+  if (allowed) return undefined;
+  return new NotAllowedError(r.denied === undefined ? `you do not have the ${name} permission` : await say(r.denied, input, ctx));
 }
 
 /** What a scoped token is told on a row its scope does not list. */
@@ -126,13 +206,6 @@ function assertDocumented(route: Route, reply: { status?: number; body?: unknown
     const where = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new InternalError(`${route.method.toUpperCase()} ${route.path} answered a body that does not match its schema (${where})`);
   }
-}
-
-/** 403 unless the caller holds the requirement's permission on the object. */
-async function check(ctx: EdgeContext, r: Requirement<any>, objectId: number): Promise<void> {
-  if (!ctx.caller) throw new NotAllowedError(`${r.permission} requires a signed-in user`);
-  const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller.id, permission: r.permission, objectId });
-  if (!allowed) throw new NotAllowedError(r.denied ?? `you do not have the ${r.permission} permission`);
 }
 
 /** 403 naming what the caller lacks when the request gives permissions they do not hold (route.ts, Grant). */

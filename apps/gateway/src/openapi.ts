@@ -3,7 +3,8 @@ import express from 'express';
 import { z } from 'zod';
 import { PLATFORM_VERSION } from '@platform/service-kit';
 import { operationIdOf, TAG_LIST } from './api-names';
-import { bodyType, type Route } from './route';
+import type { PermissionObjectType } from '@platform/proto';
+import { bodyType, type Requirement, type Route } from './route';
 
 /** Where the API document is served; every error body points here. */
 export const API_DOCUMENT_PATH = '/api/v1/openapi.json';
@@ -38,12 +39,14 @@ function errorStatuses(r: Route): number[] {
   const out = new Set<number>([503, 504]);
   if (r.params || r.query || r.org || r.body?.invalid) out.add(400);
   if (r.auth !== 'public' || r.org) out.add(401);
-  if (r.requires?.length || r.gives || r.handlerChecks?.length || r.auth === 'basic' || r.org) out.add(403);
+  if (r.requires?.length || r.checks?.length || r.handlerChecks?.length || r.gives || r.auth === 'basic' || r.org) out.add(403);
+  if (r.checks?.some((q) => 'check' in q && q.status === 401)) out.add(401);
+  for (const e of r.errors ?? []) out.add(e.status);
   if (r.target || r.org) out.add(404);
   if (r.body) for (const s of [413, 415, 422]) out.add(s);
   if (r.auth === 'basic') out.add(429);
   if (['post', 'put', 'patch'].includes(r.method)) out.add(409);
-  return [...out].sort();
+  return [...out].sort((a, b) => a - b);
 }
 
 /** JSON Schemas with their named parts (`.meta({ id })`) hoisted into components.schemas. */
@@ -88,22 +91,41 @@ function parameters(schemas: Schemas, schema: z.ZodType | undefined, where: 'pat
   }));
 }
 
-/** The requirements, each a permission and what it is checked on, for the document and the route table. */
-export function requirementsOf(r: Route): { permission: string; on: string }[] {
-  return (r.requires ?? []).map((q) => ({
-    permission: q.permission,
-    on:
-      q.on === 'target'
-        ? r.target!.describe
-        : q.on === 'org'
-          ? r.org === 'required'
-            ? 'the `org` organization'
-            : r.org === 'account'
-              ? 'the `org` organization, when `org` names one'
-              : 'the `org` organization, when given'
-          : 'the site',
-  }));
+/** Where a requirement on the `org` context is checked, by the row's `org` mode. */
+function orgPlace(r: Route): string {
+  return r.org === 'required'
+    ? 'the `org` organization'
+    : r.org === 'account'
+      ? 'the `org` organization, when `org` names one'
+      : 'the `org` organization, when given';
 }
+
+/**
+ * One requirement as the API document (`code` leaves names as they are) and docs/routes.md (`code` quotes them)
+ * say it: "edit:org on the `org` organization", "the view relation on hub ...", a check's own words, "either ... or ...".
+ */
+export function describeRequirement(q: Requirement<PermissionObjectType>, r: Route, code: (name: string) => string = (n) => n): string {
+  if ('anyOf' in q) return `either ${q.anyOf.map((a) => describeRequirement(a, r, code)).join(', or ')}`;
+  if ('check' in q) return q.status === 401 ? `${q.check} (401 otherwise)` : q.check;
+  const what = q.permission !== undefined ? code(q.permission) : `the ${code(q.relation)} relation`;
+  const on = q.on === 'target' ? r.target!.describe : q.on === 'org' ? orgPlace(r) : q.on === 'site' ? 'the site' : q.on.describe;
+  return `${what} on ${on}`;
+}
+
+/** The row's requirements in the order the edge checks them: site, `org`, the rest as written, then the checks. */
+export function requirementsOf(r: Route, code?: (name: string) => string): string[] {
+  const requires = r.requires ?? [];
+  const at = (where: string) => requires.filter((q) => 'on' in q && q.on === where);
+  const rest = requires.filter((q) => !('on' in q && (q.on === 'site' || q.on === 'org')));
+  return [...at('site'), ...at('org'), ...rest, ...(r.checks ?? [])].map((q) => describeRequirement(q, r, code));
+}
+
+/** The row's documented error answers of one status, joined. */
+const errorsOf = (r: Route, status: number) =>
+  (r.errors ?? [])
+    .filter((e) => e.status === status)
+    .map((e) => e.description)
+    .join('; ');
 
 const SECURITY = {
   public: [{}, { token: [] }, { tokenQuery: [] }],
@@ -149,7 +171,8 @@ export function apiDocument(routes: Route[]): object {
     };
     for (const a of r.response.also ?? []) responses[a.status] = { description: a.description };
     for (const s of errorStatuses(r)) {
-      responses[s] = { description: ERROR_DESCRIPTIONS[s], content: { 'application/json': { schema: errorRef } } };
+      const description = [ERROR_DESCRIPTIONS[s], errorsOf(r, s)].filter(Boolean).join('; ');
+      responses[s] = { description, content: { 'application/json': { schema: errorRef } } };
     }
     paths[p] ??= {};
     paths[p][r.method] = {
@@ -167,7 +190,8 @@ export function apiDocument(routes: Route[]): object {
       responses,
       'x-backend': r.backend,
       ...(r.gate && { 'x-gate': r.gate }),
-      ...(r.requires?.length && { 'x-requires': requirementsOf(r).map((q) => `${q.permission} on ${q.on}`) }),
+      ...(r.requires?.length && { 'x-requires': requirementsOf({ ...r, checks: undefined }) }),
+      ...(r.checks?.length && { 'x-checks': requirementsOf({ ...r, requires: undefined }) }),
       ...(r.gives && { 'x-gives': r.gives.describe }),
       ...(r.handlerChecks?.length && { 'x-handler-checks': r.handlerChecks }),
     };
@@ -178,7 +202,7 @@ export function apiDocument(routes: Route[]): object {
       title: 'Platform administration API',
       version: PLATFORM_VERSION,
       description:
-        'Every error answers `{message, url, errors?}`. Requirements of each operation are listed in `x-requires`; `x-gives` names what a request gives, every permission of which the caller must hold.',
+        'Every error answers `{message, url, errors?}`. Requirements of each operation are listed in `x-requires` (checked before the query and body are read) and `x-checks` (after); `x-gives` names what a request gives, every permission of which the caller must hold.',
     },
     servers: [{ url: '/api/v1' }],
     tags: TAG_LIST.filter((t) => routes.some((r) => r.tag === t.name)),

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
-import type { orgsTeamsV1, PermissionObjectType, PermissionOn } from '@platform/proto';
+import type { orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
 import type { BackendName, Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Tag } from './api-names';
@@ -76,17 +76,80 @@ export interface Target<K extends PermissionObjectType, V, P> {
   resolve(params: P, ctx: EdgeContext): Promise<V>;
   /** The object id checks are made on. */
   id(value: V): number;
+  /** The id authz knows the object by for relation requirements, when it is not `id` (a cluster by its UID). */
+  authzId?(value: V): string;
+}
+
+/** A tuple authz is told for one check only, e.g. the owner of a contract another service answered. */
+export interface TupleKey {
+  user: string;
+  relation: string;
+  object: string;
+}
+
+/** An object as authz knows it: `type:id`, with the tuples that hold for it during this check only. */
+export interface AuthzObject {
+  type: string;
+  id: number | string;
+  contextualTuples?: TupleKey[];
 }
 
 /**
- * An authorization requirement: a permission of the authz catalog on the target, the `org` context or the site.
- * On a row whose `org` is optional, a requirement on the `org` context holds when the request names none: it then
- * acts on the caller's own account.
+ * An object other than the row's target that a requirement is checked on, found by the edge with `resolve` when
+ * the requirement is reached: the organization of the target team, the cluster a contract binds. `undefined` when
+ * there is no such object (a requirement on it then does not hold); errors (404 for what the path names) propagate.
  */
-export type Requirement<K extends PermissionObjectType> =
+export interface ObjectResolver<I, C> {
+  /** How docs/routes.md and the API document name it, e.g. "the organization of team `{teamid}`". */
+  describe: string;
+  resolve(input: I, ctx: C): Promise<AuthzObject | undefined>;
+}
+
+/** A refusal's message: fixed, or naming what the request named. */
+export type Denied<I, C> = string | ((input: I, ctx: C) => string | Promise<string>);
+
+/**
+ * A condition on data the request names or the edge resolved, that no permission expresses: "uid is the caller",
+ * "the team is not the owner team". `holds` may also fail with the error of something it could not find (404).
+ */
+export interface DataCheck<I, C> {
+  /** How docs/routes.md and the API document name it. */
+  check: string;
+  holds(input: I, ctx: C): boolean | Promise<boolean>;
+  /** 403 unless said (401 where the spec answers "not authenticated"). */
+  status?: 401 | 403;
+  denied: Denied<I, C>;
+}
+
+/**
+ * An authorization requirement the edge checks:
+ * - a permission of the authz catalog on the target, the `org` context or the site. On a row whose `org` is
+ *   optional, a requirement on the `org` context holds when the request names none: it then acts on the caller's
+ *   own account;
+ * - a permission, or a relation of the authz model, on the target or on another object found by a resolver;
+ * - a data check;
+ * - `anyOf`: alternatives, the first that holds lets the request through (a site admin's fallback); refused with
+ *   `denied`, else with the refusal of the last alternative.
+ */
+export type Requirement<K extends PermissionObjectType, I = any, C = any> =
   | { on: 'target'; permission: PermissionOn<K>; denied?: string }
   | { on: 'org'; permission: PermissionOn<'organization'>; denied?: string }
-  | { on: 'site'; permission: PermissionOn<'site'>; denied?: string };
+  | { on: 'site'; permission: PermissionOn<'site'>; denied?: string }
+  | { on: 'target'; relation: string; permission?: undefined; denied?: Denied<I, C> }
+  | { on: ObjectResolver<I, C>; permission: PermissionName; denied?: Denied<I, C> }
+  | { on: ObjectResolver<I, C>; relation: string; permission?: undefined; denied?: Denied<I, C> }
+  | (DataCheck<I, C> & { permission?: undefined })
+  | { anyOf: Requirement<K, I, C>[]; permission?: undefined; denied?: Denied<I, C> };
+
+/**
+ * An error answer a row documents besides those its declarations give (400 for the path, 401, 403 for a requirement,
+ * 422 for the body): what the backend answers, such as 404 for an unknown set or 409 for a name in use.
+ */
+export interface ErrorSpec {
+  status: number;
+  /** What it answers, as it reads after the status: "for an unknown set", "when the quota is used up". */
+  description: string;
+}
 
 /**
  * What a request gives people of an organization: the permissions a custom role will carry, the roles a team is
@@ -208,14 +271,24 @@ export interface RouteSpec<
   response: ResponseSpec<RS>;
   target?: Target<K, V, z.output<PS>>;
   /**
-   * Those on the site first (before `org` is resolved, so a caller who is not a site admin learns nothing of it),
-   * then those on the org context, then the target is resolved and those on it are checked.
+   * Checked before the query and body are read: those on the site first (before `org` is resolved, so a caller who
+   * is not a site admin learns nothing of it), then those on the org context, then the rest in the order written.
+   * The target is resolved just before the first requirement that names it (at the latest after them all), so
+   * requirements written before that one are checked before it is looked up: a caller refused there is not told
+   * whether it exists.
    */
-  requires?: Requirement<K>[];
+  requires?: Requirement<K, { params: z.output<PS> }, RouteContext<A, O, V>>[];
+  /**
+   * Checked after the query and body are parsed, in the order written (before `gives`): the requirements that
+   * depend on them, such as "uid is the caller".
+   */
+  checks?: Requirement<K, { params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, RouteContext<A, O, V>>[];
+  /** Error answers besides those its declarations give (the backend's 404 and 409), for the API document and docs/routes.md. */
+  errors?: ErrorSpec[];
+  /** Prose for checks not yet moved to `requires`, `checks` or `errors`. */
+  handlerChecks?: string[];
   /** What the request gives (custom roles, or their permissions), checked after the body is parsed: see Grant. */
   gives?: GrantRequirement<{ params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, RouteContext<A, O, V>>;
-  /** Checks that need data only the handler has, named here so the route table shows them. */
-  handlerChecks?: string[];
   /**
    * `false` for a write that changes nothing an administrator audits (a question asked by POST, a machine's
    * usage report); every other successful write is recorded in the audit trail (audit.ts).
@@ -241,8 +314,10 @@ export interface Route {
   response: ResponseSpec<z.ZodType>;
   target?: Target<PermissionObjectType, unknown, any>;
   requires?: Requirement<PermissionObjectType>[];
-  gives?: GrantRequirement<{ params: any; query: any; body: any }, RouteContext<Auth, OrgMode | undefined, any>>;
+  checks?: Requirement<PermissionObjectType>[];
+  errors?: ErrorSpec[];
   handlerChecks?: string[];
+  gives?: GrantRequirement<{ params: any; query: any; body: any }, RouteContext<Auth, OrgMode | undefined, any>>;
   audit?: false;
   handle(input: { params: any; query: any; body: any }, ctx: RouteContext<Auth, OrgMode | undefined, unknown>): Promise<Reply<unknown>>;
 }

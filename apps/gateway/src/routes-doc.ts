@@ -22,11 +22,14 @@ function who(r: Route): string {
   const parts: string[] = [r.auth === 'public' ? 'anyone' : r.auth === 'basic' ? 'HTTP Basic' : 'token'];
   if (r.scopes?.length) parts.push(`also ${r.scopes.map((s) => `\`${s}\``).join(', ')} tokens`);
   if (r.org) parts.push(`\`org\` ${r.org}`);
-  parts.push(...requirementsOf(r).map((q) => `\`${q.permission}\` on ${q.on}`));
+  parts.push(...requirementsOf(r, (name) => `\`${name}\``));
   if (r.gives) parts.push(`gives: ${r.gives.describe}`);
   parts.push(...(r.handlerChecks ?? []).map((c) => `handler: ${c}`));
   return parts.map(cell).join('; ');
 }
+
+/** The error answers the row documents besides those its declarations give, as a cell. */
+const errors = (r: Route) => cell((r.errors ?? []).map((e) => `${e.status} ${e.description}`).join('; '));
 
 /** The route table as Markdown, from the rows themselves. Deterministic: the same rows give the same bytes. */
 export function renderRoutesDoc(routes: Route[] = ROUTES): string {
@@ -38,8 +41,9 @@ export function renderRoutesDoc(routes: Route[] = ROUTES): string {
     '',
     'Every route the gateway serves, from the same rows that serve it. **Who** lists the authentication, the `org`',
     'query context and the authorization requirements the edge checks (site requirements before `org` is resolved,',
-    'then the rest in order; `gives:` names what a request gives, every permission of which the caller must hold),',
-    'then the checks a handler makes on data only it has.',
+    'then the rest in the order the edge checks them, those on the query and body last; `gives:` names what a request',
+    'gives, every permission of which the caller must hold). **Errors**: the answers a route documents besides those',
+    'every route may give (400 for a bad path, query or body, 401, 403 for a requirement, 503 and 504).',
     '**Gate**: the deployments the route exists on (elsewhere 404). The schemas of every parameter,',
     'body and answer are in the API document (`/api/v1/openapi.json`, browsable at `/api/v1/docs/`).',
     '',
@@ -52,13 +56,13 @@ export function renderRoutesDoc(routes: Route[] = ROUTES): string {
       '',
       `${tag.description}.`,
       '',
-      '| method | path | operation | who | success | backend | gate | summary |',
-      '|---|---|---|---|---|---|---|---|',
+      '| method | path | operation | who | success | errors | backend | gate | summary |',
+      '|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of rows) {
       const p = r.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
       out.push(
-        `| ${r.method.toUpperCase()} | \`${p}\` | \`${operationIdOf(r)}\` | ${who(r)} | ${r.response.status} | ${r.backend} | ${r.gate ?? 'all'} | ${cell(r.summary)} |`,
+        `| ${r.method.toUpperCase()} | \`${p}\` | \`${operationIdOf(r)}\` | ${who(r)} | ${r.response.status} | ${errors(r)} | ${r.backend} | ${r.gate ?? 'all'} | ${cell(r.summary)} |`,
       );
     }
     out.push('');

@@ -1,5 +1,5 @@
 import type { authzRolesV1, orgsTeamsOrgsV1 } from '@platform/proto';
-import type { Target } from './route';
+import type { ObjectResolver, Target } from './route';
 
 /**
  * The objects routes act on. The edge resolves a row's target once, before the checks on it, and hands it
@@ -37,4 +37,10 @@ export const roleOfOrg: Target<'role', authzRolesV1.Role, { id: number }> = {
   describe: 'custom role `{id}` of the `org` organization',
   resolve: ({ id }, ctx) => ctx.backends.authz.roles.getRole({ orgId: ctx.org!.id, id }),
   id: (role) => role.id,
+};
+
+/** The organization of the target team, for requirements on it (the owner team's members are its owners). */
+export const organizationOfTeam: ObjectResolver<unknown, { target: orgsTeamsOrgsV1.Team }> = {
+  describe: 'the organization of team `{teamid}`',
+  resolve: async (_input, { target }) => ({ type: 'organization', id: target.organization!.id }),
 };
