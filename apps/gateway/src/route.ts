@@ -122,7 +122,7 @@ export interface DataCheck<I, C> {
 }
 
 /**
- * An authorization requirement the edge checks:
+ * An authorization requirement the edge checks (`on` and `permission` read as undefined on those without them):
  * - a permission of the authz catalog on the target, the `org` context or the site. On a row whose `org` is
  *   optional, a requirement on the `org` context holds when the request names none: it then acts on the caller's
  *   own account;
@@ -138,8 +138,8 @@ export type Requirement<K extends PermissionObjectType, I = any, C = any> =
   | { on: 'target'; relation: string; permission?: undefined; denied?: Denied<I, C> }
   | { on: ObjectResolver<I, C>; permission: PermissionName; denied?: Denied<I, C> }
   | { on: ObjectResolver<I, C>; relation: string; permission?: undefined; denied?: Denied<I, C> }
-  | (DataCheck<I, C> & { permission?: undefined })
-  | { anyOf: Requirement<K, I, C>[]; permission?: undefined; denied?: Denied<I, C> };
+  | (DataCheck<I, C> & { on?: undefined; permission?: undefined })
+  | { anyOf: Requirement<K, I, C>[]; on?: undefined; permission?: undefined; denied?: Denied<I, C> };
 
 /**
  * An error answer a row documents besides those its declarations give (400 for the path, 401, 403 for a requirement,
