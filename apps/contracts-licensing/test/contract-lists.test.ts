@@ -10,7 +10,13 @@ import type { Inventory } from '../src/contracts/inventory';
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as any;
 const uid = (n: number) => `0b7d4c1e-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const DAY = 86_400;
-const inventory: Inventory = { cluster: async () => undefined, clustersOf: async () => [] };
+/** An inventory that has none of the clusters, and counts how it is asked: one by one, or many at once. */
+const asked = { one: 0, batches: [] as string[][] };
+const inventory: Inventory = {
+  cluster: async () => void (asked.one += 1),
+  clustersByUid: async (uids) => (asked.batches.push(uids), new Map()),
+  clustersOf: async () => [],
+};
 
 /**
  * Each contract list runs one statement however many contracts, owners and clusters it answers: on the embedded
@@ -71,6 +77,17 @@ describe('contract lists: one statement each', () => {
         expect(status.duplicateContractFeatures.map((d) => d.contractId)).toEqual(
           all.filter((o) => o.contract.owner_id === view.contract.owner_id && o.contract.id !== view.contract.id).map((o) => o.contract.id),
         );
+  });
+
+  it('asks the cluster inventory once for every cluster of a list', async () => {
+    asked.one = 0;
+    asked.batches = [];
+    const all = await contracts.listing.list({ ownerId: 0 });
+    expect(asked.one).toBe(0);
+    expect(asked.batches).toHaveLength(1);
+    expect(new Set(asked.batches[0])).toEqual(new Set(all.flatMap((v) => v.clusters.map((c) => c.cluster))));
+    // Three owners, each with two contracts on the same three clusters.
+    expect(new Set(asked.batches[0]).size).toBe(9);
   });
 
   it('GET /user/contracts/active/associated-with/clusters/:clusterID (ListContracts bound to a cluster)', async () => {

@@ -41,6 +41,9 @@ const inventory: Inventory = {
   async cluster(uid: string) {
     return this.clusters.find((c) => c.uid === uid);
   },
+  async clustersByUid(uids: string[]) {
+    return new Map(this.clusters.filter((c) => uids.includes(c.uid)).map((c) => [c.uid, c]));
+  },
   async clustersOf(ownerType: string, ownerId: number) {
     return this.clusters.filter((c) => c.ownerType === ownerType && c.ownerId === ownerId);
   },
@@ -102,7 +105,12 @@ describe('Contracts', () => {
     expect(await contracts.documents.of(db1.id, ORG)).toMatchObject({ fileName: 'MSA 2026.pdf', contentType: 'application/pdf' });
     expect(await events(db1.id)).toEqual(['contract-created: productdb']);
     const message = toContract(made[0]);
-    expect(message).toMatchObject({ ownerId: ORG, ownerLogin: 'acme', revoked: false, emails: { licenseUsers: ['ops@acme.io'], contactPerson: [] } });
+    expect(message).toMatchObject({
+      ownerId: ORG,
+      ownerLogin: 'acme',
+      revoked: false,
+      emails: { licenseUsers: ['ops@acme.io'], contactPerson: [] },
+    });
   });
 
   it('refuses an empty product list, an unsupported product, a bad email or quota, and keeps nothing', async () => {
@@ -116,7 +124,10 @@ describe('Contracts', () => {
     await expect(create({ fields: fields({ quota: { ...quota, alertThresholds: [0, 101] } }) })).rejects.toThrow(/alertThresholds/);
     await expect(create({ fields: fields({ endUnix: now - DAY, startUnix: now }) })).rejects.toThrow(/end/);
     await expect(
-      create({ document: { fileName: 'x.pdf', contentType: 'application/pdf', content: Buffer.from('x') }, products: ['productdb', 'nope'] }),
+      create({
+        document: { fileName: 'x.pdf', contentType: 'application/pdf', content: Buffer.from('x') },
+        products: ['productdb', 'nope'],
+      }),
     ).rejects.toThrow(/nope/);
     expect((await contracts.listing.list({ ownerId: 0 })).length).toBe(before);
   });
@@ -165,9 +176,14 @@ describe('Contracts', () => {
     expect(updated.contract).toMatchObject({ name: 'renewed', allow_offline: true, document_name: 'b.pdf' });
     expect(await storage.get(oldPath)).toBeUndefined();
     expect((await storage.get(updated.contract.document_path))?.body.toString()).toBe('new');
-    await expect(contracts.lifecycle.update({ id: contract.id, ownerId: 0, fields: fields({ emails: emails({ contactPerson: ['x'] }) }), actor: 'root' })).rejects.toThrow(
-      /contactPerson/,
-    );
+    await expect(
+      contracts.lifecycle.update({
+        id: contract.id,
+        ownerId: 0,
+        fields: fields({ emails: emails({ contactPerson: ['x'] }) }),
+        actor: 'root',
+      }),
+    ).rejects.toThrow(/contactPerson/);
     const end = now + 2 * 365 * DAY;
     expect(toContract(await contracts.lifecycle.extend(contract.id, 0, end, 'root')).endUnix).toBe(end);
     await expect(contracts.lifecycle.extend(contract.id, 0, 0, 'root')).rejects.toBeInstanceOf(ValidationError);
@@ -194,9 +210,18 @@ describe('Contracts', () => {
     const [{ contract: a }] = await create({ fields: fields({ features: ['postgres', 'mysql'], featuresGiven: true }) });
     const [{ contract: b }] = await create({ fields: fields({ features: ['mysql', 'redis'], featuresGiven: true }) });
     await expect(contracts.binding.bind(a.id, 0, [], 'root')).rejects.toThrow(/at least one/);
-    await expect(contracts.binding.bind(a.id, 0, [{ cluster: 'not-a-uuid', displayName: '', tags: [] }], 'root')).rejects.toThrow(/not a UUID/);
-    await expect(contracts.binding.bind(999_999, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(InputError);
-    const bound = await contracts.binding.bind(a.id, 0, [{ cluster: HUB.toUpperCase(), displayName: 'Production', tags: ['prod'] }], 'root');
+    await expect(contracts.binding.bind(a.id, 0, [{ cluster: 'not-a-uuid', displayName: '', tags: [] }], 'root')).rejects.toThrow(
+      /not a UUID/,
+    );
+    await expect(contracts.binding.bind(999_999, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(
+      InputError,
+    );
+    const bound = await contracts.binding.bind(
+      a.id,
+      0,
+      [{ cluster: HUB.toUpperCase(), displayName: 'Production', tags: ['prod'] }],
+      'root',
+    );
     expect(bound).toEqual([
       expect.objectContaining({
         contractId: a.id,
@@ -208,15 +233,27 @@ describe('Contracts', () => {
     ]);
     // Already bound: 400, and the other cluster of the same request is not bound either.
     await expect(
-      contracts.binding.bind(a.id, 0, [{ cluster: SPOKE, displayName: '', tags: [] }, { cluster: HUB, displayName: '', tags: [] }], 'root'),
+      contracts.binding.bind(
+        a.id,
+        0,
+        [
+          { cluster: SPOKE, displayName: '', tags: [] },
+          { cluster: HUB, displayName: '', tags: [] },
+        ],
+        'root',
+      ),
     ).rejects.toThrow(/already associated/);
     expect((await contracts.listing.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
     // b covers mysql too: binding the same cluster shows the overlap both ways.
     const [onB] = await contracts.binding.bind(b.id, ORG, [{ cluster: HUB, displayName: '', tags: [] }], 'alice');
     expect(onB.duplicateContractFeatures).toEqual([{ contractId: a.id, product: 'productdb', features: ['mysql'] }]);
-    expect((await contracts.listing.clusters(a.id, 0))[0].duplicateContractFeatures).toEqual([{ contractId: b.id, product: 'productdb', features: ['mysql'] }]);
+    expect((await contracts.listing.clusters(a.id, 0))[0].duplicateContractFeatures).toEqual([
+      { contractId: b.id, product: 'productdb', features: ['mysql'] },
+    ]);
     // A cluster another owner enrolled is not this owner's to bind, not even from the admin side.
-    await expect(contracts.binding.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(contracts.binding.bind(a.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(
+      NotAllowedError,
+    );
     expect((await contracts.listing.clusters(a.id, 0)).map((c) => c.cluster)).toEqual([HUB]);
     expect((await contracts.binding.importable(a.id, 0)).map((c) => c.uid)).toEqual([SPOKE]);
     await expect(contracts.binding.importable(999_999, 0)).rejects.toBeInstanceOf(InputError);
@@ -231,7 +268,8 @@ describe('Contracts', () => {
     const [ccA] = await contracts.binding.bind(a.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['old'] }], 'root');
     await contracts.binding.bind(b.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: [] }], 'root');
     await contracts.binding.bind(theirs.id, 0, [{ cluster: AIRGAPPED, displayName: '', tags: ['mine'] }], 'root');
-    const tagsOf = async (id: number) => (await contracts.listing.clusters(id, 0)).find((c) => c.cluster === AIRGAPPED)!.clusterStatus!.tags;
+    const tagsOf = async (id: number) =>
+      (await contracts.listing.clusters(id, 0)).find((c) => c.cluster === AIRGAPPED)!.clusterStatus!.tags;
     // The owner's side: its own contracts only.
     await contracts.binding.setTags({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, ['blue', 'green', 'blue']);
     expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['blue', 'green'], ['blue', 'green'], ['mine']]);
@@ -240,7 +278,9 @@ describe('Contracts', () => {
     expect([await tagsOf(a.id), await tagsOf(b.id), await tagsOf(theirs.id)]).toEqual([['red'], ['red'], ['red']]);
     await contracts.binding.rename({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' }, 'payments');
     expect((await contracts.listing.clusters(a.id, 0))[0].clusterStatus!.name).toBe('payments');
-    await expect(contracts.binding.rename({ id: a.id, ccId: ccA.id, ownerId: OTHER, actor: 'x' }, 'nope')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(contracts.binding.rename({ id: a.id, ccId: ccA.id, ownerId: OTHER, actor: 'x' }, 'nope')).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     await contracts.binding.unbind({ id: a.id, ccId: ccA.id, ownerId: ORG, actor: 'alice' });
     expect(await contracts.listing.clusters(a.id, 0)).toEqual([]);
     expect(await events(a.id)).toEqual([
@@ -257,14 +297,19 @@ describe('Contracts', () => {
     const [{ contract: a }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });
     const [{ contract: b }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });
     const uid = '0b7d4c1e-0000-4000-8000-0000000000aa';
-    await expect(contracts.binding.assign({ ownerId: 77, cluster: uid, displayName: 'x', contractIds: [a.id, 999_999], actor: 'solo' })).rejects.toBeInstanceOf(
-      InputError,
-    );
+    await expect(
+      contracts.binding.assign({ ownerId: 77, cluster: uid, displayName: 'x', contractIds: [a.id, 999_999], actor: 'solo' }),
+    ).rejects.toBeInstanceOf(InputError);
     expect(await contracts.listing.clusters(a.id, 77)).toEqual([]);
     await contracts.binding.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id, b.id], actor: 'solo' });
     await contracts.binding.assign({ ownerId: 77, cluster: uid, displayName: 'edge', contractIds: [a.id], actor: 'solo' }); // no-op
-    expect(await contracts.binding.associated(77)).toEqual([{ cluster: uid, displayName: 'edge', tags: [], associatedContractIds: [a.id, b.id] }]);
-    expect((await contracts.listing.clusterStatus(77, uid, 0)).clusterStatus).toMatchObject({ isImported: false, associatedContractId: b.id });
+    expect(await contracts.binding.associated(77)).toEqual([
+      { cluster: uid, displayName: 'edge', tags: [], associatedContractIds: [a.id, b.id] },
+    ]);
+    expect((await contracts.listing.clusterStatus(77, uid, 0)).clusterStatus).toMatchObject({
+      isImported: false,
+      associatedContractId: b.id,
+    });
     expect((await contracts.listing.clusterStatus(77, uid, a.id)).contractId).toBe(a.id);
     const unknown = await contracts.listing.clusterStatus(77, '0b7d4c1e-0000-4000-8000-0000000000bb', 0);
     expect(unknown).toMatchObject({ id: 0, contractId: 0, clusterStatus: { isImported: false, associatedContractId: 0 } });
@@ -275,7 +320,13 @@ describe('Contracts', () => {
   it('changes preferences: auto-assignment and valid usage-alert recipients only', async () => {
     const [{ contract }] = await create();
     await expect(
-      contracts.lifecycle.setPreferences({ id: contract.id, ownerId: ORG, usageAlertClient: ['bad'], usageAlertClientGiven: true, actor: 'alice' }),
+      contracts.lifecycle.setPreferences({
+        id: contract.id,
+        ownerId: ORG,
+        usageAlertClient: ['bad'],
+        usageAlertClientGiven: true,
+        actor: 'alice',
+      }),
     ).rejects.toBeInstanceOf(InputError);
     const view = await contracts.lifecycle.setPreferences({
       id: contract.id,

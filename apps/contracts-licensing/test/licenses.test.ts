@@ -43,6 +43,7 @@ const inv = (uid: string, name: string): InventoryCluster => ({
 const known = [inv(HUB, 'prod'), inv(SPOKE, 'spoke'), inv(NEW, 'new')];
 const inventory: Inventory = {
   cluster: async (uid) => known.find((c) => c.uid === uid),
+  clustersByUid: async (uids) => new Map(known.filter((c) => uids.includes(c.uid)).map((c) => [c.uid, c])),
   clustersOf: async () => known,
 };
 
@@ -88,13 +89,20 @@ describe('Licenses', () => {
         actor: 'root',
       })
     )[0].contract;
-  const bind = async (id: number, uid: string) => (await contracts.binding.bind(id, 0, [{ cluster: uid, displayName: '', tags: [] }], 'root')).find((c) => c.cluster === uid)!;
+  const bind = async (id: number, uid: string) =>
+    (await contracts.binding.bind(id, 0, [{ cluster: uid, displayName: '', tags: [] }], 'root')).find((c) => c.cluster === uid)!;
   const events = async (id: number) => (await contracts.auditTrail.of(id, 0)).map((e) => e.event);
 
   it('issues a license for a bound cluster, records it, and another implementation reads it as issued', async () => {
     const c = await contract({ disableAnalytics: true, endUnix: now + 90 * DAY });
     const cc = await bind(c.id, HUB);
-    const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: 'owner@acme.io' });
+    const license = await licenses.issueForBinding({
+      contractId: c.id,
+      ccId: cc.id,
+      ownerId: 0,
+      actor: 'root',
+      ownerEmail: 'owner@acme.io',
+    });
     expect(license).toMatchObject({ contractId: c.id, expiryUnix: now + 90 * DAY });
     const cert = new NodeCertificate(Buffer.from(license.license));
     expect(cert.subject).toContain(`CN=${HUB}`);
@@ -102,25 +110,37 @@ describe('Licenses', () => {
     expect(cert.checkIssued(new NodeCertificate(authority.certificatePem))).toBe(true);
     expect(BigInt(`0x${cert.serialNumber}`).toString()).toBe(license.serial);
     expect(cert.subject.split('\n')).toEqual(expect.arrayContaining(['C=productdb', 'O=postgres', 'O=mysql', 'L=DisableAnalytics=true']));
-    expect(await db.table('issued_licenses').where({ serial: license.serial }).first()).toMatchObject({ contract_id: c.id, cluster_uid: HUB, revoked_at: null });
+    expect(await db.table('issued_licenses').where({ serial: license.serial }).first()).toMatchObject({
+      contract_id: c.id,
+      cluster_uid: HUB,
+      revoked_at: null,
+    });
     expect(await events(c.id)).toContain(`license-issued: ${license.serial} for ${HUB}`);
-    await expect(licenses.issueForBinding({ contractId: c.id, ccId: 999_999, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 7, actor: 'x', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      licenses.issueForBinding({ contractId: c.id, ccId: 999_999, ownerId: 0, actor: 'root', ownerEmail: '' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 7, actor: 'x', ownerEmail: '' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('refuses (405) a revoked or expired contract, and an offline license the contract does not allow', async () => {
     const revoked = await contract();
     const ccR = await bind(revoked.id, HUB);
     await contracts.lifecycle.revoke(revoked.id, 0, 'root');
-    await expect(licenses.issueForBinding({ contractId: revoked.id, ccId: ccR.id, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toThrow(/revoked/);
+    await expect(
+      licenses.issueForBinding({ contractId: revoked.id, ccId: ccR.id, ownerId: 0, actor: 'root', ownerEmail: '' }),
+    ).rejects.toThrow(/revoked/);
     const expired = await contract({ startUnix: now - 60 * DAY, endUnix: now - DAY });
     const ccE = await bind(expired.id, HUB);
-    await expect(licenses.issueForBinding({ contractId: expired.id, ccId: ccE.id, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toBeInstanceOf(
-      MethodNotAllowedError,
-    );
+    await expect(
+      licenses.issueForBinding({ contractId: expired.id, ccId: ccE.id, ownerId: 0, actor: 'root', ownerEmail: '' }),
+    ).rejects.toBeInstanceOf(MethodNotAllowedError);
     const online = await contract();
     const ccA = await bind(online.id, AIRGAPPED);
-    await expect(licenses.issueForBinding({ contractId: online.id, ccId: ccA.id, ownerId: 0, actor: 'root', ownerEmail: '' })).rejects.toThrow(/offline/);
+    await expect(
+      licenses.issueForBinding({ contractId: online.id, ccId: ccA.id, ownerId: 0, actor: 'root', ownerEmail: '' }),
+    ).rejects.toThrow(/offline/);
     const offline = await contract({ allowOffline: true });
     const ccO = await bind(offline.id, AIRGAPPED);
     const license = await licenses.issueForBinding({ contractId: offline.id, ccId: ccO.id, ownerId: 0, actor: 'root', ownerEmail: '' });
@@ -137,7 +157,10 @@ describe('Licenses', () => {
     await issue();
     await issue();
     const crossed = (await events(c.id)).filter((e) => e.startsWith('quota-threshold-crossed'));
-    expect(crossed).toEqual(['quota-threshold-crossed: 50% of 100 cpu-core-hours (used 85.00)', 'quota-threshold-crossed: 80% of 100 cpu-core-hours (used 85.00)']);
+    expect(crossed).toEqual([
+      'quota-threshold-crossed: 50% of 100 cpu-core-hours (used 85.00)',
+      'quota-threshold-crossed: 80% of 100 cpu-core-hours (used 85.00)',
+    ]);
     used = 100;
     await expect(issue()).rejects.toBeInstanceOf(NotAllowedError);
     expect((await events(c.id)).filter((e) => e.startsWith('quota-threshold-crossed'))).toHaveLength(3);
@@ -184,12 +207,22 @@ describe('Licenses', () => {
     const owner = 501;
     const bound = await contract({ allowOffline: true }, owner);
     await contracts.binding.bind(bound.id, owner, [{ cluster: UNENROLLED, displayName: '', tags: [] }], 'bob');
-    const byCluster = await licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['postgres'], actor: 'bob', ownerEmail: 'bob@acme.io' });
+    const byCluster = await licenses.issueForCluster({
+      ownerId: owner,
+      cluster: UNENROLLED,
+      features: ['postgres'],
+      actor: 'bob',
+      ownerEmail: 'bob@acme.io',
+    });
     expect(byCluster.contractId).toBe(bound.id);
     // No contract of the owner grants the feature asked for.
-    await expect(licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['kafka'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['kafka'], actor: 'bob', ownerEmail: '' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
     // Not bound anywhere: a contract that auto-assigns binds it and issues.
-    await expect(licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED_2, features: [], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED_2, features: [], actor: 'bob', ownerEmail: '' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
     const auto = await contract({ autoAssignCluster: true, allowOffline: true }, owner);
     const assigned = await licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED_2, features: [], actor: 'bob', ownerEmail: '' });
     expect(assigned.contractId).toBe(auto.id);
@@ -197,12 +230,12 @@ describe('Licenses', () => {
     // Only a revoked contract has it, and none auto-assigns: 405.
     await contracts.lifecycle.revoke(bound.id, 0, 'root');
     await contracts.lifecycle.revoke(auto.id, 0, 'root');
-    await expect(licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['postgres'], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
-      MethodNotAllowedError,
-    );
-    await expect(licenses.issueForCluster({ ownerId: owner, cluster: 'nope', features: [], actor: 'bob', ownerEmail: '' })).rejects.toBeInstanceOf(
-      ValidationError,
-    );
+    await expect(
+      licenses.issueForCluster({ ownerId: owner, cluster: UNENROLLED, features: ['postgres'], actor: 'bob', ownerEmail: '' }),
+    ).rejects.toBeInstanceOf(MethodNotAllowedError);
+    await expect(
+      licenses.issueForCluster({ ownerId: owner, cluster: 'nope', features: [], actor: 'bob', ownerEmail: '' }),
+    ).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('never binds, licenses or counts the usage of a cluster another account enrolled, nor shows its name', async () => {
@@ -216,11 +249,15 @@ describe('Licenses', () => {
       other,
     );
     // HUB is ORG's: binding it, directly or by assignment, is refused, and nothing is bound.
-    await expect(contracts.binding.bind(c.id, other, [{ cluster: HUB, displayName: '', tags: [] }], 'eve')).rejects.toBeInstanceOf(NotAllowedError);
-    await expect(contracts.binding.assign({ ownerId: other, cluster: SPOKE, displayName: '', contractIds: [c.id], actor: 'eve' })).rejects.toBeInstanceOf(
+    await expect(contracts.binding.bind(c.id, other, [{ cluster: HUB, displayName: '', tags: [] }], 'eve')).rejects.toBeInstanceOf(
       NotAllowedError,
     );
-    await expect(contracts.binding.bind(c.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(
+      contracts.binding.assign({ ownerId: other, cluster: SPOKE, displayName: '', contractIds: [c.id], actor: 'eve' }),
+    ).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(contracts.binding.bind(c.id, 0, [{ cluster: HUB, displayName: '', tags: [] }], 'root')).rejects.toBeInstanceOf(
+      NotAllowedError,
+    );
     expect(await contracts.listing.clusters(c.id, other)).toEqual([]);
     // By cluster: answered as a cluster no contract covers, and the auto-assigning contract stays empty.
     await expect(licenses.issueForCluster({ ownerId: other, cluster: HUB, features: [], actor: 'eve', ownerEmail: '' })).rejects.toThrow(
@@ -230,28 +267,41 @@ describe('Licenses', () => {
     // A UUID bound while nobody had enrolled it, then enrolled by ORG: no more licenses, no name, no usage counted.
     const cc = await bind(c.id, LATER);
     const asked: string[][] = [];
-    const counting = new Licenses(db, authority, contracts, inventory, { usage: async (_p, uids, ...rest) => (asked.push(uids), usage.usage(_p, uids, ...rest)) }, quiet);
+    const counting = new Licenses(
+      db,
+      authority,
+      contracts,
+      inventory,
+      { usage: async (_p, uids, ...rest) => (asked.push(uids), usage.usage(_p, uids, ...rest)) },
+      quiet,
+    );
     used = 9;
     await counting.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: other, actor: 'eve', ownerEmail: '' });
     expect(asked).toEqual([[LATER]]);
     known.push(inv(LATER, 'orgs-own-name'));
     try {
-      await expect(counting.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: other, actor: 'eve', ownerEmail: '' })).rejects.toBeInstanceOf(
-        NotAllowedError,
-      );
+      await expect(
+        counting.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: other, actor: 'eve', ownerEmail: '' }),
+      ).rejects.toBeInstanceOf(NotAllowedError);
       const statuses = await contracts.listing.clusters(c.id, other);
       expect(statuses.map((s) => s.clusterStatus)).toEqual([expect.objectContaining({ isImported: false, name: '' })]);
       const [status] = await contracts.listing.batchStatus(other, [LATER], 0);
       expect(status.clusterStatus).toMatchObject({ isImported: false, name: '' });
       // The quota of another contract binding it no longer counts what ORG's cluster reported.
-      const quota = await contract({ allowOffline: true, quota: { enabled: true, metric: 'cpu-core-hours', limit: 10, alertThresholds: [50], disableLicenseOnLimitReached: true } }, other);
+      const quota = await contract(
+        {
+          allowOffline: true,
+          quota: { enabled: true, metric: 'cpu-core-hours', limit: 10, alertThresholds: [50], disableLicenseOnLimitReached: true },
+        },
+        other,
+      );
       await db.table('contract_clusters').insert({ contract_id: quota.id, cluster_uid: LATER, display_name: '', tags: JSON.stringify([]) });
       const unenrolled = await bind(quota.id, UNENROLLED_3);
       asked.length = 0;
       used = 50;
-      await expect(counting.issueForBinding({ contractId: quota.id, ccId: unenrolled.id, ownerId: other, actor: 'eve', ownerEmail: '' })).rejects.toBeInstanceOf(
-        NotAllowedError,
-      );
+      await expect(
+        counting.issueForBinding({ contractId: quota.id, ccId: unenrolled.id, ownerId: other, actor: 'eve', ownerEmail: '' }),
+      ).rejects.toBeInstanceOf(NotAllowedError);
       expect(asked).toEqual([[UNENROLLED_3]]);
     } finally {
       known.pop();
@@ -265,7 +315,13 @@ describe('Licenses', () => {
     const offlineCc = await bind(c.id, AIRGAPPED);
     const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
     const register = (over: Partial<Parameters<Licenses['verifyRegistration']>[0]> = {}) =>
-      licenses.verifyRegistration({ license: license.license, clusterUid: SPOKE, features: ['postgres'], caCert: Buffer.alloc(0), ...over });
+      licenses.verifyRegistration({
+        license: license.license,
+        clusterUid: SPOKE,
+        features: ['postgres'],
+        caCert: Buffer.alloc(0),
+        ...over,
+      });
     expect(await register()).toMatchObject({ serial: license.serial, clusterUid: SPOKE, features: ['postgres', 'mysql'] });
     expect(await register({ caCert: Buffer.from(authority.certificatePem) })).toMatchObject({ serial: license.serial });
     await expect(register({ features: [] })).rejects.toBeInstanceOf(InputError);
@@ -293,7 +349,10 @@ describe('Licenses', () => {
   });
 
   it('reads issued licenses by ID with their owner, plan, email and times; a revoked one says when', async () => {
-    const c = await contract({ emails: { licenseUsers: ['ops@acme.io'] } as contractsV1.ContractFields['emails'], endUnix: now + 60 * DAY });
+    const c = await contract({
+      emails: { licenseUsers: ['ops@acme.io'] } as contractsV1.ContractFields['emails'],
+      endUnix: now + 60 * DAY,
+    });
     const cc = await bind(c.id, HUB);
     const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
     const [issued, ...rest] = await licenses.issued([license.serial, '999999999', 'not-a-serial', license.serial]);

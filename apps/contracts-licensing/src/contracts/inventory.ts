@@ -12,11 +12,19 @@ export type InventoryCluster = Pick<
 export interface Inventory {
   /** The cluster with this UID, hub or managed; undefined when the inventory has none. */
   cluster(uid: string): Promise<InventoryCluster | undefined>;
+  /** The clusters with these UIDs that the inventory has, by UID, in one question however many there are. */
+  clustersByUid(uids: string[]): Promise<Map<string, InventoryCluster>>;
   /** Every cluster of an owner: its hubs and their managed clusters. */
   clustersOf(ownerType: string, ownerId: number): Promise<InventoryCluster[]>;
 }
 
-type ClustersClient = Pick<PromiseClient<typeof clustersV1.ClustersServiceService>, 'getCluster' | 'listHubs' | 'listSpokes'>;
+type ClustersClient = Pick<
+  PromiseClient<typeof clustersV1.ClustersServiceService>,
+  'getCluster' | 'getClusters' | 'listHubs' | 'listSpokes'
+>;
+
+/** As many UIDs as the clusters service answers in one call. */
+const UIDS_PER_CALL = 1000;
 
 /** The inventory behind the clusters service's RPCs. */
 export function clustersInventory(client: ClustersClient): Inventory {
@@ -28,6 +36,13 @@ export function clustersInventory(client: ClustersClient): Inventory {
         if (err instanceof NotFoundError) return undefined;
         throw err;
       }
+    },
+    async clustersByUid(uids) {
+      const wanted = [...new Set(uids)];
+      const batches = [];
+      for (let i = 0; i < wanted.length; i += UIDS_PER_CALL) batches.push(wanted.slice(i, i + UIDS_PER_CALL));
+      const answers = await Promise.all(batches.map((b) => client.getClusters({ uids: b })));
+      return new Map(answers.flatMap((a) => a.clusters.map((c) => [c.uid, c] as const)));
     },
     async clustersOf(ownerType, ownerId) {
       const { clusters: hubs } = await client.listHubs({ ownerType, ownerId });
@@ -66,15 +81,27 @@ export function clustersClient(address: string): PromiseClient<typeof clustersV1
   return createClient(clustersV1.ClustersServiceService, address, { name: 'clusters', deadlineMs: 5_000 });
 }
 
-/** Asks the inventory once per UID for as long as it is kept (one call of the service). */
-export function memoInventory(inventory: Inventory): Inventory {
+/**
+ * Asks the inventory once per UID for as long as it is kept (one call of the service); the UIDs of `prefetch`
+ * are asked together in one call, for an answer about many clusters (a list of contracts).
+ */
+export function memoInventory(inventory: Inventory, prefetch: string[] = []): Inventory {
   const clusters = new Map<string, Promise<InventoryCluster | undefined>>();
+  if (prefetch.length > 0) {
+    const batch = inventory.clustersByUid(prefetch);
+    for (const uid of new Set(prefetch))
+      clusters.set(
+        uid,
+        batch.then((found) => found.get(uid)),
+      );
+  }
   return {
     cluster(uid) {
       let found = clusters.get(uid);
       if (!found) clusters.set(uid, (found = inventory.cluster(uid)));
       return found;
     },
+    clustersByUid: (uids) => inventory.clustersByUid(uids),
     clustersOf: (ownerType, ownerId) => inventory.clustersOf(ownerType, ownerId),
   };
 }

@@ -9,7 +9,7 @@ import { clusterUid } from './validation';
 
 /**
  * Reading contracts: the lists, one contract, the clusters bound to one, and a cluster's status. Each read is one
- * statement (the store's `withClusters`); the inventory is asked once per cluster of the answer.
+ * statement (the store's `withClusters`); the inventory is asked once for the clusters of the answer.
  */
 export class ContractListing {
   constructor(
@@ -67,7 +67,7 @@ export class ContractListing {
     const candidates = contractId
       ? [await this.withClusters(contractId, ownerId)]
       : await this.store.withClusters({ ownerId, activeOnly: true });
-    const inventory = memoInventory(this.inventory);
+    const inventory = memoInventory(this.inventory, uids);
     return Promise.all(
       uids.map(async (uid) => {
         for (const { contract, clusters: bound } of candidates) {
@@ -79,9 +79,12 @@ export class ContractListing {
     );
   }
 
-  /** Contracts with the status of their clusters, the inventory asked once per cluster. */
+  /** Contracts with the status of their clusters, the inventory asked once for all of them. */
   private async views(contracts: ContractWithClusters[]): Promise<ContractView[]> {
-    const inventory = memoInventory(this.inventory);
+    const inventory = memoInventory(
+      this.inventory,
+      contracts.flatMap(({ clusters }) => clusters.map((cc) => cc.cluster_uid)),
+    );
     return Promise.all(
       contracts.map(async ({ contract, clusters }) => ({
         contract,
