@@ -1,11 +1,12 @@
+import PDFDocument from 'pdfkit';
 import type { PlatformApi } from '@platform/simulator';
 
 /**
  * The contracts of the demo: an enterprise contract of the demo organization with its hub and managed clusters
  * bound and a license issued for the hub, and a second contract of the organization, bound to its hub, whose quota
- * the reported usage has used up (the manifest's `quotaExceeded`). Both are the organization's, as a contract may
- * bind only its own account's clusters (or ones nobody enrolled). Made through the public API as a site admin
- * would; a second start finds them by name and adds nothing.
+ * the reported usage has used up (the manifest's `quotaExceeded`), with a one-page PDF as its contract document.
+ * Both are the organization's, as a contract may bind only its own account's clusters (or ones nobody enrolled).
+ * Made through the public API as a site admin would; a second start finds them by name and adds nothing.
  */
 
 const DAY = 86_400;
@@ -58,9 +59,16 @@ export async function seedContracts(
     products: JSON.stringify(['productdb']),
     start: String(startUnix),
     end: String(Math.floor(Date.now() / 1000) + 365 * DAY),
-    quota: JSON.stringify({ enabled: true, metric: 'object-hours', limit: 1, alertThresholds: [50, 80, 100], disableLicenseOnLimitReached: true }),
+    quota: JSON.stringify({
+      enabled: true,
+      metric: 'object-hours',
+      limit: 1,
+      alertThresholds: [50, 80, 100],
+      disableLicenseOnLimitReached: true,
+    }),
   }));
   const quotaCc = await bindAll(admin, quota.id, [clusters.hub], owner.org);
+  await attachDocument(admin, quota.id, owner.org, say);
   return { org: owner.org, contractID: quota.id, ccID: quotaCc, cluster: clusters.hub };
 }
 
@@ -81,7 +89,36 @@ async function bindAll(admin: PlatformApi, contractId: number, uids: string[], a
   const bound = (await admin.expect('GET', path, [200])).body as { id: number; cluster: string }[];
   const missing = uids.filter((u) => !bound.some((b) => b.cluster === u));
   if (missing.length > 0)
-    await admin.expect('POST', `${path}?org=${encodeURIComponent(account)}`, [201], missing.map((cluster) => ({ cluster })));
+    await admin.expect(
+      'POST',
+      `${path}?org=${encodeURIComponent(account)}`,
+      [201],
+      missing.map((cluster) => ({ cluster })),
+    );
   const all = (await admin.expect('GET', path, [200])).body as { id: number; cluster: string }[];
   return all.find((b) => b.cluster === uids[0])!.id;
+}
+
+/** Uploads the contract's document as an admin edits the contract (a multipart `document` part), once. */
+async function attachDocument(admin: PlatformApi, contractId: number, account: string, say: (msg: string) => void): Promise<void> {
+  const org = `?org=${encodeURIComponent(account)}`;
+  if ((await admin.expect('GET', `/contracts/${contractId}/document${org}`, [200, 404])).status === 200) return;
+  const form = new FormData();
+  form.append('document', new Blob([await contractPdf(QUOTA, account)], { type: 'application/pdf' }), 'demo-quota-contract.pdf');
+  await admin.expect('PUT', `/contracts/${contractId}${org}`, [200], form);
+  say(`uploaded the document of contract ${contractId}`);
+}
+
+/** A one-page PDF naming the contract and its account. */
+function contractPdf(name: string, account: string): Promise<Buffer> {
+  const doc = new PDFDocument({ size: 'A4', info: { Title: name } });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  doc.fontSize(18).text(name).moveDown().fontSize(11).text(`Demo contract of the organization ${account}. Not a real agreement.`);
+  doc.end();
+  return done;
 }

@@ -9,6 +9,7 @@ import { formatProgress, PlatformApi, simulate, writePrivateFile, type Simulatio
 import { seedClientOrgs, seedOutdatedClusterSet } from './demo-cluster-sets';
 import { hasContracts, seedContracts, type QuotaExceeded } from './demo-contracts';
 import { seedMarketplace } from './demo-marketplace';
+import { seedOrgAccess } from './demo-org';
 import type { LocalPlatform } from './platform';
 
 /**
@@ -16,8 +17,10 @@ import type { LocalPlatform } from './platform';
  * ready, make a demo organization owner (as the site admin, over the public API), let the in-process simulator
  * enroll one hub with three managed clusters in organization `demo` and send three months of reports on the bus
  * the apps use (the process's in-process bus, or NATS_URL), wait until the services have applied them, and
- * write the manifest naming the data. Everything it makes is kept under DATA_DIR/demo-seed (the owner's
- * password and the hub's bus credentials, 0600), so a second start on the same DATA_DIR enrolls nothing again
+ * write the manifest naming the data. The owner's membership of `demo` is public and the organization has a
+ * manager sync token (./demo-org.ts); hosted deployments get contracts, one with a document (./demo-contracts.ts).
+ * Everything it makes is kept under DATA_DIR/demo-seed (the owner's password, the sync token's secret and the
+ * hub's bus credentials, 0600), so a second start on the same DATA_DIR enrolls nothing again
  * and resends the same message ids, which ingestion applies once. The simulated clusters answer resource-history
  * requests until the platform stops.
  *
@@ -185,6 +188,12 @@ async function seedDemo(
       say(`waiting for the services to apply the reports`);
       await waitForClusters(platform, hub, stopping);
       const usage = await waitForBilling(platform, result, say, stopping);
+      const owner = await PlatformApi.signIn({ url, username: DEMO.owner, password }, 'demo-seed');
+      try {
+        await seedOrgAccess(owner, DEMO.org, DEMO.owner, hub.uid, dir, say);
+      } finally {
+        await owner.close();
+      }
       let quotaExceeded: QuotaExceeded | undefined;
       if (hasContracts(env.DEPLOYMENT_TYPE)) {
         say('making the demo contracts and licenses');

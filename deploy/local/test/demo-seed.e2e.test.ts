@@ -12,8 +12,9 @@ import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launc
  * DEMO_SEED_MANIFEST=<path> npm start: the launcher as npm starts it, on the in-process bus of
  * the embedded default, seeds a demo and writes the manifest; every name in it is found through the clusters
  * service's RPCs (its port found among the server's listening sockets), the REST API and billing-dashboard's tables
- * (no read RPC for them yet: the platform runs on a fresh Postgres database so the test can read them). A second
- * start on the same DATA_DIR (and database) duplicates nothing.
+ * (no read RPC for them yet: the platform runs on a fresh Postgres database so the test can read them); the
+ * owner's public membership, the organization's manager sync token and the used-up contract's document answer
+ * over REST. A second start on the same DATA_DIR (and database) duplicates nothing.
  */
 const ADMIN_PASSWORD = 'demo-admin-password';
 const MANIFEST_KEYS = ['hub', 'namespace', 'outdatedClusterSet', 'owner', 'quotaExceeded', 'sharedGatewayClientOrg', 'spokes', 'usage'];
@@ -199,6 +200,40 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     );
     expect(await count('contracts.issued_licenses', 'where cluster_uid = $1', [hub.uid])).toBe(1);
 
+    // What the owner's organization shows: their membership is public (to anyone), the organization has a manager
+    // sync token under both its names, and the used-up contract a document, which downloads as a PDF.
+    const org = `${first.url}api/v1/orgs/${owner.org}`;
+    expect((await fetch(`${org}/public_members/${owner.username}`)).status).toBe(204);
+    expect((await fetch(`${org}/public_members`).then((r) => r.json() as Promise<any[]>)).map((m: any) => m.login)).toEqual([
+      owner.username,
+    ]);
+    const syncToken = await get(`/orgs/${owner.org}/manager/sync-token`);
+    expect(syncToken).toMatchObject({ status: 200, body: { orgName: owner.org } });
+    expect(await get(`/orgs/${owner.org}/manager/user-token`)).toMatchObject({
+      status: 200,
+      body: { accessKeyID: syncToken.body.accessKeyID },
+    });
+    const adminToken = await fetch(`${first.url}api/v1/users/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'e2e' }),
+    }).then(async (r) => ((await r.json()) as any).sha1);
+    const adminDocument = await fetch(`${first.url}api/v1/contracts/${quotaExceeded.contractID}/document?org=${owner.org}`, {
+      headers: { authorization: `token ${adminToken}` },
+    });
+    expect(adminDocument.status).toBe(200);
+    const documentUrl = (await adminDocument.json()) as string;
+    const ownDocument = await get(`/user/contracts/${quotaExceeded.contractID}/document?org=${owner.org}`);
+    expect(ownDocument.status).toBe(200);
+    expect(new URL(ownDocument.body).pathname).toBe(new URL(documentUrl).pathname);
+    const download = await fetch(documentUrl);
+    expect([download.status, download.headers.get('content-type')]).toEqual([200, 'application/pdf']);
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+
     const before = await counts();
     expect(before.hubs).toBe(1);
     expect(before.clusters).toBe(1 + spokes.length);
@@ -209,8 +244,19 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     const second = await npmStart(env());
     try {
       expect(await waitForFile(manifestPath, second, 240_000)).toEqual(manifest);
-      expect(second.logs()).not.toMatch(/created user/);
+      expect(second.logs()).not.toMatch(/created user|membership of .* public|manager sync token|uploaded the document/);
       expect(await counts()).toEqual(before);
+      // The same sync token: the second seed found it rather than replacing it.
+      const again = await fetch(`${second.url}api/v1/users/${owner.username}/tokens`, {
+        method: 'POST',
+        headers: { authorization: basic(owner.username, owner.password), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'e2e-again' }),
+      }).then(async (r) => ((await r.json()) as any).sha1);
+      const kept = await fetch(`${second.url}api/v1/orgs/${owner.org}/manager/sync-token`, {
+        headers: { authorization: `token ${again}` },
+      });
+      expect([kept.status, ((await kept.json()) as any).accessKeyID]).toEqual([200, syncToken.body.accessKeyID]);
+      expect((await fetch(`${second.url}api/v1/orgs/${owner.org}/public_members/${owner.username}`)).status).toBe(204);
     } finally {
       expect(await interrupt(second.child)).toBe(0);
     }
@@ -271,7 +317,17 @@ describe.each([
     let bound: string[];
     try {
       manifest = await waitForFile(manifestPath, first, 240_000);
-      expect(Object.keys(manifest).sort()).toEqual(['claims', 'hub', 'installers', 'namespace', 'outdatedClusterSet', 'owner', 'sharedGatewayClientOrg', 'spokes', 'usage']);
+      expect(Object.keys(manifest).sort()).toEqual([
+        'claims',
+        'hub',
+        'installers',
+        'namespace',
+        'outdatedClusterSet',
+        'owner',
+        'sharedGatewayClientOrg',
+        'spokes',
+        'usage',
+      ]);
       expect(manifest.installers.length).toBeGreaterThanOrEqual(3);
       const token = await fetch(`${first.url}api/v1/users/admin/tokens`, {
         method: 'POST',
