@@ -197,7 +197,8 @@ marketplace-listener:
 clusters:
   database: true
   bus: true
-  # owner tuples (authz) and bus accounts for inventory ingestion (orgs-teams)
+  # owner tuples (authz); bus accounts for inventory ingestion and hub enrollment, and the organizations and admin
+  # users of client organizations (orgs-teams)
   calls: [authz, orgs-teams]
 {{- end }}
 
