@@ -40,6 +40,8 @@ interface ProvisionRow {
 
 /** What the request that started a provisioning waits for: the result, or why it failed. */
 interface Outcome {
+  /** The request's run has begun: a relay pass of this process leaves the operation to it. */
+  running?: boolean;
   result?: clientOrgsV1.ProvisionedClientOrg;
   error?: unknown;
 }
@@ -139,6 +141,8 @@ export class ClientOrgProvisioning {
     const op = await this.row(id);
     if (!op) return;
     const outcome = this.waiting.get(id);
+    if (outcome?.running) throw new UnavailableError(`the creation of client organization ${op.name} is still running`);
+    if (outcome) outcome.running = true;
     if (op.state === 'provisioning') {
       try {
         const result = await this.forward(op, callOptions(call), outcome !== undefined);
@@ -189,7 +193,6 @@ export class ClientOrgProvisioning {
           if (err instanceof ConflictError) {
             const ours = await this.ourOrg(op, call);
             if (ours) return ours;
-            throw new ConflictError(`an organization named ${op.name} already exists`);
           }
           throw err;
         });

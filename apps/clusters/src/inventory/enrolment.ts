@@ -34,6 +34,8 @@ interface EnrolmentRow {
 /** The request that started an enrolment: its call, and then the result or why it failed. */
 interface Waiting {
   ctx: CallContext;
+  /** The request's run has begun: a relay pass of this process leaves the enrolment to it. */
+  running?: boolean;
   result?: clustersV1.EnrolledHub;
   error?: unknown;
 }
@@ -110,6 +112,8 @@ export class HubEnrolment {
       return;
     }
     const waiting = this.waiting.get(id);
+    if (waiting?.running) throw new UnavailableError(`the enrolment of cluster ${op.name} is still running`);
+    if (waiting) waiting.running = true;
     if (op.state === 'enrolling') {
       let why = 'the enrolment was interrupted before its hub was recorded';
       if (waiting) {
