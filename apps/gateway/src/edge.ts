@@ -182,7 +182,8 @@ async function refusalOf(
     }));
   }
   if (allowed) return undefined;
-  return new NotAllowedError(r.denied === undefined ? `you do not have the ${name} permission` : await say(r.denied, input, ctx));
+  if (r.denied !== undefined) return new NotAllowedError(await say(r.denied, input, ctx));
+  return new NotAllowedError(r.permission !== undefined ? `you do not have the ${r.permission} permission` : `you do not have ${name}`);
 }
 
 /** What a scoped token is told on a row its scope does not list. */

@@ -4,7 +4,7 @@ import type { clustersV1, featureSetsV1 } from '@platform/proto';
 import type { Backends } from '../../backends';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
-import { HUB_MANAGE_CHECKS, HUB_PREFIX, HUB_READ_CHECKS, HubPath, hubToManage, hubToRead } from './hub';
+import { HUB_MANAGE, HUB_PREFIX, HUB_READ, HubPath, hubInPath } from './hub';
 
 const route = sectionRoutes({ tag: 'Cluster sets', backend: 'clusters' });
 
@@ -121,8 +121,9 @@ export const featureSetRoutes: Route[] = [
     summary: 'The feature catalog with what is installed on the cluster set',
     auth: 'token',
     params: SetPath,
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: z.array(FeatureSetInfo) },
     async handle({ params }, { backends, target }) {
       const { featureSets } = await backends.clusters.featureSets.listFeatureSets({ hubUid: target.uid, name: params.clusterset });
@@ -135,11 +136,12 @@ export const featureSetRoutes: Route[] = [
     summary: "Install a feature set's features (and those they require) on the cluster set; sent to the hub's agent",
     auth: 'token',
     params: SetPath,
-    target: hubToManage,
+    target: hubInPath,
+    requires: HUB_MANAGE,
     body: { schema: FreeForm },
-    handlerChecks: [
-      ...HUB_MANAGE_CHECKS,
-      '404 for an unknown set; 400 for a missing or unknown feature set or feature, or values not an object',
+    errors: [
+      { status: 404, description: 'for an unknown set' },
+      { status: 400, description: 'for a missing or unknown feature set or feature, or values not an object' },
     ],
     response: { status: 200, schema: FeatureSetChange },
     async handle({ params, body }, { backends, target }) {
@@ -160,11 +162,16 @@ export const featureSetRoutes: Route[] = [
     summary: 'Disable a feature set, or some of its features, on the cluster set',
     auth: 'token',
     params: SetPath,
-    target: hubToManage,
+    target: hubInPath,
+    requires: HUB_MANAGE,
     body: { schema: EnableFeatureOptions },
-    handlerChecks: [
-      ...HUB_MANAGE_CHECKS,
-      '404 for an unknown set; 400 when clusterSet is not the set of the path, the feature set is unknown or not installed, or another installed feature requires one being disabled',
+    errors: [
+      { status: 404, description: 'for an unknown set' },
+      {
+        status: 400,
+        description:
+          'when clusterSet is not the set of the path, the feature set is unknown or not installed, or another installed feature requires one being disabled',
+      },
     ],
     response: { status: 200, schema: FeatureSetChange },
     async handle({ params, body }, { backends, target }) {
@@ -188,11 +195,12 @@ export const featureSetRoutes: Route[] = [
     summary: "Set one member cluster's own values for an installed feature set",
     auth: 'token',
     params: SetPath.extend({ managedCluster: p.segment }),
-    target: hubToManage,
+    target: hubInPath,
+    requires: HUB_MANAGE,
     body: { schema: FreeForm },
-    handlerChecks: [
-      ...HUB_MANAGE_CHECKS,
-      '404 for an unknown set or a cluster not in it; 400 for a missing, unknown or not installed feature set',
+    errors: [
+      { status: 404, description: 'for an unknown set or a cluster not in it' },
+      { status: 400, description: 'for a missing, unknown or not installed feature set' },
     ],
     response: { status: 200, schema: FeatureSetChange },
     async handle({ params, body }, { backends, target }) {
@@ -213,8 +221,9 @@ export const featureSetRoutes: Route[] = [
     summary: 'Each installed feature: the clusters running it at the set release, and the unaligned ones',
     auth: 'token',
     params: SetPath,
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: AllFeaturesSync },
     handle: async ({ params }, ctx) => ({ body: await syncStatus(ctx, params.clusterset, 'all-features') }),
   }),
@@ -224,8 +233,9 @@ export const featureSetRoutes: Route[] = [
     summary: 'The release the set pins and the agent release each of its clusters runs',
     auth: 'token',
     params: SetPath,
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: FeaturesVersion },
     handle: async ({ params }, ctx) => ({ body: await syncStatus(ctx, params.clusterset, 'versions') }),
   }),
@@ -235,8 +245,9 @@ export const featureSetRoutes: Route[] = [
     summary: "One feature's in-sync and out-of-sync clusters",
     auth: 'token',
     params: SetPath.extend({ feature: p.segment }),
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set or a feature not in the catalog'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set or a feature not in the catalog' }],
     response: { status: 200, schema: FeatureSync },
     handle: async ({ params }, ctx) => ({ body: await syncStatus(ctx, params.clusterset, 'feature', params.feature) }),
   }),
@@ -246,8 +257,9 @@ export const featureSetRoutes: Route[] = [
     summary: 'Whether auto-update is possible: every cluster of the set runs the latest release',
     auth: 'token',
     params: SetPath,
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: AutoUpdateCheck },
     async handle({ params }, { backends, target }) {
       const { possible } = await backends.clusters.featureSets.autoUpdateCheck({ hubUid: target.uid, name: params.clusterset });
@@ -260,8 +272,12 @@ export const featureSetRoutes: Route[] = [
     summary: "Move the set to the latest release and send it to the hub's agent",
     auth: 'token',
     params: SetPath,
-    target: hubToManage,
-    handlerChecks: [...HUB_MANAGE_CHECKS, '404 for an unknown set; 400 {message} when auto-update is not possible'],
+    target: hubInPath,
+    requires: HUB_MANAGE,
+    errors: [
+      { status: 404, description: 'for an unknown set' },
+      { status: 400, description: '{message} when auto-update is not possible' },
+    ],
     response: { status: 200, schema: AutoUpdated },
     async handle({ params }, { backends, target }) {
       const { json } = await backends.clusters.featureSets.autoUpdate({ hubUid: target.uid, name: params.clusterset });

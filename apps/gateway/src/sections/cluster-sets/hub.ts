@@ -1,80 +1,108 @@
 import { z } from 'zod';
-import { NotAllowedError, NotFoundError } from '@platform/errors';
+import { NotFoundError } from '@platform/errors';
 import type { clustersV1 } from '@platform/proto';
 import * as p from '../../params';
-import type { EdgeContext, Target } from '../../route';
+import type { EdgeContext, ObjectResolver, Requirement, Target } from '../../route';
 
 /** The path of every 4.12 row: `/clusters/{owner}/{cluster}` (an organization or user slug and its hub's name). */
 export const HubPath = z.object({ owner: p.login, cluster: p.segment });
 export const HUB_PREFIX = '/clusters/:owner/:cluster';
 
-async function isSiteAdmin(ctx: EdgeContext): Promise<boolean> {
-  const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller!.id, permission: 'admin:site', objectId: 0 });
-  return allowed;
+/** The owner account of a hub path: an organization the caller can see, else a user. */
+interface Owner {
+  type: 'organization' | 'user';
+  id: number;
+  name: string;
 }
 
+// One lookup of the owner per request: the requirement on it and the hub's resolution both need it.
+const owners = new WeakMap<object, Promise<Owner>>();
+
 /**
- * The owner account of the path and the caller's rights on it. An organization the caller may not see (a
- * private one to a non-member) is 404, like an unknown owner, so its existence does not leak; one the caller
- * sees but is not a member of is 403 (members and site admins pass `access:org`). A user account is open to
- * that user and to site admins; any other caller gets 403 (user accounts are public, their existence is not
- * a secret).
+ * The owner account `{owner}`: an organization the caller can see, else a user account. An organization the caller
+ * may not see (a private one to a non-member) is looked up as a user, so it is 404 like an unknown owner and its
+ * existence does not leak (user accounts are public, their existence is not a secret).
  */
-async function ownerOf(owner: string, ctx: EdgeContext): Promise<{ ownerType: 'organization' | 'user'; ownerId: number }> {
-  const caller = ctx.caller!;
+function ownerOf(owner: string, ctx: EdgeContext): Promise<Owner> {
+  let found = owners.get(ctx.req);
+  if (!found) owners.set(ctx.req, (found = lookUpOwner(owner, ctx)));
+  return found;
+}
+
+async function lookUpOwner(owner: string, ctx: EdgeContext): Promise<Owner> {
   try {
-    const org = await ctx.backends.orgsTeams.organizations.getOrg({ name: owner, viewerId: caller.id });
-    const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: caller.id, permission: 'access:org', objectId: org.id });
-    if (!allowed) throw new NotAllowedError(`you are not a member of organization ${org.username}`);
-    return { ownerType: 'organization', ownerId: org.id };
+    const org = await ctx.backends.orgsTeams.organizations.getOrg({ name: owner, viewerId: ctx.caller!.id });
+    return { type: 'organization', id: org.id, name: org.username };
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
   const user = await ctx.backends.orgsTeams.identity.getUser({ id: 0, login: owner }).catch((e: unknown) => {
     throw e instanceof NotFoundError ? new NotFoundError(`no organization or user named ${owner.slice(0, 80)}`) : e;
   });
-  if (user.id !== caller.id && !(await isSiteAdmin(ctx))) throw new NotAllowedError(`clusters of user ${user.login} are theirs alone`);
-  return { ownerType: 'user', ownerId: user.id };
+  return { type: 'user', id: user.id, name: user.login };
 }
+
+type Params = z.output<typeof HubPath>;
+type HubRequirement = Requirement<'cluster', { params: Params }, EdgeContext & { target: clustersV1.Cluster }>;
+
+/** The owner organization, for `access:org` on it; none when the owner is a user account. */
+const ownerOrganization: ObjectResolver<{ params: Params }, EdgeContext> = {
+  describe: 'the owner organization `{owner}`',
+  async resolve({ params }, ctx) {
+    const owner = await ownerOf(params.owner, ctx);
+    return owner.type === 'organization' ? { type: 'organization', id: owner.id } : undefined;
+  },
+};
 
 /**
- * The hub `{cluster}` of `{owner}` with the caller's right on it: `view` on `cluster:<uid>` to read (the owner
- * organization's members), `manage` to change (its owners, or the owning user), site admins either way. The
- * owner is checked first, so a caller without rights there learns nothing of its hubs (403), and an unknown hub
- * of an owner the caller may act for is 404.
+ * Access to the owner, checked before the hub is looked up, so a caller without it learns nothing of its hubs (403)
+ * and an unknown hub of an owner the caller may act for is 404: an organization's members (and site admins, who
+ * pass `access:org`), a user account's user and site admins.
  */
-function hubTarget(relation: 'view' | 'manage'): Target<'cluster', clustersV1.Cluster, z.output<typeof HubPath>> {
-  return {
-    type: 'cluster',
-    describe:
-      relation === 'view'
-        ? 'hub `{cluster}` of `{owner}`: access to the owner (organization members, the user) and view on the hub; site admins'
-        : 'hub `{cluster}` of `{owner}`: access to the owner and manage on the hub (organization owners, the user); site admins',
-    async resolve({ owner, cluster }, ctx) {
-      const account = await ownerOf(owner, ctx);
-      const hub = await ctx.backends.clusters.clusters.getHub({ ...account, name: cluster });
-      const { allowed } = await ctx.backends.authz.authz.check({
-        tuple: { user: `user:${ctx.caller!.id}`, relation, object: `cluster:${hub.uid}` },
-        contextualTuples: [],
-      });
-      if (!allowed && !(await isSiteAdmin(ctx))) {
-        throw new NotAllowedError(relation === 'view' ? `you may not see cluster ${hub.name}` : `you may not manage cluster ${hub.name}`);
-      }
-      return hub;
+const OWNER_ACCESS: HubRequirement = {
+  anyOf: [
+    { on: ownerOrganization, permission: 'access:org' },
+    {
+      check: 'the owner `{owner}` is the caller',
+      holds: async ({ params }, ctx) => {
+        const owner = await ownerOf(params.owner, ctx);
+        return owner.type === 'user' && owner.id === ctx.caller!.id;
+      },
+      denied: ({ params }) => `clusters of user ${params.owner} are theirs alone`,
     },
-    id: (hub) => hub.id,
-  };
-}
+    { on: 'site', permission: 'admin:site' },
+  ],
+  denied: async ({ params }, ctx) => {
+    const owner = await ownerOf(params.owner, ctx);
+    return owner.type === 'organization'
+      ? `you are not a member of organization ${owner.name}`
+      : `clusters of user ${owner.name} are theirs alone`;
+  },
+};
 
-/** How the route table names the target's checks (they are made while resolving it, before the body is read). */
-export const HUB_READ_CHECKS = [
-  'the owner: an organization the caller is a member of (a private one it cannot see is 404), the user itself; then view on the hub `cluster:<uid>`; site admins pass both',
-];
-export const HUB_MANAGE_CHECKS = [
-  'the owner: an organization the caller is a member of (a private one it cannot see is 404), the user itself; then manage on the hub `cluster:<uid>` (organization owners, the owning user); site admins pass both',
-];
+/** `view` (reads: the owner organization's members) or `manage` (changes: its owners, or the owning user) on the hub; site admins either way. */
+const onHub = (relation: 'view' | 'manage'): HubRequirement => ({
+  anyOf: [
+    { on: 'target', relation },
+    { on: 'site', permission: 'admin:site' },
+  ],
+  denied: (_input, { target }) =>
+    relation === 'view' ? `you may not see cluster ${target.name}` : `you may not manage cluster ${target.name}`,
+});
 
-/** Reads: view on the hub. */
-export const hubToRead = hubTarget('view');
-/** Changes: manage on the hub. */
-export const hubToManage = hubTarget('manage');
+/** The hub `{cluster}` of `{owner}`; 404 when the owner has none of that name. */
+export const hubInPath: Target<'cluster', clustersV1.Cluster, Params> = {
+  type: 'cluster',
+  describe: 'hub `{cluster}` of `{owner}`',
+  async resolve({ owner, cluster }, ctx) {
+    const account = await ownerOf(owner, ctx);
+    return ctx.backends.clusters.clusters.getHub({ ownerType: account.type, ownerId: account.id, name: cluster });
+  },
+  id: (hub) => hub.id,
+  authzId: (hub) => hub.uid,
+};
+
+/** Reads: access to the owner, then view on the hub. */
+export const HUB_READ: HubRequirement[] = [OWNER_ACCESS, onHub('view')];
+/** Changes: access to the owner, then manage on the hub. */
+export const HUB_MANAGE: HubRequirement[] = [OWNER_ACCESS, onHub('manage')];

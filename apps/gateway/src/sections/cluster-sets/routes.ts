@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { featureSetRoutes } from './features';
-import { HUB_MANAGE_CHECKS, HUB_PREFIX, HUB_READ_CHECKS, HubPath, hubToManage, hubToRead } from './hub';
+import { HUB_MANAGE, HUB_PREFIX, HUB_READ, HubPath, hubInPath } from './hub';
 import {
   AuthInfo,
   BindNamespaceOptions,
@@ -36,8 +36,8 @@ export const clusterSetRoutes: Route[] = [
     summary: "The hub's cluster sets with their cluster counts",
     auth: 'token',
     params: HubPath,
-    target: hubToRead,
-    handlerChecks: HUB_READ_CHECKS,
+    target: hubInPath,
+    requires: HUB_READ,
     response: { status: 200, schema: z.array(ListClusterSetResp) },
     async handle(_in, { backends, target }) {
       const { sets } = await backends.clusters.clusterSets.listClusterSets({ hubUid: target.uid });
@@ -50,8 +50,8 @@ export const clusterSetRoutes: Route[] = [
     summary: "The hub's managed clusters, each with the set it is in",
     auth: 'token',
     params: HubPath,
-    target: hubToRead,
-    handlerChecks: HUB_READ_CHECKS,
+    target: hubInPath,
+    requires: HUB_READ,
     response: { status: 200, schema: z.array(ManagedClusterInfo) },
     async handle(_in, { backends, target }) {
       const { clusters } = await backends.clusters.clusterSets.listManagedClusters({ hubUid: target.uid });
@@ -65,8 +65,8 @@ export const clusterSetRoutes: Route[] = [
     auth: 'token',
     params: HubPath,
     query: AvailableQuery,
-    target: hubToRead,
-    handlerChecks: HUB_READ_CHECKS,
+    target: hubInPath,
+    requires: HUB_READ,
     response: { status: 200, schema: z.array(z.string()) },
     async handle({ query }, { backends, target }) {
       const { names } = await backends.clusters.clusterSets.listSetNames({
@@ -82,9 +82,13 @@ export const clusterSetRoutes: Route[] = [
     summary: 'Create a cluster set, with clusters when given',
     auth: 'token',
     params: HubPath,
-    target: hubToManage,
+    target: hubInPath,
+    requires: HUB_MANAGE,
     body: { schema: ClusterSetOptions },
-    handlerChecks: [...HUB_MANAGE_CHECKS, '400 for a cluster not managed by the hub or already in a set; 409 for a set name the hub has'],
+    errors: [
+      { status: 400, description: 'for a cluster not managed by the hub or already in a set' },
+      { status: 409, description: 'for a set name the hub has' },
+    ],
     response: { status: 200, schema: ListClusterSetResp },
     async handle({ body }, { backends, target, caller }) {
       const set = await backends.clusters.clusterSets.createClusterSet({
@@ -102,9 +106,10 @@ export const clusterSetRoutes: Route[] = [
     summary: 'Delete a cluster set (its clusters stay managed by the hub)',
     auth: 'token',
     params: HubPath,
-    target: hubToManage,
+    target: hubInPath,
+    requires: HUB_MANAGE,
     body: { schema: ClusterSetOptions },
-    handlerChecks: [...HUB_MANAGE_CHECKS, '404 for a set the hub does not have'],
+    errors: [{ status: 404, description: 'for a set the hub does not have' }],
     response: { status: 200, schema: ListClusterSetResp },
     async handle({ body }, { backends, target }) {
       const set = await backends.clusters.clusterSets.deleteClusterSet({ hubUid: target.uid, name: body.clusterSet });
@@ -117,11 +122,12 @@ export const clusterSetRoutes: Route[] = [
     summary: 'Add managed clusters to a cluster set',
     auth: 'token',
     params: HubPath,
-    target: hubToManage,
+    target: hubInPath,
+    requires: HUB_MANAGE,
     body: { schema: ClusterSetMembersOptions },
-    handlerChecks: [
-      ...HUB_MANAGE_CHECKS,
-      '404 for an unknown set; 400 for a cluster not managed by the hub or already in a set (nothing added)',
+    errors: [
+      { status: 404, description: 'for an unknown set' },
+      { status: 400, description: 'for a cluster not managed by the hub or already in a set (nothing added)' },
     ],
     response: { status: 200, schema: ListClusterSetResp },
     async handle({ body }, { backends, target, caller }) {
@@ -140,9 +146,13 @@ export const clusterSetRoutes: Route[] = [
     summary: 'Remove clusters from a cluster set',
     auth: 'token',
     params: HubPath,
-    target: hubToManage,
+    target: hubInPath,
+    requires: HUB_MANAGE,
     body: { schema: ClusterSetMembersOptions },
-    handlerChecks: [...HUB_MANAGE_CHECKS, '404 for an unknown set; 400 for a cluster not in the set (nothing removed)'],
+    errors: [
+      { status: 404, description: 'for an unknown set' },
+      { status: 400, description: 'for a cluster not in the set (nothing removed)' },
+    ],
     response: { status: 200, schema: ListClusterSetResp },
     async handle({ body }, { backends, target, caller }) {
       const set = await backends.clusters.clusterSets.removeClusters({
@@ -160,8 +170,9 @@ export const clusterSetRoutes: Route[] = [
     summary: 'The managed clusters in a cluster set',
     auth: 'token',
     params: SetPath,
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: z.array(ClustersResp) },
     async handle({ params }, { backends, target }) {
       const { clusters } = await backends.clusters.clusterSets.listMembers({ hubUid: target.uid, name: params.clusterset });
@@ -174,8 +185,9 @@ export const clusterSetRoutes: Route[] = [
     summary: "The names of the hub's managed clusters that can be added to the set (in no set yet)",
     auth: 'token',
     params: SetPath,
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: z.array(z.string()) },
     async handle({ params }, { backends, target }) {
       const { names } = await backends.clusters.clusterSets.listAddable({ hubUid: target.uid, name: params.clusterset });
@@ -188,8 +200,9 @@ export const clusterSetRoutes: Route[] = [
     summary: 'Role-ref names granted on the set and the users holding each',
     auth: 'token',
     params: SetPath,
-    target: hubToRead,
-    handlerChecks: [...HUB_READ_CHECKS, '404 for an unknown set'],
+    target: hubInPath,
+    requires: HUB_READ,
+    errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: AuthInfo },
     async handle({ params }, { backends, target }) {
       const { json } = await backends.clusters.clusterSets.authInfo({ hubUid: target.uid, name: params.clusterset });
@@ -202,8 +215,8 @@ export const clusterSetRoutes: Route[] = [
     summary: 'Namespaces of the hub and the cluster sets bound to each',
     auth: 'token',
     params: HubPath,
-    target: hubToRead,
-    handlerChecks: HUB_READ_CHECKS,
+    target: hubInPath,
+    requires: HUB_READ,
     response: { status: 200, schema: BoundNamespaces },
     async handle(_in, { backends, target }) {
       const { json } = await backends.clusters.clusterSets.boundNamespaces({ hubUid: target.uid });
@@ -217,9 +230,10 @@ export const clusterSetRoutes: Route[] = [
       summary: action === 'bind' ? 'Bind a namespace of the hub to a cluster set' : 'Unbind a namespace of the hub from a cluster set',
       auth: 'token',
       params: HubPath,
-      target: hubToManage,
+      target: hubInPath,
+      requires: HUB_MANAGE,
       body: { schema: BindNamespaceOptions },
-      handlerChecks: [...HUB_MANAGE_CHECKS, '400 for a namespace the hub does not have or a set it does not have'],
+      errors: [{ status: 400, description: 'for a namespace the hub does not have or a set it does not have' }],
       response: { status: 200, schema: BoundNamespaces, description: 'The bound namespaces after the change' },
       async handle({ body }, { backends, target }) {
         const req = { hubUid: target.uid, clusterSet: body.clusterSet, namespace: body.namespace };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { InputError, NotAllowedError, NotFoundError } from '@platform/errors';
+import { InputError, NotFoundError } from '@platform/errors';
 import * as p from '../../params';
-import { sectionRoutes, type EdgeContext, type Requirement, type Route } from '../../route';
+import { sectionRoutes, type EdgeContext, type ObjectResolver, type Requirement, type Route, type User } from '../../route';
 import { AssignClusterBody, ClusterReferences, ClustersBody, PreferencesBody, RenameBody, TagsBody } from './form';
 import {
   AssociatedClusterJson,
@@ -16,17 +16,7 @@ import {
   UserContractJson,
   userContractJson,
 } from './presenters';
-import {
-  ClusterId,
-  ContractClusterId,
-  ContractId,
-  contractQuery,
-  listRequest,
-  deniedWhenMissing,
-  documentUrl,
-  ownerOf,
-  type Owner,
-} from './shared';
+import { ClusterId, ContractClusterId, ContractId, contractQuery, listRequest, deniedWhenMissing, documentUrl, ownerOf } from './shared';
 
 const route = sectionRoutes({ tag: 'Contracts', backend: 'contracts-licensing' });
 
@@ -41,18 +31,21 @@ const ASSIGN: Requirement<never> = { on: 'org', permission: 'add_cluster:contrac
 const common = { auth: 'token', gate: 'hosted', org: 'optional' } as const;
 
 /**
- * `updated_preferences:contracts` on the contract. The contract's owner account is handed to authz as a
+ * The contract `{id}` of the account, for `updated_preferences:contracts` on it: 403 for another account's contract
+ * or a missing one (contracts-licensing answers NotFound for both). Its owner account is handed to authz as a
  * contextual tuple (`<owner> owner contract:<id>`), so the check follows the model (the owner user, or the owner
  * organization's owners, site admins and custom-role holders) from the contract contracts-licensing answered.
  */
-async function assertMayChangePreferences(ctx: EdgeContext & { caller: { id: number } }, id: number, owner: Owner): Promise<void> {
-  const object = `contract:${id}`;
-  const { allowed } = await ctx.backends.authz.authz.check({
-    tuple: { user: `user:${ctx.caller.id}`, relation: 'updated_preferences', object },
-    contextualTuples: [{ user: `${owner.type}:${owner.id}`, relation: 'owner', object }],
-  });
-  if (!allowed) throw new NotAllowedError('you do not have the updated_preferences:contracts permission');
-}
+const contractOfAccount: ObjectResolver<{ params: { id: number } }, EdgeContext & { caller: User }> = {
+  describe: 'contract `{id}` of the account (403 also for another account’s contract)',
+  async resolve({ params }, ctx) {
+    const owner = ownerOf(ctx);
+    const { contracts } = ctx.backends.contractsLicensing;
+    await deniedWhenMissing(contracts.getContract({ id: params.id, ownerId: owner.id, actor: ctx.caller.login }));
+    const object = `contract:${params.id}`;
+    return { type: 'contract', id: params.id, contextualTuples: [{ user: `${owner.type}:${owner.id}`, relation: 'owner', object }] };
+  },
+};
 
 export const userContractRoutes: Route[] = [
   route({
@@ -219,14 +212,14 @@ export const userContractRoutes: Route[] = [
     summary: 'Change auto-assignment and the usage-alert recipients of a contract (a single string is a one-element list)',
     params: ContractId,
     requires: [MEMBERSHIP],
-    handlerChecks: ['updated_preferences:contracts on the contract (403 also for another account’s contract)'],
+    checks: [
+      { on: contractOfAccount, relation: 'updated_preferences', denied: 'you do not have the updated_preferences:contracts permission' },
+    ],
     body: { schema: PreferencesBody },
     response: { status: 200, schema: UserContractJson },
     async handle({ params, body }, ctx) {
       const owner = ownerOf(ctx);
       const { contracts } = ctx.backends.contractsLicensing;
-      await deniedWhenMissing(contracts.getContract({ id: params.id, ownerId: owner.id, actor: ctx.caller.login }));
-      await assertMayChangePreferences(ctx, params.id, owner);
       const contract = await contracts.setPreferences({
         id: params.id,
         ownerId: owner.id,

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { NotAllowedError } from '@platform/errors';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { presentedToken } from '../../authentication';
 import * as p from '../../params';
-import { sectionRoutes, type User } from '../../route';
+import { sectionRoutes, type Requirement, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJson } from './presenters';
 
 const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
@@ -26,12 +25,11 @@ const CreateAccessTokenOption = z.object({ name: z.string().min(1).max(L.tokenNa
 const OwnTokens = z.object({ username: p.login });
 
 /** The token routes act on the Basic-authenticated user only. */
-function sameUser(caller: User, username: string): number {
-  if (caller.login.toLowerCase() !== username.toLowerCase()) throw new NotAllowedError('you can only manage your own access tokens');
-  return caller.id;
-}
-
-const OWN_TOKENS_ONLY = 'the path names the Basic-authenticated user (403 otherwise)';
+const OWN_TOKENS_ONLY: Requirement<never, { params: { username: string } }, { caller: User }> = {
+  check: 'the path names the Basic-authenticated user',
+  holds: ({ params }, { caller }) => caller.login.toLowerCase() === params.username.toLowerCase(),
+  denied: 'you can only manage your own access tokens',
+};
 
 export const identityRoutes = [
   route({
@@ -70,12 +68,11 @@ export const identityRoutes = [
     summary: 'Create a personal access token (HTTP Basic auth); the secret `sha1` is shown only now',
     auth: 'basic',
     params: OwnTokens,
-    handlerChecks: [OWN_TOKENS_ONLY],
+    checks: [OWN_TOKENS_ONLY],
     body: { schema: CreateAccessTokenOption },
     response: { status: 201, schema: AccessTokenJson },
-    async handle({ params, body }, { backends, caller }) {
-      const userId = sameUser(caller, params.username);
-      const token = await backends.orgsTeams.identity.createToken({ userId, name: body.name, scope: '', scopeAccountId: 0 });
+    async handle({ body }, { backends, caller }) {
+      const token = await backends.orgsTeams.identity.createToken({ userId: caller.id, name: body.name, scope: '', scopeAccountId: 0 });
       return { body: { id: token.id, name: token.name, sha1: token.sha1, token_last_eight: token.tokenLastEight } };
     },
   }),
@@ -85,10 +82,10 @@ export const identityRoutes = [
     summary: 'List personal access tokens (HTTP Basic auth); secrets are never listed',
     auth: 'basic',
     params: OwnTokens,
-    handlerChecks: [OWN_TOKENS_ONLY],
+    checks: [OWN_TOKENS_ONLY],
     response: { status: 200, schema: z.array(AccessTokenJson) },
-    async handle({ params }, { backends, caller }) {
-      const { tokens } = await backends.orgsTeams.identity.listTokens({ userId: sameUser(caller, params.username) });
+    async handle(_input, { backends, caller }) {
+      const { tokens } = await backends.orgsTeams.identity.listTokens({ userId: caller.id });
       return {
         body: tokens.map((t) => ({
           id: t.id,
@@ -106,12 +103,11 @@ export const identityRoutes = [
     summary: 'Delete a personal access token (HTTP Basic auth)',
     auth: 'basic',
     params: OwnTokens.extend({ id: p.id }),
-    handlerChecks: [OWN_TOKENS_ONLY],
+    checks: [OWN_TOKENS_ONLY],
     response: { status: 204 },
     async handle({ params }, { backends, caller, forgetTokens }) {
-      const userId = sameUser(caller, params.username);
-      await backends.orgsTeams.identity.deleteToken({ userId, id: params.id });
-      forgetTokens([userId]);
+      await backends.orgsTeams.identity.deleteToken({ userId: caller.id, id: params.id });
+      forgetTokens([caller.id]);
       return {};
     },
   }),

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import YAML from 'yaml';
-import { InputError, NotAllowedError, ValidationError } from '@platform/errors';
-import { sectionRoutes, type EdgeContext, type User } from '../../route';
+import { InputError, ValidationError } from '@platform/errors';
+import { sectionRoutes, type AuthzObject, type EdgeContext, type ObjectResolver, type User } from '../../route';
 import { clusterUuid } from '../../params';
 import { deniedWhenMissing, listRequest, ownerOf, type Owner } from '../contracts/shared';
 
@@ -18,6 +18,20 @@ export const LICENSE_PROXY_IMAGE = 'ghcr.io/platform/license-proxy:latest';
 /** The namespace the installers put the proxy in. */
 export const LICENSE_PROXY_NAMESPACE = 'kube-system';
 
+export const ISSUE_LICENSE_DENIED = 'you do not have the issue-license:cluster permission on this cluster';
+
+/** A cluster for authz, with `owner` as its owner account for this check (the one a contract names). */
+export const clusterOwnedBy = (cluster: string, owner: Owner): AuthzObject => ({
+  type: 'cluster',
+  id: cluster,
+  contextualTuples: [{ user: `${owner.type}:${owner.id}`, relation: 'owner', object: `cluster:${cluster}` }],
+});
+
+/** The cluster of an offline installer, for `issue-license:cluster` on it; the `org` account (or the caller's) counts as its owner for one not enrolled. */
+const installerCluster: ObjectResolver<{ body: { clusterID?: string } }, EdgeContext & { caller: User }> = {
+  describe: 'the cluster `clusterID` (the account counts as its owner for one not enrolled)',
+  resolve: async ({ body }, ctx) => clusterOwnedBy(body.clusterID!, ownerOf(ctx)),
+};
 
 const LicenseProxyRequest = z
   .object({
@@ -155,13 +169,6 @@ async function offline(
       ]);
     bindings.push({ contractId: id, ccId: bound.id });
   }
-  // As on the user issue-license row: issue-license:cluster on the cluster (the owner counts as its owner when not enrolled).
-  const object = `cluster:${cluster}`;
-  const { allowed } = await ctx.backends.authz.authz.check({
-    tuple: { user: `user:${ctx.caller.id}`, relation: 'issue_license', object },
-    contextualTuples: [{ user: `${owner.type}:${owner.id}`, relation: 'owner', object }],
-  });
-  if (!allowed) throw new NotAllowedError('you do not have the issue-license:cluster permission on this cluster');
   const licenses: { contractID: number; license: string }[] = [];
   for (const b of bindings) {
     const issued = await issuer.issueContractLicense({
@@ -213,9 +220,19 @@ export const licenseProxyRoute = route({
   org: 'optional',
   requires: [{ on: 'org', permission: 'access:org', denied: 'org membership required' }],
   body: { schema: LicenseProxyRequest },
-  handlerChecks: [
-    '422 for contractIDs without clusterID',
-    'offline: 400 for a contract without the cluster bound (or none with it), issue-license:cluster on the cluster, 405 for a revoked or expired contract',
+  // An offline installer embeds licenses for its cluster: issuing them takes what the user issue-license row takes.
+  checks: [
+    {
+      anyOf: [
+        { check: 'no `clusterID` (an online installer)', holds: ({ body }) => !body.clusterID, denied: 'an offline installer' },
+        { on: installerCluster, relation: 'issue_license', denied: ISSUE_LICENSE_DENIED },
+      ],
+    },
+  ],
+  errors: [
+    { status: 422, description: 'for contractIDs without clusterID' },
+    { status: 400, description: 'offline: for a contract without the cluster bound (or none with it)' },
+    { status: 405, description: 'offline: for a revoked or expired contract' },
   ],
   response: { status: 200, schema: LicenseProxyInstaller },
   async handle({ body }, ctx) {

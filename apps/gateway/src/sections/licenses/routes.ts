@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
+import { NotFoundError, ValidationError } from '@platform/errors';
 import type { licensingV1 } from '@platform/proto';
 import { SELF_REGISTRATION } from '../../gating';
-import { sectionRoutes, type EdgeContext, type Route } from '../../route';
+import { sectionRoutes, type EdgeContext, type ObjectResolver, type Route, type User } from '../../route';
 import { clusterUuid } from '../../params';
 import { ContractClusterId } from '../contracts/shared';
 import { ownerOf } from '../contracts/shared';
-import { licenseProxyRoute } from './proxy';
+import { clusterOwnedBy, ISSUE_LICENSE_DENIED, licenseProxyRoute } from './proxy';
 
 // Licenses (docs/licensing.md): issuing from a contract cluster (spec 4.3 and 4.4 `issue-license`), for a cluster
 // from the caller's contracts (4.11 `POST /license/issue`), registration (4.11 `POST /register`), and, beyond the
@@ -16,7 +16,6 @@ const admin = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' })
 const user = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
 const registration = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
 const beyond = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
-
 
 const base64 = z
   .string()
@@ -63,6 +62,36 @@ const RegisterLicenseRequest = z
 /** The caller's email, for the SAN email, when the license is for the caller's own account. */
 const ownerEmail = (ctx: EdgeContext & { caller: { email: string } }) => (ctx.org ? '' : ctx.caller.email);
 
+/**
+ * The cluster contract `{id}` binds as `{ccID}`, for `issue-license:cluster` on it: the contract's owner account is
+ * handed to authz as the cluster's owner, so the owner counts as such for a cluster not enrolled. 404 for another
+ * account's contract or a binding it does not have.
+ */
+const boundCluster: ObjectResolver<{ params: { id: number; ccID: number } }, EdgeContext & { caller: User }> = {
+  describe: 'the cluster contract `{id}` binds as `{ccID}` (its owner counts as the cluster’s for one not enrolled)',
+  async resolve({ params }, ctx) {
+    const owner = ownerOf(ctx);
+    const { clusters } = await ctx.backends.contractsLicensing.contracts.listContractClusters({
+      id: params.id,
+      ownerId: owner.id,
+      actor: '',
+    });
+    const bound = clusters.find((c) => c.id === params.ccID);
+    if (!bound) throw new NotFoundError(`contract ${params.id} has no cluster ${params.ccID}`);
+    return clusterOwnedBy(bound.cluster, owner);
+  },
+};
+
+/** The account a request acts for: a license-proxy token's own account, else the caller's. */
+const accountOf = (ctx: Pick<EdgeContext, 'scope'> & { caller: User }) =>
+  ctx.scope?.name === 'license-proxy' ? ctx.scope.accountId : ctx.caller.id;
+
+/** The organization a license-proxy token was made for. */
+const tokenAccount: ObjectResolver<unknown, EdgeContext & { caller: User }> = {
+  describe: 'the organization the license-proxy token acts for',
+  resolve: async (_input, ctx) => ({ type: 'organization', id: accountOf(ctx) }),
+};
+
 export const licenseRoutes: Route[] = [
   admin({
     method: 'post',
@@ -73,9 +102,9 @@ export const licenseRoutes: Route[] = [
     org: 'optional',
     params: ContractClusterId,
     requires: [{ on: 'site', permission: 'issue_license:site_admin' }],
-    handlerChecks: [
-      '405 for a revoked or expired contract, or an offline license the contract does not allow',
-      '403 when the quota is used up',
+    errors: [
+      { status: 405, description: 'for a revoked or expired contract, or an offline license the contract does not allow' },
+      { status: 403, description: 'when the quota is used up' },
     ],
     response: { status: 200, schema: LicenseJson },
     async handle({ params }, ctx) {
@@ -97,25 +126,18 @@ export const licenseRoutes: Route[] = [
     gate: 'hosted',
     org: 'optional',
     params: ContractClusterId,
-    requires: [{ on: 'org', permission: 'access:org', denied: 'org membership required' }],
-    handlerChecks: [
-      'issue-license:cluster on the bound cluster (the contract owner counts as the cluster owner for a cluster not enrolled)',
-      '405 for a revoked or expired contract, or an offline license the contract does not allow',
-      '403 when the quota is used up',
+    requires: [
+      { on: 'org', permission: 'access:org', denied: 'org membership required' },
+      { on: boundCluster, relation: 'issue_license', denied: ISSUE_LICENSE_DENIED },
+    ],
+    errors: [
+      { status: 404, description: 'for a contract of another account, or a cluster the contract does not bind as `{ccID}`' },
+      { status: 405, description: 'for a revoked or expired contract, or an offline license the contract does not allow' },
+      { status: 403, description: 'when the quota is used up' },
     ],
     response: { status: 200, schema: LicenseJson },
     async handle({ params }, ctx) {
       const owner = ownerOf(ctx);
-      const contracts = ctx.backends.contractsLicensing.contracts;
-      const { clusters } = await contracts.listContractClusters({ id: params.id, ownerId: owner.id, actor: '' });
-      const bound = clusters.find((c) => c.id === params.ccID);
-      if (!bound) throw new NotFoundError(`contract ${params.id} has no cluster ${params.ccID}`);
-      const object = `cluster:${bound.cluster}`;
-      const { allowed } = await ctx.backends.authz.authz.check({
-        tuple: { user: `user:${ctx.caller.id}`, relation: 'issue_license', object },
-        contextualTuples: [{ user: `${owner.type}:${owner.id}`, relation: 'owner', object }],
-      });
-      if (!allowed) throw new NotAllowedError('you do not have the issue-license:cluster permission on this cluster');
       const license = await ctx.backends.contractsLicensing.licenses.issueContractLicense({
         contractId: params.id,
         ccId: params.ccID,
@@ -133,25 +155,33 @@ export const licenseRoutes: Route[] = [
     auth: 'token',
     scopes: ['license-proxy'],
     body: { schema: IssueLicenseRequest },
-    handlerChecks: [
-      'a license-proxy token acts for the account it was made for (still a member of that organization: 403 otherwise)',
-      '403 when the quota is used up',
-      '405 when the contract is revoked or expired',
-      '404 when no contract covers the cluster',
+    // A license proxy's token (POST /user/license-proxy) acts for the account the proxy serves, while its maker
+    // is still a member there.
+    checks: [
+      {
+        anyOf: [
+          {
+            check: 'the token acts for the caller’s own account',
+            holds: (_input, ctx) => accountOf(ctx) === ctx.caller.id,
+            denied: 'the token acts for another account',
+          },
+          {
+            on: tokenAccount,
+            permission: 'access:org',
+            denied: 'the license proxy’s token belongs to someone no longer a member of the organization',
+          },
+        ],
+      },
+    ],
+    errors: [
+      { status: 403, description: 'when the quota is used up' },
+      { status: 405, description: 'when the contract is revoked or expired' },
+      { status: 404, description: 'when no contract covers the cluster' },
     ],
     response: { status: 200, schema: LicenseJson },
     async handle({ body }, ctx) {
       if (!body.cluster) throw new ValidationError('cluster: the cluster UUID is required', [{ field: 'cluster', description: 'missing' }]);
-      // A license proxy's token (POST /user/license-proxy) acts for the account the proxy serves.
-      const ownerId = ctx.scope?.name === 'license-proxy' ? ctx.scope.accountId : ctx.caller.id;
-      if (ownerId !== ctx.caller.id) {
-        const { allowed } = await ctx.backends.authz.authz.checkPermission({
-          userId: ctx.caller.id,
-          permission: 'access:org',
-          objectId: ownerId,
-        });
-        if (!allowed) throw new NotAllowedError('the license proxy’s token belongs to someone no longer a member of the organization');
-      }
+      const ownerId = accountOf(ctx);
       const license = await ctx.backends.contractsLicensing.licenses.issueClusterLicense({
         ownerId,
         cluster: body.cluster,
@@ -168,15 +198,23 @@ export const licenseRoutes: Route[] = [
     summary: 'Register a cluster with its license, which is verified for real (chain, cluster, validity, features, revocation)',
     auth: 'public',
     body: { schema: RegisterLicenseRequest },
-    handlerChecks: [
-      `403 unless DEPLOYMENT_TYPE is ${SELF_REGISTRATION.join(' or ')}`,
-      '400 for empty features, then for a cluster the platform does not know (whatever the license: it is read only for a known cluster)',
-      '422 for a missing, malformed, tampered, foreign or revoked license',
+    checks: [
+      {
+        check: `DEPLOYMENT_TYPE is ${SELF_REGISTRATION.join(' or ')}`,
+        holds: (_input, ctx) => SELF_REGISTRATION.includes(ctx.config.DEPLOYMENT_TYPE),
+        denied: (_input, ctx) => `clusters cannot register themselves on a ${ctx.config.DEPLOYMENT_TYPE} deployment`,
+      },
+    ],
+    errors: [
+      {
+        status: 400,
+        description:
+          'for empty features, then for a cluster the platform does not know (whatever the license: it is read only for a known cluster)',
+      },
+      { status: 422, description: 'for a missing, malformed, tampered, foreign or revoked license' },
     ],
     response: { status: 200, schema: z.undefined() },
     async handle({ body }, ctx) {
-      if (!SELF_REGISTRATION.includes(ctx.config.DEPLOYMENT_TYPE))
-        throw new NotAllowedError(`clusters cannot register themselves on a ${ctx.config.DEPLOYMENT_TYPE} deployment`);
       await ctx.backends.contractsLicensing.licenses.verifyRegistration({
         license: Buffer.from(body.license, 'base64'),
         clusterUid: body.clusterUID,

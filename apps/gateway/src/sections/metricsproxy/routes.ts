@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
+import { InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { GatewayConfig } from '../../config';
-import { sectionRoutes, type EdgeContext, type OrgRef } from '../../route';
+import { sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type User } from '../../route';
 import { TtlCache } from './hook-cache';
 import {
   AuthHookResult,
@@ -26,10 +26,6 @@ export const HOOK_CACHE_MS = 5_000;
 type Context = z.output<typeof BackendContext>;
 const ORG_ADMIN = [
   { on: 'org' as const, permission: 'admin:org' as const, denied: 'registering metrics backends takes admin rights in the organization' },
-];
-const CLUSTER_CHECK = ['the clusterUID (and hubUID) must be clusters of `org` in the inventory (403 otherwise, nothing is created)'];
-const UNREGISTER_CHECK = [
-  "the clusterUID (and hubUID) must be clusters of `org` in the inventory, or gone from it (403 for another owner's cluster)",
 ];
 
 /**
@@ -72,8 +68,27 @@ async function clusterOfOrg(
   return { clusterUid: cluster.uid.toLowerCase(), hubUid: (c.hubUID ?? cluster.hubUid ?? '').toLowerCase() };
 }
 
+// One lookup per request: the check finds the clusters, the handler sends them.
+const clustersOfRequest = new WeakMap<object, Promise<{ clusterUid: string; hubUid: string }>>();
+function clustersOf(c: Context, org: OrgRef, ctx: EdgeContext, gone: 'refused' | 'allowed') {
+  let found = clustersOfRequest.get(ctx.req);
+  if (!found) clustersOfRequest.set(ctx.req, (found = clusterOfOrg(c, org, ctx, gone)));
+  return found;
+}
+
+/** The clusters a registration names are the organization's: clusterOfOrg refuses itself, naming the one that is not. */
+const clustersOfOrg = (gone: 'refused' | 'allowed'): Requirement<never, { body: Context }, EdgeContext & { org: OrgRef }> => ({
+  check:
+    gone === 'refused'
+      ? 'the clusterUID (and hubUID) are clusters of `org` in the inventory (nothing is created otherwise)'
+      : "the clusterUID (and hubUID) are clusters of `org` in the inventory, or gone from it (not another owner's)",
+  holds: async ({ body }, ctx) => Boolean(await clustersOf(body, ctx.org, ctx, gone)),
+  denied: (_input, ctx) => `a cluster named is not a cluster of organization ${ctx.org.name}`,
+});
+const HUB_MISMATCH = { status: 400, description: 'when clusterUID is neither the hub hubUID nor one of its managed clusters' };
+
 async function contextMessage(c: Context, org: OrgRef, ctx: EdgeContext, gone: 'refused' | 'allowed' = 'refused') {
-  const { clusterUid, hubUid } = await clusterOfOrg(c, org, ctx, gone);
+  const { clusterUid, hubUid } = await clustersOf(c, org, ctx, gone);
   return {
     ownerId: org.id,
     ownerName: org.name,
@@ -142,6 +157,27 @@ async function loadFacts(ownerId: number, clusterUid: string, projectId: string,
   return { ownerId, ownerIsOrg: owner.type === 1, owner: owner.login, clusterName: cluster.name, clientOrg: backend.clientOrgId };
 }
 
+/** What the hook knows of `uidcid`, from its cache (400 for a malformed one, 404 for an unknown owner or cluster). */
+function factsOf(uidcid: string, ctx: EdgeContext): Promise<Facts> {
+  const { ownerId, clusterUid, projectId, tenant } = parseUidcid(uidcid);
+  return cachesOf(ctx.config).facts.get(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
+}
+
+/** Whether the caller may read the metrics of `uidcid`: a member of the owning organization, or the owning user. */
+async function isMember(uidcid: string, ctx: EdgeContext & { caller: User }): Promise<boolean> {
+  const facts = await factsOf(uidcid, ctx);
+  const callerId = ctx.caller.id;
+  if (!facts.ownerIsOrg) return callerId === facts.ownerId;
+  return cachesOf(ctx.config).members.get(`${callerId}:${facts.ownerId}`, async () => {
+    const { allowed } = await ctx.backends.authz.authz.checkPermission({
+      userId: callerId,
+      permission: 'member:org',
+      objectId: facts.ownerId,
+    });
+    return allowed;
+  });
+}
+
 export const metricsProxyRoutes = [
   route({
     auth: 'token',
@@ -151,7 +187,12 @@ export const metricsProxyRoutes = [
     path: '/metricsproxy/register',
     summary: "Register a cluster's metrics backend as a flavor A (Grafana-compatible) datasource in the organization's folder",
     body: { schema: RegisterRequest },
-    handlerChecks: [...CLUSTER_CHECK, '503 when flavor A is not configured or unreachable, 502 when it fails'],
+    checks: [clustersOfOrg('refused')],
+    errors: [
+      HUB_MISMATCH,
+      { status: 503, description: 'when flavor A is not configured or unreachable' },
+      { status: 502, description: 'when flavor A fails' },
+    ],
     response: { status: 200, schema: FlavorAResponse },
     async handle({ body }, ctx) {
       const context = await contextMessage(body, ctx.org, ctx);
@@ -173,7 +214,8 @@ export const metricsProxyRoutes = [
     path: '/metricsproxy/unregister',
     summary: "Remove a cluster's flavor A datasource (and the organization's folder once empty)",
     body: { schema: BackendContext },
-    handlerChecks: [...UNREGISTER_CHECK, '404 when the cluster has no flavor A backend'],
+    checks: [clustersOfOrg('allowed')],
+    errors: [HUB_MISMATCH, { status: 404, description: 'when the cluster has no flavor A backend' }],
     response: { status: 200 },
     async handle({ body }, ctx) {
       await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorA(await contextMessage(body, ctx.org, ctx, 'allowed'));
@@ -188,7 +230,12 @@ export const metricsProxyRoutes = [
     path: '/metricsproxy/flavorb/register',
     summary: "Register a cluster's metrics backend as a flavor B (Perses-compatible) datasource, its credentials a project secret",
     body: { schema: RegisterRequest },
-    handlerChecks: [...CLUSTER_CHECK, '503 when flavor B is not configured or unreachable, 502 when it fails'],
+    checks: [clustersOfOrg('refused')],
+    errors: [
+      HUB_MISMATCH,
+      { status: 503, description: 'when flavor B is not configured or unreachable' },
+      { status: 502, description: 'when flavor B fails' },
+    ],
     response: { status: 200, schema: FlavorBResponse },
     async handle({ body }, ctx) {
       const context = await contextMessage(body, ctx.org, ctx);
@@ -205,7 +252,8 @@ export const metricsProxyRoutes = [
     path: '/metricsproxy/flavorb/unregister',
     summary: "Remove a cluster's flavor B datasource and its secret",
     body: { schema: BackendContext },
-    handlerChecks: [...UNREGISTER_CHECK, '404 when the cluster has no flavor B backend'],
+    checks: [clustersOfOrg('allowed')],
+    errors: [HUB_MISMATCH, { status: 404, description: 'when the cluster has no flavor B backend' }],
     response: { status: 200 },
     async handle({ body }, ctx) {
       await ctx.backends.metricsproxy.metricsproxy.unregisterFlavorB(await contextMessage(body, ctx.org, ctx, 'allowed'));
@@ -222,28 +270,26 @@ export const metricsProxyRoutes = [
       uidcid: z.string().max(200),
       path: z.union([z.string(), z.array(z.string())]).meta({ description: 'The proxied path (trailing wildcard)' }),
     }),
-    handlerChecks: [
-      '400 for a uidcid not uid.clusterid[.projectid] or a uid not a number',
-      '404 when the owner or its cluster does not exist',
-      '401 unless the caller is a member or owner of the owning organization (the owner itself for a user account)',
+    // Refused callers are "not authenticated" for the metrics: what the reverse proxies expect.
+    checks: [
+      {
+        check: 'the caller is a member of the organization owning the cluster (the owner itself for a user account)',
+        status: 401,
+        holds: ({ params }, ctx) => isMember(params.uidcid, ctx),
+        denied: async ({ params }, ctx) => {
+          const facts = await factsOf(params.uidcid, ctx);
+          return `you are not a member of ${facts.owner}, which owns cluster ${facts.clusterName}`;
+        },
+      },
+    ],
+    errors: [
+      { status: 400, description: 'for a uidcid not uid.clusterid[.projectid] or a uid not a number' },
+      { status: 404, description: 'when the owner or its cluster does not exist' },
     ],
     response: { status: 200, schema: AuthHookResult },
     async handle({ params }, ctx) {
-      const { ownerId, clusterUid, projectId, tenant } = parseUidcid(params.uidcid);
-      const cache = cachesOf(ctx.config);
-      const facts = await cache.facts.get(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
-      const callerId = ctx.caller.id;
-      const member = facts.ownerIsOrg
-        ? await cache.members.get(`${callerId}:${ownerId}`, async () => {
-            const { allowed } = await ctx.backends.authz.authz.checkPermission({
-              userId: callerId,
-              permission: 'member:org',
-              objectId: ownerId,
-            });
-            return allowed;
-          })
-        : callerId === ownerId;
-      if (!member) throw new NotAuthenticatedError(`you are not a member of ${facts.owner}, which owns cluster ${facts.clusterName}`);
+      const { tenant } = parseUidcid(params.uidcid);
+      const facts = await factsOf(params.uidcid, ctx);
       return {
         body: {
           owner: facts.owner,

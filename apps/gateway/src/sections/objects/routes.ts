@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotAllowedError, NotFoundError } from '@platform/errors';
+import { NotFoundError } from '@platform/errors';
 import { isValidKey, openObjectStorage, type ObjectStorage } from '@platform/object-storage';
 import type { Backends } from '../../backends';
 import type { GatewayConfig } from '../../config';
@@ -42,6 +42,14 @@ const OWNERS: Record<string, Owner> = {
 /** Objects served as downloads (Content-Disposition: attachment) rather than shown inline. */
 const DOWNLOADS = new Set(['contracts']);
 
+/** What the signature of the URL says: ok, expired, or not valid. */
+async function verdictOf(
+  { params, query }: { params: { key: string }; query: { expires?: string; signature?: string } },
+  { config }: { config: GatewayConfig },
+) {
+  return (await signerFor(config)).verify(params.key, query.expires, query.signature);
+}
+
 export const objectRoutes = [
   route({
     method: 'get',
@@ -51,14 +59,21 @@ export const objectRoutes = [
     // `*key` matches the segments of the key; they are joined back with "/".
     params: z.object({ key: z.union([z.string(), z.array(z.string())]).transform((k) => (Array.isArray(k) ? k.join('/') : k)) }),
     query: z.object({ expires: z.string().optional(), signature: z.string().optional() }),
-    handlerChecks: ['a valid, unexpired signature of the key (403 otherwise)'],
+    checks: [
+      {
+        check: 'the URL has not expired',
+        holds: async (input, ctx) => (await verdictOf(input, ctx)) !== 'expired',
+        denied: 'the object URL has expired',
+      },
+      {
+        check: 'a valid signature of the key',
+        holds: async (input, ctx) => (await verdictOf(input, ctx)) === 'ok',
+        denied: 'the object URL is not validly signed',
+      },
+    ],
     response: { status: 200, schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }), contentType: '*/*' },
     async handle({ params, query }, { backends, config }) {
       const key = params.key;
-      const signer = await signerFor(config);
-      const verdict = signer.verify(key, query.expires, query.signature);
-      if (verdict === 'expired') throw new NotAllowedError('the object URL has expired');
-      if (verdict !== 'ok') throw new NotAllowedError('the object URL is not validly signed');
       const prefix = key.split('/')[0];
       const owner = OWNERS[prefix];
       if (!owner || !isValidKey(key)) throw new NotFoundError('no such object');

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
+import { InputError, NotFoundError, quote } from '@platform/errors';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
-import { sectionRoutes, type EdgeContext, type Route } from '../../route';
+import { sectionRoutes, type EdgeContext, type Requirement, type Route } from '../../route';
 import { orgInPath } from '../../targets';
 import { UserJson, userJson } from '../identity/presenters';
 import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
@@ -47,6 +47,13 @@ const isCaller = (ctx: Pick<EdgeContext, 'caller'>, login: string) => ctx.caller
 
 const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const;
 
+/** A member action on the caller's own membership: `uid` is the caller's id. */
+const uidIsCaller = (action: string): Requirement<'organization', { query: { uid: number } }, { caller: { id: number } }> => ({
+  check: 'uid is the caller',
+  holds: ({ query }, { caller }) => query.uid === caller.id,
+  denied: `${action} acts on yourself: uid must be your own id`,
+});
+
 /**
  * POST /orgs/{orgname}/members/action/{action}: org members act on memberships. `private` and `public`
  * change the visibility of one's own membership, or anyone's with `admin:org`; `remove` takes another
@@ -64,16 +71,18 @@ function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
     query: Uid,
     target: orgInPath,
     requires: [{ on: 'target', permission: action === 'remove' ? 'manage_owners:org' : 'member:org' }],
-    handlerChecks: own ? ['admin:org when uid is not the caller'] : action === 'leave' ? ['uid must be the caller (403)'] : [],
+    // Anyone's visibility with admin:org, one's own with membership; leaving is one's own.
+    checks: own
+      ? [{ anyOf: [uidIsCaller(action), { on: 'target', permission: 'admin:org' }] }]
+      : action === 'leave'
+        ? [uidIsCaller(action)]
+        : [],
     response: { status: 200 },
     async handle({ query }, ctx) {
       const { organizations } = ctx.backends.orgsTeams;
-      const self = query.uid === ctx.caller.id;
       if (own) {
-        if (!self) await requirePermission(ctx, 'admin:org', ctx.target.id);
         await organizations.setMemberVisibility({ orgId: ctx.target.id, userId: query.uid, public: action === 'public' });
       } else {
-        if (action === 'leave' && !self) throw new NotAllowedError('leave acts on yourself: uid must be your own id');
         await organizations.removeMember({ orgId: ctx.target.id, userId: query.uid, username: '' });
       }
       return {};
@@ -191,18 +200,21 @@ export const orgListRoutes: Route[] = [
     auth: 'token',
     params: OrgMember,
     target: orgInPath,
-    handlerChecks: ['list:team on the organization when username is not the caller (403)'],
+    // What teams give their members is for those who may see the teams; one's own is always one's own.
+    checks: [
+      {
+        anyOf: [
+          { check: '`{username}` is the caller', holds: ({ params }, ctx) => isCaller(ctx, params.username), denied: 'not the caller' },
+          {
+            on: 'target',
+            permission: 'list:team',
+            denied: "you do not have the list:team permission, needed to read another user's permissions",
+          },
+        ],
+      },
+    ],
     response: { status: 200, schema: OrganizationPermissionsJson },
     async handle({ params }, ctx) {
-      // What teams give their members is for those who may see the teams; one's own is always one's own.
-      if (!isCaller(ctx, params.username)) {
-        const { allowed } = await ctx.backends.authz.authz.checkPermission({
-          userId: ctx.caller.id,
-          permission: 'list:team',
-          objectId: ctx.target.id,
-        });
-        if (!allowed) throw new NotAllowedError("you do not have the list:team permission, needed to read another user's permissions");
-      }
       const perms = await ctx.backends.orgsTeams.organizations.getOrgPermissions({
         orgId: ctx.target.id,
         userId: 0,
@@ -220,12 +232,6 @@ export const orgListRoutes: Route[] = [
     },
   }),
 ];
-
-/** 403 unless the caller holds the permission; for checks that depend on the request's data. */
-export async function requirePermission(ctx: EdgeContext, permission: 'admin:org' | 'manage_owners:org', objectId: number): Promise<void> {
-  const { allowed } = await ctx.backends.authz.authz.checkPermission({ userId: ctx.caller!.id, permission, objectId });
-  if (!allowed) throw new NotAllowedError(`you do not have the ${permission} permission`);
-}
 
 export const organizationRoutes: Route[] = [
   route({
@@ -296,7 +302,12 @@ export const organizationRoutes: Route[] = [
     params: Org,
     target: orgInPath,
     requires: [{ on: 'target', permission: 'delete:org' }],
-    handlerChecks: ['an owner only as the last owner (orgs-teams, 403)'],
+    errors: [
+      {
+        status: 403,
+        description: 'from orgs-teams for an owner while other owners remain (only the last owner, or a site admin, deletes)',
+      },
+    ],
     response: { status: 204 },
     async handle(_input, { backends, caller, target, forgetTokens }) {
       await backends.orgsTeams.organizations.deleteOrg({ orgId: target.id, requesterId: caller.id });
@@ -329,14 +340,9 @@ export const organizationRoutes: Route[] = [
     auth: 'token',
     params: Org,
     target: orgInPath,
-    handlerChecks: ['the caller is an owner (the `owner` relation; 403 otherwise)'],
+    requires: [{ on: 'target', relation: 'owner', denied: (_input, { target }) => `you are not an owner of ${target.username}` }],
     response: { status: 200 },
-    async handle(_input, { backends, caller, target }) {
-      const { allowed } = await backends.authz.authz.check({
-        tuple: { user: `user:${caller.id}`, relation: 'owner', object: `organization:${target.id}` },
-        contextualTuples: [],
-      });
-      if (!allowed) throw new NotAllowedError(`you are not an owner of ${target.username}`);
+    async handle() {
       return {};
     },
   }),
@@ -421,10 +427,15 @@ export const organizationRoutes: Route[] = [
       params: OrgMember,
       target: orgInPath,
       requires: [{ on: 'target', permission: 'member:org' }],
-      handlerChecks: ['username must be the caller (403)'],
+      checks: [
+        {
+          check: '`{username}` is the caller',
+          holds: ({ params }, { caller }) => isCaller({ caller }, params.username),
+          denied: 'you can only change your own public membership',
+        },
+      ],
       response: { status: 204 },
-      async handle({ params }, { backends, caller, target }) {
-        if (!isCaller({ caller }, params.username)) throw new NotAllowedError('you can only change your own public membership');
+      async handle(_input, { backends, caller, target }) {
         await backends.orgsTeams.organizations.setMemberVisibility({ orgId: target.id, userId: caller.id, public: method === 'put' });
         return {};
       },

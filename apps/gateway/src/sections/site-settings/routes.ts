@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { NotAllowedError } from '@platform/errors';
 import type { orgsTeamsSettingsV1 } from '@platform/proto';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
-import { sectionRoutes, type Reply, type Route } from '../../route';
+import type { GatewayConfig } from '../../config';
+import { sectionRoutes, type OrgRef, type Reply, type Requirement, type Route } from '../../route';
 import type { Request } from 'express';
 
 const route = sectionRoutes({ tag: 'Site settings', backend: 'orgs-teams' });
@@ -102,7 +102,12 @@ function domainChange(method: 'post' | 'patch', summary: string): Route {
   });
 }
 
-const ADMIN_ORG_ONLY = 'with PLATFORM_ADMIN_ORG set (the default), `org` must be the administrative organization (403 otherwise)';
+/** Branding is site-wide: with an administrative organization configured, only it may change it. */
+const ADMIN_ORG_ONLY: Requirement<never, unknown, { config: GatewayConfig; org: OrgRef }> = {
+  check: 'with PLATFORM_ADMIN_ORG set (the default), `org` is the administrative organization',
+  holds: (_input, { config, org }) => !config.PLATFORM_ADMIN_ORG || org.name.toLowerCase() === config.PLATFORM_ADMIN_ORG.toLowerCase(),
+  denied: (_input, { config }) => `branding is managed through the administrative organization ${config.PLATFORM_ADMIN_ORG}`,
+};
 
 export const siteSettingsRoutes = [
   route({
@@ -126,15 +131,10 @@ export const siteSettingsRoutes = [
     auth: 'token',
     org: 'required',
     requires: [{ on: 'org', permission: 'edit_branding_options:org' }],
-    handlerChecks: [ADMIN_ORG_ONLY],
+    checks: [ADMIN_ORG_ONLY],
     body: { schema: BrandingOptions, invalid: { status: 400, prefix: 'invalid option' } },
     response: { status: 200, schema: BrandingJson },
-    async handle({ body }, { backends, caller, config, org, req }) {
-      // Branding is site-wide: with an administrative organization configured, only it may change it.
-      const adminOrg = config.PLATFORM_ADMIN_ORG;
-      if (adminOrg && org.name.toLowerCase() !== adminOrg.toLowerCase()) {
-        throw new NotAllowedError(`branding is managed through the administrative organization ${adminOrg}`);
-      }
+    async handle({ body }, { backends, caller, req }) {
       return brandingReply(req, await backends.orgsTeams.siteSettings.updateBranding({ ...body, userId: caller.id }));
     },
   }),

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
+import { InputError, NotFoundError, quote } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/service-kit';
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
-import { sectionRoutes, type EdgeContext, type Grant, type Route } from '../../route';
-import { orgInPath, teamInPath } from '../../targets';
+import { sectionRoutes, type EdgeContext, type Grant, type Requirement, type Route } from '../../route';
+import { organizationOfTeam, orgInPath, teamInPath } from '../../targets';
 import { UserJson, userJson } from '../identity/presenters';
-import { requirePermission } from '../organizations/routes';
 import { TeamJson, teamJson } from './presenters';
 
 const route = sectionRoutes({ tag: 'Teams', backend: 'orgs-teams' });
@@ -59,14 +58,22 @@ const OrgTeam = Org.extend({ teamid: p.id });
 const Team = z.object({ teamid: p.id });
 const TeamMember = Team.extend({ username: p.login });
 
+type TeamCtx = { target: orgsTeamsOrgsV1.Team };
+
 /**
  * The owner team's members are the organization's owners: only owners and site admins may change them (a
  * custom role granting add/remove team members must not make its holder an owner). Leaving is still one's own.
  */
-async function ownersOnly(ctx: EdgeContext, team: orgsTeamsOrgsV1.Team): Promise<void> {
-  if (team.permission === 'owner') await requirePermission(ctx, 'manage_owners:org', team.organization!.id);
-}
-const OWNERS_ONLY = 'manage_owners:org when the team is the owner team';
+const OWNERS_ONLY: Requirement<'team', unknown, TeamCtx> = {
+  anyOf: [
+    {
+      check: 'team `{teamid}` is not the owner team',
+      holds: (_input, { target }) => target.permission !== 'owner',
+      denied: 'the owner team',
+    },
+    { on: organizationOfTeam, permission: 'manage_owners:org' },
+  ],
+};
 
 /** The ClusterRole auto-connect binds for owner-team members on the organization's clusters (docs/organizations-and-teams.md). */
 export const OWNER_CLUSTER_ROLE = 'cluster-admin';
@@ -131,6 +138,13 @@ const ASSIGNED_ROLES = {
 
 const TEAM_ACTIONS = ['join', 'leave', 'remove', 'add'] as const;
 
+/** `join` and `leave` act on the caller: `uid` must be the caller's own id. */
+const uidIsCaller = (action: string): Requirement<'team', { query: { uid: number } }, { caller: { id: number } }> => ({
+  check: 'uid is the caller',
+  holds: ({ query }, { caller }) => query.uid === caller.id,
+  denied: `${action} acts on yourself: uid must be your own id`,
+});
+
 /**
  * POST /orgs/{orgname}/teams/{teamid}/action/{action}, checked with `<action>:team`. `uid` is required by
  * every action; `join` and `leave` act on the caller (uid must be the caller's id); `add` adds the user
@@ -148,13 +162,11 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
     target: teamInPath,
     requires: [{ on: 'target', permission: `${action}:team` }],
     ...((action === 'join' || action === 'add') && { gives: TEAM_ROLES }),
-    handlerChecks: [...(self ? ['uid must be the caller (403)'] : []), ...(action === 'leave' ? [] : [OWNERS_ONLY])],
+    checks: [...(self ? [uidIsCaller(action)] : []), ...(action === 'leave' ? [] : [OWNERS_ONLY])],
     response: { status: 200 },
     async handle({ query }, ctx) {
       const { organizations } = ctx.backends.orgsTeams;
       const team = ctx.target;
-      if (self && query.uid !== ctx.caller.id) throw new NotAllowedError(`${action} acts on yourself: uid must be your own id`);
-      if (action !== 'leave') await ownersOnly(ctx, team);
       if (action === 'join' || action === 'add') {
         const uname = action === 'add' ? (query.uname ?? '') : '';
         // Longer than any login: no such user, without asking orgs-teams.
@@ -349,10 +361,9 @@ export const teamRoutes: Route[] = [
     target: teamInPath,
     requires: [{ on: 'target', permission: 'add:team-member' }],
     gives: TEAM_ROLES,
-    handlerChecks: [OWNERS_ONLY],
+    checks: [OWNERS_ONLY],
     response: { status: 204 },
     async handle({ params, query }, ctx) {
-      await ownersOnly(ctx, ctx.target);
       const { organizations } = ctx.backends.orgsTeams;
       const team = ctx.target;
       const { added } = await organizations.addTeamMember({
@@ -383,10 +394,9 @@ export const teamRoutes: Route[] = [
     params: TeamMember,
     target: teamInPath,
     requires: [{ on: 'target', permission: 'remove:team-member' }],
-    handlerChecks: [OWNERS_ONLY],
+    checks: [OWNERS_ONLY],
     response: { status: 204 },
     async handle({ params }, ctx) {
-      await ownersOnly(ctx, ctx.target);
       // The user's id names their cluster connection; 404 here when they are not a member, as the removal would.
       const user =
         ctx.target.permission === 'owner'
