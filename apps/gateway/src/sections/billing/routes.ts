@@ -84,7 +84,7 @@ export const namespaceBillingRoutes: Route[] = [
       clusterID: clusterUid.meta({ description: 'Cluster UID' }),
       namespaceName: z.string().min(1).max(253),
     }),
-    handlerChecks: ["404 when the cluster is not one of the organization's"],
+    errors: [{ status: 404, description: "when the cluster is not one of the organization's" }],
     response: { status: 200, schema: NamespaceBilling },
     async handle({ params }, ctx) {
       const { json } = await ctx.backends.billingDashboard.usageReport.getNamespaceBilling({

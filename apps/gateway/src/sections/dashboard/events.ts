@@ -117,9 +117,10 @@ export const resourceEventRoutes: Route[] = [
     summary: "A licensed product's resource history, asked live from the member cluster over the message bus",
     params: ProductParams,
     query: z.object({ group: filter, resource: filter }),
-    handlerChecks: [
-      '404 when the cluster never reported the product under the license',
-      '504 naming the cluster when it does not answer in time; 503 when it declines or cannot answer',
+    errors: [
+      { status: 404, description: 'when the cluster never reported the product under the license' },
+      { status: 504, description: 'naming the cluster when it does not answer in time' },
+      { status: 503, description: 'when it declines or cannot answer' },
     ],
     response: { status: 200, schema: ResourceHistoryList },
     async handle({ params, query }, ctx) {
@@ -199,7 +200,7 @@ export const resourceEventRoutes: Route[] = [
       key: z.string({ error: 'is required' }).min(1, 'is required').max(1024).meta({ description: 'Resource-history key' }),
       version: unsigned.meta({ description: 'Version within the key' }),
     }),
-    handlerChecks: ['404 when the product has no such event'],
+    errors: [{ status: 404, description: 'when the product has no such event' }],
     response: { status: 200, schema: ResourceHistoryValue },
     async handle({ params, query }, ctx) {
       const value = await ctx.backends.billingDashboard.events.getRawEvent({

@@ -212,7 +212,7 @@ export const licensedRoutes = [
     path: '/dashboard/users/:uid/clusters/:cid',
     summary: 'One cluster a user’s licensed products ran on, as the inventory has it',
     params: UserClusterParams,
-    handlerChecks: ['404 when the user never reported a licensed product on the cluster'],
+    errors: [{ status: 404, description: 'when the user never reported a licensed product on the cluster' }],
     response: { status: 200, schema: ClusterInfo },
     async handle({ params }, ctx) {
       const entry = await userCluster(ctx, params.uid, params.cid);
@@ -225,7 +225,7 @@ export const licensedRoutes = [
     path: '/dashboard/users/:uid/clusters/:cid/licenses/',
     summary: 'The licenses a user reported on a cluster, latest report first',
     params: UserClusterParams,
-    handlerChecks: ['404 when the user never reported a licensed product on the cluster'],
+    errors: [{ status: 404, description: 'when the user never reported a licensed product on the cluster' }],
     response: { status: 200, schema: z.array(LicensedPlan) },
     async handle({ params }, ctx) {
       const { entries } = await ctx.backends.billingDashboard.licensed.listClusterLicenses(
@@ -243,7 +243,7 @@ export const licensedRoutes = [
     summary: 'The licenses a user reported on a cluster in the activity window (limit), latest first',
     params: UserClusterParams,
     query: Window,
-    handlerChecks: ['404 when the user never reported a licensed product on the cluster'],
+    errors: [{ status: 404, description: 'when the user never reported a licensed product on the cluster' }],
     response: { status: 200, schema: z.array(ActiveLicenseAPIForm) },
     async handle({ params, query: q }, ctx) {
       const [, { entries }, user] = await Promise.all([
@@ -262,7 +262,7 @@ export const licensedRoutes = [
     path: '/dashboard/users/:uid/clusters/:cid/licenses/:lid',
     summary: 'One license a user reported on a cluster, with what the cluster last reported about itself',
     params: LicenseParams,
-    handlerChecks: ['404 when the user never reported the license on the cluster'],
+    errors: [{ status: 404, description: 'when the user never reported the license on the cluster' }],
     response: { status: 200, schema: LicenseWithSiteInfo },
     async handle({ params }, ctx) {
       const entry = await userLicense(ctx, params.uid, params.cid, params.lid);
@@ -280,7 +280,7 @@ export const licensedRoutes = [
     summary: 'The products received under a user’s license on a cluster in the activity window (limit), latest first',
     params: LicenseParams,
     query: Window,
-    handlerChecks: ['404 when the user never reported the license on the cluster'],
+    errors: [{ status: 404, description: 'when the user never reported the license on the cluster' }],
     response: { status: 200, schema: z.array(ReceivedLicensedProduct) },
     async handle({ params, query: q }, ctx) {
       const [, { entries }, user] = await Promise.all([
@@ -300,7 +300,7 @@ export const licensedRoutes = [
     summary: 'One product received under a user’s license on a cluster, when it was received in the activity window (limit)',
     params: ProductParams,
     query: Window,
-    handlerChecks: ['404 when the product was not received under the license on the cluster in the window'],
+    errors: [{ status: 404, description: 'when the product was not received under the license on the cluster in the window' }],
     response: { status: 200, schema: ReceivedLicensedProduct },
     async handle({ params, query: q }, ctx) {
       const since = unixOf(q.limit);

@@ -126,7 +126,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId',
     summary: 'One marketplace subscription with its billing details',
     params: SubscriptionParams,
-    handlerChecks: ['400 for an unknown subscription or marketplace'],
+    errors: [{ status: 400, description: 'for an unknown subscription or marketplace' }],
     response: { status: 200, schema: SubscriptionWithDetails },
     async handle({ params }, { backends }) {
       return { body: detailJson(await backends.marketplaceListener.listener.getSubscription(params)) };
@@ -138,7 +138,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId',
     summary: 'Revoke a marketplace subscription and its contracts',
     params: SubscriptionParams,
-    handlerChecks: ['400 for an unknown subscription or marketplace, or one not revocable'],
+    errors: [{ status: 400, description: 'for an unknown subscription or marketplace, or one not revocable' }],
     response: { status: 200, schema: SubscriptionWithDetails },
     async handle({ params }, { backends, caller }) {
       const revoked = await backends.marketplaceListener.listener.revokeSubscription({ ...params, actor: caller.login });
@@ -151,7 +151,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId/ping',
     summary: 'Whether the subscription’s metering readiness answers (first and third providers)',
     params: SubscriptionParams,
-    handlerChecks: ['400 for an unknown subscription, the second provider, or a readiness that does not answer'],
+    errors: [{ status: 400, description: 'for an unknown subscription, the second provider, or a readiness that does not answer' }],
     response: { status: 200, schema: MeteringReadiness },
     async handle({ params }, { backends }) {
       return { body: readinessJson(await backends.marketplaceListener.listener.pingSubscription(params)) };
@@ -163,7 +163,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId/audit-logs',
     summary: 'A marketplace subscription’s audit log by audit period',
     params: SubscriptionParams,
-    handlerChecks: ['400 for an unknown subscription or marketplace'],
+    errors: [{ status: 400, description: 'for an unknown subscription or marketplace' }],
     response: { status: 200, schema: AuditReportsResp },
     async handle({ params }, { backends }) {
       const out = await backends.marketplaceListener.listener.listAuditReports(params);

@@ -111,9 +111,9 @@ export const systemOutageRoutes: Route[] = [
     path: '/dashboard/system-outages/',
     summary: 'Record a system outage',
     body: { schema: SystemOutageRequest },
-    handlerChecks: [
-      '422 for an unknown accountName or an end not after start',
-      '409 when it overlaps an outage of the same account and cluster',
+    errors: [
+      { status: 422, description: 'for an unknown accountName or an end not after start' },
+      { status: 409, description: 'when it overlaps an outage of the same account and cluster' },
     ],
     response: { status: 201, schema: SystemOutageApiForm },
     async handle({ body }, ctx) {

@@ -267,7 +267,7 @@ function objectRoute(view: string, summary: string, schema: z.ZodType): Route {
     path: `${VIEWS_ROOT}/${view}/clusters/:clusterUID/objects/:objectID`,
     summary,
     params: objectParams,
-    handlerChecks: ['404 when the object has no samples on that cluster in the month'],
+    errors: [{ status: 404, description: 'when the object has no samples on that cluster in the month' }],
     response: { status: 200, schema },
     async handle({ params }, ctx) {
       const { json } = await ctx.backends.billingDashboard.usageReport.getUsageView(
@@ -305,7 +305,7 @@ export const usageReportRoutes: Route[] = [
     path: '/dashboard/summary/object-quota-history/clusters/:clusterUID/objects/:objectID',
     summary: "One object's quota (request, limit) and use over every month it was sampled",
     params: z.object({ clusterUID: clusterUid, objectID: objectId }),
-    handlerChecks: ['404 when the object has no samples on that cluster'],
+    errors: [{ status: 404, description: 'when the object has no samples on that cluster' }],
     response: { status: 200, schema: ObjectQuotaHistory },
     async handle({ params }, ctx) {
       const { json } = await ctx.backends.billingDashboard.usageReport.getObjectQuotaHistory({

@@ -54,7 +54,7 @@ export const marketplaceInstallerRoutes: Route[] = [
     gate: 'marketplace',
     requires: [{ on: 'site', permission: 'admin:site' }],
     body: { schema: InstallerRequest, invalid: { status: 400, prefix: 'invalid installer' } },
-    handlerChecks: ['400 for options over 16 KiB or a `product` the catalog does not have'],
+    errors: [{ status: 400, description: 'for options over 16 KiB or a `product` the catalog does not have' }],
     response: { status: 201, schema: InstallerJson },
     async handle({ body }, { backends, caller }) {
       const created = await backends.marketplaceListener.listener.createInstaller({

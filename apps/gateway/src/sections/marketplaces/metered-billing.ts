@@ -87,7 +87,7 @@ function providerRoutes(slug: 'providera' | 'providerc', marketplace: 'ProviderA
       gate: slug,
       requires: ADMIN,
       body: { schema: ReportUsageRequest },
-      handlerChecks: ['422 for an unknown, revoked or deleted subscription, or records out of bounds'],
+      errors: [{ status: 422, description: 'for an unknown, revoked or deleted subscription, or records out of bounds' }],
       response: { status: 200, schema: ReportUsageResponse },
       async handle({ body }, { backends }) {
         const out = await backends.marketplaceListener.listener.reportUsage({
@@ -126,7 +126,10 @@ function providerRoutes(slug: 'providera' | 'providerc', marketplace: 'ProviderA
       gate: slug,
       requires: ADMIN,
       query: ReadinessQuery,
-      handlerChecks: ['400 for an unknown subscription', '503 {message} when the provider is not ready'],
+      errors: [
+        { status: 400, description: 'for an unknown subscription' },
+        { status: 503, description: '{message} when the provider is not ready' },
+      ],
       response: { status: 200, schema: MeteringReadiness },
       async handle({ query }, { backends }) {
         const r = await backends.marketplaceListener.listener.checkReadiness({ marketplace, subscriptionId: query.subscriptionId ?? '' });
