@@ -710,3 +710,38 @@ describe('authorization matrix of spec sections 4.1, 4.3, 4.4, 4.8, 4.13, 4.14',
     });
   }
 });
+
+/**
+ * The table against the rows (apps/gateway/src/sections), where every check made for a route is declared: a row
+ * that declares a requirement or a check is in the table, or names the test that plays its callers (HTTP Basic,
+ * signed URLs); what the table refuses, the row declares; a row whose requirements are all the site's lets site
+ * admins only through. The table's runs above then make every declared check on every row.
+ */
+describe('the authorization matrix against the route rows', () => {
+  const keyOf = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
+  const COVERED_ELSEWHERE: Record<string, string> = {
+    'POST /users/:username/tokens': 'identity.e2e: another user’s tokens are 403 (HTTP Basic)',
+    'GET /users/:username/tokens': 'identity.e2e: another user’s tokens are 403 (HTTP Basic)',
+    'DELETE /users/:username/tokens/:id': 'identity.e2e: another user’s tokens are 403 (HTTP Basic)',
+    'GET /objects/*key': 'avatars.e2e: a missing, forged, tampered or expired signature is 403',
+  };
+  const declares = (r: ReturnType<typeof sectionRoutes>[number]) => Boolean(r.requires?.length || r.checks?.length || r.gives);
+
+  it('has every row that declares a requirement or a check, or names the test covering it', () => {
+    const all = registeredRoutesOn({ DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', BILLING_ENABLED: 'true' });
+    expect(all.filter((r) => declares(r) && !MATRIX[keyOf(r)] && !COVERED_ELSEWHERE[keyOf(r)]).map(keyOf)).toEqual([]);
+  });
+
+  it('refuses an authenticated caller only where the row declares a requirement, a check or an `org` context', () => {
+    const undeclared = sectionRoutes().filter((r) => {
+      const row = MATRIX[keyOf(r)];
+      return row && AUTHENTICATED.some((a) => !row.pass.includes(a)) && !declares(r) && r.org !== 'required';
+    });
+    expect(undeclared.map(keyOf)).toEqual([]);
+  });
+
+  it('lets only site admins through a row whose requirements are all on the site', () => {
+    const siteOnly = sectionRoutes().filter((r) => r.requires?.length && r.requires.every((q) => q.on === 'site') && !r.checks?.length);
+    expect(siteOnly.filter((r) => MATRIX[keyOf(r)]?.pass.join() !== 'siteadmin').map(keyOf)).toEqual([]);
+  });
+});
