@@ -39,7 +39,7 @@ function errorStatuses(r: Route): number[] {
   const out = new Set<number>([503, 504]);
   if (r.params || r.query || r.org || r.body?.invalid) out.add(400);
   if (r.auth !== 'public' || r.org) out.add(401);
-  if (r.requires?.length || r.checks?.length || r.handlerChecks?.length || r.gives || r.auth === 'basic' || r.org) out.add(403);
+  if (r.requires?.length || r.checks?.length || r.gives || r.auth === 'basic' || r.org) out.add(403);
   if (r.checks?.some((q) => 'check' in q && q.status === 401)) out.add(401);
   for (const e of r.errors ?? []) out.add(e.status);
   if (r.target || r.org) out.add(404);
@@ -193,7 +193,6 @@ export function apiDocument(routes: Route[]): object {
       ...(r.requires?.length && { 'x-requires': requirementsOf({ ...r, checks: undefined }) }),
       ...(r.checks?.length && { 'x-checks': requirementsOf({ ...r, requires: undefined }) }),
       ...(r.gives && { 'x-gives': r.gives.describe }),
-      ...(r.handlerChecks?.length && { 'x-handler-checks': r.handlerChecks }),
     };
   }
   return {

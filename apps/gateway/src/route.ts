@@ -285,8 +285,6 @@ export interface RouteSpec<
   checks?: Requirement<K, { params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, RouteContext<A, O, V>>[];
   /** Error answers besides those its declarations give (the backend's 404 and 409), for the API document and docs/routes.md. */
   errors?: ErrorSpec[];
-  /** Prose for checks not yet moved to `requires`, `checks` or `errors`. */
-  handlerChecks?: string[];
   /** What the request gives (custom roles, or their permissions), checked after the body is parsed: see Grant. */
   gives?: GrantRequirement<{ params: z.output<PS>; query: z.output<QS>; body: z.output<BS> }, RouteContext<A, O, V>>;
   /**
@@ -316,7 +314,6 @@ export interface Route {
   requires?: Requirement<PermissionObjectType>[];
   checks?: Requirement<PermissionObjectType>[];
   errors?: ErrorSpec[];
-  handlerChecks?: string[];
   gives?: GrantRequirement<{ params: any; query: any; body: any }, RouteContext<Auth, OrgMode | undefined, any>>;
   audit?: false;
   handle(input: { params: any; query: any; body: any }, ctx: RouteContext<Auth, OrgMode | undefined, unknown>): Promise<Reply<unknown>>;

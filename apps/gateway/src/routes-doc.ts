@@ -24,7 +24,6 @@ function who(r: Route): string {
   if (r.org) parts.push(`\`org\` ${r.org}`);
   parts.push(...requirementsOf(r, (name) => `\`${name}\``));
   if (r.gives) parts.push(`gives: ${r.gives.describe}`);
-  parts.push(...(r.handlerChecks ?? []).map((c) => `handler: ${c}`));
   return parts.map(cell).join('; ');
 }
 

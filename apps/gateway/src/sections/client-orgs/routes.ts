@@ -105,7 +105,7 @@ export const clientOrgRoutes: Route[] = [
     ...ORG,
     params: ById,
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
-    handlerChecks: ['404 when no client organization has this id'],
+    errors: [{ status: 404, description: 'when no client organization has this id' }],
     response: { status: 200, schema: OrganizationJson },
     async handle({ params }, { backends, caller }) {
       const c = await backends.clusters.clientOrgs.getClientOrg({ orgId: params.id, name: '' });
@@ -148,9 +148,13 @@ export const clientOrgRoutes: Route[] = [
     ...ORG,
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanCreateClientOrg' }],
     body: { schema: ClientOrgParams },
-    handlerChecks: [
-      '400 for a hub that is not the owner’s, one without a multi-cluster-manager endpoint, an unknown or ineligible cluster set, an unknown shared gateway config',
-      '409 when an organization or user of that name exists',
+    errors: [
+      {
+        status: 400,
+        description:
+          'for a hub that is not the owner’s, one without a multi-cluster-manager endpoint, an unknown or ineligible cluster set, an unknown shared gateway config',
+      },
+      { status: 409, description: 'when an organization or user of that name exists' },
     ],
     response: { status: 200, schema: OrganizationJson },
     async handle({ body }, { backends, caller }) {
@@ -192,8 +196,9 @@ export const clientOrgRoutes: Route[] = [
     params: ByName,
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanAddClusterToClientOrg' }],
     body: { schema: AddClusterParams },
-    handlerChecks: [
-      '404 for an unknown client org; 400 when already imported, not a managed cluster of its hub, or the org is being deleted',
+    errors: [
+      { status: 404, description: 'for an unknown client org' },
+      { status: 400, description: 'when already imported, not a managed cluster of its hub, or the org is being deleted' },
     ],
     response: { status: 200, schema: Message },
     async handle({ params, body }, { backends }) {
@@ -216,7 +221,7 @@ export const clientOrgRoutes: Route[] = [
     params: ByName,
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanRemoveClusterFromClientOrg' }],
     body: { schema: RemoveClusterParams },
-    handlerChecks: ['404 for an unknown client org or a cluster it has not imported'],
+    errors: [{ status: 404, description: 'for an unknown client org or a cluster it has not imported' }],
     response: { status: 200, schema: Message },
     async handle({ params, body }, { backends }) {
       await backends.clusters.clientOrgs.removeCluster({
@@ -235,7 +240,10 @@ export const clientOrgRoutes: Route[] = [
     ...ORG,
     params: ById,
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanDeleteClientOrg' }],
-    handlerChecks: ['404 for an unknown id; 400 while another client org uses its gateway config'],
+    errors: [
+      { status: 404, description: 'for an unknown id' },
+      { status: 400, description: 'while another client org uses its gateway config' },
+    ],
     response: { status: 200, schema: Message },
     async handle({ params }, { backends, caller }) {
       const c = await backends.clusters.clientOrgs.deleteClientOrg({ orgId: params.id, requesterId: caller.id });
