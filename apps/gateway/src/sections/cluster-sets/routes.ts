@@ -20,8 +20,8 @@ import {
 const route = sectionRoutes({ tag: 'Cluster sets', backend: 'clusters' });
 
 // Spec 4.12, cluster sets and bound namespaces (docs/cluster-sets.md). Every row acts on the hub
-// `/clusters/{owner}/{cluster}`: reads need view on it, changes manage; the target's resolve checks both the
-// owner and the hub before the body is read, so a caller without rights is told 403 whatever they send.
+// `/clusters/{owner}/{cluster}`: reads need view on it, changes manage (HUB_READ, HUB_MANAGE); the edge checks the
+// owner, then the hub, before the body is read, so a caller without rights is told 403 whatever they send.
 
 const SetPath = HubPath.extend({ clusterset: p.segment });
 const SET = `${HUB_PREFIX}/clustersets/:clusterset`;
