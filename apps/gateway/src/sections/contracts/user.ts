@@ -238,6 +238,7 @@ export const userContractRoutes: Route[] = [
     summary: 'The audit events of one of the account’s contracts (403 for another account’s or a missing one)',
     params: ContractId,
     requires: [MEMBERSHIP],
+    errors: [{ status: 403, description: 'for another account’s contract or a missing one (the same answer for both)' }],
     response: { status: 200, schema: z.array(AuditEventJson) },
     async handle({ params }, ctx) {
       const { events } = await deniedWhenMissing(
@@ -270,6 +271,7 @@ export const userContractRoutes: Route[] = [
     summary: 'The clusters bound to one of the account’s contracts (403 for another account’s)',
     params: ContractId,
     requires: [MEMBERSHIP],
+    errors: [{ status: 403, description: 'for another account’s contract or a missing one (the same answer for both)' }],
     response: { status: 200, schema: z.array(ContractClusterStatusJson) },
     async handle({ params }, ctx) {
       const { clusters } = await deniedWhenMissing(
@@ -331,6 +333,7 @@ export const userContractRoutes: Route[] = [
     summary: 'Unbind a cluster from one of the account’s contracts (403 for another account’s)',
     params: ContractClusterId,
     requires: [MEMBERSHIP, ASSIGN],
+    errors: [{ status: 403, description: 'for another account’s contract or a missing one (the same answer for both)' }],
     response: { status: 200 },
     async handle({ params }, ctx) {
       await deniedWhenMissing(
@@ -352,6 +355,7 @@ export const userContractRoutes: Route[] = [
     params: ContractClusterId,
     requires: [MEMBERSHIP, ASSIGN],
     body: { schema: RenameBody },
+    errors: [{ status: 403, description: 'for another account’s contract or a missing one (the same answer for both)' }],
     response: { status: 200 },
     async handle({ params, body }, ctx) {
       await deniedWhenMissing(
@@ -371,6 +375,7 @@ export const userContractRoutes: Route[] = [
     params: ContractClusterId,
     requires: [MEMBERSHIP, ASSIGN],
     body: { schema: TagsBody },
+    errors: [{ status: 403, description: 'for another account’s contract or a missing one (the same answer for both)' }],
     response: { status: 200 },
     async handle({ params, body }, ctx) {
       await deniedWhenMissing(
