@@ -106,7 +106,7 @@ export class ClusterSets {
     return members.map((m) =>
       toMessage(
         m,
-        hub,
+        hub.uid,
         features.filter((f) => f.cluster_id === m.id),
       ),
     );
@@ -126,7 +126,7 @@ export class ClusterSets {
     return rows.map((r) => ({
       cluster: toMessage(
         r,
-        hub,
+        hub.uid,
         features.filter((f) => f.cluster_id === r.id),
       ),
       clusterSet: r.cluster_set ?? '',

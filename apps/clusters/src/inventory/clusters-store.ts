@@ -41,6 +41,12 @@ export interface NamespaceRow {
   created_at: Date;
 }
 
+/** A cluster row with what its message carries besides: its hub's UID (null for a hub) and its installed features. */
+export interface DescribedCluster extends ClusterRow {
+  hub_uid: string | null;
+  features: FeatureRow[];
+}
+
 /** What a create writes of a cluster. */
 export type ClusterFields = Omit<ClusterRow, 'id' | 'created_at' | 'observed_at'>;
 
@@ -69,17 +75,32 @@ export class ClustersStore {
     await this.db.table('clusters', trx).where({ id }).delete();
   }
 
+  /**
+   * Clusters with their hub's UID and their features, in one statement: `where` narrows and orders `c` (the
+   * clusters; `h` is the hub a managed cluster is under). Each cluster read of the inventory is then one statement.
+   */
+  async described(where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, trx?: Knex.Transaction): Promise<DescribedCluster[]> {
+    const k = trx ?? this.db.knex;
+    const s = this.db.schema;
+    const features = k.raw(
+      `coalesce((select json_agg(json_build_object('cluster_id', f.cluster_id, 'feature', f.feature, 'version', f.version,
+         'updated_at', f.updated_at) order by f.feature) from ??.cluster_features f where f.cluster_id = c.id), '[]'::json) as features`,
+      [s],
+    );
+    const rows: DescribedCluster[] = await where(
+      k.from(`${s}.clusters as c`).leftJoin(`${s}.clusters as h`, 'h.id', 'c.hub_id').select('c.*', 'h.uid as hub_uid', features),
+    );
+    // Timestamps inside JSON arrive as text.
+    for (const r of rows) r.features = r.features.map((f) => ({ ...f, updated_at: new Date(f.updated_at) }));
+    return rows;
+  }
+
   async byUid(uid: string, trx?: Knex.Transaction): Promise<ClusterRow | undefined> {
     return this.db.table('clusters', trx).where({ uid }).first();
   }
 
   async byId(id: number, trx?: Knex.Transaction): Promise<ClusterRow | undefined> {
     return this.db.table('clusters', trx).where({ id }).first();
-  }
-
-  async byIds(ids: number[], trx?: Knex.Transaction): Promise<ClusterRow[]> {
-    if (!ids.length) return [];
-    return this.db.table('clusters', trx).whereIn('id', ids);
   }
 
   /** The hubs of an owner, by name. */

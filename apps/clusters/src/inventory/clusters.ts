@@ -5,7 +5,7 @@ import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { clustersV1, orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext, PromiseClient } from '@platform/service-kit';
-import { ClustersStore, type ClusterRow, type FeatureRow } from './clusters-store';
+import { ClustersStore, type ClusterRow, type DescribedCluster, type FeatureRow } from './clusters-store';
 import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../desired-state/desired-state';
 import { ownerTuple, TUPLES_EFFECT, type TupleChange } from './tuples';
 import { isUuid } from '@platform/proto';
@@ -104,58 +104,60 @@ export class Clusters {
     if (await this.store.byUid(uid, trx)) throw new ConflictError(`a cluster with uid ${uid} already exists`);
   }
 
+  // The reads below are one statement each (the store's `described`): a cluster with its hub's UID and features.
+
   async listHubs(ownerType: string, ownerId: number): Promise<clustersV1.Cluster[]> {
     checkOwner(ownerType, ownerId);
-    return this.withFeatures(await this.store.hubsOf(ownerType, ownerId), null);
+    const rows = await this.store.described((q) =>
+      q.where({ 'c.owner_type': ownerType, 'c.owner_id': ownerId }).whereNull('c.hub_id').orderBy('c.name'),
+    );
+    return rows.map(describedMessage);
   }
 
   async getHub(ownerType: string, ownerId: number, name: string): Promise<clustersV1.Cluster> {
     checkOwner(ownerType, ownerId);
-    const row = await this.store.hubByName(ownerType, ownerId, name);
+    const [row] = await this.store.described((q) =>
+      q.where({ 'c.owner_type': ownerType, 'c.owner_id': ownerId, 'c.name': name }).whereNull('c.hub_id'),
+    );
     if (!row) throw new NotFoundError(`cluster "${name}" not found`);
-    return (await this.withFeatures([row], null))[0];
+    return describedMessage(row);
   }
 
   async getCluster(uid: string): Promise<clustersV1.Cluster> {
-    const row = await this.findByUid(uid);
-    const hub = row.hub_id === null ? null : ((await this.store.byId(row.hub_id)) ?? null);
-    return (await this.withFeatures([row], hub))[0];
+    const lower = uid.toLowerCase();
+    const [row] = isUuid(lower) ? await this.store.described((q) => q.where('c.uid', lower)) : [];
+    if (!row) throw new NotFoundError(`cluster ${uid.slice(0, 80)} not found`);
+    return describedMessage(row);
   }
 
   /**
    * The clusters among `uids`, hubs and managed clusters alike, in the order asked; UIDs of no cluster (or not
-   * UUIDs) are left out. Three queries whatever the number: the clusters, their hubs, their features.
+   * UUIDs) are left out. One statement whatever the number.
    */
   async getClusters(uids: string[]): Promise<clustersV1.Cluster[]> {
     if (uids.length > 1000) throw new InputError('at most 1000 cluster UIDs at a time');
     const wanted = [...new Set(uids.map((u) => u.toLowerCase()).filter((u) => isUuid(u)))];
-    const rows = await this.store.byUids(wanted);
-    const hubIds = [...new Set(rows.map((r) => r.hub_id).filter((id): id is number => id !== null))];
-    const hubs = new Map((await this.store.byIds(hubIds)).map((h) => [Number(h.id), h]));
-    const features = await this.store.featuresOf(rows.map((r) => r.id));
-    const byUid = new Map(
-      rows.map((r) => [
-        r.uid,
-        toMessage(
-          r,
-          r.hub_id === null ? null : (hubs.get(Number(r.hub_id)) ?? null),
-          features.filter((f) => f.cluster_id === r.id),
-        ),
-      ]),
-    );
+    if (wanted.length === 0) return [];
+    const byUid = new Map((await this.store.described((q) => q.whereIn('c.uid', wanted))).map((r) => [r.uid, describedMessage(r)]));
     return wanted.flatMap((u) => byUid.get(u) ?? []);
   }
 
   async listSpokes(hubUid: string): Promise<clustersV1.Cluster[]> {
-    const hub = await this.findHub(hubUid);
-    return this.withFeatures(await this.store.spokesOf(hub.id), hub);
+    const lower = hubUid.toLowerCase();
+    const rows = isUuid(lower) ? await this.store.described((q) => q.where('h.uid', lower).orderBy('c.name')) : [];
+    // No spokes, or no such hub: only the second is 404.
+    if (rows.length === 0) await this.findHub(hubUid);
+    return rows.map(describedMessage);
   }
 
   async getSpoke(hubUid: string, name: string): Promise<clustersV1.Cluster> {
-    const hub = await this.findHub(hubUid);
-    const row = await this.store.spokeByName(hub.id, name);
-    if (!row) throw new NotFoundError(`managed cluster "${name}" not found`);
-    return (await this.withFeatures([row], hub))[0];
+    const lower = hubUid.toLowerCase();
+    const [row] = isUuid(lower) ? await this.store.described((q) => q.where({ 'h.uid': lower, 'c.name': name })) : [];
+    if (!row) {
+      await this.findHub(hubUid);
+      throw new NotFoundError(`managed cluster "${name}" not found`);
+    }
+    return describedMessage(row);
   }
 
   async listNamespaces(clusterUid: string): Promise<clustersV1.Namespace[]> {
@@ -258,17 +260,6 @@ export class Clusters {
     if (row.hub_id !== null) throw new NotFoundError(`hub cluster ${uid} not found`);
     return row;
   }
-
-  private async withFeatures(rows: ClusterRow[], hub: ClusterRow | null): Promise<clustersV1.Cluster[]> {
-    const features = await this.store.featuresOf(rows.map((r) => r.id));
-    return rows.map((r) =>
-      toMessage(
-        r,
-        hub,
-        features.filter((f) => f.cluster_id === r.id),
-      ),
-    );
-  }
 }
 
 /** The checks of a new hub's fields (400 each), shared by `createHub` and `checkNewHub`: its uid (lower-case, made when empty) and status. */
@@ -323,7 +314,7 @@ function parseStatus(json: string): Record<string, unknown> {
 const unix = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 
 /** A cluster row as the Cluster message (cluster sets answer their members with it too). */
-export function toMessage(row: ClusterRow, hub: ClusterRow | null, features: FeatureRow[]): clustersV1.Cluster {
+export function toMessage(row: ClusterRow, hubUid: string | null, features: FeatureRow[]): clustersV1.Cluster {
   return {
     uid: row.uid,
     name: row.name,
@@ -336,10 +327,13 @@ export function toMessage(row: ClusterRow, hub: ClusterRow | null, features: Fea
     managerEndpoint: row.manager_endpoint,
     ownerType: row.owner_type,
     ownerId: Number(row.owner_id),
-    hubUid: hub?.uid ?? '',
+    hubUid: hubUid ?? '',
     features: features.map((f) => ({ name: f.feature, version: f.version, updatedUnix: unix(f.updated_at) })),
     id: Number(row.id),
     observedUnix: row.observed_at ? unix(row.observed_at) : 0,
     connectedUsers: (row.connected_users ?? []).map((u) => ({ login: u.login, role: u.role })),
   };
 }
+
+/** A cluster read with its hub's UID and features (`ClustersStore.described`) as the Cluster message. */
+export const describedMessage = (row: DescribedCluster): clustersV1.Cluster => toMessage(row, row.hub_uid, row.features);
