@@ -110,7 +110,8 @@ export type Denied<I, C> = string | ((input: I, ctx: C) => string | Promise<stri
 
 /**
  * A condition on data the request names or the edge resolved, that no permission expresses: "uid is the caller",
- * "the team is not the owner team". `holds` may also fail with the error of something it could not find (404).
+ * "the team is not the owner team". `holds` may also throw: the error of something it could not find (404), or a
+ * refusal naming which of several objects failed (the cluster of a registration that is another owner's).
  */
 export interface DataCheck<I, C> {
   /** How docs/routes.md and the API document name it. */
