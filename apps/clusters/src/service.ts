@@ -14,6 +14,7 @@ export function clustersService(clusters: Clusters, enrolment: HubEnrolment): Se
       return {};
     },
     listHubs: async (req) => ({ clusters: await clusters.listHubs(req.ownerType, req.ownerId) }),
+    listOwnerClusters: async (req) => ({ clusters: await clusters.listOwnerClusters(req.ownerType, req.ownerId) }),
     getHub: (req) => clusters.getHub(req.ownerType, req.ownerId, req.name),
     getCluster: (req) => clusters.getCluster(req.uid),
     getClusters: async (req) => ({ clusters: await clusters.getClusters(req.uids) }),

@@ -198,6 +198,18 @@ describe('ClustersService', () => {
       ]);
     });
 
+    it('lists every cluster of an owner in one call: each hub, then its managed clusters', async () => {
+      const { clusters: all } = await clusters.listOwnerClusters({ ownerType: 'organization', ownerId: ORG });
+      expect(all.map((c) => [c.name, c.hubUid])).toEqual([
+        ['dev', ''],
+        ['prod-east', ''],
+        ['edge-0', HUB_UID],
+        ['edge-1', HUB_UID],
+      ]);
+      expect(all[3].features.map((f) => [f.name, f.version])).toEqual([['productdb', '1.3.9']]);
+      expect((await clusters.listOwnerClusters({ ownerType: 'organization', ownerId: ORG + 1000 })).clusters).toEqual([]);
+    });
+
     it('answers the installed features of hubs', async () => {
       const got = await clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'prod-east' });
       expect(got.features.map((f) => [f.name, f.version])).toEqual([

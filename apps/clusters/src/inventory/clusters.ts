@@ -114,6 +114,15 @@ export class Clusters {
     return rows.map(describedMessage);
   }
 
+  /** Every cluster of an owner (a managed cluster is its hub's owner's): each hub, by name, then its managed clusters. */
+  async listOwnerClusters(ownerType: string, ownerId: number): Promise<clustersV1.Cluster[]> {
+    checkOwner(ownerType, ownerId);
+    const rows = await this.store.described((q) =>
+      q.where({ 'c.owner_type': ownerType, 'c.owner_id': ownerId }).orderByRaw('coalesce(h.name, c.name), c.hub_id is not null, c.name'),
+    );
+    return rows.map(describedMessage);
+  }
+
   async getHub(ownerType: string, ownerId: number, name: string): Promise<clustersV1.Cluster> {
     checkOwner(ownerType, ownerId);
     const [row] = await this.store.described((q) =>

@@ -18,10 +18,7 @@ export interface Inventory {
   clustersOf(ownerType: string, ownerId: number): Promise<InventoryCluster[]>;
 }
 
-type ClustersClient = Pick<
-  PromiseClient<typeof clustersV1.ClustersServiceService>,
-  'getCluster' | 'getClusters' | 'listHubs' | 'listSpokes'
->;
+type ClustersClient = Pick<PromiseClient<typeof clustersV1.ClustersServiceService>, 'getCluster' | 'getClusters' | 'listOwnerClusters'>;
 
 /** As many UIDs as the clusters service answers in one call. */
 const UIDS_PER_CALL = 1000;
@@ -45,9 +42,7 @@ export function clustersInventory(client: ClustersClient): Inventory {
       return new Map(answers.flatMap((a) => a.clusters.map((c) => [c.uid, c] as const)));
     },
     async clustersOf(ownerType, ownerId) {
-      const { clusters: hubs } = await client.listHubs({ ownerType, ownerId });
-      const spokes = await Promise.all(hubs.map((h) => client.listSpokes({ hubUid: h.uid }).then((r) => r.clusters)));
-      return [...hubs, ...spokes.flat()];
+      return (await client.listOwnerClusters({ ownerType, ownerId })).clusters;
     },
   };
 }

@@ -45,12 +45,10 @@ export const NamespaceBilling = z
   })
   .meta({ id: 'NamespaceBilling' });
 
-/** The UIDs of the organization's clusters: its hubs and every managed cluster under them (one call per hub). */
+/** The UIDs of the organization's clusters: its hubs and every managed cluster under them (one call). */
 async function orgClusterUids(org: OrgRef, ctx: EdgeContext): Promise<string[]> {
-  const clusters = ctx.backends.clusters.clusters;
-  const hubs = (await clusters.listHubs({ ownerType: 'organization', ownerId: org.id })).clusters;
-  const spokes = await Promise.all(hubs.map((h) => clusters.listSpokes({ hubUid: h.uid })));
-  return [...hubs, ...spokes.flatMap((s) => s.clusters)].map((c) => c.uid);
+  const { clusters } = await ctx.backends.clusters.clusters.listOwnerClusters({ ownerType: 'organization', ownerId: org.id });
+  return clusters.map((c) => c.uid);
 }
 
 export const namespaceBillingRoutes: Route[] = [
