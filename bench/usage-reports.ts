@@ -9,8 +9,8 @@
  * measures reading, and loading through the bus would take minutes (docs/benchmarks.md has ingestion's own
  * numbers). Beyond the first 1,000,000, the samples are copies of those made inside Postgres (insert ... select),
  * each copy under other cluster and object UIDs, so 10,000,000 samples are ten times the clusters and objects of
- * the same month. The daily rollups are then made by ingestion's own statement (rollUpSamples) over all of them,
- * and licensed products are derived from the samples in SQL.
+ * the same month. The daily and monthly rollups are then made by ingestion's own statements (rollUpSamples,
+ * rollUpSamplesByMonth) over all of them, and licensed products are derived from the samples in SQL.
  *
  * Each view is measured over HTTP (token, gateway, gRPC, the view's SQL, JSON) side by side with the bare SQL
  * aggregate that computes the same numbers from the same table the view reads, sent over one pg connection: the
@@ -29,7 +29,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { QUANTITY, SAMPLE_HOURS, rollUpSamples, sampleRows, toSampleColumns } from '@platform/app-billing-dashboard';
+import { QUANTITY, SAMPLE_HOURS, rollUpSamples, rollUpSamplesByMonth, sampleRows, toSampleColumns } from '@platform/app-billing-dashboard';
 import { buildWorld, messagesOf } from '@platform/simulator';
 import type { agentV1 } from '@platform/proto';
 import { runLine, writeDocBlock } from './doc-block';
@@ -138,20 +138,26 @@ async function loadSamples(db: pg.Client, count: number): Promise<Picked> {
       `copied ${((copy + 1) * SIMULATED).toLocaleString('en')} of ${count.toLocaleString('en')} samples (${((performance.now() - started) / 1000).toFixed(0)} s)`,
     );
   }
-  progress('rolling the samples up by day, as ingestion does');
+  progress('rolling the samples up by day and by month, as ingestion does');
   const t0 = performance.now();
   await db.query(pgStatement(rollUpSamples('billing.usage_samples')));
-  progress(`rolled up in ${((performance.now() - t0) / 1000).toFixed(0)} s; deriving licensed products and analysing the tables`);
+  const t1 = performance.now();
+  await db.query(pgStatement(rollUpSamplesByMonth('billing.usage_samples')));
+  progress(
+    `rolled up by day in ${((t1 - t0) / 1000).toFixed(0)} s, by month in ${((performance.now() - t1) / 1000).toFixed(0)} s; ` +
+      'deriving licensed products and analysing the tables',
+  );
   await db.query(`insert into billing.licensed_products (user_id, cluster_uid, license_id, product, first_received_at, last_received_at)
     select user_id, cluster_uid, license_id, product, min(start_at), max(end_at) from billing.usage_samples
     group by user_id, cluster_uid, license_id, product on conflict do nothing`);
   await db.query('analyze billing.usage_samples');
   await db.query('analyze billing.usage_object_days');
+  await db.query('analyze billing.usage_object_months');
   await db.query('analyze billing.licensed_products');
   return picked;
 }
 
-/** rollUpSamples' statement for the `billing` schema (its one `??` binding). */
+/** A rollup statement for the `billing` schema (its one `??` binding). */
 const pgStatement = (sql: string) => sql.replace('??', 'billing');
 
 let maxSimulatedId = '0';
@@ -338,22 +344,24 @@ function casesFor(o: Picked): Case[] {
     .map((r) => `sum(${SAMPLE_HOURS} * ${QUANTITY[r]})`)
     .concat(`sum(${SAMPLE_HOURS})`)
     .join(', ');
-  // The view's numbers from the daily rollups (what the view reads), and the same from the raw samples (what it
-  // read before the rollups): the samples' columns map to the rollups' own.
-  const daySums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map((c) => `sum(${c})`).join(', ');
-  const onDays = (sql: string) =>
+  // The view's numbers from the rollups it reads — the monthly ones for its rows, the daily ones for a daily
+  // series — adding their float8 copies as the views do for most objects; and the same from the raw samples (what
+  // the views read before the rollups): the samples' columns map to the rollups' own.
+  const rollupSums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map((c) => `sum(${c}_f8)`).join(', ');
+  const onRollups = (sql: string, table: 'usage_object_days' | 'usage_object_months') =>
     sql
-      .replace(/max\((cluster_name|name|version)\)/g, 'max(last_id)')
+      // The monthly rollups keep the last sample's names; the daily ones its id.
+      .replace(/max\((cluster_name|name|version)\)/g, table === 'usage_object_days' ? 'max(last_id)' : 'max($1)')
       .replace(/min\(start_at\)/g, 'min(first_at)')
       .replace(/max\(end_at\)/g, 'max(last_at)')
-      .replace(`sum(replicas * ${SAMPLE_HOURS})`, 'sum(replica_hours)')
+      .replace(`sum(replicas * ${SAMPLE_HOURS})`, 'sum(replica_hours_f8)')
       .replace(/max\((cpu|memory|storage)_used\)/g, 'max($1_peak_used)')
       .replace(/\(start_at at time zone 'UTC'\)::date/g, 'day')
       .split(sums)
-      .join(daySums)
-      .replace(/billing\.usage_samples/g, 'billing.usage_object_days');
-  const both = (sql: string, params: unknown[]) => ({
-    bare: { sql: onDays(sql), params },
+      .join(rollupSums)
+      .replace(/billing\.usage_samples/g, `billing.${table}`);
+  const both = (sql: string, params: unknown[], table: 'usage_object_days' | 'usage_object_months' = 'usage_object_months') => ({
+    bare: { sql: onRollups(sql, table), params },
     samples: { sql, params },
     targetMs: VIEW_TARGET_MS,
   });
@@ -363,7 +371,8 @@ function casesFor(o: Picked): Case[] {
           where month = $1 and product = $2 ${where} group by ${by}`,
       [month, product],
     );
-  // `daily` adds the same sums per group and UTC day: both groupings, as the view computes both.
+  // `daily` adds the same sums per group and UTC day: both groupings, as the view computes both (from the daily
+  // rollups: the view's rows come from its days).
   const daily = (product: string, by: string, where = '', params: unknown[] = []) =>
     both(
       `select ${by}, null::date as day, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where} group by ${by}
@@ -371,6 +380,7 @@ function casesFor(o: Picked): Case[] {
           select ${by}, (start_at at time zone 'UTC')::date, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where}
           group by ${by}, (start_at at time zone 'UTC')::date`,
       [month, product, ...params],
+      'usage_object_days',
     );
   const objectInfo = 'max(cluster_name), max(namespace), max(kind), max(name), max(version), min(start_at), max(end_at)';
   // One object's samples and its quota periods (runs of equal requests and limits: gaps and islands).

@@ -3,5 +3,5 @@ export { billingDashboardApp, createBillingDashboardApp, type BillingDashboardDe
 export { migrations as billingDashboardMigrations } from '../migrations';
 // For bench/usage-reports.ts: the rows ingestion writes for a usage sample, its rollup statement, and the quantities' SQL.
 export { sampleRows } from './ingestion/ingestion';
-export { rollUpSamples, toSampleColumns } from './ingestion/ingestion-store';
+export { rollUpSamples, rollUpSamplesByMonth, toSampleColumns } from './ingestion/ingestion-store';
 export { QUANTITY, SAMPLE_HOURS } from './usage/quantities';

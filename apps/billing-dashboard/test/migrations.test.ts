@@ -4,7 +4,7 @@ import { createTestDatabase } from '@platform/testing';
 import { agentV1 } from '@platform/proto';
 import { migrations } from '../migrations';
 import { sampleRows } from '../src/ingestion/ingestion';
-import { rollUpSamples, toSampleColumns } from '../src/ingestion/ingestion-store';
+import { rollUpSamples, rollUpSamplesByMonth, toSampleColumns } from '../src/ingestion/ingestion-store';
 
 const H = 3_600_000;
 const CLUSTER = '0c000000-0000-4000-8000-000000000001';
@@ -124,6 +124,106 @@ describeMigrationRoundTrips('billing', migrations, {
       expect(await all()).toEqual(backfilled);
     },
   },
+  // The monthly rollups of the samples already stored (the ones above and these), and the daily rollups' float8 copies.
+  '20261124140000_usage_object_months': {
+    async before(knex, schema) {
+      const rows = [
+        // o-1 again in October, renamed: its month's names become these, its sums grow.
+        ...sampleRows(sample(oct2 + 24 * H, oct2 + 25 * H, { name: 'pg-1-renamed', version: '17.0', clusterName: 'hub-1b' })),
+        // o-1 in November: a month of its own.
+        ...sampleRows(sample(Date.UTC(2026, 10, 3), Date.UTC(2026, 10, 3) + 2 * H)),
+      ];
+      await knex.withSchema(schema).table('usage_samples').insert(rows.map(toSampleColumns));
+    },
+    async after(knex, schema) {
+      const { rows } = await knex.raw(
+        `select to_char(month, 'YYYY-MM-DD') as month, object_uid, product, contract_id, samples, cluster_name, name, version,
+                replicas, cpu_core_hours::float8, object_hours::float8, replica_hours::float8, object_hours_f8, replica_hours_f8
+           from ??.usage_object_months order by object_uid, month, contract_id`,
+        [schema],
+      );
+      const o1 = { object_uid: 'o-1', product: 'productdb' };
+      expect(rows).toEqual([
+        // 4 h on Oct 1-2 (before the split at midnight), 1 h, and 1 h on Oct 3 renamed: the last sample's names.
+        {
+          ...o1,
+          month: '2026-10-01',
+          contract_id: 0,
+          samples: 3,
+          cluster_name: 'hub-1b',
+          name: 'pg-1-renamed',
+          version: '17.0',
+          replicas: 3,
+          cpu_core_hours: 1.5,
+          object_hours: 6,
+          replica_hours: 18,
+          object_hours_f8: 6,
+          replica_hours_f8: 18,
+        },
+        {
+          ...o1,
+          month: '2026-10-01',
+          contract_id: 5,
+          samples: 1,
+          cluster_name: 'hub-1',
+          name: 'pg-1',
+          version: '16.4',
+          replicas: 1,
+          cpu_core_hours: 0.5,
+          object_hours: 2,
+          replica_hours: 2,
+          object_hours_f8: 2,
+          replica_hours_f8: 2,
+        },
+        {
+          ...o1,
+          month: '2026-11-01',
+          contract_id: 0,
+          samples: 1,
+          cluster_name: 'hub-1',
+          name: 'pg-1',
+          version: '16.4',
+          replicas: 3,
+          cpu_core_hours: 0.5,
+          object_hours: 2,
+          replica_hours: 6,
+          object_hours_f8: 2,
+          replica_hours_f8: 6,
+        },
+        {
+          object_uid: 'o-2',
+          product: 'productbackup',
+          month: '2026-10-01',
+          contract_id: 0,
+          samples: 1,
+          cluster_name: 'hub-1',
+          name: 'pg-1',
+          version: '16.4',
+          replicas: 3,
+          cpu_core_hours: 0.25,
+          object_hours: 1,
+          replica_hours: 3,
+          object_hours_f8: 1,
+          replica_hours_f8: 3,
+        },
+      ]);
+      // Ingestion's monthly rollup of the same samples makes the very same rows.
+      const all = async () => (await knex.raw('select * from ??.usage_object_months order by 1, 2, 3, 4', [schema])).rows;
+      const backfilled = await all();
+      await knex.raw('truncate ??.usage_object_months', [schema]);
+      await knex.raw(rollUpSamplesByMonth(`"${schema}".usage_samples`), [schema]);
+      expect(await all()).toEqual(backfilled);
+      // The days' float8 copies are their sums' float8.
+      const { rows: copies } = await knex.raw(
+        `select count(*)::int as days, count(*) filter (where cpu_core_hours_f8 = cpu_core_hours::float8 and object_hours_f8 = object_hours::float8
+                  and memory_gib_hours_f8 = memory_gib_hours::float8 and storage_gib_hours_f8 = storage_gib_hours::float8
+                  and replica_hours_f8 = replica_hours::float8)::int as same
+           from ??.usage_object_days`,
+        [schema],
+      );
+      expect(copies).toEqual([{ days: 4, same: 4 }]);
+    },
+  },
 });
 
 describe('billing schema, fully migrated', () => {
@@ -176,6 +276,8 @@ describe('billing schema, fully migrated', () => {
         'system_outages_end_at',
         'usage_object_days_pkey',
         'usage_object_days_month_product',
+        'usage_object_months_pkey',
+        'usage_object_months_month_product',
       ]),
     );
   });

@@ -5,7 +5,7 @@ import { agentV1, type usageReportV1 } from '@platform/proto';
 import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../migrations';
 import { Ingestion, sampleRows } from '../src/ingestion/ingestion';
-import { IngestionStore, rollUpSamples } from '../src/ingestion/ingestion-store';
+import { IngestionStore, rollUpSamples, rollUpSamplesByMonth } from '../src/ingestion/ingestion-store';
 import { QUANTITY, SAMPLE_HOURS } from '../src/usage/quantities';
 import { PRODUCTS, UsageReports, VIEWS, type ViewName } from '../src/usage-report/usage-report';
 import { testCluster, testLicensing } from './agent-reports';
@@ -28,13 +28,13 @@ function random(seed: number) {
 }
 
 /**
- * The usage views read daily per-object rollups that ingestion writes with the samples. These tests ingest random
- * samples (crossing and touching midnight and month ends, attributes changing within a day, messages redelivered
- * and samples reported again under new ids) and expect every view to answer what the same statements answer over
- * the samples themselves, one row per sample (schema `raw`: the rollups' columns computed per sample, which is how
- * the views aggregated the samples before).
+ * The usage views read monthly and daily per-object rollups that ingestion writes with the samples. These tests
+ * ingest random samples (crossing and touching midnight and month ends, attributes changing within a day, messages
+ * redelivered, samples reported again under new ids, an object's month arriving in many batches) and expect every
+ * view to answer what the same statements answer over the samples themselves, one row per sample (schema `raw`:
+ * the rollups' columns computed per sample, which is how the views aggregated the samples before).
  */
-describe('usage views from daily rollups', () => {
+describe('usage views from monthly and daily rollups', () => {
   let db: Database;
   let raw: Database;
   let drop: () => Promise<void>;
@@ -158,17 +158,7 @@ describe('usage views from daily rollups', () => {
     expect(applied).toBe(messages.length + resent.length);
 
     // Schema `raw`: the rollups' columns computed per sample, over the same samples.
-    const hours = SAMPLE_HOURS;
-    await db.knex.raw(`create schema raw;
-      create view raw.usage_samples as select * from billing.usage_samples;
-      create view raw.usage_object_days as
-        select (start_at at time zone 'UTC')::date as day, month, cluster_uid, object_uid, product, contract_id, hosting, namespace,
-          namespace_uid, "group", kind, topology, cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit,
-          1 as samples, id as last_id, start_at as first_at, end_at as last_at, replicas, cpu_used as cpu_peak_used,
-          memory_used as memory_peak_used, storage_used as storage_peak_used,
-          ${hours} * ${QUANTITY.cpu} as cpu_core_hours, ${hours} * ${QUANTITY.memory} as memory_gib_hours,
-          ${hours} * ${QUANTITY.storage} as storage_gib_hours, ${hours} as object_hours, replicas * ${hours} as replica_hours
-        from billing.usage_samples`);
+    await createRawSchema(db);
     raw = await openDatabase({ url: test.url, dataDir: '', schema: 'raw' });
   }, 60_000);
   afterAll(async () => {
@@ -204,6 +194,15 @@ describe('usage views from daily rollups', () => {
     expect(samples).toBeGreaterThan(400);
     // Each stored sample row is in exactly one day's rollup, once.
     expect(rolled).toBe(samples);
+    const [months] = (
+      await db.knex.raw(`select count(*)::int as n, sum(samples)::int as rolled,
+                                (select count(*)::int from (select distinct cluster_uid, object_uid, month from billing.usage_samples) o) as objects
+                           from billing.usage_object_months`)
+    ).rows;
+    // And in exactly one month's, once; a month of an object is one row unless its attributes changed within it.
+    expect(months.rolled).toBe(samples);
+    expect(months.n).toBeGreaterThanOrEqual(months.objects);
+    expect(months.n).toBeLessThan(days);
   });
 
   it('rolls up the same rows as a GROUP BY over the samples', async () => {
@@ -228,6 +227,29 @@ describe('usage views from daily rollups', () => {
     // Objects whose attributes changed within a day have several rows that day.
     const { rows } = await db.knex.raw(
       `select count(*)::int as n from (select 1 from billing.usage_object_days group by cluster_uid, object_uid, day having count(*) > 1) x`,
+    );
+    expect(rows[0].n).toBeGreaterThan(0);
+  });
+
+  it('rolls up by month the same rows as a GROUP BY over the samples, with the names of the last sample', async () => {
+    const key = `cluster_uid, object_uid, month, product, contract_id, hosting, namespace, namespace_uid, "group", kind, topology,
+                 cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit`;
+    const byMonth = (schema: string) =>
+      db.knex.raw(
+        `select ${key}, sum(samples)::int as samples, max(last_id) as last_id, min(first_at) as first_at, max(last_at) as last_at,
+                max(replicas) as replicas, max(cpu_peak_used) as cpu, max(memory_peak_used) as memory, max(storage_peak_used) as storage,
+                sum(cpu_core_hours)::text as c, sum(memory_gib_hours)::text as m, sum(storage_gib_hours)::text as s,
+                sum(object_hours)::text as o, sum(replica_hours)::text as r,
+                (array_agg(cluster_name order by last_id desc))[1] as cluster_name, (array_agg(name order by last_id desc))[1] as name,
+                (array_agg(version order by last_id desc))[1] as version
+           from ${schema}.usage_object_months group by ${key} order by cluster_uid, object_uid, month, last_id`,
+      );
+    const rolled = (await byMonth('billing')).rows;
+    expect(rolled.length).toBeGreaterThan(10);
+    expect(rolled).toEqual((await byMonth('raw')).rows);
+    // Names changed within a month, so the last sample's are not every sample's.
+    const { rows } = await db.knex.raw(
+      `select count(*)::int as n from (select 1 from billing.usage_samples group by cluster_uid, object_uid, month having count(distinct name) > 1) x`,
     );
     expect(rows[0].n).toBeGreaterThan(0);
   });
@@ -306,15 +328,71 @@ describe('usage views from daily rollups', () => {
     expect(Number(after.hours)).toBeCloseTo(Number(before.hours) + 2, 12);
   });
 
-  it('rolls up, batch by batch, what one rollup of all the samples makes', async () => {
-    const snapshot = async () =>
-      (await db.knex.raw('select * from billing.usage_object_days order by cluster_uid, object_uid, day, attributes_key')).rows;
-    const rolled = await snapshot();
-    await db.knex.raw('truncate billing.usage_object_days');
-    await db.knex.raw(rollUpSamples('billing.usage_samples'), ['billing']);
-    expect(await snapshot()).toEqual(rolled);
+  it('counts a late sample of an earlier day, arriving in a later batch, in its day and month, with its names as the last stored', async () => {
+    const store = IngestionStore.create(db);
+    const object = objectIds('b2')[1];
+    const month = () =>
+      db
+        .table('usage_object_months')
+        .where({ cluster_uid: b.clusterUID, object_uid: object, month: '2026-10-01' })
+        .select(db.knex.raw('sum(samples)::int as samples, sum(object_hours)::text as hours, max(last_id) as last_id'))
+        .first();
+    const before = await month();
+    expect(before.samples).toBeGreaterThan(10);
+    // Oct 30 00:07, inside the object's reported window, so inside a day it already has (a start of its own: stored).
+    const late = b.sample(Date.UTC(2026, 9, 30, 0, 7), Date.UTC(2026, 9, 30, 0, 37), {
+      objectUid: object,
+      name: 'pg-late',
+      version: '18.0',
+    });
+    expect(await db.transaction((trx) => store.insertUsageSamples(sampleRows(late), trx))).toBe(1);
+    const after = await month();
+    expect(after.samples).toBe(before.samples + 1);
+    expect(Number(after.hours)).toBeCloseTo(Number(before.hours) + 0.5, 12);
+    expect(Number(after.last_id)).toBeGreaterThan(Number(before.last_id));
+    // The objects view shows the names of the object's last stored sample: the late one.
+    const view = JSON.parse(
+      await new UsageReports(db).view(request({ view: 'objects-usage-view', clusterUid: b.clusterUID, product: late.product })),
+    );
+    expect(view.rows.find((r: { objectID: string }) => r.objectID === object)).toMatchObject({ name: 'pg-late', version: '18.0' });
+    // And every October view still answers what the samples do.
+    const ours = new UsageReports(db);
+    const theirs = new UsageReports(raw);
+    for (const req of requests().filter((r) => r.month === 10 && (r.clusterUid === '' || r.clusterUid === b.clusterUID)))
+      expect({ req, view: JSON.parse(await ours.view(req)) }).toEqual({ req, view: nearly(JSON.parse(await theirs.view(req))) });
+  });
+
+  it('rolls up, batch by batch, what one rollup of all the samples makes, by day and by month', async () => {
+    for (const [table, order, rollUp] of [
+      ['usage_object_days', 'cluster_uid, object_uid, day, attributes_key', rollUpSamples],
+      ['usage_object_months', 'cluster_uid, object_uid, month, attributes_key', rollUpSamplesByMonth],
+    ] as const) {
+      const snapshot = async () => (await db.knex.raw(`select * from billing.${table} order by ${order}`)).rows;
+      const rolled = await snapshot();
+      await db.knex.raw(`truncate billing.${table}`);
+      await db.knex.raw(rollUp('billing.usage_samples'), ['billing']);
+      expect(await snapshot()).toEqual(rolled);
+    }
   });
 });
+
+/** Schema `raw`: both rollups' columns computed per sample (a rollup of one sample each), over billing's samples. */
+async function createRawSchema(db: Database): Promise<void> {
+  const hours = SAMPLE_HOURS;
+  const columns = `month, cluster_uid, object_uid, product, contract_id, hosting, namespace,
+      namespace_uid, "group", kind, topology, cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit,
+      1 as samples, id as last_id, start_at as first_at, end_at as last_at, replicas, cpu_used as cpu_peak_used,
+      memory_used as memory_peak_used, storage_used as storage_peak_used,
+      ${hours} * ${QUANTITY.cpu} as cpu_core_hours, ${hours} * ${QUANTITY.memory} as memory_gib_hours,
+      ${hours} * ${QUANTITY.storage} as storage_gib_hours, ${hours} as object_hours, replicas * ${hours} as replica_hours,
+      (${hours} * ${QUANTITY.cpu})::float8 as cpu_core_hours_f8, (${hours} * ${QUANTITY.memory})::float8 as memory_gib_hours_f8,
+      (${hours} * ${QUANTITY.storage})::float8 as storage_gib_hours_f8, (${hours})::float8 as object_hours_f8,
+      (replicas * ${hours})::float8 as replica_hours_f8`;
+  await db.knex.raw(`create schema raw;
+    create view raw.usage_samples as select * from billing.usage_samples;
+    create view raw.usage_object_days as select (start_at at time zone 'UTC')::date as day, ${columns} from billing.usage_samples;
+    create view raw.usage_object_months as select cluster_name, name, version, ${columns} from billing.usage_samples`);
+}
 
 /** `value` with every fractional number matched to 9 decimal places (the rest exactly). */
 function nearly(value: unknown): unknown {

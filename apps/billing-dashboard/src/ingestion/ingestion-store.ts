@@ -163,8 +163,9 @@ export class IngestionStore {
 
   /**
    * Inserts samples; one already stored for the same (cluster, object, start) is kept as it is. Returns how many were
-   * new. The same statement adds the rows it inserted, and only those, to their objects' days (usage_object_days),
-   * so a sample counts once in the rollups exactly when it counts once among the samples.
+   * new. The same statement adds the rows it inserted, and only those, to their objects' days (usage_object_days)
+   * and months (usage_object_months), so a sample counts once in the rollups exactly when it counts once among the
+   * samples.
    */
   async insertUsageSamples(rows: UsageSampleRow[], trx: Knex.Transaction): Promise<number> {
     let inserted = 0;
@@ -178,8 +179,9 @@ export class IngestionStore {
         .returning(ROLLED_UP_COLUMNS)
         .toSQL();
       const { rows: counted } = await trx.raw(
-        `with inserted as (${insert.sql}), days as (${rollUpSamples('inserted')}) select count(*)::int as n from inserted`,
-        [...insert.bindings, this.db.schema],
+        `with inserted as (${insert.sql}), days as (${rollUpSamples('inserted')}), months as (${rollUpSamplesByMonth('inserted')})
+         select count(*)::int as n from inserted`,
+        [...insert.bindings, this.db.schema, this.db.schema],
       );
       inserted += (counted as { n: number }[])[0].n;
     }
@@ -204,6 +206,9 @@ const ROLLED_UP_COLUMNS = [
   'kind',
   'topology',
   'replicas',
+  'cluster_name',
+  'name',
+  'version',
   ...MEASURED.flatMap((r) => [`${r}_request`, `${r}_limit`, `${r}_used`]),
 ];
 
@@ -231,6 +236,34 @@ export function rollUpSamples(source: string): string {
     group by (start_at at time zone 'UTC')::date, month, cluster_uid, object_uid, ${ATTRIBUTES}
     order by cluster_uid, object_uid, 1, 5
     on conflict (cluster_uid, object_uid, day, attributes_key) do update set
+      samples = d.samples + excluded.samples, first_at = least(d.first_at, excluded.first_at),
+      ${maxes.map((c) => `${c} = greatest(d.${c}, excluded.${c})`).join(', ')},
+      ${sums.map((c) => `${c} = d.${c} + excluded.${c}`).join(', ')}`;
+}
+
+/**
+ * SQL adding the sample rows of `source` (as in rollUpSamples) to usage_object_months: one row per object, UTC month
+ * and attributes, the sums added to the row already there, as rollUpSamples does per day. A row also keeps the
+ * cluster name, name and version of its last stored sample (greatest id), which a view shows for the object: the
+ * names come with the greatest id, whether it is the row's or the batch's. One `??` binding: the schema.
+ */
+export function rollUpSamplesByMonth(source: string): string {
+  const sums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours', 'replica_hours'];
+  const maxes = ['last_id', 'last_at', 'replicas', 'cpu_peak_used', 'memory_peak_used', 'storage_peak_used'];
+  const names = ['cluster_name', 'name', 'version'];
+  return `insert into ??.usage_object_months as d (month, cluster_uid, object_uid, attributes_key, ${ATTRIBUTES}, samples, last_id,
+      first_at, last_at, replicas, cpu_peak_used, memory_peak_used, storage_peak_used, ${sums.join(', ')}, ${names.join(', ')})
+    select g.*, ${names.map((c) => `s.${c}`).join(', ')}
+    from (select month, cluster_uid, object_uid, md5(row(${ATTRIBUTES})::text)::uuid as attributes_key, ${ATTRIBUTES},
+            count(*), max(id) as last_id, min(start_at), max(end_at), max(replicas), max(cpu_used), max(memory_used), max(storage_used),
+            sum(${SAMPLE_HOURS} * ${QUANTITY.cpu}), sum(${SAMPLE_HOURS} * ${QUANTITY.memory}), sum(${SAMPLE_HOURS} * ${QUANTITY.storage}),
+            sum(${SAMPLE_HOURS}), sum(replicas * ${SAMPLE_HOURS})
+          from ${source}
+          group by month, cluster_uid, object_uid, ${ATTRIBUTES}) g
+    join ${source} s on s.id = g.last_id
+    order by g.cluster_uid, g.object_uid, g.month, g.attributes_key
+    on conflict (cluster_uid, object_uid, month, attributes_key) do update set
+      ${names.map((c) => `${c} = case when excluded.last_id > d.last_id then excluded.${c} else d.${c} end`).join(', ')},
       samples = d.samples + excluded.samples, first_at = least(d.first_at, excluded.first_at),
       ${maxes.map((c) => `${c} = greatest(d.${c}, excluded.${c})`).join(', ')},
       ${sums.map((c) => `${c} = d.${c} + excluded.${c}`).join(', ')}`;

@@ -3,7 +3,7 @@ import { isUuid } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
 import { PRODUCT_KEYS, USAGE_VIEWS, type ProductKey, type UsageViewName, type usageReportV1 } from '@platform/proto';
-import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping } from './views';
+import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping, type RollupTable } from './views';
 
 /**
  * The usage reports of spec 4.5 (docs/usage-reports.md): which months have samples, the monthly views of each
@@ -50,7 +50,6 @@ const GROUPINGS: Record<Exclude<ViewName, 'object-quota-history-summaries-view'>
   },
   'objects-cluster-mode-usage-view': {
     by: ['cluster_uid', 'object_uid'],
-    perObject: ['sum(replica_hours)::float8 as replica_hours'],
     select: [...OBJECT_SELECT, 'coalesce(sum(replica_hours), 0)::float8 as replica_hours'],
     row: `${OBJECT_ROW}, 'replicaHours', replica_hours`,
     order: `${BY_CORE_HOURS}, cluster_uid, object_uid`,
@@ -163,9 +162,9 @@ export class UsageReports {
       throw new InputError(`unknown view_type ${viewType}: one of ${VIEW_TYPES.join(', ')}`);
 
     const clusterUid = req.clusterUid ? checkUuid('clusterUID', req.clusterUid) : '';
-    // The month's rows of the product that pass the filters: of the daily rollups for the views, of the samples for
-    // one object's quota history. Both tables carry every column filtered on.
-    const selected = (table: 'usage_object_days' | 'usage_samples') => {
+    // The month's rows of the product that pass the filters: of the rollups for the views, of the samples for one
+    // object's quota history. Every table carries every column filtered on.
+    const selected = (table: RollupTable | 'usage_samples') => {
       const rows = this.db.table(table).where({ month: monthStart(year, month), product: req.product });
       if (clusterUid) rows.andWhere({ cluster_uid: clusterUid });
       if (req.group) rows.andWhere({ group: req.group });
@@ -180,13 +179,16 @@ export class UsageReports {
     const header = { month: monthStart(year, month).slice(0, 7), product: req.product, view, viewType };
 
     if (req.objectId) return this.objectView(view, selected, checkUuid('clusterUID', req.clusterUid), req.objectId, header);
-    const base = selected('usage_object_days');
     let json: string;
-    if (view === 'object-quota-history-summaries-view') json = await groupedView(this.db, base, QUOTA_SUMMARIES);
+    if (view === 'object-quota-history-summaries-view') json = await groupedView(this.db, selected, QUOTA_SUMMARIES);
     else {
-      if (view === 'gks-usage-view') base.andWhere({ hosting: 'gks' });
-      if (view === 'objects-cluster-mode-usage-view') base.andWhere({ topology: 'CLUSTER' });
-      json = await groupedView(this.db, base, GROUPINGS[view], viewType === 'daily' ? DAILY : undefined);
+      const rows = (table: RollupTable) => {
+        const base = selected(table);
+        if (view === 'gks-usage-view') base.andWhere({ hosting: 'gks' });
+        if (view === 'objects-cluster-mode-usage-view') base.andWhere({ topology: 'CLUSTER' });
+        return base;
+      };
+      json = await groupedView(this.db, rows, GROUPINGS[view], viewType === 'daily' ? DAILY : undefined);
     }
     return withHeader(header, json);
   }
@@ -197,7 +199,7 @@ export class UsageReports {
    */
   private async objectView(
     view: ViewName,
-    selected: (table: 'usage_object_days' | 'usage_samples') => Knex.QueryBuilder,
+    selected: (table: RollupTable | 'usage_samples') => Knex.QueryBuilder,
     clusterUid: string,
     objectId: string,
     header: object,
@@ -211,8 +213,7 @@ export class UsageReports {
     }
     if (view !== 'objects-cluster-mode-usage-view') throw new InputError(`${view} has no per-object view`);
     // The cluster-mode row of the list view for this object (whatever its topology), with its days.
-    const rows = JSON.parse(await groupedView(this.db, selected('usage_object_days'), GROUPINGS[view], DAILY, { prepared: true }))
-      .rows as unknown[];
+    const rows = JSON.parse(await groupedView(this.db, selected, GROUPINGS[view], DAILY, { prepared: true })).rows as unknown[];
     if (rows.length === 0) throw missing();
     return JSON.stringify({ ...header, ...(rows[0] as object) });
   }
@@ -231,12 +232,12 @@ export class UsageReports {
    */
   async namespaceBilling(req: usageReportV1.NamespaceBillingRequest): Promise<string> {
     const clusters = [...new Set(req.clusterUids.map((u) => checkUuid('clusterUids', u)))];
-    const base = this.db.table('usage_object_days').whereIn('cluster_uid', clusters);
-    if (!req.clusterUid && !req.namespace) return groupedView(this.db, base, NAMESPACES_BILLING, MONTHLY);
+    const all = (table: RollupTable) => this.db.table(table).whereIn('cluster_uid', clusters);
+    if (!req.clusterUid && !req.namespace) return groupedView(this.db, all, NAMESPACES_BILLING, MONTHLY);
     const cluster = checkUuid('clusterID', req.clusterUid);
     if (!clusters.includes(cluster)) throw new NotFoundError(`cluster ${req.clusterUid} is not one of the organization's`);
-    base.andWhere({ cluster_uid: cluster, namespace: req.namespace });
-    return withHeader({ clusterUID: cluster, namespace: req.namespace }, await groupedView(this.db, base, NAMESPACE_OBJECTS, MONTHLY));
+    const one = (table: RollupTable) => all(table).andWhere({ cluster_uid: cluster, namespace: req.namespace });
+    return withHeader({ clusterUID: cluster, namespace: req.namespace }, await groupedView(this.db, one, NAMESPACE_OBJECTS, MONTHLY));
   }
 }
 

@@ -3,13 +3,16 @@ import { preparedRows, type Database } from '@platform/db';
 import { SAMPLE_HOURS } from '../usage/quantities';
 
 /**
- * The SQL of the usage-report views (docs/usage-reports.md). Every view is one statement: the month's
- * (or the clusters') daily rollups (usage_object_days, written by ingestion with the samples) are aggregated by
- * Postgres, and Postgres also writes the JSON document (json_build_object / json_agg), so no row passes through
- * JavaScript. A rollup holds the exact (numeric) sums of ../usage/quantities.ts over its samples, so an object's
- * month is the same number whether summed from its days or from its samples. One object's quota history lists
- * every sample, so it reads the samples.
+ * The SQL of the usage-report views (docs/usage-reports.md). Every view is one statement: the per-object rollups
+ * that ingestion writes with the samples — per month (usage_object_months) for a view's rows, per day
+ * (usage_object_days) for its daily series — are aggregated by Postgres, and Postgres also writes the JSON document
+ * (json_build_object / json_agg), so no row passes through JavaScript. A rollup holds the exact (numeric) sums of
+ * ../usage/quantities.ts over its samples, so an object's month is the same number whether summed from its month,
+ * its days or its samples. One object's quota history lists every sample, so it reads the samples.
  */
+
+/** The rollup tables a view reads: the same columns and attributes, per object and month or per object and day. */
+export type RollupTable = 'usage_object_months' | 'usage_object_days';
 
 /** The four quantities of a group, as json_build_object arguments over quantitySums' aliases. */
 const QUANTITIES_JSON =
@@ -22,20 +25,21 @@ const QUANTITY_TOTALS_JSON =
 export const rfc3339 = (expr: string) => `to_char((${expr}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /**
- * How a grouped view's rows are made, in two levels. Level 1 aggregates the daily rollups per object (cluster_uid,
- * object_uid, and `split`): the quantity sums, its first and last times, most replicas, the id of its last stored
- * sample and any `perObject` aggregate — one aggregation over the month's days (about 30 rows an object, where the
- * samples are about 720); with a series also per period, so the series comes from the same pass.
- * Each object then takes its names (cluster_name, hosting, namespace, namespace_uid, group, kind, name, version,
- * topology, product) from that last sample by primary key, and level 2 groups these few rows (a few per object) by
- * `by`: distinct counts and names cost nothing there, where over every sample they would mean a sort.
+ * How a grouped view's rows are made, in two levels. Level 1 aggregates the monthly rollups per object (cluster_uid,
+ * object_uid, and `split`): the quantity sums, its first and last times, most replicas and any `perObject`
+ * aggregate — about one row an object and month, where the samples are about 720; with a series, the series'
+ * rollups (per day or month) per object and period instead, so the rows and their series come from the same pass.
+ * Each object takes its names (cluster_name, hosting, namespace, namespace_uid, group, kind, name, version,
+ * topology, product) from its monthly rollup with the last stored sample, which keeps them, and level 2 groups
+ * these few rows (a few per object) by `by`: distinct counts and names cost nothing there, where over every sample
+ * they would mean a sort.
  */
 export interface Grouping {
   /** The columns grouped by: object keys (cluster_uid, object_uid, a split) or names (namespace, ...), plain names. */
   by: string[];
   /** Further level-1 keys (an object's contract, its quota), when a row must tell those apart. */
   split?: string[];
-  /** Further level-1 aggregates over the daily rollups, aliased (`max(cpu_peak_used) as cpu_used`). */
+  /** Further level-1 aggregates over the rollups, aliased (`max(cpu_peak_used) as cpu_used`). */
   perObject?: string[];
   /** Level-2 select expressions over the objects' rows, aliased (`count(*) as objects`). */
   select: string[];
@@ -45,11 +49,17 @@ export interface Grouping {
   order: string;
 }
 
-/** What an object's row takes from its last stored sample. */
-const NAMES = ['cluster_name', 'hosting', 'namespace', 'namespace_uid', '"group"', 'kind', 'name', 'version', 'topology', 'product'];
 /**
- * Sums of the quantities: at level 1 of the rollups' exact numeric sums (so an object's quantities are the float8
- * of the exact sum over its samples, as quantitySums gives them), at level 2 of level 1's.
+ * What an object's row takes from its last stored sample: the attributes of the monthly rollup it is summed in, and
+ * the names that rollup keeps of it.
+ */
+const NAMES = ['cluster_name', 'hosting', 'namespace', 'namespace_uid', '"group"', 'kind', 'name', 'version', 'topology', 'product'];
+/** The sums a rollup holds, each exact (numeric) and as its float8 copy (`<sum>_f8`). */
+const SUMS = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours', 'replica_hours'];
+
+/**
+ * Sums of the quantities at level 2, of level 1's (which are, per object, the float8 of the exact sum over its
+ * samples, as quantitySums gives them).
  */
 const RESUMS = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map(
   (q) => `coalesce(sum(${q}), 0)::float8 as ${q}`,
@@ -64,6 +74,8 @@ export interface Series {
   field: 'daily' | 'months';
   /** The field naming the period in each point. */
   point: 'date' | 'month';
+  /** The rollups the series is summed from. */
+  table: RollupTable;
   /** SQL of the period a rollup counts in. */
   expr: string;
   /** SQL of that period (`period`) as the point's text. */
@@ -71,19 +83,32 @@ export interface Series {
 }
 
 /** The UTC day of a rollup: the day its samples start in (ingestion splits samples at midnight, docs/billing-ingestion.md). */
-export const DAILY: Series = { field: 'daily', point: 'date', expr: 'day', text: "to_char(period, 'YYYY-MM-DD')" };
-export const MONTHLY: Series = { field: 'months', point: 'month', expr: "to_char(month, 'YYYY-MM')", text: 'period' };
+export const DAILY: Series = {
+  field: 'daily',
+  point: 'date',
+  table: 'usage_object_days',
+  expr: 'day',
+  text: "to_char(period, 'YYYY-MM-DD')",
+};
+export const MONTHLY: Series = {
+  field: 'months',
+  point: 'month',
+  table: 'usage_object_months',
+  expr: "to_char(month, 'YYYY-MM')",
+  text: 'period',
+};
 
 /**
- * `{rows: [...], totals: {rows, cpuCoreHours, ...}}` of the daily rollups `base` selects, grouped as `g` says; with a
- * series, each row also carries its quantities per period (a second aggregation of the same rows, by group and
- * period, joined to the groups). Answers the JSON text. `prepared` runs it as a prepared statement (preparedRows):
- * for one object's view, where planning this large statement is a good part of the time; not for the month's
- * views, whose plans should see the month's and product's statistics each time.
+ * `{rows: [...], totals: {rows, cpuCoreHours, ...}}` of the rollups `rows` selects (the same filters over either
+ * table, so the same samples), grouped as `g` says; with a series, each row also carries its quantities per period
+ * (a second aggregation of the same rows, by group and period, joined to the groups). Answers the JSON text.
+ * `prepared` runs it as a prepared statement (preparedRows): for one object's view, where planning this large
+ * statement is a good part of the time; not for the month's views, whose plans should see the month's and
+ * product's statistics each time.
  */
 export async function groupedView(
   db: Database,
-  base: Knex.QueryBuilder,
+  rows: (table: RollupTable) => Knex.QueryBuilder,
   g: Grouping,
   series?: Series,
   opts: { prepared?: boolean } = {},
@@ -91,27 +116,39 @@ export async function groupedView(
   const k = db.knex;
   const by = g.by.join(', ');
   // With a series, level 1 is per object and period: the rows and their series both come from it, so the rollups
-  // are read once.
+  // are read once. Without, it reads about one row an object and month.
+  const table = series?.table ?? 'usage_object_months';
   const objectKeys = ['cluster_uid', 'object_uid', ...(g.split ?? []), ...(series ? [series.expr] : [])];
-  const perObject = base
-    .clone()
+  const keyColumns = ['cluster_uid', 'object_uid', ...(g.split ?? []), ...(series ? ['period'] : [])].join(', ');
+  const keys = ['cluster_uid', 'object_uid', ...(g.split ?? []), ...(series ? [`${series.expr} as period`] : [])];
+  // The sums of a level-1 group are the float8 of its rollups' exact sum. Most groups are one rollup, whose float8
+  // copy (`<sum>_f8`, stored with it) is that number, and adding float8s is several times faster than adding
+  // numerics and converting the result: so every group adds the copies (`fast`), and only the groups of several
+  // rollups (an object whose attributes changed within the day or month) are summed again exactly (`exact`).
+  const fast = rows(table)
     .select(
       k.raw(
         [
-          'cluster_uid',
-          'object_uid',
-          ...(g.split ?? []),
-          ...(series ? [`${series.expr} as period`] : []),
-          'max(last_id) as last_id',
+          ...keys,
+          'count(*) as rollups',
           'min(first_at) as first_at',
           'max(last_at) as last_at',
           'max(replicas) as replicas',
           ...(g.perObject ?? []),
-          ...RESUMS,
+          ...SUMS.map((q) => `sum(${q}_f8) as ${q}_f8`),
         ].join(', '),
       ),
     )
     .groupBy(k.raw(objectKeys.join(', ')));
+  const exact = rows(table)
+    .select(k.raw([...keys, ...SUMS.map((q) => `sum(${q})::float8 as ${q}_exact`)].join(', ')))
+    .whereRaw(`(${objectKeys.join(', ')}) in (select ${keyColumns} from o1 where rollups > 1)`)
+    .groupBy(k.raw(objectKeys.join(', ')));
+  // Each object's names: those its monthly rollup with the greatest last_id keeps (of the same selection, so of the
+  // last sample the view counts).
+  const names = rows('usage_object_months')
+    .select(k.raw(`distinct on (cluster_uid, object_uid) cluster_uid, object_uid, ${NAMES.join(', ')}`))
+    .orderByRaw('cluster_uid, object_uid, last_id desc');
   // A series has a point per object and day (a month's views: tens of thousands), written with format() rather than
   // json_build_object, which takes twice as long; the text is the same JSON (see SAMPLE_JSON).
   const point = series
@@ -125,14 +162,14 @@ export async function groupedView(
     : '';
   const seriesJoin = series ? `left join ps using (${by})` : '';
   const seriesField = series ? `, '${series.field}', coalesce(ps.series, '[]'::json)` : '';
-  // `o` is materialized, so Postgres computes it once (not once per parallel worker), and each object's names come
-  // from one LIMITed primary-key lookup of its last sample (not a merge with the whole index); `n` is materialized
-  // too, or Postgres may run that lookup once per row of `o` (per object and day, with a series) instead of per object.
+  // `o1`, `o` and `n` are materialized, so Postgres computes each once (not once per parallel worker, nor `n` once
+  // per row of `o`).
   const statement = k.raw(
-    `with o as materialized (?),
-     n as materialized (select m.cluster_uid, m.object_uid, l.*
-           from (select cluster_uid, object_uid, max(last_id) as last_id from o group by cluster_uid, object_uid) m
-           cross join lateral (select ${NAMES.join(', ')} from ??.usage_samples s where s.id = m.last_id limit 1) l),
+    `with o1 as materialized (?),
+     e as (?),
+     o as materialized (select o1.*, ${SUMS.map((q) => `coalesce(e.${q}_exact, o1.${q}_f8) as ${q}`).join(', ')}
+                        from o1 left join e using (${keyColumns})),
+     n as materialized (?),
      x as (select o.*, ${NAMES.map((c) => `n.${c}`).join(', ')} from o join n using (cluster_uid, object_uid)),
      g as (select ${[...g.by, ...g.select, ...RESUMS].join(', ')} from x group by ${by})${seriesCte}
      select json_build_object(
@@ -140,7 +177,7 @@ export async function groupedView(
                          from g ${seriesJoin}), '[]'::json),
        'totals', (select json_build_object('rows', count(*), ${QUANTITY_TOTALS_JSON}) from g)
      )::text as view`,
-    [perObject, db.schema],
+    [fast, exact, names],
   );
   const { sql, bindings } = statement.toSQL();
   if (!opts.prepared)
