@@ -16,6 +16,7 @@ import type { OrgsContext } from './orgs/orgs-context';
 import { OrgCache } from './orgs/org-cache';
 import { TeamListCache } from './orgs/team-list-cache';
 import { orgEffects } from './orgs/effects';
+import { clusterConnectionsClient } from './orgs/cluster-connections';
 import { openObjectStorage } from '@platform/object-storage';
 import { siteSettingsService } from './settings/service';
 import { auditService } from './audit/service';
@@ -33,6 +34,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgAuthz = new GrpcOrgAuthz(relationships, config.AUTHZ_GRPC_ADDR);
   const storage = openObjectStorage(config);
+  const clusters = clusterConnectionsClient(config.CLUSTERS_GRPC_ADDR);
   let stopListening: (() => Promise<void>) | undefined;
   let stopWatching: (() => void) | undefined;
   return startService(
@@ -54,7 +56,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 }),
         );
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
-        const outbox = openOutbox(orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged));
+        const outbox = openOutbox(orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged, clusters));
         const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR), accountsChanged);
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
@@ -135,6 +137,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         stopWatching?.();
         relationships.close();
         orgAuthz.close();
+        clusters.close();
         storage.close();
       },
     },

@@ -1,11 +1,22 @@
 import { z } from 'zod';
-import { authzClientEnv, boolVar, loginFailureWindowVar, maxFailuresVar, secretsKeyVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import {
+  addressVar,
+  authzClientEnv,
+  boolVar,
+  loginFailureWindowVar,
+  maxFailuresVar,
+  secretsKeyVar,
+  serviceEnv,
+  type ConfigOf,
+} from '@platform/service-kit';
 import { avatarLimitEnv, objectStorageEnv } from '@platform/object-storage';
 
-/** orgs-teams settings: the common ones, where authz is, and the first site admin. */
+/** orgs-teams settings: the common ones, where authz and the clusters service are, and the first site admin. */
 export const orgsTeamsEnv = {
   ...serviceEnv,
   ...authzClientEnv,
+  /** Where the clusters service is: team auto-connect sets owners' cluster connections with their membership. */
+  CLUSTERS_GRPC_ADDR: addressVar.default('127.0.0.1:50058'),
   PLATFORM_ADMIN_USERNAME: z.string().default('admin'),
   PLATFORM_ADMIN_EMAIL: z.string().default('admin@platform.local'),
   /** When unset on first start, a random password is generated and printed once. */

@@ -14,7 +14,8 @@ import { loadConfig, lockDataDir, serviceEnv, startApp, type AppDefinition, type
  * calls at start (authz first: others write relationships at start; clusters, which calls authz and orgs-teams,
  * before billing-dashboard, which calls both for agent-report ingestion). Every address is known before any app
  * starts (their ports are held from the beginning), since some call each other both ways: billing-dashboard asks
- * contracts-licensing about licenses, contracts-licensing asks billing-dashboard about usage.
+ * contracts-licensing about licenses, contracts-licensing asks billing-dashboard about usage; clusters asks orgs-teams
+ * about bus accounts, orgs-teams asks clusters to connect owners to their clusters.
  */
 const BACKENDS: [AppDefinition<any>, string][] = [
   [authzApp, 'AUTHZ_GRPC_ADDR'],

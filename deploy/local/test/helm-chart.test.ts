@@ -326,7 +326,7 @@ describe('the chart with values-production.yaml', () => {
     const backendCallers: Record<string, string[]> = {
       authz: ['clusters', 'gateway', 'orgs-teams'],
       'orgs-teams': ['billing-dashboard', 'clusters', 'gateway'],
-      clusters: ['billing-dashboard', 'contracts-licensing', 'gateway'],
+      clusters: ['billing-dashboard', 'contracts-licensing', 'gateway', 'orgs-teams'],
       'billing-dashboard': ['contracts-licensing', 'gateway'],
       'contracts-licensing': ['billing-dashboard', 'gateway'],
     };
@@ -379,6 +379,7 @@ describe('the chart with values-production.yaml', () => {
     }
     expect(policy('orgs-teams').egress.find((r: any) => r.ports.some((p: any) => p.port === 50051)).to).toEqual([
       { podSelector: { matchLabels: selectorOf('authz') } },
+      { podSelector: { matchLabels: selectorOf('clusters') } },
     ]);
     expect(
       find(manifests, 'NetworkPolicy', 'platform-migrations').spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port)),

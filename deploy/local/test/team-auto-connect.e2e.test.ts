@@ -9,7 +9,8 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
  * the simulated agent connects them (cluster-admin) on the hub and every spoke and reports it, and the hub's answer
  * in `GET /orgs/{org}/clusters` shows them in `connectedUsers`. `autoConnectClusters=false`, and leaving the owner
  * team (through the teams routes at once, through the organization's member routes by the reconcile pass),
- * disconnect them again; other teams and an absent flag connect nobody.
+ * disconnect them again; other teams and an absent flag connect nobody. A change the clusters service cannot record
+ * changes no membership either.
  */
 describe('team auto-connect on the demo seed', () => {
   let demo: DemoPlatform;
@@ -103,5 +104,28 @@ describe('team auto-connect on the demo seed', () => {
     await reported(['uma']);
     expect((await api(owner, 'DELETE', `/orgs/${org}/members/uma`)).status).toBe(204);
     await reported([]);
+  });
+
+  it('leaves the membership as it was when the clusters service cannot record the connection (503)', async () => {
+    expect((await api(owner, 'PUT', `/teams/${ownersTeam}/members/uma?autoConnectClusters=true`)).status).toBe(204);
+    await reported(['uma']);
+    await demo.t.platform.stopApp('clusters');
+    try {
+      // Not made an owner: tess stays out of the team and the organization.
+      const put = await api(owner, 'PUT', `/teams/${ownersTeam}/members/tess?autoConnectClusters=true`);
+      expect([put.status, put.body.message]).toEqual([503, 'clusters is unavailable']);
+      expect((await api(owner, 'GET', `/teams/${ownersTeam}/members/tess`)).status).toBe(404);
+      expect((await api(owner, 'GET', `/orgs/${org}/members/tess`)).status).toBe(404);
+      // Not removed: uma stays an owner, as does her connection.
+      const del = await api(owner, 'DELETE', `/teams/${ownersTeam}/members/uma`);
+      expect([del.status, del.body.message]).toEqual([503, 'clusters is unavailable']);
+      const leave = await api('uma', 'POST', `/orgs/${org}/teams/${ownersTeam}/action/leave?uid=${demo.t.ids.uma}`);
+      expect([leave.status, leave.body.message]).toEqual([503, 'clusters is unavailable']);
+      expect((await api(owner, 'GET', `/teams/${ownersTeam}/members/uma`)).status).toBe(200);
+    } finally {
+      await demo.t.platform.startApp('clusters');
+    }
+    await reported(['uma']);
+    expect((await api(owner, 'GET', `/teams/${ownersTeam}/members/tess`)).status).toBe(404);
   });
 });

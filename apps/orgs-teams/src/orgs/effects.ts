@@ -1,6 +1,7 @@
 import type { Database, EffectContext, EffectHandler, StageEffect } from '@platform/db';
 import { UnavailableError } from '@platform/errors';
 import type { Tuple } from '../relationships';
+import { CLUSTER_CONNECTION_EFFECT, clusterConnectionEffect, type ClusterConnections } from './cluster-connections';
 import type { OrgAuthz } from './org-authz';
 import { tuplesCalledFor } from './tuples';
 
@@ -27,6 +28,7 @@ export const EFFECT = {
   orgRolesDeleted: 'authz.org-roles-deleted',
   avatarDiscarded: 'avatars.discarded',
   accountsChanged: 'identity.accounts-changed',
+  clusterConnection: CLUSTER_CONNECTION_EFFECT,
 } as const;
 
 /** Stages bringing these tuples in line with the rows, once the change committed (nothing when none). */
@@ -46,6 +48,7 @@ export function orgEffects(
   authz: OrgAuthz,
   discardAvatar: (orgId: number, key: string) => Promise<void>,
   accountsChanged: (userIds: number[]) => Promise<void>,
+  clusters: ClusterConnections,
 ): Record<string, EffectHandler> {
   const tuples: EffectHandler<TupleChange> = {
     apply: (c, call) => reconcileTuples(db, authz, c.tuples, call),
@@ -72,6 +75,7 @@ export function orgEffects(
     [EFFECT.orgRolesDeleted]: orgRolesDeleted,
     [EFFECT.avatarDiscarded]: avatarDiscarded,
     [EFFECT.accountsChanged]: accountsChangedNotice,
+    [EFFECT.clusterConnection]: clusterConnectionEffect(db, clusters),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { toUser } from '../identity/identity';
+import { stageClusterConnection } from './cluster-connections';
 import { stageTuples } from './effects';
 import { MembersStore, type AccountRef } from './members-store';
 import { OrganizationsStore } from './organizations-store';
@@ -19,6 +20,8 @@ export interface RemovedMembership {
   teamIds: number[];
   /** The org_users row, when the user left the organization with it. */
   orgUser?: { is_public: boolean };
+  /** Whether one of the teams left is the owner team. */
+  leftOwnerTeam?: boolean;
 }
 
 /**
@@ -36,9 +39,17 @@ export class Memberships {
 
   /**
    * Takes a user out of some teams (every team when teamIds is undefined) and so perhaps out of the
-   * organization, with the tuples that go with it; a failure to remove the tuples puts the rows back.
+   * organization, with the tuples that go with it; a failure to remove the tuples puts the rows back. With
+   * `disconnectClusters`, leaving the owner team also disconnects the user's clusters (team auto-connect), and a
+   * failure to do so puts the rows back too.
    */
-  async remove(org: OrgRow, user: AccountRef, teamIds: number[] | undefined, ctx: CallContext): Promise<void> {
+  async remove(
+    org: OrgRow,
+    user: AccountRef,
+    teamIds: number[] | undefined,
+    ctx: CallContext,
+    opts: { disconnectClusters?: boolean } = {},
+  ): Promise<void> {
     await this.orgs.outbox.run(
       async (trx, stage) => {
         const removed = await this.removeFromTeams(trx, org, user, teamIds);
@@ -46,6 +57,9 @@ export class Memberships {
           stage,
           removed.teamIds.map((id) => teamMember(id, removed.uid)),
         );
+        // Put back, the user is an owner again but stays disconnected: no one is connected without asking.
+        if (opts.disconnectClusters && removed.leftOwnerTeam)
+          stageClusterConnection(stage, { orgId: org.id, userId: user.id, login: user.login, role: '', connect: false });
         return removed;
       },
       { call: ctx, undo: (trx, removed) => this.restore(trx, removed) },
@@ -74,6 +88,7 @@ export class Memberships {
       throw new NotAllowedError(`site admins cannot be removed from the administrative organization ${org.login}`);
     await this.members.leaveTeams(org.id, user.id, leaving, trx);
     const removed: RemovedMembership = { orgId: org.id, uid: user.id, teamIds: leaving };
+    if (ownerTeamId !== undefined && leaving.includes(ownerTeamId)) removed.leftOwnerTeam = true;
     if (leavesOrg) {
       const row = await this.members.leaveOrg(org.id, user.id, trx);
       if (row) removed.orgUser = { is_public: row.is_public };

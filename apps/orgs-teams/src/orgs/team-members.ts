@@ -2,11 +2,13 @@ import { ConflictError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { toUser } from '../identity/identity';
+import { stageClusterConnection } from './cluster-connections';
 import { stageTuples } from './effects';
 import { Memberships } from './members';
 import { MembersStore } from './members-store';
 import { OrganizationsStore } from './organizations-store';
 import { pageOf } from './paging';
+import { OWNER_PERMISSION } from './rows';
 import type { OrgsContext } from './orgs-context';
 import type { Teams } from './teams';
 import { teamMember } from './tuples';
@@ -43,24 +45,38 @@ export class TeamMembers {
 
   /**
    * Adds a user (never an organization: 400) to a team and, when new to it, to the organization. Adding
-   * a member again is 409 with conflictIfMember, else it changes nothing.
+   * a member again is 409 with conflictIfMember, else it changes nothing. On the owner team a `clusterConnection`
+   * also connects (or disconnects) the user's clusters, member already or not; when the clusters service
+   * refuses, a user this call added leaves the team again and the refusal is the answer.
    */
   async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, ctx: CallContext): Promise<boolean> {
     const team = await this.teams.row(req.teamId);
     const user = await this.members.user({ id: req.userId, login: req.username });
-    const added = await this.orgs.outbox.run(
+    const connection = team.permission === OWNER_PERMISSION ? req.clusterConnection : undefined;
+    const { added } = await this.orgs.outbox.run(
       async (trx, stage) => {
-        if (!(await this.members.joinTeam({ team_id: team.id, org_id: team.org_id, uid: user.id }, trx))) {
-          if (req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
-          return undefined;
+        let added: { joinedOrg: boolean } | undefined;
+        if (await this.members.joinTeam({ team_id: team.id, org_id: team.org_id, uid: user.id }, trx)) {
+          added = { joinedOrg: await this.members.joinOrg(team.org_id, user.id, trx) };
+          stageTuples(stage, [teamMember(team.id, user.id)]);
+        } else if (req.conflictIfMember) {
+          throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
         }
-        const joinedOrg = await this.members.joinOrg(team.org_id, user.id, trx);
-        stageTuples(stage, [teamMember(team.id, user.id)]);
-        return { joinedOrg };
+        if (connection)
+          stageClusterConnection(stage, {
+            orgId: team.org_id,
+            userId: user.id,
+            login: user.login,
+            role: connection.role,
+            connect: connection.connect,
+            // Undone, a new owner leaves the team, so must not stay connected; an owner already is keeps theirs.
+            onUndo: added ? false : undefined,
+          });
+        return { added };
       },
       {
         call: ctx,
-        undo: async (trx, added) => {
+        undo: async (trx, { added }) => {
           if (!added) return;
           await this.members.leaveTeams(team.org_id, user.id, [team.id], trx);
           if (added.joinedOrg) await this.members.leaveOrg(team.org_id, user.id, trx);
@@ -72,12 +88,13 @@ export class TeamMembers {
 
   /**
    * Removes a user from a team: 404 when not a member, 400 for the last member of the owner team, 403 for a
-   * site admin leaving the administrative organization.
+   * site admin leaving the administrative organization. With `disconnectClusters`, leaving the owner team also
+   * disconnects the user's clusters; when the clusters service refuses, the user stays and the refusal is the answer.
    */
   async remove(req: orgsTeamsOrgsV1.RemoveTeamMemberRequest, ctx: CallContext): Promise<void> {
     const team = await this.teams.row(req.teamId);
     const org = await this.organizations.get(team.org_id);
     const user = await this.members.user({ id: req.userId, login: req.username });
-    await this.memberships.remove(org, user, [team.id], ctx);
+    await this.memberships.remove(org, user, [team.id], ctx, { disconnectClusters: !!req.disconnectClusters });
   }
 }

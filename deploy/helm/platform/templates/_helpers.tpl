@@ -165,7 +165,8 @@ orgs-teams:
   objectStorage: true
   signsObjects: true
   siteAdmin: true
-  calls: [authz]
+  # the clusters service: owners' cluster connections, set with their owner-team membership (team auto-connect)
+  calls: [authz, clusters]
 contracts-licensing:
   database: true
   bus: true

@@ -79,41 +79,26 @@ const OWNERS_ONLY: Requirement<'team', unknown, TeamCtx> = {
 export const OWNER_CLUSTER_ROLE = 'cluster-admin';
 
 /**
- * Team auto-connect: connects (or disconnects) a user to every hub of the team's organization — the clusters
- * service records it per hub and sends it to each hub's agent in its desired state. Only the owner team connects.
+ * Team auto-connect: what a membership change of the owner team asks of the user's connection to every hub of the
+ * organization. orgs-teams makes the membership change and the connection one step (it calls the clusters service
+ * and undoes the membership when that refuses); on other teams it asks nothing.
  */
-async function setClusterConnection(
-  ctx: EdgeContext,
-  team: orgsTeamsOrgsV1.Team,
-  user: { id: number; login: string },
-  connect: boolean,
-): Promise<void> {
-  await ctx.backends.clusters.clusters.setUserConnection({
-    ownerType: 'organization',
-    ownerId: team.organization!.id,
-    userId: user.id,
-    login: user.login,
-    role: OWNER_CLUSTER_ROLE,
-    connect,
-  });
+function clusterConnection(connect: boolean): orgsTeamsOrgsV1.ClusterConnection {
+  return { connect, role: OWNER_CLUSTER_ROLE };
 }
 
 /**
- * Takes a user out of a team, and when it is the owner team out of the organization's clusters too: one step.
- * The member goes first (orgs-teams may refuse: last owner, 404); if the clusters service then cannot record the
- * disconnection, the member is put back and the caller gets the error, so no former owner stays connected unseen.
+ * Takes a user out of a team, and when it is the owner team out of the organization's clusters too: one call,
+ * so no former owner stays connected unseen (orgs-teams may refuse: last owner, 404, the clusters service's refusal).
  */
 async function removeMember(ctx: EdgeContext, team: orgsTeamsOrgsV1.Team, user: { id: number; login: string }): Promise<void> {
-  const { organizations } = ctx.backends.orgsTeams;
   // By id when known (team actions name users by uid), else by login.
-  await organizations.removeTeamMember({ teamId: team.id, userId: user.id, username: user.id ? '' : user.login });
-  if (team.permission !== 'owner') return;
-  try {
-    await setClusterConnection(ctx, team, user, false);
-  } catch (err) {
-    await organizations.addTeamMember({ teamId: team.id, userId: user.id, username: '', conflictIfMember: false });
-    throw err;
-  }
+  await ctx.backends.orgsTeams.organizations.removeTeamMember({
+    teamId: team.id,
+    userId: user.id,
+    username: user.id ? '' : user.login,
+    disconnectClusters: team.permission === 'owner',
+  });
 }
 
 /**
@@ -364,25 +349,18 @@ export const teamRoutes: Route[] = [
     checks: [OWNERS_ONLY],
     response: { status: 204 },
     async handle({ params, query }, ctx) {
-      const { organizations } = ctx.backends.orgsTeams;
       const team = ctx.target;
-      const { added } = await organizations.addTeamMember({
+      // autoConnectClusters on the owner team: the new owner is connected to the organization's clusters (or, with
+      // false, disconnected), and a user this call made an owner leaves the team again when the connection cannot be
+      // recorded; on other teams the flag is accepted and changes nothing (docs/organizations-and-teams.md).
+      const connect = team.permission === 'owner' && query.autoConnectClusters !== undefined;
+      await ctx.backends.orgsTeams.organizations.addTeamMember({
         teamId: team.id,
         userId: 0,
         username: params.username,
         conflictIfMember: false,
+        clusterConnection: connect ? clusterConnection(query.autoConnectClusters === 'true') : undefined,
       });
-      // autoConnectClusters on the owner team: the new owner is connected to the organization's clusters (or, with
-      // false, disconnected); on other teams the flag is accepted and changes nothing (docs/organizations-and-teams.md).
-      if (team.permission !== 'owner' || query.autoConnectClusters === undefined) return {};
-      const user = await organizations.getTeamMember({ teamId: team.id, username: params.username });
-      try {
-        await setClusterConnection(ctx, team, { id: user.id, login: user.login }, query.autoConnectClusters === 'true');
-      } catch (err) {
-        // One step: a user this call made an owner leaves the team again when the connection cannot be recorded.
-        if (added) await organizations.removeTeamMember({ teamId: team.id, userId: user.id, username: '' });
-        throw err;
-      }
       return {};
     },
   }),
@@ -397,7 +375,7 @@ export const teamRoutes: Route[] = [
     checks: [OWNERS_ONLY],
     response: { status: 204 },
     async handle({ params }, ctx) {
-      // The user's id names their cluster connection; 404 here when they are not a member, as the removal would.
+      // On the owner team a user who is not a member is answered as a read of the member answers it (404 naming the team).
       const user =
         ctx.target.permission === 'owner'
           ? await ctx.backends.orgsTeams.organizations.getTeamMember({ teamId: ctx.target.id, username: params.username })
