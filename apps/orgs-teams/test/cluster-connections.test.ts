@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { InputError } from '@platform/errors';
+import { InputError, UnavailableError } from '@platform/errors';
 import { clustersV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import {
   bindService,
@@ -28,7 +28,7 @@ const ROLE = 'cluster-admin';
 /** A stand-in clusters service: the users connected per organization, as SetUserConnection leaves them. */
 async function startClustersStub() {
   const connected = new Map<string, { login: string; role: string }>();
-  const state = { refuse: false, calls: 0 };
+  const state = { refuse: false, down: false, calls: 0, log: [] as string[] };
   const server = await startGrpcServer({
     name: 'clusters-stub',
     port: 0,
@@ -37,7 +37,9 @@ async function startClustersStub() {
       bindService(clustersV1.ClustersServiceService, {
         async setUserConnection(req: clustersV1.SetUserConnectionRequest) {
           state.calls += 1;
+          if (state.down) throw new UnavailableError('clusters is down');
           if (state.refuse) throw new InputError('the organization has no hub that takes connections');
+          state.log.push(`${req.connect ? 'connect' : 'disconnect'} ${req.login}`);
           const key = `${req.ownerType}:${req.ownerId} ${req.userId}`;
           if (req.connect) connected.set(key, { login: req.login, role: req.role });
           else connected.delete(key);
@@ -198,6 +200,22 @@ describe('team auto-connect: the cluster connection goes with the owner-team mem
     expect(await ownerLogins()).toEqual(['alice', 'carol']);
     expect(hasTuple('carol', owners)).toBe(true);
     expect(connection('carol')).toEqual({ login: 'carol', role: ROLE });
+  });
+
+  it('takes a new owner out again when the clusters service is down, and disconnects them once it is back', async () => {
+    clusters.state.down = true;
+    try {
+      await expect(
+        orgs.addTeamMember({ teamId: owners, userId: 0, username: 'bob', conflictIfMember: false, clusterConnection: connect(true) }),
+      ).rejects.toMatchObject({ kind: 'unavailable', message: 'clusters is down' });
+      expect(await ownerLogins()).toEqual(['alice', 'carol']);
+      expect(hasTuple('bob', owners)).toBe(false);
+    } finally {
+      clusters.state.down = false;
+    }
+    // The connection may have been recorded before the failure: the undo takes it back, by the relay meanwhile.
+    await eventually(async () => clusters.state.log.at(-1) === 'disconnect bob');
+    expect(connection('bob')).toBeUndefined();
   });
 
   it('has the relay of the next start connect a user whose process was killed between the membership and the call', async () => {
