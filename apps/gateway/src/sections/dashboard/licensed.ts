@@ -26,7 +26,8 @@ import {
 // docs/billing-dashboard.md): billing-enabled deployments only, site admins with view_licensed_users:site_admin,
 // `org` required. billing-dashboard answers what was reported with first and last received times; the names come
 // from orgs-teams, the clusters from the inventory, licenses and contract counts from contracts-licensing — each
-// asked once per request for all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts).
+// asked once per request for all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts), or
+// once per 1,000 where the backend takes at most that many a call (a user may have reported from many more clusters).
 
 const route = sectionRoutes({ tag: 'Billing dashboard', backend: 'billing-dashboard' });
 
@@ -76,6 +77,27 @@ async function accountsOf(ctx: EdgeContext, ids: number[]): Promise<Map<number, 
   return new Map(answers.flatMap((a) => a.users).map((u) => [u.id, u]));
 }
 
+/** GetClusters and CountClusterContracts take at most this many cluster UIDs a call. */
+const CLUSTERS_PER_CALL = 1000;
+
+/** `items` in consecutive parts of at most `size` (none for an empty list). */
+function parts<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * How many active contracts bind each of these clusters: one CountClusterContracts call per 1,000 clusters, since
+ * a user may have reported from many more.
+ */
+async function contractCounts(ctx: EdgeContext, clusterUids: string[]): Promise<Record<string, number>> {
+  const answers = await Promise.all(
+    parts(clusterUids, CLUSTERS_PER_CALL).map((clusters) => ctx.backends.contractsLicensing.contracts.countClusterContracts({ clusters })),
+  );
+  return Object.assign({}, ...answers.map((a) => a.counts));
+}
+
 /** The account of one id, or undefined when it no longer exists. */
 const accountOf = async (ctx: EdgeContext, id: number) => (await accountsOf(ctx, [id])).get(id);
 
@@ -117,10 +139,19 @@ async function licensedPlans(ctx: EdgeContext, uid: number, entries: licensedV1.
   });
 }
 
-/** A cluster inventory listing of these UIDs (one GetClusters call) and their owners' accounts (one GetAccounts). */
+/**
+ * A cluster inventory listing of these UIDs (one GetClusters call per 1,000) and their owners' accounts (one
+ * GetAccounts per 1,000 owners).
+ */
 async function clusterInfos(ctx: EdgeContext, entries: licensedV1.LicensedEntry[]): Promise<z.input<typeof ClusterInfo>[]> {
   if (entries.length === 0) return [];
-  const { clusters } = await ctx.backends.clusters.clusters.getClusters({ uids: entries.map((e) => e.clusterUid) });
+  const answers = await Promise.all(
+    parts(
+      entries.map((e) => e.clusterUid),
+      CLUSTERS_PER_CALL,
+    ).map((uids) => ctx.backends.clusters.clusters.getClusters({ uids })),
+  );
+  const clusters = answers.flatMap((a) => a.clusters);
   const byUid = new Map(clusters.map((c) => [c.uid, c]));
   const owners = await accountsOf(
     ctx,
@@ -199,9 +230,12 @@ export const licensedRoutes = [
         query({ userId: params.uid, sinceUnix: unixOf(q.limit) }),
       );
       if (entries.length === 0) return { body: [] };
-      const [user, { counts }] = await Promise.all([
+      const [user, counts] = await Promise.all([
         accountOf(ctx, params.uid),
-        ctx.backends.contractsLicensing.contracts.countClusterContracts({ clusters: entries.map((e) => e.clusterUid) }),
+        contractCounts(
+          ctx,
+          entries.map((e) => e.clusterUid),
+        ),
       ]);
       return { body: entries.map((e) => activeCluster(e, user, counts[e.clusterUid] ?? 0)) };
     },
