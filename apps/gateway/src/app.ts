@@ -8,16 +8,19 @@ import { createGatewayHttp } from './http';
 import { backendChecks } from './operations';
 import { ROUTES } from './sections';
 import { SharedSignInFailures } from './sign-in-failures';
+import { OrgViewCache } from './org-views';
 import { TokenCache } from './token-cache';
 
 /** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
 export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: startGateway });
 
 function startGateway(config: GatewayConfig) {
-  const backends = connectBackends(config);
+  const orgViews = new OrgViewCache(config.ORG_CACHE_TTL_MS);
+  const backends = connectBackends(config, orgViews);
   const checks = backendChecks(config);
   const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
   let unfollow: (() => Promise<void>) | undefined;
+  let unfollowOrgs: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
     {
@@ -33,6 +36,7 @@ function startGateway(config: GatewayConfig) {
         port: config.HTTP_PORT,
         async handler({ log, bus, db }) {
           unfollow = await tokens.follow(bus!);
+          unfollowOrgs = await orgViews.follow(bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
@@ -41,6 +45,7 @@ function startGateway(config: GatewayConfig) {
       },
       onStop: async () => {
         await unfollow?.();
+        await unfollowOrgs?.();
         addressFailures?.close();
         closeBackends(backends);
         for (const check of checks) check.close();

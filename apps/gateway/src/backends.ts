@@ -26,6 +26,7 @@ import {
 } from '@platform/proto';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
+import { withOrgViews, type OrgViewCache } from './org-views';
 
 /** The gRPC clients of every backend app, grouped by app, named after the app's gRPC services. */
 export interface Backends {
@@ -96,8 +97,11 @@ export const BACKEND_APPS = {
 } as const satisfies Record<string, keyof Backends>;
 export type BackendName = keyof typeof BACKEND_APPS;
 
-/** Opens a channel to each backend; channels connect lazily and reconnect by themselves. */
-export function connectBackends(config: GatewayConfig): Backends {
+/**
+ * Opens a channel to each backend; channels connect lazily and reconnect by themselves. With `orgViews`, orgs-teams'
+ * `GetOrg` is read through that cache.
+ */
+export function connectBackends(config: GatewayConfig, orgViews?: OrgViewCache): Backends {
   const opts = (name: BackendName) => ({
     name,
     deadlineMs: config.BACKEND_DEADLINE_MS,
@@ -112,7 +116,9 @@ export function connectBackends(config: GatewayConfig): Backends {
     },
     orgsTeams: {
       identity: createClient(orgsTeamsV1.OrgsTeamsServiceService, orgsTeams, opts('orgs-teams')),
-      organizations: createClient(orgsTeamsOrgsV1.OrganizationsServiceService, orgsTeams, opts('orgs-teams')),
+      organizations: ((client) => (orgViews ? withOrgViews(client, orgViews) : client))(
+        createClient(orgsTeamsOrgsV1.OrganizationsServiceService, orgsTeams, opts('orgs-teams')),
+      ),
       orgTokens: createClient(orgTokensV1.OrgTokensServiceService, orgsTeams, opts('orgs-teams')),
       claims: createClient(orgClaimsV1.OrgClaimsServiceService, orgsTeams, opts('orgs-teams')),
       siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, orgsTeams, opts('orgs-teams')),

@@ -68,6 +68,11 @@ export const gatewayEnv = {
    * at once when its token is deleted or its account changes; the lifetime bounds a missed notice.
    */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(15_000),
+  /**
+   * How long the gateway keeps an organization a caller looked up, as that caller may see it (org-views.ts); 0: not
+   * at all. Notices evict it at once; the lifetime bounds a notice lost in the bus. orgs-teams reads the same name.
+   */
+  ORG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
   /** Check every JSON answer against its row's response schema (tests and staging; costs a parse per answer). */
   VALIDATE_RESPONSES: boolVar.default(false),
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */

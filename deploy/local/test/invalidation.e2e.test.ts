@@ -73,6 +73,21 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect((await t.api('alice', 'GET', '/orgs/cached')).body.description).toBe('');
   });
 
+  it('hides a private organization from a member removed from it on the next request (gateway organization cache)', async () => {
+    expect((await t.api('alice', 'POST', '/orgs', { username: 'secretive', visibility: 'private' })).status).toBe(201);
+    const teams = (await t.api('alice', 'GET', '/orgs/secretive/teams')).body as { id: number; name: string }[];
+    const owners = teams.find((x) => x.name === 'Owners')!.id;
+    const crew = (await t.api('alice', 'POST', '/orgs/secretive/teams', { name: 'crew', type: 'general' })).body.id;
+    expect((await t.api('alice', 'PUT', `/teams/${crew}/members/bob`)).status).toBe(204);
+    // Looked up twice by the member: the second answer is kept by the gateway.
+    expect((await t.api('bob', 'GET', '/orgs/secretive')).status).toBe(200);
+    expect((await t.api('bob', 'GET', '/orgs/secretive/members')).status).toBe(200);
+    expect((await t.api('alice', 'DELETE', '/orgs/secretive/members/bob')).status).toBe(204);
+    expect((await t.api('bob', 'GET', '/orgs/secretive')).status).toBe(404);
+    expect((await t.api('bob', 'GET', '/orgs/secretive/members')).status).toBe(404);
+    expect(owners).toBeGreaterThan(0);
+  });
+
   it('shows a team’s edit, the custom roles it is given and loses, and its deletion in the teams list on the next request (orgs-teams teams-list cache)', async () => {
     type TeamJson = { id: number; name: string; role_ids?: number[]; organization: { description: string } };
     const list = async () => (await t.api('alice', 'GET', '/orgs/acme/teams')).body as TeamJson[];
