@@ -5,7 +5,7 @@ import { migrations } from '../migrations';
 import { Authorization } from './authorization';
 import { assertOpenFgaSettings, authzEnv, type AuthzConfig } from './config';
 import { CachedEngine } from './decisions/cached-engine';
-import { DecisionCache } from './decisions/decision-cache';
+import { DecisionCache } from '@platform/bus';
 import { announceTupleChanges } from './decisions/tuples-changed';
 import { EmbeddedEngine, PLATFORM_MODEL_FILE, TypeSystem, type AuthzEngine } from './engine';
 import { OpenFgaEngine } from './openfga/openfga-engine';

@@ -1,7 +1,7 @@
 import { InProcessBus, TUPLES_CHANGED, type BusHealth } from '@platform/bus';
 import { createLogger } from '@platform/service-kit';
 import { CachedEngine } from '../src/decisions/cached-engine';
-import { DecisionCache } from '../src/decisions/decision-cache';
+import { DecisionCache } from '@platform/bus';
 import { announceTupleChanges } from '../src/decisions/tuples-changed';
 import type { AuthzEngine, CheckRequest, Tuple } from '../src/engine';
 

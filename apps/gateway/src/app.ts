@@ -1,4 +1,5 @@
 import { gatewayV1 } from '@platform/proto';
+import { DecisionCache } from '@platform/bus';
 import { bindService, busCheck, defineApp, startService, versionOf } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { addressFailureLimits } from './authentication';
@@ -16,11 +17,13 @@ export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: s
 
 function startGateway(config: GatewayConfig) {
   const orgViews = new OrgViewCache(config.ORG_CACHE_TTL_MS);
-  const backends = connectBackends(config, orgViews);
+  const decisions = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
+  const backends = connectBackends(config, { orgViews, decisions });
   const checks = backendChecks(config);
   const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
   let unfollow: (() => Promise<void>) | undefined;
   let unfollowOrgs: (() => Promise<void>) | undefined;
+  let unfollowDecisions: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
     {
@@ -37,6 +40,7 @@ function startGateway(config: GatewayConfig) {
         async handler({ log, bus, db }) {
           unfollow = await tokens.follow(bus!);
           unfollowOrgs = await orgViews.follow(bus!);
+          unfollowDecisions = await decisions.follow(bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
@@ -46,6 +50,7 @@ function startGateway(config: GatewayConfig) {
       onStop: async () => {
         await unfollow?.();
         await unfollowOrgs?.();
+        await unfollowDecisions?.();
         addressFailures?.close();
         closeBackends(backends);
         for (const check of checks) check.close();

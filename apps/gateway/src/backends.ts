@@ -26,6 +26,8 @@ import {
 } from '@platform/proto';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
+import type { DecisionCache } from '@platform/bus';
+import { withKeptDecisions } from './kept-decisions';
 import { withOrgViews, type OrgViewCache } from './org-views';
 
 /** The gRPC clients of every backend app, grouped by app, named after the app's gRPC services. */
@@ -97,11 +99,16 @@ export const BACKEND_APPS = {
 } as const satisfies Record<string, keyof Backends>;
 export type BackendName = keyof typeof BACKEND_APPS;
 
-/**
- * Opens a channel to each backend; channels connect lazily and reconnect by themselves. With `orgViews`, orgs-teams'
- * `GetOrg` is read through that cache.
- */
-export function connectBackends(config: GatewayConfig, orgViews?: OrgViewCache): Backends {
+/** What the gateway keeps of its backends' answers (none: every call is made). */
+export interface KeptAnswers {
+  /** orgs-teams' `GetOrg`, as each caller may see the organization. */
+  orgViews: OrgViewCache;
+  /** authz's `Check` and `CheckPermission`. */
+  decisions: DecisionCache;
+}
+
+/** Opens a channel to each backend; channels connect lazily and reconnect by themselves. */
+export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): Backends {
   const opts = (name: BackendName) => ({
     name,
     deadlineMs: config.BACKEND_DEADLINE_MS,
@@ -111,12 +118,14 @@ export function connectBackends(config: GatewayConfig, orgViews?: OrgViewCache):
   const orgsTeams = config.ORGS_TEAMS_GRPC_ADDR;
   return {
     authz: {
-      authz: createClient(authzV1.AuthzServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
+      authz: ((client) => (kept ? withKeptDecisions(client, kept.decisions) : client))(
+        createClient(authzV1.AuthzServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
+      ),
       roles: createClient(authzRolesV1.RolesServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
     },
     orgsTeams: {
       identity: createClient(orgsTeamsV1.OrgsTeamsServiceService, orgsTeams, opts('orgs-teams')),
-      organizations: ((client) => (orgViews ? withOrgViews(client, orgViews) : client))(
+      organizations: ((client) => (kept ? withOrgViews(client, kept.orgViews) : client))(
         createClient(orgsTeamsOrgsV1.OrganizationsServiceService, orgsTeams, opts('orgs-teams')),
       ),
       orgTokens: createClient(orgTokensV1.OrgTokensServiceService, orgsTeams, opts('orgs-teams')),

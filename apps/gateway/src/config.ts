@@ -73,6 +73,13 @@ export const gatewayEnv = {
    * at all. Notices evict it at once; the lifetime bounds a notice lost in the bus. orgs-teams reads the same name.
    */
   ORG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  /**
+   * How long the gateway keeps the answer of an authorization check it asked authz (kept-decisions.ts); 0: not at
+   * all. Every tuple notice empties them; authz reads the same names for its own cache.
+   */
+  AUTHZ_DECISION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
+  /** Most check answers the gateway keeps; the least recently used go first (0: none). */
+  AUTHZ_DECISION_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
   /** Check every JSON answer against its row's response schema (tests and staging; costs a parse per answer). */
   VALIDATE_RESPONSES: boolVar.default(false),
   /** Signed object URLs (OBJECT_STORAGE_SIGNING_KEY; the key file under DATA_DIR in embedded mode); see docs/object-storage.md. */

@@ -19,3 +19,4 @@ export async function connectBus(natsUrl: string | undefined, name: string, log?
 }
 export * from './notices';
 export { NoticeFence } from './notice-fence';
+export { DecisionCache, decisionKey, type DecisionCacheOptions } from './decision-cache';

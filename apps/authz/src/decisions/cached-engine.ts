@@ -1,6 +1,6 @@
 import type { AuthzEngine, CheckRequest, Tuple, TupleFilter } from '../engine';
 import type { WriteOptions } from '../engine/types';
-import { decisionKey, type DecisionCache } from './decision-cache';
+import { decisionKey, type DecisionCache } from '@platform/bus';
 
 /** A check with contextual tuples answers for that request only: it is never kept nor served from the cache. */
 const keyOf = (r: CheckRequest): string | undefined => (r.contextualTuples?.length ? undefined : decisionKey(r.user, r.relation, r.object));

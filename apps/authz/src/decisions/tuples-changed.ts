@@ -1,6 +1,5 @@
-import { TUPLES_CHANGED, type Bus, type TuplesChanged } from '@platform/bus';
+import { TUPLES_CHANGED, type Bus, type DecisionCache, type TuplesChanged } from '@platform/bus';
 import type { Logger } from '@platform/service-kit';
-import type { DecisionCache } from './decision-cache';
 
 /** Longest a write waits for its notice to reach NATS before it is answered anyway. */
 const NOTICE_WAIT_MS = 2_000;
