@@ -1,7 +1,7 @@
-import { InProcessBus, TUPLES_CHANGED, type BusHealth } from '@platform/bus';
+import { DecisionCache, InProcessBus, TUPLES_CHANGED, type BusHealth } from '@platform/bus';
 import { createLogger } from '@platform/service-kit';
+import { LaterBus } from '@platform/testing';
 import { CachedEngine } from '../src/decisions/cached-engine';
-import { DecisionCache } from '@platform/bus';
 import { announceTupleChanges } from '../src/decisions/tuples-changed';
 import type { AuthzEngine, CheckRequest, Tuple } from '../src/engine';
 
@@ -52,18 +52,6 @@ class TupleSetEngine implements AuthzEngine {
   }
   async readTuples(): Promise<Tuple[]> {
     return [];
-  }
-}
-
-/** A bus that hands notices over later, in the order they were sent (as NATS does to each connection). */
-class LaterBus extends InProcessBus {
-  private readonly queue: [string, unknown][] = [];
-  override async notify(subject: string, payload: unknown): Promise<void> {
-    this.queue.push([subject, payload]);
-    setImmediate(() => {
-      const [s, p] = this.queue.shift()!;
-      void super.notify(s, p);
-    });
   }
 }
 

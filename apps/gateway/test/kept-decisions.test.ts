@@ -1,18 +1,7 @@
-import { DecisionCache, InProcessBus, TUPLES_CHANGED } from '@platform/bus';
+import { DecisionCache, TUPLES_CHANGED } from '@platform/bus';
+import { LaterBus } from '@platform/testing';
 import type { authzV1 } from '@platform/proto';
 import { withKeptDecisions } from '../src/kept-decisions';
-
-/** A bus that hands notices over later, in the order they were sent (as NATS does to each connection). */
-class LaterBus extends InProcessBus {
-  private readonly queue: [string, unknown][] = [];
-  override async notify(subject: string, payload: unknown): Promise<void> {
-    this.queue.push([subject, payload]);
-    setImmediate(() => {
-      const [s, p] = this.queue.shift()!;
-      void super.notify(s, p);
-    });
-  }
-}
 
 /** authz as the gateway sees it: answers from a set of held permissions, counting the calls. */
 function authz() {

@@ -1,20 +1,9 @@
 import { ACCOUNTS_CHANGED, InProcessBus, ORGS_CHANGED, TUPLES_CHANGED } from '@platform/bus';
+import { LaterBus } from '@platform/testing';
 import { orgsTeamsOrgsV1 } from '@platform/proto';
 import { OrgViewCache } from '../src/org-views';
 
 const org = (id: number, username: string, description = '') => orgsTeamsOrgsV1.Organization.fromPartial({ id, username, description });
-
-/** A bus that hands notices over later, in the order they were sent (as NATS does to each connection). */
-class LaterBus extends InProcessBus {
-  private readonly queue: [string, unknown][] = [];
-  override async notify(subject: string, payload: unknown): Promise<void> {
-    this.queue.push([subject, payload]);
-    setImmediate(() => {
-      const [s, p] = this.queue.shift()!;
-      void super.notify(s, p);
-    });
-  }
-}
 
 /** What orgs-teams would answer, counting the lookups. */
 function lookups() {

@@ -9,3 +9,4 @@ export {
   type AwsUsageRecord,
   type ServiceControlDouble,
 } from './metering-doubles';
+export { LaterBus } from './later-bus';

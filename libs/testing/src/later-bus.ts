@@ -1,0 +1,18 @@
+import { InProcessBus } from '@platform/bus';
+
+/**
+ * A bus that hands notices over later, in the order they were sent, as NATS does to each connection: a test can
+ * send a notice and ask the next question before the notice has arrived, as a client's next request may reach a
+ * replica before the writer's notice does.
+ */
+export class LaterBus extends InProcessBus {
+  private readonly queue: [string, unknown][] = [];
+
+  override async notify(subject: string, payload: unknown): Promise<void> {
+    this.queue.push([subject, payload]);
+    setImmediate(() => {
+      const [s, p] = this.queue.shift()!;
+      void super.notify(s, p);
+    });
+  }
+}
