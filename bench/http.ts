@@ -35,7 +35,10 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
  * Calls of a route before its pair is measured (the first one tells what it answers): its caches filled, as in a
  * platform that has run a while. Short on purpose: a warm-up in seconds per route would double the run.
  */
-const WARM_CALLS = 5;
+const WARM_CALLS = 3;
+/** What a call costs inside the platform is read over this many batches of this many calls (see probe). */
+const WORK_BATCHES = 3;
+const WORK_CALLS = 10;
 const CONNECTIONS = 32;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** Only what each route costs inside the platform (statements, RPCs, checks per request), not its throughput. */
@@ -525,19 +528,30 @@ async function workSoFar(base: string): Promise<Work> {
 
 /**
  * A few calls, to see what the route answers with this data before it is measured (the first call's answer),
- * and what each call costs inside the platform (read from its /metrics around the calls after the first, which
- * fill the caches a steady load finds full; nothing else calls the platform meanwhile).
+ * and what each call costs inside the platform (read from its /metrics around batches of calls made after the
+ * first ones have filled the caches a steady load finds full; nothing else calls the platform meanwhile).
  */
 async function probe(base: string, c: Call): Promise<{ status: number; answer?: string; work?: Work }> {
   const call = () => fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
   const res = await call();
   const text = await res.text();
   if (res.status >= 200 && res.status < 300) {
-    const before = await workSoFar(base);
     for (let i = 1; i < WARM_CALLS; i++) await (await call()).arrayBuffer();
-    const after = await workSoFar(base);
-    const per = (k: keyof Work) => (after[k] - before[k]) / (WARM_CALLS - 1);
-    return { status: res.status, work: { statements: per('statements'), rpcs: per('rpcs'), checks: per('checks') } };
+    // The process's counters also count its own background work (outbox relays, polls), now and then: of a few
+    // batches of calls, the least each counter moved is what the calls cost.
+    const batches: Work[] = [];
+    for (let b = 0; b < WORK_BATCHES; b++) {
+      const before = await workSoFar(base);
+      for (let i = 0; i < WORK_CALLS; i++) await (await call()).arrayBuffer();
+      const after = await workSoFar(base);
+      batches.push({
+        statements: (after.statements - before.statements) / WORK_CALLS,
+        rpcs: (after.rpcs - before.rpcs) / WORK_CALLS,
+        checks: (after.checks - before.checks) / WORK_CALLS,
+      });
+    }
+    const least = (k: keyof Work) => Math.min(...batches.map((w) => w[k]));
+    return { status: res.status, work: { statements: least('statements'), rpcs: least('rpcs'), checks: least('checks') } };
   }
   let answer = text;
   try {
@@ -669,13 +683,23 @@ function summary(rows: Row[]): string {
 }
 
 /** What `bench/authz-check.ts` prints. */
-interface AuthzCheck {
-  tuples: number;
+interface CheckTimes {
   p50Ms: number;
   p99Ms: number;
   sequentialChecksPerSecond: number;
   concurrentChecksPerSecond: number;
 }
+
+/** What `bench/authz-check.ts` prints: the same checks answered from memory (both freshness modes) and from the table. */
+interface AuthzCheck {
+  tuples: number;
+  memoryLocal: CheckTimes;
+  memoryStrict: CheckTimes;
+  table: CheckTimes;
+}
+
+/** The embedded engine's check target (p99), for the tuples in memory as `npm start` keeps them. */
+const AUTHZ_P99_TARGET_MS = 0.5;
 
 /** Runs the authz check benchmark (1M tuples, depth 3) in its own process, for its line under the tables. */
 function authzCheck(): AuthzCheck {
@@ -692,36 +716,25 @@ function authzCheck(): AuthzCheck {
 const AUTHZ_LINE = 'Embedded authz engine (bench/authz-check.ts)';
 
 function authzLine(a: AuthzCheck): string {
+  const times = (t: CheckTimes) =>
+    `p99 ${t.p99Ms} ms (p50 ${t.p50Ms} ms), ${t.sequentialChecksPerSecond} checks/s sequential, ${t.concurrentChecksPerSecond} with 8 concurrent`;
+  const m = a.memoryLocal;
   return (
-    `${AUTHZ_LINE}: a check at ${a.tuples.toLocaleString('en')} tuples, depth 3: p99 ${a.p99Ms} ms (p50 ${a.p50Ms} ms), ` +
-    `${a.sequentialChecksPerSecond} checks/s sequential, ${a.concurrentChecksPerSecond} with 8 concurrent; ` +
-    `target p99 ≤ 1 ms ${a.p99Ms <= 1 ? 'met' : '**not met**'}.`
+    `${AUTHZ_LINE}: a check at ${a.tuples.toLocaleString('en')} tuples, depth 3, from memory as \`npm start\` keeps them: ` +
+    `${times(m)}; target p99 ≤ ${AUTHZ_P99_TARGET_MS} ms ${m.p99Ms <= AUTHZ_P99_TARGET_MS ? 'met' : '**not met**'}. ` +
+    `With a read of the change log before each check (several processes on one Postgres): ${times(a.memoryStrict)}. ` +
+    `From the tuple table alone: ${times(a.table)}.`
   );
 }
 
 /**
  * The engine's line of the last run that measured it, kept when this run did not (it needs a 1M-tuple database),
- * with that run's time. Reads the line this bench writes, or the table row earlier versions wrote.
+ * as that run wrote it.
  */
 function previousAuthzLine(): string | undefined {
   const doc = fs.readFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), 'utf8');
   const block = doc.slice(doc.indexOf('<!-- bench http: begin -->'), doc.indexOf('<!-- bench http: end -->'));
-  const line = block.split('\n').find((l) => l.startsWith(AUTHZ_LINE));
-  if (line) return line;
-  const ran = /^Last run: ([\d-]+ [\d:]+ UTC)/m.exec(block)?.[1];
-  const row =
-    /check at ([\d,]+) tuples, depth 3 \(sequential; (\d+) checks\/s with 8 concurrent\) \| — \| (\d+) checks\/s \| — \| [^|]*\| ([\d.]+) \(p50 ([\d.]+)\)/.exec(
-      block,
-    );
-  if (!row || !ran) return undefined;
-  const a: AuthzCheck = {
-    tuples: Number(row[1].replace(/,/g, '')),
-    concurrentChecksPerSecond: Number(row[2]),
-    sequentialChecksPerSecond: Number(row[3]),
-    p99Ms: Number(row[4]),
-    p50Ms: Number(row[5]),
-  };
-  return authzLine(a).replace(/\.$/, ` (measured ${ran}; \`npm run bench -- http authz\` measures it again).`);
+  return block.split('\n').find((l) => l.startsWith(AUTHZ_LINE));
 }
 
 /** Replaces the generated block of docs/benchmarks.md (between the markers) with this run's tables. */
