@@ -286,9 +286,12 @@ describe('the production topology: built bundles as separate processes with the 
     const duringOutage = await tokenFor('bob', 'bob-password', 'during-outage');
     for (const app of APPS.filter((a) => a !== 'authz')) expect(running.get(app)!.child.exitCode).toBeNull();
 
-    // authz comes back (its Deployment would restart the pod): the routes recover by themselves.
+    // authz comes back (its Deployment would restart the pod): the routes recover by themselves. Both of the
+    // gateway's channels to it reconnect, each on its own backoff: the roles one (the list) and the checks one (the
+    // admin's checks on the role, which the gateway has not kept).
     await start('authz');
     await eventually(async () => (await call('GET', '/authz/roles?org=acme', duringOutage)).status === 200, 15_000, 200);
+    await eventually(async () => (await call('GET', `/authz/roles/${role.body.id}?org=acme`, admin)).status === 200, 15_000, 200);
 
     // Nothing acknowledged was lost: the role, the grant through the team, the token made during the outage.
     expect(await call('GET', `/authz/roles/${role.body.id}?org=acme`, admin)).toEqual({ status: 200, body: role.body });
