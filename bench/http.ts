@@ -18,7 +18,8 @@
  * Arguments: the modes, `embedded,separate,authz` (default all). Environment: BENCH_ROUTES (a regular
  * expression over the route labels, e.g. `teams`; a filtered run does not touch the document),
  * BENCH_DURATION_S (per measurement, default 2), BENCH_ROUNDS (paired rounds per route, default 1), BENCH_WORK_ONLY=1
- * (print what each route costs inside the platform, statements / RPCs / checks per request, and measure nothing).
+ * (print what each route costs inside the platform, statements / RPCs / checks per request, and measure nothing),
+ * BENCH_STATEMENTS=1 (with it, also print the statements one call of each route ran on the embedded database).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -43,6 +44,7 @@ const CONNECTIONS = 32;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** Only what each route costs inside the platform (statements, RPCs, checks per request), not its throughput. */
 const WORK_ONLY = process.env.BENCH_WORK_ONLY === '1';
+const SHOW_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 const FILTER = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
 const PASSWORD = 'bench-admin-password';
 const OWNER_PASSWORD = 'bench-owner-password';
@@ -196,6 +198,8 @@ async function startBare(): Promise<{ base: string; stop(): void }> {
 
 interface Platform {
   base: string;
+  /** The statements the embedded database has run so far, in order (with BENCH_STATEMENTS=1: knex's debug output). */
+  statements?: string[];
   /** The demo manifest (embedded only). */
   manifest?: DemoManifest;
   stop(): Promise<void>;
@@ -230,6 +234,7 @@ async function startEmbedded(): Promise<Platform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-http-'));
   const manifestFile = path.join(dataDir, 'demo.json');
   let seedFailed: string | undefined;
+  const statements: string[] = [];
   const child = runTs(
     'deploy/local/src/main.ts',
     {
@@ -240,9 +245,14 @@ async function startEmbedded(): Promise<Platform> {
       PLATFORM_ADMIN_PASSWORD: PASSWORD,
       DEMO_SEED_MANIFEST: manifestFile,
       LOG_LEVEL: 'info',
+      ...(SHOW_STATEMENTS ? { DEBUG: 'knex:query' } : {}),
     },
     (line) => {
       if (line.includes('demo seed failed')) seedFailed = line;
+      const at = line.indexOf('knex:query ');
+      if (at < 0) return false;
+      statements.push(line.slice(at + 'knex:query '.length).replace(/ undefined$/, ''));
+      return true;
     },
   );
   const base = `http://127.0.0.1:${port}`;
@@ -264,7 +274,7 @@ async function startEmbedded(): Promise<Platform> {
       await new Promise((r) => setTimeout(r, 500));
     }
     const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as DemoManifest;
-    return { base, manifest, stop };
+    return { base, manifest, stop, statements: SHOW_STATEMENTS ? statements : undefined };
   } catch (err) {
     await stop();
     throw err;
@@ -523,7 +533,12 @@ async function workSoFar(base: string): Promise<Work> {
       .split('\n')
       .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
       .reduce((acc, l) => acc + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-  return { statements: sum('db_query_duration_seconds_count'), rpcs: sum('grpc_client_handled_total'), checks: sum('authz_checks_total') };
+  return {
+    // A read the embedded database's result cache answered ran no statement.
+    statements: sum('db_query_duration_seconds_count') - sum('db_result_cache_hits_total'),
+    rpcs: sum('grpc_client_handled_total'),
+    checks: sum('authz_checks_total'),
+  };
 }
 
 /**
@@ -562,12 +577,28 @@ async function probe(base: string, c: Call): Promise<{ status: number; answer?: 
   return { status: res.status, answer: answer.replace(/\s+/g, ' ').slice(0, 120) };
 }
 
+/** Prints the statements one more call of `c` runs (and whatever background work ran beside it). */
+async function showStatements(base: string, statements: string[], c: Call, step: string): Promise<void> {
+  const from = statements.length;
+  await (await fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' })).arrayBuffer();
+  await new Promise((r) => setTimeout(r, 50)); // the debug lines arrive on the child's stderr after the answer
+  progress(
+    `${step}: statements of one call:${
+      statements
+        .slice(from)
+        .map((s) => `\n    ${s.slice(0, 4000)}`)
+        .join('') || ' none'
+    }`,
+  );
+}
+
 async function measureAll(mode: string, platform: Platform, bare: { base: string }, calls: Call[]): Promise<Row[]> {
   const rows: Row[] = [];
   for (const [i, c] of calls.entries()) {
     const target = TARGETS[mode]?.[c.label] ?? (mode === EMBEDDED && c.method === 'GET' ? EVERY_GET : undefined);
     const step = `${mode} ${i + 1}/${calls.length} ${c.label} (${c.as})`;
     const seen = await probe(platform.base, c);
+    if (platform.statements) await showStatements(platform.base, platform.statements, c, step);
     if (seen.status < 200 || seen.status >= 300) {
       progress(`${step}: answers ${seen.status} (${seen.answer}); not measured`);
       rows.push({ mode, route: c.label, as: c.as, target, ...seen });

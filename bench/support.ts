@@ -39,9 +39,10 @@ export async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_
 
 /**
  * Runs a TypeScript entry point in its own process, tsx loaded as a module hook (as `npm start` does). Its
- * stderr goes to ours; `onStderr`, when given, also sees each line (to notice what the process reports).
+ * stderr goes to ours; `onStderr`, when given, also sees each line (to notice what the process reports) and
+ * keeps it out of ours by answering true (debug output the bench reads itself).
  */
-export function runTs(entry: string, env: Record<string, string>, onStderr?: (line: string) => void): ChildProcess {
+export function runTs(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
@@ -50,10 +51,9 @@ export function runTs(entry: string, env: Record<string, string>, onStderr?: (li
   if (onStderr) {
     let rest = '';
     child.stderr!.on('data', (chunk: Buffer) => {
-      process.stderr.write(chunk);
       const lines = (rest + chunk.toString('utf8')).split('\n');
       rest = lines.pop()!;
-      lines.forEach(onStderr);
+      for (const line of lines) if (onStderr(line) !== true) process.stderr.write(`${line}\n`);
     });
   }
   return child;

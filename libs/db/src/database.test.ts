@@ -81,10 +81,11 @@ describe('openDatabase on a real Postgres server', () => {
 describe('openDatabase on the embedded engine (PGlite under DATA_DIR)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'db-test-'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  databaseBehaviour(() => openDatabase({ dataDir, schema: 'svc' }));
+  // With the result cache on, as the apps open it: the same behaviour, transactions included.
+  databaseBehaviour(() => openDatabase({ dataDir, schema: 'svc', resultCacheEntries: 100 }));
 
   it("never runs another caller's statement inside an open transaction: it waits for the commit or rollback", async () => {
-    const db = await openDatabase({ dataDir, schema: 'svc' });
+    const db = await openDatabase({ dataDir, schema: 'svc', resultCacheEntries: 100 });
     try {
       let readWhileOpen: Promise<string[]> | undefined;
       await expect(
@@ -105,7 +106,7 @@ describe('openDatabase on the embedded engine (PGlite under DATA_DIR)', () => {
   });
 
   it('runs concurrent transactions one after another: no update is lost', async () => {
-    const db = await openDatabase({ dataDir, schema: 'svc' });
+    const db = await openDatabase({ dataDir, schema: 'svc', resultCacheEntries: 100 });
     try {
       await db.table('notes').insert({ body: 'counter:0' });
       // Each reads the counter, waits, and writes it back plus one: interleaved, they would overwrite each other.
@@ -129,7 +130,7 @@ describe('openDatabase on the embedded engine (PGlite under DATA_DIR)', () => {
   });
 
   it('keeps the data after the process closes and reopens it', async () => {
-    const again = await openDatabase({ dataDir, schema: 'svc' });
+    const again = await openDatabase({ dataDir, schema: 'svc', resultCacheEntries: 100 });
     try {
       expect(await again.table('notes').pluck('body')).toEqual(['first']);
       expect(await again.migrate(notes)).toEqual([]);

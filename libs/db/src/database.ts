@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { observeKnex } from './db-metrics';
+import { observeKnex, observeResultCache } from './db-metrics';
 import { knexLog } from './knex-log';
 import { StaticMigrationSource, type Migration } from './migration';
 import { openPGliteWorker, type PGliteWorker } from './pglite-worker';
@@ -56,16 +56,24 @@ export interface OpenDatabaseOptions {
   schema: string;
   /** Pool size for a real server. */
   poolMax?: number;
+  /**
+   * Embedded only: how many read answers to keep until the next write (result-cache.ts); default none. The
+   * first opener of a data directory decides, as all apps of a process share its database.
+   */
+  resultCacheEntries?: number;
 }
 
 // The embedded engine is one process-wide PGlite per data directory, shared by every service of the process
 // through one knex. PGlite has a single connection; the worker gives knex a pool of sessions over it and keeps
 // each transaction's statements from interleaving with the others' (pglite-worker.ts).
-const embedded = new Map<string, { knex: Knex; worker: PGliteWorker; users: number }>();
+const embedded = new Map<string, { knex: Knex; worker: PGliteWorker; users: number; unobserve(): void }>();
 /** knex's pool over the embedded database: enough for the worker to always have the next statement at hand. */
 const EMBEDDED_SESSIONS = 8;
 
-function openEmbedded(dataDir: string): Knex {
+// Answers larger than this (about 1 MB of text) are not kept: a month's usage view can be tens of megabytes.
+const MAX_KEPT_ANSWER = 1_000_000;
+
+function openEmbedded(dataDir: string, resultCacheEntries = 0): Knex {
   const dir = path.resolve(dataDir, 'postgres');
   const existing = embedded.get(dir);
   if (existing) {
@@ -77,14 +85,15 @@ function openEmbedded(dataDir: string): Knex {
   // runs in a worker thread, off the request thread (pglite-worker.ts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGLite = require('knex-pglite');
-  const worker = openPGliteWorker(dir);
+  const worker = openPGliteWorker(dir, { resultCache: { entries: resultCacheEntries, maxAnswerSize: MAX_KEPT_ANSWER } });
   const knex = knexFactory({
     client: overWorker(countingDeletes(ClientPGLite), worker),
     dialect: 'postgres',
     connection: { pglite: worker },
   } as Knex.Config);
   observeKnex(knex, 'embedded');
-  embedded.set(dir, { knex, worker, users: 1 });
+  const unobserve = observeResultCache(worker.resultCache, 'embedded');
+  embedded.set(dir, { knex, worker, users: 1, unobserve });
   return knex;
 }
 
@@ -123,6 +132,7 @@ async function releaseEmbedded(knex: Knex): Promise<void> {
     entry.users -= 1;
     if (entry.users === 0) {
       embedded.delete(dir);
+      entry.unobserve();
       await knex.destroy();
       await entry.worker.close();
     }
@@ -135,7 +145,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   if (!/^[a-z][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const isEmbedded = !opts.url;
   const knex = isEmbedded
-    ? openEmbedded(opts.dataDir)
+    ? openEmbedded(opts.dataDir, opts.resultCacheEntries)
     : knexFactory({
         client: 'pg',
         connection: opts.url,

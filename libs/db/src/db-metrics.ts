@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { Gauge, Histogram, secondsSince, type HistogramChild } from '@platform/telemetry';
+import { Counter, Gauge, Histogram, secondsSince, type HistogramChild } from '@platform/telemetry';
+import type { ResultCache } from './result-cache';
 
 /**
  * Database metrics from knex's own events: query latency by pool and outcome, and the connection pool's
@@ -60,4 +61,18 @@ export function observeKnex(knex: Knex, pool: string): void {
     add({ pool, state: 'pending_acquires' }, tarn.numPendingAcquires!());
     add({ pool, state: 'pending_creates' }, tarn.numPendingCreates!());
   });
+}
+
+const cacheHits = new Counter(
+  'db_result_cache_hits_total',
+  "Reads the embedded database's result cache answered without running them (counted in db_query_duration_seconds too).",
+  ['pool'],
+);
+const cacheEntries = new Gauge('db_result_cache_entries', "Answers the embedded database's result cache keeps until the next write.");
+
+/** Counts the answers `cache` gives and reports how many it keeps, as `pool`, until the answered stop is called. */
+export function observeResultCache(cache: ResultCache, pool: string): () => void {
+  const hits = cacheHits.child(pool);
+  cache.onHit = () => hits.inc();
+  return cacheEntries.source((add) => add({ pool }, cache.size));
 }

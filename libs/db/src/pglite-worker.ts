@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { ResultCache, type QueryAnswer, type ResultCacheOptions } from './result-cache';
 
 /**
  * The embedded database (PGlite, a WASM build of Postgres) in a worker thread. PGlite runs every statement
@@ -30,6 +31,8 @@ export interface PGliteWorker {
   session(): PGliteLike;
   /** Closes the database and ends the worker. */
   close(): Promise<void>;
+  /** The answers kept until the next write (result-cache.ts). */
+  resultCache: ResultCache;
 }
 
 // The worker's code: plain CommonJS evaluated as a string, so the same worker runs under tsx, jest and the
@@ -78,13 +81,17 @@ async function run(msg) {
     parentPort.postMessage({ id: msg.id, result: {} });
     return;
   }
+  let reply;
   try {
     const res = await db.query(msg.sql, msg.params, msg.options);
-    parentPort.postMessage({ id: msg.id, result: { rows: res.rows, fields: res.fields, affectedRows: res.affectedRows } });
+    reply = { id: msg.id, result: { rows: res.rows, fields: res.fields, affectedRows: res.affectedRows } };
   } catch (err) {
-    parentPort.postMessage({ id: msg.id, error: errorOf(err) });
+    reply = { id: msg.id, error: errorOf(err) };
   }
   owner = !closed && db.isInTransaction() ? msg.session : undefined;
+  // Whether the session is inside a transaction now: its reads then bypass the main thread's result cache.
+  reply.inTransaction = owner === msg.session;
+  parentPort.postMessage(reply);
 }
 async function pump() {
   if (running) return;
@@ -104,14 +111,21 @@ parentPort.on('message', (msg) => {
 });
 `;
 
-type Pending = { resolve(v: unknown): void; reject(e: unknown): void };
+type Reply = { id?: number; result?: unknown; error?: Record<string, unknown>; closed?: boolean; inTransaction?: boolean };
+type Pending = { resolve(reply: Reply): void; reject(e: unknown): void; onReply?(reply: Reply): void };
+
+export interface PGliteWorkerOptions {
+  /** Keeps read answers until the next write (result-cache.ts); off when absent. */
+  resultCache?: ResultCacheOptions;
+}
 
 /** Opens PGlite on `dataDir` in a worker thread; `close()` ends the worker. */
-export function openPGliteWorker(dataDir: string): PGliteWorker {
+export function openPGliteWorker(dataDir: string, options: PGliteWorkerOptions = {}): PGliteWorker {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { dataDir, pglitePath: require.resolve('@electric-sql/pglite') },
   });
+  const cache = new ResultCache(options.resultCache ?? { entries: 0, maxAnswerSize: 0 });
   const pending = new Map<number, Pending>();
   let next = 1;
   let sessions = 0;
@@ -121,34 +135,50 @@ export function openPGliteWorker(dataDir: string): PGliteWorker {
       msg.ready ? resolve() : reject(new Error(`the embedded database did not open: ${msg.error?.message}`)),
     );
   });
-  worker.on('message', (msg: { id?: number; result?: unknown; error?: Record<string, unknown>; closed?: boolean }) => {
+  worker.on('message', (msg: Reply) => {
     if (msg.id === undefined) return;
     const p = pending.get(msg.id);
     pending.delete(msg.id);
-    if (!p) return;
-    if (msg.error) p.reject(Object.assign(new Error(String(msg.error.message)), msg.error));
-    else p.resolve(msg.result);
+    // Synchronously, in the order the worker answered: the cache forgets what it read before a write before
+    // anyone hears of the write, and no later answer is handled first.
+    p?.onReply?.(msg);
+    p?.resolve(msg);
   });
   worker.on('error', (err) => {
     failed = err;
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   });
-  const send = (msg: Record<string, unknown>) =>
-    new Promise<unknown>((resolve, reject) => {
+  const send = (msg: Record<string, unknown>, onReply?: (reply: Reply) => void) =>
+    new Promise<Reply>((resolve, reject) => {
       if (failed) return reject(failed);
       const id = next++;
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve, reject, onReply });
       worker.postMessage({ ...msg, id });
     });
+  const answerOf = (reply: Reply) => {
+    if (reply.error) throw Object.assign(new Error(String(reply.error.message)), reply.error);
+    return reply.result;
+  };
   return {
     waitReady,
+    resultCache: cache,
     session() {
       const session = ++sessions;
+      const cached = cache.session();
       return {
         waitReady,
-        // Parsers and serializers are functions, which cannot cross threads; knex passes none.
-        query: (sql, params, options) => send({ session, sql, params, options: options && cloneable(options) }),
+        async query(sql, params, queryOptions) {
+          const key = cached.keyOf(sql, params, queryOptions);
+          const kept = key === undefined ? undefined : cache.get(key);
+          if (kept) return kept;
+          const sentAt = cache.current;
+          // Parsers and serializers are functions, which cannot cross threads; knex passes none.
+          const reply = await send({ session, sql, params, options: queryOptions && cloneable(queryOptions) }, (r) => {
+            cached.answered(sql, key, sentAt, r.error ? undefined : (r.result as QueryAnswer), r.inTransaction === true);
+          });
+          return answerOf(reply);
+        },
         close: async () => {
           if (!failed) await send({ session, endSession: true });
         },

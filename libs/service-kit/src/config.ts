@@ -119,6 +119,8 @@ export const serviceEnv = {
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
   DATA_DIR: z.string().default('.data'),
+  /** How many read answers the embedded database keeps until the next write (libs/db result-cache.ts); 0: none. */
+  EMBEDDED_RESULT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(2_000),
   NATS_URL: z
     .string()
     .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')

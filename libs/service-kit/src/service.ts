@@ -90,7 +90,12 @@ export async function startService(
   try {
     let db: Database | undefined;
     if (spec.database) {
-      db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: spec.database.schema }).catch((err) => {
+      db = await openDatabase({
+        url: config.DATABASE_URL,
+        dataDir: config.DATA_DIR,
+        schema: spec.database.schema,
+        resultCacheEntries: config.EMBEDDED_RESULT_CACHE_ENTRIES,
+      }).catch((err) => {
         throw databaseStartError(err, config.DATABASE_URL);
       });
       const opened = db;

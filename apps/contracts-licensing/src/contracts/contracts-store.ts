@@ -113,7 +113,9 @@ export class ContractsStore {
    */
   async withClusters(filter: ContractFilter & { id?: number }, trx?: Knex.Transaction): Promise<ContractWithClusters[]> {
     const { knex, schema } = this.db;
-    const now = new Date();
+    // To the second: the lists asked many times a second are then the same statement, which the embedded
+    // database answers from its result cache; a contract ending this second reads as active for under a second.
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     const clusters = knex.raw(
       `coalesce((select json_agg(json_build_object(
           'id', cc.id, 'contract_id', cc.contract_id, 'cluster_uid', cc.cluster_uid, 'display_name', cc.display_name,
@@ -222,7 +224,11 @@ export class ContractsStore {
    * caller's transaction; those revoked before keep their time.
    */
   async revokeLicenses(contractId: number, trx: Knex.Transaction): Promise<void> {
-    await this.db.table('issued_licenses', trx).where({ contract_id: contractId }).whereNull('revoked_at').update({ revoked_at: this.db.knex.fn.now() });
+    await this.db
+      .table('issued_licenses', trx)
+      .where({ contract_id: contractId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: this.db.knex.fn.now() });
   }
 
   async setTags(ccIds: number[], tags: string[], trx: Knex.Transaction): Promise<void> {

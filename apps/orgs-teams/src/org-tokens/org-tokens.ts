@@ -86,13 +86,18 @@ export class OrgTokens {
 
   async getSyncToken(orgId: number): Promise<orgTokensV1.ManagerApiToken> {
     const org = await this.org(orgId);
+    const syncToken = (trx?: Knex.Transaction) => {
+      const q = this.db.table('manager_sync_tokens as m', trx).join('access_tokens as t', 't.id', 'm.token_id').where('m.org_id', orgId);
+      return (trx ? q.forUpdate() : q).first('m.token_id', 'm.secret_ciphertext', 't.uid');
+    };
+    // Most reads come after the secret was shown: they need no lock (a secret, once gone, does not come back).
+    const seen = await syncToken();
+    if (!seen) throw new NotFoundError('the organization has no manager sync token');
+    if (!seen.secret_ciphertext) {
+      return { userId: seen.uid, orgId, orgName: org.login, accessKeyId: String(seen.token_id), secretAccessKey: '' };
+    }
     return this.db.transaction(async (trx) => {
-      const row = await this.db
-        .table('manager_sync_tokens as m', trx)
-        .join('access_tokens as t', 't.id', 'm.token_id')
-        .where('m.org_id', orgId)
-        .forUpdate()
-        .first('m.token_id', 'm.secret_ciphertext', 't.uid');
+      const row = await syncToken(trx);
       if (!row) throw new NotFoundError('the organization has no manager sync token');
       let secret = '';
       if (row.secret_ciphertext) {

@@ -1,0 +1,168 @@
+/**
+ * The answers of the embedded database's read statements, kept until the next write.
+ *
+ * The embedded PGlite belongs to this one process (DATA_DIR is locked to it), and every statement it runs goes
+ * through the worker's sessions (pglite-worker.ts). So the process sees every write, and an answer read after
+ * the last write is still the database's answer: the next write empties the cache, whatever it wrote. A route
+ * that reads the same organization, cluster or role on every request then makes no statement until something
+ * changes, instead of queueing for PGlite's one connection (about 0.3–0.5 ms of the worker a statement).
+ *
+ * What is kept: a lone read (`select`, or `with` without a data-modifying part) that reads nothing the clock, a
+ * sequence, a lock or a setting decides (now(), nextval(), `for update`, pg_* functions...), keyed by its text, its
+ * values and its options, from its second time on. Everything else runs, and empties the cache when its answer
+ * comes back unless it changes nothing (transaction control, a transaction's work_mem): writes, DDL, settings.
+ * A transaction's reads use the cache until it changes something (CacheSession). A fill that was asked for
+ * before the last emptying is dropped, so an answer read before a write is never kept past it.
+ */
+
+/** The answer PGlite gives a query, as the worker passes it back. */
+export interface QueryAnswer {
+  rows: unknown[];
+  fields?: unknown;
+  affectedRows?: number;
+}
+
+export interface ResultCacheOptions {
+  /** How many answers are kept (least recently used go first); 0 keeps none. */
+  entries: number;
+  /** Answers larger than this (a rough count of their characters) are not kept. */
+  maxAnswerSize: number;
+}
+
+// Reads whose answer the clock, a sequence, a lock, a setting or randomness decides: run every time.
+const VOLATILE =
+  /\b(now|current_timestamp|current_date|current_time|localtime|localtimestamp|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|age|random|gen_random_uuid|uuid_generate_\w+|nextval|currval|lastval|setval|set_config|current_setting|txid_\w+|pg_\w+|today|tomorrow|yesterday|into)\b|\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i;
+// A statement that is a single read; anything that could write (a data-modifying CTE) is not.
+const READ = /^\s*(select|with)\b/i;
+const WRITES = /\b(insert|update|delete|merge|truncate|copy|call|do)\b|;\s*\S/i;
+// Statements that change no data and no answer: transaction control, and settings of the transaction that only
+// bound its resources. Any other SET (a time zone, a search path) changes what later reads answer.
+const HARMLESS =
+  /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|show|set\s+local\s+(work_mem|statement_timeout|lock_timeout|idle_in_transaction_session_timeout)\b)/i;
+
+/** Whether `sql` is a read whose answer may be kept until the next write. */
+export function isKeptRead(sql: string): boolean {
+  return READ.test(sql) && !WRITES.test(sql) && !VOLATILE.test(sql);
+}
+
+/** Whether `sql` changes nothing a later read could see (so its answer need not empty the cache). */
+function changesNothing(sql: string): boolean {
+  return HARMLESS.test(sql) || (READ.test(sql) && !WRITES.test(sql) && !/\binto\b/i.test(sql));
+}
+
+/**
+ * One knex session's view of the cache. Its reads use the cache outside a transaction, and inside one until the
+ * transaction has done anything but read: the worker runs an open transaction alone (no other session's
+ * statement comes between), so until it writes it sees exactly the committed data, as a read outside would.
+ */
+export class CacheSession {
+  private inTransaction = false;
+  /** The open transaction did something other than read: its reads may see its own uncommitted changes. */
+  private changed = false;
+
+  constructor(private readonly cache: ResultCache) {}
+
+  /** The key of a statement the cache may answer, or undefined when it must run. */
+  keyOf(sql: string, params: unknown, options: unknown): string | undefined {
+    if (this.inTransaction && this.changed) return undefined;
+    return this.cache.keyOf(sql, params, options);
+  }
+
+  /** What a statement sent under `sentAt` answered, and whether the session is in a transaction after it. */
+  answered(sql: string, key: string | undefined, sentAt: number, answer: QueryAnswer | undefined, inTransaction: boolean): void {
+    const harmless = changesNothing(sql);
+    if (!harmless) this.cache.clear();
+    else if (key !== undefined && answer !== undefined) this.cache.fill(key, sentAt, answer);
+    this.changed = inTransaction && (this.changed || !harmless);
+    this.inTransaction = inTransaction;
+  }
+}
+
+export class ResultCache {
+  private answers = new Map<string, QueryAnswer>();
+  /**
+   * Keys asked for once: an answer is kept only when its statement comes a second time, so statements that
+   * never repeat (a value that is the time of the call) do not push out the ones that do.
+   */
+  private asked = new Set<string>();
+  /** How many times the cache was emptied: a fill asked for under an older generation is dropped. */
+  private generation = 0;
+  /** Told of each answer given from the cache (its metric). */
+  onHit?: () => void;
+
+  constructor(private readonly options: ResultCacheOptions) {}
+
+  session(): CacheSession {
+    return new CacheSession(this);
+  }
+
+  keyOf(sql: string, params: unknown, options: unknown): string | undefined {
+    if (this.options.entries <= 0 || !isKeptRead(sql)) return undefined;
+    try {
+      return `${sql}\u0000${JSON.stringify(params ?? [])}\u0000${JSON.stringify(options ?? {})}`;
+    } catch {
+      return undefined; // values JSON cannot spell (a BigInt): run it
+    }
+  }
+
+  /** A copy of the kept answer (callers may change what they get), or undefined. */
+  get(key: string): QueryAnswer | undefined {
+    const kept = this.answers.get(key);
+    if (!kept) return undefined;
+    this.answers.delete(key); // most recently used last
+    this.answers.set(key, kept);
+    this.onHit?.();
+    return structuredClone(kept);
+  }
+
+  /** The generation a statement is sent under; pass it back with its answer. */
+  get current(): number {
+    return this.generation;
+  }
+
+  /** Keeps a read's answer, unless something was written since it was sent or it is its key's first time. */
+  fill(key: string, sentAt: number, answer: QueryAnswer): void {
+    if (sentAt !== this.generation) return;
+    if (!this.asked.has(key)) {
+      if (this.asked.size >= this.options.entries * 4) this.asked.clear();
+      this.asked.add(key);
+      return;
+    }
+    if (sizeOf(answer.rows, this.options.maxAnswerSize) > this.options.maxAnswerSize) return;
+    this.answers.set(key, structuredClone(answer));
+    if (this.answers.size > this.options.entries) this.answers.delete(this.answers.keys().next().value!);
+  }
+
+  /** Forgets every answer: something may have been written. */
+  clear(): void {
+    this.generation += 1;
+    if (this.answers.size > 0) this.answers = new Map();
+  }
+
+  get size(): number {
+    return this.answers.size;
+  }
+}
+
+/** A rough size of a value in characters, counting no further than `limit`. */
+function sizeOf(value: unknown, limit: number): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && size <= limit) {
+    const v = stack.pop();
+    if (typeof v === 'string') size += v.length + 2;
+    else if (v === null || typeof v !== 'object') size += 8;
+    else if (v instanceof Date) size += 24;
+    else if (ArrayBuffer.isView(v)) size += v.byteLength;
+    else if (Array.isArray(v)) {
+      size += 2;
+      stack.push(...v);
+    } else {
+      for (const [k, x] of Object.entries(v)) {
+        size += k.length + 4;
+        stack.push(x);
+      }
+    }
+  }
+  return size;
+}
