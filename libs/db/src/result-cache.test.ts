@@ -40,6 +40,19 @@ describe("the embedded database's result cache", () => {
     expect(hits).toBe(2);
   });
 
+  it('gives each caller its own copy of dates, bytes and JSON', async () => {
+    const sql = "select timestamptz '2026-01-01T00:00:00Z' as at, '\\x0102'::bytea as bytes, '{\"a\":[1,{\"b\":2}]}'::json as doc";
+    const read = async () => (await q(a, sql))[0] as { at: Date; bytes: Uint8Array; doc: { a: [number, { b: number }] } };
+    await read();
+    await read();
+    const mine = await read();
+    mine.at.setFullYear(1999);
+    mine.bytes[0] = 9;
+    mine.doc.a[1].b = 99;
+    const again = await read();
+    expect([again.at.toISOString(), [...again.bytes], again.doc]).toEqual(['2026-01-01T00:00:00.000Z', [1, 2], { a: [1, { b: 2 }] }]);
+  });
+
   it('answers a read after a write with what was written, from any session', async () => {
     for (let i = 1; i <= 5; i++) {
       await counter(a);
