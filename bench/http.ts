@@ -546,8 +546,12 @@ async function workSoFar(base: string): Promise<Work> {
  * and what each call costs inside the platform (read from its /metrics around batches of calls made after the
  * first ones have filled the caches a steady load finds full; nothing else calls the platform meanwhile).
  */
+/** One call of a route, as the measurement makes it. */
+const callRoute = (base: string, c: Call) =>
+  fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
+
 async function probe(base: string, c: Call): Promise<{ status: number; answer?: string; work?: Work }> {
-  const call = () => fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
+  const call = () => callRoute(base, c);
   const res = await call();
   const text = await res.text();
   if (res.status >= 200 && res.status < 300) {
@@ -580,7 +584,7 @@ async function probe(base: string, c: Call): Promise<{ status: number; answer?: 
 /** Prints the statements one more call of `c` runs (and whatever background work ran beside it). */
 async function showStatements(base: string, statements: string[], c: Call, step: string): Promise<void> {
   const from = statements.length;
-  await (await fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' })).arrayBuffer();
+  await (await callRoute(base, c)).arrayBuffer();
   await new Promise((r) => setTimeout(r, 50)); // the debug lines arrive on the child's stderr after the answer
   progress(
     `${step}: statements of one call:${

@@ -17,15 +17,9 @@ interface AuthzChecks {
 export function withKeptDecisions<C extends AuthzChecks>(client: C, cache: DecisionCache): C {
   const checkPermission = client.checkPermission as (req: authzV1.CheckPermissionRequest, ...rest: unknown[]) => Promise<Decision>;
   const check = client.check as (req: authzV1.CheckRequest, ...rest: unknown[]) => Promise<Decision>;
-  const kept = async (key: string, ask: () => Promise<Decision>): Promise<Decision> => {
-    if (!(await cache.ready())) return ask();
-    const answer = cache.lookup(key);
-    if (answer !== undefined) return { allowed: answer };
-    const since = cache.snapshot();
-    const decision = await ask();
-    cache.keep(since, key, decision.allowed);
-    return decision;
-  };
+  const kept = async (key: string, ask: () => Promise<Decision>): Promise<Decision> => ({
+    allowed: await cache.answer(key, async () => (await ask()).allowed),
+  });
   return {
     ...client,
     checkPermission: (req: authzV1.CheckPermissionRequest, ...rest: unknown[]) =>

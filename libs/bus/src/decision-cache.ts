@@ -67,6 +67,20 @@ export class DecisionCache {
     if (this.answers && this.trusted && since === this.generation) this.answers.set(key, allowed);
   }
 
+  /**
+   * One check through the cache: the kept answer when it may be served, else `ask`'s, kept unless something was
+   * evicted while it was asked.
+   */
+  async answer(key: string, ask: () => Promise<boolean>): Promise<boolean> {
+    if (!(await this.ready())) return ask();
+    const kept = this.lookup(key);
+    if (kept !== undefined) return kept;
+    const since = this.snapshot();
+    const allowed = await ask();
+    this.keep(since, key, allowed);
+    return allowed;
+  }
+
   /** Forgets every answer, and makes every read in flight forget what it read. */
   evictAll(): void {
     this.generation++;

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * The answers of the embedded database's read statements, kept until the next write.
  *
@@ -40,14 +42,28 @@ const WRITES = /\b(insert|update|delete|merge|truncate|copy|call|do)\b|;\s*\S/i;
 const HARMLESS =
   /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|show|set\s+local\s+(work_mem|statement_timeout|lock_timeout|idle_in_transaction_session_timeout)\b)/i;
 
-/** Whether `sql` is a read whose answer may be kept until the next write. */
-export function isKeptRead(sql: string): boolean {
-  return READ.test(sql) && !WRITES.test(sql) && !VOLATILE.test(sql);
+/** What a statement text is to the cache: a read it may keep, and whether it changes nothing a later read sees. */
+interface Kind {
+  kept: boolean;
+  harmless: boolean;
 }
 
-/** Whether `sql` changes nothing a later read could see (so its answer need not empty the cache). */
-function changesNothing(sql: string): boolean {
-  return HARMLESS.test(sql) || (READ.test(sql) && !WRITES.test(sql) && !/\binto\b/i.test(sql));
+// Each text is classified once: texts come from code (a few per caller), and the tests run on every statement.
+const kinds = new Map<string, Kind>();
+const MAX_KINDS = 1000;
+
+function kindOf(sql: string): Kind {
+  let kind = kinds.get(sql);
+  if (kind) return kind;
+  const read = READ.test(sql) && !WRITES.test(sql);
+  kind = { kept: read && !VOLATILE.test(sql), harmless: HARMLESS.test(sql) || (read && !/\binto\b/i.test(sql)) };
+  if (kinds.size < MAX_KINDS) kinds.set(sql, kind);
+  return kind;
+}
+
+/** Whether `sql` is a read whose answer may be kept until the next write. */
+export function isKeptRead(sql: string): boolean {
+  return kindOf(sql).kept;
 }
 
 /**
@@ -70,7 +86,7 @@ export class CacheSession {
 
   /** What a statement sent under `sentAt` answered, and whether the session is in a transaction after it. */
   answered(sql: string, key: string | undefined, sentAt: number, answer: QueryAnswer | undefined, inTransaction: boolean): void {
-    const harmless = changesNothing(sql);
+    const { harmless } = kindOf(sql);
     if (!harmless) this.cache.clear();
     else if (key !== undefined && answer !== undefined) this.cache.fill(key, sentAt, answer);
     this.changed = inTransaction && (this.changed || !harmless);
@@ -79,7 +95,7 @@ export class CacheSession {
 }
 
 export class ResultCache {
-  private answers = new Map<string, QueryAnswer>();
+  private readonly answers: LRUCache<string, QueryAnswer>;
   /**
    * Keys asked for once: an answer is kept only when its statement comes a second time, so statements that
    * never repeat (a value that is the time of the call) do not push out the ones that do.
@@ -90,7 +106,10 @@ export class ResultCache {
   /** Told of each answer given from the cache (its metric). */
   onHit?: () => void;
 
-  constructor(private readonly options: ResultCacheOptions) {}
+  constructor(private readonly options: ResultCacheOptions) {
+    // Least recently used go first.
+    this.answers = new LRUCache({ max: Math.max(1, options.entries) });
+  }
 
   session(): CacheSession {
     return new CacheSession(this);
@@ -109,8 +128,6 @@ export class ResultCache {
   get(key: string): QueryAnswer | undefined {
     const kept = this.answers.get(key);
     if (!kept) return undefined;
-    this.answers.delete(key); // most recently used last
-    this.answers.set(key, kept);
     this.onHit?.();
     return copyOf(kept);
   }
@@ -130,13 +147,12 @@ export class ResultCache {
     }
     if (sizeOf(answer.rows, this.options.maxAnswerSize) > this.options.maxAnswerSize) return;
     this.answers.set(key, copyOf(answer));
-    if (this.answers.size > this.options.entries) this.answers.delete(this.answers.keys().next().value!);
   }
 
   /** Forgets every answer: something may have been written. */
   clear(): void {
     this.generation += 1;
-    if (this.answers.size > 0) this.answers = new Map();
+    this.answers.clear();
   }
 
   get size(): number {

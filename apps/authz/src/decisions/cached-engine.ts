@@ -18,15 +18,10 @@ export class CachedEngine implements AuthzEngine {
     private readonly tuplesChanged: () => Promise<void>,
   ) {}
 
-  async check(request: CheckRequest): Promise<boolean> {
+  check(request: CheckRequest): Promise<boolean> {
     const key = keyOf(request);
-    if (key === undefined || !(await this.cache.ready())) return this.engine.check(request);
-    const kept = this.cache.lookup(key);
-    if (kept !== undefined) return kept;
-    const since = this.cache.snapshot();
-    const allowed = await this.engine.check(request);
-    this.cache.keep(since, key, allowed);
-    return allowed;
+    const ask = () => this.engine.check(request);
+    return key === undefined ? ask() : this.cache.answer(key, ask);
   }
 
   async batchCheck(requests: CheckRequest[]): Promise<boolean[]> {
