@@ -9,7 +9,7 @@ const toCheck = (c: authzV1.CheckRequest): CheckRequest => {
   return { user: t.user, relation: t.relation, object: t.object, contextualTuples: c.contextualTuples };
 };
 
-/** The AuthzService RPCs (proto/platform/authz/v1/authz.proto). */
+/** The AuthzService RPCs (proto/platformadmin/authz/v1/authz.proto). */
 export function authzService(authorization: Authorization): ServiceBinding<typeof authzV1.AuthzServiceService> {
   return bindService(authzV1.AuthzServiceService, {
     getVersion: async () => versionOf('authz'),

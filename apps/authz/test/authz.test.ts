@@ -5,6 +5,6 @@ import { authzApp } from '../src/app';
 describeServiceContract({
   app: authzApp,
   schema: 'authz',
-  grpcService: 'platform.authz.v1.AuthzService',
+  grpcService: 'platformadmin.authz.v1.AuthzService',
   definition: authzV1.AuthzServiceService,
 });

@@ -5,6 +5,6 @@ import { billingDashboardApp } from '../src/app';
 describeServiceContract({
   app: billingDashboardApp,
   schema: 'billing',
-  grpcService: 'platform.billingdashboard.v1.BillingDashboardService',
+  grpcService: 'platformadmin.billingdashboard.v1.BillingDashboardService',
   definition: billingDashboardV1.BillingDashboardServiceService,
 });

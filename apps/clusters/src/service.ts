@@ -3,7 +3,7 @@ import { bindService, versionOf, type ServiceBinding } from '@platform/service-k
 import type { Clusters } from './inventory/clusters';
 import type { HubEnrolment } from './inventory/enrolment';
 
-/** The ClustersService binding: one line per RPC of proto/platform/clusters/v1/, handing it to its feature. */
+/** The ClustersService binding: one line per RPC of proto/platformadmin/clusters/v1/, handing it to its feature. */
 export function clustersService(clusters: Clusters, enrolment: HubEnrolment): ServiceBinding<typeof clustersV1.ClustersServiceService> {
   return bindService(clustersV1.ClustersServiceService, {
     getVersion: async () => versionOf('clusters'),

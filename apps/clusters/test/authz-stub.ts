@@ -23,7 +23,7 @@ export async function startAuthzStub() {
         },
       } as never),
     ],
-    protoFiles: ['platform/authz/v1/authz.proto'],
+    protoFiles: ['platformadmin/authz/v1/authz.proto'],
     log: createLogger('authz-stub', 'silent'),
   });
   return { server, tuples, state, address: `127.0.0.1:${server.port}` };

@@ -5,6 +5,6 @@ import { clustersApp } from '../src/app';
 describeServiceContract({
   app: clustersApp,
   schema: 'clusters',
-  grpcService: 'platform.clusters.v1.ClustersService',
+  grpcService: 'platformadmin.clusters.v1.ClustersService',
   definition: clustersV1.ClustersServiceService,
 });

@@ -34,7 +34,7 @@ async function startOrgsStub(owners: Map<number, number[]>) {
         },
       } as never),
     ],
-    protoFiles: ['platform/orgsteams/v1/orgs.proto'],
+    protoFiles: ['platformadmin/orgsteams/v1/orgs.proto'],
     log: createLogger('orgs-stub', 'silent'),
   });
   return { server, address: `127.0.0.1:${server.port}` };

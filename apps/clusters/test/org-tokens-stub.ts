@@ -45,7 +45,7 @@ export async function startOrgTokensStub() {
         },
       } as never),
     ],
-    protoFiles: ['platform/orgsteams/v1/org_tokens.proto'],
+    protoFiles: ['platformadmin/orgsteams/v1/org_tokens.proto'],
     log: createLogger('org-tokens-stub', 'silent'),
   });
   return { server, accounts, state, address: `127.0.0.1:${server.port}` };

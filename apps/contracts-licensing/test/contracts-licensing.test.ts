@@ -5,6 +5,6 @@ import { contractsLicensingApp } from '../src/app';
 describeServiceContract({
   app: contractsLicensingApp,
   schema: 'contracts',
-  grpcService: 'platform.contractslicensing.v1.ContractsLicensingService',
+  grpcService: 'platformadmin.contractslicensing.v1.ContractsLicensingService',
   definition: contractsLicensingV1.ContractsLicensingServiceService,
 });

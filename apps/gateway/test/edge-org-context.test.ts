@@ -54,7 +54,7 @@ describe('the org context at the edge', () => {
           addAllowedDomain: async ({ name }: { name: string }) => ({ names: [name] }),
         } as never),
       ],
-      protoFiles: ['platform/orgsteams/v1/orgsteams.proto', 'platform/orgsteams/v1/orgs.proto', 'platform/orgsteams/v1/settings.proto'],
+      protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto', 'platformadmin/orgsteams/v1/orgs.proto', 'platformadmin/orgsteams/v1/settings.proto'],
       log,
     });
     authz = await startGrpcServer({
@@ -71,7 +71,7 @@ describe('the org context at the edge', () => {
         } as never),
         bindService(authzRolesV1.RolesServiceService, { listRoles: async () => ({ roles: [] }) } as never),
       ],
-      protoFiles: ['platform/authz/v1/authz.proto', 'platform/authz/v1/roles.proto'],
+      protoFiles: ['platformadmin/authz/v1/authz.proto', 'platformadmin/authz/v1/roles.proto'],
       log,
     });
     ({ base, close } = await startTestGateway({

@@ -32,7 +32,7 @@ describe('the edge', () => {
           },
         } as never),
       ],
-      protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+      protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
       log: createLogger('stub', 'silent'),
     });
     const sink = new Writable({

@@ -20,7 +20,7 @@ const startOrgsTeams = (port = 0) =>
     services: [
       bindService(orgsTeamsV1.OrgsTeamsServiceService, { getVersion: async () => ({ version: '9.9.9', service: 'orgs-teams' }) } as never),
     ],
-    protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+    protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
     log,
   });
 

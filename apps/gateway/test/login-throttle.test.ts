@@ -30,7 +30,7 @@ async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: str
         listTokens: async () => ({ tokens: [] }),
       } as never),
     ],
-    protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+    protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
     log,
   });
   return { server, calls };

@@ -49,7 +49,7 @@ describe('token scopes at the edge', () => {
                 : { user, tokenId: 1, scope: '', scopeAccountId: 0 },
           } as never),
         ],
-        protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+        protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
         log: createLogger('stub', 'silent'),
       });
       ({ base, close } = await startTestGateway({ ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${backend.port}` }));

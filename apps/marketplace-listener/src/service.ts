@@ -39,7 +39,7 @@ export function subscriptionOf(row: SubscriptionRow, withDetails: boolean): mark
   };
 }
 
-/** The MarketplaceListenerService binding: one line per RPC of proto/platform/marketplacelistener/v1/, handing it to its feature. */
+/** The MarketplaceListenerService binding: one line per RPC of proto/platformadmin/marketplacelistener/v1/, handing it to its feature. */
 export function marketplaceListenerService(
   listener: MarketplaceListener,
   metering: MeteringProxy,

@@ -6,7 +6,7 @@ import { marketplaceListenerApp } from '../src/app';
 describeServiceContract({
   app: marketplaceListenerApp,
   schema: 'marketplace',
-  grpcService: 'platform.marketplacelistener.v1.MarketplaceListenerService',
+  grpcService: 'platformadmin.marketplacelistener.v1.MarketplaceListenerService',
   definition: marketplaceListenerV1.MarketplaceListenerServiceService,
   env: { MARKETPLACE_HTTP_PORT: '0' },
 });

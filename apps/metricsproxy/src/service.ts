@@ -12,7 +12,7 @@ const backendOf = (b: metricsproxyV1.BackendConfig | undefined): metricsproxyV1.
   return b;
 };
 
-/** The MetricsproxyService binding: one line per RPC of proto/platform/metricsproxy/v1/, handing it to its feature. */
+/** The MetricsproxyService binding: one line per RPC of proto/platformadmin/metricsproxy/v1/, handing it to its feature. */
 export function metricsproxyService(registrations: Registrations): ServiceBinding<typeof metricsproxyV1.MetricsproxyServiceService> {
   return bindService(metricsproxyV1.MetricsproxyServiceService, {
     getVersion: async () => versionOf('metricsproxy'),

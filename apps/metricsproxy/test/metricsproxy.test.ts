@@ -5,6 +5,6 @@ import { metricsproxyApp } from '../src/app';
 describeServiceContract({
   app: metricsproxyApp,
   schema: 'metricsproxy',
-  grpcService: 'platform.metricsproxy.v1.MetricsproxyService',
+  grpcService: 'platformadmin.metricsproxy.v1.MetricsproxyService',
   definition: metricsproxyV1.MetricsproxyServiceService,
 });

@@ -54,7 +54,7 @@ export async function startAuthzStub() {
         },
       } as never),
     ],
-    protoFiles: ['platform/authz/v1/authz.proto', 'platform/authz/v1/roles.proto'],
+    protoFiles: ['platformadmin/authz/v1/authz.proto', 'platformadmin/authz/v1/roles.proto'],
     log: createLogger('authz-stub', 'silent'),
   });
   return { server, tuples, teamRoles, state, address: `127.0.0.1:${server.port}` };

@@ -47,7 +47,7 @@ async function startClustersStub() {
         },
       } as never),
     ],
-    protoFiles: ['platform/clusters/v1/clusters.proto'],
+    protoFiles: ['platformadmin/clusters/v1/clusters.proto'],
     log: createLogger('clusters-stub', 'silent'),
   });
   return { server, connected, state, address: `127.0.0.1:${server.port}` };

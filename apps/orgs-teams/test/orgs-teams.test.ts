@@ -15,7 +15,7 @@ describe('orgs-teams', () => {
   describeServiceContract({
     app: orgsTeamsApp,
     schema: 'identity',
-    grpcService: 'platform.orgsteams.v1.OrgsTeamsService',
+    grpcService: 'platformadmin.orgsteams.v1.OrgsTeamsService',
     definition: orgsTeamsV1.OrgsTeamsServiceService,
     env: () => ({ AUTHZ_GRPC_ADDR: contractAuthz.address }),
   });

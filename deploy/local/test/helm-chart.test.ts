@@ -34,14 +34,14 @@ const DATABASE = ['--set', 'postgres.url=postgres://platform:pw@postgres:5432/pl
 const WITH_SCHEMA: AppName[] = [...APPS];
 const ON_THE_BUS: AppName[] = ['gateway', 'authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'clusters'];
 const GRPC_SERVICES: Record<AppName, string> = {
-  gateway: 'platform.gateway.v1.GatewayService',
-  authz: 'platform.authz.v1.AuthzService',
-  'orgs-teams': 'platform.orgsteams.v1.OrgsTeamsService',
-  'contracts-licensing': 'platform.contractslicensing.v1.ContractsLicensingService',
-  'billing-dashboard': 'platform.billingdashboard.v1.BillingDashboardService',
-  metricsproxy: 'platform.metricsproxy.v1.MetricsproxyService',
-  'marketplace-listener': 'platform.marketplacelistener.v1.MarketplaceListenerService',
-  clusters: 'platform.clusters.v1.ClustersService',
+  gateway: 'platformadmin.gateway.v1.GatewayService',
+  authz: 'platformadmin.authz.v1.AuthzService',
+  'orgs-teams': 'platformadmin.orgsteams.v1.OrgsTeamsService',
+  'contracts-licensing': 'platformadmin.contractslicensing.v1.ContractsLicensingService',
+  'billing-dashboard': 'platformadmin.billingdashboard.v1.BillingDashboardService',
+  metricsproxy: 'platformadmin.metricsproxy.v1.MetricsproxyService',
+  'marketplace-listener': 'platformadmin.marketplacelistener.v1.MarketplaceListenerService',
+  clusters: 'platformadmin.clusters.v1.ClustersService',
 };
 
 const selectorOf = (app: string) => ({

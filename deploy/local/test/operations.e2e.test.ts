@@ -32,7 +32,7 @@ describe('npm start: /metrics, /healthz and /readyz on the launcher’s HTTP por
   });
 
   it('keeps an idle scrape small: a route’s and an RPC’s series appear with their first call, not before', async () => {
-    const rpc = { grpc_type: 'unary', grpc_service: 'platform.orgsteams.v1.SiteSettingsService', grpc_method: 'GetBranding' };
+    const rpc = { grpc_type: 'unary', grpc_service: 'platformadmin.orgsteams.v1.SiteSettingsService', grpc_method: 'GetBranding' };
     const route = { server: 'gateway', http_route: '/branding', http_request_method: 'GET', http_response_status_code: '200' };
     const idle = await (await fetch(`${launcher.url}metrics`)).text();
     // Every RPC of the platform (~180) with a latency histogram made up front made this ~690 KB.
@@ -118,21 +118,21 @@ describe('npm start: /metrics, /healthz and /readyz on the launcher’s HTTP por
     // The backends' side of the same calls, and the clients' side.
     expect(
       sample(text, 'grpc_server_handled_total', {
-        grpc_service: 'platform.orgsteams.v1.OrgsTeamsService',
+        grpc_service: 'platformadmin.orgsteams.v1.OrgsTeamsService',
         grpc_method: 'GetVersion',
         grpc_code: 'OK',
       }),
     ).toBe(2);
     expect(
       sample(text, 'grpc_client_handled_total', {
-        grpc_service: 'platform.orgsteams.v1.OrgsTeamsService',
+        grpc_service: 'platformadmin.orgsteams.v1.OrgsTeamsService',
         grpc_method: 'GetVersion',
         grpc_code: 'OK',
       }),
     ).toBe(2);
     expect(
       sample(text, 'grpc_server_handling_seconds_count', {
-        grpc_service: 'platform.orgsteams.v1.OrgsTeamsService',
+        grpc_service: 'platformadmin.orgsteams.v1.OrgsTeamsService',
         grpc_method: 'GetVersion',
       }),
     ).toBe(2);

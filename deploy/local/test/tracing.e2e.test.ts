@@ -118,7 +118,7 @@ describe('traces over OTLP (npm start with OTEL_EXPORTER_OTLP_ENDPOINT)', () => 
         (s) =>
           s.kind === SERVER &&
           s.scope === '@opentelemetry/instrumentation-grpc' &&
-          String(s.attributes['rpc.service']).startsWith('platform.orgsteams.'),
+          String(s.attributes['rpc.service']).startsWith('platformadmin.orgsteams.'),
       );
       expect(client).toBeDefined();
       expect(server).toBeDefined();

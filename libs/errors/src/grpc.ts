@@ -18,7 +18,7 @@ import {
 } from './domain-error';
 import { boundViolations, PayloadTooLargeError, truncate } from './bounded';
 
-/** Trailer carrying platform.common.v1.ErrorDetail; the -bin suffix makes gRPC send it as binary. */
+/** Trailer carrying platformadmin.common.v1.ErrorDetail; the -bin suffix makes gRPC send it as binary. */
 export const ERROR_DETAIL_KEY = 'platform-error-bin';
 
 const GRPC_CODE_OF: Record<ErrorKind, Status> = {

@@ -17,9 +17,9 @@ function findProtoRoot(start: string): string {
 
 /** The .proto files of one service package (e.g. "orgsteams"), relative to PROTO_ROOT, for gRPC reflection. */
 export function protoFilesOf(pkg: string): string[] {
-  const dir = path.join(PROTO_ROOT, 'platform', pkg, 'v1');
+  const dir = path.join(PROTO_ROOT, 'platformadmin', pkg, 'v1');
   return fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.proto'))
-    .map((f) => path.posix.join('platform', pkg, 'v1', f));
+    .map((f) => path.posix.join('platformadmin', pkg, 'v1', f));
 }

@@ -14,7 +14,7 @@ const serve = (port = 0) =>
     port,
     host: '127.0.0.1',
     services: [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('flaky') })],
-    protoFiles: ['platform/gateway/v1/gateway.proto'],
+    protoFiles: ['platformadmin/gateway/v1/gateway.proto'],
     log: createLogger('flaky', 'silent'),
   });
 

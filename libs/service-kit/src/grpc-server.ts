@@ -196,7 +196,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   };
 }
 
-/** "platform.orgsteams.v1.OrgsTeamsService" from a generated definition's method paths. */
+/** "platformadmin.orgsteams.v1.OrgsTeamsService" from a generated definition's method paths. */
 export function fullServiceName(definition: unknown): string {
   const first = Object.values(definition as Record<string, UnaryMethod>)[0];
   return first.path.split('/')[1];

@@ -23,7 +23,7 @@ async function serverWith(impl: (req: common.GetVersionRequest, requestId: strin
     port,
     host: '127.0.0.1',
     services: [bindService(Service, { getVersion: (req, ctx) => impl(req, ctx.requestId) })],
-    protoFiles: ['platform/gateway/v1/gateway.proto'],
+    protoFiles: ['platformadmin/gateway/v1/gateway.proto'],
     log,
   });
 }
@@ -91,7 +91,7 @@ async function serving(getVersion: (req: common.GetVersionRequest, ctx: CallCont
     port: 0,
     host: '127.0.0.1',
     services: [bindService(Service, { getVersion })],
-    protoFiles: ['platform/gateway/v1/gateway.proto'],
+    protoFiles: ['platformadmin/gateway/v1/gateway.proto'],
     log,
   });
 }
@@ -250,7 +250,7 @@ describe.each([
       port: 0,
       host: '127.0.0.1',
       services: limited,
-      protoFiles: ['platform/orgsteams/v1/orgsteams.proto'],
+      protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
       log,
       maxMessageBytes: opts.maxMessageBytes,
     });

@@ -52,7 +52,7 @@ class RpcMetrics {
     private readonly histogram: Histogram,
     path: string,
   ) {
-    // `/platform.authz.v1.AuthzService/Check` -> service `platform.authz.v1.AuthzService`, method `Check`.
+    // `/platformadmin.authz.v1.AuthzService/Check` -> service `platformadmin.authz.v1.AuthzService`, method `Check`.
     [this.service, this.method] = path.slice(1).split('/');
   }
 
@@ -71,7 +71,7 @@ function codeOf(err: unknown): number {
 
 type PromiseFn = (request: any, opts?: any) => Promise<any>;
 
-/** The method path (`/platform.authz.v1.AuthzService/Check`) of `key` in a generated service definition. */
+/** The method path (`/platformadmin.authz.v1.AuthzService/Check`) of `key` in a generated service definition. */
 export function methodPath(definition: unknown, key: string): string {
   return (definition as Record<string, { path: string }>)[key].path;
 }

@@ -10,7 +10,7 @@ import { bindService } from './grpc-server';
 import { createLogger } from './logger';
 import { startService, versionOf, type RunningService } from './service';
 
-const SERVICE = 'platform.gateway.v1.GatewayService';
+const SERVICE = 'platformadmin.gateway.v1.GatewayService';
 const ROOT = path.resolve(__dirname, '../../..');
 
 /** grpc.health.v1 Check of `service` ("" = the whole server). */

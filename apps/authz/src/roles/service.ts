@@ -32,7 +32,7 @@ const ROLES_LIMITS = serviceLimits(authzRolesV1.RolesServiceService, {
   checkGrant: permissionLimits('permissions'),
 });
 
-/** The RolesService RPCs (proto/platform/authz/v1/roles.proto). */
+/** The RolesService RPCs (proto/platformadmin/authz/v1/roles.proto). */
 export function rolesService(roles: Roles, allowed: AllowedPermissions): ServiceBinding<typeof authzRolesV1.RolesServiceService> {
   const [binding] = withLimits([ROLES_LIMITS], [rolesBinding(roles, allowed)]);
   return binding;

@@ -2,7 +2,7 @@ import { eventsV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { ResourceEvents } from './events';
 
-/** The ResourceEventsService binding: one line per RPC of proto/platform/billingdashboard/v1/events.proto. */
+/** The ResourceEventsService binding: one line per RPC of proto/platformadmin/billingdashboard/v1/events.proto. */
 export function resourceEventsService(events: ResourceEvents): ServiceBinding<typeof eventsV1.ResourceEventsServiceService> {
   return bindService(eventsV1.ResourceEventsServiceService, {
     getResourceHistory: (req, ctx) => events.resourceHistory(req.product, req, ctx),

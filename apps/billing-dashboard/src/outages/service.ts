@@ -3,7 +3,7 @@ import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { Outages } from './outages';
 import type { OutageRow } from './outages-store';
 
-/** The SystemOutagesService binding: one line per RPC of proto/platform/billingdashboard/v1/outages.proto. */
+/** The SystemOutagesService binding: one line per RPC of proto/platformadmin/billingdashboard/v1/outages.proto. */
 export function systemOutagesService(outages: Outages): ServiceBinding<typeof outagesV1.SystemOutagesServiceService> {
   return bindService(outagesV1.SystemOutagesServiceService, {
     createOutage: async (req) =>

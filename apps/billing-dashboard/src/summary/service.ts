@@ -3,7 +3,7 @@ import { bindService, type ServiceBinding } from '@platform/service-kit';
 import { renderSummaryPdf, summaryFileName } from './summary-pdf';
 import type { UsageSummary } from './usage-summary';
 
-/** The UsageSummaryService binding (proto/platform/billingdashboard/v1/summary.proto). */
+/** The UsageSummaryService binding (proto/platformadmin/billingdashboard/v1/summary.proto). */
 export function usageSummaryService(
   summaries: UsageSummary,
   deploymentType: string,

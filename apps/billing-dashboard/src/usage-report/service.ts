@@ -2,7 +2,7 @@ import { usageReportV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { UsageReports } from './usage-report';
 
-/** The UsageReportService binding: one line per RPC of proto/platform/billingdashboard/v1/usage_report.proto. */
+/** The UsageReportService binding: one line per RPC of proto/platformadmin/billingdashboard/v1/usage_report.proto. */
 export function usageReportService(reports: UsageReports): ServiceBinding<typeof usageReportV1.UsageReportServiceService> {
   return bindService(usageReportV1.UsageReportServiceService, {
     generatedMonths: async () => ({ months: await reports.generatedMonths() }),

@@ -3,7 +3,7 @@ import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { ClientOrgs } from './client-orgs';
 import type { ClientOrgProvisioning } from './provisioning';
 
-/** The ClientOrgsService binding: one line per RPC of proto/platform/clusters/v1/client_orgs.proto. */
+/** The ClientOrgsService binding: one line per RPC of proto/platformadmin/clusters/v1/client_orgs.proto. */
 export function clientOrgsService(
   orgs: ClientOrgs,
   provisioning: ClientOrgProvisioning,

@@ -2,7 +2,7 @@ import { clusterSetsV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { ClusterSets } from './cluster-sets';
 
-/** The ClusterSetsService binding: one line per RPC of proto/platform/clusters/v1/cluster_sets.proto. */
+/** The ClusterSetsService binding: one line per RPC of proto/platformadmin/clusters/v1/cluster_sets.proto. */
 export function clusterSetsService(sets: ClusterSets): ServiceBinding<typeof clusterSetsV1.ClusterSetsServiceService> {
   return bindService(clusterSetsV1.ClusterSetsServiceService, {
     listClusterSets: async (req) => ({ sets: await sets.list(req.hubUid) }),

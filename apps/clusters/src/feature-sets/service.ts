@@ -4,7 +4,7 @@ import type { FeatureSets } from './feature-sets';
 
 const json = (value: unknown) => ({ json: JSON.stringify(value) });
 
-/** The FeatureSetsService binding: one line per RPC of proto/platform/clusters/v1/feature_sets.proto. */
+/** The FeatureSetsService binding: one line per RPC of proto/platformadmin/clusters/v1/feature_sets.proto. */
 export function featureSetsService(features: FeatureSets): ServiceBinding<typeof featureSetsV1.FeatureSetsServiceService> {
   return bindService(featureSetsV1.FeatureSetsServiceService, {
     listFeatureSets: async (req) => ({ featureSets: await features.list(req.hubUid, req.name) }),

@@ -5,7 +5,7 @@ import type { Contracts, ContractView } from './contracts';
 import { unix } from './contracts-store';
 import { EMAIL_LISTS } from './validation';
 
-/** The ContractsService binding: one line per RPC of proto/platform/contractslicensing/v1/contracts.proto. */
+/** The ContractsService binding: one line per RPC of proto/platformadmin/contractslicensing/v1/contracts.proto. */
 export function contractsService(contracts: Contracts): ServiceBinding<typeof contractsV1.ContractsServiceService> {
   const list = (views: ContractView[]) => ({ contracts: views.map(toContract) });
   return bindService(contractsV1.ContractsServiceService, {

@@ -2,7 +2,7 @@ import { licensingV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { Licenses } from './licenses';
 
-/** The LicensingService binding: one line per RPC of proto/platform/contractslicensing/v1/licensing.proto. */
+/** The LicensingService binding: one line per RPC of proto/platformadmin/contractslicensing/v1/licensing.proto. */
 export function licensingService(licenses: Licenses, caPem: string): ServiceBinding<typeof licensingV1.LicensingServiceService> {
   return bindService(licensingV1.LicensingServiceService, {
     issueContractLicense: (req) => licenses.issueForBinding(req),

@@ -96,14 +96,14 @@ process runs.
 */}}
 {{- define "platform.grpcService" -}}
 {{- $services := dict }}
-{{- $_ := set $services "gateway" "platform.gateway.v1.GatewayService" }}
-{{- $_ := set $services "authz" "platform.authz.v1.AuthzService" }}
-{{- $_ := set $services "orgs-teams" "platform.orgsteams.v1.OrgsTeamsService" }}
-{{- $_ := set $services "contracts-licensing" "platform.contractslicensing.v1.ContractsLicensingService" }}
-{{- $_ := set $services "billing-dashboard" "platform.billingdashboard.v1.BillingDashboardService" }}
-{{- $_ := set $services "metricsproxy" "platform.metricsproxy.v1.MetricsproxyService" }}
-{{- $_ := set $services "marketplace-listener" "platform.marketplacelistener.v1.MarketplaceListenerService" }}
-{{- $_ := set $services "clusters" "platform.clusters.v1.ClustersService" }}
+{{- $_ := set $services "gateway" "platformadmin.gateway.v1.GatewayService" }}
+{{- $_ := set $services "authz" "platformadmin.authz.v1.AuthzService" }}
+{{- $_ := set $services "orgs-teams" "platformadmin.orgsteams.v1.OrgsTeamsService" }}
+{{- $_ := set $services "contracts-licensing" "platformadmin.contractslicensing.v1.ContractsLicensingService" }}
+{{- $_ := set $services "billing-dashboard" "platformadmin.billingdashboard.v1.BillingDashboardService" }}
+{{- $_ := set $services "metricsproxy" "platformadmin.metricsproxy.v1.MetricsproxyService" }}
+{{- $_ := set $services "marketplace-listener" "platformadmin.marketplacelistener.v1.MarketplaceListenerService" }}
+{{- $_ := set $services "clusters" "platformadmin.clusters.v1.ClustersService" }}
 {{- required (printf "no gRPC service is known for app %s" .) (get $services .) -}}
 {{- end }}
 
