@@ -12,6 +12,7 @@ export * as orgsTeamsAuditV1 from './gen/platformadmin/orgsteams/v1/audit';
 export * as orgsTeamsAvatarsV1 from './gen/platformadmin/orgsteams/v1/avatars';
 export * as orgTokensV1 from './gen/platformadmin/orgsteams/v1/org_tokens';
 export * as orgClaimsV1 from './gen/platformadmin/orgsteams/v1/claims';
+export * as serviceAccountsV1 from './gen/platformadmin/orgsteams/v1/service_accounts';
 export * as contractsLicensingV1 from './gen/platformadmin/contractslicensing/v1/contractslicensing';
 export * as contractsV1 from './gen/platformadmin/contractslicensing/v1/contracts';
 export * as licensingV1 from './gen/platformadmin/contractslicensing/v1/licensing';
