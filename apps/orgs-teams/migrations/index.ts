@@ -7,6 +7,7 @@ import { orgTokens } from './20261122040000_org_tokens';
 import { scopedTokens } from './20261123000000_scoped_tokens';
 import { claimBackoff } from './20261123010000_claim_backoff';
 import { auditEvents } from './20261124090000_audit_events';
+import { serviceAccounts } from './20261125000000_service_accounts';
 
 /** Every migration of the identity schema, oldest first. */
 export const migrations: Migration[] = [
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   scopedTokens,
   claimBackoff,
   auditEvents,
+  serviceAccounts,
 ];

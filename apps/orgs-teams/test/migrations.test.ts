@@ -106,4 +106,17 @@ describeMigrationRoundTrips('identity', migrations, {
       ]);
     },
   },
+  '20261125000000_service_accounts': {
+    async after(knex, schema) {
+      await expectIdentitySurvived(knex, schema);
+      // Users and organizations are no service accounts: they belong to no organization and were created by no one.
+      expect(await table(knex, schema, 'accounts').orderBy('id').select('service_account_org_id', 'created_by')).toEqual([
+        { service_account_org_id: null, created_by: null },
+        { service_account_org_id: null, created_by: null },
+      ]);
+      await expect(table(knex, schema, 'accounts').where({ id: USER }).update({ service_account_org_id: ORG })).rejects.toThrow(
+        /accounts_service_account_org_check/,
+      );
+    },
+  },
 });
