@@ -20,6 +20,7 @@ export const authzApp = defineApp({ name: 'authz', env: authzEnv, start: startAu
 function startAuthz(config: AuthzConfig) {
   assertOpenFgaSettings(config);
   let stopFollowing: (() => Promise<void>) | undefined;
+  let decisions: CachedEngine | undefined;
   return startService(
     {
       name: 'authz',
@@ -33,10 +34,15 @@ function startAuthz(config: AuthzConfig) {
         const cache = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
         stopFollowing = await cache.follow(bus!);
         const tuplesChanged = announceTupleChanges(cache, bus, log);
-        const decisions = new CachedEngine(engine, cache, tuplesChanged);
+        decisions = new CachedEngine(engine, cache, tuplesChanged);
         // Roles gets the engine itself: its unit of work writes rows and tuples in one transaction of the embedded engine.
         const roles = new Roles(db!, engine, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log, tuplesChanged });
         return [authzService(new Authorization(decisions, model)), rolesService(roles, new AllowedPermissions(decisions, model))];
+      },
+      // A service account's questions are answered by this app's own engine, not by a call to itself.
+      holds: () => async (account, questions) => {
+        const answers = await decisions!.batchCheck(questions.map((q) => ({ user: `user:${account.id}`, relation: q.relation, object: q.object })));
+        return answers.every(Boolean);
       },
       onStop: async () => {
         await stopFollowing?.();

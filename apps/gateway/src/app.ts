@@ -37,6 +37,7 @@ function startGateway(config: GatewayConfig) {
       grpc: () => [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('gateway') })],
       http: {
         port: config.HTTP_PORT,
+        host: config.HTTP_HOST,
         async handler({ log, bus, db }) {
           unfollow = await tokens.follow(bus!);
           unfollowOrgs = await orgViews.follow(bus!);

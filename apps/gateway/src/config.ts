@@ -53,6 +53,8 @@ export const trustProxyVar = z
 export const gatewayEnv = {
   ...serviceEnv,
   HTTP_PORT: portVar.default(8080),
+  /** The interface HTTP_PORT listens on (e.g. 127.0.0.1 behind a local proxy); default every interface. */
+  HTTP_HOST: z.string().min(1).optional(),
   ...authzClientEnv,
   ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
   CONTRACTS_LICENSING_GRPC_ADDR: addressVar.default('127.0.0.1:50054'),

@@ -39,6 +39,7 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
       },
       http: {
         port: config.MARKETPLACE_HTTP_PORT,
+        host: config.MARKETPLACE_HTTP_HOST,
         portSetting: 'MARKETPLACE_HTTP_PORT',
         handler: async (ctx) => {
           const signer = new UrlSigner(await loadSigningKey(config));

@@ -10,6 +10,8 @@ import { parseCidrSetting, parseTrustedProxies } from './notifications/source-ad
 export const listenerEnv = {
   ...serviceEnv,
   MARKETPLACE_HTTP_PORT: portVar.default(8081),
+  /** The interface the webhook listener listens on; the one-process launcher, whose gateway forwards to it, keeps it on loopback. */
+  MARKETPLACE_HTTP_HOST: z.string().min(1).optional(),
   /** The secret the second and third providers send as `?secret=`; unset: their notifications are refused (403). */
   MARKETPLACE_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /**

@@ -6,6 +6,7 @@ import { metricsproxyApp } from '@platform/app-metricsproxy';
 import { clustersApp } from '@platform/app-clusters';
 import { marketplaceListenerApp } from '@platform/app-marketplace-listener';
 import { gatewayApp } from '@platform/app-gateway';
+import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import { loadConfig, lockDataDir, serviceEnv, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 
@@ -37,7 +38,7 @@ function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
   return new Promise((resolve, reject) => {
     const server = net.createServer((socket) => socket.destroy());
     server.once('error', reject);
-    server.listen(0, () => {
+    server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo;
       resolve({ port, release: () => new Promise<void>((done) => server.close(() => done())) });
     });
@@ -83,7 +84,16 @@ export async function startPlatform(
   const lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
   // All apps share one metrics registry: the gateway answers /metrics on HTTP_PORT for all of them.
   // The gateway forwards the webhook listener's requests over loopback and names the client in X-Forwarded-For.
-  env = { METRICS_ON_HTTP_PORT: 'true', MARKETPLACE_TRUSTED_PROXIES: 'loopback', ...env };
+  // Only the gateway's HTTP port faces the network: the backends' gRPC ports and the listener stay on loopback, and
+  // the apps present one key of this start to each other (unless PLATFORM_APP_KEYS names the release's).
+  env = {
+    METRICS_ON_HTTP_PORT: 'true',
+    MARKETPLACE_TRUSTED_PROXIES: 'loopback',
+    PLATFORM_APP_KEYS: randomBytes(32).toString('base64'),
+    ...env,
+    GRPC_HOST: '127.0.0.1',
+    MARKETPLACE_HTTP_HOST: '127.0.0.1',
+  };
   const apps = new Map<string, RunningService>();
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };

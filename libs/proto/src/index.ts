@@ -33,3 +33,4 @@ export { protoFilesOf, PROTO_ROOT } from './proto-files';
 export * from './permissions';
 export * from './quota-metrics';
 export * from './names';
+export * from './method-policy';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeadlineError, UnavailableError } from '@platform/errors';
+import type { Caller } from './caller';
 import type { Logger } from './logger';
 
 /**
@@ -17,6 +18,8 @@ export interface CallContext {
   readonly deadline?: Date;
   /** Aborts when the caller cancels the call or its deadline passes. */
   readonly signal: AbortSignal;
+  /** Who called, once the server has admitted the call (a platform app or a service account); absent for work no call asked for. */
+  readonly caller?: Caller;
 }
 
 /** What a cancelled call or a passed deadline reads as where its signal is the cause. */
@@ -39,6 +42,7 @@ interface CancellableCall {
 export class LazyCallContext implements CallContext {
   private childLog?: Logger;
   private controller?: AbortController;
+  caller?: Caller;
   private timer?: NodeJS.Timeout;
 
   constructor(

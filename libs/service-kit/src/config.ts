@@ -80,6 +80,21 @@ export const secretsKeyVar = z
   .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of 32 bytes')
   .optional();
 
+/** PLATFORM_APP_KEYS: comma-separated base64 keys of at least 32 bytes each; the first signs (app-credential.ts). */
+export const appKeysVar = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (keys) => keys.length > 0 && keys.every((k) => Buffer.from(k, 'base64').length >= 32),
+    'must be base64 keys of at least 32 bytes, separated by commas',
+  )
+  .optional();
+
 /** Deployment types the spec gates routes by. */
 export const DEPLOYMENT_TYPES = [
   'Hosted',
@@ -112,6 +127,15 @@ export const platformEnv = {
 export const serviceEnv = {
   ...platformEnv,
   GRPC_PORT: portVar.default(50051),
+  /** The interface the gRPC port listens on: loopback unless the app must be reached from elsewhere (the chart: 0.0.0.0). */
+  GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Keys signing the credential the platform's apps present to each other (app-credential.ts); unset: a key of this process's own. */
+  PLATFORM_APP_KEYS: appKeysVar,
+  /** Where service-account credentials are checked (orgs-teams) and their questions answered (authz). */
+  ORGS_TEAMS_GRPC_ADDR: addressVar.default('127.0.0.1:50053'),
+  AUTHZ_GRPC_ADDR: addressVar.default('127.0.0.1:50052'),
+  /** How long a service account's token is trusted without asking orgs-teams again (notices evict sooner); 0: ask every call. */
+  SERVICE_ACCOUNT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** Largest gRPC message this app's server (and the gateway's clients) sends or accepts; docs/limits.md. */
   GRPC_MAX_MESSAGE_BYTES: grpcMessageLimitVar,
   DATABASE_URL: z

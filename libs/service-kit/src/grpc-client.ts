@@ -11,6 +11,7 @@ import {
 import { DomainError, fromGrpcError, messageSizeError, UnavailableError, DeadlineError } from '@platform/errors';
 import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
+import { appCredential } from './app-credential';
 import { LocalCall, localMethod, type LocalMethod } from './in-process';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 import { measuredCall, methodPath } from './rpc-telemetry';
@@ -129,6 +130,8 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
           }).then(resolve, reject);
         const md = new Metadata();
         md.set(REQUEST_ID_KEY, requestId);
+        // The platform's own credential; a caller's own metadata (a service account's token, in tests) replaces it.
+        md.set('authorization', `Bearer ${appCredential().token()}`);
         for (const [k, v] of Object.entries(callOpts.metadata ?? {})) md.set(k, v);
         const cancel = () => call.cancel();
         const call: ClientUnaryCall = fn(request, md, { deadline }, (err: ServiceError | null, res: unknown) => {

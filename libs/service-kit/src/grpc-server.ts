@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import {
   Metadata,
   Server,
+  ServerInterceptingCall,
+  ServerListenerBuilder,
   status as Status,
   ServerCredentials,
+  type ServerInterceptor,
   type ServiceDefinition,
   type ServerUnaryCall,
   type sendUnaryData,
@@ -13,8 +16,9 @@ import { loadSync } from '@grpc/proto-loader';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
-import { PROTO_ROOT } from '@platform/proto';
+import { methodPolicy, PROTO_ROOT, type MethodPolicy } from '@platform/proto';
 import { LazyCallContext, type CallContext } from './call-context';
+import { admit, callerOf, type Caller, type CallerAccess } from './caller';
 import { serveLocally, stopServingLocally, type LocalMethod } from './in-process';
 import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, type FieldLimits } from './limits';
 import type { Logger } from './logger';
@@ -48,7 +52,10 @@ export function bindService<D>(definition: D, handlers: Handlers<D>): ServiceBin
 export interface GrpcServerOptions {
   name: string;
   port: number;
+  /** The interface to listen on (GRPC_HOST); default loopback only. */
   host?: string;
+  /** How service accounts are authenticated and authorized; without it only platform apps are admitted. */
+  access?: CallerAccess;
   services: ServiceBinding<any>[];
   /** .proto files (relative to the proto root) offered through server reflection. */
   protoFiles: string[];
@@ -84,14 +91,21 @@ type Handler = (req: unknown, ctx: CallContext) => Promise<unknown>;
  */
 function serveCall(
   log: Logger,
-  handler: Handler,
-  limits: FieldLimits | undefined,
+  method: Served,
   request: unknown,
   ctx: LazyCallContext,
+  caller: (ctx: CallContext) => Caller | Promise<Caller>,
 ): Promise<unknown> {
-  return Promise.resolve()
-    .then(() => checkRequestLimits(request, limits))
-    .then(() => handler(request, ctx))
+  return Promise.resolve(ctx)
+    .then(caller)
+    .then((who) => {
+      ctx.caller = who;
+      return admit(method.policy, who, request, method.access, ctx);
+    })
+    .then((admitted) => {
+      checkRequestLimits(admitted, method.limits);
+      return method.handler(admitted, ctx);
+    })
     .catch((err: unknown) => {
       // Expected failures are part of the API; only our own faults belong in the error log.
       if (!(err instanceof DomainError) || err.kind === 'internal') ctx.log.error({ err }, 'call failed');
@@ -101,10 +115,19 @@ function serveCall(
     .finally(() => ctx.end());
 }
 
-/** A promise handler as a grpc-js unary handler. */
-function wrap(rpc: string, log: Logger, handler: Handler, limits: FieldLimits | undefined) {
+/** What serving one method takes: its handler, field limits, policy, and how service accounts are checked. */
+interface Served {
+  rpc: string;
+  handler: Handler;
+  limits: FieldLimits | undefined;
+  policy: MethodPolicy;
+  access: CallerAccess | undefined;
+}
+
+/** A promise handler as a grpc-js unary handler; the caller is who its metadata's credential names. */
+function wrap(log: Logger, method: Served) {
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-    serveCall(log, handler, limits, call.request, contextOf(call, log, rpc)).then(
+    serveCall(log, method, call.request, contextOf(call, log, method.rpc), (ctx) => callerOf(call.metadata, method.access, ctx)).then(
       (response) => callback(null, response),
       (status) => callback(status),
     );
@@ -115,19 +138,14 @@ function wrap(rpc: string, log: Logger, handler: Handler, limits: FieldLimits | 
  * The same handler for callers in this process: encoded request in, encoded response out (in-process.ts),
  * with the server's message-size limits answered as grpc-js answers them.
  */
-function wrapLocal(
-  rpc: string,
-  log: Logger,
-  handler: Handler,
-  limits: FieldLimits | undefined,
-  method: UnaryMethod,
-  maxBytes: number,
-): LocalMethod {
+function wrapLocal(log: Logger, served: Served, method: UnaryMethod, maxBytes: number): LocalMethod {
   const tooLarge = (details: string) => ({ code: Status.RESOURCE_EXHAUSTED, details, metadata: new Metadata() });
+  // Only the platform's own code runs in this process, so an in-process call comes from a platform app.
+  const caller: Caller = { kind: 'app', app: 'in-process' };
   return async (bytes, call) => {
     if (bytes.length > maxBytes) throw tooLarge(`Received message larger than max (${bytes.length} vs ${maxBytes})`);
-    const ctx = new LazyCallContext(call.requestId, log, { rpc }, call.deadline, call);
-    const answer = method.responseSerialize((await serveCall(log, handler, limits, method.requestDeserialize(bytes), ctx)) as never);
+    const ctx = new LazyCallContext(call.requestId, log, { rpc: served.rpc }, call.deadline, call);
+    const answer = method.responseSerialize((await serveCall(log, served, method.requestDeserialize(bytes), ctx, () => caller)) as never);
     if (answer.length > maxBytes) throw tooLarge(`Sent message larger than max (${answer.length} vs ${maxBytes})`);
     return answer;
   };
@@ -136,7 +154,7 @@ function wrapLocal(
 /** Starts a gRPC server with the standard health service and reflection. */
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
   // Both limits explicit: a larger message is refused with RESOURCE_EXHAUSTED, which clients map to 413.
-  const server = new Server(grpcMessageOptions(opts.maxMessageBytes));
+  const server = new Server({ ...grpcMessageOptions(opts.maxMessageBytes), interceptors: [authenticatedReflection(opts.access, opts.log)] });
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   const serviceNames: string[] = [];
@@ -146,20 +164,13 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     const serviceName = fullServiceName(svc.definition);
     serviceNames.push(serviceName);
     for (const [method, handler] of Object.entries(measuredHandlers(opts.name, svc.definition, svc.handlers))) {
-      const rpc = `${opts.name}.${method}`;
       const definition = (svc.definition as Record<string, UnaryMethod>)[method];
-      impl[method] = wrap(rpc, opts.log, handler as Handler, svc.limits?.[method]);
-      local.set(
-        definition.path,
-        wrapLocal(
-          rpc,
-          opts.log,
-          handler as Handler,
-          svc.limits?.[method],
-          definition,
-          opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES,
-        ),
-      );
+      const policy = methodPolicy(definition.path);
+      // A method nobody declared a policy for is not served at all (libs/proto method-policy.ts).
+      if (!policy) throw new Error(`${definition.path} has no policy in the method-policy table`);
+      const served: Served = { rpc: `${opts.name}.${method}`, handler: handler as Handler, limits: svc.limits?.[method], policy, access: opts.access };
+      impl[method] = wrap(opts.log, served);
+      local.set(definition.path, wrapLocal(opts.log, served, definition, opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES));
     }
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');
@@ -168,7 +179,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   new ReflectionService(packageDefinition).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host ?? '0.0.0.0'}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
+    server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
     ),
   );
@@ -193,6 +204,33 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
         });
       });
     },
+  };
+}
+
+/**
+ * Server reflection answers only callers with credentials (an app or a service account): the list of methods
+ * is no secret, but nothing on this port answers a stranger. Health stays open for probes.
+ */
+function authenticatedReflection(access: CallerAccess | undefined, log: Logger): ServerInterceptor {
+  return (method, call) => {
+    if (!method.path.startsWith('/grpc.reflection.')) return new ServerInterceptingCall(call);
+    return new ServerInterceptingCall(call, {
+      start: (next) =>
+        next(
+          new ServerListenerBuilder()
+            .withOnReceiveMetadata((metadata, pass) => {
+              const ctx = new LazyCallContext(randomUUID(), log, { rpc: 'reflection' });
+              callerOf(metadata, access, ctx).then(
+                () => pass(metadata),
+                (err: unknown) => {
+                  const status = toGrpcStatus(err);
+                  call.sendStatus({ code: status.code ?? Status.UNAUTHENTICATED, details: status.details ?? '', metadata: status.metadata });
+                },
+              );
+            })
+            .build(),
+        ),
+    });
   };
 }
 

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Bus } from '@platform/bus';
 import { openDatabase, Outbox, type Database, type EffectHandler, type Migration } from '@platform/db';
 import { common, protoFilesOf } from '@platform/proto';
+import { useAppKeys } from './app-credential';
 import { openBus, readinessFollowsBus } from './bus-readiness';
+import { CredentialCache, grpcCallerAccess, type CallerAccess } from './caller';
 import type { ServiceConfig } from './config';
 import { startGrpcServer, type ServiceBinding } from './grpc-server';
 import { createHttpServer } from './http-server';
@@ -43,9 +45,16 @@ export interface ServiceSpec {
   bus?: boolean | 'notices';
   /** gRPC services to serve, built once the database and bus are open. */
   grpc(ctx: ServiceContext): ServiceBinding<any>[] | Promise<ServiceBinding<any>[]>;
+  /**
+   * How this app answers a service account's questions without a call (authz, from its own engine); by default
+   * they are asked of authz over gRPC.
+   */
+  holds?(ctx: ServiceContext): CallerAccess['holds'];
   /** An HTTP server (gateway, marketplace listener), built after the gRPC server is up. */
   http?: {
     port: number;
+    /** The interface it listens on; default every interface. */
+    host?: string;
     /** The variable naming the port, for the line a port in use stops the start with; default HTTP_PORT. */
     portSetting?: string;
     handler(ctx: ServiceContext): http.RequestListener | Promise<http.RequestListener>;
@@ -135,11 +144,29 @@ export async function startService(
       },
     };
 
+    const credential = useAppKeys(config.PLATFORM_APP_KEYS, spec.name);
+    if (!credential.shared)
+      log.warn('PLATFORM_APP_KEYS is not set: only apps of this process can call this one (docs/grpc.md)');
+    const services = await spec.grpc(ctx);
+    const credentials = config.SERVICE_ACCOUNT_CACHE_TTL_MS > 0 && bus ? new CredentialCache(config.SERVICE_ACCOUNT_CACHE_TTL_MS) : undefined;
+    if (credentials) {
+      const unfollow = await credentials.follow(bus!, `${spec.name}.credentials.fence`);
+      cleanups.push(unfollow);
+    }
+    const access = grpcCallerAccess({
+      orgsTeamsAddress: config.ORGS_TEAMS_GRPC_ADDR,
+      authzAddress: config.AUTHZ_GRPC_ADDR,
+      cache: credentials,
+      holds: spec.holds?.(ctx),
+    });
+    cleanups.push(async () => access.close());
     quietGrpcBindErrors();
     const grpc = await startGrpcServer({
       name: spec.name,
       port: config.GRPC_PORT,
-      services: await spec.grpc(ctx),
+      host: config.GRPC_HOST,
+      access,
+      services,
       protoFiles: protoFilesOf(spec.protoPackage),
       log,
       maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
@@ -154,7 +181,7 @@ export async function startService(
       const server = createHttpServer(await spec.http.handler(ctx), config);
       await new Promise<void>((resolve, reject) => {
         server.once('error', (err) => reject(portError(err, spec.http!.portSetting ?? 'HTTP_PORT', spec.http!.port)));
-        server.listen(spec.http!.port, () => resolve());
+        server.listen(spec.http!.port, spec.http!.host, () => resolve());
       });
       httpPort = (server.address() as AddressInfo).port;
       cleanups.push(

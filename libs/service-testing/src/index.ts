@@ -1,3 +1,3 @@
-export { healthStatus, reflectedServices } from './grpc-probes';
+export { callAsStranger, healthStatus, reflectedServices } from './grpc-probes';
 export { startAppForTest, describeServiceContract, type AppUnderTest } from './service-contract';
 export { describeMigrationRoundTrips, schemaSnapshot, type MigrationSeed } from './migration-round-trips';

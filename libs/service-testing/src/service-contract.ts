@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createClient, PLATFORM_VERSION, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
+import { status } from '@grpc/grpc-js';
+import { APP_TOKEN_ISSUER, AppCredential, appCredential, createClient, PLATFORM_VERSION, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { healthStatus, reflectedServices } from './grpc-probes';
+import { callAsStranger, healthStatus, reflectedServices } from './grpc-probes';
 
 /** A started app on a fresh database and the real NATS server, for integration tests. */
 export interface AppUnderTest {
@@ -62,7 +63,7 @@ export function describeServiceContract(opts: {
     });
     afterAll(() => app?.stop());
 
-    it('answers GetVersion with the platform version over gRPC', async () => {
+    it('answers GetVersion with the platform version over gRPC to a platform app', async () => {
       const client = createClient(opts.definition as Record<string, never>, app.address, { name: opts.app.name });
       try {
         const res = await (client as any).getVersion({});
@@ -77,8 +78,27 @@ export function describeServiceContract(opts: {
       expect(await healthStatus(app.address, opts.grpcService)).toBe('SERVING');
     });
 
-    it('lists its service through server reflection', async () => {
+    it('lists its service through server reflection, to a caller with credentials only', async () => {
       expect(await reflectedServices(app.address)).toContain(opts.grpcService);
+      await expect(reflectedServices(app.address, null)).rejects.toMatchObject({ code: status.UNAUTHENTICATED });
+    });
+
+    it('refuses every call without credentials, or with a forged platform credential, with UNAUTHENTICATED', async () => {
+      // Our header and signature over claims of the stranger's own; and a token signed with a key of its own.
+      const [header, , signature] = appCredential().token().split('.');
+      const claims = Buffer.from(JSON.stringify({ sub: 'stranger', iss: APP_TOKEN_ISSUER, exp: 4_102_444_800 })).toString('base64url');
+      const tampered = `${header}.${claims}.${signature}`;
+      const ownKey = AppCredential.create(undefined, 'stranger').token();
+      const tries: Record<string, string>[] = [
+        {},
+        { authorization: `Bearer ${tampered}` },
+        { authorization: `Bearer ${ownKey}` },
+        { authorization: 'Basic eDp5' },
+      ];
+      for (const metadata of tries) {
+        const answer = await callAsStranger(app.address, opts.definition, 'getVersion', {}, metadata);
+        expect({ metadata, code: answer.code }).toEqual({ metadata, code: status.UNAUTHENTICATED });
+      }
     });
 
     if (opts.schema) {

@@ -1,0 +1,419 @@
+import * as gatewayV1 from './gen/platformadmin/gateway/v1/gateway';
+import * as authzV1 from './gen/platformadmin/authz/v1/authz';
+import * as authzRolesV1 from './gen/platformadmin/authz/v1/roles';
+import * as orgsTeamsV1 from './gen/platformadmin/orgsteams/v1/orgsteams';
+import * as orgsTeamsOrgsV1 from './gen/platformadmin/orgsteams/v1/orgs';
+import * as orgsTeamsSettingsV1 from './gen/platformadmin/orgsteams/v1/settings';
+import * as orgsTeamsAuditV1 from './gen/platformadmin/orgsteams/v1/audit';
+import * as orgsTeamsAvatarsV1 from './gen/platformadmin/orgsteams/v1/avatars';
+import * as orgTokensV1 from './gen/platformadmin/orgsteams/v1/org_tokens';
+import * as orgClaimsV1 from './gen/platformadmin/orgsteams/v1/claims';
+import * as serviceAccountsV1 from './gen/platformadmin/orgsteams/v1/service_accounts';
+import * as contractsLicensingV1 from './gen/platformadmin/contractslicensing/v1/contractslicensing';
+import * as contractsV1 from './gen/platformadmin/contractslicensing/v1/contracts';
+import * as licensingV1 from './gen/platformadmin/contractslicensing/v1/licensing';
+import * as billingDashboardV1 from './gen/platformadmin/billingdashboard/v1/billingdashboard';
+import * as outagesV1 from './gen/platformadmin/billingdashboard/v1/outages';
+import * as licensedV1 from './gen/platformadmin/billingdashboard/v1/licensed';
+import * as summaryV1 from './gen/platformadmin/billingdashboard/v1/summary';
+import * as usageReportV1 from './gen/platformadmin/billingdashboard/v1/usage_report';
+import * as eventsV1 from './gen/platformadmin/billingdashboard/v1/events';
+import * as metricsproxyV1 from './gen/platformadmin/metricsproxy/v1/metricsproxy';
+import * as marketplaceListenerV1 from './gen/platformadmin/marketplacelistener/v1/marketplacelistener';
+import * as clustersV1 from './gen/platformadmin/clusters/v1/clusters';
+import * as clusterSetsV1 from './gen/platformadmin/clusters/v1/cluster_sets';
+import * as featureSetsV1 from './gen/platformadmin/clusters/v1/feature_sets';
+import * as clientOrgsV1 from './gen/platformadmin/clusters/v1/client_orgs';
+import { PERMISSION_OBJECT_TYPES } from './permissions';
+
+/**
+ * Who may call each gRPC method, declared once for every method of every service, as a REST route declares its
+ * requirements on its row. The service kit enforces it on every call, before any handler runs
+ * (libs/service-kit grpc-server.ts); docs/grpc.md lists it for the teams who call the platform.
+ *
+ * - `INTERNAL`: only the platform's own apps (their credential: a short-lived token signed with the release's
+ *   key, or a call inside one process). Everything that writes another service's data, or reads data no outside
+ *   caller needs, is internal. A service account calling one is refused with PERMISSION_DENIED.
+ * - `ANY_CALLER`: any authenticated caller: a platform app or a service account (versions, the permission
+ *   catalog, the license CA and its revocation list, license verification — nothing a caller could not learn
+ *   otherwise).
+ * - `publicMethod(...)`: platform apps, and service accounts authorized like a user: the function names the
+ *   relations the account must hold (asked of authz as `user:<account id>`), and may rewrite the request so it is
+ *   answered as the account may see it (a `viewer_id` becomes the account's own id).
+ *
+ * A method missing here does not compile (each service's table is typed by its generated definition), and a
+ * test fails when a served service has no table.
+ */
+
+/** The calling service account, as a public method's policy sees it. */
+export interface CallingAccount {
+  id: number;
+  isAdmin: boolean;
+}
+
+/** One relation the calling account must hold: `user:<account> <relation> <object>`. */
+export interface AccessQuestion {
+  relation: string;
+  object: string;
+}
+
+/** What a public method asks of a calling account, and the request as it is then served. */
+export interface AccessRequirement<Req> {
+  questions: AccessQuestion[];
+  /** The request as the account may ask it (a viewer field set to the account); absent: as sent. */
+  request?: Req;
+  /** Why the account may not ask this at all (a question about an object it could never see). */
+  refused?: string;
+}
+
+export type MethodPolicy<Req = any> =
+  | { access: 'internal' }
+  | { access: 'any-caller' }
+  | { access: 'public'; authorize(request: Req, account: CallingAccount): AccessRequirement<Req> };
+
+export const INTERNAL: MethodPolicy = { access: 'internal' };
+export const ANY_CALLER: MethodPolicy = { access: 'any-caller' };
+
+/** A public method: what the calling account must hold to call it with this request. */
+export function publicMethod<Req>(authorize: (request: Req, account: CallingAccount) => AccessRequirement<Req>): MethodPolicy<Req> {
+  return { access: 'public', authorize };
+}
+
+type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
+type Definition = Record<string, { path: string; requestDeserialize: (b: Buffer) => unknown }>;
+
+/** One service's table: a policy for every method of its generated definition, by method path. */
+export interface ServicePolicies {
+  service: string;
+  byPath: Map<string, MethodPolicy>;
+}
+
+function policiesOf<D extends Definition>(definition: D, table: { [K in keyof D]: MethodPolicy<RequestOf<D[K]>> }): ServicePolicies {
+  const byPath = new Map<string, MethodPolicy>();
+  for (const [key, method] of Object.entries(definition)) byPath.set(method.path, table[key as keyof D]);
+  const first = Object.values(definition)[0];
+  return { service: first.path.split('/')[1], byPath };
+}
+
+/**
+ * The relation that lets an account see an object of each type, so that it may ask authorization questions
+ * about it on someone else's behalf. Types not listed here (users, tokens) it may ask about only for itself.
+ */
+const SEES: Record<string, string> = {
+  site: 'admin',
+  organization: 'access',
+  team: 'view',
+  role: 'view',
+  cluster: 'view',
+  contract: 'view',
+  robot_ac: 'view',
+};
+
+/** The user the question is about is the calling account itself. */
+const isSelf = (user: string, account: CallingAccount) => user === `user:${account.id}`;
+
+/**
+ * What an account must hold to learn whether users hold relations on objects (`[user, object]` pairs): nothing
+ * about itself; otherwise it must see each object. An object of a type it can never see refuses the question.
+ */
+function toAsk<Req>(pairs: [string, string][], account: CallingAccount): AccessRequirement<Req> {
+  const questions: AccessQuestion[] = [];
+  for (const [user, object] of pairs) {
+    if (isSelf(user, account)) continue;
+    const relation = SEES[object.split(':')[0]];
+    if (!relation) return { questions: [], refused: `a service account may ask about ${object} only for itself` };
+    questions.push({ relation, object });
+  }
+  return { questions };
+}
+
+/** The object a permission name is checked on (`view:team` with id 7 -> `team:7`). */
+function permissionObject(permission: string, objectId: number): string {
+  const type = (PERMISSION_OBJECT_TYPES as Record<string, string>)[permission] ?? 'unknown';
+  return type === 'site' ? 'site:platform' : `${type}:${objectId}`;
+}
+
+const byViewer = <Req extends { viewerId: number }>(questions: (r: Req) => AccessQuestion[]) =>
+  publicMethod<Req>((request, account) => ({ questions: questions(request), request: { ...request, viewerId: account.id } }));
+
+const check = publicMethod<authzV1.CheckRequest>((r, account) => toAsk(r.tuple ? [[r.tuple.user, r.tuple.object]] : [], account));
+
+/** Every method of every service the platform serves. */
+export const METHOD_POLICIES: ServicePolicies[] = [
+  policiesOf(serviceAccountsV1.ServiceAccountsServiceService, {
+    createServiceAccount: INTERNAL,
+    listServiceAccounts: INTERNAL,
+    getServiceAccount: INTERNAL,
+    editServiceAccount: INTERNAL,
+    deleteServiceAccount: INTERNAL,
+    createServiceAccountToken: INTERNAL,
+    listServiceAccountTokens: INTERNAL,
+    deleteServiceAccountToken: INTERNAL,
+  }),
+  policiesOf(authzRolesV1.RolesServiceService, {
+    getVersion: ANY_CALLER,
+    createRole: INTERNAL,
+    getRole: INTERNAL,
+    listRoles: INTERNAL,
+    updateRole: INTERNAL,
+    deleteRole: INTERNAL,
+    listPrincipals: INTERNAL,
+    allowedPermissions: publicMethod<authzRolesV1.AllowedPermissionsRequest>((r, account) =>
+      toAsk(
+        r.objects.map((o): [string, string] => [`user:${r.userId}`, `${o.objectType}:${o.objectId}`]),
+        account,
+      ),
+    ),
+    assignTeamRoles: INTERNAL,
+    listTeamRoles: INTERNAL,
+    deleteOrgRoles: INTERNAL,
+    checkGrant: INTERNAL,
+  }),
+  policiesOf(authzV1.AuthzServiceService, {
+    getVersion: ANY_CALLER,
+    check: check,
+    batchCheck: publicMethod<authzV1.BatchCheckRequest>((r, account) =>
+      toAsk(
+        r.checks.flatMap((c): [string, string][] => (c.tuple ? [[c.tuple.user, c.tuple.object]] : [])),
+        account,
+      ),
+    ),
+    checkPermission: publicMethod<authzV1.CheckPermissionRequest>((r, account) =>
+      toAsk([[`user:${r.userId}`, permissionObject(r.permission, r.objectId)]], account),
+    ),
+    listRelations: publicMethod<authzV1.ListRelationsRequest>((r, account) => toAsk([[r.user, r.object]], account)),
+    writeTuples: INTERNAL,
+    readTuples: INTERNAL,
+    permissionCatalog: ANY_CALLER,
+  }),
+  policiesOf(billingDashboardV1.BillingDashboardServiceService, {
+    getVersion: ANY_CALLER,
+    getUsage: INTERNAL,
+  }),
+  policiesOf(clientOrgsV1.ClientOrgsServiceService, {
+    provisionClientOrg: INTERNAL,
+    createClientOrg: INTERNAL,
+    getClientOrg: INTERNAL,
+    listClientOrgs: INTERNAL,
+    status: INTERNAL,
+    addCluster: INTERNAL,
+    removeCluster: INTERNAL,
+    deleteClientOrg: INTERNAL,
+  }),
+  policiesOf(clusterSetsV1.ClusterSetsServiceService, {
+    listClusterSets: INTERNAL,
+    createClusterSet: INTERNAL,
+    deleteClusterSet: INTERNAL,
+    addClusters: INTERNAL,
+    removeClusters: INTERNAL,
+    listMembers: INTERNAL,
+    listAddable: INTERNAL,
+    listManagedClusters: INTERNAL,
+    listSetNames: INTERNAL,
+    authInfo: INTERNAL,
+    boundNamespaces: INTERNAL,
+    bindNamespace: INTERNAL,
+    unbindNamespace: INTERNAL,
+  }),
+  policiesOf(clustersV1.ClustersServiceService, {
+    getVersion: ANY_CALLER,
+    createHub: INTERNAL,
+    checkNewHub: INTERNAL,
+    enrollHub: INTERNAL,
+    listHubs: INTERNAL,
+    listOwnerClusters: INTERNAL,
+    getHub: INTERNAL,
+    getCluster: INTERNAL,
+    getClusters: INTERNAL,
+    listSpokes: INTERNAL,
+    getSpoke: INTERNAL,
+    listNamespaces: INTERNAL,
+    setUserConnection: INTERNAL,
+  }),
+  policiesOf(contractsLicensingV1.ContractsLicensingServiceService, {
+    getVersion: ANY_CALLER,
+  }),
+  policiesOf(contractsV1.ContractsServiceService, {
+    createContracts: INTERNAL,
+    listContracts: INTERNAL,
+    getContract: INTERNAL,
+    updateContract: INTERNAL,
+    deleteContract: INTERNAL,
+    extendContract: INTERNAL,
+    revokeContract: INTERNAL,
+    getDocument: INTERNAL,
+    listAudit: INTERNAL,
+    listContractClusters: INTERNAL,
+    bindClusters: INTERNAL,
+    importableClusters: INTERNAL,
+    unbindCluster: INTERNAL,
+    renameContractCluster: INTERNAL,
+    setContractClusterTags: INTERNAL,
+    clusterStatus: INTERNAL,
+    batchClusterStatus: INTERNAL,
+    availableProducts: INTERNAL,
+    assignCluster: INTERNAL,
+    associatedClusters: INTERNAL,
+    setPreferences: INTERNAL,
+    countClusterContracts: INTERNAL,
+  }),
+  policiesOf(eventsV1.ResourceEventsServiceService, {
+    getResourceHistory: INTERNAL,
+    listResourceEvents: INTERNAL,
+    getEventsReport: INTERNAL,
+    getRawEvent: INTERNAL,
+  }),
+  policiesOf(featureSetsV1.FeatureSetsServiceService, {
+    listFeatureSets: INTERNAL,
+    install: INTERNAL,
+    disable: INTERNAL,
+    updateCluster: INTERNAL,
+    syncStatus: INTERNAL,
+    autoUpdateCheck: INTERNAL,
+    autoUpdate: INTERNAL,
+  }),
+  policiesOf(gatewayV1.GatewayServiceService, {
+    getVersion: ANY_CALLER,
+  }),
+  policiesOf(licensedV1.LicensedUsageServiceService, {
+    listLicensedUsers: INTERNAL,
+    listUserClusters: INTERNAL,
+    listClusterLicenses: INTERNAL,
+    listLicensedProducts: INTERNAL,
+    listActiveClusterLicenses: INTERNAL,
+  }),
+  policiesOf(licensingV1.LicensingServiceService, {
+    issueContractLicense: INTERNAL,
+    issueClusterLicense: INTERNAL,
+    verifyRegistration: ANY_CALLER,
+    revocationList: ANY_CALLER,
+    caCertificate: ANY_CALLER,
+    getIssuedLicenses: INTERNAL,
+  }),
+  policiesOf(marketplaceListenerV1.MarketplaceListenerServiceService, {
+    getVersion: ANY_CALLER,
+    createInstaller: INTERNAL,
+    listInstallers: INTERNAL,
+    listSubscriptions: INTERNAL,
+    getSubscription: INTERNAL,
+    revokeSubscription: INTERNAL,
+    pingSubscription: INTERNAL,
+    listAuditReports: INTERNAL,
+    getSettingWarnings: INTERNAL,
+    reportUsage: INTERNAL,
+    checkReadiness: INTERNAL,
+  }),
+  policiesOf(metricsproxyV1.MetricsproxyServiceService, {
+    getVersion: ANY_CALLER,
+    registerFlavorA: INTERNAL,
+    unregisterFlavorA: INTERNAL,
+    registerFlavorB: INTERNAL,
+    unregisterFlavorB: INTERNAL,
+    lookupBackend: INTERNAL,
+  }),
+  policiesOf(orgClaimsV1.OrgClaimsServiceService, {
+    createClaim: INTERNAL,
+    claimOrg: INTERNAL,
+    oldestClaimable: INTERNAL,
+    checkClaimable: INTERNAL,
+    markClaimable: INTERNAL,
+  }),
+  policiesOf(orgTokensV1.OrgTokensServiceService, {
+    getSyncToken: INTERNAL,
+    createSyncToken: INTERNAL,
+    deleteSyncToken: INTERNAL,
+    listSystemAdminTokens: INTERNAL,
+    deleteSystemAdminToken: INTERNAL,
+    listBusAccounts: INTERNAL,
+    revokeBusAccount: INTERNAL,
+    createBusAccount: INTERNAL,
+    getBusAccountByKey: INTERNAL,
+  }),
+  policiesOf(orgsTeamsAuditV1.AuditServiceService, {
+    getVersion: ANY_CALLER,
+    recordAuditEvent: INTERNAL,
+    listAuditEvents: INTERNAL,
+  }),
+  policiesOf(orgsTeamsAvatarsV1.AvatarsServiceService, {
+    getVersion: ANY_CALLER,
+    getAvatar: INTERNAL,
+    updateAvatar: INTERNAL,
+    deleteAvatar: INTERNAL,
+    getAvatarObject: INTERNAL,
+  }),
+  policiesOf(orgsTeamsOrgsV1.OrganizationsServiceService, {
+    getVersion: ANY_CALLER,
+    createOrg: INTERNAL,
+    getOrg: byViewer(() => []),
+    editOrg: INTERNAL,
+    deleteOrg: INTERNAL,
+    listMembers: byViewer((r) => [{ relation: 'access', object: `organization:${r.orgId}` }]),
+    getMembership: byViewer((r) => [{ relation: 'access', object: `organization:${r.orgId}` }]),
+    setMemberVisibility: INTERNAL,
+    removeMember: INTERNAL,
+    listTeams: publicMethod((r) => ({ questions: [{ relation: 'list_team', object: `organization:${r.orgId}` }] })),
+    createTeam: INTERNAL,
+    getTeam: publicMethod((r) => ({ questions: [{ relation: 'view', object: `team:${r.teamId}` }] })),
+    editTeam: INTERNAL,
+    deleteTeam: INTERNAL,
+    listTeamMembers: publicMethod((r) => ({ questions: [{ relation: 'list_members', object: `team:${r.teamId}` }] })),
+    getTeamMember: INTERNAL,
+    addTeamMember: INTERNAL,
+    removeTeamMember: INTERNAL,
+    listOrgs: INTERNAL,
+    listUserOrgs: INTERNAL,
+    searchTeams: INTERNAL,
+    getOrgPermissions: INTERNAL,
+  }),
+  policiesOf(orgsTeamsSettingsV1.SiteSettingsServiceService, {
+    getVersion: ANY_CALLER,
+    getBranding: INTERNAL,
+    updateBranding: INTERNAL,
+    listAllowedDomains: INTERNAL,
+    addAllowedDomain: INTERNAL,
+    removeAllowedDomain: INTERNAL,
+    getRegistration: INTERNAL,
+    setRegistration: INTERNAL,
+  }),
+  policiesOf(orgsTeamsV1.OrgsTeamsServiceService, {
+    getVersion: ANY_CALLER,
+    authenticate: INTERNAL,
+    authenticateBasic: INTERNAL,
+    createUser: INTERNAL,
+    getUser: INTERNAL,
+    deleteUnusedUser: INTERNAL,
+    getUsers: INTERNAL,
+    getAccounts: INTERNAL,
+    listUserAccounts: INTERNAL,
+    createToken: INTERNAL,
+    listTokens: INTERNAL,
+    deleteToken: INTERNAL,
+  }),
+  policiesOf(outagesV1.SystemOutagesServiceService, {
+    createOutage: INTERNAL,
+    outageReport: INTERNAL,
+    listOutageTags: INTERNAL,
+  }),
+  policiesOf(summaryV1.UsageSummaryServiceService, {
+    renderUsageSummary: INTERNAL,
+  }),
+  policiesOf(usageReportV1.UsageReportServiceService, {
+    generatedMonths: INTERNAL,
+    getUsageView: INTERNAL,
+    getObjectQuotaHistory: INTERNAL,
+    getNamespaceBilling: INTERNAL,
+  }),
+];
+
+const index = new Map<string, MethodPolicy>();
+for (const service of METHOD_POLICIES) for (const [path, policy] of service.byPath) index.set(path, policy);
+
+/** The policy of a method by its path (`/platformadmin.authz.v1.AuthzService/Check`); undefined for none. */
+export function methodPolicy(path: string): MethodPolicy | undefined {
+  return index.get(path);
+}
+
+/** Whether a service (`platformadmin.authz.v1.AuthzService`) has a table. */
+export function hasPolicies(service: string): boolean {
+  return METHOD_POLICIES.some((s) => s.service === service);
+}

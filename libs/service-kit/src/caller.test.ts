@@ -1,0 +1,197 @@
+import { credentials, makeGenericClientConstructor, Metadata, status, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import { ACCOUNTS_CHANGED, InProcessBus } from '@platform/bus';
+import * as proto from '@platform/proto';
+import { authzV1, hasPolicies, methodPolicy, orgsTeamsOrgsV1, type AccessQuestion, type CallingAccount } from '@platform/proto';
+import { appCredential } from './app-credential';
+import { CredentialCache, type CallerAccess } from './caller';
+import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { createLogger } from './logger';
+
+const log = createLogger('test', 'silent');
+
+/** One call over the network with exactly the given metadata (never this process's credential). */
+async function callAsStranger(address: string, definition: unknown, method: string, request: unknown, metadata: Record<string, string> = {}) {
+  const Ctor = makeGenericClientConstructor(definition as ServiceDefinition, 'Stranger');
+  const client = new Ctor(address, credentials.createInsecure()) as Client & Record<string, Function>;
+  const md = new Metadata();
+  for (const [k, v] of Object.entries(metadata)) md.set(k, v);
+  try {
+    return await new Promise<{ code: number; details: string; response?: any }>((resolve) =>
+      client[method](request, md, (err: ServiceError | null, response: unknown) =>
+        resolve(err ? { code: err.code, details: err.details } : { code: 0, details: '', response }),
+      ),
+    );
+  } finally {
+    client.close();
+  }
+}
+const SA = { id: 42, login: 'billing-bot', isAdmin: false };
+const SA_TOKEN = 'sa-token-of-billing-bot';
+
+describe('the method-policy table', () => {
+  const services = Object.values(proto).flatMap((mod) =>
+    typeof mod === 'object' && mod ? Object.entries(mod).filter(([name]) => name.endsWith('ServiceService')) : [],
+  ) as [string, Record<string, { path: string }>][];
+
+  it('has a policy for every method of every generated service', () => {
+    expect(services.length).toBeGreaterThan(20);
+    const missing = services.flatMap(([, definition]) => Object.values(definition).filter((m) => !methodPolicy(m.path)).map((m) => m.path));
+    expect(missing).toEqual([]);
+    for (const [, definition] of services) expect(hasPolicies(Object.values(definition)[0].path.split('/')[1])).toBe(true);
+  });
+
+  it('keeps writes of relationships and roles internal, and the checks public', () => {
+    const policy = (m: { path: string }) => methodPolicy(m.path)?.access;
+    expect(policy(authzV1.AuthzServiceService.writeTuples)).toBe('internal');
+    expect(policy(authzV1.AuthzServiceService.readTuples)).toBe('internal');
+    expect(policy(proto.authzRolesV1.RolesServiceService.assignTeamRoles)).toBe('internal');
+    expect(policy(authzV1.AuthzServiceService.check)).toBe('public');
+    expect(policy(orgsTeamsOrgsV1.OrganizationsServiceService.listTeams)).toBe('public');
+  });
+});
+
+describe('a server admitting callers by the method-policy table', () => {
+  let server: RunningGrpcServer;
+  let address: string;
+  /** What the stand-in authz answers to the service account's questions, and what it was asked. */
+  let grants: Set<string>;
+  let asked: AccessQuestion[][];
+  let seenViewer: number;
+  const access: CallerAccess = {
+    authenticate: async (token) => (token === SA_TOKEN ? SA : undefined),
+    holds: async (_account: CallingAccount, questions) => {
+      asked.push(questions);
+      return questions.every((q) => grants.has(`${q.relation} ${q.object}`));
+    },
+  };
+
+  beforeAll(async () => {
+    server = await startGrpcServer({
+      name: 'test',
+      port: 0,
+      access,
+      log,
+      protoFiles: ['platformadmin/authz/v1/authz.proto'],
+      services: [
+        bindService(authzV1.AuthzServiceService, {
+          getVersion: async () => ({ version: '1', service: 'test' }),
+          check: async () => ({ allowed: true }),
+          batchCheck: async (r) => ({ allowed: r.checks.map(() => true) }),
+          checkPermission: async () => ({ allowed: true }),
+          listRelations: async () => ({ relations: [] }),
+          writeTuples: async () => ({}),
+          readTuples: async () => ({ tuples: [] }),
+          permissionCatalog: async () => ({ permissions: [] }),
+        }),
+        bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
+          getOrg: async (r: orgsTeamsOrgsV1.GetOrgRequest) => {
+            seenViewer = r.viewerId;
+            return orgsTeamsOrgsV1.Organization.fromPartial({ id: 7, username: 'acme' });
+          },
+        } as never),
+      ],
+    });
+    address = `127.0.0.1:${server.port}`;
+  });
+  afterAll(() => server.shutdown(100));
+  beforeEach(() => {
+    grants = new Set();
+    asked = [];
+    seenViewer = -1;
+  });
+
+  const asAccount = { authorization: `Bearer ${SA_TOKEN}` };
+  const tuple = (user: string, object: string) => ({ tuple: { user, relation: 'view', object }, contextualTuples: [] });
+
+  it('listens on loopback only by default', () => {
+    expect(address.startsWith('127.0.0.1:')).toBe(true);
+  });
+
+  it('answers a platform app every method, internal ones included', async () => {
+    const app = { authorization: `Bearer ${appCredential().token()}` };
+    const write = await callAsStranger(address, authzV1.AuthzServiceService, 'writeTuples', { writes: [], deletes: [] }, app);
+    expect(write.code).toBe(status.OK);
+  });
+
+  it('refuses a stranger without credentials, or with an unknown token, with UNAUTHENTICATED', async () => {
+    const site = { writes: [{ user: 'user:5', relation: 'admin', object: 'site:platform' }], deletes: [] };
+    expect((await callAsStranger(address, authzV1.AuthzServiceService, 'writeTuples', site)).code).toBe(status.UNAUTHENTICATED);
+    expect((await callAsStranger(address, authzV1.AuthzServiceService, 'readTuples', {})).code).toBe(status.UNAUTHENTICATED);
+    const unknown = await callAsStranger(address, authzV1.AuthzServiceService, 'check', tuple('user:5', 'organization:7'), {
+      authorization: 'Bearer revoked-or-made-up',
+    });
+    expect(unknown.code).toBe(status.UNAUTHENTICATED);
+  });
+
+  it('refuses a service account an internal method with PERMISSION_DENIED', async () => {
+    const site = { writes: [{ user: `user:${SA.id}`, relation: 'admin', object: 'site:platform' }], deletes: [] };
+    const answer = await callAsStranger(address, authzV1.AuthzServiceService, 'writeTuples', site, asAccount);
+    expect(answer).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringContaining('internal') });
+  });
+
+  it('answers a service account a check about an object it can see, and refuses one it cannot', async () => {
+    grants.add('access organization:7');
+    const seen = await callAsStranger(address, authzV1.AuthzServiceService, 'check', tuple('user:5', 'organization:7'), asAccount);
+    expect(seen).toMatchObject({ code: status.OK, response: { allowed: true } });
+    expect(asked).toEqual([[{ relation: 'access', object: 'organization:7' }]]);
+    const unseen = await callAsStranger(address, authzV1.AuthzServiceService, 'check', tuple('user:5', 'organization:8'), asAccount);
+    expect(unseen.code).toBe(status.PERMISSION_DENIED);
+  });
+
+  it('answers a service account about itself without asking, and never about a user object of someone else', async () => {
+    const self = await callAsStranger(address, authzV1.AuthzServiceService, 'check', tuple(`user:${SA.id}`, 'organization:9'), asAccount);
+    expect(self.code).toBe(status.OK);
+    expect(asked).toEqual([]);
+    const other = await callAsStranger(address, authzV1.AuthzServiceService, 'check', tuple('user:5', 'user:6'), asAccount);
+    expect(other.code).toBe(status.PERMISSION_DENIED);
+  });
+
+  it('asks every object of a batch', async () => {
+    grants.add('access organization:7');
+    const batch = { checks: [tuple('user:5', 'organization:7'), tuple('user:5', 'team:3')] };
+    expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(status.PERMISSION_DENIED);
+    grants.add('view team:3');
+    expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(status.OK);
+  });
+
+  it('answers an organization read as the service account may see it, whatever viewer it names', async () => {
+    const answer = await callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'getOrg', { name: 'acme', viewerId: 1 }, asAccount);
+    expect(answer.code).toBe(status.OK);
+    expect(seenViewer).toBe(SA.id);
+  });
+});
+
+describe('the credential cache', () => {
+  it('keeps an account until orgs-teams says it changed, and keeps nothing while the bus is away', async () => {
+    const bus = new InProcessBus();
+    const cache = new CredentialCache(60_000);
+    const stop = await cache.follow(bus, 'test.credentials.fence');
+    let asks = 0;
+    const ask = async () => (asks++, SA);
+    await cache.answer(SA_TOKEN, ask);
+    await cache.answer(SA_TOKEN, ask);
+    expect(asks).toBe(1);
+    // A token of the account deleted: the notice evicts, the next call asks again (and learns it is gone).
+    await bus.notify(ACCOUNTS_CHANGED, { userIds: [SA.id] });
+    expect(await cache.answer(SA_TOKEN, async () => (asks++, undefined))).toBeUndefined();
+    expect(asks).toBe(2);
+    // Another account's notice leaves this one kept.
+    await cache.answer(SA_TOKEN, ask);
+    await bus.notify(ACCOUNTS_CHANGED, { userIds: [SA.id + 1] });
+    await cache.answer(SA_TOKEN, ask);
+    expect(asks).toBe(3);
+    await stop();
+  });
+
+  it('does not keep what was read while a notice evicted the account', async () => {
+    const bus = new InProcessBus();
+    const cache = new CredentialCache(60_000);
+    const stop = await cache.follow(bus, 'test.credentials.fence');
+    await cache.answer(SA_TOKEN, async () => {
+      await bus.notify(ACCOUNTS_CHANGED, { userIds: [SA.id] });
+      return SA;
+    });
+    expect(cache.size).toBe(0);
+    await stop();
+  });
+});

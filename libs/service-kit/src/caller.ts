@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import type { Metadata } from '@grpc/grpc-js';
+import { ACCOUNTS_CHANGED, NoticeFence, type AccountsChanged, type Bus } from '@platform/bus';
+import { NotAllowedError, NotAuthenticatedError, UnavailableError } from '@platform/errors';
+import { authzV1, orgsTeamsV1, type AccessQuestion, type CallingAccount, type MethodPolicy } from '@platform/proto';
+import { LRUCache } from 'lru-cache';
+import { appCredential, isAppToken } from './app-credential';
+import type { CallContext } from './call-context';
+import { createClient } from './grpc-client';
+
+/** Who is calling a gRPC method: one of the platform's apps, or a service account of another team. */
+export type Caller = { kind: 'app'; app: string } | { kind: 'account'; account: CallingAccount & { login: string } };
+
+/** The longest bearer token looked at; longer ones are refused without asking anyone. */
+const MAX_TOKEN_LENGTH = 4096;
+
+/**
+ * How a server learns who a service account is and what it holds. The default asks orgs-teams and authz over
+ * gRPC (as a platform app); authz answers the questions from its own engine.
+ */
+export interface CallerAccess {
+  /** The active service account a token belongs to (its own token, or a Kubernetes token bound to it); undefined for none. */
+  authenticate(token: string, ctx: CallContext): Promise<(CallingAccount & { login: string }) | undefined>;
+  /** Whether the account holds every relation asked. */
+  holds(account: CallingAccount, questions: AccessQuestion[], ctx: CallContext): Promise<boolean>;
+}
+
+/** The bearer token of a call's metadata, undefined when it carries none. */
+function bearerToken(metadata: Metadata): string | undefined {
+  const value = metadata.get('authorization')[0];
+  if (value === undefined) return undefined;
+  const m = /^bearer\s+(\S+)$/i.exec(String(value));
+  if (!m) throw new NotAuthenticatedError('the authorization metadata must be "Bearer <token>"');
+  return m[1];
+}
+
+/** Who sent a call that came over the network: an app by its signed token, else a service account; never anonymous. */
+export async function callerOf(metadata: Metadata, access: CallerAccess | undefined, ctx: CallContext): Promise<Caller> {
+  const token = bearerToken(metadata);
+  if (!token) throw new NotAuthenticatedError('credentials are required: send the metadata "authorization: Bearer <token>"');
+  if (token.length > MAX_TOKEN_LENGTH) throw new NotAuthenticatedError('invalid token');
+  if (isAppToken(token)) {
+    const app = appCredential().verify(token);
+    if (!app) throw new NotAuthenticatedError('invalid or expired platform credential');
+    return { kind: 'app', app };
+  }
+  if (!access) throw new UnavailableError('service-account credentials cannot be checked here');
+  const account = await access.authenticate(token, ctx);
+  if (!account) throw new NotAuthenticatedError('invalid, revoked or expired token');
+  return { kind: 'account', account };
+}
+
+/**
+ * Admits a call under its method's policy, answering the request as it is then served: platform apps call
+ * everything; a service account calls public methods only, holding what the method asks.
+ */
+export async function admit(
+  policy: MethodPolicy,
+  caller: Caller,
+  request: unknown,
+  access: CallerAccess | undefined,
+  ctx: CallContext,
+): Promise<unknown> {
+  if (caller.kind === 'app') return request;
+  if (policy.access === 'internal') throw new NotAllowedError('this method is internal to the platform: only its own apps may call it');
+  if (policy.access === 'any-caller') return request;
+  const { questions, request: asked, refused } = policy.authorize(request, caller.account);
+  if (refused) throw new NotAllowedError(refused);
+  if (questions.length > 0 && !(await access!.holds(caller.account, questions, ctx)))
+    throw new NotAllowedError(`the service account lacks ${questions.map((q) => `${q.relation} on ${q.object}`).join(', ')}`);
+  return asked ?? request;
+}
+
+type Account = CallingAccount & { login: string };
+
+/**
+ * Who a service-account token belongs to, kept for a short while so that a call costs no call to orgs-teams.
+ * Keyed by the token's SHA-256, never the token. An account's entries go at once on orgs-teams' notice that it
+ * changed (a token deleted, the account disabled, deleted, or its admin flag changed); before a kept entry is
+ * used a fence through the bus makes sure every notice sent before the call has been heard, and while the bus
+ * is disconnected nothing is kept, so a revoked token is refused by the very next call to any replica.
+ */
+export class CredentialCache {
+  private readonly entries: LRUCache<string, Account>;
+  private readonly byAccount = new Map<number, Set<string>>();
+  private generation = 0;
+  private trusted = false;
+  private fence: NoticeFence | undefined;
+
+  constructor(ttlMs: number, maxEntries = 10_000) {
+    this.entries = new LRUCache<string, Account>({
+      max: maxEntries,
+      ttl: ttlMs,
+      dispose: (account, key) => this.byAccount.get(account.id)?.delete(key),
+    });
+  }
+
+  /** Evicts on notices and follows the bus connection; answers how to stop. */
+  async follow(bus: Bus, fenceSubject: string): Promise<() => Promise<void>> {
+    const unlisten = await bus.listen(ACCOUNTS_CHANGED, (_subject, payload) => this.evict((payload as AccountsChanged).userIds ?? []));
+    this.fence = await NoticeFence.open(bus, fenceSubject);
+    const apply = (connected: boolean) => {
+      this.clear();
+      this.trusted = connected;
+    };
+    apply(bus.health().connected);
+    const stop = bus.onHealthChange((h) => apply(h.connected));
+    return async () => {
+      stop();
+      await Promise.allSettled([unlisten(), this.fence?.close()]);
+    };
+  }
+
+  /** The account a token belongs to: kept, or asked with `ask` (and kept unless something was evicted meanwhile). */
+  async answer(token: string, ask: () => Promise<Account | undefined>): Promise<Account | undefined> {
+    if (!this.trusted || !(await this.fence?.pass())) return ask();
+    const key = createHash('sha256').update(token).digest('hex');
+    const kept = this.entries.get(key);
+    if (kept) return kept;
+    const since = this.generation;
+    const account = await ask();
+    if (account && this.trusted && since === this.generation) {
+      this.entries.set(key, account);
+      let keys = this.byAccount.get(account.id);
+      if (!keys) this.byAccount.set(account.id, (keys = new Set()));
+      keys.add(key);
+    }
+    return account;
+  }
+
+  evict(accountIds: number[]): void {
+    this.generation++;
+    for (const id of accountIds) {
+      for (const key of [...(this.byAccount.get(id) ?? [])]) this.entries.delete(key);
+      this.byAccount.delete(id);
+    }
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.byAccount.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** What the default CallerAccess needs: where orgs-teams and authz listen, and the cache. */
+export interface GrpcCallerAccessOptions {
+  orgsTeamsAddress: string;
+  authzAddress: string;
+  cache?: CredentialCache;
+  /** Answers the questions without a call (authz itself). */
+  holds?: CallerAccess['holds'];
+}
+
+/** Service accounts authenticated by orgs-teams and their questions answered by authz, both over gRPC. */
+export function grpcCallerAccess(opts: GrpcCallerAccessOptions): CallerAccess & { close(): void } {
+  const identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, opts.orgsTeamsAddress, { name: 'orgs-teams', deadlineMs: 5_000 });
+  const authz = opts.holds ? undefined : createClient(authzV1.AuthzServiceService, opts.authzAddress, { name: 'authz', deadlineMs: 5_000 });
+  const ask = async (token: string, ctx: CallContext): Promise<Account | undefined> => {
+    const { user } = await identity.authenticate({ token }, ctx);
+    // Only service accounts call over gRPC: a person's personal token is for the REST API.
+    if (!user || !user.serviceAccount || !user.active || user.prohibitLogin) return undefined;
+    return { id: user.id, login: user.login, isAdmin: user.isAdmin };
+  };
+  return {
+    authenticate: (token, ctx) => (opts.cache ? opts.cache.answer(token, () => ask(token, ctx)) : ask(token, ctx)),
+    holds:
+      opts.holds ??
+      (async (account, questions, ctx) => {
+        const { allowed } = await authz!.batchCheck(
+          { checks: questions.map((q) => ({ tuple: { user: `user:${account.id}`, relation: q.relation, object: q.object }, contextualTuples: [] })) },
+          ctx,
+        );
+        return allowed.length === questions.length && allowed.every(Boolean);
+      }),
+    close() {
+      identity.close();
+      authz?.close();
+    },
+  };
+}
