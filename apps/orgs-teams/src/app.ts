@@ -3,7 +3,7 @@ import { ACCOUNTS_CHANGED, NoticeFence, ORGS_CHANGED, TUPLES_CHANGED, type Accou
 import { UnavailableError } from '@platform/errors';
 import { createCallContext, defineApp, FailureLimiter, SecretBox, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
-import { orgsTeamsEnv, type OrgsTeamsConfig } from './config';
+import { kubernetesApiUrl, orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
 import { orgsTeamsService } from './identity/service';
 import { BOOTSTRAP_PASSWORD_FILE, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
@@ -26,11 +26,16 @@ import { orgTokensService } from './org-tokens/service';
 import { OrgTokens } from './org-tokens/org-tokens';
 import { orgClaimsService } from './claims/service';
 import { withOrgsTeamsLimits } from './limits';
+import { KubernetesTokens, TokenReviewer } from './service-accounts/kubernetes-tokens';
+import { ServiceAccounts } from './service-accounts/service-accounts';
+import { serviceAccountsService } from './service-accounts/service';
+import { serviceAccountEffects } from './service-accounts/tuples';
 
 /** orgs-teams: identity (accounts, tokens), organizations and teams. */
 export const orgsTeamsApp = defineApp({ name: 'orgs-teams', env: orgsTeamsEnv, start: startOrgsTeams });
 
 function startOrgsTeams(config: OrgsTeamsConfig) {
+  const kubernetesUrl = kubernetesApiUrl(config);
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgAuthz = new GrpcOrgAuthz(relationships, config.AUTHZ_GRPC_ADDR);
   const storage = openObjectStorage(config);
@@ -51,12 +56,28 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             .notify(ACCOUNTS_CHANGED, { userIds } satisfies AccountsChanged)
             .catch((err) => log.warn({ err }, 'could not send a token-cache notice'));
         };
+        // Kubernetes ServiceAccount tokens authenticate service accounts only when an audience is set for them.
+        const kubernetesTokens = kubernetesUrl
+          ? new KubernetesTokens(
+              db!,
+              new TokenReviewer(
+                { url: kubernetesUrl, tokenFile: config.KUBERNETES_API_TOKEN_FILE, caFile: config.KUBERNETES_API_CA_FILE },
+                config.KUBERNETES_TOKEN_AUDIENCE!,
+                log,
+              ),
+            )
+          : undefined;
         const identity = new Identity(
           db!,
           new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 }),
+          kubernetesTokens,
         );
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
-        const outbox = openOutbox(orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged, clusters));
+        const outbox = openOutbox({
+          ...orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged, clusters),
+          ...serviceAccountEffects(db!, orgAuthz),
+        });
+        const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz, accountsChanged);
         const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR), accountsChanged);
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
@@ -108,9 +129,10 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             teamLists.evict(orgId);
             notifyOrgChanged(orgId);
           },
-          // What other features keep for an organization goes with it: its system admin and its avatar.
+          // What other features keep for an organization goes with it: its system admin, its service accounts, its avatar.
           onOrgDelete: async (trx, orgId, stage) => {
             await orgTokens.onOrgDelete(trx, orgId, stage);
+            await serviceAccounts.onOrgDelete(trx, orgId, stage);
             await avatars.onOrgDelete(trx, orgId, stage);
           },
         };
@@ -130,6 +152,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           auditService(db!),
           orgTokensService(orgTokens),
           orgClaimsService(db!, outbox),
+          serviceAccountsService(serviceAccounts),
         ]);
       },
       onStop: async () => {

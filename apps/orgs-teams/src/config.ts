@@ -3,8 +3,10 @@ import {
   addressVar,
   authzClientEnv,
   boolVar,
+  ConfigError,
   loginFailureWindowVar,
   maxFailuresVar,
+  portVar,
   secretsKeyVar,
   serviceEnv,
   type ConfigOf,
@@ -36,5 +38,35 @@ export const orgsTeamsEnv = {
    * bus notice); the lifetime only bounds how long a replica that missed a notice serves an old row.
    */
   ORG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  /**
+   * The audience Kubernetes ServiceAccount tokens must be issued for to authenticate as the service accounts bound
+   * to them (docs/service-accounts.md); unset: such tokens authenticate nobody and Kubernetes is never asked.
+   */
+  KUBERNETES_TOKEN_AUDIENCE: z.string().min(1).max(256).optional(),
+  /** The Kubernetes API TokenReview is asked at; unset: the in-cluster one, from the two variables below. */
+  KUBERNETES_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Set by Kubernetes in every pod: where the API server is. */
+  KUBERNETES_SERVICE_HOST: z.string().min(1).optional(),
+  KUBERNETES_SERVICE_PORT: portVar.default(443),
+  /** orgs-teams' own credential for the Kubernetes API (its pod's ServiceAccount token, which the kubelet rotates). */
+  KUBERNETES_API_TOKEN_FILE: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount/token'),
+  /** The CA the Kubernetes API's certificate is checked against. */
+  KUBERNETES_API_CA_FILE: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount/ca.crt'),
 };
 export type OrgsTeamsConfig = ConfigOf<typeof orgsTeamsEnv>;
+
+/**
+ * Where TokenReview is asked when KUBERNETES_TOKEN_AUDIENCE is set (undefined when it is not): KUBERNETES_API_URL,
+ * else the in-cluster address. Outside a pod without a URL it cannot work, which stops the start.
+ */
+export function kubernetesApiUrl(config: OrgsTeamsConfig): string | undefined {
+  if (!config.KUBERNETES_TOKEN_AUDIENCE) return undefined;
+  if (config.KUBERNETES_API_URL) return config.KUBERNETES_API_URL;
+  const host = config.KUBERNETES_SERVICE_HOST;
+  if (!host)
+    throw new ConfigError([
+      'KUBERNETES_API_URL: required with KUBERNETES_TOKEN_AUDIENCE outside a Kubernetes pod (KUBERNETES_SERVICE_HOST is not set); ' +
+        'set it to the Kubernetes API server, or unset KUBERNETES_TOKEN_AUDIENCE',
+    ]);
+  return `https://${host.includes(':') ? `[${host}]` : host}:${config.KUBERNETES_SERVICE_PORT}`;
+}

@@ -1,4 +1,4 @@
-import { orgsTeamsAvatarsV1, orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1, orgTokensV1 } from '@platform/proto';
+import { orgsTeamsAvatarsV1, orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1, orgTokensV1, serviceAccountsV1 } from '@platform/proto';
 import { serviceLimits, TEXT_LIMITS as L, withLimits, type ServiceBinding, type ServiceLimits } from '@platform/service-kit';
 
 const orgFields = {
@@ -10,6 +10,10 @@ const orgFields = {
   visibility: L.choice,
   managerEndpoint: L.endpoint,
 };
+/** `<namespace>/<name>` of a Kubernetes ServiceAccount: a DNS label, a slash and a DNS subdomain. */
+const KUBERNETES_SUBJECT = 63 + 1 + 253;
+const serviceAccountFields = { name: L.login, description: L.description };
+
 const teamFields = {
   name: L.teamName,
   description: L.description,
@@ -44,6 +48,11 @@ export const ORGS_TEAMS_LIMITS: ServiceLimits[] = [
   }),
   serviceLimits(orgTokensV1.OrgTokensServiceService, {
     createSyncToken: { name: L.tokenName, sha1: L.token },
+  }),
+  serviceLimits(serviceAccountsV1.ServiceAccountsServiceService, {
+    createServiceAccount: { ...serviceAccountFields, 'kubernetesSubjects[]': KUBERNETES_SUBJECT },
+    editServiceAccount: { ...serviceAccountFields, 'kubernetesSubjects.subjects[]': KUBERNETES_SUBJECT },
+    createServiceAccountToken: { name: L.tokenName },
   }),
 ];
 

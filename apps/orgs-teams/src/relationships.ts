@@ -8,6 +8,9 @@ export interface Tuple {
   object: string;
 }
 
+/** A tuple as one string, to compare tuples by value. */
+export const tupleKey = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
+
 /** orgs-teams' view of the authz service: the relationship writes its data changes need. */
 export class Relationships {
   private readonly client: PromiseClient<typeof authzV1.AuthzServiceService>;

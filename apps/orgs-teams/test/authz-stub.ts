@@ -8,12 +8,14 @@ export const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 /**
  * A stand-in authz service for orgs-teams tests: a real gRPC server that keeps tuples as OpenFGA does
  * (writing an existing or deleting a missing tuple fails the whole call with a conflict, as the engines do,
- * unless the write is idempotent), keeps team roles, and can fail
- * tuple writes or role assignments on demand.
+ * unless the write is idempotent), keeps team roles, knows which organization each custom role is of (`roles`, set by
+ * the test), and can fail tuple writes or role assignments on demand.
  */
 export async function startAuthzStub() {
   const tuples = new Map<string, Tuple>();
   const teamRoles = new Map<number, number[]>();
+  /** Custom role id → its organization. */
+  const roles = new Map<number, number>();
   const state = { failWrites: false, refuseRoles: false, calls: [] as string[], writes: 0 };
   const server = await startGrpcServer({
     name: 'authz-stub',
@@ -48,6 +50,9 @@ export async function startAuthzStub() {
           for (const id of req.teamIds) if (teamRoles.has(id)) out[id] = { roleIds: teamRoles.get(id)! };
           return { teamRoles: out };
         },
+        async listRoles(req: authzRolesV1.ListRolesRequest) {
+          return { roles: [...roles].filter(([, orgId]) => orgId === req.orgId).map(([id]) => authzRolesV1.Role.fromPartial({ id, orgId: req.orgId })) };
+        },
         async deleteOrgRoles(req: authzRolesV1.DeleteOrgRolesRequest) {
           state.calls.push(`delete roles of ${req.orgId}`);
           return {};
@@ -57,7 +62,7 @@ export async function startAuthzStub() {
     protoFiles: ['platformadmin/authz/v1/authz.proto', 'platformadmin/authz/v1/roles.proto'],
     log: createLogger('authz-stub', 'silent'),
   });
-  return { server, tuples, teamRoles, state, address: `127.0.0.1:${server.port}` };
+  return { server, tuples, teamRoles, roles, state, address: `127.0.0.1:${server.port}` };
 }
 
 export type AuthzStub = Awaited<ReturnType<typeof startAuthzStub>>;

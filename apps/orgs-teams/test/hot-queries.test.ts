@@ -26,6 +26,14 @@ const HOT: Record<string, { sql: string; bindings: unknown[] }> = {
     sql: 'select team_id from identity.team_users where org_id = ? and uid = ?',
     bindings: [1, 2],
   },
+  'the service account a Kubernetes ServiceAccount stands for': {
+    sql: 'select account_id from identity.service_account_subjects where namespace = ? and name = ?',
+    bindings: ['billing', 'exporter'],
+  },
+  'the service accounts of an organization': {
+    sql: 'select id, login from identity.accounts where type = 2 and service_account_org_id = ? order by lower_login',
+    bindings: [1],
+  },
 };
 
 describe('the hot queries of orgs-teams use indexes', () => {

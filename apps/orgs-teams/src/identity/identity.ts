@@ -1,14 +1,18 @@
-import { ConflictError, InputError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
+import type { Knex } from 'knex';
+import { ConflictError, InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
 import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
-import { FailureLimiter } from '@platform/service-kit';
+import { FailureLimiter, type CallOptions } from '@platform/service-kit';
 import { hashPassword, verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
 
-export const ACCOUNT_TYPE = { user: 0, organization: 1 } as const;
+/** Account types: users and organizations as in Gitea, and service accounts (docs/service-accounts.md). */
+export const ACCOUNT_TYPE = { user: 0, organization: 1, serviceAccount: 2 } as const;
 
 /** Gitea's login rule: letters, digits, and . _ - inside, at most 40 characters. */
-const LOGIN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/;
+export const LOGIN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/;
+/** How a login that breaks the rule is told. */
+export const LOGIN_RULE = 'letters, digits, ".", "_" or "-" inside; at most 40 characters';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
 /** The uses a token may be limited to (docs/authentication.md): `license-proxy`, what an installer's license proxy may do. */
@@ -35,6 +39,8 @@ export interface AccountRow {
   client_org_user: boolean;
   created_at: Date;
   last_login_at: Date | null;
+  /** Service accounts: the organization it belongs to, null for a site-wide one. */
+  service_account_org_id: number | null;
 }
 
 /** The columns a User is made of: hot reads ask for these, never `*` (which brings the password hash along). */
@@ -56,6 +62,7 @@ export const USER_COLUMNS = [
   'client_org_user',
   'created_at',
   'last_login_at',
+  'service_account_org_id',
 ] as const satisfies readonly (keyof AccountRow)[];
 
 /** The User message of an account row (never the password hash). */
@@ -79,6 +86,8 @@ export function toUser(row: AccountRow): orgsTeamsV1.User {
     orgAdmin: false,
     clientOrgUser: row.client_org_user,
     mustChangePassword: row.must_change_password,
+    serviceAccount: row.type === ACCOUNT_TYPE.serviceAccount,
+    serviceAccountOrgId: Number(row.service_account_org_id ?? 0),
   };
 }
 
@@ -88,11 +97,64 @@ function assertMayLogIn(row: AccountRow): void {
   if (row.prohibit_login) throw new NotAuthenticatedError('user is prohibited from logging in');
 }
 
+/** Last use is recorded at most once a minute, so authentication stays one read on busy clients. */
+const stale = (at: Date | null) => !at || Date.now() - new Date(at).getTime() > 60_000;
+
 // Verifying against this keeps "no such user" as slow as "wrong password", so timing does not reveal logins.
 const DUMMY_HASH = hashPassword('not a real password');
 
 /** Failed password checks per account: 10 in 15 minutes unless the app is configured otherwise. */
 const DEFAULT_ACCOUNT_FAILURES = { max: 10, windowMs: 15 * 60_000 };
+
+/**
+ * Tokens another issuer vouches for, each standing for one of our accounts: Kubernetes ServiceAccount tokens bound
+ * to service accounts (service-accounts/kubernetes-tokens.ts).
+ */
+export interface ForeignTokens {
+  /** Whether a presented token is of this kind (then it is never looked up among the platform's own tokens). */
+  recognizes(token: string): boolean;
+  /** The account the issuer says the token stands for; undefined when it vouches for none of ours. */
+  accountOf(token: string, call?: CallOptions): Promise<number | undefined>;
+}
+
+/** Token names: required, at most 255 characters (after trimming). */
+function tokenName(name: string): string {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 255)
+    throw new InputError('name: required, at most 255 characters', [{ field: 'name', description: 'required, at most 255 characters' }]);
+  return trimmed;
+}
+
+/**
+ * Inserts an access token of an account (a person's, or a service account's) and answers it with its plaintext,
+ * which leaves only in this answer; 409 when the account already has a token of that name.
+ */
+export async function insertToken(
+  db: Database,
+  uid: number,
+  name: string,
+  opts: { scope?: string; scopeAccountId?: number; trx?: Knex.Transaction } = {},
+): Promise<{ created: orgsTeamsV1.CreatedToken; createdAt: Date }> {
+  const trimmed = tokenName(name);
+  const token = generateToken();
+  try {
+    const [row] = await db
+      .table('access_tokens', opts.trx)
+      .insert({
+        uid,
+        name: trimmed,
+        token_hash: hashToken(token),
+        token_last_eight: token.slice(-8),
+        scope: opts.scope ?? '',
+        scope_account_id: opts.scopeAccountId || null,
+      })
+      .returning(['id', 'name', 'token_last_eight', 'created_at']);
+    return { created: { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight }, createdAt: row.created_at };
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(`access token name "${trimmed}" is already used`);
+    throw err;
+  }
+}
 
 /** Accounts and personal access tokens, over the identity schema. */
 export class Identity {
@@ -100,6 +162,8 @@ export class Identity {
     private readonly db: Database,
     /** Wrong passwords per account (an unknown login counts under its name), checked before any password is hashed. */
     private readonly passwordFailures = new FailureLimiter(DEFAULT_ACCOUNT_FAILURES),
+    /** Tokens of other issuers that authenticate accounts of ours (none: only the platform's own tokens). */
+    private readonly foreignTokens?: ForeignTokens,
   ) {}
 
   private accounts() {
@@ -110,7 +174,7 @@ export class Identity {
   async createUser(req: orgsTeamsV1.CreateUserRequest): Promise<orgsTeamsV1.User> {
     const violations = [];
     if (!LOGIN.test(req.username))
-      violations.push({ field: 'username', description: 'letters, digits, ".", "_" or "-" inside; at most 40 characters' });
+      violations.push({ field: 'username', description: LOGIN_RULE });
     if (!EMAIL.test(req.email)) violations.push({ field: 'email', description: 'not a valid email address' });
     if (req.password.length < MIN_PASSWORD_LENGTH)
       violations.push({ field: 'password', description: `at least ${MIN_PASSWORD_LENGTH} characters` });
@@ -237,8 +301,12 @@ export class Identity {
     return { users: page.map(toUser), nextAfterId: rows.length > size ? page[page.length - 1].id : 0 };
   }
 
-  /** The active user owning a token; 401 for unknown tokens and refused accounts. */
-  async authenticate(token: string): Promise<orgsTeamsV1.AuthenticateResponse> {
+  /**
+   * The active account owning a token (a user, or a service account); 401 for unknown tokens and refused accounts.
+   * A token of another issuer (ForeignTokens) is asked of that issuer, for the call given.
+   */
+  async authenticate(token: string, call?: CallOptions): Promise<orgsTeamsV1.AuthenticateResponse> {
+    if (this.foreignTokens?.recognizes(token)) return this.authenticateForeign(token, call);
     const row = await this.db
       .table('access_tokens as t')
       .join('accounts as a', 'a.id', 't.uid')
@@ -252,12 +320,20 @@ export class Identity {
       );
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
-    // Recorded at most once a minute, so authentication stays one read on busy clients.
-    const stale = (at: Date | null) => !at || Date.now() - new Date(at).getTime() > 60_000;
     if (stale(row.token_last_used_at))
       await this.db.table('access_tokens').where({ id: row.token_id }).update({ last_used_at: this.db.knex.fn.now() });
     if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
     return { user: toUser(row), tokenId: row.token_id, scope: row.token_scope, scopeAccountId: Number(row.token_scope_account_id ?? 0) };
+  }
+
+  /** A token another issuer vouches for: the service account it is bound to, when that account may authenticate. */
+  private async authenticateForeign(token: string, call?: CallOptions): Promise<orgsTeamsV1.AuthenticateResponse> {
+    const id = await this.foreignTokens!.accountOf(token, call);
+    const row = id ? await this.accounts().where({ id, type: ACCOUNT_TYPE.serviceAccount }).first(...USER_COLUMNS) : undefined;
+    if (!row) throw new NotAuthenticatedError('invalid token');
+    assertMayLogIn(row);
+    if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
+    return { user: toUser(row), tokenId: 0, scope: '', scopeAccountId: 0 };
   }
 
   /**
@@ -296,9 +372,7 @@ export class Identity {
    * one use and acts for `scopeAccountId` (docs/authentication.md); the gateway enforces the scope.
    */
   async createToken(userId: number, name: string, scope = '', scopeAccountId = 0): Promise<orgsTeamsV1.CreatedToken> {
-    const trimmed = name.trim();
-    if (!trimmed || trimmed.length > 255)
-      throw new InputError('name: required, at most 255 characters', [{ field: 'name', description: 'required, at most 255 characters' }]);
+    tokenName(name);
     if (scope && !TOKEN_SCOPES.includes(scope))
       throw new InputError(`scope: must be one of ${TOKEN_SCOPES.join(', ')}`, [{ field: 'scope', description: 'unknown scope' }]);
     if (scope && !scopeAccountId)
@@ -309,24 +383,11 @@ export class Identity {
       throw new InputError('scope_account_id: only a scoped token acts for another account', [
         { field: 'scope_account_id', description: 'only with a scope' },
       ]);
-    const token = generateToken();
-    try {
-      const [row] = await this.db
-        .table('access_tokens')
-        .insert({
-          uid: userId,
-          name: trimmed,
-          token_hash: hashToken(token),
-          token_last_eight: token.slice(-8),
-          scope,
-          scope_account_id: scopeAccountId || null,
-        })
-        .returning(['id', 'name', 'token_last_eight']);
-      return { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight };
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`access token name "${trimmed}" is already used`);
-      throw err;
-    }
+    // A service account's tokens are made by those who administer it, never by the account itself (a license proxy's).
+    const owner = await this.accounts().where({ id: userId }).first('type');
+    if (owner?.type === ACCOUNT_TYPE.serviceAccount)
+      throw new NotAllowedError("a service account's tokens are made by its administrators");
+    return (await insertToken(this.db, userId, name, { scope, scopeAccountId })).created;
   }
 
   async listTokens(userId: number): Promise<orgsTeamsV1.TokenInfo[]> {

@@ -13,7 +13,7 @@ export function orgsTeamsService(
 ): ServiceBinding<typeof orgsTeamsV1.OrgsTeamsServiceService> {
   return bindService(orgsTeamsV1.OrgsTeamsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
-    authenticate: (req) => identity.authenticate(req.token),
+    authenticate: (req, ctx) => identity.authenticate(req.token, ctx),
     authenticateBasic: (req) => identity.authenticateBasic(req.username, req.password),
     createUser: (req, ctx) => createUser(identity, relationships, req, ctx),
     getUser: (req) => identity.getUser(req),

@@ -1,6 +1,6 @@
 import type { Database, EffectContext, EffectHandler, StageEffect } from '@platform/db';
 import { UnavailableError } from '@platform/errors';
-import type { Tuple } from '../relationships';
+import { tupleKey, type Tuple } from '../relationships';
 import { CLUSTER_CONNECTION_EFFECT, clusterConnectionEffect, type ClusterConnections } from './cluster-connections';
 import type { OrgAuthz } from './org-authz';
 import { tuplesCalledFor } from './tuples';
@@ -51,7 +51,7 @@ export function orgEffects(
   clusters: ClusterConnections,
 ): Record<string, EffectHandler> {
   const tuples: EffectHandler<TupleChange> = {
-    apply: (c, call) => reconcileTuples(db, authz, c.tuples, call),
+    apply: (c, call) => reconcileTuples(db, authz, c.tuples, call, tuplesCalledFor),
     // Applied again after an undo put the rows back, it brings the tuples back in line with them.
     invert: (c) => c,
   };
@@ -79,22 +79,27 @@ export function orgEffects(
   };
 }
 
-const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 const RECONCILE_ROUNDS = 5;
 
 /**
- * Writes the tuples the rows call for and deletes the others, then reads the rows again: when another
- * change moved them meanwhile, its own write may have landed before ours, so we go again until they hold
- * still. Whichever reconcile writes last has read the newest rows, so the tuples end matching them.
+ * Writes the tuples the rows call for (`calledFor` reads which) and deletes the others, then reads the rows again:
+ * when another change moved them meanwhile, its own write may have landed before ours, so we go again until they
+ * hold still. Whichever reconcile writes last has read the newest rows, so the tuples end matching them.
  */
-async function reconcileTuples(db: Database, authz: OrgAuthz, touched: Tuple[], call: EffectContext): Promise<void> {
-  const tuples = [...new Map(touched.map((t) => [key(t), t])).values()];
-  let called = await tuplesCalledFor(db, tuples);
+export async function reconcileTuples(
+  db: Database,
+  authz: Pick<OrgAuthz, 'write'>,
+  touched: Tuple[],
+  call: EffectContext,
+  calledFor: (db: Database, tuples: Tuple[]) => Promise<Set<string>>,
+): Promise<void> {
+  const tuples = [...new Map(touched.map((t) => [tupleKey(t), t])).values()];
+  let called = await calledFor(db, tuples);
   for (let round = 0; round < RECONCILE_ROUNDS; round++) {
-    const writes = tuples.filter((t) => called.has(key(t)));
-    const deletes = tuples.filter((t) => !called.has(key(t)));
+    const writes = tuples.filter((t) => called.has(tupleKey(t)));
+    const deletes = tuples.filter((t) => !called.has(tupleKey(t)));
     await authz.write(writes, deletes, call, { idempotent: true });
-    const now = await tuplesCalledFor(db, tuples);
+    const now = await calledFor(db, tuples);
     if (now.size === called.size && [...now].every((k) => called.has(k))) return;
     called = now;
   }

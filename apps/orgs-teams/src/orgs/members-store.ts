@@ -37,7 +37,10 @@ export class MembersStore {
     return new MembersStore(db);
   }
 
-  /** The user named by id or (when the id is 0) by login; 404 when none; 400 when it is an organization. */
+  /**
+   * The user named by id or (when the id is 0) by login; 404 when none; 400 when it is an organization or a service
+   * account (which is never a member of a team, so never a member or an owner of an organization).
+   */
   async user(ref: { id?: number; login?: string }): Promise<AccountRef> {
     const q = this.db.table('accounts');
     const row: AccountRef | undefined = ref.id
@@ -47,19 +50,31 @@ export class MembersStore {
         : undefined;
     if (!row) throw new NotFoundError(`user ${ref.login || ref.id} does not exist`);
     if (row.type === ACCOUNT_TYPE.organization) throw new InputError(`${row.login} is an organization, not a user`);
+    if (row.type === ACCOUNT_TYPE.serviceAccount) throw new InputError(`${row.login} is a service account, not a user`);
     return row;
   }
 
-  /** Whether an account is a site admin (the accounts flag mirrors the site#admin tuple). */
+  /** Whether an account (a user, or a site-wide service account) is a site admin (the flag mirrors the site#admin tuple). */
   async isSiteAdmin(uid: number, trx?: Knex.Transaction): Promise<boolean> {
     if (!uid) return false;
-    return !!(await this.db.table('accounts', trx).where({ id: uid, type: ACCOUNT_TYPE.user, is_admin: true }).first('id'));
+    return !!(await this.db
+      .table('accounts', trx)
+      .where({ id: uid, is_admin: true })
+      .whereIn('type', [ACCOUNT_TYPE.user, ACCOUNT_TYPE.serviceAccount])
+      .first('id'));
   }
 
-  /** Whether a user is a member of an organization (in at least one of its teams). */
+  /**
+   * Whether an account sees an organization as its members do: a user in at least one of its teams, or a service
+   * account of the organization (which holds the member relation without being in a team).
+   */
   async isOrgMember(orgId: number, uid: number, trx?: Knex.Transaction): Promise<boolean> {
     if (!uid) return false;
-    return !!(await this.db.table('org_users', trx).where({ org_id: orgId, uid }).first('uid'));
+    if (await this.db.table('org_users', trx).where({ org_id: orgId, uid }).first('uid')) return true;
+    return !!(await this.db
+      .table('accounts', trx)
+      .where({ id: uid, type: ACCOUNT_TYPE.serviceAccount, service_account_org_id: orgId })
+      .first('id'));
   }
 
   /** One page of the organization's members (only the public ones when asked), by login. */

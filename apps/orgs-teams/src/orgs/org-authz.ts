@@ -15,6 +15,8 @@ export interface OrgAuthz {
   listTeamRoles(teamIds: number[], call?: CallOptions): Promise<Map<number, number[]>>;
   /** Deletes every custom role of an organization (with its grants and assignments). */
   deleteOrgRoles(orgId: number, call?: CallOptions): Promise<void>;
+  /** The ids of an organization's custom roles. */
+  roleIdsOf(orgId: number, call?: CallOptions): Promise<Set<number>>;
 }
 
 /** OrgAuthz over gRPC: AuthzService for tuples, RolesService for team roles. */
@@ -47,6 +49,10 @@ export class GrpcOrgAuthz implements OrgAuthz {
 
   async deleteOrgRoles(orgId: number, call?: CallOptions): Promise<void> {
     await this.roles.deleteOrgRoles({ orgId }, call);
+  }
+
+  async roleIdsOf(orgId: number, call?: CallOptions): Promise<Set<number>> {
+    return new Set((await this.roles.listRoles({ orgId }, call)).roles.map((r) => r.id));
   }
 
   close(): void {

@@ -1,6 +1,6 @@
 import type { Database } from '@platform/db';
 import { ACCOUNT_TYPE } from '../identity/identity';
-import type { Tuple } from '../relationships';
+import { tupleKey, type Tuple } from '../relationships';
 import { OWNER_PERMISSION } from './rows';
 
 /** The site object every organization hangs off, so site admins reach it. */
@@ -27,7 +27,6 @@ export const ownerTeamOfOrg = (orgId: number, teamId: number): Tuple => ({
 /** A user is a member of a team. */
 export const teamMember = (teamId: number, uid: number): Tuple => ({ user: `user:${uid}`, relation: 'member', object: `team:${teamId}` });
 
-const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 const idOf = (ref: string, type: string): number | undefined => {
   const m = new RegExp(`^${type}:(\\d+)(#member)?$`).exec(ref);
   return m ? Number(m[1]) : undefined;
@@ -47,7 +46,7 @@ export async function tuplesCalledFor(db: Database, tuples: Tuple[]): Promise<Se
     if (t.relation === 'site') orgIds.add(idOf(t.object, 'organization')!);
     else if (t.relation === 'member' && team !== undefined && t.user.startsWith('user:')) pairs.push([team, idOf(t.user, 'user')!]);
     else if (team !== undefined) teamIds.add(team);
-    else throw new Error(`orgs-teams keeps no tuple like ${key(t)}`);
+    else throw new Error(`orgs-teams keeps no tuple like ${tupleKey(t)}`);
   }
   const [orgs, teams, members] = await Promise.all([
     orgIds.size
@@ -65,11 +64,11 @@ export async function tuplesCalledFor(db: Database, tuples: Tuple[]): Promise<Se
       : [],
     pairs.length ? db.table('team_users').whereIn(['team_id', 'uid'], pairs).select('team_id', 'uid') : [],
   ]);
-  const called = new Set<string>(orgs.map((id: number) => key(orgOnSite(id))));
+  const called = new Set<string>(orgs.map((id: number) => tupleKey(orgOnSite(id))));
   for (const team of teams as { id: number; org_id: number; permission: string }[]) {
-    for (const t of teamOfOrg(team.org_id, team.id)) called.add(key(t));
-    if (team.permission === OWNER_PERMISSION) called.add(key(ownerTeamOfOrg(team.org_id, team.id)));
+    for (const t of teamOfOrg(team.org_id, team.id)) called.add(tupleKey(t));
+    if (team.permission === OWNER_PERMISSION) called.add(tupleKey(ownerTeamOfOrg(team.org_id, team.id)));
   }
-  for (const m of members as { team_id: number; uid: number }[]) called.add(key(teamMember(m.team_id, m.uid)));
+  for (const m of members as { team_id: number; uid: number }[]) called.add(tupleKey(teamMember(m.team_id, m.uid)));
   return called;
 }
