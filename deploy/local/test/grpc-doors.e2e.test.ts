@@ -1,0 +1,91 @@
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { credentials, makeGenericClientConstructor, Metadata, status, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import { authzV1 } from '@platform/proto';
+import { appCredential } from '@platform/service-kit';
+import { interrupt, npmStart, type StartedLauncher } from './launcher';
+
+/** One call as another process on this machine would make it: its own metadata only. */
+async function call(address: string, method: string, request: unknown, metadata: Record<string, string> = {}) {
+  const Ctor = makeGenericClientConstructor(authzV1.AuthzServiceService as unknown as ServiceDefinition, 'Stranger');
+  const client = new Ctor(address, credentials.createInsecure()) as Client & Record<string, Function>;
+  const md = new Metadata();
+  for (const [k, v] of Object.entries(metadata)) md.set(k, v);
+  try {
+    return await new Promise<{ code: number; details: string }>((resolve) =>
+      client[method](request, md, { deadline: Date.now() + 5_000 }, (err: ServiceError | null) =>
+        resolve(err ? { code: err.code, details: err.details } : { code: status.OK, details: '' }),
+      ),
+    );
+  } finally {
+    client.close();
+  }
+}
+
+/** Whether anything accepts a TCP connection at host:port. */
+const accepts = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect({ host, port, timeout: 2_000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+
+/** An address of this machine other than loopback, if it has one. */
+const outsideAddress = () =>
+  Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+describe('npm start: the gRPC ports as a stranger on this machine or the network finds them', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-grpc-doors-'));
+  let started: StartedLauncher;
+  let authz: string;
+  let grpcPorts: number[];
+
+  beforeAll(async () => {
+    started = await npmStart({ DATA_DIR: dataDir, PLATFORM_ADMIN_PASSWORD: 'admin-password' });
+    grpcPorts = [...started.logs().matchAll(/"grpcPort":(\d+)/g)].map((m) => Number(m[1]));
+    const port = /"grpcPort":(\d+)[^\n]*"msg":"authz started"/.exec(started.logs())?.[1];
+    authz = `127.0.0.1:${port}`;
+  }, 120_000);
+  afterAll(async () => {
+    if (started) expect(await interrupt(started.child)).toBe(0);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('logs every backend gRPC port on loopback only', async () => {
+    expect(grpcPorts.length).toBe(8);
+    const outside = outsideAddress();
+    for (const port of grpcPorts) {
+      expect(await accepts('127.0.0.1', port)).toBe(true);
+      if (outside) expect({ port, outside: await accepts(outside, port) }).toEqual({ port, outside: false });
+    }
+  });
+
+  it("refuses a stranger's WriteTuples making a user site admin, and its ReadTuples, with UNAUTHENTICATED", async () => {
+    const makeAdmin = { writes: [{ user: 'user:2', relation: 'admin', object: 'site:platform' }], deletes: [] };
+    expect(await call(authz, 'writeTuples', makeAdmin)).toMatchObject({ code: status.UNAUTHENTICATED });
+    expect(await call(authz, 'readTuples', {})).toMatchObject({ code: status.UNAUTHENTICATED });
+    // A platform credential of another process (this test's own key) is a stranger's too.
+    const ownKey = { authorization: `Bearer ${appCredential().token()}` };
+    expect(await call(authz, 'writeTuples', makeAdmin, ownKey)).toMatchObject({ code: status.UNAUTHENTICATED });
+    const check = { tuple: { user: 'user:2', relation: 'admin', object: 'site:platform' }, contextualTuples: [] };
+    expect(await call(authz, 'check', check, { authorization: 'Bearer guessed' })).toMatchObject({ code: status.UNAUTHENTICATED });
+  });
+
+  it('still serves the API to its users, on the HTTP port', async () => {
+    const basic = `Basic ${Buffer.from('admin:admin-password').toString('base64')}`;
+    const created = await fetch(`${started.url}api/v1/users/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'doors' }),
+    });
+    expect(created.status).toBe(201);
+    const { sha1 } = (await created.json()) as { sha1: string };
+    const me = await fetch(`${started.url}api/v1/user`, { headers: { authorization: `token ${sha1}` } });
+    expect(await me.json()).toMatchObject({ login: 'admin', is_admin: true });
+  });
+});
