@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTestDatabase, eventually, freePort, testNatsUrl } from '@platform/testing';
 import { APPS, containerEnv, find, helmTemplate, ROOT, type AppName, type Manifest } from './chart';
+import { PythonClient, pythonClientAvailable } from './python-client';
 
 const ADMIN_PASSWORD = 'topology-admin-password';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -92,6 +93,8 @@ describe('the production topology: built bundles as separate processes with the 
   let manifests: Manifest[];
   let dropDatabase: (() => Promise<void>) | undefined;
   let gateway = '';
+  /** Each app's gRPC address on this machine, as another team's pod would reach its Service. */
+  const grpcAddress = new Map<AppName, string>();
 
   const killAll = () => {
     for (const p of running.values()) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
@@ -168,6 +171,8 @@ describe('the production topology: built bundles as separate processes with the 
         ]) {
           if (name in env) env[name] = String(ports.get(`${pod}/${kind}`));
         }
+        // A pod listens on every interface of its own network namespace; here that would be this machine's.
+        if (env.GRPC_HOST) env.GRPC_HOST = '127.0.0.1';
         // The pod's /tmp emptyDir.
         expect(env.DATA_DIR).toBe('/tmp/platform-data');
         env.DATA_DIR = fs.mkdtempSync(path.join(work, `${pod}-`));
@@ -193,6 +198,7 @@ describe('the production topology: built bundles as separate processes with the 
       // Every Deployment at once, as a rollout starts them; orgs-teams waits for authz by itself.
       await Promise.all(APPS.map((app) => start(app)));
       gateway = `http://127.0.0.1:${ports.get('gateway/http')}/api/v1`;
+      for (const app of APPS) grpcAddress.set(app, `127.0.0.1:${ports.get(`${app}/grpc`)}`);
     };
     try {
       await bringUp();
@@ -301,4 +307,72 @@ describe('the production topology: built bundles as separate processes with the 
     // And the role works: bob may create roles, on the restarted authz.
     expect((await call('POST', '/authz/roles?org=acme', duringOutage, { name: 'Made by bob', permissions: [] })).status).toBe(201);
   }, 120_000);
+  (pythonClientAvailable() ? it : it.skip)(
+    'answers another team’s Python client by its service account’s roles, refuses internal methods and strangers, and the next call after a revocation',
+    async () => {
+      const admin = await tokenFor('admin', ADMIN_PASSWORD, 'python-client');
+      const carol = await call('POST', '/admin/users', admin, { username: 'carol', email: 'carol@example.com', password: 'carol-password' });
+      const globex = await call('POST', '/orgs', admin, { username: 'globex' });
+      const initech = await call('POST', '/orgs', admin, { username: 'initech' });
+      const team = await call('POST', '/orgs/globex/teams', admin, { name: 'readers', type: 'general' });
+      expect((await call('PUT', `/teams/${team.body.id}/members/carol`, admin)).status).toBe(204);
+      // globex's owner makes a service account of globex, and a token for it.
+      const account = await call('POST', '/orgs/globex/service-accounts', admin, { name: 'globex-checker', description: 'billing checks' });
+      expect(account.status).toBe(201);
+      const minted = await call('POST', `/orgs/globex/service-accounts/${account.body.id}/tokens`, admin, { name: 'python' });
+      expect(minted.status).toBe(201);
+      const token: string = minted.body.sha1;
+
+      const python = await PythonClient.start();
+      try {
+        // The generated stubs leave the standard library's `platform` module alone.
+        expect(python.platformSystem).toBe('Linux');
+        const authz = grpcAddress.get('authz')!;
+        const orgsTeams = grpcAddress.get('orgs-teams')!;
+        const check = (user: number, org: number) => ({ tuple: { user: `user:${user}`, relation: 'member', object: `organization:${org}` } });
+        const AUTHZ = 'platformadmin.authz.v1.AuthzService';
+
+        // Within its organization: a check about a member, the organization, its teams.
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), token)).toMatchObject({
+          code: 'OK',
+          response: { allowed: true },
+        });
+        expect(await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/GetOrg', { name: 'globex' }, token)).toMatchObject({
+          code: 'OK',
+          response: { username: 'globex' },
+        });
+        const teams = await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/ListTeams', { orgId: globex.body.id }, token);
+        expect(teams.code).toBe('OK');
+        expect(teams.response.teams.map((t: { name: string }) => t.name)).toContain('readers');
+        const ca = await python.call(grpcAddress.get('contracts-licensing')!, 'platformadmin.contractslicensing.v1.LicensingService/CACertificate', {}, token);
+        expect(ca).toMatchObject({ code: 'OK', response: { pem: expect.stringContaining('BEGIN CERTIFICATE') } });
+
+        // Outside its roles: another organization; an internal method, even about itself.
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, initech.body.id), token)).toMatchObject({ code: 'PERMISSION_DENIED' });
+        const makeAdmin = { writes: [{ user: `user:${account.body.id}`, relation: 'admin', object: 'site:platform' }] };
+        expect(await python.call(authz, `${AUTHZ}/WriteTuples`, makeAdmin, token)).toMatchObject({ code: 'PERMISSION_DENIED' });
+        expect(await python.call(authz, `${AUTHZ}/ReadTuples`, {}, token)).toMatchObject({ code: 'PERMISSION_DENIED' });
+
+        // A stranger: no token, a made-up one; the stranger's WriteTuples making an account site admin.
+        const makeCarolAdmin = { writes: [{ user: `user:${carol.body.id}`, relation: 'admin', object: 'site:platform' }] };
+        expect(await python.call(authz, `${AUTHZ}/WriteTuples`, makeCarolAdmin)).toMatchObject({ code: 'UNAUTHENTICATED' });
+        expect(await python.call(authz, `${AUTHZ}/ReadTuples`, {})).toMatchObject({ code: 'UNAUTHENTICATED' });
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), 'made-up')).toMatchObject({ code: 'UNAUTHENTICATED' });
+        const carolToken = await tokenFor('carol', 'carol-password', 'not-for-grpc');
+        expect((await call('GET', '/admin/users', carolToken)).status).toBe(403);
+
+        // Revoked: the very next call is refused, on both apps.
+        const tokens = await call('GET', `/orgs/globex/service-accounts/${account.body.id}/tokens`, admin);
+        const revoked = await call('DELETE', `/orgs/globex/service-accounts/${account.body.id}/tokens/${tokens.body[0].id}`, admin);
+        expect(revoked.status).toBe(204);
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), token)).toMatchObject({ code: 'UNAUTHENTICATED' });
+        expect(await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/GetOrg', { name: 'globex' }, token)).toMatchObject({
+          code: 'UNAUTHENTICATED',
+        });
+      } finally {
+        python.stop();
+      }
+    },
+    60_000,
+  );
 });
