@@ -5,6 +5,7 @@
 // is killed with SIGKILL: only its routes answer 503, the other apps keep answering; restarted, its routes
 // recover and every acknowledged write is still there.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -122,8 +123,8 @@ describe('the production topology: built bundles as separate processes with the 
 
     const db = await createTestDatabase();
     dropDatabase = db.drop;
-    // The chart rendered with its default values and only what an operator must give: the database, NATS and
-    // the site admin.
+    // The chart rendered with its default values and only what an operator must give: the database, NATS, the
+    // site admin and the apps' key.
     manifests = helmTemplate([
       '--set',
       `postgres.url=${db.url}`,
@@ -133,6 +134,9 @@ describe('the production topology: built bundles as separate processes with the 
       `platformAdmin.password=${ADMIN_PASSWORD}`,
       '--set',
       'platformAdmin.email=admin@example.com',
+      // `helm template` cannot keep a generated key between renders, so the operator gives the apps' key.
+      '--set',
+      `appKeys.keys[0]=${randomBytes(32).toString('base64')}`,
     ]);
 
     /**

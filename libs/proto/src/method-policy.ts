@@ -136,6 +136,15 @@ function permissionObject(permission: string, objectId: number): string {
 const byViewer = <Req extends { viewerId: number }>(questions: (r: Req) => AccessQuestion[]) =>
   publicMethod<Req>((request, account) => ({ questions: questions(request), request: { ...request, viewerId: account.id } }));
 
+/** The longest page a service account is answered, and what it gets when it asks for none (the platform's own apps may read whole lists). */
+export const SERVICE_ACCOUNT_PAGE = { default: 50, max: 200 };
+
+/** A list read of a service account: at most one page of SERVICE_ACCOUNT_PAGE, as an answer stays well under the message limit. */
+function paged<Req extends { page?: { page: number; limit: number } }>(request: Req): Req {
+  const limit = Math.min(request.page?.limit || SERVICE_ACCOUNT_PAGE.default, SERVICE_ACCOUNT_PAGE.max);
+  return { ...request, page: { page: Math.max(1, request.page?.page ?? 1), limit } };
+}
+
 const check = publicMethod<authzV1.CheckRequest>((r, account) => toAsk(r.tuple ? [[r.tuple.user, r.tuple.object]] : [], account));
 
 /** Every method of every service the platform serves. */
@@ -347,16 +356,19 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     getOrg: byViewer(() => []),
     editOrg: INTERNAL,
     deleteOrg: INTERNAL,
-    listMembers: byViewer((r) => [{ relation: 'access', object: `organization:${r.orgId}` }]),
+    listMembers: publicMethod((r, account) => ({
+      questions: [{ relation: 'access', object: `organization:${r.orgId}` }],
+      request: paged({ ...r, viewerId: account.id }),
+    })),
     getMembership: byViewer((r) => [{ relation: 'access', object: `organization:${r.orgId}` }]),
     setMemberVisibility: INTERNAL,
     removeMember: INTERNAL,
-    listTeams: publicMethod((r) => ({ questions: [{ relation: 'list_team', object: `organization:${r.orgId}` }] })),
+    listTeams: publicMethod((r) => ({ questions: [{ relation: 'list_team', object: `organization:${r.orgId}` }], request: paged(r) })),
     createTeam: INTERNAL,
     getTeam: publicMethod((r) => ({ questions: [{ relation: 'view', object: `team:${r.teamId}` }] })),
     editTeam: INTERNAL,
     deleteTeam: INTERNAL,
-    listTeamMembers: publicMethod((r) => ({ questions: [{ relation: 'list_members', object: `team:${r.teamId}` }] })),
+    listTeamMembers: publicMethod((r) => ({ questions: [{ relation: 'list_members', object: `team:${r.teamId}` }], request: paged(r) })),
     getTeamMember: INTERNAL,
     addTeamMember: INTERNAL,
     removeTeamMember: INTERNAL,

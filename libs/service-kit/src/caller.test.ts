@@ -57,6 +57,7 @@ describe('a server admitting callers by the method-policy table', () => {
   let grants: Set<string>;
   let asked: AccessQuestion[][];
   let seenViewer: number;
+  let seenPage: unknown;
   const access: CallerAccess = {
     authenticate: async (token) => (token === SA_TOKEN ? SA : undefined),
     holds: async (_account: CallingAccount, questions) => {
@@ -87,6 +88,10 @@ describe('a server admitting callers by the method-policy table', () => {
           getOrg: async (r: orgsTeamsOrgsV1.GetOrgRequest) => {
             seenViewer = r.viewerId;
             return orgsTeamsOrgsV1.Organization.fromPartial({ id: 7, username: 'acme' });
+          },
+          listTeams: async (r: orgsTeamsOrgsV1.ListTeamsRequest) => {
+            seenPage = r.page;
+            return { teams: [], total: 0 };
           },
         } as never),
       ],
@@ -158,6 +163,18 @@ describe('a server admitting callers by the method-policy table', () => {
     const answer = await callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'getOrg', { name: 'acme', viewerId: 1 }, asAccount);
     expect(answer.code).toBe(status.OK);
     expect(seenViewer).toBe(SA.id);
+  });
+
+  it('answers a service account one page of a list at most, whatever it asks', async () => {
+    grants.add('list_team organization:7');
+    const ask = (page?: object) => callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'listTeams', { orgId: 7, page }, asAccount);
+    expect((await ask()).code).toBe(status.OK);
+    expect(seenPage).toEqual({ page: 1, limit: 50 });
+    await ask({ page: 3, limit: 10_000 });
+    expect(seenPage).toEqual({ page: 3, limit: 200 });
+    // The platform's own apps read whole lists.
+    await callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'listTeams', { orgId: 7 }, { authorization: `Bearer ${appCredential().token()}` });
+    expect(seenPage).toBeUndefined();
   });
 });
 
