@@ -24,6 +24,11 @@ export function presentedToken(req: Request): string | undefined {
   return undefined;
 }
 
+/** A JWT (three base64url parts): a Kubernetes ServiceAccount token, which orgs-teams may accept for a service account. */
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** The longest JWT looked at; the platform's own tokens are never longer than TEXT_LIMITS.token. */
+const MAX_JWT = 8192;
+
 /** HTTP Basic credentials, when the request carries them. */
 function basicCredentials(req: Request): { username: string; password: string } | undefined {
   const m = /^basic\s+(\S+)$/i.exec(req.get('authorization') ?? '');
@@ -99,7 +104,7 @@ export async function authenticate(
     if (req.get('authorization')) throw new NotAuthenticatedError('unsupported authorization scheme');
     return undefined;
   }
-  if (token.length > 256) throw new NotAuthenticatedError('invalid token');
+  if (token.length > (JWT.test(token) ? MAX_JWT : TEXT_LIMITS.token)) throw new NotAuthenticatedError('invalid token');
   const known = tokens?.lookup(token);
   if (known) return known;
   const answer = await identity.authenticate({ token });

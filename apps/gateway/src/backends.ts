@@ -18,6 +18,7 @@ import {
   orgsTeamsAvatarsV1,
   orgTokensV1,
   orgClaimsV1,
+  serviceAccountsV1,
   outagesV1,
   usageReportV1,
   licensedV1,
@@ -52,6 +53,8 @@ export interface Backends {
     avatars: PromiseClient<typeof orgsTeamsAvatarsV1.AvatarsServiceService>;
     /** The audit trail of administrative changes. */
     audit: PromiseClient<typeof orgsTeamsAuditV1.AuditServiceService>;
+    /** Service accounts of organizations and of the site, and their tokens. */
+    serviceAccounts: PromiseClient<typeof serviceAccountsV1.ServiceAccountsServiceService>;
   };
   contractsLicensing: {
     /** The app's version (its first service answers GetVersion). */
@@ -133,6 +136,7 @@ export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): Back
       siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, orgsTeams, opts('orgs-teams')),
       avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, orgsTeams, opts('orgs-teams')),
       audit: createClient(orgsTeamsAuditV1.AuditServiceService, orgsTeams, opts('orgs-teams')),
+      serviceAccounts: createClient(serviceAccountsV1.ServiceAccountsServiceService, orgsTeams, opts('orgs-teams')),
     },
     contractsLicensing: {
       licensing: createClient(

@@ -8,7 +8,7 @@ import { ROUTES } from '../src/sections';
 const key = (r: Route) => `${r.method.toUpperCase()} ${r.path}`;
 const row = (k: string) => ROUTES.find((r) => key(r) === k)!;
 /** Body fields through which a request gives roles or permissions. */
-const GIVING_FIELDS = ['assignedRoleIDs', 'teamIDs', 'permissions'];
+const GIVING_FIELDS = ['assignedRoleIDs', 'teamIDs', 'permissions', 'roles'];
 /** Relations that let a caller put users into teams, and so give them the teams' roles. */
 const ADDING = ['add:team-member', 'add:team', 'join:team'];
 
@@ -37,8 +37,18 @@ describe('rows that give custom roles', () => {
         'PUT /teams/:teamid/members/:username',
         'POST /orgs/:orgname/teams/:teamid/action/join',
         'POST /orgs/:orgname/teams/:teamid/action/add',
+        'POST /orgs/:orgname/service-accounts',
+        'PATCH /orgs/:orgname/service-accounts/:id',
       ].sort(),
     );
+  });
+
+  it("give the roles named in a service account's roles; none named gives nothing", () => {
+    const acme = { id: 3, username: 'acme' };
+    expect(given('POST /orgs/:orgname/service-accounts', { name: 'robot', roles: [1, 2] }, acme)).toMatchObject({ orgId: 3, roleIds: [1, 2] });
+    expect(given('PATCH /orgs/:orgname/service-accounts/:id', { roles: [4] }, acme)).toMatchObject({ orgId: 3, roleIds: [4] });
+    expect(given('PATCH /orgs/:orgname/service-accounts/:id', { roles: [] }, acme)).toBeUndefined();
+    expect(given('PATCH /orgs/:orgname/service-accounts/:id', { active: false }, acme)).toBeUndefined();
   });
 
   it('give the roles named in assignedRoleIDs on team creation and edit; none named gives nothing', () => {

@@ -31,7 +31,10 @@ export function serviceAccountJwt(sub: string, expiresInSeconds = 3600): string 
  * fail on demand. `files` holds the CA and the bearer token orgs-teams presents, as a pod's would be mounted.
  */
 export async function startKubernetesStub() {
-  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+    'sign',
+    'verify',
+  ])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
     name: 'CN=kubernetes',

@@ -154,7 +154,11 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
       createdByLogin: 'alice',
     });
     expect(tuplesOf(sa.id)).toEqual(
-      [`user:${sa.id} member organization:${acme.id}`, `user:${sa.id} assignee role:${ROLE}`, `user:${sa.id} assignee role:${ROLE2}`].sort(),
+      [
+        `user:${sa.id} member organization:${acme.id}`,
+        `user:${sa.id} assignee role:${ROLE}`,
+        `user:${sa.id} assignee role:${ROLE2}`,
+      ].sort(),
     );
     expect((await accounts.listServiceAccounts({ orgId: acme.id })).serviceAccounts.map((a) => a.name)).toEqual(['Exporter']);
     expect((await accounts.listServiceAccounts({ orgId: 0 })).serviceAccounts).toEqual([]);
@@ -168,10 +172,20 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     // Nor can a user or an organization take its name.
     await expect(newOrg('taken-sa')).rejects.toMatchObject({ kind: 'conflict' });
     await expect(
-      identity.createUser({ username: 'taken-sa', email: 't@example.com', password: 'password1', fullName: '', mustChangePassword: false, isAdmin: false }),
+      identity.createUser({
+        username: 'taken-sa',
+        email: 't@example.com',
+        password: 'password1',
+        fullName: '',
+        mustChangePassword: false,
+        isAdmin: false,
+      }),
     ).rejects.toMatchObject({ kind: 'conflict' });
     for (const name of ['', 'has space', '-dash', 'dot.'])
-      await expect(create({ name })).rejects.toMatchObject({ kind: 'validation', fieldViolations: [expect.objectContaining({ field: 'name' })] });
+      await expect(create({ name })).rejects.toMatchObject({
+        kind: 'validation',
+        fieldViolations: [expect.objectContaining({ field: 'name' })],
+      });
     // Longer than any login: refused by the field limits before anything is looked at.
     await expect(create({ name: 'x'.repeat(41) })).rejects.toMatchObject({ kind: 'input', message: 'name: at most 40 characters' });
     await expect(accounts.editServiceAccount({ orgId: acme.id, id: sa.id, name: 'alice' })).rejects.toMatchObject({ kind: 'conflict' });
@@ -211,7 +225,9 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     expect((await identity.getUsers({ ids: [sa.id, alice] })).users.map((u) => u.login)).toEqual(['alice']);
     expect((await identity.listUserAccounts({ afterId: 0, limit: 0 })).users.map((u) => u.login)).not.toContain('robot');
     // GetAccounts names every kind of account (the principals of a role among them).
-    expect((await identity.getAccounts({ ids: [sa.id] })).users).toEqual([expect.objectContaining({ login: 'robot', type: 2, serviceAccount: true })]);
+    expect((await identity.getAccounts({ ids: [sa.id] })).users).toEqual([
+      expect.objectContaining({ login: 'robot', type: 2, serviceAccount: true }),
+    ]);
     const owners = (await orgs.listTeams({ orgId: acme.id })).teams[0];
     await expect(orgs.addTeamMember({ teamId: owners.id, userId: sa.id, username: '', conflictIfMember: false })).rejects.toMatchObject({
       kind: 'input',
@@ -271,7 +287,13 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     await expect(identity.authenticate({ token: sha1 })).rejects.toMatchObject({ kind: 'unauthenticated', message: 'user is not active' });
 
     notices.length = 0;
-    const moved = await accounts.editServiceAccount({ orgId: acme.id, id: sa.id, active: true, roleIds: { ids: [ROLE2] }, name: 'renamed' });
+    const moved = await accounts.editServiceAccount({
+      orgId: acme.id,
+      id: sa.id,
+      active: true,
+      roleIds: { ids: [ROLE2] },
+      name: 'renamed',
+    });
     expect(moved).toMatchObject({ name: 'renamed', active: true, roleIds: [ROLE2] });
     await noticed(sa.id);
     expect(has(`user:${sa.id}`, 'assignee', `role:${ROLE}`)).toBe(false);
@@ -291,7 +313,13 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     const sa = await create({ name: 'unwritten', roleIds: [ROLE], kubernetesSubjects: ['ns/a'] });
     await whileAuthzFails(() =>
       expect(
-        accounts.editServiceAccount({ orgId: acme.id, id: sa.id, roleIds: { ids: [ROLE2] }, kubernetesSubjects: { subjects: ['ns/b'] }, name: 'moved' }),
+        accounts.editServiceAccount({
+          orgId: acme.id,
+          id: sa.id,
+          roleIds: { ids: [ROLE2] },
+          kubernetesSubjects: { subjects: ['ns/b'] },
+          name: 'moved',
+        }),
       ).rejects.toMatchObject({ kind: 'unavailable' }),
     );
     expect(await accounts.getServiceAccount({ orgId: acme.id, id: sa.id })).toMatchObject({
@@ -319,7 +347,11 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     expect((await accounts.listServiceAccounts({ orgId: 0 })).serviceAccounts.map((a) => a.name)).toEqual(['site-robot']);
     await expect(accounts.getServiceAccount({ orgId: acme.id, id: sa.id })).rejects.toMatchObject({ kind: 'not-found' });
     const { sha1 } = await accounts.createServiceAccountToken({ orgId: 0, serviceAccountId: sa.id, name: 'ops' });
-    expect((await identity.authenticate({ token: sha1 })).user).toMatchObject({ isAdmin: true, serviceAccount: true, serviceAccountOrgId: 0 });
+    expect((await identity.authenticate({ token: sha1 })).user).toMatchObject({
+      isAdmin: true,
+      serviceAccount: true,
+      serviceAccountOrgId: 0,
+    });
     // A site admin sees every organization, private ones included.
     expect((await orgs.getOrg({ name: 'other', viewerId: sa.id })).id).toBe(other.id);
 
@@ -344,7 +376,7 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     await accounts.deleteServiceAccount({ orgId: acme.id, id: (await create({ name: 'heir', kubernetesSubjects: ['ns/doomed'] })).id });
   });
 
-  it("goes with its organization: tokens, tuples and all, announced", async () => {
+  it('goes with its organization: tokens, tuples and all, announced', async () => {
     const doomed = await newOrg('doomed-org');
     authz.roles.set(777, doomed.id);
     const sa = await create({ orgId: doomed.id, name: 'org-robot', roleIds: [777] });
@@ -415,14 +447,21 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
       kubernetes.reviews.set(jwt, { authenticated: true, username: 'system:serviceaccount:billing:exporter' });
       await accounts.editServiceAccount({ orgId: acme.id, id: sa.id, active: false });
       try {
-        await expect(identity.authenticate({ token: jwt })).rejects.toMatchObject({ kind: 'unauthenticated', message: 'user is not active' });
+        await expect(identity.authenticate({ token: jwt })).rejects.toMatchObject({
+          kind: 'unauthenticated',
+          message: 'user is not active',
+        });
       } finally {
         await accounts.editServiceAccount({ orgId: acme.id, id: sa.id, active: true });
       }
       // Unbinding takes effect at once, cached review or not.
       await accounts.editServiceAccount({ orgId: acme.id, id: sa.id, kubernetesSubjects: { subjects: ['ops/cron.job'] } });
       await expect(identity.authenticate({ token: jwt })).rejects.toMatchObject({ kind: 'unauthenticated' });
-      await accounts.editServiceAccount({ orgId: acme.id, id: sa.id, kubernetesSubjects: { subjects: ['billing/exporter', 'ops/cron.job'] } });
+      await accounts.editServiceAccount({
+        orgId: acme.id,
+        id: sa.id,
+        kubernetesSubjects: { subjects: ['billing/exporter', 'ops/cron.job'] },
+      });
     });
 
     it('answers unavailable when the API server fails, and never takes a platform token for a JWT', async () => {

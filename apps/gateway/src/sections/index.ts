@@ -23,6 +23,7 @@ import { avatarRoutes } from './organizations/avatars';
 import { claimsRoutes } from './organizations/claims';
 import { orgTokensRoutes } from './organizations/org-tokens';
 import { organizationRoutes, orgListRoutes } from './organizations/routes';
+import { serviceAccountRoutes } from './service-accounts/routes';
 import { siteSettingsRoutes } from './site-settings/routes';
 import { teamRoutes } from './teams/routes';
 import { versionRoutes } from './version/routes';
@@ -40,6 +41,7 @@ export const ROUTES: Route[] = [
   ...orgListRoutes,
   ...organizationRoutes,
   ...orgTokensRoutes,
+  ...serviceAccountRoutes,
   ...teamRoutes,
   ...clusterRoutes,
   ...clusterSetRoutes,

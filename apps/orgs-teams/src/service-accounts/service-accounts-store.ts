@@ -75,9 +75,15 @@ export class ServiceAccountsStore {
     const ids = rows.map((r) => r.id);
     const creatorIds = [...new Set(rows.map((r) => r.created_by).filter((id): id is number => id !== null))];
     const [roles, subjects, creators] = await Promise.all([
-      ids.length ? this.db.table('service_account_roles', trx).whereIn('account_id', ids).orderBy('role_id').select('account_id', 'role_id') : [],
       ids.length
-        ? this.db.table('service_account_subjects', trx).whereIn('account_id', ids).orderBy(['namespace', 'name']).select('account_id', 'namespace', 'name')
+        ? this.db.table('service_account_roles', trx).whereIn('account_id', ids).orderBy('role_id').select('account_id', 'role_id')
+        : [],
+      ids.length
+        ? this.db
+            .table('service_account_subjects', trx)
+            .whereIn('account_id', ids)
+            .orderBy(['namespace', 'name'])
+            .select('account_id', 'namespace', 'name')
         : [],
       creatorIds.length ? this.db.table('accounts', trx).whereIn('id', creatorIds).select('id', 'login') : [],
     ]);

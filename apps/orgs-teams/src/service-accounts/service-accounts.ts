@@ -79,7 +79,8 @@ export class ServiceAccounts {
   private async checkRoles(orgId: number | null, roleIds: number[], ctx: CallContext): Promise<number[]> {
     const ids = [...new Set(roleIds)].sort((a, b) => a - b);
     if (!ids.length) return ids;
-    if (orgId === null) throw new InputError('a site-wide service account holds no custom roles', [{ field: 'roles', description: 'none' }]);
+    if (orgId === null)
+      throw new InputError('a site-wide service account holds no custom roles', [{ field: 'roles', description: 'none' }]);
     if (ids.length > MAX_SERVICE_ACCOUNT_ROLES) invalid('roles', `at most ${MAX_SERVICE_ACCOUNT_ROLES}`);
     const ofOrg = await this.authz.roleIdsOf(orgId, ctx);
     const foreign = ids.filter((id) => !ofOrg.has(id));
@@ -130,7 +131,14 @@ export class ServiceAccounts {
           if (org && !(await org.forShare().first('id'))) throw new NotFoundError(`organization ${orgId} does not exist`);
           await this.assertFree(req.name, subjects, trx);
           const id = await this.store.insert(
-            { orgId, login: req.name, description: req.description, isAdmin: req.siteAdmin, active: req.active ?? true, createdBy: req.creatorId },
+            {
+              orgId,
+              login: req.name,
+              description: req.description,
+              isAdmin: req.siteAdmin,
+              active: req.active ?? true,
+              createdBy: req.creatorId,
+            },
             trx,
           );
           await this.store.setRoles(id, roleIds, trx);
@@ -217,7 +225,10 @@ export class ServiceAccounts {
       async (trx, stage) => {
         const before = await this.snapshot(orgIdOrZero, id, trx);
         await this.store.delete([id], trx);
-        stageServiceAccountTuples(stage, tuplesOf({ id, orgId: before.row.service_account_org_id, isAdmin: before.row.is_admin, roleIds: before.roleIds }));
+        stageServiceAccountTuples(
+          stage,
+          tuplesOf({ id, orgId: before.row.service_account_org_id, isAdmin: before.row.is_admin, roleIds: before.roleIds }),
+        );
         stage(EFFECT.accountsChanged, { userIds: [id] });
       },
       { call: ctx },
@@ -274,7 +285,11 @@ export class ServiceAccounts {
   }
 
   /** The answers of these rows; roles deleted in authz since they were given are left out. */
-  private async answers(rows: ServiceAccountRow[], details: ServiceAccountDetails, ctx: CallContext): Promise<serviceAccountsV1.ServiceAccount[]> {
+  private async answers(
+    rows: ServiceAccountRow[],
+    details: ServiceAccountDetails,
+    ctx: CallContext,
+  ): Promise<serviceAccountsV1.ServiceAccount[]> {
     const orgIds = [...new Set(rows.filter((r) => details.roleIds.has(r.id)).map((r) => r.service_account_org_id!))];
     const existing = new Map(await Promise.all(orgIds.map(async (orgId) => [orgId, await this.authz.roleIdsOf(orgId, ctx)] as const)));
     return rows.map((r) => ({

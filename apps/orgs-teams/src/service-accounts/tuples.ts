@@ -51,11 +51,7 @@ const accountOf = (t: Tuple) => Number(/^user:(\d+)$/.exec(t.user)?.[1] ?? 0);
 export async function serviceAccountTuplesCalledFor(db: Database, tuples: Tuple[]): Promise<Set<string>> {
   const ids = [...new Set(tuples.map(accountOf))];
   const [accounts, roles] = await Promise.all([
-    db
-      .table('accounts')
-      .whereIn('id', ids)
-      .where({ type: ACCOUNT_TYPE.serviceAccount })
-      .select('id', 'service_account_org_id', 'is_admin'),
+    db.table('accounts').whereIn('id', ids).where({ type: ACCOUNT_TYPE.serviceAccount }).select('id', 'service_account_org_id', 'is_admin'),
     db.table('service_account_roles').whereIn('account_id', ids).select('account_id', 'role_id'),
   ]);
   const rolesOf = new Map<number, number[]>();

@@ -78,8 +78,9 @@ async function principalNames(ctx: EdgeContext, orgId: number, teams: number[], 
     for (const t of all) names.set(`team:${t.id}`, t.name);
   }
   if (users.length) {
-    // A user deleted since being added to a team keeps its entry, without a name.
-    const found = await ctx.backends.orgsTeams.identity.getUsers({ ids: users });
+    // A user deleted since being added to a team keeps its entry, without a name; a service account holding the role
+    // directly is named too.
+    const found = await ctx.backends.orgsTeams.identity.getAccounts({ ids: users });
     for (const u of found.users) names.set(`user:${u.id}`, u.login);
   }
   return names;
