@@ -5,6 +5,7 @@ import * as path from 'node:path';
 const BENCHMARKS: Record<string, string> = {
   'auth-hook': 'auth-hook.ts',
   'authz-check': 'authz-check.ts',
+  'grpc-check': 'grpc-check.ts',
   http: 'http.ts',
   ingestion: 'ingestion.ts',
   licenses: 'licenses.ts',
