@@ -2,12 +2,15 @@
 // checked against the Kubernetes API schemas. `.ci/run` also runs `helm lint --strict` on both
 // (`node .ci/helm.js check`).
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { assertOpenFgaSettings, authzApp } from '@platform/app-authz';
+import { orgsTeamsApp } from '@platform/app-orgs-teams';
+import { METHOD_POLICIES } from '@platform/proto';
 import { loadConfig } from '@platform/service-kit';
 import {
   APPS,
@@ -43,6 +46,20 @@ const GRPC_SERVICES: Record<AppName, string> = {
   'marketplace-listener': 'platformadmin.marketplacelistener.v1.MarketplaceListenerService',
   clusters: 'platformadmin.clusters.v1.ClustersService',
 };
+
+/** App keys as an operator makes them (`openssl rand -base64 32`). */
+const KEY_A = Buffer.alloc(32, 0xa).toString('base64');
+const KEY_B = Buffer.alloc(32, 0xb).toString('base64');
+/** The apps other teams' services may call (their public gRPC methods), and the services the front door routes to each. */
+const PUBLIC_APPS: AppName[] = ['authz', 'contracts-licensing', 'orgs-teams'];
+const PUBLIC_SERVICES: Record<string, string[]> = {
+  authz: ['platformadmin.authz.v1.AuthzService', 'platformadmin.authz.v1.RolesService'],
+  'contracts-licensing': ['platformadmin.contractslicensing.v1.LicensingService'],
+  'orgs-teams': ['platformadmin.orgsteams.v1.OrganizationsService'],
+};
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+/** The value of one env entry of a Deployment's or Job's first container, as rendered (not resolved). */
+const envEntry = (m: Manifest, name: string) => m.spec.template.spec.containers[0].env.find((e: any) => e.name === name);
 
 const selectorOf = (app: string) => ({
   'app.kubernetes.io/name': 'platform',
@@ -126,9 +143,10 @@ describe('the chart with its default values', () => {
   });
 
   it('gives each app only the secrets it reads', () => {
+    // Besides the app keys, which every app holds (below).
     const secretNames = (app: string) =>
       deployment(app)
-        .spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom?.secretKeyRef)
+        .spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom?.secretKeyRef && e.name !== 'PLATFORM_APP_KEYS')
         .map((e: any) => e.name)
         .sort();
     // The gateway presigns contract document URLs with the bucket's credentials (docs/contracts.md), and counts
@@ -287,6 +305,7 @@ describe('the chart with values-production.yaml', () => {
     });
     expect(find(manifests, 'Job', 'platform-migrations').spec.template.spec.containers[0].env).toEqual([
       { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'DATABASE_URL' } } },
+      { name: 'PLATFORM_APP_KEYS', valueFrom: { secretKeyRef: { name: 'platform-app-keys', key: 'PLATFORM_APP_KEYS', optional: true } } },
     ]);
     expect(find(manifests, 'Job', 'platform-migrations').spec.template.spec.containers[0].args).not.toContain('marketplace-listener');
     expect(find(manifests, 'ConfigMap', 'platform-config').data).toMatchObject({
@@ -432,6 +451,340 @@ describe('the chart with values-production.yaml', () => {
         to: [{ ipBlock: { cidr: '203.0.113.0/24' } }],
       },
     ]);
+  });
+});
+
+describe('the apps’ keys and their gRPC ports', () => {
+  it('gives every app and the migration Job the release’s keys from one Secret, made at install; every app listens on its pod’s addresses', () => {
+    const manifests = helmTemplate(DATABASE);
+    const secret = find(manifests, 'Secret', 'platform-app-keys');
+    const keys = Buffer.from(secret.data!.PLATFORM_APP_KEYS, 'base64').toString();
+    // One key of 32 random bytes.
+    expect(Buffer.from(keys, 'base64')).toHaveLength(32);
+    // Not among the other secrets: existingSecret never holds it.
+    expect(find(manifests, 'Secret', 'platform-secrets').data).not.toHaveProperty('PLATFORM_APP_KEYS');
+    for (const app of APPS) {
+      const d = find(manifests, 'Deployment', `platform-${app}`);
+      // Required: a pod without the keys would make one of its own, and no other pod could call it.
+      expect(envEntry(d, 'PLATFORM_APP_KEYS')).toEqual({
+        name: 'PLATFORM_APP_KEYS',
+        valueFrom: { secretKeyRef: { name: 'platform-app-keys', key: 'PLATFORM_APP_KEYS' } },
+      });
+      const env = containerEnv(manifests, d.spec.template.spec);
+      expect(env.PLATFORM_APP_KEYS).toBe(keys);
+      expect(env.GRPC_HOST).toBe('0.0.0.0');
+      // A change of keys rolls the app.
+      expect(d.spec.template.metadata.annotations['checksum/app-keys']).toBe(sha256(keys));
+    }
+    // What the apps make of it (authz's configuration, as every app's: service-kit's serviceEnv).
+    const authz = loadConfig(authzApp.env, containerEnv(manifests, find(manifests, 'Deployment', 'platform-authz').spec.template.spec));
+    expect(authz.PLATFORM_APP_KEYS).toEqual([keys]);
+    expect(authz.GRPC_HOST).toBe('0.0.0.0');
+    // The migration Job too, optionally: it runs before an upgrade, when the upgrade that brings the Secret has not
+    // made it yet.
+    const job = find(manifests, 'Job', 'platform-migrations');
+    expect(envEntry(job, 'PLATFORM_APP_KEYS').valueFrom.secretKeyRef).toEqual({
+      name: 'platform-app-keys',
+      key: 'PLATFORM_APP_KEYS',
+      optional: true,
+    });
+    expect(containerEnv(manifests, job.spec.template.spec).PLATFORM_APP_KEYS).toBe(keys);
+  });
+
+  it('takes the keys from appKeys.keys, the first signing, and rolls every app when their order changes', () => {
+    const render = (keys: string[]) => helmTemplate([...DATABASE, '--set-json', `appKeys.keys=${JSON.stringify(keys)}`]);
+    const rotating = render([KEY_A, KEY_B]);
+    const env = containerEnv(rotating, find(rotating, 'Deployment', 'platform-orgs-teams').spec.template.spec);
+    expect(env.PLATFORM_APP_KEYS).toBe(`${KEY_A},${KEY_B}`);
+    expect(loadConfig(authzApp.env, env).PLATFORM_APP_KEYS).toEqual([KEY_A, KEY_B]);
+    const checksum = (m: Manifest[]) => find(m, 'Deployment', 'platform-gateway').spec.template.metadata.annotations['checksum/app-keys'];
+    const swapped = render([KEY_B, KEY_A]);
+    expect(checksum(swapped)).not.toBe(checksum(rotating));
+    expect(checksum(render([KEY_B]))).not.toBe(checksum(swapped));
+    // Nothing random: the same keys render the same manifests (GitOps).
+    expect(checksum(render([KEY_A, KEY_B]))).toBe(checksum(rotating));
+    // A key too short to sign with, or keys joined by a comma in one entry, are refused.
+    expect(() => render(['c2hvcnQ='])).toThrow(/appKeys/);
+    expect(() => render([`${KEY_A},${KEY_B}`])).toThrow(/appKeys/);
+  });
+
+  it('takes the keys from a Secret of your own instead, whatever existingSecret says, and renders none', () => {
+    const manifests = helmTemplate([
+      ...DATABASE,
+      '--set',
+      'existingSecret=platform-secrets-own',
+      '--set',
+      'appKeys.existingSecret=app-keys',
+      '--set',
+      'appKeys.existingSecretKey=keys',
+    ]);
+    expect(manifests.filter((m) => m.metadata.name === 'platform-app-keys')).toEqual([]);
+    for (const app of APPS) {
+      expect(envEntry(find(manifests, 'Deployment', `platform-${app}`), 'PLATFORM_APP_KEYS').valueFrom.secretKeyRef).toEqual({
+        name: 'app-keys',
+        key: 'keys',
+      });
+    }
+    expect(envEntry(find(manifests, 'Job', 'platform-migrations'), 'PLATFORM_APP_KEYS').valueFrom.secretKeyRef).toEqual({
+      name: 'app-keys',
+      key: 'keys',
+      optional: true,
+    });
+    // existingSecret alone leaves the keys to the chart: they are the release's own, not a setting to supply.
+    const shared = helmTemplate(['--set', 'existingSecret=platform-secrets-own']);
+    expect(ofKind(shared, 'Secret').map((m) => m.metadata.name)).toEqual(['platform-app-keys']);
+  });
+});
+
+describe('other teams’ services on the public gRPC methods', () => {
+  const CLIENTS = ['--set-json', 'grpc.clientNamespaces=["team-a","team-b"]'];
+  const policies = (args: string[]) => helmTemplate(['-f', PRODUCTION_VALUES, ...args]);
+  const policy = (m: Manifest[], app: string) => find(m, 'NetworkPolicy', `platform-${app}`).spec;
+  const enabled = APPS.filter((a) => a !== 'marketplace-listener');
+  /** The ingress rules of an app's policy on the gRPC port that admit peers by namespace. */
+  const fromNamespaces = (m: Manifest[], app: string) =>
+    policy(m, app).ingress.filter(
+      (r: any) => r.ports.some((p: any) => p.port === 'grpc') && r.from?.some((peer: any) => peer.namespaceSelector),
+    );
+  /** The apps an app's policy lets it call over gRPC. */
+  const callees = (m: Manifest[], app: string) =>
+    (policy(m, app).egress.find((r: any) => r.ports.some((p: any) => p.port === 50051))?.to ?? [])
+      .map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component'])
+      .sort();
+  const callers = (m: Manifest[], app: string) =>
+    (policy(m, app).ingress.find((r: any) => r.from?.some((peer: any) => peer.podSelector && !peer.namespaceSelector)) ?? { from: [] }).from
+      .filter((peer: any) => peer.podSelector?.matchLabels?.['app.kubernetes.io/instance'] === 'platform')
+      .map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component'])
+      .sort();
+
+  it('admits no other namespace to any app’s gRPC port unless grpc.clientNamespaces lists some', () => {
+    const manifests = policies([]);
+    for (const app of enabled) expect(fromNamespaces(manifests, app)).toEqual([]);
+  });
+
+  it('admits the pods of the listed namespaces to the gRPC port of authz, orgs-teams and contracts-licensing, and of no other app', () => {
+    const without = policies([]);
+    const manifests = policies(CLIENTS);
+    for (const app of PUBLIC_APPS) {
+      expect(fromNamespaces(manifests, app)).toEqual([
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-a' } } },
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-b' } } },
+          ],
+          ports: [{ port: 'grpc', protocol: 'TCP' }],
+        },
+      ]);
+    }
+    for (const app of enabled.filter((a) => !PUBLIC_APPS.includes(a))) {
+      expect(policy(manifests, app)).toEqual(policy(without, app));
+    }
+    // Narrowed to some pods of those namespaces.
+    const selected = policies([...CLIENTS, '--set-json', 'grpc.clientPodSelector={"matchLabels":{"platform-client":"true"}}']);
+    expect(fromNamespaces(selected, 'authz')[0].from).toEqual(
+      ['team-a', 'team-b'].map((ns) => ({
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+        podSelector: { matchLabels: { 'platform-client': 'true' } },
+      })),
+    );
+  });
+
+  it('lets the public apps reach orgs-teams, which checks a service account’s token, and authz, which answers what it holds', () => {
+    const without = policies([]);
+    const manifests = policies(CLIENTS);
+    expect(callees(without, 'authz')).toEqual([]);
+    expect(callees(manifests, 'authz')).toEqual(['orgs-teams']);
+    expect(callees(manifests, 'contracts-licensing')).toEqual([...callees(without, 'contracts-licensing'), 'authz', 'orgs-teams'].sort());
+    // orgs-teams asks its own Service.
+    expect(callees(manifests, 'orgs-teams')).toEqual([...callees(without, 'orgs-teams'), 'orgs-teams'].sort());
+    expect(callers(manifests, 'orgs-teams')).toEqual(
+      [...callers(without, 'orgs-teams'), 'authz', 'contracts-licensing', 'orgs-teams'].sort(),
+    );
+    expect(callers(manifests, 'authz')).toEqual([...callers(without, 'authz'), 'contracts-licensing'].sort());
+    // The others call as before.
+    for (const app of enabled.filter((a) => !PUBLIC_APPS.includes(a))) expect(callees(manifests, app)).toEqual(callees(without, app));
+  });
+
+  it('admits the front door’s proxies to the public apps’ gRPC port: grpc.frontDoorFrom, else the ingress controller', () => {
+    const FRONT_DOOR = ['--set', 'grpc.ingress.enabled=true'];
+    const proxies = (m: Manifest[], app: string) =>
+      policy(m, app).ingress.filter(
+        (r: any) => r.ports.some((p: any) => p.port === 'grpc') && !r.from?.some((peer: any) => peer.podSelector),
+      );
+    const viaIngress = policies(FRONT_DOOR);
+    for (const app of PUBLIC_APPS) {
+      expect(proxies(viaIngress, app)).toEqual([
+        {
+          ports: [{ port: 'grpc', protocol: 'TCP' }],
+          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+        },
+      ]);
+    }
+    for (const app of enabled.filter((a) => !PUBLIC_APPS.includes(a))) expect(proxies(viaIngress, app)).toEqual([]);
+    // The proxied calls carry service accounts' tokens too.
+    expect(callees(viaIngress, 'authz')).toEqual(['orgs-teams']);
+    const gateway = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'gateway-system' } } };
+    const viaRoute = policies([
+      '--set',
+      'grpc.grpcRoute.enabled=true',
+      '--set-json',
+      'grpc.grpcRoute.parentRefs=[{"name":"shared","namespace":"gateway-system"}]',
+      '--set-json',
+      `grpc.frontDoorFrom=${JSON.stringify([gateway])}`,
+    ]);
+    expect(proxies(viaRoute, 'orgs-teams')).toEqual([{ ports: [{ port: 'grpc', protocol: 'TCP' }], from: [gateway] }]);
+  });
+
+  describe('Kubernetes ServiceAccount tokens', () => {
+    const TOKENS = [...DATABASE, '--set', 'grpc.kubernetesTokens.enabled=true'];
+
+    it('are off by default: no audience, no token mounted in orgs-teams, no cluster-wide binding', () => {
+      const manifests = helmTemplate(DATABASE);
+      const orgsTeams = find(manifests, 'Deployment', 'platform-orgs-teams');
+      expect(containerEnv(manifests, orgsTeams.spec.template.spec)).not.toHaveProperty('KUBERNETES_TOKEN_AUDIENCE');
+      expect(orgsTeams.spec.template.spec.automountServiceAccountToken).toBe(false);
+      expect(ofKind(manifests, 'ClusterRoleBinding')).toEqual([]);
+    });
+
+    it('give orgs-teams the audience, its own token and TokenReview rights (system:auth-delegator), and no other app anything', () => {
+      const manifests = helmTemplate([...TOKENS, '--set', 'grpc.kubernetesTokens.audience=platform.example.com']);
+      const orgsTeams = find(manifests, 'Deployment', 'platform-orgs-teams').spec.template.spec;
+      expect(orgsTeams.automountServiceAccountToken).toBe(true);
+      expect(orgsTeams.serviceAccountName).toBe('platform-orgs-teams');
+      const env = containerEnv(manifests, orgsTeams);
+      expect(env.KUBERNETES_TOKEN_AUDIENCE).toBe('platform.example.com');
+      // What orgs-teams makes of it.
+      expect(loadConfig(orgsTeamsApp.env, env).KUBERNETES_TOKEN_AUDIENCE).toBe('platform.example.com');
+      const binding = find(manifests, 'ClusterRoleBinding', 'platform-platform-orgs-teams-token-review');
+      expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' });
+      expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-orgs-teams', namespace: 'platform' }]);
+      expect(ofKind(manifests, 'ClusterRoleBinding')).toHaveLength(1);
+      expect(ofKind(manifests, 'Role')).toEqual([]);
+      for (const app of APPS.filter((a) => a !== 'orgs-teams')) {
+        const pod = find(manifests, 'Deployment', `platform-${app}`).spec.template.spec;
+        expect(containerEnv(manifests, pod)).not.toHaveProperty('KUBERNETES_TOKEN_AUDIENCE');
+        expect(pod.automountServiceAccountToken).toBe(app === 'clusters');
+      }
+      // The default audience; and the account's token is mounted even when its values say otherwise.
+      const defaults = helmTemplate([...TOKENS, '--set', 'apps.orgs-teams.serviceAccount.automount=false']);
+      const pod = find(defaults, 'Deployment', 'platform-orgs-teams').spec.template.spec;
+      expect(containerEnv(defaults, pod).KUBERNETES_TOKEN_AUDIENCE).toBe('platformadmin');
+      expect(pod.automountServiceAccountToken).toBe(true);
+      // An account of the operator's is the one bound.
+      const named = helmTemplate([...TOKENS, '--set', 'apps.orgs-teams.serviceAccount.name=identity']);
+      expect(find(named, 'ClusterRoleBinding', 'platform-platform-orgs-teams-token-review').subjects[0].name).toBe('identity');
+    });
+
+    it('refuse to bind the namespace’s default ServiceAccount, which every other pod there shares', () => {
+      expect(() => helmTemplate([...TOKENS, '--set', 'apps.orgs-teams.serviceAccount.create=false'])).toThrow(/system:auth-delegator/);
+    });
+
+    it('let orgs-teams, and no other app, reach the Kubernetes API under NetworkPolicies', () => {
+      const has6443 = (m: Manifest[], app: string) =>
+        find(m, 'NetworkPolicy', `platform-${app}`).spec.egress.some((r: any) => r.ports.some((p: any) => p.port === 6443));
+      const manifests = helmTemplate(['-f', PRODUCTION_VALUES, '--set', 'grpc.kubernetesTokens.enabled=true']);
+      for (const app of APPS.filter((a) => a !== 'marketplace-listener')) expect(has6443(manifests, app)).toBe(app === 'orgs-teams');
+      expect(has6443(helmTemplate(['-f', PRODUCTION_VALUES]), 'orgs-teams')).toBe(false);
+    });
+  });
+
+  describe('the gRPC front door', () => {
+    /** The services with a method that answers service accounts (besides GetVersion, which every service has). */
+    const servedToAccounts = METHOD_POLICIES.filter((s) =>
+      [...s.byPath].some(([path, p]) => p.access !== 'internal' && !path.endsWith('/GetVersion')),
+    ).map((s) => s.service);
+
+    it('is off by default', () => {
+      const manifests = helmTemplate(DATABASE);
+      expect(ofKind(manifests, 'GRPCRoute')).toEqual([]);
+      expect(ofKind(manifests, 'Ingress')).toEqual([]);
+    });
+
+    it('routes every service that answers service accounts, and nothing else, to the app that serves it', () => {
+      expect(Object.values(PUBLIC_SERVICES).flat().sort()).toEqual([...servedToAccounts].sort());
+      for (const [app, services] of Object.entries(PUBLIC_SERVICES)) {
+        // An app's services share the package of its own service (GRPC_SERVICES).
+        const pkg = GRPC_SERVICES[app as AppName].replace(/\.[^.]+$/, '');
+        for (const service of services) expect(service.replace(/\.[^.]+$/, '')).toBe(pkg);
+      }
+    });
+
+    it('as an Ingress: TLS for its host, gRPC to the backends, one path per public service', () => {
+      const manifests = helmTemplate([
+        ...DATABASE,
+        '--set',
+        'grpc.ingress.enabled=true',
+        '--set',
+        'grpc.ingress.className=nginx',
+        '--set',
+        'grpc.ingress.host=grpc.example.com',
+        '--set',
+        'grpc.ingress.tls.secretName=grpc-tls',
+        '--set-json',
+        'grpc.ingress.annotations={"nginx.ingress.kubernetes.io/proxy-read-timeout":"30"}',
+      ]);
+      const ingress = find(manifests, 'Ingress', 'platform-grpc');
+      expect(ingress.metadata.annotations).toEqual({
+        'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC',
+        'nginx.ingress.kubernetes.io/proxy-read-timeout': '30',
+      });
+      expect(ingress.spec.ingressClassName).toBe('nginx');
+      expect(ingress.spec.tls).toEqual([{ hosts: ['grpc.example.com'], secretName: 'grpc-tls' }]);
+      expect(ingress.spec.rules).toHaveLength(1);
+      expect(ingress.spec.rules[0].host).toBe('grpc.example.com');
+      expect(ingress.spec.rules[0].http.paths).toEqual(
+        Object.entries(PUBLIC_SERVICES).flatMap(([app, services]) =>
+          services.map((service) => ({
+            path: `/${service}`,
+            pathType: 'Prefix',
+            backend: { service: { name: `platform-${app}`, port: { name: 'grpc' } } },
+          })),
+        ),
+      );
+      // The platform's own Ingress is another matter.
+      expect(ofKind(manifests, 'Ingress')).toHaveLength(1);
+      expect(() => helmTemplate([...DATABASE, '--set', 'grpc.ingress.enabled=true', '--set', 'grpc.ingress.host='])).toThrow(
+        /grpc.ingress.host/,
+      );
+    });
+
+    it('as a Gateway API GRPCRoute: the public services by name to their apps’ Services, on the Gateway given', () => {
+      const parentRefs = [{ name: 'shared', namespace: 'gateway-system', sectionName: 'grpc' }];
+      const args = [
+        ...DATABASE,
+        '--set',
+        'grpc.grpcRoute.enabled=true',
+        '--set-json',
+        `grpc.grpcRoute.parentRefs=${JSON.stringify(parentRefs)}`,
+        '--set-json',
+        'grpc.grpcRoute.hostnames=["grpc.example.com"]',
+      ];
+      const route = find(helmTemplate(args), 'GRPCRoute', 'platform-grpc');
+      expect(route.apiVersion).toBe('gateway.networking.k8s.io/v1');
+      expect(route.metadata.labels).toMatchObject({ 'app.kubernetes.io/instance': 'platform' });
+      expect(route.spec).toEqual({
+        parentRefs,
+        hostnames: ['grpc.example.com'],
+        rules: Object.entries(PUBLIC_SERVICES).map(([app, services]) => ({
+          matches: services.map((service) => ({ method: { type: 'Exact', service } })),
+          backendRefs: [{ name: `platform-${app}`, port: 50051 }],
+        })),
+      });
+      // The Service it names serves gRPC on that port.
+      for (const app of PUBLIC_APPS) {
+        expect(find(helmTemplate(DATABASE), 'Service', `platform-${app}`).spec.ports).toContainEqual(
+          expect.objectContaining({ port: 50051, appProtocol: 'grpc' }),
+        );
+      }
+      // Without an app, its services are not routed.
+      const withoutLicensing = find(
+        helmTemplate([...args, '--set', 'apps.contracts-licensing.enabled=false']),
+        'GRPCRoute',
+        'platform-grpc',
+      );
+      expect(withoutLicensing.spec.rules.map((r: any) => r.backendRefs[0].name)).toEqual(['platform-authz', 'platform-orgs-teams']);
+      expect(() => helmTemplate([...DATABASE, '--set', 'grpc.grpcRoute.enabled=true'])).toThrow(/grpc.grpcRoute.parentRefs/);
+    });
   });
 });
 
@@ -609,9 +962,11 @@ describe('secrets from Secrets of your own, and GitOps', () => {
       `secretsEncryptionKey=${Buffer.alloc(32, 7).toString('base64')}`,
       '--set',
       'objectStorage.signingKey=0123456789abcdef0123456789abcdef',
+      '--set-json',
+      `appKeys.keys=${JSON.stringify([KEY_A])}`,
     ];
     expect(helmTemplateText(explicit)).toBe(helmTemplateText(explicit));
-    const own = ['--set', 'existingSecret=platform-secrets-gitops'];
+    const own = ['--set', 'existingSecret=platform-secrets-gitops', '--set', 'appKeys.existingSecret=platform-app-keys-gitops'];
     const rendered = helmTemplateText(own);
     expect(helmTemplateText(own)).toBe(rendered);
     expect(rendered).not.toMatch(/^kind: Secret$/m);
@@ -624,11 +979,15 @@ describe('secrets from Secrets of your own, and GitOps', () => {
       'secretsEncryption.existingSecret=sealing',
       '--set',
       'objectStorage.existingSecret=objects',
+      '--set',
+      'appKeys.existingSecret=app-keys',
     ];
     expect(helmTemplateText(groups)).toBe(helmTemplateText(groups));
     // What GitOps must avoid: left to the chart, every render (no cluster to keep them from) makes new keys.
     const key = (m: Manifest[]) => find(m, 'Secret', 'platform-secrets').data!.SECRETS_ENCRYPTION_KEY;
     expect(key(helmTemplate(DATABASE))).not.toBe(key(helmTemplate(DATABASE)));
+    const appKeys = (m: Manifest[]) => find(m, 'Secret', 'platform-app-keys').data!.PLATFORM_APP_KEYS;
+    expect(appKeys(helmTemplate(DATABASE))).not.toBe(appKeys(helmTemplate(DATABASE)));
   });
 
   describe('over an existing release (lookup, against a stand-in for the Kubernetes API)', () => {
@@ -698,6 +1057,46 @@ describe('secrets from Secrets of your own, and GitOps', () => {
       // A Secret not created yet cannot be compared: the render goes on (the pods wait for it).
       expect((await render(['--set', 'existingSecret=not-yet'])).code).toBe(0);
     });
+
+    it('keeps the release’s app keys, also keys put into their Secret by hand, and rolls every app when they change', async () => {
+      const appKeysOf = (stdout: string) =>
+        Buffer.from(find(parseManifests(stdout), 'Secret', 'platform-app-keys').data!.PLATFORM_APP_KEYS, 'base64').toString();
+      const checksums = (stdout: string) =>
+        new Set(ofKind(parseManifests(stdout), 'Deployment').map((d) => d.spec.template.metadata.annotations['checksum/app-keys']));
+      // Installed: one new key, and every app's checksum is of the key the Secret holds, so that the first upgrade
+      // (which looks that key up) rolls nothing.
+      const installed = await render([]);
+      expect(installed.code).toBe(0);
+      expect(checksums(installed.stdout)).toEqual(new Set([sha256(appKeysOf(installed.stdout))]));
+      // Upgraded: the Secret's keys stay, as put there (a rotation step done by editing the Secret).
+      secrets.set('platform-app-keys', { PLATFORM_APP_KEYS: b64(`${KEY_A},${KEY_B}`) });
+      const upgraded = await render([]);
+      expect(upgraded.stderr).toBe('');
+      expect(appKeysOf(upgraded.stdout)).toBe(`${KEY_A},${KEY_B}`);
+      expect(checksums(upgraded.stdout)).toEqual(new Set([sha256(`${KEY_A},${KEY_B}`)]));
+      // The next step (the new key first) is a rollout of every app.
+      secrets.set('platform-app-keys', { PLATFORM_APP_KEYS: b64(`${KEY_B},${KEY_A}`) });
+      const swapped = await render([]);
+      expect(appKeysOf(swapped.stdout)).toBe(`${KEY_B},${KEY_A}`);
+      expect(checksums(swapped.stdout)).toEqual(new Set([sha256(`${KEY_B},${KEY_A}`)]));
+      // Keys given as values win over the Secret's.
+      expect(appKeysOf((await render(['--set-json', `appKeys.keys=${JSON.stringify([KEY_A])}`])).stdout)).toBe(KEY_A);
+    });
+
+    it('rolls every app when the keys of a Secret of your own change', async () => {
+      const args = ['--set', 'appKeys.existingSecret=own-keys'];
+      const checksums = (stdout: string) =>
+        new Set(ofKind(parseManifests(stdout), 'Deployment').map((d) => d.spec.template.metadata.annotations['checksum/app-keys']));
+      secrets.set('own-keys', { PLATFORM_APP_KEYS: b64(KEY_A) });
+      const before = await render(args);
+      expect(before.code).toBe(0);
+      expect(parseManifests(before.stdout).filter((m) => m.metadata.name === 'platform-app-keys')).toEqual([]);
+      secrets.set('own-keys', { PLATFORM_APP_KEYS: b64(`${KEY_A},${KEY_B}`) });
+      const after = await render(args);
+      expect(checksums(before.stdout).size).toBe(1);
+      expect(checksums(after.stdout).size).toBe(1);
+      expect([...checksums(after.stdout)]).not.toEqual([...checksums(before.stdout)]);
+    });
   });
 });
 
@@ -762,8 +1161,8 @@ function fakeKubernetesApi(req: http.IncomingMessage, res: http.ServerResponse, 
   if (group && kinds[group[1]]) return send(200, resources(group[1]));
   const secret = /^\/api\/v1\/namespaces\/platform\/secrets\/([^/]+)$/.exec(url);
   if (secret && secrets.has(secret[1])) {
-    // The release's own Secret carries Helm's ownership marks (helm refuses to take over one without them).
-    const owned = secret[1] === 'platform-secrets';
+    // The release's own Secrets carry Helm's ownership marks (helm refuses to take over one without them).
+    const owned = ['platform-secrets', 'platform-app-keys'].includes(secret[1]);
     const metadata = {
       name: secret[1],
       namespace: 'platform',
@@ -1009,6 +1408,14 @@ describe('the rendered objects against the Kubernetes API schemas', () => {
     'extraVolumes=[{"name":"ca","configMap":{"name":"corporate-ca"}}]',
     '--set-json',
     'extraVolumeMounts=[{"name":"ca","mountPath":"/etc/ca"}]',
+    '--set-json',
+    'grpc.clientNamespaces=["team-a"]',
+    '--set-json',
+    'grpc.clientPodSelector={"matchLabels":{"platform-client":"true"}}',
+    '--set',
+    'grpc.kubernetesTokens.enabled=true',
+    '--set',
+    'grpc.ingress.enabled=true',
   ];
 
   it.each([

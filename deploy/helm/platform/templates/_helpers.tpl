@@ -141,6 +141,9 @@ Name of the env var carrying an app's HTTP port.
 {{/*
 What each app uses, as YAML (read with fromYaml): its own database schema, the message bus, OpenFGA, the
 object storage, and the apps it calls over gRPC (`calls`; the gateway also proxies HTTP to the listener).
+`public` lists the gRPC services of an app that other teams' services may call (methods the apps declare
+public, answered to a service account's token): the gRPC front door routes them, and grpc.clientNamespaces
+may reach these apps' gRPC port.
 The NetworkPolicies, the per-app secret env and the migration Job follow it.
 */}}
 {{- define "platform.appTraits" -}}
@@ -158,6 +161,8 @@ authz:
   # the notices that evict its replicas' decision caches (docs/authorization.md)
   bus: true
   openfga: true
+  # checks, batch checks, permission checks, relations; allowed permissions
+  public: [platformadmin.authz.v1.AuthzService, platformadmin.authz.v1.RolesService]
 orgs-teams:
   database: true
   # the notices that evict its replicas' organization caches and tell the gateways of token changes
@@ -167,6 +172,8 @@ orgs-teams:
   siteAdmin: true
   # the clusters service: owners' cluster connections, set with their owner-team membership (team auto-connect)
   calls: [authz, clusters]
+  # organization and team reads
+  public: [platformadmin.orgsteams.v1.OrganizationsService]
 contracts-licensing:
   database: true
   bus: true
@@ -176,6 +183,8 @@ contracts-licensing:
   calls: [clusters, billing-dashboard]
   # the platform license CA: its key sealed with SECRETS_ENCRYPTION_KEY, or imported from LICENSE_CA_*
   licenseCA: true
+  # license verification, the CA certificate and the revocation list
+  public: [platformadmin.contractslicensing.v1.LicensingService]
 billing-dashboard:
   database: true
   bus: true
@@ -208,6 +217,112 @@ The traits of one app (a dict). Context: dict "root" $ "app" "<app>"
 */}}
 {{- define "platform.traitsOf" -}}
 {{- index (include "platform.appTraits" .root | fromYaml) .app | default (dict) | toYaml }}
+{{- end }}
+
+{{/*
+Whether other teams' services can reach the public apps ("true" or ""): grpc.clientNamespaces lists
+namespaces, or a gRPC front door (Ingress or GRPCRoute) is enabled. Root context.
+*/}}
+{{- define "platform.grpcExposed" -}}
+{{- if or .Values.grpc.clientNamespaces .Values.grpc.ingress.enabled .Values.grpc.grpcRoute.enabled }}true{{ end }}
+{{- end }}
+
+{{/*
+The public gRPC services of the enabled apps, as YAML (read with fromYaml): app: [service, ...], for the gRPC
+front door. Root context.
+*/}}
+{{- define "platform.publicServices" -}}
+{{- $out := dict }}
+{{- range $app, $cfg := .Values.apps }}
+{{- $public := (include "platform.traitsOf" (dict "root" $ "app" $app) | fromYaml).public }}
+{{- if and $cfg.enabled $public }}
+{{- $_ := set $out $app $public }}
+{{- end }}
+{{- end }}
+{{- if not $out }}
+{{- fail "the gRPC front door (grpc.ingress, grpc.grpcRoute) needs one of authz, orgs-teams and contracts-licensing enabled" }}
+{{- end }}
+{{- toYaml $out }}
+{{- end }}
+
+{{/*
+The apps one app calls over gRPC, as a YAML list (read with fromYamlArray): its `calls`, and when other teams'
+services can reach it (a public app, platform.grpcExposed), orgs-teams, which checks a service account's token
+(orgs-teams asks its own Service, so it calls itself), and authz, which answers what the account holds (authz
+answers that itself). Context: dict "root" $ "app" "<app>"
+*/}}
+{{- define "platform.callsOf" -}}
+{{- $traits := include "platform.traitsOf" . | fromYaml }}
+{{- $calls := $traits.calls | default list }}
+{{- if and $traits.public (include "platform.grpcExposed" .root) }}
+{{- $calls = append $calls "orgs-teams" }}
+{{- if ne .app "authz" }}{{ $calls = append $calls "authz" }}{{ end }}
+{{- end }}
+{{- $calls | uniq | toYaml }}
+{{- end }}
+
+{{/*
+The Secret holding PLATFORM_APP_KEYS: appKeys.existingSecret, or the chart's <fullname>-app-keys. Root context.
+*/}}
+{{- define "platform.appKeysSecretName" -}}
+{{- .Values.appKeys.existingSecret | default (printf "%s-app-keys" (include "platform.fullname" .)) }}
+{{- end }}
+
+{{/*
+The key of PLATFORM_APP_KEYS in that Secret. Root context.
+*/}}
+{{- define "platform.appKeysSecretKey" -}}
+{{- if .Values.appKeys.existingSecret }}{{ .Values.appKeys.existingSecretKey | default "PLATFORM_APP_KEYS" }}{{ else }}PLATFORM_APP_KEYS{{ end }}
+{{- end }}
+
+{{/*
+The keys the chart's Secret <fullname>-app-keys holds, comma-separated: appKeys.keys; else the keys that Secret
+holds in the cluster (lookup), so that an upgrade keeps them and keys put there by hand (a rotation) stay; else
+one new key. Worked out once per render and kept in .Values (shared by every template of the render), so that
+the Secret and every pod's checksum/app-keys see the same generated key: otherwise the first upgrade after an
+install would find checksums that differ from the install's and roll every pod for nothing. Root context.
+*/}}
+{{- define "platform.appKeys" -}}
+{{- if not (hasKey .Values "__platformAppKeys") }}
+{{- $keys := "" }}
+{{- if .Values.appKeys.keys }}
+{{- $keys = join "," .Values.appKeys.keys }}
+{{- else }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (printf "%s-app-keys" (include "platform.fullname" .)) | default (dict) }}
+{{- $keys = index ($existing.data | default (dict)) "PLATFORM_APP_KEYS" | default "" | b64dec | default (randBytes 32) }}
+{{- end }}
+{{- $_ := set .Values "__platformAppKeys" $keys }}
+{{- end }}
+{{- index .Values "__platformAppKeys" }}
+{{- end }}
+
+{{/*
+A digest of the app keys, for the pods' checksum/app-keys annotation: a change of keys rolls every app (a
+rotation step is a rollout). From the chart's Secret, or the operator's (where the chart can look: helm
+install/upgrade; `helm template` cannot, so there the pods are restarted by hand). Root context.
+*/}}
+{{- define "platform.appKeysChecksum" -}}
+{{- if .Values.appKeys.existingSecret }}
+{{- $own := lookup "v1" "Secret" .Release.Namespace .Values.appKeys.existingSecret | default (dict) }}
+{{- index ($own.data | default (dict)) (include "platform.appKeysSecretKey" .) | default "" | sha256sum }}
+{{- else }}
+{{- include "platform.appKeys" . | sha256sum }}
+{{- end }}
+{{- end }}
+
+{{/*
+PLATFORM_APP_KEYS as an env entry. Context: dict "root" $ "optional" bool
+*/}}
+{{- define "platform.appKeysEnv" -}}
+{{- include "platform.secretKeyEnv" (dict "name" "PLATFORM_APP_KEYS" "secret" (include "platform.appKeysSecretName" .root) "key" (include "platform.appKeysSecretKey" .root) "optional" .optional) }}
+{{- end }}
+
+{{/*
+Whether orgs-teams verifies Kubernetes ServiceAccount tokens with TokenReview ("true" or ""): grpc.kubernetesTokens.enabled
+and orgs-teams enabled. Root context.
+*/}}
+{{- define "platform.kubernetesTokens" -}}
+{{- if and .Values.grpc.kubernetesTokens.enabled (index .Values.apps "orgs-teams" | default (dict)).enabled }}true{{ end }}
 {{- end }}
 
 {{/*
