@@ -12,7 +12,7 @@ import { createClient } from './grpc-client';
 export type Caller = { kind: 'app'; app: string } | { kind: 'account'; account: CallingAccount & { login: string } };
 
 /** The longest bearer token looked at; longer ones are refused without asking anyone. */
-const MAX_TOKEN_LENGTH = 4096;
+const MAX_TOKEN_LENGTH = 8192;
 
 /**
  * How a server learns who a service account is and what it holds. The default asks orgs-teams and authz over
