@@ -200,6 +200,28 @@ describe('the credential cache', () => {
     await stop();
   });
 
+  it('never keeps a Kubernetes token past its own expiry', async () => {
+    const bus = new InProcessBus();
+    const cache = new CredentialCache(60_000);
+    const stop = await cache.follow(bus, 'test.credentials.fence');
+    const jwt = (exp: number) => `e30.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.c2ln`;
+    let asks = 0;
+    const ask = async () => (asks++, SA);
+    const soon = jwt(Math.floor(Date.now() / 1_000) + 2);
+    await cache.answer(soon, ask);
+    await cache.answer(soon, ask);
+    expect(asks).toBe(1);
+    await new Promise((r) => setTimeout(r, 2_100));
+    await cache.answer(soon, ask);
+    expect(asks).toBe(2);
+    // Expired already: never kept.
+    const expired = jwt(Math.floor(Date.now() / 1_000) - 5);
+    await cache.answer(expired, ask);
+    await cache.answer(expired, ask);
+    expect(asks).toBe(4);
+    await stop();
+  });
+
   it('does not keep what was read while a notice evicted the account', async () => {
     const bus = new InProcessBus();
     const cache = new CredentialCache(60_000);

@@ -119,8 +119,9 @@ export class CredentialCache {
     if (kept) return kept;
     const since = this.generation;
     const account = await ask();
-    if (account && this.trusted && since === this.generation) {
-      this.entries.set(key, account);
+    const ttl = expiresInMs(token);
+    if (account && this.trusted && since === this.generation && ttl !== 0) {
+      this.entries.set(key, account, ttl === undefined ? undefined : { ttl: Math.min(ttl, this.entries.ttl) });
       let keys = this.byAccount.get(account.id);
       if (!keys) this.byAccount.set(account.id, (keys = new Set()));
       keys.add(key);
@@ -144,6 +145,18 @@ export class CredentialCache {
 
   get size(): number {
     return this.entries.size;
+  }
+}
+
+/** How long a JWT (a Kubernetes token) stays valid: never kept past its own expiry; undefined for other tokens. */
+function expiresInMs(token: string): number | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const exp = (JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? Math.max(0, exp * 1_000 - Date.now()) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
