@@ -12,6 +12,8 @@ const OrgContractsArea = lazy(() => import('./areas/contracts').then((m) => ({ d
 const AdminContractsArea = lazy(() => import('./areas/contracts').then((m) => ({ default: m.AdminContracts })));
 const BillingArea = lazy(() => import('./areas/billing'));
 const AdminArea = lazy(() => import('./areas/admin'));
+const OrgServiceAccountsArea = lazy(() => import('./areas/service-accounts').then((m) => ({ default: m.OrgServiceAccounts })));
+const AdminServiceAccountsArea = lazy(() => import('./areas/service-accounts').then((m) => ({ default: m.AdminServiceAccounts })));
 
 /** What site admins see beyond an org owner; the API refuses the same routes to anyone else. */
 export const ADMIN_SCREENS: [path: string, label: string][] = [
@@ -20,6 +22,7 @@ export const ADMIN_SCREENS: [path: string, label: string][] = [
   ['/admin/client-orgs', 'Client organizations'],
   ['/admin/outages', 'System outages'],
   ['/admin/marketplace', 'Marketplace'],
+  ['/admin/service-accounts', 'Service accounts'],
   ['/admin/settings', 'Site settings'],
 ];
 
@@ -38,9 +41,11 @@ export function App() {
           <Route path="/signin" element={<Navigate to="/orgs" replace />} />
           <Route path="/orgs/:org/clusters/*" element={<ClustersArea />} />
           <Route path="/orgs/:org/contracts/*" element={<OrgContractsArea />} />
+          <Route path="/orgs/:org/service-accounts/*" element={<OrgServiceAccountsArea />} />
           <Route path="/orgs/*" element={<OrgsArea />} />
           <Route path="/admin/billing/*" element={adminOnly(<BillingArea />)} />
           <Route path="/admin/contracts/*" element={adminOnly(<AdminContractsArea />)} />
+          <Route path="/admin/service-accounts/*" element={adminOnly(<AdminServiceAccountsArea />)} />
           <Route path="/admin/*" element={adminOnly(<AdminArea />)} />
           <Route path="*" element={<NotFound />} />
         </Routes>

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
-import { browserTestsRequired, chromiumPath, launchChromium, SCREENSHOTS, watchPage } from './browser';
+import { ConsoleBrowser, describeInBrowser, launchConsoleChromium, until } from './console-browser';
 import { ROOT_PASSWORD } from './harness';
 
 /**
@@ -11,71 +10,35 @@ import { ROOT_PASSWORD } from './harness';
  * and the site admin sign in and use their screens the way a person would, by role and name. Every screen is
  * saved as a screenshot under reports/console for review; no screen may log an error or a CSP refusal.
  */
-const executablePath = chromiumPath();
-if (!executablePath && browserTestsRequired()) throw new Error('no Chromium for the browser tests: install Debian’s chromium or set CHROMIUM_PATH');
-if (!executablePath) console.warn('console browser tests skipped: no Chromium (install Debian’s chromium or set CHROMIUM_PATH)');
-const describeInBrowser = executablePath ? describe : describe.skip;
 jest.setTimeout(60_000);
 
 describeInBrowser('the web console in a browser', () => {
   let demo: DemoPlatform;
   let browser: Browser;
+  let web: ConsoleBrowser;
   let base: string;
-  const problems: string[] = [];
 
   beforeAll(async () => {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    [demo, browser] = await Promise.all([bootDemoPlatform(), launchChromium(executablePath!)]);
-    base = demo.t.platform.url.replace(/\/$/, '');
+    [demo, browser] = await Promise.all([bootDemoPlatform(), launchConsoleChromium()]);
+    web = new ConsoleBrowser(browser, demo.t.platform.url);
+    base = web.base;
   }, 240_000);
   afterAll(async () => {
     await browser?.close();
     await demo?.stop();
   });
   afterEach(() => {
-    expect(problems.splice(0)).toEqual([]);
+    expect(web.problems.splice(0)).toEqual([]);
   });
 
-  /** Waits until `check` holds, asking every 100 ms (page scripts cannot be evaluated under the console's CSP). */
-  async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
-    for (const deadline = Date.now() + timeoutMs; !(await check()); await new Promise((r) => setTimeout(r, 100))) {
-      if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${check.toString()}`);
-    }
-  }
-
-  /** A fresh browser session (its own sessionStorage) at 1280 px unless told. */
-  async function newPage(width = 1280): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
-    // Shorter than the test's own timeout, so a missing control is named in the failure.
-    context.setDefaultTimeout(20_000);
-    const page = await context.newPage();
-    const seen = watchPage(page);
-    page.on('close', () => problems.push(...seen));
-    return { context, page };
-  }
-
-  async function signIn(page: Page, username: string, password: string) {
-    await page.goto(`${base}/`);
-    await page.getByRole('textbox', { name: 'Username', exact: true }).fill(username);
-    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
-
-  /** The token the console keeps for the tab (in the page's sessionStorage). */
-  const sessionToken = (page: Page) =>
-    page.evaluate(`JSON.parse(sessionStorage.getItem('platform.console.session') ?? '{}').token`) as Promise<string>;
-
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
-
   it('signs the demo owner in with a password, lists the orgs, and signs out deleting the session token', async () => {
-    const { context, page } = await newPage();
+    const { context, page } = await web.newPage();
     await page.goto(`${base}/`);
-    await shot(page, 'sign-in');
-    await signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
+    await web.shot(page, 'sign-in');
+    await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
     await page.getByRole('link', { name: 'demo', exact: true }).waitFor();
-    await shot(page, 'orgs');
-    const token = await sessionToken(page);
+    await web.shot(page, 'orgs');
+    const token = await web.sessionToken(page);
     expect((await demo.t.api(undefined, 'GET', '/user', undefined, { authorization: `token ${token}` })).status).toBe(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -84,7 +47,7 @@ describeInBrowser('the web console in a browser', () => {
   });
 
   it('signs in with a pasted token, and keeps the token at sign-out', async () => {
-    const { context, page } = await newPage();
+    const { context, page } = await web.newPage();
     const token = demo.t.tokens[demo.manifest.owner.username];
     await page.goto(`${base}/orgs/demo`);
     await page.getByRole('tab', { name: 'Access token' }).click();
@@ -98,7 +61,7 @@ describeInBrowser('the web console in a browser', () => {
   });
 
   it('shows the API’s message when sign-in is refused, and validates before sending', async () => {
-    const { context, page } = await newPage();
+    const { context, page } = await web.newPage();
     await page.goto(`${base}/`);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('Username is required');
@@ -110,14 +73,14 @@ describeInBrowser('the web console in a browser', () => {
   });
 
   it('lets the demo owner create an organization, a team and a custom role, and assign the role to the team', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
     const org = `console-${Date.now().toString(36)}`;
     await page.getByRole('textbox', { name: 'Organization name' }).fill(org);
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('link', { name: org, exact: true }).click();
     await page.getByRole('heading', { name: org, level: 1 }).waitFor();
-    await shot(page, 'members');
+    await web.shot(page, 'members');
 
     await page.getByRole('link', { name: 'Teams' }).click();
     await page.getByRole('textbox', { name: 'Team name' }).fill('operators');
@@ -130,7 +93,7 @@ describeInBrowser('the web console in a browser', () => {
     await page.getByRole('group', { name: 'Assigned teams' }).getByRole('checkbox', { name: 'operators' }).check();
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.getByRole('link', { name: 'Team editors', exact: true }).waitFor();
-    await shot(page, 'roles');
+    await web.shot(page, 'roles');
 
     // The API agrees: the team carries the role.
     const teams = await demo.t.api(demo.manifest.owner.username, 'GET', `/orgs/${org}/teams`);
@@ -142,26 +105,26 @@ describeInBrowser('the web console in a browser', () => {
     // On the teams table itself (the roles screen, still showing for a moment, has a cell of that name too).
     const teamsTable = page.getByRole('table', { name: new RegExp(`^Teams of ${org}`) });
     await teamsTable.getByRole('cell', { name: 'Team editors', exact: true }).waitFor();
-    await shot(page, 'teams');
+    await web.shot(page, 'teams');
     await context.close();
   });
 
   it('shows the demo org’s hub with its spokes, and its cluster sets', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
     await page.goto(`${base}/orgs/demo/clusters`);
     const hub = demo.manifest.hub.name;
     await page.getByRole('table', { name: `Managed clusters of ${hub}` }).getByRole('cell', { name: demo.manifest.spokes[0].name, exact: true }).waitFor();
-    await shot(page, 'clusters');
+    await web.shot(page, 'clusters');
     await page.getByRole('link', { name: hub, exact: true }).first().click();
     await page.getByRole('table', { name: `Cluster sets of ${hub}` }).waitFor();
-    await shot(page, 'hub');
+    await web.shot(page, 'hub');
     await context.close();
   });
 
   it('shows the admin the demo month’s usage as a chart with its table, and downloads the PDF summary', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, 'root', ROOT_PASSWORD);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, 'root', ROOT_PASSWORD);
     const { year, month, product } = demo.usage;
     const monthName = new Date(Date.UTC(Number(year), Number(month) - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
     await page.getByRole('link', { name: 'Billing' }).click();
@@ -173,7 +136,7 @@ describeInBrowser('the web console in a browser', () => {
     const days = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
     expect(await table.locator('tbody tr').count()).toBe(days);
     expect(await table.locator('tbody').textContent()).toMatch(/[1-9]/);
-    await shot(page, 'billing');
+    await web.shot(page, 'billing');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PDF' }).click()]);
     const pdf = fs.readFileSync((await download.path())!);
@@ -182,13 +145,13 @@ describeInBrowser('the web console in a browser', () => {
 
     await page.getByRole('link', { name: 'Licensed users and clusters' }).click();
     await page.getByRole('link', { name: demo.manifest.owner.org, exact: true }).first().waitFor();
-    await shot(page, 'licensed');
+    await web.shot(page, 'licensed');
     await context.close();
   });
 
   it('lets the demo owner issue a license for a bound cluster and download it', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
     await page.goto(`${base}/orgs/demo/contracts`);
     await page.getByRole('link', { name: 'Demo enterprise (productdb)' }).click();
     const hub = demo.manifest.hub.name;
@@ -199,53 +162,54 @@ describeInBrowser('the web console in a browser', () => {
     ]);
     const pem = fs.readFileSync((await download.path())!, 'utf8');
     expect(pem).toMatch(/^-----BEGIN CERTIFICATE-----/);
-    await shot(page, 'contract');
+    await web.shot(page, 'contract');
     await context.close();
   });
 
   it('keeps the admin screens from a non-admin, and the API refuses them anyway', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
     const nav = page.getByRole('navigation', { name: 'Main' });
     await nav.getByRole('link', { name: 'Organizations' }).waitFor();
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Organizations']);
     await page.goto(`${base}/admin/billing`);
     await page.getByText('This screen is for site admins.').waitFor();
-    const token = await sessionToken(page);
+    const token = await web.sessionToken(page);
     const refused = await demo.t.api(undefined, 'GET', '/dashboard/summary/generated-months?org=demo', undefined, { authorization: `token ${token}` });
     expect(refused.status).toBe(403);
     await context.close();
   });
 
   it('shows the site admin every admin screen without an error', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, 'root', ROOT_PASSWORD);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, 'root', ROOT_PASSWORD);
     for (const [link, heading, name] of [
       ['Contracts', 'Contracts', 'admin-contracts'],
       ['Client organizations', 'Client organizations', 'client-orgs'],
       ['System outages', 'System outages', 'outages'],
       ['Marketplace', 'Marketplace', 'marketplace'],
+      ['Service accounts', 'Service accounts', 'admin-service-accounts'],
       ['Site settings', 'Site settings', 'settings'],
     ]) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
       expect({ screen: name, errors: await page.getByRole('alert').allTextContents() }).toEqual({ screen: name, errors: [] });
-      await shot(page, name);
+      await web.shot(page, name);
     }
     await context.close();
   });
 
   it('changes the console’s own title and header when the admin changes the branding', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, 'root', ROOT_PASSWORD);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, 'root', ROOT_PASSWORD);
     await page.goto(`${base}/admin/settings`);
     await page.getByRole('textbox', { name: 'App name' }).fill('Acme Cloud');
     await page.getByRole('button', { name: 'Save branding' }).click();
     await until(async () => (await page.title()) === 'Acme Cloud');
     await page.getByRole('banner').getByText('Acme Cloud').waitFor();
     // A new visitor sees it too, on the sign-in page.
-    const other = await newPage();
+    const other = await web.newPage();
     await other.page.goto(`${base}/`);
     await other.page.getByRole('heading', { name: 'Sign in to Acme Cloud' }).waitFor();
     await other.context.close();
@@ -253,7 +217,7 @@ describeInBrowser('the web console in a browser', () => {
   });
 
   it('is usable with the keyboard and readable 390 pixels wide', async () => {
-    const { context, page } = await newPage(390);
+    const { context, page } = await web.newPage(390);
     await page.goto(`${base}/`);
     // Sign in without the mouse: focus moves through the fields and Enter submits.
     await page.getByRole('textbox', { name: 'Username', exact: true }).focus();
@@ -272,7 +236,7 @@ describeInBrowser('the web console in a browser', () => {
       // Nothing wider than the screen: wide tables scroll inside their own frame.
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect({ route, overflow }).toEqual({ route, overflow: 0 });
-      await shot(page, name);
+      await web.shot(page, name);
     }
     await context.close();
   });

@@ -6,6 +6,7 @@ export const ORG_TABS: [segment: string, label: string][] = [
   ['teams', 'Teams'],
   ['roles', 'Roles'],
   ['tokens', 'Bus tokens'],
+  ['service-accounts', 'Service accounts'],
   ['clusters', 'Clusters'],
   ['contracts', 'Contracts'],
 ];

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
 import { Field, Form, Outcome, Section, Select, Show, Table, missing, useAction, useLoad } from '../../ui';
-import { Checkbox, ConfirmButton, TextArea } from './controls';
+import { Checkbox, ConfirmButton, TextArea } from '../../ui/controls';
 
 // Client organizations (docs/client-organizations.md): site admins create them on a hub for a client of the operator,
 // with an admin user and imported cluster sets; deleting one is asynchronous (Active → Deleting → Deleted).

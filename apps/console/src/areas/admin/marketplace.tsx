@@ -2,8 +2,9 @@ import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
 import { useBranding } from '../../branding';
 import { Outcome, Section, Show, Table, useAction, useLoad, when } from '../../ui';
+import { ConfirmButton } from '../../ui/controls';
 import { inAdminOrg } from './context';
-import { ConfirmButton, NotOnThisDeployment, ShowGated } from './controls';
+import { NotOnThisDeployment, ShowGated } from './controls';
 
 // Marketplace subscriptions (docs/marketplaces.md, "The dashboard rows"): what the three cloud marketplaces bought,
 // the listener's configuration warnings, and per subscription its details, readiness ping, revocation and audit log.

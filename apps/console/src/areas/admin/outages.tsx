@@ -1,8 +1,9 @@
 import { useSearchParams } from 'react-router';
 import { api, ok, type Schema } from '../../api/client';
 import { Field, Form, Section, Show, Table, missing, useAction, useLoad, when } from '../../ui';
+import { TextArea } from '../../ui/controls';
 import { decimal, inAdminOrg, rfc3339 } from './context';
-import { NotOnThisDeployment, ShowGated, TextArea } from './controls';
+import { NotOnThisDeployment, ShowGated } from './controls';
 
 // System outages (docs/system-outages.md): site admins record the platform's outages and read a report over them.
 // The rows belong to the billing dashboard: on a deployment without BILLING_ENABLED they answer 404.

@@ -3,8 +3,8 @@ import { api, ok, type Schema } from '../../api/client';
 import type { operations } from '../../api/gen/schema';
 import { useBranding } from '../../branding';
 import { Field, Form, Outcome, Section, Show, Table, missing, useAction, useLoad } from '../../ui';
+import { Checkbox } from '../../ui/controls';
 import { inAdminOrg } from './context';
-import { Checkbox } from './controls';
 
 // Site settings (docs/site-settings.md): branding, the email-domain whitelist and the registration toggle. All three
 // are site-wide; branding is changed through the administrative organization, the others by site admins.

@@ -1,8 +1,8 @@
 import { useId } from 'react';
 
 /**
- * Inputs the shared ui has no component for (a checkbox, a text area, a text field with suggestions), kept in
- * this area so ui/ stays as it is. Each is a real labelled control.
+ * Inputs only this area uses (a bare checkbox with a value, for a fieldset; a text field with suggestions). Each is a
+ * real labelled control.
  */
 
 export function Check({ label, name, value, defaultChecked }: { label: string; name: string; value?: string; defaultChecked?: boolean }) {
@@ -11,17 +11,6 @@ export function Check({ label, name, value, defaultChecked }: { label: string; n
       <input type="checkbox" name={name} value={value ?? 'true'} defaultChecked={defaultChecked} />
       {label}
     </label>
-  );
-}
-
-export function TextArea({ label, name, hint, placeholder }: { label: string; name: string; hint?: string; placeholder?: string }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea id={id} name={name} rows={3} placeholder={placeholder} />
-      {hint && <small>{hint}</small>}
-    </div>
   );
 }
 

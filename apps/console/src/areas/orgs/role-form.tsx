@@ -1,7 +1,7 @@
 import type { ChangeEvent } from 'react';
 import type { Schema } from '../../api/client';
 import { Field } from '../../ui';
-import { Choices } from './choices';
+import { Choices } from '../../ui/choices';
 import { ids, lengthProblem, MAX_TEXT, text } from './names';
 import type { Role, Team } from './org-data';
 

@@ -1,5 +1,5 @@
 import { Field, Select } from '../../ui';
-import { Choices } from './choices';
+import { Choices } from '../../ui/choices';
 import { lengthProblem, teamNameProblem, text, ids } from './names';
 import { isOwnerTeam, roleIdsOf, type Role, type Team } from './org-data';
 

@@ -7,7 +7,7 @@ export interface Choice {
 
 /**
  * A group of checkboxes sharing a `name` (read back with `FormData.getAll`), under a legend: the custom roles
- * of a team, the teams of a role, the permissions of a role.
+ * of a team or a service account, the teams of a role, the permissions of a role.
  */
 export function Choices({
   legend,

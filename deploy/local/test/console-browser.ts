@@ -1,0 +1,70 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserTestsRequired, chromiumPath, launchChromium, SCREENSHOTS, watchPage } from './browser';
+
+/**
+ * What the console's browser tests share: Debian's Chromium or a notice that they are skipped, a fresh browser
+ * session per page whose console errors and CSP refusals are collected for the test to fail on, signing in the
+ * way a person does, and a screenshot per screen under reports/console.
+ */
+
+const executablePath = chromiumPath();
+if (!executablePath && browserTestsRequired()) throw new Error('no Chromium for the browser tests: install Debian’s chromium or set CHROMIUM_PATH');
+if (!executablePath) console.warn('console browser tests skipped: no Chromium (install Debian’s chromium or set CHROMIUM_PATH)');
+
+/** `describe` where there is a Chromium, else `describe.skip`. */
+export const describeInBrowser = executablePath ? describe : describe.skip;
+
+/** Chromium, for a describe that `describeInBrowser` did not skip. */
+export const launchConsoleChromium = () => launchChromium(executablePath!);
+
+/** The console of the platform at `url`, in `browser`. */
+export class ConsoleBrowser {
+  /** What the pages logged that a user would not see as an error but a developer must; the tests expect none. */
+  readonly problems: string[] = [];
+  readonly base: string;
+
+  constructor(
+    readonly browser: Browser,
+    url: string,
+  ) {
+    this.base = url.replace(/\/$/, '');
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  }
+
+  /** A fresh browser session (its own sessionStorage) at 1280 px unless told. */
+  async newPage(width = 1280): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await this.browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
+    // Shorter than the test's own timeout, so a missing control is named in the failure.
+    context.setDefaultTimeout(20_000);
+    const page = await context.newPage();
+    const seen = watchPage(page);
+    page.on('close', () => this.problems.push(...seen));
+    return { context, page };
+  }
+
+  async signIn(page: Page, username: string, password: string): Promise<void> {
+    await page.goto(`${this.base}/`);
+    await page.getByRole('textbox', { name: 'Username', exact: true }).fill(username);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  }
+
+  /** The token the console keeps for the tab (in the page's sessionStorage). */
+  sessionToken(page: Page): Promise<string> {
+    return page.evaluate(`JSON.parse(sessionStorage.getItem('platform.console.session') ?? '{}').token`) as Promise<string>;
+  }
+
+  shot(page: Page, name: string): Promise<Buffer> {
+    return page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  }
+}
+
+/** Waits until `check` holds, asking every 100 ms (page scripts cannot be evaluated under the console's CSP). */
+export async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await check()); await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${check.toString()}`);
+  }
+}
