@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { InputError, UnavailableError } from '@platform/errors';
@@ -87,6 +88,8 @@ describe('team auto-connect: the cluster connection goes with the owner-team mem
     app = await startAppForTest(orgsTeamsApp, {
       AUTHZ_GRPC_ADDR: authz.address,
       CLUSTERS_GRPC_ADDR: clusters.address,
+      // The release's key: the stubs of this process and the orgs-teams process started below call each other.
+      PLATFORM_APP_KEYS: randomBytes(32).toString('base64'),
       PLATFORM_ADMIN_USERNAME: 'root',
       PLATFORM_ADMIN_EMAIL: 'root@example.com',
       PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
