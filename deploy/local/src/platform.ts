@@ -45,6 +45,9 @@ function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
   });
 }
 
+/** The apps' key of this process (every start of the platform in it, as a test may start it twice), unless PLATFORM_APP_KEYS is given. */
+const PROCESS_APP_KEY = randomBytes(32).toString('base64');
+
 /** An app of the platform failed to start; the apps started before it were stopped. */
 export class AppStartError extends Error {
   constructor(
@@ -89,7 +92,7 @@ export async function startPlatform(
   env = {
     METRICS_ON_HTTP_PORT: 'true',
     MARKETPLACE_TRUSTED_PROXIES: 'loopback',
-    PLATFORM_APP_KEYS: randomBytes(32).toString('base64'),
+    PLATFORM_APP_KEYS: PROCESS_APP_KEY,
     ...env,
     GRPC_HOST: '127.0.0.1',
     MARKETPLACE_HTTP_HOST: '127.0.0.1',

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
 import { clustersV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
+import { createClient, useAppKeys, type PromiseClient } from '@platform/service-kit';
 import { createTestDatabase, eventually } from '@platform/testing';
 import { basic } from './harness';
 import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
@@ -17,6 +18,9 @@ import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launc
  * over REST. A second start on the same DATA_DIR (and database) duplicates nothing.
  */
 const ADMIN_PASSWORD = 'demo-admin-password';
+const APP_KEY = randomBytes(32).toString('base64');
+useAppKeys([APP_KEY], 'demo-seed-test');
+
 const MANIFEST_KEYS = ['hub', 'namespace', 'outdatedClusterSet', 'owner', 'quotaExceeded', 'sharedGatewayClientOrg', 'spokes', 'usage'];
 
 /** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
@@ -73,6 +77,8 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     DATABASE_URL: db.url,
     DEMO_SEED_MANIFEST: manifestPath,
     PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    // The release's key, which this test holds too: it calls the clusters service as a platform app.
+    PLATFORM_APP_KEYS: APP_KEY,
     LOG_LEVEL: 'warn',
   });
 

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { credentials, makeGenericClientConstructor, Metadata, status, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
 import { authzV1 } from '@platform/proto';
 import { appCredential } from '@platform/service-kit';
+import { eventually } from '@platform/testing';
 import { interrupt, npmStart, type StartedLauncher } from './launcher';
 
 /** One call as another process on this machine would make it: its own metadata only. */
@@ -47,7 +48,10 @@ describe('npm start: the gRPC ports as a stranger on this machine or the network
 
   beforeAll(async () => {
     started = await npmStart({ DATA_DIR: dataDir, PLATFORM_ADMIN_PASSWORD: 'admin-password' });
-    grpcPorts = [...started.logs().matchAll(/"grpcPort":(\d+)/g)].map((m) => Number(m[1]));
+    // Every app's start line, the gateway's included (it may come just after the entry URL).
+    const ports = () => [...started.logs().matchAll(/"grpcPort":(\d+)/g)].map((m) => Number(m[1]));
+    await eventually(async () => ports().length === 8, 10_000);
+    grpcPorts = ports();
     const port = /"grpcPort":(\d+)[^\n]*"msg":"authz started"/.exec(started.logs())?.[1];
     authz = `127.0.0.1:${port}`;
   }, 120_000);
