@@ -138,15 +138,29 @@ describe('service accounts over HTTP', () => {
       {},
       { name: 'has space' },
       { name: 'x', roles: ['1'] },
-      { name: 'x', kubernetes_subjects: ['not a subject'] },
       { name: 'x', extra: 1 },
     ])
       expect(await status('owner', 'POST', '/orgs/acme/service-accounts', body)).toBe(422);
+    expect(await status('root', 'POST', '/orgs/acme/service-accounts', { name: 'x', kubernetes_subjects: ['not a subject'] })).toBe(422);
     expect(await status('root', 'POST', '/admin/service-accounts', { name: 'x', roles: [roleId] })).toBe(422);
     expect(await status('owner', 'PATCH', `/orgs/acme/service-accounts/${account.id}`, { nickname: 'x' })).toBe(422);
     expect(await status('owner', 'POST', `/orgs/acme/service-accounts/${account.id}/tokens`, {})).toBe(422);
     const foreign = await api('owner', 'POST', '/orgs/acme/service-accounts', { name: 'x', roles: [rivalRoleId] });
     expect(foreign).toMatchObject({ status: 400, body: { message: `roles ${rivalRoleId} are not custom roles of this organization` } });
+    expect((await api('owner', 'GET', '/orgs/acme/service-accounts')).body).toHaveLength(1);
+  });
+
+  it("binds Kubernetes ServiceAccounts for site admins only: an owner cannot claim another team's", async () => {
+    const claim = { kubernetes_subjects: ['team-b/worker'] };
+    expect(await api('owner', 'POST', '/orgs/acme/service-accounts', { name: 'squatter', ...claim })).toMatchObject({
+      status: 403,
+      body: { message: expect.stringContaining('Kubernetes subjects are bound by site admins') },
+    });
+    expect(await status('owner', 'PATCH', `/orgs/acme/service-accounts/${account.id}`, claim)).toBe(403);
+    // Clearing takes nothing; a site admin binds one on the organization's account.
+    expect(await status('owner', 'PATCH', `/orgs/acme/service-accounts/${account.id}`, { kubernetes_subjects: [] })).toBe(200);
+    expect(await api('root', 'PATCH', `/orgs/acme/service-accounts/${account.id}`, claim)).toMatchObject({ status: 200, body: claim });
+    expect(await api('root', 'PATCH', `/orgs/acme/service-accounts/${account.id}`, { kubernetes_subjects: [] })).toMatchObject({ status: 200 });
     expect((await api('owner', 'GET', '/orgs/acme/service-accounts')).body).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import { useUser } from '../../session';
 import { Field } from '../../ui';
 import { Choices } from '../../ui/choices';
 import { Checkbox, TextArea } from '../../ui/controls';
@@ -31,6 +32,9 @@ const subjectLines = (data: FormData) =>
  * roles, on the site's whether it is a site admin.
  */
 export function AccountFieldset({ routes, roles, account }: { routes: AccountRoutes; roles: Role[]; account?: ServiceAccount }) {
+  // Binding Kubernetes ServiceAccounts is for site admins (the API refuses owners with 403).
+  const { is_admin: siteAdmin } = useUser();
+  const bindsSubjects = !routes.org || siteAdmin;
   return (
     <>
       <Field label="Name" name="name" required defaultValue={account?.name} hint="Letters, digits, . _ - inside; at most 40; unique among all accounts" autoComplete="off" />
@@ -46,12 +50,19 @@ export function AccountFieldset({ routes, roles, account }: { routes: AccountRou
       ) : (
         <Checkbox label="Site admin" name="site_admin" defaultChecked={account?.site_admin} />
       )}
-      <TextArea
-        label="Kubernetes subjects"
-        name="kubernetes_subjects"
-        defaultValue={account?.kubernetes_subjects.join('\n')}
-        hint="namespace/name of a Kubernetes ServiceAccount, one a line: its tokens authenticate as this account"
-      />
+      {bindsSubjects ? (
+        <TextArea
+          label="Kubernetes subjects"
+          name="kubernetes_subjects"
+          defaultValue={account?.kubernetes_subjects.join('\n')}
+          hint="namespace/name of a Kubernetes ServiceAccount, one a line: its tokens authenticate as this account"
+        />
+      ) : (
+        <p className="muted">
+          Kubernetes subjects: {account?.kubernetes_subjects.length ? account.kubernetes_subjects.join(', ') : 'none'}. A site admin binds
+          them: an owner cannot show that a Kubernetes ServiceAccount is theirs.
+        </p>
+      )}
     </>
   );
 }
@@ -73,7 +84,8 @@ export function accountBody(data: FormData, routes: AccountRoutes): AccountField
   return {
     name: text(data, 'name'),
     description: text(data, 'description'),
-    kubernetes_subjects: subjectLines(data),
+    // Absent from the form (an owner's), absent from the body: the subjects a site admin bound stay.
+    ...(data.has('kubernetes_subjects') ? { kubernetes_subjects: subjectLines(data) } : {}),
     ...(routes.org
       ? { roles: data.getAll('roles').map(Number).filter((id) => Number.isInteger(id) && id > 0) }
       : { site_admin: data.get('site_admin') !== null }),

@@ -74,6 +74,23 @@ const GIVES_ROLES = {
     target && body.roles?.length ? { orgId: target.id, roleIds: body.roles, what: 'roles' } : undefined,
 };
 
+/**
+ * Binding Kubernetes ServiceAccounts is for site admins: an organization's owner cannot show that `<namespace>/<name>`
+ * is theirs, and a subject names one account at most, so an owner naming another team's ServiceAccount would take
+ * it from them (and its pods would act for the owner's organization). Clearing the list takes nothing.
+ */
+const SUBJECTS_BY_SITE_ADMINS: Requirement<'organization', { body: AccountBody }> = {
+  anyOf: [
+    {
+      check: 'no `kubernetes_subjects` are given',
+      holds: ({ body }) => (body.kubernetes_subjects ?? []).length === 0,
+      denied: 'Kubernetes subjects given',
+    },
+    { on: 'site', permission: 'admin:site' },
+  ],
+  denied: 'Kubernetes subjects are bound by site admins',
+};
+
 /** Where one scope's rows live and who may call them. */
 interface Scope {
   /** The collection's path, e.g. `/orgs/:orgname/service-accounts`. */
@@ -90,6 +107,8 @@ interface Scope {
   edit: z.ZodType<AccountBody>;
   /** What giving roles takes (the organization's accounts). */
   gives?: typeof GIVES_ROLES;
+  /** What the body of a create or an edit further takes. */
+  checks?: Requirement<'organization', { body: AccountBody }>[];
   /** The 400 its writes answer besides the body's 422, when there is one. */
   invalid?: ErrorSpec;
 }
@@ -126,6 +145,7 @@ function scopeRoutes(scope: Scope): Route[] {
       summary: `Create a ${scope.noun} (${scope.who})`,
       params: scope.params,
       body: { schema: scope.create },
+      checks: scope.checks,
       gives: scope.gives,
       response: { status: 201, schema: ServiceAccountJson },
       errors: [
@@ -169,6 +189,7 @@ function scopeRoutes(scope: Scope): Route[] {
       summary: `Edit a ${scope.noun}: the fields given, lists replaced whole (${scope.who})`,
       params: one,
       body: { schema: scope.edit },
+      checks: scope.checks,
       gives: scope.gives,
       response: { status: 200, schema: ServiceAccountJson },
       errors: [
@@ -279,6 +300,7 @@ export const serviceAccountRoutes: Route[] = [
     requires: [{ on: 'target', permission: 'manage_owners:org', denied: 'org ownership required' }],
     create: CreateOrgServiceAccount,
     edit: EditOrgServiceAccount,
+    checks: [SUBJECTS_BY_SITE_ADMINS],
     gives: GIVES_ROLES,
     invalid: { status: 400, description: 'for a role that is not a custom role of the organization' },
   }),
