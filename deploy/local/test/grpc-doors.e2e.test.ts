@@ -2,28 +2,16 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { credentials, makeGenericClientConstructor, Metadata, status, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { authzV1 } from '@platform/proto';
 import { appCredential } from '@platform/service-kit';
+import { callAsStranger } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
 import { interrupt, npmStart, type StartedLauncher } from './launcher';
 
-/** One call as another process on this machine would make it: its own metadata only. */
-async function call(address: string, method: string, request: unknown, metadata: Record<string, string> = {}) {
-  const Ctor = makeGenericClientConstructor(authzV1.AuthzServiceService as unknown as ServiceDefinition, 'Stranger');
-  const client = new Ctor(address, credentials.createInsecure()) as Client & Record<string, Function>;
-  const md = new Metadata();
-  for (const [k, v] of Object.entries(metadata)) md.set(k, v);
-  try {
-    return await new Promise<{ code: number; details: string }>((resolve) =>
-      client[method](request, md, { deadline: Date.now() + 5_000 }, (err: ServiceError | null) =>
-        resolve(err ? { code: err.code, details: err.details } : { code: status.OK, details: '' }),
-      ),
-    );
-  } finally {
-    client.close();
-  }
-}
+/** One call to authz as another process on this machine would make it: its own metadata only. */
+const call = (address: string, method: string, request: unknown, metadata: Record<string, string> = {}) =>
+  callAsStranger(address, authzV1.AuthzServiceService, method, request, metadata);
 
 /** Whether anything accepts a TCP connection at host:port. */
 const accepts = (host: string, port: number) =>
