@@ -8,7 +8,7 @@ import { EFFECT } from '../orgs/effects';
 import type { OrgAuthz } from '../orgs/org-authz';
 import type { KubernetesSubject } from './kubernetes-tokens';
 import { ServiceAccountsStore, type ServiceAccountDetails, type ServiceAccountRow } from './service-accounts-store';
-import { stageServiceAccountTuples, tuplesOf } from './tuples';
+import { changedTuples, stageServiceAccountTuples, tuplesOf } from './tuples';
 
 /** Most custom roles, and most Kubernetes subjects, one service account may hold. */
 export const MAX_SERVICE_ACCOUNT_ROLES = 50;
@@ -209,7 +209,8 @@ export class ServiceAccounts {
           if (subjects) await this.store.setSubjects(req.id, subjects, trx);
           const after = { id: req.id, orgId, isAdmin: req.siteAdmin ?? before.row.is_admin, roleIds: roleIds ?? before.roleIds };
           const was = { ...after, isAdmin: before.row.is_admin, roleIds: before.roleIds };
-          stageServiceAccountTuples(stage, [...tuplesOf(was), ...tuplesOf(after)]);
+          // Only the tuples the edit changes: one that changes none (a description, deactivating) has no effect to fail and be undone.
+          stageServiceAccountTuples(stage, changedTuples(tuplesOf(was), tuplesOf(after)));
           return before;
         },
         { call: ctx, undo: (trx, before) => this.restore(before, trx) },

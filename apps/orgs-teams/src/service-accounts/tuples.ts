@@ -41,6 +41,13 @@ export function tuplesOf(a: AccountTuplesOf): Tuple[] {
   ];
 }
 
+/** The tuples in one list and not the other (either way): what an edit from `was` to `now` changes. */
+export function changedTuples(was: Tuple[], now: Tuple[]): Tuple[] {
+  const before = new Set(was.map(tupleKey));
+  const after = new Set(now.map(tupleKey));
+  return [...was.filter((t) => !after.has(tupleKey(t))), ...now.filter((t) => !before.has(tupleKey(t)))];
+}
+
 const accountOf = (t: Tuple) => Number(/^user:(\d+)$/.exec(t.user)?.[1] ?? 0);
 
 /**
