@@ -57,7 +57,7 @@ export class AppCredential {
 
   /** The app a token names when one of our keys signed it and it has not expired; undefined otherwise. */
   verify(token: string): string | undefined {
-    const header = decodeHeader(token);
+    const header = jwtPart(token, 0);
     const verify = header && this.verifiers.get(String(header.kid));
     if (!verify) return undefined;
     try {
@@ -69,13 +69,16 @@ export class AppCredential {
   }
 }
 
-/** A JWT's header, undefined for anything that is not one. */
-function decodeHeader(token: string): Record<string, unknown> | undefined {
-  const dot = token.indexOf('.');
-  if (dot <= 0) return undefined;
+/**
+ * One part of a JWT decoded (0: the header, 1: the claims), unverified; undefined for anything that is not a JWT.
+ * Only for routing a token (which key, whose token, until when): what a token proves comes from its verification.
+ */
+export function jwtPart(token: string, index: 0 | 1): Record<string, unknown> | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
   try {
-    const header: unknown = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString('utf8'));
-    return header && typeof header === 'object' ? (header as Record<string, unknown>) : undefined;
+    const part: unknown = JSON.parse(Buffer.from(parts[index], 'base64url').toString('utf8'));
+    return part && typeof part === 'object' ? (part as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -83,13 +86,7 @@ function decodeHeader(token: string): Record<string, unknown> | undefined {
 
 /** Whether a bearer token claims to be an app token (signed or not): those are never asked of orgs-teams. */
 export function isAppToken(token: string): boolean {
-  const parts = token.split('.');
-  if (parts.length !== 3) return false;
-  try {
-    return (JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { iss?: unknown }).iss === APP_TOKEN_ISSUER;
-  } catch {
-    return false;
-  }
+  return jwtPart(token, 1)?.iss === APP_TOKEN_ISSUER;
 }
 
 let processCredential: AppCredential | undefined;

@@ -4,7 +4,7 @@ import { ACCOUNTS_CHANGED, NoticeFence, type AccountsChanged, type Bus } from '@
 import { NotAllowedError, NotAuthenticatedError, UnavailableError } from '@platform/errors';
 import { authzV1, orgsTeamsV1, type AccessQuestion, type CallingAccount, type MethodPolicy } from '@platform/proto';
 import { LRUCache } from 'lru-cache';
-import { appCredential, isAppToken } from './app-credential';
+import { appCredential, isAppToken, jwtPart } from './app-credential';
 import type { CallContext } from './call-context';
 import { createClient } from './grpc-client';
 
@@ -150,14 +150,8 @@ export class CredentialCache {
 
 /** How long a JWT (a Kubernetes token) stays valid: never kept past its own expiry; undefined for other tokens. */
 function expiresInMs(token: string): number | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  try {
-    const exp = (JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { exp?: unknown }).exp;
-    return typeof exp === 'number' ? Math.max(0, exp * 1_000 - Date.now()) : undefined;
-  } catch {
-    return undefined;
-  }
+  const exp = jwtPart(token, 1)?.exp;
+  return typeof exp === 'number' ? Math.max(0, exp * 1_000 - Date.now()) : undefined;
 }
 
 /** What the default CallerAccess needs: where orgs-teams and authz listen, and the cache. */

@@ -41,5 +41,5 @@ export {
 export { HttpMetrics, expressRoute } from './http-metrics';
 export { fullServiceName } from './grpc-server';
 export { PortInUseError, EXIT_CONFIG, portError, databaseStartError, describeStartError } from './start-errors';
-export { appCredential, useAppKeys, AppCredential, APP_TOKEN_ISSUER } from './app-credential';
+export { appCredential, useAppKeys, AppCredential, APP_TOKEN_ISSUER, jwtPart } from './app-credential';
 export { admit, callerOf, CredentialCache, grpcCallerAccess, type Caller, type CallerAccess } from './caller';

@@ -5,7 +5,7 @@ import * as https from 'node:https';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '@platform/db';
 import { UnavailableError } from '@platform/errors';
-import type { CallOptions, Logger } from '@platform/service-kit';
+import { jwtPart, type CallOptions, type Logger } from '@platform/service-kit';
 import type { ForeignTokens } from '../identity/identity';
 
 /** Where the Kubernetes API is and how orgs-teams authenticates to it (in a pod: its own ServiceAccount token). */
@@ -43,12 +43,8 @@ interface TokenReviewStatus {
 
 /** Milliseconds until the token's `exp` claim, Infinity when it states none. */
 function expiresInMs(token: string): number {
-  try {
-    const { exp } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { exp?: unknown };
-    return typeof exp === 'number' ? exp * 1000 - Date.now() : Infinity;
-  } catch {
-    return Infinity;
-  }
+  const exp = jwtPart(token, 1)?.exp;
+  return typeof exp === 'number' ? exp * 1000 - Date.now() : Infinity;
 }
 
 /**
