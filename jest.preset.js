@@ -8,11 +8,18 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace(/[/]/g, '\\/')}$`] = path.join(__dirname, target);
 }
 
+// Dependencies that ship only ES modules, which jest's CommonJS runtime cannot require on this Node: SWC compiles them
+// to CommonJS like the TypeScript. One list for every project, so a project that loads one through another app's code
+// (the launcher loading authz's CEL evaluator) needs nothing of its own.
+const ESM_ONLY = ['age-encryption', '@noble', '@scure', '@marcbachmann', 'openid-client', 'oauth4webapi', 'jose', 'oidc-provider'];
+
 module.exports = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.m?js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper,
   testMatch: ['<rootDir>/**/*.test.ts'],

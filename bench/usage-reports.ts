@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- usage-reports`: the monthly usage views of spec 4.5 and the dashboard's list routes over
+ * `npm run bench -- usage-reports`: the monthly usage views of the usage reports and the dashboard's list routes over
  * 1,000,000 usage samples of one month (or 10,000,000 with BENCH_SAMPLES=10000000), on the platform as `npm start`
  * runs it but on a real Postgres (DATABASE_URL).
  *

@@ -32,7 +32,7 @@ function startAuthz(config: AuthzConfig) {
         const { engine, model } = await chooseEngine(config, db!, log);
         if (engine instanceof EmbeddedEngine) loadTuples(engine, log);
         const cache = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
-        stopFollowing = await cache.follow(bus!);
+        stopFollowing = await cache.followTuples(bus!);
         const tuplesChanged = announceTupleChanges(cache, bus, log);
         decisions = new CachedEngine(engine, cache, tuplesChanged);
         // Roles gets the engine itself: its unit of work writes rows and tuples in one transaction of the embedded engine.
@@ -41,7 +41,9 @@ function startAuthz(config: AuthzConfig) {
       },
       // A service account's questions are answered by this app's own engine, not by a call to itself.
       holds: () => async (account, questions) => {
-        const answers = await decisions!.batchCheck(questions.map((q) => ({ user: `user:${account.id}`, relation: q.relation, object: q.object })));
+        const answers = await decisions!.batchCheck(
+          questions.map((q) => ({ user: `user:${account.id}`, relation: q.relation, object: q.object })),
+        );
         return answers.every(Boolean);
       },
       onStop: async () => {
@@ -65,6 +67,8 @@ function loadTuples(engine: EmbeddedEngine, log: Logger): void {
 export async function chooseEngine(config: AuthzConfig, db: Database, log: Logger): Promise<{ engine: AuthzEngine; model: TypeSystem }> {
   const dsl = fs.readFileSync(PLATFORM_MODEL_FILE, 'utf8');
   const model = TypeSystem.fromDsl(dsl);
+  // Time-bound grants (a team's custom role until a date, the model's `not_after`) end at authz's clock, never the caller's.
+  const context = () => ({ current_time: new Date().toISOString() });
   if (config.OPENFGA_API_URL) {
     const engine = await OpenFgaEngine.connect({
       apiUrl: config.OPENFGA_API_URL,
@@ -72,10 +76,11 @@ export async function chooseEngine(config: AuthzConfig, db: Database, log: Logge
       apiToken: config.OPENFGA_API_TOKEN,
       modelDsl: dsl,
       log,
+      context,
     });
     log.info({ apiUrl: config.OPENFGA_API_URL, storeId: config.OPENFGA_STORE_ID }, 'authorization engine: OpenFGA');
     return { engine, model };
   }
   log.info('authorization engine: embedded');
-  return { engine: new EmbeddedEngine(db, model), model };
+  return { engine: new EmbeddedEngine(db, model, { context }), model };
 }

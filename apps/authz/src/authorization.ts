@@ -1,6 +1,7 @@
 import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, TypeSystem } from './engine';
-import type { WriteOptions } from './engine/types';
+import type { ListOptions, ListUsersRequest, WriteOptions } from './engine/types';
 import { permissionCatalog, resolvePermission, SITE_OBJECT } from './permissions';
+import { WhoHasAccess, type PermissionAccess } from './who-has-access';
 
 /**
  * Authorization questions and the relationship tuples behind them (AuthzService): checks as the engine
@@ -30,6 +31,19 @@ export class Authorization {
   /** Which of the relations (every relation of the object's type when none are named) the user holds. */
   listRelations(user: string, object: string, relations: string[]): Promise<string[]> {
     return this.engine.listRelations(user, object, relations.length ? relations : this.model.relationsOf(object.split(':')[0]));
+  }
+
+  listObjects(user: string, relation: string, type: string, options?: ListOptions): Promise<string[]> {
+    return this.engine.listObjects(user, relation, type, options);
+  }
+
+  listUsers(request: ListUsersRequest): Promise<string[]> {
+    return this.engine.listUsers(request);
+  }
+
+  /** Who holds each permission of an organization, a contract or a cluster, and the paths that grant it. */
+  whoHasAccess(object: string): Promise<PermissionAccess[]> {
+    return new WhoHasAccess(this.engine, this.model).of(object, { current_time: new Date().toISOString() });
   }
 
   write(writes: Tuple[], deletes: Tuple[], opts?: WriteOptions): Promise<void> {

@@ -10,7 +10,7 @@ export const authzEnv = {
     .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an OpenFGA store id (ULID)')
     .optional(),
   OPENFGA_API_TOKEN: z.string().optional(),
-  /** Most custom roles one team may be assigned (spec 4.14 assignedRoleIDs, 4.1 teamIDs). */
+  /** Most custom roles one team may be assigned (a team's assignedRoleIDs, a role's teamIDs). */
   MAX_ROLES_PER_TEAM: z.coerce.number().int().min(1).max(1000).default(10),
   /**
    * How long a check's answer may be served from memory (0: never). Tuple writes evict every answer at once, on

@@ -15,7 +15,7 @@ import {
 
 const model = TypeSystem.fromFile();
 
-// Every `action:object` name the spec uses (sections 4.1 to 4.14).
+// Every `action:object` name the spec uses, in every area of the API.
 const SPEC_NAMES = [
   // Not in the spec: the Gitea-compatible admin routes (POST /admin/users) check it.
   'admin:site',

@@ -1,12 +1,48 @@
+import { InputError } from '@platform/errors';
 import { authzV1 } from '@platform/proto';
 import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
 import type { Authorization } from './authorization';
 import { measureCheck } from './check-metrics';
-import type { CheckRequest } from './engine';
+import type { CheckRequest, RequestContext, Tuple } from './engine';
+
+/** A JSON object carried as text (a context, a condition's parameters); empty means none. */
+function parseJsonObject(text: string, what: string): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new InputError(`${what} is not valid JSON`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new InputError(`${what} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+const toTuple = (k: authzV1.TupleKey): Tuple => {
+  const t: Tuple = { user: k.user, relation: k.relation, object: k.object };
+  if (k.condition?.name)
+    t.condition = { name: k.condition.name, context: parseJsonObject(k.condition.contextJson, 'condition context') ?? {} };
+  return t;
+};
+
+const fromTuple = (t: Tuple): authzV1.TupleKey => ({
+  user: t.user,
+  relation: t.relation,
+  object: t.object,
+  ...(t.condition && { condition: { name: t.condition.name, contextJson: JSON.stringify(t.condition.context ?? {}) } }),
+});
+
+const toContext = (text: string): RequestContext | undefined => parseJsonObject(text, 'context');
 
 const toCheck = (c: authzV1.CheckRequest): CheckRequest => {
   const t = c.tuple ?? { user: '', relation: '', object: '' };
-  return { user: t.user, relation: t.relation, object: t.object, contextualTuples: c.contextualTuples };
+  return {
+    user: t.user,
+    relation: t.relation,
+    object: t.object,
+    contextualTuples: c.contextualTuples.map(toTuple),
+    context: toContext(c.contextJson ?? ''),
+  };
 };
 
 /** The AuthzService RPCs (proto/platformadmin/authz/v1/authz.proto). */
@@ -19,13 +55,48 @@ export function authzService(authorization: Authorization): ServiceBinding<typeo
       allowed: await measureCheck('check_permission', () => authorization.checkPermission(req.userId, req.permission, req.objectId)),
     }),
     listRelations: async (req) => ({ relations: await authorization.listRelations(req.user, req.object, req.relations) }),
-    writeTuples: async (req) => (await authorization.write(req.writes, req.deletes, { idempotent: req.idempotent }), {}),
+    writeTuples: async (req) => (
+      await authorization.write(req.writes.map(toTuple), req.deletes.map(toTuple), { idempotent: req.idempotent }),
+      {}
+    ),
     readTuples: async (req) => ({
-      tuples: await authorization.readTuples({
-        object: req.object || undefined,
-        relation: req.relation || undefined,
-        user: req.user || undefined,
+      tuples: (
+        await authorization.readTuples({
+          object: req.object || undefined,
+          relation: req.relation || undefined,
+          user: req.user || undefined,
+        })
+      ).map(fromTuple),
+    }),
+    listObjects: async (req) => ({
+      objects: await authorization.listObjects(req.user, req.relation, req.type, {
+        contextualTuples: req.contextualTuples.map(toTuple),
+        context: toContext(req.contextJson),
       }),
+    }),
+    listUsers: async (req) => ({
+      users: await authorization.listUsers({
+        object: req.object,
+        relation: req.relation,
+        userFilters: req.userFilters.map((f) => ({ type: f.type, relation: f.relation || undefined })),
+        contextualTuples: req.contextualTuples.map(toTuple),
+        context: toContext(req.contextJson),
+      }),
+    }),
+    whoHasAccess: async (req) => ({
+      permissions: (await authorization.whoHasAccess(req.object)).map((p) => ({
+        permission: p.permission,
+        relation: p.relation,
+        users: p.users.map((u) => ({
+          userId: u.userId,
+          paths: u.paths.map((path) => ({
+            kind: path.kind === 'relation' ? `relation:${path.relation}` : path.kind,
+            teamId: path.teamId ?? 0,
+            roleId: path.roleId ?? 0,
+            until: path.until ?? '',
+          })),
+        })),
+      })),
     }),
     permissionCatalog: async () => ({
       permissions: authorization.catalog().map((p) => ({

@@ -46,6 +46,9 @@ class TupleSetEngine implements AuthzEngine {
   async listObjects(): Promise<string[]> {
     return [];
   }
+  async listUsers(): Promise<string[]> {
+    return [];
+  }
   async write(writes: Tuple[], deletes: Tuple[]): Promise<void> {
     for (const t of deletes) this.tuples.delete(key(t));
     for (const t of writes) this.tuples.add(key(t));
@@ -89,7 +92,7 @@ describe('the authorization decision cache', () => {
 
   it('forgets everything when another replica says tuples changed', async () => {
     const { bus, engine, cache, cached } = setUp();
-    await cache.follow(bus);
+    await cache.followTuples(bus);
     await engine.write([MEMBER, EDIT], []);
     expect(await cached.batchCheck([MEMBER, EDIT])).toEqual([true, true]);
     engine.tuples.clear();
@@ -104,7 +107,7 @@ describe('the authorization decision cache', () => {
     const engine = new TupleSetEngine();
     const cache = new DecisionCache({ ttlMs: 60_000, maxEntries: 1000 });
     const cached = new CachedEngine(engine, cache, async () => cache.evictAll());
-    const stop = await cache.follow(bus);
+    const stop = await cache.followTuples(bus);
     await engine.write([MEMBER], []);
     expect(await cached.check(MEMBER)).toBe(true);
     // Another replica removes the member and answers once the bus has its notice, not once this replica has it...
@@ -118,7 +121,7 @@ describe('the authorization decision cache', () => {
 
   it('does not keep an answer read before an eviction that came while it was being read', async () => {
     const { bus, engine, cache, cached } = setUp();
-    await cache.follow(bus);
+    await cache.followTuples(bus);
     await engine.write([MEMBER], []);
     const read = engine.hold();
     const answer = cached.check(MEMBER);
@@ -169,7 +172,7 @@ describe('the authorization decision cache', () => {
     const { bus, engine, cache, cached } = setUp();
     let report: (h: BusHealth) => void = () => {};
     bus.onHealthChange = (listener) => ((report = listener), () => {});
-    await cache.follow(bus);
+    await cache.followTuples(bus);
     await engine.write([MEMBER], []);
     expect(await cached.check(MEMBER)).toBe(true);
     engine.tuples.delete(key(MEMBER));

@@ -3,14 +3,16 @@ import type { Migration } from '@platform/db';
 
 /**
  * What member clusters report over the agent protocol (docs/agent-protocol.md, docs/billing-ingestion.md):
- * licensed products with their first and last received times (4.6), licensed-resource events (4.6) and
- * usage samples (4.5), plus the ids of the agent messages applied (idempotency).
+ * licensed products with their first and last received times and licensed-resource events (both for the admin
+ * dashboard), usage samples (for the usage reports), plus the ids of the agent messages applied (idempotency).
  */
 export const agentReports: Migration = {
   name: '20261122010000_agent_reports',
   async up(knex: Knex, schema: string) {
     await knex.schema.withSchema(schema).createTable('licensed_products', (t) => {
-      t.comment('A licensed product received on a cluster (LicenseUsage reports): one row per user, cluster, license and product (4.6)');
+      t.comment(
+        'A licensed product received on a cluster (LicenseUsage reports): one row per user, cluster, license and product (admin dashboard)',
+      );
       t.bigInteger('user_id').notNullable().comment('Platform account id of the license holder');
       t.uuid('cluster_uid').notNullable().comment('UID of the cluster the product runs on (a hub or a spoke)');
       t.string('license_id', 255).notNullable().comment('License id');
@@ -26,7 +28,7 @@ export const agentReports: Migration = {
 
     await knex.schema.withSchema(schema).createTable('resource_events', (t) => {
       t.comment(
-        'Licensed-resource events (ResourceEvent reports): one row per (cluster, key, version) (4.6 events, raw-event, events-histories)',
+        'Licensed-resource events (ResourceEvent reports): one row per (cluster, key, version) (dashboard events, raw-event, events-histories)',
       );
       t.bigIncrements('id').comment('Row id (internal)');
       t.bigInteger('user_id').notNullable().comment('Platform account id of the license holder');
@@ -50,7 +52,7 @@ export const agentReports: Migration = {
 
     await knex.schema.withSchema(schema).createTable('usage_samples', (t) => {
       t.comment(
-        'What one licensed object used over an interval (UsageSample reports), split at month boundaries so every row lies in one month (4.5)',
+        'What one licensed object used over an interval (UsageSample reports), split at month boundaries so every row lies in one month (usage reports)',
       );
       t.bigIncrements('id').comment('Row id (internal)');
       t.date('month').notNullable().comment('First day of the UTC month the interval lies in');

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
-/** System outages a site admin records (spec 4.6 `/dashboard/system-outages`, docs/system-outages.md). */
+/** System outages a site admin records (`/dashboard/system-outages`, docs/system-outages.md). */
 export const systemOutages: Migration = {
   name: '20261123030000_system_outages',
   async up(knex: Knex, schema: string) {
     await knex.schema.withSchema(schema).createTable('system_outages', (t) => {
-      t.comment('A system outage recorded by a site admin, for one account and cluster or none (4.6 system-outages)');
+      t.comment('A system outage recorded by a site admin, for one account and cluster or none (dashboard system outages)');
       t.bigIncrements('id').comment('Outage id');
       t.bigInteger('account_id').nullable().comment('Platform account id the outage concerns, resolved from accountName; null: none');
       t.string('account_name', 255).notNullable().defaultTo('').comment('Account login as given (accountName); empty when none');

@@ -11,13 +11,13 @@ export const usageSampleDays: Migration = {
   name: '20261123060000_usage_sample_days',
   async up(knex: Knex, schema: string) {
     await knex.raw(
-      `comment on table ??.usage_samples is 'What one licensed object used over an interval (UsageSample reports), split at UTC day boundaries so every row lies in one day and one month (4.5)'`,
+      `comment on table ??.usage_samples is 'What one licensed object used over an interval (UsageSample reports), split at UTC day boundaries so every row lies in one day and one month (usage reports)'`,
       [schema],
     );
   },
   async down(knex: Knex, schema: string) {
     await knex.raw(
-      `comment on table ??.usage_samples is 'What one licensed object used over an interval (UsageSample reports), split at month boundaries so every row lies in one month (4.5)'`,
+      `comment on table ??.usage_samples is 'What one licensed object used over an interval (UsageSample reports), split at month boundaries so every row lies in one month (usage reports)'`,
       [schema],
     );
   },

@@ -10,7 +10,7 @@ import { renderSummaryPdf, summaryFileName } from '../src/summary/summary-pdf';
 import { SUMMARY_LIMITS, UsageSummary } from '../src/summary/usage-summary';
 import { testCluster } from './agent-reports';
 
-describe('the PDF usage summary of a month (spec 4.5 download, docs/usage-summary-pdf.md)', () => {
+describe('the PDF usage summary of a month (docs/usage-summary-pdf.md)', () => {
   let db: Database;
   let drop: () => Promise<void>;
   let summaries: UsageSummary;

@@ -14,15 +14,22 @@ const BillingArea = lazy(() => import('./areas/billing'));
 const AdminArea = lazy(() => import('./areas/admin'));
 const OrgServiceAccountsArea = lazy(() => import('./areas/service-accounts').then((m) => ({ default: m.OrgServiceAccounts })));
 const AdminServiceAccountsArea = lazy(() => import('./areas/service-accounts').then((m) => ({ default: m.AdminServiceAccounts })));
+const AccountArea = lazy(() => import('./areas/account'));
+const OrgNotificationsArea = lazy(() => import('./areas/notifications').then((m) => ({ default: m.OrgNotifications })));
+const AdminNotificationsArea = lazy(() => import('./areas/notifications').then((m) => ({ default: m.AdminNotifications })));
 
 /** What site admins see beyond an org owner; the API refuses the same routes to anyone else. */
 export const ADMIN_SCREENS: [path: string, label: string][] = [
+  ['/admin/users', 'Users'],
+  ['/admin/orgs', 'All organizations'],
+  ['/admin/audit', 'Audit events'],
   ['/admin/billing', 'Billing'],
   ['/admin/contracts', 'Contracts'],
   ['/admin/client-orgs', 'Client organizations'],
   ['/admin/outages', 'System outages'],
   ['/admin/marketplace', 'Marketplace'],
   ['/admin/service-accounts', 'Service accounts'],
+  ['/admin/notifications', 'Notifications'],
   ['/admin/settings', 'Site settings'],
 ];
 
@@ -42,10 +49,13 @@ export function App() {
           <Route path="/orgs/:org/clusters/*" element={<ClustersArea />} />
           <Route path="/orgs/:org/contracts/*" element={<OrgContractsArea />} />
           <Route path="/orgs/:org/service-accounts/*" element={<OrgServiceAccountsArea />} />
+          <Route path="/orgs/:org/notifications/*" element={<OrgNotificationsArea />} />
           <Route path="/orgs/*" element={<OrgsArea />} />
+          <Route path="/account" element={<AccountArea />} />
           <Route path="/admin/billing/*" element={adminOnly(<BillingArea />)} />
           <Route path="/admin/contracts/*" element={adminOnly(<AdminContractsArea />)} />
           <Route path="/admin/service-accounts/*" element={adminOnly(<AdminServiceAccountsArea />)} />
+          <Route path="/admin/notifications/*" element={adminOnly(<AdminNotificationsArea />)} />
           <Route path="/admin/*" element={adminOnly(<AdminArea />)} />
           <Route path="*" element={<NotFound />} />
         </Routes>
@@ -73,7 +83,9 @@ function Shell({ admin, children }: { admin: boolean; children: ReactNode }) {
         </nav>
         <div className="who">
           <span>
-            {session?.user.login}
+            <NavLink to="/account" title="Your account">
+              {session?.user.login}
+            </NavLink>
             {admin && <span className="tag"> site admin</span>}
           </span>
           <button type="button" onClick={() => void signOut()}>

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Migration } from '@platform/db';
 
-/** Contracts, the clusters bound to them and their audit trail (4.3, 4.4; docs/contracts.md). */
+/** Contracts, the clusters bound to them and their audit trail (docs/contracts.md). */
 export const contracts: Migration = {
   name: '20261123010000_contracts',
   async up(knex: Knex, schema: string) {

@@ -1,5 +1,5 @@
 import { openObjectStorage } from '@platform/object-storage';
-import { defineApp, startService } from '@platform/service-kit';
+import { defineApp, SecretBox, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { contractsLicensingEnv, type ContractsLicensingConfig } from './config';
 import { authorityFromConfig } from './licensing/authority';
@@ -10,6 +10,11 @@ import { Licenses } from './licenses/licenses';
 import { billingClient, billingUsage } from './licenses/quota';
 import { startLicenseMetrics } from './licenses/license-metrics';
 import { licensingService } from './licenses/service';
+import { ContractsStore } from './contracts/contracts-store';
+import { smtpMailer } from './notices/mailer';
+import { Notices } from './notices/notices';
+import { notificationsService } from './notices/service';
+import { Webhooks } from './notices/webhooks';
 import { contractsLicensingService } from './service';
 
 /** Starts the contracts-licensing service: contracts, contract clusters, audit events and issued licenses */
@@ -19,7 +24,10 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
   const storage = openObjectStorage(config);
   const clusters = clustersClient(config.CLUSTERS_GRPC_ADDR);
   const billing = billingClient(config.BILLING_DASHBOARD_GRPC_ADDR);
+  const mailer = smtpMailer(config);
   let stopMetrics: (() => void) | undefined;
+  let notices: Notices | undefined;
+  let webhooks: Webhooks | undefined;
   return startService(
     {
       name: 'contracts-licensing',
@@ -27,17 +35,43 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
       database: { schema: 'contracts', migrations },
       // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
       bus: true,
-      grpc: async ({ db, log }) => {
+      grpc: async ({ db, log, outbox }) => {
         // The platform CA exists from the first start on (docs/licensing.md), before any license is asked for.
         const authority = await authorityFromConfig(db!, config, () => log.info('generated the platform license CA'));
         const inventory = clustersInventory(clusters);
         const contracts = createContracts(db!, storage, inventory, log);
         const licenses = new Licenses(db!, authority, contracts, inventory, billingUsage(billing), log);
         stopMetrics = startLicenseMetrics(db!, log, config.LICENSE_METRICS_INTERVAL_MS);
-        return [contractsLicensingService(), contractsService(contracts), licensingService(licenses, authority.certificatePem)];
+        // Quota and expiry notices, by mail and webhook (docs/notifications.md); decisions and sends go through the outbox.
+        const store = ContractsStore.create(db!);
+        const secrets = await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR);
+        webhooks = new Webhooks(
+          db!,
+          secrets,
+          config,
+          {
+            mail: (mail, ownerId, key) => notices!.deliverMail(mail, ownerId, key),
+            audit: (contractId, event, trx) => store.event(contractId, 'notifications', event, trx),
+          },
+          log,
+        );
+        notices = new Notices(db!, store, inventory, billingUsage(billing), mailer, webhooks, log);
+        notices.useOutbox(outbox(notices.effects()));
+        if (!config.SMTP_URL) log.info('SMTP_URL is not set: notice mails are kept and shown to site admins in the console');
+        notices.start(config.NOTICE_SWEEP_INTERVAL_MS);
+        webhooks.start(Math.min(config.WEBHOOK_RETRY_BASE_MS, 1_000));
+        return [
+          contractsLicensingService(),
+          contractsService(contracts),
+          licensingService(licenses, authority.certificatePem),
+          notificationsService(notices, webhooks),
+        ];
       },
       onStop: async () => {
         stopMetrics?.();
+        await notices?.stop();
+        await webhooks?.stop();
+        mailer.close();
         clusters.close();
         billing.close();
         storage.close();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { objectStorageEnv } from '@platform/object-storage';
-import { addressVar, secretsKeyVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
+import { addressVar, boolVar, secretsKeyVar, serviceEnv, type ConfigOf } from '@platform/service-kit';
 
 const pemVar = (label: string) =>
   z
@@ -25,5 +25,23 @@ export const contractsLicensingEnv = {
   ...objectStorageEnv,
   /** How often the license gauges (platform_licenses_valid, ..._expiring, platform_licensed_clusters) are counted. */
   LICENSE_METRICS_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /** Notices (docs/notifications.md): the SMTP server, smtp://user:pass@host:587 or smtps://...:465; unset: mails are kept (console). */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be smtp://[user:password@]host[:port] or smtps://...' }).optional(),
+  /** The sender of notice mails. */
+  SMTP_FROM: z.string().min(3).max(254).default('Platform <noreply@platform.local>'),
+  /** smtp:// only: whether the server must offer STARTTLS (never send credentials or mail in the clear unless false). */
+  SMTP_REQUIRE_TLS: boolVar.default(true),
+  /** An extra CA (PEM) trusted for SMTP and webhook TLS, beside the system's: a private CA, or a test's. */
+  NOTIFICATIONS_CA_CERT: pemVar('CERTIFICATE'),
+  /** Whether webhook endpoints may resolve to loopback, private or link-local addresses (off: refused, against SSRF). */
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: boolVar.default(false),
+  /** How often contracts are checked against their quotas and ends. */
+  NOTICE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** The first webhook retry's wait; each next one doubles it (up to an hour). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+  /** Attempts of one delivery before it is given up. */
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  /** Failed attempts in a row after which an endpoint is disabled (with an audit event and a mail). */
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(1_000).default(20),
 };
 export type ContractsLicensingConfig = ConfigOf<typeof contractsLicensingEnv>;

@@ -24,6 +24,8 @@ const UNENROLLED = '0b7d4c1e-0000-4000-8000-0000000000b1';
 const UNENROLLED_2 = '0b7d4c1e-0000-4000-8000-0000000000b2';
 const UNENROLLED_3 = '0b7d4c1e-0000-4000-8000-0000000000b3';
 const LATER = '0b7d4c1e-0000-4000-8000-0000000000b4';
+/** Bound by one contract only, never enrolled: registration's air-gapped cluster. */
+const OFFLINE_ONLY = '0b7d4c1e-0000-4000-8000-0000000000c1';
 const DAY = 86_400;
 const now = Math.floor(Date.now() / 1000);
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as any;
@@ -312,7 +314,7 @@ describe('Licenses', () => {
   it('verifies a registration for real, and refuses it once the contract is revoked; the CRL lists the license', async () => {
     const c = await contract({ allowOffline: true });
     const cc = await bind(c.id, SPOKE);
-    const offlineCc = await bind(c.id, AIRGAPPED);
+    const offlineCc = await bind(c.id, OFFLINE_ONLY);
     const license = await licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
     const register = (over: Partial<Parameters<Licenses['verifyRegistration']>[0]> = {}) =>
       licenses.verifyRegistration({
@@ -330,15 +332,44 @@ describe('Licenses', () => {
     const tampered = Buffer.from(license.license);
     tampered[tampered.length - 10] ^= 1;
     await expect(register({ license: tampered })).rejects.toBeInstanceOf(LicenseRejectedError);
-    // A valid license for a cluster the platform does not know: 400.
+    // What follows the one certificate makes it no license: trailing bytes, a second certificate, a PEM bundle.
+    const pem = (der: Uint8Array) => `-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString('base64')}\n-----END CERTIFICATE-----\n`;
+    for (const more of [
+      Buffer.concat([license.license, Buffer.alloc(3)]),
+      Buffer.concat([license.license, license.license]),
+      Buffer.from(pem(license.license) + pem(license.license)),
+      Buffer.from(pem(license.license) + 'trailing text'),
+    ])
+      await expect(register({ license: more })).rejects.toMatchObject({ reason: 'malformed' });
+    expect(await register({ license: Buffer.from(pem(license.license)) })).toMatchObject({ serial: license.serial });
+
+    // A cluster nobody enrolled that the owner's contract binds (air-gapped, licensed offline) registers.
     const airgapped = await licenses.issueForBinding({ contractId: c.id, ccId: offlineCc.id, ownerId: 0, actor: 'root', ownerEmail: '' });
-    await expect(register({ license: airgapped.license, clusterUid: AIRGAPPED })).rejects.toThrow(/not registered/);
-    // The cluster is asked about before the license is read: an unknown one is 400 whatever the license holds.
+    expect(await register({ license: airgapped.license, clusterUid: OFFLINE_ONLY })).toMatchObject({
+      serial: airgapped.serial,
+      clusterUid: OFFLINE_ONLY,
+      ownerId: ORG,
+      contractId: c.id,
+      email: 'acme@users.noreply.platform.local',
+    });
+    // A bad license is 422 whatever the cluster, known or not.
     for (const bad of [Buffer.from('not a certificate'), tampered, Buffer.alloc(0)])
-      await expect(register({ license: bad, clusterUid: AIRGAPPED })).rejects.toThrow(
-        new InputError(`cluster ${AIRGAPPED} is not registered with the platform`),
-      );
-    await expect(register({ license: tampered, clusterUid: AIRGAPPED.toUpperCase() })).rejects.toBeInstanceOf(InputError);
+      await expect(register({ license: bad, clusterUid: OFFLINE_ONLY })).rejects.toBeInstanceOf(LicenseRejectedError);
+    // Once no contract of the owner binds it, it is a cluster the platform does not know (400).
+    await contracts.binding.unbind({ id: c.id, ccId: offlineCc.id, ownerId: 0, actor: 'root' });
+    await expect(register({ license: airgapped.license, clusterUid: OFFLINE_ONLY })).rejects.toThrow(
+      new InputError(`cluster ${OFFLINE_ONLY} is not registered with the platform`),
+    );
+
+    // Recorded once however often it registers; listed with its holder.
+    const first = await licenses.recordRegistration({ serial: license.serial, clusterUid: SPOKE, holderId: 0, holderLogin: '', holderEmail: 'h@acme.io' });
+    const again = await licenses.recordRegistration({ serial: license.serial, clusterUid: SPOKE, holderId: 7, holderLogin: 'holder', holderEmail: 'h@acme.io' });
+    expect(again).toMatchObject({ serial: license.serial, clusterUid: SPOKE, holderId: 7, holderLogin: 'holder', ownerId: ORG, contractId: c.id });
+    expect(again.firstRegisteredUnix).toBe(first.firstRegisteredUnix);
+    expect((await licenses.registrations()).filter((r) => r.serial === license.serial)).toHaveLength(1);
+    await expect(
+      licenses.recordRegistration({ serial: license.serial, clusterUid: HUB, holderId: 0, holderLogin: '', holderEmail: '' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
 
     await contracts.lifecycle.revoke(c.id, 0, 'root');
     await expect(register()).rejects.toMatchObject({ reason: 'revoked' });

@@ -8,6 +8,7 @@ import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { backendChecks } from './operations';
 import { ROUTES } from './sections';
+import { followHookFacts } from './sections/metricsproxy/routes';
 import { SharedSignInFailures } from './sign-in-failures';
 import { OrgViewCache } from './org-views';
 import { TokenCache } from './token-cache';
@@ -17,13 +18,14 @@ export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: s
 
 function startGateway(config: GatewayConfig) {
   const orgViews = new OrgViewCache(config.ORG_CACHE_TTL_MS);
-  const decisions = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
+  const decisions = new DecisionCache({ name: 'gateway.decisions', ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
   const backends = connectBackends(config, { orgViews, decisions });
   const checks = backendChecks(config);
   const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
   let unfollow: (() => Promise<void>) | undefined;
   let unfollowOrgs: (() => Promise<void>) | undefined;
   let unfollowDecisions: (() => Promise<void>) | undefined;
+  let unfollowHook: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
     {
@@ -41,7 +43,8 @@ function startGateway(config: GatewayConfig) {
         async handler({ log, bus, db }) {
           unfollow = await tokens.follow(bus!);
           unfollowOrgs = await orgViews.follow(bus!);
-          unfollowDecisions = await decisions.follow(bus!);
+          unfollowDecisions = await decisions.followTuples(bus!);
+          unfollowHook = await followHookFacts(config, bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
@@ -52,6 +55,7 @@ function startGateway(config: GatewayConfig) {
         await unfollow?.();
         await unfollowOrgs?.();
         await unfollowDecisions?.();
+        await unfollowHook?.();
         addressFailures?.close();
         closeBackends(backends);
         for (const check of checks) check.close();

@@ -6,6 +6,7 @@ import { TEXT_LIMITS } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
 import type { Auth, OrgMode, OrgRef } from './route';
+import { assertCsrfProof, rememberSession, sessionSecretOf } from './session-cookie';
 import type { SignInFailures } from './sign-in-failures';
 import type { TokenCache, TokenScope } from './token-cache';
 
@@ -29,13 +30,34 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** The longest JWT looked at; the platform's own tokens are never longer than TEXT_LIMITS.token. */
 const MAX_JWT = 8192;
 
-/** HTTP Basic credentials, when the request carries them. */
+/**
+ * The bytes of canonical base64 (RFC 4648 section 4, padded, no other characters), else undefined. Node's decoder
+ * skips what is not base64 and stops at the first `=`, so one credential would have many spellings, trailing junk
+ * included: only the one spelling that encodes back to itself is taken.
+ */
+function strictBase64(text: string): Buffer | undefined {
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : undefined;
+}
+
+/** The text of UTF-8 bytes, or undefined when they are not UTF-8. */
+function utf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** HTTP Basic credentials, when the request carries them: canonical base64 of UTF-8 `user:password`, else 401. */
 function basicCredentials(req: Request): { username: string; password: string } | undefined {
   const m = /^basic\s+(\S+)$/i.exec(req.get('authorization') ?? '');
   if (!m) return undefined;
-  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0 || decoded.includes('\u0000')) throw new NotAuthenticatedError('malformed basic credentials');
+  const bytes = strictBase64(m[1]);
+  const decoded = bytes && utf8(bytes);
+  const colon = decoded?.indexOf(':') ?? -1;
+  if (!decoded || colon < 0 || decoded.includes('\u0000')) throw new NotAuthenticatedError('malformed basic credentials');
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
@@ -63,14 +85,16 @@ export function addressKey(ip: string | undefined): string {
     .join(':')}::/64`;
 }
 
-/** Who a request comes from, and the scope its token is limited to (none for Basic credentials and unscoped tokens). */
+/** Who a request comes from, the one use its token is limited to (if any), and the token's Gitea scopes. */
 export interface Authenticated {
   user: orgsTeamsV1.User;
   scope: TokenScope | undefined;
+  /** The token's Gitea scopes; undefined for Basic credentials, which scopes do not limit. */
+  accessScopes: string[] | undefined;
 }
 
 /**
- * Who is calling, per the route's auth mode (spec section 5.1). A missing token on a token route, and any
+ * Who is calling, per the route's auth mode. A missing token on a token route, and any
  * bad, revoked or refused credential on any route, is 401. Basic credentials from a client address with
  * too many failures in the window are refused with 429 and Retry-After before orgs-teams is asked.
  */
@@ -91,27 +115,58 @@ export async function authenticate(
     // The access line names the login tried, so a refused sign-in shows who was tried from where (never the password).
     req.res!.locals.login = creds.username.slice(0, 256);
     try {
-      const { user } = await identity.authenticateBasic(creds);
-      return user ? { user, scope: undefined } : undefined;
+      // A second factor travels beside the password as Gitea's clients send it (docs/authentication.md).
+      const { user } = await identity.authenticateBasic({ ...creds, otp: (req.get('x-gitea-otp') ?? '').slice(0, 64) });
+      return user ? { user, scope: undefined, accessScopes: undefined } : undefined;
     } catch (err) {
       if (err instanceof NotAuthenticatedError) await addressFailures.fail(address);
       throw err;
     }
   }
   const token = presentedToken(req);
+  // The console's session cookie stands in for a token when the request presents none (docs/authentication.md).
+  if (!token && !req.get('authorization')) {
+    const session = await authenticateSession(auth, req, backends);
+    if (session) return session;
+  }
   if (!token) {
     if (auth === 'token') throw new NotAuthenticatedError('token is required');
     if (req.get('authorization')) throw new NotAuthenticatedError('unsupported authorization scheme');
     return undefined;
   }
   if (token.length > (JWT.test(token) ? MAX_JWT : TEXT_LIMITS.token)) throw new NotAuthenticatedError('invalid token');
-  const known = tokens?.lookup(token);
-  if (known) return known;
-  const answer = await identity.authenticate({ token });
-  if (!answer.user) return undefined;
-  const scope = answer.scope ? { name: answer.scope, accountId: answer.scopeAccountId } : undefined;
-  tokens?.set(token, answer.user, scope);
-  return { user: answer.user, scope };
+  const ask = async () => {
+    const answer = await identity.authenticate({ token });
+    if (!answer.user) return undefined;
+    const scope = answer.scope ? { name: answer.scope, accountId: answer.scopeAccountId } : undefined;
+    // An answer without scopes comes from an orgs-teams older than scopes: its tokens could do everything.
+    const accessScopes = answer.accessScopes.length ? answer.accessScopes : ['all'];
+    return { user: answer.user, scope, accessScopes };
+  };
+  return tokens ? tokens.through(token, ask) : ask();
+}
+
+/**
+ * Who the session cookie signs in, if the request carries one. A session ended, expired or refused is 401 on token
+ * rows and no caller on public ones (a browser may keep a dead cookie; the sign-in screen's own calls must work). A
+ * state-changing request it signs in must carry the CSRF proof (403 otherwise). Sessions are not cached: each request
+ * asks orgs-teams, so an ended session is refused by every gateway on the very next request.
+ */
+async function authenticateSession(auth: Auth, req: Request, backends: Backends): Promise<Authenticated | undefined> {
+  const secret = sessionSecretOf(req);
+  if (secret === undefined) return undefined;
+  let answer: orgsTeamsV1.AuthenticateSessionResponse;
+  try {
+    if (!secret) throw new NotAuthenticatedError('invalid session');
+    answer = await backends.orgsTeams.identity.authenticateSession({ secret });
+  } catch (err) {
+    if (err instanceof NotAuthenticatedError && auth === 'public') return undefined;
+    throw err;
+  }
+  if (!answer.user || !answer.session) return undefined;
+  assertCsrfProof(req, secret);
+  rememberSession(req, answer.session);
+  return { user: answer.user, scope: undefined, accessScopes: undefined };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   contractsLicensingV1,
   contractsV1,
   licensingV1,
+  notificationsV1,
   marketplaceListenerV1,
   metricsproxyV1,
   orgsTeamsV1,
@@ -61,8 +62,10 @@ export interface Backends {
     licensing: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService>;
     /** Contracts, their clusters and audit events. */
     contracts: PromiseClient<typeof contractsV1.ContractsServiceService>;
-    /** License issuing, registration, the revocation list (spec 4.3/4.4 issue-license, 4.11). */
+    /** License issuing, registration, the revocation list (docs/licensing.md). */
     licenses: PromiseClient<typeof licensingV1.LicensingServiceService>;
+    /** Webhook endpoints, their delivery log and the notice mails (docs/notifications.md). */
+    notifications: PromiseClient<typeof notificationsV1.NotificationsServiceService>;
   };
   billingDashboard: {
     billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
@@ -74,7 +77,7 @@ export interface Backends {
     licensed: PromiseClient<typeof licensedV1.LicensedUsageServiceService>;
     /** The licensed-resource rows: resource history asked from the cluster, resource events. */
     events: PromiseClient<typeof eventsV1.ResourceEventsServiceService>;
-    /** The month's PDF usage summary (spec 4.5 download). */
+    /** The month's PDF usage summary (docs/usage-summary-pdf.md). */
     summary: PromiseClient<typeof summaryV1.UsageSummaryServiceService>;
   };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
@@ -146,6 +149,11 @@ export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): Back
       ),
       contracts: createClient(contractsV1.ContractsServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing')),
       licenses: createClient(licensingV1.LicensingServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing')),
+      notifications: createClient(
+        notificationsV1.NotificationsServiceService,
+        config.CONTRACTS_LICENSING_GRPC_ADDR,
+        opts('contracts-licensing'),
+      ),
     },
     billingDashboard: {
       billing: createClient(

@@ -108,5 +108,28 @@ export const gatewayEnv = {
    * under the workspace. Without one the start page lists the services instead.
    */
   CONSOLE_DIR: z.string().min(1).optional(),
+  /**
+   * Single sign-on through an OpenID provider (docs/authentication.md, "Single sign-on (OIDC)"): its issuer URL turns
+   * it on. http is accepted only for a provider on loopback (tests, a local Dex).
+   */
+  OIDC_ISSUER_URL: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  /** The client secret, or a file holding it (a mounted Kubernetes secret); the file wins. */
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET_FILE: z.string().min(1).optional(),
+  /** Space-separated scopes asked for; add the one your provider puts the groups in (Keycloak, Dex: `groups`). */
+  OIDC_SCOPES: z.string().min(1).default('openid profile email'),
+  OIDC_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
+  OIDC_EMAIL_CLAIM: z.string().min(1).default('email'),
+  OIDC_GROUPS_CLAIM: z.string().min(1).default('groups'),
+  /** The provider's name on the console's button: "Sign in with <name>". */
+  OIDC_DISPLAY_NAME: z.string().min(1).max(64).default('single sign-on'),
+  /** The redirect URI registered at the provider; unset, `<scheme>://<host>/api/v1/user/oidc/callback` of the request. */
+  OIDC_REDIRECT_URL: z.url().optional(),
+  /**
+   * The login of the one account that may still sign in to the console with a password (the break-glass admin);
+   * set, the password form is off for everyone else.
+   */
+  PASSWORD_SIGN_IN_ONLY_FOR: z.string().min(1).optional(),
 };
 export type GatewayConfig = ConfigOf<typeof gatewayEnv>;

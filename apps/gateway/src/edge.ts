@@ -10,16 +10,17 @@ import {
   ValidationError,
   type FieldViolation,
 } from '@platform/errors';
-import type { Logger } from '@platform/service-kit';
+import { scopesCover, type Logger } from '@platform/service-kit';
 import { recordChange } from './audit';
-import { authenticate, resolveOrg } from './authentication';
+import { assertPasswordChanged } from './sections/identity/must-change-password';
+import { authenticate, resolveOrg, type Authenticated } from './authentication';
 import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
 import type { PermissionObjectType } from '@platform/proto';
 import { bodyType, JsonText, type AuthzObject, type Denied, type EdgeContext, type Grant, type Requirement, type Route } from './route';
 import type { SignInFailures } from './sign-in-failures';
-import type { TokenCache, TokenScope } from './token-cache';
+import type { TokenCache } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 
 /** What the edge needs besides the row. */
@@ -79,7 +80,8 @@ async function serve(route: Route, req: Request, deps: EdgeDeps) {
   ctx.scope = authenticated?.scope;
   // For the access line (http.ts): who made the request.
   if (ctx.caller) req.res!.locals.user = ctx.caller.login;
-  assertScopeAllowed(route, ctx.scope);
+  assertTokenMayCall(route, authenticated);
+  assertPasswordChanged(route, ctx.caller);
   const requires = route.requires ?? [];
   const site = requires.filter((r) => isOn(r, 'site'));
   const org = requires.filter((r) => isOn(r, 'org'));
@@ -186,14 +188,26 @@ async function refusalOf(
   return new NotAllowedError(r.permission !== undefined ? `you do not have the ${r.permission} permission` : `you do not have ${name}`);
 }
 
-/** What a scoped token is told on a row its scope does not list. */
-const SCOPE_REFUSALS: Record<string, string> = { 'license-proxy': 'this token may only be used by a license proxy' };
+/** What a one-use token is told on a row that does not list its use. */
+const USE_REFUSALS: Record<string, string> = { 'license-proxy': 'this token may only be used by a license proxy' };
 
-/** 403 for a scoped token on a row that does not list its scope (docs/authentication.md), public rows included. */
-export function assertScopeAllowed(route: Pick<Route, 'scopes'>, scope: TokenScope | undefined): void {
-  if (!scope) return;
-  if ((route.scopes ?? []).some((s) => s === scope.name)) return;
-  throw new NotAllowedError(SCOPE_REFUSALS[scope.name] ?? `this token may only be used for ${scope.name}`);
+/**
+ * 403 for a token on a row it may not call (docs/authentication.md), public rows included: a one-use token on a row
+ * that does not list its use, and a token whose Gitea scopes do not cover the row's scope, named in the answer as
+ * Gitea names it. Basic credentials are limited by neither.
+ */
+export function assertTokenMayCall(
+  route: Pick<Route, 'uses' | 'scope'>,
+  token: Pick<Authenticated, 'scope' | 'accessScopes'> | undefined,
+): void {
+  if (!token?.accessScopes) return;
+  const use = token.scope;
+  if (use && !(route.uses ?? []).some((u) => u === use.name))
+    throw new NotAllowedError(USE_REFUSALS[use.name] ?? `this token may only be used for ${use.name}`);
+  if (!scopesCover(token.accessScopes, route.scope))
+    throw new NotAllowedError(
+      `token does not have at least one of required scope(s): [${route.scope}] (token scopes: ${token.accessScopes.join(', ')})`,
+    );
 }
 
 /** The answer is what the API document says it is: a JSON body matches the row's response schema. */

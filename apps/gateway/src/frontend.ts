@@ -4,7 +4,7 @@ import express, { type Request, type Response } from 'express';
 import { PLATFORM_VERSION } from '@platform/service-kit';
 import { versionClients, type Backends, type BackendName } from './backends';
 import type { GatewayConfig } from './config';
-import { API_DOCS_PATH, API_DOCUMENT_PATH } from './openapi';
+import { API_DOCS_PATH, API_DOCUMENT_PATH, htmlHeaders } from './openapi';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -25,6 +25,9 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** What the status page may load: nothing but its own inline style sheet; no site may frame it. */
+export const STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /** The built console: the configured folder, else `dist/apps/console` beside the bundle or up the workspace. */
 export function consoleDir(config: { CONSOLE_DIR?: string }, start: string = __dirname): string | undefined {
   if (config.CONSOLE_DIR) return fs.existsSync(path.join(config.CONSOLE_DIR, 'index.html')) ? config.CONSOLE_DIR : undefined;
@@ -44,13 +47,7 @@ export function webFrontend(backends: Backends, config: GatewayConfig): express.
   const dir = consoleDir(config);
   if (!dir) return [statusPage(backends, config)];
   const index = fs.readFileSync(path.join(dir, 'index.html'));
-  const secure = (res: Response) =>
-    res.set({
-      'Content-Security-Policy': CONSOLE_CSP,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'same-origin',
-      'X-Frame-Options': 'DENY',
-    });
+  const secure = (res: Response) => res.set(htmlHeaders(CONSOLE_CSP));
   const assets = express.static(dir, {
     index: false,
     immutable: true,
@@ -85,6 +82,7 @@ function statusPage(backends: Backends, config: GatewayConfig) {
         : `<tr><td colspan="2"><a href="/">service status</a></td></tr>`;
     res
       .status(200)
+      .set(htmlHeaders(STATUS_PAGE_CSP))
       .type('html')
       .send(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Platform</title>` +

@@ -1,7 +1,7 @@
 import { isMarketplaceDeployment, type PlatformConfig } from '@platform/service-kit';
 
 /**
- * Deployment gates of spec section 1. A route carrying a gate exists only where the gate holds;
+ * The spec's deployment gates. A route carrying a gate exists only where the gate holds;
  * elsewhere it is not registered and answers 404 like any unknown route.
  */
 export type Gate =

@@ -6,6 +6,7 @@ import { HttpMetrics, type DependencyCheck, type Logger } from '@platform/servic
 import { addressFailureLimits } from './authentication';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
+import { compressAnswers } from './compress';
 import { serveRoute } from './edge';
 import { webFrontend } from './frontend';
 import { gateOpen } from './gating';
@@ -61,6 +62,7 @@ export function createGatewayHttp(opts: {
     accessLog(log, req, res);
     next();
   });
+  app.use(compressAnswers());
 
   addOperationalRoutes(app, { checks: opts.checks ?? [], metricsOnHttp: config.METRICS_ON_HTTP_PORT, documentUrl });
 

@@ -26,7 +26,8 @@ export function withKeptDecisions<C extends AuthzChecks>(client: C, cache: Decis
       // A permission name is resolved through authz's fixed table: the name stands for what it resolves to.
       kept(decisionKey(`user:${req.userId}`, `permission ${req.permission}`, String(req.objectId)), () => checkPermission(req, ...rest)),
     check: (req: authzV1.CheckRequest, ...rest: unknown[]) =>
-      req.contextualTuples.length > 0 || !req.tuple
+      // A check with contextual tuples or a condition context answers for that request only.
+      req.contextualTuples.length > 0 || req.contextJson || !req.tuple
         ? check(req, ...rest)
         : kept(decisionKey(req.tuple.user, req.tuple.relation, req.tuple.object), () => check(req, ...rest)),
   };

@@ -180,6 +180,8 @@ export function apiDocument(routes: Route[]): object {
       summary: r.summary,
       tags: [r.tag],
       security: SECURITY[r.auth],
+      // The Gitea token scope the row needs (docs/authentication.md, "Token scopes"), as a vendor extension.
+      ...(r.auth !== 'basic' && { 'x-token-scope': r.scope }),
       parameters: [...parameters(schemas, r.params, 'path'), ...parameters(schemas, r.query, 'query'), ...org],
       ...(r.body && {
         requestBody: {
@@ -217,16 +219,66 @@ export function apiDocument(routes: Route[]): object {
   };
 }
 
+/**
+ * What the reference page may load: Swagger UI's scripts from beside it (no inline script, no eval), its styles
+ * (React sets style attributes, hence 'unsafe-inline' for styles only), its data: icons, the document and "Try it
+ * out" calls to the same origin; no site may frame it.
+ */
+export const API_DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The headers of every page the gateway serves as HTML, and of their assets: no site may frame them. */
+export const htmlHeaders = (csp: string): Record<string, string> => ({
+  'Content-Security-Policy': csp,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+});
+
+/** The reference page's start-up script, served beside Swagger UI's assets. */
+const REFERENCE_SCRIPT = 'platform-reference.js';
+
+function referenceScript(): string {
+  return `window.ui = SwaggerUIBundle({
+  url: ${JSON.stringify(API_DOCUMENT_PATH)},
+  dom_id: '#swagger-ui',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+  deepLinking: true,
+});
+`;
+}
+
 /** Swagger UI over the document, served from the swagger-ui-dist package (no CDN). */
 export function apiReference(): express.Router {
   const router = express.Router();
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const page = referencePage();
+  const headers = htmlHeaders(API_DOCS_CSP);
+  router.use((_req, res, next) => {
+    res.set(headers);
+    next();
+  });
   router.get('/', (req, res) => {
     // Relative asset paths need the trailing slash.
     if (!req.originalUrl.split('?')[0].endsWith('/')) return res.redirect(301, `${API_DOCS_PATH}/`);
     res.locals.route = API_DOCS_PATH;
     res.type('html').send(page);
+  });
+  // The page's own start-up script is a file too, so the policy needs no inline script.
+  router.get(`/${REFERENCE_SCRIPT}`, (_req, res) => {
+    res.locals.route = `${API_DOCS_PATH}/${REFERENCE_SCRIPT}`;
+    res.type('js').send(referenceScript());
   });
   router.use(express.static(dist, { index: false, fallthrough: false }));
   return router;
@@ -246,15 +298,7 @@ function referencePage(): string {
   <div id="swagger-ui"></div>
   <script src="./swagger-ui-bundle.js"></script>
   <script src="./swagger-ui-standalone-preset.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({
-      url: ${JSON.stringify(API_DOCUMENT_PATH)},
-      dom_id: '#swagger-ui',
-      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-      layout: 'StandaloneLayout',
-      deepLinking: true,
-    });
-  </script>
+  <script src="./${REFERENCE_SCRIPT}"></script>
 </body>
 </html>
 `;

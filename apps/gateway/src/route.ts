@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config';
 import type { Tag } from './api-names';
 import type { Gate } from './gating';
 import type { MultipartSpec } from './multipart';
+import type { AccessScope } from '@platform/service-kit';
 import type { TokenScope } from './token-cache';
 
 /**
@@ -25,10 +26,10 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Auth = 'public' | 'token' | 'basic';
 
 /**
- * The uses a scoped token may be limited to (docs/authentication.md): `license-proxy` is the token of a license
+ * The one use a token may be limited to (docs/authentication.md): `license-proxy` is the token of a license
  * proxy an installer set up (`POST /user/license-proxy`), which may only issue licenses and read the CRL and CA.
  */
-export type TokenScopeName = 'license-proxy';
+export type TokenUseName = 'license-proxy';
 
 /**
  * The `org` query parameter: required (400 when absent), or optional; `account` is optional
@@ -260,8 +261,13 @@ export interface RouteSpec<
   /** The resource the API reference groups the row under (api-names.ts TAGS). */
   tag: Tag;
   auth: A;
-  /** The token scopes that may call this row besides unscoped tokens; a scoped token elsewhere is 403. */
-  scopes?: TokenScopeName[];
+  /**
+   * The Gitea token scope a token must hold to call this row (docs/authentication.md, "Token scopes"): `read:` for
+   * what only reads, `write:` for what changes; Basic credentials are not limited by scopes.
+   */
+  scope: AccessScope;
+  /** The one-use tokens that may call this row besides unrestricted ones; a one-use token elsewhere is 403. */
+  uses?: TokenUseName[];
   gate?: Gate;
   /** The backend app answering; when it is down the route answers 503. */
   backend: BackendName;
@@ -303,7 +309,8 @@ export interface Route {
   summary: string;
   tag: Tag;
   auth: Auth;
-  scopes?: TokenScopeName[];
+  scope: AccessScope;
+  uses?: TokenUseName[];
   gate?: Gate;
   backend: BackendName;
   org?: OrgMode;

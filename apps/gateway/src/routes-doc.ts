@@ -20,7 +20,8 @@ const cell = (s: string) => s.replace(/\|/g, '\\|');
 /** Who may call, as a cell: the auth mode, the `org` context and every requirement. */
 function who(r: Route): string {
   const parts: string[] = [r.auth === 'public' ? 'anyone' : r.auth === 'basic' ? 'HTTP Basic' : 'token'];
-  if (r.scopes?.length) parts.push(`also ${r.scopes.map((s) => `\`${s}\``).join(', ')} tokens`);
+  if (r.auth !== 'basic') parts.push(`scope \`${r.scope}\``);
+  if (r.uses?.length) parts.push(`also ${r.uses.map((s) => `\`${s}\``).join(', ')} tokens`);
   if (r.org) parts.push(`\`org\` ${r.org}`);
   parts.push(...requirementsOf(r, (name) => `\`${name}\``));
   if (r.gives) parts.push(`gives: ${r.gives.describe}`);

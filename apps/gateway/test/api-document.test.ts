@@ -80,10 +80,19 @@ describe('the API document and the route table', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await page.text();
-    expect(html).toContain('"/api/v1/openapi.json"');
+    // No site may frame the page, and it runs only scripts served beside it: none inline, so the policy allows none.
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("script-src 'self';");
+    expect(policy).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
+    expect([...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>/g)]).toEqual([]);
+    const start = await fetch(`${base}/api/v1/docs/platform-reference.js`);
+    expect(start.headers.get('content-type')).toMatch(/javascript/);
+    expect(await start.text()).toContain('"/api/v1/openapi.json"');
     for (const asset of html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)) {
       const res = await fetch(`${base}/api/v1/docs/${asset[1]}`);
-      expect([asset[1], res.status]).toEqual([asset[1], 200]);
+      expect([asset[1], res.status, res.headers.get('x-frame-options')]).toEqual([asset[1], 200, 'DENY']);
     }
     expect((await fetch(`${base}/api/v1/docs`, { redirect: 'manual' })).headers.get('location')).toBe('/api/v1/docs/');
   });

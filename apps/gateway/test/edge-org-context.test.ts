@@ -35,7 +35,7 @@ describe('the org context at the edge', () => {
       host: '127.0.0.1',
       services: [
         bindService(orgsTeamsV1.OrgsTeamsServiceService, {
-          authenticate: async ({ token }: { token: string }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0 }),
+          authenticate: async ({ token }: { token: string }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
           getUser: async ({ login }: { login: string }) => {
             if (!USERS[login]) throw new NotFoundError(`user ${login} does not exist`);
             return USERS[login];
@@ -69,7 +69,7 @@ describe('the org context at the edge', () => {
             return { allowed: !!byId(objectId)?.members.includes(userId) };
           },
         } as never),
-        bindService(authzRolesV1.RolesServiceService, { listRoles: async () => ({ roles: [] }) } as never),
+        bindService(authzRolesV1.RolesServiceService, { listRoles: async () => ({ roles: [], maxRolesPerTeam: 10 }) } as never),
       ],
       protoFiles: ['platformadmin/authz/v1/authz.proto', 'platformadmin/authz/v1/roles.proto'],
       log,

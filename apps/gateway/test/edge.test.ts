@@ -14,6 +14,8 @@ describe('the edge', () => {
   let backend: RunningGrpcServer;
   let close: () => void;
   const lines: Record<string, unknown>[] = [];
+  /** The `user:password` pairs the gateway asked orgs-teams to check. */
+  const basicSignIns: string[] = [];
 
   beforeAll(async () => {
     backend = await startGrpcServer({
@@ -23,9 +25,12 @@ describe('the edge', () => {
       services: [
         bindService(orgsTeamsV1.OrgsTeamsServiceService, {
           getVersion: async () => ({ version: '1.2.3', service: 'orgs-teams' }),
-          authenticateBasic: async () => {
-            throw new NotAuthenticatedError('invalid username or password');
+          authenticateBasic: async ({ username, password }: { username: string; password: string }) => {
+            basicSignIns.push(`${username}:${password}`);
+            if (username !== 'alice' || password !== 'right-password') throw new NotAuthenticatedError('invalid username or password');
+            return orgsTeamsV1.AuthenticateResponse.fromPartial({ user: { id: 7, login: 'alice', active: true } });
           },
+          listTokens: async () => ({ tokens: [] }),
           authenticate: async ({ token }: { token: string }) => {
             if (token !== 'alices-token') throw new NotAuthenticatedError('invalid token');
             return orgsTeamsV1.AuthenticateResponse.fromPartial({ user: { id: 7, login: 'alice', active: true }, tokenId: 1 });
@@ -80,6 +85,29 @@ describe('the edge', () => {
     expect([res.status, await res.json()]).toEqual([404, errorBody('no route for GET /api/v1/no/such/thing')]);
     const anonymous = await fetch(`${base}/api/v1/user`);
     expect([anonymous.status, await anonymous.json()]).toEqual([401, errorBody('token is required')]);
+  });
+
+  it('takes only canonical base64 of user:password in Basic credentials: other spellings are 401 and never reach orgs-teams', async () => {
+    const tokens = (encoded: string) => fetch(`${base}/api/v1/users/alice/tokens`, { headers: { authorization: `Basic ${encoded}` } });
+    const canonical = Buffer.from('alice:right-password').toString('base64');
+    expect(canonical.endsWith('=')).toBe(true);
+    basicSignIns.length = 0;
+    for (const spelling of [
+      `${canonical}junk`, // Node's decoder stops at the padding and ignores the rest
+      `${canonical}=`,
+      canonical.replace(/=+$/, ''), // unpadded
+      `${canonical.slice(0, 8)}*${canonical.slice(8)}`, // a character outside the alphabet, which Node skips
+      'YWxpY2U6cmlnaHQtcGFzc3dvcmR=', // the same bytes with non-zero spare bits in the last character
+      Buffer.from([0x61, 0x3a, 0xff, 0xfe]).toString('base64'), // not UTF-8
+    ]) {
+      const res = await tokens(spelling);
+      expect([spelling, res.status, ((await res.json()) as { message: string }).message]).toEqual([spelling, 401, 'malformed basic credentials']);
+    }
+    expect(basicSignIns).toEqual([]);
+    // The canonical spelling signs in.
+    const ok = await tokens(canonical);
+    expect(ok.status).toBe(200);
+    expect(basicSignIns).toEqual(['alice:right-password']);
   });
 
   it('writes one access-log line per request: row path, status, duration, request id; no token, no error level', async () => {

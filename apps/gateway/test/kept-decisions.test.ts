@@ -26,7 +26,7 @@ function authz() {
 async function setUp() {
   const bus = new LaterBus();
   const cache = new DecisionCache({ ttlMs: 60_000, maxEntries: 1000 });
-  const stop = await cache.follow(bus);
+  const stop = await cache.followTuples(bus);
   const backend = authz();
   return { bus, stop, backend, client: withKeptDecisions(backend, cache) };
 }
@@ -51,7 +51,7 @@ describe('the gateway decision cache', () => {
     await stop();
   });
 
-  it('keeps relation checks too, but always asks one with contextual tuples', async () => {
+  it('keeps relation checks too, but always asks one with contextual tuples or a context', async () => {
     const { stop, backend, client } = await setUp();
     backend.held.add('user:1 owner organization:7');
     const tuple = { user: 'user:1', relation: 'owner', object: 'organization:7' };
@@ -62,6 +62,11 @@ describe('the gateway decision cache', () => {
     await client.check({ tuple, contextualTuples: contextual });
     await client.check({ tuple, contextualTuples: contextual });
     expect(backend.calls.n).toBe(3);
+    // A condition context (the time a grant is asked about, say) is part of that one question too.
+    const context = JSON.stringify({ current_time: '2026-01-01T00:00:00Z' });
+    await client.check({ tuple, contextualTuples: [], contextJson: context });
+    await client.check({ tuple, contextualTuples: [], contextJson: context });
+    expect(backend.calls.n).toBe(5);
     await stop();
   });
 

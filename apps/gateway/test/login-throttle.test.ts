@@ -25,7 +25,7 @@ async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: str
           calls.push(username);
           if (username === 'locked') throw new TooManyRequestsError('too many failed sign-in attempts for this account', 7);
           if (password !== 'right') throw new NotAuthenticatedError('invalid username or password');
-          return { user: user(calls.length, username), tokenId: 0, scope: '', scopeAccountId: 0 };
+          return { user: user(calls.length, username), tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
         },
         listTokens: async () => ({ tokens: [] }),
       } as never),

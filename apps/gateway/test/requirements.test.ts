@@ -22,7 +22,7 @@ const asked: string[] = [];
 const backends = {
   orgsTeams: {
     identity: {
-      authenticate: async ({ token }: { token: string }) => ({ user: { id: 1, login: token, active: true }, scope: '', scopeAccountId: 0 }),
+      authenticate: async ({ token }: { token: string }) => ({ user: { id: 1, login: token, active: true }, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
     },
   },
   authz: {
@@ -61,6 +61,7 @@ const shelf: ObjectResolver<unknown, unknown> = {
 const ROWS: Route[] = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/boxes/:box',
     summary: 'A box: the shelf is checked before the box is looked up',
     auth: 'token',
@@ -81,6 +82,7 @@ const ROWS: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/boxes/:box/give',
     summary: 'Give from a box: uid must be the caller, or the caller holds edit:org on it',
     auth: 'token',
@@ -102,6 +104,7 @@ const ROWS: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/hook',
     summary: 'A hook whose refusal reads as not authenticated',
     auth: 'token',

@@ -1,59 +1,39 @@
 import { ACCOUNTS_CHANGED, InProcessBus } from '@platform/bus';
 import { orgsTeamsV1 } from '@platform/proto';
-import { TokenCache } from '../src/token-cache';
+import { TokenCache, type KnownToken } from '../src/token-cache';
 
-const user = (id: number) => orgsTeamsV1.User.fromPartial({ id, login: `u${id}` });
+// The token cache's wiring: keyed by token, tagged by account, evicted by orgs-teams' account notices. What every
+// notice-following cache does (lifetime, size, fence, a lost bus) is tested once, in libs/bus (notice-cache.test.ts).
+
+const known = (id: number): KnownToken => ({ user: orgsTeamsV1.User.fromPartial({ id, login: `u${id}` }), scope: undefined, accessScopes: ['all'] });
 
 describe('the gateway token cache', () => {
-  it('answers a token it was told about until its lifetime ends', async () => {
-    const cache = new TokenCache(50);
-    cache.set('t1', user(1));
-    expect(cache.get('t1')?.id).toBe(1);
-    expect(cache.get('t2')).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 60));
-    expect(cache.get('t1')).toBeUndefined();
-  });
+  const asks: string[] = [];
+  const ask = (token: string, id: number | undefined) => async () => (asks.push(token), id === undefined ? undefined : known(id));
+  beforeEach(() => (asks.length = 0));
 
-  it('drops every token of an account at once when orgs-teams says the account changed', async () => {
+  it('asks orgs-teams once per token, keeps only tokens that name someone, and drops an account’s tokens on its notice', async () => {
     const bus = new InProcessBus();
     const cache = new TokenCache(60_000);
     const stop = await cache.follow(bus);
-    cache.set('a', user(1));
-    cache.set('b', user(1));
-    cache.set('c', user(2));
+    for (const [token, id] of [['a', 1], ['b', 1], ['c', 2], ['a', 1], ['c', 2]] as const) await cache.through(token, ask(token, id));
+    await cache.through('bad', ask('bad', undefined));
+    await cache.through('bad', ask('bad', undefined));
+    expect(asks).toEqual(['a', 'b', 'c', 'bad', 'bad']);
     await bus.notify(ACCOUNTS_CHANGED, { userIds: [1] });
-    expect([cache.get('a'), cache.get('b'), cache.get('c')?.id]).toEqual([undefined, undefined, 2]);
+    for (const [token, id] of [['a', 1], ['b', 1], ['c', 2]] as const) await cache.through(token, ask(token, id));
+    expect(asks.slice(5)).toEqual(['a', 'b']);
+    // A route that deleted an account's tokens forgets them here at once.
+    cache.evictUsers([2]);
+    await cache.through('c', ask('c', 2));
+    expect(asks.slice(7)).toEqual(['c']);
     await stop();
   });
 
-  it('remembers nothing while the bus is disconnected, and starts empty when it is back', async () => {
-    const bus = new InProcessBus();
-    let listener: (h: { connected: boolean; since: Date }) => void = () => {};
-    bus.onHealthChange = (l) => ((listener = l), () => {});
+  it('keeps nothing before it follows the bus', async () => {
     const cache = new TokenCache(60_000);
-    await cache.follow(bus);
-    cache.set('a', user(1));
-    listener({ connected: false, since: new Date() });
-    expect(cache.get('a')).toBeUndefined();
-    cache.set('b', user(2));
-    expect(cache.get('b')).toBeUndefined();
-    listener({ connected: true, since: new Date() });
-    expect(cache.get('a')).toBeUndefined();
-    cache.set('b', user(2));
-    expect(cache.get('b')?.id).toBe(2);
-  });
-
-  it('keeps at most its capacity, dropping the oldest', () => {
-    const cache = new TokenCache(60_000, 2);
-    cache.set('a', user(1));
-    cache.set('b', user(2));
-    cache.set('c', user(3));
-    expect([cache.get('a'), cache.get('b')?.id, cache.get('c')?.id]).toEqual([undefined, 2, 3]);
-  });
-
-  it('does nothing with a lifetime of 0', () => {
-    const cache = new TokenCache(0);
-    cache.set('a', user(1));
-    expect(cache.get('a')).toBeUndefined();
+    await cache.through('a', ask('a', 1));
+    await cache.through('a', ask('a', 1));
+    expect(asks).toEqual(['a', 'a']);
   });
 });

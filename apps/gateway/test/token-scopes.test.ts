@@ -1,34 +1,74 @@
+import { InProcessBus } from '@platform/bus';
 import { orgsTeamsV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
-import { assertScopeAllowed } from '../src/edge';
+import { parseAccessScopes, scopesCover } from '@platform/service-kit';
+import { assertTokenMayCall } from '../src/edge';
 import { ROUTES } from '../src/sections';
 import { TokenCache } from '../src/token-cache';
 import { startTestGateway } from './test-gateway';
 
-// Scoped tokens at the edge (docs/authentication.md): a license-proxy token gets through only the rows that list
-// its scope, public rows included; unscoped tokens are not concerned.
+// Token limits at the edge (docs/authentication.md): a license-proxy token gets through only the rows that list its
+// use, public rows included; every token gets through only the rows whose Gitea scope its scopes cover; Basic
+// credentials are limited by neither.
 
 const PROXY = { name: 'license-proxy', accountId: 7 };
+const ALL = ['all'];
 
-describe('token scopes at the edge', () => {
-  it('lets a scoped token through only the rows that list its scope', () => {
-    expect(() => assertScopeAllowed({ scopes: ['license-proxy'] }, PROXY)).not.toThrow();
-    expect(() => assertScopeAllowed({}, PROXY)).toThrow('this token may only be used by a license proxy');
-    expect(() => assertScopeAllowed({}, undefined)).not.toThrow();
-    expect(() => assertScopeAllowed({ scopes: ['license-proxy'] }, { name: 'other', accountId: 1 })).toThrow(/only be used for other/);
+describe('token limits at the edge', () => {
+  it('lets a one-use token through only the rows that list its use', () => {
+    const row = { scope: 'write:organization' as const };
+    expect(() => assertTokenMayCall({ ...row, uses: ['license-proxy'] }, { scope: PROXY, accessScopes: ALL })).not.toThrow();
+    expect(() => assertTokenMayCall(row, { scope: PROXY, accessScopes: ALL })).toThrow('this token may only be used by a license proxy');
+    expect(() => assertTokenMayCall(row, { scope: undefined, accessScopes: ALL })).not.toThrow();
+    expect(() => assertTokenMayCall({ ...row, uses: ['license-proxy'] }, { scope: { name: 'other', accountId: 1 }, accessScopes: ALL })).toThrow(
+      /only be used for other/,
+    );
   });
 
-  it('lists the license-proxy scope on exactly the routes a license proxy calls', () => {
-    const scoped = ROUTES.filter((r) => r.scopes?.includes('license-proxy')).map((r) => `${r.method.toUpperCase()} ${r.path}`);
-    expect(scoped.sort()).toEqual(['GET /licenses/ca', 'GET /licenses/crl', 'POST /license/issue']);
+  it('refuses a token whose scopes do not cover the row, naming the scope; Basic credentials pass', () => {
+    const userOnly = { scope: undefined, accessScopes: ['read:user'] };
+    expect(() => assertTokenMayCall({ scope: 'write:organization' }, userOnly)).toThrow(
+      'token does not have at least one of required scope(s): [write:organization] (token scopes: read:user)',
+    );
+    expect(() => assertTokenMayCall({ scope: 'read:user' }, userOnly)).not.toThrow();
+    expect(() => assertTokenMayCall({ scope: 'write:user' }, userOnly)).toThrow(/\[write:user\]/);
+    expect(() => assertTokenMayCall({ scope: 'write:admin' }, { scope: undefined, accessScopes: undefined })).not.toThrow();
+    expect(() => assertTokenMayCall({ scope: 'write:admin' }, undefined)).not.toThrow();
   });
 
-  it('keeps the scope of a cached token with its user', () => {
+  it("reads Gitea's vocabulary: write covers read, all covers everything, unknown scopes are named", () => {
+    expect(scopesCover(['write:organization'], 'read:organization')).toBe(true);
+    expect(scopesCover(['read:organization'], 'write:organization')).toBe(false);
+    expect(scopesCover(['all'], 'write:admin')).toBe(true);
+    expect(scopesCover(['write:user'], 'read:organization')).toBe(false);
+    expect(parseAccessScopes([])).toEqual({ scopes: ['all'], unknown: [] });
+    expect(parseAccessScopes(['read:user', 'write:user', 'read:misc'])).toEqual({ scopes: ['write:user', 'read:misc'], unknown: [] });
+    expect(parseAccessScopes(['read:user,write:organization'])).toEqual({ scopes: ['write:organization', 'read:user'], unknown: [] });
+    expect(parseAccessScopes(['read:user', 'all'])).toEqual({ scopes: ['all'], unknown: [] });
+    expect(parseAccessScopes(['write:repository', 'read:user']).unknown).toEqual(['write:repository']);
+  });
+
+  it('declares a scope on every row that a token may call, reads for GET', () => {
+    for (const r of ROUTES) {
+      expect([r.method, r.path, /^(read|write):(organization|user|admin|misc)$/.test(r.scope)]).toEqual([r.method, r.path, true]);
+      if (r.method === 'get') expect([r.path, r.scope.startsWith('read:')]).toEqual([r.path, true]);
+      if (r.path.startsWith('/admin/')) expect([r.path, r.scope.endsWith(':admin')]).toEqual([r.path, true]);
+    }
+  });
+
+  it('lists the license-proxy use on exactly the routes a license proxy calls', () => {
+    const proxied = ROUTES.filter((r) => r.uses?.includes('license-proxy')).map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    expect(proxied.sort()).toEqual(['GET /licenses/ca', 'GET /licenses/crl', 'POST /license/issue']);
+  });
+
+  it('keeps the use and the scopes of a cached token with its user', async () => {
+    const bus = new InProcessBus();
     const cache = new TokenCache(60_000);
-    cache.set('t', orgsTeamsV1.User.fromPartial({ id: 1 }), PROXY);
-    cache.set('u', orgsTeamsV1.User.fromPartial({ id: 1 }));
-    expect(cache.lookup('t')).toEqual({ user: expect.objectContaining({ id: 1 }), scope: PROXY });
-    expect(cache.lookup('u')?.scope).toBeUndefined();
+    const stop = await cache.follow(bus);
+    const user = orgsTeamsV1.User.fromPartial({ id: 1 });
+    await cache.through('t', async () => ({ user, scope: PROXY, accessScopes: ['write:organization'] }));
+    expect(await cache.through('t', async () => undefined)).toEqual({ user, scope: PROXY, accessScopes: ['write:organization'] });
+    await stop();
   });
 
   describe('through the gateway', () => {
@@ -45,8 +85,10 @@ describe('token scopes at the edge', () => {
           bindService(orgsTeamsV1.OrgsTeamsServiceService, {
             authenticate: async ({ token }: { token: string }) =>
               token === 'scoped'
-                ? { user, tokenId: 2, scope: 'license-proxy', scopeAccountId: 9 }
-                : { user, tokenId: 1, scope: '', scopeAccountId: 0 },
+                ? { user, tokenId: 2, scope: 'license-proxy', scopeAccountId: 9, accessScopes: ['all'] }
+                : token === 'read-user'
+                  ? { user, tokenId: 3, scope: '', scopeAccountId: 0, accessScopes: ['read:user'] }
+                  : { user, tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] },
           } as never),
         ],
         protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
@@ -67,6 +109,17 @@ describe('token scopes at the edge', () => {
         expect(((await res.json()) as { message: string }).message).toBe('this token may only be used by a license proxy');
       }
       expect((await get('/user', 'plain')).status).toBe(200);
+    });
+
+    it('refuses a read:user token on an organization row before anything is asked, and lets it read the user', async () => {
+      const res = await fetch(`${base}/api/v1/orgs`, {
+        method: 'POST',
+        headers: { authorization: 'token read-user', 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'acme' }),
+      });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { message: string }).message).toMatch(/required scope\(s\): \[write:organization\]/);
+      expect((await get('/user', 'read-user')).status).toBe(200);
     });
   });
 });

@@ -27,7 +27,7 @@ export const subscriptions: Migration = {
       t.index(['marketplace', 'created_at']);
     });
     await s().createTable('subscriptions', (t) => {
-      t.comment('Marketplace subscriptions (spec 2.5 Subscription, states of 3.1)');
+      t.comment('Marketplace subscriptions (Subscription and its states)');
       t.string('marketplace', 16).notNullable().comment('ProviderA, ProviderB or ProviderC');
       t.string('subscription_id', 255).notNullable().comment("The marketplace's subscription ID");
       t.bigInteger('subscriber_id').nullable().comment('The standalone organization made for the subscriber; null until bound');

@@ -67,7 +67,7 @@ export function marketplaceListenerService(
       const sub = await existing(req);
       if (!metering.hasMetering(sub.marketplace)) throw new InputError(`${sub.marketplace} has no metering readiness to ping`);
       const readiness = await metering.readiness(sub.marketplace, sub);
-      // Spec 4.6: 200 when the metering-readiness endpoint answers, 400 otherwise.
+      // The dashboard's metering ping: 200 when the metering-readiness endpoint answers, 400 otherwise.
       if (!readiness.ready) throw new InputError(`${sub.marketplace} metering is not ready: ${readiness.message}`);
       return { marketplace: sub.marketplace, ...readiness };
     },
@@ -121,7 +121,7 @@ export function marketplaceListenerService(
     },
   });
 
-  /** The subscription a dashboard row names; spec 4.6 answers 400 for an unknown one (and an invalid marketplace). */
+  /** The subscription a dashboard row names; the spec answers 400 for an unknown one (and an invalid marketplace). */
   async function existing(ref: { marketplace: string; subscriptionId: string }): Promise<SubscriptionRow> {
     const row = await listener.subscriptions.get(marketplaceOf(ref.marketplace), ref.subscriptionId);
     if (!row) throw new InputError(`subscription ${ref.subscriptionId} of ${ref.marketplace} does not exist`);

@@ -8,6 +8,13 @@ import { scopedTokens } from './20261123000000_scoped_tokens';
 import { claimBackoff } from './20261123010000_claim_backoff';
 import { auditEvents } from './20261124090000_audit_events';
 import { serviceAccounts } from './20261125000000_service_accounts';
+import { userSettings } from './20261201010000_user_settings';
+import { tokenAccessScopes } from './20261201020000_token_access_scopes';
+import { sessions } from './20261202000000_sessions';
+import { registrationClosedByDefault } from './20261202010000_registration_closed_by_default';
+import { twoFactor } from './20261215010000_two_factor';
+import { externalIdentities } from './20261220000000_external_identities';
+import { groupMappings } from './20261222000000_group_mappings';
 
 /** Every migration of the identity schema, oldest first. */
 export const migrations: Migration[] = [
@@ -21,4 +28,11 @@ export const migrations: Migration[] = [
   claimBackoff,
   auditEvents,
   serviceAccounts,
+  userSettings,
+  tokenAccessScopes,
+  sessions,
+  registrationClosedByDefault,
+  twoFactor,
+  externalIdentities,
+  groupMappings,
 ];

@@ -1,11 +1,17 @@
 import * as path from 'node:path';
-import { ACCOUNTS_CHANGED, NoticeFence, ORGS_CHANGED, TUPLES_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
+import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
 import { UnavailableError } from '@platform/errors';
 import { createCallContext, defineApp, FailureLimiter, SecretBox, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { kubernetesApiUrl, orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
 import { orgsTeamsService } from './identity/service';
+import { UserAdmin, userAdminEffects } from './accounts/user-admin';
+import { Sessions } from './identity/sessions';
+import { GroupMappings } from './accounts/group-mappings';
+import { GroupMappingStore } from './identity/group-mapping-store';
+import { ExternalSignIn } from './identity/oidc';
+import { TwoFactor } from './identity/totp';
 import { BOOTSTRAP_PASSWORD_FILE, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
 import { ensureAdminOrg } from './orgs/admin-org';
 import { Relationships } from './relationships';
@@ -15,6 +21,8 @@ import { Organizations } from './orgs/organizations';
 import type { OrgsContext } from './orgs/orgs-context';
 import { OrgCache } from './orgs/org-cache';
 import { TeamListCache } from './orgs/team-list-cache';
+import { TeamMembers } from './orgs/team-members';
+import { Teams } from './orgs/teams';
 import { orgEffects } from './orgs/effects';
 import { clusterConnectionsClient } from './orgs/cluster-connections';
 import { openObjectStorage } from '@platform/object-storage';
@@ -41,7 +49,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
   const storage = openObjectStorage(config);
   const clusters = clusterConnectionsClient(config.CLUSTERS_GRPC_ADDR);
   let stopListening: (() => Promise<void>) | undefined;
-  let stopWatching: (() => void) | undefined;
+  let stopCleanup: (() => void) | undefined;
   return startService(
     {
       name: 'orgs-teams',
@@ -67,18 +75,22 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
               ),
             )
           : undefined;
+        const secrets = await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR);
+        const twoFactor = new TwoFactor(db!, secrets);
         const identity = new Identity(
           db!,
           new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 }),
           kubernetesTokens,
+          twoFactor,
         );
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
         const outbox = openOutbox({
           ...orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged, clusters),
           ...serviceAccountEffects(db!, orgAuthz),
+          ...userAdminEffects(db!, orgAuthz),
         });
         const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz, accountsChanged);
-        const orgTokens = new OrgTokens(db!, await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR), accountsChanged);
+        const orgTokens = new OrgTokens(db!, secrets, accountsChanged);
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,
@@ -89,26 +101,12 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         const bootstrap = createCallContext(log);
         await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, bootstrap), log);
         const orgCache = new OrgCache(config.ORG_CACHE_TTL_MS);
-        // The custom roles on each team are authz's: the pages are checked against its notices before each answer.
-        const teamsFence = await NoticeFence.open(bus!, 'identity.teams.fence');
-        const teamLists = new TeamListCache(teamsFence, config.ORG_CACHE_TTL_MS);
-        // Other replicas' changes; and after a lost connection, notices may have been missed: forget all.
-        const stopOrgs = await bus!.listen(ORGS_CHANGED, (_subject, payload) => {
-          for (const id of (payload as OrgsChanged).orgIds ?? []) {
-            orgCache.evict(Number(id));
-            teamLists.evict(Number(id));
-          }
-        });
-        const stopTuples = await bus!.listen(TUPLES_CHANGED, () => teamLists.clear());
+        const teamLists = new TeamListCache(config.ORG_CACHE_TTL_MS);
+        // Other replicas' changes and authz's, each checked against a fence before a kept answer is served.
+        const unfollow = [await orgCache.follow(bus!), await teamLists.follow(bus!)];
         stopListening = async () => {
-          await stopOrgs();
-          await stopTuples();
-          await teamsFence.close();
+          for (const stop of unfollow) await stop();
         };
-        stopWatching = bus!.onHealthChange(() => {
-          orgCache.clear();
-          teamLists.clear();
-        });
         const notifyOrgChanged = (orgId: number) =>
           // Best effort: a replica that misses it serves the old row for at most ORG_CACHE_TTL_MS.
           bus!
@@ -140,8 +138,30 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           const slug = config.PLATFORM_ADMIN_ORG;
           await withAuthzRetry(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, bootstrap), log);
         }
+        const organizations = new Organizations(orgsContext, orgAuthz);
+        const userAdmin = new UserAdmin(
+          db!,
+          outbox,
+          identity,
+          {
+            deleteWithin: (trx, stage, orgId) => organizations.deleteWithin(trx, stage, orgId),
+            orgChanged: (orgId) => orgsContext.orgChanged?.(orgId),
+            adminOrg: config.PLATFORM_ADMIN_ORG,
+          },
+          accountsChanged,
+        );
+        const sessions = new Sessions(
+          db!,
+          identity,
+          { idleSeconds: config.SESSION_IDLE_TIMEOUT, maxSeconds: config.SESSION_MAX_LIFETIME },
+          new FailureLimiter({ max: config.SIGNUP_MAX_PER_ADDRESS, windowMs: config.SIGNUP_WINDOW * 1000 }),
+          accountsChanged,
+        );
+        stopCleanup = sessions.startCleanup(log);
+        const groupMappings = new GroupMappings(db!, new TeamMembers(orgsContext, new Teams(orgsContext, orgAuthz)), userAdmin, log);
+        const externalSignIn = new ExternalSignIn(db!, identity, sessions, (userId, groups) => groupMappings.apply(userId, groups));
         return withOrgsTeamsLimits([
-          orgsTeamsService(identity, relationships, accountsChanged),
+          orgsTeamsService(identity, relationships, accountsChanged, userAdmin, sessions, twoFactor, externalSignIn, new GroupMappingStore(db!)),
           organizationsService(orgsContext, orgAuthz),
           siteSettingsService(db!, {
             runMode: config.RUN_MODE,
@@ -156,8 +176,8 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         ]);
       },
       onStop: async () => {
+        stopCleanup?.();
         await stopListening?.();
-        stopWatching?.();
         relationships.close();
         orgAuthz.close();
         clusters.close();

@@ -13,6 +13,12 @@ import {
 } from '@platform/service-kit';
 import { avatarLimitEnv, objectStorageEnv } from '@platform/object-storage';
 
+/** A duration in seconds: a number with an optional unit (s, m, h, d), e.g. `7d`, `30m`, `2` (seconds). */
+export const durationVar = z
+  .string()
+  .regex(/^\d+(?:s|m|h|d)?$/, 'must be a whole number with an optional unit s, m, h or d (e.g. 7d, 30m)')
+  .transform((v) => Number(v.replace(/\D$/, '')) * ({ s: 1, m: 60, h: 3600, d: 86_400 }[v.replace(/^\d+/, '')] ?? 1))
+  .pipe(z.number().int().min(1).max(366 * 86_400));
 /** orgs-teams settings: the common ones, where authz and the clusters service are, and the first site admin. */
 export const orgsTeamsEnv = {
   ...serviceEnv,
@@ -33,6 +39,13 @@ export const orgsTeamsEnv = {
   /** Wrong passwords one account may have per window before Basic auth answers 429 (docs/authentication.md). */
   LOGIN_MAX_FAILURES_PER_ACCOUNT: maxFailuresVar.default(10),
   LOGIN_FAILURE_WINDOW_SECONDS: loginFailureWindowVar,
+  /** A console session ends after this long without a request (docs/authentication.md, "Console sessions"): 7d, 30m, 90s. */
+  SESSION_IDLE_TIMEOUT: durationVar.default(7 * 86_400),
+  /** A console session ends this long after sign-in, however much it is used. */
+  SESSION_MAX_LIFETIME: durationVar.default(30 * 86_400),
+  /** Sign-up attempts one client address may make per SIGNUP_WINDOW before 429 (docs/site-settings.md). */
+  SIGNUP_MAX_PER_ADDRESS: maxFailuresVar.default(10),
+  SIGNUP_WINDOW: durationVar.default(3600),
   /**
    * How long an organization read stays cached (0: no cache). Changes evict it at once, on every replica (a
    * bus notice); the lifetime only bounds how long a replica that missed a notice serves an old row.

@@ -1,4 +1,5 @@
 import { orgsTeamsAvatarsV1, orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1, orgTokensV1, serviceAccountsV1 } from '@platform/proto';
+import { GROUP_VALUE_LIMIT } from './identity/group-mapping-store';
 import { serviceLimits, TEXT_LIMITS as L, withLimits, type ServiceBinding, type ServiceLimits } from '@platform/service-kit';
 
 const orgFields = {
@@ -32,6 +33,8 @@ export const ORGS_TEAMS_LIMITS: ServiceLimits[] = [
   serviceLimits(orgsTeamsV1.OrgsTeamsServiceService, {
     createUser: { username: L.login, email: L.email, password: L.password, fullName: L.fullName },
     createToken: { name: L.tokenName },
+    signUp: { username: L.login, email: L.email, password: L.password, fullName: L.fullName },
+    createGroupMapping: { group: GROUP_VALUE_LIMIT },
   }),
   serviceLimits(orgsTeamsOrgsV1.OrganizationsServiceService, {
     createOrg: { username: L.login, ...orgFields },

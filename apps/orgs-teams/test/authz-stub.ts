@@ -2,6 +2,9 @@ import { authzRolesV1, authzV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer } from '@platform/service-kit';
 import { ConflictError, InputError, UnavailableError } from '@platform/errors';
 
+/** What authz's MAX_ROLES_PER_TEAM answers in the tests. */
+export const MAX_ROLES_PER_TEAM = 10;
+
 export type Tuple = { user: string; relation: string; object: string };
 export const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 
@@ -14,6 +17,8 @@ export const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 export async function startAuthzStub() {
   const tuples = new Map<string, Tuple>();
   const teamRoles = new Map<number, number[]>();
+  /** Team id → the ends of its time-bound roles, as last assigned. */
+  const teamRolesUntil = new Map<number, Record<number, string>>();
   /** Custom role id → its organization. */
   const roles = new Map<number, number>();
   const state = { failWrites: false, refuseRoles: false, calls: [] as string[], writes: 0 };
@@ -43,15 +48,23 @@ export async function startAuthzStub() {
           const ids = [...new Set(req.roleIds)].sort((a, b) => a - b);
           if (ids.length) teamRoles.set(req.teamId, ids);
           else teamRoles.delete(req.teamId);
+          const until = req.until?.until ?? {};
+          if (Object.keys(until).length) teamRolesUntil.set(req.teamId, until);
+          else teamRolesUntil.delete(req.teamId);
           return { roleIds: ids };
         },
         async listTeamRoles(req: authzRolesV1.ListTeamRolesRequest) {
           const out: Record<number, { roleIds: number[] }> = {};
+          const ends: Record<number, { until: Record<number, string> }> = {};
           for (const id of req.teamIds) if (teamRoles.has(id)) out[id] = { roleIds: teamRoles.get(id)! };
-          return { teamRoles: out };
+          for (const id of req.teamIds) if (teamRolesUntil.has(id)) ends[id] = { until: teamRolesUntil.get(id)! };
+          return { teamRoles: out, teamRolesUntil: ends };
         },
         async listRoles(req: authzRolesV1.ListRolesRequest) {
-          return { roles: [...roles].filter(([, orgId]) => orgId === req.orgId).map(([id]) => authzRolesV1.Role.fromPartial({ id, orgId: req.orgId })) };
+          return {
+            roles: [...roles].filter(([, orgId]) => orgId === req.orgId).map(([id]) => authzRolesV1.Role.fromPartial({ id, orgId: req.orgId })),
+            maxRolesPerTeam: MAX_ROLES_PER_TEAM,
+          };
         },
         async deleteOrgRoles(req: authzRolesV1.DeleteOrgRolesRequest) {
           state.calls.push(`delete roles of ${req.orgId}`);
@@ -62,7 +75,7 @@ export async function startAuthzStub() {
     protoFiles: ['platformadmin/authz/v1/authz.proto', 'platformadmin/authz/v1/roles.proto'],
     log: createLogger('authz-stub', 'silent'),
   });
-  return { server, tuples, teamRoles, roles, state, address: `127.0.0.1:${server.port}` };
+  return { server, tuples, teamRoles, teamRolesUntil, roles, state, address: `127.0.0.1:${server.port}` };
 }
 
 export type AuthzStub = Awaited<ReturnType<typeof startAuthzStub>>;

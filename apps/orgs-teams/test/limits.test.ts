@@ -116,7 +116,7 @@ describe('orgs-teams field limits', () => {
       message: 'fullName: at most 100 characters',
     });
     expect(await refusal(identity.getUser({ id: 0, login: 'carol' }))).toMatchObject({ status: 404 });
-    expect(await refusal(identity.createToken({ userId: root, name: 'n'.repeat(256), scope: '', scopeAccountId: 0 }))).toEqual({
+    expect(await refusal(identity.createToken({ userId: root, name: 'n'.repeat(256), scope: '', scopeAccountId: 0, accessScopes: [] }))).toEqual({
       status: 400,
       message: 'name: at most 255 characters',
     });

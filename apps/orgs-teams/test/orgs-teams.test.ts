@@ -134,19 +134,19 @@ describe('orgs-teams', () => {
       await expect(client.getUser({ id: unused.id, login: '' })).rejects.toMatchObject({ kind: 'not-found' });
       await expect(client.deleteUnusedUser({ id: unused.id })).rejects.toMatchObject({ kind: 'not-found' });
       const used = await made('has-a-token');
-      await client.createToken({ userId: used.id, name: 'ci', scope: '', scopeAccountId: 0 });
+      await client.createToken({ userId: used.id, name: 'ci', scope: '', scopeAccountId: 0, accessScopes: [] });
       await expect(client.deleteUnusedUser({ id: used.id })).rejects.toMatchObject({ kind: 'input' });
       expect((await client.getUser({ id: used.id, login: '' })).login).toBe('has-a-token');
     });
 
     it('issues tokens shown once, authenticates with them, lists them without secrets and revokes them', async () => {
       const { user } = await client.authenticateBasic({ username: 'alice@example.com', password: 'password1' });
-      const token = await client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0 });
+      const token = await client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0, accessScopes: [] });
       expect(token.sha1).toMatch(/^[0-9a-f]{40}$/);
       expect(token.tokenLastEight).toBe(token.sha1.slice(-8));
       expect((await client.authenticate({ token: token.sha1 })).user!.login).toBe('Alice');
 
-      await expect(client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0 })).rejects.toMatchObject({
+      await expect(client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0, accessScopes: [] })).rejects.toMatchObject({
         kind: 'conflict',
       });
       const { tokens } = await client.listTokens({ userId: user!.id });
@@ -159,16 +159,16 @@ describe('orgs-teams', () => {
 
     it('issues scoped tokens that say their scope and the account they act for', async () => {
       const { user } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
-      const token = await client.createToken({ userId: user!.id, name: 'proxy', scope: 'license-proxy', scopeAccountId: user!.id });
+      const token = await client.createToken({ userId: user!.id, name: 'proxy', scope: 'license-proxy', scopeAccountId: user!.id, accessScopes: [] });
       expect(await client.authenticate({ token: token.sha1 })).toMatchObject({ scope: 'license-proxy', scopeAccountId: user!.id });
       const { tokens } = await client.listTokens({ userId: user!.id });
       expect(tokens.find((t) => t.name === 'proxy')).toMatchObject({ scope: 'license-proxy', scopeAccountId: user!.id });
       await expect(
-        client.createToken({ userId: user!.id, name: 'bad', scope: 'everything', scopeAccountId: user!.id }),
+        client.createToken({ userId: user!.id, name: 'bad', scope: 'everything', scopeAccountId: user!.id, accessScopes: [] }),
       ).rejects.toMatchObject({
         kind: 'input',
       });
-      await expect(client.createToken({ userId: user!.id, name: 'bad', scope: 'license-proxy', scopeAccountId: 0 })).rejects.toMatchObject({
+      await expect(client.createToken({ userId: user!.id, name: 'bad', scope: 'license-proxy', scopeAccountId: 0, accessScopes: [] })).rejects.toMatchObject({
         kind: 'input',
       });
       await client.deleteToken({ userId: user!.id, id: token.id });
@@ -187,7 +187,7 @@ describe('orgs-teams', () => {
 
     it('refuses inactive and login-prohibited users even with a valid token', async () => {
       const { user } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
-      const token = await client.createToken({ userId: user!.id, name: 'soon inactive', scope: '', scopeAccountId: 0 });
+      const token = await client.createToken({ userId: user!.id, name: 'soon inactive', scope: '', scopeAccountId: 0, accessScopes: [] });
       const db = app.running.ctx.db!;
       await db.table('accounts').where({ id: user!.id }).update({ active: false });
       await expect(client.authenticate({ token: token.sha1 })).rejects.toMatchObject({
@@ -263,7 +263,7 @@ describe('orgs-teams', () => {
     it('stores only a hash of each token and of each password', async () => {
       const db = app.running.ctx.db!;
       const { user } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
-      const token = await client.createToken({ userId: user!.id, name: 'hash check', scope: '', scopeAccountId: 0 });
+      const token = await client.createToken({ userId: user!.id, name: 'hash check', scope: '', scopeAccountId: 0, accessScopes: [] });
       const row = await db.table('access_tokens').where({ id: token.id }).first();
       expect(JSON.stringify(row)).not.toContain(token.sha1);
       const account = await db.table('accounts').where({ id: user!.id }).first();

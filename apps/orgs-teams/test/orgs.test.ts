@@ -4,7 +4,7 @@ import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
-import { key, startAuthzStub, type AuthzStub } from './authz-stub';
+import { key, MAX_ROLES_PER_TEAM, startAuthzStub, type AuthzStub } from './authz-stub';
 
 // OrganizationsService against a stand-in authz that keeps tuples as OpenFGA does (writing an existing or
 // deleting a missing tuple fails the whole call) and can fail on demand: every data change must leave the
@@ -74,8 +74,8 @@ describe('OrganizationsService', () => {
       visibility: '',
       managerEndpoint: '',
     });
-  const newTeam = (orgId: number, name: string, roleIds?: number[]) =>
-    orgs.createTeam({ orgId, name, description: '', permission: '', type: 'general', roleIds: roleIds && { roleIds } });
+  const newTeam = (orgId: number, name: string, roleIds?: number[], until: Record<number, string> = {}) =>
+    orgs.createTeam({ orgId, name, description: '', permission: '', type: 'general', roleIds: roleIds && { roleIds, until } });
   const ownerTeam = async (orgId: number) => (await orgs.listTeams({ orgId })).teams[0];
 
   it('creates an organization with exactly the tuples of the contract', async () => {
@@ -101,8 +101,79 @@ describe('OrganizationsService', () => {
     expect((await newOrg('initech')).username).toBe('initech');
   });
 
+  it('refuses roles of another organization before writing anything: no team, no tuple written, nothing for authz to refuse', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    const other = await newOrg('globex');
+    authz.roles.set(5, org.id);
+    authz.roles.set(7, org.id);
+    authz.roles.set(41, other.id);
+    const [writes, calls] = [authz.state.writes, authz.state.calls.length];
+    await expect(newTeam(org.id, 'mixed', [5, 41, 42])).rejects.toMatchObject({
+      kind: 'input',
+      message: 'role 41, 42 are not custom roles of this organization',
+    });
+    expect([authz.state.writes, authz.state.calls.length]).toEqual([writes, calls]);
+    expect((await orgs.listTeams({ orgId: org.id })).teams.map((t) => t.name)).toEqual(['Owners']);
+    const owners = await ownerTeam(org.id);
+    await expect(
+      orgs.editTeam({ teamId: owners.id, name: 'Owners', description: 'changed', roleIds: { roleIds: [41], until: {} } }),
+    ).rejects.toMatchObject({
+      kind: 'input',
+      message: 'role 41 is not a custom role of this organization',
+    });
+    expect([authz.state.writes, authz.state.calls.length]).toEqual([writes, calls]);
+    expect(await ownerTeam(org.id)).toMatchObject({ description: owners.description });
+  });
+
+  it('refuses more roles than a team may hold before writing anything', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    const many = Array.from({ length: MAX_ROLES_PER_TEAM + 1 }, (_, i) => 200 + i);
+    for (const id of many) authz.roles.set(id, org.id);
+    const [writes, calls] = [authz.state.writes, authz.state.calls.length];
+    await expect(newTeam(org.id, 'crowded', many)).rejects.toMatchObject({
+      kind: 'input',
+      message: `a team can have at most ${MAX_ROLES_PER_TEAM} custom roles; ${MAX_ROLES_PER_TEAM + 1} were given`,
+    });
+    expect([authz.state.writes, authz.state.calls.length]).toEqual([writes, calls]);
+    expect((await orgs.listTeams({ orgId: org.id })).teams.map((t) => t.name)).not.toContain('crowded');
+    // As many as a team may hold is fine (and the team goes again, for the tests after this one).
+    const full = await newTeam(org.id, 'full', many.slice(1));
+    expect(authz.teamRoles.get(full.id)).toHaveLength(MAX_ROLES_PER_TEAM);
+    await orgs.deleteTeam({ teamId: full.id });
+    for (const id of many) authz.roles.delete(id);
+  });
+
+  it('gives a team a role until a time and answers the end; refuses a past end or one for a role not assigned', async () => {
+    const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    authz.roles.set(5, org.id);
+    authz.roles.set(7, org.id);
+    const end = new Date(Date.now() + 3_600_000).toISOString();
+    const [writes, calls] = [authz.state.writes, authz.state.calls.length];
+    await expect(newTeam(org.id, 'late', [5], { 5: '2001-01-01T00:00:00Z' })).rejects.toMatchObject({
+      kind: 'input',
+      message: 'the end of role 5 has passed: 2001-01-01T00:00:00Z',
+    });
+    await expect(newTeam(org.id, 'late', [5], { 7: end })).rejects.toMatchObject({
+      kind: 'input',
+      message: "role 7 has an end but is not among the team's roles",
+    });
+    await expect(newTeam(org.id, 'late', [5], { 5: 'tomorrow' })).rejects.toMatchObject({ kind: 'input' });
+    expect([authz.state.writes, authz.state.calls.length]).toEqual([writes, calls]);
+
+    const temps = await newTeam(org.id, 'temps', [5, 7], { 7: end });
+    expect(temps).toMatchObject({ roleIds: [5, 7], roleUntil: { 7: end } });
+    expect(authz.teamRolesUntil.get(temps.id)).toEqual({ 7: end });
+    // Sending the roles again without ends makes them permanent.
+    const edited = await orgs.editTeam({ teamId: temps.id, name: 'temps', roleIds: { roleIds: [5, 7], until: {} } });
+    expect(edited).toMatchObject({ roleIds: [5, 7], roleUntil: {} });
+    expect(authz.teamRolesUntil.has(temps.id)).toBe(false);
+    await orgs.deleteTeam({ teamId: temps.id });
+  });
+
   it('undoes a team creation whose tuples or roles are refused', async () => {
     const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
+    // 99 is acme's here: authz refuses it all the same (a role deleted meanwhile), after the team's rows committed.
+    authz.roles.set(99, org.id);
     await expect(whileAuthzFails(() => newTeam(org.id, 'devs'))).rejects.toMatchObject({ kind: 'unavailable' });
     authz.state.refuseRoles = true;
     try {
@@ -243,7 +314,7 @@ describe('OrganizationsService', () => {
     authz.state.refuseRoles = true;
     try {
       await expect(
-        orgs.editTeam({ teamId: devs.id, name: 'developers', description: 'changed', roleIds: { roleIds: [99] } }),
+        orgs.editTeam({ teamId: devs.id, name: 'developers', description: 'changed', roleIds: { roleIds: [99], until: {} } }),
       ).rejects.toMatchObject({ kind: 'input' });
     } finally {
       authz.state.refuseRoles = false;

@@ -238,11 +238,11 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     });
     expect((await orgs.listMembers({ orgId: acme.id, viewerId: root, publicOnly: false })).members.map((m) => m.login)).toEqual(['alice']);
     await expect(identity.authenticateBasic({ username: 'robot', password: '' })).rejects.toMatchObject({ kind: 'unauthenticated' });
-    await expect(identity.createToken({ userId: sa.id, name: 'own', scope: '', scopeAccountId: 0 })).rejects.toMatchObject({
+    await expect(identity.createToken({ userId: sa.id, name: 'own', scope: '', scopeAccountId: 0, accessScopes: [] })).rejects.toMatchObject({
       kind: 'not-allowed',
     });
     await expect(
-      identity.createToken({ userId: sa.id, name: 'proxy', scope: 'license-proxy', scopeAccountId: acme.id }),
+      identity.createToken({ userId: sa.id, name: 'proxy', scope: 'license-proxy', scopeAccountId: acme.id, accessScopes: [] }),
     ).rejects.toMatchObject({ kind: 'not-allowed' });
     // It sees its private organization as the members do.
     expect((await orgs.getOrg({ name: 'acme', viewerId: sa.id })).id).toBe(acme.id);

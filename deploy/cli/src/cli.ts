@@ -1,6 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { DomainError } from '@platform/errors';
 import { ConfigError, PLATFORM_VERSION } from '@platform/service-kit';
+import { backup } from './backup/backup-command';
+import { backupInfo } from './backup/info-command';
+import { restore } from './backup/restore-command';
 import { check } from './check-command';
 import { showConfig } from './config-command';
 import { createAdmin, mintToken, resetPassword } from './identity-commands';
@@ -16,13 +19,14 @@ NATS_URL, OPENFGA_*, ...; docs/configuration.md). On the embedded database (no D
 platform first: the CLI takes the same DATA_DIR lock.
 
 Exit codes: 0 done; 1 the command failed (no such user, name taken, ...); 64 wrong arguments;
-69 a dependency cannot be used; 70 a fault in the CLI; 75 the platform runs on this DATA_DIR;
-78 invalid configuration. See docs/operations.md.`;
+65 an archive that is damaged or no backup; 66 a file that cannot be read; 69 a dependency cannot be used;
+70 a fault in the CLI; 75 the platform runs on this DATA_DIR; 78 invalid configuration. See docs/operations.md
+and docs/backup.md.`;
 
 /** The program: one command per operation, usage errors and help through `io`, never process.exit. */
 function program(io: CliIo, setExit: (code: number) => void): Command {
   const cli = new Command(NAME)
-    .description('Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies, OpenFGA.')
+    .description('Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies, OpenFGA, backups.')
     .version(PLATFORM_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
@@ -86,6 +90,48 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--store-name <name>', 'the store to find or create (when OPENFGA_STORE_ID is not set)')
     .option('--configmap <name>', "inside a pod: also record OPENFGA_STORE_ID in this ConfigMap of the pod's namespace")
     .action(async (opts) => done(await setupOpenFga(opts, io)));
+
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  cli
+    .command('backup')
+    .description(
+      'Write one encrypted archive of everything the platform needs to come back: the database (every app schema, one ' +
+        'snapshot), the object store and the key material, with a manifest of the version and migrations. Embedded database: ' +
+        'stop the platform first; with DATABASE_URL it runs beside it. --to writes platform-<time>.age into a directory ' +
+        'or an S3 bucket (BACKUP_S3_* settings) and applies retention there. See docs/backup.md.',
+    )
+    .argument('[file]', 'the archive to write (never replaces a file); or give --to')
+    .option('--passphrase-file <file>', 'encrypt with the passphrase on the first line of this file (else BACKUP_PASSPHRASE)')
+    .option('--passphrase-stdin', 'read the passphrase from the first line of standard input')
+    .option('--recipient <public-key>', 'encrypt to this age public key (age1...) instead of a passphrase (repeatable)', collect)
+    .option('--format <format>', 'database format: rows (either engine) or pg_dump (DATABASE_URL; the default when pg_dump is installed)')
+    .option('--to <destination>', 'a directory or s3://bucket/prefix: write platform-<time>.age there instead of <file>')
+    .option('--keep <n>', 'with --to: then delete all but the newest n archives there')
+    .option('--keep-days <days>', 'with --to: then delete the archives there older than this many days')
+    .action(async (file: string | undefined, opts) => done(await backup(file, opts, io)));
+
+  cli
+    .command('restore')
+    .description(
+      'Restore an archive into an empty DATA_DIR or database, then apply the migrations of this version. A non-empty target ' +
+        'is refused unless --force, which replaces it. Stop the platform first. See docs/backup.md.',
+    )
+    .argument('<file>', 'the archive: a file, s3://bucket/key, or s3://bucket/prefix/ for the newest there')
+    .option('--passphrase-file <file>', 'the passphrase, on the first line of this file (else BACKUP_PASSPHRASE)')
+    .option('--passphrase-stdin', 'read the passphrase from the first line of standard input')
+    .option('--identity <file>', 'an age identity file (AGE-SECRET-KEY-1...) of a recipient (repeatable)', collect)
+    .option('--force', 'replace the data already in the target')
+    .action(async (file: string, opts) => done(await restore(file, opts, io)));
+
+  cli
+    .command('backup-info')
+    .description('Read a whole archive and print its manifest and summary (JSON); --show-keys prints the keys it keeps as NAME=value.')
+    .argument('<file>', 'the archive: a file, s3://bucket/key, or s3://bucket/prefix/ for the newest there')
+    .option('--passphrase-file <file>', 'the passphrase, on the first line of this file (else BACKUP_PASSPHRASE)')
+    .option('--passphrase-stdin', 'read the passphrase from the first line of standard input')
+    .option('--identity <file>', 'an age identity file of a recipient (repeatable)', collect)
+    .option('--show-keys', 'print the key settings and key files it keeps (secrets: mind where stdout goes)')
+    .action(async (file: string, opts) => done(await backupInfo(file, opts, io)));
 
   return cli;
 }

@@ -66,6 +66,8 @@ export async function seedContracts(
       alertThresholds: [50, 80, 100],
       disableLicenseOnLimitReached: true,
     }),
+    // Who hears that it is used up (docs/notifications.md): without SMTP_URL the mail is kept and shown to site admins.
+    emails: JSON.stringify({ usageAlertClient: [`${owner.username}@example.com`] }),
   }));
   const quotaCc = await bindAll(admin, quota.id, [clusters.hub], owner.org);
   await attachDocument(admin, quota.id, owner.org, say);

@@ -59,6 +59,25 @@ export class AppStartError extends Error {
   }
 }
 
+/**
+ * Every app's settings, checked before any app starts: a setting only the last app reads (a short
+ * MARKETPLACE_API_SECRET) used to stop the start after the others had initialised DATA_DIR. What the launcher sets
+ * itself once ports are chosen (each GRPC_PORT, the apps' addresses) is checked with stand-ins. Throws the first
+ * app's ConfigError, in start order, as its start would have.
+ */
+function validateAll(env: NodeJS.ProcessEnv): void {
+  const chosenLater: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };
+  for (const [, addrVar] of BACKENDS) chosenLater[addrVar] = '127.0.0.1:1';
+  chosenLater.MARKETPLACE_LISTENER_HTTP_URL = 'http://127.0.0.1:1';
+  for (const app of ALL) {
+    try {
+      loadConfig(app.env, { ...env, ...chosenLater });
+    } catch (err) {
+      throw new AppStartError(app.name, err);
+    }
+  }
+}
+
 /** The whole platform in one process. */
 export interface LocalPlatform {
   /** Entry URL, e.g. http://localhost:8080/ */
@@ -84,7 +103,6 @@ export async function startPlatform(
 ): Promise<LocalPlatform> {
   // Every app takes the lock again as it starts (it counts its users); this one spans the platform's life.
   const { DATABASE_URL, DATA_DIR } = loadConfig({ DATABASE_URL: serviceEnv.DATABASE_URL, DATA_DIR: serviceEnv.DATA_DIR }, env);
-  const lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
   // All apps share one metrics registry: the gateway answers /metrics on HTTP_PORT for all of them.
   // The gateway forwards the webhook listener's requests over loopback and names the client in X-Forwarded-For.
   // Only the gateway's HTTP port faces the network: the backends' gRPC ports and the listener stay on loopback, and
@@ -97,6 +115,8 @@ export async function startPlatform(
     GRPC_HOST: '127.0.0.1',
     MARKETPLACE_HTTP_HOST: '127.0.0.1',
   };
+  validateAll(env);
+  const lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
   const apps = new Map<string, RunningService>();
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };

@@ -2,8 +2,9 @@ import { authzV1 } from '@platform/proto';
 import { createClient } from '@platform/service-kit';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
-// Spec section 4.1 over HTTP, as a client would use it: every row, with the 401/403/404/400/422 paths, and
-// the effect of every role change on the very next request.
+// Authorization under `/authz` (custom roles, the permission catalog, allowed permissions) over HTTP, as a client
+// would use it: every row, with the 401/403/404/400/422 paths, and the effect of every role change on the very next
+// request.
 
 describe('authorization and custom roles over HTTP', () => {
   let harness: TestPlatform;

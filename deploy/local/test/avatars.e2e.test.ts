@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
-// The avatar rows of spec section 4.13 over HTTP as a client walks them: the URL answered by GET actually
+// The organization avatar rows over HTTP as a client walks them: the URL answered by GET actually
 // serves the image; multipart upload with its size and type limits; lookups; delete; the view/update/
 // delete:avatar checks (with a custom role granting them on the very next request); and the signed-URL
 // path itself (forged, tampered, expired). Decisions: docs/object-storage.md.

@@ -52,9 +52,15 @@ export class ConsoleBrowser {
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
-  /** The token the console keeps for the tab (in the page's sessionStorage). */
-  sessionToken(page: Page): Promise<string> {
-    return page.evaluate(`JSON.parse(sessionStorage.getItem('platform.console.session') ?? '{}').token`) as Promise<string>;
+  /**
+   * The console's session cookie as a `Cookie` header, for calling the API as that browser: HttpOnly, so page scripts
+   * cannot read it; the browser's own cookie store can.
+   */
+  async sessionCookie(context: BrowserContext): Promise<{ cookie: string }> {
+    const found = (await context.cookies()).find((c) => c.name === 'platform_session');
+    if (!found) throw new Error('the browser holds no session cookie');
+    expect(found).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/v1' });
+    return { cookie: `platform_session=${found.value}` };
   }
 
   shot(page: Page, name: string): Promise<Buffer> {

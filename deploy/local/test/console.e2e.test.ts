@@ -31,18 +31,72 @@ describeInBrowser('the web console in a browser', () => {
     expect(web.problems.splice(0)).toEqual([]);
   });
 
-  it('signs the demo owner in with a password, lists the orgs, and signs out deleting the session token', async () => {
+  it('signs the demo owner in with a password into a session cookie, lists the orgs, and signs out ending the session', async () => {
     const { context, page } = await web.newPage();
     await page.goto(`${base}/`);
     await web.shot(page, 'sign-in');
     await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
     await page.getByRole('link', { name: 'demo', exact: true }).waitFor();
     await web.shot(page, 'orgs');
-    const token = await web.sessionToken(page);
-    expect((await demo.t.api(undefined, 'GET', '/user', undefined, { authorization: `token ${token}` })).status).toBe(200);
+    const cookie = await web.sessionCookie(context);
+    expect((await demo.t.api(undefined, 'GET', '/user', undefined, cookie)).status).toBe(200);
+    // No token was minted for the sign-in.
+    expect(await page.evaluate(`sessionStorage.getItem('platform.console.session')`)).toBeNull();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect((await demo.t.api(undefined, 'GET', '/user', undefined, { authorization: `token ${token}` })).status).toBe(401);
+    expect((await demo.t.api(undefined, 'GET', '/user', undefined, cookie)).status).toBe(401);
+    await context.close();
+  });
+
+  it("lists the browser's sessions on the account page, revokes another, and the revoked one's next call is 401", async () => {
+    const owner = demo.manifest.owner;
+    const other = await web.newPage();
+    await web.signIn(other.page, owner.username, owner.password);
+    const otherCookie = await web.sessionCookie(other.context);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, owner.username, owner.password);
+    await page.getByRole('link', { name: owner.username, exact: true }).click();
+    await page.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
+    const sessions = page.getByRole('table', { name: 'Signed-in sessions' });
+    await sessions.getByText('this session', { exact: true }).waitFor();
+    // The owner's two browsers: this one, marked, and the other one.
+    expect(await sessions.getByRole('row').count()).toBe(3);
+    await web.shot(page, 'account');
+    await sessions.getByRole('button', { name: 'Revoke' }).click();
+    await sessions.getByRole('button', { name: 'Confirm revoke' }).click();
+    await until(async () => (await sessions.getByRole('row').count()) === 2);
+    expect((await demo.t.api(undefined, 'GET', '/user', undefined, otherCookie)).status).toBe(401);
+    // The other browser finds itself signed out on its next call.
+    await other.page.getByRole('link', { name: 'Organizations' }).click();
+    await other.page.reload();
+    await other.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await other.context.close();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await context.close();
+  });
+
+  it('offers sign-up only while registration is enabled, and signs the new user in', async () => {
+    const setRegistration = (disable: boolean) =>
+      demo.t.api('root', 'POST', '/disable-registration?org=platform-admin', { disableRegistration: disable });
+    expect((await setRegistration(true)).status).toBe(200);
+    const closed = await web.newPage();
+    await closed.page.goto(`${base}/`);
+    await closed.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await closed.page.getByRole('button', { name: 'Create an account' }).count()).toBe(0);
+    await closed.context.close();
+
+    expect((await setRegistration(false)).status).toBe(200);
+    const { context, page } = await web.newPage();
+    await page.goto(`${base}/`);
+    await page.getByRole('button', { name: 'Create an account' }).click();
+    await page.getByRole('textbox', { name: 'Username', exact: true }).fill('newcomer');
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill('newcomer@example.com');
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('newcomer-password');
+    await page.getByRole('textbox', { name: 'Repeat the password', exact: true }).fill('newcomer-password');
+    await web.shot(page, 'sign-up');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect((await demo.t.api(undefined, 'GET', '/user', undefined, await web.sessionCookie(context))).body.login).toBe('newcomer');
     await context.close();
   });
 
@@ -109,12 +163,77 @@ describeInBrowser('the web console in a browser', () => {
     await context.close();
   });
 
+  it('shows an org owner who has access: each permission with its owner and the team member holding it through a custom role', async () => {
+    const owner = demo.manifest.owner.username;
+    const org = `access-${Date.now().toString(36)}`;
+    const editor = `editor-${Date.now().toString(36)}`;
+    expect((await demo.t.api(owner, 'POST', '/orgs', { username: org })).status).toBe(201);
+    const team = await demo.t.api(owner, 'POST', `/orgs/${org}/teams`, { name: 'editors', permission: 'read' });
+    expect(team.status).toBe(201);
+    await demo.t.signUp(editor);
+    expect((await demo.t.api(owner, 'PUT', `/teams/${team.body.id}/members/${editor}`)).status).toBe(204);
+    const role = await demo.t.api(owner, 'POST', `/authz/roles?org=${org}`, {
+      name: 'Org editors',
+      permissions: [{ namespace: 'org', action: 'edit' }],
+      teamIDs: [team.body.id],
+    });
+    expect(role.status).toBe(201);
+
+    const { context, page } = await web.newPage();
+    await web.signIn(page, owner, demo.manifest.owner.password);
+    await page.goto(`${base}/orgs/${org}`);
+    await page.getByRole('link', { name: 'Who has access' }).click();
+    const table = page.getByRole('table', { name: /^Permissions on organization:\d+ / });
+    const edit = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'edit:org', exact: true }) });
+    await edit.getByText(`${editor}: role Org editors through team editors`).waitFor();
+    await edit.getByText(`${owner}: owner through team Owners`).waitFor();
+    await web.shot(page, 'who-has-access');
+    await context.close();
+
+    // The member holding edit:org through the role may not look.
+    const asEditor = await web.newPage();
+    await web.signIn(asEditor.page, editor, `${editor}-password`);
+    await asEditor.page.goto(`${base}/orgs/${org}/access`);
+    await asEditor.page.getByText(`Only the owners of ${org} and site admins see who has access.`).waitFor();
+    await asEditor.context.close();
+  });
+
+  it('offers a read-only member of an organization no Remove, where its owner has one', async () => {
+    const owner = demo.manifest.owner.username;
+    const org = `readers-${Date.now().toString(36)}`;
+    const reader = `reader-${Date.now().toString(36)}`;
+    expect((await demo.t.api(owner, 'POST', '/orgs', { username: org })).status).toBe(201);
+    const team = await demo.t.api(owner, 'POST', `/orgs/${org}/teams`, { name: 'readers', permission: 'read' });
+    expect(team.status).toBe(201);
+    await demo.t.signUp(reader);
+    expect((await demo.t.api(owner, 'PUT', `/teams/${team.body.id}/members/${reader}`)).status).toBe(204);
+
+    const { context, page } = await web.newPage();
+    await web.signIn(page, reader, `${reader}-password`);
+    await page.goto(`${base}/orgs/${org}`);
+    const members = page.getByRole('table', { name: `Members of ${org} (2)` });
+    // Their own visibility is theirs to change: once it is offered, what the caller may do is known.
+    await members.getByRole('button', { name: new RegExp(`^(Publicize|Conceal) ${reader}$`) }).waitFor();
+    expect(await members.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+    expect(await page.getByRole('form', { name: 'Add a member' }).count()).toBe(0);
+    await context.close();
+
+    const asOwner = await web.newPage();
+    await web.signIn(asOwner.page, owner, demo.manifest.owner.password);
+    await asOwner.page.goto(`${base}/orgs/${org}`);
+    await asOwner.page.getByRole('button', { name: `Remove ${reader}` }).waitFor();
+    await asOwner.context.close();
+  });
+
   it('shows the demo org’s hub with its spokes, and its cluster sets', async () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);
     await page.goto(`${base}/orgs/demo/clusters`);
     const hub = demo.manifest.hub.name;
-    await page.getByRole('table', { name: `Managed clusters of ${hub}` }).getByRole('cell', { name: demo.manifest.spokes[0].name, exact: true }).waitFor();
+    await page
+      .getByRole('table', { name: `Managed clusters of ${hub}` })
+      .getByRole('cell', { name: demo.manifest.spokes[0].name, exact: true })
+      .waitFor();
     await web.shot(page, 'clusters');
     await page.getByRole('link', { name: hub, exact: true }).first().click();
     await page.getByRole('table', { name: `Cluster sets of ${hub}` }).waitFor();
@@ -126,7 +245,11 @@ describeInBrowser('the web console in a browser', () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, 'root', ROOT_PASSWORD);
     const { year, month, product } = demo.usage;
-    const monthName = new Date(Date.UTC(Number(year), Number(month) - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+    const monthName = new Date(Date.UTC(Number(year), Number(month) - 1, 1)).toLocaleString('en-US', {
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
     await page.getByRole('link', { name: 'Billing' }).click();
     await page.getByRole('combobox', { name: 'Month' }).selectOption({ label: monthName });
     await page.getByRole('img', { name: `Usage of ${product} by cluster, ${monthName}` }).waitFor();
@@ -174,8 +297,13 @@ describeInBrowser('the web console in a browser', () => {
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Organizations']);
     await page.goto(`${base}/admin/billing`);
     await page.getByText('This screen is for site admins.').waitFor();
-    const token = await web.sessionToken(page);
-    const refused = await demo.t.api(undefined, 'GET', '/dashboard/summary/generated-months?org=demo', undefined, { authorization: `token ${token}` });
+    const refused = await demo.t.api(
+      undefined,
+      'GET',
+      '/dashboard/summary/generated-months?org=demo',
+      undefined,
+      await web.sessionCookie(context),
+    );
     expect(refused.status).toBe(403);
     await context.close();
   });

@@ -4,7 +4,7 @@ import { registeredRoutesOn } from '@platform/app-gateway';
 import { bootTestPlatform, type Reply, type TestPlatform } from './harness';
 
 /**
- * Spec sections 4.3 (contracts, site admins) and 4.4 (contracts, an account's own) over HTTP, as a client
+ * Contracts for site admins and an account's own contracts over HTTP, as a client
  * walks them (docs/contracts.md): multipart create with a document, list, get, update, extend, revoke,
  * delete, the signed document URL, the audit trail, cluster binding against clusters enrolled through
  * POST /orgs/{org}/clusters, tags synced across contracts, statuses, the product catalog, and the user side
@@ -370,6 +370,9 @@ describe('contracts over HTTP on a hosted deployment', () => {
       const [ccDb] = (await api('root', 'GET', `/contracts/${db.id}/clusters`)).body;
 
       expect((await api('root', 'PATCH', `/contracts/${db.id}/clusters/${ccDb.id}/name`, { clusterName: 'Hub A prime' })).status).toBe(200);
+      // The name the contract gives the cluster; the cluster's own name stays the inventory's.
+      const renamed = (await api('root', 'GET', `/contracts/${db.id}/clusters`)).body.find((c: any) => c.id === ccDb.id);
+      expect(renamed).toMatchObject({ displayName: 'Hub A prime', clusterStatus: { name: 'hub-a' } });
       expect((await api('root', 'PATCH', `/contracts/${db.id}/clusters/${ccDb.id}/name`, { name: 'x' })).status).toBe(422);
       expect((await api('olivia', 'PATCH', `/contracts/${db.id}/clusters/${ccDb.id}/name`, { clusterName: 'x' })).status).toBe(403);
 
@@ -382,6 +385,35 @@ describe('contracts over HTTP on a hosted deployment', () => {
       expect(events).toContainEqual(expect.stringContaining('cluster-renamed'));
       expect(events).toContainEqual(expect.stringContaining('cluster-tags'));
       expect(await audit(backup.id)).toContainEqual(expect.stringContaining('cluster-tags'));
+    });
+
+    it('takes the whole Contract back as GET answers it, one field edited; a read-only field changed is 400 naming it, nothing changed', async () => {
+      const read = (await api('root', 'GET', `/contracts/${db.id}`)).body;
+      expect(read.clusters.length).toBeGreaterThan(0);
+      // As the product's clients send it: every field of the Contract, objects and lists as JSON text.
+      const asForm = (c: Record<string, unknown>) =>
+        form(Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
+      const res = await send('root', 'PUT', `/contracts/${db.id}`, asForm({ ...read, name: 'Acme DB edited' }));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ...read, name: 'Acme DB edited' });
+      const edited = res.body;
+
+      for (const [field, value] of [
+        ['product', 'productvault'],
+        ['id', read.id + 1],
+        ['uid', read.uid + 1],
+        ['orgOrUser', 'globex'],
+        ['revoked', true],
+        ['documentPath', 'contracts/documents/elsewhere.pdf'],
+        ['clusters', []],
+        ['clusters', read.clusters.map((c: any) => ({ ...c, displayName: 'renamed by PUT' }))],
+      ] as const) {
+        const refused = await send('root', 'PUT', `/contracts/${db.id}`, asForm({ ...edited, name: 'not this', [field]: value }));
+        expect([field, refused.status]).toEqual([field, 400]);
+        expect(refused.body.errors).toEqual([expect.objectContaining({ field })]);
+        expect(refused.body.message).not.toMatch(/unrecognized/i);
+      }
+      expect((await api('root', 'GET', `/contracts/${db.id}`)).body).toEqual(edited);
     });
 
     it('answers the status of bound clusters, one or a batch, for an account', async () => {
@@ -608,6 +640,8 @@ describe('contracts over HTTP on a hosted deployment', () => {
       expect((await api('mia', 'PATCH', `${base}/tags?org=acme`, { tags: ['silver'] })).status).toBe(403);
       expect((await api('mia', 'DELETE', `${base}?org=acme`)).status).toBe(403);
       expect((await api('olivia', 'PATCH', `${base}/name?org=acme`, { clusterName: 'B renamed' })).status).toBe(200);
+      const renamed = (await api('mia', 'GET', `/user/contracts/${backup.id}/clusters?org=acme`)).body.find((c: any) => c.id === cc.id);
+      expect(renamed).toMatchObject({ displayName: 'B renamed', clusterStatus: { name: 'hub-b' } });
       expect((await api('olivia', 'PATCH', `${base}/name?org=acme`, {})).status).toBe(422);
       expect((await api('otto', 'PATCH', `${base}/name?org=globex`, { clusterName: 'mine' })).status).toBe(403);
 
@@ -658,7 +692,7 @@ describe('contracts on a self-hosted deployment', () => {
   }, 120_000);
   afterAll(() => t?.stop());
 
-  it('answers 404 for every route of 4.3 and 4.4, to site admins too', async () => {
+  it('answers 404 for every admin and user contract route, to site admins too', async () => {
     const routes = registeredRoutesOn({ DEPLOYMENT_TYPE: 'Hosted' }).filter((r) => /^\/(user\/)?contracts(\/|$)/.test(r.path));
     expect(routes.length).toBeGreaterThanOrEqual(36);
     expect(

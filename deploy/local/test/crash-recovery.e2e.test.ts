@@ -34,7 +34,8 @@ describe.each([
       LOG_LEVEL: 'warn',
       PLATFORM_ADMIN_USERNAME: 'root',
       PLATFORM_ADMIN_PASSWORD: PASSWORD,
-      OUTBOX_LEASE_MS: '1000',
+      // A long lease: the restart must take over what the killed process left at once, not wait it out.
+      OUTBOX_LEASE_MS: '600000',
       // No bootstrap organization: the fault must hit the organization this test creates, not that one.
       PLATFORM_ADMIN_ORG: 'none',
     };

@@ -200,6 +200,15 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     );
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as any).message).toMatch(/used its quota/);
+    // The same contract through POST /license/issue, the route a license proxy asks by cluster: the organization's
+    // newest contract binding the hub is the used-up one, so the owner gets its 403 there too, and no license.
+    const byCluster = await fetch(`${first.url}api/v1/license/issue?org=${owner.org}`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ cluster: quotaExceeded.cluster }),
+    });
+    expect(byCluster.status).toBe(403);
+    expect(((await byCluster.json()) as any).message).toMatch(new RegExp(`contract ${quotaExceeded.contractID} has used its quota`));
     const orgContracts = (await get(`/user/contracts?org=${owner.org}`)).body as any[];
     expect([...new Set(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)))].sort()).toEqual(
       [hub.uid, ...spokes.map((s: any) => s.uid)].sort(),

@@ -97,3 +97,53 @@ describe('organizations and teams through the gitea-js client', () => {
     expect(teamMembers.map((u) => u.login)).toEqual(['bob', 'carol', 'dave', 'erin']);
   });
 });
+
+describe('user administration and own settings through the gitea-js client', () => {
+  let harness: TestPlatform;
+  let root: ReturnType<typeof giteaApi>;
+  let kim: ReturnType<typeof giteaApi>;
+
+  beforeAll(async () => {
+    harness = await bootTestPlatform();
+    for (const login of ['kim', 'lee', 'max']) await harness.signUp(login);
+    const base = harness.platform.url.replace(/\/$/, '');
+    root = giteaApi(base, { token: harness.tokens.root });
+    kim = giteaApi(base, { token: harness.tokens.kim });
+  }, 120_000);
+  afterAll(() => harness?.stop());
+
+  it('lists and searches users as a site admin, paged with X-Total-Count', async () => {
+    const page = await root.admin.adminSearchUsers({ page: 1, limit: 2 });
+    expect(page.data.map((u: User) => u.login)).toEqual(['root', 'kim']);
+    expect(page.headers.get('x-total-count')).toBe('4');
+    const byName = await root.admin.adminSearchUsers({ login_name: 'lee' });
+    expect(byName.data).toEqual([
+      expect.objectContaining({ login: 'lee', email: 'lee@example.com', login_name: '', source_id: 0, visibility: 'public', restricted: false }),
+    ]);
+    const orgs = await root.admin.adminGetAllOrgs({ page: 1, limit: 10 });
+    expect(orgs.headers.get('x-total-count')).toBe(String(orgs.data.length));
+  });
+
+  it('searches users as anyone signed in, without others’ emails', async () => {
+    const found = await kim.users.userSearch({ q: 'le', limit: 10 });
+    expect(found.data.ok).toBe(true);
+    expect(found.data.data!.map((u: User) => [u.login, u.email])).toEqual([['lee', '']]);
+    expect((await kim.users.userGet('kim')).data.email).toBe('kim@example.com');
+    expect((await kim.users.userSearch({ uid: harness.ids.max })).data.data!.map((u: User) => u.login)).toEqual(['max']);
+    await expect(kim.users.userGet('nobody')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('edits and deletes users', async () => {
+    const edited = await root.admin.adminEditUser('lee', { login_name: 'lee', source_id: 0, full_name: 'Lee L.', email: 'lee@corp.example.com' });
+    expect(edited.data).toMatchObject({ login: 'lee', full_name: 'Lee L.', email: 'lee@corp.example.com' });
+    expect((await root.admin.adminDeleteUser('max')).status).toBe(204);
+    await expect(root.users.userGet('max')).rejects.toMatchObject({ status: 404 });
+    await expect(kim.admin.adminSearchUsers()).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('reads and edits one’s own settings', async () => {
+    const updated = await kim.user.updateUserSettings({ language: 'de-DE', location: 'Berlin', hide_activity: true });
+    expect(updated.data).toMatchObject({ language: 'de-DE', location: 'Berlin', hide_activity: true, hide_email: false });
+    expect((await kim.user.getUserSettings()).data).toEqual(updated.data);
+  });
+});

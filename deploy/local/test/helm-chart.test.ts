@@ -183,7 +183,7 @@ describe('the chart with its default values', () => {
       'PROVIDERC_SERVICE_ACCOUNT_KEY',
     ]);
     // The license CA's key is sealed with the same key; an imported CA comes from the Secret too (optional);
-    // contract documents go to the object storage.
+    // contract documents go to the object storage; notice mails to SMTP_URL, which carries the SMTP credentials.
     expect(secretNames('contracts-licensing')).toEqual(
       [
         'DATABASE_URL',
@@ -192,6 +192,7 @@ describe('the chart with its default values', () => {
         'OBJECT_STORAGE_ACCESS_KEY_ID',
         'OBJECT_STORAGE_SECRET_ACCESS_KEY',
         'SECRETS_ENCRYPTION_KEY',
+        'SMTP_URL',
       ].sort(),
     );
     // The dashboard APIs' tokens (docs/metrics-proxy.md), optional.
@@ -269,6 +270,26 @@ describe('the chart with its default values', () => {
     const policies = helmTemplate([...DATABASE, '--set', 'networkPolicy.enabled=true']);
     const egressPorts = find(policies, 'NetworkPolicy', 'platform-authz').spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port));
     expect(egressPorts).not.toContain(8081);
+  });
+
+  it('passes the notification settings to contracts-licensing only, the SMTP URL through the Secret', () => {
+    const set = ['--set', 'notifications.smtpUrl=smtps://mailer:pw@mail.example.com:465', '--set', 'notifications.smtpFrom=Ops <ops@example.com>'];
+    const rendered = helmTemplate([...DATABASE, ...set, '--set', 'notifications.sweepIntervalMs=5000']);
+    const template = find(rendered, 'Deployment', 'platform-contracts-licensing').spec.template;
+    const env = containerEnv(rendered, template.spec);
+    expect(env).toMatchObject({
+      SMTP_URL: 'smtps://mailer:pw@mail.example.com:465',
+      SMTP_FROM: 'Ops <ops@example.com>',
+      SMTP_REQUIRE_TLS: 'true',
+      NOTICE_SWEEP_INTERVAL_MS: '5000',
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'false',
+    });
+    const plain = template.spec.containers[0].env.find((e: any) => e.name === 'SMTP_URL');
+    expect(plain.value).toBeUndefined();
+    expect(plain.valueFrom.secretKeyRef.name).toBe('platform-secrets');
+    const gateway = find(rendered, 'Deployment', 'platform-gateway').spec.template.spec;
+    expect(Object.keys(containerEnv(rendered, gateway)).filter((k) => /^(SMTP|WEBHOOK|NOTICE)_/.test(k))).toEqual([]);
+    expect(() => helmTemplate([...DATABASE, '--set', 'notifications.smtpUrl=http://mail.example.com'])).toThrow(/smtpUrl/);
   });
 
   it('moves the metrics port everywhere with metrics.port', () => {
@@ -910,6 +931,7 @@ const SECRET_GROUPS: { name: string; group: string; single?: boolean; app: AppNa
   { name: 'SECRETS_ENCRYPTION_KEY', group: 'secretsEncryption', single: true, app: 'contracts-licensing' },
   { name: 'LICENSE_CA_CERT', group: 'licenseCA', app: 'contracts-licensing' },
   { name: 'LICENSE_CA_KEY', group: 'licenseCA', app: 'contracts-licensing' },
+  { name: 'SMTP_URL', group: 'notifications', app: 'contracts-licensing' },
   { name: 'OBJECT_STORAGE_ACCESS_KEY_ID', group: 'objectStorage', app: 'orgs-teams' },
   { name: 'OBJECT_STORAGE_SECRET_ACCESS_KEY', group: 'objectStorage', app: 'gateway' },
   { name: 'OBJECT_STORAGE_SIGNING_KEY', group: 'objectStorage', app: 'marketplace-listener' },
@@ -1377,6 +1399,119 @@ describe('scheduling and additions per app', () => {
       '/etc/ca/ca.crt',
     );
     expect(() => helmTemplate([...DATABASE, '--set-json', 'extraEnv=[{"value":"no name"}]'])).toThrow(/name/);
+  });
+});
+
+describe('scheduled backups (backup.enabled)', () => {
+  const RECIPIENT = 'age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p';
+  const ON = [...DATABASE, '--set', 'backup.enabled=true'];
+  const TO_VOLUME = [
+    ...ON,
+    '--set',
+    'backup.destination.pvc.claimName=platform-backups',
+    '--set-json',
+    `backup.recipients=["${RECIPIENT}"]`,
+  ];
+  const TO_BUCKET = [
+    ...ON,
+    '--set',
+    'backup.destination.type=s3',
+    '--set',
+    'backup.destination.s3.endpoint=https://minio.storage:9000',
+    '--set',
+    'backup.destination.s3.bucket=platform-backups',
+    '--set',
+    'backup.destination.s3.prefix=/nightly/',
+    '--set',
+    'backup.destination.s3.existingSecret=backup-bucket',
+    '--set',
+    'backup.passphrase.existingSecret=backup-passphrase',
+    '--set',
+    'backup.retention.keep=14',
+    '--set',
+    'backup.retention.keepDays=30',
+  ];
+  const cronJob = (manifests: Manifest[]) => find(manifests, 'CronJob', 'platform-backup');
+  const podOf = (job: Manifest) => job.spec.jobTemplate.spec.template.spec;
+
+  it('is absent unless enabled', () => {
+    const manifests = helmTemplate([...DATABASE, '--set', 'networkPolicy.enabled=true']);
+    expect(ofKind(manifests, 'CronJob')).toEqual([]);
+    expect(manifests.filter((m) => m.metadata.name === 'platform-backup')).toEqual([]);
+  });
+
+  it('refuses an unencrypted job, both keys at once, and a destination without its volume or bucket', () => {
+    expect(() => helmTemplate([...ON, '--set', 'backup.destination.pvc.claimName=v'])).toThrow(
+      /backup.recipients .* or backup.passphrase.existingSecret is required/,
+    );
+    expect(() => helmTemplate([...TO_VOLUME, '--set', 'backup.passphrase.existingSecret=p'])).toThrow(
+      /give backup.recipients or backup.passphrase.existingSecret, not both/,
+    );
+    expect(() => helmTemplate([...ON, '--set-json', `backup.recipients=["${RECIPIENT}"]`])).toThrow(
+      /backup.destination.pvc.claimName is required/,
+    );
+    expect(() => helmTemplate([...TO_BUCKET, '--set', 'backup.destination.s3.bucket='])).toThrow(
+      /backup.destination.s3.bucket is required/,
+    );
+    expect(() => helmTemplate([...TO_VOLUME, '--set-json', 'backup.recipients=["not-a-key"]'])).toThrow(/recipients/);
+  });
+
+  it('into a volume: runs the CLI nightly against DATABASE_URL with the apps’ key material, to the claim, encrypted to the recipients', () => {
+    const manifests = helmTemplate(TO_VOLUME);
+    const job = cronJob(manifests);
+    expect(job.spec).toMatchObject({ schedule: '0 3 * * *', concurrencyPolicy: 'Forbid' });
+    const pod = podOf(job);
+    expect(pod).toMatchObject({ restartPolicy: 'Never', automountServiceAccountToken: false, securityContext: { runAsNonRoot: true } });
+    const c = pod.containers[0];
+    expect(c.image).toBe('platform:0.1.0');
+    expect(c.args).toEqual(['cli', 'backup', '--to', '/backups', '--keep', '7', '--recipient', RECIPIENT]);
+    expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true });
+    expect(c.volumeMounts).toContainEqual({ name: 'backups', mountPath: '/backups' });
+    expect(pod.volumes).toContainEqual({ name: 'backups', persistentVolumeClaim: { claimName: 'platform-backups' } });
+    // The same values the apps get: the archive must hold the CA's seal and the signing key.
+    const env = containerEnv(manifests, pod);
+    const contracts = containerEnv(manifests, find(manifests, 'Deployment', 'platform-contracts-licensing').spec.template.spec);
+    expect(env.DATABASE_URL).toBe('postgres://platform:pw@postgres:5432/platform');
+    expect(env.SECRETS_ENCRYPTION_KEY).toBe(contracts.SECRETS_ENCRYPTION_KEY);
+    expect(env.OBJECT_STORAGE_SIGNING_KEY).toBeDefined();
+    expect(env).not.toHaveProperty('BACKUP_PASSPHRASE');
+    expect(env).not.toHaveProperty('PLATFORM_ADMIN_PASSWORD');
+    expect(Object.keys(env).filter((k) => k.startsWith('BACKUP_S3_'))).toEqual([]);
+  });
+
+  it('into a bucket: uploads under the prefix with the bucket’s own credentials and a passphrase from Secrets, retention by count and age', () => {
+    const manifests = helmTemplate(TO_BUCKET);
+    const pod = podOf(cronJob(manifests));
+    const c = pod.containers[0];
+    expect(c.args).toEqual(['cli', 'backup', '--to', 's3://platform-backups/nightly', '--keep', '14', '--keep-days', '30']);
+    const ref = (name: string) => c.env.find((e: any) => e.name === name)?.valueFrom?.secretKeyRef;
+    expect(ref('BACKUP_PASSPHRASE')).toEqual({ name: 'backup-passphrase', key: 'BACKUP_PASSPHRASE' });
+    expect(ref('BACKUP_S3_ACCESS_KEY_ID')).toEqual({ name: 'backup-bucket', key: 'BACKUP_S3_ACCESS_KEY_ID' });
+    expect(ref('BACKUP_S3_SECRET_ACCESS_KEY')).toEqual({ name: 'backup-bucket', key: 'BACKUP_S3_SECRET_ACCESS_KEY' });
+    const value = (name: string) => c.env.find((e: any) => e.name === name)?.value;
+    expect([value('BACKUP_S3_ENDPOINT'), value('BACKUP_S3_REGION'), value('BACKUP_S3_FORCE_PATH_STYLE')]).toEqual([
+      'https://minio.storage:9000',
+      'us-east-1',
+      'true',
+    ]);
+    // The archive is made in a scratch volume of its own before the upload, not in the small /tmp.
+    expect(value('TMPDIR')).toBe('/scratch');
+    expect(pod.volumes).toContainEqual({ name: 'scratch', emptyDir: { sizeLimit: '4Gi' } });
+    expect(pod.volumes.find((v: any) => v.persistentVolumeClaim)).toBeUndefined();
+    // Under NetworkPolicies: DNS, the database and the bucket; nothing reaches it.
+    const policy = find(helmTemplate([...TO_BUCKET, '--set', 'networkPolicy.enabled=true']), 'NetworkPolicy', 'platform-backup');
+    expect(policy.spec.podSelector.matchLabels).toEqual(selectorOf('backup'));
+    expect(policy.spec.ingress).toEqual([]);
+    expect(policy.spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port))).toEqual([53, 53, 5432, 443]);
+  });
+
+  it.each([
+    ['a volume', TO_VOLUME],
+    ['a bucket', [...TO_BUCKET, '--set', 'networkPolicy.enabled=true', '--set', 'backup.timeZone=Europe/Berlin']],
+  ])('into %s: every object is valid for its kind', (_, args) => {
+    const results = validateAgainstKubernetes(helmTemplate(args)).filter((r) => r.name === 'platform-backup');
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.errors !== '')).toEqual([]);
   });
 });
 

@@ -19,10 +19,21 @@ describe('identity over HTTP: users, tokens and authentication', () => {
       name: 'laptop',
       sha1: expect.stringMatching(/^[0-9a-f]{40}$/),
       token_last_eight: res.body.sha1.slice(-8),
+      scopes: ['all'],
     });
     const list = await api(undefined, 'GET', '/users/root/tokens', undefined, rootBasic);
     expect(list.body).toEqual(
-      expect.arrayContaining([{ id: res.body.id, name: 'laptop', sha1: '', token_last_eight: res.body.token_last_eight }]),
+      expect.arrayContaining([
+        {
+          id: res.body.id,
+          name: 'laptop',
+          sha1: '',
+          token_last_eight: res.body.token_last_eight,
+          scopes: ['all'],
+          created_at: expect.any(String),
+          last_used_at: null,
+        },
+      ]),
     );
   });
 
@@ -102,5 +113,121 @@ describe('identity over HTTP: users, tokens and authentication', () => {
     const names = (await api(undefined, 'GET', '/users/bob/tokens', undefined, bobBasic)).body.map((t: { name: string }) => t.name);
     expect(names).toContain('kept');
     expect(names).not.toContain('console session');
+  });
+});
+
+describe('user administration and one’s own account', () => {
+  let harness: TestPlatform;
+  const api: TestPlatform['api'] = (...args) => harness.api(...args);
+
+  beforeAll(async () => {
+    // A low account limit, so a lockout is reached in a few tries.
+    harness = await bootTestPlatform({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3' });
+    for (const login of ['ann', 'ben', 'cat', 'dan', 'eve', 'fay', 'gus']) await harness.signUp(login);
+  }, 120_000);
+  afterAll(() => harness?.stop());
+
+  it('deactivating or prohibiting a user refuses its token and its password on the very next request', async () => {
+    expect((await api('ann', 'GET', '/user')).status).toBe(200); // cached in the gateway now
+    expect((await api('root', 'PATCH', '/admin/users/ann', { active: false })).body.active).toBe(false);
+    expect(await api('ann', 'GET', '/user')).toMatchObject({ status: 401, body: { message: 'user is not active' } });
+    const basicAnn = { authorization: basic('ann', 'ann-password') };
+    expect((await api(undefined, 'POST', '/users/ann/tokens', { name: 'x' }, basicAnn)).status).toBe(401);
+    await api('root', 'PATCH', '/admin/users/ann', { active: true, prohibit_login: true });
+    expect(await api('ann', 'GET', '/user')).toMatchObject({ status: 401, body: { message: 'user is prohibited from logging in' } });
+    await api('root', 'PATCH', '/admin/users/ann', { prohibit_login: false });
+    expect((await api('ann', 'GET', '/user')).status).toBe(200);
+  });
+
+  it('a demoted site admin loses site rights on the very next request; one cannot demote oneself', async () => {
+    expect((await api('root', 'PATCH', '/admin/users/ben', { admin: true })).body.is_admin).toBe(true);
+    expect((await api('ben', 'GET', '/admin/users')).status).toBe(200);
+    await api('root', 'PATCH', '/admin/users/ben', { admin: false });
+    expect((await api('ben', 'GET', '/admin/users')).status).toBe(403);
+    expect((await api('ben', 'GET', '/user')).body.is_admin).toBe(false);
+    expect((await api('root', 'PATCH', '/admin/users/root', { admin: false })).status).toBe(422);
+    expect((await api('ben', 'PATCH', '/admin/users/cat', { active: false })).status).toBe(403);
+  });
+
+  it('refuses to delete the last owner of an organization, and purge deletes the organization with the user', async () => {
+    expect((await api('cat', 'POST', '/orgs', { username: 'cat-co' })).status).toBe(201);
+    const refused = await api('root', 'DELETE', '/admin/users/cat');
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/last owner of cat-co/);
+    expect((await api('cat', 'GET', '/user')).status).toBe(200);
+    expect((await api('root', 'DELETE', '/admin/users/cat?purge=true')).status).toBe(204);
+    expect((await api('cat', 'GET', '/user')).status).toBe(401);
+    expect((await api('root', 'GET', '/orgs/cat-co')).status).toBe(404);
+    expect((await api('root', 'GET', '/users/cat')).status).toBe(404);
+    expect((await api('root', 'DELETE', '/admin/users/cat')).status).toBe(404);
+  });
+
+  it('deleting a member removes its memberships; the organization keeps its other owner', async () => {
+    expect((await api('dan', 'POST', '/orgs', { username: 'dan-co' })).status).toBe(201);
+    const owners = (await api('dan', 'GET', '/orgs/dan-co/teams')).body.find((t: { name: string }) => t.name === 'Owners');
+    expect((await api('dan', 'PUT', `/teams/${owners.id}/members/eve`)).status).toBe(204);
+    expect((await api('root', 'DELETE', '/admin/users/dan')).status).toBe(204);
+    expect((await api('eve', 'GET', '/orgs/dan-co/members')).body.map((u: { login: string }) => u.login)).toEqual(['eve']);
+  });
+
+  it('allow_create_organization: false makes POST /orgs 403', async () => {
+    await api('root', 'PATCH', '/admin/users/fay', { allow_create_organization: false });
+    expect(await api('fay', 'POST', '/orgs', { username: 'fay-co' })).toMatchObject({
+      status: 403,
+      body: { message: 'you are not allowed to create organizations' },
+    });
+    await api('root', 'PATCH', '/admin/users/fay', { allow_create_organization: true });
+    expect((await api('fay', 'POST', '/orgs', { username: 'fay-co' })).status).toBe(201);
+  });
+
+  it('a site admin lifts a sign-in lockout and sees it in the user object', async () => {
+    const wrong = { authorization: basic('gus', 'not-the-password') };
+    for (let i = 0; i < 3; i++) expect((await api(undefined, 'GET', '/users/gus/tokens', undefined, wrong)).status).toBe(401);
+    const right = { authorization: basic('gus', 'gus-password') };
+    expect((await api(undefined, 'GET', '/users/gus/tokens', undefined, right)).status).toBe(429);
+    const listed = (await api('root', 'GET', '/admin/users?q=gus')).body;
+    expect(listed).toHaveLength(1);
+    expect(Date.parse(listed[0].sign_in_locked_until)).toBeGreaterThan(Date.now());
+    expect((await api('root', 'DELETE', '/admin/users/gus/lockout')).status).toBe(204);
+    expect((await api(undefined, 'GET', '/users/gus/tokens', undefined, right)).status).toBe(200);
+    expect((await api('root', 'GET', '/admin/users?q=gus')).body[0].sign_in_locked_until).toBeUndefined();
+  });
+
+  it('changes the password with the old one; a wrong old one is 403 and counted', async () => {
+    expect((await api('eve', 'POST', '/user/password', { old_password: 'nope-nope', new_password: 'eve-new-password' })).status).toBe(403);
+    expect((await api('eve', 'POST', '/user/password', { old_password: 'eve-password', new_password: 'short' })).status).toBe(422);
+    expect((await api('eve', 'POST', '/user/password', { old_password: 'eve-password', new_password: 'eve-new-password' })).status).toBe(204);
+    expect((await api(undefined, 'GET', '/users/eve/tokens', undefined, { authorization: basic('eve', 'eve-password') })).status).toBe(401);
+    expect((await api(undefined, 'GET', '/users/eve/tokens', undefined, { authorization: basic('eve', 'eve-new-password') })).status).toBe(200);
+  });
+
+  it('must_change_password: only sign-in, GET /user, the password change and sign-out work until it is changed', async () => {
+    await api('root', 'PATCH', '/admin/users/fay', { must_change_password: true, password: 'fay-reset-password' });
+    const token = await harness.tokenFor('fay', 'fay-reset-password', 'after-reset');
+    const as = (method: string, path: string, body?: unknown) =>
+      api(undefined, method, path, body, { authorization: `token ${token}` });
+    expect((await as('GET', '/user')).body.login).toBe('fay');
+    expect(await as('GET', '/user/orgs')).toMatchObject({ status: 403, body: { message: expect.stringMatching(/^you must change your password/) } });
+    expect((await as('POST', '/user/password', { old_password: 'fay-reset-password', new_password: 'fay-own-password' })).status).toBe(204);
+    expect((await as('GET', '/user/orgs')).status).toBe(200);
+  });
+
+  it('reads and edits one’s own settings; others see a user without its email', async () => {
+    const edited = await api('eve', 'PATCH', '/user/settings', { full_name: 'Eve E.', theme: 'dark', diff_view_style: 'split', hide_email: true });
+    expect(edited.body).toMatchObject({ full_name: 'Eve E.', theme: 'dark', diff_view_style: 'split', hide_email: true, hide_activity: false });
+    expect((await api('eve', 'GET', '/user/settings')).body).toEqual(edited.body);
+    expect((await api('eve', 'GET', '/user')).body.full_name).toBe('Eve E.');
+    expect((await api('eve', 'PATCH', '/user/settings', { diff_view_style: 'sideways' })).status).toBe(422);
+    expect((await api('ann', 'GET', '/users/eve')).body).toMatchObject({ login: 'eve', email: '', full_name: 'Eve E.' });
+    expect((await api('root', 'GET', '/users/eve')).body.email).toBe('eve@example.com');
+    const found = await api('ann', 'GET', '/users/search?q=eve@');
+    expect(found.body).toEqual({ ok: true, data: [] });
+    expect((await api('ann', 'GET', '/users/nobody-here')).status).toBe(404);
+  });
+
+  it('admin changes are in the audit trail', async () => {
+    const events = (await api('root', 'GET', '/admin/audit-events?limit=50')).body;
+    const actions = new Set((Array.isArray(events) ? events : events.events ?? events.data ?? []).map((e: { action: string }) => e.action));
+    for (const action of ['adminEditUser', 'adminDeleteUser', 'adminClearSignInLockout']) expect(actions).toContain(action);
   });
 });

@@ -4,7 +4,7 @@ import { registeredRoutesOn } from '@platform/app-gateway';
 import { formOf, basic, bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * License proxy installers (spec 4.11 `POST /user/license-proxy`, docs/licensing.md "License proxy installers"):
+ * License proxy installers (`POST /user/license-proxy`, docs/licensing.md "License proxy installers"):
  * the online installer's token is scoped to `license-proxy` (docs/authentication.md) — it issues licenses for the
  * account it was made for and reads the CA and the CRL, nothing else, and dies with its deletion; the offline
  * installer embeds licenses for one cluster that Node's X.509 implementation reads.
@@ -137,6 +137,42 @@ describe('license proxy installers on a hosted deployment', () => {
     await bind(revoked, HUB);
     expect((await api('root', 'POST', `/contracts/${revoked}/revoke`)).status).toBe(200);
     expect((await api('olivia', 'POST', '/user/license-proxy?org=acme', { clusterID: HUB, contractIDs: [revoked] })).status).toBe(405);
+  });
+
+  it('online: only who may issue the organization’s licenses gets its proxy token, and the proxy loses what its maker loses', async () => {
+    // mallory is a plain member of acme: refused by both issue-license rows, so by the installer too.
+    await t.signUp('mallory');
+    const staff = await api('olivia', 'POST', '/orgs/acme/teams', { name: 'staff', type: 'general' });
+    expect(staff.status).toBe(201);
+    expect((await api('olivia', 'PUT', `/teams/${staff.body.id}/members/mallory`)).status).toBe(204);
+    const [binding] = (await api('mallory', 'GET', `/user/contracts/${contractId}/clusters?org=acme`)).body as { id: number }[];
+    expect((await api('mallory', 'POST', `/user/contracts/${contractId}/clusters/${binding.id}/issue-license?org=acme`)).status).toBe(403);
+    const refused = await api('mallory', 'POST', '/user/license-proxy?org=acme', {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/may not issue licenses for this organization/);
+    const listed = await api(undefined, 'GET', '/users/mallory/tokens', undefined, { authorization: basic('mallory', 'mallory-password') });
+    expect(listed.body.filter((x: { scope?: string }) => x.scope === 'license-proxy')).toEqual([]);
+
+    // Given issue-license through a custom role, mallory may make the proxy, and it issues ...
+    const role = await api('olivia', 'POST', '/authz/roles?org=acme', {
+      name: 'licensers',
+      permissions: [{ namespace: 'cluster', action: 'issue-license' }],
+    });
+    expect(role.status).toBe(201);
+    expect((await api('olivia', 'PATCH', `/teams/${staff.body.id}`, { name: 'staff', assignedRoleIDs: [role.body.id] })).status).toBe(200);
+    const made = await api('mallory', 'POST', '/user/license-proxy?org=acme', {});
+    expect(made.status).toBe(200);
+    t.tokens.malloryProxy = objectsOf(made.body.yaml)[0].stringData.token;
+    expect((await api('malloryProxy', 'POST', '/license/issue', { cluster: HUB })).status).toBe(200);
+    // ... until the role is taken from her: the very next request through the proxy is refused.
+    expect((await api('olivia', 'PATCH', `/teams/${staff.body.id}`, { name: 'staff', assignedRoleIDs: [] })).status).toBe(200);
+    const after = await api('malloryProxy', 'POST', '/license/issue', { cluster: HUB });
+    expect(after.status).toBe(403);
+    expect(after.body.message).toBe('the license proxy’s token belongs to someone who may no longer issue licenses for the organization');
+    // The owner's own proxy still issues.
+    const owners = await api('olivia', 'POST', '/user/license-proxy?org=acme', {});
+    t.tokens.ownersProxy = objectsOf(owners.body.yaml)[0].stringData.token;
+    expect((await api('ownersProxy', 'POST', '/license/issue', { cluster: HUB })).status).toBe(200);
   });
 
   it('403 for a non-member of the organization, 401 without a token, 422 for a malformed body', async () => {

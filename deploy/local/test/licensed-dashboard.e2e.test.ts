@@ -4,12 +4,12 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * The licensed users, clusters, licenses and products of the admin billing dashboard (spec 4.6,
- * docs/billing-dashboard.md) over HTTP, on a billing-enabled hosted platform seeded with the demo (the seed of
+ * The licensed users, clusters, licenses and products of the admin billing dashboard
+ * (docs/billing-dashboard.md) over HTTP, on a billing-enabled hosted platform seeded with the demo (the seed of
  * DEMO_SEED_MANIFEST, run in-process on the in-process bus: its simulator reports license usage for the manifest's `usage` keys, and
  * the demo contracts bind its clusters). The licensed user is the demo organization, which owns the clusters:
  * ingestion attributes a report to its license's holder, and the simulator's licenses were not issued by the
- * platform (docs/billing-ingestion.md). Every row answers the manifest's data with the shapes of spec 2.5 (the
+ * platform (docs/billing-ingestion.md). Every row answers the manifest's data with the spec's shapes (the
  * harness validates each answer against the API document); then the 400, 401, 403 and 404 paths; and 404 with
  * `{message}` where billing is disabled.
  */

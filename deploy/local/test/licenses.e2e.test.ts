@@ -3,7 +3,9 @@ import { X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { formOf, bootTestPlatform, type TestPlatform } from './harness';
+import { contractsV1, licensingV1 } from '@platform/proto';
+import { createClient } from '@platform/service-kit';
+import { basic, formOf, bootTestPlatform, type TestPlatform } from './harness';
 import { ROOT } from './launcher';
 
 /**
@@ -32,7 +34,7 @@ function corruptExtension(der: Buffer, last: number): Buffer {
   return corrupted;
 }
 
-describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted deployment', () => {
+describe('licenses over HTTP (issue-license of contracts, license registration) on a hosted deployment', () => {
   let t: TestPlatform;
   const api: TestPlatform['api'] = (...args) => t.api(...args);
   let contractId: number;
@@ -132,16 +134,54 @@ describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted depl
     expect((await api('root', 'GET', '/contracts?org=nobody-by-that-name')).status).toBe(404);
   });
 
-  it('registers a cluster with a valid license; 400 for empty features or a cluster the platform does not know, 422 for a tampered license', async () => {
+  it('issues from an organization’s contract by cluster with `org` (POST /license/issue?org=) for who may issue its licenses', async () => {
+    const issued = await api('olivia', 'POST', '/license/issue?org=acme', { cluster: HUB, features: ['postgres'] });
+    expect(issued.status).toBe(200);
+    expect(issued.body.contract.id).toBe(contractId);
+    // mia is no member of acme; solo's own account has no contract for the hub either way.
+    expect((await api('mia', 'POST', '/license/issue?org=acme', { cluster: HUB })).status).toBe(403);
+    expect((await api('solo', 'POST', '/license/issue?org=acme', { cluster: HUB })).status).toBe(403);
+  });
+
+  it('registers a cluster with a valid license, recorded once and listed to site admins; 400 for empty features, 422 for a tampered license or bytes after it', async () => {
     const register = (body: Record<string, unknown>) => api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license, ...body });
     expect((await register({})).status).toBe(200);
+    expect((await register({})).status).toBe(200);
     expect((await register({ features: '' })).status).toBe(400);
-    const tampered = Buffer.from(license, 'base64');
+    const der = Buffer.from(license, 'base64');
+    const tampered = Buffer.from(der);
     tampered[tampered.length - 12] ^= 1;
-    expect((await register({ license: tampered.toString('base64') })).status).toBe(422);
-    // Bound to a contract but never enrolled: the platform does not know it (the spec's 400 "unregistered clusterUID").
-    expect((await register({ clusterUID: OFFLINE })).status).toBe(400);
+    const pem = `-----BEGIN CERTIFICATE-----\n${license}\n-----END CERTIFICATE-----\n`;
+    // One certificate is a license; anything after it makes it none.
+    for (const bad of [tampered, Buffer.concat([der, Buffer.alloc(3)]), Buffer.concat([der, der]), Buffer.from(pem + pem)])
+      expect((await register({ license: bad.toString('base64') })).status).toBe(422);
+    expect((await register({ license: Buffer.from(pem).toString('base64') })).status).toBe(200);
+    // Another cluster's license is a bad license, not an unknown cluster.
+    expect((await register({ clusterUID: OFFLINE })).status).toBe(422);
     expect((await register({ license: undefined })).status).toBe(422);
+
+    const listed = await api('root', 'GET', '/licenses/registrations');
+    expect(listed.status).toBe(200);
+    const mine = (listed.body as any[]).filter((r) => r.licenseID === serial);
+    expect(mine).toEqual([
+      expect.objectContaining({ clusterID: HUB, contractID: contractId, ownerName: 'acme', email: new X509Certificate(der).subjectAltName!.split('email:')[1] }),
+    ]);
+    expect((await api('olivia', 'GET', '/licenses/registrations')).status).toBe(403);
+    expect((await api(undefined, 'GET', '/licenses/registrations')).status).toBe(401);
+  });
+
+  it('registers an air-gapped cluster that one of the owner’s contracts binds, never enrolled; once unbound it is unknown (400)', async () => {
+    const AIRGAPPED = '88888888-aaaa-4aaa-8aaa-888888888888';
+    const own = (await api('root', 'GET', '/contracts')).body.find((c: any) => c.autoAssignCluster && c.allowOffline);
+    const issued = await api('root', 'POST', '/license/issue', { cluster: AIRGAPPED, features: ['postgres'] });
+    expect(issued.status).toBe(200);
+    const register = () => api(undefined, 'POST', '/register', { clusterUID: AIRGAPPED, features: 'postgres', license: issued.body.license });
+    expect((await register()).status).toBe(200);
+    expect(((await api('root', 'GET', '/licenses/registrations')).body as any[]).map((r) => r.clusterID)).toContain(AIRGAPPED);
+    const cc = ((await api('root', 'GET', `/contracts/${own.id}/clusters`)).body as any[]).find((c) => c.cluster === AIRGAPPED);
+    expect((await api('root', 'DELETE', `/contracts/${own.id}/clusters/${cc.id}`)).status).toBe(200);
+    const refused = await register();
+    expect([refused.status, refused.body.message]).toEqual([400, `cluster ${AIRGAPPED} is not registered with the platform`]);
   });
 
   it('refuses a license whose SubjectAltName, AuthorityKeyIdentifier, KeyUsage or ExtendedKeyUsage does not decode: 422 malformed, not 500', async () => {
@@ -195,6 +235,51 @@ describe('licenses over HTTP (spec 4.3/4.4 issue-license, 4.11) on a hosted depl
     expect(registered.status).toBe(422);
     expect(registered.body.message).toMatch(/revoked/);
     expect((await api('root', 'POST', `/contracts/${contractId}/clusters/${ccId}/issue-license`)).status).toBe(405);
+  });
+});
+
+describe('license registration on a self-hosted platform', () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'SelfHostedProduction' });
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  it('makes the license holder an account without a usable password, once however often the cluster registers', async () => {
+    await t.signUp('olivia');
+    // Contracts have no routes here: made as the platform's own apps would, for olivia's account.
+    const address = t.grpcAddress('contracts-licensing');
+    const contracts = createClient(contractsV1.ContractsServiceService, address, { name: 'contracts-licensing' });
+    const licensing = createClient(licensingV1.LicensingServiceService, address, { name: 'contracts-licensing' });
+    const [contract] = (
+      await contracts.createContracts({
+        ownerId: t.ids.olivia,
+        ownerLogin: 'olivia',
+        ownerType: 'user',
+        products: ['productdb'],
+        fields: { features: ['postgres'], featuresGiven: true, endUnix: NOW + YEAR, allowOffline: true },
+        actor: 'root',
+      })
+    ).contracts;
+    const [cc] = (await contracts.bindClusters({ id: contract.id, ownerId: 0, clusters: [{ cluster: OFFLINE, displayName: '', tags: [] }], actor: 'root' }))
+      .clusters;
+    const license = await licensing.issueContractLicense({ contractId: contract.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: 'dana.ops@customer.example' });
+    contracts.close();
+    licensing.close();
+
+    const register = () =>
+      t.api(undefined, 'POST', '/register', { clusterUID: OFFLINE, features: 'postgres', license: Buffer.from(license.license).toString('base64') });
+    expect((await register()).status).toBe(200);
+    expect((await register()).status).toBe(200);
+    const holder = await t.api('root', 'GET', '/users/dana.ops');
+    expect(holder).toMatchObject({ status: 200, body: { login: 'dana.ops', email: 'dana.ops@customer.example' } });
+    const registrations = (await t.api('root', 'GET', '/licenses/registrations')).body as any[];
+    expect(registrations).toEqual([
+      expect.objectContaining({ licenseID: license.serial, clusterID: OFFLINE, userID: holder.body.id, username: 'dana.ops', ownerName: 'olivia' }),
+    ]);
+    // No password until its holder sets one through a reset.
+    for (const password of ['', 'password', 'dana.ops-password'])
+      expect((await t.api(undefined, 'GET', '/user', undefined, { authorization: basic('dana.ops', password) })).status).toBe(401);
   });
 });
 

@@ -3,7 +3,7 @@ import { createClient } from '@platform/service-kit';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * Spec 4.13's machine credentials and claims over HTTP: manager sync tokens (and the deprecated user-token
+ * An organization's machine credentials and claims over HTTP: manager sync tokens (and the deprecated user-token
  * path), the system admin's access tokens, bus tokens, and standalone-organization claims.
  */
 describe('organization tokens and claims over HTTP', () => {

@@ -1,6 +1,6 @@
 import { bootTestPlatform, type TestPlatform } from './harness';
 
-// Spec section 4.13 as a client walks it: organizations, members and public members (avatars, sync
+// Organizations as a client walks them: organizations, members and public members (avatars, sync
 // tokens, access and bus tokens and claims have their own suites). Decisions: docs/organizations-and-teams.md.
 
 describe('organizations, members and public members over HTTP', () => {
@@ -159,8 +159,11 @@ describe('organizations, members and public members over HTTP', () => {
       expect(await status('bob', 'PUT', '/orgs/acme/public_members/bob')).toBe(204);
       expect(logins((await api(undefined, 'GET', '/orgs/acme/members')).body)).toEqual(['bob']);
       expect(logins((await api('carol', 'GET', '/orgs/acme/public_members')).body)).toEqual(['bob']);
-      // Anonymous callers see public members without their email addresses.
-      expect((await api('carol', 'GET', '/orgs/acme/public_members')).body[0].email).toBe('bob@example.com');
+      // Member lists show an email to the member and to site admins only: not to other signed-in callers, nor anonymous ones.
+      expect((await api('carol', 'GET', '/orgs/acme/public_members')).body[0].email).toBe('');
+      expect((await api('bob', 'GET', '/orgs/acme/public_members')).body[0].email).toBe('bob@example.com');
+      const asRoot = (await api('root', 'GET', '/orgs/acme/members')).body as { login: string; email: string }[];
+      expect(asRoot.find((m) => m.login === 'bob')?.email).toBe('bob@example.com');
       expect((await api(undefined, 'GET', '/orgs/acme/public_members')).body[0]).toMatchObject({ login: 'bob', email: '' });
       expect((await api(undefined, 'GET', '/orgs/acme/members')).body[0]).toMatchObject({ login: 'bob', email: '' });
       expect(await status(undefined, 'GET', '/orgs/acme/public_members/bob')).toBe(204);

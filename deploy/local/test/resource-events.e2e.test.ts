@@ -4,7 +4,7 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * The licensed-resource rows of the admin billing dashboard (spec 4.6 `.../products/{productName}/resources`,
+ * The licensed-resource rows of the admin billing dashboard (`.../products/{productName}/resources`,
  * `events-histories`, `events/`, `events/raw-event`; docs/resource-events.md) over HTTP on a billing-enabled
  * deployment seeded with the demo (its simulated clusters report events and answer resource-history requests):
  * answers for the manifest's `usage` keys, the filters, 400/401/403/404, the 504 of a cluster that stops

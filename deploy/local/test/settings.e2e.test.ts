@@ -1,6 +1,6 @@
 import { bootTestPlatform, type TestPlatform } from './harness';
 
-// Spec section 4.8 over HTTP as a client walks it: branding (ETag, 304, the edit_branding_options:org
+// Site settings over HTTP as a client walks them: branding (ETag, 304, the edit_branding_options:org
 // check on the org context), the email-domain whitelist and the registration toggle (site-admin checks),
 // with every 401/403/400/404/409/422 path and authorization changes seen on the very next request.
 // Decisions: docs/site-settings.md.
@@ -208,8 +208,9 @@ describe('site settings over HTTP', () => {
   });
 
   describe('registration toggle', () => {
-    it('GET answers RegistrationOpts to anyone; registration is enabled at first', async () => {
-      expect(await api(undefined, 'GET', '/disable-registration')).toMatchObject({ status: 200, body: { disableRegistration: false } });
+    it('GET answers RegistrationOpts to anyone; registration is closed until a site admin opens it', async () => {
+      expect(await api(undefined, 'GET', '/disable-registration')).toMatchObject({ status: 200, body: { disableRegistration: true } });
+      expect((await api(undefined, 'POST', '/user/signup', { username: 'early', email: 'early@example.com', password: 'early-password' })).status).toBe(403);
     });
 
     it('POST needs a token (401), the org context (400) and update_user_registration:site_admin (403)', async () => {
@@ -218,7 +219,7 @@ describe('site settings over HTTP', () => {
       expect(await status('root', 'POST', '/disable-registration?org=nope', { disableRegistration: true })).toBe(404);
       const owner = await api('alice', 'POST', '/disable-registration?org=acme', { disableRegistration: true });
       expect(owner).toMatchObject({ status: 403, body: { message: 'you do not have the update_user_registration:site_admin permission' } });
-      expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: false });
+      expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: true });
     });
 
     it('answers 415 for a body that is not JSON, changing nothing (it once read as "absent": registration on)', async () => {

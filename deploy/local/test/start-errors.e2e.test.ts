@@ -135,7 +135,20 @@ describe('the one-process launcher', () => {
     expect(output).not.toMatch(/\n\s+at /);
   }, 60_000);
 
-  it('finds HTTP_PORT in use before anything starts: one line, exit 78, nothing migrated, no password made', async () => {
+  it("checks every app's settings before any app starts: a bad one of the last app leaves DATA_DIR untouched", async () => {
+    const fresh = path.join(dataDir, 'never-written');
+    const { code, output } = await launchFails({ DATA_DIR: fresh, MARKETPLACE_API_SECRET: 'too-short' });
+    expect(code).toBe(78);
+    expect(output).toContain(
+      'platform: marketplace-listener failed to start: invalid configuration: MARKETPLACE_API_SECRET: must be at least 16 characters (got a value that is not shown)\n',
+    );
+    expect(output).not.toContain('too-short');
+    expect(output).not.toContain('[platform] starting');
+    expect(output).not.toMatch(/generated password|\n\s+at /);
+    expect(fs.existsSync(fresh)).toBe(false);
+  }, 60_000);
+
+    it('finds HTTP_PORT in use before anything starts: one line, exit 78, nothing migrated, no password made', async () => {
     await withPortTaken(async (port) => {
       const { code, output } = await launchFails({ HTTP_PORT: String(port) });
       expect(code).toBe(78);

@@ -127,5 +127,6 @@ describe('team auto-connect on the demo seed', () => {
     }
     await reported(['uma']);
     expect((await api(owner, 'GET', `/teams/${ownersTeam}/members/tess`)).status).toBe(404);
-  });
+    // Stopping and starting an app takes a few seconds here, and many more late in a long in-band suite run.
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { bootTestPlatform, type TestPlatform } from './harness';
 
-// Spec section 4.14 as a client walks it: teams, team actions and team members, with custom roles attached
+// Teams as a client walks them: teams, team actions and team members, with custom roles attached
 // through assignedRoleIDs. Decisions: docs/organizations-and-teams.md.
 
 describe('teams over HTTP', () => {
@@ -27,7 +27,8 @@ describe('teams over HTTP', () => {
   }
 
   beforeAll(async () => {
-    harness = await bootTestPlatform();
+    // Checks are kept one second, so a role whose end passed stops granting soon after (the time-bound test waits it out).
+    harness = await bootTestPlatform({ AUTHZ_DECISION_CACHE_TTL_MS: '1000' });
     ids = harness.ids;
     for (const login of ['alice', 'bob', 'carol', 'dave', 'erin']) await harness.signUp(login);
     const globex = await api('alice', 'POST', '/orgs', { username: 'globex', full_name: 'Globex' });
@@ -160,6 +161,45 @@ describe('teams over HTTP', () => {
       expect(await status('carol', 'PATCH', `/teams/${ids.ops}`, { name: 'ops' })).toBe(403);
       expect(await status('alice', 'DELETE', `/teams/${ids.qa}/members/carol`)).toBe(204);
     });
+
+    it('assignedRoleUntil: the role grants until its end and not after; 422 for a past end or a role not assigned', async () => {
+      const editor = ids.teamEditor;
+      const past = await api('alice', 'PATCH', `/teams/${ids.qa}`, {
+        name: 'qa',
+        assignedRoleIDs: [editor],
+        assignedRoleUntil: { [editor]: '2020-01-01T00:00:00Z' },
+      });
+      expect(past.status).toBe(422);
+      const notAssigned = { assignedRoleIDs: [], assignedRoleUntil: { [editor]: new Date(Date.now() + 60_000).toISOString() } };
+      expect(await status('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa', ...notAssigned })).toBe(422);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'late', ...notAssigned })).toBe(422);
+      expect((await api('alice', 'GET', `/teams/${ids.qa}`)).body).not.toHaveProperty('role_ids');
+
+      // A few seconds ahead, in whole seconds as authz keeps it.
+      const end = new Date(Math.ceil((Date.now() + 4_000) / 1000) * 1000);
+      const given = await api('alice', 'PATCH', `/teams/${ids.qa}`, {
+        name: 'qa',
+        assignedRoleIDs: [editor],
+        assignedRoleUntil: { [editor]: end.toISOString() },
+      });
+      expect(given.status).toBe(200);
+      expect(given.body.role_ids).toEqual([editor]);
+      expect(Date.parse(given.body.role_until[editor])).toBe(end.getTime());
+      expect(Date.parse((await api('alice', 'GET', `/teams/${ids.qa}`)).body.role_until[editor])).toBe(end.getTime());
+
+      expect(await status('alice', 'PUT', `/teams/${ids.qa}/members/carol`)).toBe(204);
+      expect(await status('carol', 'PATCH', `/teams/${ids.ops}`, { name: 'ops' })).toBe(200);
+      // Past the end, and past the second a check is kept.
+      await new Promise((r) => setTimeout(r, end.getTime() - Date.now() + 1_000 + 500));
+      expect(await status('carol', 'PATCH', `/teams/${ids.ops}`, { name: 'ops' })).toBe(403);
+
+      // Assigning again without an end makes the role permanent.
+      const again = await api('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa', assignedRoleIDs: [editor] });
+      expect(again.body).not.toHaveProperty('role_until');
+      expect(await status('carol', 'PATCH', `/teams/${ids.ops}`, { name: 'ops' })).toBe(200);
+      expect(await status('alice', 'PATCH', `/teams/${ids.qa}`, { name: 'qa', assignedRoleIDs: [] })).toBe(200);
+      expect(await status('alice', 'DELETE', `/teams/${ids.qa}/members/carol`)).toBe(204);
+    }, 30_000);
   });
 
   describe('POST /orgs/{orgname}/teams/{teamid}/action/{action}', () => {
@@ -454,6 +494,37 @@ describe('teams over HTTP', () => {
       expect(await status('erin', 'PUT', `/teams/${h.plain}/members/bob`)).toBe(204);
       expect((await action('erin', h.adders, 'add', `?uid=${ids.bob}`, 'hooli')).status).toBe(200);
       expect((await action('erin', h.plain, 'join', `?uid=${ids.erin}`, 'hooli')).status).toBe(200);
+    });
+
+    it('the Owners team and `permission: admin` take what they give: team:edit and team:create holders are refused', async () => {
+      const owners = (await api('alice', 'GET', '/orgs/hooli/teams')).body[0];
+      expect(owners.permission).toBe('owner');
+      // The Owners team is the owners: editing it at all is theirs and site admins' (manage_owners:org).
+      for (const change of [{ description: 'by bob' }, { units: ['repo.code'] }, { assignedRoleIDs: [h.editor] }]) {
+        const refused = await api('bob', 'PATCH', `/teams/${owners.id}`, { name: 'Owners', ...change });
+        expect([change, refused.status, refused.body.message]).toEqual([change, 403, 'you do not have the manage_owners:org permission']);
+      }
+      expect((await api('alice', 'GET', `/teams/${owners.id}`)).body).toMatchObject({ description: owners.description, units: null });
+      expect((await api('alice', 'GET', `/teams/${owners.id}`)).body).not.toHaveProperty('role_ids');
+
+      // Gitea's `admin` team permission makes its members the organization's admins: admin:org is needed to give it.
+      const isAdmin = async (who: string) => (await api('alice', 'GET', `/users/${who}/orgs/hooli/permissions`)).body.is_admin;
+      const edited = await api('bob', 'PATCH', `/teams/${h.plain}`, { name: 'plain', permission: 'admin' });
+      expect(edited).toMatchObject({ status: 403, body: { message: 'permission admin would give permissions you do not hold: admin:org' } });
+      expect(await isAdmin('bob')).toBe(false);
+      const made = await api('carol', 'POST', '/orgs/hooli/teams', { name: 'admins', type: 'general', permission: 'admin' });
+      expect(made).toMatchObject({ status: 403, body: { message: 'permission admin would give permissions you do not hold: admin:org' } });
+      expect(await teamNames()).not.toContain('admins');
+      // What gives nothing stays theirs.
+      expect(await status('bob', 'PATCH', `/teams/${h.plain}`, { name: 'plain', permission: 'write' })).toBe(200);
+      expect(await status('carol', 'POST', '/orgs/hooli/teams', { name: 'writers', type: 'general', permission: 'write' })).toBe(201);
+
+      // Owners may do both.
+      expect(await status('alice', 'PATCH', `/teams/${owners.id}`, { name: 'Owners', description: 'the owners of hooli' })).toBe(200);
+      expect((await api('alice', 'GET', `/teams/${owners.id}`)).body.description).toBe('the owners of hooli');
+      expect(await status('alice', 'PATCH', `/teams/${h.plain}`, { name: 'plain', permission: 'admin' })).toBe(200);
+      expect(await isAdmin('bob')).toBe(true);
+      expect(await status('alice', 'PATCH', `/teams/${h.plain}`, { name: 'plain', permission: 'read' })).toBe(200);
     });
 
     it('a holder of every permission the roles carry may give them, as owners and site admins may', async () => {

@@ -4,7 +4,7 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * The usage reports of spec 4.5 (docs/usage-reports.md) over HTTP on a billing-enabled deployment seeded with the
+ * The usage reports (docs/usage-reports.md) over HTTP on a billing-enabled deployment seeded with the
  * demo: generated-months, every view of the four products for the manifest's `usage` month (non-empty, naming the
  * manifest's cluster and object where the view has them), the filters and view_type, the object-quota-history
  * rows, namespace billing for the demo organization's owner; 400/401/403/404; and the 404 `{message}` where

@@ -5,7 +5,7 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
- * The PDF usage summary (spec 4.5 `/dashboard/summary/{year}/{month}/download`, docs/usage-summary-pdf.md) over
+ * The PDF usage summary (`/dashboard/summary/{year}/{month}/download`, docs/usage-summary-pdf.md) over
  * HTTP, on a billing-enabled hosted platform seeded with the demo (DEMO_SEED_MANIFEST's seed, run in-process):
  * the manifest's usage month downloads as a PDF attachment whose text, read back with pdfjs-dist, names the month,
  * the product, the site and the cluster and namespace of the manifest's object; a month without usage is a PDF

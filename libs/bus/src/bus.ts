@@ -66,12 +66,20 @@ export interface Bus {
    */
   consumeBatches(opts: ConsumeBatchOptions, handler: BatchHandler): Promise<Unsubscribe>;
   /**
-   * A broadcast to every listener of the subject connected now, stored nowhere (core NATS publish): for
-   * notices such as cache invalidations, where a listener that was away must assume it missed some.
+   * A broadcast to every listener of the subject, for notices such as cache invalidations: resolves once the bus has
+   * it in its one order of notices (on NATS: stored on the replicated notice stream), so every listener hands it
+   * over before any notice sent after this resolved, whichever server each talks to. Kept only briefly: a listener
+   * that was away must assume it missed some.
    */
   notify(subject: string, payload: unknown): Promise<void>;
-  /** Listens to notices on a subject (wildcards `*` and `>` as in NATS). */
+  /** Listens to notices on a subject from now on (wildcards `*` and `>` as in NATS), in the bus's order of notices. */
   listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe>;
+  /**
+   * Calls `listener` when notices may have been missed although the connection stayed up (on NATS: the notice
+   * stream moved on past some before this process read them); returns how to stop. Followers start over as after
+   * a lost connection. The in-process bus never misses one.
+   */
+  onNoticesMissed(listener: () => void): () => void;
   /** The connection state; the in-process bus is always connected. */
   health(): BusHealth;
   /** Calls `listener` on every change of the connection state; returns how to stop. */

@@ -48,6 +48,12 @@ export class InProcessBus implements Bus {
     return { connected: true, since: this.started };
   }
 
+  /** Never calls `listener`: every notice is handed over as it is sent. */
+  onNoticesMissed(listener: () => void): () => void {
+    void listener;
+    return () => {};
+  }
+
   /** Never calls `listener`: the state never changes. */
   onHealthChange(listener: (health: BusHealth) => void): () => void {
     void listener;

@@ -26,6 +26,8 @@ import {
   type Unsubscribe,
 } from './bus';
 import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from './bus-telemetry';
+import { Outage } from './outage';
+import { NoticeStream } from './notice-stream';
 
 const codec = JSONCodec();
 
@@ -88,16 +90,24 @@ export interface NatsBusOptions {
  */
 export class NatsBus implements Bus {
   private readonly ensured = new Set<string>();
+  private readonly outage: Outage;
   private state: BusHealth = { connected: true, since: new Date() };
   private readonly listeners = new Set<(health: BusHealth) => void>();
+  private readonly missedListeners = new Set<() => void>();
   private closing = false;
+  private readonly notices: NoticeStream;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly server: string,
     private readonly log: BusLogger,
-  ) {}
+  ) {
+    this.outage = new Outage(log);
+    this.notices = new NoticeStream(nc, jsm, nc.jetstream(), log, () => {
+      for (const listener of this.missedListeners) listener();
+    });
+  }
 
   static async create(url: string, name: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
     const server = natsServerAddress(url);
@@ -150,6 +160,11 @@ export class NatsBus implements Bus {
     return () => this.listeners.delete(listener);
   }
 
+  onNoticesMissed(listener: () => void): () => void {
+    this.missedListeners.add(listener);
+    return () => this.missedListeners.delete(listener);
+  }
+
   private setConnected(connected: boolean): void {
     if (this.state.connected === connected) return;
     this.state = { connected, since: new Date() };
@@ -162,12 +177,12 @@ export class NatsBus implements Bus {
       for await (const status of this.nc.status()) {
         const server = typeof status.data === 'string' && status.data ? natsServerAddress(status.data) : this.server;
         if (status.type === Events.Disconnect) {
+          this.notices.connectionLost();
           this.setConnected(false);
-          this.log.warn({ server }, 'NATS connection lost; reconnecting');
+          this.outage.begin(server);
         } else if (status.type === Events.Reconnect) {
-          const disconnectedMs = Date.now() - this.state.since.getTime();
           this.setConnected(true);
-          this.log.info({ server, disconnectedMs }, 'NATS connection restored');
+          this.outage.end(server);
         } else if (status.type === Events.Error) {
           this.log.error({ server: this.server, code: String(status.data) }, 'NATS reported an error');
         } else if (status.type === Events.LDM) {
@@ -228,19 +243,17 @@ export class NatsBus implements Bus {
     countPublished(streamOf(subject).name);
   }
 
+  /**
+   * Resolves once the notice stream has stored it (a quorum of its replicas): a change is not answered before its
+   * notice has its place in the one order every listener follows (see NoticeStream).
+   */
   async notify(subject: string, payload: unknown): Promise<void> {
-    this.nc.publish(subject, codec.encode(payload));
-    // Resolves once the server has it, so a change is not answered before its notice is on its way.
-    await this.nc.flush();
+    // While NATS is away: deferred, and answered at once (outage.ts).
+    await this.outage.notice(() => this.notices.publish(subject, payload));
   }
 
   async listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe> {
-    const sub = this.nc.subscribe(subject, {
-      callback: (err, msg) => {
-        if (!err) handler(msg.subject, codec.decode(msg.data));
-      },
-    });
-    return async () => sub.unsubscribe();
+    return this.notices.listen(subject, handler);
   }
 
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {
@@ -323,6 +336,7 @@ export class NatsBus implements Bus {
 
   async close(): Promise<void> {
     this.closing = true;
+    await this.notices.close();
     // Draining needs the server; without a connection there is nothing in flight to finish.
     if (this.state.connected) await this.nc.drain();
     else await this.nc.close();

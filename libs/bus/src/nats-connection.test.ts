@@ -42,12 +42,42 @@ describe('NATS connection loss after start', () => {
       expect(lines).toContainEqual({
         level: 'info',
         msg: 'NATS connection restored',
-        obj: { server: `127.0.0.1:${nats.port}`, disconnectedMs: expect.any(Number) },
+        obj: { server: `127.0.0.1:${nats.port}`, disconnectedMs: expect.any(Number), deferredNotices: 0 },
       });
       expect(changes.map((c) => c.connected)).toEqual([false, true]);
       // Subscriptions come back with the connection.
       await expect(bus.request('clusters.loss.echo', { n: 1 })).resolves.toEqual({ n: 1 });
       expect(text()).not.toContain('s3cret');
+    } finally {
+      await bus.close();
+    }
+  }, 30_000);
+
+  it('logs an outage once when it starts and once when it ends, however many writes send notices meanwhile', async () => {
+    const { log, lines } = capture();
+    const bus = await NatsBus.create(`nats://127.0.0.1:${nats.port}`, 'outage-test', { log });
+    try {
+      await nats.kill();
+      await eventually(async () => !bus.health().connected, 5_000, 20);
+      // A burst of writes, each announcing its change: none waits for NATS or fails.
+      const began = Date.now();
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => bus.notify('identity.outage.changed', { i }).then(() => 'sent', (err) => String(err))),
+      );
+      expect(outcomes.filter((o) => o !== 'sent')).toEqual([]);
+      expect(Date.now() - began).toBeLessThan(1_000);
+      await new Promise((r) => setTimeout(r, 500));
+      await nats.start();
+      await eventually(async () => bus.health().connected, 10_000, 50);
+      await eventually(async () => lines.some((l) => l.msg === 'NATS connection restored'), 5_000, 20);
+      expect(lines.map(({ level, msg }) => `${level} ${msg}`)).toEqual([
+        'info NATS connected',
+        'warn NATS connection lost; reconnecting',
+        'info NATS connection restored',
+      ]);
+      const restored = lines[2].obj as { disconnectedMs: number; deferredNotices: number };
+      expect(restored.deferredNotices).toBe(200);
+      expect(restored.disconnectedMs).toBeGreaterThanOrEqual(500);
     } finally {
       await bus.close();
     }

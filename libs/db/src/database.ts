@@ -14,6 +14,11 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 export interface Database {
   readonly knex: Knex;
   readonly schema: string;
+  /**
+   * The embedded PGlite under DATA_DIR, which one process at a time holds (its DATA_DIR lock): whatever another
+   * process left in it, that process is gone.
+   */
+  readonly embedded: boolean;
   /** A query builder on one of this service's tables (always schema-qualified). */
   table<T extends object = any>(name: string, trx?: Knex.Transaction): Knex.QueryBuilder<T>;
   /** Runs fn in one transaction: it all commits or nothing does. */
@@ -175,6 +180,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   return {
     knex,
     schema,
+    embedded: isEmbedded,
     table(name, trx) {
       return (trx ?? knex).withSchema(schema).table(name);
     },

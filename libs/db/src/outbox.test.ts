@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { ConflictError, InputError, UnavailableError } from '@platform/errors';
 import { createTestDatabase, eventually } from '@platform/testing';
 import { openDatabase, Outbox, outboxMigration, type Database, type EffectContext, type EffectHandler } from './index';
@@ -19,7 +22,13 @@ describe('Outbox', () => {
     },
     invert: (p) => ({ add: p.remove, remove: p.add }),
   };
-  const outbox = (opts: { leaseMs?: number } = {}) => new Outbox(db, { names }, { leaseMs: opts.leaseMs ?? 60_000, relayIntervalMs: 50 });
+  const boxes: Outbox[] = [];
+  /** An outbox as one process (a replica) has it: on Postgres it holds its lock until stopped. */
+  const outbox = (opts: { leaseMs?: number } = {}) => {
+    const box = new Outbox(db, { names }, { leaseMs: opts.leaseMs ?? 60_000, relayIntervalMs: 50 });
+    boxes.push(box);
+    return box;
+  };
   const rows = async () => (await db.table('things').orderBy('name').pluck('name')) as string[];
   const addThing = (box: Outbox, name: string, undo = true) =>
     box.run(
@@ -48,9 +57,10 @@ describe('Outbox', () => {
     await db?.close();
     await drop?.();
   });
-  afterEach(() => {
+  afterEach(async () => {
     state.down = false;
     state.refuse = false;
+    await Promise.all(boxes.splice(0).map((b) => b.stop()));
   });
 
   it('applies the effects right after the commit and keeps no entry', async () => {
@@ -112,22 +122,47 @@ describe('Outbox', () => {
     }
   });
 
-  it('relays an entry left by a process that died after its commit, once its lease ran out, and only then', async () => {
-    // A process that commits and dies before applying: its entry is leased to it for a while.
-    const dead = outbox({ leaseMs: 1_000 });
+  it("leaves a live replica's entry to it until its lease runs out, and only then relays it", async () => {
+    const live = outbox({ leaseMs: 1_000 });
     state.down = true;
-    await addThing(dead, 'f', false);
+    await addThing(live, 'f', false);
     state.down = false;
     await db.table('outbox').update({ lease_until: new Date(Date.now() + 1_000), attempts: 0 });
-    const next = outbox();
-    expect(await next.relay()).toBe(0); // still leased: a request may be applying it right now
+    const other = outbox();
+    expect(await other.relay()).toBe(0); // still leased: a request of that replica may be applying it right now
     expect(remote.has('f')).toBe(false);
     await new Promise((r) => setTimeout(r, 1_100));
-    expect(await next.relay()).toBe(1);
+    expect(await other.relay()).toBe(1);
     expect(remote.has('f')).toBe(true);
     // Applied once more by mistake, it changes nothing.
     await names.apply({ add: ['f'] }, {});
     expect([...remote].filter((n) => n === 'f')).toHaveLength(1);
+  });
+
+  it('takes over at once, and applies once, the entries of a process that died after its commit', async () => {
+    // A process commits, then dies before applying: its entry stays leased to it for a long while.
+    const doomed = outbox({ leaseMs: 600_000 });
+    state.down = true;
+    await addThing(doomed, 'f2', false);
+    state.down = false;
+    await db.table('outbox').update({ lease_until: new Date(Date.now() + 600_000), attempts: 0 });
+    const next = outbox();
+    expect(await next.relay()).toBe(0); // alive: its request may still be applying it
+    // The process dies: Postgres ends its sessions, and the locks they held with them.
+    const killed = await db.knex.raw(
+      `select pg_terminate_backend(pid) as done from pg_locks
+        where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())
+          and classid = ? and objsubid = 2
+          and objid::bigint in (select split_part(lease_owner, ':', 1)::bigint from ??.outbox)`,
+      [0x4f424f58, db.schema],
+    );
+    expect(killed.rows).toHaveLength(1);
+    state.applied.length = 0;
+    expect(await next.relay()).toBe(1);
+    expect(remote.has('f2')).toBe(true);
+    expect(state.applied).toEqual([JSON.stringify({ add: ['f2'] })]);
+    expect(await next.pending()).toBe(0);
+    expect(await next.relay()).toBe(0);
   });
 
   it('lets two relays share the work without applying an entry twice', async () => {
@@ -151,6 +186,7 @@ describe('Outbox', () => {
       },
     };
     const box = new Outbox(db, { seen }, { leaseMs: 60_000, relayIntervalMs: 50 });
+    boxes.push(box);
     const call = { requestId: 'req-1', deadline: new Date(Date.now() + 5_000), signal: new AbortController().signal };
     await box.run(async (_trx, stage) => stage('seen', {}), { call });
     expect(calls).toEqual([call]);
@@ -161,5 +197,49 @@ describe('Outbox', () => {
     await eventually(async () => (await box.relay()) === 1, 10_000);
     expect(calls.slice(1)).toEqual([call, {}]);
     expect(await box.pending()).toBe(0);
+  });
+});
+
+describe('Outbox on the embedded database', () => {
+  let dataDir: string;
+  let db: Database;
+  const remote: string[] = [];
+  const state = { down: false };
+  const names: EffectHandler<{ add: string[] }> = {
+    async apply(p) {
+      if (state.down) throw new UnavailableError('remote is down');
+      remote.push(...p.add);
+    },
+  };
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-embedded-'));
+    db = await openDatabase({ dataDir, schema: 'outbox_embedded' });
+    await db.migrate([outboxMigration('20260101000000_outbox')]);
+  });
+  afterAll(async () => {
+    await db?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("takes over at start-up what an earlier process left under lease, and leaves this process's own leases alone", async () => {
+    // Left by the process that held DATA_DIR before this one (its holder id differs), and by a version before holders.
+    const future = new Date(Date.now() + 600_000);
+    await db.table('outbox').insert([
+      { effects: JSON.stringify([{ kind: 'names', payload: { add: ['left'] } }]), lease_owner: '12345:0123456789abcdef', lease_until: future },
+      { effects: JSON.stringify([{ kind: 'names', payload: { add: ['older'] } }]), lease_owner: '7c9e6679-7425-40de-944b-e07fc1f90ae7', lease_until: future },
+    ]);
+    const box = new Outbox(db, { names }, { leaseMs: 600_000, relayIntervalMs: 60_000 });
+    try {
+      // This process's own change, whose effect failed: leased to this process for its backoff.
+      state.down = true;
+      await box.run(async (_trx, stage) => stage('names', { add: ['mine'] }));
+      state.down = false;
+      await db.table('outbox').where('lease_owner', 'not like', '12345:%').where('lease_owner', 'like', '%:%').update({ lease_until: future });
+      expect(await box.relay()).toBe(2);
+      expect(remote).toEqual(['left', 'older']);
+      expect(await box.pending()).toBe(1);
+    } finally {
+      await box.stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Knex } from 'knex';
 import { DomainError, type ErrorKind } from '@platform/errors';
 import type { Database } from './database';
@@ -85,6 +85,24 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 const TRANSIENT: ErrorKind[] = ['unavailable', 'deadline', 'internal', 'too-many-requests'];
 const isPermanent = (err: unknown) => err instanceof DomainError && !TRANSIENT.includes(err.kind);
 
+/*
+ * Who holds a lease. `lease_owner` is `<holder>:<run>`: the holder is the process's outbox (one per process and
+ * schema), the run one request or relay pass of it. A relay leaves a live holder's entries alone until their lease
+ * runs out (a request may be applying them right now), and takes over at once those of a holder that is gone, so
+ * a change cut by a crash is completed as the platform comes back rather than a lease later.
+ *  - Embedded database: one process at a time holds DATA_DIR, so every holder but this process is gone.
+ *  - Postgres: each holder keeps a session advisory lock on its id (in HOLDER_LOCK_SPACE) on a connection of its
+ *    own for as long as it runs; Postgres drops it with the session when the process dies. A holder whose lock can
+ *    be taken is gone.
+ * Owners of another form (written before holders existed) are gone on the embedded database and waited out on
+ * Postgres.
+ */
+/** The first key of the two-key advisory locks the holders keep ("OBOX"), apart from any other lock. */
+const HOLDER_LOCK_SPACE = 0x4f424f58;
+const newHolderId = () => String(randomInt(1, 2 ** 31 - 1));
+/** This process's holder id on the embedded database. */
+const EMBEDDED_HOLDER = newHolderId();
+
 /** The migration that creates a service's outbox table; every service that stages effects lists it. */
 export function outboxMigration(name: string): Migration {
   return {
@@ -114,6 +132,10 @@ export class Outbox {
   private readonly relayIntervalMs: number;
   private timer?: NodeJS.Timeout;
   private relaying?: Promise<number>;
+  /** Postgres: this outbox's holder id, and the connection whose session keeps its advisory lock. */
+  private holderId?: string;
+  private holding?: Promise<string>;
+  private lockConnection?: { conn: any; lost: boolean };
 
   constructor(
     private readonly db: Database,
@@ -131,7 +153,7 @@ export class Outbox {
    * answered all the same.
    */
   async run<T>(change: (trx: Knex.Transaction, stage: StageEffect) => Promise<T>, opts: RunOptions<T> = {}): Promise<T> {
-    const owner = randomUUID();
+    const owner = this.ownerOf(await this.hold());
     const effects: Effect[] = [];
     const { result, id } = await this.db.transaction(async (trx) => {
       const result = await change(trx, (kind, payload) => {
@@ -173,11 +195,14 @@ export class Outbox {
     this.timer.unref();
   }
 
-  /** Stops the relay and waits for a pass in progress. */
+  /** Stops the relay, waits for a pass in progress and lets go of the holder's lock. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.relaying?.catch(() => 0);
+    await this.holding?.catch(() => undefined);
+    this.holding = undefined;
+    await this.unlock();
   }
 
   /** Applies every entry whose lease has run out, oldest first; answers how many were applied. */
@@ -194,11 +219,17 @@ export class Outbox {
   }
 
   private async relayPass(): Promise<number> {
-    const owner = randomUUID();
+    const holder = await this.hold();
+    const owner = this.ownerOf(holder);
+    let gone: string[] = [];
     const due: Entry[] = await this.db.transaction(async (trx) => {
+      gone = await this.goneHolders(trx, holder);
       const ids = this.db
         .table(TABLE, trx)
-        .where('lease_until', '<', this.db.knex.fn.now())
+        .where((q) => {
+          q.where('lease_until', '<', this.db.knex.fn.now());
+          if (gone.length) q.orWhereIn(this.db.knex.raw("split_part(lease_owner, ':', 1)") as any, gone);
+        })
         .orderBy('id')
         .limit(100)
         .forUpdate()
@@ -220,7 +251,83 @@ export class Outbox {
       }
     }
     if (applied > 0) this.opts.log?.info({ applied }, 'outbox relay applied changes left behind');
+    if (gone.length && due.length)
+      this.opts.log?.info({ entries: due.length }, 'outbox relay took over changes left by a process that is gone');
     return applied;
+  }
+
+  private ownerOf(holder: string): string {
+    return `${holder}:${randomBytes(12).toString('hex')}`;
+  }
+
+  /** This outbox's holder id; on Postgres, once its advisory lock is held (again, if its connection was lost). */
+  private hold(): Promise<string> {
+    if (this.db.embedded) return Promise.resolve(EMBEDDED_HOLDER);
+    if (this.lockConnection?.lost) {
+      this.holding = undefined;
+      void this.unlock();
+    }
+    this.holding ??= this.lock().catch((err) => {
+      this.holding = undefined;
+      throw err;
+    });
+    return this.holding;
+  }
+
+  /** Takes the holder's advisory lock on a connection kept for it; the same id again after a lost connection when free. */
+  private async lock(): Promise<string> {
+    const client = this.db.knex.client as any;
+    let id = this.holderId ?? newHolderId();
+    for (;;) {
+      const conn = await client.acquireConnection();
+      const state = { conn, lost: false };
+      const lost = () => (state.lost = true);
+      conn.on?.('error', lost);
+      conn.on?.('end', lost);
+      let held = false;
+      try {
+        const { rows } = await this.db.knex.raw('select pg_try_advisory_lock(?, ?) as held', [HOLDER_LOCK_SPACE, Number(id)]).connection(conn);
+        held = rows[0].held === true;
+      } finally {
+        if (!held) await client.releaseConnection(conn);
+      }
+      if (held) {
+        this.holderId = id;
+        this.lockConnection = state;
+        return id;
+      }
+      id = newHolderId(); // another live holder has it: a new id
+    }
+  }
+
+  private async unlock(): Promise<void> {
+    const held = this.lockConnection;
+    this.lockConnection = undefined;
+    if (!held) return;
+    if (!held.lost) await this.db.knex.raw('select pg_advisory_unlock_all()').connection(held.conn).catch(() => undefined);
+    await (this.db.knex.client as any).releaseConnection(held.conn);
+  }
+
+  /** The holders of entries still under lease that are gone (never this one). */
+  private async goneHolders(trx: Knex.Transaction, mine: string): Promise<string[]> {
+    const holders: string[] = (
+      await this.db
+        .table(TABLE, trx)
+        .where('lease_until', '>=', this.db.knex.fn.now())
+        .distinct(this.db.knex.raw("split_part(lease_owner, ':', 1) as holder"))
+        .limit(100)
+    ).map((r: { holder: string }) => r.holder);
+    const gone: string[] = [];
+    for (const holder of holders) {
+      if (holder === mine) continue;
+      if (this.db.embedded) gone.push(holder);
+      else if (/^[1-9][0-9]{0,9}$/.test(holder) && Number(holder) < 2 ** 31) {
+        // Taken only until this transaction ends; a live holder's session lock refuses it.
+        const { rows } = await trx.raw('select pg_try_advisory_xact_lock(?, ?) as free', [HOLDER_LOCK_SPACE, Number(holder)]);
+        if (rows[0].free === true) gone.push(holder);
+      }
+    }
+    return gone;
   }
 
   private async insert(trx: Knex.Transaction, effects: Effect[], owner: string): Promise<number> {

@@ -16,6 +16,7 @@ export * as serviceAccountsV1 from './gen/platformadmin/orgsteams/v1/service_acc
 export * as contractsLicensingV1 from './gen/platformadmin/contractslicensing/v1/contractslicensing';
 export * as contractsV1 from './gen/platformadmin/contractslicensing/v1/contracts';
 export * as licensingV1 from './gen/platformadmin/contractslicensing/v1/licensing';
+export * as notificationsV1 from './gen/platformadmin/contractslicensing/v1/notifications';
 export * as billingDashboardV1 from './gen/platformadmin/billingdashboard/v1/billingdashboard';
 export * as outagesV1 from './gen/platformadmin/billingdashboard/v1/outages';
 export * as licensedV1 from './gen/platformadmin/billingdashboard/v1/licensed';

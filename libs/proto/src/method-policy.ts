@@ -12,6 +12,7 @@ import * as serviceAccountsV1 from './gen/platformadmin/orgsteams/v1/service_acc
 import * as contractsLicensingV1 from './gen/platformadmin/contractslicensing/v1/contractslicensing';
 import * as contractsV1 from './gen/platformadmin/contractslicensing/v1/contracts';
 import * as licensingV1 from './gen/platformadmin/contractslicensing/v1/licensing';
+import * as notificationsV1 from './gen/platformadmin/contractslicensing/v1/notifications';
 import * as billingDashboardV1 from './gen/platformadmin/billingdashboard/v1/billingdashboard';
 import * as outagesV1 from './gen/platformadmin/billingdashboard/v1/outages';
 import * as licensedV1 from './gen/platformadmin/billingdashboard/v1/licensed';
@@ -194,6 +195,10 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     writeTuples: INTERNAL,
     readTuples: INTERNAL,
     permissionCatalog: ANY_CALLER,
+    // These answer about other users without authorizing the caller: the gateway's route rows do that.
+    listObjects: INTERNAL,
+    listUsers: INTERNAL,
+    whoHasAccess: INTERNAL,
   }),
   policiesOf(billingDashboardV1.BillingDashboardServiceService, {
     getVersion: ANY_CALLER,
@@ -266,6 +271,14 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     setPreferences: INTERNAL,
     countClusterContracts: INTERNAL,
   }),
+  policiesOf(notificationsV1.NotificationsServiceService, {
+    listWebhookEndpoints: INTERNAL,
+    createWebhookEndpoint: INTERNAL,
+    setWebhookEndpointEnabled: INTERNAL,
+    deleteWebhookEndpoint: INTERNAL,
+    listWebhookDeliveries: INTERNAL,
+    listNoticeMails: INTERNAL,
+  }),
   policiesOf(eventsV1.ResourceEventsServiceService, {
     getResourceHistory: INTERNAL,
     listResourceEvents: INTERNAL,
@@ -298,6 +311,9 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     revocationList: ANY_CALLER,
     caCertificate: ANY_CALLER,
     getIssuedLicenses: INTERNAL,
+    // Only the gateway's /register records, after it verified the license and found or made its holder.
+    recordRegistration: INTERNAL,
+    listRegistrations: INTERNAL,
   }),
   policiesOf(marketplaceListenerV1.MarketplaceListenerServiceService, {
     getVersion: ANY_CALLER,
@@ -400,6 +416,30 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     createToken: INTERNAL,
     listTokens: INTERNAL,
     deleteToken: INTERNAL,
+    searchUsers: INTERNAL,
+    editUser: INTERNAL,
+    deleteUser: INTERNAL,
+    editUserSettings: INTERNAL,
+    changePassword: INTERNAL,
+    clearSignInLockout: INTERNAL,
+    createSession: INTERNAL,
+    authenticateSession: INTERNAL,
+    listSessions: INTERNAL,
+    deleteSession: INTERNAL,
+    signUp: INTERNAL,
+    signInExternal: INTERNAL,
+    getTwoFactor: INTERNAL,
+    beginTwoFactorEnrolment: INTERNAL,
+    confirmTwoFactor: INTERNAL,
+    disableTwoFactor: INTERNAL,
+    regenerateRecoveryCodes: INTERNAL,
+    resetTwoFactor: INTERNAL,
+    getTwoFactorRequirement: INTERNAL,
+    setTwoFactorRequirement: INTERNAL,
+    revokeUserCredentials: INTERNAL,
+    listGroupMappings: INTERNAL,
+    createGroupMapping: INTERNAL,
+    deleteGroupMapping: INTERNAL,
   }),
   policiesOf(outagesV1.SystemOutagesServiceService, {
     createOutage: INTERNAL,

@@ -1,4 +1,12 @@
-import { credentials, makeGenericClientConstructor, Metadata, status, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Metadata,
+  status,
+  type Client,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { ACCOUNTS_CHANGED, InProcessBus } from '@platform/bus';
 import * as proto from '@platform/proto';
 import { authzV1, hasPolicies, methodPolicy, orgsTeamsOrgsV1, type AccessQuestion, type CallingAccount } from '@platform/proto';
@@ -10,7 +18,13 @@ import { createLogger } from './logger';
 const log = createLogger('test', 'silent');
 
 /** One call over the network with exactly the given metadata (never this process's credential). */
-async function callAsStranger(address: string, definition: unknown, method: string, request: unknown, metadata: Record<string, string> = {}) {
+async function callAsStranger(
+  address: string,
+  definition: unknown,
+  method: string,
+  request: unknown,
+  metadata: Record<string, string> = {},
+) {
   const Ctor = makeGenericClientConstructor(definition as ServiceDefinition, 'Stranger');
   const client = new Ctor(address, credentials.createInsecure()) as Client & Record<string, Function>;
   const md = new Metadata();
@@ -35,7 +49,11 @@ describe('the method-policy table', () => {
 
   it('has a policy for every method of every generated service', () => {
     expect(services.length).toBeGreaterThan(20);
-    const missing = services.flatMap(([, definition]) => Object.values(definition).filter((m) => !methodPolicy(m.path)).map((m) => m.path));
+    const missing = services.flatMap(([, definition]) =>
+      Object.values(definition)
+        .filter((m) => !methodPolicy(m.path))
+        .map((m) => m.path),
+    );
     expect(missing).toEqual([]);
     for (const [, definition] of services) expect(hasPolicies(Object.values(definition)[0].path.split('/')[1])).toBe(true);
   });
@@ -83,6 +101,9 @@ describe('a server admitting callers by the method-policy table', () => {
           writeTuples: async () => ({}),
           readTuples: async () => ({ tuples: [] }),
           permissionCatalog: async () => ({ permissions: [] }),
+          listObjects: async () => ({ objects: [] }),
+          listUsers: async () => ({ users: [] }),
+          whoHasAccess: async () => ({ permissions: [] }),
         }),
         bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
           getOrg: async (r: orgsTeamsOrgsV1.GetOrgRequest) => {
@@ -154,26 +175,41 @@ describe('a server admitting callers by the method-policy table', () => {
   it('asks every object of a batch', async () => {
     grants.add('access organization:7');
     const batch = { checks: [tuple('user:5', 'organization:7'), tuple('user:5', 'team:3')] };
-    expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(status.PERMISSION_DENIED);
+    expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(
+      status.PERMISSION_DENIED,
+    );
     grants.add('view team:3');
     expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(status.OK);
   });
 
   it('answers an organization read as the service account may see it, whatever viewer it names', async () => {
-    const answer = await callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'getOrg', { name: 'acme', viewerId: 1 }, asAccount);
+    const answer = await callAsStranger(
+      address,
+      orgsTeamsOrgsV1.OrganizationsServiceService,
+      'getOrg',
+      { name: 'acme', viewerId: 1 },
+      asAccount,
+    );
     expect(answer.code).toBe(status.OK);
     expect(seenViewer).toBe(SA.id);
   });
 
   it('answers a service account one page of a list at most, whatever it asks', async () => {
     grants.add('list_team organization:7');
-    const ask = (page?: object) => callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'listTeams', { orgId: 7, page }, asAccount);
+    const ask = (page?: object) =>
+      callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'listTeams', { orgId: 7, page }, asAccount);
     expect((await ask()).code).toBe(status.OK);
     expect(seenPage).toEqual({ page: 1, limit: 50 });
     await ask({ page: 3, limit: 10_000 });
     expect(seenPage).toEqual({ page: 3, limit: 200 });
     // The platform's own apps read whole lists.
-    await callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, 'listTeams', { orgId: 7 }, { authorization: `Bearer ${appCredential().token()}` });
+    await callAsStranger(
+      address,
+      orgsTeamsOrgsV1.OrganizationsServiceService,
+      'listTeams',
+      { orgId: 7 },
+      { authorization: `Bearer ${appCredential().token()}` },
+    );
     expect(seenPage).toBeUndefined();
   });
 });
@@ -182,7 +218,7 @@ describe('the credential cache', () => {
   it('keeps an account until orgs-teams says it changed, and keeps nothing while the bus is away', async () => {
     const bus = new InProcessBus();
     const cache = new CredentialCache(60_000);
-    const stop = await cache.follow(bus, 'test.credentials.fence');
+    const stop = await cache.follow(bus);
     let asks = 0;
     const ask = async () => (asks++, SA);
     await cache.answer(SA_TOKEN, ask);
@@ -203,7 +239,7 @@ describe('the credential cache', () => {
   it('never keeps a Kubernetes token past its own expiry', async () => {
     const bus = new InProcessBus();
     const cache = new CredentialCache(60_000);
-    const stop = await cache.follow(bus, 'test.credentials.fence');
+    const stop = await cache.follow(bus);
     const jwt = (exp: number) => `e30.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.c2ln`;
     let asks = 0;
     const ask = async () => (asks++, SA);
@@ -225,7 +261,7 @@ describe('the credential cache', () => {
   it('does not keep what was read while a notice evicted the account', async () => {
     const bus = new InProcessBus();
     const cache = new CredentialCache(60_000);
-    const stop = await cache.follow(bus, 'test.credentials.fence');
+    const stop = await cache.follow(bus);
     await cache.answer(SA_TOKEN, async () => {
       await bus.notify(ACCOUNTS_CHANGED, { userIds: [SA.id] });
       return SA;

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
-import { ACCOUNTS_CHANGED, NoticeFence, type AccountsChanged, type Bus } from '@platform/bus';
+import { ACCOUNTS_CHANGED, NoticeCache, type AccountsChanged, type Bus } from '@platform/bus';
 import { NotAllowedError, NotAuthenticatedError, UnavailableError } from '@platform/errors';
 import { authzV1, orgsTeamsV1, type AccessQuestion, type CallingAccount, type MethodPolicy } from '@platform/proto';
-import { LRUCache } from 'lru-cache';
 import { appCredential, isAppToken, jwtPart } from './app-credential';
 import type { CallContext } from './call-context';
 import { createClient } from './grpc-client';
@@ -74,77 +73,45 @@ export async function admit(
 type Account = CallingAccount & { login: string };
 
 /**
- * Who a service-account token belongs to, kept for a short while so that a call costs no call to orgs-teams.
- * Keyed by the token's SHA-256, never the token. An account's entries go at once on orgs-teams' notice that it
- * changed (a token deleted, the account disabled, deleted, or its admin flag changed); before a kept entry is
- * used a fence through the bus makes sure every notice sent before the call has been heard, and while the bus
- * is disconnected nothing is kept, so a revoked token is refused by the very next call to any replica.
+ * Who a service-account token belongs to, kept so that a call costs no call to orgs-teams: a NoticeCache (libs/bus)
+ * keyed by the token's SHA-256, never the token. An account's entries go at once on orgs-teams' notice that it
+ * changed (a token deleted, the account disabled, deleted, or its admin flag changed); a fence makes sure every
+ * notice sent before the call has been heard before a kept entry is used, and while the bus is disconnected nothing
+ * is kept, so a revoked token is refused by the very next call to any replica. A JWT is never kept past its expiry.
  */
 export class CredentialCache {
-  private readonly entries: LRUCache<string, Account>;
-  private readonly byAccount = new Map<number, Set<string>>();
-  private generation = 0;
-  private trusted = false;
-  private fence: NoticeFence | undefined;
+  private readonly accounts: NoticeCache<Account | undefined>;
 
-  constructor(ttlMs: number, maxEntries = 10_000) {
-    this.entries = new LRUCache<string, Account>({
-      max: maxEntries,
-      ttl: ttlMs,
-      dispose: (account, key) => this.byAccount.get(account.id)?.delete(key),
+  constructor(ttlMs: number, maxEntries = 10_000, name = 'credentials') {
+    this.accounts = new NoticeCache({ name, ttlMs, maxEntries });
+  }
+
+  /** Evicts on orgs-teams' account notices and follows the bus connection; answers how to stop. */
+  follow(bus: Bus): Promise<() => Promise<void>> {
+    return this.accounts.follow(bus, [
+      { subject: ACCOUNTS_CHANGED, stale: (p) => ((p as AccountsChanged).userIds ?? []).map((id) => `account:${id}`) },
+    ]);
+  }
+
+  /** The account a token belongs to: kept, or asked with `ask` (and kept when it names one). */
+  answer(token: string, ask: () => Promise<Account | undefined>): Promise<Account | undefined> {
+    return this.accounts.through(createHash('sha256').update(token).digest('hex'), ask, {
+      keep: (account) => account !== undefined,
+      tags: (account) => [`account:${account!.id}`],
+      ttlMs: () => expiresInMs(token),
     });
   }
 
-  /** Evicts on notices and follows the bus connection; answers how to stop. */
-  async follow(bus: Bus, fenceSubject: string): Promise<() => Promise<void>> {
-    const unlisten = await bus.listen(ACCOUNTS_CHANGED, (_subject, payload) => this.evict((payload as AccountsChanged).userIds ?? []));
-    this.fence = await NoticeFence.open(bus, fenceSubject);
-    const apply = (connected: boolean) => {
-      this.clear();
-      this.trusted = connected;
-    };
-    apply(bus.health().connected);
-    const stop = bus.onHealthChange((h) => apply(h.connected));
-    return async () => {
-      stop();
-      await Promise.allSettled([unlisten(), this.fence?.close()]);
-    };
-  }
-
-  /** The account a token belongs to: kept, or asked with `ask` (and kept unless something was evicted meanwhile). */
-  async answer(token: string, ask: () => Promise<Account | undefined>): Promise<Account | undefined> {
-    if (!this.trusted || !(await this.fence?.pass())) return ask();
-    const key = createHash('sha256').update(token).digest('hex');
-    const kept = this.entries.get(key);
-    if (kept) return kept;
-    const since = this.generation;
-    const account = await ask();
-    const ttl = expiresInMs(token);
-    if (account && this.trusted && since === this.generation && ttl !== 0) {
-      this.entries.set(key, account, ttl === undefined ? undefined : { ttl: Math.min(ttl, this.entries.ttl) });
-      let keys = this.byAccount.get(account.id);
-      if (!keys) this.byAccount.set(account.id, (keys = new Set()));
-      keys.add(key);
-    }
-    return account;
-  }
-
   evict(accountIds: number[]): void {
-    this.generation++;
-    for (const id of accountIds) {
-      for (const key of [...(this.byAccount.get(id) ?? [])]) this.entries.delete(key);
-      this.byAccount.delete(id);
-    }
+    this.accounts.evict(accountIds.map((id) => `account:${id}`));
   }
 
   clear(): void {
-    this.generation++;
-    this.entries.clear();
-    this.byAccount.clear();
+    this.accounts.clear();
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.accounts.size;
   }
 }
 

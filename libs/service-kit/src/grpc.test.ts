@@ -241,7 +241,7 @@ describe.each([
         // As allowed-permissions once did: the whole input copied into the message (here 100,000 characters).
         if (req.token === 'echo') throw new InputError(`objectType '${'x'.repeat(100_000)}' is invalid`);
         if (req.token !== 'ok' && req.token !== 'slow') throw new InputError('invalid token');
-        return { user: user('ok'), tokenId: 1, scope: '', scopeAccountId: 0 };
+        return { user: user('ok'), tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: [] };
       },
     } as never);
     const limited = opts.limits ? withLimits([serviceLimits(Users, { getUser: { login: 40 } })], [binding]) : [binding];

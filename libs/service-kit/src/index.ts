@@ -43,3 +43,13 @@ export { fullServiceName } from './grpc-server';
 export { PortInUseError, EXIT_CONFIG, portError, databaseStartError, describeStartError } from './start-errors';
 export { appCredential, useAppKeys, AppCredential, APP_TOKEN_ISSUER, jwtPart } from './app-credential';
 export { admit, callerOf, CredentialCache, grpcCallerAccess, type Caller, type CallerAccess } from './caller';
+export {
+  ACCESS_SCOPE_CATEGORIES,
+  TOKEN_ACCESS_SCOPES,
+  DEFAULT_ACCESS_SCOPES,
+  parseAccessScopes,
+  scopesCover,
+  type AccessScope,
+  type AccessScopeCategory,
+  type TokenAccessScope,
+} from './access-scopes';

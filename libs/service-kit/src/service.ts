@@ -148,9 +148,10 @@ export async function startService(
     if (!credential.shared)
       log.warn('PLATFORM_APP_KEYS is not set: only apps of this process can call this one (docs/grpc.md)');
     const services = await spec.grpc(ctx);
-    const credentials = config.SERVICE_ACCOUNT_CACHE_TTL_MS > 0 && bus ? new CredentialCache(config.SERVICE_ACCOUNT_CACHE_TTL_MS) : undefined;
+    const credentials =
+      config.SERVICE_ACCOUNT_CACHE_TTL_MS > 0 && bus ? new CredentialCache(config.SERVICE_ACCOUNT_CACHE_TTL_MS, undefined, `${spec.name}.credentials`) : undefined;
     if (credentials) {
-      const unfollow = await credentials.follow(bus!, `${spec.name}.credentials.fence`);
+      const unfollow = await credentials.follow(bus!);
       cleanups.push(unfollow);
     }
     const access = grpcCallerAccess({

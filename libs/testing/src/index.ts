@@ -1,6 +1,6 @@
 export { testPostgresUrl, testNatsUrl, createTestDatabase, MissingServiceError } from './services';
 export { eventually } from './eventually';
-export { startPrivateNats, freePort, type PrivateNats } from './private-nats';
+export { startPrivateNats, startPrivateNatsCluster, freePort, type PrivateNats, type PrivateNatsCluster } from './private-nats';
 export { pdfText } from './pdf-text';
 export {
   startAwsMeteringDouble,

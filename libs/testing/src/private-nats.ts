@@ -55,18 +55,14 @@ const accepts = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
-/** Starts `nats-server -js` on a free loopback port with its own storage directory. */
-export async function startPrivateNats(): Promise<PrivateNats> {
-  const bin = natsServerBinary();
-  const port = await freePort();
-  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'private-nats-'));
+/** One nats-server process on a loopback port: started, killed (SIGKILL) and started again with the same arguments. */
+function natsProcess(bin: string, port: number, args: string[]) {
   let child: ChildProcess | undefined;
   const killOnExit = () => child?.kill('SIGKILL');
   process.once('exit', killOnExit);
-
   const start = async () => {
     let output = '';
-    const proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     proc.stdout!.on('data', (d) => (output += d));
     proc.stderr!.on('data', (d) => (output += d));
@@ -89,17 +85,132 @@ export async function startPrivateNats(): Promise<PrivateNats> {
       proc.kill('SIGKILL');
     });
   };
+  const forget = () => process.removeListener('exit', killOnExit);
+  return { start, kill, forget };
+}
 
-  await start();
+/** Starts `nats-server -js` on a free loopback port with its own storage directory. */
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const bin = natsServerBinary();
+  const port = await freePort();
+  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'private-nats-'));
+  const server = natsProcess(bin, port, ['-js', '-sd', storeDir]);
+  await server.start();
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
-    kill,
-    start,
+    kill: server.kill,
+    start: server.start,
     async dispose() {
-      await kill();
-      process.removeListener('exit', killOnExit);
+      await server.kill();
+      server.forget();
       fs.rmSync(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Clustered NATS servers with JetStream that belong to one test: any node may be killed and started again. */
+export interface PrivateNatsCluster {
+  /** Every node, in order; each node's `url` names that node alone. */
+  nodes: PrivateNats[];
+  /** Every node's address, comma-separated, as a client of the cluster is configured. */
+  url: string;
+  /** The index of the node that leads a JetStream stream now, asked of the first node that answers. */
+  streamLeader(stream: string): Promise<number | undefined>;
+  /** Kills every node and removes their storage directories. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts `size` nats-server processes (three by default) clustered over loopback routes, each with JetStream and
+ * a storage directory of its own, and resolves once JetStream has a meta leader (streams can be created).
+ */
+export async function startPrivateNatsCluster(size = 3): Promise<PrivateNatsCluster> {
+  const bin = natsServerBinary();
+  const ports: { client: number; route: number }[] = [];
+  for (let i = 0; i < size; i++) ports.push({ client: await freePort(), route: await freePort() });
+  const routes = ports.map((p) => `nats-route://127.0.0.1:${p.route}`).join(',');
+  const dirs: string[] = [];
+  const nodes: PrivateNats[] = [];
+  const servers: ReturnType<typeof natsProcess>[] = [];
+  for (const [i, p] of ports.entries()) {
+    const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), `private-nats-${i}-`));
+    dirs.push(storeDir);
+    const server = natsProcess(bin, p.client, [
+      '-js',
+      '-sd',
+      storeDir,
+      '-n',
+      `node-${i}`,
+      '--cluster_name',
+      'private',
+      '--cluster',
+      `nats://127.0.0.1:${p.route}`,
+      '--routes',
+      routes,
+    ]);
+    servers.push(server);
+    nodes.push({
+      url: `nats://127.0.0.1:${p.client}`,
+      port: p.client,
+      kill: server.kill,
+      start: server.start,
+      async dispose() {
+        await server.kill();
+        server.forget();
+        fs.rmSync(storeDir, { recursive: true, force: true });
+      },
+    });
+  }
+  const dispose = async () => {
+    for (const node of nodes) await node.dispose();
+  };
+  try {
+    await Promise.all(servers.map((s) => s.start()));
+    await jetStreamReady(ports[0].client);
+  } catch (err) {
+    await dispose();
+    throw err;
+  }
+  const streamLeader = async (stream: string) => {
+    for (const p of ports) {
+      const answer = await jsRequest(p.client, `$JS.API.STREAM.INFO.${stream}`).catch(() => undefined);
+      const leader = answer ? (JSON.parse(answer) as { cluster?: { leader?: string } }).cluster?.leader : undefined;
+      if (leader) return Number(leader.replace('node-', ''));
+    }
+    return undefined;
+  };
+  return { nodes, url: nodes.map((n) => n.url).join(','), streamLeader, dispose };
+}
+
+/** Waits until the cluster's JetStream answers an account-info request (it has elected its meta leader). */
+async function jetStreamReady(port: number): Promise<void> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const answer = await jsRequest(port, '$JS.API.INFO').catch(() => undefined);
+    if (answer && !/"error"/.test(answer)) return;
+    if (Date.now() > until) throw new Error(`JetStream of the NATS cluster did not become ready within 20 s (last answer: ${answer})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** One request over the NATS text protocol (no client library here: libs/testing does not depend on one). */
+function jsRequest(port: number, subject: string): Promise<string> {
+  const inbox = `_INBOX.private_nats_${Math.random().toString(36).slice(2)}`;
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let buffer = '';
+    const timer = setTimeout(() => (socket.destroy(), reject(new Error('no answer'))), 2_000);
+    socket.on('error', (err) => (clearTimeout(timer), reject(err)));
+    socket.on('data', (d) => {
+      buffer += d;
+      const msg = new RegExp(`MSG ${inbox.replace(/\./g, '\\.')} 1 (\\d+)\r\n`).exec(buffer);
+      if (msg && buffer.length >= msg.index + msg[0].length + Number(msg[1])) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(buffer.slice(msg.index + msg[0].length, msg.index + msg[0].length + Number(msg[1])));
+      }
+    });
+    socket.write(`CONNECT {"verbose":false,"pedantic":false}\r\nSUB ${inbox} 1\r\nPUB ${subject} ${inbox} 0\r\n\r\n`);
+  });
 }

@@ -1,9 +1,10 @@
 import type { AuthzEngine, CheckRequest, Tuple, TupleFilter } from '../engine';
-import type { WriteOptions } from '../engine/types';
+import type { ListOptions, ListUsersRequest, WriteOptions } from '../engine/types';
 import { decisionKey, type DecisionCache } from '@platform/bus';
 
-/** A check with contextual tuples answers for that request only: it is never kept nor served from the cache. */
-const keyOf = (r: CheckRequest): string | undefined => (r.contextualTuples?.length ? undefined : decisionKey(r.user, r.relation, r.object));
+/** A check with contextual tuples or a context answers for that request only: it is never kept nor served from the cache. */
+const keyOf = (r: CheckRequest): string | undefined =>
+  r.contextualTuples?.length || (r.context && Object.keys(r.context).length) ? undefined : decisionKey(r.user, r.relation, r.object);
 
 /**
  * The engine with its check answers kept in a DecisionCache: checks, batched checks and relation lists are
@@ -52,9 +53,13 @@ export class CachedEngine implements AuthzEngine {
     return relations.filter((_, i) => held[i]);
   }
 
-  /** Passed through: no RPC lists objects, so there is nothing to gain from keeping its answers. */
-  listObjects(user: string, relation: string, type: string): Promise<string[]> {
-    return this.engine.listObjects(user, relation, type);
+  /** Passed through: lists are asked rarely (an admin's view), so there is nothing to gain from keeping them. */
+  listObjects(user: string, relation: string, type: string, options?: ListOptions): Promise<string[]> {
+    return this.engine.listObjects(user, relation, type, options);
+  }
+
+  listUsers(request: ListUsersRequest): Promise<string[]> {
+    return this.engine.listUsers(request);
   }
 
   async write(writes: Tuple[], deletes: Tuple[], opts?: WriteOptions): Promise<void> {

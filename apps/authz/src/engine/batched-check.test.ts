@@ -3,9 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '@platform/db';
-import { init } from '../../migrations/20261122000000_init';
-import { tuples } from '../../migrations/20261122010000_tuples';
-import { openEngineDatabase } from './test/engine-db';
+import { ENGINE_MIGRATIONS, openEngineDatabase } from './test/engine-db';
 import { ResolutionTooComplexError } from './errors';
 import { EmbeddedEngine } from './embedded-engine';
 import { TypeSystem } from './model';
@@ -203,7 +201,7 @@ describe('batched checks on the database drivers', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'authz-batched-'));
     const pglite = await openDatabase({ dataDir, schema: 'authz' });
     try {
-      await pglite.migrate([init, tuples]);
+      await pglite.migrate(ENGINE_MIGRATIONS);
       const embedded = new EmbeddedEngine(pglite, TypeSystem.fromDsl(MODEL), { memory: false });
       const writes = [t('role:r#assignee', 'create', 'org:acme'), t('user:*', 'member', 'team:open')];
       for (let i = 0; i < 12; i++) writes.push(t(`team:${i}#member`, 'assignee', 'role:r'), t(`user:m${i}`, 'member', `team:${i}`));

@@ -1,3 +1,4 @@
+import type { RequestContext } from './conditions';
 import { InvalidTupleError, ResolutionTooComplexError } from './errors';
 import { matchesRestriction, type TypeSystem, type Userset } from './model';
 import { batchHeight } from './plan';
@@ -12,6 +13,9 @@ interface Outcome {
   allowed: boolean;
   cycle: boolean;
 }
+
+/** Users read from one object#relation; `error` when a conditioned tuple among them could not be evaluated. */
+type ReadUsers = UserRef[] & { error?: unknown };
 
 const ALLOWED: Outcome = { allowed: true, cycle: false };
 const DENIED: Outcome = { allowed: false, cycle: false };
@@ -53,13 +57,16 @@ interface Leaf {
  */
 export class CheckResolver {
   private readonly results = new Map<string, Outcome>();
-  private readonly reads = new Map<string, Promise<UserRef[]>>();
+  private readonly reads = new Map<string, Promise<ReadUsers>>();
 
   constructor(
     private readonly model: TypeSystem,
     private readonly source: TupleSource,
-    /** `batch: false` walks every relation one object at a time (the reference the batched walk is tested against). */
-    private readonly options: { batch?: boolean } = {},
+    /**
+     * `batch: false` walks every relation one object at a time (the reference the batched walk is tested against);
+     * `context`: the request's parameter values for the conditions of conditioned tuples.
+     */
+    private readonly options: { batch?: boolean; context?: RequestContext } = {},
   ) {}
 
   /** Whether the user holds the relation on the object (both already validated). */
@@ -123,7 +130,10 @@ export class CheckResolver {
     const found = await this.readOne(object, relation, shapes);
     if (found.some((u) => u.type === user.type && u.relation === user.relation && ids.includes(u.id))) return ALLOWED;
     const usersets = found.filter((u) => u.relation).map((u) => ({ type: u.type, id: u.id, relation: u.relation }));
-    return union(this.branches(usersets, user, depth + 1, path));
+    const outcome = await union(this.branches(usersets, user, depth + 1, path));
+    // A tuple whose condition could not be evaluated decides only when nothing else grants (OpenFGA's rule).
+    if (!outcome.allowed && found.error) throw found.error;
+    return outcome;
   }
 
   /**
@@ -133,7 +143,12 @@ export class CheckResolver {
    */
   private directShapes(type: string, relation: string, user: UserRef): { shapes: UserShape[]; ids: string[] } {
     const restrictions = this.model.directTypes(type, relation);
-    const usersets = restrictions.filter((r) => r.relation).map((r) => ({ type: r.type, relation: r.relation! }));
+    // `team#member` and `team#member with c` are one shape to read.
+    const usersets = [
+      ...new Map(
+        restrictions.filter((r) => r.relation).map((r) => [`${r.type}#${r.relation}`, { type: r.type, relation: r.relation! }]),
+      ).values(),
+    ];
     const ids: string[] = [];
     if (restrictions.some((r) => matchesRestriction(r, user))) ids.push(user.id);
     const wildcard = { ...user, id: '*' };
@@ -155,7 +170,7 @@ export class CheckResolver {
   ): Promise<Outcome> {
     const shapes = this.parentShapes(object.type, tupleset, computed);
     const parents = await this.readOne(object, tupleset, shapes);
-    return union(
+    const outcome = await union(
       this.branches(
         parents.map((p) => ({ type: p.type, id: p.id, relation: computed })),
         user,
@@ -163,6 +178,8 @@ export class CheckResolver {
         path,
       ),
     );
+    if (!outcome.allowed && parents.error) throw parents.error;
+    return outcome;
   }
 
   /** The parents a tuple-to-userset follows: only parent types that define the computed relation count (OpenFGA skips the others). */
@@ -213,6 +230,7 @@ export class CheckResolver {
    */
   private async resolveAny(type: string, ids: string[], relation: string, user: UserRef): Promise<Outcome> {
     const visited = new Set<string>();
+    let error: unknown;
     let goals: Target[] = ids.map((id) => ({ type, id, relation }));
     while (goals.length > 0) {
       const leaves = new Map<string, Leaf>();
@@ -233,6 +251,7 @@ export class CheckResolver {
       const next: Target[] = [];
       for (const [i, leaf] of list.entries()) {
         for (const users of answers[i].values()) {
+          error ??= users.error;
           for (const u of users) {
             if (leaf.computed) next.push({ type: u.type, id: u.id, relation: leaf.computed });
             else if (u.type === user.type && u.relation === user.relation && leaf.hit!.includes(u.id)) return ALLOWED;
@@ -242,6 +261,8 @@ export class CheckResolver {
       }
       goals = next;
     }
+    // Nothing granted, but a condition could not be evaluated: the answer is that error, and it is not remembered.
+    if (error) throw error;
     for (const key of visited) this.results.set(key, DENIED);
     return DENIED;
   }
@@ -278,7 +299,7 @@ export class CheckResolver {
   }
 
   /** The users on one object#relation that fit the shapes. */
-  private async readOne(object: ObjectRef, relation: string, shapes: UserShape[]): Promise<UserRef[]> {
+  private async readOne(object: ObjectRef, relation: string, shapes: UserShape[]): Promise<ReadUsers> {
     const [found] = await this.read([{ type: object.type, relation, shapes, ids: new Set([object.id]) }]);
     return found.get(object.id)!;
   }
@@ -287,7 +308,7 @@ export class CheckResolver {
    * The users found on each object of each leaf, read once per resolver: reads met before are reused, the
    * others go to the source together, in one round trip.
    */
-  private async read(leaves: Pick<Leaf, 'type' | 'relation' | 'shapes' | 'ids'>[]): Promise<Map<string, UserRef[]>[]> {
+  private async read(leaves: Pick<Leaf, 'type' | 'relation' | 'shapes' | 'ids'>[]): Promise<Map<string, ReadUsers>[]> {
     const pending = new Map<string, { read: UsersRead; keys: string[] }>();
     const queued = new Set<string>();
     const keyed = leaves.map((leaf) => {
@@ -312,8 +333,12 @@ export class CheckResolver {
       const batch = [...pending.values()];
       const answer = this.source.readUsers(batch.map((p) => p.read));
       batch.forEach((p, i) => {
+        const { objectType, relation } = p.read;
+        const conditional = this.model.conditional(objectType, relation);
         p.read.objectIds.forEach((id, j) => {
-          const users = answer.then((a) => a[i].get(id) ?? []);
+          const users = conditional
+            ? answer.then((a) => this.admit(objectType, id, relation, a[i].get(id) ?? []))
+            : answer.then((a) => a[i].get(id) ?? []);
           // A failed read rejects for whoever awaits it; the copies nobody awaits must not count as unhandled.
           users.catch(() => undefined);
           this.reads.set(p.keys[j], users);
@@ -327,9 +352,31 @@ export class CheckResolver {
       }),
     );
   }
+  /**
+   * The users whose tuple counts for this request: an unconditioned one always, a conditioned one when its
+   * condition holds for the request's context. A condition that cannot be evaluated (a missing parameter) leaves
+   * its tuple out and is kept as the list's error, for the caller to raise when nothing else grants.
+   */
+  private admit(type: string, id: string, relation: string, users: UserRef[]): ReadUsers {
+    if (!users.some((u) => u.condition)) return users;
+    const admitted: ReadUsers = [];
+    for (const u of users) {
+      if (!u.condition) {
+        admitted.push(u);
+        continue;
+      }
+      try {
+        const tuple = `${type}:${id}#${relation}@${formatUser(u)}`;
+        if (this.model.conditions.evaluate(tuple, u.condition, this.options.context)) admitted.push(u);
+      } catch (err) {
+        admitted.error ??= err;
+      }
+    }
+    return admitted;
+  }
 }
 
-const NONE: Promise<UserRef[]> = Promise.resolve([]);
+const NONE: Promise<ReadUsers> = Promise.resolve([]);
 
 const resultKey = (type: string, id: string, relation: string, user: UserRef) => `${type}:${id}#${relation}@${formatUser(user)}`;
 

@@ -1,3 +1,4 @@
+import type { TupleCondition } from './conditions';
 import { fitsShape, type TupleSource, type UsersRead } from './source';
 import type { ObjectRef, UserRef } from './tuple';
 
@@ -6,6 +7,7 @@ export interface ParsedTuple {
   object: ObjectRef;
   relation: string;
   user: UserRef;
+  condition?: TupleCondition;
 }
 
 /** The stored tuples plus a check's contextual tuples, which count as if written but are never stored. */
@@ -21,7 +23,8 @@ export function withContextualTuples(source: TupleSource, tuples: ParsedTuple[])
           if (t.object.type !== read.objectType || t.relation !== read.relation || !read.objectIds.includes(t.object.id)) continue;
           if (!read.shapes.some((s) => fitsShape(t.user, s))) continue;
           const users = found.get(t.object.id) ?? [];
-          if (!users.some((u) => sameUser(u, t.user))) found.set(t.object.id, [...users, t.user]);
+          const user = t.condition ? { ...t.user, condition: t.condition } : t.user;
+          if (!users.some((u) => sameUser(u, t.user))) found.set(t.object.id, [...users, user]);
         }
         return found;
       });

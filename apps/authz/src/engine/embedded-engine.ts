@@ -4,12 +4,13 @@ import { CheckResolver } from './check';
 import { withContextualTuples, type ParsedTuple } from './contextual';
 import { InvalidTupleError } from './errors';
 import { ObjectCandidates } from './list-objects';
+import { UserCandidates } from './list-users';
 import { MemoryTuples, startLocalWrite, type MemoryTuplesOptions } from './memory-tuples';
 import type { TypeSystem } from './model';
 import type { TupleSource } from './source';
 import { TupleStore } from './tuple-store';
-import { assertRelationName, formatObject, parseObject, parseUser, tupleKey } from './tuple';
-import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, WriteOptions } from './types';
+import { assertRelationName, formatObject, formatUser, parseObject, parseUser, tupleKey } from './tuple';
+import type { AuthzEngine, CheckRequest, ListOptions, ListUsersRequest, RequestContext, Tuple, TupleFilter, WriteOptions } from './types';
 
 export interface EmbeddedEngineOptions {
   /**
@@ -17,6 +18,11 @@ export interface EmbeddedEngineOptions {
    * `strict` freshness on a Postgres server and `local` on the embedded PGlite. `false`: every check reads the table.
    */
   memory?: boolean | Partial<MemoryTuplesOptions>;
+  /**
+   * Condition parameters the engine supplies to every request, over the caller's (authz passes `current_time`, so
+   * that time-bound grants end by themselves and no caller can move the clock back).
+   */
+  context?: () => RequestContext;
 }
 
 /**
@@ -33,11 +39,14 @@ export class EmbeddedEngine implements AuthzEngine {
   /** The caller's transaction this engine works in, if any. */
   private readonly trx?: Knex.Transaction;
 
+  private readonly supplied?: () => RequestContext;
+
   constructor(
     db: Database,
     readonly model: TypeSystem,
     options: EmbeddedEngineOptions = {},
   ) {
+    this.supplied = options.context;
     this.store = TupleStore.create(db);
     if (db.knex.isTransaction) this.trx = db.knex as Knex.Transaction;
     else if (options.memory !== false) {
@@ -69,10 +78,11 @@ export class EmbeddedEngine implements AuthzEngine {
   }
 
   async batchCheck(requests: CheckRequest[]): Promise<boolean[]> {
-    // Requests without contextual tuples see the same tuples, so they share one resolver and its memo; the whole
-    // batch is answered from one state of the tuples, brought up to date once.
+    // Requests without contextual tuples or context see the same tuples, so they share one resolver and its memo;
+    // the whole batch is answered from one state of the tuples, brought up to date once.
+    // Requests with the same context (the engine's own current time, say) share one too.
     let source: TupleSource | undefined;
-    let shared: CheckResolver | undefined;
+    const shared = new Map<string, CheckResolver>();
     const answers: boolean[] = [];
     for (const req of requests) {
       const object = parseObject(req.object);
@@ -80,12 +90,29 @@ export class EmbeddedEngine implements AuthzEngine {
       this.model.assertRelation(object, req.relation);
       this.model.assertUser(user);
       source ??= await this.source();
-      const resolver = req.contextualTuples?.length
-        ? new CheckResolver(this.model, withContextualTuples(source, this.parseAll(req.contextualTuples)))
-        : (shared ??= new CheckResolver(this.model, source));
+      const context = this.contextOf(req.context);
+      let resolver: CheckResolver;
+      if (req.contextualTuples?.length) resolver = this.resolver(source, { ...req, context });
+      else {
+        const key = context ? JSON.stringify(context) : '';
+        resolver = shared.get(key) ?? new CheckResolver(this.model, source, { context });
+        shared.set(key, resolver);
+      }
       answers.push(await resolver.check(object, req.relation, user));
     }
     return answers;
+  }
+
+  /** The request's context with what the engine supplies over it; undefined when both are empty. */
+  private contextOf(context: RequestContext | undefined): RequestContext | undefined {
+    const merged = this.supplied ? { ...context, ...this.supplied() } : context;
+    return merged && Object.keys(merged).length ? merged : undefined;
+  }
+
+  /** A resolver of its own for a request with contextual tuples. */
+  private resolver(source: TupleSource, options: ListOptions): CheckResolver {
+    const read = options.contextualTuples?.length ? withContextualTuples(source, this.parseAll(options.contextualTuples)) : source;
+    return new CheckResolver(this.model, read, { context: options.context });
   }
 
   /** Where checks read tuples now: memory when it is loaded and fresh enough, else the table. */
@@ -98,27 +125,56 @@ export class EmbeddedEngine implements AuthzEngine {
     return relations.filter((_, i) => held[i]);
   }
 
-  async listObjects(user: string, relation: string, type: string): Promise<string[]> {
+  async listObjects(user: string, relation: string, type: string, options: ListOptions = {}): Promise<string[]> {
     const who = parseUser(user);
     this.model.assertUser(who);
     this.model.assertRelation({ type, id: '_' }, relation);
-    const source = await this.source();
+    const stored = await this.source();
+    const source = options.contextualTuples?.length ? withContextualTuples(stored, this.parseAll(options.contextualTuples)) : stored;
     const candidates = await new ObjectCandidates(this.model, source, who).of(type, relation);
-    const resolver = new CheckResolver(this.model, source);
+    const resolver = new CheckResolver(this.model, source, { context: this.contextOf(options.context) });
     const objects: string[] = [];
+    // A candidate whose condition cannot be evaluated fails the list, as in OpenFGA (which answers with the error).
     for (const id of candidates) {
       if (await resolver.check({ type, id }, relation, who)) objects.push(formatObject({ type, id }));
     }
     return objects;
   }
 
+  async listUsers(request: ListUsersRequest): Promise<string[]> {
+    const object = parseObject(request.object);
+    this.model.assertRelation(object, request.relation);
+    if (request.userFilters.length === 0) throw new InvalidTupleError('list users needs at least one user filter');
+    const filters = request.userFilters.map((f) => {
+      this.model.assertUser({ type: f.type, id: '_', relation: f.relation ?? '' });
+      return { type: f.type, relation: f.relation ?? '' };
+    });
+    const stored = await this.source();
+    const source = request.contextualTuples?.length ? withContextualTuples(stored, this.parseAll(request.contextualTuples)) : stored;
+    const candidates = await new UserCandidates(this.model, source, filters).of(object.type, object.id, request.relation);
+    const resolver = new CheckResolver(this.model, source, { context: this.contextOf(request.context) });
+    const users: string[] = [];
+    for (const user of candidates) {
+      if (await resolver.check(object, request.relation, user)) users.push(formatUser(user));
+    }
+    return users.sort();
+  }
+
   async write(writes: Tuple[], deletes: Tuple[], opts: WriteOptions = {}): Promise<void> {
-    const seen = new Set<string>();
-    for (const t of [...writes, ...deletes]) {
-      const key = tupleKey(t);
-      // OpenFGA refuses a request naming one tuple twice, in writes or deletes alike.
-      if (seen.has(key)) throw new InvalidTupleError(`duplicate tuple in write request: ${t.user} ${t.relation} ${t.object}`);
-      seen.add(key);
+    // OpenFGA refuses a request naming one tuple twice. The one exception here: a tuple deleted with one condition
+    // and written with another is how its condition changes (deletes go first; the OpenFGA engine sends those deletes
+    // in a request before).
+    const deleted = new Map(deletes.map((t) => [tupleKey(t), JSON.stringify(t.condition ?? null)]));
+    for (const list of [writes, deletes]) {
+      const seen = new Set<string>();
+      for (const t of list) {
+        const key = tupleKey(t);
+        const rewrite = list === writes && deleted.has(key) && deleted.get(key) !== JSON.stringify(t.condition ?? null);
+        if (seen.has(key) || (list === writes && deleted.has(key) && !rewrite)) {
+          throw new InvalidTupleError(`duplicate tuple in write request: ${t.user} ${t.relation} ${t.object}`);
+        }
+        seen.add(key);
+      }
     }
     // Deletes are validated by shape only: a tuple the model no longer accepts must still be removable.
     const parsedDeletes = deletes.map((t) => ({ object: parseObject(t.object), relation: t.relation, user: parseUser(t.user) }));

@@ -21,3 +21,16 @@ export class ResolutionTooComplexError extends DomainError {
     super('input', `authorization model resolution too complex: more than ${limit} nested lookups`);
   }
 }
+
+/**
+ * A condition that could not be evaluated: a parameter neither the tuple nor the request supplies, a value of the
+ * wrong type, an expression that fails. OpenFGA answers these with a 400, in its words.
+ */
+export class ConditionError extends DomainError {
+  constructor(
+    readonly condition: string,
+    reason: string,
+  ) {
+    super('input', `failed to evaluate relationship condition: '${condition}' - ${reason}`);
+  }
+}

@@ -1,4 +1,4 @@
-import { runFgaYamlSuite, runFgaYamlTest } from './fga-yaml';
+import { CONDITIONS_FGA_YAML, runFgaYamlSuite, runFgaYamlTest } from './fga-yaml';
 import { openEngineDatabase } from './test/engine-db';
 
 // The model's own .fga.yaml tests, run against the embedded engine; each test gets a fresh schema.
@@ -13,6 +13,8 @@ afterAll(async () => {
 });
 
 runFgaYamlSuite(({ modelDsl }) => database.engine(modelDsl));
+// OpenFGA's documented behaviour of conditions, list-users and contextual tuples in list-objects.
+runFgaYamlSuite(({ modelDsl }) => database.engine(modelDsl), CONDITIONS_FGA_YAML);
 
 describe('runFgaYamlTest', () => {
   it('reports every assertion that does not hold', async () => {

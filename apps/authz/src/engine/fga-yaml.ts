@@ -22,6 +22,15 @@ export interface FgaYamlListObjects {
   assertions: Record<string, string[]>;
 }
 
+/** A `list_users` entry: for each relation, exactly which users of the filters' kinds hold it on the object. */
+export interface FgaYamlListUsers {
+  object: string;
+  user_filter: { type: string; relation?: string }[];
+  context?: Record<string, unknown>;
+  contextual_tuples?: Tuple[];
+  assertions: Record<string, { users: string[] }>;
+}
+
 /** One test of a `.fga.yaml` file; its tuples come on top of the file's. */
 export interface FgaYamlTest {
   name: string;
@@ -30,7 +39,7 @@ export interface FgaYamlTest {
   tuple_file?: string;
   check?: FgaYamlCheck[];
   list_objects?: FgaYamlListObjects[];
-  list_users?: unknown[];
+  list_users?: FgaYamlListUsers[];
 }
 
 /** A loaded `.fga.yaml` file (the format of `fga model test`), with its model and tuple files read in. */
@@ -43,6 +52,9 @@ export interface FgaYamlSuite {
 
 /** The platform model's test file. */
 export const PLATFORM_FGA_YAML = path.join(MODEL_DIR, 'platform.fga.yaml');
+
+/** OpenFGA's documented behaviour of conditions, list-users and contextual tuples in list-objects, as a test file. */
+export const CONDITIONS_FGA_YAML = path.join(__dirname, 'test', 'conditions.fga.yaml');
 
 /** Reads a `.fga.yaml` file; `model_file` and `tuple_file` are relative to it, as for the fga CLI. */
 export function loadFgaYaml(file: string = PLATFORM_FGA_YAML): FgaYamlSuite {
@@ -64,22 +76,38 @@ export function loadFgaYaml(file: string = PLATFORM_FGA_YAML): FgaYamlSuite {
 /** Runs one test's assertions against an engine that already holds its tuples; returns the failures, one line each. */
 export async function runFgaYamlTest(engine: AuthzEngine, test: FgaYamlTest): Promise<string[]> {
   const failures: string[] = [];
-  // Conditions and list_users are not used by the platform model; say so rather than pass silently.
-  if (test.list_users?.length) failures.push('list_users assertions are not supported');
+  const same = (got: string[], want: string[]) => JSON.stringify(got) === JSON.stringify(want);
   for (const c of test.check ?? []) {
-    if (c.context && Object.keys(c.context).length) failures.push(`check ${c.user} ${c.object}: context is not supported`);
     for (const [relation, expected] of Object.entries(c.assertions)) {
-      const got = await engine.check({ user: c.user, relation, object: c.object, contextualTuples: c.contextual_tuples });
+      const got = await engine.check({
+        user: c.user,
+        relation,
+        object: c.object,
+        contextualTuples: c.contextual_tuples,
+        context: c.context,
+      });
       if (got !== expected) failures.push(`check ${c.user} ${relation} ${c.object}: expected ${expected}, got ${got}`);
     }
   }
+  for (const u of test.list_users ?? []) {
+    for (const [relation, expected] of Object.entries(u.assertions)) {
+      const got = await engine.listUsers({
+        object: u.object,
+        relation,
+        userFilters: u.user_filter,
+        contextualTuples: u.contextual_tuples,
+        context: u.context,
+      });
+      const want = [...(expected?.users ?? [])].sort();
+      if (!same(got, want)) failures.push(`list_users ${relation} ${u.object}: expected [${want.join(', ')}], got [${got.join(', ')}]`);
+    }
+  }
   for (const l of test.list_objects ?? []) {
-    if (l.context && Object.keys(l.context).length) failures.push(`list_objects ${l.user} ${l.type}: context is not supported`);
-    if (l.contextual_tuples?.length) failures.push(`list_objects ${l.user} ${l.type}: contextual tuples are not supported`);
     for (const [relation, expected] of Object.entries(l.assertions)) {
-      const got = [...(await engine.listObjects(l.user, relation, l.type))].sort();
+      const options = { contextualTuples: l.contextual_tuples, context: l.context };
+      const got = [...(await engine.listObjects(l.user, relation, l.type, options))].sort();
       const want = [...(expected ?? [])].sort();
-      if (JSON.stringify(got) !== JSON.stringify(want)) {
+      if (!same(got, want)) {
         failures.push(`list_objects ${l.user} ${relation} ${l.type}: expected [${want.join(', ')}], got [${got.join(', ')}]`);
       }
     }

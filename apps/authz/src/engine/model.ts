@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { transformer } from '@openfga/syntax-transformer';
+import { Conditions, type ConditionDefinition, type TupleCondition } from './conditions';
 import { InvalidTupleError } from './errors';
 import { assertRelationName, parseObject, parseUser, type ObjectRef, type UserRef } from './tuple';
 import type { Tuple } from './types';
@@ -34,7 +35,7 @@ export interface TypeDefinition {
 export interface AuthorizationModel {
   schema_version: string;
   type_definitions: TypeDefinition[];
-  conditions?: Record<string, unknown>;
+  conditions?: Record<string, ConditionDefinition>;
 }
 
 /** apps/authz/model, found by walking up from here so it works from source, from the bundle and in the image. */
@@ -59,15 +60,19 @@ export function modelFromDsl(dsl: string): AuthorizationModel {
 /** The model's types and relations, with the lookups evaluation and tuple validation need. */
 export class TypeSystem {
   private readonly types = new Map<string, TypeDefinition>();
+  /** The model's conditions, compiled (CEL); a model whose condition does not compile is refused. */
+  readonly conditions: Conditions;
 
   constructor(readonly model: AuthorizationModel) {
     if (model.schema_version !== '1.1') throw new Error(`unsupported model schema ${model.schema_version}; expected 1.1`);
+    this.conditions = new Conditions(model.conditions);
     for (const def of model.type_definitions) {
       this.types.set(def.type, def);
-      for (const refs of Object.values(def.metadata?.relations ?? {})) {
-        // Conditions need a CEL evaluator; the platform model has none, so refuse rather than ignore them.
-        if (refs.directly_related_user_types?.some((r) => r.condition)) {
-          throw new Error(`type ${def.type}: conditional relations are not supported by the embedded engine`);
+      for (const [relation, refs] of Object.entries(def.metadata?.relations ?? {})) {
+        for (const r of refs.directly_related_user_types ?? []) {
+          if (r.condition && !this.conditions.has(r.condition)) {
+            throw new Error(`type ${def.type}, relation ${relation}: condition '${r.condition}' is not defined in the model`);
+          }
         }
       }
     }
@@ -102,9 +107,14 @@ export class TypeSystem {
     return this.types.get(type)?.metadata?.relations?.[relation]?.directly_related_user_types ?? [];
   }
 
-  /** Whether a tuple with this user may sit on type#relation: the restrictions name its exact shape. */
-  accepts(type: string, relation: string, user: UserRef): boolean {
-    return this.directTypes(type, relation).some((r) => matchesRestriction(r, user));
+  /** Whether tuples on type#relation may carry a condition (a restriction `with` one): only those reads are evaluated. */
+  conditional(type: string, relation: string): boolean {
+    return this.directTypes(type, relation).some((r) => r.condition);
+  }
+
+  /** Whether a tuple with this user (and condition, or none) may sit on type#relation: a restriction names its exact shape. */
+  accepts(type: string, relation: string, user: UserRef, condition?: string): boolean {
+    return this.directTypes(type, relation).some((r) => matchesRestriction(r, user) && (r.condition ?? '') === (condition ?? ''));
   }
 
   /** Validates an object#relation pair: a known type with that relation. */
@@ -125,19 +135,32 @@ export class TypeSystem {
   }
 
   /** Parses and validates a tuple for writing, as OpenFGA does: the relation must accept the user's shape. */
-  validateTuple(t: Tuple): { object: ObjectRef; user: UserRef } {
+  validateTuple(t: Tuple): { object: ObjectRef; user: UserRef; condition?: TupleCondition } {
     const object = parseObject(t.object);
     const user = parseUser(t.user);
     this.assertRelation(object, t.relation);
     this.assertUser(user);
-    if (!this.accepts(object.type, t.relation, user)) {
+    const condition = t.condition?.name ? t.condition : undefined;
+    if (condition) {
+      if (!this.conditions.has(condition.name)) {
+        throw new InvalidTupleError(`tuple ${t.user} ${t.relation} ${t.object}: condition '${condition.name}' is not defined in the model`);
+      }
+      const params = new Set(this.conditions.parameters(condition.name));
+      const unknown = Object.keys(condition.context ?? {}).filter((k) => !params.has(k));
+      if (unknown.length) {
+        throw new InvalidTupleError(
+          `tuple ${t.user} ${t.relation} ${t.object}: condition '${condition.name}' has no parameter ${unknown.map((k) => `'${k}'`).join(', ')}`,
+        );
+      }
+    }
+    if (!this.accepts(object.type, t.relation, user, condition?.name)) {
       const allowed = this.directTypes(object.type, t.relation).map(formatRestriction);
       throw new InvalidTupleError(
         `tuple ${t.user} ${t.relation} ${t.object}: ${object.type}#${t.relation} ` +
           (allowed.length ? `accepts only [${allowed.join(', ')}]` : 'is not directly assignable'),
       );
     }
-    return { object, user };
+    return condition ? { object, user, condition: { name: condition.name, context: condition.context ?? {} } } : { object, user };
   }
 }
 
@@ -150,5 +173,6 @@ export function matchesRestriction(r: RelationReference, user: UserRef): boolean
 
 /** A restriction as the DSL writes it. */
 export function formatRestriction(r: RelationReference): string {
-  return r.wildcard ? `${r.type}:*` : r.relation ? `${r.type}#${r.relation}` : r.type;
+  const shape = r.wildcard ? `${r.type}:*` : r.relation ? `${r.type}#${r.relation}` : r.type;
+  return r.condition ? `${shape} with ${r.condition}` : shape;
 }

@@ -1,6 +1,7 @@
 import type { UsersRead } from './source';
+import type { TupleCondition } from './conditions';
 import type { UserRef } from './tuple';
-import type { TupleRow } from './tuple-store';
+import { rowCondition, type TupleRow } from './tuple-store';
 
 // Postgres text cannot hold NUL, so joining names with it gives one key per combination, whatever the stored
 // values look like (even rows written by hand that the model would refuse).
@@ -23,6 +24,11 @@ type Family = string | Set<string>;
  */
 export class TupleGraph {
   private readonly kinds = new Map<string, Map<string, Family>>();
+  /**
+   * The conditions of conditioned tuples, by kind, object id and user id. Kept apart so the common, unconditioned
+   * tuple costs nothing more: while none is conditioned a read never looks here.
+   */
+  private readonly conditions = new Map<string, TupleCondition>();
   /** The number of tuples held. */
   size = 0;
   /** While loading: one string per distinct id, so ids repeated across tuples (a user in many teams) are stored once. */
@@ -48,6 +54,8 @@ export class TupleGraph {
   /** Adds a tuple; false when it was there already. */
   add(r: TupleRow): boolean {
     const key = kindKey(r.object_type, r.relation, r.user_type, r.user_relation);
+    const condition = rowCondition(r);
+    if (condition) this.conditions.set(key + SEP + r.object_id + SEP + r.user_id, condition);
     let kind = this.kinds.get(key);
     if (!kind) this.kinds.set(key, (kind = new Map()));
     const id = this.intern(r.user_id);
@@ -67,7 +75,9 @@ export class TupleGraph {
 
   /** Removes a tuple; false when it was not there. */
   remove(r: TupleRow): boolean {
-    const kind = this.kinds.get(kindKey(r.object_type, r.relation, r.user_type, r.user_relation));
+    const key = kindKey(r.object_type, r.relation, r.user_type, r.user_relation);
+    if (this.conditions.size) this.conditions.delete(key + SEP + r.object_id + SEP + r.user_id);
+    const kind = this.kinds.get(key);
     const found = kind?.get(r.object_id);
     if (found === undefined) return false;
     if (typeof found === 'string') {
@@ -83,6 +93,7 @@ export class TupleGraph {
 
   clear(): void {
     this.kinds.clear();
+    this.conditions.clear();
     this.size = 0;
   }
 
@@ -91,7 +102,8 @@ export class TupleGraph {
     return reads.map((read) => {
       const found = new Map<string, UserRef[]>();
       for (const shape of read.shapes) {
-        const kind = this.kinds.get(kindKey(read.objectType, read.relation, shape.type, shape.relation));
+        const key = kindKey(read.objectType, read.relation, shape.type, shape.relation);
+        const kind = this.kinds.get(key);
         if (!kind) continue;
         for (const objectId of read.objectIds) {
           const family = kind.get(objectId);
@@ -111,8 +123,19 @@ export class TupleGraph {
         }
       }
       for (const [id, users] of found) if (users.length === 0) found.delete(id);
+      if (this.conditions.size) this.attachConditions(read, found);
       return found;
     });
+  }
+
+  /** Gives the users read from conditioned tuples their condition. */
+  private attachConditions(read: UsersRead, found: Map<string, UserRef[]>): void {
+    for (const [objectId, users] of found) {
+      users.forEach((u, i) => {
+        const condition = this.conditions.get(kindKey(read.objectType, read.relation, u.type, u.relation) + SEP + objectId + SEP + u.id);
+        if (condition) users[i] = { ...u, condition };
+      });
+    }
   }
 
   /** Every tuple held, as rows (in no particular order). */
@@ -121,7 +144,19 @@ export class TupleGraph {
       const [object_type, relation, user_type, user_relation] = key.split(SEP);
       for (const [object_id, family] of kind) {
         for (const user_id of typeof family === 'string' ? [family] : family) {
-          yield { object_type, object_id, relation, user_type, user_id, user_relation };
+          const condition = this.conditions.size ? this.conditions.get(key + SEP + object_id + SEP + user_id) : undefined;
+          yield condition
+            ? {
+                object_type,
+                object_id,
+                relation,
+                user_type,
+                user_id,
+                user_relation,
+                condition_name: condition.name,
+                condition_context: condition.context,
+              }
+            : { object_type, object_id, relation, user_type, user_id, user_relation };
         }
       }
     }

@@ -4,7 +4,7 @@ import { TupleConflictError } from './errors';
 import type { ParsedTuple } from './contextual';
 import type { TupleSource, UsersRead } from './source';
 import { formatObject, formatUser, type UserRef } from './tuple';
-import type { Tuple, WriteOptions } from './types';
+import type { Tuple, TupleCondition, WriteOptions } from './types';
 
 /** The table of migration 20261122010000_tuples. */
 export const TUPLES_TABLE = 'tuples';
@@ -20,6 +20,9 @@ export interface TupleRow {
   user_type: string;
   user_id: string;
   user_relation: string;
+  /** The condition the tuple counts under ('' for none) and its parameter values (null for none). */
+  condition_name?: string;
+  condition_context?: Record<string, unknown> | null;
 }
 
 const KEY_COLUMNS = ['object_type', 'object_id', 'relation', 'user_type', 'user_relation', 'user_id'] as const;
@@ -28,6 +31,10 @@ const CHUNK = 1000;
 // Changes read with the log's head; more are read by a statement of their own.
 const FIRST_CHANGES = 100;
 
+// The columns of a stored tuple besides its key: its condition.
+const CONDITION_COLUMNS = ['condition_name', 'condition_context'] as const;
+const ROW_COLUMNS = [...KEY_COLUMNS, ...CONDITION_COLUMNS];
+
 const toRow = (t: ParsedTuple): TupleRow => ({
   object_type: t.object.type,
   object_id: t.object.id,
@@ -35,13 +42,30 @@ const toRow = (t: ParsedTuple): TupleRow => ({
   user_type: t.user.type,
   user_id: t.user.id,
   user_relation: t.user.relation,
+  condition_name: t.condition?.name ?? '',
+  // jsonb through knex: a JSON text, so arrays stay arrays.
+  condition_context: (t.condition ? JSON.stringify(t.condition.context ?? {}) : null) as unknown as Record<string, unknown> | null,
 });
 
-const toTuple = (r: TupleRow): Tuple => ({
-  user: formatUser({ type: r.user_type, id: r.user_id, relation: r.user_relation }),
-  relation: r.relation,
-  object: formatObject({ type: r.object_type, id: r.object_id }),
-});
+/** A row's condition, as a user read from it carries it (undefined for an unconditioned tuple). */
+export function rowCondition(r: Pick<TupleRow, 'condition_name' | 'condition_context'>): TupleCondition | undefined {
+  return r.condition_name ? { name: r.condition_name, context: parseContext(r.condition_context) } : undefined;
+}
+
+function parseContext(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string') return JSON.parse(value) as Record<string, unknown>;
+  return (value as Record<string, unknown> | null) ?? {};
+}
+
+const toTuple = (r: TupleRow): Tuple => {
+  const condition = rowCondition(r);
+  return {
+    user: formatUser({ type: r.user_type, id: r.user_id, relation: r.user_relation }),
+    relation: r.relation,
+    object: formatObject({ type: r.object_type, id: r.object_id }),
+    ...(condition && { condition }),
+  };
+};
 
 const keyValues = (r: TupleRow) => KEY_COLUMNS.map((c) => r[c]);
 
@@ -84,7 +108,7 @@ export class TupleStore implements TupleSource {
       for (const s of read.shapes) {
         if (s.ids?.length === 0) continue;
         sql.push(
-          `select ${i} as r, object_id, user_type, user_id, user_relation from ${table}` +
+          `select ${i} as r, object_id, user_type, user_id, user_relation, condition_name, condition_context from ${table}` +
             ' where object_type = ? and object_id = any(?) and relation = ? and user_type = ? and user_relation = ?' +
             (s.ids ? ' and user_id = any(?)' : ''),
         );
@@ -96,7 +120,10 @@ export class TupleStore implements TupleSource {
     const rows = await this.select<Omit<TupleRow, 'object_type' | 'relation'> & { r: number }>(sql.join(' union all '), values);
     for (const row of rows) {
       const users = found[row.r];
-      const user = { type: row.user_type, id: row.user_id, relation: row.user_relation };
+      const condition = rowCondition(row);
+      const user: UserRef = condition
+        ? { type: row.user_type, id: row.user_id, relation: row.user_relation, condition }
+        : { type: row.user_type, id: row.user_id, relation: row.user_relation };
       const list = users.get(row.object_id);
       if (list) list.push(user);
       else users.set(row.object_id, [user]);
@@ -144,7 +171,7 @@ export class TupleStore implements TupleSource {
     const now = await this.readHead();
     // A head behind `after` belongs to another history (the log was recreated): not complete, so memory reloads.
     if (now.head <= after || now.pruned > after) return { ...now, changes: [], complete: now.head === after };
-    const tuple = 'object_type, object_id, relation, user_type, user_id, user_relation';
+    const tuple = 'object_type, object_id, relation, user_type, user_id, user_relation, condition_name, condition_context';
     const first = Math.min(limit, FIRST_CHANGES);
     // Both parts are small plans (no join, a small limit): a large estimate would have Postgres compile (JIT) them.
     const rows = await this.select<{ seq: number; pruned: number | null; op: TupleChange['op'] | null } & TupleRow>(
@@ -177,7 +204,7 @@ export class TupleStore implements TupleSource {
     const columns = KEY_COLUMNS.join(', ');
     const where = after ? ` where (${columns}) > (?, ?, ?, ?, ?, ?)` : '';
     return this.select<TupleRow>(
-      `select ${columns} from ${this.qualified(TUPLES_TABLE)}${where} order by ${columns} limit ?`,
+      `select ${ROW_COLUMNS.join(', ')} from ${this.qualified(TUPLES_TABLE)}${where} order by ${columns} limit ?`,
       after ? [...keyValues(after), limit] : [limit],
     );
   }
@@ -229,7 +256,7 @@ export class TupleStore implements TupleSource {
     filter: { objectType?: string; objectId?: string; relation?: string; user?: UserRef },
     trx?: Knex.Transaction,
   ): Promise<Tuple[]> {
-    const q = this.db.table(TUPLES_TABLE, trx).select([...KEY_COLUMNS]);
+    const q = this.db.table(TUPLES_TABLE, trx).select(ROW_COLUMNS);
     if (filter.objectType) q.where('object_type', filter.objectType);
     if (filter.objectId) q.where('object_id', filter.objectId);
     if (filter.relation) q.where('relation', filter.relation);

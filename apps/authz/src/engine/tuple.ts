@@ -1,5 +1,6 @@
 import { quote } from '@platform/errors';
 import { InvalidTupleError } from './errors';
+import type { TupleCondition } from './conditions';
 import type { Tuple } from './types';
 
 /** An object `type:id`. */
@@ -13,6 +14,8 @@ export interface UserRef {
   type: string;
   id: string;
   relation: string;
+  /** The condition the tuple that named this user was written with (only on users read from conditioned tuples). */
+  condition?: TupleCondition;
 }
 
 // OpenFGA's own limits on names: no separators or whitespace in a type or relation, none in an id either

@@ -1,3 +1,7 @@
+import type { RequestContext, TupleCondition } from './conditions';
+
+export type { RequestContext, TupleCondition } from './conditions';
+
 /** A relationship tuple in OpenFGA string form: `user:1 member organization:3`, `team:5#member assignee role:2`. */
 export interface Tuple {
   /** `type:id`, a userset `type:id#relation`, or a wildcard `type:*`. */
@@ -5,6 +9,11 @@ export interface Tuple {
   relation: string;
   /** `type:id`. */
   object: string;
+  /**
+   * The model's condition the tuple counts under (`[user with not_after]`) and the parameter values written
+   * with it; the tuple grants only while the condition holds for a request's context.
+   */
+  condition?: TupleCondition;
 }
 
 /** One authorization question: does `user` hold `relation` on `object`? */
@@ -14,6 +23,22 @@ export interface CheckRequest {
   object: string;
   /** Tuples that count for this check only, as OpenFGA's contextual tuples; they are never stored. */
   contextualTuples?: Tuple[];
+  /** Parameter values for the conditions the check meets; a tuple's own values win over these, as in OpenFGA. */
+  context?: RequestContext;
+}
+
+/** What a list-objects or list-users request brings besides the stored tuples. */
+export interface ListOptions {
+  contextualTuples?: Tuple[];
+  context?: RequestContext;
+}
+
+/** Which users hold a relation on an object: OpenFGA's ListUsers. */
+export interface ListUsersRequest extends ListOptions {
+  object: string;
+  relation: string;
+  /** The kinds of user to answer with: a type (`user`), or a userset type (`team` with `member`). */
+  userFilters: { type: string; relation?: string }[];
 }
 
 /** Which stored tuples to read; every field narrows. `object` may be `type:` to match a whole type. */
@@ -32,7 +57,13 @@ export interface AuthzEngine {
   /** Which of `relations` the user holds on the object, in the order given. */
   listRelations(user: string, object: string, relations: string[]): Promise<string[]>;
   /** Every object of `type` on which the user holds the relation (`type:id` strings, sorted). */
-  listObjects(user: string, relation: string, type: string): Promise<string[]>;
+  listObjects(user: string, relation: string, type: string, options?: ListOptions): Promise<string[]>;
+  /**
+   * Every user of the filters' kinds holding the relation on the object, as OpenFGA's ListUsers answers:
+   * `user:anne`, a wildcard `user:*` when every user of the type holds it, a userset `team:5#member` (sorted).
+   * A user excluded from a wildcard grant is not listed; the wildcard still is.
+   */
+  listUsers(request: ListUsersRequest): Promise<string[]>;
   /**
    * Writes and deletes tuples atomically: all of them take effect, or none does. With `idempotent`,
    * writing an existing tuple and deleting a missing one are no-ops (a retried change has the effect of one).

@@ -10,7 +10,17 @@ import { UnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/service-kit';
 import { InvalidTupleError, TupleConflictError } from '../engine/errors';
 import { modelFromDsl } from '../engine/model';
-import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, WriteOptions } from '../engine/types';
+import { tupleKey } from '../engine/tuple';
+import type {
+  AuthzEngine,
+  CheckRequest,
+  ListOptions,
+  ListUsersRequest,
+  RequestContext,
+  Tuple,
+  TupleFilter,
+  WriteOptions,
+} from '../engine/types';
 
 /** OpenFGA accepts at most this many tuples in one (atomic) Write. */
 export const OPENFGA_WRITE_LIMIT = 100;
@@ -22,6 +32,8 @@ export interface OpenFgaSettings {
   /** The model in .fga DSL; written to the store when it differs from the latest model there. */
   modelDsl: string;
   log: Logger;
+  /** Condition parameters sent with every request, over the caller's (authz's `current_time`). */
+  context?: () => RequestContext;
 }
 
 // Checks read the newest tuples: a write that returned is seen by the next check (read-your-writes).
@@ -32,7 +44,16 @@ export class OpenFgaEngine implements AuthzEngine {
   private serverBatchCheck = true;
 
   /** Use connect(); the client is injectable so the chunking and undo logic can be tested without a server. */
-  constructor(private readonly client: OpenFgaClient) {}
+  constructor(
+    private readonly client: OpenFgaClient,
+    private readonly supplied?: () => RequestContext,
+  ) {}
+
+  /** The request's context with what the engine supplies over it. */
+  private contextOf(context: RequestContext | undefined): RequestContext | undefined {
+    const merged = this.supplied ? { ...context, ...this.supplied() } : context;
+    return merged && Object.keys(merged).length ? merged : undefined;
+  }
 
   /** Connects, and writes the model when the store's latest model is not the same. */
   static async connect(s: OpenFgaSettings): Promise<OpenFgaEngine> {
@@ -51,13 +72,19 @@ export class OpenFgaEngine implements AuthzEngine {
       client.authorizationModelId = written.authorization_model_id;
       s.log.info({ modelId: written.authorization_model_id }, 'authorization model written to OpenFGA');
     }
-    return new OpenFgaEngine(client);
+    return new OpenFgaEngine(client, s.context);
   }
 
   async check(r: CheckRequest): Promise<boolean> {
     const res = await guard(() =>
       this.client.check(
-        { user: r.user, relation: r.relation, object: r.object, contextualTuples: r.contextualTuples as TupleKey[] },
+        {
+          user: r.user,
+          relation: r.relation,
+          object: r.object,
+          contextualTuples: toKeys(r.contextualTuples),
+          context: this.contextOf(r.context),
+        },
         FRESH,
       ),
     );
@@ -69,7 +96,7 @@ export class OpenFgaEngine implements AuthzEngine {
     if (requests.length === 0) return [];
     if (this.serverBatchCheck) {
       try {
-        const checks = requests.map((r, i) => ({ ...toItem(r), correlationId: String(i) }));
+        const checks = requests.map((r, i) => ({ ...toItem({ ...r, context: this.contextOf(r.context) }), correlationId: String(i) }));
         const res = await this.client.batchCheck({ checks }, FRESH);
         const byId = new Map(res.result.map((x) => [x.correlationId, x]));
         return requests.map((_, i) => {
@@ -84,7 +111,7 @@ export class OpenFgaEngine implements AuthzEngine {
     }
     const res = await guard(() =>
       this.client.clientBatchCheck(
-        requests.map((r) => ({ ...toItem(r), contextualTuples: r.contextualTuples as TupleKey[] })),
+        requests.map((r) => ({ ...toItem({ ...r, context: this.contextOf(r.context) }), contextualTuples: toKeys(r.contextualTuples) })),
         { ...FRESH, maxParallelRequests: 10 },
       ),
     );
@@ -99,9 +126,39 @@ export class OpenFgaEngine implements AuthzEngine {
     return relations.filter((_, i) => held[i]);
   }
 
-  async listObjects(user: string, relation: string, type: string): Promise<string[]> {
-    const res = await guard(() => this.client.listObjects({ user, relation, type }, FRESH));
+  async listObjects(user: string, relation: string, type: string, options: ListOptions = {}): Promise<string[]> {
+    const res = await guard(() =>
+      this.client.listObjects(
+        { user, relation, type, contextualTuples: toKeys(options.contextualTuples), context: options.context },
+        FRESH,
+      ),
+    );
     return [...res.objects].sort();
+  }
+
+  async listUsers(r: ListUsersRequest): Promise<string[]> {
+    const i = r.object.indexOf(':');
+    const res = await guard(() =>
+      this.client.listUsers(
+        {
+          object: { type: r.object.slice(0, i), id: r.object.slice(i + 1) },
+          relation: r.relation,
+          user_filters: r.userFilters.map((f) => (f.relation ? { type: f.type, relation: f.relation } : { type: f.type })),
+          contextualTuples: toKeys(r.contextualTuples),
+          context: this.contextOf(r.context),
+        },
+        FRESH,
+      ),
+    );
+    return res.users
+      .map((u) =>
+        u.object
+          ? `${u.object.type}:${u.object.id}`
+          : u.userset
+            ? `${u.userset.type}:${u.userset.id}#${u.userset.relation}`
+            : `${u.wildcard!.type}:*`,
+      )
+      .sort();
   }
 
   /**
@@ -119,16 +176,26 @@ export class OpenFgaEngine implements AuthzEngine {
           },
         }
       : {};
-    const ops = [...writes.map((t) => ({ t, op: 'write' as const })), ...deletes.map((t) => ({ t, op: 'delete' as const }))];
+    // A tuple both deleted and written (a change of its condition): OpenFGA refuses one tuple twice in a request, so
+    // its delete goes in an earlier one, undone with the rest should a later one fail.
+    const written = new Set(writes.map(tupleKey));
+    const rewritten = deletes.filter((t) => written.has(tupleKey(t)));
+    const ops = [
+      ...rewritten.map((t) => ({ t, op: 'delete' as const })),
+      ...writes.map((t) => ({ t, op: 'write' as const })),
+      ...deletes.filter((t) => !written.has(tupleKey(t))).map((t) => ({ t, op: 'delete' as const })),
+    ];
     const applied: typeof ops = [];
-    for (let i = 0; i < ops.length || i === 0; i += OPENFGA_WRITE_LIMIT) {
-      const chunk = ops.slice(i, i + OPENFGA_WRITE_LIMIT);
-      if (chunk.length === 0) return;
+    const chunks: (typeof ops)[] = [];
+    if (rewritten.length) chunks.push(ops.slice(0, rewritten.length));
+    for (let i = rewritten.length; i < ops.length; i += OPENFGA_WRITE_LIMIT) chunks.push(ops.slice(i, i + OPENFGA_WRITE_LIMIT));
+    for (const chunk of chunks) {
       try {
         await this.client.write(
           {
-            writes: chunk.filter((c) => c.op === 'write').map((c) => c.t),
-            deletes: chunk.filter((c) => c.op === 'delete').map((c) => c.t),
+            writes: chunk.filter((c) => c.op === 'write').map((c) => toKey(c.t)),
+            // A delete names the tuple only: OpenFGA refuses a condition on a delete.
+            deletes: chunk.filter((c) => c.op === 'delete').map((c) => ({ user: c.t.user, relation: c.t.relation, object: c.t.object })),
           },
           conflict,
         );
@@ -141,12 +208,18 @@ export class OpenFgaEngine implements AuthzEngine {
   }
 
   private async undo(applied: { t: Tuple; op: 'write' | 'delete' }[]): Promise<void> {
-    for (let i = 0; i < applied.length; i += OPENFGA_WRITE_LIMIT) {
-      const chunk = applied.slice(i, i + OPENFGA_WRITE_LIMIT);
-      await this.client.write({
-        writes: chunk.filter((c) => c.op === 'delete').map((c) => c.t),
-        deletes: chunk.filter((c) => c.op === 'write').map((c) => c.t),
-      });
+    // What was written goes first, then what was deleted comes back, in requests of their own: a tuple whose
+    // condition changed is both, and OpenFGA refuses one tuple twice in a request.
+    const written = applied.filter((c) => c.op === 'write');
+    const deleted = applied.filter((c) => c.op === 'delete');
+    for (let i = 0; i < written.length; i += OPENFGA_WRITE_LIMIT) {
+      const deletes = written
+        .slice(i, i + OPENFGA_WRITE_LIMIT)
+        .map((c) => ({ user: c.t.user, relation: c.t.relation, object: c.t.object }));
+      await this.client.write({ writes: [], deletes });
+    }
+    for (let i = 0; i < deleted.length; i += OPENFGA_WRITE_LIMIT) {
+      await this.client.write({ writes: deleted.slice(i, i + OPENFGA_WRITE_LIMIT).map((c) => toKey(c.t)), deletes: [] });
     }
   }
 
@@ -157,7 +230,16 @@ export class OpenFgaEngine implements AuthzEngine {
       const page = await guard(() =>
         this.client.read(filter.object || filter.user ? filter : undefined, { ...FRESH, continuationToken, pageSize: 100 }),
       );
-      out.push(...page.tuples.map((x) => ({ user: x.key.user, relation: x.key.relation, object: x.key.object })));
+      out.push(
+        ...page.tuples.map((x) => ({
+          user: x.key.user,
+          relation: x.key.relation,
+          object: x.key.object,
+          ...(x.key.condition?.name && {
+            condition: { name: x.key.condition.name, context: (x.key.condition.context ?? {}) as Record<string, unknown> },
+          }),
+        })),
+      );
       continuationToken = page.continuation_token || undefined;
     } while (continuationToken);
     return out;
@@ -169,16 +251,33 @@ function toItem(r: CheckRequest) {
     user: r.user,
     relation: r.relation,
     object: r.object,
-    contextualTuples: { tuple_keys: (r.contextualTuples ?? []) as TupleKey[] },
+    contextualTuples: { tuple_keys: toKeys(r.contextualTuples) ?? [] },
+    ...(r.context && { context: r.context }),
   };
 }
 
-/** Same type definitions and schema version (ids and conditions aside). */
+/** A tuple as OpenFGA's TupleKey, with its condition when it has one. */
+function toKey(t: Tuple): TupleKey {
+  const key: TupleKey = { user: t.user, relation: t.relation, object: t.object };
+  if (t.condition?.name) key.condition = { name: t.condition.name, context: t.condition.context ?? {} };
+  return key;
+}
+
+function toKeys(tuples: Tuple[] | undefined): TupleKey[] | undefined {
+  return tuples?.map(toKey);
+}
+
+/** Same type definitions, conditions and schema version (ids aside). */
 function sameModel(
-  a: { schema_version?: string; type_definitions?: unknown },
-  b: { schema_version?: string; type_definitions?: unknown },
+  a: { schema_version?: string; type_definitions?: unknown; conditions?: unknown },
+  b: { schema_version?: string; type_definitions?: unknown; conditions?: unknown },
 ): boolean {
-  return a.schema_version === b.schema_version && JSON.stringify(a.type_definitions) === JSON.stringify(b.type_definitions);
+  const conditions = (m: { conditions?: unknown }) => JSON.stringify(m.conditions ?? {});
+  return (
+    a.schema_version === b.schema_version &&
+    JSON.stringify(a.type_definitions) === JSON.stringify(b.type_definitions) &&
+    conditions(a) === conditions(b)
+  );
 }
 
 function isUnsupported(err: unknown): boolean {

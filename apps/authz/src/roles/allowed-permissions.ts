@@ -2,7 +2,7 @@ import { InputError, quote } from '@platform/errors';
 import { checkLengths, TEXT_LIMITS } from '@platform/service-kit';
 import type { AuthzEngine, TypeSystem } from '../engine';
 
-/** The objectType values of spec section 2.1; each is the model type of the same name. */
+/** The spec's objectType values of allowed-permissions; each is the model type of the same name. */
 export const OBJECT_TYPES = ['user', 'organization', 'team', 'cluster', 'contract', 'robot_ac', 'token'] as const;
 export type AllowedObjectType = (typeof OBJECT_TYPES)[number];
 
@@ -33,7 +33,7 @@ export function reportedRelations(model: TypeSystem, type: string): string[] {
   });
 }
 
-/** What the requester holds on each object (spec 4.1 allowed-permissions), from the engine. */
+/** What the requester holds on each object (allowed-permissions), from the engine. */
 export class AllowedPermissions {
   private readonly relations = new Map<string, string[]>();
 

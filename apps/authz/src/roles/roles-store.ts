@@ -105,16 +105,32 @@ export class RolesStore {
     await this.roles(trx).where({ id }).delete();
   }
 
-  /** Replaces the teams of one role. */
+  /** Replaces the teams of one role; a team that keeps it keeps its end date. */
   async setTeamsOfRole(roleId: number, teamIds: number[], trx: Knex.Transaction): Promise<void> {
-    await this.roleTeams(trx).where({ role_id: roleId }).delete();
-    if (teamIds.length) await this.roleTeams(trx).insert(teamIds.map((team_id) => ({ role_id: roleId, team_id })));
+    await this.roleTeams(trx).where({ role_id: roleId }).whereNotIn('team_id', teamIds).delete();
+    if (teamIds.length) {
+      await this.roleTeams(trx)
+        .insert(teamIds.map((team_id) => ({ role_id: roleId, team_id })))
+        .onConflict(['role_id', 'team_id'])
+        .ignore();
+    }
   }
 
-  /** Replaces the roles of one team. */
-  async setRolesOfTeam(teamId: number, roleIds: number[], trx: Knex.Transaction): Promise<void> {
+  /** Replaces the roles of one team, each until its date in `until` (role id to RFC 3339) or for good. */
+  async setRolesOfTeam(teamId: number, roleIds: number[], trx: Knex.Transaction, until: Map<number, string> = new Map()): Promise<void> {
     await this.roleTeams(trx).where({ team_id: teamId }).delete();
-    if (roleIds.length) await this.roleTeams(trx).insert(roleIds.map((role_id) => ({ role_id, team_id: teamId })));
+    if (roleIds.length) {
+      await this.roleTeams(trx).insert(roleIds.map((role_id) => ({ role_id, team_id: teamId, until: until.get(role_id) ?? null })));
+    }
+  }
+
+  /** The end of each time-bound assignment among the teams' (or the role's), as `team:role` to RFC 3339. */
+  async untilOf(filter: { teamIds?: number[]; roleId?: number }, trx?: Knex.Transaction): Promise<Map<string, string>> {
+    const q = this.db.table<{ role_id: number; team_id: number; until: Date | null }>('role_teams', trx).whereNotNull('until');
+    if (filter.teamIds) q.whereIn('team_id', filter.teamIds);
+    if (filter.roleId !== undefined) q.where('role_id', filter.roleId);
+    const rows: { role_id: number; team_id: number; until: Date | null }[] = await q.select('role_id', 'team_id', 'until');
+    return new Map(rows.map((r) => [`${r.team_id}:${r.role_id}`, new Date(r.until!).toISOString()]));
   }
 
   /** The team ids of each role, ascending. */

@@ -103,7 +103,7 @@ describe('RolesService', () => {
       const { roles: list } = await roles.listRoles({ orgId: 1 });
       expect(list.map((r) => r.name)).toEqual(['Editors', 'Nobody']);
       expect(list[1]).toMatchObject({ id: second.id, permissions: [], teamIds: [] });
-      expect(await roles.listRoles({ orgId: 2 })).toEqual({ roles: [] });
+      expect(await roles.listRoles({ orgId: 2 })).toEqual({ roles: [], maxRolesPerTeam: 3 });
     });
 
     it('refuses unknown and unassignable permissions, foreign teams and duplicate names with 400, writing nothing', async () => {
@@ -328,7 +328,7 @@ describe('RolesService', () => {
       expect(await may(62, 'edit:org', 3)).toBe(true);
       expect(await roles.deleteOrgRoles({ orgId: 3 })).toEqual({ roleIds: [a.id, b.id] });
       expect(await may(62, 'edit:org', 3)).toBe(false);
-      expect(await roles.listRoles({ orgId: 3 })).toEqual({ roles: [] });
+      expect(await roles.listRoles({ orgId: 3 })).toEqual({ roles: [], maxRolesPerTeam: 3 });
       for (const id of [a.id, b.id]) expect((await authz.readTuples({ object: `role:${id}`, relation: '', user: '' })).tuples).toEqual([]);
       expect((await roles.listTeamRoles({ teamIds: [61] })).teamRoles).toEqual({});
       expect((await roles.listRoles({ orgId: 1 })).roles).toHaveLength(elsewhere);

@@ -54,11 +54,29 @@ const orgTuple = (orgId: number, roleId: number): Tuple => ({
   relation: 'organization',
   object: roleObject(roleId),
 });
-const teamAssignee = (teamId: number, roleId: number): Tuple => ({
+/** The team's members hold the role: for good, or until a time (the model's `not_after` condition). */
+const teamAssignee = (teamId: number, roleId: number, until?: string): Tuple => ({
   user: `team:${teamId}#member`,
   relation: 'assignee',
   object: roleObject(roleId),
+  ...(until && { condition: { name: 'not_after', context: { expires_at: until } } }),
 });
+
+/** Role id to RFC 3339 end, checked: each a role given, each a valid time in the future. */
+function checkUntil(until: Record<number, string>, roleIds: number[], now = Date.now()): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const [key, value] of Object.entries(until)) {
+    const roleId = Number(key);
+    if (!value) continue;
+    if (!roleIds.includes(roleId)) throw new InputError(`until names role ${key}, which is not among the roles given`);
+    const at = Date.parse(value);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at))
+      throw new InputError(`until of role ${key} must be an RFC 3339 time, not '${value}'`);
+    if (at <= now) throw new InputError(`until of role ${key} must be in the future`);
+    out.set(roleId, new Date(at).toISOString());
+  }
+  return out;
+}
 
 function assertId(value: number, what: string): void {
   if (!Number.isSafeInteger(value) || value <= 0) throw new InputError(`${what} must be a positive integer`);
@@ -110,6 +128,11 @@ export class Roles {
     return role;
   }
 
+  /** Most custom roles one team may be assigned (MAX_ROLES_PER_TEAM). */
+  get maxRolesPerTeam(): number {
+    return this.opts.maxRolesPerTeam;
+  }
+
   async list(orgId: number): Promise<StoredRole[]> {
     assertId(orgId, 'org id');
     return this.store.list(orgId);
@@ -146,6 +169,7 @@ export class Roles {
       if (teamIds) await this.store.setTeamsOfRole(input.id, teamIds, trx);
       const team_ids = teamIds ? [...teamIds].sort((a, b) => a - b) : current.team_ids;
       const actual = await this.ownedTuples(tuples, input.orgId, input.id, { directAssignees: false });
+      const until = await this.store.untilOf({ roleId: input.id }, trx);
       const desired = [
         orgTuple(input.orgId, input.id),
         // Stored permissions the catalog no longer offers grant nothing.
@@ -154,7 +178,7 @@ export class Roles {
           input.orgId,
           row.permissions.filter((p) => isAssignable(p.namespace, p.action)),
         ),
-        ...team_ids.map((t) => teamAssignee(t, input.id)),
+        ...team_ids.map((t) => teamAssignee(t, input.id, until.get(`${t}:${input.id}`))),
       ];
       return { result: { ...row, team_ids }, ...tupleDiff(actual, desired) };
     });
@@ -220,11 +244,12 @@ export class Roles {
    * MAX_ROLES_PER_TEAM; the team must be one of the organization's (unless no roles are given, so a team
    * being deleted can be cleared after its own tuples are gone).
    */
-  async assignTeamRoles(teamId: number, orgId: number, roleIds: number[]): Promise<number[]> {
+  async assignTeamRoles(teamId: number, orgId: number, roleIds: number[], until: Record<number, string> = {}): Promise<number[]> {
     assertId(teamId, 'team id');
     assertId(orgId, 'org id');
     roleIds.forEach((r) => assertId(r, 'role id'));
     const wanted = unique(roleIds).sort((a, b) => a - b);
+    const ends = checkUntil(until, wanted);
     if (wanted.length > this.opts.maxRolesPerTeam) {
       throw new InputError(`a team can have at most ${this.opts.maxRolesPerTeam} custom roles; ${wanted.length} were given`);
     }
@@ -234,7 +259,7 @@ export class Roles {
       const foreign = wanted.filter((r) => !inOrg.has(r));
       if (foreign.length) throw new InputError(`role ${foreign.join(', ')} is not a custom role of organization ${orgId}`);
       const before = (await this.store.rolesOf([teamId], trx)).get(teamId) ?? [];
-      await this.store.setRolesOfTeam(teamId, wanted, trx);
+      await this.store.setRolesOfTeam(teamId, wanted, trx, ends);
       await this.store.touch(
         unique([...before, ...wanted]).filter((r) => before.includes(r) !== wanted.includes(r)),
         trx,
@@ -244,7 +269,7 @@ export class Roles {
         result: wanted,
         ...tupleDiff(
           actual,
-          wanted.map((r) => teamAssignee(teamId, r)),
+          wanted.map((r) => teamAssignee(teamId, r, ends.get(r))),
         ),
       };
     });
@@ -273,6 +298,19 @@ export class Roles {
   async listTeamRoles(teamIds: number[]): Promise<Map<number, number[]>> {
     teamIds.forEach((t) => assertId(t, 'team id'));
     return this.store.rolesOf(unique(teamIds));
+  }
+
+  /** When each time-bound assignment of the teams ends: team id to (role id to RFC 3339). */
+  async teamRolesUntil(teamIds: number[]): Promise<Map<number, Map<number, string>>> {
+    teamIds.forEach((t) => assertId(t, 'team id'));
+    const out = new Map<number, Map<number, string>>();
+    if (teamIds.length === 0) return out;
+    for (const [key, until] of await this.store.untilOf({ teamIds: unique(teamIds) })) {
+      const [team, role] = key.split(':').map(Number);
+      if (!out.has(team)) out.set(team, new Map());
+      out.get(team)!.set(role, until);
+    }
+    return out;
   }
 
   /** Deduplicated team ids, each a team of the organization (tuple organization:<org> organization team:<team>). */

@@ -43,7 +43,7 @@ function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding
     getVersion: async () => versionOf('authz'),
     createRole: async (req) => toRole(await roles.create(req)),
     getRole: async (req) => toRole(await roles.get(req.orgId, req.id)),
-    listRoles: async (req) => ({ roles: (await roles.list(req.orgId)).map(toRole) }),
+    listRoles: async (req) => ({ roles: (await roles.list(req.orgId)).map(toRole), maxRolesPerTeam: roles.maxRolesPerTeam }),
     updateRole: async (req) =>
       toRole(
         await roles.update({
@@ -58,7 +58,7 @@ function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding
     deleteRole: async (req) => (await roles.delete(req.orgId, req.id), {}),
     listPrincipals: async (req) => ({ principals: await roles.principals(req.orgId, req.id) }),
     allowedPermissions: async (req) => ({ objects: await allowed.of(req.userId, req.objects) }),
-    assignTeamRoles: async (req) => ({ roleIds: await roles.assignTeamRoles(req.teamId, req.orgId, req.roleIds) }),
+    assignTeamRoles: async (req) => ({ roleIds: await roles.assignTeamRoles(req.teamId, req.orgId, req.roleIds, req.until?.until) }),
     deleteOrgRoles: async (req) => ({ roleIds: await roles.deleteOrgRoles(req.orgId) }),
     checkGrant: async (req) => ({
       missing: await roles.missingGrants(req.userId, req.orgId, {
@@ -68,8 +68,11 @@ function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding
       }),
     }),
     async listTeamRoles(req) {
-      const byTeam = await roles.listTeamRoles(req.teamIds);
-      return { teamRoles: Object.fromEntries([...byTeam].map(([team, roleIds]) => [team, { roleIds }])) };
+      const [byTeam, until] = await Promise.all([roles.listTeamRoles(req.teamIds), roles.teamRolesUntil(req.teamIds)]);
+      return {
+        teamRoles: Object.fromEntries([...byTeam].map(([team, roleIds]) => [team, { roleIds }])),
+        teamRolesUntil: Object.fromEntries([...until].map(([team, ends]) => [team, { until: Object.fromEntries(ends) }])),
+      };
     },
   });
 }

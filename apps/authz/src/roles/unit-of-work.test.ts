@@ -33,6 +33,7 @@ class RemoteLikeEngine implements AuthzEngine {
   batchCheck = (r: CheckRequest[]) => this.inner.batchCheck(r);
   listRelations = (u: string, o: string, r: string[]) => this.inner.listRelations(u, o, r);
   listObjects = (u: string, r: string, ty: string) => this.inner.listObjects(u, r, ty);
+  listUsers = (r: Parameters<AuthzEngine['listUsers']>[0]) => this.inner.listUsers(r);
   readTuples = (f: TupleFilter) => this.inner.readTuples(f);
   async write(writes: Tuple[], deletes: Tuple[]) {
     if (this.failWrites) throw new Error('authorization engine unavailable');

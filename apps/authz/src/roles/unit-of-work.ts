@@ -20,6 +20,7 @@ function boundTo(db: Database, trx: Knex.Transaction): Database {
   return {
     knex: trx,
     schema: db.schema,
+    embedded: db.embedded,
     table: (name, t) => db.table(name, t ?? trx),
     // A nested knex transaction is a savepoint of the outer one.
     transaction: (fn) => trx.transaction(fn),
@@ -96,7 +97,8 @@ export class RowsAndTuples {
   }
 }
 
-const key = (t: Tuple) => `${t.user}\u0000${t.relation}\u0000${t.object}`;
+// The condition is part of what a tuple says: a change of it (a role's end date) is a delete and a write.
+const key = (t: Tuple) => `${t.user}\u0000${t.relation}\u0000${t.object}\u0000${t.condition ? JSON.stringify(t.condition) : ''}`;
 
 /** The writes and deletes that turn `actual` into `desired`. */
 export function tupleDiff(actual: Tuple[], desired: Tuple[]): { writes: Tuple[]; deletes: Tuple[] } {

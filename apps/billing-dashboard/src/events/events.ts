@@ -24,7 +24,7 @@ export interface ResourceEventsOptions {
 }
 
 /**
- * The licensed-resource rows of the admin dashboard (spec 4.6 `.../products/{productName}/resources`,
+ * The licensed-resource rows of the admin dashboard (`.../products/{productName}/resources`,
  * `events/`, `events-histories`, `events/raw-event`; docs/resource-events.md): the resource history asked live
  * from the member cluster, and what the clusters reported as resource events, aggregated in the database.
  */

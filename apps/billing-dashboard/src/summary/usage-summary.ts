@@ -2,7 +2,7 @@ import type { Database } from '@platform/db';
 import { InputError } from '@platform/errors';
 import { overlapHours, QUANTITY, quantitySums, SAMPLE_HOURS } from '../usage/quantities';
 
-/** The product the PDF summary covers: the database product (spec 4.5 download). */
+/** The product the PDF summary covers: the database product. */
 export const SUMMARY_PRODUCT = 'productdb';
 
 /**

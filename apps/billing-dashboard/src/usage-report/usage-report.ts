@@ -6,7 +6,7 @@ import { PRODUCT_KEYS, USAGE_VIEWS, type ProductKey, type UsageViewName, type us
 import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping, type RollupTable } from './views';
 
 /**
- * The usage reports of spec 4.5 (docs/usage-reports.md): which months have samples, the monthly views of each
+ * The usage reports (docs/usage-reports.md): which months have samples, the monthly views of each
  * product, one object's quota history, and the namespace billing of an organization's clusters. The SQL is in
  * ./views.ts; this file checks the request and picks the view.
  */
@@ -149,7 +149,7 @@ export class UsageReports {
     return generatedMonths(this.db);
   }
 
-  /** One monthly view of a product (spec 4.5's table); 400 for what the table does not have. */
+  /** One monthly view of a product (the spec's table of views); 400 for what the table does not have. */
   async view(req: usageReportV1.UsageViewRequest): Promise<string> {
     const { year, month } = req;
     if (!Number.isInteger(year) || year < 1 || year > 9999) throw new InputError('year must be a four-digit year');

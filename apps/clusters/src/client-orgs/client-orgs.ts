@@ -8,7 +8,7 @@ import { DESIRED_STATE_EFFECT, type DesiredStateChange } from '../desired-state/
 import { ClustersStore, type ClusterRow } from '../inventory/clusters-store';
 import { clusterObject, TUPLES_EFFECT, type Tuple, type TupleChange } from '../inventory/tuples';
 
-/** The statuses of spec 2.3 (ClientOrgStatus). */
+/** The spec's client organization statuses (ClientOrgStatus). */
 export type ClientOrgStatus = 'Active' | 'Deleting' | 'Partially Deleted' | 'Deleted' | 'NotFound';
 
 interface ClientOrgRow {

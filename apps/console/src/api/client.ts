@@ -37,8 +37,11 @@ const authentication: Middleware = {
   },
 };
 
-/** The typed client of /api/v1, generated from the API document the gateway serves. */
-export const api = createClient<paths>({ baseUrl: '/api/v1' });
+/**
+ * The typed client of /api/v1, generated from the API document the gateway serves. `fetch` is looked up at each call,
+ * not when the module loads, so the component tests' stub of it is the one used.
+ */
+export const api = createClient<paths>({ baseUrl: '/api/v1', fetch: (request) => globalThis.fetch(request) });
 api.use(authentication);
 
 /** The data of an answer, or an ApiError carrying the API's own `message`. */

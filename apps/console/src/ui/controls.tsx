@@ -14,7 +14,19 @@ export function Checkbox({ label, name, defaultChecked }: { label: string; name:
 }
 
 /** A labelled multi-line input. */
-export function TextArea({ label, name, hint, rows = 3, defaultValue }: { label: string; name: string; hint?: string; rows?: number; defaultValue?: string }) {
+export function TextArea({
+  label,
+  name,
+  hint,
+  rows = 3,
+  defaultValue,
+}: {
+  label: string;
+  name: string;
+  hint?: string;
+  rows?: number;
+  defaultValue?: string;
+}) {
   const id = useId();
   return (
     <div className="field">
@@ -29,7 +41,17 @@ export function TextArea({ label, name, hint, rows = 3, defaultValue }: { label:
  * A button for an action that cannot be undone: the first press asks, a second button ("Confirm …") does it. Inline
  * rather than window.confirm so it is announced, keyboard-reachable and styled like the rest.
  */
-export function ConfirmButton({ label, confirmLabel, onConfirm, busy }: { label: string; confirmLabel: string; onConfirm: () => void; busy?: boolean }) {
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  onConfirm,
+  busy,
+}: {
+  label: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  busy?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking)
     return (

@@ -1,42 +1,23 @@
-import { useCallback, useEffect, useState, type DependencyList } from 'react';
+import { useCallback, useState } from 'react';
 
+/**
+ * What a screen shows while it loads: a query's answer (`useQuery`) or several joined (`joined`). `Show` renders it.
+ */
 export interface Loaded<T> {
   data: T | undefined;
   error: unknown;
-  loading: boolean;
-  /** Loads again (after a change the screen made). */
-  reload(): void;
 }
 
-/**
- * Loads what a screen shows, again whenever `deps` change. Each answer is kept with the deps it was asked for,
- * so an answer for an earlier org or month never shows as the current one.
- */
-export function useLoad<T>(load: () => Promise<T>, deps: DependencyList): Loaded<T> {
-  const [round, setRound] = useState(0);
-  const screen = JSON.stringify(deps);
-  const key = `${round}#${screen}`;
-  const [state, setState] = useState<{ key?: string; data?: T; error?: unknown }>({});
-  useEffect(() => {
-    let current = true;
-    load().then(
-      (data) => current && setState({ key, data }),
-      (error: unknown) => current && setState({ key, error }),
-    );
-    return () => {
-      current = false;
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
-  const reload = useCallback(() => setRound((r) => r + 1), []);
-  const fresh = state.key === key;
-  // While reloading the same screen the last answer stays visible; a different screen starts empty.
-  const sameScreen = state.key?.slice(state.key.indexOf('#') + 1) === screen;
+/** Several loaded values as one, for a screen that needs them all: the first error, else all the answers. */
+export function joined<T extends Record<string, unknown>>(parts: { [K in keyof T]: Loaded<T[K]> }): Loaded<{
+  [K in keyof T]: NonNullable<T[K]>;
+}> {
+  const values: Loaded<unknown>[] = Object.values(parts);
+  const error = values.find((p) => p.error)?.error;
+  if (error || values.some((p) => p.data === undefined)) return { data: undefined, error };
   return {
-    data: fresh || sameScreen ? state.data : undefined,
-    error: fresh ? state.error : undefined,
-    loading: !fresh,
-    reload,
+    data: Object.fromEntries(Object.entries<Loaded<unknown>>(parts).map(([k, p]) => [k, p.data])) as { [K in keyof T]: NonNullable<T[K]> },
+    error: undefined,
   };
 }
 

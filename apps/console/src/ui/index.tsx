@@ -2,19 +2,45 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
 import type { Action, Loaded } from './data';
 
-export { useAction, useLoad } from './data';
+export { joined, useAction } from './data';
 
-/** The API's `message` (or the browser's), as an alert screen readers announce. */
+/** The API's `message` (or the browser's), as an alert screen readers announce, with each field's problem on a 422. */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
   const text = error instanceof ApiError ? error.message : error instanceof Error ? error.message : String(error);
   const status = error instanceof ApiError ? ` (${error.status})` : '';
+  const fields = error instanceof ApiError ? fieldErrors(error.errors) : [];
+  if (fields.length === 0)
+    return (
+      <p role="alert" className="error">
+        {text}
+        {status}
+      </p>
+    );
   return (
-    <p role="alert" className="error">
-      {text}
-      {status}
-    </p>
+    <div role="alert" className="error">
+      <p>
+        {text}
+        {status}
+      </p>
+      <ul>
+        {fields.map(({ field, description }) => (
+          <li key={`${field}:${description}`}>
+            <strong>{field}</strong>: {description}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
+}
+
+/** The `errors` of a 422 answer (`[{field, description}]`), skipping anything else. */
+function fieldErrors(errors: unknown): { field: string; description: string }[] {
+  if (!Array.isArray(errors)) return [];
+  return errors
+    .filter((e): e is { field: unknown; description: unknown } => typeof e === 'object' && e !== null)
+    .map((e) => ({ field: String(e.field ?? ''), description: String(e.description ?? '') }))
+    .filter((e) => e.description);
 }
 
 /** A loaded value: a spinner line while loading, the error if it failed, else the children. */
@@ -118,7 +144,17 @@ export function Field({
 }
 
 /** A labelled select of options. */
-export function Select({ label, name, options, defaultValue }: { label: string; name: string; options: (string | [string, string])[]; defaultValue?: string }) {
+export function Select({
+  label,
+  name,
+  options,
+  defaultValue,
+}: {
+  label: string;
+  name: string;
+  options: (string | [string, string])[];
+  defaultValue?: string;
+}) {
   const id = useId();
   return (
     <div className="field">

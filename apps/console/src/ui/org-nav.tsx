@@ -6,9 +6,11 @@ export const ORG_TABS: [segment: string, label: string][] = [
   ['teams', 'Teams'],
   ['roles', 'Roles'],
   ['tokens', 'Bus tokens'],
+  ['access', 'Who has access'],
   ['service-accounts', 'Service accounts'],
   ['clusters', 'Clusters'],
   ['contracts', 'Contracts'],
+  ['notifications', 'Notifications'],
 ];
 
 export function OrgNav({ org }: { org: string }) {

@@ -40,8 +40,9 @@ export async function boundClusterStatus(
     displayName: cc.display_name,
     clusterStatus: {
       isImported: ownedBy(inv, contract.owner_id),
-      // Another account's cluster lends the binding nothing of its own (its name stays with its owner).
-      name: cc.name || (ownedBy(inv, contract.owner_id) ? inv.name : ''),
+      // The inventory's name of the cluster (renaming sets the binding's displayName); another account's cluster
+      // lends the binding nothing of its own (its name stays with its owner).
+      name: ownedBy(inv, contract.owner_id) ? inv.name : '',
       tags: cc.tags,
       associatedContractId: cc.contract_id,
     },

@@ -32,7 +32,6 @@ export interface ContractClusterRow {
   contract_id: number;
   cluster_uid: string;
   display_name: string;
-  name: string;
   tags: string[];
 }
 
@@ -119,7 +118,7 @@ export class ContractsStore {
     const clusters = knex.raw(
       `coalesce((select json_agg(json_build_object(
           'id', cc.id, 'contract_id', cc.contract_id, 'cluster_uid', cc.cluster_uid, 'display_name', cc.display_name,
-          'name', cc.name, 'tags', cc.tags,
+          'tags', cc.tags,
           'others', coalesce((select json_agg(json_build_object('id', o.id, 'product', o.product, 'features', o.features) order by occ.id)
             from ??.contract_clusters occ join ??.contracts o on o.id = occ.contract_id
             where occ.cluster_uid = cc.cluster_uid and o.owner_id = c.owner_id and o.id <> c.id
@@ -215,8 +214,9 @@ export class ContractsStore {
     await this.db.table('contract_clusters', trx).where({ id: ccId }).delete();
   }
 
-  async renameCluster(ccId: number, name: string, trx: Knex.Transaction): Promise<void> {
-    await this.db.table('contract_clusters', trx).where({ id: ccId }).update({ name });
+  /** The binding's display name: the name the contract gives the cluster (the inventory keeps the cluster's own). */
+  async renameCluster(ccId: number, displayName: string, trx: Knex.Transaction): Promise<void> {
+    await this.db.table('contract_clusters', trx).where({ id: ccId }).update({ display_name: displayName });
   }
 
   /**

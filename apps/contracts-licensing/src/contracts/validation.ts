@@ -4,7 +4,7 @@ import { type contractsV1, isQuotaMetric, isUuid, QUOTA_METRICS } from '@platfor
 import { TEXT_LIMITS } from '@platform/service-kit';
 import { PRODUCTS } from './catalog';
 
-/** The recipient lists of a contract, in the order of spec 2.4. */
+/** The recipient lists of a contract, in the order of the spec's Contract. */
 export const EMAIL_LISTS = [
   'contactPerson',
   'signingAuthority',

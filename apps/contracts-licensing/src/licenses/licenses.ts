@@ -1,18 +1,18 @@
 import type { Database } from '@platform/db';
 import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
-import { isQuotaMetric, type licensingV1 } from '@platform/proto';
+import type { licensingV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
-import { PRODUCTS, quotaAmount } from '../contracts/catalog';
+import { PRODUCTS } from '../contracts/catalog';
 import type { Contracts } from '../contracts/contracts';
 import { ContractsStore, json, unix, type ContractRow } from '../contracts/contracts-store';
 import { enrolledElsewhere, notThisAccountsCluster, ownedBy, type Inventory } from '../contracts/inventory';
 import { clusterUid } from '../contracts/validation';
 import { issueLicense, revocationList, verifyLicense, type LicenseAuthority } from '../licensing';
-import type { UsageSource } from './quota';
+import { quotaUse, type UsageSource } from './quota';
 
 
 /**
- * Licenses from contracts (spec 4.3/4.4 issue-license, 4.11; docs/licensing.md): the checks before issuing
+ * Licenses from contracts (the contracts' issue-license, license registration; docs/licensing.md): the checks before issuing
  * (contract valid, offline allowed, quota), the certificate from the platform CA, its record in
  * `issued_licenses` with an audit event, registration's verification, and the revocation list of the licenses
  * of revoked or deleted contracts.
@@ -75,10 +75,12 @@ export class Licenses {
   }
 
   /**
-   * Verifies a license presented at registration, as the command-line verifier does, plus: the cluster is one the
-   * platform knows, and the license's contract owner's own. The cluster is looked up before the license is read,
-   * so an unknown cluster is the spec's 400 whatever the license (a cluster UUID is random: the answer tells only
-   * whoever already holds it that it is enrolled).
+   * Verifies a license presented at registration, as the command-line verifier does (exactly one certificate, the
+   * platform CA's, for this cluster, valid, not revoked, granting a requested feature): 422 for anything that is no
+   * such license, whatever the cluster. Then the cluster must be one a contract of the license's owner binds, and
+   * not one another account enrolled; otherwise the answer is the one for a cluster the platform does not know
+   * (400), so registration tells nothing about who enrolled what. A cluster that never enrolled (air-gapped, licensed
+   * offline) registers like an enrolled one.
    */
   async verifyRegistration(req: licensingV1.VerifyRegistrationRequest): Promise<licensingV1.VerifiedRegistration> {
     const features = req.features.map((f) => f.trim()).filter(Boolean);
@@ -88,16 +90,9 @@ export class Licenses {
       new InputError(`cluster ${clusterUID} is not registered with the platform`, [
         { field: 'clusterUID', description: 'unknown cluster' },
       ]);
-    const inv = await this.inventory.cluster(clusterUID);
-    if (!inv) throw unknown();
     // The license's record, read once: verification asks whether it is revoked, then whose it is.
-    let record: Promise<{ revoked_at: Date | null; owner_id: string | number | null } | undefined> | undefined;
-    const recordOf = (serial: string) =>
-      (record ??= this.db
-        .table('issued_licenses')
-        .leftJoin('contracts', 'contracts.id', 'issued_licenses.contract_id')
-        .where('issued_licenses.serial', serial)
-        .first('issued_licenses.revoked_at', 'contracts.owner_id'));
+    let record: Promise<IssuedRecord | undefined> | undefined;
+    const recordOf = (serial: string) => (record ??= this.issuedRecord(serial));
     const verified = await verifyLicense(
       req.license,
       {
@@ -108,11 +103,90 @@ export class Licenses {
       },
       this.authority,
     );
-    // A license another account got for the cluster is answered as an unknown cluster is, so registration tells
-    // nothing about who enrolled what. (A deleted contract's licenses are revoked, refused above.)
-    const issuedTo = (await recordOf(verified.serial))?.owner_id;
-    if (issuedTo != null && !ownedBy(inv, Number(issuedTo))) throw unknown();
-    return { serial: verified.serial, clusterUid: verified.clusterUID, features: verified.features, expiryUnix: unix(verified.notAfter) };
+    const issued = await recordOf(verified.serial);
+    // A license of the platform's CA the platform has no record of has no owner whose contracts could bind the cluster.
+    if (!issued || issued.owner_id == null) throw unknown();
+    const ownerId = Number(issued.owner_id);
+    if (enrolledElsewhere(await this.inventory.cluster(clusterUID), ownerId)) throw unknown();
+    const bound = await this.store.list({ ownerId, boundTo: clusterUID });
+    if (bound.length === 0) throw unknown();
+    return {
+      serial: verified.serial,
+      clusterUid: verified.clusterUID,
+      features: verified.features,
+      expiryUnix: unix(verified.notAfter),
+      email: verified.email ?? '',
+      ownerId,
+      ownerLogin: issued.owner_login ?? '',
+      contractId: Number(issued.contract_id),
+    };
+  }
+
+  /**
+   * Records a verified registration once per license: the cluster and the holder (the license's SAN email, and the
+   * holder's account when the gateway found or made one). Registering again refreshes `last_registered_at` and
+   * fills in an account found since. NotFound for a license not issued for that cluster.
+   */
+  async recordRegistration(req: licensingV1.RecordRegistrationRequest): Promise<licensingV1.Registration> {
+    const clusterUID = req.clusterUid.trim().toLowerCase();
+    const issued = await this.db.table('issued_licenses').where({ serial: req.serial, cluster_uid: clusterUID }).first('serial');
+    if (!issued) throw new NotFoundError(`license ${req.serial} was not issued for cluster ${clusterUID}`);
+    const now = new Date();
+    await this.db
+      .table('license_registrations')
+      .insert({
+        serial: req.serial,
+        cluster_uid: clusterUID,
+        holder_email: req.holderEmail,
+        holder_id: req.holderId,
+        holder_login: req.holderLogin,
+        first_registered_at: now,
+        last_registered_at: now,
+      })
+      .onConflict('serial')
+      .merge(
+        req.holderId
+          ? { last_registered_at: now, holder_id: req.holderId, holder_login: req.holderLogin }
+          : { last_registered_at: now },
+      );
+    const [registration] = await this.registrations(req.serial);
+    return registration;
+  }
+
+  /** The registered licenses, the latest registered first; with `serial`, that one only. */
+  async registrations(serial?: string): Promise<licensingV1.Registration[]> {
+    const q = this.db
+      .table('license_registrations as r')
+      .join('issued_licenses as l', 'l.serial', 'r.serial')
+      .leftJoin('contracts as c', 'c.id', 'l.contract_id')
+      .orderBy([
+        { column: 'r.last_registered_at', order: 'desc' },
+        { column: 'r.serial', order: 'asc' },
+      ])
+      .select('r.*', 'l.contract_id', 'l.features', 'l.not_after', 'c.owner_id', 'c.owner_login');
+    if (serial) q.where('r.serial', serial);
+    return (await q).map((r: Record<string, any>) => ({
+      serial: r.serial,
+      clusterUid: r.cluster_uid,
+      contractId: Number(r.contract_id),
+      ownerId: Number(r.owner_id ?? 0),
+      ownerLogin: r.owner_login ?? '',
+      holderEmail: r.holder_email,
+      holderId: Number(r.holder_id),
+      holderLogin: r.holder_login,
+      features: r.features ?? [],
+      firstRegisteredUnix: unix(r.first_registered_at),
+      lastRegisteredUnix: unix(r.last_registered_at),
+      expiryUnix: unix(r.not_after),
+    }));
+  }
+
+  private issuedRecord(serial: string): Promise<IssuedRecord | undefined> {
+    return this.db
+      .table('issued_licenses')
+      .leftJoin('contracts', 'contracts.id', 'issued_licenses.contract_id')
+      .where('issued_licenses.serial', serial)
+      .first('issued_licenses.revoked_at', 'issued_licenses.contract_id', 'contracts.owner_id', 'contracts.owner_login');
   }
 
   /** The revocation list: every license of a revoked or deleted contract, signed by the platform CA. */
@@ -207,18 +281,10 @@ export class Licenses {
    * recorded once (with an audit event); over the limit with disabling on is 403.
    */
   private async checkQuota(contract: ContractRow, actor: string): Promise<void> {
+    const use = await quotaUse(contract, this.store, this.inventory, this.usage);
+    if (!use) return;
     const q = contract.quota;
-    const metric = q.metric ?? '';
-    if (!q.enabled || !isQuotaMetric(metric) || !(q.limit! > 0)) return;
-    // Only what the contract's own clusters (and clusters nobody enrolled) reported counts: another account's
-    // figures never reach this contract's answers or audit trail.
-    const bound = (await this.store.clustersOf([contract.id])).map((b) => b.cluster_uid);
-    const inventory = await Promise.all(bound.map((uid) => this.inventory.cluster(uid)));
-    const clusters = bound.filter((_, i) => !enrolledElsewhere(inventory[i], contract.owner_id));
-    const start = new Date(contract.start_at);
-    const end = new Date(Math.min(Date.now(), new Date(contract.end_at).getTime()));
-    if (clusters.length === 0 || end <= start) return;
-    const used = quotaAmount(metric, await this.usage.usage(contract.product, clusters, start, end));
+    const { used, metric } = use;
     const percent = (100 * used) / q.limit!;
     const crossed = (q.alertThresholds ?? []).filter((t) => percent >= t);
     if (crossed.length > 0)
@@ -237,6 +303,13 @@ export class Licenses {
       throw new NotAllowedError(`contract ${contract.id} has used its quota: ${used.toFixed(2)} of ${q.limit} ${metric}; licenses are disabled until it is raised`);
     }
   }
+}
+
+interface IssuedRecord {
+  revoked_at: Date | null;
+  contract_id: string | number;
+  owner_id: string | number | null;
+  owner_login: string | null;
 }
 
 function isActive(c: ContractRow): boolean {

@@ -8,6 +8,8 @@ export function licensingService(licenses: Licenses, caPem: string): ServiceBind
     issueContractLicense: (req) => licenses.issueForBinding(req),
     issueClusterLicense: (req) => licenses.issueForCluster(req),
     verifyRegistration: (req) => licenses.verifyRegistration(req),
+    recordRegistration: (req) => licenses.recordRegistration(req),
+    listRegistrations: async () => ({ registrations: await licenses.registrations() }),
     revocationList: () => licenses.revocationList(),
     caCertificate: async () => ({ pem: caPem }),
     getIssuedLicenses: async (req) => ({ licenses: await licenses.issued(req.serials) }),

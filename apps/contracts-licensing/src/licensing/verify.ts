@@ -2,7 +2,7 @@ import { X509Certificate as NodeCertificate } from 'node:crypto';
 import { ValidationError } from '@platform/errors';
 import type { TrustedAuthority } from './authority';
 import { readRevocationList } from './crl';
-import { derOf, x509 } from './x509';
+import { soleDerOf, x509 } from './x509';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
@@ -71,13 +71,13 @@ export async function verifyLicense(
   options: VerifyOptions,
   authority: TrustedAuthority,
 ): Promise<VerifiedLicense> {
-  const der = derOf(license);
+  const der = soleDerOf(license);
   let parsed: ParsedLicense;
   try {
-    if (!der) throw new Error('not DER, PEM or base64');
+    if (!der) throw new Error('not one certificate in DER, PEM or base64');
     parsed = parseLicense(der);
   } catch {
-    throw new LicenseRejectedError('malformed', 'the license is not an X.509 certificate (DER, PEM or base64)');
+    throw new LicenseRejectedError('malformed', 'the license is not an X.509 certificate (DER, PEM or base64), or not only one');
   }
   if (options.caCert !== undefined && !authority.isPlatformCA(options.caCert))
     throw new LicenseRejectedError('foreign-ca', 'the CA certificate sent is not the platform CA');

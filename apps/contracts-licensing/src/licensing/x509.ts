@@ -27,6 +27,34 @@ export function derOf(input: Uint8Array | string): Uint8Array | undefined {
   return base64(text);
 }
 
+/**
+ * The DER of exactly one certificate given as DER, PEM or base64 of DER: undefined when anything follows it (bytes
+ * after the DER, a second certificate, a PEM bundle) or it is none of them. A license is one certificate, so
+ * anything more is not a license.
+ */
+export function soleDerOf(input: Uint8Array | string): Uint8Array | undefined {
+  const text = typeof input === 'string' ? input : input[0] === 0x30 ? undefined : Buffer.from(input).toString('latin1');
+  if (text !== undefined && text.trim().startsWith('-----BEGIN ')) {
+    const blocks = text.match(/-----BEGIN [A-Z0-9 ]+-----/g) ?? [];
+    const end = /-----END [A-Z0-9 ]+-----/.exec(text);
+    if (blocks.length !== 1 || !end || text.slice(end.index + end[0].length).trim() !== '') return undefined;
+  }
+  const der = derOf(input);
+  return der && derLength(der) === der.length ? der : undefined;
+}
+
+/** The length of the DER object at the start of `der` (tag, length and contents), or -1 when its length does not read. */
+function derLength(der: Uint8Array): number {
+  if (der.length < 2) return -1;
+  const first = der[1];
+  if (first < 0x80) return 2 + first;
+  const octets = first & 0x7f;
+  if (octets === 0 || octets > 4 || der.length < 2 + octets) return -1;
+  let length = 0;
+  for (let i = 0; i < octets; i++) length = length * 256 + der[2 + i];
+  return 2 + octets + length;
+}
+
 function base64(text: string): Uint8Array | undefined {
   const compact = text.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) return undefined;

@@ -12,6 +12,7 @@ import { systemOutageRoutes } from './dashboard/outages';
 import { summaryDownloadRoutes } from './dashboard/summary-download';
 import { usageReportRoutes } from './dashboard/usage-report';
 import { namespaceBillingRoutes } from './billing/routes';
+import { notificationRoutes } from './notifications/routes';
 import { userContractRoutes } from './contracts/user';
 import { identityRoutes } from './identity/routes';
 import { licenseRoutes } from './licenses/routes';
@@ -25,13 +26,19 @@ import { orgTokensRoutes } from './organizations/org-tokens';
 import { organizationRoutes, orgListRoutes } from './organizations/routes';
 import { serviceAccountRoutes } from './service-accounts/routes';
 import { siteSettingsRoutes } from './site-settings/routes';
+import { groupMappingRoutes } from './sign-in/group-mappings';
+import { oidcRoutes } from './sign-in/oidc';
+import { twoFactorRoutes } from './sign-in/two-factor';
 import { teamRoutes } from './teams/routes';
 import { versionRoutes } from './version/routes';
 
-/** The whole route table of /api/v1, one folder per spec section; claims come before `/orgs/{orgname}`. */
+/** The whole route table of /api/v1, one folder per area of the API; claims come before `/orgs/{orgname}`. */
 export const ROUTES: Route[] = [
   ...versionRoutes,
   ...identityRoutes,
+  ...twoFactorRoutes,
+  ...oidcRoutes,
+  ...groupMappingRoutes,
   ...auditRoutes,
   ...authorizationRoutes,
   ...siteSettingsRoutes,
@@ -49,6 +56,7 @@ export const ROUTES: Route[] = [
   ...adminContractRoutes,
   ...userContractRoutes,
   ...licenseRoutes,
+  ...notificationRoutes,
   ...systemOutageRoutes,
   ...usageReportRoutes,
   ...summaryDownloadRoutes,

@@ -43,7 +43,7 @@ export function secretMatches(given: unknown, expected: string | undefined): boo
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** Spec 4.9's routes below the listener root. Notification routes answer other methods than POST with 405. */
+/** The webhook listener's routes below its root. Notification routes answer other methods than POST with 405. */
 export function notificationRoutes(deps: NotificationDeps): express.Router {
   const api = express.Router();
   const { listener, log } = deps;

@@ -10,7 +10,7 @@ export interface OrgClaimableCheckResp {
 
 
 /**
- * The claimable check of spec 4.9: from the claims orgs-teams keeps, or, when MARKETPLACE_CENTRAL_URL names a
+ * The claimable check of the webhook listener: from the claims orgs-teams keeps, or, when MARKETPLACE_CENTRAL_URL names a
  * central marketplace server, from that server's same route. 404 unknown, 409 claimed, 429 with Retry-After
  * while the claim's retry backoff runs (200 when already flagged claimable).
  */

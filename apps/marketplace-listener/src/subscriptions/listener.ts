@@ -279,7 +279,7 @@ export class MarketplaceListener {
   }
 
   /**
-   * A site admin's revocation (spec 4.6 DELETE /dashboard/marketplaces/…): the state becomes `Revoked` (final),
+   * A site admin's revocation (DELETE /dashboard/marketplaces/…): the state becomes `Revoked` (final),
    * the subscription is no longer revocable, and its contracts are revoked through the outbox, so the state
    * and the revocation commit together and the contracts follow even across a crash. 400 when unknown or not
    * revocable (already revoked included).

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 
-/** Subscription states of spec 3.1. */
+/** The spec's subscription states. */
 export type SubscriptionState = 'Pending' | 'Bounded' | 'Running' | 'Failed' | 'Deleting' | 'DeletionFailed' | 'Deleted' | 'Revoked';
 
 /** A row of marketplace.subscriptions. */

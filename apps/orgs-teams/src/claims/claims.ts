@@ -56,7 +56,7 @@ export class OrgClaims {
     }
   }
 
-  /** Spec 4.9's claimable check of one claim: 404 unknown, 409 claimed, 429 while its backoff runs unless flagged. */
+  /** The marketplace's claimable check of one claim: 404 unknown, 409 claimed, 429 while its backoff runs unless flagged. */
   async check(claimId: string): Promise<orgClaimsV1.OrgClaimableCheck> {
     const claim = isUuidAnyCase(claimId) ? await this.claims.withBackoff(claimId) : undefined;
     if (!claim) throw new NotFoundError(`claim ${claimId} does not exist`);

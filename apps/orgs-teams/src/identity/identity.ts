@@ -2,9 +2,17 @@ import type { Knex } from 'knex';
 import { ConflictError, InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
 import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
-import { FailureLimiter, type CallOptions } from '@platform/service-kit';
+import { FailureLimiter, parseAccessScopes, TOKEN_ACCESS_SCOPES, type CallOptions, type TokenAccessScope } from '@platform/service-kit';
 import { hashPassword, verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
+
+/** The second-factor checks of password sign-ins (totp.ts). */
+export interface SecondFactor {
+  /** Nothing for a user without one; 401 when the code is missing or wrong. */
+  checkSignIn(userId: number, code: string): Promise<void>;
+  /** Whether the site requires a second factor of the user and it has none yet. */
+  mustEnroll(user: { id: number; isAdmin: boolean }): Promise<boolean>;
+}
 
 /** Account types: users and organizations as in Gitea, and service accounts (docs/service-accounts.md). */
 export const ACCOUNT_TYPE = { user: 0, organization: 1, serviceAccount: 2 } as const;
@@ -41,6 +49,12 @@ export interface AccountRow {
   last_login_at: Date | null;
   /** Service accounts: the organization it belongs to, null for a site-wide one. */
   service_account_org_id: number | null;
+  login_name: string;
+  allow_create_organization: boolean;
+  theme: string;
+  diff_view_style: string;
+  hide_email: boolean;
+  hide_activity: boolean;
 }
 
 /** The columns a User is made of: hot reads ask for these, never `*` (which brings the password hash along). */
@@ -63,6 +77,12 @@ export const USER_COLUMNS = [
   'created_at',
   'last_login_at',
   'service_account_org_id',
+  'login_name',
+  'allow_create_organization',
+  'theme',
+  'diff_view_style',
+  'hide_email',
+  'hide_activity',
 ] as const satisfies readonly (keyof AccountRow)[];
 
 /** The User message of an account row (never the password hash). */
@@ -88,6 +108,14 @@ export function toUser(row: AccountRow): orgsTeamsV1.User {
     mustChangePassword: row.must_change_password,
     serviceAccount: row.type === ACCOUNT_TYPE.serviceAccount,
     serviceAccountOrgId: Number(row.service_account_org_id ?? 0),
+    loginName: row.login_name,
+    allowCreateOrganization: row.allow_create_organization,
+    theme: row.theme,
+    diffViewStyle: row.diff_view_style,
+    hideEmail: row.hide_email,
+    hideActivity: row.hide_activity,
+    signInLockedUntilUnix: 0,
+    mustEnrollTwoFactor: false,
   };
 }
 
@@ -102,6 +130,9 @@ const stale = (at: Date | null) => !at || Date.now() - new Date(at).getTime() > 
 
 // Verifying against this keeps "no such user" as slow as "wrong password", so timing does not reveal logins.
 const DUMMY_HASH = hashPassword('not a real password');
+
+/** The key an account's wrong passwords are counted under. */
+export const failureKey = (id: number) => `id:${id}`;
 
 /** Failed password checks per account: 10 in 15 minutes unless the app is configured otherwise. */
 const DEFAULT_ACCOUNT_FAILURES = { max: 10, windowMs: 15 * 60_000 };
@@ -125,6 +156,19 @@ function tokenName(name: string): string {
   return trimmed;
 }
 
+/** The Gitea scopes a token is made with, normalized; 400 naming those outside the vocabulary. */
+function tokenAccessScopes(requested: readonly string[]): TokenAccessScope[] {
+  const { scopes, unknown } = parseAccessScopes(requested);
+  if (unknown.length)
+    throw new InputError(`invalid access token scope: ${unknown.join(', ')} (known: ${TOKEN_ACCESS_SCOPES.join(', ')})`, [
+      { field: 'scopes', description: `unknown: ${unknown.join(', ')}` },
+    ]);
+  return scopes;
+}
+
+/** A token's stored scopes (comma-separated, as Gitea stores them). */
+const splitScopes = (stored: string | null | undefined): string[] => (stored ? stored.split(',') : ['all']);
+
 /**
  * Inserts an access token of an account (a person's, or a service account's) and answers it with its plaintext,
  * which leaves only in this answer; 409 when the account already has a token of that name.
@@ -133,9 +177,10 @@ export async function insertToken(
   db: Database,
   uid: number,
   name: string,
-  opts: { scope?: string; scopeAccountId?: number; trx?: Knex.Transaction } = {},
+  opts: { scope?: string; scopeAccountId?: number; accessScopes?: readonly string[]; trx?: Knex.Transaction } = {},
 ): Promise<{ created: orgsTeamsV1.CreatedToken; createdAt: Date }> {
   const trimmed = tokenName(name);
+  const accessScopes = tokenAccessScopes(opts.accessScopes ?? []);
   const token = generateToken();
   try {
     const [row] = await db
@@ -147,9 +192,13 @@ export async function insertToken(
         token_last_eight: token.slice(-8),
         scope: opts.scope ?? '',
         scope_account_id: opts.scopeAccountId || null,
+        access_scopes: accessScopes.join(','),
       })
       .returning(['id', 'name', 'token_last_eight', 'created_at']);
-    return { created: { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight }, createdAt: row.created_at };
+    return {
+      created: { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight, accessScopes },
+      createdAt: row.created_at,
+    };
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError(`access token name "${trimmed}" is already used`);
     throw err;
@@ -161,9 +210,11 @@ export class Identity {
   constructor(
     private readonly db: Database,
     /** Wrong passwords per account (an unknown login counts under its name), checked before any password is hashed. */
-    private readonly passwordFailures = new FailureLimiter(DEFAULT_ACCOUNT_FAILURES),
+    readonly passwordFailures = new FailureLimiter(DEFAULT_ACCOUNT_FAILURES),
     /** Tokens of other issuers that authenticate accounts of ours (none: only the platform's own tokens). */
     private readonly foreignTokens?: ForeignTokens,
+    /** TOTP of local accounts; absent, passwords are the only factor (a test's identity service). */
+    readonly secondFactor?: SecondFactor,
   ) {}
 
   private accounts() {
@@ -317,13 +368,20 @@ export class Identity {
         't.last_used_at as token_last_used_at',
         't.scope as token_scope',
         't.scope_account_id as token_scope_account_id',
+        't.access_scopes as token_access_scopes',
       );
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
     if (stale(row.token_last_used_at))
       await this.db.table('access_tokens').where({ id: row.token_id }).update({ last_used_at: this.db.knex.fn.now() });
     if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
-    return { user: toUser(row), tokenId: row.token_id, scope: row.token_scope, scopeAccountId: Number(row.token_scope_account_id ?? 0) };
+    return {
+      user: toUser(row),
+      tokenId: row.token_id,
+      scope: row.token_scope,
+      scopeAccountId: Number(row.token_scope_account_id ?? 0),
+      accessScopes: splitScopes(row.token_access_scopes),
+    };
   }
 
   /** A token another issuer vouches for: the service account it is bound to, when that account may authenticate. */
@@ -333,7 +391,7 @@ export class Identity {
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
     if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
-    return { user: toUser(row), tokenId: 0, scope: '', scopeAccountId: 0 };
+    return { user: toUser(row), tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
   }
 
   /**
@@ -347,32 +405,51 @@ export class Identity {
     return row ? verifyPassword(password, row.password_hash) : undefined;
   }
 
-  async authenticateBasic(username: string, password: string): Promise<orgsTeamsV1.AuthenticateResponse> {
+  async authenticateBasic(username: string, password: string, otp: string = ''): Promise<orgsTeamsV1.AuthenticateResponse> {
     const key = username.toLowerCase();
     const row = await this.accounts()
       .where({ type: ACCOUNT_TYPE.user })
       .andWhere((q) => q.where({ lower_login: key }).orWhere({ lower_email: key }))
       .first();
     // Login and email of one account share a count; an unknown name is counted (and refused) the same way.
-    const account = row ? `id:${row.id}` : `name:${key}`;
+    const account = row ? failureKey(row.id) : `name:${key}`;
     this.passwordFailures.assertAllowed(account, 'too many failed sign-in attempts for this account');
     const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH));
     if (!row || !ok) {
       this.passwordFailures.fail(account);
       throw new NotAuthenticatedError('invalid username or password');
     }
+    if (this.secondFactor) {
+      try {
+        await this.secondFactor.checkSignIn(row.id, otp);
+      } catch (err) {
+        // A wrong code counts as a wrong password would (codes are guessable too); a missing one is a client asking
+        // for the next step, not a guess.
+        if (otp.trim()) this.passwordFailures.fail(account);
+        throw err;
+      }
+    }
     this.passwordFailures.reset(account);
     assertMayLogIn(row);
     await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
-    return { user: toUser(row), tokenId: 0, scope: '', scopeAccountId: 0 };
+    const user = toUser(row);
+    if (this.secondFactor) user.mustEnrollTwoFactor = await this.secondFactor.mustEnroll(user);
+    return { user, tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
   }
 
   /**
    * Issues a token; the plaintext leaves only in this answer. A scoped token (TOKEN_SCOPES) is limited to that
    * one use and acts for `scopeAccountId` (docs/authentication.md); the gateway enforces the scope.
    */
-  async createToken(userId: number, name: string, scope = '', scopeAccountId = 0): Promise<orgsTeamsV1.CreatedToken> {
+  async createToken(
+    userId: number,
+    name: string,
+    scope = '',
+    scopeAccountId = 0,
+    accessScopes: readonly string[] = [],
+  ): Promise<orgsTeamsV1.CreatedToken> {
     tokenName(name);
+    tokenAccessScopes(accessScopes);
     if (scope && !TOKEN_SCOPES.includes(scope))
       throw new InputError(`scope: must be one of ${TOKEN_SCOPES.join(', ')}`, [{ field: 'scope', description: 'unknown scope' }]);
     if (scope && !scopeAccountId)
@@ -387,7 +464,7 @@ export class Identity {
     const owner = await this.accounts().where({ id: userId }).first('type');
     if (owner?.type === ACCOUNT_TYPE.serviceAccount)
       throw new NotAllowedError("a service account's tokens are made by its administrators");
-    return (await insertToken(this.db, userId, name, { scope, scopeAccountId })).created;
+    return (await insertToken(this.db, userId, name, { scope, scopeAccountId, accessScopes })).created;
   }
 
   async listTokens(userId: number): Promise<orgsTeamsV1.TokenInfo[]> {
@@ -400,6 +477,7 @@ export class Identity {
       last_used_at: Date | null;
       scope: string;
       scope_account_id: number | null;
+      access_scopes: string;
     };
     return rows.map((r: Row) => ({
       id: r.id,
@@ -409,12 +487,27 @@ export class Identity {
       lastUsedUnix: unixSeconds(r.last_used_at),
       scope: r.scope,
       scopeAccountId: Number(r.scope_account_id ?? 0),
+      accessScopes: splitScopes(r.access_scopes),
     }));
   }
 
   async deleteToken(userId: number, id: number): Promise<void> {
     const n = await this.db.table('access_tokens').where({ uid: userId, id }).delete();
     if (n === 0) throw new NotFoundError(`access token ${id} does not exist`);
+  }
+
+  /**
+   * Deletes every access token and console session of a user at once (a person who left, or a stolen device): the
+   * gateways are told by the caller, so both stop on the next request.
+   */
+  async revokeCredentials(login: string): Promise<{ userId: number; tokens: number; sessions: number }> {
+    const row = await this.accounts().where({ type: ACCOUNT_TYPE.user, lower_login: login.toLowerCase() }).first('id');
+    if (!row) throw new NotFoundError(`user ${login} does not exist`);
+    return this.db.transaction(async (trx) => ({
+      userId: Number(row.id),
+      tokens: await this.db.table('access_tokens', trx).where({ uid: row.id }).delete(),
+      sessions: await this.db.table('sessions', trx).where({ uid: row.id }).delete(),
+    }));
   }
 
   /** Ids of the site admins (none only before the first start completed). */

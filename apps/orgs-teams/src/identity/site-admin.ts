@@ -28,6 +28,8 @@ export type TupleWriter = Pick<Relationships, 'write'>;
  * First start: when no site admin exists, create one from PLATFORM_ADMIN_* and grant it the site admin
  * relation. A generated password is printed once to stderr (never to the log). Later starts only make sure
  * every site admin still holds the relation (a crash between the two writes must not leave an admin without it).
+ * Replicas starting together on a fresh database race to create it: the one that loses finds the winner's admin
+ * and carries on as a later start does.
  */
 export async function ensureSiteAdmin(
   identity: Identity,
@@ -35,26 +37,36 @@ export async function ensureSiteAdmin(
   settings: SiteAdminSettings,
   ctx: CallContext,
 ): Promise<void> {
-  const admins = await identity.siteAdminIds();
-  if (admins.length > 0) {
+  const existing = async () => {
+    const admins = await identity.siteAdminIds();
     for (const id of admins) await grantSiteAdmin(relationships, id, ctx);
+    return admins.length > 0;
+  };
+  if (await existing()) {
     if (settings.password) await warnIfNotApplied(identity, settings.username, settings.password, ctx);
     return;
   }
   const password = settings.password ?? randomBytes(18).toString('base64url');
-  const user = await createUser(
-    identity,
-    relationships,
-    {
-      username: settings.username,
-      email: settings.email,
-      password,
-      fullName: 'Site administrator',
-      mustChangePassword: false,
-      isAdmin: true,
-    },
-    ctx,
-  );
+  let user: orgsTeamsV1.User;
+  try {
+    user = await createUser(
+      identity,
+      relationships,
+      {
+        username: settings.username,
+        email: settings.email,
+        password,
+        fullName: 'Site administrator',
+        mustChangePassword: false,
+        isAdmin: true,
+      },
+      ctx,
+    );
+  } catch (err) {
+    // Taken meanwhile by another replica's bootstrap: its admin stands (a taken name with no admin is still an error).
+    if (err instanceof ConflictError && (await existing())) return;
+    throw err;
+  }
   ctx.log.info({ userId: user.id, login: user.login }, 'site admin created');
   if (!settings.password) {
     const kept = settings.passwordFile ? keepPassword(settings.passwordFile, password) : undefined;
@@ -130,7 +142,7 @@ export async function createUser(
   const user = await identity.createUser(req);
   if (!req.isAdmin) return user;
   try {
-    await relationships.write([{ user: `user:${user.id}`, relation: 'admin', object: SITE_OBJECT }], [], ctx);
+    await grantSiteAdmin(relationships, user.id, ctx);
   } catch (err) {
     await identity.deleteAccount(user.id);
     throw err;
@@ -138,7 +150,10 @@ export async function createUser(
   return user;
 }
 
-/** Writes `user:<id> admin site:platform`; already holding it is fine. */
+/**
+ * Writes `user:<id> admin site:platform`; already holding it is fine (another replica's bootstrap may have granted
+ * it first).
+ */
 async function grantSiteAdmin(relationships: TupleWriter, userId: number, ctx: CallContext): Promise<void> {
   try {
     await relationships.write([{ user: `user:${userId}`, relation: 'admin', object: SITE_OBJECT }], [], ctx);

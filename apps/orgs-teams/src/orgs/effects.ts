@@ -2,7 +2,7 @@ import type { Database, EffectContext, EffectHandler, StageEffect } from '@platf
 import { UnavailableError } from '@platform/errors';
 import { tupleKey, type Tuple } from '../relationships';
 import { CLUSTER_CONNECTION_EFFECT, clusterConnectionEffect, type ClusterConnections } from './cluster-connections';
-import type { OrgAuthz } from './org-authz';
+import type { OrgAuthz, RoleUntil } from './org-authz';
 import { tuplesCalledFor } from './tuples';
 
 /**
@@ -14,12 +14,17 @@ export interface TupleChange {
   tuples: Tuple[];
 }
 
-/** A team's custom roles replaced (`roleIds`), and what they were (`previous`), so the change can be undone. */
+/**
+ * A team's custom roles replaced (`roleIds`, with the ends of time-bound ones in `until`), and what they were
+ * (`previous`, `previousUntil`), so the change can be undone.
+ */
 export interface TeamRolesChange {
   orgId: number;
   teamId: number;
   roleIds: number[];
   previous: number[];
+  until?: RoleUntil;
+  previousUntil?: RoleUntil;
 }
 
 export const EFFECT = {
@@ -38,8 +43,17 @@ export function stageTuples(stage: StageEffect, tuples: Tuple[]): void {
 
 /** Stages replacing a team's custom roles (nothing when they stay the same). */
 export function stageTeamRoles(stage: StageEffect, change: TeamRolesChange): void {
-  const same = change.roleIds.length === change.previous.length && change.roleIds.every((id) => change.previous.includes(id));
+  const same =
+    change.roleIds.length === change.previous.length &&
+    change.roleIds.every((id) => change.previous.includes(id)) &&
+    sameEnds(change.until ?? {}, change.previousUntil ?? {});
   if (!same) stage(EFFECT.teamRoles, change);
+}
+
+/** Whether two sets of ends name the same roles ending at the same instants. */
+function sameEnds(a: RoleUntil, b: RoleUntil): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => k in b && Date.parse(a[Number(k)]) === Date.parse(b[Number(k)]));
 }
 
 /** The handlers of orgs-teams' effects. */
@@ -56,8 +70,8 @@ export function orgEffects(
     invert: (c) => c,
   };
   const teamRoles: EffectHandler<TeamRolesChange> = {
-    apply: async (c, call) => void (await authz.assignTeamRoles(c.orgId, c.teamId, c.roleIds, call)),
-    invert: (c) => ({ ...c, roleIds: c.previous, previous: c.roleIds }),
+    apply: async (c, call) => void (await authz.assignTeamRoles(c.orgId, c.teamId, c.roleIds, c.until, call)),
+    invert: (c) => ({ ...c, roleIds: c.previous, previous: c.roleIds, until: c.previousUntil, previousUntil: c.until }),
   };
   const orgRolesDeleted: EffectHandler<{ orgId: number }> = {
     apply: (c, call) => authz.deleteOrgRoles(c.orgId, call),

@@ -1,75 +1,49 @@
-import { LRUCache } from 'lru-cache';
+import { NoticeCache, ORGS_CHANGED, type Bus, type Keeping, type OrgsChanged } from '@platform/bus';
 import type { OrgRow } from './rows';
 
+/** A row is found by its id and by its slug, and goes with its organization's tag. */
+const KEEPING: Keeping<OrgRow | undefined> = {
+  // Misses are not kept: a new organization is found at once.
+  keep: (row) => row !== undefined,
+  tags: (row) => [`org:${row!.id}`],
+  alsoAt: (row) => [`id:${row!.id}`, `name:${row!.login.toLowerCase()}`],
+};
+
 /**
- * Organizations by id and by slug, for the reads nearly every request makes (`GET /orgs/{org}` and every
- * route whose target is an organization resolve it first). On the embedded database that read was
- * the request's only statement, and statements are serialised on its one connection.
+ * Organizations by id and by slug, for the reads nearly every request makes (`GET /orgs/{org}` and every route
+ * whose target is an organization resolve it first). On the embedded database that read was the request's only
+ * statement, and statements are serialised on its one connection.
  *
- * Kept correct by eviction, not by time: every change of an organization's row evicts it here when the change
- * has committed (`OrgsContext.orgChanged`), and other replicas hear of it through a bus notice
- * (`ORGS_CHANGED`). The lifetime (`ORG_CACHE_TTL_MS`) only bounds how long a replica that missed a notice
- * (NATS away) can serve an old row. A read that started before an eviction never stores what it read (a
- * generation count), so a row read just before a change cannot outlive the change. Misses are not cached: a new
- * organization is found at once. When full, the least recently used organization makes room.
+ * A NoticeCache (libs/bus): every change of an organization's row evicts it here (OrganizationsStore, and
+ * `OrgsContext.orgChanged` once committed), other replicas hear of it through the organizations notice
+ * (`ORGS_CHANGED`), and a fence makes sure a change answered by another replica is seen by the very next read here.
+ * The lifetime (`ORG_CACHE_TTL_MS`) only bounds what a notice lost in the bus itself can cost.
  */
 export class OrgCache {
-  private readonly byId: LRUCache<number, OrgRow>;
-  private readonly idByName = new Map<string, number>();
-  private generation = 0;
+  private readonly rows: NoticeCache<OrgRow | undefined>;
 
-  constructor(
-    private readonly ttlMs: number,
-    capacity = 10_000,
-  ) {
-    this.byId = new LRUCache<number, OrgRow>({
-      max: capacity,
-      ...(ttlMs > 0 ? { ttl: Math.ceil(ttlMs) } : {}),
-      // Whatever removes a row (expiry, room for another, eviction, a newer row) also drops its slug, unless
-      // the slug already names another organization.
-      dispose: (row, id) => {
-        const name = row.login.toLowerCase();
-        if (this.idByName.get(name) === id) this.idByName.delete(name);
-      },
-    });
+  constructor(ttlMs: number, capacity = 10_000) {
+    // Each organization is kept under two keys.
+    this.rows = new NoticeCache({ name: 'orgs-teams.orgs', ttlMs, maxEntries: capacity * 2, keepWithoutBus: true });
   }
 
-  /** The cached row with this id, if fresh. */
-  get(id: number): OrgRow | undefined {
-    return this.byId.get(id);
+  /** The organization with this id, kept or read by `load`. */
+  byId(id: number, load: () => Promise<OrgRow | undefined>): Promise<OrgRow | undefined> {
+    return this.rows.through(`id:${id}`, load, KEEPING);
   }
 
-  /** The cached row with this slug (case-insensitive), if fresh. */
-  getByName(name: string): OrgRow | undefined {
-    const id = this.idByName.get(name.toLowerCase());
-    return id === undefined ? undefined : this.get(id);
-  }
-
-  /** Reads through the cache: `load` runs on a miss, and its row is kept unless an eviction happened meanwhile. */
-  async through(cached: OrgRow | undefined, load: () => Promise<OrgRow | undefined>): Promise<OrgRow | undefined> {
-    if (cached || this.ttlMs <= 0) return cached ?? load();
-    const generation = this.generation;
-    const row = await load();
-    if (row && generation === this.generation) this.put(row);
-    return row;
-  }
-
-  private put(row: OrgRow): void {
-    // The slug is indexed after the set: replacing a row disposes the old one, which drops its slug.
-    this.byId.set(row.id, row);
-    this.idByName.set(row.login.toLowerCase(), row.id);
+  /** The organization with this slug (case-insensitive), kept or read by `load`. */
+  byName(name: string, load: () => Promise<OrgRow | undefined>): Promise<OrgRow | undefined> {
+    return this.rows.through(`name:${name.toLowerCase()}`, load, KEEPING);
   }
 
   /** Forgets an organization (changed or deleted), and makes reads in flight forget what they read. */
   evict(id: number): void {
-    this.generation++;
-    this.byId.delete(id);
+    this.rows.evict([`org:${id}`]);
   }
 
-  /** Forgets everything (the bus connection was lost: notices may have been missed). */
-  clear(): void {
-    this.generation++;
-    this.byId.clear();
-    this.idByName.clear();
+  /** Follows the other replicas' organization notices (see NoticeCache.follow). */
+  follow(bus: Bus): Promise<() => Promise<void>> {
+    return this.rows.follow(bus, [{ subject: ORGS_CHANGED, stale: (p) => ((p as OrgsChanged).orgIds ?? []).map((id) => `org:${id}`) }]);
   }
 }

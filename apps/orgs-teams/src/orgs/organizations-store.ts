@@ -53,7 +53,7 @@ export class OrganizationsStore {
     const q = this.organizations(trx).where({ id }).first(ORG_COLUMNS);
     if (lock) return q.forUpdate();
     if (trx || !this.cache) return q;
-    return this.cache.through(this.cache.get(id), async () => q);
+    return this.cache.byId(id, async () => q);
   }
 
   /** The organization with this id; 404 when there is none. */
@@ -66,7 +66,7 @@ export class OrganizationsStore {
   /** The organization with this slug (case-insensitive), or undefined; through the cache when there is one. */
   async findByName(name: string): Promise<OrgRow | undefined> {
     const load = async () => this.organizations().where({ lower_login: name.toLowerCase() }).first(ORG_COLUMNS);
-    return this.cache ? this.cache.through(this.cache.getByName(name), load) : load();
+    return this.cache ? this.cache.byName(name, load) : load();
   }
 
   /**

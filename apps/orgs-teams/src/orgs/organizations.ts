@@ -1,4 +1,5 @@
-import { isUniqueViolation } from '@platform/db';
+import type { Knex } from 'knex';
+import { isUniqueViolation, type StageEffect } from '@platform/db';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
@@ -191,18 +192,37 @@ export class Organizations {
         } else if (!(await this.members.isSiteAdmin(requesterId, trx))) {
           throw new NotAllowedError(`only an owner of ${org.login} or a site admin may delete it`);
         }
-        await this.orgs.onOrgDelete?.(trx, orgId, stage);
-        await this.organizations.delete(orgId, trx);
-        stageTuples(stage, [
-          orgOnSite(orgId),
-          ...teams.flatMap((t) => teamOfOrg(orgId, t.id)),
-          ownerTeamOfOrg(orgId, ownerTeam.id),
-          ...members.map((m) => teamMember(m.team_id, m.uid)),
-        ]);
-        stage(EFFECT.orgRolesDeleted, { orgId });
+        await this.removeRows(trx, stage, orgId, teams, members);
       },
       { call: ctx },
     );
     this.orgs.orgChanged?.(orgId);
+  }
+
+  /**
+   * Deletes an organization inside a change that decided so already (a user deleted with the organizations it is
+   * the last owner of): locks it, removes its rows and stages what follows them; call orgChanged after the commit.
+   */
+  async deleteWithin(trx: Knex.Transaction, stage: StageEffect, orgId: number): Promise<void> {
+    if (!(await this.organizations.find(orgId, trx, true))) throw new NotFoundError(`organization ${orgId} does not exist`);
+    await this.removeRows(trx, stage, orgId, await this.teams.ofOrg(orgId, trx), await this.members.teamMemberships(orgId, trx));
+  }
+
+  private async removeRows(
+    trx: Knex.Transaction,
+    stage: StageEffect,
+    orgId: number,
+    teams: { id: number; permission: string }[],
+    members: { team_id: number; uid: number }[],
+  ): Promise<void> {
+    await this.orgs.onOrgDelete?.(trx, orgId, stage);
+    await this.organizations.delete(orgId, trx);
+    stageTuples(stage, [
+      orgOnSite(orgId),
+      ...teams.flatMap((t) => teamOfOrg(orgId, t.id)),
+      ...teams.filter((t) => t.permission === OWNER_PERMISSION).map((t) => ownerTeamOfOrg(orgId, t.id)),
+      ...members.map((m) => teamMember(m.team_id, m.uid)),
+    ]);
+    stage(EFFECT.orgRolesDeleted, { orgId });
   }
 }

@@ -51,7 +51,7 @@ export function toOrganization(row: OrgRow): orgsTeamsOrgsV1.Organization {
 }
 
 /** The Team message of a team row, its organization and its custom roles. */
-export function toTeam(row: TeamRow, org: OrgRow, roleIds: number[] = []): orgsTeamsOrgsV1.Team {
+export function toTeam(row: TeamRow, org: OrgRow, roleIds: number[] = [], roleUntil: Record<number, string> = {}): orgsTeamsOrgsV1.Team {
   return {
     id: row.id,
     name: row.name,
@@ -62,5 +62,6 @@ export function toTeam(row: TeamRow, org: OrgRow, roleIds: number[] = []): orgsT
     hasUnits: row.units !== null,
     type: row.type,
     roleIds,
+    roleUntil,
   };
 }

@@ -4,7 +4,7 @@ import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { stageTeamRoles, stageTuples } from './effects';
 import { MembersStore } from './members-store';
-import type { OrgAuthz } from './org-authz';
+import type { OrgAuthz, RoleUntil, TeamRoles } from './org-authz';
 import { OrganizationsStore } from './organizations-store';
 import type { OrgsContext } from './orgs-context';
 import { pageOf } from './paging';
@@ -40,6 +40,21 @@ function checkUnits(units: string[]): void {
     throw new InputError('units must be distinct non-empty names of at most 64 characters', [{ field: 'units', description: 'invalid' }]);
 }
 
+/** An RFC 3339 date-time, as authz takes it. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** 400 unless each end names a role being assigned and is an RFC 3339 time still to come. */
+function checkEnds(roleIds: number[], until: RoleUntil): void {
+  const now = Date.now();
+  for (const [id, at] of Object.entries(until)) {
+    const field = [{ field: 'assignedRoleUntil', description: 'a future RFC 3339 time for each of assignedRoleIDs' }];
+    if (!roleIds.includes(Number(id))) throw new InputError(`role ${id} has an end but is not among the team's roles`, field);
+    const t = Date.parse(at);
+    if (!RFC3339.test(at) || Number.isNaN(t)) throw new InputError(`the end of role ${id} is not an RFC 3339 time: ${at}`, field);
+    if (t <= now) throw new InputError(`the end of role ${id} has passed: ${at}`, field);
+  }
+}
+
 /** Teams of organizations. */
 export class Teams {
   private readonly organizations: OrganizationsStore;
@@ -67,7 +82,7 @@ export class Teams {
       rows.map((r) => r.id),
       ctx,
     );
-    return rows.map((r) => toTeam(r, org, roles.get(r.id) ?? []));
+    return rows.map((r) => toTeam(r, org, roles.get(r.id)?.roleIds ?? [], roles.get(r.id)?.until ?? {}));
   }
 
   /** One page of the organization's teams, owner team first, then by name. */
@@ -121,6 +136,8 @@ export class Teams {
     checkPermission(permission, CREATE_PERMISSIONS);
     if (req.units) checkUnits(req.units.units);
     const roleIds = req.roleIds?.roleIds ?? [];
+    const until = req.roleIds?.until ?? {};
+    await this.checkRoles(org.id, roleIds, until, ctx);
 
     const row = await this.changing(org.id, () =>
       this.orgs.outbox.run(
@@ -132,7 +149,7 @@ export class Teams {
           );
           // The team's tuples first: authz attaches roles only to a team of the organization.
           stageTuples(stage, teamOfOrg(org.id, row.id));
-          stageTeamRoles(stage, { orgId: org.id, teamId: row.id, roleIds, previous: [] });
+          stageTeamRoles(stage, { orgId: org.id, teamId: row.id, roleIds, until, previous: [] });
           return row;
         },
         { call: ctx, undo: (trx, row) => this.teams.delete(row.id, trx) },
@@ -160,6 +177,7 @@ export class Teams {
     }
     if (req.type !== undefined) checkType(req.type);
     if (req.units) checkUnits(req.units.units);
+    if (req.roleIds) await this.checkRoles(before.org_id, req.roleIds.roleIds, req.roleIds.until, ctx);
 
     const changes: Partial<TeamFields> = { name: req.name };
     if (req.description !== undefined) changes.description = req.description;
@@ -173,13 +191,20 @@ export class Teams {
       type: before.type,
       units: before.units,
     };
-    const previousRoles = req.roleIds ? await this.rolesOf(before.id, ctx) : [];
+    const previousRoles = req.roleIds ? await this.rolesOf(before.id, ctx) : { roleIds: [], until: {} };
     await this.changing(before.org_id, () =>
       this.orgs.outbox.run(
         async (trx, stage) => {
           await this.teams.update(before.id, changes, new Date(), trx);
           if (req.roleIds)
-            stageTeamRoles(stage, { orgId: before.org_id, teamId: before.id, roleIds: req.roleIds.roleIds, previous: previousRoles });
+            stageTeamRoles(stage, {
+              orgId: before.org_id,
+              teamId: before.id,
+              roleIds: req.roleIds.roleIds,
+              until: req.roleIds.until,
+              previous: previousRoles.roleIds,
+              previousUntil: previousRoles.until,
+            });
         },
         { call: ctx, undo: (trx) => this.teams.update(before.id, restore, before.updated_at, trx) },
       ),
@@ -207,7 +232,13 @@ export class Teams {
           // Members left without a team of the organization leave it.
           const leaving = await this.members.leaveOrgUnlessInTeam(team.org_id, uids, trx);
           // Roles first: authz detaches roles only from a team that is still the organization's.
-          stageTeamRoles(stage, { orgId: team.org_id, teamId: team.id, roleIds: [], previous: roles });
+          stageTeamRoles(stage, {
+            orgId: team.org_id,
+            teamId: team.id,
+            roleIds: [],
+            previous: roles.roleIds,
+            previousUntil: roles.until,
+          });
           stageTuples(stage, [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))]);
           return { uids, leaving };
         },
@@ -229,8 +260,31 @@ export class Teams {
     );
   }
 
-  /** A team's custom roles, ascending. */
-  private async rolesOf(teamId: number, ctx: CallContext): Promise<number[]> {
-    return (await this.authz.listTeamRoles([teamId], ctx)).get(teamId) ?? [];
+  /**
+   * 400 unless every role given is a custom role of the organization, and no more of them than a team may hold,
+   * and every end is a future time of one of those roles.
+   * Checked before anything is written or staged: authz would refuse them too, but only after the team's rows
+   * committed, leaving an undo and a dropped outbox entry (an error in the log) for what is the caller's mistake.
+   */
+  private async checkRoles(orgId: number, roleIds: number[], until: RoleUntil, ctx: CallContext): Promise<void> {
+    checkEnds(roleIds, until);
+    if (roleIds.length === 0) return;
+    const { ids: ofOrg, maxPerTeam } = await this.authz.rolesOf(orgId, ctx);
+    const wanted = [...new Set(roleIds)];
+    if (maxPerTeam > 0 && wanted.length > maxPerTeam)
+      throw new InputError(`a team can have at most ${maxPerTeam} custom roles; ${wanted.length} were given`, [
+        { field: 'assignedRoleIDs', description: `at most ${maxPerTeam} custom roles` },
+      ]);
+    const foreign = wanted.filter((id) => !ofOrg.has(id));
+    if (foreign.length)
+      throw new InputError(
+        `role ${foreign.join(', ')} ${foreign.length === 1 ? 'is not a custom role' : 'are not custom roles'} of this organization`,
+        [{ field: 'assignedRoleIDs', description: 'custom roles of the team’s organization only' }],
+      );
+  }
+
+  /** A team's custom roles, ascending, with the ends of its time-bound ones. */
+  private async rolesOf(teamId: number, ctx: CallContext): Promise<TeamRoles> {
+    return (await this.authz.listTeamRoles([teamId], ctx)).get(teamId) ?? { roleIds: [], until: {} };
   }
 }

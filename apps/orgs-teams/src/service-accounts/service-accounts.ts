@@ -267,7 +267,8 @@ export class ServiceAccounts {
   async listTokens(orgIdOrZero: number, id: number): Promise<orgsTeamsV1.TokenInfo[]> {
     await this.require(orgIdOrZero, id);
     const rows = await this.db.table('access_tokens').where({ uid: id }).orderBy('id');
-    return rows.map((r: { id: number; name: string; token_last_eight: string; created_at: Date; last_used_at: Date | null }) => ({
+    type Row = { id: number; name: string; token_last_eight: string; created_at: Date; last_used_at: Date | null; access_scopes: string };
+    return rows.map((r: Row) => ({
       id: Number(r.id),
       name: r.name,
       tokenLastEight: r.token_last_eight,
@@ -275,6 +276,8 @@ export class ServiceAccounts {
       lastUsedUnix: unixSeconds(r.last_used_at),
       scope: '',
       scopeAccountId: 0,
+      // What a service account may do is its roles: its tokens are made with every scope.
+      accessScopes: r.access_scopes.split(','),
     }));
   }
 

@@ -149,8 +149,9 @@ describe('SiteSettings (identity schema, real Postgres)', () => {
   });
 
   describe('registration toggle', () => {
-    it('is enabled by default and keeps what was set', async () => {
-      expect(await settings.getRegistration()).toEqual({ disableRegistration: false });
+    it('is disabled until a site admin opens it, and keeps what was set', async () => {
+      expect(await settings.getRegistration()).toEqual({ disableRegistration: true });
+      expect(await settings.setRegistration(false, 1)).toEqual({ disableRegistration: false });
       expect(await settings.setRegistration(true, 1)).toEqual({ disableRegistration: true });
       expect(await new SiteSettings(db, FACTS).getRegistration()).toEqual({ disableRegistration: true });
       expect(await settings.setRegistration(false, 1)).toEqual({ disableRegistration: false });

@@ -98,7 +98,7 @@ export function normalizeDomain(name: string): string {
 }
 
 /**
- * The site-wide settings of spec 4.8 in the identity schema: branding (one row; null options fall back to
+ * The site-wide settings in the identity schema: branding (one row; null options fall back to
  * the built-in defaults), the email-domain whitelist, and the registration toggle.
  */
 export class SiteSettings {

@@ -183,6 +183,8 @@ contracts-licensing:
   calls: [clusters, billing-dashboard]
   # the platform license CA: its key sealed with SECRETS_ENCRYPTION_KEY, or imported from LICENSE_CA_*
   licenseCA: true
+  # quota and expiry notices: SMTP_URL (credentials) and the notification settings
+  notifications: true
   # license verification, the CA certificate and the revocation list
   public: [platformadmin.contractslicensing.v1.LicensingService]
 billing-dashboard:
@@ -375,6 +377,7 @@ PLATFORM_ADMIN_PASSWORD: {group: platformAdmin, single: true}
 SECRETS_ENCRYPTION_KEY: {group: secretsEncryption, single: true}
 LICENSE_CA_CERT: {group: licenseCA}
 LICENSE_CA_KEY: {group: licenseCA}
+SMTP_URL: {group: notifications}
 OBJECT_STORAGE_ACCESS_KEY_ID: {group: objectStorage}
 OBJECT_STORAGE_SECRET_ACCESS_KEY: {group: objectStorage}
 OBJECT_STORAGE_SIGNING_KEY: {group: objectStorage}
@@ -435,6 +438,7 @@ Context: dict "root" $ "app" "<app>"
   PLATFORM_ADMIN_*                  orgs-teams (the site-admin bootstrap)
   SECRETS_ENCRYPTION_KEY            orgs-teams (sealed manager sync tokens), contracts-licensing (sealed CA key)
   LICENSE_CA_CERT, LICENSE_CA_KEY   contracts-licensing (an imported license CA; optional)
+  SMTP_URL                          contracts-licensing (notice mails, with the SMTP credentials; optional)
   OBJECT_STORAGE_SIGNING_KEY        gateway, orgs-teams and marketplace-listener (signed URLs; one key for all replicas)
   OBJECT_STORAGE_ACCESS_KEY_ID/...   orgs-teams, contracts-licensing and gateway (S3 credentials; optional)
 Each comes from its group's own Secret when one is set (platform.secretSource), else from existingSecret or
@@ -465,6 +469,7 @@ the chart's Secret.
 {{- $entries = append $entries (list "SECRETS_ENCRYPTION_KEY" false) }}
 {{- range $key := list "LICENSE_CA_CERT" "LICENSE_CA_KEY" }}{{ $entries = append $entries (list $key true) }}{{ end }}
 {{- end }}
+{{- if $traits.notifications }}{{ $entries = append $entries (list "SMTP_URL" true) }}{{ end }}
 {{- if $traits.signsObjects }}{{ $entries = append $entries (list "OBJECT_STORAGE_SIGNING_KEY" false) }}{{ end }}
 {{- if $traits.objectStorage }}
 {{- range $key := list "OBJECT_STORAGE_ACCESS_KEY_ID" "OBJECT_STORAGE_SECRET_ACCESS_KEY" }}

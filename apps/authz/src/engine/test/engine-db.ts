@@ -3,11 +3,12 @@ import { createTestDatabase } from '@platform/testing';
 import { init } from '../../../migrations/20261122000000_init';
 import { tuples } from '../../../migrations/20261122010000_tuples';
 import { tupleChanges } from '../../../migrations/20261124080000_tuple_changes';
+import { tupleConditions } from '../../../migrations/20261125000000_tuple_conditions';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from '../embedded-engine';
 import { TypeSystem } from '../model';
 
 /** The migrations the engine needs: the tuples and their change log. */
-export const ENGINE_MIGRATIONS = [init, tuples, tupleChanges];
+export const ENGINE_MIGRATIONS = [init, tuples, tupleChanges, tupleConditions];
 
 /** A test database in which each engine gets its own freshly migrated schema, so tests never share tuples. */
 export async function openEngineDatabase() {

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
-import { Field, Form, Outcome, Section, Select, Show, Table, missing, useAction, useLoad } from '../../ui';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Field, Form, Outcome, Section, Select, Show, Table, missing, useAction } from '../../ui';
+import { siteKeys, useClientOrgs, useSiteChange } from './api';
 import { Checkbox, ConfirmButton, TextArea } from '../../ui/controls';
 
 // Client organizations (docs/client-organizations.md): site admins create them on a hub for a client of the operator,
@@ -19,21 +21,26 @@ const SET_ROLE = 'open-cluster-management:managedclusterset:admin';
 const STATUS_POLL_MS = 3000;
 
 export default function ClientOrgs() {
-  const clients = useLoad(() => ok(api.GET('/user/clients')), []);
+  const clients = useClientOrgs();
   return (
     <>
       <h1>Client organizations</h1>
       <Section title="Client organizations">
-        <Show loaded={clients}>{(orgs) => <ClientOrgTable orgs={orgs} changed={clients.reload} />}</Show>
+        <Show loaded={clients}>{(orgs) => <ClientOrgTable orgs={orgs} />}</Show>
       </Section>
-      <CreateClientOrg created={clients.reload} sharedCandidates={clients.data ?? []} />
+      <CreateClientOrg sharedCandidates={clients.data ?? []} />
       <StatusLookup />
     </>
   );
 }
 
-function ClientOrgTable({ orgs, changed }: { orgs: Schema<'Organization'>[]; changed: () => void }) {
+function ClientOrgTable({ orgs }: { orgs: Schema<'Organization'>[] }) {
   const action = useAction();
+  const deletion = useSiteChange(siteKeys.clientOrgs, (id: number) =>
+    ok(api.DELETE('/user/client/delete/{id}', { params: { path: { id } } })),
+  );
+  const client = useQueryClient();
+  const changed = useCallback(() => void client.invalidateQueries({ queryKey: siteKeys.clientOrgs }), [client]);
   // Each row's last known status: only an Active one can be deleted, and one that reached Deleted leaves the list.
   const [statuses, setStatuses] = useState<Record<string, Status>>({});
   const noteStatus = useCallback(
@@ -45,8 +52,7 @@ function ClientOrgTable({ orgs, changed }: { orgs: Schema<'Organization'>[]; cha
   );
   const remove = (org: Schema<'Organization'>) =>
     action.run(async () => {
-      const answer = await ok(api.DELETE('/user/client/delete/{id}', { params: { path: { id: org.id } } }));
-      changed();
+      const answer = await deletion.mutateAsync(org.id);
       return answer.message || `Deleting ${org.name}: its clusters are released, then the organization is removed.`;
     });
   return (
@@ -62,12 +68,17 @@ function ClientOrgTable({ orgs, changed }: { orgs: Schema<'Organization'>[]; cha
           { header: 'ID', cell: (o) => o.id },
           { header: 'Visibility', cell: (o) => o.visibility || '—' },
           { header: 'Multi-cluster manager endpoint', cell: (o) => <code>{o.managerManagementClusterEndPoint || '—'}</code> },
-          { header: 'Status', cell: (o) => <StatusCell name={o.name} since={action.done} onStatus={noteStatus} /> },
+          { header: 'Status', cell: (o) => <StatusCell name={o.name} onStatus={noteStatus} /> },
           {
             header: 'Actions',
             cell: (o) =>
               statuses[o.name] === 'Active' ? (
-                <ConfirmButton label={`Delete ${o.name}`} confirmLabel={`Confirm delete ${o.name}`} busy={action.busy} onConfirm={() => void remove(o)} />
+                <ConfirmButton
+                  label={`Delete ${o.name}`}
+                  confirmLabel={`Confirm delete ${o.name}`}
+                  busy={action.busy}
+                  onConfirm={() => void remove(o)}
+                />
               ) : (
                 <span className="muted">—</span>
               ),
@@ -79,19 +90,17 @@ function ClientOrgTable({ orgs, changed }: { orgs: Schema<'Organization'>[]; cha
   );
 }
 
-/** One client organization's status, asked again while its deletion is under way. */
-function StatusCell({ name, since, onStatus }: { name: string; since?: string; onStatus: (name: string, status: Status) => void }) {
-  const status = useLoad(() => ok(api.GET('/user/client/{orgname}/status', { params: { path: { orgname: name } } })), [name, since]);
+/** One client organization's status, asked again while its deletion is under way (and after any change of the list). */
+function StatusCell({ name, onStatus }: { name: string; onStatus: (name: string, status: Status) => void }) {
+  const status = useQuery({
+    queryKey: siteKeys.clientOrgStatus(name),
+    queryFn: () => ok(api.GET('/user/client/{orgname}/status', { params: { path: { orgname: name } } })),
+    refetchInterval: (q) => (q.state.data?.status === 'Deleting' || q.state.data?.status === 'Partially Deleted' ? STATUS_POLL_MS : false),
+  });
   const current = status.data?.status;
-  const { reload } = status;
   useEffect(() => {
     if (current) onStatus(name, current);
   }, [name, current, onStatus]);
-  useEffect(() => {
-    if (current !== 'Deleting' && current !== 'Partially Deleted') return;
-    const timer = setTimeout(reload, STATUS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [current, reload, status.loading]);
   return <Show loaded={status}>{(s) => <StatusText status={s.status} />}</Show>;
 }
 
@@ -123,8 +132,9 @@ function StatusLookup() {
   );
 }
 
-function CreateClientOrg({ created, sharedCandidates }: { created: () => void; sharedCandidates: Schema<'Organization'>[] }) {
+function CreateClientOrg({ sharedCandidates }: { sharedCandidates: Schema<'Organization'>[] }) {
   const action = useAction();
+  const creation = useSiteChange(siteKeys.clientOrgs, (body: ClientOrgParams) => ok(api.POST('/user/client/create', { body })));
   return (
     <Section title="Create a client organization">
       <Form
@@ -133,8 +143,7 @@ function CreateClientOrg({ created, sharedCandidates }: { created: () => void; s
         action={action}
         validate={validateClientOrg}
         submit={async (data) => {
-          const org = await ok(api.POST('/user/client/create', { body: clientOrgParams(data) }));
-          created();
+          const org = await creation.mutateAsync(clientOrgParams(data));
           return `Created client organization ${org.name} (ID ${org.id}).`;
         }}
       >
@@ -184,8 +193,16 @@ function CreateClientOrg({ created, sharedCandidates }: { created: () => void; s
         <fieldset className="form">
           <legend>Settings</legend>
           <TextArea label="Annotations" name="annotations" hint="key=value, one per line (optional)" />
-          <TextArea label="Database config (JSON)" name="dbConfig" hint='Node selector and tolerations, e.g. {"nodeSelector": {"pool": "db"}}' />
-          <TextArea label="Telemetry parameters (JSON)" name="telemetryParams" hint='Monitoring cluster and retention, e.g. {"retentionDays": 30}' />
+          <TextArea
+            label="Database config (JSON)"
+            name="dbConfig"
+            hint='Node selector and tolerations, e.g. {"nodeSelector": {"pool": "db"}}'
+          />
+          <TextArea
+            label="Telemetry parameters (JSON)"
+            name="telemetryParams"
+            hint='Monitoring cluster and retention, e.g. {"retentionDays": 30}'
+          />
         </fieldset>
       </Form>
     </Section>
@@ -214,7 +231,10 @@ function jsonObject(value: string, label: string): Record<string, unknown> | und
 
 /** `key=value` lines as a map; throws on a line without a key. */
 function annotations(value: string): Record<string, string> | undefined {
-  const lines = value.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = value
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (!lines.length) return undefined;
   return Object.fromEntries(
     lines.map((line) => {

@@ -1,7 +1,9 @@
 import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
 import { useBranding } from '../../branding';
-import { Outcome, Section, Show, Table, useAction, useLoad, when } from '../../ui';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Outcome, Section, Show, Table, useAction, when } from '../../ui';
+import { siteKeys, useMarketplaceWarnings, useSiteChange, useSubscriptions } from './api';
 import { ConfirmButton } from '../../ui/controls';
 import { inAdminOrg } from './context';
 import { NotOnThisDeployment, ShowGated } from './controls';
@@ -29,7 +31,8 @@ const gatedOff = (
 const METERED = new Set<Subscription['marketplace']>(['ProviderA', 'ProviderC']);
 
 export default function Marketplace() {
-  const subscriptions = useLoad(() => ok(api.GET('/dashboard/marketplaces/subscriptions', { params: { query: inAdminOrg } })), []);
+  const subscriptions = useSubscriptions();
+  const client = useQueryClient();
   const [chosen, setChosen] = useState<Chosen>();
   return (
     <>
@@ -37,14 +40,20 @@ export default function Marketplace() {
       <ShowGated loaded={subscriptions} gated={gatedOff}>
         {(rows) => (
           <>
-            <Section title="Subscriptions" actions={<button type="button" onClick={subscriptions.reload}>Refresh subscriptions</button>}>
+            <Section
+              title="Subscriptions"
+              actions={
+                <button type="button" onClick={() => void client.invalidateQueries({ queryKey: siteKeys.marketplace })}>
+                  Refresh subscriptions
+                </button>
+              }
+            >
               <SubscriptionTable rows={rows} chosen={chosen} choose={setChosen} />
             </Section>
             {chosen && (
               <SubscriptionDetail
                 key={`${chosen.marketplace}/${chosen.subscriptionId}`}
                 chosen={chosen}
-                changed={subscriptions.reload}
                 close={() => setChosen(undefined)}
               />
             )}
@@ -85,7 +94,8 @@ function SubscriptionTable({ rows, chosen, choose }: { rows: Subscription[]; cho
               type="button"
               aria-label={`Details of ${s.subscriptionId}`}
               aria-pressed={chosen?.marketplace === s.marketplace && chosen.subscriptionId === s.subscriptionId}
-              onClick={() => choose({ marketplace: s.marketplace, subscriptionId: s.subscriptionId })}>
+              onClick={() => choose({ marketplace: s.marketplace, subscriptionId: s.subscriptionId })}
+            >
               Details
             </button>
           ),
@@ -100,12 +110,20 @@ function StateText({ state }: { state: Subscription['state'] }) {
   return <span className={tone}>{state}</span>;
 }
 
-function SubscriptionDetail({ chosen, changed, close }: { chosen: Chosen; changed: () => void; close: () => void }) {
+function SubscriptionDetail({ chosen, close }: { chosen: Chosen; close: () => void }) {
   const path = { marketplace: chosen.marketplace, subscriptionId: chosen.subscriptionId };
-  const detail = useLoad(() => ok(api.GET('/dashboard/marketplaces/{marketplace}/{subscriptionId}', { params: { path, query: inAdminOrg } })), [path]);
-  const audit = useLoad(
-    () => ok(api.GET('/dashboard/marketplaces/{marketplace}/{subscriptionId}/audit-logs', { params: { path, query: inAdminOrg } })),
-    [path],
+  const detail = useQuery({
+    queryKey: siteKeys.subscription(path.marketplace, path.subscriptionId),
+    queryFn: () => ok(api.GET('/dashboard/marketplaces/{marketplace}/{subscriptionId}', { params: { path, query: inAdminOrg } })),
+  });
+  const audit = useQuery({
+    queryKey: siteKeys.subscriptionAudit(path.marketplace, path.subscriptionId),
+    queryFn: () =>
+      ok(api.GET('/dashboard/marketplaces/{marketplace}/{subscriptionId}/audit-logs', { params: { path, query: inAdminOrg } })),
+  });
+  // Revoking changes the subscription, its audit log and the list: every subscription key is asked again.
+  const revocation = useSiteChange(siteKeys.subscriptions, () =>
+    ok(api.DELETE('/dashboard/marketplaces/{marketplace}/{subscriptionId}', { params: { path, query: inAdminOrg } })),
   );
   const ping = useAction();
   const revoke = useAction();
@@ -116,10 +134,7 @@ function SubscriptionDetail({ chosen, changed, close }: { chosen: Chosen; change
     });
   const doRevoke = () =>
     revoke.run(async () => {
-      const r = await ok(api.DELETE('/dashboard/marketplaces/{marketplace}/{subscriptionId}', { params: { path, query: inAdminOrg } }));
-      detail.reload();
-      audit.reload();
-      changed();
+      const r = await revocation.mutateAsync(undefined);
       return `Subscription ${r.subscriptionId} is ${r.state}; its contracts are revoked.`;
     });
   return (
@@ -144,7 +159,12 @@ function SubscriptionDetail({ chosen, changed, close }: { chosen: Chosen; change
                 <span className="muted">{d.marketplace} reports no usage here: nothing to ping.</span>
               )}
               {d.isRevocable ? (
-                <ConfirmButton label="Revoke subscription" confirmLabel={`Confirm revoke ${d.subscriptionId}`} busy={revoke.busy} onConfirm={() => void doRevoke()} />
+                <ConfirmButton
+                  label="Revoke subscription"
+                  confirmLabel={`Confirm revoke ${d.subscriptionId}`}
+                  busy={revoke.busy}
+                  onConfirm={() => void doRevoke()}
+                />
               ) : (
                 <span className="muted">Not revocable ({d.state}).</span>
               )}
@@ -226,7 +246,7 @@ function AuditLog({ periods }: { periods: Record<string, AuditEvent[]> }) {
 
 /** What is missing or wrong in each marketplace's configuration: Error (a feature cannot work) or Warning. */
 function SettingsWarnings() {
-  const warnings = useLoad(() => ok(api.GET('/dashboard/marketplaces/settings/warnings', { params: { query: inAdminOrg } })), []);
+  const warnings = useMarketplaceWarnings();
   return (
     <Section title="Settings warnings">
       <Show loaded={warnings}>

@@ -1,6 +1,9 @@
 import { useSearchParams } from 'react-router';
 import { api, ok, type Schema } from '../../api/client';
-import { Field, Form, Section, Show, Table, missing, useAction, useLoad, when } from '../../ui';
+import { useQuery } from '@tanstack/react-query';
+import type { paths } from '../../api/gen/schema';
+import { Field, Form, Section, Show, Table, missing, useAction, when } from '../../ui';
+import { siteKeys, useOutageTags, useSiteChange } from './api';
 import { TextArea } from '../../ui/controls';
 import { decimal, inAdminOrg, rfc3339 } from './context';
 import { NotOnThisDeployment, ShowGated } from './controls';
@@ -40,12 +43,11 @@ const gatedOff = (
 export default function Outages() {
   const [params, setParams] = useSearchParams();
   const filters = filtersOf(params);
-  const report = useLoad(() => ok(api.GET('/dashboard/system-outages/report', { params: { query: { ...inAdminOrg, ...filters } } })), [filters]);
-  const tags = useLoad(() => ok(api.GET('/dashboard/system-outages/tags', { params: { query: inAdminOrg } })), []);
-  const recorded = () => {
-    report.reload();
-    tags.reload();
-  };
+  const report = useQuery({
+    queryKey: siteKeys.outageReport(filters),
+    queryFn: () => ok(api.GET('/dashboard/system-outages/report', { params: { query: { ...inAdminOrg, ...filters } } })),
+  });
+  const tags = useOutageTags();
   return (
     <>
       <h1>System outages</h1>
@@ -53,7 +55,7 @@ export default function Outages() {
       <ShowGated loaded={tags} gated={gatedOff}>
         {(known) => (
           <>
-            <RecordOutage recorded={recorded} />
+            <RecordOutage />
             <Section
               title="Report"
               actions={
@@ -74,8 +76,14 @@ export default function Outages() {
   );
 }
 
-function RecordOutage({ recorded }: { recorded: () => void }) {
+type NewOutage = paths['/dashboard/system-outages/']['post']['requestBody']['content']['application/json'];
+
+/** Recording an outage changes the report and may add tags: the outage keys are asked again. */
+function RecordOutage() {
   const action = useAction();
+  const recording = useSiteChange(siteKeys.outages, (body: NewOutage) =>
+    ok(api.POST('/dashboard/system-outages/', { params: { query: inAdminOrg }, body })),
+  );
   return (
     <Section title="Record a system outage">
       <Form
@@ -85,20 +93,14 @@ function RecordOutage({ recorded }: { recorded: () => void }) {
         validate={validateOutage}
         submit={async (data) => {
           const text = (name: string) => String(data.get(name) ?? '').trim();
-          const outage = await ok(
-            api.POST('/dashboard/system-outages/', {
-              params: { query: inAdminOrg },
-              body: {
-                start: rfc3339(text('start'))!,
-                end: rfc3339(text('end'))!,
-                accountName: text('accountName') || undefined,
-                clusterID: text('clusterID') || undefined,
-                tags: splitTags(text('tags')),
-                comments: text('comments') || undefined,
-              },
-            }),
-          );
-          recorded();
+          const outage = await recording.mutateAsync({
+            start: rfc3339(text('start'))!,
+            end: rfc3339(text('end'))!,
+            accountName: text('accountName') || undefined,
+            clusterID: text('clusterID') || undefined,
+            tags: splitTags(text('tags')),
+            comments: text('comments') || undefined,
+          });
           return `Recorded outage ${outage.id} (${when(outage.start)} – ${when(outage.end)}).`;
         }}
       >

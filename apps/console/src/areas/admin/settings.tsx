@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
 import type { operations } from '../../api/gen/schema';
 import { useBranding } from '../../branding';
-import { Field, Form, Outcome, Section, Show, Table, missing, useAction, useLoad } from '../../ui';
+import { Field, Form, Outcome, Section, Show, Table, missing, useAction } from '../../ui';
+import { siteKeys, useAllowedDomains, useRegistration, useSiteChange, useStoredBranding } from './api';
 import { Checkbox } from '../../ui/controls';
 import { inAdminOrg } from './context';
 
@@ -85,15 +86,18 @@ async function imageOption(data: FormData, name: string): Promise<string | undef
 }
 
 function BrandingSettings() {
-  const loaded = useLoad(() => ok(api.GET('/branding', { cache: 'no-store' })), []);
+  const loaded = useStoredBranding();
   // What the last save answered (POST /branding answers the new branding): the form shows it without a re-read.
   const [saved, setSaved] = useState<Branding>();
   const { reload } = useBranding();
   const action = useAction();
   const reset = useAction();
+  const saving = useSiteChange(siteKeys.branding, (options: BrandingOptions) =>
+    ok(api.POST('/branding', { params: { query: inAdminOrg }, body: options })),
+  );
   /** Saves some options; the console's title, colour and favicon follow at once. */
   const save = async (options: BrandingOptions) => {
-    const answer = await ok(api.POST('/branding', { params: { query: inAdminOrg }, body: options }));
+    const answer = await saving.mutateAsync(options);
     setSaved(answer);
     await reload();
     return answer;
@@ -151,9 +155,26 @@ function BrandingSettings() {
                 }}
               >
                 <Field label="App name" name="appName" defaultValue={branding.appName} hint="At most 64 characters; empty: Platform" />
-                <Field label="Primary colour" name="primaryColor" defaultValue={branding.primaryColor} hint="#rgb or #rrggbb; empty: the default" />
-                <Field label="Logo" name="logo" type="file" accept={LOGO.types.join(',')} hint="PNG, JPEG, GIF, WebP or SVG; at most 256 KiB" />
-                <Field label="Favicon" name="favicon" type="file" accept={FAVICON.types.join(',')} hint="PNG, ICO, GIF, JPEG, WebP or SVG; at most 64 KiB" />
+                <Field
+                  label="Primary colour"
+                  name="primaryColor"
+                  defaultValue={branding.primaryColor}
+                  hint="#rgb or #rrggbb; empty: the default"
+                />
+                <Field
+                  label="Logo"
+                  name="logo"
+                  type="file"
+                  accept={LOGO.types.join(',')}
+                  hint="PNG, JPEG, GIF, WebP or SVG; at most 256 KiB"
+                />
+                <Field
+                  label="Favicon"
+                  name="favicon"
+                  type="file"
+                  accept={FAVICON.types.join(',')}
+                  hint="PNG, ICO, GIF, JPEG, WebP or SVG; at most 64 KiB"
+                />
                 <Checkbox label="Show the app tag" name="showAppTag" defaultChecked={branding.showAppTag} />
               </Form>
               <div className="form">
@@ -184,13 +205,18 @@ function domainProblem(raw: string): string | undefined {
 }
 
 function AllowedDomains() {
-  const domains = useLoad(() => ok(api.GET('/allowed-domains')), []);
+  const domains = useAllowedDomains();
   const add = useAction();
   const remove = useAction();
+  const adding = useSiteChange(siteKeys.allowedDomains, (name: string) =>
+    ok(api.POST('/allowed-domains', { params: { query: inAdminOrg }, body: { name } })),
+  );
+  const removing = useSiteChange(siteKeys.allowedDomains, (name: string) =>
+    ok(api.PATCH('/allowed-domains', { params: { query: inAdminOrg }, body: { name } })),
+  );
   const removeDomain = (name: string) =>
     remove.run(async () => {
-      await ok(api.PATCH('/allowed-domains', { params: { query: inAdminOrg }, body: { name } }));
-      domains.reload();
+      await removing.mutateAsync(name);
       return `Removed ${name}.`;
     });
   return (
@@ -225,8 +251,7 @@ function AllowedDomains() {
         validate={(data) => missing(data, ['domain', 'Domain']) ?? domainProblem(String(data.get('domain')))}
         submit={async (data) => {
           const name = String(data.get('domain')).trim();
-          await ok(api.POST('/allowed-domains', { params: { query: inAdminOrg }, body: { name } }));
-          domains.reload();
+          await adding.mutateAsync(name);
           return `Allowed ${name.toLowerCase()}.`;
         }}
       >
@@ -237,12 +262,14 @@ function AllowedDomains() {
 }
 
 function Registration() {
-  const registration = useLoad(() => ok(api.GET('/disable-registration')), []);
+  const registration = useRegistration();
   const action = useAction();
+  const setting = useSiteChange(siteKeys.registration, (disableRegistration: boolean) =>
+    ok(api.POST('/disable-registration', { params: { query: inAdminOrg }, body: { disableRegistration } })),
+  );
   const set = (disableRegistration: boolean) =>
     action.run(async () => {
-      const answer = await ok(api.POST('/disable-registration', { params: { query: inAdminOrg }, body: { disableRegistration } }));
-      registration.reload();
+      const answer = await setting.mutateAsync(disableRegistration);
       return answer.disableRegistration ? 'Registration disabled.' : 'Registration enabled.';
     });
   return (

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
-import { Field, Form, Section, Show, Table, useAction, useLoad, when } from '../../ui';
+import { Field, Form, Section, Show, Table, useAction, when } from '../../ui';
+import { useReport } from './api';
 import { Choice } from './choice';
 import { ActivityWindow, Facts, textOf, Trailed, useWindow } from './licensed-common';
 
@@ -30,12 +31,8 @@ export function ProductScreen({ org }: { org: string }) {
 function LicensedProduct({ org, path }: { org: string; path: ProductPath }) {
   const limit = useWindow();
   const [rid, setRid] = useState<string>();
-  const product = useLoad(
-    () =>
-      ok(
-        api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}', { params: { path, query: { org, limit } } }),
-      ),
-    [org, path, limit],
+  const product = useReport(['product', org, path, limit], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}', { params: { path, query: { org, limit } } })),
   );
   return (
     <>
@@ -85,14 +82,12 @@ interface ReportFilter {
 function EventsReport({ org, path, rid, onRid }: { org: string; path: ProductPath; rid?: string; onRid: (rid?: string) => void }) {
   const [filter, setFilter] = useState<ReportFilter>({});
   const action = useAction();
-  const report = useLoad(
-    () =>
-      ok(
-        api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}/events-histories', {
-          params: { path, query: { org, ...filter, rid } },
-        }),
-      ),
-    [org, path, filter, rid],
+  const report = useReport(['events-history', org, path, filter, rid], () =>
+    ok(
+      api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}/events-histories', {
+        params: { path, query: { org, ...filter, rid } },
+      }),
+    ),
   );
   return (
     <Section title="Events report">
@@ -166,14 +161,12 @@ type StoredEvent = Schema<'ClusterResourceTabularForm'>;
 function Events({ org, path, onReport }: { org: string; path: ProductPath; onReport: (rid: string) => void }) {
   const [lastDays, setLastDays] = useState<LastDays>('14');
   const [shown, setShown] = useState<{ key: string; version: number }>();
-  const events = useLoad(
-    () =>
-      ok(
-        api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}/events/', {
-          params: { path, query: { org, lastDays: Number(lastDays) } },
-        }),
-      ),
-    [org, path, lastDays],
+  const events = useReport(['events', org, path, lastDays], () =>
+    ok(
+      api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}/events/', {
+        params: { path, query: { org, lastDays: Number(lastDays) } },
+      }),
+    ),
   );
   const object = (e: StoredEvent) => {
     // The object's metadata only (its kind is PartialObjectMetadata): namespace/name.
@@ -227,14 +220,12 @@ function Events({ org, path, onReport }: { org: string; path: ProductPath; onRep
 
 /** One stored event's value, as the resource history gives it. */
 function RawEvent({ org, path, event }: { org: string; path: ProductPath; event: { key: string; version: number } }) {
-  const raw = useLoad(
-    () =>
-      ok(
-        api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}/events/raw-event', {
-          params: { path, query: { org, ...event } },
-        }),
-      ),
-    [org, path, event],
+  const raw = useReport(['raw', org, path, event], () =>
+    ok(
+      api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/{productName}/events/raw-event', {
+        params: { path, query: { org, ...event } },
+      }),
+    ),
   );
   return (
     <>

@@ -1,5 +1,6 @@
 import { NavLink, Route, Routes } from 'react-router';
-import { ErrorMessage, useLoad } from '../../ui';
+import { ErrorMessage } from '../../ui';
+import { useReport } from './api';
 import { Choice } from './choice';
 import { ClusterScreen, LicenseScreen, LicensedUsersScreen, UserScreen } from './licensed';
 import { ProductScreen } from './events';
@@ -13,7 +14,7 @@ import { UsageScreen } from './usage';
  */
 export default function BillingArea() {
   const [params, change] = useQuery();
-  const orgs = useLoad(listOrgNames, []);
+  const orgs = useReport(['orgs'], listOrgNames);
   const org = params.get('org') ?? (orgs.data && defaultOrg(orgs.data));
   const names = orgs.data ?? [];
   const options = (org && !names.includes(org) ? [...names, org] : names).map((n) => [n, n] as const);

@@ -1,7 +1,8 @@
 import { Fragment, type ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, ok } from '../../api/client';
-import { ErrorMessage, Field, Form, useAction, useLoad } from '../../ui';
+import { ErrorMessage, Field, Form, useAction } from '../../ui';
+import { useReport } from './api';
 import { carried, useQuery } from './query';
 import './billing.css';
 
@@ -61,14 +62,13 @@ export function BillingLink({ to, children, label }: { to: string; children: Rea
 
 /** Where the screen is, each level a link back up; names where the API gives them, else ids. */
 export function Breadcrumbs({ org, trail }: { org: string; trail: Trail }) {
-  const account = useLoad(() => ok(api.GET('/dashboard/users/', { params: { query: { org } } })), [org]);
+  const account = useReport(['account', org], () => ok(api.GET('/dashboard/users/', { params: { query: { org } } })));
   const cid = trail.cid;
-  const cluster = useLoad(
-    () =>
-      cid
-        ? ok(api.GET('/dashboard/users/{uid}/clusters/{cid}', { params: { path: { uid: trail.uid, cid }, query: { org } } }))
-        : Promise.resolve(undefined),
-    [org, trail.uid, cid],
+  // The same question as the cluster's own screen asks, so the two share one answer.
+  const cluster = useReport(
+    ['cluster', org, trail.uid, cid],
+    () => ok(api.GET('/dashboard/users/{uid}/clusters/{cid}', { params: { path: { uid: trail.uid, cid: cid! }, query: { org } } })),
+    Boolean(cid),
   );
   // The names only decorate the trail: when they do not load, the sections below show why.
   const accountName = account.data?.find((u) => u.userID === trail.uid)?.username;

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { api, ok, type Schema } from '../../api/client';
-import { Section, Show, Table, useLoad, when, type Column } from '../../ui';
+import { Section, Show, Table, when, type Column } from '../../ui';
+import { useReport } from './api';
 import { Choice } from './choice';
 import { ActivityWindow, BillingLink, Facts, textOf, Trailed, trailPath, useWindow, type Trail } from './licensed-common';
 import { useQuery } from './query';
@@ -26,7 +27,7 @@ export function LicensedUsersScreen({ org }: { org: string }) {
   const [params, change] = useQuery();
   const list = USER_LISTS.find(([l]) => l === params.get('users'))?.[0] ?? 'all';
   const limit = useWindow();
-  const users = useLoad(() => loadUsers(org, list, limit), [org, list, limit]);
+  const users = useReport(['users', org, list, limit], () => loadUsers(org, list, limit));
   const columns: Column<LicensedUser>[] = [
     {
       header: 'Account',
@@ -63,10 +64,11 @@ export function UserScreen({ org }: { org: string }) {
 function UserClusters({ org, uid }: { org: string; uid: number }) {
   const limit = useWindow();
   const path = { uid };
-  const clusters = useLoad(() => ok(api.GET('/dashboard/users/{uid}/clusters/', { params: { path, query: { org } } })), [org, uid]);
-  const active = useLoad(
-    () => ok(api.GET('/dashboard/users/{uid}/clusters/active', { params: { path, query: { org, limit } } })),
-    [org, uid, limit],
+  const clusters = useReport(['clusters', org, uid], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/', { params: { path, query: { org } } })),
+  );
+  const active = useReport(['active', org, uid, limit], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/active', { params: { path, query: { org, limit } } })),
   );
   const nameOf = (cid: string) => clusters.data?.find((c) => c.uid === cid)?.name || cid;
   const clusterLink = (cid: string, name: string) => <BillingLink to={trailPath({ uid, cid })}>{name}</BillingLink>;
@@ -139,21 +141,17 @@ export function ClusterScreen({ org }: { org: string }) {
 function ClusterLicenses({ org, uid, cid }: { org: string; uid: number; cid: string }) {
   const limit = useWindow();
   const path = { uid, cid };
-  const cluster = useLoad(
-    () => ok(api.GET('/dashboard/users/{uid}/clusters/{cid}', { params: { path, query: { org } } })),
-    [org, uid, cid],
+  const cluster = useReport(['cluster', org, uid, cid], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/{cid}', { params: { path, query: { org } } })),
   );
-  const licenses = useLoad(
-    () => ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/', { params: { path, query: { org } } })),
-    [org, uid, cid],
+  const licenses = useReport(['licenses', org, uid, cid], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/', { params: { path, query: { org } } })),
   );
-  const active = useLoad(
-    () => ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/active', { params: { path, query: { org, limit } } })),
-    [org, uid, cid, limit],
+  const active = useReport(['active', org, uid, cid, limit], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/active', { params: { path, query: { org, limit } } })),
   );
-  const everyone = useLoad(
-    () => ok(api.GET('/dashboard/clusters/{cid}/licenses/active', { params: { path: { cid }, query: { org, limit } } })),
-    [org, cid, limit],
+  const everyone = useReport(['everyone', org, cid, limit], () =>
+    ok(api.GET('/dashboard/clusters/{cid}/licenses/active', { params: { path: { cid }, query: { org, limit } } })),
   );
   const licenseLink = (lid: string) => (
     <BillingLink to={trailPath({ uid, cid, lid })}>
@@ -249,13 +247,11 @@ function LicenseProducts({ org, trail }: { org: string; trail: Trail & { cid: st
   const limit = useWindow();
   const { uid, cid, lid } = trail;
   const path = { uid, cid, lid };
-  const license = useLoad(
-    () => ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}', { params: { path, query: { org } } })),
-    [org, uid, cid, lid],
+  const license = useReport(['license', org, uid, cid, lid], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}', { params: { path, query: { org } } })),
   );
-  const products = useLoad(
-    () => ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/', { params: { path, query: { org, limit } } })),
-    [org, uid, cid, lid, limit],
+  const products = useReport(['products', org, uid, cid, lid, limit], () =>
+    ok(api.GET('/dashboard/users/{uid}/clusters/{cid}/licenses/{lid}/products/', { params: { path, query: { org, limit } } })),
   );
   return (
     <>

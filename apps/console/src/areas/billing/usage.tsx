@@ -1,6 +1,7 @@
 import { useId, useMemo } from 'react';
 import { api, download, ok, type Schema } from '../../api/client';
-import { ErrorMessage, Outcome, Section, Show, Table, useAction, useLoad, type Column } from '../../ui';
+import { ErrorMessage, Outcome, Section, Show, Table, useAction, type Column } from '../../ui';
+import { useReport } from './api';
 import { Choice } from './choice';
 import { useQuery } from './query';
 import { UsageChart } from './usage-chart';
@@ -34,8 +35,8 @@ import {
  */
 export function UsageScreen({ org }: { org: string }) {
   const [params, change] = useQuery();
-  const months = useLoad(() => ok(api.GET('/dashboard/summary/generated-months', { params: { query: { org } } })), [org]);
-  const catalog = useLoad(() => ok(api.GET('/contracts/available_products')), []);
+  const months = useReport(['months', org], () => ok(api.GET('/dashboard/summary/generated-months', { params: { query: { org } } })));
+  const catalog = useReport(['catalog'], () => ok(api.GET('/contracts/available_products')));
   const monthOptions = useMemo(() => (months.data ? monthsOf(months.data) : []), [months.data]);
   const asked = params.get('month');
   const month = asked ?? monthOptions.at(-1)?.[0];
@@ -121,7 +122,7 @@ function DownloadPdf({ org, month }: { org: string; month: string | undefined })
 }
 
 function UsageView({ query, view, quantity }: { query: ViewQuery; view: UsageViewKind; quantity: Quantity }) {
-  const report = useLoad(() => view.load(query), [query.org, query.month, query.product, view.view]);
+  const report = useReport(['usage', query.org, query.month, query.product, view.view], () => view.load(query));
   return <Show loaded={report}>{(data) => <Report report={data} query={query} view={view} quantity={quantity} />}</Show>;
 }
 

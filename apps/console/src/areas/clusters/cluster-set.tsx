@@ -1,28 +1,26 @@
 import { Outcome, Section, Show, Table, useAction } from '../../ui';
-import { clustersApi, type HubRef } from './cluster-api';
+import { clustersApi, useHubChange, useSetMembers, type HubRef } from './api';
 import { FeatureSets } from './feature-sets';
-import { useLoadAfter } from './reload';
 import { SyncStatus } from './sync-status';
 
-/** One cluster set of a hub: its clusters (add, remove), its feature sets, its sync status and auto-update. */
-export function ClusterSetPanel({ hub, set, revision, onChanged }: { hub: HubRef; set: string; revision: number; onChanged: () => void }) {
-  const members = useLoadAfter(
-    () => Promise.all([clustersApi.members(hub, set), clustersApi.addable(hub, set)]).then(([inSet, addable]) => ({ inSet, addable })),
-    [hub.owner, hub.cluster, set],
-    revision,
-  );
+/**
+ * One cluster set of a hub: its clusters (add, remove), its feature sets, its sync status and auto-update; the
+ * changes offered to those who may manage the hub.
+ */
+export function ClusterSetPanel({ hub, set, mayManage }: { hub: HubRef; set: string; mayManage: boolean }) {
+  const members = useSetMembers(hub, set);
   const change = useAction();
+  const adding = useHubChange(hub, (cluster: string) => clustersApi.addClusters(hub, set, [cluster]));
+  const removing = useHubChange(hub, (cluster: string) => clustersApi.removeClusters(hub, set, [cluster]));
 
   const add = (cluster: string) =>
     change.run(async () => {
-      await clustersApi.addClusters(hub, set, [cluster]);
-      onChanged();
+      await adding.mutateAsync(cluster);
       return `Added ${cluster} to ${set}.`;
     });
   const remove = (cluster: string) =>
     change.run(async () => {
-      await clustersApi.removeClusters(hub, set, [cluster]);
-      onChanged();
+      await removing.mutateAsync(cluster);
       return `Removed ${cluster} from ${set}; it stays managed by ${hub.cluster} and runs what it runs.`;
     });
 
@@ -35,25 +33,29 @@ export function ClusterSetPanel({ hub, set, revision, onChanged }: { hub: HubRef
               caption={`Clusters in ${set}`}
               rows={inSet}
               rowKey={(c) => c.name}
-              empty="No cluster yet: add one below."
+              empty={mayManage ? 'No cluster yet: add one below.' : 'No cluster yet.'}
               columns={[
                 { header: 'Cluster', cell: (c) => c.name },
                 { header: 'Display name', cell: (c) => c.displayName || '—' },
                 { header: 'Provider', cell: (c) => c.provider || '—' },
                 { header: 'Kubernetes', cell: (c) => c.kubernetesVersion || '—' },
                 { header: 'Nodes', cell: (c) => c.clusterNode },
-                {
-                  header: 'Actions',
-                  cell: (c) => (
-                    <button type="button" className="danger" disabled={change.busy} onClick={() => void remove(c.name)}>
-                      Remove {c.name} from {set}
-                    </button>
-                  ),
-                },
+                ...(mayManage
+                  ? [
+                      {
+                        header: 'Actions',
+                        cell: (c: (typeof inSet)[number]) => (
+                          <button type="button" className="danger" disabled={change.busy} onClick={() => void remove(c.name)}>
+                            Remove {c.name} from {set}
+                          </button>
+                        ),
+                      },
+                    ]
+                  : []),
               ]}
             />
-            <h3>Add clusters to {set}</h3>
-            {addable.length ? (
+            {mayManage && <h3>Add clusters to {set}</h3>}
+            {!mayManage ? null : addable.length ? (
               <ul>
                 {addable.map((name) => (
                   <li key={name}>
@@ -70,8 +72,8 @@ export function ClusterSetPanel({ hub, set, revision, onChanged }: { hub: HubRef
         )}
       </Show>
       <Outcome action={change} />
-      <FeatureSets hub={hub} set={set} revision={revision} onChanged={onChanged} />
-      <SyncStatus hub={hub} set={set} revision={revision} onChanged={onChanged} />
+      <FeatureSets hub={hub} set={set} mayManage={mayManage} />
+      <SyncStatus hub={hub} set={set} mayManage={mayManage} />
     </Section>
   );
 }

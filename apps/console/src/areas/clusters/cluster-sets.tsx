@@ -1,17 +1,19 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { Field, Form, Outcome, Section, Table, useAction } from '../../ui';
-import { clustersApi, dnsLabelProblem, type ClusterSet, type HubRef, type ManagedCluster } from './cluster-api';
+import { clustersApi, dnsLabelProblem, useHubChange, type ClusterSet, type HubRef, type ManagedCluster } from './api';
 
 /**
  * The hub's cluster sets: the list (each with "Manage" and "Delete"), and the form that creates one, optionally
- * with managed clusters that are in no set yet (a cluster is in one set at most).
+ * with managed clusters that are in no set yet (a cluster is in one set at most). Deleting and creating are offered
+ * to those who may manage the hub.
  */
 export function ClusterSetsSection({
   hub,
   sets,
   managed,
   selected,
+  mayManage,
   onCreated,
   onDeleted,
 }: {
@@ -19,17 +21,22 @@ export function ClusterSetsSection({
   sets: ClusterSet[];
   managed: ManagedCluster[];
   selected: string | undefined;
+  mayManage: boolean;
   onCreated: (set: string) => void;
   onDeleted: (set: string) => void;
 }) {
-  const create = useAction();
   const remove = useAction();
   const [confirming, setConfirming] = useState<string>();
   const free = managed.filter((c) => !c.clusterSet).map((c) => c.name);
+  const deletion = useHubChange(
+    hub,
+    (set: string) => clustersApi.deleteSet(hub, set),
+    (set) => set,
+  );
 
   const deleteSet = (set: string) =>
     remove.run(async () => {
-      await clustersApi.deleteSet(hub, set);
+      await deletion.mutateAsync(set);
       setConfirming(undefined);
       onDeleted(set);
       return `Deleted cluster set ${set}; its clusters stay managed by ${hub.cluster}.`;
@@ -61,18 +68,38 @@ export function ClusterSetsSection({
                 </span>
               ) : (
                 <>
-                  <Link to={`?set=${encodeURIComponent(s.clusterSetName)}`} aria-current={s.clusterSetName === selected ? 'true' : undefined}>
+                  <Link
+                    to={`?set=${encodeURIComponent(s.clusterSetName)}`}
+                    aria-current={s.clusterSetName === selected ? 'true' : undefined}
+                  >
                     Manage {s.clusterSetName}
-                  </Link>{' '}
-                  <button type="button" className="danger" onClick={() => setConfirming(s.clusterSetName)}>
-                    Delete {s.clusterSetName}
-                  </button>
+                  </Link>
+                  {mayManage && (
+                    <>
+                      {' '}
+                      <button type="button" className="danger" onClick={() => setConfirming(s.clusterSetName)}>
+                        Delete {s.clusterSetName}
+                      </button>
+                    </>
+                  )}
                 </>
               ),
           },
         ]}
       />
       <Outcome action={remove} />
+      {mayManage && <NewClusterSet hub={hub} free={free} onCreated={onCreated} />}
+    </Section>
+  );
+}
+
+function NewClusterSet({ hub, free, onCreated }: { hub: HubRef; free: string[]; onCreated: (set: string) => void }) {
+  const create = useAction();
+  const creation = useHubChange(hub, ({ name, clusters }: { name: string; clusters: string[] }) =>
+    clustersApi.createSet(hub, name, clusters),
+  );
+  return (
+    <>
       <h3>New cluster set</h3>
       <Form
         label="Create cluster set"
@@ -82,12 +109,19 @@ export function ClusterSetsSection({
         submit={async (d) => {
           const name = String(d.get('clusterSet')).trim();
           const clusters = d.getAll('clusters').map(String);
-          await clustersApi.createSet(hub, name, clusters);
+          await creation.mutateAsync({ name, clusters });
           onCreated(name);
           return clusters.length ? `Created cluster set ${name} with ${clusters.join(', ')}.` : `Created cluster set ${name}.`;
         }}
       >
-        <Field label="Cluster set name" name="clusterSet" required placeholder="e.g. production" hint="Lower-case letters, digits and hyphens" autoComplete="off" />
+        <Field
+          label="Cluster set name"
+          name="clusterSet"
+          required
+          placeholder="e.g. production"
+          hint="Lower-case letters, digits and hyphens"
+          autoComplete="off"
+        />
         {free.length > 0 && (
           <fieldset>
             <legend>Clusters to put in the new set (optional; only clusters in no set)</legend>
@@ -100,6 +134,6 @@ export function ClusterSetsSection({
           </fieldset>
         )}
       </Form>
-    </Section>
+    </>
   );
 }

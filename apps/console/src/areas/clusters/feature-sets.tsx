@@ -1,11 +1,10 @@
 import { useId } from 'react';
 import { Form, Outcome, Show, useAction } from '../../ui';
-import { clustersApi, type FeatureSet, type HubRef } from './cluster-api';
-import { useLoadAfter } from './reload';
+import { clustersApi, useFeatureSets, useHubChange, type FeatureSet, type HubRef, type InstallFeatureSet } from './api';
 
-/** The feature catalog on one cluster set: what is installed, and install / disable per feature set. */
-export function FeatureSets({ hub, set, revision, onChanged }: { hub: HubRef; set: string; revision: number; onChanged: () => void }) {
-  const catalog = useLoadAfter(() => clustersApi.featureSets(hub, set), [hub.owner, hub.cluster, set], revision);
+/** The feature catalog on one cluster set: what is installed, and install / disable per feature set (to those who may manage the hub). */
+export function FeatureSets({ hub, set, mayManage }: { hub: HubRef; set: string; mayManage: boolean }) {
+  const catalog = useFeatureSets(hub, set);
   return (
     <>
       <h3>Feature sets of {set}</h3>
@@ -17,7 +16,7 @@ export function FeatureSets({ hub, set, revision, onChanged }: { hub: HubRef; se
         {(list) => (
           <div className="grid">
             {list.map((fs) => (
-              <FeatureSetCard key={fs.name} hub={hub} set={set} featureSet={fs} onChanged={onChanged} />
+              <FeatureSetCard key={fs.name} hub={hub} set={set} featureSet={fs} mayManage={mayManage} />
             ))}
           </div>
         )}
@@ -37,9 +36,11 @@ function valuesProblem(text: string): string | undefined {
   }
 }
 
-function FeatureSetCard({ hub, set, featureSet: fs, onChanged }: { hub: HubRef; set: string; featureSet: FeatureSet; onChanged: () => void }) {
+function FeatureSetCard({ hub, set, featureSet: fs, mayManage }: { hub: HubRef; set: string; featureSet: FeatureSet; mayManage: boolean }) {
   const install = useAction();
   const disable = useAction();
+  const installing = useHubChange(hub, (body: InstallFeatureSet) => clustersApi.install(hub, set, body));
+  const disabling = useHubChange(hub, (features: string[] | undefined) => clustersApi.disable(hub, set, fs.name, features));
   const headingId = useId();
   const valuesId = useId();
   const required = new Set(fs.requiredFeatures);
@@ -47,8 +48,7 @@ function FeatureSetCard({ hub, set, featureSet: fs, onChanged }: { hub: HubRef; 
 
   const disableFeatures = (features?: string[]) =>
     disable.run(async () => {
-      const change = await clustersApi.disable(hub, set, fs.name, features);
-      onChanged();
+      const change = await disabling.mutateAsync(features);
       return change.message;
     });
 
@@ -63,49 +63,55 @@ function FeatureSetCard({ hub, set, featureSet: fs, onChanged }: { hub: HubRef; 
         {fs.recommended && <span className="muted"> · recommended</span>}
       </p>
       {/* Keyed by what is installed, so the checkboxes start from the new state after a change. */}
-      <Form
-        key={installed.join(',')}
-        label={`Install ${fs.name}`}
-        submitLabel={`Install ${fs.name}`}
-        action={install}
-        validate={(d) => valuesProblem(String(d.get('values') ?? '').trim())}
-        submit={async (d) => {
-          const text = String(d.get('values') ?? '').trim();
-          // Required features are always installed with the feature set; their checkboxes are fixed.
-          const features = [...fs.requiredFeatures, ...d.getAll('features').map(String).filter((f) => !required.has(f))];
-          const change = await clustersApi.install(hub, set, {
-            featureSet: fs.name,
-            features,
-            ...(text ? { values: JSON.parse(text) as Record<string, unknown> } : {}),
-          });
-          onChanged();
-          return change.installed ? `${change.message}. Installed on ${set}: ${change.installed.join(', ')}.` : change.message;
-        }}
-      >
-        <fieldset>
-          <legend>Features of {fs.name}</legend>
-          {fs.features.map((f) => (
-            <label key={f.name} title={f.description}>
-              <input
-                type="checkbox"
-                name="features"
-                value={f.name}
-                defaultChecked={required.has(f.name) || f.installed || f.recommended}
-                disabled={required.has(f.name)}
-              />
-              {f.title} ({f.name})
-              {required.has(f.name) ? ', required' : ''}
-              {f.installed ? ', installed' : ''}
-            </label>
-          ))}
-        </fieldset>
-        <div className="field">
-          <label htmlFor={valuesId}>Helm values of {fs.name} (JSON, optional)</label>
-          <textarea id={valuesId} name="values" rows={2} placeholder='{"replicas": 2}' />
-          <small>Replaces the feature set's earlier values; leave empty to keep them.</small>
-        </div>
-      </Form>
-      {fs.installed && (
+      {mayManage && (
+        <Form
+          key={installed.join(',')}
+          label={`Install ${fs.name}`}
+          submitLabel={`Install ${fs.name}`}
+          action={install}
+          validate={(d) => valuesProblem(String(d.get('values') ?? '').trim())}
+          submit={async (d) => {
+            const text = String(d.get('values') ?? '').trim();
+            // Required features are always installed with the feature set; their checkboxes are fixed.
+            const features = [
+              ...fs.requiredFeatures,
+              ...d
+                .getAll('features')
+                .map(String)
+                .filter((f) => !required.has(f)),
+            ];
+            const change = await installing.mutateAsync({
+              featureSet: fs.name,
+              features,
+              ...(text ? { values: JSON.parse(text) as Record<string, unknown> } : {}),
+            });
+            return change.installed ? `${change.message}. Installed on ${set}: ${change.installed.join(', ')}.` : change.message;
+          }}
+        >
+          <fieldset>
+            <legend>Features of {fs.name}</legend>
+            {fs.features.map((f) => (
+              <label key={f.name} title={f.description}>
+                <input
+                  type="checkbox"
+                  name="features"
+                  value={f.name}
+                  defaultChecked={required.has(f.name) || f.installed || f.recommended}
+                  disabled={required.has(f.name)}
+                />
+                {f.title} ({f.name}){required.has(f.name) ? ', required' : ''}
+                {f.installed ? ', installed' : ''}
+              </label>
+            ))}
+          </fieldset>
+          <div className="field">
+            <label htmlFor={valuesId}>Helm values of {fs.name} (JSON, optional)</label>
+            <textarea id={valuesId} name="values" rows={2} placeholder='{"replicas": 2}' />
+            <small>Replaces the feature set's earlier values; leave empty to keep them.</small>
+          </div>
+        </Form>
+      )}
+      {mayManage && fs.installed && (
         <p>
           <button type="button" className="danger" disabled={disable.busy} onClick={() => void disableFeatures()}>
             Disable {fs.name}

@@ -1,13 +1,12 @@
-import { useReducer, useState } from 'react';
+import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { ErrorMessage, Section, Show, useLoad, when } from '../../ui';
-import { clustersApi, type Hub, type HubRef } from './cluster-api';
+import { ErrorMessage, Section, Show, when } from '../../ui';
+import { useHubs, useMayManageHub, useSets, useSpokes, type Hub, type HubRef } from './api';
 import { ClusterSetPanel } from './cluster-set';
 import { ClusterSetsSection } from './cluster-sets';
 import { featureList, phaseOf } from './hubs';
 import { NamespacesSection } from './namespaces';
-import { useLoadAfter } from './reload';
-import { loadSpokes, SpokesTable } from './spokes';
+import { SpokesTable } from './spokes';
 
 /**
  * `/orgs/:org/clusters/:cluster`: one hub. The set shown in detail is `?set=` (a link per set, so it can be
@@ -15,7 +14,7 @@ import { loadSpokes, SpokesTable } from './spokes';
  */
 export function HubScreen({ org }: { org: string }) {
   const { cluster = '' } = useParams();
-  const hubs = useLoad(() => clustersApi.hubs(org), [org]);
+  const hubs = useHubs(org);
   return (
     <>
       <nav aria-label="Breadcrumb">
@@ -39,11 +38,12 @@ export function HubScreen({ org }: { org: string }) {
 
 function HubPage({ hub, owner }: { hub: Hub; owner: string }) {
   const ref: HubRef = { owner, cluster: hub.name };
-  // Every change on the page moves the revision: sets, clusters, features and namespaces depend on each other.
-  const [revision, changed] = useReducer((n: number) => n + 1, 0);
   const [search, setSearch] = useSearchParams();
-  const sets = useLoadAfter(() => clustersApi.sets(ref), [owner, hub.name], revision);
-  const spokes = useLoadAfter(() => loadSpokes(ref), [owner, hub.name], revision);
+  // Every change on the page invalidates the whole hub (useHubChange): sets, clusters, features and namespaces
+  // depend on each other.
+  const sets = useSets(ref);
+  const spokes = useSpokes(ref);
+  const mayManage = useMayManageHub(owner);
   // A set just deleted leaves at once, before the list is loaded again: its panel must not ask for it any more.
   const [deleted, setDeleted] = useState<string>();
   const names = (sets.data?.map((s) => s.clusterSetName) ?? []).filter((name) => name !== deleted);
@@ -63,21 +63,20 @@ function HubPage({ hub, owner }: { hub: Hub; owner: string }) {
             sets={list.filter((s) => s.clusterSetName !== deleted)}
             managed={spokes.data ?? []}
             selected={selected}
+            mayManage={mayManage}
             onCreated={(set) => {
               setDeleted(undefined);
-              changed();
               setSearch({ set });
             }}
             onDeleted={(set) => {
               setDeleted(set);
-              changed();
               if (set === selected) setSearch({});
             }}
           />
         )}
       </Show>
-      {selected && <ClusterSetPanel key={selected} hub={ref} set={selected} revision={revision} onChanged={changed} />}
-      <NamespacesSection hub={ref} sets={names} selected={selected} revision={revision} onChanged={changed} />
+      {selected && <ClusterSetPanel key={selected} hub={ref} set={selected} mayManage={mayManage} />}
+      <NamespacesSection hub={ref} sets={names} selected={selected} mayManage={mayManage} />
     </>
   );
 }

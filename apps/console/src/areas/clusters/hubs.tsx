@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
-import { Section, Show, Table, useLoad, when } from '../../ui';
-import { clustersApi, hubHref, type Hub } from './cluster-api';
-import { loadSpokes, SpokesTable } from './spokes';
+import { Section, Show, Table, when } from '../../ui';
+import { hubHref, useHubs, useSpokes, type Hub } from './api';
+import { SpokesTable } from './spokes';
 
 /** The phase a hub's free-form Kubernetes-style status reports, if any. */
 export function phaseOf(hub: Hub): string {
@@ -16,7 +16,7 @@ export function featureList(hub: Hub): string {
 
 /** `/orgs/:org/clusters`: the organization's hub clusters, then each hub's managed clusters. */
 export function HubsScreen({ org }: { org: string }) {
-  const hubs = useLoad(() => clustersApi.hubs(org), [org]);
+  const hubs = useHubs(org);
   return (
     <Show loaded={hubs}>
       {(list) => (
@@ -49,7 +49,7 @@ export function HubsScreen({ org }: { org: string }) {
 }
 
 function HubSpokes({ org, hub }: { org: string; hub: string }) {
-  const spokes = useLoad(() => loadSpokes({ owner: org, cluster: hub }), [org, hub]);
+  const spokes = useSpokes({ owner: org, cluster: hub });
   return (
     <Section title={`Managed clusters of ${hub}`} actions={<Link to={hubHref(org, hub)}>Cluster sets of {hub}</Link>}>
       <Show loaded={spokes}>{(list) => <SpokesTable caption={`Managed clusters of ${hub}`} spokes={list} />}</Show>

@@ -1,11 +1,5 @@
-import { useEffect, useRef } from 'react';
 import { Outcome, Show, Table, useAction } from '../../ui';
-import { clustersApi, type HubRef } from './cluster-api';
-import { useLoadAfter } from './reload';
-import { loadSetSync, memberSync } from './spokes';
-
-/** How long the hub's agent usually takes to apply a desired state and report it; sync status is asked again then. */
-const AGENT_REPORT_DELAY_MS = 3000;
+import { clustersApi, memberSync, useHubChange, useSetSync, type HubRef } from './api';
 
 interface FeatureRow {
   featureSet: string;
@@ -14,21 +8,14 @@ interface FeatureRow {
   unaligned: string[];
 }
 
-/** A cluster set's sync status (its release, each member's agent release, each feature) and its auto-update. */
-export function SyncStatus({ hub, set, revision, onChanged }: { hub: HubRef; set: string; revision: number; onChanged: () => void }) {
-  const status = useLoadAfter(
-    () => Promise.all([loadSetSync(hub, set), clustersApi.autoUpdateCheck(hub, set)]).then(([sync, check]) => ({ sync, possible: check.possible })),
-    [hub.owner, hub.cluster, set],
-    revision,
-  );
-  const { reload } = status;
-  // A change reaches the clusters through the agent, which reports a moment later: ask once more then.
-  const mountedAt = useRef(revision);
-  useEffect(() => {
-    if (revision === mountedAt.current) return;
-    const timer = setTimeout(reload, AGENT_REPORT_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [revision, reload]);
+/**
+ * A cluster set's sync status (its release, each member's agent release, each feature) and its auto-update, the
+ * trigger offered to those who may manage the hub.
+ */
+export function SyncStatus({ hub, set, mayManage }: { hub: HubRef; set: string; mayManage: boolean }) {
+  const status = useSetSync(hub, set);
+  const reload = () => void status.refetch();
+  const updating = useHubChange(hub, () => clustersApi.autoUpdate(hub, set));
 
   // One action for check and trigger, so the status line tells the latest of the two.
   const auto = useAction();
@@ -42,8 +29,7 @@ export function SyncStatus({ hub, set, revision, onChanged }: { hub: HubRef; set
     });
   const autoUpdate = () =>
     auto.run(async () => {
-      const triggered = await clustersApi.autoUpdate(hub, set);
-      onChanged();
+      const triggered = await updating.mutateAsync(undefined);
       return `${triggered.message}.`;
     });
 
@@ -53,7 +39,12 @@ export function SyncStatus({ hub, set, revision, onChanged }: { hub: HubRef; set
       <Show loaded={status}>
         {({ sync, possible }) => {
           const features: FeatureRow[] = Object.entries(sync.features).flatMap(([featureSet, byFeature]) =>
-            Object.entries(byFeature).map(([feature, s]) => ({ featureSet, feature, insync: s.insyncClusters, unaligned: s.unalignedClusters })),
+            Object.entries(byFeature).map(([feature, s]) => ({
+              featureSet,
+              feature,
+              insync: s.insyncClusters,
+              unaligned: s.unalignedClusters,
+            })),
           );
           return (
             <>
@@ -80,7 +71,10 @@ export function SyncStatus({ hub, set, revision, onChanged }: { hub: HubRef; set
                   { header: 'Feature set', cell: (r) => r.featureSet },
                   { header: 'Feature', cell: (r) => r.feature },
                   { header: 'In sync', cell: (r) => r.insync.join(', ') || '—' },
-                  { header: 'Unaligned', cell: (r) => (r.unaligned.length ? <span className="error">{r.unaligned.join(', ')}</span> : '—') },
+                  {
+                    header: 'Unaligned',
+                    cell: (r) => (r.unaligned.length ? <span className="error">{r.unaligned.join(', ')}</span> : '—'),
+                  },
                 ]}
               />
               <h3>Auto-update of {set}</h3>
@@ -99,10 +93,15 @@ export function SyncStatus({ hub, set, revision, onChanged }: { hub: HubRef; set
         </button>{' '}
         <button type="button" disabled={auto.busy} onClick={() => void checkAutoUpdate()}>
           Check auto-update for {set}
-        </button>{' '}
-        <button type="button" className="primary" disabled={auto.busy} onClick={() => void autoUpdate()}>
-          Auto-update {set}
         </button>
+        {mayManage && (
+          <>
+            {' '}
+            <button type="button" className="primary" disabled={auto.busy} onClick={() => void autoUpdate()}>
+              Auto-update {set}
+            </button>
+          </>
+        )}
       </p>
       <Outcome action={auto} />
     </>

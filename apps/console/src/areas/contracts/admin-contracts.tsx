@@ -1,13 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { Link, Route, Routes, useParams, useSearchParams } from 'react-router';
 import { api, ok } from '../../api/client';
-import { Field, Form, Outcome, Section, Show, useAction, useLoad } from '../../ui';
+import { Field, Form, Outcome, Section, Show, useAction } from '../../ui';
 import { ContractsTable } from './contract-list';
 import { ContractPage } from './contract-page';
 import { CreateContract } from './create-contract';
 import { SuggestField } from './inputs';
-import { contractsOf, useOwnerSuggestions } from './owners';
-import { adminRoutes, type Contract } from './routes';
+import { adminRoutes, useAdminContracts, useContractChange, useOwnerSuggestions, type Contract } from './api';
 import { dateToUnix, day, text, unixToDate } from './terms';
 
 /** The site admins' contracts (`/admin/contracts/*`), through the `/contracts...` routes. */
@@ -27,7 +26,7 @@ export function AdminContracts() {
 function AdminContractList() {
   const [params, setParams] = useSearchParams();
   const owner = params.get('owner')?.trim() ?? '';
-  const contracts = useLoad(() => contractsOf(owner), [owner]);
+  const contracts = useAdminContracts(owner);
   const suggestions = useOwnerSuggestions();
   const choose = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -79,24 +78,30 @@ function AdminContract() {
       key={id}
       routes={adminRoutes}
       id={id}
-      more={(contract, changed) => (
+      may={SITE_ADMIN}
+      more={(contract) => (
         <>
-          <Extend contract={contract} changed={changed} />
-          <Revoke contract={contract} changed={changed} />
+          <Extend contract={contract} />
+          <Revoke contract={contract} />
         </>
       )}
     />
   );
 }
 
+/** The admin screens are for site admins, who hold every site permission the `/contracts...` routes check. */
+const SITE_ADMIN = { bind: true, issue: true };
+
 interface Change {
   contract: Contract;
-  changed(): void;
 }
 
 /** `POST /contracts/{id}/extend`: only `end` is read; a later end than the current one. */
-function Extend({ contract, changed }: Change) {
+function Extend({ contract }: Change) {
   const action = useAction();
+  const extension = useContractChange(adminRoutes, (end: number) =>
+    ok(api.POST('/contracts/{id}/extend', { params: { path: { id: contract.id } }, body: { end } })),
+  );
   return (
     <Section title="Extend">
       <p>
@@ -115,8 +120,7 @@ function Extend({ contract, changed }: Change) {
         }}
         submit={async (data) => {
           const end = dateToUnix(text(data, 'end'), true) ?? 0;
-          await ok(api.POST('/contracts/{id}/extend', { params: { path: { id: contract.id } }, body: { end } }));
-          changed();
+          await extension.mutateAsync(end);
           return `Contract ${contract.id} now ends on ${day(end)}`;
         }}
       >
@@ -127,14 +131,16 @@ function Extend({ contract, changed }: Change) {
 }
 
 /** `POST /contracts/{id}/revoke`, asked twice: it puts every license of the contract on the revocation list. */
-function Revoke({ contract, changed }: Change) {
+function Revoke({ contract }: Change) {
   const action = useAction();
+  const revocation = useContractChange(adminRoutes, () =>
+    ok(api.POST('/contracts/{id}/revoke', { params: { path: { id: contract.id } } })),
+  );
   const [asking, setAsking] = useState(false);
   const revoke = () =>
     action.run(async () => {
-      await ok(api.POST('/contracts/{id}/revoke', { params: { path: { id: contract.id } } }));
+      await revocation.mutateAsync(undefined);
       setAsking(false);
-      changed();
       return `Contract ${contract.id} is revoked`;
     });
   return (

@@ -1,22 +1,34 @@
 import { useState } from 'react';
-import { ErrorMessage, Field, Form, Outcome, Section, Select, Table, useAction, useLoad } from '../../ui';
+import { ErrorMessage, Field, Form, Outcome, Section, Select, Table, useAction } from '../../ui';
 import { licenseValidity, saveLicense } from './license';
-import type { Binding, Contract, ContractRoutes, License } from './routes';
+import {
+  useContractChange,
+  useUnboundClusters,
+  type Binding,
+  type Contract,
+  type ContractRights,
+  type ContractRoutes,
+  type License,
+} from './api';
 import { clusterName, contractState, isUuid, text } from './terms';
 
-/** The clusters bound to a contract: per cluster, issue a license and download it, or unbind it; and binding more. */
+/**
+ * The clusters bound to a contract: per cluster, issue a license and download it, or unbind it (each offered as
+ * `may` allows); and binding more.
+ */
 
 interface Props {
   routes: ContractRoutes;
   contract: Contract;
-  /** After anything that changes the contract or its audit trail (a license attempt records quota alerts). */
-  changed(): void;
+  may: ContractRights;
   /** A license refused: its message, which names the quota's usage when the quota is why. */
   refused(message: string): void;
 }
 
-export function BoundClusters({ routes, contract, changed, refused }: Props) {
+export function BoundClusters({ routes, contract, may, refused }: Props) {
   const action = useAction();
+  const issuing = useContractChange(routes, (ccID: number) => routes.issueLicense(contract.id, ccID));
+  const unbinding = useContractChange(routes, (ccID: number) => routes.unbind(contract.id, ccID));
   // The licenses issued on this screen, by binding (ccID): the API answers a license once, at issue.
   const [issued, setIssued] = useState<Record<number, License>>({});
   const state = contractState(contract);
@@ -25,14 +37,12 @@ export function BoundClusters({ routes, contract, changed, refused }: Props) {
     action.run(async () => {
       const name = clusterName(b);
       try {
-        const license = await routes.issueLicense(contract.id, b.id);
+        const license = await issuing.mutateAsync(b.id);
         setIssued((prev) => ({ ...prev, [b.id]: license }));
         return `License issued for ${name}, ${licenseValidity(license)}. Use "Download license for ${name}" to save it.`;
       } catch (err) {
         if (err instanceof Error) refused(err.message);
         throw err;
-      } finally {
-        changed();
       }
     });
 
@@ -40,13 +50,12 @@ export function BoundClusters({ routes, contract, changed, refused }: Props) {
 
   const unbind = (b: Binding) =>
     action.run(async () => {
-      await routes.unbind(contract.id, b.id);
+      await unbinding.mutateAsync(b.id);
       setIssued((prev) => {
         const next = { ...prev };
         delete next[b.id];
         return next;
       });
-      changed();
       return `Unbound ${clusterName(b)}`;
     });
 
@@ -77,9 +86,13 @@ export function BoundClusters({ routes, contract, changed, refused }: Props) {
               const license = issued[b.id];
               return (
                 <>
-                  <button type="button" className="primary" disabled={action.busy} onClick={() => void issue(b)}>
-                    Issue license for {name}
-                  </button>{' '}
+                  {may.issue && (
+                    <>
+                      <button type="button" className="primary" disabled={action.busy} onClick={() => void issue(b)}>
+                        Issue license for {name}
+                      </button>{' '}
+                    </>
+                  )}
                   {license && (
                     <>
                       <button type="button" disabled={action.busy} onClick={() => void download(b, license)}>
@@ -87,9 +100,11 @@ export function BoundClusters({ routes, contract, changed, refused }: Props) {
                       </button>{' '}
                     </>
                   )}
-                  <button type="button" className="danger" disabled={action.busy} onClick={() => void unbind(b)}>
-                    Unbind {name}
-                  </button>
+                  {may.bind && (
+                    <button type="button" className="danger" disabled={action.busy} onClick={() => void unbind(b)}>
+                      Unbind {name}
+                    </button>
+                  )}
                   {b.error && <p className="error">{b.error}</p>}
                 </>
               );
@@ -113,10 +128,11 @@ export function BoundClusters({ routes, contract, changed, refused }: Props) {
 
 const OTHER = '';
 
-export function BindCluster({ routes, contract, changed }: Omit<Props, 'refused'>) {
-  // Reloaded when the bound clusters change: what may be bound is the inventory less what is bound.
-  const unbound = useLoad(() => routes.unbound(contract.id), [routes.base, contract.id, contract.clusters.length]);
+export function BindCluster({ routes, contract }: Pick<Props, 'routes' | 'contract'>) {
+  // Asked again with everything of the contract when its clusters change: the inventory less what is bound.
+  const unbound = useUnboundClusters(routes, contract.id);
   const action = useAction();
+  const binding = useContractChange(routes, (clusters: { cluster: string; displayName?: string }[]) => routes.bind(contract.id, clusters));
   const choices: [string, string][] = (unbound.data ?? []).map((c) => [c.uid, `${c.displayName || c.name} (${c.uid})`]);
   return (
     <Section title="Bind a cluster">
@@ -137,8 +153,7 @@ export function BindCluster({ routes, contract, changed }: Omit<Props, 'refused'
         submit={async (data) => {
           const cluster = (text(data, 'uuid') || text(data, 'cluster')).toLowerCase();
           const displayName = text(data, 'displayName');
-          await routes.bind(contract.id, [{ cluster, ...(displayName ? { displayName } : {}) }]);
-          changed();
+          await binding.mutateAsync([{ cluster, ...(displayName ? { displayName } : {}) }]);
           const known = unbound.data?.find((c) => c.uid.toLowerCase() === cluster);
           return `Bound ${displayName || known?.name || cluster}`;
         }}

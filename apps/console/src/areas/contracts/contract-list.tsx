@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import { Table, type Column } from '../../ui';
 import { unitOf } from './quota';
-import type { Contract } from './routes';
+import type { Contract } from './api';
 import { contractState, contractTitle, term } from './terms';
 
 /** A list of contracts, each linking to its page under `base`; `showOwner` for lists of several owners. */

@@ -1,33 +1,39 @@
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { Section, Show, Table, useLoad, when, type Column } from '../../ui';
+import { Section, Show, Table, when, type Column } from '../../ui';
 import type { Loaded } from '../../ui/data';
 import { BindCluster, BoundClusters } from './clusters';
 import { QuotaSection, readingFromAudit, readingFromRefusal, type QuotaReading } from './quota';
-import type { AuditEvent, Contract, ContractRoutes } from './routes';
+import {
+  useContract,
+  useContractAudit,
+  useDocumentUrl,
+  type AuditEvent,
+  type Contract,
+  type ContractRights,
+  type ContractRoutes,
+} from './api';
 import { clusterName, contractState, contractTitle, term } from './terms';
 
 /**
  * One contract's page, the same for an organization's members and for site admins (`routes` says which API
  * side): its terms, bound clusters (issue and download licenses, unbind, bind), quota, document and audit trail.
- * `more` adds a side's own sections (the admins' extend and revoke).
+ * `more` adds a side's own sections (the admins' extend and revoke); `may` says which changes the caller is offered.
  */
 export function ContractPage({
   routes,
   id,
+  may,
   more,
 }: {
   routes: ContractRoutes;
   id: number;
-  more?: (contract: Contract, changed: () => void) => ReactNode;
+  may: ContractRights;
+  more?: (contract: Contract) => ReactNode;
 }) {
-  const contract = useLoad(() => routes.get(id), [routes.base, id]);
-  const audit = useLoad(() => routes.audit(id), [routes.base, id]);
+  const contract = useContract(routes, id);
+  const audit = useContractAudit(routes, id);
   const [refusal, setRefusal] = useState<QuotaReading>();
-  const changed = () => {
-    contract.reload();
-    audit.reload();
-  };
   return (
     <>
       <p>
@@ -40,13 +46,13 @@ export function ContractPage({
             <BoundClusters
               routes={routes}
               contract={c}
-              changed={changed}
+              may={may}
               refused={(message) => setRefusal((prev) => readingFromRefusal(message) ?? prev)}
             />
-            <BindCluster routes={routes} contract={c} changed={changed} />
+            {may.bind && <BindCluster routes={routes} contract={c} />}
             <QuotaSection contract={c} reading={refusal ?? readingFromAudit(audit.data ?? [], c.quota.metric)} />
             <DocumentSection routes={routes} contract={c} />
-            {more?.(c, changed)}
+            {more?.(c)}
             <AuditTrail audit={audit} contract={c} />
           </>
         )}
@@ -111,7 +117,7 @@ function Terms({ contract: c }: { contract: Contract }) {
 /** The document behind a signed URL, asked for when shown: the URL is valid 30 minutes. */
 function DocumentSection({ routes, contract }: { routes: ContractRoutes; contract: Contract }) {
   const has = Boolean(contract.documentPath);
-  const url = useLoad(async () => (has ? routes.documentUrl(contract.id) : undefined), [routes.base, contract.id, contract.documentPath]);
+  const url = useDocumentUrl(routes, contract);
   const file = contract.documentPath.split('/').pop() ?? 'document';
   return (
     <Section title="Document">

@@ -1,12 +1,11 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, ok, type Schema } from '../../api/client';
-import { Field, Form, Section, Select, Show, useAction, useLoad } from '../../ui';
+import { Field, Form, Section, Select, Show, useAction } from '../../ui';
 import { TextArea } from '../../ui/controls';
 import { Check, SuggestField } from './inputs';
-import { useOwnerSuggestions } from './owners';
 import { QUOTA_METRICS } from './quota';
-import { adminRoutes, type Contract } from './routes';
+import { adminRoutes, useContractChange, useOwnerSuggestions, useProducts, type Contract } from './api';
 import { contractTitle, dateToUnix, emailList, text, unixToDate } from './terms';
 
 /**
@@ -153,9 +152,18 @@ function toFormData(body: CreateForm, document: File | undefined): FormData {
 
 export function CreateContract() {
   const [params] = useSearchParams();
-  const catalog = useLoad(() => ok(api.GET('/contracts/available_products')), []);
+  const catalog = useProducts();
   const suggestions = useOwnerSuggestions();
   const action = useAction();
+  const creation = useContractChange(adminRoutes, (read: Exclude<ReturnType<typeof readForm>, string>) =>
+    ok(
+      api.POST('/contracts', {
+        params: { query: read.owner ? { org: read.owner } : {} },
+        body: read.body,
+        bodySerializer: (body) => toFormData(body, read.document),
+      }),
+    ),
+  );
   const [created, setCreated] = useState<Contract[]>([]);
   // The day the form opened: its default start and the earliest end.
   const [today] = useState(() => unixToDate(Date.now() / 1000));
@@ -180,13 +188,7 @@ export function CreateContract() {
                 submit={async (data) => {
                   const read = readForm(data, products);
                   if (typeof read === 'string') throw new Error(read);
-                  const made = await ok(
-                    api.POST('/contracts', {
-                      params: { query: read.owner ? { org: read.owner } : {} },
-                      body: read.body,
-                      bodySerializer: (body) => toFormData(body, read.document),
-                    }),
-                  );
+                  const made = await creation.mutateAsync(read);
                   setCreated(made);
                   return `Created ${made.map((c) => `contract ${c.id} (${c.product})`).join(', ')} for ${made[0]?.orgOrUser ?? 'the owner'}`;
                 }}

@@ -1,6 +1,6 @@
 import { saveBlob } from '../../api/client';
 import { when } from '../../ui';
-import type { License } from './routes';
+import type { License } from './api';
 
 /**
  * An issued license as a file. The API answers the certificate as base64 DER (docs/licensing.md); the file is

@@ -1,12 +1,13 @@
 import { useMemo } from 'react';
 import { Route, Routes, useParams } from 'react-router';
 import { api, ok } from '../../api/client';
-import { Field, Form, Section, Show, useAction, useLoad } from '../../ui';
+import { Field, Form, Section, Show, useAction } from '../../ui';
+import { useOrgAllowed } from '../orgs/api';
 import { OrgNav } from '../../ui/org-nav';
 import { ContractsTable } from './contract-list';
 import { ContractPage } from './contract-page';
 import { Check, SuggestField } from './inputs';
-import { accountRoutes, type Contract, type ContractRoutes } from './routes';
+import { accountRoutes, useContractChange, useKnownClusters, useOrgContracts, type Contract, type ContractRoutes } from './api';
 import { contractState, contractTitle, isUuid, text } from './terms';
 
 /** An organization's contracts (`/orgs/:org/contracts/*`), through the account's routes with the `org` context. */
@@ -18,21 +19,25 @@ export function OrgContracts() {
       <OrgNav org={org} />
       <Routes>
         <Route index element={<ContractList org={org} routes={routes} />} />
-        <Route path=":id" element={<OrgContract routes={routes} />} />
+        <Route path=":id" element={<OrgContract org={org} routes={routes} />} />
       </Routes>
     </>
   );
 }
 
-function OrgContract({ routes }: { routes: ContractRoutes }) {
+function OrgContract({ org, routes }: { org: string; routes: ContractRoutes }) {
   const id = Number(useParams().id);
+  // Binding, unbinding and naming clusters take `add_cluster:contract_mgmt` on the organization; issuing a license
+  // the `issue_license` relation, which the organization's holders have on its clusters and contracts.
+  const can = useOrgAllowed(org);
   if (!Number.isSafeInteger(id) || id < 1) return <p className="error">No such contract.</p>;
   // Keyed by the contract: what one contract's page learnt (licenses issued, a quota refusal) is not another's.
-  return <ContractPage key={id} routes={routes} id={id} />;
+  return <ContractPage key={id} routes={routes} id={id} may={{ bind: can('add_cluster_contract'), issue: can('issue_license') }} />;
 }
 
 function ContractList({ org, routes }: { org: string; routes: ContractRoutes }) {
-  const contracts = useLoad(() => ok(api.GET('/user/contracts', { params: { query: { org } } })), [org]);
+  const contracts = useOrgContracts(org);
+  const can = useOrgAllowed(org);
   return (
     <Show loaded={contracts}>
       {(list) => (
@@ -40,7 +45,9 @@ function ContractList({ org, routes }: { org: string; routes: ContractRoutes }) 
           <Section title="Contracts">
             <ContractsTable caption={`Contracts of ${org}`} contracts={list} base={routes.base} />
           </Section>
-          <AssignCluster org={org} contracts={list.filter((c) => contractState(c) === 'Active')} changed={contracts.reload} />
+          {can('add_cluster_contract') && (
+            <AssignCluster org={org} routes={routes} contracts={list.filter((c) => contractState(c) === 'Active')} />
+          )}
         </>
       )}
     </Show>
@@ -52,18 +59,12 @@ function ContractList({ org, routes }: { org: string; routes: ContractRoutes }) 
  * contract it is bound to already stays as it is). The cluster is suggested from the organization's enrolled
  * clusters and those bound already; any UUID is taken (an air-gapped cluster is known by its UUID only).
  */
-function AssignCluster({ org, contracts, changed }: { org: string; contracts: Contract[]; changed(): void }) {
+function AssignCluster({ org, routes, contracts }: { org: string; routes: ContractRoutes; contracts: Contract[] }) {
   const action = useAction();
-  const known = useLoad(async () => {
-    const [enrolled, bound] = await Promise.all([
-      ok(api.GET('/orgs/{orgname}/clusters', { params: { path: { orgname: org } } })),
-      ok(api.GET('/user/contracts/active/associated-clusters', { params: { query: { org } } })),
-    ]);
-    const names = new Map<string, string>();
-    for (const c of enrolled) names.set(c.uid, c.name);
-    for (const b of bound) if (!names.has(b.cluster)) names.set(b.cluster, b.displayName || b.cluster);
-    return [...names].map(([uid, name]): [string, string] => [uid, name]);
-  }, [org]);
+  const known = useKnownClusters(org);
+  const assignment = useContractChange(routes, (body: { clusterId: string; contractIds: number[]; displayName?: string }) =>
+    ok(api.POST('/user/contracts/assign-cluster', { params: { query: { org } }, body })),
+  );
   if (contracts.length === 0) return null;
   return (
     <Section title="Bind a cluster to several contracts">
@@ -81,13 +82,7 @@ function AssignCluster({ org, contracts, changed }: { org: string; contracts: Co
           const clusterId = text(data, 'cluster').toLowerCase();
           const displayName = text(data, 'displayName');
           const contractIds = data.getAll('contract').map(Number);
-          await ok(
-            api.POST('/user/contracts/assign-cluster', {
-              params: { query: { org } },
-              body: { clusterId, contractIds, ...(displayName ? { displayName } : {}) },
-            }),
-          );
-          changed();
+          await assignment.mutateAsync({ clusterId, contractIds, ...(displayName ? { displayName } : {}) });
           return `Bound ${displayName || clusterId} to contract${contractIds.length > 1 ? 's' : ''} ${contractIds.join(', ')}`;
         }}
       >

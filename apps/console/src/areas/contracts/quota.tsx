@@ -1,5 +1,5 @@
 import { Gauge, Section, when } from '../../ui';
-import type { AuditEvent, Contract } from './routes';
+import type { AuditEvent, Contract } from './api';
 
 /**
  * A contract's quota and how much of it is used. The API answers no usage figure with a contract or with the

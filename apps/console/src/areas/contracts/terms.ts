@@ -1,4 +1,4 @@
-import type { Binding, Contract } from './routes';
+import type { Binding, Contract } from './api';
 
 /** What the contract screens say about a contract and its clusters, and the checks their forms make. */
 

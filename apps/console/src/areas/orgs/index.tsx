@@ -1,5 +1,6 @@
 import { Route, Routes } from 'react-router';
 import { NotFound } from '../../ui/not-found';
+import { Access } from './access';
 import { Members } from './members';
 import { OrgList } from './org-list';
 import { RolePage } from './role';
@@ -19,6 +20,7 @@ export default function OrgsArea() {
       <Route path=":org/roles" element={<Roles />} />
       <Route path=":org/roles/:id" element={<RolePage />} />
       <Route path=":org/tokens" element={<Tokens />} />
+      <Route path=":org/access" element={<Access />} />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );

@@ -1,19 +1,28 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ok } from '../../api/client';
-import { Field, Form, Outcome, Section, Select, Show, Table, useAction, useLoad, type Column } from '../../ui';
+import { Field, Form, Outcome, Section, Select, Show, Table, useAction, type Column } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
 import { useUser } from '../../session';
+import {
+  fetchMemberPage,
+  MEMBER_PAGE_SIZE,
+  orgKeys,
+  useAddTeamMember,
+  useOrg,
+  useOrgAllowed,
+  useRemoveMember,
+  useSetMemberVisibility,
+  useTeams,
+} from './api';
 import { VISIBILITIES } from './org-list';
-import { isOwnerTeam, loadTeams, useOrgName, type User } from './org-data';
+import { isOwnerTeam, useOrgName, type User } from './org-data';
 import { loginProblem, text } from './names';
-import { allPages, Pager, pageOf } from './paging';
-
-const PAGE_SIZE = 30;
+import { Pager } from './paging';
 
 /** `/orgs/:org`: the organization, its members (public or concealed), and adding one to a team. */
 export function Members() {
   const org = useOrgName();
-  const about = useLoad(() => ok(api.GET('/orgs/{orgname}', { params: { path: { orgname: org } } })), [org]);
+  const about = useOrg(org);
   return (
     <>
       <OrgNav org={org} />
@@ -31,54 +40,56 @@ export function Members() {
 
 function MemberList({ org }: { org: string }) {
   const [page, setPage] = useState(1);
-  const members = useLoad(async () => {
-    // The member list says who is a member; whether each membership is public is the public-member list.
-    const [list, publicOnes] = await Promise.all([
-      pageOf(api.GET('/orgs/{orgname}/members', { params: { path: { orgname: org }, query: { page, limit: PAGE_SIZE } } })),
-      allPages((p, limit) => api.GET('/orgs/{orgname}/public_members', { params: { path: { orgname: org }, query: { page: p, limit } } })),
-    ]);
-    return { ...list, publicIds: new Set(publicOnes.map((u) => u.id)) };
-  }, [org, page]);
+  const members = useQuery({ queryKey: orgKeys.memberPage(org, page), queryFn: () => fetchMemberPage(org, page) });
+  const can = useOrgAllowed(org);
   return (
     <>
       <Section title="Members">
         <Show loaded={members}>
           {({ items, total, publicIds }) => (
             <>
-              <MemberTable org={org} members={items} total={total} publicIds={publicIds} onChange={members.reload} />
-              <Pager label="Members" page={page} limit={PAGE_SIZE} total={total} onPage={setPage} />
+              <MemberTable org={org} members={items} total={total} publicIds={publicIds} can={can} />
+              <Pager label="Members" page={page} limit={MEMBER_PAGE_SIZE} total={total} onPage={setPage} />
             </>
           )}
         </Show>
       </Section>
-      <AddMember org={org} onAdded={members.reload} />
+      {/* Adding is joining a team: offered to whoever may add members to teams. */}
+      {can('add_team_member') && <AddMember org={org} ownersToo={can('manage_owners')} />}
     </>
   );
 }
 
-function MemberTable({ org: orgname, members, total, publicIds, onChange }: { org: string; members: User[]; total: number; publicIds: Set<number>; onChange: () => void }) {
+function MemberTable({
+  org: orgname,
+  members,
+  total,
+  publicIds,
+  can,
+}: {
+  org: string;
+  members: User[];
+  total: number;
+  publicIds: Set<number>;
+  can: (relation: string) => boolean;
+}) {
   const me = useUser();
   const action = useAction();
+  const visibility = useSetMemberVisibility(orgname, me.id);
+  const removal = useRemoveMember(orgname);
   const publicize = (u: User, makePublic: boolean) =>
     action.run(async () => {
-      // Members change their own visibility through public_members (the spec's route); an administrator changes
-      // another member's with the member action (`admin:org`), which public_members refuses (403).
-      if (u.id === me.id) {
-        const path = { orgname, username: u.login };
-        await ok(makePublic ? api.PUT('/orgs/{orgname}/public_members/{username}', { params: { path } }) : api.DELETE('/orgs/{orgname}/public_members/{username}', { params: { path } }));
-      } else {
-        const params = { path: { orgname }, query: { uid: u.id } };
-        await ok(makePublic ? api.POST('/orgs/{orgname}/members/action/public', { params }) : api.POST('/orgs/{orgname}/members/action/private', { params }));
-      }
-      onChange();
+      await visibility.mutateAsync({ user: u, makePublic });
       return `${u.login}'s membership is now ${makePublic ? 'public' : 'concealed'}.`;
     });
   const remove = (u: User) =>
     action.run(async () => {
-      await ok(api.DELETE('/orgs/{orgname}/members/{username}', { params: { path: { orgname, username: u.login } } }));
-      onChange();
+      await removal.mutateAsync(u.login);
       return `Removed ${u.login} from every team of ${orgname}.`;
     });
+  // A member sets their own visibility; another's takes `admin` on the organization, and removing one `manage_owners`.
+  const mayPublicize = (u: User) => (u.id === me.id ? can('member') : can('admin'));
+  const mayRemove = can('manage_owners');
   const columns: Column<User>[] = [
     { header: 'Login', cell: (u) => (u.id === me.id ? `${u.login} (you)` : u.login) },
     { header: 'Full name', cell: (u) => u.full_name || '—' },
@@ -88,14 +99,19 @@ function MemberTable({ org: orgname, members, total, publicIds, onChange }: { or
       header: 'Actions',
       cell: (u) => {
         const isPublic = publicIds.has(u.id);
+        if (!mayPublicize(u) && !mayRemove) return '—';
         return (
           <>
-            <button type="button" disabled={action.busy} onClick={() => void publicize(u, !isPublic)}>
-              {isPublic ? `Conceal ${u.login}` : `Publicize ${u.login}`}
-            </button>{' '}
-            <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(u)}>
-              Remove {u.login}
-            </button>
+            {mayPublicize(u) && (
+              <button type="button" disabled={action.busy} onClick={() => void publicize(u, !isPublic)}>
+                {isPublic ? `Conceal ${u.login}` : `Publicize ${u.login}`}
+              </button>
+            )}{' '}
+            {mayRemove && (
+              <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(u)}>
+                Remove {u.login}
+              </button>
+            )}
           </>
         );
       },
@@ -103,43 +119,53 @@ function MemberTable({ org: orgname, members, total, publicIds, onChange }: { or
   ];
   return (
     <>
-      <Table caption={`Members of ${orgname} (${total})`} rows={members} rowKey={(u) => u.id} pageSize={PAGE_SIZE} columns={columns} />
+      <Table
+        caption={`Members of ${orgname} (${total})`}
+        rows={members}
+        rowKey={(u) => u.id}
+        pageSize={MEMBER_PAGE_SIZE}
+        columns={columns}
+      />
       <Outcome action={action} />
     </>
   );
 }
 
 /** Membership follows teams: a user becomes a member by joining one of the organization's teams. */
-function AddMember({ org, onAdded }: { org: string; onAdded: () => void }) {
+function AddMember({ org, ownersToo }: { org: string; ownersToo: boolean }) {
   const action = useAction();
-  const teams = useLoad(() => loadTeams(org), [org]);
+  const teams = useTeams(org);
+  const adding = useAddTeamMember(org);
   return (
     <Section title="Add a member">
       <p className="muted">A user becomes a member by being added to a team; the owner team makes them an owner.</p>
       <Show loaded={teams}>
-        {(list) => (
-          <Form
-            action={action}
-            label="Add a member"
-            submitLabel="Add member"
-            validate={(data) => loginProblem('Username', text(data, 'username')) ?? (text(data, 'team') ? undefined : 'Team is required')}
-            submit={async (data) => {
-              const username = text(data, 'username');
-              const teamid = Number(text(data, 'team'));
-              await ok(api.PUT('/teams/{teamid}/members/{username}', { params: { path: { teamid, username } } }));
-              onAdded();
-              return `Added ${username} to ${list.find((t) => t.id === teamid)?.name ?? 'the team'}.`;
-            }}
-          >
-            <Field label="Username" name="username" required autoComplete="off" />
-            <Select
-              label="Team"
-              name="team"
-              options={list.map((t) => [String(t.id), isOwnerTeam(t) ? `${t.name} (owners)` : t.name])}
-              defaultValue={String((list.find((t) => !isOwnerTeam(t)) ?? list[0])?.id ?? '')}
-            />
-          </Form>
-        )}
+        {(all) => {
+          // Only owners add owners: the owner team is offered to those who may manage them.
+          const list = all.filter((t) => ownersToo || !isOwnerTeam(t));
+          return (
+            <Form
+              action={action}
+              label="Add a member"
+              submitLabel="Add member"
+              validate={(data) => loginProblem('Username', text(data, 'username')) ?? (text(data, 'team') ? undefined : 'Team is required')}
+              submit={async (data) => {
+                const username = text(data, 'username');
+                const teamid = Number(text(data, 'team'));
+                await adding.mutateAsync({ teamid, username });
+                return `Added ${username} to ${list.find((t) => t.id === teamid)?.name ?? 'the team'}.`;
+              }}
+            >
+              <Field label="Username" name="username" required autoComplete="off" />
+              <Select
+                label="Team"
+                name="team"
+                options={list.map((t) => [String(t.id), isOwnerTeam(t) ? `${t.name} (owners)` : t.name])}
+                defaultValue={String((list.find((t) => !isOwnerTeam(t)) ?? list[0])?.id ?? '')}
+              />
+            </Form>
+          );
+        }}
       </Show>
     </Section>
   );

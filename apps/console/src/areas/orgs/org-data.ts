@@ -1,10 +1,7 @@
 import { useParams } from 'react-router';
-import { api, ok, type Schema } from '../../api/client';
-import { allPages } from './paging';
+import type { Team } from './api';
 
-export type Team = Schema<'Team'>;
-export type Role = Schema<'RoleResponse'>;
-export type User = Schema<'User'>;
+export type { Role, Team, User } from './api';
 
 /** The organization the screen is about: `:org` of the route. */
 export function useOrgName(): string {
@@ -16,21 +13,8 @@ export const isOwnerTeam = (team: Team) => team.permission === 'owner';
 
 /** The custom-role ids of a team (`role_ids` is absent, or null, when it has none). */
 export const roleIdsOf = (team: Team): number[] => team.role_ids ?? [];
-
-/** Every team of the organization, owner team first, then by name. */
-export function loadTeams(org: string): Promise<Team[]> {
-  return allPages((page, limit) => api.GET('/orgs/{orgname}/teams', { params: { path: { orgname: org }, query: { page, limit } } }));
-}
-
-/** The custom roles of the organization (the `org` context names it). */
-export function loadRoles(org: string): Promise<Role[]> {
-  return ok(api.GET('/authz/roles', { params: { query: { org } } }));
-}
-
-/** Deletes a custom role with every grant it carried. */
-export async function deleteRole(org: string, id: number): Promise<void> {
-  await ok(api.DELETE('/authz/roles/{id}', { params: { path: { id }, query: { org } } }));
-}
+/** When each time-bound role of a team ends (role id to RFC 3339); none for a new team. */
+export const roleUntilOf = (team: Team | undefined): Record<string, string> => team?.role_until ?? {};
 
 /** Names by id, for showing the ids one answer carries with the names another gives. */
 export function namesById(things: { id: number; name: string }[]): Map<number, string> {

@@ -1,9 +1,11 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, ok, type Schema } from '../../api/client';
-import { Field, Form, Section, Select, Show, Table, useAction, useLoad } from '../../ui';
+import type { Schema } from '../../api/client';
+import { Field, Form, Section, Select, Show, Table, useAction } from '../../ui';
+import { fetchMyOrgs, orgKeys, useCreateOrg } from './api';
 import { lengthProblem, loginProblem, text } from './names';
-import { Pager, pageOf } from './paging';
+import { Pager } from './paging';
 
 const PAGE_SIZE = 20;
 
@@ -21,7 +23,7 @@ export function orgPath(name: string): string {
 /** `/orgs`: the caller's organizations (the API pages them) and a form to create one. */
 export function OrgList() {
   const [page, setPage] = useState(1);
-  const orgs = useLoad(() => pageOf(api.GET('/user/orgs', { params: { query: { page, limit: PAGE_SIZE } } })), [page]);
+  const orgs = useQuery({ queryKey: orgKeys.mine(page), queryFn: () => fetchMyOrgs(page, PAGE_SIZE) });
   return (
     <>
       <h1>My organizations</h1>
@@ -47,13 +49,14 @@ export function OrgList() {
           )}
         </Show>
       </Section>
-      <CreateOrg onCreated={orgs.reload} />
+      <CreateOrg />
     </>
   );
 }
 
-function CreateOrg({ onCreated }: { onCreated: () => void }) {
+function CreateOrg() {
   const action = useAction();
+  const creation = useCreateOrg();
   const [created, setCreated] = useState<string>();
   return (
     <Section title="Create organization">
@@ -67,18 +70,13 @@ function CreateOrg({ onCreated }: { onCreated: () => void }) {
           lengthProblem('Description', text(data, 'description'))
         }
         submit={async (data) => {
-          const org = await ok(
-            api.POST('/orgs', {
-              body: {
-                username: text(data, 'username'),
-                full_name: text(data, 'full_name'),
-                description: text(data, 'description'),
-                visibility: text(data, 'visibility'),
-              },
-            }),
-          );
+          const org = await creation.mutateAsync({
+            username: text(data, 'username'),
+            full_name: text(data, 'full_name'),
+            description: text(data, 'description'),
+            visibility: text(data, 'visibility'),
+          });
           setCreated(org.username);
-          onCreated();
           return `Created organization ${org.username}; you are its owner.`;
         }}
       >

@@ -1,9 +1,9 @@
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ok } from '../../api/client';
 import { ErrorMessage, Form, Outcome, Section, Show, Table, useAction } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
 import { orgPath } from './org-list';
-import { deleteRole, useOrgName, type Role, type Team } from './org-data';
+import { useDeleteRole, useEditRole, useOrgAllowed } from './api';
+import { useOrgName, type Role, type Team } from './org-data';
 import { RoleFields, roleBody, roleProblem, type Catalog } from './role-form';
 import { usePrincipals, useRoleData } from './roles';
 import { teamPath } from './teams';
@@ -13,6 +13,7 @@ export function RolePage() {
   const org = useOrgName();
   const id = Number(useParams().id);
   const data = useRoleData(org);
+  const can = useOrgAllowed(org);
   return (
     <>
       <OrgNav org={org} />
@@ -23,8 +24,8 @@ export function RolePage() {
           return (
             <>
               <Principals org={org} role={role} />
-              <EditRole org={org} role={role} catalog={catalog} teams={teams} onSaved={data.reload} />
-              <DeleteRole org={org} role={role} />
+              {can('edit_role') && <EditRole org={org} role={role} catalog={catalog} teams={teams} />}
+              {can('delete_role') && <DeleteRole org={org} role={role} />}
             </>
           );
         }}
@@ -48,11 +49,20 @@ function Principals({ org, role }: { org: string; role: Role }) {
               { header: 'Type', cell: (p) => p.type },
               {
                 header: 'Name',
-                cell: (p) => (p.type === 'team' ? <Link to={teamPath(org, p.id)}>{p.name ?? `#${p.id}`}</Link> : (p.name ?? `user #${p.id} (no longer exists)`)),
+                cell: (p) =>
+                  p.type === 'team' ? (
+                    <Link to={teamPath(org, p.id)}>{p.name ?? `#${p.id}`}</Link>
+                  ) : (
+                    (p.name ?? `user #${p.id} (no longer exists)`)
+                  ),
               },
               {
                 header: 'Through teams',
-                cell: (p) => (p.type === 'user' ? (p.teams ?? []).map((t) => list.find((q) => q.type === 'team' && q.id === t)?.name ?? `#${t}`).join(', ') || 'directly' : '—'),
+                cell: (p) =>
+                  p.type === 'user'
+                    ? (p.teams ?? []).map((t) => list.find((q) => q.type === 'team' && q.id === t)?.name ?? `#${t}`).join(', ') ||
+                      'directly'
+                    : '—',
               },
             ]}
           />
@@ -62,8 +72,9 @@ function Principals({ org, role }: { org: string; role: Role }) {
   );
 }
 
-function EditRole({ org, role, catalog, teams, onSaved }: { org: string; role: Role; catalog: Catalog; teams: Team[]; onSaved: () => void }) {
+function EditRole({ org, role, catalog, teams }: { org: string; role: Role; catalog: Catalog; teams: Team[] }) {
   const action = useAction();
+  const editing = useEditRole(org);
   return (
     <Section title={`Edit role ${role.name}`}>
       <Form
@@ -72,8 +83,7 @@ function EditRole({ org, role, catalog, teams, onSaved }: { org: string; role: R
         submitLabel="Save role"
         validate={roleProblem}
         submit={async (data) => {
-          const saved = await ok(api.PUT('/authz/roles/{id}', { params: { path: { id: role.id }, query: { org } }, body: roleBody(data, catalog) }));
-          onSaved();
+          const saved = await editing.mutateAsync({ id: role.id, body: roleBody(data, catalog) });
           return `Saved role ${saved.name}.`;
         }}
       >
@@ -86,6 +96,7 @@ function EditRole({ org, role, catalog, teams, onSaved }: { org: string; role: R
 
 function DeleteRole({ org, role }: { org: string; role: Role }) {
   const action = useAction();
+  const deletion = useDeleteRole(org);
   const navigate = useNavigate();
   return (
     <Section title="Delete role">
@@ -96,7 +107,7 @@ function DeleteRole({ org, role }: { org: string; role: Role }) {
         disabled={action.busy}
         onClick={() =>
           void action.run(async () => {
-            await deleteRole(org, role.id);
+            await deletion.mutateAsync(role.id);
             void navigate(`${orgPath(org)}/roles`);
           })
         }

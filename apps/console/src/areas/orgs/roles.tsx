@@ -1,9 +1,10 @@
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, ok } from '../../api/client';
-import { Form, Outcome, Section, Show, Table, useAction, useLoad } from '../../ui';
+import { Form, joined, Outcome, Section, Show, Table, useAction } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
+import { fetchPrincipals, orgKeys, useCatalog, useCreateRole, useDeleteRole, useOrgAllowed, useRoles, useTeams } from './api';
 import { orgPath } from './org-list';
-import { deleteRole, loadRoles, loadTeams, nameList, namesById, useOrgName, type Role, type Team } from './org-data';
+import { nameList, namesById, useOrgName, type Role, type Team } from './org-data';
 import { permissionName, RoleFields, roleBody, roleProblem, type Catalog } from './role-form';
 
 export function rolePath(org: string, id: number): string {
@@ -12,29 +13,26 @@ export function rolePath(org: string, id: number): string {
 
 /** The permission catalog, the teams (to assign) and the roles of an organization: what every role screen needs. */
 export function useRoleData(org: string) {
-  return useLoad(async () => {
-    const [catalog, teams, roles] = await Promise.all([
-      ok(api.GET('/authz/roles/available_permissions', { params: { query: { org } } })).then((c) => c.permissions),
-      loadTeams(org),
-      loadRoles(org),
-    ]);
-    return { catalog, teams, roles };
-  }, [org]);
+  const catalog = useCatalog(org);
+  const teams = useTeams(org);
+  const roles = useRoles(org);
+  return joined({ catalog, teams, roles });
 }
 
 /**
- * The teams a role is assigned to and the users it reaches through them (`GET /authz/roles/{id}/principals`),
- * asked again when the role's teams change.
+ * The teams a role is assigned to and the users it reaches through them (`GET /authz/roles/{id}/principals`); a
+ * change of roles, teams or membership invalidates it with the rest of the organization.
  */
 export function usePrincipals(org: string, role: Role) {
   const { id } = role;
-  return useLoad(() => ok(api.GET('/authz/roles/{id}/principals', { params: { path: { id }, query: { org } } })), [org, id, role.team_ids, role.updated_at]);
+  return useQuery({ queryKey: orgKeys.principals(org, id), queryFn: () => fetchPrincipals(org, id) });
 }
 
 /** `/orgs/:org/roles`: the custom roles, who holds each, creating and deleting them. */
 export function Roles() {
   const org = useOrgName();
   const data = useRoleData(org);
+  const can = useOrgAllowed(org);
   return (
     <>
       <OrgNav org={org} />
@@ -42,9 +40,9 @@ export function Roles() {
         {({ catalog, teams, roles }) => (
           <>
             <Section title="Custom roles">
-              <RoleTable org={org} roles={roles} teams={teams} onChange={data.reload} />
+              <RoleTable org={org} roles={roles} teams={teams} mayDelete={can('delete_role')} />
             </Section>
-            <CreateRole org={org} catalog={catalog} teams={teams} onCreated={data.reload} />
+            {can('create_role') && <CreateRole org={org} catalog={catalog} teams={teams} />}
           </>
         )}
       </Show>
@@ -52,13 +50,13 @@ export function Roles() {
   );
 }
 
-function RoleTable({ org, roles, teams, onChange }: { org: string; roles: Role[]; teams: Team[]; onChange: () => void }) {
+function RoleTable({ org, roles, teams, mayDelete }: { org: string; roles: Role[]; teams: Team[]; mayDelete: boolean }) {
   const action = useAction();
+  const deletion = useDeleteRole(org);
   const teamNames = namesById(teams);
   const remove = (role: Role) =>
     action.run(async () => {
-      await deleteRole(org, role.id);
-      onChange();
+      await deletion.mutateAsync(role.id);
       return `Deleted role ${role.name} and every grant it carried.`;
     });
   return (
@@ -73,14 +71,18 @@ function RoleTable({ org, roles, teams, onChange }: { org: string; roles: Role[]
           { header: 'Permissions', cell: (r) => r.permissions.map(permissionName).join(', ') || '—' },
           { header: 'Teams', cell: (r) => nameList(r.team_ids, teamNames) },
           { header: 'Held by', cell: (r) => <Holders org={org} role={r} /> },
-          {
-            header: 'Actions',
-            cell: (r) => (
-              <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(r)}>
-                Delete role {r.name}
-              </button>
-            ),
-          },
+          ...(mayDelete
+            ? [
+                {
+                  header: 'Actions',
+                  cell: (r: Role) => (
+                    <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(r)}>
+                      Delete role {r.name}
+                    </button>
+                  ),
+                },
+              ]
+            : []),
         ]}
       />
       <Outcome action={action} />
@@ -97,19 +99,22 @@ function Holders({ org, role }: { org: string; role: Role }) {
   return <>{users.length ? users.map((u) => u.name ?? `#${u.id}`).join(', ') : 'no one'}</>;
 }
 
-function CreateRole({ org, catalog, teams, onCreated }: { org: string; catalog: Catalog; teams: Team[]; onCreated: () => void }) {
+function CreateRole({ org, catalog, teams }: { org: string; catalog: Catalog; teams: Team[] }) {
   const action = useAction();
+  const creation = useCreateRole(org);
   return (
     <Section title="Create role">
-      <p className="muted">A role gives its permissions to every member of the teams it is assigned to. No one gives more than they hold: the API refuses (403) a permission you do not hold yourself.</p>
+      <p className="muted">
+        A role gives its permissions to every member of the teams it is assigned to. No one gives more than they hold: the API refuses (403)
+        a permission you do not hold yourself.
+      </p>
       <Form
         action={action}
         label="Create role"
         submitLabel="Create role"
         validate={roleProblem}
         submit={async (data) => {
-          const role = await ok(api.POST('/authz/roles', { params: { query: { org } }, body: roleBody(data, catalog) }));
-          onCreated();
+          const role = await creation.mutateAsync(roleBody(data, catalog));
           return `Created role ${role.name}.`;
         }}
       >

@@ -1,7 +1,7 @@
 import { Field, Select } from '../../ui';
 import { Choices } from '../../ui/choices';
 import { lengthProblem, teamNameProblem, text, ids } from './names';
-import { isOwnerTeam, roleIdsOf, type Role, type Team } from './org-data';
+import { isOwnerTeam, roleIdsOf, roleUntilOf, type Role, type Team } from './org-data';
 
 /** Team permissions a create accepts; an edit also takes `custom` (the team's rights come from its roles only). */
 const CREATE_PERMISSIONS = ['read', 'write', 'admin'];
@@ -36,16 +36,61 @@ export function TeamFields({ roles, team }: { roles: Role[]; team?: Team }) {
         checked={new Set((team ? roleIdsOf(team) : []).map(String))}
         empty="The organization has no custom roles yet (see Roles)."
       />
+      {roles.length > 0 && (
+        <fieldset>
+          <legend>Until (optional)</legend>
+          <small>A checked role with a date is held until that day begins (UTC); without one it is held for good.</small>
+          {roles.map((r) => {
+            const end = roleUntilOf(team)[r.id];
+            return <Field key={r.id} label={`${r.name} until`} name={untilField(r.id)} type="date" defaultValue={end && dayOf(end)} />;
+          })}
+        </fieldset>
+      )}
     </>
   );
 }
 
-export function teamProblem(data: FormData, team?: Team): string | undefined {
-  const nameProblem = team && isOwnerTeam(team) ? undefined : teamNameProblem(text(data, 'name'));
-  return nameProblem ?? lengthProblem('Description', text(data, 'description'));
+/** The date field of one role's end. */
+const untilField = (roleId: number) => `until.${roleId}`;
+/** The UTC day of an RFC 3339 time, as a date input holds it. */
+const dayOf = (at: string) => new Date(at).toISOString().slice(0, 10);
+
+/**
+ * The ends of the checked roles that have a date: the start of that day in UTC, or the team's own end unchanged when
+ * the date is still its day (an end set through the API at another hour keeps that hour).
+ */
+function roleEnds(data: FormData, team?: Team): Record<string, string> {
+  const ends: Record<string, string> = {};
+  for (const id of ids(data, 'assignedRoleIDs')) {
+    const day = text(data, untilField(id));
+    if (!day) continue;
+    const current = roleUntilOf(team)[id];
+    ends[id] = current && dayOf(current) === day ? current : `${day}T00:00:00Z`;
+  }
+  return ends;
 }
 
-/** The body of a create or edit: `assignedRoleIDs` always, so unchecking every role removes them (`[]`). */
+export function teamProblem(data: FormData, roles: Role[], team?: Team): string | undefined {
+  const nameProblem = team && isOwnerTeam(team) ? undefined : teamNameProblem(text(data, 'name'));
+  return nameProblem ?? lengthProblem('Description', text(data, 'description')) ?? endProblem(data, roles);
+}
+
+/** A date for a role left unchecked, or an end already past (the API refuses both). */
+function endProblem(data: FormData, roles: Role[]): string | undefined {
+  const checked = new Set(ids(data, 'assignedRoleIDs'));
+  for (const r of roles) {
+    const day = text(data, untilField(r.id));
+    if (!day) continue;
+    if (!checked.has(r.id)) return `${r.name} has an end date but is not checked: check it or clear the date.`;
+    if (Date.parse(`${day}T00:00:00Z`) <= Date.now()) return `The end of ${r.name} has passed: pick a later date or clear it.`;
+  }
+  return undefined;
+}
+
+/**
+ * The body of a create or edit: `assignedRoleIDs` and `assignedRoleUntil` always, so unchecking every role removes
+ * them (`[]`) and clearing a date makes that role permanent.
+ */
 export function teamBody(data: FormData, team?: Team) {
   const owner = team !== undefined && isOwnerTeam(team);
   return {
@@ -53,6 +98,7 @@ export function teamBody(data: FormData, team?: Team) {
     description: text(data, 'description'),
     type: text(data, 'type'),
     assignedRoleIDs: ids(data, 'assignedRoleIDs'),
+    assignedRoleUntil: roleEnds(data, team),
     ...(owner ? {} : { permission: text(data, 'permission') }),
   };
 }

@@ -1,10 +1,21 @@
+import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useParams } from 'react-router';
-import { api, ok } from '../../api/client';
-import { ErrorMessage, Field, Form, Outcome, Section, Show, Table, useAction, useLoad } from '../../ui';
+import { ErrorMessage, Field, Form, joined, Outcome, Section, Show, Table, useAction } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
+import {
+  fetchTeam,
+  fetchTeamMembers,
+  orgKeys,
+  useAddTeamMember,
+  useAllowed,
+  useDeleteTeam,
+  useEditTeam,
+  useOrgAllowed,
+  useRemoveTeamMember,
+  useRoles,
+} from './api';
 import { loginProblem, text } from './names';
-import { isOwnerTeam, loadRoles, nameList, namesById, roleIdsOf, useOrgName, type Role, type Team, type User } from './org-data';
-import { allPages } from './paging';
+import { isOwnerTeam, namesById, roleIdsOf, roleUntilOf, useOrgName, type Role, type Team, type User } from './org-data';
 import { TeamFields, teamBody, teamProblem } from './team-form';
 import { orgPath } from './org-list';
 
@@ -12,14 +23,14 @@ import { orgPath } from './org-list';
 export function TeamPage() {
   const org = useOrgName();
   const teamid = Number(useParams().teamid);
-  const loaded = useLoad(async () => {
-    const [team, roles] = await Promise.all([ok(api.GET('/teams/{teamid}', { params: { path: { teamid } } })), loadRoles(org)]);
-    return { team, roles };
-  }, [org, teamid]);
+  const valid = Number.isInteger(teamid) && teamid > 0;
+  const team = useQuery({ queryKey: orgKeys.team(org, teamid), queryFn: () => fetchTeam(teamid), enabled: valid });
+  const loaded = joined({ team, roles: useRoles(org) });
+  const may = useTeamAllowed(org, valid ? teamid : undefined);
   return (
     <>
       <OrgNav org={org} />
-      {!Number.isInteger(teamid) || teamid <= 0 ? (
+      {!valid ? (
         <ErrorMessage error="No such team: the team id is not a positive integer." />
       ) : (
         <Show loaded={loaded}>
@@ -29,9 +40,9 @@ export function TeamPage() {
             ) : (
               <>
                 <TeamSummary team={team} roles={roles} />
-                <TeamMembers team={team} />
-                <EditTeam team={team} roles={roles} onSaved={loaded.reload} />
-                {!isOwnerTeam(team) && <DeleteTeam org={org} team={team} />}
+                <TeamMembers org={org} team={team} may={may(team)} />
+                {may(team)('edit') && <EditTeam org={org} team={team} roles={roles} />}
+                {!isOwnerTeam(team) && may(team)('delete') && <DeleteTeam org={org} team={team} />}
               </>
             )
           }
@@ -39,6 +50,16 @@ export function TeamPage() {
       )}
     </>
   );
+}
+
+/**
+ * What the caller may do on a team: its relations on the team (`edit`, `delete`, `add_member`, `remove_member`), and
+ * on the owner team only with `manage_owners` on the organization as well (only owners change the owners).
+ */
+function useTeamAllowed(org: string, teamid: number | undefined) {
+  const onTeam = useAllowed(org, 'team', teamid);
+  const onOrg = useOrgAllowed(org);
+  return (team: Team) => (relation: string) => onTeam(relation) && (!isOwnerTeam(team) || onOrg('manage_owners'));
 }
 
 function TeamSummary({ team, roles }: { team: Team; roles: Role[] }) {
@@ -52,22 +73,37 @@ function TeamSummary({ team, roles }: { team: Team; roles: Role[] }) {
         <dt>Type</dt>
         <dd>{team.type}</dd>
         <dt>Custom roles</dt>
-        <dd>{nameList(roleIdsOf(team), namesById(roles))}</dd>
+        <dd>{roleList(team, roles)}</dd>
       </dl>
     </Section>
   );
 }
 
-function TeamMembers({ team }: { team: Team }) {
+/** The team's roles by name, each time-bound one with its end: `auditor (until 2027-01-01 00:00 UTC)`. */
+function roleList(team: Team, roles: Role[]): string {
+  const names = namesById(roles);
+  const until = roleUntilOf(team);
+  const ids = roleIdsOf(team);
+  if (!ids.length) return '—';
+  return ids
+    .map((id) => {
+      const name = names.get(id) ?? `#${id}`;
+      return until[id] ? `${name} (until ${new Date(until[id]).toISOString().slice(0, 16).replace('T', ' ')} UTC)` : name;
+    })
+    .join(', ');
+}
+
+function TeamMembers({ org, team, may }: { org: string; team: Team; may: (relation: string) => boolean }) {
   const teamid = team.id;
-  const members = useLoad(() => allPages((page, limit) => api.GET('/teams/{teamid}/members', { params: { path: { teamid }, query: { page, limit } } })), [teamid]);
+  const members = useQuery({ queryKey: orgKeys.teamMembers(org, teamid), queryFn: () => fetchTeamMembers(teamid) });
   const action = useAction();
   const add = useAction();
+  const adding = useAddTeamMember(org);
+  const removal = useRemoveTeamMember(org);
   const owner = isOwnerTeam(team);
   const remove = (u: User) =>
     action.run(async () => {
-      await ok(api.DELETE('/teams/{teamid}/members/{username}', { params: { path: { teamid, username: u.login } } }));
-      members.reload();
+      await removal.mutateAsync({ teamid, username: u.login });
       return `Removed ${u.login} from ${team.name}.`;
     });
   return (
@@ -82,61 +118,62 @@ function TeamMembers({ team }: { team: Team }) {
               { header: 'Login', cell: (u) => u.login },
               { header: 'Full name', cell: (u) => u.full_name || '—' },
               { header: 'Email', cell: (u) => u.email || '—' },
-              {
-                header: 'Actions',
-                cell: (u) => (
-                  <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(u)}>
-                    Remove {u.login}
-                  </button>
-                ),
-              },
+              ...(may('remove_member')
+                ? [
+                    {
+                      header: 'Actions',
+                      cell: (u: User) => (
+                        <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(u)}>
+                          Remove {u.login}
+                        </button>
+                      ),
+                    },
+                  ]
+                : []),
             ]}
           />
         )}
       </Show>
       <Outcome action={action} />
-      <Form
-        action={add}
-        label={`Add a member to ${team.name}`}
-        submitLabel="Add to team"
-        validate={(data) => loginProblem('Username', text(data, 'username'))}
-        submit={async (data) => {
-          const username = text(data, 'username');
-          // On the owner team the flag connects the new owner to the organization's clusters (cluster-admin);
-          // left out, an existing connection stays as it is.
-          const connect = owner && data.get('autoConnectClusters') === 'true';
-          await ok(
-            api.PUT('/teams/{teamid}/members/{username}', {
-              params: { path: { teamid, username }, query: connect ? { autoConnectClusters: 'true' } : {} },
-            }),
-          );
-          members.reload();
-          return `Added ${username} to ${team.name}.`;
-        }}
-      >
-        <Field label="Username" name="username" required autoComplete="off" />
-        {owner && (
-          <label>
-            <input type="checkbox" name="autoConnectClusters" value="true" /> Connect to the organization's clusters (cluster-admin)
-          </label>
-        )}
-      </Form>
+      {may('add_member') && (
+        <Form
+          action={add}
+          label={`Add a member to ${team.name}`}
+          submitLabel="Add to team"
+          validate={(data) => loginProblem('Username', text(data, 'username'))}
+          submit={async (data) => {
+            const username = text(data, 'username');
+            // On the owner team the flag connects the new owner to the organization's clusters (cluster-admin);
+            // left out, an existing connection stays as it is.
+            const connect = owner && data.get('autoConnectClusters') === 'true';
+            await adding.mutateAsync({ teamid, username, connect });
+            return `Added ${username} to ${team.name}.`;
+          }}
+        >
+          <Field label="Username" name="username" required autoComplete="off" />
+          {owner && (
+            <label>
+              <input type="checkbox" name="autoConnectClusters" value="true" /> Connect to the organization's clusters (cluster-admin)
+            </label>
+          )}
+        </Form>
+      )}
     </Section>
   );
 }
 
-function EditTeam({ team, roles, onSaved }: { team: Team; roles: Role[]; onSaved: () => void }) {
+function EditTeam({ org, team, roles }: { org: string; team: Team; roles: Role[] }) {
   const action = useAction();
+  const editing = useEditTeam(org);
   return (
     <Section title="Edit team">
       <Form
         action={action}
         label={`Edit team ${team.name}`}
         submitLabel="Save team"
-        validate={(data) => teamProblem(data, team)}
+        validate={(data) => teamProblem(data, roles, team)}
         submit={async (data) => {
-          const saved = await ok(api.PATCH('/teams/{teamid}', { params: { path: { teamid: team.id } }, body: teamBody(data, team) }));
-          onSaved();
+          const saved = await editing.mutateAsync({ teamid: team.id, body: teamBody(data, team) });
           return `Saved team ${saved.name}.`;
         }}
       >
@@ -149,6 +186,7 @@ function EditTeam({ team, roles, onSaved }: { team: Team; roles: Role[]; onSaved
 
 function DeleteTeam({ org, team }: { org: string; team: Team }) {
   const action = useAction();
+  const deletion = useDeleteTeam(org);
   const navigate = useNavigate();
   return (
     <Section title="Delete team">
@@ -159,7 +197,7 @@ function DeleteTeam({ org, team }: { org: string; team: Team }) {
         disabled={action.busy}
         onClick={() =>
           void action.run(async () => {
-            await ok(api.DELETE('/teams/{teamid}', { params: { path: { teamid: team.id } } }));
+            await deletion.mutateAsync(team.id);
             void navigate(`${orgPath(org)}/teams`);
           })
         }

@@ -1,10 +1,10 @@
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, ok } from '../../api/client';
-import { Form, Section, Show, Table, useAction, useLoad } from '../../ui';
+import { Form, joined, Section, Show, Table, useAction } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
+import { fetchTeamMemberCount, orgKeys, useCreateTeam, useOrgAllowed, useRoles, useTeams } from './api';
 import { orgPath } from './org-list';
-import { loadRoles, loadTeams, nameList, namesById, roleIdsOf, useOrgName, type Role, type Team } from './org-data';
-import { pageOf } from './paging';
+import { nameList, namesById, roleIdsOf, useOrgName, type Role, type Team } from './org-data';
 import { TeamFields, teamBody, teamProblem } from './team-form';
 
 export function teamPath(org: string, teamid: number): string {
@@ -14,10 +14,8 @@ export function teamPath(org: string, teamid: number): string {
 /** `/orgs/:org/teams`: the teams with their permission, custom roles and member counts; creating one. */
 export function Teams() {
   const org = useOrgName();
-  const loaded = useLoad(async () => {
-    const [teams, roles] = await Promise.all([loadTeams(org), loadRoles(org)]);
-    return { teams, roles };
-  }, [org]);
+  const loaded = joined({ teams: useTeams(org), roles: useRoles(org) });
+  const can = useOrgAllowed(org);
   return (
     <>
       <OrgNav org={org} />
@@ -27,7 +25,7 @@ export function Teams() {
             <Section title="Teams">
               <TeamTable org={org} teams={teams} roles={roles} />
             </Section>
-            <CreateTeam org={org} roles={roles} onCreated={loaded.reload} />
+            {can('create_team') && <CreateTeam org={org} roles={roles} />}
           </>
         )}
       </Show>
@@ -48,31 +46,31 @@ function TeamTable({ org, teams, roles }: { org: string; teams: Team[]; roles: R
         { header: 'Permission', cell: (t) => t.permission },
         { header: 'Type', cell: (t) => t.type },
         { header: 'Custom roles', cell: (t) => nameList(roleIdsOf(t), roleNames) },
-        { header: 'Members', cell: (t) => <MemberCount teamid={t.id} /> },
+        { header: 'Members', cell: (t) => <MemberCount org={org} teamid={t.id} /> },
       ]}
     />
   );
 }
 
 /** A team's member count: one member asked for, the count on all pages read from `X-Total-Count`. */
-function MemberCount({ teamid }: { teamid: number }) {
-  const count = useLoad(() => pageOf(api.GET('/teams/{teamid}/members', { params: { path: { teamid }, query: { page: 1, limit: 1 } } })), [teamid]);
+function MemberCount({ org, teamid }: { org: string; teamid: number }) {
+  const count = useQuery({ queryKey: orgKeys.teamMemberCount(org, teamid), queryFn: () => fetchTeamMemberCount(teamid) });
   if (count.error) return <span className="muted">?</span>;
-  return <span className="num">{count.data ? count.data.total : '…'}</span>;
+  return <span className="num">{count.data ?? '…'}</span>;
 }
 
-function CreateTeam({ org, roles, onCreated }: { org: string; roles: Role[]; onCreated: () => void }) {
+function CreateTeam({ org, roles }: { org: string; roles: Role[] }) {
   const action = useAction();
+  const creation = useCreateTeam(org);
   return (
     <Section title="Create team">
       <Form
         action={action}
         label="Create team"
         submitLabel="Create team"
-        validate={(data) => teamProblem(data)}
+        validate={(data) => teamProblem(data, roles)}
         submit={async (data) => {
-          const team = await ok(api.POST('/orgs/{orgname}/teams', { params: { path: { orgname: org } }, body: teamBody(data) }));
-          onCreated();
+          const team = await creation.mutateAsync(teamBody(data));
           return `Created team ${team.name}.`;
         }}
       >

@@ -1,8 +1,10 @@
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { api, ApiError, ok, type Schema } from '../../api/client';
+import { ApiError, type Schema } from '../../api/client';
 import type { Loaded } from '../../ui/data';
-import { Outcome, Section, Show, Table, useAction, useLoad, when } from '../../ui';
+import { Outcome, Section, Show, Table, useAction, when } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
+import { fetchAccessTokens, fetchBusTokens, orgKeys, useDeleteAccessToken, useOrgAllowed, useRevokeBusToken } from './api';
 import { useOrgName } from './org-data';
 
 /**
@@ -29,20 +31,21 @@ function TokenList<T>({ loaded, children }: { loaded: Loaded<T>; children: (data
   if (loaded.error instanceof ApiError && loaded.error.status === 400)
     return (
       <p className="muted">
-        None: {loaded.error.message}. It gets one with its first machine credential (a cluster enrollment's bus account, or a
-        manager sync token).
+        None: {loaded.error.message}. It gets one with its first machine credential (a cluster enrollment's bus account, or a manager sync
+        token).
       </p>
     );
   return <Show loaded={loaded}>{children}</Show>;
 }
 
 function BusTokens({ org }: { org: string }) {
-  const tokens = useLoad(() => ok(api.GET('/orgs/{orgname}/tokens/bus-tokens', { params: { path: { orgname: org } } })), [org]);
+  const tokens = useQuery({ queryKey: orgKeys.busTokens(org), queryFn: () => fetchBusTokens(org) });
   const action = useAction();
+  const revocation = useRevokeBusToken(org);
+  const mayRevoke = useOrgAllowed(org)('revoke_bus_token');
   const revoke = (t: Schema<'BusAccount'>) =>
     action.run(async () => {
-      await ok(api.POST('/orgs/{orgname}/tokens/bus-tokens/{id}/revoke', { params: { path: { orgname: org, id: t.id } } }));
-      tokens.reload();
+      await revocation.mutateAsync(t.id);
       return `Revoked bus token ${t.id}.`;
     });
   return (
@@ -62,7 +65,7 @@ function BusTokens({ org }: { org: string }) {
               {
                 header: 'Actions',
                 cell: (t) =>
-                  t.revoked ? (
+                  t.revoked || !mayRevoke ? (
                     '—'
                   ) : (
                     <button type="button" className="danger" disabled={action.busy} onClick={() => void revoke(t)}>
@@ -80,12 +83,13 @@ function BusTokens({ org }: { org: string }) {
 }
 
 function AccessTokens({ org }: { org: string }) {
-  const tokens = useLoad(() => ok(api.GET('/orgs/{orgname}/tokens/access-tokens', { params: { path: { orgname: org } } })), [org]);
+  const tokens = useQuery({ queryKey: orgKeys.accessTokens(org), queryFn: () => fetchAccessTokens(org) });
   const action = useAction();
+  const deletion = useDeleteAccessToken(org);
+  const mayDelete = useOrgAllowed(org)('delete_access_token');
   const remove = (t: Schema<'AccessTokenInfo'>) =>
     action.run(async () => {
-      await ok(api.DELETE('/orgs/{orgname}/tokens/access-tokens/{id}', { params: { path: { orgname: org, id: t.id } } }));
-      tokens.reload();
+      await deletion.mutateAsync(t.id);
       return `Deleted access token ${t.name}.`;
     });
   return (
@@ -104,11 +108,14 @@ function AccessTokens({ org }: { org: string }) {
               { header: 'Expires', cell: (t) => (t.expDate ? when(t.expDate) : 'never') },
               {
                 header: 'Actions',
-                cell: (t) => (
-                  <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(t)}>
-                    Delete access token {t.name}
-                  </button>
-                ),
+                cell: (t) =>
+                  mayDelete ? (
+                    <button type="button" className="danger" disabled={action.busy} onClick={() => void remove(t)}>
+                      Delete access token {t.name}
+                    </button>
+                  ) : (
+                    '—'
+                  ),
               },
             ]}
           />

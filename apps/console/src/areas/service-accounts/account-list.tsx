@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { Form, Section, Show, Table, useAction, useLoad, when, type Column } from '../../ui';
+import { Form, joined, Section, Show, Table, useAction, when, type Column } from '../../ui';
 import { AccountFieldset, accountBody, accountProblem } from './account-form';
-import type { AccountRoutes, Role, ServiceAccount } from './accounts-api';
+import { useAccountRoles, useAccounts, useCreateAccount, type AccountRoutes, type Role, type ServiceAccount } from './accounts-api';
 
 /** The console's address of an account's page. */
 export const accountPath = (routes: AccountRoutes, id: number) => `${routes.base}/${id}`;
@@ -21,10 +21,9 @@ export const created = (a: ServiceAccount) => `${when(a.created_at)}${a.created_
 
 /** The service accounts of one side, by name, and a form to create one. */
 export function AccountList({ routes }: { routes: AccountRoutes }) {
-  const loaded = useLoad(async () => {
-    const [accounts, roles] = await Promise.all([routes.list(), routes.roles()]);
-    return { accounts, roles };
-  }, [routes.base]);
+  const accounts = useAccounts(routes);
+  const roles = useAccountRoles(routes);
+  const loaded = joined({ accounts, roles });
   return (
     <Show loaded={loaded}>
       {({ accounts, roles }) => (
@@ -32,7 +31,7 @@ export function AccountList({ routes }: { routes: AccountRoutes }) {
           <Section title="Service accounts">
             <AccountTable routes={routes} accounts={accounts} roles={roles} />
           </Section>
-          <CreateAccount routes={routes} roles={roles} onCreated={loaded.reload} />
+          <CreateAccount routes={routes} roles={roles} />
         </>
       )}
     </Show>
@@ -59,8 +58,9 @@ function AccountTable({ routes, accounts, roles }: { routes: AccountRoutes; acco
   );
 }
 
-function CreateAccount({ routes, roles, onCreated }: { routes: AccountRoutes; roles: Role[]; onCreated: () => void }) {
+function CreateAccount({ routes, roles }: { routes: AccountRoutes; roles: Role[] }) {
   const action = useAction();
+  const creation = useCreateAccount(routes);
   const [made, setMade] = useState<ServiceAccount>();
   return (
     <Section title="New service account">
@@ -75,9 +75,8 @@ function CreateAccount({ routes, roles, onCreated }: { routes: AccountRoutes; ro
         submitLabel="Create service account"
         validate={accountProblem}
         submit={async (data) => {
-          const account = await routes.create(accountBody(data, routes));
+          const account = await creation.mutateAsync(accountBody(data, routes));
           setMade(account);
-          onCreated();
           return `Created service account ${account.name}.`;
         }}
       >

@@ -1,25 +1,24 @@
 import { useNavigate } from 'react-router';
-import { Form, Outcome, Section, Show, useAction, useLoad } from '../../ui';
+import { Form, joined, Outcome, Section, Show, useAction } from '../../ui';
 import { ConfirmButton } from '../../ui/controls';
 import { AccountFieldset, accountBody, accountProblem } from './account-form';
 import { created, roleNames, subjects } from './account-list';
-import type { AccountRoutes, Role, ServiceAccount } from './accounts-api';
+import { useAccount, useAccountRoles, useDeleteAccount, useEditAccount, type AccountRoutes, type Role, type ServiceAccount } from './accounts-api';
 import { Tokens } from './tokens';
 
 /** One service account: what it is, its tokens, editing it, deactivating or activating it, deleting it. */
 export function AccountPage({ routes, id }: { routes: AccountRoutes; id: number }) {
-  const loaded = useLoad(async () => {
-    const [account, roles] = await Promise.all([routes.get(id), routes.roles()]);
-    return { account, roles };
-  }, [routes.base, id]);
+  const account = useAccount(routes, id);
+  const roles = useAccountRoles(routes);
+  const loaded = joined({ account, roles });
   return (
     <Show loaded={loaded}>
       {({ account, roles }) => (
         <>
           <AccountSummary routes={routes} account={account} roles={roles} />
           <Tokens routes={routes} account={account} />
-          <EditAccount routes={routes} account={account} roles={roles} onSaved={loaded.reload} />
-          <Activation routes={routes} account={account} onChanged={loaded.reload} />
+          <EditAccount routes={routes} account={account} roles={roles} />
+          <Activation routes={routes} account={account} />
           <DeleteAccount routes={routes} account={account} />
         </>
       )}
@@ -55,8 +54,9 @@ function AccountSummary({ routes, account, roles }: { routes: AccountRoutes; acc
   );
 }
 
-function EditAccount({ routes, account, roles, onSaved }: { routes: AccountRoutes; account: ServiceAccount; roles: Role[]; onSaved: () => void }) {
+function EditAccount({ routes, account, roles }: { routes: AccountRoutes; account: ServiceAccount; roles: Role[] }) {
   const action = useAction();
+  const editing = useEditAccount(routes);
   return (
     <Section title="Edit service account">
       <Form
@@ -65,8 +65,7 @@ function EditAccount({ routes, account, roles, onSaved }: { routes: AccountRoute
         submitLabel="Save service account"
         validate={accountProblem}
         submit={async (data) => {
-          const saved = await routes.edit(account.id, accountBody(data, routes));
-          onSaved();
+          const saved = await editing.mutateAsync({ id: account.id, fields: accountBody(data, routes) });
           return `Saved service account ${saved.name}.`;
         }}
       >
@@ -78,12 +77,12 @@ function EditAccount({ routes, account, roles, onSaved }: { routes: AccountRoute
 }
 
 /** Deactivating keeps the account and its tokens but refuses them all at once; activating lets them in again. */
-function Activation({ routes, account, onChanged }: { routes: AccountRoutes; account: ServiceAccount; onChanged: () => void }) {
+function Activation({ routes, account }: { routes: AccountRoutes; account: ServiceAccount }) {
   const action = useAction();
+  const editing = useEditAccount(routes);
   const set = (active: boolean) =>
     action.run(async () => {
-      await routes.edit(account.id, { active });
-      onChanged();
+      await editing.mutateAsync({ id: account.id, fields: { active } });
       return active ? `Activated ${account.name}: its tokens work again.` : `Deactivated ${account.name}: its tokens are refused until it is activated.`;
     });
   return (
@@ -110,6 +109,7 @@ function Activation({ routes, account, onChanged }: { routes: AccountRoutes; acc
 
 function DeleteAccount({ routes, account }: { routes: AccountRoutes; account: ServiceAccount }) {
   const action = useAction();
+  const deletion = useDeleteAccount(routes);
   const navigate = useNavigate();
   return (
     <Section title="Delete service account">
@@ -120,7 +120,7 @@ function DeleteAccount({ routes, account }: { routes: AccountRoutes; account: Se
         busy={action.busy}
         onConfirm={() =>
           void action.run(async () => {
-            await routes.remove(account.id);
+            await deletion.mutateAsync(account.id);
             void navigate(routes.base);
           })
         }

@@ -1,3 +1,4 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schema } from '../../api/client';
 
 /**
@@ -27,6 +28,10 @@ export interface AccountRoutes {
   base: string;
   /** The organization whose accounts these are; null on the site's side. */
   org: string | null;
+  /** The query key every answer of this side is kept under (a change invalidates it all). */
+  key: readonly unknown[];
+  /** The key of the roles the accounts may hold: the organization's own, shared with its roles screens. */
+  rolesKey: readonly unknown[];
   list(): Promise<ServiceAccount[]>;
   get(id: number): Promise<ServiceAccount>;
   create(fields: AccountFields & { name: string }): Promise<ServiceAccount>;
@@ -51,10 +56,14 @@ export function orgRoutes(org: string): AccountRoutes {
   return {
     base: `/orgs/${encodeURIComponent(org)}/service-accounts`,
     org,
+    key: ['orgs', org, 'service-accounts'],
+    rolesKey: ['orgs', org, 'roles'],
     list: () => ok(api.GET('/orgs/{orgname}/service-accounts', { params: inOrg })),
     get: (id) => ok(api.GET('/orgs/{orgname}/service-accounts/{id}', { params: one(id) })),
-    create: (f) => ok(api.POST('/orgs/{orgname}/service-accounts', { params: inOrg, body: { ...common(f), name: f.name, roles: f.roles } })),
-    edit: (id, f) => ok(api.PATCH('/orgs/{orgname}/service-accounts/{id}', { params: one(id), body: { ...common(f), name: f.name, roles: f.roles } })),
+    create: (f) =>
+      ok(api.POST('/orgs/{orgname}/service-accounts', { params: inOrg, body: { ...common(f), name: f.name, roles: f.roles } })),
+    edit: (id, f) =>
+      ok(api.PATCH('/orgs/{orgname}/service-accounts/{id}', { params: one(id), body: { ...common(f), name: f.name, roles: f.roles } })),
     remove: async (id) => {
       await ok(api.DELETE('/orgs/{orgname}/service-accounts/{id}', { params: one(id) }));
     },
@@ -71,10 +80,18 @@ export function orgRoutes(org: string): AccountRoutes {
 export const siteRoutes: AccountRoutes = {
   base: '/admin/service-accounts',
   org: null,
+  key: ['admin', 'service-accounts'],
+  rolesKey: ['admin', 'service-accounts', 'roles'],
   list: () => ok(api.GET('/admin/service-accounts')),
   get: (id) => ok(api.GET('/admin/service-accounts/{id}', { params: { path: { id } } })),
   create: (f) => ok(api.POST('/admin/service-accounts', { body: { ...common(f), name: f.name, site_admin: f.site_admin } })),
-  edit: (id, f) => ok(api.PATCH('/admin/service-accounts/{id}', { params: { path: { id } }, body: { ...common(f), name: f.name, site_admin: f.site_admin } })),
+  edit: (id, f) =>
+    ok(
+      api.PATCH('/admin/service-accounts/{id}', {
+        params: { path: { id } },
+        body: { ...common(f), name: f.name, site_admin: f.site_admin },
+      }),
+    ),
   remove: async (id) => {
     await ok(api.DELETE('/admin/service-accounts/{id}', { params: { path: { id } } }));
   },
@@ -85,3 +102,26 @@ export const siteRoutes: AccountRoutes = {
   },
   roles: () => Promise.resolve([]),
 };
+
+// Queries and changes of either side. A change invalidates everything of its side: the list shows what a page edits.
+
+export const useAccounts = (routes: AccountRoutes) => useQuery({ queryKey: [...routes.key, 'list'], queryFn: () => routes.list() });
+export const useAccount = (routes: AccountRoutes, id: number) => useQuery({ queryKey: [...routes.key, id], queryFn: () => routes.get(id) });
+export const useAccountTokens = (routes: AccountRoutes, id: number) =>
+  useQuery({ queryKey: [...routes.key, id, 'tokens'], queryFn: () => routes.tokens(id) });
+export const useAccountRoles = (routes: AccountRoutes) => useQuery({ queryKey: routes.rolesKey, queryFn: () => routes.roles() });
+
+function useAccountChange<A, R>(routes: AccountRoutes, change: (args: A) => Promise<R>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: change, onSuccess: () => client.invalidateQueries({ queryKey: routes.key }) });
+}
+
+export const useCreateAccount = (routes: AccountRoutes) =>
+  useAccountChange(routes, (f: AccountFields & { name: string }) => routes.create(f));
+export const useEditAccount = (routes: AccountRoutes) =>
+  useAccountChange(routes, ({ id, fields }: { id: number; fields: AccountFields }) => routes.edit(id, fields));
+export const useDeleteAccount = (routes: AccountRoutes) => useAccountChange(routes, (id: number) => routes.remove(id));
+export const useCreateToken = (routes: AccountRoutes) =>
+  useAccountChange(routes, ({ id, name }: { id: number; name: string }) => routes.createToken(id, name));
+export const useRevokeToken = (routes: AccountRoutes) =>
+  useAccountChange(routes, ({ id, tokenId }: { id: number; tokenId: number }) => routes.revokeToken(id, tokenId));

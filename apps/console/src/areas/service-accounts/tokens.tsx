@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
-import { Field, Form, Outcome, Section, Show, Table, useAction, useLoad, when } from '../../ui';
+import { Field, Form, Outcome, Section, Show, Table, useAction, when } from '../../ui';
 import { ConfirmButton } from '../../ui/controls';
-import type { AccountRoutes, NewToken, ServiceAccount, Token } from './accounts-api';
+import { useAccountTokens, useCreateToken, useRevokeToken, type AccountRoutes, type NewToken, type ServiceAccount, type Token } from './accounts-api';
 
 const MAX_TOKEN_NAME = 255;
 
@@ -11,15 +11,16 @@ const MAX_TOKEN_NAME = 255;
  */
 export function Tokens({ routes, account }: { routes: AccountRoutes; account: ServiceAccount }) {
   const { id } = account;
-  const tokens = useLoad(() => routes.tokens(id), [routes.base, id]);
+  const tokens = useAccountTokens(routes, id);
+  const minting = useCreateToken(routes);
+  const revocation = useRevokeToken(routes);
   const create = useAction();
   const revoke = useAction();
   const [minted, setMinted] = useState<NewToken>();
   const revokeToken = (t: Token) =>
     revoke.run(async () => {
-      await routes.revokeToken(id, t.id);
+      await revocation.mutateAsync({ id, tokenId: t.id });
       if (minted?.id === t.id) setMinted(undefined);
-      tokens.reload();
       return `Revoked token ${t.name}: it is refused from now on.`;
     });
   return (
@@ -59,8 +60,7 @@ export function Tokens({ routes, account }: { routes: AccountRoutes; account: Se
           if (name.length > MAX_TOKEN_NAME) return `Token name: at most ${MAX_TOKEN_NAME} characters`;
         }}
         submit={async (data) => {
-          setMinted(await routes.createToken(id, String(data.get('name')).trim()));
-          tokens.reload();
+          setMinted(await minting.mutateAsync({ id, name: String(data.get('name')).trim() }));
         }}
       >
         <Field label="Token name" name="name" required hint="What will use it, e.g. the pipeline's name; unique for the account" autoComplete="off" />

@@ -37,6 +37,7 @@ export const AuditEventJson = z
 export const auditRoutes = [
   route({
     method: 'get',
+    scope: 'read:admin',
     path: '/admin/audit-events',
     summary: 'The audit trail: successful administrative changes, newest first, filtered and paged (site admin)',
     auth: 'token',

@@ -4,7 +4,7 @@ import { rfc3339 } from '../../presenters';
 
 const PermissionJson = z.object({ namespace: z.string(), action: z.string() });
 
-/** The spec's RoleResponse (section 2.1): input says `teamIDs`, output `team_ids`; `owner_id` is the organization. */
+/** The spec's RoleResponse: input says `teamIDs`, output `team_ids`; `owner_id` is the organization. */
 export const RoleJson = z
   .object({
     id: z.number().int(),
@@ -31,7 +31,7 @@ export function roleJson(r: authzRolesV1.Role): z.input<typeof RoleJson> {
   };
 }
 
-/** The spec's AuthObjectAllowedPermissions (section 2.1). */
+/** The spec's AuthObjectAllowedPermissions. */
 export const AllowedPermissionsJson = z
   .object({ objectType: z.string(), objectID: z.number().int(), allowedPermissions: z.array(z.string()) })
   .meta({ id: 'AuthObjectAllowedPermissions' });
@@ -87,5 +87,55 @@ export function principalJson(p: authzRolesV1.Principal, name: string | undefine
     id: p.id,
     ...(name !== undefined && { name }),
     ...(p.type === 'user' && { teams: p.viaTeamIds }),
+  };
+}
+
+/** One way a user holds a permission: as an owner, a site admin, through a custom role, or another relation. */
+const AccessPathJson = z.object({
+  kind: z.enum(['owner', 'site_admin', 'role', 'relation']),
+  relation: z.string().optional().meta({ description: 'For `relation`: the relation held, e.g. `member`' }),
+  team_id: z.number().int().optional(),
+  team_name: z.string().optional(),
+  role_id: z.number().int().optional(),
+  role_name: z.string().optional(),
+  until: z.string().optional().meta({ format: 'date-time', description: 'When a time-bound team role ends' }),
+});
+
+export const WhoHasAccessJson = z
+  .object({
+    object: z.string().meta({ description: '`organization:<id>`, `contract:<id>` or `cluster:<uuid>`' }),
+    permissions: z.array(
+      z.object({
+        permission: z.string(),
+        relation: z.string(),
+        users: z.array(z.object({ id: z.number().int(), login: z.string().optional(), paths: z.array(AccessPathJson) })),
+      }),
+    ),
+  })
+  .meta({ id: 'WhoHasAccessResponse' });
+
+type Names = { users: Map<number, string>; teams: Map<number, string>; roles: Map<number, string> };
+
+export function whoHasAccessJson(object: string, r: authzV1.WhoHasAccessResponse, names: Names): z.input<typeof WhoHasAccessJson> {
+  return {
+    object,
+    permissions: r.permissions.map((p) => ({
+      permission: p.permission,
+      relation: p.relation,
+      users: p.users.map((u) => ({
+        id: u.userId,
+        login: names.users.get(u.userId),
+        paths: u.paths.map((path) => {
+          const [kind, relation] = path.kind.split(':') as [z.infer<typeof AccessPathJson>['kind'], string | undefined];
+          return {
+            kind,
+            ...(relation && { relation }),
+            ...(path.teamId && { team_id: path.teamId, team_name: names.teams.get(path.teamId) }),
+            ...(path.roleId && { role_id: path.roleId, role_name: names.roles.get(path.roleId) }),
+            ...(path.until && { until: path.until }),
+          };
+        }),
+      })),
+    })),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotFoundError } from '@platform/errors';
 import { checkLengths, TEXT_LIMITS, type LengthCheck } from '@platform/service-kit';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
@@ -12,14 +13,17 @@ import {
   principalJson,
   RoleJson,
   roleJson,
+  WhoHasAccessJson,
+  whoHasAccessJson,
 } from './presenters';
 
 const route = sectionRoutes({ tag: 'Authorization', backend: 'authz' });
 const roleRoute = sectionRoutes({ tag: 'Custom roles', backend: 'authz' });
 
-// Spec section 4.1. Every route needs a token and `?org=`, and the caller must be a member of that
-// organization or a site admin (`access:org`); the role routes add their relation. Statuses and decisions:
-// docs/custom-roles.md. Over-long texts are invalid values, 400 as the authz service answers them.
+// Authorization under `/authz`: custom roles, the permission catalog and what a caller holds. Every route needs
+// a token and `?org=`, and the caller must be a member of that organization or a site admin (`access:org`); the
+// role routes add their relation. Statuses and decisions: docs/custom-roles.md. Over-long texts are invalid
+// values, 400 as the authz service answers them.
 
 const PermissionInput = z.object({ namespace: z.string().min(1), action: z.string().min(1) });
 const Ids = z.array(z.number().int());
@@ -59,7 +63,7 @@ function checkObjectTypes(objects: { objectType: string }[]): void {
   checkLengths(objects.map((o, i) => [`objectType${objects.length > 1 ? `[${i}]` : ''}`, o.objectType, TEXT_LIMITS.objectType]));
 }
 
-/** The "org membership" gate of every 4.1 route: members of the `org` organization, and site admins. */
+/** The "org membership" gate of every `/authz` route: members of the `org` organization, and site admins. */
 const MEMBERSHIP: Requirement<'role'> = { on: 'org', permission: 'access:org', denied: 'org membership required' };
 const RoleId = z.object({ id: p.id });
 
@@ -89,6 +93,7 @@ async function principalNames(ctx: EdgeContext, orgId: number, teams: number[], 
 export const authorizationRoutes = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/authz/objects/:objectType/:objID/allowed-permissions',
     summary: 'Relations the caller holds on one object (user, organization, team, cluster, contract, robot_ac, token)',
     auth: 'token',
@@ -107,6 +112,8 @@ export const authorizationRoutes = [
   }),
   route({
     method: 'post',
+    // A question asked by POST (its body is a list): it changes nothing, so reading is enough.
+    scope: 'read:organization',
     path: '/authz/objects/allowed-permissions',
     // A question asked by POST: it changes nothing.
     audit: false,
@@ -125,8 +132,52 @@ export const authorizationRoutes = [
       return { body: objects.map(allowedPermissionsJson) };
     },
   }),
+  route({
+    method: 'get',
+    scope: 'read:organization',
+    path: '/authz/objects/:objectType/:objID/access',
+    // For org owners and site admins: an organization, or a contract or cluster it owns (404 otherwise); docs/authorization.md.
+    summary:
+      'Who has access: every user holding each permission of the organization, one of its contracts or clusters, and the grants that give it',
+    auth: 'token',
+    org: 'required',
+    params: z.object({ objectType: z.enum(['organization', 'contract', 'cluster']), objID: p.segment }),
+    requires: [MEMBERSHIP, { on: 'org', permission: 'manage_owners:org', denied: 'org owner or site admin required' }],
+    response: { status: 200, schema: WhoHasAccessJson },
+    async handle({ params }, ctx) {
+      const { backends, org } = ctx;
+      const object = `${params.objectType}:${params.objID}`;
+      // Only this organization's own objects: another's contract or cluster is not found here.
+      const owned =
+        params.objectType === 'organization'
+          ? params.objID === String(org.id)
+          : (
+              await backends.authz.authz.check({
+                tuple: { user: `organization:${org.id}`, relation: 'owner', object },
+                contextualTuples: [],
+              })
+            ).allowed;
+      if (!owned) throw new NotFoundError(`${params.objectType} ${params.objID} not found in this organization`);
+      const answer = await backends.authz.authz.whoHasAccess({ object });
+      const paths = answer.permissions.flatMap((perm) => perm.users.flatMap((u) => u.paths));
+      const userIds = [...new Set(answer.permissions.flatMap((perm) => perm.users.map((u) => u.userId)))];
+      const teamIds = [...new Set(paths.map((x) => x.teamId).filter(Boolean))];
+      const named = await principalNames(ctx, org.id, teamIds, userIds);
+      const { roles } = paths.some((x) => x.roleId) ? await backends.authz.roles.listRoles({ orgId: org.id }) : { roles: [] };
+      const byPrefix = (prefix: string) =>
+        new Map([...named].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [Number(k.slice(prefix.length)), v]));
+      return {
+        body: whoHasAccessJson(object, answer, {
+          users: byPrefix('user:'),
+          teams: byPrefix('team:'),
+          roles: new Map(roles.map((r) => [r.id, r.name])),
+        }),
+      };
+    },
+  }),
   roleRoute({
     method: 'get',
+    scope: 'read:organization',
     path: '/authz/roles/available_permissions',
     summary: 'The permission catalog: what a custom role may carry',
     auth: 'token',
@@ -139,6 +190,7 @@ export const authorizationRoutes = [
   }),
   roleRoute({
     method: 'get',
+    scope: 'read:organization',
     path: '/authz/roles',
     summary: 'The custom roles of the organization',
     auth: 'token',
@@ -152,6 +204,7 @@ export const authorizationRoutes = [
   }),
   roleRoute({
     method: 'post',
+    scope: 'write:organization',
     path: '/authz/roles',
     summary: 'Create a custom role',
     auth: 'token',
@@ -174,6 +227,7 @@ export const authorizationRoutes = [
   }),
   roleRoute({
     method: 'get',
+    scope: 'read:organization',
     path: '/authz/roles/:id',
     summary: 'One custom role',
     auth: 'token',
@@ -188,6 +242,7 @@ export const authorizationRoutes = [
   }),
   roleRoute({
     method: 'put',
+    scope: 'write:organization',
     path: '/authz/roles/:id',
     summary: 'Update a custom role; supplied fields replace the current values',
     auth: 'token',
@@ -221,6 +276,7 @@ export const authorizationRoutes = [
   }),
   roleRoute({
     method: 'delete',
+    scope: 'write:organization',
     path: '/authz/roles/:id',
     summary: 'Delete a custom role and every grant it carried',
     auth: 'token',
@@ -236,6 +292,7 @@ export const authorizationRoutes = [
   }),
   roleRoute({
     method: 'get',
+    scope: 'read:organization',
     path: '/authz/roles/:id/principals',
     summary: 'The teams a custom role is assigned to and the users it reaches through them',
     auth: 'token',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { JsonText, sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type Route } from '../../route';
 import { clusterUid, MonthlyPoint, objectFields, quantities, UsageTotals } from '../dashboard/usage-report';
 
-// Namespace billing of spec 4.5 (`/dbaas/billing/reports/...`, docs/usage-reports.md): billing-enabled deployments,
+// Namespace billing (`/dbaas/billing/reports/...`, docs/usage-reports.md): billing-enabled deployments,
 // owners of the organization named by `org` (and site admins), `org` required. The report covers the
 // organization's clusters as the cluster inventory knows them (its hubs and their managed clusters), not the
 // license holder of the samples: usage_samples.user_id is whoever holds the license, which need not be the org.
@@ -58,6 +58,7 @@ export const namespaceBillingRoutes: Route[] = [
     org: 'required',
     requires: [OWNERS],
     method: 'get',
+    scope: 'read:organization',
     path: '/dbaas/billing/reports/namespaces',
     summary: "Usage of each namespace of the organization's clusters, per month",
     response: { status: 200, schema: NamespaceBillingReport },
@@ -76,6 +77,7 @@ export const namespaceBillingRoutes: Route[] = [
     org: 'required',
     requires: [OWNERS],
     method: 'get',
+    scope: 'read:organization',
     path: '/dbaas/billing/reports/clusters/:clusterID/namespaces/:namespaceName',
     summary: "Usage of each licensed object of one namespace of one of the organization's clusters, per month",
     params: z.object({

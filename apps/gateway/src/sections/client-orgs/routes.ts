@@ -7,7 +7,7 @@ import { OrganizationJson, orgJson } from '../organizations/presenters';
 
 const route = sectionRoutes({ tag: 'Client organizations', backend: 'clusters' });
 
-// Spec 4.2, client organizations (docs/client-organizations.md): site admins only. The organization and its admin user are
+// Client organizations (docs/client-organizations.md): site admins only. The organization and its admin user are
 // made in orgs-teams, the client organization (hub, imported clusters, settings, cleanup) is kept by clusters, which
 // makes all three as one operation.
 
@@ -85,6 +85,7 @@ const ByName = z.object({ orgname: p.login });
 export const clientOrgRoutes: Route[] = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/user/clients',
     summary: 'The client organizations',
     auth: 'token',
@@ -99,6 +100,7 @@ export const clientOrgRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/user/client/:id',
     summary: 'A client organization',
     auth: 'token',
@@ -114,6 +116,7 @@ export const clientOrgRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/user/client/:orgname/status',
     summary: "A client organization's status (NotFound when there is none)",
     auth: 'token',
@@ -128,6 +131,7 @@ export const clientOrgRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/user/client/:orgname/cluster/:cluster/status',
     summary: 'The status of a cluster imported for a client organization (NotFound when it is not)',
     auth: 'token',
@@ -142,6 +146,7 @@ export const clientOrgRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/user/client/create',
     summary: 'Create a client organization: its admin user, the organization, rights on the hub, imported clusters',
     auth: 'token',
@@ -189,6 +194,7 @@ export const clientOrgRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/user/client/:orgname/add-cluster',
     summary: 'Import a spoke cluster of the hub for the client organization',
     auth: 'token',
@@ -214,6 +220,7 @@ export const clientOrgRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/user/client/:orgname/delete-cluster',
     summary: 'Remove an imported cluster from the client organization (cleanup runs asynchronously)',
     auth: 'token',
@@ -234,6 +241,7 @@ export const clientOrgRoutes: Route[] = [
   }),
   route({
     method: 'delete',
+    scope: 'write:organization',
     path: '/user/client/delete/:id',
     summary: 'Delete a client organization (cleanup runs asynchronously)',
     auth: 'token',

@@ -8,7 +8,7 @@ import { HUB_MANAGE, HUB_PREFIX, HUB_READ, HubPath, hubInPath } from './hub';
 
 const route = sectionRoutes({ tag: 'Cluster sets', backend: 'clusters' });
 
-// Spec 4.12, feature sets, sync status and auto-update of a cluster set (docs/cluster-sets.md). Changes are
+// Feature sets, sync status and auto-update of a cluster set (docs/cluster-sets.md). Changes are
 // kept as the set's desired state and sent to the hub's agent; sync status compares it with what the agent reports.
 
 const SetPath = HubPath.extend({ clusterset: p.segment });
@@ -117,6 +117,7 @@ const syncStatus = async (ctx: { backends: Backends; target: clustersV1.Cluster 
 export const featureSetRoutes: Route[] = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/featuresets`,
     summary: 'The feature catalog with what is installed on the cluster set',
     auth: 'token',
@@ -132,6 +133,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${SET}/install-featureset`,
     summary: "Install a feature set's features (and those they require) on the cluster set; sent to the hub's agent",
     auth: 'token',
@@ -158,6 +160,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${SET}/disable-featureset`,
     summary: 'Disable a feature set, or some of its features, on the cluster set',
     auth: 'token',
@@ -191,6 +194,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${SET}/:managedCluster/update-featureset`,
     summary: "Set one member cluster's own values for an installed feature set",
     auth: 'token',
@@ -217,6 +221,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/sync-status/all-features`,
     summary: 'Each installed feature: the clusters running it at the set release, and the unaligned ones',
     auth: 'token',
@@ -229,6 +234,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/sync-status/opscenter-features-version`,
     summary: 'The release the set pins and the agent release each of its clusters runs',
     auth: 'token',
@@ -241,6 +247,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/sync-status/:feature`,
     summary: "One feature's in-sync and out-of-sync clusters",
     auth: 'token',
@@ -253,6 +260,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/auto-update/check`,
     summary: 'Whether auto-update is possible: every cluster of the set runs the latest release',
     auth: 'token',
@@ -268,6 +276,7 @@ export const featureSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${SET}/auto-update`,
     summary: "Move the set to the latest release and send it to the hub's agent",
     auth: 'token',

@@ -4,7 +4,7 @@ import type { clustersV1 } from '@platform/proto';
 import * as p from '../../params';
 import type { EdgeContext, ObjectResolver, Requirement, Target } from '../../route';
 
-/** The path of every 4.12 row: `/clusters/{owner}/{cluster}` (an organization or user slug and its hub's name). */
+/** The path of every cluster-set row: `/clusters/{owner}/{cluster}` (an organization or user slug and its hub's name). */
 export const HubPath = z.object({ owner: p.login, cluster: p.segment });
 export const HUB_PREFIX = '/clusters/:owner/:cluster';
 

@@ -19,7 +19,7 @@ import {
 
 const route = sectionRoutes({ tag: 'Cluster sets', backend: 'clusters' });
 
-// Spec 4.12, cluster sets and bound namespaces (docs/cluster-sets.md). Every row acts on the hub
+// Cluster sets and bound namespaces (docs/cluster-sets.md). Every row acts on the hub
 // `/clusters/{owner}/{cluster}`: reads need view on it, changes manage (HUB_READ, HUB_MANAGE); the edge checks the
 // owner, then the hub, before the body is read, so a caller without rights is told 403 whatever they send.
 
@@ -32,6 +32,7 @@ const AvailableQuery = z.object({
 export const clusterSetRoutes: Route[] = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${HUB_PREFIX}/clustersets`,
     summary: "The hub's cluster sets with their cluster counts",
     auth: 'token',
@@ -46,6 +47,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${HUB_PREFIX}/available-clusters`,
     summary: "The hub's managed clusters, each with the set it is in",
     auth: 'token',
@@ -60,6 +62,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${HUB_PREFIX}/available-clustersets`,
     summary: "The hub's cluster set names; type=client-org keeps those eligible for a client organization",
     auth: 'token',
@@ -78,6 +81,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${HUB_PREFIX}/clustersets/create`,
     summary: 'Create a cluster set, with clusters when given',
     auth: 'token',
@@ -102,6 +106,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${HUB_PREFIX}/clustersets/delete`,
     summary: 'Delete a cluster set (its clusters stay managed by the hub)',
     auth: 'token',
@@ -118,6 +123,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${HUB_PREFIX}/clustersets/add`,
     summary: 'Add managed clusters to a cluster set',
     auth: 'token',
@@ -142,6 +148,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: `${HUB_PREFIX}/clustersets/remove`,
     summary: 'Remove clusters from a cluster set',
     auth: 'token',
@@ -166,6 +173,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/clusters`,
     summary: 'The managed clusters in a cluster set',
     auth: 'token',
@@ -181,6 +189,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/clusterlist`,
     summary: "The names of the hub's managed clusters that can be added to the set (in no set yet)",
     auth: 'token',
@@ -196,6 +205,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${SET}/auth-info`,
     summary: 'Role-ref names granted on the set and the users holding each',
     auth: 'token',
@@ -211,6 +221,7 @@ export const clusterSetRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${HUB_PREFIX}/bound-namespaces`,
     summary: 'Namespaces of the hub and the cluster sets bound to each',
     auth: 'token',
@@ -226,6 +237,7 @@ export const clusterSetRoutes: Route[] = [
   ...(['bind', 'unbind'] as const).map((action) =>
     route({
       method: 'post',
+      scope: 'write:organization',
       path: `${HUB_PREFIX}/bound-namespaces/${action}`,
       summary: action === 'bind' ? 'Bind a namespace of the hub to a cluster set' : 'Unbind a namespace of the hub from a cluster set',
       auth: 'token',

@@ -38,6 +38,7 @@ const Org = z.object({ orgname: p.login });
 export const clusterRoutes: Route[] = [
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs/:orgname/clusters',
     summary: 'Enroll a hub cluster of the organization and issue its bus credentials',
     auth: 'token',
@@ -65,6 +66,7 @@ export const clusterRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/clusters',
     summary: "The organization's hub clusters",
     auth: 'token',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InputError } from '@platform/errors';
 import { sectionRoutes, type Route } from '../../route';
 import {
   ClusterReferences,
@@ -10,6 +11,8 @@ import {
   ExtendBody,
   RenameBody,
   TagsBody,
+  READ_ONLY_FIELDS,
+  readOnlyChanges,
   UpdateContractForm,
 } from './form';
 import {
@@ -28,7 +31,7 @@ import { ClusterId, ContractClusterId, ContractId, contractQuery, listRequest, d
 
 const route = sectionRoutes({ tag: 'Contracts', backend: 'contracts-licensing' });
 
-// Spec 4.3: contracts for site admins, hosted deployments only (docs/contracts.md). `org` names the owner
+// Contracts for site admins, hosted deployments only (docs/contracts.md). `org` names the owner
 // account: the one a contract is created for and the list is filtered by (default: the caller's own account);
 // on the `/{id}` routes it limits the contract to that owner (default: any owner).
 
@@ -50,6 +53,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts',
     summary: 'The contracts of the `org` account (default: the caller’s own)',
     requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
@@ -62,6 +66,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    scope: 'write:organization',
     path: '/contracts',
     summary: 'Create one contract per product for the `org` account (multipart, optional `document`)',
     requires: [{ on: 'site', permission: 'create_contracts:site_admin' }],
@@ -84,6 +89,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts/available_products',
     summary: 'The product catalog: product alias → plan info (non-community products)',
     requires: [{ on: 'site', permission: 'create_contracts:site_admin' }],
@@ -96,6 +102,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts/active/associated-clusters/:clusterID/status',
     summary: 'A cluster’s status as bound to the active contracts of an account (`orgOrUserId`, default the `org` account or the caller)',
     params: ClusterId,
@@ -114,6 +121,8 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    // A question asked by POST (its body is a list): it changes nothing, so reading is enough.
+    scope: 'read:organization',
     path: '/contracts/active/associated-clusters/batch-status',
     // A question asked by POST: it changes nothing.
     audit: false,
@@ -134,6 +143,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts/:id',
     summary: 'A contract',
     params: ContractId,
@@ -151,16 +161,33 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'put',
+    scope: 'write:organization',
     path: '/contracts/:id',
-    summary: 'Replace the given fields of a contract, and its document when one is sent (multipart)',
+    summary:
+      'Replace the given fields of a contract, and its document when one is sent (multipart); the read-only fields of a Contract read back are taken when unchanged',
     params: ContractId,
     requires: [{ on: 'site', permission: 'update_contracts:site_admin' }],
     body: { schema: UpdateContractForm, multipart: CONTRACT_FORM },
+    errors: [
+      {
+        status: 400,
+        description:
+          'for a bad quota, email, feature or period, or a read-only field (`id`, `uid`, `orgOrUser`, `product`, `revoked`, `documentPath`, `clusters`) that differs from the contract, named in `errors`',
+      },
+    ],
     response: { status: 200, schema: ContractJson },
     async handle({ params, body }, ctx) {
+      const ownerId = ctx.org?.id ?? 0;
+      if (READ_ONLY_FIELDS.some((f) => body[f] !== undefined)) {
+        // The whole Contract sent back, as the product's clients do: its read-only fields must be as they are.
+        const current = await ctx.backends.contractsLicensing.contracts.getContract({ id: params.id, ownerId, actor: ctx.caller.login });
+        const changes = readOnlyChanges(body, current);
+        if (changes.length > 0)
+          throw new InputError(changes.map((c) => `${c.field}: ${c.description}`).join('; '), changes);
+      }
       const contract = await ctx.backends.contractsLicensing.contracts.updateContract({
         id: params.id,
-        ownerId: ctx.org?.id ?? 0,
+        ownerId,
         fields: contractFields(body),
         document: documentOf(body.document),
         actor: ctx.caller.login,
@@ -171,6 +198,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'delete',
+    scope: 'write:organization',
     path: '/contracts/:id',
     summary: 'Delete a contract',
     params: ContractId,
@@ -184,6 +212,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    scope: 'write:organization',
     path: '/contracts/:id/extend',
     summary: 'Extend a contract: a Contract body of which only `end` is used',
     params: ContractId,
@@ -203,6 +232,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    scope: 'write:organization',
     path: '/contracts/:id/revoke',
     summary: 'Revoke a contract (its licenses go on the revocation list)',
     params: ContractId,
@@ -216,6 +246,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts/:id/document',
     summary: 'A URL that downloads the contract document without a token, valid 30 minutes (404 when none)',
     params: ContractId,
@@ -233,10 +264,11 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts/:id/audit',
     summary: 'The audit events of a contract, oldest first',
     params: ContractId,
-    // Site-admin routes all (spec 4.3's header); the row's own permission holds for site admins on every organization.
+    // Site-admin routes all (the spec says so of every admin contract route); the row's own permission holds for site admins on every organization.
     requires: [
       { on: 'site', permission: 'view_contracts:site_admin' },
       { on: 'org', permission: 'view_contracts:contract_mgmt' },
@@ -254,6 +286,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts/:id/clusters',
     summary: 'The clusters bound to a contract, with their status',
     params: ContractId,
@@ -271,6 +304,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    scope: 'write:organization',
     path: '/contracts/:id/clusters',
     summary: 'Bind clusters to a contract (400: empty list, a cluster that is not a UUID, one already bound)',
     params: ContractId,
@@ -290,6 +324,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/contracts/:id/clusters/imported/non-associated',
     summary: 'The owner’s inventory clusters not bound to the contract (400 for an unknown contract)',
     params: ContractId,
@@ -307,6 +342,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'delete',
+    scope: 'write:organization',
     path: '/contracts/:id/clusters/:ccID',
     summary: 'Unbind a cluster from a contract (`ccID`: the contract-cluster id)',
     params: ContractClusterId,
@@ -325,6 +361,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'patch',
+    scope: 'write:organization',
     path: '/contracts/:id/clusters/:ccID/name',
     summary: 'Rename a bound cluster (its display name on the contract)',
     params: ContractClusterId,
@@ -342,6 +379,7 @@ export const adminContractRoutes: Route[] = [
   route({
     ...common,
     method: 'patch',
+    scope: 'write:organization',
     path: '/contracts/:id/clusters/:ccID/tags',
     summary: 'Replace a bound cluster’s tags, synced to every contract bound to the same cluster UUID',
     params: ContractClusterId,

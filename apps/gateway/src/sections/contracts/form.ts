@@ -168,7 +168,69 @@ export const CreateContractForm = z
   })
   .meta({ id: 'CreateContractForm' });
 
-export const UpdateContractForm = z.strictObject(fields).meta({ id: 'UpdateContractForm' });
+const count = field(
+  (v, ctx) => (typeof v === 'string' && /^\d{1,18}$/.test(v.trim()) ? Number(v) : wrong(ctx, 'must be given once, as an integer')),
+  { type: 'integer', format: 'int64' },
+);
+
+/** A bound cluster as GET answers it: what binding sets is compared, what the platform computes is not. */
+const BoundClusterInput = z.looseObject({
+  cluster: z.string(),
+  displayName: z.string().optional(),
+  clusterStatus: z.looseObject({ tags: z.array(z.string()).optional() }).optional(),
+});
+
+/**
+ * What GET answers but PUT does not set. The product's clients read a contract, edit a field and send the whole
+ * object back, so these are taken and ignored when they are what the contract holds, and refused with 400 naming
+ * the field when they try to change it (`readOnlyChanges`).
+ */
+const readOnly = {
+  id: count.optional().meta({ description: 'Read-only: must be the contract in the path' }),
+  uid: count.optional().meta({ description: 'Read-only: the owner account id' }),
+  orgOrUser: once('text').optional().meta({ description: 'Read-only: the owner account’s slug' }),
+  product: once('text').optional().meta({ description: 'Read-only: a contract covers one product for good' }),
+  revoked: flag.optional().meta({ description: 'Read-only: revoke with POST /contracts/{id}/revoke' }),
+  documentPath: once('text').optional().meta({ description: 'Read-only: a `document` part replaces the document' }),
+  clusters: json(z.array(BoundClusterInput), 'an array of bound clusters')
+    .optional()
+    .meta({ type: 'string', description: 'Read-only, JSON: bind, unbind, rename and retag through /contracts/{id}/clusters' }),
+  associatedCluster: json(z.unknown(), 'a bound cluster')
+    .optional()
+    .meta({ type: 'string', description: 'Read-only, JSON: the cluster in context of a read; ignored' }),
+};
+
+/** The read-only fields an update may carry. */
+export const READ_ONLY_FIELDS = Object.keys(readOnly) as (keyof typeof readOnly)[];
+
+export const UpdateContractForm = z.strictObject({ ...fields, ...readOnly }).meta({ id: 'UpdateContractForm' });
+
+/**
+ * The read-only fields of an update that differ from the contract as it is (`current`, read by the gateway just
+ * before): each one names the field and how it is changed instead. An empty list when the form sends none or
+ * sends them unchanged.
+ */
+export function readOnlyChanges(form: z.output<typeof UpdateContractForm>, current: contractsV1.Contract): { field: string; description: string }[] {
+  const out: { field: string; description: string }[] = [];
+  const differs = (field: string, given: unknown, is: unknown, description: string) => {
+    if (given !== undefined && given !== is) out.push({ field, description });
+  };
+  differs('id', form.id, current.id, `is contract ${current.id}, the one in the path`);
+  differs('uid', form.uid, current.ownerId, 'the owner account of a contract cannot change');
+  differs('orgOrUser', form.orgOrUser, current.ownerLogin, 'the owner account of a contract cannot change');
+  differs('product', form.product, current.product, 'a contract covers one product for good; create another contract');
+  differs('revoked', form.revoked, current.revoked, 'revoke with POST /contracts/{id}/revoke; a revoked contract stays revoked');
+  differs('documentPath', form.documentPath, current.documentPath, 'send a `document` part to replace the document');
+  if (form.clusters) {
+    const key = (c: { cluster: string; displayName?: string; tags?: string[] }) =>
+      JSON.stringify([c.cluster.toLowerCase(), c.displayName ?? '', [...(c.tags ?? [])].sort()]);
+    const given = form.clusters.map((c) => key({ ...c, tags: c.clusterStatus?.tags })).sort();
+    const bound = current.clusters.map((c) => key({ ...c, tags: c.clusterStatus?.tags })).sort();
+    if (JSON.stringify(given) !== JSON.stringify(bound))
+      out.push({ field: 'clusters', description: 'bind, unbind, rename and retag clusters through /contracts/{id}/clusters' });
+  }
+  return out;
+}
 
 type FormOut = z.output<typeof UpdateContractForm>;
 

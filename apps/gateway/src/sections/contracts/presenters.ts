@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { contractsV1 } from '@platform/proto';
 
-// Spec 2.4's contract resources as the routes of 4.3 and 4.4 answer them, from ContractsService's messages.
+// The spec's contract resources as the admin and user contract routes answer them, from ContractsService's messages.
 
 const int64 = z.number().int();
 const unix = int64.meta({ description: 'Unix seconds' });

@@ -20,7 +20,7 @@ import { ClusterId, ContractClusterId, ContractId, contractQuery, listRequest, d
 
 const route = sectionRoutes({ tag: 'Contracts', backend: 'contracts-licensing' });
 
-// Spec 4.4: an account's own contracts, hosted deployments only (docs/contracts.md). Every route acts for the
+// An account's own contracts, hosted deployments only (docs/contracts.md). Every route acts for the
 // `org` organization (its members and site admins: `access:org`) or, without `org`, the caller's own account,
 // and passes that owner to contracts-licensing, which answers NotFound for another account's contract. The
 // answers carry the sanitized contract (no admin-only recipient lists). Changing which clusters a contract binds,
@@ -51,6 +51,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts',
     summary: 'The contracts of the `org` account, or of the caller’s own',
     requires: [MEMBERSHIP],
@@ -63,6 +64,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/active-offline-contracts',
     summary: 'The account’s active contracts that allow offline licenses',
     requires: [MEMBERSHIP],
@@ -80,6 +82,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    scope: 'write:organization',
     path: '/user/contracts/assign-cluster',
     summary: 'Bind one cluster to several of the account’s contracts, all or none',
     requires: [MEMBERSHIP, ASSIGN],
@@ -102,6 +105,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/active/associated-with/clusters/:clusterID',
     summary: 'The account’s active contracts the cluster is bound to (`onlyOffline`: those allowing offline licenses)',
     params: ClusterId,
@@ -123,6 +127,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/active/not-associated-with/clusters/:clusterID',
     summary: 'The account’s active contracts the cluster is not bound to',
     params: ClusterId,
@@ -141,6 +146,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/active/associated-clusters',
     summary: 'Per cluster bound to the account’s active contracts, the contracts it is bound to',
     requires: [MEMBERSHIP],
@@ -153,6 +159,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/active/associated-clusters/:clusterID/status',
     summary: 'A cluster’s status as bound to the account’s active contracts (or to `contract`)',
     params: ClusterId,
@@ -171,6 +178,8 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    // A question asked by POST (its body is a list): it changes nothing, so reading is enough.
+    scope: 'read:organization',
     path: '/user/contracts/active/associated-clusters/batch-status',
     // A question asked by POST: it changes nothing.
     audit: false,
@@ -191,6 +200,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/:id',
     summary: 'One of the account’s contracts (404 for another account’s)',
     params: ContractId,
@@ -208,6 +218,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'put',
+    scope: 'write:organization',
     path: '/user/contracts/:id/preferences',
     summary: 'Change auto-assignment and the usage-alert recipients of a contract (a single string is a one-element list)',
     params: ContractId,
@@ -234,6 +245,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/:id/audit',
     summary: 'The audit events of one of the account’s contracts (403 for another account’s or a missing one)',
     params: ContractId,
@@ -250,6 +262,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/:id/document',
     summary: 'A URL that downloads the contract document without a token, valid 30 minutes (404 when none)',
     params: ContractId,
@@ -267,6 +280,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/:id/clusters',
     summary: 'The clusters bound to one of the account’s contracts (403 for another account’s)',
     params: ContractId,
@@ -287,6 +301,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'post',
+    scope: 'write:organization',
     path: '/user/contracts/:id/clusters',
     summary: 'Bind clusters to one of the account’s contracts (400: empty list, not a UUID, invalid contract, already bound)',
     params: ContractId,
@@ -312,6 +327,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/user/contracts/:id/clusters/imported/non-associated',
     summary: 'The account’s inventory clusters not bound to the contract (400 for an unknown contract)',
     params: ContractId,
@@ -329,6 +345,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'delete',
+    scope: 'write:organization',
     path: '/user/contracts/:id/clusters/:ccID',
     summary: 'Unbind a cluster from one of the account’s contracts (403 for another account’s)',
     params: ContractClusterId,
@@ -350,6 +367,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'patch',
+    scope: 'write:organization',
     path: '/user/contracts/:id/clusters/:ccID/name',
     summary: 'Rename a cluster bound to one of the account’s contracts',
     params: ContractClusterId,
@@ -370,6 +388,7 @@ export const userContractRoutes: Route[] = [
   route({
     ...common,
     method: 'patch',
+    scope: 'write:organization',
     path: '/user/contracts/:id/clusters/:ccID/tags',
     summary: 'Replace a bound cluster’s tags, synced to the account’s contracts bound to the same cluster UUID',
     params: ContractClusterId,

@@ -3,7 +3,7 @@ import type { eventsV1 } from '@platform/proto';
 import { sectionRoutes, type Route } from '../../route';
 import { ProductParams } from './licensed';
 
-// The licensed-resource rows of the admin billing dashboard (spec 4.6 `.../products/{productName}/resources`,
+// The licensed-resource rows of the admin billing dashboard (`.../products/{productName}/resources`,
 // `events-histories`, `events/`, `events/raw-event`; docs/resource-events.md): billing-enabled deployments only,
 // site admins with view_licensed_users:site_admin, `org` required.
 
@@ -113,6 +113,7 @@ export const resourceEventRoutes: Route[] = [
   route({
     ...access,
     method: 'get',
+    scope: 'read:organization',
     path: `${PRODUCT_PATH}/resources`,
     summary: "A licensed product's resource history, asked live from the member cluster over the message bus",
     params: ProductParams,
@@ -135,6 +136,7 @@ export const resourceEventRoutes: Route[] = [
   route({
     ...access,
     method: 'get',
+    scope: 'read:organization',
     path: `${PRODUCT_PATH}/events-histories`,
     summary: "A licensed product's events report: how many, when, over how many hours, how many an hour",
     params: ProductParams,
@@ -170,6 +172,7 @@ export const resourceEventRoutes: Route[] = [
   route({
     ...access,
     method: 'get',
+    scope: 'read:organization',
     path: `${PRODUCT_PATH}/events/`,
     summary: "A licensed product's resource events of the last days, newest first",
     params: ProductParams,
@@ -193,6 +196,7 @@ export const resourceEventRoutes: Route[] = [
   route({
     ...access,
     method: 'get',
+    scope: 'read:organization',
     path: `${PRODUCT_PATH}/events/raw-event`,
     summary: 'One stored resource event of a licensed product: the value of (key, version)',
     params: ProductParams,

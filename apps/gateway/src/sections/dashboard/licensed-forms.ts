@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { clustersV1, licensedV1, licensingV1, orgsTeamsV1 } from '@platform/proto';
 import { clusterJson } from '../clusters/presenters';
 
-// The shapes of spec 2.5 the licensed rows of the admin billing dashboard answer (docs/billing-dashboard.md),
+// The spec's usage and billing shapes that the licensed rows of the admin billing dashboard answer (docs/billing-dashboard.md),
 // and how each is made of what the backends answer. Times are Unix seconds unless a field says RFC3339.
 
 const unixSeconds = (description: string) =>

@@ -22,8 +22,8 @@ import {
   siteInfo,
 } from './licensed-forms';
 
-// The licensed users, clusters, licenses and products of the admin billing dashboard (spec 4.6,
-// docs/billing-dashboard.md): billing-enabled deployments only, site admins with view_licensed_users:site_admin,
+// The licensed users, clusters, licenses and products of the admin billing dashboard
+// (docs/billing-dashboard.md): billing-enabled deployments only, site admins with view_licensed_users:site_admin,
 // `org` required. billing-dashboard answers what was reported with first and last received times; the names come
 // from orgs-teams, the clusters from the inventory, licenses and contract counts from contracts-licensing — each
 // asked once per request for all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts), or
@@ -167,6 +167,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/',
     summary: 'Every account that ever reported a licensed product, latest report first',
     response: { status: 200, schema: z.array(LicensedUserAPIForm) },
@@ -177,6 +178,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/active',
     summary: 'The accounts whose last licensed-product report falls in the activity window (limit), latest first',
     query: Window,
@@ -188,6 +190,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/inactive',
     summary: 'The user accounts (not organizations) that never reported a licensed product, by id',
     response: { status: 200, schema: z.array(LicensedUserAPIForm) },
@@ -207,6 +210,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/',
     summary: 'The clusters a user’s licensed products ran on, latest report first, as the inventory has them',
     params: UserParams,
@@ -220,6 +224,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/active',
     summary: 'The clusters a user reported from in the activity window (limit), with the number of active contracts binding each',
     params: UserParams,
@@ -243,6 +248,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/:cid',
     summary: 'One cluster a user’s licensed products ran on, as the inventory has it',
     params: UserClusterParams,
@@ -256,6 +262,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/:cid/licenses/',
     summary: 'The licenses a user reported on a cluster, latest report first',
     params: UserClusterParams,
@@ -273,6 +280,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/:cid/licenses/active',
     summary: 'The licenses a user reported on a cluster in the activity window (limit), latest first',
     params: UserClusterParams,
@@ -293,6 +301,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/:cid/licenses/:lid',
     summary: 'One license a user reported on a cluster, with what the cluster last reported about itself',
     params: LicenseParams,
@@ -310,6 +319,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/:cid/licenses/:lid/products/',
     summary: 'The products received under a user’s license on a cluster in the activity window (limit), latest first',
     params: LicenseParams,
@@ -330,6 +340,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/users/:uid/clusters/:cid/licenses/:lid/products/:productName',
     summary: 'One product received under a user’s license on a cluster, when it was received in the activity window (limit)',
     params: ProductParams,
@@ -354,6 +365,7 @@ export const licensedRoutes = [
   route({
     ...siteAdmins,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/clusters/:cid/licenses/active',
     summary: 'Every user’s licenses reported on a cluster in the activity window (limit), latest first',
     params: z.object({ cid: clusterUid }),

@@ -3,7 +3,7 @@ import type { marketplaceListenerV1 } from '@platform/proto';
 import { sectionRoutes, type Route } from '../../route';
 import { MeteringReadiness, readinessJson } from '../marketplaces/metered-billing';
 
-// The marketplace rows of the admin billing dashboard (spec 4.6 `/dashboard/marketplaces`,
+// The marketplace rows of the admin billing dashboard (`/dashboard/marketplaces`,
 // docs/marketplaces.md): billing-enabled deployments, `org` required, view_marketplace_usage:site_admin.
 // Subscriptions, their revocation, the metering ping, audit logs by period, and configuration warnings.
 
@@ -85,7 +85,7 @@ const subscriptionJson = (s: marketplaceListenerV1.Subscription): z.input<typeof
   lastUpdatedAt: iso(Number(s.lastUpdatedMs)),
 });
 
-/** One subscription with its provider's billing-detail object (spec 2.5 names them per provider). */
+/** One subscription with its provider's billing-detail object (the spec names them per provider). */
 const detailJson = (s: marketplaceListenerV1.Subscription): z.input<typeof SubscriptionWithDetails> => ({
   ...subscriptionJson(s),
   [`${s.marketplace.charAt(0).toLowerCase()}${s.marketplace.slice(1)}BillingDetails`]: JSON.parse(s.billingDetailsJson || '{}'),
@@ -95,6 +95,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/marketplaces/subscriptions',
     summary: 'Marketplace subscriptions, most recently updated first (billing details omitted)',
     response: { status: 200, schema: z.array(Subscription) },
@@ -106,6 +107,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/marketplaces/settings/warnings',
     summary: 'What is missing or wrong in each marketplace’s configuration',
     response: { status: 200, schema: SettingWarnings },
@@ -123,6 +125,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId',
     summary: 'One marketplace subscription with its billing details',
     params: SubscriptionParams,
@@ -135,6 +138,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
   route({
     ...common,
     method: 'delete',
+    scope: 'write:organization',
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId',
     summary: 'Revoke a marketplace subscription and its contracts',
     params: SubscriptionParams,
@@ -148,6 +152,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId/ping',
     summary: 'Whether the subscription’s metering readiness answers (first and third providers)',
     params: SubscriptionParams,
@@ -160,6 +165,7 @@ export const dashboardMarketplaceRoutes: Route[] = [
   route({
     ...common,
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/marketplaces/:marketplace/:subscriptionId/audit-logs',
     summary: 'A marketplace subscription’s audit log by audit period',
     params: SubscriptionParams,

@@ -4,7 +4,7 @@ import type { outagesV1 } from '@platform/proto';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Route } from '../../route';
 
-// System outages of the admin billing dashboard (spec 4.6 `/dashboard/system-outages`, docs/system-outages.md):
+// System outages of the admin billing dashboard (`/dashboard/system-outages`, docs/system-outages.md):
 // billing-enabled deployments only, site admins with view_system_outages:site_admin, `org` required.
 
 const route = sectionRoutes({ tag: 'Billing dashboard', backend: 'billing-dashboard' });
@@ -108,6 +108,7 @@ export const systemOutageRoutes: Route[] = [
     org: 'required',
     requires: [{ on: 'site', permission: 'view_system_outages:site_admin' }],
     method: 'post',
+    scope: 'write:organization',
     path: '/dashboard/system-outages/',
     summary: 'Record a system outage',
     body: { schema: SystemOutageRequest },
@@ -141,6 +142,7 @@ export const systemOutageRoutes: Route[] = [
     org: 'required',
     requires: [{ on: 'site', permission: 'view_system_outages:site_admin' }],
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/system-outages/report',
     summary: 'System outages and their report: totals, top tags, top accounts and clusters by duration',
     query: ReportQuery,
@@ -172,6 +174,7 @@ export const systemOutageRoutes: Route[] = [
     org: 'required',
     requires: [{ on: 'site', permission: 'view_system_outages:site_admin' }],
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/system-outages/tags',
     summary: 'The unique tags of all system outages',
     response: { status: 200, schema: z.array(z.string()) },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sectionRoutes, type Route } from '../../route';
 import { reportMonthParams } from './report-month';
 
-// The PDF usage summary of spec 4.5 (docs/usage-summary-pdf.md): billing-enabled deployments only, site admins
+// The PDF usage summary (docs/usage-summary-pdf.md): billing-enabled deployments only, site admins
 // with view_usage_analytics:site_admin, `org` required. billing-dashboard renders the document (D29); the row
 // checks the month, names the site and sends the bytes as a download.
 
@@ -15,6 +15,7 @@ export const summaryDownloadRoutes: Route[] = [
     org: 'required',
     requires: [{ on: 'site', permission: 'view_usage_analytics:site_admin' }],
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/summary/:year/:month/download',
     summary:
       "The month's database-product (productdb) usage as a PDF: title page, totals, daily core-hours chart, a table per cluster and namespace",

@@ -3,7 +3,7 @@ import { isUuid, PRODUCT_KEYS, USAGE_VIEWS, type UsageViewName, type usageReport
 import { JsonText, sectionRoutes, type Requirement, type Route } from '../../route';
 import { MONTH_NAMES, reportMonthParams } from './report-month';
 
-// The usage reports of spec 4.5 under /dashboard/summary (docs/usage-reports.md): billing-enabled deployments only,
+// The usage reports under /dashboard/summary (docs/usage-reports.md): billing-enabled deployments only,
 // site admins with view_usage_analytics:site_admin, `org` required. Every view is computed by billing-dashboard
 // (UsageReportService) in one SQL statement; the rows here only check the path and query and name the shapes.
 
@@ -222,6 +222,7 @@ function viewRoute<Q extends z.ZodType>(spec: {
     org: 'required',
     requires: [ANALYTICS],
     method: 'get',
+    scope: 'read:organization',
     path: `${VIEWS_ROOT}/${spec.view}`,
     summary: spec.summary,
     params: monthParams(productOf(spec.view)),
@@ -264,6 +265,7 @@ function objectRoute(view: string, summary: string, schema: z.ZodType): Route {
     org: 'required',
     requires: [ANALYTICS],
     method: 'get',
+    scope: 'read:organization',
     path: `${VIEWS_ROOT}/${view}/clusters/:clusterUID/objects/:objectID`,
     summary,
     params: objectParams,
@@ -285,6 +287,7 @@ export const usageReportRoutes: Route[] = [
     org: 'required',
     requires: [ANALYTICS],
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/summary/generated-months',
     summary: 'The months that have usage samples, per year',
     response: { status: 200, schema: GeneratedDates },
@@ -302,6 +305,7 @@ export const usageReportRoutes: Route[] = [
     org: 'required',
     requires: [ANALYTICS],
     method: 'get',
+    scope: 'read:organization',
     path: '/dashboard/summary/object-quota-history/clusters/:clusterUID/objects/:objectID',
     summary: "One object's quota (request, limit) and use over every month it was sampled",
     params: z.object({ clusterUID: clusterUid, objectID: objectId }),

@@ -5,7 +5,7 @@ import { rfc3339 } from '../../presenters';
 
 const dateTime = z.string().meta({ format: 'date-time' });
 
-/** The spec's User (section 2.2). */
+/** The spec's User. */
 export const UserJson = z
   .object({
     id: z.number().int(),
@@ -16,7 +16,7 @@ export const UserJson = z
     avatar_url: z.string(),
     language: z.string(),
     is_admin: z.boolean(),
-    last_login: dateTime,
+    last_login: dateTime.nullable().meta({ description: 'null when the user never signed in' }),
     created: dateTime,
     type: z.number().int(),
     active: z.boolean(),
@@ -26,8 +26,29 @@ export const UserJson = z
     description: z.string(),
     orgAdmin: z.boolean(),
     clientOrgUser: z.boolean(),
+    login_name: z.string(),
+    source_id: z.number().int().meta({ description: 'The authentication source; 0, local, for every user here' }),
+    visibility: z.enum(['public', 'limited', 'private']),
+    restricted: z.boolean(),
+    followers_count: z.number().int(),
+    following_count: z.number().int(),
+    starred_repos_count: z.number().int(),
+    sign_in_locked_until: dateTime.optional().meta({
+      description: 'Site admins only: until when Basic sign-in is refused after too many wrong passwords; absent when not locked',
+    }),
   })
   .meta({ id: 'User' });
+
+/**
+ * A user as a viewer sees it, wherever users are listed (search, a user, organization and team members): its email
+ * only when the viewer is the user or a site admin. Gitea also shows it to other signed-in users unless the user
+ * hides it; here accounts of different organizations (client organizations included) must not learn each other's
+ * addresses, so nobody else sees it and `hide_email` has nothing left to hide (docs/authentication.md).
+ */
+export function userJsonFor(u: orgsTeamsV1.User, viewer: Pick<orgsTeamsV1.User, 'id' | 'isAdmin'> | undefined): z.input<typeof UserJson> {
+  const json = userJson(u);
+  return viewer && (viewer.isAdmin || viewer.id === u.id) ? json : { ...json, email: '' };
+}
 
 export function userJson(u: orgsTeamsV1.User): z.input<typeof UserJson> {
   return {
@@ -39,7 +60,7 @@ export function userJson(u: orgsTeamsV1.User): z.input<typeof UserJson> {
     avatar_url: u.avatarUrl,
     language: u.language,
     is_admin: u.isAdmin,
-    last_login: rfc3339(u.lastLoginUnix),
+    last_login: u.lastLoginUnix ? rfc3339(u.lastLoginUnix) : null,
     created: rfc3339(u.createdUnix),
     type: u.type,
     active: u.active,
@@ -49,6 +70,43 @@ export function userJson(u: orgsTeamsV1.User): z.input<typeof UserJson> {
     description: u.description,
     orgAdmin: u.orgAdmin,
     clientOrgUser: u.clientOrgUser,
+    login_name: u.loginName,
+    source_id: 0,
+    visibility: 'public',
+    restricted: false,
+    followers_count: 0,
+    following_count: 0,
+    starred_repos_count: 0,
+    ...(u.signInLockedUntilUnix ? { sign_in_locked_until: rfc3339(u.signInLockedUntilUnix) } : {}),
+  };
+}
+
+/** Gitea's UserSettings: what a user sets of its own account. */
+export const UserSettingsJson = z
+  .object({
+    full_name: z.string(),
+    website: z.string(),
+    description: z.string(),
+    location: z.string(),
+    language: z.string(),
+    theme: z.string(),
+    diff_view_style: z.string(),
+    hide_email: z.boolean(),
+    hide_activity: z.boolean(),
+  })
+  .meta({ id: 'UserSettings' });
+
+export function userSettingsJson(u: orgsTeamsV1.User): z.input<typeof UserSettingsJson> {
+  return {
+    full_name: u.fullName,
+    website: u.website,
+    description: u.description,
+    location: u.location,
+    language: u.language,
+    theme: u.theme,
+    diff_view_style: u.diffViewStyle,
+    hide_email: u.hideEmail,
+    hide_activity: u.hideActivity,
   };
 }
 
@@ -59,6 +117,9 @@ export const AccessTokenJson = z
     name: z.string(),
     sha1: z.string(),
     token_last_eight: z.string(),
-    scope: z.string().optional().meta({ description: 'The one use a scoped token is limited to (`license-proxy`); absent when unrestricted' }),
+    scope: z.string().optional().meta({ description: 'The one use a token is limited to (`license-proxy`); absent when unrestricted' }),
+    scopes: z.array(z.string()).meta({ description: 'Its Gitea scopes (`all`, `read:organization`, `write:user`, ...)' }),
+    created_at: z.string().optional().meta({ description: 'When it was made (lists only)' }),
+    last_used_at: z.string().nullable().optional().meta({ description: 'When it was last used; null: never (lists only)' }),
   })
   .meta({ id: 'AccessToken' });

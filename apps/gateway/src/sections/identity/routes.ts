@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { TEXT_LIMITS as L } from '@platform/service-kit';
+import { TEXT_LIMITS as L, TOKEN_ACCESS_SCOPES } from '@platform/service-kit';
 import { presentedToken } from '../../authentication';
 import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJson } from './presenters';
+import { sessionRoutes } from './sessions';
+import { userAdminRoutes } from './users';
 
 const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
 const tokenRoute = sectionRoutes({ tag: 'Tokens', backend: 'orgs-teams' });
@@ -20,7 +22,13 @@ const CreateUserOption = z.object({
   must_change_password: z.boolean().optional(),
 });
 
-const CreateAccessTokenOption = z.object({ name: z.string().min(1).max(L.tokenName) });
+const CreateAccessTokenOption = z.object({
+  name: z.string().min(1).max(L.tokenName),
+  // Gitea's scopes; none makes a token that may do everything its owner may (docs/authentication.md, "Token scopes").
+  scopes: z.array(z.string().max(64)).max(TOKEN_ACCESS_SCOPES.length).optional(),
+});
+
+const isoOrNull = (unix: number) => (unix ? new Date(unix * 1000).toISOString() : null);
 
 const OwnTokens = z.object({ username: p.login });
 
@@ -34,6 +42,7 @@ const OWN_TOKENS_ONLY: Requirement<never, { params: { username: string } }, { ca
 export const identityRoutes = [
   route({
     method: 'post',
+    scope: 'write:admin',
     path: '/admin/users',
     summary: 'Create a user (site admin)',
     auth: 'token',
@@ -54,6 +63,7 @@ export const identityRoutes = [
   }),
   route({
     method: 'get',
+    scope: 'read:user',
     path: '/user',
     summary: 'The authenticated user',
     auth: 'token',
@@ -64,6 +74,7 @@ export const identityRoutes = [
   }),
   tokenRoute({
     method: 'post',
+    scope: 'write:user',
     path: '/users/:username/tokens',
     summary: 'Create a personal access token (HTTP Basic auth); the secret `sha1` is shown only now',
     auth: 'basic',
@@ -72,12 +83,21 @@ export const identityRoutes = [
     body: { schema: CreateAccessTokenOption },
     response: { status: 201, schema: AccessTokenJson },
     async handle({ body }, { backends, caller }) {
-      const token = await backends.orgsTeams.identity.createToken({ userId: caller.id, name: body.name, scope: '', scopeAccountId: 0 });
-      return { body: { id: token.id, name: token.name, sha1: token.sha1, token_last_eight: token.tokenLastEight } };
+      const token = await backends.orgsTeams.identity.createToken({
+        userId: caller.id,
+        name: body.name,
+        scope: '',
+        scopeAccountId: 0,
+        accessScopes: body.scopes ?? [],
+      });
+      return {
+        body: { id: token.id, name: token.name, sha1: token.sha1, token_last_eight: token.tokenLastEight, scopes: token.accessScopes },
+      };
     },
   }),
   tokenRoute({
     method: 'get',
+    scope: 'read:user',
     path: '/users/:username/tokens',
     summary: 'List personal access tokens (HTTP Basic auth); secrets are never listed',
     auth: 'basic',
@@ -93,12 +113,16 @@ export const identityRoutes = [
           sha1: '',
           token_last_eight: t.tokenLastEight,
           ...(t.scope ? { scope: t.scope } : {}),
+          scopes: t.accessScopes,
+          created_at: isoOrNull(t.createdUnix) ?? undefined,
+          last_used_at: isoOrNull(t.lastUsedUnix),
         })),
       };
     },
   }),
   tokenRoute({
     method: 'delete',
+    scope: 'write:user',
     path: '/users/:username/tokens/:id',
     summary: 'Delete a personal access token (HTTP Basic auth)',
     auth: 'basic',
@@ -113,6 +137,7 @@ export const identityRoutes = [
   }),
   tokenRoute({
     method: 'delete',
+    scope: 'write:user',
     path: '/user/token',
     summary: 'Sign out: delete the token this request presents (the web console signs out with it)',
     auth: 'token',
@@ -125,4 +150,6 @@ export const identityRoutes = [
       return {};
     },
   }),
+  ...userAdminRoutes,
+  ...sessionRoutes,
 ];

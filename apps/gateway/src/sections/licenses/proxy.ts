@@ -6,7 +6,7 @@ import { sectionRoutes, type AuthzObject, type EdgeContext, type ObjectResolver,
 import { clusterUuid } from '../../params';
 import { deniedWhenMissing, listRequest, ownerOf, type Owner } from '../contracts/shared';
 
-// License proxy installers (spec 4.11 `POST /user/license-proxy`, docs/licensing.md "License proxy installers"):
+// License proxy installers (`POST /user/license-proxy`, docs/licensing.md "License proxy installers"):
 // the online one hands out a token scoped to `license-proxy` (docs/authentication.md) that a proxy in the
 // customer's cluster uses to issue licenses from this platform; the offline one embeds licenses issued now.
 
@@ -32,6 +32,15 @@ const installerCluster: ObjectResolver<{ body: { clusterID?: string } }, EdgeCon
   describe: 'the cluster `clusterID` (the account counts as its owner for one not enrolled)',
   resolve: async ({ body }, ctx) => clusterOwnedBy(body.clusterID!, ownerOf(ctx)),
 };
+
+/** The `org` organization, for `issue_license` on it: who may issue licenses from its contracts. None without `org`. */
+const orgAccount: ObjectResolver<unknown, EdgeContext> = {
+  describe: 'the organization `org`',
+  resolve: async (_input, ctx) => (ctx.org ? { type: 'organization', id: ctx.org.id } : undefined),
+};
+
+/** Why a member who may not issue the organization's licenses gets no proxy token for it. */
+export const PROXY_ISSUE_DENIED = 'you may not issue licenses for this organization (issue-license), so you may not make its license proxy';
 
 const LicenseProxyRequest = z
   .object({
@@ -113,6 +122,8 @@ async function online(ctx: EdgeContext & { caller: User }, owner: Owner): Promis
     name: `license-proxy-${randomBytes(6).toString('hex')}`,
     scope: 'license-proxy',
     scopeAccountId: owner.id,
+    // What a proxy calls: license issue (write:organization) and the CA and CRL (read:misc).
+    accessScopes: ['write:organization', 'read:misc'],
   });
   const helm = [
     `helm upgrade --install license-proxy ${LICENSE_PROXY_CHART}`,
@@ -213,6 +224,7 @@ async function offline(
 
 export const licenseProxyRoute = route({
   method: 'post',
+  scope: 'write:organization',
   path: '/user/license-proxy',
   summary: 'A license proxy installer (Helm 3 and YAML): online with a token scoped to license-proxy, or offline with licenses embedded',
   auth: 'token',
@@ -220,8 +232,17 @@ export const licenseProxyRoute = route({
   org: 'optional',
   requires: [{ on: 'org', permission: 'access:org', denied: 'org membership required' }],
   body: { schema: LicenseProxyRequest },
-  // An offline installer embeds licenses for its cluster: issuing them takes what the user issue-license row takes.
+  // A token minted for a caller carries no more than the caller holds: the online installer's token issues the
+  // account's licenses, so making it takes the right to issue them (the caller's own account: always). An offline
+  // installer embeds licenses for its cluster: issuing them takes what the user issue-license row takes.
   checks: [
+    {
+      anyOf: [
+        { check: '`clusterID` (an offline installer: checked next)', holds: ({ body }) => Boolean(body.clusterID), denied: 'an online installer' },
+        { check: 'no `org` (the caller’s own account)', holds: (_input, ctx) => !ctx.org, denied: 'another account' },
+        { on: orgAccount, relation: 'issue_license', denied: PROXY_ISSUE_DENIED },
+      ],
+    },
     {
       anyOf: [
         { check: 'no `clusterID` (an online installer)', holds: ({ body }) => !body.clusterID, denied: 'an offline installer' },

@@ -1,27 +1,21 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '@platform/errors';
 import type { licensingV1 } from '@platform/proto';
-import { SELF_REGISTRATION } from '../../gating';
 import { sectionRoutes, type EdgeContext, type ObjectResolver, type Route, type User } from '../../route';
 import { clusterUuid } from '../../params';
 import { ContractClusterId } from '../contracts/shared';
 import { ownerOf } from '../contracts/shared';
 import { clusterOwnedBy, ISSUE_LICENSE_DENIED, licenseProxyRoute } from './proxy';
+import { registrationRoutes } from './registration';
 
-// Licenses (docs/licensing.md): issuing from a contract cluster (spec 4.3 and 4.4 `issue-license`), for a cluster
-// from the caller's contracts (4.11 `POST /license/issue`), registration (4.11 `POST /register`), and, beyond the
-// spec, the revocation list and the CA certificate that offline verifiers need.
+// Licenses (docs/licensing.md): issuing from a contract cluster (the admin and user contract routes' `issue-license`), for a cluster
+// from the caller's contracts (`POST /license/issue`), registration (`POST /register`, registration.ts),
+// and, beyond the spec, the revocation list and the CA certificate that offline verifiers need.
 
 const admin = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
 const user = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
 const registration = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
 const beyond = sectionRoutes({ tag: 'Licenses', backend: 'contracts-licensing' });
-
-const base64 = z
-  .string()
-  .min(1)
-  .regex(/^[A-Za-z0-9+/=\s]+$/, 'must be base64')
-  .meta({ format: 'byte' });
 
 export const LicenseJson = z
   .object({
@@ -50,15 +44,6 @@ const IssueLicenseRequest = z
   })
   .meta({ id: 'IssueLicenseRequest' });
 
-const RegisterLicenseRequest = z
-  .object({
-    clusterUID: clusterUuid,
-    features: z.string().max(2048).meta({ description: 'Requested features, comma-separated; empty is 400' }),
-    caCert: base64.optional(),
-    license: base64,
-  })
-  .meta({ id: 'RegisterLicenseRequest' });
-
 /** The caller's email, for the SAN email, when the license is for the caller's own account. */
 const ownerEmail = (ctx: EdgeContext & { caller: { email: string } }) => (ctx.org ? '' : ctx.caller.email);
 
@@ -86,6 +71,19 @@ const boundCluster: ObjectResolver<{ params: { id: number; ccID: number } }, Edg
 const accountOf = (ctx: Pick<EdgeContext, 'scope'> & { caller: User }) =>
   ctx.scope?.name === 'license-proxy' ? ctx.scope.accountId : ctx.caller.id;
 
+/** The account `POST /license/issue` issues for: a license-proxy token's own, else the `org` organization, else the caller's. */
+const issuingAccount = (ctx: Pick<EdgeContext, 'scope' | 'org'> & { caller: User }) =>
+  ctx.scope?.name === 'license-proxy' ? ctx.scope.accountId : (ctx.org?.id ?? ctx.caller.id);
+
+/** The `org` organization, for the right to issue its licenses. */
+const orgAccount: ObjectResolver<unknown, EdgeContext & { caller: User }> = {
+  describe: 'the `org` organization',
+  resolve: async (_input, ctx) => {
+    if (!ctx.org) throw new NotFoundError('no organization named');
+    return { type: 'organization', id: ctx.org.id };
+  },
+};
+
 /** The organization a license-proxy token was made for. */
 const tokenAccount: ObjectResolver<unknown, EdgeContext & { caller: User }> = {
   describe: 'the organization the license-proxy token acts for',
@@ -95,6 +93,7 @@ const tokenAccount: ObjectResolver<unknown, EdgeContext & { caller: User }> = {
 export const licenseRoutes: Route[] = [
   admin({
     method: 'post',
+    scope: 'write:organization',
     path: '/contracts/:id/clusters/:ccID/issue-license',
     summary: 'Issue a license for a cluster bound to the contract',
     auth: 'token',
@@ -120,6 +119,7 @@ export const licenseRoutes: Route[] = [
   }),
   user({
     method: 'post',
+    scope: 'write:organization',
     path: '/user/contracts/:id/clusters/:ccID/issue-license',
     summary: 'Issue a license for a cluster bound to one of the account’s contracts',
     auth: 'token',
@@ -150,14 +150,31 @@ export const licenseRoutes: Route[] = [
   }),
   registration({
     method: 'post',
+    scope: 'write:organization',
     path: '/license/issue',
-    summary: 'Issue a license for a cluster from the caller’s active contract that has it bound (or auto-assigns it)',
+    summary:
+      'Issue a license for a cluster from the account’s active contract that has it bound (or auto-assigns it): the `org` organization’s (who may issue its licenses), else the caller’s own',
     auth: 'token',
-    scopes: ['license-proxy'],
+    org: 'optional',
+    uses: ['license-proxy'],
     body: { schema: IssueLicenseRequest },
     // A license proxy's token (POST /user/license-proxy) acts for the account the proxy serves, while its maker
-    // is still a member there.
+    // is still a member there and may still issue its licenses: checked on every request, so a right taken away
+    // stops the proxy on the next one.
     checks: [
+      // An organization's contracts, for whoever may issue its licenses (its owners, site admins, custom-role holders).
+      {
+        anyOf: [
+          { check: 'no `org` is named', holds: (_input, ctx) => !ctx.org, denied: 'no organization named' },
+          { on: orgAccount, relation: 'issue_license', denied: 'you may not issue the licenses of this organization' },
+        ],
+      },
+      // A license proxy's token acts for its own account only.
+      {
+        check: 'a license proxy’s token names no other `org`',
+        holds: (_input, ctx) => ctx.scope?.name !== 'license-proxy' || !ctx.org || ctx.org.id === ctx.scope.accountId,
+        denied: 'the license proxy’s token acts for another account',
+      },
       {
         anyOf: [
           {
@@ -172,6 +189,20 @@ export const licenseRoutes: Route[] = [
           },
         ],
       },
+      {
+        anyOf: [
+          {
+            check: 'the token acts for the caller’s own account',
+            holds: (_input, ctx) => accountOf(ctx) === ctx.caller.id,
+            denied: 'the token acts for another account',
+          },
+          {
+            on: tokenAccount,
+            relation: 'issue_license',
+            denied: 'the license proxy’s token belongs to someone who may no longer issue licenses for the organization',
+          },
+        ],
+      },
     ],
     errors: [
       { status: 403, description: 'when the quota is used up' },
@@ -181,7 +212,7 @@ export const licenseRoutes: Route[] = [
     response: { status: 200, schema: LicenseJson },
     async handle({ body }, ctx) {
       if (!body.cluster) throw new ValidationError('cluster: the cluster UUID is required', [{ field: 'cluster', description: 'missing' }]);
-      const ownerId = accountOf(ctx);
+      const ownerId = issuingAccount(ctx);
       const license = await ctx.backends.contractsLicensing.licenses.issueClusterLicense({
         ownerId,
         cluster: body.cluster,
@@ -192,44 +223,13 @@ export const licenseRoutes: Route[] = [
       return { body: licenseJson(license) };
     },
   }),
-  registration({
-    method: 'post',
-    path: '/register',
-    summary: 'Register a cluster with its license, which is verified for real (chain, cluster, validity, features, revocation)',
-    auth: 'public',
-    body: { schema: RegisterLicenseRequest },
-    checks: [
-      {
-        check: `DEPLOYMENT_TYPE is ${SELF_REGISTRATION.join(' or ')}`,
-        holds: (_input, ctx) => SELF_REGISTRATION.includes(ctx.config.DEPLOYMENT_TYPE),
-        denied: (_input, ctx) => `clusters cannot register themselves on a ${ctx.config.DEPLOYMENT_TYPE} deployment`,
-      },
-    ],
-    errors: [
-      {
-        status: 400,
-        description:
-          'for empty features, then for a cluster the platform does not know (whatever the license: it is read only for a known cluster)',
-      },
-      { status: 422, description: 'for a missing, malformed, tampered, foreign or revoked license' },
-    ],
-    response: { status: 200, schema: z.undefined() },
-    async handle({ body }, ctx) {
-      await ctx.backends.contractsLicensing.licenses.verifyRegistration({
-        license: Buffer.from(body.license, 'base64'),
-        clusterUid: body.clusterUID,
-        features: body.features.split(','),
-        caCert: body.caCert ? Buffer.from(body.caCert, 'base64') : Buffer.alloc(0),
-      });
-      return { body: undefined };
-    },
-  }),
   beyond({
     method: 'get',
+    scope: 'read:misc',
     path: '/licenses/crl',
     summary: 'The license revocation list, signed by the platform CA: DER, or PEM with `format=pem`',
     auth: 'public',
-    scopes: ['license-proxy'],
+    uses: ['license-proxy'],
     query: z.object({ format: z.enum(['der', 'pem']).optional() }),
     response: { status: 200, schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }), contentType: 'application/pkix-crl' },
     async handle({ query }, ctx) {
@@ -246,10 +246,11 @@ export const licenseRoutes: Route[] = [
   }),
   beyond({
     method: 'get',
+    scope: 'read:misc',
     path: '/licenses/ca',
     summary: 'The platform CA certificate (PEM) that licenses chain to, for offline verification',
     auth: 'public',
-    scopes: ['license-proxy'],
+    uses: ['license-proxy'],
     response: {
       status: 200,
       schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }),
@@ -260,5 +261,6 @@ export const licenseRoutes: Route[] = [
       return { body: Buffer.from(pem), headers: { 'Content-Type': 'application/x-pem-file', 'Cache-Control': 'public, max-age=3600' } };
     },
   }),
+  ...registrationRoutes,
   licenseProxyRoute,
 ];

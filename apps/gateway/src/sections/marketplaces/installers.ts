@@ -48,6 +48,7 @@ const ListQuery = z.object({
 export const marketplaceInstallerRoutes: Route[] = [
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/marketplaces/installers',
     summary: 'Prepare a marketplace installer (site admin)',
     auth: 'token',
@@ -67,6 +68,7 @@ export const marketplaceInstallerRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/marketplaces/installers',
     summary: 'Marketplace installers, newest first (site admin)',
     auth: 'token',

@@ -79,6 +79,7 @@ function providerRoutes(slug: 'providera' | 'providerc', marketplace: 'ProviderA
   return [
     route({
       method: 'post',
+      scope: 'write:organization',
       path: `${BASE}/${slug}/report-usage`,
       // A deployment's usage report, sent every period: billing data, not an administrative change.
       audit: false,
@@ -120,6 +121,7 @@ function providerRoutes(slug: 'providera' | 'providerc', marketplace: 'ProviderA
     }),
     route({
       method: 'get',
+      scope: 'read:organization',
       path: `${BASE}/${slug}/check/readiness`,
       summary: `Whether ${marketplace}'s metering would take usage reports`,
       auth: 'token',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { metricsproxyV1 } from '@platform/proto';
 
-// The shapes of spec 2.6. A body that does not match is 422 naming the field (the edge's validation).
+// The spec's metrics proxy shapes. A body that does not match is 422 naming the field (the edge's validation).
 
 const PEM = /^-----BEGIN [A-Z0-9 ]+-----\r?\n[A-Za-z0-9+/=\r\n]+-----END [A-Z0-9 ]+-----\s*$/;
 const pem = (what: string) => z.string().max(65_536).regex(PEM, `must be a PEM-encoded ${what}`);

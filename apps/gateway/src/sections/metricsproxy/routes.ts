@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { NoticeCache, TUPLES_CHANGED, type Bus } from '@platform/bus';
 import { InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { GatewayConfig } from '../../config';
 import { sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type User } from '../../route';
-import { TtlCache } from './hook-cache';
 import {
   AuthHookResult,
   BackendContext,
@@ -20,7 +20,7 @@ import {
 
 const route = sectionRoutes({ tag: 'Metrics proxy', backend: 'metricsproxy' });
 
-/** How long the hook trusts what it learnt: the bound on how fast a membership or ownership change shows. */
+/** How long the hook keeps what a uidcid names; tuple notices evict it sooner (a NoticeCache below). */
 export const HOOK_CACHE_MS = 5_000;
 
 type Context = z.output<typeof BackendContext>;
@@ -112,19 +112,21 @@ interface Facts {
   clientOrg: string;
 }
 
-interface HookCaches {
-  facts: TtlCache<Facts>;
-  members: TtlCache<boolean>;
-}
-
-// One pair of caches per gateway (keyed by its config object), so gateways sharing a process (the tests) never
-// answer from another platform's facts.
-const caches = new WeakMap<GatewayConfig, HookCaches>();
-const cachesOf = (config: GatewayConfig): HookCaches => {
+// One cache of facts per gateway (keyed by its config object), so gateways sharing a process (the tests) never
+// answer from another platform's facts. Who is a member is not kept here: it is an authz check, which goes through
+// the gateway's decision cache, emptied by every tuple notice before the next request is served.
+// A dashboard of forty panels asks the hook forty times within a second about the same cluster: concurrent asks share
+// one lookup, and who owns a cluster is an authz tuple, so every tuple notice empties it (a NoticeCache, libs/bus).
+const caches = new WeakMap<GatewayConfig, NoticeCache<Facts>>();
+const factsCacheOf = (config: GatewayConfig): NoticeCache<Facts> => {
   let c = caches.get(config);
-  if (!c) caches.set(config, (c = { facts: new TtlCache(HOOK_CACHE_MS), members: new TtlCache(HOOK_CACHE_MS) }));
+  if (!c) caches.set(config, (c = new NoticeCache<Facts>({ name: 'gateway.hook', ttlMs: HOOK_CACHE_MS })));
   return c;
 };
+
+/** Makes this gateway's hook facts follow the bus (app.ts), evicted by every tuple notice. Answers how to stop. */
+export const followHookFacts = (config: GatewayConfig, bus: Bus): Promise<() => Promise<void>> =>
+  factsCacheOf(config).follow(bus, [{ subject: TUPLES_CHANGED, stale: () => 'all' }]);
 
 /** `uid.clusterid[.projectid]`: 400 when it has another form or the uid is not a number. */
 function parseUidcid(uidcid: string): { ownerId: number; clusterUid: string; projectId: string; tenant: string } {
@@ -160,7 +162,7 @@ async function loadFacts(ownerId: number, clusterUid: string, projectId: string,
 /** What the hook knows of `uidcid`, from its cache (400 for a malformed one, 404 for an unknown owner or cluster). */
 function factsOf(uidcid: string, ctx: EdgeContext): Promise<Facts> {
   const { ownerId, clusterUid, projectId, tenant } = parseUidcid(uidcid);
-  return cachesOf(ctx.config).facts.get(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
+  return factsCacheOf(ctx.config).through(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
 }
 
 /** Whether the caller may read the metrics of `uidcid`: a member of the owning organization, or the owning user. */
@@ -168,14 +170,12 @@ async function isMember(uidcid: string, ctx: EdgeContext & { caller: User }): Pr
   const facts = await factsOf(uidcid, ctx);
   const callerId = ctx.caller.id;
   if (!facts.ownerIsOrg) return callerId === facts.ownerId;
-  return cachesOf(ctx.config).members.get(`${callerId}:${facts.ownerId}`, async () => {
-    const { allowed } = await ctx.backends.authz.authz.checkPermission({
-      userId: callerId,
-      permission: 'member:org',
-      objectId: facts.ownerId,
-    });
-    return allowed;
+  const { allowed } = await ctx.backends.authz.authz.checkPermission({
+    userId: callerId,
+    permission: 'member:org',
+    objectId: facts.ownerId,
   });
+  return allowed;
 }
 
 export const metricsProxyRoutes = [
@@ -184,6 +184,7 @@ export const metricsProxyRoutes = [
     org: 'required',
     requires: ORG_ADMIN,
     method: 'post',
+    scope: 'write:organization',
     path: '/metricsproxy/register',
     summary: "Register a cluster's metrics backend as a flavor A (Grafana-compatible) datasource in the organization's folder",
     body: { schema: RegisterRequest },
@@ -211,6 +212,7 @@ export const metricsProxyRoutes = [
     org: 'required',
     requires: ORG_ADMIN,
     method: 'post',
+    scope: 'write:organization',
     path: '/metricsproxy/unregister',
     summary: "Remove a cluster's flavor A datasource (and the organization's folder once empty)",
     body: { schema: BackendContext },
@@ -227,6 +229,7 @@ export const metricsProxyRoutes = [
     org: 'required',
     requires: ORG_ADMIN,
     method: 'post',
+    scope: 'write:organization',
     path: '/metricsproxy/flavorb/register',
     summary: "Register a cluster's metrics backend as a flavor B (Perses-compatible) datasource, its credentials a project secret",
     body: { schema: RegisterRequest },
@@ -249,6 +252,7 @@ export const metricsProxyRoutes = [
     org: 'required',
     requires: ORG_ADMIN,
     method: 'post',
+    scope: 'write:organization',
     path: '/metricsproxy/flavorb/unregister',
     summary: "Remove a cluster's flavor B datasource and its secret",
     body: { schema: BackendContext },
@@ -263,6 +267,7 @@ export const metricsProxyRoutes = [
   route({
     auth: 'token',
     method: 'get',
+    scope: 'read:organization',
     path: '/metricsproxy/auth/:uidcid/*path',
     summary:
       'Auth hook for a reverse proxy (nginx auth_request, Traefik ForwardAuth): may the caller read the cluster metrics of uidcid; sets X-Scope-OrgID',

@@ -53,6 +53,7 @@ async function verdictOf(
 export const objectRoutes = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: `${OBJECTS_PATH}/*key`,
     summary: 'A stored object (avatar image, contract document) behind a signed URL; 403 for a missing, forged or expired signature',
     auth: 'public',

@@ -48,6 +48,7 @@ const Org = z.object({ orgname: p.login });
 export const avatarRoutes = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/avatar/',
     summary: "The organization's avatar URL (view:avatar); the URL serves the image",
     auth: 'token',
@@ -61,6 +62,7 @@ export const avatarRoutes = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs/:orgname/avatar/',
     summary: 'Upload an avatar (multipart: avatar file, or source=lookup with gravatar and federavatar) (update:avatar)',
     auth: 'token',
@@ -87,6 +89,7 @@ export const avatarRoutes = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs/:orgname/avatar/delete',
     summary: 'Delete the avatar, back to the generated default (delete:avatar)',
     auth: 'token',

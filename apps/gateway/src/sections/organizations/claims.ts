@@ -12,6 +12,7 @@ const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 export const claimsRoutes = [
   route({
     method: 'patch',
+    scope: 'write:organization',
     path: '/orgs/claim/:claimID',
     summary: 'Claim a standalone organization: ownership moves to the caller',
     auth: 'token',
@@ -25,6 +26,7 @@ export const claimsRoutes = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/claim',
     summary: 'The oldest claimable standalone organization (site admin)',
     auth: 'token',

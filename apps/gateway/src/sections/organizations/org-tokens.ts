@@ -15,7 +15,7 @@ import {
 
 const route = sectionRoutes({ tag: 'Tokens', backend: 'orgs-teams' });
 
-// Spec 4.13: manager sync tokens, the system admin's access tokens and bus tokens.
+// An organization's machine credentials: manager sync tokens, the system admin's access tokens and bus tokens.
 
 /** AccessToken as the sync-token creation body; every field optional. */
 const AccessToken = z.object({
@@ -35,6 +35,7 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
   return [
     route({
       method: 'get',
+      scope: 'read:organization',
       path,
       summary: `The organization's multi-cluster-manager sync token${deprecated}`,
       auth: 'token',
@@ -48,6 +49,7 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
     }),
     route({
       method: 'post',
+      scope: 'write:organization',
       path,
       summary: `Create the multi-cluster-manager sync token${deprecated}`,
       auth: 'token',
@@ -65,6 +67,7 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
     }),
     route({
       method: 'delete',
+      scope: 'write:organization',
       path,
       summary: `Remove the multi-cluster-manager sync token${deprecated}`,
       auth: 'token',
@@ -86,6 +89,7 @@ export const orgTokensRoutes: Route[] = [
   ...syncTokenRoutes('user-token'),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/tokens/access-tokens',
     summary: "Access tokens of the organization's system admin",
     auth: 'token',
@@ -100,6 +104,7 @@ export const orgTokensRoutes: Route[] = [
   }),
   route({
     method: 'delete',
+    scope: 'write:organization',
     path: '/orgs/:orgname/tokens/access-tokens/:id',
     summary: "Delete an access token of the organization's system admin",
     auth: 'token',
@@ -115,6 +120,7 @@ export const orgTokensRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/tokens/bus-tokens',
     summary: "Bus (message-bus user) accounts of the organization's system admin",
     auth: 'token',
@@ -129,6 +135,7 @@ export const orgTokensRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs/:orgname/tokens/bus-tokens/:id/revoke',
     summary: 'Revoke a bus account',
     auth: 'token',

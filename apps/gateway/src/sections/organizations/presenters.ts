@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { orgsTeamsOrgsV1, orgsTeamsV1, orgTokensV1 } from '@platform/proto';
 
-/** The spec's Organization (section 2.2); `orgType` is 0 public, 1 limited, 2 private. */
+/** The spec's Organization; `orgType` is 0 public, 1 limited, 2 private. */
 export const OrganizationJson = z
   .object({
     id: z.number().int(),
@@ -37,7 +37,7 @@ export function orgJson(o: orgsTeamsOrgsV1.Organization): z.input<typeof Organiz
   };
 }
 
-/** The spec's Profile (section 2.2) of a user. */
+/** The spec's Profile of a user. */
 export const ProfileJson = z
   .object({
     name: z.string(),
@@ -109,7 +109,7 @@ export const accessTokenInfo = (t: orgTokensV1.AccessTokenInfo): z.input<typeof 
   expDate: t.expDate,
 });
 
-/** A message-bus user account (spec 2.2 BusAccount); only the public key is kept. */
+/** A message-bus user account (the spec's BusAccount); only the public key is kept. */
 export const BusAccountJson = z
   .object({
     id: z.number().int(),

@@ -5,12 +5,12 @@ import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement, type Route } from '../../route';
 import { orgInPath } from '../../targets';
-import { UserJson, userJson } from '../identity/presenters';
+import { UserJson, userJsonFor } from '../identity/presenters';
 import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
 
 const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 
-// Spec section 4.13: organizations, members and public members (avatars, tokens and claims have their own
+// Organizations, members and public members (avatars, tokens and claims have their own
 // files in this folder). Over-long texts are 422 (docs/limits.md).
 
 const OrgFields = {
@@ -37,11 +37,8 @@ const OrgMember = Org.extend({ username: p.login });
 /** The user a member action names: `uid`, required, a positive int64 (400 otherwise). */
 const Uid = z.object({ uid: p.id });
 
-/** Users as member lists show them; anonymous callers do not get email addresses (as in Gitea). */
-const memberJson = (ctx: Pick<EdgeContext, 'caller'>) => (u: Parameters<typeof userJson>[0]) => ({
-  ...userJson(u),
-  ...(!ctx.caller && { email: '' }),
-});
+/** Users as member lists show them: emails to site admins and the user only (userJsonFor). */
+const memberJson = (ctx: Pick<EdgeContext, 'caller'>) => (u: Parameters<typeof userJsonFor>[0]) => userJsonFor(u, ctx.caller);
 
 const isCaller = (ctx: Pick<EdgeContext, 'caller'>, login: string) => ctx.caller?.login.toLowerCase() === login.toLowerCase();
 
@@ -64,6 +61,7 @@ function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
   const own = action === 'private' || action === 'public';
   return route({
     method: 'post',
+    scope: 'write:organization',
     path: `/orgs/:orgname/members/action/${action}`,
     summary: `Member action ${action} (query uid)`,
     auth: 'token',
@@ -97,6 +95,7 @@ function memberAction(action: (typeof MEMBER_ACTIONS)[number]): Route {
 function memberList(path: string, summary: string, publicOnly: boolean): Route {
   return route({
     method: 'get',
+    scope: 'read:organization',
     path,
     summary,
     auth: 'public',
@@ -146,6 +145,7 @@ const OrganizationPermissionsJson = z
 export const orgListRoutes: Route[] = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs',
     summary:
       'Organizations the caller may see, by name: public ones to everyone, limited ones to signed-in users, private ones to members and site admins',
@@ -159,6 +159,7 @@ export const orgListRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/user/orgs',
     summary: "The caller's organizations, by name",
     auth: 'token',
@@ -175,6 +176,7 @@ export const orgListRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/users/:username/orgs',
     summary:
       "A user's organizations as the caller may see them: all of them to the user and site admins, else those visible to the caller where the membership is public or the caller is a member too",
@@ -195,6 +197,7 @@ export const orgListRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/users/:username/orgs/:orgname/permissions',
     summary: "What a user may do in an organization, from the permissions of their teams (Gitea's OrganizationPermissions)",
     auth: 'token',
@@ -236,9 +239,18 @@ export const orgListRoutes: Route[] = [
 export const organizationRoutes: Route[] = [
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs',
     summary: 'Create an organization; the caller becomes its owner',
     auth: 'token',
+    requires: [
+      {
+        // A site admin's allow_create_organization: false (PATCH /admin/users); site admins always may, as in Gitea.
+        check: 'the caller may create organizations',
+        holds: (_input, { caller }) => caller.isAdmin || caller.allowCreateOrganization,
+        denied: 'you are not allowed to create organizations',
+      },
+    ],
     body: { schema: CreateOrgOption },
     response: { status: 201, schema: OrganizationJson },
     async handle({ body }, { backends, caller }) {
@@ -259,6 +271,7 @@ export const organizationRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname',
     summary: 'An organization (404 when the caller cannot see it)',
     auth: 'public',
@@ -271,6 +284,7 @@ export const organizationRoutes: Route[] = [
   }),
   route({
     method: 'patch',
+    scope: 'write:organization',
     path: '/orgs/:orgname',
     summary: 'Edit an organization',
     auth: 'token',
@@ -296,6 +310,7 @@ export const organizationRoutes: Route[] = [
   }),
   route({
     method: 'delete',
+    scope: 'write:organization',
     path: '/orgs/:orgname',
     summary: 'Delete an organization (its last owner, or a site admin)',
     auth: 'token',
@@ -318,6 +333,7 @@ export const organizationRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/user/:username',
     summary: 'Profile of an active user, in the context of an organization',
     auth: 'token',
@@ -335,6 +351,7 @@ export const organizationRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/is-owner',
     summary: 'Whether the caller owns the organization: 200, else 403',
     auth: 'token',
@@ -350,6 +367,7 @@ export const organizationRoutes: Route[] = [
   ...MEMBER_ACTIONS.map(memberAction),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs/:orgname/members/action/:action',
     summary: 'Any other member action: 400',
     auth: 'token',
@@ -361,6 +379,7 @@ export const organizationRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/members/:username',
     summary: 'Membership check: 204 member, 404 not; non-members are redirected to the public-members check',
     auth: 'public',
@@ -387,6 +406,7 @@ export const organizationRoutes: Route[] = [
   }),
   route({
     method: 'delete',
+    scope: 'write:organization',
     path: '/orgs/:orgname/members/:username',
     summary: 'Remove a member from every team of the organization',
     auth: 'token',
@@ -402,6 +422,7 @@ export const organizationRoutes: Route[] = [
   memberList('/orgs/:orgname/public_members', 'Public members', true),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/public_members/:username',
     summary: 'Public-membership check: 204 public member, 404 not',
     auth: 'public',
@@ -421,6 +442,7 @@ export const organizationRoutes: Route[] = [
   ...(['put', 'delete'] as const).map((method) =>
     route({
       method,
+      scope: 'write:organization',
       path: '/orgs/:orgname/public_members/:username',
       summary: method === 'put' ? 'Make your own membership public' : 'Make your own membership private',
       auth: 'token',

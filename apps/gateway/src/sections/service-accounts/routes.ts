@@ -95,6 +95,8 @@ const SUBJECTS_BY_SITE_ADMINS: Requirement<'organization', { body: AccountBody }
 interface Scope {
   /** The collection's path, e.g. `/orgs/:orgname/service-accounts`. */
   path: string;
+  /** The Gitea token scope category of its rows: `admin` for the site-wide accounts, `organization` for an org's. */
+  scopeCategory: 'admin' | 'organization';
   /** What the summaries call one account, and who may call the rows. */
   noun: string;
   who: string;
@@ -128,6 +130,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'get',
+      scope: `read:${scope.scopeCategory}`,
       path: scope.path,
       summary: `List the ${scope.noun}s, by name (${scope.who})`,
       params: scope.params,
@@ -141,6 +144,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'post',
+      scope: `write:${scope.scopeCategory}`,
       path: scope.path,
       summary: `Create a ${scope.noun} (${scope.who})`,
       params: scope.params,
@@ -170,6 +174,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'get',
+      scope: `read:${scope.scopeCategory}`,
       path: `${scope.path}/:id`,
       summary: `A ${scope.noun} (${scope.who})`,
       params: one,
@@ -185,6 +190,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'patch',
+      scope: `write:${scope.scopeCategory}`,
       path: `${scope.path}/:id`,
       summary: `Edit a ${scope.noun}: the fields given, lists replaced whole (${scope.who})`,
       params: one,
@@ -217,6 +223,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'delete',
+      scope: `write:${scope.scopeCategory}`,
       path: `${scope.path}/:id`,
       summary: `Delete a ${scope.noun} with its tokens (${scope.who})`,
       params: one,
@@ -231,6 +238,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'get',
+      scope: `read:${scope.scopeCategory}`,
       path: `${scope.path}/:id/tokens`,
       summary: `The tokens of a ${scope.noun}, never their secrets (${scope.who})`,
       params: one,
@@ -244,6 +252,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'post',
+      scope: `write:${scope.scopeCategory}`,
       path: `${scope.path}/:id/tokens`,
       summary: `Create a token of a ${scope.noun}; the secret \`sha1\` is shown only now (${scope.who})`,
       params: one,
@@ -262,6 +271,7 @@ function scopeRoutes(scope: Scope): Route[] {
     route({
       ...base,
       method: 'delete',
+      scope: `write:${scope.scopeCategory}`,
       path: `${scope.path}/:id/tokens/:tokenId`,
       summary: `Delete a token of a ${scope.noun}; it is refused from the next request on (${scope.who})`,
       params: oneToken,
@@ -283,6 +293,7 @@ function scopeRoutes(scope: Scope): Route[] {
 export const serviceAccountRoutes: Route[] = [
   ...scopeRoutes({
     path: '/admin/service-accounts',
+    scopeCategory: 'admin',
     noun: 'site-wide service account',
     who: 'site admins',
     params: z.object({}),
@@ -292,6 +303,7 @@ export const serviceAccountRoutes: Route[] = [
   }),
   ...scopeRoutes({
     path: '/orgs/:orgname/service-accounts',
+    scopeCategory: 'organization',
     noun: "organization's service account",
     who: 'owners and site admins',
     params: z.object({ orgname: p.login }),

@@ -10,7 +10,7 @@ const route = sectionRoutes({ tag: 'Site settings', backend: 'orgs-teams' });
 // Site settings: branding, the email-domain whitelist and the registration toggle.
 // Decisions (the administrative organization, ETags): docs/site-settings.md.
 
-/** BrandingResponse of spec 2.7. */
+/** The spec's BrandingResponse. */
 const BrandingJson = z
   .object({
     logo: z.string(),
@@ -87,6 +87,7 @@ const RegistrationJson = z.object({ disableRegistration: z.boolean() }).meta({ i
 function domainChange(method: 'post' | 'patch', summary: string): Route {
   return route({
     method,
+    scope: 'write:admin',
     path: '/allowed-domains',
     summary,
     auth: 'token',
@@ -112,6 +113,7 @@ const ADMIN_ORG_ONLY: Requirement<never, unknown, { config: GatewayConfig; org: 
 export const siteSettingsRoutes = [
   route({
     method: 'get',
+    scope: 'read:misc',
     path: '/branding',
     summary: 'Branding (ETag; 304 on a matching If-None-Match)',
     auth: 'public',
@@ -126,6 +128,7 @@ export const siteSettingsRoutes = [
   }),
   route({
     method: 'post',
+    scope: 'write:admin',
     path: '/branding',
     summary: 'Change branding options (edit_branding_options:org)',
     auth: 'token',
@@ -140,6 +143,7 @@ export const siteSettingsRoutes = [
   }),
   route({
     method: 'get',
+    scope: 'read:misc',
     path: '/allowed-domains',
     summary: 'The email-domain whitelist (empty when none)',
     auth: 'public',
@@ -155,6 +159,7 @@ export const siteSettingsRoutes = [
   ),
   route({
     method: 'get',
+    scope: 'read:misc',
     path: '/disable-registration',
     summary: 'Whether new-user registration is disabled',
     auth: 'public',
@@ -166,6 +171,7 @@ export const siteSettingsRoutes = [
   }),
   route({
     method: 'post',
+    scope: 'write:admin',
     path: '/disable-registration',
     summary: 'Enable or disable new-user registration (update_user_registration:site_admin)',
     auth: 'token',

@@ -6,7 +6,7 @@ import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Grant, type Requirement, type Route } from '../../route';
 import { organizationOfTeam, orgInPath, teamInPath } from '../../targets';
-import { UserJson, userJson } from '../identity/presenters';
+import { UserJson, userJsonFor } from '../identity/presenters';
 import { TeamJson, teamJson } from './presenters';
 
 const route = sectionRoutes({ tag: 'Teams', backend: 'orgs-teams' });
@@ -15,6 +15,25 @@ const route = sectionRoutes({ tag: 'Teams', backend: 'orgs-teams' });
 
 const roleIds = z.array(z.number().int().positive()).optional();
 const units = z.array(z.string()).optional();
+/** When each time-bound role ends; a role of assignedRoleIDs not named here is held for good. */
+const roleUntil = z
+  .record(
+    z.string().regex(/^[1-9][0-9]*$/, { error: 'keys must be role ids' }),
+    z.iso.datetime({ offset: true, error: 'must be an RFC 3339 date-time' }),
+  )
+  .optional()
+  .meta({ description: 'role id to the RFC 3339 time the team holds that role until (each a role of assignedRoleIDs, in the future)' });
+
+/** 422 for an end of a role not in assignedRoleIDs, or one already past: the ends belong to the roles being assigned. */
+function checkRoleEnds(body: { assignedRoleIDs?: number[]; assignedRoleUntil?: Record<string, string> }, ctx: z.RefinementCtx): void {
+  const now = Date.now();
+  for (const [id, at] of Object.entries(body.assignedRoleUntil ?? {})) {
+    if (!body.assignedRoleIDs?.includes(Number(id)))
+      ctx.addIssue({ code: 'custom', path: ['assignedRoleUntil', id], message: `role ${id} is not in assignedRoleIDs` });
+    else if (Date.parse(at) <= now)
+      ctx.addIssue({ code: 'custom', path: ['assignedRoleUntil', id], message: `${at} has passed; an end must be in the future` });
+  }
+}
 /** The type of a team created without one. */
 export const DEFAULT_TEAM_TYPE = 'general';
 
@@ -29,16 +48,18 @@ const CreateTeamOption = z.object({
   description: z.string().max(L.description).optional(),
   permission: z.string().optional(),
   assignedRoleIDs: roleIds,
+  assignedRoleUntil: roleUntil,
   units,
-});
+}).superRefine(checkRoleEnds);
 const EditTeamOption = z.object({
   name: z.string(),
   description: z.string().max(L.description).optional(),
   permission: z.string().optional(),
   assignedRoleIDs: roleIds,
+  assignedRoleUntil: roleUntil,
   type: z.string().optional(),
   units,
-});
+}).superRefine(checkRoleEnds);
 
 /** 400 for a name, type, permission or unit over its limit, as the service answers invalid ones (docs/limits.md). */
 function checkTeamTexts(body: { name: string; type?: string; permission?: string; units?: string[] }): void {
@@ -50,7 +71,8 @@ function checkTeamTexts(body: { name: string; type?: string; permission?: string
   ]);
 }
 
-const wrapRoles = (ids: number[] | undefined) => (ids === undefined ? undefined : { roleIds: ids });
+const wrapRoles = (ids: number[] | undefined, until: Record<string, string> | undefined) =>
+  ids === undefined ? undefined : { roleIds: ids, until: Object.fromEntries(Object.entries(until ?? {}).map(([id, at]) => [Number(id), at])) };
 const wrapUnits = (names: string[] | undefined) => (names === undefined ? undefined : { units: names });
 
 const Org = z.object({ orgname: p.login });
@@ -114,11 +136,25 @@ const TEAM_ROLES = {
   }),
 };
 
-/** Giving a team custom roles (`assignedRoleIDs`) takes holding every permission they carry; `[]` gives nothing. */
-const ASSIGNED_ROLES = {
-  describe: 'every permission of the roles in `assignedRoleIDs`, on the organization',
-  of: (orgId: number, roleIds: number[] | undefined): Grant | undefined =>
-    roleIds?.length ? { orgId, roleIds, what: 'assignedRoleIDs' } : undefined,
+/**
+ * Gitea's team permission `admin` makes the team's members the organization's administrators (`is_admin` of
+ * `GET /users/{u}/orgs/{org}/permissions`): what `admin:org` grants.
+ */
+const ADMIN_PERMISSION = { namespace: 'org', action: 'admin' };
+
+/**
+ * What a team's creation or edit gives: every permission of the custom roles in `assignedRoleIDs` (`[]` gives
+ * nothing), and `admin:org` with `permission: admin`. Whoever makes the change must hold all of it.
+ */
+const TEAM_GRANTS = {
+  describe: 'every permission of the roles in `assignedRoleIDs`, and `admin:org` for `permission: admin`, on the organization',
+  of: (orgId: number, body: { assignedRoleIDs?: number[]; permission?: string }): Grant | undefined => {
+    const roleIds = body.assignedRoleIDs?.length ? body.assignedRoleIDs : undefined;
+    const admin = body.permission === 'admin';
+    if (!roleIds && !admin) return undefined;
+    const what = [...(roleIds ? ['assignedRoleIDs'] : []), ...(admin ? ['permission admin'] : [])].join(' and ');
+    return { orgId, roleIds, permissions: admin ? [ADMIN_PERMISSION] : undefined, what };
+  },
 };
 
 const TEAM_ACTIONS = ['join', 'leave', 'remove', 'add'] as const;
@@ -139,6 +175,7 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
   const self = action === 'join' || action === 'leave';
   return route({
     method: 'post',
+    scope: 'write:organization',
     path: `/orgs/:orgname/teams/:teamid/action/${action}`,
     summary: `Team action ${action} (query uid${action === 'add' ? ', and uname' : ''})`,
     auth: 'token',
@@ -168,6 +205,7 @@ function teamAction(action: (typeof TEAM_ACTIONS)[number]): Route {
 export const teamRoutes: Route[] = [
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/teams',
     summary: 'Teams of an organization, owner team first, then by name',
     auth: 'token',
@@ -184,6 +222,7 @@ export const teamRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/teams/search',
     summary: 'Search the teams of an organization by name (and description unless include_desc=false), as Gitea answers: {ok, data}',
     auth: 'token',
@@ -216,6 +255,7 @@ export const teamRoutes: Route[] = [
   }),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs/:orgname/teams',
     summary: 'Create a team',
     auth: 'token',
@@ -223,7 +263,7 @@ export const teamRoutes: Route[] = [
     target: orgInPath,
     requires: [{ on: 'target', permission: 'create:team' }],
     body: { schema: CreateTeamOption },
-    gives: { describe: ASSIGNED_ROLES.describe, of: ({ body }, { target }) => ASSIGNED_ROLES.of(target.id, body.assignedRoleIDs) },
+    gives: { describe: TEAM_GRANTS.describe, of: ({ body }, { target }) => TEAM_GRANTS.of(target.id, body) },
     response: { status: 201, schema: TeamJson },
     async handle({ body }, { backends, target }) {
       checkTeamTexts(body);
@@ -234,7 +274,7 @@ export const teamRoutes: Route[] = [
         description: body.description ?? '',
         permission: body.permission ?? '',
         units: wrapUnits(body.units),
-        roleIds: wrapRoles(body.assignedRoleIDs),
+        roleIds: wrapRoles(body.assignedRoleIDs, body.assignedRoleUntil),
       });
       return { body: teamJson(team) };
     },
@@ -242,6 +282,7 @@ export const teamRoutes: Route[] = [
   ...TEAM_ACTIONS.map(teamAction),
   route({
     method: 'post',
+    scope: 'write:organization',
     path: '/orgs/:orgname/teams/:teamid/action/:action',
     summary: 'Any other team action: 400',
     auth: 'token',
@@ -253,6 +294,7 @@ export const teamRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/teams/:teamid',
     summary: 'A team',
     auth: 'token',
@@ -266,6 +308,7 @@ export const teamRoutes: Route[] = [
   }),
   route({
     method: 'patch',
+    scope: 'write:organization',
     path: '/teams/:teamid',
     summary: 'Edit a team (the owner team keeps its name and permission)',
     auth: 'token',
@@ -273,10 +316,9 @@ export const teamRoutes: Route[] = [
     target: teamInPath,
     requires: [{ on: 'target', permission: 'edit:team' }],
     body: { schema: EditTeamOption },
-    gives: {
-      describe: ASSIGNED_ROLES.describe,
-      of: ({ body }, { target }) => ASSIGNED_ROLES.of(target.organization!.id, body.assignedRoleIDs),
-    },
+    // The owner team is the organization's owners: only owners and site admins change it, whatever else a role grants.
+    checks: [OWNERS_ONLY],
+    gives: { describe: TEAM_GRANTS.describe, of: ({ body }, { target }) => TEAM_GRANTS.of(target.organization!.id, body) },
     response: { status: 200, schema: TeamJson },
     async handle({ body }, { backends, target }) {
       checkTeamTexts(body);
@@ -287,13 +329,14 @@ export const teamRoutes: Route[] = [
         permission: body.permission,
         type: body.type,
         units: wrapUnits(body.units),
-        roleIds: wrapRoles(body.assignedRoleIDs),
+        roleIds: wrapRoles(body.assignedRoleIDs, body.assignedRoleUntil),
       });
       return { body: teamJson(team) };
     },
   }),
   route({
     method: 'delete',
+    scope: 'write:organization',
     path: '/teams/:teamid',
     summary: 'Delete a team (never the owner team)',
     auth: 'token',
@@ -308,6 +351,7 @@ export const teamRoutes: Route[] = [
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/teams/:teamid/members',
     summary: 'Members of a team, by login',
     auth: 'token',
@@ -319,11 +363,12 @@ export const teamRoutes: Route[] = [
     async handle({ query }, ctx) {
       const page = pageOf(query);
       const { members, total } = await ctx.backends.orgsTeams.organizations.listTeamMembers({ teamId: ctx.target.id, page });
-      return { body: members.map(userJson), headers: pageHeaders(ctx, page, total) };
+      return { body: members.map((u) => userJsonFor(u, ctx.caller)), headers: pageHeaders(ctx, page, total) };
     },
   }),
   route({
     method: 'get',
+    scope: 'read:organization',
     path: '/teams/:teamid/members/:username',
     summary: 'A member of a team (404 when not a member)',
     auth: 'token',
@@ -331,12 +376,14 @@ export const teamRoutes: Route[] = [
     target: teamInPath,
     requires: [{ on: 'target', permission: 'view:team-member' }],
     response: { status: 200, schema: UserJson },
-    async handle({ params }, { backends, target }) {
-      return { body: userJson(await backends.orgsTeams.organizations.getTeamMember({ teamId: target.id, username: params.username })) };
+    async handle({ params }, { backends, caller, target }) {
+      const member = await backends.orgsTeams.organizations.getTeamMember({ teamId: target.id, username: params.username });
+      return { body: userJsonFor(member, caller) };
     },
   }),
   route({
     method: 'put',
+    scope: 'write:organization',
     path: '/teams/:teamid/members/:username',
     summary: 'Add a member to a team (adding a member again changes nothing)',
     auth: 'token',
@@ -366,6 +413,7 @@ export const teamRoutes: Route[] = [
   }),
   route({
     method: 'delete',
+    scope: 'write:organization',
     path: '/teams/:teamid/members/:username',
     summary: 'Remove a member from a team',
     auth: 'token',

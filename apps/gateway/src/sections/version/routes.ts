@@ -7,6 +7,7 @@ const route = sectionRoutes({ tag: 'Miscellaneous', backend: 'orgs-teams' });
 export const versionRoutes = [
   route({
     method: 'get',
+    scope: 'read:misc',
     path: '/version',
     summary: 'Version of the platform',
     auth: 'public',

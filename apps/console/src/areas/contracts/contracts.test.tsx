@@ -1,0 +1,170 @@
+import { act, fireEvent, screen, within } from '@testing-library/react';
+import { renderScreen, type Answer } from '../../../test/render';
+import { signedIn } from '../../../test/signed-in';
+import { acme, MEMBER_HOLDS, OWNER_HOLDS } from '../orgs/fixtures';
+import { OrgContracts } from './org-contracts';
+
+const UUID = '0b8f1d5e-2c3a-4d4e-9f00-000000000001';
+const FREE_UUID = '0b8f1d5e-2c3a-4d4e-9f00-000000000002';
+const BOUND = {
+  id: 31,
+  contractId: 3,
+  cluster: UUID,
+  displayName: 'edge1',
+  clusterStatus: { name: 'edge1', isImported: true, tags: ['prod'] },
+  duplicateContractFeatures: [],
+  error: '',
+};
+const CONTRACT = {
+  id: 3,
+  uid: 10,
+  orgOrUser: 'acme',
+  name: 'Acme DB',
+  product: 'productdb',
+  features: ['backup'],
+  clusters: [BOUND],
+  quota: { enabled: false, limit: 0, metric: 'cpu_core_month', alertThresholds: [] },
+  start: 1_700_000_000,
+  end: 4_100_000_000,
+  documentPath: '',
+  allowOffline: false,
+  autoAssignCluster: false,
+  disableAnalytics: false,
+  enableClientBilling: false,
+  revoked: false,
+  restrictions: '',
+  emails: { licenseUsers: [], usageAlertClient: [] },
+};
+
+/** `acme` with one contract binding `edge1`, and `edge2` in its inventory; `holds` on the organization. */
+function contractAnswers(holds: string[]): Record<string, Answer> {
+  return {
+    ...acme([...holds, 'view_contracts_mgmt']),
+    'GET /user/contracts': [200, [CONTRACT]],
+    'GET /user/contracts/3': [200, CONTRACT],
+    'GET /user/contracts/3/audit': [200, [{ id: 1, contractID: 3, addedBy: 'root', event: `bound ${UUID}`, createdUnix: 1_700_000_100 }]],
+    'GET /user/contracts/3/clusters/imported/non-associated': [
+      200,
+      [
+        {
+          id: '2',
+          uid: FREE_UUID,
+          name: 'edge2',
+          displayName: '',
+          provider: 'kind',
+          kubernetesVersion: 'v1.30',
+          nodeCount: 1,
+          status: {},
+          hubUID: '',
+        },
+      ],
+    ],
+    'GET /orgs/acme/clusters': [200, []],
+    'GET /user/contracts/active/associated-clusters': [200, []],
+  };
+}
+
+const listAt = { path: '/orgs/acme/contracts', pattern: '/orgs/:org/contracts/*' };
+const contractAt = { path: '/orgs/acme/contracts/3', pattern: '/orgs/:org/contracts/*' };
+const ADMIN_OF_CONTRACTS = [...OWNER_HOLDS, 'add_cluster_contract', 'issue_license'];
+
+describe("an organization's contracts", () => {
+  it('lists each contract the API answers with its clusters and quota', async () => {
+    renderScreen(signedIn(<OrgContracts />), { ...listAt, answers: contractAnswers(MEMBER_HOLDS) });
+    const table = await screen.findByRole('table', { name: 'Contracts of acme' });
+    const [row] = within(table).getAllByRole('row').slice(1);
+    const cells = within(row!)
+      .getAllByRole('cell')
+      .map((c) => c.textContent);
+    expect(cells[0]).toBe('Acme DB (productdb)');
+    expect(cells.slice(3)).toEqual(['Active', '1', 'none']);
+  });
+
+  it('says when there is no contract', async () => {
+    renderScreen(signedIn(<OrgContracts />), {
+      ...listAt,
+      answers: { ...contractAnswers(MEMBER_HOLDS), 'GET /user/contracts': [200, []] },
+    });
+    expect((await screen.findByText(/^Contracts of acme:/)).textContent).toBe('Contracts of acme: No contract yet.');
+  });
+
+  it("shows the API's refusal", async () => {
+    renderScreen(signedIn(<OrgContracts />), {
+      ...listAt,
+      answers: { ...contractAnswers(MEMBER_HOLDS), 'GET /user/contracts': [403, { message: 'org membership required' }] },
+    });
+    expect((await screen.findByRole('alert')).textContent).toBe('org membership required (403)');
+  });
+
+  it('offers binding a cluster to several contracts only to whoever may assign clusters', async () => {
+    renderScreen(signedIn(<OrgContracts />), { ...listAt, answers: contractAnswers(ADMIN_OF_CONTRACTS) });
+    expect(await screen.findByRole('form', { name: 'Bind a cluster to several contracts' })).toBeTruthy();
+  });
+
+  it('offers a plain member no binding', async () => {
+    renderScreen(signedIn(<OrgContracts />), { ...listAt, answers: contractAnswers(MEMBER_HOLDS) });
+    await screen.findByRole('table', { name: 'Contracts of acme' });
+    // The answer about the caller's relations arrives after the list: give it the time to.
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    expect(screen.queryByRole('form', { name: 'Bind a cluster to several contracts' })).toBeNull();
+  });
+});
+
+describe("a contract's page", () => {
+  it('offers whoever may, issuing, unbinding and binding; binding refreshes the bound clusters', async () => {
+    let bound = [BOUND];
+    const api = renderScreen(signedIn(<OrgContracts />), {
+      ...contractAt,
+      answers: {
+        ...contractAnswers(ADMIN_OF_CONTRACTS),
+        'GET /user/contracts/3': () => [200, { ...CONTRACT, clusters: bound }],
+        'POST /user/contracts/3/clusters': () => (
+          (bound = [
+            ...bound,
+            { ...BOUND, id: 32, cluster: FREE_UUID, displayName: 'edge2', clusterStatus: { name: 'edge2', isImported: true, tags: [] } },
+          ]),
+          [201, []]
+        ),
+      },
+    });
+    expect(await screen.findByRole('button', { name: 'Issue license for edge1' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Unbind edge1' })).toBeTruthy();
+    const form = await screen.findByRole('form', { name: 'Bind a cluster' });
+    await within(form).findByRole('option', { name: `edge2 (${FREE_UUID})` });
+    fireEvent.change(within(form).getByRole('combobox', { name: 'Inventory cluster' }), { target: { value: FREE_UUID } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Bind cluster' }));
+    expect((await within(form).findByRole('status')).textContent).toBe('Bound edge2');
+    expect(await screen.findByRole('button', { name: 'Unbind edge2' })).toBeTruthy();
+    expect(api.calls).toContainEqual({ call: 'POST /user/contracts/3/clusters?org=acme', body: [{ cluster: FREE_UUID }] });
+  });
+
+  it("shows the API's field errors on binding (422), under the form", async () => {
+    renderScreen(signedIn(<OrgContracts />), {
+      ...contractAt,
+      answers: {
+        ...contractAnswers(ADMIN_OF_CONTRACTS),
+        'POST /user/contracts/3/clusters': [
+          422,
+          { message: 'invalid request', errors: [{ field: 'displayName', description: 'too long' }] },
+        ],
+      },
+    });
+    const form = await screen.findByRole('form', { name: 'Bind a cluster' });
+    fireEvent.change(within(form).getByRole('textbox', { name: /Cluster UUID/ }), { target: { value: FREE_UUID } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Bind cluster' }));
+    const alert = await within(form).findByRole('alert');
+    expect(alert.textContent).toContain('invalid request (422)');
+    expect(within(alert).getByRole('listitem').textContent).toBe('displayName: too long');
+  });
+
+  it('offers a plain member the contract without issuing, unbinding or binding', async () => {
+    const api = renderScreen(signedIn(<OrgContracts />), { ...contractAt, answers: contractAnswers(MEMBER_HOLDS) });
+    await screen.findByRole('table', { name: 'Clusters bound to contract 3' });
+    await screen.findByRole('table', { name: 'Audit trail of contract 3' });
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    expect(screen.queryByRole('button', { name: /^Issue license/ })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Unbind/ })).toBeNull();
+    expect(screen.queryByRole('form', { name: 'Bind a cluster' })).toBeNull();
+    expect(api.calls.map((c) => c.call)).not.toContain('GET /user/contracts/3/clusters/imported/non-associated?org=acme');
+  });
+});

@@ -1,0 +1,19 @@
+import { bindService } from '@platform/service-kit';
+import { notificationsV1 } from '@platform/proto';
+import type { Notices } from './notices';
+import type { Webhooks } from './webhooks';
+
+/** NotificationsService: webhook endpoints, their delivery log and the notice mails (docs/notifications.md). */
+export function notificationsService(notices: Notices, webhooks: Webhooks) {
+  return bindService(notificationsV1.NotificationsServiceService, {
+    listWebhookEndpoints: async (req) => ({ endpoints: await webhooks.list(req.ownerId) }),
+    createWebhookEndpoint: (req) => webhooks.create(req),
+    setWebhookEndpointEnabled: (req) => webhooks.setEnabled(req),
+    deleteWebhookEndpoint: async (req) => {
+      await webhooks.delete(req.ownerId, req.id);
+      return {};
+    },
+    listWebhookDeliveries: async (req) => ({ deliveries: await webhooks.deliveries(req.ownerId, req.limit) }),
+    listNoticeMails: async (req) => ({ mails: await notices.mails(req.ownerId, req.limit) }),
+  });
+}

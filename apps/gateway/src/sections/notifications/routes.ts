@@ -1,0 +1,280 @@
+import { z } from 'zod';
+import type { notificationsV1 } from '@platform/proto';
+import * as p from '../../params';
+import { sectionRoutes, type Route } from '../../route';
+import { orgInPath } from '../../targets';
+
+const route = sectionRoutes({ tag: 'Contracts', backend: 'contracts-licensing' });
+
+// Quota and expiry notices (docs/notifications.md): webhook endpoints of the site (site admins, every contract) and
+// of an organization (its owners and site admins, as for its service accounts: manage_owners:org, which no custom role
+// carries; its contracts), their delivery log, and the mails sent or kept (site admins).
+
+const EVENTS = ['quota.threshold', 'contract.expiring'] as const;
+
+export const WebhookEndpointJson = z
+  .object({
+    id: z.number().int(),
+    url: z.string(),
+    events: z.array(z.string()),
+    enabled: z.boolean(),
+    disabledReason: z.string().meta({ description: 'Why it was disabled; empty when enabled' }),
+    failuresInRow: z.number().int(),
+    createdBy: z.string(),
+    createdAt: z.string().meta({ description: 'RFC3339' }),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+const CreatedWebhookEndpointJson = WebhookEndpointJson.extend({
+  secret: z.string().meta({ description: 'The signing secret (whsec_...), shown this once' }),
+}).meta({ id: 'CreatedWebhookEndpoint' });
+
+export const WebhookDeliveryJson = z
+  .object({
+    id: z.number().int(),
+    endpointId: z.number().int(),
+    url: z.string(),
+    event: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    attempts: z.number().int(),
+    responseCode: z.number().int().meta({ description: 'The last HTTP status; 0 when none came back' }),
+    lastError: z.string(),
+    contractId: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    nextAttemptAt: z.string(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const NoticeMailJson = z
+  .object({
+    id: z.number().int(),
+    contractId: z.number().int().meta({ description: '0 for a mail about a webhook endpoint' }),
+    recipient: z.string(),
+    subject: z.string(),
+    status: z.enum(['sent', 'kept']),
+    text: z.string(),
+    html: z.string(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'NoticeMail' });
+
+const CreateBody = z
+  .object({
+    url: z.string().max(2048).meta({ description: 'https:// only; private and loopback addresses are refused' }),
+    events: z.array(z.enum(EVENTS)).min(1).max(EVENTS.length),
+  })
+  .meta({ id: 'CreateWebhookEndpoint' });
+const EnableBody = z.object({ enabled: z.boolean() }).meta({ id: 'WebhookEndpointEnabled' });
+const LimitQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).optional() });
+
+const iso = (unix: number) => new Date(unix * 1000).toISOString();
+const endpointJson = (e: notificationsV1.WebhookEndpoint) => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  enabled: e.enabled,
+  disabledReason: e.disabledReason,
+  failuresInRow: e.failuresInRow,
+  createdBy: e.createdBy,
+  createdAt: iso(e.createdUnix),
+});
+const deliveryJson = (d: notificationsV1.WebhookDelivery) => ({
+  id: d.id,
+  endpointId: d.endpointId,
+  url: d.url,
+  event: d.event,
+  status: d.status as 'pending',
+  attempts: d.attempts,
+  responseCode: d.responseCode,
+  lastError: d.lastError,
+  contractId: d.contractId,
+  createdAt: iso(d.createdUnix),
+  updatedAt: iso(d.updatedUnix),
+  nextAttemptAt: iso(d.nextAttemptUnix),
+});
+const mailJson = (m: notificationsV1.NoticeMail) => ({
+  ...m,
+  status: m.status as 'sent',
+  createdAt: iso(m.createdUnix),
+  createdUnix: undefined,
+});
+
+const Org = z.object({ orgname: p.login });
+const OrgAndId = Org.extend({ id: p.id });
+const Id = z.object({ id: p.id });
+const client = (ctx: { backends: { contractsLicensing: { notifications: any } } }) =>
+  ctx.backends.contractsLicensing.notifications as import('@platform/service-kit').PromiseClient<
+    typeof notificationsV1.NotificationsServiceService
+  >;
+
+const list = async (ownerId: number, ctx: any) => ({
+  body: (await client(ctx).listWebhookEndpoints({ ownerId })).endpoints.map(endpointJson),
+});
+async function create(ownerId: number, body: z.infer<typeof CreateBody>, ctx: any) {
+  const { endpoint, secret } = await client(ctx).createWebhookEndpoint({
+    ownerId,
+    url: body.url,
+    events: body.events,
+    createdBy: ctx.caller.login,
+    notifyEmail: ctx.caller.email ?? '',
+  });
+  return { status: 201, body: { ...endpointJson(endpoint!), secret } };
+}
+const enable = async (ownerId: number, id: number, enabled: boolean, ctx: any) => ({
+  body: endpointJson(await client(ctx).setWebhookEndpointEnabled({ ownerId, id, enabled })),
+});
+async function remove(ownerId: number, id: number, ctx: any) {
+  await client(ctx).deleteWebhookEndpoint({ ownerId, id });
+  return { status: 204 };
+}
+const deliveries = async (ownerId: number, limit: number | undefined, ctx: any) => ({
+  body: (await client(ctx).listWebhookDeliveries({ ownerId, limit: limit ?? 50 })).deliveries.map(deliveryJson),
+});
+const badUrl = { status: 422, description: 'for a URL that is not https, does not resolve or resolves to a private address' };
+const unknown = { status: 404, description: 'for an unknown endpoint' };
+const SITE = '/admin/notifications/webhooks';
+const ORG = '/orgs/:orgname/notifications/webhooks';
+/** An organization's endpoints and deliveries are its owners' (and site admins'), as its Owners team is. */
+const ORG_OWNERS = { on: 'target', permission: 'manage_owners:org', denied: 'org ownership required' } as const;
+
+export const notificationRoutes: Route[] = [
+  route({
+    auth: 'token',
+    requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
+    scope: 'read:admin',
+    method: 'get',
+    path: SITE,
+    summary: 'Webhook endpoints hearing about every contract',
+    response: { status: 200, schema: z.array(WebhookEndpointJson) },
+    handle: (_input, ctx) => list(0, ctx),
+  }),
+  route({
+    auth: 'token',
+    requires: [{ on: 'site', permission: 'update_contracts:site_admin' }],
+    scope: 'write:admin',
+    method: 'post',
+    path: SITE,
+    summary: 'Register a webhook endpoint hearing about every contract; its signing secret is answered this once',
+    body: { schema: CreateBody },
+    errors: [badUrl],
+    response: { status: 201, schema: CreatedWebhookEndpointJson },
+    handle: ({ body }, ctx) => create(0, body, ctx),
+  }),
+  route({
+    auth: 'token',
+    requires: [{ on: 'site', permission: 'update_contracts:site_admin' }],
+    scope: 'write:admin',
+    method: 'patch',
+    path: `${SITE}/:id`,
+    summary: 'Enable (its failure count starts again) or disable a webhook endpoint of the site',
+    params: Id,
+    body: { schema: EnableBody },
+    errors: [unknown],
+    response: { status: 200, schema: WebhookEndpointJson },
+    handle: ({ params, body }, ctx) => enable(0, params.id, body.enabled, ctx),
+  }),
+  route({
+    auth: 'token',
+    requires: [{ on: 'site', permission: 'update_contracts:site_admin' }],
+    scope: 'write:admin',
+    method: 'delete',
+    path: `${SITE}/:id`,
+    summary: 'Remove a webhook endpoint of the site and its deliveries',
+    params: Id,
+    errors: [unknown],
+    response: { status: 204 },
+    handle: ({ params }, ctx) => remove(0, params.id, ctx),
+  }),
+  route({
+    auth: 'token',
+    requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
+    scope: 'read:admin',
+    method: 'get',
+    path: '/admin/notifications/deliveries',
+    summary: 'The webhook delivery log, newest first',
+    query: LimitQuery,
+    response: { status: 200, schema: z.array(WebhookDeliveryJson) },
+    handle: ({ query }, ctx) => deliveries(0, query.limit, ctx),
+  }),
+  route({
+    auth: 'token',
+    requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
+    scope: 'read:admin',
+    method: 'get',
+    path: '/admin/notifications/mails',
+    summary: 'The notice mails sent, or kept when no SMTP server is set, newest first',
+    query: LimitQuery,
+    response: { status: 200, schema: z.array(NoticeMailJson) },
+    async handle({ query }, ctx) {
+      const { mails } = await client(ctx).listNoticeMails({ ownerId: 0, limit: query.limit ?? 50 });
+      return { body: mails.map(mailJson) };
+    },
+  }),
+  route({
+    auth: 'token',
+    params: Org,
+    target: orgInPath,
+    requires: [ORG_OWNERS],
+    scope: 'read:organization',
+    method: 'get',
+    path: ORG,
+    summary: "Webhook endpoints hearing about the organization's contracts",
+    response: { status: 200, schema: z.array(WebhookEndpointJson) },
+    handle: (_input, ctx) => list(ctx.target.id, ctx),
+  }),
+  route({
+    auth: 'token',
+    params: Org,
+    target: orgInPath,
+    requires: [ORG_OWNERS],
+    scope: 'write:organization',
+    method: 'post',
+    path: ORG,
+    summary: "Register a webhook endpoint hearing about the organization's contracts; its signing secret is answered this once",
+    body: { schema: CreateBody },
+    errors: [badUrl],
+    response: { status: 201, schema: CreatedWebhookEndpointJson },
+    handle: ({ body }, ctx) => create(ctx.target.id, body, ctx),
+  }),
+  route({
+    auth: 'token',
+    params: OrgAndId,
+    target: orgInPath,
+    requires: [ORG_OWNERS],
+    scope: 'write:organization',
+    method: 'patch',
+    path: `${ORG}/:id`,
+    summary: 'Enable (its failure count starts again) or disable a webhook endpoint of the organization',
+    body: { schema: EnableBody },
+    errors: [unknown],
+    response: { status: 200, schema: WebhookEndpointJson },
+    handle: ({ params, body }, ctx) => enable(ctx.target.id, params.id, body.enabled, ctx),
+  }),
+  route({
+    auth: 'token',
+    params: OrgAndId,
+    target: orgInPath,
+    requires: [ORG_OWNERS],
+    scope: 'write:organization',
+    method: 'delete',
+    path: `${ORG}/:id`,
+    summary: 'Remove a webhook endpoint of the organization and its deliveries',
+    errors: [unknown],
+    response: { status: 204 },
+    handle: ({ params }, ctx) => remove(ctx.target.id, params.id, ctx),
+  }),
+  route({
+    auth: 'token',
+    params: Org,
+    target: orgInPath,
+    requires: [ORG_OWNERS],
+    scope: 'read:organization',
+    method: 'get',
+    path: '/orgs/:orgname/notifications/deliveries',
+    summary: "Deliveries to the organization's webhook endpoints, newest first",
+    query: LimitQuery,
+    response: { status: 200, schema: z.array(WebhookDeliveryJson) },
+    handle: ({ query }, ctx) => deliveries(ctx.target.id, query.limit, ctx),
+  }),
+];

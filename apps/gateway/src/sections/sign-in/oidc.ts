@@ -1,0 +1,284 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as oidc from 'openid-client';
+import { z } from 'zod';
+import { DomainError, NotFoundError, UnavailableError } from '@platform/errors';
+import type { Request } from 'express';
+import type { GatewayConfig } from '../../config';
+import { sectionRoutes } from '../../route';
+import { sessionCookie } from '../../session-cookie';
+
+const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
+
+// Single sign-on for the console through the site's OpenID provider (docs/authentication.md, "Single sign-on (OIDC)"):
+// the authorization code flow with PKCE, run by openid-client. The gateway validates the ID token; orgs-teams finds or
+// makes the account and starts the same console session a password sign-in starts.
+
+/** The cookie keeping state, nonce and PKCE verifier between the start and the callback. */
+const FLOW_COOKIE = 'platform_oidc';
+/** How long a person may take at the provider. */
+const FLOW_SECONDS = 600;
+
+interface Settings {
+  issuer: URL;
+  clientId: string;
+  clientSecret: string;
+  scopes: string;
+  claims: { username: string; email: string; groups: string };
+  name: string;
+}
+
+function settingsOf(config: GatewayConfig): Settings | undefined {
+  if (!config.OIDC_ISSUER_URL) return undefined;
+  const secret = config.OIDC_CLIENT_SECRET_FILE
+    ? readFileSync(config.OIDC_CLIENT_SECRET_FILE, 'utf8').trim()
+    : config.OIDC_CLIENT_SECRET;
+  if (!config.OIDC_CLIENT_ID || !secret)
+    throw new UnavailableError('single sign-on is misconfigured: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET(_FILE) are needed');
+  return {
+    issuer: new URL(config.OIDC_ISSUER_URL),
+    clientId: config.OIDC_CLIENT_ID,
+    clientSecret: secret,
+    scopes: config.OIDC_SCOPES,
+    claims: { username: config.OIDC_USERNAME_CLAIM, email: config.OIDC_EMAIL_CLAIM, groups: config.OIDC_GROUPS_CLAIM },
+    name: config.OIDC_DISPLAY_NAME,
+  };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The provider's metadata, read once (a failed read is tried again on the next sign-in). */
+const discovered = new Map<string, Promise<oidc.Configuration>>();
+function providerOf(s: Settings): Promise<oidc.Configuration> {
+  const key = `${s.issuer.href} ${s.clientId}`;
+  let found = discovered.get(key);
+  if (!found) {
+    // Plain http only for a provider on this machine: anywhere else the code and tokens would cross the network bare.
+    const insecure = s.issuer.protocol === 'http:' && LOOPBACK.has(s.issuer.hostname);
+    found = oidc.discovery(s.issuer, s.clientId, s.clientSecret, undefined, insecure ? { execute: [oidc.allowInsecureRequests] } : undefined);
+    found.catch(() => discovered.delete(key));
+    discovered.set(key, found);
+  }
+  return found;
+}
+
+function required(config: GatewayConfig): Settings {
+  const s = settingsOf(config);
+  if (!s) throw new NotFoundError('single sign-on is not configured on this site');
+  return s;
+}
+
+const redirectUri = (req: Request, config: GatewayConfig) =>
+  config.OIDC_REDIRECT_URL ?? `${req.protocol}://${req.get('host')}/api/v1/user/oidc/callback`;
+
+/** The console's address: where a finished sign-in or sign-out lands. */
+const consoleUrl = (req: Request) => `${req.protocol}://${req.get('host')}/`;
+
+// The flow cookie is signed with a key derived from the client secret, which every gateway replica shares, so a
+// browser cannot be handed state it did not start with (a sibling subdomain could set the cookie, but not sign it).
+const flowKey = (s: Settings) => createHmac('sha256', s.clientSecret).update('platform oidc flow cookie').digest();
+
+interface Flow {
+  state: string;
+  nonce: string;
+  verifier: string;
+  expires: number;
+}
+
+function sealFlow(s: Settings, flow: Flow): string {
+  const body = Buffer.from(JSON.stringify(flow)).toString('base64url');
+  return `${body}.${createHmac('sha256', flowKey(s)).update(body).digest('base64url')}`;
+}
+
+function openFlow(s: Settings, req: Request): Flow | undefined {
+  const header = req.get('cookie') ?? '';
+  const value = header
+    .split(';')
+    .map((p) => p.trim())
+    .find((p) => p.startsWith(`${FLOW_COOKIE}=`))
+    ?.slice(FLOW_COOKIE.length + 1);
+  if (!value) return undefined;
+  const [body, mac] = value.split('.');
+  if (!body || !mac) return undefined;
+  const expected = Buffer.from(createHmac('sha256', flowKey(s)).update(body).digest('base64url'));
+  const presented = Buffer.from(mac);
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
+  try {
+    const flow = JSON.parse(Buffer.from(body, 'base64url').toString()) as Flow;
+    return flow.expires > Date.now() / 1000 ? flow : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// SameSite=Lax, not Strict: the callback is a top-level navigation coming from the provider's site, which must carry it.
+const flowCookie = (req: Request, value: string, maxAge: number) =>
+  `${FLOW_COOKIE}=${value}; Path=/api/v1/user/oidc; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${req.secure ? '; Secure' : ''}`;
+
+const escapeHtml = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A refused sign-in as a page a person reads in the browser, with the way back to the console. */
+function refusal(req: Request, status: number, message: string) {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused</title></head><body><h1>Sign-in refused</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(consoleUrl(req))}">Back to the console</a></p></body></html>`;
+  return {
+    status,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Set-Cookie': flowCookie(req, '', 0) },
+    body: Buffer.from(html) as never,
+  };
+}
+
+/** A claim as text ('' when absent or not text). */
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+/** The group claim: a list of names, or one name. */
+const groupsOf = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((g): g is string => typeof g === 'string') : typeof v === 'string' ? [v] : [];
+
+const SignInMethodsJson = z
+  .object({
+    password: z.enum(['everyone', 'one-account']).meta({
+      description: '`one-account` when the password form is off for all but the break-glass account',
+    }),
+    oidc: z
+      .object({
+        name: z.string().meta({ description: 'The provider, as the button names it: "Sign in with <name>"' }),
+        start_url: z.string(),
+        logout_url: z.string().nullable().meta({ description: "The provider's sign-out page, when it has one" }),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'SignInMethods' });
+
+export const oidcRoutes = [
+  route({
+    method: 'get',
+    scope: 'read:misc',
+    path: '/sign-in/methods',
+    summary: 'How the console may sign in: the password form, and single sign-on through the OpenID provider when configured',
+    auth: 'public',
+    response: { status: 200, schema: SignInMethodsJson },
+    async handle(_input, { config, req }) {
+      const s = settingsOf(config);
+      let logoutUrl: string | null = null;
+      if (s) {
+        // The provider may be down; the console still offers the button, which then tells the person.
+        const provider = await providerOf(s).catch(() => undefined);
+        if (provider?.serverMetadata().end_session_endpoint)
+          logoutUrl = oidc.buildEndSessionUrl(provider, { client_id: s.clientId, post_logout_redirect_uri: consoleUrl(req) }).href;
+      }
+      return {
+        body: {
+          password: config.PASSWORD_SIGN_IN_ONLY_FOR ? ('one-account' as const) : ('everyone' as const),
+          oidc: s ? { name: s.name, start_url: '/api/v1/user/oidc/start', logout_url: logoutUrl } : null,
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    scope: 'read:user',
+    path: '/user/oidc/start',
+    summary: 'Start single sign-on: redirects the browser to the OpenID provider (authorization code with PKCE)',
+    auth: 'public',
+    response: { status: 204, also: [{ status: 302, description: 'to the provider' }] },
+    errors: [
+      { status: 404, description: 'when single sign-on is not configured' },
+      { status: 503, description: 'when the provider cannot be reached' },
+    ],
+    async handle(_input, { config, req }) {
+      const s = required(config);
+      const provider = await providerOf(s).catch((err: unknown) => {
+        throw new UnavailableError(`the identity provider cannot be reached: ${(err as Error).message}`);
+      });
+      const flow: Flow = {
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        verifier: oidc.randomPKCECodeVerifier(),
+        expires: Math.floor(Date.now() / 1000) + FLOW_SECONDS,
+      };
+      const location = oidc.buildAuthorizationUrl(provider, {
+        redirect_uri: redirectUri(req, config),
+        scope: s.scopes,
+        state: flow.state,
+        nonce: flow.nonce,
+        code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+        code_challenge_method: 'S256',
+      });
+      return {
+        status: 302,
+        headers: { location: location.href, 'Set-Cookie': flowCookie(req, sealFlow(s, flow), FLOW_SECONDS), 'Cache-Control': 'no-store' },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    scope: 'read:user',
+    path: '/user/oidc/callback',
+    summary:
+      "Where the OpenID provider sends the browser back: the code is exchanged and the ID token validated, then the console session starts (the password sign-in's cookie) and the browser goes to the console",
+    auth: 'public',
+    query: z.object({}).catchall(z.string()),
+    response: {
+      status: 200,
+      contentType: 'text/html',
+      description: 'Never on success; a page saying why the sign-in was refused',
+      also: [{ status: 302, description: 'to the console, signed in' }],
+    },
+    errors: [
+      { status: 400, description: 'when the flow is unknown or expired, or the provider refused or answered something invalid' },
+      { status: 403, description: 'when the person may not sign in here (registration closed, e-mail outside the allowed domains, account disabled)' },
+      { status: 404, description: 'when single sign-on is not configured' },
+    ],
+    async handle(_input, { backends, config, req }) {
+      const s = required(config);
+      const flow = openFlow(s, req);
+      if (!flow) return refusal(req, 400, 'This sign-in was not started here or took too long. Start it again from the console.');
+      if (typeof req.query.error === 'string')
+        return refusal(req, 400, `The identity provider refused: ${text(req.query.error_description) || req.query.error}`);
+      let claims: oidc.IDToken;
+      let userinfo: Record<string, unknown> = {};
+      try {
+        const provider = await providerOf(s);
+        const current = new URL(redirectUri(req, config));
+        current.search = new URL(req.originalUrl, 'http://x').search;
+        const tokens = await oidc.authorizationCodeGrant(provider, current, {
+          pkceCodeVerifier: flow.verifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+        claims = tokens.claims()!;
+        // Providers that keep the profile out of the ID token (Entra ID's groups overage aside) answer it at userinfo.
+        if (provider.serverMetadata().userinfo_endpoint && (!claims[s.claims.email] || !(s.claims.groups in claims)))
+          userinfo = await oidc.fetchUserInfo(provider, tokens.access_token, claims.sub).catch(() => ({}));
+      } catch (err) {
+        return refusal(req, 400, `The identity provider's answer could not be accepted: ${(err as Error).message}`);
+      }
+      const claim = (name: string) => claims[name] ?? userinfo[name];
+      try {
+        const { session: created } = await backends.orgsTeams.identity.signInExternal({
+          issuer: claims.iss,
+          subject: claims.sub,
+          username: text(claim(s.claims.username)),
+          email: text(claim(s.claims.email)),
+          emailVerified: claim('email_verified') === true,
+          fullName: text(claim('name')),
+          groups: groupsOf(claim(s.claims.groups)),
+          userAgent: (req.get('user-agent') ?? '').slice(0, 512),
+          address: (req.ip ?? '').slice(0, 64),
+        });
+        return {
+          status: 302,
+          headers: {
+            location: consoleUrl(req),
+            'Cache-Control': 'no-store',
+            'Set-Cookie': [flowCookie(req, '', 0), sessionCookie(req, created!.secret, created!.session!.maxExpiresUnix)] as never,
+          },
+        };
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        // A refusal is 403 whatever orgs-teams' kind (a name it could not give is a conflict there); outages stay 5xx.
+        return refusal(req, err.httpStatus >= 500 ? err.httpStatus : 403, err.message);
+      }
+    },
+  }),
+];

@@ -1,0 +1,212 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { authorityFromConfig, issueLicense, trustedAuthority, verifyLicense } from '@platform/app-contracts-licensing/licensing';
+import { openDatabase } from '@platform/db';
+import { FileObjectStorage } from '@platform/object-storage';
+import { createTestDatabase, testNatsUrl } from '@platform/testing';
+import { api, cli, cliProcess, startApps, type Apps } from './helpers';
+
+const PASSPHRASE = 'a passphrase for the backup test';
+const CLUSTER = '6f1c2a4e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
+const tmp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+/** A license issued by the platform CA of `dataDir`'s database (what the issue-license routes do). */
+async function issue(env: Record<string, string>): Promise<string> {
+  const db = await openDatabase({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, schema: 'contracts' });
+  try {
+    const authority = await authorityFromConfig(db, { DATA_DIR: env.DATA_DIR, SECRETS_ENCRYPTION_KEY: env.SECRETS_ENCRYPTION_KEY });
+    const license = await issueLicense(authority, {
+      clusterUID: CLUSTER,
+      email: 'owner@example.com',
+      productLine: 'platform',
+      tier: 'gold',
+      features: ['observability'],
+      plan: 'standard',
+      allowOffline: false,
+      disableAnalytics: false,
+      enableClientBilling: false,
+      restrictions: '',
+      notAfter: new Date(Date.now() + 365 * 86400_000),
+    });
+    return Buffer.from(license.der).toString('base64');
+  } finally {
+    await db.close();
+  }
+}
+
+/** Proves a restored platform: the token works, the CA is the one licenses were issued under, they verify, and the objects are there. */
+async function expectRestored(platform: Apps, facts: { token: string; login: string; caPem: string; licenses: string[] }) {
+  const user = await api(platform.url, 'GET', '/user', { token: facts.token });
+  expect(user).toMatchObject({ status: 200, body: { login: facts.login } });
+  const ca = await fetch(`${platform.url}/api/v1/licenses/ca`);
+  expect(await ca.text()).toBe(facts.caPem);
+  for (const license of facts.licenses) {
+    await expect(verifyLicense(license, { clusterUID: CLUSTER }, trustedAuthority(facts.caPem))).resolves.toMatchObject({ clusterUID: CLUSTER });
+  }
+}
+
+describe('backup and restore on the embedded database (DATA_DIR)', () => {
+  const source = tmp('platform-backup-a-');
+  const restored = tmp('platform-backup-b-');
+  const archives = tmp('platform-backup-files-');
+  const passFile = path.join(archives, 'pass');
+  const base = { LOG_LEVEL: 'silent', PLATFORM_ADMIN_ORG: 'none', PLATFORM_ADMIN_PASSWORD: 'admin-password-1' };
+  const a = { ...base, DATA_DIR: source };
+  const b = { ...base, DATA_DIR: restored };
+  const archive = path.join(archives, 'platform.age');
+  let platform: Apps | undefined;
+  const facts = { token: '', login: 'ops', caPem: '', licenses: [] as string[] };
+
+  beforeAll(() => fs.writeFileSync(passFile, `${PASSPHRASE}\n`));
+  afterAll(async () => {
+    await platform?.stop();
+    for (const d of [source, restored, archives]) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('refuses while the platform runs on the DATA_DIR, saying why it must stop', async () => {
+    expect((await cli(['migrate'], a)).code).toBe(0);
+    expect((await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], a)).code).toBe(0);
+    facts.token = (await cli(['mint-token', 'ops', '--name', 'backup-test'], a)).out.trim();
+    facts.licenses.push(await issue(a));
+    await new FileObjectStorage(path.join(source, 'objects')).put('contracts/c1/terms.pdf', Buffer.from('%PDF-1.4 terms'), 'application/pdf');
+    platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], a);
+    facts.caPem = await (await fetch(`${platform.url}/api/v1/licenses/ca`)).text();
+    expect(facts.caPem).toContain('BEGIN CERTIFICATE');
+
+    const refused = await cliProcess(['backup', archive, '--passphrase-file', passFile], a);
+    expect(refused.code).toBe(75);
+    expect(refused.err).toMatch(/in use by a running platform \(pid \d+, .*a backup of the embedded database needs the platform stopped, because/);
+    expect(fs.existsSync(archive)).toBe(false);
+    await platform.stop();
+    platform = undefined;
+  }, 180_000);
+
+  it('backs up with the platform stopped: an encrypted archive whose manifest names the version and each schema\'s migrations', async () => {
+    const run = await cli(['backup', archive, '--passphrase-file', passFile], a);
+    expect(run).toMatchObject({ code: 0, out: `${archive}\n` });
+    expect(run.err).toMatch(/^database: identity: \d+ tables, \d+ rows/m);
+    expect(run.err).toContain('objects: 1 in');
+    expect(fs.readFileSync(archive).subarray(0, 22).toString()).toBe('age-encryption.org/v1\n');
+    expect(fs.readFileSync(archive).includes(Buffer.from('ops@example.com'))).toBe(false);
+
+    const info = await cli(['backup-info', archive, '--passphrase-file', passFile], a);
+    expect(info.code).toBe(0);
+    const { manifest, summary } = JSON.parse(info.out);
+    expect(manifest).toMatchObject({ format: 'platform-backup/1', database: { engine: 'embedded', format: 'rows' } });
+    expect(manifest.database.schemas.contracts.migrations.length).toBeGreaterThan(0);
+    expect(manifest.keys.files).toContain('secrets/encryption.key');
+    expect(summary.objects).toBe(1);
+
+    expect((await cli(['backup', archive, '--passphrase-file', passFile], a)).err).toContain('exists: choose a new file name');
+  }, 120_000);
+
+  it('a wrong passphrase restores nothing; the right one restores into an empty DATA_DIR and migrates; a second restore is refused', async () => {
+    const wrong = await cli(['restore', archive, '--passphrase-stdin'], b, 'not the passphrase at all\n');
+    expect(wrong).toMatchObject({ code: 1, err: `platform-cli: cannot open ${archive}: the passphrase is not the one it was made with\n` });
+
+    const run = await cli(['restore', archive, '--passphrase-file', passFile], b);
+    expect(run.code).toBe(0);
+    expect(run.err).toContain('restored');
+    expect(fs.readFileSync(path.join(restored, 'secrets/encryption.key'))).toEqual(fs.readFileSync(path.join(source, 'secrets/encryption.key')));
+    expect(fs.statSync(path.join(restored, 'secrets/encryption.key')).mode & 0o777).toBe(0o600);
+
+    const again = await cli(['restore', archive, '--passphrase-file', passFile], b);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/the target is not empty \(.*has tables in schema authz, .*\): restore into an empty DATA_DIR or database, or add --force/);
+    expect((await cli(['restore', archive, '--passphrase-file', passFile, '--force'], b)).code).toBe(0);
+  }, 180_000);
+
+  it('the restored platform has the data: the token works, the same CA, old licenses verify, new ones chain to it, the objects are there', async () => {
+    platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], b);
+    await expectRestored(platform, facts);
+    const fresh = await issue(b);
+    await expect(verifyLicense(fresh, { clusterUID: CLUSTER }, trustedAuthority(facts.caPem))).resolves.toBeTruthy();
+    const object = await new FileObjectStorage(path.join(restored, 'objects')).get('contracts/c1/terms.pdf');
+    expect(object).toEqual({ body: Buffer.from('%PDF-1.4 terms'), contentType: 'application/pdf' });
+    await platform.stop();
+    platform = undefined;
+  }, 180_000);
+});
+
+describe('backup and restore on Postgres (DATABASE_URL), beside the running platform', () => {
+  let source: { url: string; drop(): Promise<void> };
+  const targets: { url: string; drop(): Promise<void> }[] = [];
+  const archives = tmp('platform-backup-pg-');
+  let env: Record<string, string>;
+  let platform: Apps | undefined;
+
+  beforeAll(async () => {
+    source = await createTestDatabase();
+    env = {
+      DATABASE_URL: source.url,
+      DATA_DIR: tmp('platform-backup-pg-data-'),
+      NATS_URL: await testNatsUrl(),
+      LOG_LEVEL: 'silent',
+      PLATFORM_ADMIN_ORG: 'none',
+      PLATFORM_ADMIN_PASSWORD: 'admin-password-1',
+      SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      BACKUP_PASSPHRASE: PASSPHRASE,
+    };
+  });
+  afterAll(async () => {
+    await platform?.stop();
+    await source?.drop();
+    for (const t of targets) await t.drop();
+    fs.rmSync(archives, { recursive: true, force: true });
+  });
+
+  for (const format of ['pg_dump', 'rows']) {
+    it(`${format}: taken while writes go on, it holds every write acknowledged before it began; restored, the platform works with the same CA`, async () => {
+      if (!platform) {
+        expect((await cli(['migrate'], env)).code).toBe(0);
+        platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], env);
+      }
+      const login = `ops-${format.replace('_', '')}`;
+      expect((await cli(['create-admin', '--username', login, '--email', `${login}@example.com`], env)).code).toBe(0);
+      const token = (await cli(['mint-token', login, '--name', 'backup-test'], env)).out.trim();
+      const license = await issue(env);
+      const caPem = await (await fetch(`${platform.url}/api/v1/licenses/ca`)).text();
+
+      // Writes before the backup (acknowledged) and during it (in or out, never half).
+      const acknowledged: string[] = [];
+      const tag = format.replace('_', '');
+      for (let i = 0; i < 5; i++) {
+        const res = await api(platform.url, 'POST', '/orgs', { token, json: { username: `before-${tag}-${i}` } });
+        expect(res.status).toBe(201);
+        acknowledged.push(`before-${tag}-${i}`);
+      }
+      let writing = true;
+      const during = (async () => {
+        for (let i = 0; writing && i < 200; i++) await api(platform!.url, 'POST', '/orgs', { token, json: { username: `during-${tag}-${i}` } });
+      })();
+      const archive = path.join(archives, `${format}.age`);
+      const run = await cli(['backup', archive, '--format', format], env);
+      writing = false;
+      await during;
+      expect(run.code).toBe(0);
+      expect(run.err).toContain(format === 'pg_dump' ? 'database: pg_dump of authz, identity' : 'database: identity:');
+
+      const target = await createTestDatabase();
+      targets.push(target);
+      const into = { ...env, DATABASE_URL: target.url };
+      const restored = await cli(['restore', archive], into);
+      expect(restored.code).toBe(0);
+
+      const other = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], into);
+      try {
+        await expectRestored(other, { token, login, caPem, licenses: [license] });
+        for (const org of acknowledged) expect((await api(other.url, 'GET', `/orgs/${org}`, { token })).status).toBe(200);
+      } finally {
+        await other.stop();
+      }
+      // A wrong SECRETS_ENCRYPTION_KEY on the target is refused before anything is written.
+      const third = await createTestDatabase();
+      targets.push(third);
+      const refused = await cli(['restore', archive], { ...env, DATABASE_URL: third.url, SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') });
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain('SECRETS_ENCRYPTION_KEY is not the key this archive');
+      expect((await cli(['restore', archive], { ...env, DATABASE_URL: third.url })).code).toBe(0);
+    }, 240_000);
+  }
+});

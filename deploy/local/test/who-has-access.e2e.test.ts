@@ -1,0 +1,72 @@
+import { bootTestPlatform, type TestPlatform } from './harness';
+
+// "Who has access" over HTTP: an org owner or a site admin sees every user holding each permission of the
+// organization with the grant that gives it; nobody else may look, and another organization's objects are not found.
+
+describe('GET /authz/objects/{objectType}/{objID}/access', () => {
+  let harness: TestPlatform;
+  const api: TestPlatform['api'] = (...args) => harness.api(...args);
+  let acme: number;
+  let globex: number;
+  let devs: number;
+  let editors: number;
+
+  // acme (owner olivia): team devs (mia) carries the custom role Editors (edit:org); nora is a plain member.
+  beforeAll(async () => {
+    harness = await bootTestPlatform();
+    for (const name of ['olivia', 'mia', 'nora', 'otto']) await harness.signUp(name);
+    acme = (await api('olivia', 'POST', '/orgs', { username: 'acme' })).body.id;
+    globex = (await api('otto', 'POST', '/orgs', { username: 'globex' })).body.id;
+    const team = await api('olivia', 'POST', '/orgs/acme/teams', { name: 'devs', type: 'general', permission: 'read' });
+    devs = team.body.id;
+    expect((await api('olivia', 'PUT', `/teams/${devs}/members/mia`)).status).toBe(204);
+    const plain = await api('olivia', 'POST', '/orgs/acme/teams', { name: 'readers', type: 'general', permission: 'read' });
+    expect((await api('olivia', 'PUT', `/teams/${plain.body.id}/members/nora`)).status).toBe(204);
+    const role = await api('olivia', 'POST', '/authz/roles?org=acme', {
+      name: 'Editors',
+      permissions: [{ namespace: 'org', action: 'edit' }],
+      teamIDs: [devs],
+    });
+    expect(role.status).toBe(201);
+    editors = role.body.id;
+  }, 120_000);
+  afterAll(() => harness?.stop());
+
+  const path = (type: string, id: string | number) => `/authz/objects/${type}/${id}/access?org=acme`;
+
+  it('shows an owner every holder of each permission, with the owner, team, role and site-admin paths and names', async () => {
+    const res = await api('olivia', 'GET', path('organization', acme));
+    expect(res.status).toBe(200);
+    expect(res.body.object).toBe(`organization:${acme}`);
+    const edit = res.body.permissions.find((p: { permission: string }) => p.permission === 'edit:org');
+    const byLogin = Object.fromEntries(edit.users.map((u: { login: string; paths: unknown[] }) => [u.login, u.paths]));
+    expect(byLogin.olivia).toEqual([{ kind: 'owner', team_id: expect.any(Number), team_name: 'Owners' }]);
+    expect(byLogin.mia).toEqual([{ kind: 'role', role_id: editors, role_name: 'Editors', team_id: devs, team_name: 'devs' }]);
+    expect(byLogin.root).toEqual([{ kind: 'site_admin' }]);
+    expect(byLogin.nora).toBeUndefined();
+    // Membership grants the read permissions, and says so.
+    const viewTeam = res.body.permissions.find((p: { relation: string }) => p.relation === 'view_team');
+    const nora = viewTeam.users.find((u: { login: string }) => u.login === 'nora');
+    expect(nora.paths).toEqual([expect.objectContaining({ kind: 'relation', relation: 'member' })]);
+  });
+
+  it('answers a site admin too', async () => {
+    expect((await api('root', 'GET', path('organization', acme))).status).toBe(200);
+  });
+
+  it('refuses members who are not owners, even one whose role lets them edit the organization', async () => {
+    for (const who of ['mia', 'nora']) {
+      const res = await api(who, 'GET', path('organization', acme));
+      expect(res.status).toBe(403);
+      expect(res.body.message).toMatch(/owner or site admin/);
+    }
+    expect((await api('otto', 'GET', path('organization', acme))).status).toBe(403);
+  });
+
+  it('answers 404 for another organization, or a contract or cluster the organization does not own; 400 for another kind', async () => {
+    expect((await api('olivia', 'GET', path('organization', globex))).status).toBe(404);
+    expect((await api('olivia', 'GET', path('contract', 'c-none'))).status).toBe(404);
+    expect((await api('olivia', 'GET', path('cluster', '8d3b1f0e-0000-4000-8000-000000000000'))).status).toBe(404);
+    expect((await api('olivia', 'GET', path('team', devs))).status).toBe(400);
+  });
+});

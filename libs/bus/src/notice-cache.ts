@@ -1,0 +1,272 @@
+import { LRUCache } from 'lru-cache';
+import { Counter } from '@platform/telemetry';
+import type { Bus } from './bus';
+import { NoticeFence, type Fence } from './notice-fence';
+
+/**
+ * Which kept answers a notice makes stale: those carrying any of the tags it names (`org:7`, `account:3`), or
+ * every one ('all'), when working out which answers depend on the change would be a second engine to get wrong.
+ */
+export interface NoticeRule {
+  subject: string;
+  stale(payload: unknown): readonly string[] | 'all';
+}
+
+export interface NoticeCacheOptions {
+  /** Names the cache in its metrics (`cache_lookups_total{cache}`). */
+  name: string;
+  /** How long an answer may be served; 0 keeps nothing. Bounds only what a notice lost in the bus itself can cost. */
+  ttlMs: number;
+  /** Most answers kept, least recently used first out; 0 keeps nothing. */
+  maxEntries?: number;
+  /**
+   * Whether answers are kept before the cache follows a bus: for a process whose own writers evict it and that no
+   * other replica writes behind (unit tests, a single process). Otherwise nothing is kept until it follows one.
+   */
+  keepWithoutBus?: boolean;
+}
+
+/** How an answer is kept. */
+export interface Keeping<V> {
+  /** The tags a notice or `evict` finds it by. */
+  tags?: readonly string[] | ((value: V) => readonly string[]);
+  /** Other keys the same answer is found by (an organization by its id and by its name). */
+  alsoAt?: (value: V) => readonly string[];
+  /** Whether it is kept at all (not an absent account); any answer by default. */
+  keep?: (value: V) => boolean;
+  /** A shorter lifetime for this answer in ms (a token that expires sooner); 0 keeps it not at all. */
+  ttlMs?: (value: V) => number | undefined;
+}
+
+/** How long to wait before sending another fence when one did not come back after a (re)connection. */
+const RETRUST_RETRY_MS = 200;
+
+const lookups = new Counter('cache_lookups_total', 'Lookups of the caches that follow bus notices, by cache and result.', [
+  'cache',
+  'result',
+]);
+const evictions = new Counter('cache_evictions_total', 'Evictions of the caches that follow bus notices, by cache and cause.', [
+  'cache',
+  'cause',
+]);
+
+interface Entry<V> {
+  value: V;
+  tags: readonly string[];
+}
+
+/**
+ * The one cache of answers read from another service's or the database's state, kept correct by eviction rather
+ * than by time (docs/decisions.md, "one cache building block"). Every cache that follows notices is one of these:
+ * the decision caches of the gateway and authz, the gateway's organization views and tokens, orgs-teams'
+ * organizations and teams lists, the metrics hook's clusters, the service kit's credentials.
+ *
+ * - **Notices.** It follows the subjects its rules name, on every replica: a notice evicts the answers carrying the
+ *   tags it names, or all of them. The writer's own replica evicts directly (`evict`), before it answers.
+ * - **Fence.** Before a kept answer is served, a fence through the bus (NoticeFence) makes sure every notice sent
+ *   before the request arrived has been handled here: a change answered by one replica is seen by the very next
+ *   request to any other. A fence that does not come back in time empties the cache and the answer is read afresh.
+ *   Every cache of a process that follows the same bus shares one fence (NoticeFence.shared), so concurrent requests
+ *   share rounds whichever caches they use.
+ * - **Lost bus.** While the connection is away notices may be missed: nothing is served or kept; once it is back
+ *   the cache is trusted again only after a fence has returned (the subscriptions are then in place on the server)
+ *   and starts empty, so whatever a missed notice announced is read afresh.
+ * - **Generation guard.** A read that started before an eviction never keeps what it read: an answer computed just
+ *   before a change cannot outlive the change.
+ * - **Bounds.** A lifetime (per cache, shorter per answer) and a size, least recently used first out.
+ * - **Sharing.** Concurrent misses of one key share one read.
+ * - **Metrics.** `cache_lookups_total{cache, result=hit|miss|bypass}` and `cache_evictions_total{cache, cause}`.
+ */
+export class NoticeCache<V> {
+  private readonly entries: LRUCache<string, Entry<V>> | undefined;
+  /** The keys of each tag's answers, so a notice finds them. */
+  private readonly byTag = new Map<string, Set<string>>();
+  private readonly pending = new Map<string, { generation: number; read: Promise<V> }>();
+  private generation = 0;
+  /** Whether kept answers may be served and stored (see `follow`). */
+  private trusted: boolean;
+  private fence: Fence | undefined;
+  /** The bus followed: its connection is asked at each lookup too, not only told through its health events. */
+  private bus: Bus | undefined;
+  private readonly metrics;
+
+  constructor(private readonly opts: NoticeCacheOptions) {
+    const max = opts.maxEntries ?? 10_000;
+    this.entries =
+      opts.ttlMs > 0 && max > 0
+        ? new LRUCache<string, Entry<V>>({
+            max,
+            ttl: Math.ceil(opts.ttlMs),
+            // Whatever removes an answer (a notice, its lifetime, room for another, a newer one) also unindexes it.
+            dispose: (entry, key) => this.unindex(key, entry.tags),
+          })
+        : undefined;
+    this.trusted = opts.keepWithoutBus ?? false;
+    this.metrics = {
+      hit: lookups.child(opts.name, 'hit'),
+      miss: lookups.child(opts.name, 'miss'),
+      bypass: lookups.child(opts.name, 'bypass'),
+      notice: evictions.child(opts.name, 'notice'),
+      bus: evictions.child(opts.name, 'bus'),
+      fence: evictions.child(opts.name, 'fence'),
+      local: evictions.child(opts.name, 'local'),
+    };
+  }
+
+  /**
+   * Whether a request arriving now may be served kept answers and keep what it reads: the cache is on, trusted, and
+   * every notice sent before now has been handled. For a request that looks up several keys: ask once, then
+   * `lookup`/`snapshot`/`keep` (the batch paths of authz); `through` asks it itself.
+   */
+  async ready(): Promise<boolean> {
+    if (!this.entries || !this.trusted) return false;
+    if (this.bus && !this.bus.health().connected) return false;
+    if (!this.fence || (await this.fence.pass())) return true;
+    // The fence did not come back in time: notices may be held up as well, so nothing kept is trusted.
+    this.clear('fence');
+    return false;
+  }
+
+  /** The kept answer, if any, without a fence: only after `ready()` said yes for this request. */
+  lookup(key: string): V | undefined {
+    const entry = this.trusted ? this.entries?.get(key) : undefined;
+    (entry ? this.metrics.hit : this.metrics.miss).inc();
+    return entry?.value;
+  }
+
+  /** Taken before reading: `keep` stores what was read only if nothing was evicted since. */
+  snapshot(): number {
+    return this.generation;
+  }
+
+  /** Keeps an answer read since `snapshot()` returned `since`, unless something was evicted meanwhile. */
+  keep(since: number, key: string, value: V, how: Keeping<V> = {}): void {
+    if (!this.entries || !this.trusted || since !== this.generation) return;
+    if (how.keep && !how.keep(value)) return;
+    const ttl = how.ttlMs?.(value);
+    if (ttl === 0) return;
+    const tags = typeof how.tags === 'function' ? how.tags(value) : (how.tags ?? []);
+    const options = ttl === undefined ? undefined : { ttl: Math.min(Math.ceil(ttl), this.entries.ttl) };
+    for (const at of new Set([key, ...(how.alsoAt?.(value) ?? [])])) {
+      // Indexed after the set: replacing an answer disposes the old one, which unindexes its key.
+      this.entries.set(at, { value, tags }, options);
+      for (const tag of tags) {
+        let keys = this.byTag.get(tag);
+        if (!keys) this.byTag.set(tag, (keys = new Set()));
+        keys.add(at);
+      }
+    }
+  }
+
+  /** One read through the cache: the kept answer when it may be served, else `load`'s, kept as `how` says. */
+  async through(key: string, load: () => Promise<V>, how?: Keeping<V>): Promise<V> {
+    if (!(await this.ready())) {
+      this.metrics.bypass.inc();
+      return load();
+    }
+    const kept = this.entries!.get(key);
+    if (kept) {
+      this.metrics.hit.inc();
+      return kept.value;
+    }
+    this.metrics.miss.inc();
+    const since = this.generation;
+    const shared = this.pending.get(key);
+    if (shared && shared.generation === since) return shared.read;
+    const read = load();
+    this.pending.set(key, { generation: since, read });
+    try {
+      const value = await read;
+      this.keep(since, key, value, how);
+      return value;
+    } finally {
+      if (this.pending.get(key)?.read === read) this.pending.delete(key);
+    }
+  }
+
+  /** Forgets the answers carrying any of these tags (a change this replica made), and what reads in flight read. */
+  evict(tags: readonly string[], cause: 'local' | 'notice' = 'local'): void {
+    this.generation++;
+    this.pending.clear();
+    for (const tag of tags) {
+      const keys = this.byTag.get(tag);
+      if (!keys) continue;
+      this.byTag.delete(tag);
+      for (const key of keys) if (this.entries?.delete(key)) this.metrics[cause].inc();
+    }
+  }
+
+  /** Forgets every answer, and makes every read in flight forget what it read. */
+  clear(cause: 'local' | 'notice' | 'bus' | 'fence' = 'local'): void {
+    this.generation++;
+    this.pending.clear();
+    if (this.entries?.size) this.metrics[cause].inc(this.entries.size);
+    this.entries?.clear();
+    this.byTag.clear();
+  }
+
+  /** How many answers are kept (for tests). */
+  get size(): number {
+    return this.entries?.size ?? 0;
+  }
+
+  /**
+   * Evicts on every replica's notices and follows the bus connection: a lost connection empties the cache and keeps
+   * it empty until the connection is back. Trust comes (and comes back) only once a fence has returned: the
+   * subscriptions are then in place on the server, since it takes them before the fence, so no later notice is
+   * missed; the cache is emptied at that point, so whatever a missed notice announced is read afresh. Notices the bus
+   * reports missed while connected are handled the same way. Answers how to stop; stopped, it keeps nothing.
+   */
+  async follow(bus: Bus, rules: readonly NoticeRule[]): Promise<() => Promise<void>> {
+    const unlisten = await Promise.all(
+      rules.map((rule) =>
+        bus.listen(rule.subject, (_subject, payload) => {
+          const stale = rule.stale(payload);
+          if (stale === 'all') this.clear('notice');
+          else this.evict(stale, 'notice');
+        }),
+      ),
+    );
+    // One fence for every cache of this process that follows this bus (see NoticeFence.shared).
+    const fence = (this.fence = await NoticeFence.shared(bus));
+    this.bus = bus;
+    let epoch = 0;
+    let stopped = false;
+    const apply = async (connected: boolean) => {
+      const current = ++epoch;
+      this.clear('bus');
+      this.trusted = false;
+      while (connected && current === epoch && !stopped) {
+        if (await fence.pass()) {
+          if (current !== epoch || stopped) return;
+          this.clear('bus');
+          this.trusted = true;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, RETRUST_RETRY_MS).unref());
+      }
+    };
+    await apply(bus.health().connected);
+    const unwatch = bus.onHealthChange((h) => void apply(h.connected));
+    // Notices missed while connected (the bus's order moved on past some unread): start over as after a loss.
+    const unmissed = bus.onNoticesMissed(() => void apply(bus.health().connected));
+    return async () => {
+      stopped = true;
+      this.trusted = false;
+      this.bus = undefined;
+      this.clear();
+      unwatch();
+      unmissed();
+      // All of them, even when the connection is already closed and unsubscribing fails.
+      await Promise.allSettled([...unlisten.map((stop) => stop()), fence.close()]);
+    };
+  }
+
+  private unindex(key: string, tags: readonly string[]): void {
+    for (const tag of tags) {
+      const keys = this.byTag.get(tag);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byTag.delete(tag);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@platform/testing';
+import { connect } from 'nats';
+import { NatsBus, NoticeFence, type Bus } from './index';
+import { NOTICE_STREAM } from './notice-stream';
+
+// Notices across a NATS cluster: a notice acknowledged through one server is handed over on another before a fence
+// taken after the acknowledgement comes back there, also while a node is down.
+
+describe('notices on a three-node NATS cluster', () => {
+  let cluster: PrivateNatsCluster;
+  const buses: Bus[] = [];
+  beforeAll(async () => {
+    cluster = await startPrivateNatsCluster(3);
+  }, 30_000);
+  afterAll(async () => {
+    for (const bus of buses) await bus.close().catch(() => {});
+    await cluster?.dispose();
+  });
+
+  /** A bus on one node, which reconnects to the others when that one goes. */
+  const busOn = async (node: number) => {
+    const urls = [cluster.nodes[node].url, ...cluster.nodes.filter((_, i) => i !== node).map((n) => n.url)];
+    const bus = await NatsBus.create(urls.join(','), `notice-test-${node}`);
+    buses.push(bus);
+    return bus;
+  };
+
+  /** Writes through `writer` and reads through `reader` at once, `rounds` times: the reader's fence always saw the notice. */
+  const writeThenFence = async (writer: Bus, reader: Bus, subject: string, rounds: number) => {
+    const seen: number[] = [];
+    await reader.listen(subject, (_s, p) => seen.push((p as { n: number }).n));
+    const fence = await NoticeFence.open(reader, 'notice-test.fence');
+    try {
+      // After a node was lost its consumers and stream leadership move first (fences time out meanwhile).
+      await eventually(() => fence.pass(), 20_000, 100);
+      const late: number[] = [];
+      for (let n = 1; n <= rounds; n++) {
+        await writer.notify(subject, { n });
+        expect(await fence.pass()).toBe(true);
+        if (seen.at(-1) !== n) late.push(n);
+      }
+      expect(late).toEqual([]);
+      expect(seen).toEqual(Array.from({ length: rounds }, (_, i) => i + 1));
+    } finally {
+      await fence.close();
+    }
+  };
+
+  it('hands a notice acknowledged through one server to a listener on another before that listener’s next fence returns', async () => {
+    const writer = await busOn(0);
+    const reader = await busOn(2);
+    await writeThenFence(writer, reader, 'fencetest.all-up', 100);
+  }, 30_000);
+
+  it('makes the stream again when the servers lost it, and its listeners start over at the numbers seen again', async () => {
+    const writer = await busOn(0);
+    const reader = await busOn(1);
+    const missed: number[] = [];
+    reader.onNoticesMissed(() => missed.push(Date.now()));
+    await writeThenFence(writer, reader, 'fencetest.before-remade', 3);
+    expect(missed).toEqual([]);
+    // As after every node restarted (the stream lives in memory): gone, and numbered from 1 once made again.
+    const nc = await connect({ servers: cluster.nodes[2].url });
+    await (await nc.jetstreamManager()).streams.delete(NOTICE_STREAM);
+    await nc.close();
+    await writeThenFence(writer, reader, 'fencetest.remade', 3);
+    expect(missed.length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('keeps that order while a node is down, once the writer and reader are back on the others', async () => {
+    const writer = await busOn(1);
+    const reader = await busOn(2);
+    // Warm: the stream and the reader's consumer exist before the node goes.
+    await writeThenFence(writer, reader, 'fencetest.before-loss', 1);
+    await cluster.nodes[0].kill();
+    // Whatever was on the lost node (the stream's leader, the consumer) moves; a notice sent meanwhile waits for it.
+    await writeThenFence(writer, reader, 'fencetest.one-down', 50);
+    // A writer that was on the lost node moves to another and its notices still come first.
+    const moved = buses[0];
+    await writeThenFence(moved, reader, 'fencetest.moved-writer', 50);
+    await cluster.nodes[0].start();
+  }, 60_000);
+});

@@ -1,0 +1,213 @@
+import {
+  DiscardPolicy,
+  JSONCodec,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from 'nats';
+import type { BusLogger, NoticeHandler, Unsubscribe } from './bus';
+
+const codec = JSONCodec();
+
+/** The JetStream stream that carries notices (and fences) on NATS, and the subject prefix it holds. */
+export const NOTICE_STREAM = 'NOTICES';
+const PREFIX = 'notices.';
+/** Where the stream's leader publishes again each notice it stored, in the stream's order, with its sequence. */
+const ORDERED_PREFIX = 'notices-ordered.';
+
+/**
+ * How long a notice is kept: only for the live caches that follow it (they hear it within milliseconds); the stream
+ * is no history, and nothing reads it from the start.
+ */
+const NOTICE_MAX_AGE_MS = 60_000;
+/** At most this much is kept, oldest first out (fences are most of it). */
+const NOTICE_MAX_BYTES = 256 * 1024 * 1024;
+/** How long `publish` keeps trying while the stream cannot take a notice (no leader yet after a node was lost). */
+const PUBLISH_DEADLINE_MS = 10_000;
+/** One attempt's wait for the stream's acknowledgement. */
+const PUBLISH_ATTEMPT_MS = 1_000;
+/** Replicas of the stream on a cluster: a notice survives the loss of one node. */
+const CLUSTER_REPLICAS = 3;
+
+/** NATS wildcards ("*" one token, ">" the rest) as a regular expression. */
+function subjectPattern(filter: string): RegExp {
+  const parts = filter.split('.').map((t) => (t === '*' ? '[^.]+' : t === '>' ? '.+' : t.replace(/[-]/g, '\\-')));
+  return new RegExp(`^${parts.join('\\.')}$`);
+}
+
+/**
+ * Notices on a replicated JetStream stream, so that they have one order across a NATS cluster (docs/decisions.md,
+ * D45 as amended). `publish` resolves once the stream has stored the notice (on a
+ * quorum of its replicas). The stream's leader publishes every notice it stores again, in the stream's order, with
+ * its sequence number (JetStream's republish), and each process subscribes to those: one publisher, one path, so
+ * they arrive in order. A fence published after a request arrived is therefore handled here only after every notice
+ * acknowledged before it, whichever NATS server the writer, the fence and this process talk to.
+ *
+ * A notice can still be lost on the way (the leader died after storing it, or this process was away): the sequence
+ * numbers then jump, and `onGap` is called before the next notice is handed over; the listeners must assume they
+ * missed some, as after a lost connection. A fence that arrives after a jump has passed no lost notice unnoticed.
+ */
+export class NoticeStream {
+  private readonly listeners = new Set<{ filter: RegExp; handler: NoticeHandler }>();
+  private ready: Promise<void> | undefined;
+  private sub: Subscription | undefined;
+  /** The stream sequence of the last notice handed over (or skipped at the start). */
+  private handled = 0;
+  private closed = false;
+  /** Set while the connection is away: the next notice's sequence is taken as it comes. */
+  private resync = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
+    private readonly log: BusLogger,
+    private readonly onGap: () => void,
+  ) {}
+
+  /** Stores a notice on the stream; resolves once it is acknowledged, retried while the stream has no leader. */
+  async publish(subject: string, payload: unknown): Promise<void> {
+    const data = codec.encode(payload);
+    const deadline = Date.now() + PUBLISH_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.ensureStream();
+        await this.js.publish(PREFIX + subject, data, { timeout: PUBLISH_ATTEMPT_MS });
+        return;
+      } catch (err) {
+        // Stored twice at worst (an attempt that timed out after all): an eviction twice is the same eviction.
+        if (this.closed || Date.now() + 100 >= deadline) throw err;
+        // No leader yet, or no stream (the servers restarted and it lived in memory): looked for, and made, again,
+        // waiting no longer than an attempt for the answer.
+        this.streamReady = undefined;
+        await Promise.race([this.ensureStream().catch(() => {}), new Promise((r) => setTimeout(r, PUBLISH_ATTEMPT_MS).unref())]);
+        await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 400)));
+      }
+    }
+  }
+
+  /** Hands every notice stored from now on whose subject matches to `handler`, in the stream's order. */
+  async listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe> {
+    await (this.ready ??= this.start().catch((err) => {
+      this.ready = undefined;
+      throw err;
+    }));
+    const listener = { filter: subjectPattern(subject), handler };
+    this.listeners.add(listener);
+    return async () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.sub?.unsubscribe();
+  }
+
+  private streamReady: Promise<void> | undefined;
+
+  /** Creates the stream once per process when it does not exist; an existing one is left as it is. */
+  private ensureStream(): Promise<void> {
+    return (this.streamReady ??= this.createStream().catch((err) => {
+      this.streamReady = undefined;
+      throw err;
+    }));
+  }
+
+  private async createStream(): Promise<void> {
+    const existing = await this.jsm.streams.info(NOTICE_STREAM).catch(() => undefined);
+    if (existing?.config.republish?.dest === `${ORDERED_PREFIX}>`) return;
+    // Made by an earlier version without the ordered republishing its listeners need, which NATS cannot add to a
+    // stream: made again. It holds only notices of the last minute; listeners see the numbers start over.
+    if (existing) await this.jsm.streams.delete(NOTICE_STREAM).catch(() => false);
+    const clustered = Boolean(this.nc.info?.cluster);
+    const wanted = clustered ? CLUSTER_REPLICAS : 1;
+    // Three replicas on a cluster, fewer only when the cluster cannot place three (it has fewer nodes up); in memory,
+    // on disk only where the servers keep no memory for streams.
+    for (let replicas = wanted; replicas >= 1; replicas--) {
+      for (const storage of [StorageType.Memory, StorageType.File]) {
+        try {
+          await this.jsm.streams.add({
+            name: NOTICE_STREAM,
+            subjects: [`${PREFIX}>`],
+            storage,
+            num_replicas: replicas,
+            max_age: NOTICE_MAX_AGE_MS * 1_000_000,
+            max_bytes: NOTICE_MAX_BYTES,
+            discard: DiscardPolicy.Old,
+            republish: { src: `${PREFIX}>`, dest: `${ORDERED_PREFIX}>` },
+          });
+          if (replicas < wanted || storage !== StorageType.Memory)
+            this.log.warn(
+              { stream: NOTICE_STREAM, replicas, storage },
+              'notice stream made with fewer replicas or other storage than wanted: the servers had no room for it',
+            );
+          return;
+        } catch (err) {
+          // Another process made it meanwhile.
+          const made = await this.jsm.streams.info(NOTICE_STREAM).catch(() => undefined);
+          if (made?.config.republish?.dest === `${ORDERED_PREFIX}>`) return;
+          const noRoom = /insufficient (storage )?resources|no suitable peers|storage resources exceeded|memory/i.test(
+            String((err as Error).message),
+          );
+          if (!noRoom || (replicas === 1 && storage === StorageType.File)) throw err;
+        }
+      }
+    }
+  }
+
+  /** Subscribes to the notices the stream's leader publishes again, from the next one stored. */
+  private async start(): Promise<void> {
+    await this.ensureStream();
+    // Subscribed first, so nothing stored after the sequence read below passes by unseen; what arrives meanwhile waits.
+    let early: Msg[] | undefined = [];
+    const sub = this.nc.subscribe(`${ORDERED_PREFIX}>`, { callback: (err, m) => !err && (early ? early.push(m) : this.handle(m)) });
+    try {
+      await this.nc.flush();
+      this.handled = (await this.jsm.streams.info(NOTICE_STREAM)).state.last_seq;
+    } catch (err) {
+      sub.unsubscribe();
+      throw err;
+    }
+    this.sub = sub;
+    const arrived = early;
+    early = undefined;
+    for (const m of arrived) this.handle(m);
+  }
+
+  /**
+   * The connection was lost: notices published meanwhile are not handed over, and the listeners know it (they follow
+   * the bus's health), so the jump in sequence numbers when notices come again is no news.
+   */
+  connectionLost(): void {
+    this.resync = true;
+  }
+
+  private handle(m: Msg): void {
+    const seq = Number(m.headers?.get('Nats-Sequence'));
+    if (!Number.isSafeInteger(seq)) return;
+    if (this.resync) this.resync = false;
+    else if (seq !== this.handled + 1) {
+      // A jump: notices were lost on the way. A number already seen: the stream was made again (its servers
+      // restarted without it, as it lives in memory) and counts from 1, so what was lost cannot be told.
+      this.log.warn({ stream: NOTICE_STREAM, sequence: seq, expected: this.handled + 1 }, 'notices were missed; caches start over');
+      this.handled = seq;
+      this.onGap();
+    }
+    this.handled = seq;
+    const subject = m.subject.slice(ORDERED_PREFIX.length);
+    // Every process hears every fence: most messages are another's, and are not decoded.
+    const wanting = [...this.listeners].filter((l) => l.filter.test(subject));
+    if (wanting.length === 0) return;
+    let payload: unknown;
+    try {
+      payload = codec.decode(m.data);
+    } catch {
+      return;
+    }
+    for (const l of wanting) l.handler(subject, payload);
+  }
+}
