@@ -66,6 +66,11 @@ export const gatewayEnv = {
   /** Per-hop deadline for calls to backends, in milliseconds. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /**
+   * Deadline of a response streamed from a backend (the usage views and namespace billing reports), from its
+   * arrival to its last byte: a view of 100,000 objects is tens of megabytes, read at the client's pace.
+   */
+  BACKEND_STREAM_DEADLINE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
+  /**
    * How long the gateway remembers whom a token belongs to (0: not at all). orgs-teams' notices evict an entry
    * at once when its token is deleted or its account changes; the lifetime bounds a missed notice.
    */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import {
@@ -18,7 +19,7 @@ import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
 import type { PermissionObjectType } from '@platform/proto';
-import { bodyType, JsonText, type AuthzObject, type Denied, type EdgeContext, type Grant, type Requirement, type Route } from './route';
+import { bodyType, JsonStream, JsonText, type AuthzObject, type Denied, type EdgeContext, type Grant, type Requirement, type Route } from './route';
 import type { SignInFailures } from './sign-in-failures';
 import type { TokenCache } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
@@ -39,10 +40,16 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
   return (req: Request, res: Response, next: NextFunction) => {
     res.locals.route = route.path;
     serve(route, req, deps)
-      .then((reply) => {
-        if (deps.config.VALIDATE_RESPONSES) assertDocumented(route, reply);
+      .then(async (reply) => {
+        if (deps.config.VALIDATE_RESPONSES) {
+          const { body } = reply;
+          if (body instanceof JsonStream)
+            reply = { ...reply, body: body.checked((text) => assertDocumented(route, { ...reply, body: new JsonText(Buffer.from(text)) })) };
+          else assertDocumented(route, reply);
+        }
         res.status(reply.status ?? route.response.status).set(reply.headers ?? {});
         if (reply.body === undefined) res.end();
+        else if (reply.body instanceof JsonStream) await writeStream(res, reply.body, deps.log);
         else if (reply.body instanceof JsonText) res.type('application/json').send(reply.body.bytes);
         else if (Buffer.isBuffer(reply.body))
           res.send(reply.body); // bytes (signed objects) go out as they are
@@ -50,6 +57,35 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
       })
       .catch(next);
   };
+}
+
+/**
+ * A streamed body, piece by piece at the client's pace (the next piece is asked of the backend only once the
+ * socket has room). A client that goes away stops the backend's stream; a backend that fails in the middle cuts
+ * the response off, so the client sees an incomplete body rather than a complete-looking wrong one.
+ */
+async function writeStream(res: Response, body: JsonStream, log: Logger): Promise<void> {
+  res.type('application/json');
+  const pieces = body.more();
+  try {
+    if (!res.write(body.first)) await drained(res);
+    for await (const piece of pieces) {
+      if (res.destroyed) return;
+      if (!res.write(piece)) await drained(res);
+    }
+    res.end();
+  } catch (err) {
+    log.warn({ err, route: res.locals.route }, 'a streamed response was cut off');
+    res.destroy();
+  } finally {
+    await pieces.return(undefined);
+  }
+}
+
+/** Until the response has room again, or is gone. */
+async function drained(res: Response): Promise<void> {
+  if (res.destroyed) return;
+  await Promise.race([once(res, 'drain'), once(res, 'close')]);
 }
 
 /**

@@ -178,10 +178,10 @@ export interface GrantRequirement<I, C> {
   of(input: I, ctx: C): Grant | undefined;
 }
 
-/** What a handler answers; the edge writes it (JSON, bytes, or nothing). */
+/** What a handler answers; the edge writes it (JSON, bytes, a stream of JSON, or nothing). */
 export interface Reply<R> {
   status?: number;
-  body?: R | JsonText;
+  body?: R | JsonText | JsonStream;
   headers?: Record<string, string>;
 }
 
@@ -196,9 +196,63 @@ export class JsonText {
   readonly bytes: Buffer;
 
   constructor(utf8: Uint8Array) {
-    this.bytes = Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength);
+    this.bytes = bytesOf(utf8);
   }
 }
+
+/**
+ * A JSON body that a backend streams in pieces (the usage views, docs/usage-reports.md): the edge writes each
+ * piece as it comes, at the client's pace, so a view of any size passes the gateway in bounded memory. The first
+ * piece has come before the handler answers, so a backend's refusal (400, 404) is still the response's status; a
+ * failure after it can only cut the response off.
+ */
+export class JsonStream {
+  private constructor(
+    readonly first: Buffer,
+    readonly rest: AsyncIterator<{ json: Uint8Array }>,
+  ) {}
+
+  /** Waits for a stream's first piece. */
+  static async of(messages: AsyncIterable<{ json: Uint8Array }>): Promise<JsonStream> {
+    const it = messages[Symbol.asyncIterator]();
+    const first = await it.next();
+    return new JsonStream(first.done ? Buffer.alloc(0) : bytesOf(first.value.json), it);
+  }
+
+  /** The pieces after the first; stopping early stops the backend's stream. */
+  async *more(): AsyncGenerator<Buffer> {
+    let done = false;
+    try {
+      for (;;) {
+        const next = await this.rest.next();
+        if ((done = next.done === true)) return;
+        yield bytesOf(next.value.json);
+      }
+    } finally {
+      if (!done) await this.rest.return?.();
+    }
+  }
+
+  /**
+   * The same stream, with `check` given the whole text after its last piece: a throw cuts the response off. Tests
+   * check a streamed answer against its row's schema so (VALIDATE_RESPONSES), on the path every answer takes.
+   */
+  checked(check: (text: string) => void): JsonStream {
+    const parts = [this.first];
+    const pieces = this.more();
+    const rest = (async function* () {
+      for await (const part of pieces) {
+        parts.push(part);
+        yield { json: part };
+      }
+      check(Buffer.concat(parts).toString('utf8'));
+    })();
+    return new JsonStream(this.first, rest);
+  }
+}
+
+/** A backend's bytes as a Buffer over the same memory. */
+const bytesOf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 /** The request body a row accepts. */
 export interface BodySpec<S extends z.ZodType> {

@@ -4,6 +4,7 @@ import {
   makeGenericClientConstructor,
   Metadata,
   type Client,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type ServiceDefinition,
   type ServiceError,
@@ -14,7 +15,7 @@ import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
 import { appCredential } from './app-credential';
 import { LocalCall, localMethod, type LocalMethod } from './in-process';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
-import { measuredCall, methodPath } from './rpc-telemetry';
+import { answersStream, measuredCall, measuredStreamCall, methodPath } from './rpc-telemetry';
 import { backendState } from './backend-state';
 import type { Logger } from './logger';
 
@@ -37,9 +38,14 @@ export interface CallOptions {
   metadata?: Record<string, string>;
 }
 
-/** A promise client for a generated service: one method per RPC. */
+/**
+ * A promise client for a generated service: one method per RPC, answering a promise, or, for a method that
+ * answers a stream, an async iterable of its messages (stopping the iteration early cancels the call).
+ */
 export type PromiseClient<D> = {
-  [K in keyof D]: (request: RequestOf<D[K]>, opts?: CallOptions) => Promise<ResponseOf<D[K]>>;
+  [K in keyof D]: D[K] extends { responseStream: true }
+    ? (request: RequestOf<D[K]>, opts?: CallOptions) => AsyncIterable<ResponseOf<D[K]>>
+    : (request: RequestOf<D[K]>, opts?: CallOptions) => Promise<ResponseOf<D[K]>>;
 } & { close(): void; readonly target: string };
 
 export interface ClientOptions {
@@ -104,15 +110,66 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
     close: () => client.close(),
     target: address,
   };
+  /** The call's metadata: its request id, the platform's own credential unless the caller brings one. */
+  const metadataOf = (requestId: string, callOpts: CallOptions) => {
+    const md = new Metadata();
+    md.set(REQUEST_ID_KEY, requestId);
+    // The platform's own credential; a caller's own metadata (a service account's token, in tests) replaces it.
+    md.set('authorization', `Bearer ${appCredential().token()}`);
+    for (const [k, v] of Object.entries(callOpts.metadata ?? {})) md.set(k, v);
+    return md;
+  };
+  const deadlineOf = (callOpts: CallOptions) =>
+    new Date(Math.min(Date.now() + (callOpts.deadlineMs ?? defaultDeadline), callOpts.deadline?.getTime() ?? Infinity));
+  const late = () => new DeadlineError(`${opts.name} did not answer in time`);
+  /** A failed call's error as callers see it; an unreachable backend also counts in its outage. */
+  const failure = (err: ServiceError): Error => {
+    if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
+      state.unavailable();
+      return new UnavailableError(`${opts.name} is unavailable`);
+    }
+    // Any other answer came from the server, so it is up.
+    state.answered();
+    if (err.code === Status.DEADLINE_EXCEEDED) return late();
+    return messageSizeError(err, opts.name, maxMessageBytes) ?? fromGrpcError(err);
+  };
   for (const [key, method] of methods as [string, UnaryDefinition][]) {
     const fn = (client as unknown as Record<string, Function>)[key].bind(client);
+    if (answersStream(definition, key)) {
+      out[key] = measuredStreamCall(method.path, async function* (request: unknown, callOpts: CallOptions = {}) {
+        const deadline = deadlineOf(callOpts);
+        const { signal } = callOpts;
+        const abandoned = () =>
+          deadline.getTime() <= Date.now() ? late() : new UnavailableError(`the call to ${opts.name} was cancelled`);
+        if (signal?.aborted) throw abandoned();
+        const call: ClientReadableStream<unknown> = fn(request, metadataOf(callOpts.requestId ?? randomUUID(), callOpts), { deadline });
+        const cancel = () => call.cancel();
+        signal?.addEventListener('abort', cancel, { once: true });
+        let ended = false;
+        try {
+          for await (const message of call) {
+            state.answered();
+            yield message;
+          }
+          ended = true;
+        } catch (err) {
+          ended = true;
+          const e = err as ServiceError;
+          if (e.code === Status.CANCELLED && signal?.aborted) throw abandoned();
+          throw failure(e);
+        } finally {
+          signal?.removeEventListener('abort', cancel);
+          // The reader stopped early: the server stops too.
+          if (!ended) call.cancel();
+        }
+      });
+      continue;
+    }
     out[key] = (request: unknown, callOpts: CallOptions = {}) =>
       new Promise((resolve, reject) => {
         const requestId = callOpts.requestId ?? randomUUID();
-        const own = Date.now() + (callOpts.deadlineMs ?? defaultDeadline);
-        const deadline = new Date(Math.min(own, callOpts.deadline?.getTime() ?? Infinity));
+        const deadline = deadlineOf(callOpts);
         const { signal } = callOpts;
-        const late = () => new DeadlineError(`${opts.name} did not answer in time`);
         // Aborted by the incoming deadline (our deadline is never later), or by the caller cancelling.
         const abandoned = () =>
           deadline.getTime() <= Date.now() ? late() : new UnavailableError(`the call to ${opts.name} was cancelled`);
@@ -128,27 +185,15 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
             name: opts.name,
             maxMessageBytes,
           }).then(resolve, reject);
-        const md = new Metadata();
-        md.set(REQUEST_ID_KEY, requestId);
-        // The platform's own credential; a caller's own metadata (a service account's token, in tests) replaces it.
-        md.set('authorization', `Bearer ${appCredential().token()}`);
-        for (const [k, v] of Object.entries(callOpts.metadata ?? {})) md.set(k, v);
         const cancel = () => call.cancel();
-        const call: ClientUnaryCall = fn(request, md, { deadline }, (err: ServiceError | null, res: unknown) => {
+        const call: ClientUnaryCall = fn(request, metadataOf(requestId, callOpts), { deadline }, (err: ServiceError | null, res: unknown) => {
           signal?.removeEventListener('abort', cancel);
           if (!err) {
             state.answered();
             return resolve(res);
           }
           if (err.code === Status.CANCELLED && signal?.aborted) return reject(abandoned());
-          if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
-            state.unavailable();
-            return reject(new UnavailableError(`${opts.name} is unavailable`));
-          }
-          // Any other answer came from the server, so it is up.
-          state.answered();
-          if (err.code === Status.DEADLINE_EXCEEDED) return reject(late());
-          reject(messageSizeError(err, opts.name, maxMessageBytes) ?? fromGrpcError(err));
+          reject(failure(err));
         });
         signal?.addEventListener('abort', cancel, { once: true });
       });

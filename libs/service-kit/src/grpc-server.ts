@@ -9,6 +9,7 @@ import {
   type ServerInterceptor,
   type ServiceDefinition,
   type ServerUnaryCall,
+  type ServerWritableStream,
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -27,13 +28,24 @@ import { measuredHandlers } from './rpc-telemetry';
 /** Metadata key carrying the request id from the gateway through every hop. */
 export const REQUEST_ID_KEY = 'x-request-id';
 
-type UnaryMethod = { requestDeserialize: (b: Buffer) => unknown; responseSerialize: (v: never) => Buffer; path: string };
+type UnaryMethod = {
+  requestDeserialize: (b: Buffer) => unknown;
+  responseSerialize: (v: never) => Buffer;
+  path: string;
+  responseStream?: boolean;
+};
 type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
 type ResponseOf<M> = M extends { responseSerialize: (v: infer R) => Buffer } ? R : never;
 
-/** Promise-returning handlers for every method of a generated service definition. */
+/**
+ * Handlers for every method of a generated service definition: a promise of the answer, or, for a method that
+ * answers a stream (`returns (stream ...)`), the messages as an async iterable, sent as they come with the
+ * stream's backpressure (so a handler reading a cursor holds a bounded part of the answer).
+ */
 export type Handlers<D> = {
-  [K in keyof D]: (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
+  [K in keyof D]: D[K] extends { responseStream: true }
+    ? (request: RequestOf<D[K]>, ctx: CallContext) => AsyncIterable<ResponseOf<D[K]>>
+    : (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
 };
 
 /** One gRPC service to serve: its generated definition and its handlers. */
@@ -84,6 +96,28 @@ function contextOf(call: ServerUnaryCall<unknown, unknown>, log: Logger, rpc: st
 }
 
 type Handler = (req: unknown, ctx: CallContext) => Promise<unknown>;
+type StreamHandler = (req: unknown, ctx: CallContext) => AsyncIterable<unknown>;
+
+/** The request once its caller is known and admitted by the method's policy, within its field limits. */
+async function admitted(
+  method: Served,
+  request: unknown,
+  ctx: LazyCallContext,
+  caller: (ctx: CallContext) => Caller | Promise<Caller>,
+): Promise<unknown> {
+  const who = await caller(ctx);
+  ctx.caller = who;
+  const req = await admit(method.policy, who, request, method.access, ctx);
+  checkRequestLimits(req, method.limits);
+  return req;
+}
+
+/** A failure as the gRPC status it is answered with; only our own faults go to the error log. */
+function failed(log: Logger, ctx: LazyCallContext, err: unknown) {
+  if (!(err instanceof DomainError) || err.kind === 'internal') ctx.log.error({ err }, 'call failed');
+  else if (log.isLevelEnabled('debug')) ctx.log.debug({ kind: err.kind, message: truncate(err.message) }, 'call refused');
+  return toGrpcStatus(err);
+}
 
 /**
  * One call of a method, whichever transport brought it: field limits, the handler, logging, and failures
@@ -96,29 +130,53 @@ function serveCall(
   ctx: LazyCallContext,
   caller: (ctx: CallContext) => Caller | Promise<Caller>,
 ): Promise<unknown> {
-  return Promise.resolve(ctx)
-    .then(caller)
-    .then((who) => {
-      ctx.caller = who;
-      return admit(method.policy, who, request, method.access, ctx);
-    })
-    .then((admitted) => {
-      checkRequestLimits(admitted, method.limits);
-      return method.handler(admitted, ctx);
-    })
+  return admitted(method, request, ctx, caller)
+    .then((req) => (method.handler as Handler)(req, ctx))
     .catch((err: unknown) => {
-      // Expected failures are part of the API; only our own faults belong in the error log.
-      if (!(err instanceof DomainError) || err.kind === 'internal') ctx.log.error({ err }, 'call failed');
-      else if (log.isLevelEnabled('debug')) ctx.log.debug({ kind: err.kind, message: truncate(err.message) }, 'call refused');
-      throw toGrpcStatus(err);
+      throw failed(log, ctx, err);
     })
     .finally(() => ctx.end());
+}
+
+/**
+ * A streaming method's handler as a grpc-js server-streaming handler: admitted as a unary call is, each message
+ * written as the handler yields it, the next asked for only once the stream has room (so what the handler reads
+ * from a cursor waits on a slow reader rather than piling up here), a failure ending the stream with its status.
+ * A caller that goes away stops the handler's iteration.
+ */
+function wrapStream(log: Logger, method: Served) {
+  return (call: ServerWritableStream<unknown, unknown>) => {
+    const ctx = contextOf(call, log, method.rpc);
+    const room = () =>
+      new Promise<void>((resolve) => {
+        const go = () => {
+          call.off('drain', go);
+          call.off('cancelled', go);
+          resolve();
+        };
+        call.on('drain', go);
+        call.on('cancelled', go);
+      });
+    (async () => {
+      const req = await admitted(method, call.request, ctx, (c) => callerOf(call.metadata, method.access, c));
+      for await (const message of (method.handler as StreamHandler)(req, ctx)) {
+        if (call.cancelled) return;
+        if (!call.write(message)) await room();
+        if (call.cancelled) return;
+      }
+      call.end();
+    })()
+      .catch((err: unknown) => {
+        if (!call.cancelled) call.emit('error', failed(log, ctx, err));
+      })
+      .finally(() => ctx.end());
+  };
 }
 
 /** What serving one method takes: its handler, field limits, policy, and how service accounts are checked. */
 interface Served {
   rpc: string;
-  handler: Handler;
+  handler: Handler | StreamHandler;
   limits: FieldLimits | undefined;
   policy: MethodPolicy;
   access: CallerAccess | undefined;
@@ -168,9 +226,13 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       const policy = methodPolicy(definition.path);
       // A method nobody declared a policy for is not served at all (libs/proto method-policy.ts).
       if (!policy) throw new Error(`${definition.path} has no policy in the method-policy table`);
-      const served: Served = { rpc: `${opts.name}.${method}`, handler: handler as Handler, limits: svc.limits?.[method], policy, access: opts.access };
-      impl[method] = wrap(opts.log, served);
-      local.set(definition.path, wrapLocal(opts.log, served, definition, opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES));
+      const served: Served = { rpc: `${opts.name}.${method}`, handler, limits: svc.limits?.[method], policy, access: opts.access };
+      // A stream goes through the network (loopback) even in one process: in-process calls are unary only.
+      if (definition.responseStream) impl[method] = wrapStream(opts.log, served);
+      else {
+        impl[method] = wrap(opts.log, served);
+        local.set(definition.path, wrapLocal(opts.log, served, definition, opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES));
+      }
     }
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');

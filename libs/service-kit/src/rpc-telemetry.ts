@@ -13,7 +13,8 @@ const CODE_NAMES: string[] = [];
 for (const [name, code] of Object.entries(Status)) if (typeof code === 'number') CODE_NAMES[code] = name;
 
 // The labels of go-grpc-prometheus and the other gRPC middlewares, so existing gRPC dashboards and alerts work:
-// grpc_type (every RPC of the platform is unary), grpc_service, grpc_method, and grpc_code on the counters.
+// grpc_type (unary, or server_stream for a method answering a stream), grpc_service, grpc_method, and grpc_code on
+// the counters.
 const serverHandled = new Counter('grpc_server_handled_total', 'gRPC calls this process answered, by method and status code.', [
   'grpc_type',
   'grpc_service',
@@ -51,6 +52,7 @@ class RpcMetrics {
     private readonly handled: Counter,
     private readonly histogram: Histogram,
     path: string,
+    private readonly type: 'unary' | 'server_stream' = 'unary',
   ) {
     // `/platformadmin.authz.v1.AuthzService/Check` -> service `platformadmin.authz.v1.AuthzService`, method `Check`.
     [this.service, this.method] = path.slice(1).split('/');
@@ -58,8 +60,8 @@ class RpcMetrics {
 
   /** Records a call that started at `start` (performance.now()) and ended with `code`. */
   done(code: number, start: number): void {
-    (this.seconds ??= this.histogram.child('unary', this.service, this.method)).observe(secondsSince(start));
-    (this.codes[code] ??= this.handled.child('unary', this.service, this.method, CODE_NAMES[code] ?? String(code))).inc();
+    (this.seconds ??= this.histogram.child(this.type, this.service, this.method)).observe(secondsSince(start));
+    (this.codes[code] ??= this.handled.child(this.type, this.service, this.method, CODE_NAMES[code] ?? String(code))).inc();
   }
 }
 
@@ -70,6 +72,32 @@ function codeOf(err: unknown): number {
 }
 
 type PromiseFn = (request: any, opts?: any) => Promise<any>;
+type StreamFn = (request: any, opts?: any) => AsyncIterable<any>;
+
+/** Whether `key` of a generated service definition answers a stream. */
+export function answersStream(definition: unknown, key: string): boolean {
+  return (definition as Record<string, { responseStream?: boolean }>)[key].responseStream === true;
+}
+
+/**
+ * A stream's messages as they come, its end (or failure, or the reader stopping early) recorded as the call's:
+ * a stream's time is from the call to its last message.
+ */
+function measuredStream(metrics: RpcMetrics, fn: StreamFn): StreamFn {
+  return async function* (request, opts) {
+    const start = performance.now();
+    let code: number = Status.CANCELLED;
+    try {
+      yield* fn(request, opts);
+      code = Status.OK;
+    } catch (err) {
+      code = codeOf(err);
+      throw err;
+    } finally {
+      metrics.done(code, start);
+    }
+  };
+}
 
 /** The method path (`/platformadmin.authz.v1.AuthzService/Check`) of `key` in a generated service definition. */
 export function methodPath(definition: unknown, key: string): string {
@@ -82,10 +110,16 @@ export function methodPath(definition: unknown, key: string): string {
  * where all apps share one service name, it says which app served (and a call that never crossed the network
  * still has a span of its own).
  */
-export function measuredHandlers<H extends Record<string, PromiseFn>>(app: string, definition: unknown, handlers: H): H {
-  const out: Record<string, PromiseFn> = {};
-  for (const [key, handler] of Object.entries(handlers)) {
+export function measuredHandlers<H extends Record<string, PromiseFn | StreamFn>>(app: string, definition: unknown, handlers: H): H {
+  const out: Record<string, PromiseFn | StreamFn> = {};
+  for (const [key, h] of Object.entries(handlers)) {
     const path = methodPath(definition, key);
+    if (answersStream(definition, key)) {
+      // Measured, not traced: a span per stream would sit open for as long as its reader takes.
+      out[key] = measuredStream(new RpcMetrics(serverHandled, serverSeconds, path, 'server_stream'), h as StreamFn);
+      continue;
+    }
+    const handler = h as PromiseFn;
     const metrics = new RpcMetrics(serverHandled, serverSeconds, path);
     const measured: PromiseFn = (request, ctx) => {
       const start = performance.now();
@@ -129,6 +163,11 @@ function traced(app: string, path: string, handler: PromiseFn): PromiseFn {
           },
         ),
     );
+}
+
+/** A client method answering a stream, counted in grpc_client_* as measuredCall counts a promise method. */
+export function measuredStreamCall<F extends StreamFn>(path: string, call: F): F {
+  return measuredStream(new RpcMetrics(clientHandled, clientSeconds, path, 'server_stream'), call) as F;
 }
 
 /** A promise client method counted in grpc_client_* by method and the code its call ended with. */

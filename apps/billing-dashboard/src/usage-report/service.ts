@@ -6,10 +6,15 @@ import type { UsageReports } from './usage-report';
 export function usageReportService(reports: UsageReports): ServiceBinding<typeof usageReportV1.UsageReportServiceService> {
   return bindService(usageReportV1.UsageReportServiceService, {
     generatedMonths: async () => ({ months: await reports.generatedMonths() }),
-    getUsageView: async (req) => utf8(await reports.view(req)),
+    getUsageView: (req) => chunks(reports.viewPieces(req)),
     getObjectQuotaHistory: async (req) => utf8(await reports.objectQuotaHistory(req.clusterUid, req.objectId)),
-    getNamespaceBilling: async (req) => utf8(await reports.namespaceBilling(req)),
+    getNamespaceBilling: (req) => chunks(reports.namespaceBillingPieces(req)),
   });
+}
+
+/** A view's pieces as the stream's messages. */
+async function* chunks(pieces: AsyncIterable<string>): AsyncGenerator<usageReportV1.UsageViewChunk> {
+  for await (const piece of pieces) yield { json: Buffer.from(piece, 'utf8') };
 }
 
 /** A view's JSON text as the response's UTF-8 bytes. */

@@ -3,7 +3,17 @@ import { isUuid } from '@platform/agent-protocol';
 import type { Database } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
 import { PRODUCT_KEYS, USAGE_VIEWS, type ProductKey, type UsageViewName, type usageReportV1 } from '@platform/proto';
-import { DAILY, MONTHLY, generatedMonths, groupedView, quotaHistory, rfc3339, type Grouping, type RollupTable } from './views';
+import {
+  DAILY,
+  MONTHLY,
+  generatedMonths,
+  groupedViewPieces,
+  groupedViewRows,
+  quotaHistory,
+  rfc3339,
+  type Grouping,
+  type RollupTable,
+} from './views';
 
 /**
  * The usage reports (docs/usage-reports.md): which months have samples, the monthly views of each
@@ -149,8 +159,16 @@ export class UsageReports {
     return generatedMonths(this.db);
   }
 
-  /** One monthly view of a product (the spec's table of views); 400 for what the table does not have. */
-  async view(req: usageReportV1.UsageViewRequest): Promise<string> {
+  /** One monthly view of a product as one JSON text (viewPieces joined). */
+  view(req: usageReportV1.UsageViewRequest): Promise<string> {
+    return joined(this.viewPieces(req));
+  }
+
+  /**
+   * One monthly view of a product (the spec's table of views) in pieces of its JSON text (groupedViewPieces); 400
+   * for what the table does not have, before the first piece.
+   */
+  async *viewPieces(req: usageReportV1.UsageViewRequest): AsyncGenerator<string> {
     const { year, month } = req;
     if (!Number.isInteger(year) || year < 1 || year > 9999) throw new InputError('year must be a four-digit year');
     if (!Number.isInteger(month) || month < 1 || month > 12) throw new InputError('month must be 1..12');
@@ -180,19 +198,21 @@ export class UsageReports {
     const view = req.view as ViewName;
     const header = { month: monthStart(year, month).slice(0, 7), product: req.product, view, viewType };
 
-    if (req.objectId) return this.objectView(view, selected, checkUuid('clusterUID', req.clusterUid), req.objectId, header);
-    let json: string;
-    if (view === 'object-quota-history-summaries-view') json = await groupedView(this.db, selected, QUOTA_SUMMARIES);
-    else {
-      const rows = (table: RollupTable) => {
-        const base = selected(table);
-        if (view === 'gks-usage-view') base.andWhere({ hosting: 'gks' });
-        if (view === 'objects-cluster-mode-usage-view') base.andWhere({ topology: 'CLUSTER' });
-        return base;
-      };
-      json = await groupedView(this.db, rows, GROUPINGS[view], viewType === 'daily' ? DAILY : undefined);
+    if (req.objectId) {
+      yield await this.objectView(view, selected, checkUuid('clusterUID', req.clusterUid), req.objectId, header);
+      return;
     }
-    return withHeader(header, json);
+    if (view === 'object-quota-history-summaries-view') {
+      yield* groupedViewPieces(this.db, selected, QUOTA_SUMMARIES, undefined, header);
+      return;
+    }
+    const rows = (table: RollupTable) => {
+      const base = selected(table);
+      if (view === 'gks-usage-view') base.andWhere({ hosting: 'gks' });
+      if (view === 'objects-cluster-mode-usage-view') base.andWhere({ topology: 'CLUSTER' });
+      return base;
+    };
+    yield* groupedViewPieces(this.db, rows, GROUPINGS[view], viewType === 'daily' ? DAILY : undefined, header);
   }
 
   /**
@@ -215,7 +235,7 @@ export class UsageReports {
     }
     if (view !== 'objects-cluster-mode-usage-view') throw new InputError(`${view} has no per-object view`);
     // The cluster-mode row of the list view for this object (whatever its topology), with its days.
-    const rows = JSON.parse(await groupedView(this.db, selected, GROUPINGS[view], DAILY, { prepared: true })).rows as unknown[];
+    const rows = await groupedViewRows(this.db, selected, GROUPINGS[view], DAILY);
     if (rows.length === 0) throw missing();
     return JSON.stringify({ ...header, ...(rows[0] as object) });
   }
@@ -228,19 +248,34 @@ export class UsageReports {
     return json;
   }
 
+  /** Namespace billing as one JSON text (namespaceBillingPieces joined). */
+  namespaceBilling(req: usageReportV1.NamespaceBillingRequest): Promise<string> {
+    return joined(this.namespaceBillingPieces(req));
+  }
+
   /**
    * Namespace billing of some clusters: each namespace with its quantities per month, or, for one namespace of one
-   * of the clusters, its objects with theirs. A cluster not among them is 404.
+   * of the clusters, its objects with theirs, in pieces of its JSON text. A cluster not among them is 404.
    */
-  async namespaceBilling(req: usageReportV1.NamespaceBillingRequest): Promise<string> {
+  async *namespaceBillingPieces(req: usageReportV1.NamespaceBillingRequest): AsyncGenerator<string> {
     const clusters = [...new Set(req.clusterUids.map((u) => checkUuid('clusterUids', u)))];
     const all = (table: RollupTable) => this.db.table(table).whereIn('cluster_uid', clusters);
-    if (!req.clusterUid && !req.namespace) return groupedView(this.db, all, NAMESPACES_BILLING, MONTHLY);
+    if (!req.clusterUid && !req.namespace) {
+      yield* groupedViewPieces(this.db, all, NAMESPACES_BILLING, MONTHLY);
+      return;
+    }
     const cluster = checkUuid('clusterID', req.clusterUid);
     if (!clusters.includes(cluster)) throw new NotFoundError(`cluster ${req.clusterUid} is not one of the organization's`);
     const one = (table: RollupTable) => all(table).andWhere({ cluster_uid: cluster, namespace: req.namespace });
-    return withHeader({ clusterUID: cluster, namespace: req.namespace }, await groupedView(this.db, one, NAMESPACE_OBJECTS, MONTHLY));
+    yield* groupedViewPieces(this.db, one, NAMESPACE_OBJECTS, MONTHLY, { clusterUID: cluster, namespace: req.namespace });
   }
+}
+
+/** The pieces of a JSON text, joined. */
+async function joined(pieces: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const piece of pieces) text += piece;
+  return text;
 }
 
 /** A view's JSON object (Postgres's text, never `{}`) with the fields naming it put first, spliced in without parsing it. */

@@ -5,8 +5,9 @@ import { SAMPLE_HOURS } from '../usage/quantities';
 /**
  * The SQL of the usage-report views (docs/usage-reports.md). Every view is one statement: the per-object rollups
  * that ingestion writes with the samples — per month (usage_object_months) for a view's rows, per day
- * (usage_object_days) for its daily series — are aggregated by Postgres, and Postgres also writes the JSON document
- * (json_build_object / json_agg), so no row passes through JavaScript. A rollup holds the exact (numeric) sums of
+ * (usage_object_days) for its daily series — are aggregated by Postgres, and Postgres also writes each row's JSON
+ * text (json_build_object), so a row passes through JavaScript only as text to append. The rows are read through a
+ * cursor, a few hundred at a time, so a view of any size (100,000 objects) takes bounded memory here. A rollup holds the exact (numeric) sums of
  * ../usage/quantities.ts over its samples, so an object's month is the same number whether summed from its month,
  * its days or its samples. One object's quota history lists every sample, so it reads the samples.
  */
@@ -17,9 +18,6 @@ export type RollupTable = 'usage_object_months' | 'usage_object_days';
 /** The four quantities of a group, as json_build_object arguments over quantitySums' aliases. */
 const QUANTITIES_JSON =
   "'cpuCoreHours', cpu_core_hours, 'memoryGiBHours', memory_gib_hours, 'storageGiBHours', storage_gib_hours, 'objectHours', object_hours";
-const QUANTITY_TOTALS_JSON =
-  "'cpuCoreHours', coalesce(sum(cpu_core_hours), 0), 'memoryGiBHours', coalesce(sum(memory_gib_hours), 0), " +
-  "'storageGiBHours', coalesce(sum(storage_gib_hours), 0), 'objectHours', coalesce(sum(object_hours), 0)";
 
 /** A timestamptz as RFC3339 in UTC (`2026-10-01T06:00:00Z`), whatever the session's time zone. */
 export const rfc3339 = (expr: string) => `to_char((${expr}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
@@ -68,6 +66,11 @@ const RESUMS = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'obje
 /** Memory for a month view's statement's aggregates and CTEs (per sort or hash: Postgres' work_mem). */
 const VIEW_WORK_MEM = '64MB';
 
+/** Rows read per FETCH of a view's cursor: a daily row is a few kilobytes, so a fetch stays around a megabyte. */
+const FETCH_ROWS = 500;
+/** The size of the pieces a view's text is handed out in (the stream's messages). */
+const PIECE_CHARS = 64 * 1024;
+
 /** A per-period series added to every row: per UTC day of the month (`daily`), or per month (`months`). */
 export interface Series {
   /** The row's field holding it. */
@@ -98,21 +101,24 @@ export const MONTHLY: Series = {
   text: 'period',
 };
 
+/** A row of a view's statement: the row's JSON text, and the view's totals, the same on every row. */
+interface ViewRow {
+  json: string;
+  total_rows: string | number;
+  cpu_core_hours: number;
+  memory_gib_hours: number;
+  storage_gib_hours: number;
+  object_hours: number;
+}
+
 /**
- * `{rows: [...], totals: {rows, cpuCoreHours, ...}}` of the rollups `rows` selects (the same filters over either
- * table, so the same samples), grouped as `g` says; with a series, each row also carries its quantities per period
- * (a second aggregation of the same rows, by group and period, joined to the groups). Answers the JSON text.
- * `prepared` runs it as a prepared statement (preparedRows): for one object's view, where planning this large
- * statement is a good part of the time; not for the month's views, whose plans should see the month's and
- * product's statistics each time.
+ * The statement of a grouped view of the rollups `rows` selects (the same filters over either table, so the same
+ * samples), grouped as `g` says: one row per group in the view's order, its JSON text in `json`; with a series,
+ * each row also carries its quantities per period (a second aggregation of the same rows, by group and period,
+ * joined to the groups). Every row also carries the view's totals (window aggregates over all rows), so the totals
+ * are known from the first row read and cost no second pass.
  */
-export async function groupedView(
-  db: Database,
-  rows: (table: RollupTable) => Knex.QueryBuilder,
-  g: Grouping,
-  series?: Series,
-  opts: { prepared?: boolean } = {},
-): Promise<string> {
+function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBuilder, g: Grouping, series?: Series) {
   const k = db.knex;
   const by = g.by.join(', ');
   // With a series, level 1 is per object and period: the rows and their series both come from it, so the rollups
@@ -186,22 +192,87 @@ export async function groupedView(
      n as materialized (?),
      x as (select ob.*, ${NAMES.map((c) => `n.${c}`).join(', ')} from ${perObjectRows} ob join n using (cluster_uid, object_uid)),
      g as (select ${[...g.by, ...g.select, ...RESUMS].join(', ')} from x group by ${by})${seriesCte}
-     select json_build_object(
-       'rows', coalesce((select json_agg(json_build_object(${g.row}, ${QUANTITIES_JSON}${seriesField}) order by ${g.order})
-                         from g ${seriesJoin}), '[]'::json),
-       'totals', (select json_build_object('rows', count(*), ${QUANTITY_TOTALS_JSON}) from g)
-     )::text as view`,
+     select json_build_object(${g.row}, ${QUANTITIES_JSON}${seriesField})::text as json, ${QUANTITY_TOTALS}
+     from g ${seriesJoin} order by ${g.order}`,
     [fast, exact, names],
   );
-  const { sql, bindings } = statement.toSQL();
-  if (!opts.prepared)
-    return db.transaction(async (trx) => {
-      // Level 1 of a month's daily view has a group per object and day (~21,000 for productdb at 1,000,000 samples,
-      // ~0.6 KB each with the float8 sums): past the default 4 MB it would spill to disk.
-      await trx.raw(`set local work_mem = '${VIEW_WORK_MEM}'`);
-      return (await trx.raw(sql, bindings)).rows[0].view as string;
-    });
-  return (await preparedRows<{ view: string }>(db, sql, bindings))[0].view;
+  return statement.toSQL();
+}
+
+/** The view's totals as window aggregates over every row of `g`, as viewTotals reads them. */
+const QUANTITY_TOTALS = [
+  'count(*) over () as total_rows',
+  ...['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map((q) => `sum(${q}) over () as total_${q}`),
+].join(', ');
+
+/** `{"rows":n,"cpuCoreHours":...}` of a view's first row; all zero for a view without rows. */
+function viewTotals(row: Record<string, unknown> | undefined): string {
+  const n = (column: string) => (row ? Number(row[column]) : 0);
+  return JSON.stringify({
+    rows: n('total_rows'),
+    cpuCoreHours: n('total_cpu_core_hours'),
+    memoryGiBHours: n('total_memory_gib_hours'),
+    storageGiBHours: n('total_storage_gib_hours'),
+    objectHours: n('total_object_hours'),
+  });
+}
+
+/**
+ * A grouped view's JSON text in pieces: `{<header fields>"rows":[...],"totals":{rows, cpuCoreHours, ...}}`, the
+ * rows read through a cursor FETCH_ROWS at a time and handed out PIECE_CHARS at a time, so what is held here is a
+ * fetch and a piece whatever the view's size (the transaction keeps Postgres's part of it, which spills to disk
+ * past work_mem). `header` is the header object's JSON (`{"month":...}`), or none. A reader that stops early ends
+ * the transaction. A failure (a bad statement, the database gone) comes before the first piece, unless the database
+ * fails in the middle of a view.
+ */
+export async function* groupedViewPieces(
+  db: Database,
+  rows: (table: RollupTable) => Knex.QueryBuilder,
+  g: Grouping,
+  series?: Series,
+  header?: object,
+): AsyncGenerator<string> {
+  const { sql, bindings } = viewStatement(db, rows, g, series);
+  const trx = await db.knex.transaction();
+  try {
+    // Level 1 of a month's daily view has a group per object and day (~21,000 for productdb at 1,000,000 samples,
+    // ~0.6 KB each with the float8 sums): past the default 4 MB it would spill to disk.
+    await trx.raw(`set local work_mem = '${VIEW_WORK_MEM}'`);
+    await trx.raw(`declare view_rows no scroll cursor for ${sql}`, bindings);
+    let piece = `${header ? `${JSON.stringify(header).slice(0, -1)},` : '{'}"rows":[`;
+    let first: Record<string, unknown> | undefined;
+    for (;;) {
+      const fetched = (await trx.raw(`fetch ${FETCH_ROWS} from view_rows`)).rows as ViewRow[];
+      for (const row of fetched) {
+        piece += first ? `,${row.json}` : row.json;
+        first ??= row as unknown as Record<string, unknown>;
+        if (piece.length >= PIECE_CHARS) {
+          yield piece;
+          piece = '';
+        }
+      }
+      if (fetched.length < FETCH_ROWS) break;
+    }
+    yield `${piece}],"totals":${viewTotals(first)}}`;
+    await trx.commit();
+  } finally {
+    if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
+  }
+}
+
+/**
+ * The rows of a grouped view of one object (at most a few: one per object and split), parsed: a prepared statement
+ * (preparedRows), where planning this large statement is a good part of the time; the month's views are not
+ * prepared, as their plans should see the month's and product's statistics each time.
+ */
+export async function groupedViewRows(
+  db: Database,
+  rows: (table: RollupTable) => Knex.QueryBuilder,
+  g: Grouping,
+  series?: Series,
+): Promise<unknown[]> {
+  const { sql, bindings } = viewStatement(db, rows, g, series);
+  return (await preparedRows<ViewRow>(db, sql, bindings)).map((r) => JSON.parse(r.json));
 }
 
 /** The resources a sample measures; each has `<r>_request`, `<r>_limit` and `<r>_used` columns. */

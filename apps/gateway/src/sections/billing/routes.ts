@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { JsonText, sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type Route } from '../../route';
-import { clusterUid, MonthlyPoint, objectFields, quantities, UsageTotals } from '../dashboard/usage-report';
+import { JsonStream, sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type Route } from '../../route';
+import { clusterUid, MonthlyPoint, streamed, objectFields, quantities, UsageTotals } from '../dashboard/usage-report';
 
 // Namespace billing (`/dbaas/billing/reports/...`, docs/usage-reports.md): billing-enabled deployments,
 // owners of the organization named by `org` (and site admins), `org` required. The report covers the
@@ -63,12 +63,12 @@ export const namespaceBillingRoutes: Route[] = [
     summary: "Usage of each namespace of the organization's clusters, per month",
     response: { status: 200, schema: NamespaceBillingReport },
     async handle(_input, ctx) {
-      const { json } = await ctx.backends.billingDashboard.usageReport.getNamespaceBilling({
+      const request = {
         clusterUids: await orgClusterUids(ctx.org, ctx),
         clusterUid: '',
         namespace: '',
-      });
-      return { body: new JsonText(json) };
+      };
+      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getNamespaceBilling(request, streamed(ctx))) };
     },
   }),
   route({
@@ -87,12 +87,12 @@ export const namespaceBillingRoutes: Route[] = [
     errors: [{ status: 404, description: "when the cluster is not one of the organization's" }],
     response: { status: 200, schema: NamespaceBilling },
     async handle({ params }, ctx) {
-      const { json } = await ctx.backends.billingDashboard.usageReport.getNamespaceBilling({
+      const request = {
         clusterUids: await orgClusterUids(ctx.org, ctx),
         clusterUid: params.clusterID,
         namespace: params.namespaceName,
-      });
-      return { body: new JsonText(json) };
+      };
+      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getNamespaceBilling(request, streamed(ctx))) };
     },
   }),
 ];

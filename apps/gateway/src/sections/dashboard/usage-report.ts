@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { isUuid, PRODUCT_KEYS, USAGE_VIEWS, type UsageViewName, type usageReportV1 } from '@platform/proto';
-import { JsonText, sectionRoutes, type Requirement, type Route } from '../../route';
+import { JsonStream, JsonText, sectionRoutes, type Requirement, type Route } from '../../route';
 import { MONTH_NAMES, reportMonthParams } from './report-month';
 
 // The usage reports under /dashboard/summary (docs/usage-reports.md): billing-enabled deployments only,
 // site admins with view_usage_analytics:site_admin, `org` required. Every view is computed by billing-dashboard
-// (UsageReportService) in one SQL statement; the rows here only check the path and query and name the shapes.
+// (UsageReportService) in one SQL statement and streamed through here in pieces (JsonStream), so a view of any size
+// passes; the rows here only check the path and query and name the shapes.
 
 const route = sectionRoutes({ tag: 'Usage reports', backend: 'billing-dashboard' });
 const ANALYTICS: Requirement<never> = { on: 'site', permission: 'view_usage_analytics:site_admin' };
@@ -205,6 +206,9 @@ type ViewQuery = Partial<
 
 const VIEWS_ROOT = '/dashboard/summary/:year/:month/usage-report/products/:productKey/views';
 
+/** A streamed view's call: it may last until its last byte is read (BACKEND_STREAM_DEADLINE_MS). */
+export const streamed = (ctx: { config: { BACKEND_STREAM_DEADLINE_MS: number } }) => ({ deadlineMs: ctx.config.BACKEND_STREAM_DEADLINE_MS });
+
 /** One monthly view row: the view's path segment, the query it takes, its shape. */
 /** The product parameter of a view: any product key, or productdb alone, as USAGE_VIEWS says. */
 const productOf = (view: UsageViewName) => (USAGE_VIEWS[view].length === 1 ? dbOnly : productKey);
@@ -229,10 +233,8 @@ function viewRoute<Q extends z.ZodType>(spec: {
     query: spec.query,
     response: { status: 200, schema: spec.schema },
     async handle({ params, query }, ctx) {
-      const { json } = await ctx.backends.billingDashboard.usageReport.getUsageView(
-        viewRequest(params, spec.view, spec.toRequest && query !== undefined ? spec.toRequest(query) : {}),
-      );
-      return { body: new JsonText(json) };
+      const request = viewRequest(params, spec.view, spec.toRequest && query !== undefined ? spec.toRequest(query) : {});
+      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getUsageView(request, streamed(ctx))) };
     },
   });
 }
@@ -272,10 +274,8 @@ function objectRoute(view: string, summary: string, schema: z.ZodType): Route {
     errors: [{ status: 404, description: 'when the object has no samples on that cluster in the month' }],
     response: { status: 200, schema },
     async handle({ params }, ctx) {
-      const { json } = await ctx.backends.billingDashboard.usageReport.getUsageView(
-        viewRequest(params, view, { clusterUid: params.clusterUID }, params.objectID),
-      );
-      return { body: new JsonText(json) };
+      const request = viewRequest(params, view, { clusterUid: params.clusterUID }, params.objectID);
+      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getUsageView(request, streamed(ctx))) };
     },
   });
 }
