@@ -134,6 +134,25 @@ describe("the embedded database's result cache", () => {
     await q(b, "set timezone = 'UTC'");
   });
 
+  it("reads a cursor's rows afresh on every fetch, and keeps what it kept across a cursor's statements", async () => {
+    await counter(a);
+    await counter(a);
+    const kept = worker.resultCache.size;
+    expect(kept).toBeGreaterThan(0);
+    await q(a, 'begin');
+    await q(a, 'declare rows_of no scroll cursor for select g from generate_series(1, 5) g where g > $1', [0]);
+    const fetched: unknown[] = [];
+    for (;;) {
+      const rows = await q(a, 'fetch 2 from rows_of');
+      fetched.push(...rows.map((r) => r.g));
+      if (rows.length < 2) break;
+    }
+    await q(a, 'close rows_of');
+    await q(a, 'commit');
+    expect(fetched).toEqual([1, 2, 3, 4, 5]);
+    expect(worker.resultCache.size).toBe(kept);
+  });
+
   it('keeps no answer larger than its limit', async () => {
     const big = 'select repeat($1, 20000) as s';
     await q(a, big, ['x']);

@@ -37,10 +37,12 @@ const VOLATILE =
 // A statement that is a single read; anything that could write (a data-modifying CTE) is not.
 const READ = /^\s*(select|with)\b/i;
 const WRITES = /\b(insert|update|delete|merge|truncate|copy|call|do)\b|;\s*\S/i;
-// Statements that change no data and no answer: transaction control, and settings of the transaction that only
-// bound its resources. Any other SET (a time zone, a search path) changes what later reads answer.
+// Statements that change no data and no answer: transaction control, settings of the transaction that only
+// bound its resources, and a cursor's statements (a cursor is for a select or values only; fetching moves it, and
+// its answers are never kept, since the same text answers the next rows each time). Any other SET (a time zone, a
+// search path) changes what later reads answer.
 const HARMLESS =
-  /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|show|set\s+local\s+(work_mem|statement_timeout|lock_timeout|idle_in_transaction_session_timeout)\b)/i;
+  /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|show|set\s+local\s+(work_mem|statement_timeout|lock_timeout|idle_in_transaction_session_timeout)\b|declare\s+\w+\s+(no\s+scroll\s+)?cursor\b|fetch\b|move\b|close\b)/i;
 
 /** What a statement text is to the cache: a read it may keep, and whether it changes nothing a later read sees. */
 interface Kind {

@@ -1,0 +1,39 @@
+import { openDatabase } from '@platform/db';
+import { startDemoSeed } from './demo-seed';
+import type { LocalPlatform } from './platform';
+
+/**
+ * The demo seed against a platform that runs as separate processes (the HTTP benchmark's chart topology), where no
+ * launcher runs it: PLATFORM_URL (the gateway), CLUSTERS_GRPC_PORT (clusters on loopback), DATABASE_URL (billing's
+ * schema, which the seed watches for its reports to be applied), NATS_URL, DATA_DIR, PLATFORM_ADMIN_USERNAME and
+ * PLATFORM_ADMIN_PASSWORD, DEMO_SEED_MANIFEST. Exits 0 once the manifest is written, 1 otherwise.
+ */
+async function main(): Promise<number> {
+  const env = process.env;
+  const db = await openDatabase({ url: env.DATABASE_URL!, dataDir: '', schema: 'billing' });
+  // What the seed asks of the launcher's platform: its URL, clusters' gRPC port, billing-dashboard's database.
+  const platform = {
+    url: env.PLATFORM_URL!,
+    apps: new Map<string, unknown>([
+      ['clusters', { grpcPort: Number(env.CLUSTERS_GRPC_PORT) }],
+      ['billing-dashboard', { ctx: { db } }],
+    ]),
+  } as unknown as LocalPlatform;
+  const seed = startDemoSeed(env, platform, (msg) => process.stderr.write(`[seed] ${msg}\n`));
+  if (!seed) throw new Error('DEMO_SEED_MANIFEST is not set');
+  try {
+    await seed.done;
+  } finally {
+    await seed.stop();
+    await db.close();
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`[seed] ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);
