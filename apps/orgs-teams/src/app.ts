@@ -107,8 +107,11 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         stopListening = async () => {
           for (const stop of unfollow) await stop();
         };
+        // Awaited before the write answers, so the bus has the notice in its order before the client hears of the
+        // change: another replica's fence then proves it handled it (the very next request anywhere sees the change).
+        // A notice that cannot be sent is logged; a replica that misses it serves the old row for at most
+        // ORG_CACHE_TTL_MS.
         const notifyOrgChanged = (orgId: number) =>
-          // Best effort: a replica that misses it serves the old row for at most ORG_CACHE_TTL_MS.
           bus!
             .notify(ORGS_CHANGED, { orgIds: [orgId] } satisfies OrgsChanged)
             .catch((err) => log.warn({ err }, 'could not send an organization-cache notice'));
@@ -120,12 +123,12 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           orgChanged: (orgId) => {
             orgCache.evict(orgId);
             teamLists.evict(orgId);
-            notifyOrgChanged(orgId);
+            return notifyOrgChanged(orgId);
           },
           teamLists,
           teamsChanged: (orgId) => {
             teamLists.evict(orgId);
-            notifyOrgChanged(orgId);
+            return notifyOrgChanged(orgId);
           },
           // What other features keep for an organization goes with it: its system admin, its service accounts, its avatar.
           onOrgDelete: async (trx, orgId, stage) => {
@@ -145,7 +148,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           identity,
           {
             deleteWithin: (trx, stage, orgId) => organizations.deleteWithin(trx, stage, orgId),
-            orgChanged: (orgId) => orgsContext.orgChanged?.(orgId),
+            orgChanged: async (orgId) => orgsContext.orgChanged?.(orgId),
             adminOrg: config.PLATFORM_ADMIN_ORG,
           },
           accountsChanged,

@@ -48,8 +48,8 @@ export function userAdminEffects(db: Database, authz: Pick<OrgAuthz, 'write'>): 
 /** What user administration needs of the organizations: deleting one inside the user's deletion. */
 export interface OrgRemoval {
   deleteWithin(trx: Knex.Transaction, stage: StageEffect, orgId: number): Promise<void>;
-  /** Called once the deletion committed, for each organization it took along (caches). */
-  orgChanged(orgId: number): void;
+  /** Called once the deletion committed, for each organization it took along (caches); awaited before it answers. */
+  orgChanged(orgId: number): Promise<void>;
   /** The administrative organization's slug, never deleted with a user. */
   adminOrg?: string;
 }
@@ -266,7 +266,7 @@ export class UserAdmin implements UserAdministration {
       },
       { call: ctx },
     );
-    for (const orgId of deleted.orgIds) this.orgs.orgChanged(orgId);
+    await Promise.all(deleted.orgIds.map((orgId) => this.orgs.orgChanged(orgId)));
     this.identity.passwordFailures.reset(failureKey(deleted.id));
     return { deletedOrgIds: deleted.orgIds };
   }

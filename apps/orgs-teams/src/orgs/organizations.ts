@@ -90,9 +90,9 @@ export class Organizations {
         // Teams and memberships go with the account (on delete cascade).
         { call: ctx, undo: (trx, org) => this.organizations.delete(org.id, trx) },
       )
-      .catch((err) => {
+      .catch(async (err) => {
         // An undone creation had committed, so a read may have cached the organization meanwhile.
-        if (createdId !== undefined) this.orgs.orgChanged?.(createdId);
+        if (createdId !== undefined) await this.orgs.orgChanged?.(createdId);
         if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
         throw err;
       });
@@ -164,7 +164,7 @@ export class Organizations {
     if (visibility !== undefined) changes.visibility = visibility;
     if (Object.keys(changes).length > 0) {
       await this.organizations.update(req.orgId, changes);
-      this.orgs.orgChanged?.(req.orgId);
+      await this.orgs.orgChanged?.(req.orgId);
     }
     return toOrganization(await this.organizations.get(req.orgId));
   }
@@ -196,7 +196,7 @@ export class Organizations {
       },
       { call: ctx },
     );
-    this.orgs.orgChanged?.(orgId);
+    await this.orgs.orgChanged?.(orgId);
   }
 
   /**

@@ -21,16 +21,18 @@ export interface OrgsContext {
   cache?: OrgCache;
   /**
    * Called once a change of an organization's row (edit, delete) has committed: evicts it from this
-   * replica's cache and tells the other replicas (a bus notice).
+   * replica's cache and tells the other replicas (a bus notice); resolves once the bus has the notice, which the
+   * change awaits before it answers.
    */
-  orgChanged?: (orgId: number) => void;
+  orgChanged?: (orgId: number) => Promise<void>;
   /** Pages of teams lists already answered; none: every list asks the database and authz. */
   teamLists?: TeamListCache;
   /**
    * Called once a change of an organization's teams (a team made, edited or deleted, or such a change undone) is
-   * over: forgets its pages of teams here and tells the other replicas (the organizations' notice).
+   * over: forgets its pages of teams here and tells the other replicas (the organizations' notice), resolving
+   * once the bus has it.
    */
-  teamsChanged?: (orgId: number) => void;
+  teamsChanged?: (orgId: number) => Promise<void>;
 }
 
 /** Whether removing a site admin from this organization is refused (it is the administrative organization). */

@@ -116,7 +116,7 @@ export class Teams {
     try {
       return await change();
     } finally {
-      this.orgs.teamsChanged?.(orgId);
+      await this.orgs.teamsChanged?.(orgId);
     }
   }
 
