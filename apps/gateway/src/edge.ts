@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import {
@@ -82,10 +81,21 @@ async function writeStream(res: Response, body: JsonStream, log: Logger): Promis
   }
 }
 
-/** Until the response has room again, or is gone. */
-async function drained(res: Response): Promise<void> {
-  if (res.destroyed) return;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+/**
+ * Until the response has room again, or is gone. One listener each, the other removed when one fires: a view
+ * waits here once a piece. `once` for drain, since compression hands drain listeners to its own stream, where `off`
+ * on the response would not reach them.
+ */
+function drained(res: Response): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 /**

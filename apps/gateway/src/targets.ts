@@ -21,15 +21,25 @@ export const orgInPath: Target<'organization', orgsTeamsOrgsV1.Organization, { o
  * The team `{teamid}`; under `/orgs/{orgname}/` it must also belong to that organization, which the caller
  * must be able to see. 404 otherwise.
  */
-export const teamInPath: Target<'team', orgsTeamsOrgsV1.Team, { teamid: number; orgname?: string }> = {
-  type: 'team',
-  describe: 'team `{teamid}`',
-  async resolve({ teamid, orgname }, ctx) {
-    const orgId = orgname === undefined ? 0 : (await orgInPath.resolve({ orgname }, ctx)).id;
-    return ctx.backends.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles: false });
-  },
-  id: (team) => team.id,
-};
+export const teamInPath: Target<'team', orgsTeamsOrgsV1.Team, { teamid: number; orgname?: string }> = teamTarget(false);
+
+/**
+ * The same team with its custom roles, for the row that answers the team itself: the one call that resolves it
+ * also gives the answer, instead of a second call after the check.
+ */
+export const teamWithRolesInPath = teamTarget(true);
+
+function teamTarget(withRoles: boolean): Target<'team', orgsTeamsOrgsV1.Team, { teamid: number; orgname?: string }> {
+  return {
+    type: 'team',
+    describe: 'team `{teamid}`',
+    async resolve({ teamid, orgname }, ctx) {
+      const orgId = orgname === undefined ? 0 : (await orgInPath.resolve({ orgname }, ctx)).id;
+      return ctx.backends.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles });
+    },
+    id: (team) => team.id,
+  };
+}
 
 /** The custom role `{id}` of the `org` organization; 404 when that organization has none with this id. */
 export const roleOfOrg: Target<'role', authzRolesV1.Role, { id: number }> = {

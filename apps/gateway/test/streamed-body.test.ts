@@ -87,8 +87,12 @@ describe('a streamed JSON body at the edge', () => {
     servers = [];
   });
 
-  it('writes a body of ~40 MB whole, in pieces, and compressed when the client asks', async () => {
+  it('writes a body of ~40 MB whole, in pieces, and compressed when the client asks, leaving no listener behind', async () => {
     fail = 'never';
+    // Waiting for room once a piece must not add listeners for good (Node warns past ten on one emitter).
+    const leaks: string[] = [];
+    const onWarning = (w: Error) => w.name === 'MaxListenersExceededWarning' && leaks.push(w.message);
+    process.on('warning', onWarning);
     const res = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
     expect([res.status, res.headers.get('content-type'), res.headers.get('content-length')]).toEqual([
       200,
@@ -100,6 +104,9 @@ describe('a streamed JSON body at the edge', () => {
     const gz = await fetch(url, { headers: { 'accept-encoding': 'gzip' } });
     expect(gz.headers.get('content-encoding')).toBe('gzip');
     expect(((await gz.json()) as { rows: unknown[] }).rows).toHaveLength(PIECES);
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(leaks).toEqual([]);
   });
 
   it("answers a refusal before the first piece with the refusal's status", async () => {

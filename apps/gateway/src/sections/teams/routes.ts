@@ -5,7 +5,7 @@ import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/serv
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Grant, type Requirement, type Route } from '../../route';
-import { organizationOfTeam, orgInPath, teamInPath } from '../../targets';
+import { organizationOfTeam, orgInPath, teamInPath, teamWithRolesInPath } from '../../targets';
 import { UserJson, userJsonFor } from '../identity/presenters';
 import { TeamJson, teamJson } from './presenters';
 
@@ -299,11 +299,11 @@ export const teamRoutes: Route[] = [
     summary: 'A team',
     auth: 'token',
     params: Team,
-    target: teamInPath,
+    target: teamWithRolesInPath,
     requires: [{ on: 'target', permission: 'view:team' }],
     response: { status: 200, schema: TeamJson },
-    async handle(_input, { backends, target }) {
-      return { body: teamJson(await backends.orgsTeams.organizations.getTeam({ teamId: target.id, orgId: 0, withRoles: true })) };
+    async handle(_input, { target }) {
+      return { body: teamJson(target) };
     },
   }),
   route({
