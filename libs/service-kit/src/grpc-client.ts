@@ -13,7 +13,7 @@ import { DomainError, fromGrpcError, messageSizeError, UnavailableError, Deadlin
 import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
 import { appCredential } from './app-credential';
-import { LocalCall, localMethod, type LocalMethod } from './in-process';
+import { LocalCall, localMethod, type LocalMethod, type LocalStreamMethod } from './in-process';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 import { answersStream, measuredCall, measuredStreamCall, methodPath } from './rpc-telemetry';
 import { backendState } from './backend-state';
@@ -142,7 +142,13 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         const abandoned = () =>
           deadline.getTime() <= Date.now() ? late() : new UnavailableError(`the call to ${opts.name} was cancelled`);
         if (signal?.aborted) throw abandoned();
-        const call: ClientReadableStream<unknown> = fn(request, metadataOf(callOpts.requestId ?? randomUUID(), callOpts), { deadline });
+        const requestId = callOpts.requestId ?? randomUUID();
+        const local = opts.inProcess === false ? undefined : localMethod<LocalStreamMethod>(address, method.path);
+        if (local) {
+          yield* streamLocally(local, method, request, { requestId, deadline, signal, late, abandoned, name: opts.name, maxMessageBytes });
+          return;
+        }
+        const call: ClientReadableStream<unknown> = fn(request, metadataOf(requestId, callOpts), { deadline });
         const cancel = () => call.cancel();
         signal?.addEventListener('abort', cancel, { once: true });
         let ended = false;
@@ -209,6 +215,56 @@ interface UnaryDefinition {
   responseDeserialize(bytes: Buffer): unknown;
 }
 
+/** What an in-process call needs of its caller. */
+interface LocalCallOptions {
+  requestId: string;
+  deadline: Date;
+  signal?: AbortSignal;
+  late(): Error;
+  abandoned(): Error;
+  name: string;
+  maxMessageBytes: number;
+}
+
+/** A gRPC status (or a DomainError already) as the error the caller sees, as the network path maps it. */
+function localFailure(err: unknown, c: LocalCallOptions): Error {
+  if (err instanceof DomainError) return err;
+  const status = { metadata: new Metadata(), ...(err as object) } as ServiceError;
+  return messageSizeError(status, c.name, c.maxMessageBytes) ?? fromGrpcError(status);
+}
+
+/**
+ * A stream from a server of this process: the messages decoded as on the wire, asked for as the caller reads (the
+ * handler runs only that far), ended by the deadline or the caller's signal (the handler is told), a failure as
+ * the same error the network path gives.
+ */
+async function* streamLocally(
+  local: LocalStreamMethod,
+  method: UnaryDefinition,
+  request: unknown,
+  c: LocalCallOptions,
+): AsyncGenerator<unknown> {
+  const call = new LocalCall(c.requestId, c.deadline);
+  const timer = setTimeout(() => call.cancel(), Math.max(0, c.deadline.getTime() - Date.now()));
+  const onAbort = () => call.cancel();
+  c.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const bytes of local(method.requestSerialize(request), call)) {
+      if (Date.now() >= c.deadline.getTime()) throw c.late();
+      if (c.signal?.aborted) throw c.abandoned();
+      yield method.responseDeserialize(bytes);
+    }
+    if (call.cancelled) throw Date.now() >= c.deadline.getTime() ? c.late() : c.abandoned();
+  } catch (err) {
+    throw localFailure(err, c);
+  } finally {
+    clearTimeout(timer);
+    c.signal?.removeEventListener('abort', onAbort);
+    // The reader stopped early: the handler is told, as a cancelled call on the wire tells it.
+    call.cancel();
+  }
+}
+
 /**
  * A call to a server of this process (in-process.ts): the request is encoded and the answer decoded as on the
  * wire, size limits and deadlines hold as on the wire, and a failure comes back as the same gRPC status.
@@ -217,15 +273,7 @@ async function callLocally(
   local: LocalMethod,
   method: UnaryDefinition,
   request: unknown,
-  c: {
-    requestId: string;
-    deadline: Date;
-    signal?: AbortSignal;
-    late(): Error;
-    abandoned(): Error;
-    name: string;
-    maxMessageBytes: number;
-  },
+  c: LocalCallOptions,
 ): Promise<unknown> {
   const bytes = method.requestSerialize(request);
   const tooLarge = (details: string) =>
@@ -257,9 +305,7 @@ async function callLocally(
     if (answer.length > c.maxMessageBytes) throw tooLarge(`Received message larger than max (${answer.length} vs ${c.maxMessageBytes})`);
     return method.responseDeserialize(answer);
   } catch (err) {
-    if (err instanceof DomainError) throw err;
-    const status = { metadata: new Metadata(), ...(err as object) } as ServiceError;
-    throw messageSizeError(status, c.name, c.maxMessageBytes) ?? fromGrpcError(status);
+    throw localFailure(err, c);
   } finally {
     clearTimeout(timer);
     if (onAbort) c.signal?.removeEventListener('abort', onAbort);

@@ -20,7 +20,7 @@ import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { methodPolicy, PROTO_ROOT, type MethodPolicy } from '@platform/proto';
 import { LazyCallContext, type CallContext } from './call-context';
 import { admit, callerOf, type Caller, type CallerAccess } from './caller';
-import { serveLocally, stopServingLocally, type LocalMethod } from './in-process';
+import { serveLocally, stopServingLocally, type LocalMethod, type LocalStreamMethod } from './in-process';
 import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, type FieldLimits } from './limits';
 import type { Logger } from './logger';
 import { measuredHandlers } from './rpc-telemetry';
@@ -209,6 +209,33 @@ function wrapLocal(log: Logger, served: Served, method: UnaryMethod, maxBytes: n
   };
 }
 
+/**
+ * A streaming handler for callers in this process: encoded messages yielded as the caller asks for them (so the
+ * same backpressure as on the wire: the handler runs only as far as the caller reads), each within the message
+ * limit, a failure as the gRPC status the network would carry.
+ */
+function wrapLocalStream(log: Logger, served: Served, method: UnaryMethod, maxBytes: number): LocalStreamMethod {
+  const tooLarge = (details: string) => ({ code: Status.RESOURCE_EXHAUSTED, details, metadata: new Metadata() });
+  const caller: Caller = { kind: 'app', app: 'in-process' };
+  return async function* (bytes, call) {
+    if (bytes.length > maxBytes) throw tooLarge(`Received message larger than max (${bytes.length} vs ${maxBytes})`);
+    const ctx = new LazyCallContext(call.requestId, log, { rpc: served.rpc }, call.deadline, call);
+    try {
+      const req = await admitted(served, method.requestDeserialize(bytes), ctx, () => caller);
+      for await (const message of (served.handler as StreamHandler)(req, ctx)) {
+        if (call.cancelled) return;
+        const answer = method.responseSerialize(message as never);
+        if (answer.length > maxBytes) throw tooLarge(`Sent message larger than max (${answer.length} vs ${maxBytes})`);
+        yield answer;
+      }
+    } catch (err) {
+      throw (err as { code?: unknown }).code === Status.RESOURCE_EXHAUSTED ? err : failed(log, ctx, err);
+    } finally {
+      ctx.end();
+    }
+  };
+}
+
 /** Starts a gRPC server with the standard health service and reflection. */
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
   // Both limits explicit: a larger message is refused with RESOURCE_EXHAUSTED, which clients map to 413.
@@ -216,7 +243,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   const serviceNames: string[] = [];
-  const local = new Map<string, LocalMethod>();
+  const local = new Map<string, LocalMethod | LocalStreamMethod>();
   for (const svc of opts.services) {
     const impl: UntypedServiceImplementation = {};
     const serviceName = fullServiceName(svc.definition);
@@ -227,12 +254,14 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       // A method nobody declared a policy for is not served at all (libs/proto method-policy.ts).
       if (!policy) throw new Error(`${definition.path} has no policy in the method-policy table`);
       const served: Served = { rpc: `${opts.name}.${method}`, handler, limits: svc.limits?.[method], policy, access: opts.access };
-      // A stream goes through the network (loopback) even in one process: in-process calls are unary only.
-      if (definition.responseStream) impl[method] = wrapStream(opts.log, served);
-      else {
-        impl[method] = wrap(opts.log, served);
-        local.set(definition.path, wrapLocal(opts.log, served, definition, opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES));
-      }
+      const maxBytes = opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES;
+      impl[method] = definition.responseStream ? wrapStream(opts.log, served) : wrap(opts.log, served);
+      local.set(
+        definition.path,
+        definition.responseStream
+          ? wrapLocalStream(opts.log, served, definition, maxBytes)
+          : wrapLocal(opts.log, served, definition, maxBytes),
+      );
     }
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');
