@@ -90,7 +90,7 @@ describe('batched resolution', () => {
 
   // The batched walk must answer exactly as the one-object-at-a-time walk does: random tuples on models with
   // and without recursion, intersection and exclusion, every answer (and error) compared. Twice as many seeds took
-  // close to three minutes of the suite under load; these still compare a few thousand answers.
+  // close to three minutes of the suite under load; each seed still compares thousands of answers.
   it.each([
     ['the platform model', platform, 4, 150],
     ['a model mixing recursion, intersection and exclusion with batchable relations', MIXED, 15, 120],
