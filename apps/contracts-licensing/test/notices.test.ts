@@ -392,7 +392,8 @@ describe('Notices', () => {
     const log = (await webhooks.deliveries(ORG, 50)).filter((d) => d.endpointId === e!.id);
     expect(log.length).toBe(2);
     expect(log.every((d) => d.responseCode === 500 && d.attempts >= 1)).toBe(true);
-    expect(mailsTo('owner@acme.test').map(subject)).toEqual([`Webhook endpoint disabled: ${receiverUrl}/broken`]);
+    // The mail goes once the endpoint's disabling has committed, so it may arrive a moment after the list shows it.
+    await eventually(() => expect(mailsTo('owner@acme.test').map(subject)).toEqual([`Webhook endpoint disabled: ${receiverUrl}/broken`]));
     const audits = await Promise.all(contractsMade.map(async (c) => (await contracts.auditTrail.of(c.id, 0)).map((x) => x.event)));
     expect(audits.flat().filter((x) => x.startsWith('webhook-endpoint-disabled'))).toHaveLength(1);
     // Enabled again, it gets the deliveries still pending once it answers.
