@@ -106,7 +106,7 @@ describe('the authorization decision cache', () => {
     const bus = new LaterBus();
     const engine = new TupleSetEngine();
     const cache = new DecisionCache({ ttlMs: 60_000, maxEntries: 1000 });
-    const cached = new CachedEngine(engine, cache, async () => cache.evictAll());
+    const cached = new CachedEngine(engine, cache, async () => cache.clear());
     const stop = await cache.followTuples(bus);
     await engine.write([MEMBER], []);
     expect(await cached.check(MEMBER)).toBe(true);

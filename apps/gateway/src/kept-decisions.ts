@@ -18,7 +18,7 @@ export function withKeptDecisions<C extends AuthzChecks>(client: C, cache: Decis
   const checkPermission = client.checkPermission as (req: authzV1.CheckPermissionRequest, ...rest: unknown[]) => Promise<Decision>;
   const check = client.check as (req: authzV1.CheckRequest, ...rest: unknown[]) => Promise<Decision>;
   const kept = async (key: string, ask: () => Promise<Decision>): Promise<Decision> => ({
-    allowed: await cache.answer(key, async () => (await ask()).allowed),
+    allowed: await cache.through(key, async () => (await ask()).allowed),
   });
   return {
     ...client,

@@ -26,16 +26,6 @@ export class DecisionCache extends NoticeCache<boolean> {
     super({ name: opts.name ?? 'authz.decisions', ttlMs: opts.ttlMs, maxEntries: opts.maxEntries, keepWithoutBus: true });
   }
 
-  /** One check through the cache. */
-  answer(key: string, ask: () => Promise<boolean>): Promise<boolean> {
-    return this.through(key, ask);
-  }
-
-  /** Forgets every answer (a tuple changed here). */
-  evictAll(): void {
-    this.clear();
-  }
-
   /** Follows every replica's tuple notices (see NoticeCache.follow). */
   followTuples(bus: Parameters<NoticeCache<boolean>['follow']>[0]): Promise<() => Promise<void>> {
     return this.follow(bus, [{ subject: TUPLES_CHANGED, stale: () => 'all' }]);

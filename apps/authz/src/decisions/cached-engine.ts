@@ -22,7 +22,7 @@ export class CachedEngine implements AuthzEngine {
   check(request: CheckRequest): Promise<boolean> {
     const key = keyOf(request);
     const ask = () => this.engine.check(request);
-    return key === undefined ? ask() : this.cache.answer(key, ask);
+    return key === undefined ? ask() : this.cache.through(key, ask);
   }
 
   async batchCheck(requests: CheckRequest[]): Promise<boolean[]> {

@@ -13,7 +13,7 @@ const NOTICE_WAIT_MS = 2_000;
  */
 export function announceTupleChanges(cache: DecisionCache, bus: Bus | undefined, log: Logger): () => Promise<void> {
   return async () => {
-    cache.evictAll();
+    cache.clear();
     if (!bus) return;
     const connected = bus.health().connected;
     const sent = bus.notify(TUPLES_CHANGED, {} satisfies TuplesChanged).catch((err) => {
