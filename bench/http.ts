@@ -22,6 +22,7 @@
  * BENCH_STATEMENTS=1 (with it, also print the statements one call of each route ran on the embedded database).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -304,9 +305,12 @@ async function startSeparate(): Promise<Platform> {
     LOG_LEVEL: 'info',
     PLATFORM_ADMIN_USERNAME: 'root',
     PLATFORM_ADMIN_PASSWORD: PASSWORD,
+    // The apps call each other as one release: the chart gives every pod the same keys (docs/grpc.md).
+    PLATFORM_APP_KEYS: randomBytes(32).toString('base64'),
     ...Object.fromEntries(APPS.map((a) => [ADDR_VARS[a], `127.0.0.1:${ports[a]}`])),
   };
   const children: ChildProcess[] = [];
+  let stopping = false;
   const listenerHttp = await freePort();
   for (const app of APPS) {
     const child = runTs(`apps/${app}/src/main.ts`, {
@@ -317,6 +321,10 @@ async function startSeparate(): Promise<Platform> {
       MARKETPLACE_HTTP_PORT: String(listenerHttp),
     });
     children.push(child);
+    // Their logs go nowhere here: an app that stops says so, rather than leaving the run waiting.
+    child.once('exit', (code, signal) => {
+      if (!stopping) progress(`${SEPARATE}: ${app} exited (${signal ?? code}); run it by hand with this run's environment to see why`);
+    });
     // authz first: the others write relationships at start.
     if (app === 'authz' || app === 'orgs-teams') await new Promise((r) => setTimeout(r, 4000));
   }
@@ -330,7 +338,10 @@ async function startSeparate(): Promise<Platform> {
   });
   children.push(gateway);
   const base = `http://127.0.0.1:${httpPort}`;
-  const killAll = () => children.forEach((c) => c.kill('SIGTERM'));
+  const killAll = () => {
+    stopping = true;
+    children.forEach((c) => c.kill('SIGTERM'));
+  };
   // A platform that does not come up leaves no process behind (one would hold its ports for the next run).
   await waitFor(`${base}/api/v1/version`, gateway).catch((err) => {
     killAll();

@@ -1,4 +1,6 @@
+import * as fs from 'node:fs';
 import { openDatabase } from '@platform/db';
+import { useAppKeys } from '@platform/service-kit';
 import { startDemoSeed } from './demo-seed';
 import type { LocalPlatform } from './platform';
 
@@ -6,10 +8,12 @@ import type { LocalPlatform } from './platform';
  * The demo seed against a platform that runs as separate processes (the HTTP benchmark's chart topology), where no
  * launcher runs it: PLATFORM_URL (the gateway), CLUSTERS_GRPC_PORT (clusters on loopback), DATABASE_URL (billing's
  * schema, which the seed watches for its reports to be applied), NATS_URL, DATA_DIR, PLATFORM_ADMIN_USERNAME and
- * PLATFORM_ADMIN_PASSWORD, DEMO_SEED_MANIFEST. Exits 0 once the manifest is written, 1 otherwise.
+ * PLATFORM_ADMIN_PASSWORD, PLATFORM_APP_KEYS (the seed asks clusters over gRPC as one of the release's apps),
+ * DEMO_SEED_MANIFEST. Exits 0 once the manifest is written, 1 otherwise.
  */
 async function main(): Promise<number> {
   const env = process.env;
+  useAppKeys(env.PLATFORM_APP_KEYS?.split(','), 'platform');
   const db = await openDatabase({ url: env.DATABASE_URL!, dataDir: '', schema: 'billing' });
   // What the seed asks of the launcher's platform: its URL, clusters' gRPC port, billing-dashboard's database.
   const platform = {
@@ -27,7 +31,8 @@ async function main(): Promise<number> {
     await seed.stop();
     await db.close();
   }
-  return 0;
+  // The seed says why it failed and leaves no manifest; its promise does not reject.
+  return fs.existsSync(env.DEMO_SEED_MANIFEST!) ? 0 : 1;
 }
 
 main().then(
