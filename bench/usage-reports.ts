@@ -33,7 +33,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { QUANTITY, SAMPLE_HOURS, rollUpSamples, rollUpSamplesByMonth, sampleRows, toSampleColumns } from '@platform/app-billing-dashboard';
+import {
+  QUANTITY,
+  SAMPLE_HOURS,
+  keepDailySlots,
+  rollUpSamples,
+  rollUpSamplesByMonth,
+  sampleRows,
+  toSampleColumns,
+} from '@platform/app-billing-dashboard';
 import { buildWorld, messagesOf } from '@platform/simulator';
 import type { agentV1 } from '@platform/proto';
 import { runLine, writeDocBlock } from './doc-block';
@@ -151,6 +159,7 @@ async function loadSamples(db: pg.Client, count: number): Promise<Picked> {
   await db.query(pgStatement(rollUpSamples('billing.usage_samples')));
   const t1 = performance.now();
   await db.query(pgStatement(rollUpSamplesByMonth('billing.usage_samples')));
+  await db.query(pgStatement(keepDailySlots()));
   progress(
     `rolled up by day in ${((t1 - t0) / 1000).toFixed(0)} s, by month in ${((performance.now() - t1) / 1000).toFixed(0)} s; ` +
       'deriving licensed products and analysing the tables',
@@ -166,7 +175,7 @@ async function loadSamples(db: pg.Client, count: number): Promise<Picked> {
 }
 
 /** A rollup statement for the `billing` schema (its one `??` binding). */
-const pgStatement = (sql: string) => sql.replace('??', 'billing');
+const pgStatement = (sql: string) => sql.replaceAll('??', 'billing');
 
 let maxSimulatedId = '0';
 
@@ -419,24 +428,21 @@ function casesFor(o: Picked): Case[] {
     .map((r) => `sum(${SAMPLE_HOURS} * ${QUANTITY[r]})`)
     .concat(`sum(${SAMPLE_HOURS})`)
     .join(', ');
-  // The view's numbers from the rollups it reads — the monthly ones for its rows, the daily ones for a daily
-  // series — adding their float8 copies as the views do for most objects; and the same from the raw samples (what
-  // the views read before the rollups): the samples' columns map to the rollups' own.
+  // The view's numbers from the monthly rollups it reads (which keep the last sample's names), adding their float8
+  // copies as the views do for most objects; and the same from the raw samples (what the views read before the
+  // rollups): the samples' columns map to the rollups' own.
   const rollupSums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map((c) => `sum(${c}_f8)`).join(', ');
-  const onRollups = (sql: string, table: 'usage_object_days' | 'usage_object_months') =>
+  const onRollups = (sql: string) =>
     sql
-      // The monthly rollups keep the last sample's names; the daily ones its id.
-      .replace(/max\((cluster_name|name|version)\)/g, table === 'usage_object_days' ? 'max(last_id)' : 'max($1)')
       .replace(/min\(start_at\)/g, 'min(first_at)')
       .replace(/max\(end_at\)/g, 'max(last_at)')
       .replace(`sum(replicas * ${SAMPLE_HOURS})`, 'sum(replica_hours_f8)')
       .replace(/max\((cpu|memory|storage)_used\)/g, 'max($1_peak_used)')
-      .replace(/\(start_at at time zone 'UTC'\)::date/g, 'day')
       .split(sums)
       .join(rollupSums)
-      .replace(/billing\.usage_samples/g, `billing.${table}`);
-  const both = (sql: string, params: unknown[], table: 'usage_object_days' | 'usage_object_months' = 'usage_object_months') => ({
-    bare: { sql: onRollups(sql, table), params },
+      .replace(/billing\.usage_samples/g, 'billing.usage_object_months');
+  const both = (sql: string, params: unknown[]) => ({
+    bare: { sql: onRollups(sql), params },
     samples: { sql, params },
     targetMs: VIEW_TARGET_MS,
   });
@@ -446,17 +452,23 @@ function casesFor(o: Picked): Case[] {
           where month = $1 and product = $2 ${where} group by ${by}`,
       [month, product],
     );
-  // `daily` adds the same sums per group and UTC day: both groupings, as the view computes both (from the daily
-  // rollups: the view's rows come from its days).
-  const daily = (product: string, by: string, where = '', params: unknown[] = []) =>
-    both(
+  // A daily view of objects: each object's sums and its points per UTC day. Over the samples, both groupings; the
+  // view reads the monthly rollups as a summary view does, with each object's points kept by ingestion (the bare
+  // SQL: the same rows and the kept text, joined).
+  const daily = (product: string, by: string, where = '', params: unknown[] = []) => ({
+    ...both(
       `select ${by}, null::date as day, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where} group by ${by}
           union all
           select ${by}, (start_at at time zone 'UTC')::date, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where}
           group by ${by}, (start_at at time zone 'UTC')::date`,
       [month, product, ...params],
-      'usage_object_days',
-    );
+    ),
+    bare: {
+      sql: `select ${by}, ${rollupSums}, max(array_to_string(daily, ',')) from billing.usage_object_months
+              where month = $1 and product = $2 ${where} group by ${by}`,
+      params: [month, product, ...params],
+    },
+  });
   const objectInfo = 'max(cluster_name), max(namespace), max(kind), max(name), max(version), min(start_at), max(end_at)';
   // One object's samples and its quota periods (runs of equal requests and limits: gaps and islands).
   const quota = 'cpu_request, cpu_limit, memory_request, memory_limit, storage_request, storage_limit';

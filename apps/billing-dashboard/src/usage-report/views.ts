@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { preparedRows, type Database } from '@platform/db';
+import { DAY_TEXT, pointJson } from '../usage/daily-series';
 import { SAMPLE_HOURS } from '../usage/quantities';
 
 /**
@@ -14,6 +15,9 @@ import { SAMPLE_HOURS } from '../usage/quantities';
 
 /** The rollup tables a view reads: the same columns and attributes, per object and month or per object and day. */
 export type RollupTable = 'usage_object_months' | 'usage_object_days';
+
+/** The four quantities a row and a point show. */
+const QUANTITY_NAMES = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'];
 
 /** The four quantities of a group, as json_build_object arguments over quantitySums' aliases. */
 const QUANTITIES_JSON =
@@ -59,9 +63,7 @@ const SUMS = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object
  * Sums of the quantities at level 2, of level 1's (which are, per object, the float8 of the exact sum over its
  * samples, as quantitySums gives them).
  */
-const RESUMS = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map(
-  (q) => `coalesce(sum(${q}), 0)::float8 as ${q}`,
-);
+const RESUMS = QUANTITY_NAMES.map((q) => `coalesce(sum(${q}), 0)::float8 as ${q}`);
 
 /** Memory for a month view's statement's aggregates and CTEs (per sort or hash: Postgres' work_mem). */
 const VIEW_WORK_MEM = '64MB';
@@ -118,9 +120,14 @@ interface ViewRow {
  * joined to the groups). Every row also carries the view's totals (window aggregates over all rows), so the totals
  * are known from the first row read and cost no second pass.
  */
-function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBuilder, g: Grouping, series?: Series) {
+function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBuilder, g: Grouping, wanted?: Series) {
   const k = db.knex;
   const by = g.by.join(', ');
+  // A daily view of objects (a row per object) shows each object's kept points (../usage/daily-series.ts): level 1
+  // reads the month rollups as a summary view does, and only the objects whose month is several rollups (or whose
+  // points were not kept) have their points written from their days (`pd`).
+  const keptDaily = wanted === DAILY && !g.split && !g.perObject && by === 'cluster_uid, object_uid';
+  const series = keptDaily ? undefined : wanted;
   // With a series, level 1 is per object and period: the rows and their series both come from it, so the rollups
   // are read once. Without, it reads about one row an object and month.
   const table = series?.table ?? 'usage_object_months';
@@ -142,6 +149,7 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
           'max(replicas) as replicas',
           ...(g.perObject ?? []),
           ...SUMS.map((q) => `sum(${q}_f8) as ${q}_f8`),
+          ...(keptDaily ? [`case when count(*) = 1 then max(array_to_string(daily, ',')) end as kept`] : []),
         ].join(', '),
       ),
     )
@@ -157,10 +165,7 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
     .orderByRaw('cluster_uid, object_uid, last_id desc');
   // A series has a point per object and day (a month's views: tens of thousands), written with format() rather than
   // json_build_object, which takes twice as long; the text is the same JSON (see SAMPLE_JSON).
-  const point = series
-    ? `format('{"${series.point}":"%s","cpuCoreHours":%s,"memoryGiBHours":%s,"storageGiBHours":%s,"objectHours":%s}', ` +
-      `${series.text}, cpu_core_hours, memory_gib_hours, storage_gib_hours, object_hours)`
-    : '';
+  const point = series ? pointJson(series.point, series.text, QUANTITY_NAMES) : '';
   // The series' points are summed from `o` (per object and period), which holds every `by` column unless `by`
   // names one of the object's names (then from `o` with them).
   const objectColumns = ['cluster_uid', 'object_uid', ...(g.split ?? [])];
@@ -182,6 +187,17 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
     : 'o';
   const seriesJoin = series ? `left join ps using (${by})` : '';
   const seriesField = series ? `, '${series.field}', coalesce(ps.series, '[]'::json)` : '';
+  // The kept points are joined as text into the row's text, never parsed as JSON here (a month's are tens of MB).
+  const keptCte = keptDaily
+    ? `, pd as (
+         select ${by}, string_agg(${pointJson('date', DAY_TEXT('day'), QUANTITY_NAMES)}, ',' order by day) as series
+         from (select ${by}, day, ${QUANTITY_NAMES.map((q) => `sum(${q})::float8 as ${q}`).join(', ')}
+               from (?) d where (${by}) in (select ${by} from o1 where kept is null) group by ${by}, day) p
+         group by ${by})`
+    : '';
+  const rowJson = keptDaily
+    ? `left(json_build_object(${g.row}, ${QUANTITIES_JSON})::text, -1) || ', "daily" : [' || coalesce(g.kept, pd.series, '') || ']}'`
+    : `json_build_object(${g.row}, ${QUANTITIES_JSON}${seriesField})::text`;
   // `o1`, `o` and `n` are materialized, so Postgres computes each once (not once per parallel worker, nor `n` once
   // per row of `o`).
   const statement = k.raw(
@@ -191,10 +207,10 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
                         from o1 left join e using (${keyColumns})),
      n as materialized (?),
      x as (select ob.*, ${NAMES.map((c) => `n.${c}`).join(', ')} from ${perObjectRows} ob join n using (cluster_uid, object_uid)),
-     g as (select ${[...g.by, ...g.select, ...RESUMS].join(', ')} from x group by ${by})${seriesCte}
-     select json_build_object(${g.row}, ${QUANTITIES_JSON}${seriesField})::text as json, ${QUANTITY_TOTALS}
-     from g ${seriesJoin} order by ${g.order}`,
-    [fast, exact, names],
+     g as (select ${[...g.by, ...g.select, ...RESUMS, ...(keptDaily ? ['max(kept) as kept'] : [])].join(', ')} from x group by ${by})${seriesCte}${keptCte}
+     select ${rowJson} as json, ${QUANTITY_TOTALS}
+     from g ${seriesJoin}${keptDaily ? ` left join pd using (${by})` : ''} order by ${g.order}`,
+    keptDaily ? [fast, exact, names, rows('usage_object_days')] : [fast, exact, names],
   );
   return statement.toSQL();
 }
@@ -202,7 +218,7 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
 /** The view's totals as window aggregates over every row of `g`, as viewTotals reads them. */
 const QUANTITY_TOTALS = [
   'count(*) over () as total_rows',
-  ...['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map((q) => `sum(${q}) over () as total_${q}`),
+  ...QUANTITY_NAMES.map((q) => `sum(${q}) over () as total_${q}`),
 ].join(', ');
 
 /** `{"rows":n,"cpuCoreHours":...}` of a view's first row; all zero for a view without rows. */
