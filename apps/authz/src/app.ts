@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { Database } from '@platform/db';
 import { defineApp, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
-import { Authorization } from './authorization';
+import { Authorization, type KeptAccess } from './authorization';
 import { assertOpenFgaSettings, authzEnv, type AuthzConfig } from './config';
 import { CachedEngine } from './decisions/cached-engine';
 import { DecisionCache } from '@platform/bus';
@@ -32,12 +32,24 @@ function startAuthz(config: AuthzConfig) {
         const { engine, model } = await chooseEngine(config, db!, log);
         if (engine instanceof EmbeddedEngine) loadTuples(engine, log);
         const cache = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
-        stopFollowing = await cache.followTuples(bus!);
-        const tuplesChanged = announceTupleChanges(cache, bus, log);
+        // Who-has-access answers: large, few (one per object an owner looks at), so a small share of the same bound.
+        const accessKept = new DecisionCache<KeptAccess>({
+          name: 'authz.who-has-access',
+          ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS,
+          maxEntries: Math.ceil(config.AUTHZ_DECISION_CACHE_SIZE / 100),
+        });
+        const stops = [await cache.followTuples(bus!), await accessKept.followTuples(bus!)];
+        stopFollowing = async () => {
+          await Promise.all(stops.map((stop) => stop()));
+        };
+        const tuplesChanged = announceTupleChanges([cache, accessKept], bus, log);
         decisions = new CachedEngine(engine, cache, tuplesChanged);
         // Roles gets the engine itself: its unit of work writes rows and tuples in one transaction of the embedded engine.
         const roles = new Roles(db!, engine, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log, tuplesChanged });
-        return [authzService(new Authorization(decisions, model)), rolesService(roles, new AllowedPermissions(decisions, model))];
+        return [
+          authzService(new Authorization(decisions, model, accessKept)),
+          rolesService(roles, new AllowedPermissions(decisions, model)),
+        ];
       },
       // A service account's questions are answered by this app's own engine, not by a call to itself.
       holds: () => async (account, questions) => {

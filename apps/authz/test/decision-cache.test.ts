@@ -65,7 +65,7 @@ function setUp(opts: { ttlMs?: number; maxEntries?: number } = {}) {
   const bus = new InProcessBus();
   const engine = new TupleSetEngine();
   const cache = new DecisionCache({ ttlMs: opts.ttlMs ?? 60_000, maxEntries: opts.maxEntries ?? 1000 });
-  const cached = new CachedEngine(engine, cache, announceTupleChanges(cache, bus, createLogger('authz', 'silent')));
+  const cached = new CachedEngine(engine, cache, announceTupleChanges([cache], bus, createLogger('authz', 'silent')));
   return { bus, engine, cache, cached };
 }
 

@@ -14,20 +14,21 @@ export interface DecisionCacheOptions {
 export const decisionKey = (user: string, relation: string, object: string): string => JSON.stringify([user, relation, object]);
 
 /**
- * Answers of checks (does this user hold this relation on this object), kept so that a request asking what an
- * earlier one asked costs no tuple reads (in authz) and no call to authz (in the gateway): a NoticeCache whose every
- * answer any tuple change makes stale. One tuple can change answers about objects it does not name (a team's member
- * holds every permission the team's roles grant on the organization), and working out which answers depend on it
- * would be a second evaluation engine to get wrong. It keeps answers before it follows a bus: authz evicts it on
- * its own writes (tuples-changed.ts).
+ * Answers of checks (does this user hold this relation on this object), or of other questions the tuples alone
+ * answer (who has access to an object), kept so that a request asking what an earlier one asked costs no tuple
+ * reads (in authz) and no call to authz (in the gateway): a NoticeCache whose every answer any tuple change makes
+ * stale. One tuple can change answers about objects it does not name (a team's member holds every permission the
+ * team's roles grant on the organization), and working out which answers depend on it would be a second evaluation
+ * engine to get wrong. It keeps answers before it follows a bus: authz evicts it on its own writes
+ * (tuples-changed.ts).
  */
-export class DecisionCache extends NoticeCache<boolean> {
+export class DecisionCache<V = boolean> extends NoticeCache<V> {
   constructor(opts: DecisionCacheOptions) {
     super({ name: opts.name ?? 'authz.decisions', ttlMs: opts.ttlMs, maxEntries: opts.maxEntries, keepWithoutBus: true });
   }
 
   /** Follows every replica's tuple notices (see NoticeCache.follow). */
-  followTuples(bus: Parameters<NoticeCache<boolean>['follow']>[0]): Promise<() => Promise<void>> {
+  followTuples(bus: Parameters<NoticeCache<V>['follow']>[0]): Promise<() => Promise<void>> {
     return this.follow(bus, [{ subject: TUPLES_CHANGED, stale: () => 'all' }]);
   }
 }

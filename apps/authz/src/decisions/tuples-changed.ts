@@ -6,14 +6,14 @@ const NOTICE_WAIT_MS = 2_000;
 
 /**
  * What a replica does once tuples may have changed (a write committed, or failed and was undone): empties its
- * own decision cache, then tells the other replicas through the bus, and waits until NATS has the notice, so
+ * own decision caches, then tells the other replicas through the bus, and waits until NATS has the notice, so
  * that a change is not answered before its eviction is on its way. While the bus is disconnected the notice
  * waits in the client's buffer and goes once the connection is back; the write is not held up for it (the other
  * replicas then serve what they kept for at most the cache's lifetime).
  */
-export function announceTupleChanges(cache: DecisionCache, bus: Bus | undefined, log: Logger): () => Promise<void> {
+export function announceTupleChanges(caches: Pick<DecisionCache, 'clear'>[], bus: Bus | undefined, log: Logger): () => Promise<void> {
   return async () => {
-    cache.clear();
+    for (const cache of caches) cache.clear();
     if (!bus) return;
     const connected = bus.health().connected;
     const sent = bus.notify(TUPLES_CHANGED, {} satisfies TuplesChanged).catch((err) => {
