@@ -66,11 +66,12 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
 async function writeStream(res: Response, body: JsonStream, log: Logger): Promise<void> {
   res.type('application/json');
   const pieces = body.more();
+  const room = roomOf(res);
   try {
-    if (!res.write(body.first)) await drained(res);
+    if (!res.write(body.first)) await room();
     for await (const piece of pieces) {
       if (res.destroyed) return;
-      if (!res.write(piece)) await drained(res);
+      if (!res.write(piece)) await room();
     }
     res.end();
   } catch (err) {
@@ -82,20 +83,20 @@ async function writeStream(res: Response, body: JsonStream, log: Logger): Promis
 }
 
 /**
- * Until the response has room again, or is gone. One listener each, the other removed when one fires: a view
- * waits here once a piece. `once` for drain, since compression hands drain listeners to its own stream, where `off`
- * on the response would not reach them.
+ * A wait for the response to have room again, or to be gone. A streamed view waits once a piece, so the response
+ * gets one drain and one close listener for its whole life, not one a wait: compression hands drain listeners to its
+ * own stream, where neither `off` nor a `once` listener's removal on the response reaches them, so listeners
+ * added a wait would pile up there (and each drain would call them all).
  */
-function drained(res: Response): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
+function roomOf(res: Response): () => Promise<void> {
+  let wake: (() => void) | undefined;
+  const woken = () => {
+    wake?.();
+    wake = undefined;
+  };
+  res.on('drain', woken);
+  res.once('close', woken);
+  return () => (res.destroyed ? Promise.resolve() : new Promise((resolve) => (wake = resolve)));
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import * as zlib from 'node:zlib';
 import pino from 'pino';
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
@@ -101,9 +102,18 @@ describe('a streamed JSON body at the edge', () => {
     ]);
     const body = (await res.json()) as { rows: { i: number }[] };
     expect(body.rows.map((r) => r.i)).toEqual([...Array(PIECES).keys()]);
+    // Compression takes the response's drain listeners onto its own stream: count them there.
+    const drainListeners = new Map<zlib.Gzip, number>();
+    const streamOn = zlib.Gzip.prototype.on;
+    const on = jest.spyOn(zlib.Gzip.prototype, 'on').mockImplementation(function (this: zlib.Gzip, event, listener) {
+      if (event === 'drain') drainListeners.set(this, (drainListeners.get(this) ?? 0) + 1);
+      return streamOn.call(this, event, listener);
+    });
     const gz = await fetch(url, { headers: { 'accept-encoding': 'gzip' } });
     expect(gz.headers.get('content-encoding')).toBe('gzip');
     expect(((await gz.json()) as { rows: unknown[] }).rows).toHaveLength(PIECES);
+    on.mockRestore();
+    expect([...drainListeners.values()]).toEqual([1]);
     await new Promise((r) => setImmediate(r));
     process.off('warning', onWarning);
     expect(leaks).toEqual([]);
