@@ -248,7 +248,10 @@ interface Case {
 
 /** A process's resident memory (VmRSS) or its peak since the last reset (VmHWM), bytes, from /proc. */
 function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`))!;
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`))!;
   return Number(line.split(/\s+/)[1]) * 1024;
 }
 
@@ -288,7 +291,9 @@ async function loadLargeTenant(db: pg.Client): Promise<void> {
     [TENANT_OBJECTS],
   );
   await db.query('analyze billing.usage_object_months');
-  progress(`loaded the large tenant: ${TENANT_OBJECTS.toLocaleString('en')} objects' month rows (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  progress(
+    `loaded the large tenant: ${TENANT_OBJECTS.toLocaleString('en')} objects' month rows (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
 }
 
 async function timeHttp(base: string, token: string, p: string): Promise<number> {

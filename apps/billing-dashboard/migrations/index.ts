@@ -8,4 +8,12 @@ import { usageObjectMonths } from './20261124140000_usage_object_months';
 import { usageMonthDailyPoints } from './20261125090000_usage_month_daily_points';
 
 /** Every migration of the billing schema, oldest first. */
-export const migrations: Migration[] = [init, agentReports, systemOutages, usageSampleDays, usageObjectDays, usageObjectMonths, usageMonthDailyPoints];
+export const migrations: Migration[] = [
+  init,
+  agentReports,
+  systemOutages,
+  usageSampleDays,
+  usageObjectDays,
+  usageObjectMonths,
+  usageMonthDailyPoints,
+];

@@ -77,7 +77,10 @@ export class IngestionStore {
    * Records message ids in one statement; answers the messages seen for the first time (a message whose id
    * was recorded before, or that repeats an id earlier in `messages`, is left out: skip its effect).
    */
-  async rememberAll<M extends { messageId: string; clusterUID: string; kind: string }>(messages: M[], trx: Knex.Transaction): Promise<Set<M>> {
+  async rememberAll<M extends { messageId: string; clusterUID: string; kind: string }>(
+    messages: M[],
+    trx: Knex.Transaction,
+  ): Promise<Set<M>> {
     const first = new Map<string, M>();
     for (const m of messages) if (!first.has(m.messageId)) first.set(m.messageId, m);
     const fresh = new Set<M>();
@@ -104,7 +107,10 @@ export class IngestionStore {
    * may not update a row twice).
    */
   async recordLicenseUsages(usages: LicenseUsageRow[], trx: Knex.Transaction): Promise<void> {
-    const byKey = new Map<string, { user_id: number; cluster_uid: string; license_id: string; product: string; first_received_at: Date; last_received_at: Date }>();
+    const byKey = new Map<
+      string,
+      { user_id: number; cluster_uid: string; license_id: string; product: string; first_received_at: Date; last_received_at: Date }
+    >();
     for (const u of usages) {
       const key = JSON.stringify([u.userId, u.clusterUID, u.licenseId, u.product]);
       const row = byKey.get(key);
@@ -268,8 +274,12 @@ export function rollUpSamplesByMonth(source: string, days?: string): string {
           from ${source}
           group by month, cluster_uid, object_uid, ${ATTRIBUTES}) g
     join ${source} s on s.id = g.last_id
-    ${days ? `left join (${dailySlots(days)}) ds
-      on ds.month = g.month and ds.cluster_uid = g.cluster_uid and ds.object_uid = g.object_uid and ds.attributes_key = g.attributes_key` : ''}
+    ${
+      days
+        ? `left join (${dailySlots(days)}) ds
+      on ds.month = g.month and ds.cluster_uid = g.cluster_uid and ds.object_uid = g.object_uid and ds.attributes_key = g.attributes_key`
+        : ''
+    }
     order by g.cluster_uid, g.object_uid, g.month, g.attributes_key
     on conflict (cluster_uid, object_uid, month, attributes_key) do update set
       ${days ? `daily = ${mergedSlots('d.daily', 'excluded.daily')},` : ''}

@@ -216,10 +216,7 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
 }
 
 /** The view's totals as window aggregates over every row of `g`, as viewTotals reads them. */
-const QUANTITY_TOTALS = [
-  'count(*) over () as total_rows',
-  ...QUANTITY_NAMES.map((q) => `sum(${q}) over () as total_${q}`),
-].join(', ');
+const QUANTITY_TOTALS = ['count(*) over () as total_rows', ...QUANTITY_NAMES.map((q) => `sum(${q}) over () as total_${q}`)].join(', ');
 
 /** `{"rows":n,"cpuCoreHours":...}` of a view's first row; all zero for a view without rows. */
 function viewTotals(row: Record<string, unknown> | undefined): string {
