@@ -133,69 +133,98 @@ const deliveries = async (ownerId: number, limit: number | undefined, ctx: any) 
 });
 const badUrl = { status: 422, description: 'for a URL that is not https, does not resolve or resolves to a private address' };
 const unknown = { status: 404, description: 'for an unknown endpoint' };
-const SITE = '/admin/notifications/webhooks';
-const ORG = '/orgs/:orgname/notifications/webhooks';
 /** An organization's endpoints and deliveries are its owners' (and site admins'), as its Owners team is. */
 const ORG_OWNERS = { on: 'target', permission: 'manage_owners:org', denied: 'org ownership required' } as const;
 
+/**
+ * The webhook routes of one kind of owner: the site's (owner 0, every contract) or an organization's (its contracts),
+ * the same five routes, differing in paths, who may call them and whose endpoints they name.
+ */
+function webhookRoutes(owner: {
+  /** The endpoints' path, and their deliveries'. */
+  webhooks: string;
+  deliveries: string;
+  /** Of the site, of the organization: what the summaries say. */
+  of: string;
+  /** The contracts its endpoints hear about. */
+  contracts: string;
+  read: Pick<Route, 'requires' | 'target'> & { scope: Route['scope'] };
+  write: Pick<Route, 'requires' | 'target'> & { scope: Route['scope'] };
+  params: typeof Org | undefined;
+  idParams: typeof Id | typeof OrgAndId;
+  ownerId: (ctx: any) => number;
+}): Route[] {
+  return [
+    route({
+      auth: 'token',
+      ...owner.read,
+      ...(owner.params && { params: owner.params }),
+      method: 'get',
+      path: owner.webhooks,
+      summary: `Webhook endpoints hearing about ${owner.contracts}`,
+      response: { status: 200, schema: z.array(WebhookEndpointJson) },
+      handle: (_input, ctx) => list(owner.ownerId(ctx), ctx),
+    }),
+    route({
+      auth: 'token',
+      ...owner.write,
+      ...(owner.params && { params: owner.params }),
+      method: 'post',
+      path: owner.webhooks,
+      summary: `Register a webhook endpoint hearing about ${owner.contracts}; its signing secret is answered this once`,
+      body: { schema: CreateBody },
+      errors: [badUrl],
+      response: { status: 201, schema: CreatedWebhookEndpointJson },
+      handle: ({ body }, ctx) => create(owner.ownerId(ctx), body, ctx),
+    }),
+    route({
+      auth: 'token',
+      ...owner.write,
+      method: 'patch',
+      path: `${owner.webhooks}/:id`,
+      summary: `Enable (its failure count starts again) or disable a webhook endpoint ${owner.of}`,
+      params: owner.idParams,
+      body: { schema: EnableBody },
+      errors: [unknown],
+      response: { status: 200, schema: WebhookEndpointJson },
+      handle: ({ params, body }, ctx) => enable(owner.ownerId(ctx), params.id, body.enabled, ctx),
+    }),
+    route({
+      auth: 'token',
+      ...owner.write,
+      method: 'delete',
+      path: `${owner.webhooks}/:id`,
+      summary: `Remove a webhook endpoint ${owner.of} and its deliveries`,
+      params: owner.idParams,
+      errors: [unknown],
+      response: { status: 204 },
+      handle: ({ params }, ctx) => remove(owner.ownerId(ctx), params.id, ctx),
+    }),
+    route({
+      auth: 'token',
+      ...owner.read,
+      ...(owner.params && { params: owner.params }),
+      method: 'get',
+      path: owner.deliveries,
+      summary: owner.params ? "Deliveries to the organization's webhook endpoints, newest first" : 'The webhook delivery log, newest first',
+      query: LimitQuery,
+      response: { status: 200, schema: z.array(WebhookDeliveryJson) },
+      handle: ({ query }, ctx) => deliveries(owner.ownerId(ctx), query.limit, ctx),
+    }),
+  ];
+}
+
 export const notificationRoutes: Route[] = [
-  route({
-    auth: 'token',
-    requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
-    scope: 'read:admin',
-    method: 'get',
-    path: SITE,
-    summary: 'Webhook endpoints hearing about every contract',
-    response: { status: 200, schema: z.array(WebhookEndpointJson) },
-    handle: (_input, ctx) => list(0, ctx),
-  }),
-  route({
-    auth: 'token',
-    requires: [{ on: 'site', permission: 'update_contracts:site_admin' }],
-    scope: 'write:admin',
-    method: 'post',
-    path: SITE,
-    summary: 'Register a webhook endpoint hearing about every contract; its signing secret is answered this once',
-    body: { schema: CreateBody },
-    errors: [badUrl],
-    response: { status: 201, schema: CreatedWebhookEndpointJson },
-    handle: ({ body }, ctx) => create(0, body, ctx),
-  }),
-  route({
-    auth: 'token',
-    requires: [{ on: 'site', permission: 'update_contracts:site_admin' }],
-    scope: 'write:admin',
-    method: 'patch',
-    path: `${SITE}/:id`,
-    summary: 'Enable (its failure count starts again) or disable a webhook endpoint of the site',
-    params: Id,
-    body: { schema: EnableBody },
-    errors: [unknown],
-    response: { status: 200, schema: WebhookEndpointJson },
-    handle: ({ params, body }, ctx) => enable(0, params.id, body.enabled, ctx),
-  }),
-  route({
-    auth: 'token',
-    requires: [{ on: 'site', permission: 'update_contracts:site_admin' }],
-    scope: 'write:admin',
-    method: 'delete',
-    path: `${SITE}/:id`,
-    summary: 'Remove a webhook endpoint of the site and its deliveries',
-    params: Id,
-    errors: [unknown],
-    response: { status: 204 },
-    handle: ({ params }, ctx) => remove(0, params.id, ctx),
-  }),
-  route({
-    auth: 'token',
-    requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
-    scope: 'read:admin',
-    method: 'get',
-    path: '/admin/notifications/deliveries',
-    summary: 'The webhook delivery log, newest first',
-    query: LimitQuery,
-    response: { status: 200, schema: z.array(WebhookDeliveryJson) },
-    handle: ({ query }, ctx) => deliveries(0, query.limit, ctx),
+  ...webhookRoutes({
+    webhooks: '/admin/notifications/webhooks',
+    deliveries: '/admin/notifications/deliveries',
+    of: 'of the site',
+    contracts: 'every contract',
+    read: { requires: [{ on: 'site', permission: 'view_contracts:site_admin' }], scope: 'read:admin' },
+    write: { requires: [{ on: 'site', permission: 'update_contracts:site_admin' }], scope: 'write:admin' },
+    params: undefined,
+    idParams: Id,
+    ownerId: () => 0,
   }),
   route({
     auth: 'token',
@@ -211,70 +240,15 @@ export const notificationRoutes: Route[] = [
       return { body: mails.map(mailJson) };
     },
   }),
-  route({
-    auth: 'token',
+  ...webhookRoutes({
+    webhooks: '/orgs/:orgname/notifications/webhooks',
+    deliveries: '/orgs/:orgname/notifications/deliveries',
+    of: 'of the organization',
+    contracts: "the organization's contracts",
+    read: { target: orgInPath, requires: [ORG_OWNERS], scope: 'read:organization' },
+    write: { target: orgInPath, requires: [ORG_OWNERS], scope: 'write:organization' },
     params: Org,
-    target: orgInPath,
-    requires: [ORG_OWNERS],
-    scope: 'read:organization',
-    method: 'get',
-    path: ORG,
-    summary: "Webhook endpoints hearing about the organization's contracts",
-    response: { status: 200, schema: z.array(WebhookEndpointJson) },
-    handle: (_input, ctx) => list(ctx.target.id, ctx),
-  }),
-  route({
-    auth: 'token',
-    params: Org,
-    target: orgInPath,
-    requires: [ORG_OWNERS],
-    scope: 'write:organization',
-    method: 'post',
-    path: ORG,
-    summary: "Register a webhook endpoint hearing about the organization's contracts; its signing secret is answered this once",
-    body: { schema: CreateBody },
-    errors: [badUrl],
-    response: { status: 201, schema: CreatedWebhookEndpointJson },
-    handle: ({ body }, ctx) => create(ctx.target.id, body, ctx),
-  }),
-  route({
-    auth: 'token',
-    params: OrgAndId,
-    target: orgInPath,
-    requires: [ORG_OWNERS],
-    scope: 'write:organization',
-    method: 'patch',
-    path: `${ORG}/:id`,
-    summary: 'Enable (its failure count starts again) or disable a webhook endpoint of the organization',
-    body: { schema: EnableBody },
-    errors: [unknown],
-    response: { status: 200, schema: WebhookEndpointJson },
-    handle: ({ params, body }, ctx) => enable(ctx.target.id, params.id, body.enabled, ctx),
-  }),
-  route({
-    auth: 'token',
-    params: OrgAndId,
-    target: orgInPath,
-    requires: [ORG_OWNERS],
-    scope: 'write:organization',
-    method: 'delete',
-    path: `${ORG}/:id`,
-    summary: 'Remove a webhook endpoint of the organization and its deliveries',
-    errors: [unknown],
-    response: { status: 204 },
-    handle: ({ params }, ctx) => remove(ctx.target.id, params.id, ctx),
-  }),
-  route({
-    auth: 'token',
-    params: Org,
-    target: orgInPath,
-    requires: [ORG_OWNERS],
-    scope: 'read:organization',
-    method: 'get',
-    path: '/orgs/:orgname/notifications/deliveries',
-    summary: "Deliveries to the organization's webhook endpoints, newest first",
-    query: LimitQuery,
-    response: { status: 200, schema: z.array(WebhookDeliveryJson) },
-    handle: ({ query }, ctx) => deliveries(ctx.target.id, query.limit, ctx),
+    idParams: OrgAndId,
+    ownerId: (ctx) => ctx.target.id,
   }),
 ];
