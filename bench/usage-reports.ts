@@ -36,7 +36,7 @@ import pg from 'pg';
 import {
   QUANTITY,
   SAMPLE_HOURS,
-  keepDailySlots,
+  keepAllPoints,
   rollUpSamples,
   rollUpSamplesByMonth,
   sampleRows,
@@ -159,7 +159,7 @@ async function loadSamples(db: pg.Client, count: number): Promise<Picked> {
   await db.query(pgStatement(rollUpSamples('billing.usage_samples')));
   const t1 = performance.now();
   await db.query(pgStatement(rollUpSamplesByMonth('billing.usage_samples')));
-  await db.query(pgStatement(keepDailySlots()));
+  await db.query(pgStatement(keepAllPoints()));
   progress(
     `rolled up by day in ${((t1 - t0) / 1000).toFixed(0)} s, by month in ${((performance.now() - t1) / 1000).toFixed(0)} s; ` +
       'deriving licensed products and analysing the tables',
@@ -433,21 +433,24 @@ function casesFor(o: Picked): Case[] {
     .map((r) => `sum(${SAMPLE_HOURS} * ${QUANTITY[r]})`)
     .concat(`sum(${SAMPLE_HOURS})`)
     .join(', ');
-  // The view's numbers from the monthly rollups it reads (which keep the last sample's names), adding their float8
-  // copies as the views do for most objects; and the same from the raw samples (what the views read before the
-  // rollups): the samples' columns map to the rollups' own.
+  // The view's numbers from the rollups it reads — the monthly ones for its rows, the daily ones for a daily
+  // series — adding their float8 copies as the views do for most objects; and the same from the raw samples (what
+  // the views read before the rollups): the samples' columns map to the rollups' own.
   const rollupSums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours'].map((c) => `sum(${c}_f8)`).join(', ');
-  const onRollups = (sql: string) =>
+  const onRollups = (sql: string, table: 'usage_object_days' | 'usage_object_months') =>
     sql
+      // The monthly rollups keep the last sample's names; the daily ones its id.
+      .replace(/max\((cluster_name|name|version)\)/g, table === 'usage_object_days' ? 'max(last_id)' : 'max($1)')
       .replace(/min\(start_at\)/g, 'min(first_at)')
       .replace(/max\(end_at\)/g, 'max(last_at)')
       .replace(`sum(replicas * ${SAMPLE_HOURS})`, 'sum(replica_hours_f8)')
       .replace(/max\((cpu|memory|storage)_used\)/g, 'max($1_peak_used)')
+      .replace(/\(start_at at time zone 'UTC'\)::date/g, 'day')
       .split(sums)
       .join(rollupSums)
-      .replace(/billing\.usage_samples/g, 'billing.usage_object_months');
-  const both = (sql: string, params: unknown[]) => ({
-    bare: { sql: onRollups(sql), params },
+      .replace(/billing\.usage_samples/g, `billing.${table}`);
+  const both = (sql: string, params: unknown[], table: 'usage_object_days' | 'usage_object_months' = 'usage_object_months') => ({
+    bare: { sql: onRollups(sql, table), params },
     samples: { sql, params },
     targetMs: VIEW_TARGET_MS,
   });
@@ -457,21 +460,26 @@ function casesFor(o: Picked): Case[] {
           where month = $1 and product = $2 ${where} group by ${by}`,
       [month, product],
     );
-  // A daily view of objects: each object's sums and its points per UTC day. Over the samples, both groupings; the
-  // view reads the monthly rollups as a summary view does, with each object's points kept by ingestion (the bare
-  // SQL: the same rows and the kept text, joined).
-  const daily = (product: string, by: string, where = '', params: unknown[] = []) => ({
-    ...both(
+  // `daily` adds the same sums per group and UTC day: both groupings, as the view computes both (from the daily
+  // rollups: the view's rows come from its days).
+  const daily = (product: string, by: string, where = '', params: unknown[] = []) =>
+    both(
       `select ${by}, null::date as day, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where} group by ${by}
           union all
           select ${by}, (start_at at time zone 'UTC')::date, ${sums} from billing.usage_samples where month = $1 and product = $2 ${where}
           group by ${by}, (start_at at time zone 'UTC')::date`,
       [month, product, ...params],
-    ),
+      'usage_object_days',
+    );
+  // The daily objects view reads the monthly rollups as a summary view does, and each object's points as ingestion
+  // kept them (the bare SQL: the same rows with the kept text joined).
+  const keptDaily = (product: string) => ({
+    ...daily(product, 'cluster_uid, object_uid'),
     bare: {
-      sql: `select ${by}, ${rollupSums}, max(array_to_string(daily, ',')) from billing.usage_object_months
-              where month = $1 and product = $2 ${where} group by ${by}`,
-      params: [month, product, ...params],
+      sql: `select m.*, array_to_string(p.daily, ',') from (select cluster_uid, object_uid, ${rollupSums} from billing.usage_object_months
+              where month = $1 and product = $2 group by cluster_uid, object_uid) m
+            left join billing.usage_object_month_points p on p.month = $1 and p.cluster_uid = m.cluster_uid and p.object_uid = m.object_uid`,
+      params: [month, product],
     },
   });
   const objectInfo = 'max(cluster_name), max(namespace), max(kind), max(name), max(version), min(start_at), max(end_at)';
@@ -505,7 +513,7 @@ function casesFor(o: Picked): Case[] {
     {
       label: 'productdb objects-usage-view, daily',
       path: `${views}/productdb/views/objects-usage-view${q}&view_type=daily`,
-      ...daily('productdb', 'cluster_uid, object_uid'),
+      ...keptDaily('productdb'),
     },
     {
       label: 'productdb clusters-usage-view',

@@ -5,7 +5,7 @@ import { agentV1 } from '@platform/proto';
 import { migrations } from '../migrations';
 import { sampleRows } from '../src/ingestion/ingestion';
 import { rollUpSamples, rollUpSamplesByMonth, toSampleColumns } from '../src/ingestion/ingestion-store';
-import { keepDailySlots } from '../src/usage/daily-series';
+import { keepAllPoints } from '../src/usage/daily-series';
 
 const H = 3_600_000;
 const CLUSTER = '0c000000-0000-4000-8000-000000000001';
@@ -225,34 +225,36 @@ describeMigrationRoundTrips('billing', migrations, {
       expect(copies).toEqual([{ days: 4, same: 4 }]);
     },
   },
-  // Each monthly rollup's daily points, from its days.
+  // Each object's daily points of a month, from its days.
   '20261125090000_usage_month_daily_points': {
     async after(knex, schema) {
       const { rows } = await knex.raw(
-        `select m.object_uid, m.month, array_length(m.daily, 1) as slots, array_to_string(m.daily, ',') as points,
-                (select json_agg(json_build_object('date', to_char(d.day, 'YYYY-MM-DD'), 'cpuCoreHours', d.cpu_core_hours_f8,
-                   'memoryGiBHours', d.memory_gib_hours_f8, 'storageGiBHours', d.storage_gib_hours_f8, 'objectHours', d.object_hours_f8)
-                   order by d.day)
-                 from ??.usage_object_days d
-                 where (d.month, d.cluster_uid, d.object_uid, d.attributes_key) = (m.month, m.cluster_uid, m.object_uid, m.attributes_key)) as days
-           from ??.usage_object_months m order by 1, 2`,
+        `select p.object_uid, array_length(p.daily, 1) as slots, array_to_string(p.daily, ',') as points,
+                (select json_agg(json_build_object('date', to_char(d.day, 'YYYY-MM-DD'), 'cpuCoreHours', d.cpu, 'memoryGiBHours', d.memory,
+                   'storageGiBHours', d.storage, 'objectHours', d.hours) order by d.day)
+                 from (select day, sum(cpu_core_hours)::float8 as cpu, sum(memory_gib_hours)::float8 as memory,
+                         sum(storage_gib_hours)::float8 as storage, sum(object_hours)::float8 as hours
+                       from ??.usage_object_days d
+                       where (d.month, d.cluster_uid, d.object_uid) = (p.month, p.cluster_uid, p.object_uid) group by day) d) as days
+           from ??.usage_object_month_points p order by 1, p.month`,
         [schema, schema],
       );
-      // The samples seeded for the month rollups above were stored without their days: those keep no points.
-      expect(rows.filter((r: { days: unknown }) => r.days).length).toBeGreaterThan(1);
+      // Every object and month with day rollups has its points.
+      const { rows: objects } = await knex.raw(
+        'select count(distinct (month, cluster_uid, object_uid))::int as n from ??.usage_object_days',
+        [schema],
+      );
+      expect(rows).toHaveLength(objects[0].n);
+      expect(rows.length).toBeGreaterThan(1);
       for (const row of rows) {
-        if (!row.days) {
-          expect(row.slots).toBeNull();
-          continue;
-        }
         expect(row.slots).toBe(31);
         expect(JSON.parse(`[${row.points}]`)).toEqual(row.days);
       }
-      // Ingestion's own statement keeps the very same slots.
-      const all = async () => (await knex.raw('select daily from ??.usage_object_months order by 1', [schema])).rows;
+      // Ingestion's own statement keeps the very same points.
+      const all = async () => (await knex.raw('select * from ??.usage_object_month_points order by 1, 2, 3', [schema])).rows;
       const backfilled = await all();
-      await knex.raw('update ??.usage_object_months set daily = null', [schema]);
-      await knex.raw(keepDailySlots(), [schema, schema]);
+      await knex.raw('truncate ??.usage_object_month_points', [schema]);
+      await knex.raw(keepAllPoints(), [schema, schema]);
       expect(await all()).toEqual(backfilled);
     },
   },

@@ -6,7 +6,7 @@ import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../migrations';
 import { Ingestion, sampleRows } from '../src/ingestion/ingestion';
 import { IngestionStore, rollUpSamples, rollUpSamplesByMonth } from '../src/ingestion/ingestion-store';
-import { keepDailySlots } from '../src/usage/daily-series';
+import { keepAllPoints } from '../src/usage/daily-series';
 import { QUANTITY, SAMPLE_HOURS } from '../src/usage/quantities';
 import { PRODUCTS, UsageReports, VIEWS, type ViewName } from '../src/usage-report/usage-report';
 import { testCluster, testLicensing } from './agent-reports';
@@ -277,9 +277,12 @@ describe('usage views from monthly and daily rollups', () => {
   }
 
   it('answers every monthly view as the aggregate of the samples does', async () => {
-    // Ingestion kept every month's daily points, so ours shows kept points, theirs writes them from the samples (a
-    // month of one sample a rollup is never kept).
-    const { rows: kept } = await db.knex.raw('select count(*)::int as months, count(daily)::int as kept from billing.usage_object_months');
+    // Ingestion kept every object's daily points of each month, so ours shows kept points where it may, theirs
+    // writes them from the samples (no points are kept in its schema).
+    const { rows: kept } = await db.knex.raw(
+      `select (select count(distinct (month, cluster_uid, object_uid))::int from billing.usage_object_days) as months,
+              (select count(*)::int from billing.usage_object_month_points) as kept`,
+    );
     expect(kept[0].kept).toBe(kept[0].months);
     const ours = new UsageReports(db);
     const theirs = new UsageReports(raw);
@@ -376,10 +379,18 @@ describe('usage views from monthly and daily rollups', () => {
       const rolled = await snapshot();
       await db.knex.raw(`truncate billing.${table}`);
       await db.knex.raw(rollUp('billing.usage_samples'), ['billing']);
-      // A bulk rollup leaves the months' daily points to keepDailySlots, from the days.
-      if (table === 'usage_object_months') await db.knex.raw(keepDailySlots(), ['billing', 'billing']);
       expect(await snapshot()).toEqual(rolled);
     }
+  });
+
+  it('keeps, batch by batch, the daily points that the day rollups make', async () => {
+    const snapshot = async () =>
+      (await db.knex.raw('select * from billing.usage_object_month_points order by cluster_uid, object_uid, month')).rows;
+    const kept = await snapshot();
+    expect(kept.length).toBeGreaterThan(10);
+    await db.knex.raw('truncate billing.usage_object_month_points');
+    await db.knex.raw(keepAllPoints(), ['billing', 'billing']);
+    expect(await snapshot()).toEqual(kept);
   });
 });
 
@@ -398,7 +409,8 @@ async function createRawSchema(db: Database): Promise<void> {
   await db.knex.raw(`create schema raw;
     create view raw.usage_samples as select * from billing.usage_samples;
     create view raw.usage_object_days as select (start_at at time zone 'UTC')::date as day, ${columns} from billing.usage_samples;
-    create view raw.usage_object_months as select cluster_name, name, version, ${columns}, null::text[] as daily from billing.usage_samples`);
+    create view raw.usage_object_months as select cluster_name, name, version, ${columns} from billing.usage_samples;
+    create table raw.usage_object_month_points (like billing.usage_object_month_points)`);
 }
 
 /** `value` with every fractional number matched to 9 decimal places (the rest exactly). */

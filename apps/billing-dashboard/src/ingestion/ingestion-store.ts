@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
-import { dailySlots, mergedSlots } from '../usage/daily-series';
+import { keepTouchedPoints } from '../usage/daily-series';
 import { QUANTITY, SAMPLE_HOURS } from '../usage/quantities';
 
 /** A licensed product received on a cluster at one time (a LicenseUsage report). */
@@ -172,7 +172,7 @@ export class IngestionStore {
    * Inserts samples; one already stored for the same (cluster, object, start) is kept as it is. Returns how many were
    * new. The same statement adds the rows it inserted, and only those, to their objects' days (usage_object_days)
    * and months (usage_object_months), so a sample counts once in the rollups exactly when it counts once among the
-   * samples, and keeps the points of the days it changed in their months' daily series (../usage/daily-series.ts).
+   * samples; the next keeps the points of the days it changed (../usage/daily-series.ts).
    */
   async insertUsageSamples(rows: UsageSampleRow[], trx: Knex.Transaction): Promise<number> {
     let inserted = 0;
@@ -186,11 +186,17 @@ export class IngestionStore {
         .returning(ROLLED_UP_COLUMNS)
         .toSQL();
       const { rows: counted } = await trx.raw(
-        `with inserted as (${insert.sql}), days as (${rollUpSamples('inserted', true)}), months as (${rollUpSamplesByMonth('inserted', 'days')})
-         select count(*)::int as n from inserted`,
+        `with inserted as (${insert.sql}), days as (${rollUpSamples('inserted', true)}), months as (${rollUpSamplesByMonth('inserted')})
+         select count(*)::int as n,
+           (select coalesce(jsonb_agg(distinct jsonb_build_object('c', cluster_uid, 'o', object_uid, 'd', day)), '[]') from days) as touched
+         from inserted`,
         [...insert.bindings, this.db.schema, this.db.schema],
       );
-      inserted += (counted as { n: number }[])[0].n;
+      const [{ n, touched }] = counted as { n: number; touched: unknown[] }[];
+      inserted += n;
+      // The days' points, now that their rollups hold these samples (a statement of its own: the one above cannot
+      // read the day rows it writes).
+      if (touched.length > 0) await trx.raw(keepTouchedPoints(), [this.db.schema, this.db.schema, JSON.stringify(touched)]);
     }
     return inserted;
   }
@@ -228,8 +234,8 @@ const ATTRIBUTES =
  * row per object, UTC day (the day a row starts in: it lies in that day) and attributes, the sums added to the row
  * already there. The sums are the per-sample products of ../usage/quantities.ts, summed as numeric (exact), so a
  * month's days add up to the same number as its samples. The rows are upserted in key order, so concurrent
- * ingestions lock shared rows in the same order. With `returning`, the statement answers each day row as it now is
- * (for rollUpSamplesByMonth's daily series). One `??` binding: the schema.
+ * ingestions lock shared rows in the same order. With `returning`, the statement answers the keys of the days it
+ * wrote. One `??` binding: the schema.
  */
 export function rollUpSamples(source: string, returning = false): string {
   const sums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours', 'replica_hours'];
@@ -246,27 +252,22 @@ export function rollUpSamples(source: string, returning = false): string {
     on conflict (cluster_uid, object_uid, day, attributes_key) do update set
       samples = d.samples + excluded.samples, first_at = least(d.first_at, excluded.first_at),
       ${maxes.map((c) => `${c} = greatest(d.${c}, excluded.${c})`).join(', ')},
-      ${sums.map((c) => `${c} = d.${c} + excluded.${c}`).join(', ')}${
-        returning ? `\n    returning day, month, cluster_uid, object_uid, attributes_key, ${sums.map((c) => `${c}_f8`).join(', ')}` : ''
-      }`;
+      ${sums.map((c) => `${c} = d.${c} + excluded.${c}`).join(', ')}${returning ? '\n    returning cluster_uid, object_uid, day' : ''}`;
 }
 
 /**
  * SQL adding the sample rows of `source` (as in rollUpSamples) to usage_object_months: one row per object, UTC month
  * and attributes, the sums added to the row already there, as rollUpSamples does per day. A row also keeps the
  * cluster name, name and version of its last stored sample (greatest id), which a view shows for the object: the
- * names come with the greatest id, whether it is the row's or the batch's. With `days`, the day rows the same
- * statement wrote (rollUpSamples' `returning`), their points replace the kept ones of their days in the rows'
- * daily series; without, the series are left as they are (keepDailySlots makes them after a bulk load). One `??`
- * binding: the schema.
+ * names come with the greatest id, whether it is the row's or the batch's. One `??` binding: the schema.
  */
-export function rollUpSamplesByMonth(source: string, days?: string): string {
+export function rollUpSamplesByMonth(source: string): string {
   const sums = ['cpu_core_hours', 'memory_gib_hours', 'storage_gib_hours', 'object_hours', 'replica_hours'];
   const maxes = ['last_id', 'last_at', 'replicas', 'cpu_peak_used', 'memory_peak_used', 'storage_peak_used'];
   const names = ['cluster_name', 'name', 'version'];
   return `insert into ??.usage_object_months as d (month, cluster_uid, object_uid, attributes_key, ${ATTRIBUTES}, samples, last_id,
-      first_at, last_at, replicas, cpu_peak_used, memory_peak_used, storage_peak_used, ${sums.join(', ')}, ${names.join(', ')}${days ? ', daily' : ''})
-    select g.*, ${names.map((c) => `s.${c}`).join(', ')}${days ? ', ds.daily' : ''}
+      first_at, last_at, replicas, cpu_peak_used, memory_peak_used, storage_peak_used, ${sums.join(', ')}, ${names.join(', ')})
+    select g.*, ${names.map((c) => `s.${c}`).join(', ')}
     from (select month, cluster_uid, object_uid, md5(row(${ATTRIBUTES})::text)::uuid as attributes_key, ${ATTRIBUTES},
             count(*), max(id) as last_id, min(start_at), max(end_at), max(replicas), max(cpu_used), max(memory_used), max(storage_used),
             sum(${SAMPLE_HOURS} * ${QUANTITY.cpu}), sum(${SAMPLE_HOURS} * ${QUANTITY.memory}), sum(${SAMPLE_HOURS} * ${QUANTITY.storage}),
@@ -274,15 +275,8 @@ export function rollUpSamplesByMonth(source: string, days?: string): string {
           from ${source}
           group by month, cluster_uid, object_uid, ${ATTRIBUTES}) g
     join ${source} s on s.id = g.last_id
-    ${
-      days
-        ? `left join (${dailySlots(days)}) ds
-      on ds.month = g.month and ds.cluster_uid = g.cluster_uid and ds.object_uid = g.object_uid and ds.attributes_key = g.attributes_key`
-        : ''
-    }
     order by g.cluster_uid, g.object_uid, g.month, g.attributes_key
     on conflict (cluster_uid, object_uid, month, attributes_key) do update set
-      ${days ? `daily = ${mergedSlots('d.daily', 'excluded.daily')},` : ''}
       ${names.map((c) => `${c} = case when excluded.last_id > d.last_id then excluded.${c} else d.${c} end`).join(', ')},
       samples = d.samples + excluded.samples, first_at = least(d.first_at, excluded.first_at),
       ${maxes.map((c) => `${c} = greatest(d.${c}, excluded.${c})`).join(', ')},

@@ -212,7 +212,12 @@ export class UsageReports {
       if (view === 'objects-cluster-mode-usage-view') base.andWhere({ topology: 'CLUSTER' });
       return base;
     };
-    yield* groupedViewPieces(this.db, rows, GROUPINGS[view], viewType === 'daily' ? DAILY : undefined, header);
+    // The objects view without a filter on an attribute selects every rollup of each object it shows, so its daily
+    // points are the kept ones.
+    const wholeObjects =
+      view === 'objects-usage-view' && !req.group && !req.kind && !req.namespace && !req.namespaceUid && req.contractId === undefined;
+    const series = viewType === 'daily' ? (wholeObjects ? { ...DAILY, keptOf: monthStart(year, month) } : DAILY) : undefined;
+    yield* groupedViewPieces(this.db, rows, GROUPINGS[view], series, header);
   }
 
   /**

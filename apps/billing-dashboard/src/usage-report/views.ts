@@ -85,6 +85,11 @@ export interface Series {
   expr: string;
   /** SQL of that period (`period`) as the point's text. */
   text: string;
+  /**
+   * The month (its first day) whose kept points a view of whole objects may show instead of writing them: set
+   * only when the view selects every rollup of each object it shows (no filter on an attribute).
+   */
+  keptOf?: string;
 }
 
 /** The UTC day of a rollup: the day its samples start in (ingestion splits samples at midnight, docs/billing-ingestion.md). */
@@ -123,10 +128,10 @@ interface ViewRow {
 function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBuilder, g: Grouping, wanted?: Series) {
   const k = db.knex;
   const by = g.by.join(', ');
-  // A daily view of objects (a row per object) shows each object's kept points (../usage/daily-series.ts): level 1
-  // reads the month rollups as a summary view does, and only the objects whose month is several rollups (or whose
-  // points were not kept) have their points written from their days (`pd`).
-  const keptDaily = wanted === DAILY && !g.split && !g.perObject && by === 'cluster_uid, object_uid';
+  // A daily view of whole objects (a row per object, every rollup of it selected) shows each object's kept points
+  // (../usage/daily-series.ts): level 1 reads the month rollups as a summary view does, and only an object whose
+  // points are not kept has them written from its days (`pd`).
+  const keptDaily = wanted?.keptOf !== undefined && !g.split && !g.perObject && by === 'cluster_uid, object_uid';
   const series = keptDaily ? undefined : wanted;
   // With a series, level 1 is per object and period: the rows and their series both come from it, so the rollups
   // are read once. Without, it reads about one row an object and month.
@@ -149,7 +154,6 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
           'max(replicas) as replicas',
           ...(g.perObject ?? []),
           ...SUMS.map((q) => `sum(${q}_f8) as ${q}_f8`),
-          ...(keptDaily ? [`case when count(*) = 1 then max(array_to_string(daily, ',')) end as kept`] : []),
         ].join(', '),
       ),
     )
@@ -189,14 +193,15 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
   const seriesField = series ? `, '${series.field}', coalesce(ps.series, '[]'::json)` : '';
   // The kept points are joined as text into the row's text, never parsed as JSON here (a month's are tens of MB).
   const keptCte = keptDaily
-    ? `, pd as (
+    ? `, kp as (select ${by}, array_to_string(daily, ',') as series from ?? where month = ? and (${by}) in (select ${by} from g)),
+       pd as (
          select ${by}, string_agg(${pointJson('date', DAY_TEXT('day'), QUANTITY_NAMES)}, ',' order by day) as series
          from (select ${by}, day, ${QUANTITY_NAMES.map((q) => `sum(${q})::float8 as ${q}`).join(', ')}
-               from (?) d where (${by}) in (select ${by} from o1 where kept is null) group by ${by}, day) p
+               from (?) d where (${by}) in (select ${by} from g where (${by}) not in (select ${by} from kp)) group by ${by}, day) p
          group by ${by})`
     : '';
   const rowJson = keptDaily
-    ? `left(json_build_object(${g.row}, ${QUANTITIES_JSON})::text, -1) || ', "daily" : [' || coalesce(g.kept, pd.series, '') || ']}'`
+    ? `left(json_build_object(${g.row}, ${QUANTITIES_JSON})::text, -1) || ', "daily" : [' || coalesce(kp.series, pd.series, '') || ']}'`
     : `json_build_object(${g.row}, ${QUANTITIES_JSON}${seriesField})::text`;
   // `o1`, `o` and `n` are materialized, so Postgres computes each once (not once per parallel worker, nor `n` once
   // per row of `o`).
@@ -207,10 +212,12 @@ function viewStatement(db: Database, rows: (table: RollupTable) => Knex.QueryBui
                         from o1 left join e using (${keyColumns})),
      n as materialized (?),
      x as (select ob.*, ${NAMES.map((c) => `n.${c}`).join(', ')} from ${perObjectRows} ob join n using (cluster_uid, object_uid)),
-     g as (select ${[...g.by, ...g.select, ...RESUMS, ...(keptDaily ? ['max(kept) as kept'] : [])].join(', ')} from x group by ${by})${seriesCte}${keptCte}
+     g as (select ${[...g.by, ...g.select, ...RESUMS].join(', ')} from x group by ${by})${seriesCte}${keptCte}
      select ${rowJson} as json, ${QUANTITY_TOTALS}
-     from g ${seriesJoin}${keptDaily ? ` left join pd using (${by})` : ''} order by ${g.order}`,
-    keptDaily ? [fast, exact, names, rows('usage_object_days')] : [fast, exact, names],
+     from g ${seriesJoin}${keptDaily ? ` left join kp using (${by}) left join pd using (${by})` : ''} order by ${g.order}`,
+    keptDaily
+      ? [fast, exact, names, `${db.schema}.usage_object_month_points`, wanted!.keptOf!, rows('usage_object_days')]
+      : [fast, exact, names],
   );
   return statement.toSQL();
 }
