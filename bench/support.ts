@@ -43,7 +43,10 @@ export async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_
  * keeps it out of ours by answering true (debug output the bench reads itself).
  */
 export function runTs(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // BENCH_CPU_PROFILE=<dir>: every process started here writes a V8 CPU profile there when it exits (open it in
+  // Chrome's DevTools), to see where a route's time goes inside the platform.
+  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
     stdio: ['ignore', 'ignore', onStderr ? 'pipe' : 'inherit'],

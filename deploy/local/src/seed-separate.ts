@@ -9,7 +9,8 @@ import type { LocalPlatform } from './platform';
  * launcher runs it: PLATFORM_URL (the gateway), CLUSTERS_GRPC_PORT (clusters on loopback), DATABASE_URL (billing's
  * schema, which the seed watches for its reports to be applied), NATS_URL, DATA_DIR, PLATFORM_ADMIN_USERNAME and
  * PLATFORM_ADMIN_PASSWORD, PLATFORM_APP_KEYS (the seed asks clusters over gRPC as one of the release's apps),
- * DEMO_SEED_MANIFEST. Exits 0 once the manifest is written, 1 otherwise.
+ * DEMO_SEED_MANIFEST. Once the manifest is written it keeps the simulated hub running until SIGTERM, then exits 0;
+ * it exits 1 when the seed fails.
  */
 async function main(): Promise<number> {
   const env = process.env;
@@ -27,12 +28,16 @@ async function main(): Promise<number> {
   if (!seed) throw new Error('DEMO_SEED_MANIFEST is not set');
   try {
     await seed.done;
+    // The seed says why it failed and leaves no manifest; its promise does not reject.
+    if (!fs.existsSync(env.DEMO_SEED_MANIFEST!)) return 1;
+    // The simulated hub goes on answering what the platform asks it live (a product's resource history), as under
+    // npm start, until this process is told to stop.
+    await new Promise((resolve) => process.once('SIGTERM', resolve));
+    return 0;
   } finally {
     await seed.stop();
     await db.close();
   }
-  // The seed says why it failed and leaves no manifest; its promise does not reject.
-  return fs.existsSync(env.DEMO_SEED_MANIFEST!) ? 0 : 1;
 }
 
 main().then(
