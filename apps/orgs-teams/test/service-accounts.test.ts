@@ -247,6 +247,14 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
     // It sees its private organization as the members do.
     expect((await orgs.getOrg({ name: 'acme', viewerId: sa.id })).id).toBe(acme.id);
     await expect(orgs.getOrg({ name: 'other', viewerId: sa.id })).rejects.toMatchObject({ kind: 'not-found' });
+    // Its own organizations (GET /user/orgs): the one it belongs to, on the first page only; asked about by another,
+    // it is not a user.
+    const own = (page: number) => orgs.listUserOrgs({ userId: sa.id, username: '', viewerId: sa.id, page: { page, limit: 1 } });
+    expect(await own(1)).toMatchObject({ total: 1, orgs: [expect.objectContaining({ id: acme.id, username: 'acme' })] });
+    expect(await own(2)).toMatchObject({ total: 1, orgs: [] });
+    await expect(orgs.listUserOrgs({ userId: 0, username: 'robot', viewerId: alice, page: undefined })).rejects.toMatchObject({
+      kind: 'input',
+    });
     await accounts.deleteServiceAccount({ orgId: acme.id, id: sa.id });
   });
 
@@ -352,8 +360,9 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
       serviceAccount: true,
       serviceAccountOrgId: 0,
     });
-    // A site admin sees every organization, private ones included.
+    // A site admin sees every organization, private ones included; it belongs to none.
     expect((await orgs.getOrg({ name: 'other', viewerId: sa.id })).id).toBe(other.id);
+    expect(await orgs.listUserOrgs({ userId: sa.id, username: '', viewerId: sa.id, page: undefined })).toMatchObject({ total: 0, orgs: [] });
 
     notices.length = 0;
     expect(await accounts.editServiceAccount({ orgId: 0, id: sa.id, siteAdmin: false })).toMatchObject({ siteAdmin: false });

@@ -88,6 +88,9 @@ describe('service accounts over HTTP', () => {
     expect(await status(undefined, 'GET', '/user', undefined, { authorization: `token ${token.sha1}` })).toBe(200);
     // What a member sees, in its private organization.
     expect((await as(token.sha1, 'GET', '/orgs/acme')).status).toBe(200);
+    // Its own organizations: the one it belongs to.
+    const mine = await as(token.sha1, 'GET', '/user/orgs');
+    expect([mine.status, mine.body.map((o: { username: string }) => o.username)]).toEqual([200, ['acme']]);
     expect((await as(token.sha1, 'GET', '/orgs/acme/teams')).status).toBe(200);
     // What its role gives.
     expect((await as(token.sha1, 'POST', '/orgs/acme/teams', { name: 'made-by-ci', type: 'general' })).status).toBe(201);

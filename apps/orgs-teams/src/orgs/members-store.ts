@@ -54,6 +54,19 @@ export class MembersStore {
     return row;
   }
 
+  /**
+   * The organization a service account belongs to: its id, null for a site-wide account, undefined when the account
+   * is not a service account.
+   */
+  async serviceAccountOrg(uid: number): Promise<number | null | undefined> {
+    const row: { service_account_org_id: number | string | null } | undefined = await this.db
+      .table('accounts')
+      .where({ id: uid, type: ACCOUNT_TYPE.serviceAccount })
+      .first('service_account_org_id');
+    if (!row) return undefined;
+    return row.service_account_org_id === null ? null : Number(row.service_account_org_id);
+  }
+
   /** Whether an account (a user, or a site-wide service account) is a site admin (the flag mirrors the site#admin tuple). */
   async isSiteAdmin(uid: number, trx?: Knex.Transaction): Promise<boolean> {
     if (!uid) return false;

@@ -125,6 +125,17 @@ export class Organizations {
 
   /** One page of a user's organizations as the viewer may see them (all of them for the user and site admins). */
   async listOfUser(req: orgsTeamsOrgsV1.ListUserOrgsRequest): Promise<orgsTeamsOrgsV1.ListOrgsResponse> {
+    // A service account asking for its own: the organization it belongs to (a member without teams), none for a
+    // site-wide one. Asked about by anyone else, it is not a user.
+    if (req.userId > 0 && req.userId === req.viewerId) {
+      const own = await this.members.serviceAccountOrg(req.userId);
+      if (own !== undefined) {
+        const orgs = own === null ? [] : [await this.organizations.get(own)];
+        const page = pageOf(req.page);
+        const shown = page ? orgs.slice(page.offset, page.offset + page.limit) : orgs;
+        return { orgs: shown.map(toOrganization), total: orgs.length };
+      }
+    }
     const user = await this.members.user({ id: req.userId, login: req.username });
     const viewer = { id: req.viewerId, siteAdmin: await this.members.isSiteAdmin(req.viewerId) };
     const all = viewer.siteAdmin || (viewer.id > 0 && viewer.id === user.id);
