@@ -42,29 +42,26 @@ export class MembersStore {
    * account (which is never a member of a team, so never a member or an owner of an organization).
    */
   async user(ref: { id?: number; login?: string }): Promise<AccountRef> {
-    const q = this.db.table('accounts');
-    const row: AccountRef | undefined = ref.id
-      ? await q.where({ id: ref.id }).first('id', 'type', 'login', 'is_admin')
-      : ref.login
-        ? await q.where({ lower_login: ref.login.toLowerCase() }).first('id', 'type', 'login', 'is_admin')
-        : undefined;
-    if (!row) throw new NotFoundError(`user ${ref.login || ref.id} does not exist`);
-    if (row.type === ACCOUNT_TYPE.organization) throw new InputError(`${row.login} is an organization, not a user`);
-    if (row.type === ACCOUNT_TYPE.serviceAccount) throw new InputError(`${row.login} is a service account, not a user`);
+    const row = await this.person(ref);
+    if (row.type === ACCOUNT_TYPE.serviceAccount) throw notAUser(row);
     return row;
   }
 
   /**
-   * The organization a service account belongs to: its id, null for a site-wide account, undefined when the account
-   * is not a service account.
+   * A user or a service account (with the organization it belongs to: null for a site-wide one), in the one read
+   * `user` makes; an organization is refused as `user` refuses it.
    */
-  async serviceAccountOrg(uid: number): Promise<number | null | undefined> {
-    const row: { service_account_org_id: number | string | null } | undefined = await this.db
-      .table('accounts')
-      .where({ id: uid, type: ACCOUNT_TYPE.serviceAccount })
-      .first('service_account_org_id');
-    if (!row) return undefined;
-    return row.service_account_org_id === null ? null : Number(row.service_account_org_id);
+  async person(ref: { id?: number; login?: string }): Promise<AccountRef & { service_account_org_id: number | string | null }> {
+    const q = this.db.table('accounts');
+    const columns = ['id', 'type', 'login', 'is_admin', 'service_account_org_id'];
+    const row = ref.id
+      ? await q.where({ id: ref.id }).first(columns)
+      : ref.login
+        ? await q.where({ lower_login: ref.login.toLowerCase() }).first(columns)
+        : undefined;
+    if (!row) throw new NotFoundError(`user ${ref.login || ref.id} does not exist`);
+    if (row.type === ACCOUNT_TYPE.organization) throw new InputError(`${row.login} is an organization, not a user`);
+    return row;
   }
 
   /** Whether an account (a user, or a site-wide service account) is a site admin (the flag mirrors the site#admin tuple). */
@@ -213,3 +210,6 @@ export class MembersStore {
     await this.db.table('team_users', trx).where({ org_id: orgId, uid }).whereIn('team_id', teamIds).delete();
   }
 }
+
+/** The refusal of a service account where a user is asked for. */
+export const notAUser = (account: { login: string }) => new InputError(`${account.login} is a service account, not a user`);

@@ -4,7 +4,8 @@ import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { EFFECT, stageTuples } from './effects';
-import { MembersStore } from './members-store';
+import { ACCOUNT_TYPE } from '../identity/identity';
+import { MembersStore, notAUser } from './members-store';
 import type { OrgAuthz } from './org-authz';
 import { OrganizationsStore, type OrgFields } from './organizations-store';
 import { pageOf } from './paging';
@@ -125,18 +126,17 @@ export class Organizations {
 
   /** One page of a user's organizations as the viewer may see them (all of them for the user and site admins). */
   async listOfUser(req: orgsTeamsOrgsV1.ListUserOrgsRequest): Promise<orgsTeamsOrgsV1.ListOrgsResponse> {
-    // A service account asking for its own: the organization it belongs to (a member without teams), none for a
-    // site-wide one. Asked about by anyone else, it is not a user.
-    if (req.userId > 0 && req.userId === req.viewerId) {
-      const own = await this.members.serviceAccountOrg(req.userId);
-      if (own !== undefined) {
-        const orgs = own === null ? [] : [await this.organizations.get(own)];
-        const page = pageOf(req.page);
-        const shown = page ? orgs.slice(page.offset, page.offset + page.limit) : orgs;
-        return { orgs: shown.map(toOrganization), total: orgs.length };
-      }
+    const user = await this.members.person({ id: req.userId, login: req.username });
+    if (user.type === ACCOUNT_TYPE.serviceAccount) {
+      // A service account asking for its own: the organization it belongs to (a member without teams), none for a
+      // site-wide one. Asked about by anyone else, it is not a user.
+      if (user.id !== req.viewerId) throw notAUser(user);
+      const own = user.service_account_org_id;
+      const orgs = own === null ? [] : [await this.organizations.get(Number(own))];
+      const page = pageOf(req.page);
+      const shown = page ? orgs.slice(page.offset, page.offset + page.limit) : orgs;
+      return { orgs: shown.map(toOrganization), total: orgs.length };
     }
-    const user = await this.members.user({ id: req.userId, login: req.username });
     const viewer = { id: req.viewerId, siteAdmin: await this.members.isSiteAdmin(req.viewerId) };
     const all = viewer.siteAdmin || (viewer.id > 0 && viewer.id === user.id);
     const { rows, total } = await this.organizations.listOfUser(user.id, viewer, all, pageOf(req.page));
