@@ -1,4 +1,4 @@
-import type { Unsubscribe } from '@platform/bus';
+import { HUBS_CHANGED, type HubsChanged, type Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { ClientOrgs } from './client-orgs/client-orgs';
@@ -50,7 +50,11 @@ function startClusters(config: ClustersConfig) {
         });
         const clientOrgs = new ClientOrgs(db!, box, organizations);
         provisioning.use(box, clientOrgs);
-        const clusters = new Clusters(db!, box);
+        // A notice that cannot be sent is logged: a gateway that misses it resolves the hub's name to the removed hub
+        // for at most its ORG_CACHE_TTL_MS (the hub's routes then answer 404).
+        const clusters = new Clusters(db!, box, (uids) =>
+          bus!.notify(HUBS_CHANGED, { uids } satisfies HubsChanged).catch((err) => log.warn({ err }, 'could not send a hubs notice')),
+        );
         enrolment.use(box, clusters);
         const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log);
         stopConsumer = await ingestion.consume(bus!);

@@ -1,3 +1,4 @@
+import { HUBS_CHANGED, type HubsChanged } from '@platform/bus';
 import { clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
@@ -11,6 +12,7 @@ import { hubRequest } from './hub-request';
 const ORG = 11;
 const OTHER_ORG = 12;
 const HUB_UID = '0b7d4c1e-2f3a-4b5c-8d6e-7f8091a2b3c4';
+const DOOMED_UID = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
 
 describe('ClustersService', () => {
   let authz: AuthzStub;
@@ -125,14 +127,19 @@ describe('ClustersService', () => {
     await expect(clusters.listHubs({ ownerType: 'nobody', ownerId: ORG })).rejects.toMatchObject({ kind: 'input' });
   });
 
-  it('takes the record back when the owner tuple cannot be written', async () => {
+  it('takes the record back when the owner tuple cannot be written, and tells the gateways the hub is gone', async () => {
     const before = [...authz.tuples.keys()];
+    const gone: string[] = [];
+    const unlisten = await app.running.ctx.bus!.listen(HUBS_CHANGED, (_s, n) => void gone.push(...(n as HubsChanged).uids));
     authz.state.failWrites = true;
     try {
-      await expect(hub('doomed')).rejects.toMatchObject({ kind: 'unavailable' });
+      await expect(hub('doomed', { uid: DOOMED_UID })).rejects.toMatchObject({ kind: 'unavailable' });
     } finally {
       authz.state.failWrites = false;
+      await unlisten();
     }
+    // Heard before the caller got its answer (the notice is awaited), so a gateway's next request resolves afresh.
+    expect(gone).toEqual([DOOMED_UID]);
     await expect(clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'doomed' })).rejects.toMatchObject({ kind: 'not-found' });
     expect([...authz.tuples.keys()]).toEqual(before);
     // The undo is complete: the name is free again.

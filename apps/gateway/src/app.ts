@@ -8,6 +8,7 @@ import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { backendChecks } from './operations';
 import { ROUTES } from './sections';
+import { followKeptHubs } from './sections/cluster-sets/hub';
 import { followHookFacts } from './sections/metricsproxy/routes';
 import { SharedSignInFailures } from './sign-in-failures';
 import { OrgViewCache } from './org-views';
@@ -26,6 +27,7 @@ function startGateway(config: GatewayConfig) {
   let unfollowOrgs: (() => Promise<void>) | undefined;
   let unfollowDecisions: (() => Promise<void>) | undefined;
   let unfollowHook: (() => Promise<void>) | undefined;
+  let unfollowHubs: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
     {
@@ -45,6 +47,7 @@ function startGateway(config: GatewayConfig) {
           unfollowOrgs = await orgViews.follow(bus!);
           unfollowDecisions = await decisions.followTuples(bus!);
           unfollowHook = await followHookFacts(config, bus!);
+          unfollowHubs = await followKeptHubs(config, bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
@@ -56,6 +59,7 @@ function startGateway(config: GatewayConfig) {
         await unfollowOrgs?.();
         await unfollowDecisions?.();
         await unfollowHook?.();
+        await unfollowHubs?.();
         addressFailures?.close();
         closeBackends(backends);
         for (const check of checks) check.close();

@@ -28,3 +28,13 @@ export interface OrgsChanged {
 export const TUPLES_CHANGED = 'authz.tuples.changed';
 
 export type TuplesChanged = Record<string, never>;
+
+/**
+ * clusters: these hubs are gone (a hub whose recording was taken back when its owner could not be written to authz),
+ * so an owner's hub of that name may now be another one. The gateways drop what they resolved for them.
+ */
+export const HUBS_CHANGED = 'clusters.hubs.changed';
+
+export interface HubsChanged {
+  uids: string[];
+}

@@ -27,6 +27,11 @@ export class Clusters {
   constructor(
     private readonly db: Database,
     private readonly outbox: Outbox,
+    /**
+     * Tells the other apps that these hubs are gone (the gateways keep what an owner's hub name resolves to), once
+     * their removal has committed; awaited before the caller hears of it.
+     */
+    private readonly hubsGone: (uids: string[]) => Promise<void> = async () => {},
   ) {
     this.store = ClustersStore.create(db);
   }
@@ -42,6 +47,7 @@ export class Clusters {
     alongside?: { apply(trx: Knex.Transaction): Promise<void>; undo(trx: Knex.Transaction): Promise<void> },
   ): Promise<clustersV1.Cluster> {
     const { uid, status } = checkHubRequest(req);
+    let inserted = false;
     try {
       const row = await this.outbox.run(
         async (trx, stage) => {
@@ -62,6 +68,7 @@ export class Clusters {
             },
             trx,
           );
+          inserted = true;
           stage(TUPLES_EFFECT, { writes: [ownerTuple(req.ownerType, req.ownerId, uid)], deletes: [] } satisfies TupleChange);
           await alongside?.apply(trx);
           return row;
@@ -77,6 +84,8 @@ export class Clusters {
       ctx.log.info({ uid, owner: `${req.ownerType}:${req.ownerId}` }, 'hub cluster recorded');
       return toMessage(row, null, []);
     } catch (err) {
+      // The hub was recorded and taken back (its owner could not be written): a gateway may have resolved it meanwhile.
+      if (inserted) await this.hubsGone([uid]);
       // Two creates racing past the checks: the unique indexes decide.
       if (isUniqueViolation(err)) throw new ConflictError(`a cluster named "${req.name}" or with uid ${uid} already exists`);
       throw err;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
-import type { clustersV1, featureSetsV1 } from '@platform/proto';
+import type { featureSetsV1 } from '@platform/proto';
 import type { Backends } from '../../backends';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
-import { HUB_MANAGE, HUB_PREFIX, HUB_READ, HubPath, hubInPath } from './hub';
+import { HUB_MANAGE, HUB_PREFIX, HUB_READ, HubPath, hubInPath, type HubRef } from './hub';
 
 const route = sectionRoutes({ tag: 'Cluster sets', backend: 'clusters' });
 
@@ -111,7 +111,7 @@ const AutoUpdateCheck = z.object({ possible: z.boolean() }).meta({ id: 'AutoUpda
 const AutoUpdated = z.object({ message: z.string(), clusterSetVersion: z.string() }).meta({ id: 'AutoUpdateTriggered' });
 
 /** The sync status the clusters service computes, as JSON it answers. */
-const syncStatus = async (ctx: { backends: Backends; target: clustersV1.Cluster }, set: string, what: string, feature = '') =>
+const syncStatus = async (ctx: { backends: Backends; target: HubRef }, set: string, what: string, feature = '') =>
   JSON.parse((await ctx.backends.clusters.featureSets.syncStatus({ hubUid: ctx.target.uid, clusterSet: set, what, feature })).json);
 
 export const featureSetRoutes: Route[] = [

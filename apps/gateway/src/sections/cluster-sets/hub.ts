@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { HUBS_CHANGED, NoticeCache, type Bus, type HubsChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import type { clustersV1 } from '@platform/proto';
+import type { GatewayConfig } from '../../config';
 import * as p from '../../params';
 import type { EdgeContext, ObjectResolver, Requirement, Target } from '../../route';
 
@@ -43,7 +45,26 @@ async function lookUpOwner(owner: string, ctx: EdgeContext): Promise<Owner> {
 }
 
 type Params = z.output<typeof HubPath>;
-type HubRequirement = Requirement<'cluster', { params: Params }, EdgeContext & { target: clustersV1.Cluster }>;
+
+/** A hub as its routes use it: what names it, which does not change while it exists (its state is asked for anew). */
+export type HubRef = Pick<clustersV1.Cluster, 'id' | 'uid' | 'name'>;
+type HubRequirement = Requirement<'cluster', { params: Params }, EdgeContext & { target: HubRef }>;
+
+// What each owner's hub names resolve to, one cache per gateway (keyed by its config, as the tests run several
+// gateways in one process), so a cluster-set route makes the one call of its operation, not a lookup first. A hub's
+// ids and name never change while it exists; a hub is removed only when its recording is taken back (its owner could
+// not be written to authz), and clusters' notice then evicts it. Misses are not kept: a new hub is found at once. A
+// NoticeCache (libs/bus): a fence before a kept one is used, nothing kept while the bus is away.
+const keptHubs = new WeakMap<GatewayConfig, NoticeCache<HubRef>>();
+const keptHubsOf = (config: GatewayConfig): NoticeCache<HubRef> => {
+  let kept = keptHubs.get(config);
+  if (!kept) keptHubs.set(config, (kept = new NoticeCache<HubRef>({ name: 'gateway.hubs', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 })));
+  return kept;
+};
+
+/** Makes this gateway's resolved hubs follow the bus (app.ts), evicted by clusters' notice of removed hubs. Answers how to stop. */
+export const followKeptHubs = (config: GatewayConfig, bus: Bus): Promise<() => Promise<void>> =>
+  keptHubsOf(config).follow(bus, [{ subject: HUBS_CHANGED, stale: (n) => ((n as HubsChanged).uids ?? []).map((uid) => `hub:${uid}`) }]);
 
 /** The owner organization, for `access:org` on it; none when the owner is a user account. */
 const ownerOrganization: ObjectResolver<{ params: Params }, EdgeContext> = {
@@ -91,12 +112,19 @@ const onHub = (relation: 'view' | 'manage'): HubRequirement => ({
 });
 
 /** The hub `{cluster}` of `{owner}`; 404 when the owner has none of that name. */
-export const hubInPath: Target<'cluster', clustersV1.Cluster, Params> = {
+export const hubInPath: Target<'cluster', HubRef, Params> = {
   type: 'cluster',
   describe: 'hub `{cluster}` of `{owner}`',
   async resolve({ owner, cluster }, ctx) {
     const account = await ownerOf(owner, ctx);
-    return ctx.backends.clusters.clusters.getHub({ ownerType: account.type, ownerId: account.id, name: cluster });
+    return keptHubsOf(ctx.config).through(
+      `${account.type}:${account.id}|${cluster}`,
+      async () => {
+        const hub = await ctx.backends.clusters.clusters.getHub({ ownerType: account.type, ownerId: account.id, name: cluster });
+        return { id: hub.id, uid: hub.uid, name: hub.name };
+      },
+      { tags: (hub) => [`hub:${hub.uid}`] },
+    );
   },
   id: (hub) => hub.id,
   authzId: (hub) => hub.uid,
