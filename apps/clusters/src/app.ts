@@ -1,4 +1,4 @@
-import { HUBS_CHANGED, type HubsChanged, type Unsubscribe } from '@platform/bus';
+import { CLUSTERS_CHANGED, type ClustersChanged, type Unsubscribe } from '@platform/bus';
 import { defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { ClientOrgs } from './client-orgs/client-orgs';
@@ -50,13 +50,13 @@ function startClusters(config: ClustersConfig) {
         });
         const clientOrgs = new ClientOrgs(db!, box, organizations);
         provisioning.use(box, clientOrgs);
-        // A notice that cannot be sent is logged: a gateway that misses it resolves the hub's name to the removed hub
-        // for at most its ORG_CACHE_TTL_MS (the hub's routes then answer 404).
-        const clusters = new Clusters(db!, box, (uids) =>
-          bus!.notify(HUBS_CHANGED, { uids } satisfies HubsChanged).catch((err) => log.warn({ err }, 'could not send a hubs notice')),
-        );
+        // What the other apps keep of the inventory follows this notice. One that cannot be sent is logged: an app that
+        // misses it answers what it kept for at most its cache's lifetime (ORG_CACHE_TTL_MS, INVENTORY_CACHE_TTL_MS).
+        const clustersChanged = (change: ClustersChanged) =>
+          bus!.notify(CLUSTERS_CHANGED, change).catch((err) => log.warn({ err }, 'could not send a clusters notice'));
+        const clusters = new Clusters(db!, box, clustersChanged);
         enrolment.use(box, clusters);
-        const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log);
+        const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log, clustersChanged);
         stopConsumer = await ingestion.consume(bus!);
         stopPruning = ingestion.pruneSeenPeriodically();
         // Client-org removals and deletions run here, asynchronously, a pass every CLIENT_ORG_CLEANUP_INTERVAL_MS.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createUser, type KeyPair } from 'nkeys.js';
 import { seal, subjectOf, toBusPayload } from '@platform/agent-protocol';
-import { NatsBus } from '@platform/bus';
+import { CLUSTERS_CHANGED, NatsBus, type ClustersChanged } from '@platform/bus';
 import { agentV1, clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
@@ -163,6 +163,8 @@ describe('inventory ingestion over NATS JetStream and Postgres', () => {
   }, 60_000);
 
   it('applies a newer snapshot (spokes, namespaces and features gone) and ignores an older one', async () => {
+    const changed: ClustersChanged[] = [];
+    const unlisten = await app.running.ctx.bus!.listen(CLUSTERS_CHANGED, (_s, n) => void changed.push(n as ClustersChanged));
     const newer = report(
       state(HUB, 'prod', { nodeCount: 6, features: [{ name: 'productdb-operator', version: 'v2026.7.0', enabled: true }] }),
       [state(SPOKE_1, 'edge-1', { namespaces: [{ name: 'default', uid: randomUUID(), createdAtMs: T0 }] })],
@@ -179,6 +181,10 @@ describe('inventory ingestion over NATS JetStream and Postgres', () => {
     expect((await clusters.listNamespaces({ clusterUid: SPOKE_1 })).namespaces.map((n) => n.name)).toEqual(['default']);
     await expect(clusters.getCluster({ uid: SPOKE_2 })).rejects.toMatchObject({ kind: 'not-found' });
     await eventually(async () => expect(authz.tuples.has(`organization:${ORG} owner cluster:${SPOKE_2}`)).toBe(false));
+    // The other apps heard which clusters the applied report changed (the hub, the spoke gone, the spoke kept), and
+    // whose; the older snapshot changed nothing and was not announced.
+    await eventually(async () => expect(changed).toEqual([{ uids: [HUB, SPOKE_2, SPOKE_1], owners: [`organization:${ORG}`] }]));
+    await unlisten();
   }, 60_000);
 
   it('changes nothing for a bad signature, a revoked or unknown account, or another owner’s cluster', async () => {

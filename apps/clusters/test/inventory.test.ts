@@ -1,4 +1,4 @@
-import { HUBS_CHANGED, type HubsChanged } from '@platform/bus';
+import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
@@ -129,8 +129,8 @@ describe('ClustersService', () => {
 
   it('takes the record back when the owner tuple cannot be written, and tells the gateways the hub is gone', async () => {
     const before = [...authz.tuples.keys()];
-    const gone: string[] = [];
-    const unlisten = await app.running.ctx.bus!.listen(HUBS_CHANGED, (_s, n) => void gone.push(...(n as HubsChanged).uids));
+    const changed: ClustersChanged[] = [];
+    const unlisten = await app.running.ctx.bus!.listen(CLUSTERS_CHANGED, (_s, n) => void changed.push(n as ClustersChanged));
     authz.state.failWrites = true;
     try {
       await expect(hub('doomed', { uid: DOOMED_UID })).rejects.toMatchObject({ kind: 'unavailable' });
@@ -139,7 +139,7 @@ describe('ClustersService', () => {
       await unlisten();
     }
     // Heard before the caller got its answer (the notice is awaited), so a gateway's next request resolves afresh.
-    expect(gone).toEqual([DOOMED_UID]);
+    expect(changed).toEqual([{ uids: [DOOMED_UID], owners: [`organization:${ORG}`] }]);
     await expect(clusters.getHub({ ownerType: 'organization', ownerId: ORG, name: 'doomed' })).rejects.toMatchObject({ kind: 'not-found' });
     expect([...authz.tuples.keys()]).toEqual(before);
     // The undo is complete: the name is free again.

@@ -4,7 +4,7 @@ import { migrations } from '../migrations';
 import { contractsLicensingEnv, type ContractsLicensingConfig } from './config';
 import { authorityFromConfig } from './licensing/authority';
 import { createContracts } from './contracts/contracts';
-import { clustersClient, clustersInventory } from './contracts/inventory';
+import { clustersClient, clustersInventory, KeptInventory } from './contracts/inventory';
 import { contractsService } from './contracts/service';
 import { Licenses } from './licenses/licenses';
 import { billingClient, billingUsage } from './licenses/quota';
@@ -28,6 +28,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
   let stopMetrics: (() => void) | undefined;
   let notices: Notices | undefined;
   let webhooks: Webhooks | undefined;
+  let unfollowInventory: (() => Promise<void>) | undefined;
   return startService(
     {
       name: 'contracts-licensing',
@@ -35,10 +36,12 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
       database: { schema: 'contracts', migrations },
       // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
       bus: true,
-      grpc: async ({ db, log, outbox }) => {
+      grpc: async ({ db, log, outbox, bus }) => {
         // The platform CA exists from the first start on (docs/licensing.md), before any license is asked for.
         const authority = await authorityFromConfig(db!, config, () => log.info('generated the platform license CA'));
-        const inventory = clustersInventory(clusters);
+        // What the inventory answered, kept here and evicted by clusters' notices: a contract read is one call.
+        const inventory = new KeptInventory(clustersInventory(clusters), config.INVENTORY_CACHE_TTL_MS);
+        unfollowInventory = await inventory.follow(bus!);
         const contracts = createContracts(db!, storage, inventory, log);
         const licenses = new Licenses(db!, authority, contracts, inventory, billingUsage(billing), log);
         stopMetrics = startLicenseMetrics(db!, log, config.LICENSE_METRICS_INTERVAL_MS);
@@ -69,6 +72,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
       },
       onStop: async () => {
         stopMetrics?.();
+        await unfollowInventory?.();
         await notices?.stop();
         await webhooks?.stop();
         mailer.close();

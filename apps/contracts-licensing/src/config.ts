@@ -19,6 +19,11 @@ export const contractsLicensingEnv = {
   LICENSE_CA_KEY: pemVar(''),
   /** Where the cluster inventory is (clusters): whether a bound cluster is imported, an owner's importable clusters. */
   CLUSTERS_GRPC_ADDR: addressVar.default('127.0.0.1:50058'),
+  /**
+   * How long what the inventory answered (a cluster by UID, an owner's clusters) is kept; clusters' notice evicts it
+   * sooner, and the lifetime bounds only what a notice lost in the bus can cost. 0: not kept.
+   */
+  INVENTORY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
   /** Where billing-dashboard is: the usage that contract quotas are checked against when a license is issued. */
   BILLING_DASHBOARD_GRPC_ADDR: addressVar.default('127.0.0.1:50055'),
   /** Where contract documents are stored (S3 when OBJECT_STORAGE_URL is set, else DATA_DIR/objects); docs/object-storage.md. */

@@ -1,4 +1,4 @@
-import { HUBS_CHANGED, InProcessBus, type HubsChanged } from '@platform/bus';
+import { CLUSTERS_CHANGED, InProcessBus, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import { clustersV1, orgsTeamsOrgsV1 } from '@platform/proto';
 import { loadConfig } from '@platform/service-kit';
@@ -76,10 +76,10 @@ describe("the gateway's resolved hubs", () => {
     await resolve(inv, cfg, 'east');
     // The hub was taken back and another one of the same name recorded.
     inv.hubs.set('east', hub('5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b', 'east'));
-    await bus.notify(HUBS_CHANGED, { uids: ['0b7d4c1e-2f3a-4b5c-8d6e-7f8091a2b3c4'] } satisfies HubsChanged);
+    await bus.notify(CLUSTERS_CHANGED, { uids: ['0b7d4c1e-2f3a-4b5c-8d6e-7f8091a2b3c4'], owners: ['organization:7'] } satisfies ClustersChanged);
     expect((await resolve(inv, cfg, 'east')).uid).toBe('5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b');
     // Another hub's notice leaves it kept.
-    await bus.notify(HUBS_CHANGED, { uids: ['1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5'] } satisfies HubsChanged);
+    await bus.notify(CLUSTERS_CHANGED, { uids: ['1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5'], owners: ['organization:7'] } satisfies ClustersChanged);
     await resolve(inv, cfg, 'east');
     expect(inv.asked).toHaveLength(2);
     await stop();

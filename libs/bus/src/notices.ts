@@ -30,11 +30,13 @@ export const TUPLES_CHANGED = 'authz.tuples.changed';
 export type TuplesChanged = Record<string, never>;
 
 /**
- * clusters: these hubs are gone (a hub whose recording was taken back when its owner could not be written to authz),
- * so an owner's hub of that name may now be another one. The gateways drop what they resolved for them.
+ * clusters: these clusters changed or are gone (an inventory report applied, a hub recorded or taken back), and the
+ * set of clusters of these owners (`organization:7`, `user:3`) may have changed. Whoever keeps what the inventory
+ * answered (the gateways' resolved hubs, contracts' clusters) drops it.
  */
-export const HUBS_CHANGED = 'clusters.hubs.changed';
+export const CLUSTERS_CHANGED = 'clusters.changed';
 
-export interface HubsChanged {
+export interface ClustersChanged {
   uids: string[];
+  owners: string[];
 }

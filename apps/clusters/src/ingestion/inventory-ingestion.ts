@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { AgentMessageRefused, open, reportFilter, type AccountLookup } from '@platform/agent-protocol';
-import type { Bus, Unsubscribe } from '@platform/bus';
+import type { Bus, ClustersChanged, Unsubscribe } from '@platform/bus';
 import type { Database, Outbox } from '@platform/db';
 import type { agentV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
@@ -78,6 +78,8 @@ export class InventoryIngestion {
     private readonly accounts: AccountLookup,
     db: Database,
     private readonly log: Logger,
+    /** Tells the other apps which clusters a report changed, once it has committed (see Clusters). */
+    private readonly changed: (change: ClustersChanged) => Promise<void> = async () => {},
   ) {
     this.store = ClustersStore.create(db);
     this.seen = SeenMessagesStore.create(db);
@@ -130,6 +132,7 @@ export class InventoryIngestion {
     if (msg.kind !== 'inventory') return 'refused';
     const report = msg.payload;
     const { messageId, clusterUID } = msg;
+    let touched: ClustersChanged | undefined;
     try {
       const outcome = await this.outbox.run(async (trx, stage) => {
         if (!(await this.seen.remember(messageId, clusterUID, 'inventory', trx))) return 'duplicate' as const;
@@ -140,10 +143,14 @@ export class InventoryIngestion {
         if (!report.observedAtMs || (hub.observed_at && new Date(hub.observed_at).getTime() >= report.observedAtMs)) {
           return 'stale' as const;
         }
-        await this.apply(hub, report, observedAt, trx, (change) => stage(TUPLES_EFFECT, change));
+        const uids = await this.apply(hub, report, observedAt, trx, (change) => stage(TUPLES_EFFECT, change));
+        touched = { uids, owners: [`${hub.owner_type}:${hub.owner_id}`] };
         return 'applied' as const;
       });
-      if (outcome === 'applied') this.log.debug({ messageId, clusterUID, spokes: report.spokes.length }, 'inventory applied');
+      if (outcome === 'applied') {
+        this.log.debug({ messageId, clusterUID, spokes: report.spokes.length }, 'inventory applied');
+        await this.changed(touched!);
+      }
       return outcome;
     } catch (err) {
       if (!(err instanceof InventoryRefused)) throw err;
@@ -152,14 +159,17 @@ export class InventoryIngestion {
     }
   }
 
-  /** Writes the snapshot: the hub's fields, its spokes (added, changed, gone), and every cluster's namespaces and features. */
+  /**
+   * Writes the snapshot: the hub's fields, its spokes (added, changed, gone), and every cluster's namespaces and
+   * features. Answers the UIDs of the clusters it wrote or removed.
+   */
   private async apply(
     hub: ClusterRow,
     report: agentV1.InventoryReport,
     observedAt: Date,
     trx: Knex.Transaction,
     stageTuples: (change: TupleChange) => void,
-  ): Promise<void> {
+  ): Promise<string[]> {
     const hubState = clean(report.hub!);
     if (typeof hubState === 'string') throw new InventoryRefused(`hub: ${hubState}`);
     if (report.managerEndpoint.length > 2048) throw new InventoryRefused('manager endpoint longer than 2048 characters');
@@ -257,6 +267,7 @@ export class InventoryIngestion {
       await this.store.replaceFeatures(id, s.features, trx);
     }
     if (tupleChange.writes.length || tupleChange.deletes.length) stageTuples(tupleChange);
+    return [hub.uid, ...gone.map((r) => r.uid), ...accepted.map((s) => s.uid)];
   }
 
   private refuseSpoke(reason: string, hub: ClusterRow, uid: string, detail: string): void {

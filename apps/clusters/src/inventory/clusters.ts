@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { ClustersChanged } from '@platform/bus';
 import type { Database, Outbox } from '@platform/db';
 import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
@@ -28,10 +29,10 @@ export class Clusters {
     private readonly db: Database,
     private readonly outbox: Outbox,
     /**
-     * Tells the other apps that these hubs are gone (the gateways keep what an owner's hub name resolves to), once
-     * their removal has committed; awaited before the caller hears of it.
+     * Tells the other apps which clusters changed (they keep what the inventory answered), once the change has
+     * committed; awaited before the caller hears of it.
      */
-    private readonly hubsGone: (uids: string[]) => Promise<void> = async () => {},
+    private readonly changed: (change: ClustersChanged) => Promise<void> = async () => {},
   ) {
     this.store = ClustersStore.create(db);
   }
@@ -82,10 +83,11 @@ export class Clusters {
         },
       );
       ctx.log.info({ uid, owner: `${req.ownerType}:${req.ownerId}` }, 'hub cluster recorded');
+      await this.changed({ uids: [uid], owners: [`${req.ownerType}:${req.ownerId}`] });
       return toMessage(row, null, []);
     } catch (err) {
-      // The hub was recorded and taken back (its owner could not be written): a gateway may have resolved it meanwhile.
-      if (inserted) await this.hubsGone([uid]);
+      // The hub was recorded and taken back (its owner could not be written): another app may have read it meanwhile.
+      if (inserted) await this.changed({ uids: [uid], owners: [`${req.ownerType}:${req.ownerId}`] });
       // Two creates racing past the checks: the unique indexes decide.
       if (isUniqueViolation(err)) throw new ConflictError(`a cluster named "${req.name}" or with uid ${uid} already exists`);
       throw err;

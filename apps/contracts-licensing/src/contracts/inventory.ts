@@ -1,3 +1,4 @@
+import { CLUSTERS_CHANGED, NoticeCache, type Bus, type ClustersChanged } from '@platform/bus';
 import { NotAllowedError, NotFoundError } from '@platform/errors';
 import { clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
@@ -46,6 +47,78 @@ export function clustersInventory(client: ClustersClient): Inventory {
     },
   };
 }
+
+/**
+ * The inventory's answers kept here, so a contract read is one call (to this app), not one more to clusters for the
+ * clusters it shows. Two NoticeCaches (libs/bus): clusters by UID, and each owner's clusters; clusters' notice of
+ * changed clusters (`clusters.changed`, sent once a change or an applied report has committed) evicts the clusters it
+ * names and the lists of the owners it names, a fence comes back before a kept answer is used, and nothing is kept
+ * while the bus is away. A cluster the inventory does not have is not kept: one enrolled since is found at once.
+ */
+export class KeptInventory implements Inventory {
+  private readonly clusters: NoticeCache<InventoryCluster | undefined>;
+  private readonly owners: NoticeCache<InventoryCluster[]>;
+
+  constructor(
+    private readonly inventory: Inventory,
+    ttlMs: number,
+    maxEntries = 10_000,
+  ) {
+    this.clusters = new NoticeCache({ name: 'contracts.inventory-clusters', ttlMs, maxEntries });
+    this.owners = new NoticeCache({ name: 'contracts.inventory-owners', ttlMs, maxEntries: Math.ceil(maxEntries / 10) });
+  }
+
+  /** Evicts on clusters' notices and follows the bus connection; until then nothing is kept. Answers how to stop. */
+  async follow(bus: Bus): Promise<() => Promise<void>> {
+    const stops = [
+      await this.clusters.follow(bus, [{ subject: CLUSTERS_CHANGED, stale: (n) => ((n as ClustersChanged).uids ?? []).map(clusterTag) }]),
+      await this.owners.follow(bus, [
+        {
+          subject: CLUSTERS_CHANGED,
+          stale: (n) => [...((n as ClustersChanged).uids ?? []).map(clusterTag), ...((n as ClustersChanged).owners ?? []).map(ownerTag)],
+        },
+      ]),
+    ];
+    return async () => {
+      for (const stop of stops) await stop();
+    };
+  }
+
+  cluster(uid: string): Promise<InventoryCluster | undefined> {
+    return this.clusters.through(uid.toLowerCase(), () => this.inventory.cluster(uid), {
+      keep: (found) => found !== undefined,
+      tags: (found) => [clusterTag(found!.uid)],
+    });
+  }
+
+  async clustersByUid(uids: string[]): Promise<Map<string, InventoryCluster>> {
+    const found = new Map<string, InventoryCluster>();
+    let missing = [...new Set(uids.map((u) => u.toLowerCase()))];
+    if (await this.clusters.ready()) {
+      missing = missing.filter((uid) => {
+        const kept = this.clusters.lookup(uid);
+        if (kept) found.set(kept.uid, kept);
+        return !kept;
+      });
+    }
+    if (missing.length === 0) return found;
+    const since = this.clusters.snapshot();
+    for (const [uid, cluster] of await this.inventory.clustersByUid(missing)) {
+      found.set(uid, cluster);
+      this.clusters.keep(since, uid.toLowerCase(), cluster, { tags: [clusterTag(cluster.uid)] });
+    }
+    return found;
+  }
+
+  clustersOf(ownerType: string, ownerId: number): Promise<InventoryCluster[]> {
+    return this.owners.through(`${ownerType}:${ownerId}`, () => this.inventory.clustersOf(ownerType, ownerId), {
+      tags: (list) => [ownerTag(`${ownerType}:${ownerId}`), ...list.map((c) => clusterTag(c.uid))],
+    });
+  }
+}
+
+const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;
+const ownerTag = (owner: string) => `owner:${owner}`;
 
 /**
  * Whether the inventory's cluster is this account's own (enrolled by it, or a spoke of its hub). Users and

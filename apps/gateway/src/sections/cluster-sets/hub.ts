@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HUBS_CHANGED, NoticeCache, type Bus, type HubsChanged } from '@platform/bus';
+import { CLUSTERS_CHANGED, NoticeCache, type Bus, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import type { clustersV1 } from '@platform/proto';
 import type { GatewayConfig } from '../../config';
@@ -53,7 +53,7 @@ type HubRequirement = Requirement<'cluster', { params: Params }, EdgeContext & {
 // What each owner's hub names resolve to, one cache per gateway (keyed by its config, as the tests run several
 // gateways in one process), so a cluster-set route makes the one call of its operation, not a lookup first. A hub's
 // ids and name never change while it exists; a hub is removed only when its recording is taken back (its owner could
-// not be written to authz), and clusters' notice then evicts it. Misses are not kept: a new hub is found at once. A
+// not be written to authz), and clusters' notice of changed clusters then evicts it (as it does after any report). Misses are not kept: a new hub is found at once. A
 // NoticeCache (libs/bus): a fence before a kept one is used, nothing kept while the bus is away.
 const keptHubs = new WeakMap<GatewayConfig, NoticeCache<HubRef>>();
 const keptHubsOf = (config: GatewayConfig): NoticeCache<HubRef> => {
@@ -62,9 +62,9 @@ const keptHubsOf = (config: GatewayConfig): NoticeCache<HubRef> => {
   return kept;
 };
 
-/** Makes this gateway's resolved hubs follow the bus (app.ts), evicted by clusters' notice of removed hubs. Answers how to stop. */
+/** Makes this gateway's resolved hubs follow the bus (app.ts), evicted by clusters' notice of changed clusters. Answers how to stop. */
 export const followKeptHubs = (config: GatewayConfig, bus: Bus): Promise<() => Promise<void>> =>
-  keptHubsOf(config).follow(bus, [{ subject: HUBS_CHANGED, stale: (n) => ((n as HubsChanged).uids ?? []).map((uid) => `hub:${uid}`) }]);
+  keptHubsOf(config).follow(bus, [{ subject: CLUSTERS_CHANGED, stale: (n) => ((n as ClustersChanged).uids ?? []).map((uid) => `hub:${uid}`) }]);
 
 /** The owner organization, for `access:org` on it; none when the owner is a user account. */
 const ownerOrganization: ObjectResolver<{ params: Params }, EdgeContext> = {
