@@ -8,8 +8,7 @@ import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { backendChecks } from './operations';
 import { ROUTES } from './sections';
-import { followKeptHubs } from './sections/cluster-sets/hub';
-import { followHookFacts } from './sections/metricsproxy/routes';
+import { followKeptPerGateway } from './kept-per-gateway';
 import { SharedSignInFailures } from './sign-in-failures';
 import { OrgViewCache } from './org-views';
 import { TokenCache } from './token-cache';
@@ -26,8 +25,7 @@ function startGateway(config: GatewayConfig) {
   let unfollow: (() => Promise<void>) | undefined;
   let unfollowOrgs: (() => Promise<void>) | undefined;
   let unfollowDecisions: (() => Promise<void>) | undefined;
-  let unfollowHook: (() => Promise<void>) | undefined;
-  let unfollowHubs: (() => Promise<void>) | undefined;
+  let unfollowKept: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
     {
@@ -46,8 +44,8 @@ function startGateway(config: GatewayConfig) {
           unfollow = await tokens.follow(bus!);
           unfollowOrgs = await orgViews.follow(bus!);
           unfollowDecisions = await decisions.followTuples(bus!);
-          unfollowHook = await followHookFacts(config, bus!);
-          unfollowHubs = await followKeptHubs(config, bus!);
+          // What the sections keep (resolved hubs and teams, the metrics hook's facts).
+          unfollowKept = await followKeptPerGateway(config, bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
@@ -58,8 +56,7 @@ function startGateway(config: GatewayConfig) {
         await unfollow?.();
         await unfollowOrgs?.();
         await unfollowDecisions?.();
-        await unfollowHook?.();
-        await unfollowHubs?.();
+        await unfollowKept?.();
         addressFailures?.close();
         closeBackends(backends);
         for (const check of checks) check.close();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { NoticeCache, TUPLES_CHANGED, type Bus } from '@platform/bus';
+import { TUPLES_CHANGED } from '@platform/bus';
 import { InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
-import type { GatewayConfig } from '../../config';
+import { keptPerGateway } from '../../kept-per-gateway';
 import { sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type User } from '../../route';
 import {
   AuthHookResult,
@@ -112,21 +112,13 @@ interface Facts {
   clientOrg: string;
 }
 
-// One cache of facts per gateway (keyed by its config object), so gateways sharing a process (the tests) never
-// answer from another platform's facts. Who is a member is not kept here: it is an authz check, which goes through
-// the gateway's decision cache, emptied by every tuple notice before the next request is served.
+// One cache of facts per gateway. Who is a member is not kept here: it is an authz check, which goes through the
+// gateway's decision cache, emptied by every tuple notice before the next request is served.
 // A dashboard of forty panels asks the hook forty times within a second about the same cluster: concurrent asks share
 // one lookup, and who owns a cluster is an authz tuple, so every tuple notice empties it (a NoticeCache, libs/bus).
-const caches = new WeakMap<GatewayConfig, NoticeCache<Facts>>();
-const factsCacheOf = (config: GatewayConfig): NoticeCache<Facts> => {
-  let c = caches.get(config);
-  if (!c) caches.set(config, (c = new NoticeCache<Facts>({ name: 'gateway.hook', ttlMs: HOOK_CACHE_MS })));
-  return c;
-};
-
-/** Makes this gateway's hook facts follow the bus (app.ts), evicted by every tuple notice. Answers how to stop. */
-export const followHookFacts = (config: GatewayConfig, bus: Bus): Promise<() => Promise<void>> =>
-  factsCacheOf(config).follow(bus, [{ subject: TUPLES_CHANGED, stale: () => 'all' }]);
+const keptFacts = keptPerGateway<Facts>(() => ({ name: 'gateway.hook', ttlMs: HOOK_CACHE_MS }), [
+  { subject: TUPLES_CHANGED, stale: () => 'all' },
+]);
 
 /** `uid.clusterid[.projectid]`: 400 when it has another form or the uid is not a number. */
 function parseUidcid(uidcid: string): { ownerId: number; clusterUid: string; projectId: string; tenant: string } {
@@ -162,7 +154,7 @@ async function loadFacts(ownerId: number, clusterUid: string, projectId: string,
 /** What the hook knows of `uidcid`, from its cache (400 for a malformed one, 404 for an unknown owner or cluster). */
 function factsOf(uidcid: string, ctx: EdgeContext): Promise<Facts> {
   const { ownerId, clusterUid, projectId, tenant } = parseUidcid(uidcid);
-  return factsCacheOf(ctx.config).through(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
+  return keptFacts.of(ctx.config).through(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
 }
 
 /** Whether the caller may read the metrics of `uidcid`: a member of the owning organization, or the owning user. */
