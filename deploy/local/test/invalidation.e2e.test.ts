@@ -88,10 +88,17 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect(owners).toBeGreaterThan(0);
   });
 
-  it('shows a team’s edit, the custom roles it is given and loses, and its deletion in the teams list on the next request (orgs-teams teams-list cache)', async () => {
+  it('shows a team’s edit, the custom roles it is given and loses, and its deletion in the teams list and the team on the next request (orgs-teams teams-list cache, the gateway’s teams)', async () => {
     type TeamJson = { id: number; name: string; role_ids?: number[]; organization: { description: string } };
     const list = async () => (await t.api('alice', 'GET', '/orgs/acme/teams')).body as TeamJson[];
-    const team = async (id: number) => (await list()).find((x) => x.id === id);
+    /** The team as the list shows it; the team's own GET (kept as well) answers the same, or 404 once it is gone. */
+    const team = async (id: number) => {
+      const listed = (await list()).find((x) => x.id === id);
+      const own = await t.api('alice', 'GET', `/teams/${id}`);
+      if (listed) expect(own.body).toEqual(listed);
+      else expect(own.status).toBe(404);
+      return listed;
+    };
     const qa = (await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'qa', type: 'general' })).body.id as number;
     // Read twice: the second list is answered from the cache.
     expect((await team(qa))?.name).toBe('qa');

@@ -120,11 +120,17 @@ export class Teams {
     }
   }
 
-  /** One team; its custom roles only when asked, since they cost a call to authz. */
+  /**
+   * One team; its custom roles only when asked, since they cost a call to authz. With them it is kept as a one-team
+   * page of its organization's teams: the same evictions keep it true (a change of the organization's teams or of the
+   * organization, any tuple change in authz), and a kept one costs no call.
+   */
   async get(teamId: number, orgId: number | undefined, withRoles: boolean, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team> {
     const row = await this.row(teamId, orgId);
     const org = await this.organizations.get(row.org_id);
-    return withRoles ? (await this.present([row], org, ctx))[0] : toTeam(row, org, []);
+    if (!withRoles) return toTeam(row, org, []);
+    const page = await this.kept(org.id, ['team', row.id], async () => ({ teams: await this.present([row], org, ctx), total: 1 }));
+    return page.teams[0];
   }
 
   /** Creates a team, writes its tuples and attaches its custom roles; any failure leaves no team behind. */
