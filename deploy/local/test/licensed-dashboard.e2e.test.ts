@@ -74,6 +74,19 @@ describe('licensed users, clusters, licenses and products over HTTP on the demo 
     expect((await ok(`/dashboard/users/active?limit=${after}`)).map((x: any) => x.userID)).not.toContain(u.uid);
   });
 
+  it('shows an organization’s new email on the very next request, though the gateway keeps what it shows of accounts', async () => {
+    const emailOf = async () => (await ok('/dashboard/users/')).find((x: any) => x.userID === u.uid).email;
+    expect(await emailOf()).toBe(holder.email);
+    const edit = (email: string) => t.api('root', 'PATCH', `/orgs/${holder.login}`, { email });
+    try {
+      expect((await edit('licensing@demo.example.com')).status).toBe(200);
+      expect(await emailOf()).toBe('licensing@demo.example.com');
+    } finally {
+      expect((await edit(holder.email)).status).toBe(200);
+    }
+    expect(await emailOf()).toBe(holder.email);
+  });
+
   it('lists as inactive the user accounts that never reported, with lastReceivedAt 0, and no organization', async () => {
     const inactive = await ok('/dashboard/users/inactive');
     const logins = inactive.map((x: any) => x.username);

@@ -228,6 +228,30 @@ describe('NoticeCache', () => {
     await stop();
   });
 
+  it('reads many keys at once: the kept ones from memory, the others in one read, kept but for what the read did not find', async () => {
+    const bus = new InProcessBus();
+    const cache = new NoticeCache<string>({ name: 'test.many', ttlMs: 60_000 });
+    const stop = await cache.follow(bus, RULES);
+    const asked: string[][] = [];
+    const values = new Map([
+      ['1', 'one'],
+      ['2', 'two'],
+    ]);
+    const load = async (missing: string[]) => (
+      asked.push(missing),
+      new Map(missing.flatMap((k) => (values.has(k) ? [[k, values.get(k)!] as const] : [])))
+    );
+    const how = { tags: (v: string) => [`thing:${v === 'one' ? 1 : 2}`] };
+    expect(await cache.throughMany(['1', '3'], load, how)).toEqual(new Map([['1', 'one']]));
+    expect(await cache.throughMany(['1', '2', '2', '3'], load, how)).toEqual(new Map([['1', 'one'], ['2', 'two']]));
+    expect(asked).toEqual([['1', '3'], ['2', '3']]);
+    values.set('1', 'uno');
+    await bus.notify(CHANGED, { ids: [1] });
+    expect((await cache.throughMany(['1', '2'], load, how)).get('1')).toBe('uno');
+    expect(asked.at(-1)).toEqual(['1']);
+    await stop();
+  });
+
   it('counts its hits, misses and evictions in the metrics', async () => {
     const { bus, get, stop } = await setUp();
     await get(1);

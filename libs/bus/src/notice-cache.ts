@@ -184,6 +184,30 @@ export class NoticeCache<V> {
     }
   }
 
+  /**
+   * Many reads through the cache at once (a list showing many clusters or accounts): the kept answers, and the others
+   * read together by one `load` of the keys missing and kept as `how` says. Keys `load` does not answer are left out
+   * of the result and not kept.
+   */
+  async throughMany(keys: readonly string[], load: (missing: string[]) => Promise<Map<string, V>>, how?: Keeping<V>): Promise<Map<string, V>> {
+    const found = new Map<string, V>();
+    let missing = [...new Set(keys)];
+    if (await this.ready()) {
+      missing = missing.filter((key) => {
+        const kept = this.lookup(key);
+        if (kept !== undefined) found.set(key, kept);
+        return kept === undefined;
+      });
+    } else this.metrics.bypass.inc();
+    if (missing.length === 0) return found;
+    const since = this.snapshot();
+    for (const [key, value] of await load(missing)) {
+      found.set(key, value);
+      this.keep(since, key, value, how);
+    }
+    return found;
+  }
+
   /** Forgets the answers carrying any of these tags (a change this replica made), and what reads in flight read. */
   evict(tags: readonly string[], cause: 'local' | 'notice' = 'local'): void {
     this.generation++;

@@ -92,22 +92,12 @@ export class KeptInventory implements Inventory {
   }
 
   async clustersByUid(uids: string[]): Promise<Map<string, InventoryCluster>> {
-    const found = new Map<string, InventoryCluster>();
-    let missing = [...new Set(uids.map((u) => u.toLowerCase()))];
-    if (await this.clusters.ready()) {
-      missing = missing.filter((uid) => {
-        const kept = this.clusters.lookup(uid);
-        if (kept) found.set(kept.uid, kept);
-        return !kept;
-      });
-    }
-    if (missing.length === 0) return found;
-    const since = this.clusters.snapshot();
-    for (const [uid, cluster] of await this.inventory.clustersByUid(missing)) {
-      found.set(uid, cluster);
-      this.clusters.keep(since, uid.toLowerCase(), cluster, { tags: [clusterTag(cluster.uid)] });
-    }
-    return found;
+    const found = await this.clusters.throughMany(
+      uids.map((u) => u.toLowerCase()),
+      (missing) => this.inventory.clustersByUid(missing),
+      { tags: (cluster) => [clusterTag(cluster!.uid)] },
+    );
+    return found as Map<string, InventoryCluster>;
   }
 
   clustersOf(ownerType: string, ownerId: number): Promise<InventoryCluster[]> {

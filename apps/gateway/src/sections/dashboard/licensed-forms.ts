@@ -101,7 +101,9 @@ export const ReceivedLicensedProduct = z
   })
   .meta({ id: 'ReceivedLicensedProduct' });
 
-type User = orgsTeamsV1.User;
+/** What the dashboard shows of an account (a user or an organization). */
+export type AccountName = Pick<orgsTeamsV1.User, 'id' | 'login' | 'email' | 'type'>;
+type User = AccountName;
 
 const typeOf = (a: User | undefined) => (a === undefined ? '' : a.type === 1 ? 'organization' : 'user') as 'user' | 'organization' | '';
 

@@ -1,7 +1,16 @@
 import { z } from 'zod';
+import {
+  ACCOUNTS_CHANGED,
+  CLUSTERS_CHANGED,
+  ORGS_CHANGED,
+  type AccountsChanged,
+  type ClustersChanged,
+  type OrgsChanged,
+} from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
-import type { licensedV1, orgsTeamsV1 } from '@platform/proto';
+import type { clustersV1, licensedV1 } from '@platform/proto';
 import type { Gate } from '../../gating';
+import { keptPerGateway } from '../../kept-per-gateway';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
 import { clusterUuid } from '../../params';
@@ -10,6 +19,7 @@ import {
   ActiveClustersAPIForm,
   activeLicense,
   ActiveLicenseAPIForm,
+  type AccountName,
   ClusterInfo,
   clusterInfo,
   LicensedPlan,
@@ -68,13 +78,50 @@ const query = (q: Partial<licensedV1.LicensedQuery>): licensedV1.LicensedQuery =
 /** GetAccounts takes at most this many ids a call. */
 const ACCOUNTS_PER_CALL = 1000;
 
-/** The accounts (users or organizations) of these ids, by id: one GetAccounts call per 1,000 distinct ids. */
-async function accountsOf(ctx: EdgeContext, ids: number[]): Promise<Map<number, orgsTeamsV1.User>> {
-  const distinct = [...new Set(ids.filter((id) => id > 0))];
-  const chunks: number[][] = [];
-  for (let i = 0; i < distinct.length; i += ACCOUNTS_PER_CALL) chunks.push(distinct.slice(i, i + ACCOUNTS_PER_CALL));
-  const answers = await Promise.all(chunks.map((chunk) => ctx.backends.orgsTeams.identity.getAccounts({ ids: chunk })));
-  return new Map(answers.flatMap((a) => a.users).map((u) => [u.id, u]));
+// What the rows show of the accounts and clusters other apps own, kept per gateway (kept-per-gateway.ts), so a row is
+// one call to billing-dashboard where it asks nothing else. An account's login, email and type change only through
+// orgs-teams' account and organization writes, each followed by the notice naming it (`identity.accounts.changed`,
+// `identity.orgs.changed`); a cluster only through the inventory, whose every change clusters announces
+// (`clusters.changed`). Misses are not kept: an account or a cluster made since is found at once.
+const accountTag = (id: number) => `account:${id}`;
+const keptAccounts = keptPerGateway<AccountName>(
+  (config) => ({ name: 'gateway.accounts', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
+  [
+    { subject: ACCOUNTS_CHANGED, stale: (n) => ((n as AccountsChanged).userIds ?? []).map(accountTag) },
+    { subject: ORGS_CHANGED, stale: (n) => ((n as OrgsChanged).orgIds ?? []).map(accountTag) },
+  ],
+);
+const clusterTag = (uid: string) => `cluster:${uid}`;
+const keptClusters = keptPerGateway<clustersV1.Cluster>(
+  (config) => ({ name: 'gateway.clusters', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
+  [{ subject: CLUSTERS_CHANGED, stale: (n) => ((n as ClustersChanged).uids ?? []).map(clusterTag) }],
+);
+
+/** The accounts (users or organizations) of these ids, by id: kept, or one GetAccounts call per 1,000 others. */
+async function accountsOf(ctx: EdgeContext, ids: number[]): Promise<Map<number, AccountName>> {
+  const distinct = [...new Set(ids.filter((id) => id > 0))].map(String);
+  const found = await keptAccounts.of(ctx.config).throughMany(
+    distinct,
+    async (missing) => {
+      const chunks = parts(missing.map(Number), ACCOUNTS_PER_CALL);
+      const answers = await Promise.all(chunks.map((chunk) => ctx.backends.orgsTeams.identity.getAccounts({ ids: chunk })));
+      return new Map(answers.flatMap((a) => a.users).map((u) => [String(u.id), { id: u.id, login: u.login, email: u.email, type: u.type }]));
+    },
+    { tags: (account) => [accountTag(account.id)] },
+  );
+  return new Map([...found.values()].map((a) => [a.id, a]));
+}
+
+/** The inventory's clusters of these (lower-case) UIDs, by UID: kept, or one GetClusters call per 1,000 others. */
+function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clustersV1.Cluster>> {
+  return keptClusters.of(ctx.config).throughMany(
+    uids,
+    async (missing) => {
+      const answers = await Promise.all(parts(missing, CLUSTERS_PER_CALL).map((batch) => ctx.backends.clusters.clusters.getClusters({ uids: batch })));
+      return new Map(answers.flatMap((a) => a.clusters).map((c) => [c.uid, c]));
+    },
+    { tags: (cluster) => [clusterTag(cluster.uid)] },
+  );
 }
 
 /** GetClusters and CountClusterContracts take at most this many cluster UIDs a call. */
@@ -145,17 +192,13 @@ async function licensedPlans(ctx: EdgeContext, uid: number, entries: licensedV1.
  */
 async function clusterInfos(ctx: EdgeContext, entries: licensedV1.LicensedEntry[]): Promise<z.input<typeof ClusterInfo>[]> {
   if (entries.length === 0) return [];
-  const answers = await Promise.all(
-    parts(
-      entries.map((e) => e.clusterUid),
-      CLUSTERS_PER_CALL,
-    ).map((uids) => ctx.backends.clusters.clusters.getClusters({ uids })),
+  const byUid = await clustersOf(
+    ctx,
+    entries.map((e) => e.clusterUid),
   );
-  const clusters = answers.flatMap((a) => a.clusters);
-  const byUid = new Map(clusters.map((c) => [c.uid, c]));
   const owners = await accountsOf(
     ctx,
-    clusters.map((c) => c.ownerId),
+    [...byUid.values()].map((c) => c.ownerId),
   );
   return entries.map((e) => {
     const c = byUid.get(e.clusterUid);
@@ -309,11 +352,8 @@ export const licensedRoutes = [
     response: { status: 200, schema: LicenseWithSiteInfo },
     async handle({ params }, ctx) {
       const entry = await userLicense(ctx, params.uid, params.cid, params.lid);
-      const [[license], { clusters }] = await Promise.all([
-        licensedPlans(ctx, params.uid, [entry]),
-        ctx.backends.clusters.clusters.getClusters({ uids: [params.cid] }),
-      ]);
-      return { body: { license, siteinfo: siteInfo(clusters[0]) } };
+      const [[license], clusters] = await Promise.all([licensedPlans(ctx, params.uid, [entry]), clustersOf(ctx, [params.cid])]);
+      return { body: { license, siteinfo: siteInfo(clusters.get(params.cid)) } };
     },
   }),
   route({
