@@ -551,6 +551,8 @@ interface Row {
   answer?: string;
   /** What one call cost inside the platform (one process only: the others' counters are in their own processes). */
   work?: Work;
+  /** The size of the route's answer (its JSON before compression); the bare handler's is under 100 bytes. */
+  bytes?: number;
   bare?: Measured;
   platform?: Measured;
   ratio?: number;
@@ -589,7 +591,7 @@ async function workSoFar(base: string): Promise<Work> {
 const callRoute = (base: string, c: Call) =>
   fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
 
-async function probe(base: string, c: Call): Promise<{ status: number; answer?: string; work?: Work }> {
+async function probe(base: string, c: Call): Promise<{ status: number; answer?: string; work?: Work; bytes: number }> {
   const call = () => callRoute(base, c);
   const res = await call();
   const text = await res.text();
@@ -609,7 +611,11 @@ async function probe(base: string, c: Call): Promise<{ status: number; answer?: 
       });
     }
     const least = (k: keyof Work) => Math.min(...batches.map((w) => w[k]));
-    return { status: res.status, work: { statements: least('statements'), rpcs: least('rpcs'), checks: least('checks') } };
+    return {
+      status: res.status,
+      work: { statements: least('statements'), rpcs: least('rpcs'), checks: least('checks') },
+      bytes: Buffer.byteLength(text),
+    };
   }
   let answer = text;
   try {
@@ -617,7 +623,7 @@ async function probe(base: string, c: Call): Promise<{ status: number; answer?: 
   } catch {
     // not JSON: the text as it is
   }
-  return { status: res.status, answer: answer.replace(/\s+/g, ' ').slice(0, 120) };
+  return { status: res.status, answer: answer.replace(/\s+/g, ' ').slice(0, 120), bytes: Buffer.byteLength(text) };
 }
 
 /** Prints the statements one more call of `c` runs (and whatever background work ran beside it). */
@@ -662,6 +668,7 @@ async function measureAll(mode: string, platform: Platform, bare: { base: string
         target,
         status: seen.status,
         work: mode === EMBEDDED ? seen.work : undefined,
+        bytes: seen.bytes,
         bare: b,
         platform: p,
         ratio: p.rps / b.rps,
@@ -747,15 +754,21 @@ function mediansByCalls(rows: Row[], workOf: WorkOf): Map<number, number> {
  */
 function shortfall(r: Row, work: Work | undefined, medians: Map<number, number>): string {
   if (r.target === undefined || r.ratio === undefined || r.ratio >= r.target) return '';
-  if (!work) return '—';
-  if (work.statements >= 1) return `${plural(work.statements, 'statement', 'statements')} a request reach the database`;
-  const k = Math.round(work.rpcs);
+  const reasons: string[] = [];
+  // An answer this large costs its JSON, its compression and its bytes on the socket, against the bare handler's few.
+  if ((r.bytes ?? 0) >= LARGE_ANSWER_BYTES) reasons.push(`an answer of ${Math.round(r.bytes! / 1024)} KB`);
+  if (work && work.statements >= 1) reasons.push(`${plural(work.statements, 'statement', 'statements')} a request reach the database`);
+  const k = work ? Math.round(work.rpcs) : 0;
   if (k >= 1) {
     const median = medians.get(k);
-    return `${plural(k, 'call', 'calls')} between apps${median === undefined ? '' : ` (median of such rows ${pct(median)})`}`;
+    reasons.push(`${plural(k, 'call', 'calls')} between apps${median === undefined ? '' : ` (median of such rows ${pct(median)})`}`);
   }
-  return "no statement, no call: the gateway's own work";
+  if (reasons.length === 0) reasons.push(work ? "no statement, no call: the gateway's own work" : '—');
+  return reasons.join('; ');
 }
+
+/** An answer from this size on is named as a reason (the bare handler answers under 100 bytes). */
+const LARGE_ANSWER_BYTES = 8 * 1024;
 
 /** Rows slowest first: those that answered an error first of all, then by their share of bare. */
 function table(rows: Row[], workOf: WorkOf): string {
@@ -846,8 +859,8 @@ function previousAuthzLine(): string | undefined {
   return block.split('\n').find((l) => l.startsWith(AUTHZ_LINE));
 }
 
-/** Replaces the generated block of docs/benchmarks.md (between the markers) with this run's tables. */
-function writeDoc(embedded: Row[], skipped: Skipped[], separate: Row[], authz: string | undefined): void {
+/** This run's tables, as docs/benchmarks.md shows them. */
+function tablesOf(embedded: Row[], skipped: Skipped[], separate: Row[], authz: string | undefined): string {
   // The separate processes' rows borrow the counts of the same route on `npm start`: the same calls between apps.
   const counted = new Map(embedded.map((r) => [`${r.route}|${r.as}`, r.work]));
   const parts = [
@@ -875,7 +888,7 @@ function writeDoc(embedded: Row[], skipped: Skipped[], separate: Row[], authz: s
       table(separate, (r) => counted.get(`${r.route}|${r.as}`)),
     );
   if (authz) parts.push(authz);
-  writeDocBlock('http', parts.join('\n\n'));
+  return parts.join('\n\n');
 }
 
 async function main(): Promise<void> {
@@ -892,8 +905,10 @@ async function main(): Promise<void> {
   }
   const authz = modes.includes('authz') ? authzCheck() : undefined;
   progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  if (FILTER || WORK_ONLY) progress('BENCH_ROUTES or BENCH_WORK_ONLY is set: docs/benchmarks.md is left as it is');
-  else writeDoc(embedded.rows, embedded.skipped, separate, authz ? authzLine(authz) : previousAuthzLine());
+  const tables = tablesOf(embedded.rows, embedded.skipped, separate, authz ? authzLine(authz) : previousAuthzLine());
+  if (WORK_ONLY) progress('BENCH_WORK_ONLY is set: docs/benchmarks.md is left as it is');
+  else if (FILTER) process.stderr.write(`${tables}\n\n[bench http] BENCH_ROUTES is set: the tables above are this run's; docs/benchmarks.md is left as it is\n`);
+  else writeDocBlock('http', tables);
   process.stdout.write(`${JSON.stringify({ rows: [...embedded.rows, ...separate], skipped: embedded.skipped, authz }, null, 2)}\n`);
 }
 
