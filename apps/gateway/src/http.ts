@@ -13,6 +13,7 @@ import { gateOpen } from './gating';
 import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
 import { addOperationalRoutes } from './operations';
 import type { Route } from './route';
+import { routeTable } from './route-table';
 import { LocalSignInFailures, type SignInFailures } from './sign-in-failures';
 import type { TokenCache } from './token-cache';
 
@@ -74,13 +75,8 @@ export function createGatewayHttp(opts: {
     res.json(document);
   });
   api.use(API_DOCS_PATH.replace('/api/v1', ''), apiReference());
-  for (const [segment, rows] of byFirstSegment(routes)) {
-    // One router per first path segment: a request is matched against its segment's rows only (a few dozen at
-    // most), not against all two hundred in turn; the rows keep their order within a segment.
-    const group = express.Router();
-    for (const route of rows) group[route.method](route.path.slice(segment.length) || '/', serveRoute(route, deps));
-    api.use(segment, group);
-  }
+  // Every row in one radix tree: a request finds its row in one walk of its path (route-table.ts).
+  api.use(routeTable(routes.map((route) => ({ method: route.method, path: route.path, handler: serveRoute(route, deps) }))));
   api.use((req) => {
     throw new NotFoundError(`no route for ${req.method} /api/v1${truncate(req.path, 128)}`);
   });
@@ -125,22 +121,6 @@ export function createGatewayHttp(opts: {
   };
   app.use(onError);
   return app;
-}
-
-/**
- * The rows grouped by their first path segment (`/orgs`, `/dashboard`, ...), in first-seen order. Every row's
- * first segment is literal (no row starts with a parameter), so two groups never match the same path.
- */
-export function byFirstSegment(routes: Route[]): Map<string, Route[]> {
-  const groups = new Map<string, Route[]>();
-  for (const route of routes) {
-    const segment = /^\/[^/:*]+/.exec(route.path)?.[0];
-    if (!segment) throw new Error(`row ${route.method.toUpperCase()} ${route.path} does not start with a literal segment`);
-    const rows = groups.get(segment);
-    if (rows) rows.push(route);
-    else groups.set(segment, [route]);
-  }
-  return groups;
 }
 
 /** The absolute address of the API document, as the client reached us. */

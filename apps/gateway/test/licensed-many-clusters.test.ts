@@ -1,5 +1,7 @@
 import { InputError } from '@platform/errors';
 import type { clustersV1, licensedV1, orgsTeamsV1 } from '@platform/proto';
+import { loadConfig } from '@platform/service-kit';
+import { gatewayEnv } from '../src/config';
 import type { EdgeContext } from '../src/route';
 import { licensedRoutes } from '../src/sections/dashboard/licensed';
 
@@ -30,6 +32,7 @@ describe("the dashboard's lists of a user's clusters, for a user with more than 
   const calls = { getClusters: 0, countClusterContracts: 0 };
 
   const ctx = {
+    config: loadConfig(gatewayEnv, { LOG_LEVEL: 'silent' }),
     backends: {
       billingDashboard: {
         licensed: {
