@@ -115,6 +115,15 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     });
     expect(role.status).toBe(201);
     expect((await team(qa))?.role_ids).toEqual([role.body.id]);
+    // The role's principals name the team as it is now (the gateway keeps team names, evicted by the same notice).
+    const principalName = async () =>
+      ((await t.api('alice', 'GET', `/authz/roles/${role.body.id}/principals?org=acme`)).body as { type: string; id: number; name?: string }[]).find(
+        (x) => x.type === 'team' && x.id === qa,
+      )?.name;
+    expect(await principalName()).toBe('quality');
+    expect((await t.api('alice', 'PATCH', `/teams/${qa}`, { name: 'qa-team' })).status).toBe(200);
+    expect(await principalName()).toBe('qa-team');
+    expect((await t.api('alice', 'PATCH', `/teams/${qa}`, { name: 'quality' })).status).toBe(200);
     expect((await t.api('alice', 'PUT', `/authz/roles/${role.body.id}?org=acme`, { teamIDs: [] })).status).toBe(200);
     expect((await team(qa))?.role_ids).toBeUndefined();
     expect((await t.api('alice', 'PUT', `/authz/roles/${role.body.id}?org=acme`, { teamIDs: [qa] })).status).toBe(200);

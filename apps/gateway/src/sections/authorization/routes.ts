@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '@platform/errors';
 import { checkLengths, TEXT_LIMITS, type LengthCheck } from '@platform/service-kit';
+import { accountsOf, teamNamesOf } from '../../kept-accounts';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
 import { roleOfOrg } from '../../targets';
@@ -74,18 +75,19 @@ const RoleId = z.object({ id: p.id });
  */
 const ROLE_GRANTS = 'every permission the role will carry, on the organization, when `permissions` or a non-empty `teamIDs` is sent';
 
-/** Names of the principals: team names from the organization's teams, logins of users; left out when unknown. */
+/**
+ * Names of the principals: team names from the organization's teams, logins of users; left out when unknown. Both are
+ * kept in the gateway under orgs-teams' notices (kept-accounts.ts), so naming them costs no call once read.
+ */
 async function principalNames(ctx: EdgeContext, orgId: number, teams: number[], users: number[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   if (teams.length) {
-    const { teams: all } = await ctx.backends.orgsTeams.organizations.listTeams({ orgId });
-    for (const t of all) names.set(`team:${t.id}`, t.name);
+    for (const [id, name] of await teamNamesOf(ctx, orgId)) names.set(`team:${id}`, name);
   }
   if (users.length) {
     // A user deleted since being added to a team keeps its entry, without a name; a service account holding the role
     // directly is named too.
-    const found = await ctx.backends.orgsTeams.identity.getAccounts({ ids: users });
-    for (const u of found.users) names.set(`user:${u.id}`, u.login);
+    for (const u of (await accountsOf(ctx, users)).values()) names.set(`user:${u.id}`, u.login);
   }
   return names;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { clustersV1, licensedV1, licensingV1, orgsTeamsV1 } from '@platform/proto';
+import type { clustersV1, licensedV1, licensingV1 } from '@platform/proto';
+import type { AccountName } from '../../kept-accounts';
 import { clusterJson } from '../clusters/presenters';
 
 // The spec's usage and billing shapes that the licensed rows of the admin billing dashboard answer (docs/billing-dashboard.md),
@@ -101,8 +102,6 @@ export const ReceivedLicensedProduct = z
   })
   .meta({ id: 'ReceivedLicensedProduct' });
 
-/** What the dashboard shows of an account (a user or an organization). */
-export type AccountName = Pick<orgsTeamsV1.User, 'id' | 'login' | 'email' | 'type'>;
 type User = AccountName;
 
 const typeOf = (a: User | undefined) => (a === undefined ? '' : a.type === 1 ? 'organization' : 'user') as 'user' | 'organization' | '';

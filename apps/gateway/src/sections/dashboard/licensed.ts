@@ -1,15 +1,9 @@
 import { z } from 'zod';
-import {
-  ACCOUNTS_CHANGED,
-  CLUSTERS_CHANGED,
-  ORGS_CHANGED,
-  type AccountsChanged,
-  type ClustersChanged,
-  type OrgsChanged,
-} from '@platform/bus';
+import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import type { clustersV1, licensedV1 } from '@platform/proto';
 import type { Gate } from '../../gating';
+import { accountsOf } from '../../kept-accounts';
 import { keptPerGateway } from '../../kept-per-gateway';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
@@ -19,7 +13,6 @@ import {
   ActiveClustersAPIForm,
   activeLicense,
   ActiveLicenseAPIForm,
-  type AccountName,
   ClusterInfo,
   clusterInfo,
   LicensedPlan,
@@ -75,42 +68,15 @@ const query = (q: Partial<licensedV1.LicensedQuery>): licensedV1.LicensedQuery =
   ...q,
 });
 
-/** GetAccounts takes at most this many ids a call. */
-const ACCOUNTS_PER_CALL = 1000;
-
-// What the rows show of the accounts and clusters other apps own, kept per gateway (kept-per-gateway.ts), so a row is
-// one call to billing-dashboard where it asks nothing else. An account's login, email and type change only through
-// orgs-teams' account and organization writes, each followed by the notice naming it (`identity.accounts.changed`,
-// `identity.orgs.changed`); a cluster only through the inventory, whose every change clusters announces
-// (`clusters.changed`). Misses are not kept: an account or a cluster made since is found at once.
-const accountTag = (id: number) => `account:${id}`;
-const keptAccounts = keptPerGateway<AccountName>(
-  (config) => ({ name: 'gateway.accounts', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  [
-    { subject: ACCOUNTS_CHANGED, stale: (n) => ((n as AccountsChanged).userIds ?? []).map(accountTag) },
-    { subject: ORGS_CHANGED, stale: (n) => ((n as OrgsChanged).orgIds ?? []).map(accountTag) },
-  ],
-);
+// What the rows show of the clusters the inventory owns, kept per gateway (kept-per-gateway.ts), so a row is one call
+// to billing-dashboard where it asks nothing else: a cluster changes only through the inventory, whose every change
+// clusters announces (`clusters.changed`). Misses are not kept. The accounts the rows name are kept likewise
+// (kept-accounts.ts).
 const clusterTag = (uid: string) => `cluster:${uid}`;
 const keptClusters = keptPerGateway<clustersV1.Cluster>(
   (config) => ({ name: 'gateway.clusters', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
   [{ subject: CLUSTERS_CHANGED, stale: (n) => ((n as ClustersChanged).uids ?? []).map(clusterTag) }],
 );
-
-/** The accounts (users or organizations) of these ids, by id: kept, or one GetAccounts call per 1,000 others. */
-async function accountsOf(ctx: EdgeContext, ids: number[]): Promise<Map<number, AccountName>> {
-  const distinct = [...new Set(ids.filter((id) => id > 0))].map(String);
-  const found = await keptAccounts.of(ctx.config).throughMany(
-    distinct,
-    async (missing) => {
-      const chunks = parts(missing.map(Number), ACCOUNTS_PER_CALL);
-      const answers = await Promise.all(chunks.map((chunk) => ctx.backends.orgsTeams.identity.getAccounts({ ids: chunk })));
-      return new Map(answers.flatMap((a) => a.users).map((u) => [String(u.id), { id: u.id, login: u.login, email: u.email, type: u.type }]));
-    },
-    { tags: (account) => [accountTag(account.id)] },
-  );
-  return new Map([...found.values()].map((a) => [a.id, a]));
-}
 
 /** The inventory's clusters of these (lower-case) UIDs, by UID: kept, or one GetClusters call per 1,000 others. */
 function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clustersV1.Cluster>> {
@@ -123,6 +89,9 @@ function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clust
     { tags: (cluster) => [clusterTag(cluster.uid)] },
   );
 }
+
+/** ListUserAccounts answers at most this many accounts a page. */
+const USER_ACCOUNTS_PER_PAGE = 1000;
 
 /** GetClusters and CountClusterContracts take at most this many cluster UIDs a call. */
 const CLUSTERS_PER_CALL = 1000;
@@ -243,7 +212,7 @@ export const licensedRoutes = [
       // Keyset pages of 1,000 user accounts: one call per thousand accounts, each page one index range in orgs-teams.
       let afterId = 0;
       do {
-        const page = await ctx.backends.orgsTeams.identity.listUserAccounts({ afterId, limit: ACCOUNTS_PER_CALL });
+        const page = await ctx.backends.orgsTeams.identity.listUserAccounts({ afterId, limit: USER_ACCOUNTS_PER_PAGE });
         for (const u of page.users) if (!reported.has(u.id)) inactive.push(licensedUser(u.id, 0, u));
         afterId = page.nextAfterId;
       } while (afterId !== 0);
