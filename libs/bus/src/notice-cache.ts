@@ -58,8 +58,9 @@ interface Entry<V> {
 /**
  * The one cache of answers read from another service's or the database's state, kept correct by eviction rather
  * than by time (docs/decisions.md, "one cache building block"). Every cache that follows notices is one of these:
- * the decision caches of the gateway and authz, the gateway's organization views and tokens, orgs-teams'
- * organizations and teams lists, the metrics hook's clusters, the service kit's credentials.
+ * the decision caches of the gateway and authz, the gateway's organization views and tokens, what its sections keep
+ * (resolved hubs and teams, accounts and team names, the dashboard's clusters, the metrics hook's facts), orgs-teams'
+ * organizations and teams lists, contracts' kept inventory, the service kit's credentials.
  *
  * - **Notices.** It follows the subjects its rules name, on every replica: a notice evicts the answers carrying the
  *   tags it names, or all of them. The writer's own replica evicts directly (`evict`), before it answers.
