@@ -1,3 +1,5 @@
+import { context } from '@opentelemetry/api';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { RequestHandler } from 'express';
 
@@ -8,9 +10,10 @@ export interface TableRow {
   handler: RequestHandler;
 }
 
-/** What the table keeps with each path: the row's handler, and the name of its trailing wildcard, if any. */
+/** What the table keeps with each path: the row's handler and path, and the name of its trailing wildcard, if any. */
 interface Found {
   handler: RequestHandler;
+  path: string;
   wildcard: string | undefined;
 }
 
@@ -30,7 +33,7 @@ export function routeTable(rows: readonly TableRow[]): RequestHandler {
   for (const { method, path, handler } of rows) {
     const wildcard = /\/\*(\w+)$/.exec(path)?.[1];
     const pattern = wildcard === undefined ? path : path.slice(0, -wildcard.length);
-    table.on(method.toUpperCase() as HTTPMethod, pattern, () => undefined, { handler, wildcard } satisfies Found);
+    table.on(method.toUpperCase() as HTTPMethod, pattern, () => undefined, { handler, path, wildcard } satisfies Found);
   }
   return (req, res, next) => {
     // HEAD is answered by the GET row, as Express does (Node leaves the body out).
@@ -40,7 +43,11 @@ export function routeTable(rows: readonly TableRow[]): RequestHandler {
       decodeURIComponent(req.path);
       return next();
     }
-    const { handler, wildcard } = found.store as Found;
+    const { handler, path, wildcard } = found.store as Found;
+    // The request's trace names its row (`http.route`), as it did when Express's routers matched it: the HTTP
+    // instrumentation reads the route from the request's RPC metadata when the answer is sent.
+    const traced = getRPCMetadata(context.active());
+    if (traced?.type === RPCType.HTTP) traced.route = `${req.baseUrl}${path}`;
     const params: Record<string, string | string[]> = { ...(found.params as Record<string, string>) };
     if (wildcard !== undefined) {
       params[wildcard] = String(params['*']).split('/');
