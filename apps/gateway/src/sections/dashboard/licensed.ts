@@ -28,9 +28,10 @@ import {
 // The licensed users, clusters, licenses and products of the admin billing dashboard
 // (docs/billing-dashboard.md): billing-enabled deployments only, site admins with view_licensed_users:site_admin,
 // `org` required. billing-dashboard answers what was reported with first and last received times; the names come
-// from orgs-teams, the clusters from the inventory, licenses and contract counts from contracts-licensing — each
-// asked once per request for all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts), or
-// once per 1,000 where the backend takes at most that many a call (a user may have reported from many more clusters).
+// from orgs-teams and the clusters from the inventory, both kept in the gateway under their owners' notices
+// (kept-accounts.ts, below); licenses and contract counts come from contracts-licensing. What is not kept is asked
+// once per request for all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts), or once per
+// 1,000 where the backend takes at most that many a call (a user may have reported from many more clusters).
 
 const route = sectionRoutes({ tag: 'Billing dashboard', backend: 'billing-dashboard' });
 
