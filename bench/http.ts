@@ -84,6 +84,7 @@ const BY_DESIGN: [RegExp, string][] = [
   [/^GET \/api\/v1\/users\/:username\/tokens$/, 'Basic credentials: scrypt on every request, by design'],
   [/\/download$/, 'renders a PDF per request'],
   [/^GET \/api\/v1\/objects\//, 'an object download: a signed URL checked and the object read'],
+  [/\/products\/:productName\/resources$/, 'a resource history asked live of the member cluster over the bus'],
 ];
 const byDesign = (label: string) => BY_DESIGN.find(([re]) => re.test(label))?.[1];
 /** Routes the demo data cannot call as they are meant to be called, with the reason; listed as not measured. */
@@ -907,7 +908,10 @@ async function main(): Promise<void> {
   progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const tables = tablesOf(embedded.rows, embedded.skipped, separate, authz ? authzLine(authz) : previousAuthzLine());
   if (WORK_ONLY) progress('BENCH_WORK_ONLY is set: docs/benchmarks.md is left as it is');
-  else if (FILTER) process.stderr.write(`${tables}\n\n[bench http] BENCH_ROUTES is set: the tables above are this run's; docs/benchmarks.md is left as it is\n`);
+  else if (FILTER)
+    process.stderr.write(
+      `${tables}\n\n[bench http] BENCH_ROUTES is set: the tables above are this run's; docs/benchmarks.md is left as it is\n`,
+    );
   else writeDocBlock('http', tables);
   process.stdout.write(`${JSON.stringify({ rows: [...embedded.rows, ...separate], skipped: embedded.skipped, authz }, null, 2)}\n`);
 }

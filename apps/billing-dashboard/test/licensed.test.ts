@@ -83,6 +83,26 @@ describe('licensed users, clusters, licenses and products', () => {
     expect(await licensed.list('clusters', q({ userId: 99 }))).toEqual([]);
   });
 
+  it('answers with a listing whether its scope was ever reported, whatever the window and product', async () => {
+    const reported = async (listing: Parameters<LicensedUsage['answer']>[0], over: Parameters<typeof q>[0]) => {
+      const a = await licensed.answer(listing, q(over));
+      return [a.entries.length, a.reported];
+    };
+    // Reported, and something in the window.
+    expect(await reported('licenses', { userId: 7, clusterUid: A })).toEqual([1, true]);
+    // Reported, nothing in the window (lic-1 was last received on day 20) or of that product: an empty list, not "never".
+    expect(await reported('licenses', { userId: 7, clusterUid: A, sinceUnix: unix(21) })).toEqual([0, true]);
+    expect(await reported('products', { userId: 7, clusterUid: A, licenseId: 'lic-1', sinceUnix: unix(21) })).toEqual([0, true]);
+    expect(await reported('products', { userId: 7, clusterUid: A, licenseId: 'lic-1', product: 'productvault' })).toEqual([0, true]);
+    // Never reported: another user's cluster, another cluster's license, a license never seen.
+    expect(await reported('licenses', { userId: 7, clusterUid: '0b7d4c1e-0000-4000-8000-00000000000c', sinceUnix: unix(1) })).toEqual([
+      0,
+      false,
+    ]);
+    expect(await reported('products', { userId: 7, clusterUid: B, licenseId: 'lic-1', sinceUnix: unix(1) })).toEqual([0, false]);
+    expect(await reported('products', { userId: 8, clusterUid: A, licenseId: 'lic-1' })).toEqual([0, false]);
+  });
+
   it('lists every user’s licenses on a cluster, and refuses a listing without the keys it needs', async () => {
     expect((await licensed.list('clusterLicenses', q({ clusterUid: A }))).map((e) => [e.userId, e.licenseId])).toEqual([
       [8, 'lic-3'],

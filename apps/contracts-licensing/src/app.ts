@@ -5,11 +5,12 @@ import { contractsLicensingEnv, type ContractsLicensingConfig } from './config';
 import { authorityFromConfig } from './licensing/authority';
 import { createContracts } from './contracts/contracts';
 import { clustersClient, clustersInventory, KeptInventory } from './contracts/inventory';
-import { contractsService } from './contracts/service';
+import { announcingWrites, contractsChangedNotice } from './contracts-changed';
+import { CONTRACTS_READS, contractsService } from './contracts/service';
 import { Licenses } from './licenses/licenses';
 import { billingClient, billingUsage } from './licenses/quota';
 import { startLicenseMetrics } from './licenses/license-metrics';
-import { licensingService } from './licenses/service';
+import { LICENSING_READS, licensingService } from './licenses/service';
 import { ContractsStore } from './contracts/contracts-store';
 import { smtpMailer } from './notices/mailer';
 import { Notices } from './notices/notices';
@@ -63,10 +64,12 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         if (!config.SMTP_URL) log.info('SMTP_URL is not set: notice mails are kept and shown to site admins in the console');
         notices.start(config.NOTICE_SWEEP_INTERVAL_MS);
         webhooks.start(Math.min(config.WEBHOOK_RETRY_BASE_MS, 1_000));
+        // The gateways keep issued licenses and contract counts (the billing dashboard's rows) until this notice.
+        const changed = contractsChangedNotice(bus!, log);
         return [
           contractsLicensingService(),
-          contractsService(contracts),
-          licensingService(licenses, authority.certificatePem),
+          announcingWrites(contractsService(contracts), CONTRACTS_READS, changed),
+          announcingWrites(licensingService(licenses, authority.certificatePem), LICENSING_READS, changed),
           notificationsService(notices, webhooks),
         ];
       },

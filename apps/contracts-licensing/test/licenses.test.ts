@@ -362,9 +362,28 @@ describe('Licenses', () => {
     );
 
     // Recorded once however often it registers; listed with its holder.
-    const first = await licenses.recordRegistration({ serial: license.serial, clusterUid: SPOKE, holderId: 0, holderLogin: '', holderEmail: 'h@acme.io' });
-    const again = await licenses.recordRegistration({ serial: license.serial, clusterUid: SPOKE, holderId: 7, holderLogin: 'holder', holderEmail: 'h@acme.io' });
-    expect(again).toMatchObject({ serial: license.serial, clusterUid: SPOKE, holderId: 7, holderLogin: 'holder', ownerId: ORG, contractId: c.id });
+    const first = await licenses.recordRegistration({
+      serial: license.serial,
+      clusterUid: SPOKE,
+      holderId: 0,
+      holderLogin: '',
+      holderEmail: 'h@acme.io',
+    });
+    const again = await licenses.recordRegistration({
+      serial: license.serial,
+      clusterUid: SPOKE,
+      holderId: 7,
+      holderLogin: 'holder',
+      holderEmail: 'h@acme.io',
+    });
+    expect(again).toMatchObject({
+      serial: license.serial,
+      clusterUid: SPOKE,
+      holderId: 7,
+      holderLogin: 'holder',
+      ownerId: ORG,
+      contractId: c.id,
+    });
     expect(again.firstRegisteredUnix).toBe(first.firstRegisteredUnix);
     expect((await licenses.registrations()).filter((r) => r.serial === license.serial)).toHaveLength(1);
     await expect(
@@ -409,13 +428,16 @@ describe('Licenses', () => {
     const C1 = '0b7d4c1e-0000-4000-8000-0000000000c1';
     const C2 = '0b7d4c1e-0000-4000-8000-0000000000c2';
     const unbound = '0b7d4c1e-0000-4000-8000-0000000000c3';
-    await bind((await contract()).id, C1);
-    await bind((await contract({}, ORG + 1)).id, C1);
-    await bind((await contract()).id, C2);
-    const revoked = await contract();
+    await bind((await contract({ endUnix: now + 40 * DAY })).id, C1);
+    await bind((await contract({ endUnix: now + 20 * DAY }, ORG + 1)).id, C1);
+    await bind((await contract({ endUnix: now + 50 * DAY })).id, C2);
+    const revoked = await contract({ endUnix: now + 10 * DAY });
     await bind(revoked.id, C1);
     await contracts.lifecycle.revoke(revoked.id, 0, 'root');
-    expect(await contracts.binding.countClusterContracts([C1, C2.toUpperCase(), unbound])).toEqual({ [C1]: 2, [C2]: 1, [unbound]: 0 });
+    const counted = await contracts.binding.countClusterContracts([C1, C2.toUpperCase(), unbound]);
+    expect(counted.counts).toEqual({ [C1]: 2, [C2]: 1, [unbound]: 0 });
+    // When the first counted contract of each cluster ends (the revoked one counts for nothing): the count holds until then.
+    expect(counted.endsUnix).toEqual({ [C1]: now + 20 * DAY, [C2]: now + 50 * DAY });
     await expect(contracts.binding.countClusterContracts(['garbage'])).rejects.toBeInstanceOf(InputError);
   });
 

@@ -117,9 +117,13 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect((await team(qa))?.role_ids).toEqual([role.body.id]);
     // The role's principals name the team as it is now (the gateway keeps team names, evicted by the same notice).
     const principalName = async () =>
-      ((await t.api('alice', 'GET', `/authz/roles/${role.body.id}/principals?org=acme`)).body as { type: string; id: number; name?: string }[]).find(
-        (x) => x.type === 'team' && x.id === qa,
-      )?.name;
+      (
+        (await t.api('alice', 'GET', `/authz/roles/${role.body.id}/principals?org=acme`)).body as {
+          type: string;
+          id: number;
+          name?: string;
+        }[]
+      ).find((x) => x.type === 'team' && x.id === qa)?.name;
     expect(await principalName()).toBe('quality');
     expect((await t.api('alice', 'PATCH', `/teams/${qa}`, { name: 'qa-team' })).status).toBe(200);
     expect(await principalName()).toBe('qa-team');
@@ -137,5 +141,33 @@ describe('what is revoked is refused on the next request (gateway token cache)',
 
     expect((await t.api('alice', 'DELETE', `/teams/${qa}`)).status).toBe(204);
     expect(await team(qa)).toBeUndefined();
+  });
+
+  it('shows a custom role’s rename, its teams and its deletion on the next request (the gateway’s roles)', async () => {
+    const ops = (await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'ops', type: 'general' })).body.id as number;
+    const made = await t.api('alice', 'POST', '/authz/roles?org=acme', {
+      name: 'operators',
+      permissions: [{ namespace: 'org', action: 'edit' }],
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id as number;
+    const role = () => t.api('alice', 'GET', `/authz/roles/${id}?org=acme`);
+    const principals = async () =>
+      ((await t.api('alice', 'GET', `/authz/roles/${id}/principals?org=acme`)).body as { type: string; id: number }[]).filter(
+        (x) => x.type === 'team',
+      );
+    // Read twice: the second answer is the role the gateway kept.
+    expect((await role()).body.name).toBe('operators');
+    expect((await role()).body.name).toBe('operators');
+    expect(await principals()).toEqual([]);
+    // A rename and a description change no tuple; the next read still shows them.
+    expect((await t.api('alice', 'PUT', `/authz/roles/${id}?org=acme`, { name: 'on-call', description: 'pager' })).status).toBe(200);
+    expect((await role()).body).toMatchObject({ name: 'on-call', description: 'pager' });
+    expect((await t.api('alice', 'PUT', `/authz/roles/${id}?org=acme`, { teamIDs: [ops] })).status).toBe(200);
+    expect((await role()).body.team_ids).toEqual([ops]);
+    expect((await principals()).map((x) => x.id)).toEqual([ops]);
+    expect((await t.api('alice', 'DELETE', `/authz/roles/${id}?org=acme`)).status).toBe(204);
+    expect((await role()).status).toBe(404);
+    expect((await t.api('alice', 'GET', `/authz/roles/${id}/principals?org=acme`)).status).toBe(404);
   });
 });

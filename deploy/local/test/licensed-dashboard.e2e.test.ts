@@ -309,6 +309,29 @@ describe('licensed users, clusters, licenses and products over HTTP on the demo 
       expect(noOrg.body.message).toMatch(/org/);
     }
   });
+
+  // Last: it revokes the demo's contract for the hub.
+  it('shows a contract’s revocation on the very next request, though the gateway keeps the issued licenses and contract counts', async () => {
+    // The license issued for the hub, reported as used (as in the issued-license case above).
+    const issued = await t.platform.apps.get('contracts-licensing')!.ctx.db!.table('issued_licenses').where({ cluster_uid: u.cid }).first();
+    const issuedAt = Math.floor(new Date(issued.issued_at).getTime() / 1000);
+    const hubCount = async () => (await ok(`${user()}/clusters/active`)).find((c: any) => c.clusterID === u.cid).noOfAssociatedContracts;
+    const updatedAt = async () => (await ok(`${pair()}/licenses/${issued.serial}`)).license.updatedAt;
+    // Read twice: the second answers come from what the gateway kept.
+    const before = await hubCount();
+    expect(await hubCount()).toBe(before);
+    expect(await updatedAt()).toBe(issuedAt);
+    expect(await updatedAt()).toBe(issuedAt);
+
+    expect((await t.api('root', 'POST', `/contracts/${issued.contract_id}/revoke`)).status).toBe(200);
+    expect(await hubCount()).toBe(before - 1);
+    // A revoked license's updatedAt is its revocation.
+    expect(await updatedAt()).toBeGreaterThanOrEqual(issuedAt);
+    const revokedAt = (
+      await t.platform.apps.get('contracts-licensing')!.ctx.db!.table('issued_licenses').where({ serial: issued.serial }).first()
+    ).revoked_at;
+    expect(await updatedAt()).toBe(Math.floor(new Date(revokedAt).getTime() / 1000));
+  });
 });
 
 describe('licensed dashboard rows where billing is disabled', () => {

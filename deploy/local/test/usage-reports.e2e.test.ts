@@ -195,6 +195,14 @@ describe('usage reports over HTTP on the demo seed', () => {
     // An organization without clusters has an empty report, and another's cluster is not found.
     expect((await get('/dbaas/billing/reports/namespaces', 'mallory', 'mallory-org')).body.rows).toEqual([]);
     expect(await status(`/dbaas/billing/reports/clusters/${usage.cid}/namespaces/${usage.namespace}`, 'mallory', 'mallory-org')).toBe(404);
+
+    // The gateway keeps an organization's clusters; one recorded since is the organization's on the very next request.
+    const uid = '5d1c0a9e-4b7f-4c2a-9e3d-0a1b2c3d4e5f';
+    const fresh = `/dbaas/billing/reports/clusters/${uid}/namespaces/default`;
+    expect(await status(fresh, 'mallory', 'mallory-org')).toBe(404);
+    expect(await status(fresh, 'mallory', 'mallory-org')).toBe(404);
+    expect((await t.api('mallory', 'POST', '/orgs/mallory-org/clusters', { name: 'fresh-hub', uid })).status).toBe(201);
+    expect((await get(fresh, 'mallory', 'mallory-org')).body).toMatchObject({ clusterUID: uid, namespace: 'default', rows: [] });
   });
 
   it('400 for a bad year, month, product key, view of a product, view_type, contractID or cluster UID, and without org', async () => {

@@ -59,8 +59,9 @@ interface Entry<V> {
  * The one cache of answers read from another service's or the database's state, kept correct by eviction rather
  * than by time (docs/decisions.md, "one cache building block"). Every cache that follows notices is one of these:
  * the decision caches of the gateway and authz, the gateway's organization views and tokens, what its sections keep
- * (resolved hubs and teams, accounts and team names, the dashboard's clusters, the metrics hook's facts), orgs-teams'
- * organizations and teams lists, contracts' kept inventory, the service kit's credentials.
+ * (resolved hubs, teams and roles, accounts and team names, the dashboard's clusters, issued licenses and contract
+ * counts, an organization's cluster UIDs, the metrics hook's facts), orgs-teams' organizations and teams lists,
+ * contracts' kept inventory, the service kit's credentials.
  *
  * - **Notices.** It follows the subjects its rules name, on every replica: a notice evicts the answers carrying the
  *   tags it names, or all of them. The writer's own replica evicts directly (`evict`), before it answers.
@@ -190,7 +191,11 @@ export class NoticeCache<V> {
    * read together by one `load` of the keys missing and kept as `how` says. Keys `load` does not answer are left out
    * of the result and not kept.
    */
-  async throughMany(keys: readonly string[], load: (missing: string[]) => Promise<Map<string, V>>, how?: Keeping<V>): Promise<Map<string, V>> {
+  async throughMany(
+    keys: readonly string[],
+    load: (missing: string[]) => Promise<Map<string, V>>,
+    how?: Keeping<V>,
+  ): Promise<Map<string, V>> {
     const found = new Map<string, V>();
     let missing = [...new Set(keys)];
     if (await this.ready()) {

@@ -40,3 +40,13 @@ export interface ClustersChanged {
   uids: string[];
   owners: string[];
 }
+
+/**
+ * contracts-licensing: a contract, its bindings or a license issued under it may have changed (any write it answered,
+ * committed or not). Whoever keeps what contracts-licensing answered (the gateways' issued licenses and contract counts
+ * of the billing dashboard) drops all of it: contract writes are rare beside the reads, and naming what each one
+ * touched would be a second place to get wrong.
+ */
+export const CONTRACTS_CHANGED = 'contracts.changed';
+
+export type ContractsChanged = Record<string, never>;

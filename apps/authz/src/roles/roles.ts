@@ -180,7 +180,8 @@ export class Roles {
         ),
         ...team_ids.map((t) => teamAssignee(t, input.id, until.get(`${t}:${input.id}`))),
       ];
-      return { result: { ...row, team_ids }, ...tupleDiff(actual, desired) };
+      // A rename changes no tuple, but the gateways keep the roles their routes resolve: announced whatever changed.
+      return { result: { ...row, team_ids }, ...tupleDiff(actual, desired), announce: true };
     });
   }
 

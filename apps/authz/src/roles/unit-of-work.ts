@@ -13,6 +13,11 @@ export interface RowsAndTuplesChange<T> {
   result: T;
   writes: Tuple[];
   deletes: Tuple[];
+  /**
+   * Whether the rows changed what others keep of them even without a tuple change (a role renamed: the gateways keep
+   * the roles their routes resolve), so the change is announced all the same.
+   */
+  announce?: boolean;
 }
 
 /** The same database, with every query (and nested transaction) inside `trx`. */
@@ -48,7 +53,10 @@ export class RowsAndTuples {
     private readonly db: Database,
     private readonly engine: AuthzEngine,
     private readonly log?: Logger,
-    /** Called once a unit that wrote tuples is over, committed or not (the decision caches forget their answers). */
+    /**
+     * Called once a unit that wrote tuples (or asked to be announced) is over, committed or not: the decision caches
+     * forget their answers, and the notice tells the other replicas and the gateways.
+     */
     private readonly tuplesChanged?: () => Promise<void>,
   ) {}
 
@@ -71,7 +79,7 @@ export class RowsAndTuples {
       return this.db.transaction(async (trx) => {
         const inTrx = new EmbeddedEngine(boundTo(this.db, trx), engine.model);
         const change = await work(trx, inTrx);
-        if (change.writes.length || change.deletes.length) writing();
+        if (change.writes.length || change.deletes.length || change.announce) writing();
         await inTrx.write(change.writes, change.deletes);
         return change.result;
       });
@@ -80,7 +88,7 @@ export class RowsAndTuples {
     try {
       return await this.db.transaction(async (trx) => {
         const change = await work(trx, engine);
-        if (change.writes.length || change.deletes.length) writing();
+        if (change.writes.length || change.deletes.length || change.announce) writing();
         await engine.write(change.writes, change.deletes);
         written = change;
         return change.result;

@@ -26,6 +26,20 @@ const LISTINGS = {
 export class LicensedUsage {
   constructor(private readonly db: Database) {}
 
+  /**
+   * A listing with whether its scope was ever reported (`reported`): the user's rows on the query's cluster, under
+   * its license, at any time and for any product. The dashboard answers 404 for a scope never reported and an empty
+   * list for one with nothing in the window, from this one answer. Only an empty listing limited by a window or a
+   * product asks the database a second time, and that is one index probe.
+   */
+  async answer(listing: keyof typeof LISTINGS, q: licensedV1.LicensedQuery): Promise<licensedV1.LicensedEntries> {
+    const entries = await this.list(listing, q);
+    if (entries.length > 0 || (!q.sinceUnix && !q.product)) return { entries, reported: entries.length > 0 };
+    const scope = this.db.table('licensed_products').select(this.db.knex.raw('1')).first();
+    this.filter(scope, { ...q, sinceUnix: 0, product: '' });
+    return { entries, reported: (await scope) !== undefined };
+  }
+
   async list(listing: keyof typeof LISTINGS, q: licensedV1.LicensedQuery): Promise<licensedV1.LicensedEntry[]> {
     const { by, needs } = LISTINGS[listing] as Grouping;
     for (const need of needs) if (!q[need]) throw new InputError(`${need} is required for this listing`);

@@ -152,13 +152,17 @@ export class ClusterBinding {
 
   /**
    * For each cluster UUID, how many active contracts of any owner bind it (the dashboard's noOfAssociatedContracts):
-   * "associated" as in AssociatedClusters, active contracts only. At most 1,000 UUIDs; a bad one is 400.
+   * "associated" as in AssociatedClusters, active contracts only; with when the first counted contract of each ends.
+   * At most 1,000 UUIDs; a bad one is 400.
    */
-  async countClusterContracts(clusters: string[]): Promise<Record<string, number>> {
+  async countClusterContracts(clusters: string[]): Promise<contractsV1.ClusterContractCounts> {
     if (clusters.length > 1000) throw new InputError('at most 1000 clusters at a time');
     const uids = [...new Set(clusters.map((c) => clusterUid(c)))];
-    const counts = await this.store.activeContractCounts(uids);
-    return Object.fromEntries(uids.map((uid) => [uid, counts.get(uid) ?? 0]));
+    const counted = await this.store.activeContractCounts(uids);
+    return {
+      counts: Object.fromEntries(uids.map((uid) => [uid, counted.get(uid)?.count ?? 0])),
+      endsUnix: Object.fromEntries([...counted].map(([uid, c]) => [uid, c.endsUnix])),
+    };
   }
 
   /** Per cluster bound to the owner's active contracts: those contracts, its display name and tags. */

@@ -179,18 +179,25 @@ export class ContractsStore {
     return row ? toCluster(row) : undefined;
   }
 
-  /** How many active (neither revoked nor expired) contracts of any owner bind each of these cluster UUIDs; counted by SQL. */
-  async activeContractCounts(clusterUids: string[]): Promise<Map<string, number>> {
+  /**
+   * How many active (neither revoked nor expired) contracts of any owner bind each of these cluster UUIDs, and when the
+   * first of them ends (the count holds until then, barring a write); counted by SQL.
+   */
+  async activeContractCounts(clusterUids: string[]): Promise<Map<string, { count: number; endsUnix: number }>> {
     if (clusterUids.length === 0) return new Map();
-    const rows: { cluster_uid: string; n: string | number }[] = await this.db
+    const rows: { cluster_uid: string; n: string | number; first_end: Date | string }[] = await this.db
       .table('contract_clusters')
       .join('contracts', 'contracts.id', 'contract_clusters.contract_id')
       .whereIn('contract_clusters.cluster_uid', clusterUids)
       .where('contracts.revoked', false)
       .andWhere('contracts.end_at', '>', new Date())
       .groupBy('contract_clusters.cluster_uid')
-      .select('contract_clusters.cluster_uid', this.db.knex.raw('count(distinct contracts.id) as n'));
-    return new Map(rows.map((r) => [r.cluster_uid, Number(r.n)]));
+      .select(
+        'contract_clusters.cluster_uid',
+        this.db.knex.raw('count(distinct contracts.id) as n'),
+        this.db.knex.raw('min(contracts.end_at) as first_end'),
+      );
+    return new Map(rows.map((r) => [r.cluster_uid, { count: Number(r.n), endsUnix: unix(new Date(r.first_end)) }]));
   }
 
   /** Bindings of a cluster UUID: to any contract (owner 0) or to `ownerId`'s contracts. */

@@ -5,6 +5,21 @@ import type { Contracts, ContractView } from './contracts';
 import { unix } from './contracts-store';
 import { EMAIL_LISTS } from './validation';
 
+/** The ContractsService methods that change nothing; every other one is announced as a change (contracts-changed.ts). */
+export const CONTRACTS_READS: readonly (keyof typeof contractsV1.ContractsServiceService)[] = [
+  'listContracts',
+  'getContract',
+  'getDocument',
+  'listAudit',
+  'listContractClusters',
+  'importableClusters',
+  'clusterStatus',
+  'batchClusterStatus',
+  'availableProducts',
+  'associatedClusters',
+  'countClusterContracts',
+];
+
 /** The ContractsService binding: one line per RPC of proto/platformadmin/contractslicensing/v1/contracts.proto. */
 export function contractsService(contracts: Contracts): ServiceBinding<typeof contractsV1.ContractsServiceService> {
   const list = (views: ContractView[]) => ({ contracts: views.map(toContract) });
@@ -39,13 +54,12 @@ export function contractsService(contracts: Contracts): ServiceBinding<typeof co
     assignCluster: async (req) => (await contracts.binding.assign(req), {}),
     associatedClusters: async (req) => ({ clusters: await contracts.binding.associated(req.ownerId) }),
     setPreferences: async (req) => toContract(await contracts.lifecycle.setPreferences(req)),
-    countClusterContracts: async (req) => ({ counts: await contracts.binding.countClusterContracts(req.clusters) }),
+    countClusterContracts: (req) => contracts.binding.countClusterContracts(req.clusters),
   });
 }
 
 const refOf = (ref: contractsV1.ContractClusterRef | undefined): contractsV1.ContractClusterRef =>
   ref ?? { id: 0, ccId: 0, ownerId: 0, actor: '' };
-
 
 /** The Contract message of a contract and the status of its clusters. */
 export function toContract({ contract: c, clusters }: ContractView): contractsV1.Contract {

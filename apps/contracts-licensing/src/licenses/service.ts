@@ -2,6 +2,15 @@ import { licensingV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { Licenses } from './licenses';
 
+/** The LicensingService methods that change nothing; every other one is announced as a change (contracts-changed.ts). */
+export const LICENSING_READS: readonly (keyof typeof licensingV1.LicensingServiceService)[] = [
+  'verifyRegistration',
+  'listRegistrations',
+  'revocationList',
+  'caCertificate',
+  'getIssuedLicenses',
+];
+
 /** The LicensingService binding: one line per RPC of proto/platformadmin/contractslicensing/v1/licensing.proto. */
 export function licensingService(licenses: Licenses, caPem: string): ServiceBinding<typeof licensingV1.LicensingServiceService> {
   return bindService(licensingV1.LicensingServiceService, {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
+import { CLUSTERS_CHANGED, CONTRACTS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
-import type { clustersV1, licensedV1 } from '@platform/proto';
+import type { clustersV1, licensedV1, licensingV1 } from '@platform/proto';
 import type { Gate } from '../../gating';
 import { accountsOf } from '../../kept-accounts';
 import { keptPerGateway } from '../../kept-per-gateway';
@@ -84,7 +84,9 @@ function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clust
   return keptClusters.of(ctx.config).throughMany(
     uids,
     async (missing) => {
-      const answers = await Promise.all(parts(missing, CLUSTERS_PER_CALL).map((batch) => ctx.backends.clusters.clusters.getClusters({ uids: batch })));
+      const answers = await Promise.all(
+        parts(missing, CLUSTERS_PER_CALL).map((batch) => ctx.backends.clusters.clusters.getClusters({ uids: batch })),
+      );
       return new Map(answers.flatMap((a) => a.clusters).map((c) => [c.uid, c]));
     },
     { tags: (cluster) => [clusterTag(cluster.uid)] },
@@ -104,24 +106,65 @@ function parts<T>(items: T[], size: number): T[][] {
   return out;
 }
 
+// What the rows show of contracts-licensing's answers, kept per gateway likewise: the licenses it issued and how many
+// active contracts bind a cluster. contracts-licensing announces every write it answers (`contracts.changed`: a
+// contract edited, revoked, deleted, bound or unbound, a license issued), which drops them all. A count also changes
+// without a write when a contract ends: it is kept until the first counted contract's end, no longer.
+const keptIssuedLicenses = keptPerGateway<licensingV1.IssuedLicense>(
+  (config) => ({ name: 'gateway.issued-licenses', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
+  [{ subject: CONTRACTS_CHANGED, stale: () => 'all' }],
+);
+interface ContractCount {
+  count: number;
+  /** When the first counted contract ends (Unix seconds); 0 when none is counted. */
+  endsUnix: number;
+}
+const keptContractCounts = keptPerGateway<ContractCount>(
+  (config) => ({ name: 'gateway.contract-counts', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
+  [{ subject: CONTRACTS_CHANGED, stale: () => 'all' }],
+);
+
+/** The licenses the platform issued among these serials, by serial: kept, or one GetIssuedLicenses call for the others. */
+function issuedLicensesOf(ctx: EdgeContext, serials: string[]): Promise<Map<string, licensingV1.IssuedLicense>> {
+  return keptIssuedLicenses.of(ctx.config).throughMany(serials, async (missing) => {
+    const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials: missing });
+    return new Map(licenses.map((l) => [l.serial, l]));
+  });
+}
+
 /**
- * How many active contracts bind each of these clusters: one CountClusterContracts call per 1,000 clusters, since
- * a user may have reported from many more.
+ * How many active contracts bind each of these clusters: kept, or one CountClusterContracts call per 1,000 others,
+ * since a user may have reported from many more.
  */
-async function contractCounts(ctx: EdgeContext, clusterUids: string[]): Promise<Record<string, number>> {
-  const answers = await Promise.all(
-    parts(clusterUids, CLUSTERS_PER_CALL).map((clusters) => ctx.backends.contractsLicensing.contracts.countClusterContracts({ clusters })),
+async function contractCounts(ctx: EdgeContext, clusterUids: string[]): Promise<Map<string, number>> {
+  const counted = await keptContractCounts.of(ctx.config).throughMany(
+    clusterUids,
+    async (missing) => {
+      const answers = await Promise.all(
+        parts(missing, CLUSTERS_PER_CALL).map((clusters) => ctx.backends.contractsLicensing.contracts.countClusterContracts({ clusters })),
+      );
+      return new Map(
+        answers.flatMap((a) => Object.entries(a.counts).map(([uid, count]) => [uid, { count, endsUnix: Number(a.endsUnix?.[uid] ?? 0) }])),
+      );
+    },
+    { ttlMs: (c) => (c.endsUnix ? Math.max(0, c.endsUnix * 1000 - Date.now()) : undefined) },
   );
-  return Object.assign({}, ...answers.map((a) => a.counts));
+  return new Map([...counted].map(([uid, c]) => [uid, c.count]));
 }
 
 /** The account of one id, or undefined when it no longer exists. */
 const accountOf = async (ctx: EdgeContext, id: number) => (await accountsOf(ctx, [id])).get(id);
 
+// A windowed listing answers whether its scope was ever reported (`reported`), so a row's 404 for a user who never
+// reported on the cluster, or never the license, costs no call of its own.
+const neverOnCluster = (uid: number, cid: string) => new NotFoundError(`user ${uid} reported no licensed product on cluster ${cid}`);
+const neverLicense = (uid: number, cid: string, lid: string) =>
+  new NotFoundError(`user ${uid} reported no license ${lid} on cluster ${cid}`);
+
 /** The user's reports on the cluster (all time); 404 when the user never reported a licensed product there. */
 async function userCluster(ctx: EdgeContext, uid: number, cid: string): Promise<licensedV1.LicensedEntry> {
   const [entry] = (await ctx.backends.billingDashboard.licensed.listUserClusters(query({ userId: uid, clusterUid: cid }))).entries;
-  if (!entry) throw new NotFoundError(`user ${uid} reported no licensed product on cluster ${cid}`);
+  if (!entry) throw neverOnCluster(uid, cid);
   return entry;
 }
 
@@ -130,7 +173,7 @@ async function userLicense(ctx: EdgeContext, uid: number, cid: string, lid: stri
   const [entry] = (
     await ctx.backends.billingDashboard.licensed.listClusterLicenses(query({ userId: uid, clusterUid: cid, licenseId: lid }))
   ).entries;
-  if (!entry) throw new NotFoundError(`user ${uid} reported no license ${lid} on cluster ${cid}`);
+  if (!entry) throw neverLicense(uid, cid, lid);
   return entry;
 }
 
@@ -144,12 +187,14 @@ async function licensedUsers(ctx: EdgeContext, sinceUnix: number): Promise<z.inp
   return entries.map((e) => licensedUser(e.userId, e.lastReceivedUnix, accounts.get(e.userId)));
 }
 
-/** LicensedPlan of each license entry: one GetIssuedLicenses call and one GetAccounts call for them all. */
+/** LicensedPlan of each license entry: the issued licenses and the accounts, each kept or asked once for them all. */
 async function licensedPlans(ctx: EdgeContext, uid: number, entries: licensedV1.LicensedEntry[]): Promise<z.input<typeof LicensedPlan>[]> {
   if (entries.length === 0) return [];
-  const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials: entries.map((e) => e.licenseId) });
-  const issued = new Map(licenses.map((l) => [l.serial, l]));
-  const accounts = await accountsOf(ctx, [uid, ...licenses.map((l) => l.ownerId)]);
+  const issued = await issuedLicensesOf(
+    ctx,
+    entries.map((e) => e.licenseId),
+  );
+  const accounts = await accountsOf(ctx, [uid, ...[...issued.values()].map((l) => l.ownerId)]);
   return entries.map((e) => {
     const license = issued.get(e.licenseId);
     return licensedPlan(e, license, accounts.get(uid), license ? accounts.get(license.ownerId) : undefined);
@@ -255,7 +300,7 @@ export const licensedRoutes = [
           entries.map((e) => e.clusterUid),
         ),
       ]);
-      return { body: entries.map((e) => activeCluster(e, user, counts[e.clusterUid] ?? 0)) };
+      return { body: entries.map((e) => activeCluster(e, user, counts.get(e.clusterUid) ?? 0)) };
     },
   }),
   route({
@@ -285,7 +330,7 @@ export const licensedRoutes = [
       const { entries } = await ctx.backends.billingDashboard.licensed.listClusterLicenses(
         query({ userId: params.uid, clusterUid: params.cid }),
       );
-      if (entries.length === 0) throw new NotFoundError(`user ${params.uid} reported no licensed product on cluster ${params.cid}`);
+      if (entries.length === 0) throw neverOnCluster(params.uid, params.cid);
       return { body: await licensedPlans(ctx, params.uid, entries) };
     },
   }),
@@ -301,13 +346,13 @@ export const licensedRoutes = [
     errors: [{ status: 404, description: 'when the user never reported a licensed product on the cluster' }],
     response: { status: 200, schema: z.array(ActiveLicenseAPIForm) },
     async handle({ params, query: q }, ctx) {
-      const [, { entries }, user] = await Promise.all([
-        userCluster(ctx, params.uid, params.cid),
+      const [{ entries, reported }, user] = await Promise.all([
         ctx.backends.billingDashboard.licensed.listClusterLicenses(
           query({ userId: params.uid, clusterUid: params.cid, sinceUnix: unixOf(q.limit) }),
         ),
         accountOf(ctx, params.uid),
       ]);
+      if (!reported) throw neverOnCluster(params.uid, params.cid);
       return { body: entries.map((e) => activeLicense(e, user)) };
     },
   }),
@@ -337,13 +382,13 @@ export const licensedRoutes = [
     errors: [{ status: 404, description: 'when the user never reported the license on the cluster' }],
     response: { status: 200, schema: z.array(ReceivedLicensedProduct) },
     async handle({ params, query: q }, ctx) {
-      const [, { entries }, user] = await Promise.all([
-        userLicense(ctx, params.uid, params.cid, params.lid),
+      const [{ entries, reported }, user] = await Promise.all([
         ctx.backends.billingDashboard.licensed.listLicensedProducts(
           query({ userId: params.uid, clusterUid: params.cid, licenseId: params.lid, sinceUnix: unixOf(q.limit) }),
         ),
         accountOf(ctx, params.uid),
       ]);
+      if (!reported) throw neverLicense(params.uid, params.cid, params.lid);
       return { body: entries.map((e) => receivedProduct(e, user)) };
     },
   }),
