@@ -110,7 +110,7 @@ function parts<T>(items: T[], size: number): T[][] {
 // active contracts bind a cluster. contracts-licensing announces every write it answers (`contracts.changed`: a
 // contract edited, revoked, deleted, bound or unbound, a license issued), which drops them all. A count also changes
 // without a write when a contract ends: it is kept until the first counted contract's end, no longer.
-const keptIssuedLicenses = keptPerGateway<licensingV1.IssuedLicense>(
+const keptIssuedLicenses = keptPerGateway<licensingV1.IssuedLicense | null>(
   (config) => ({ name: 'gateway.issued-licenses', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
   [{ subject: CONTRACTS_CHANGED, stale: () => 'all' }],
 );
@@ -124,12 +124,18 @@ const keptContractCounts = keptPerGateway<ContractCount>(
   [{ subject: CONTRACTS_CHANGED, stale: () => 'all' }],
 );
 
-/** The licenses the platform issued among these serials, by serial: kept, or one GetIssuedLicenses call for the others. */
-function issuedLicensesOf(ctx: EdgeContext, serials: string[]): Promise<Map<string, licensingV1.IssuedLicense>> {
-  return keptIssuedLicenses.of(ctx.config).throughMany(serials, async (missing) => {
+/**
+ * The licenses the platform issued among these serials, by serial: kept, or one GetIssuedLicenses call for the others.
+ * That a serial names no issued license is kept too (most reported licenses are offline or foreign ones): issuing one
+ * is a write of contracts-licensing, whose notice drops it.
+ */
+async function issuedLicensesOf(ctx: EdgeContext, serials: string[]): Promise<Map<string, licensingV1.IssuedLicense>> {
+  const found = await keptIssuedLicenses.of(ctx.config).throughMany(serials, async (missing) => {
     const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials: missing });
-    return new Map(licenses.map((l) => [l.serial, l]));
+    const issued = new Map(licenses.map((l) => [l.serial, l]));
+    return new Map(missing.map((serial) => [serial, issued.get(serial) ?? null]));
   });
+  return new Map([...found].flatMap(([serial, l]) => (l ? [[serial, l] as const] : [])));
 }
 
 /**
