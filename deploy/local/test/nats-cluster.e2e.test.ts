@@ -194,6 +194,29 @@ describe('revocations on a NATS cluster: refused on the very next request to the
       expect((await me()).status).toBe(401);
     });
 
+    it(`an organization's edit, a team's rename and a role's rename, each read through the other gateway at once, 20 times (${tag})`, async () => {
+      const org = `edits-${tag}`;
+      expect((await call('a', 'alice', 'POST', '/orgs', { username: org })).status).toBe(201);
+      const crew = (await call('a', 'alice', 'POST', `/orgs/${org}/teams`, { name: 'crew', type: 'general' })).body.id;
+      const role = await call('a', 'alice', 'POST', `/authz/roles?org=${org}`, { name: 'role-0', permissions: [] });
+      expect(role.status).toBe(201);
+      const stale: string[] = [];
+      for (let n = 1; n <= 20; n++) {
+        // Written through one gateway (alternately), read through the other: both keep what they read.
+        const [write, read] = n % 2 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+        expect((await call(write, 'alice', 'PATCH', `/orgs/${org}`, { description: `edit ${n}` })).status).toBe(200);
+        const seen = (await call(read, 'alice', 'GET', `/orgs/${org}`)).body.description;
+        if (seen !== `edit ${n}`) stale.push(`organization ${n}: ${seen}`);
+        expect((await call(write, 'alice', 'PATCH', `/teams/${crew}`, { name: `crew-${n}` })).status).toBe(200);
+        const team = (await call(read, 'alice', 'GET', `/teams/${crew}`)).body.name;
+        if (team !== `crew-${n}`) stale.push(`team ${n}: ${team}`);
+        expect((await call(write, 'alice', 'PUT', `/authz/roles/${role.body.id}?org=${org}`, { name: `role-${n}` })).status).toBe(200);
+        const named = (await call(read, 'alice', 'GET', `/authz/roles/${role.body.id}?org=${org}`)).body.name;
+        if (named !== `role-${n}`) stale.push(`role ${n}: ${named}`);
+      }
+      expect(stale).toEqual([]);
+    });
+
     it(`a deleted organization (${tag})`, async () => {
       const org = `doomed-${tag}`;
       expect((await call('a', 'alice', 'POST', '/orgs', { username: org, description: 'soon gone' })).status).toBe(201);
