@@ -144,7 +144,9 @@ describe('what is revoked is refused on the next request (gateway token cache)',
   });
 
   it('shows a custom role’s rename, its teams and its deletion on the next request (the gateway’s roles)', async () => {
-    const ops = (await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'ops', type: 'general' })).body.id as number;
+    const team = await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'responders', type: 'general' });
+    expect(team.status).toBe(201);
+    const ops = team.body.id as number;
     const made = await t.api('alice', 'POST', '/authz/roles?org=acme', {
       name: 'operators',
       permissions: [{ namespace: 'org', action: 'edit' }],
