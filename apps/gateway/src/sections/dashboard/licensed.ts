@@ -28,9 +28,9 @@ import {
 // The licensed users, clusters, licenses and products of the admin billing dashboard
 // (docs/billing-dashboard.md): billing-enabled deployments only, site admins with view_licensed_users:site_admin,
 // `org` required. billing-dashboard answers what was reported with first and last received times; the names come
-// from orgs-teams and the clusters from the inventory, both kept in the gateway under their owners' notices
-// (kept-accounts.ts, below); licenses and contract counts come from contracts-licensing. What is not kept is asked
-// once per request for all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts), or once per
+// from orgs-teams, the clusters from the inventory, licenses and contract counts from contracts-licensing, all kept in
+// the gateway under their owners' notices (kept-accounts.ts, below). What is not kept is asked once per request for
+// all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts), or once per
 // 1,000 where the backend takes at most that many a call (a user may have reported from many more clusters).
 
 const route = sectionRoutes({ tag: 'Billing dashboard', backend: 'billing-dashboard' });
@@ -110,9 +110,10 @@ function parts<T>(items: T[], size: number): T[][] {
 // active contracts bind a cluster. contracts-licensing announces every write it answers (`contracts.changed`: a
 // contract edited, revoked, deleted, bound or unbound, a license issued), which drops them all. A count also changes
 // without a write when a contract ends: it is kept until the first counted contract's end, no longer.
+const contractsChanged = [{ subject: CONTRACTS_CHANGED, stale: () => 'all' as const }];
 const keptIssuedLicenses = keptPerGateway<licensingV1.IssuedLicense | null>(
   (config) => ({ name: 'gateway.issued-licenses', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  [{ subject: CONTRACTS_CHANGED, stale: () => 'all' }],
+  contractsChanged,
 );
 interface ContractCount {
   count: number;
@@ -121,7 +122,7 @@ interface ContractCount {
 }
 const keptContractCounts = keptPerGateway<ContractCount>(
   (config) => ({ name: 'gateway.contract-counts', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  [{ subject: CONTRACTS_CHANGED, stale: () => 'all' }],
+  contractsChanged,
 );
 
 /**
