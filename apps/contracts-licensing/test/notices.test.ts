@@ -360,12 +360,92 @@ describe('Notices', () => {
     const create = (url: string) => webhooks.create({ ownerId: ORG, url, events: ['quota.threshold'], createdBy: 'o', notifyEmail: '' });
     await expect(create('http://example.com/hook')).rejects.toThrow(/https/);
     await expect(create('https://127.0.0.1/hook')).rejects.toBeInstanceOf(ValidationError);
-    await expect(create('https://localhost/hook')).rejects.toThrow(/private/);
+    await expect(create('https://localhost/hook')).rejects.toThrow(/loopback/);
     await expect(create('https://[::ffff:10.0.0.1]/hook')).rejects.toThrow(/private/);
     await expect(create('https://user:pw@example.com/hook')).rejects.toThrow(/credentials/);
     await expect(
       webhooks.create({ ownerId: ORG, url: `${receiverUrl}/x`, events: ['nope'], createdBy: 'o', notifyEmail: '' }),
     ).rejects.toThrow(/events/);
+  });
+
+  it('refuses a URL whose host is not a global unicast address in any spelling, and takes public ones', async () => {
+    wire({ allowPrivate: false });
+    const create = (url: string) => webhooks.create({ ownerId: ORG, url, events: ['quota.threshold'], createdBy: 'o', notifyEmail: '' });
+    for (const url of [
+      'https://[::127.0.0.1]/hook',
+      'https://[::ffff:7f00:1]/hook',
+      'https://[0:0:0:0:0:ffff:127.0.0.1]/hook',
+      'https://[64:ff9b::7f00:1]/hook',
+      'https://[64:ff9b:1::808:808]/hook',
+      'https://[2002:7f00:1::1]/hook',
+      'https://[2001::1]/hook',
+      'https://198.18.0.1/hook',
+      'https://192.0.0.8/hook',
+      'https://192.0.2.1/hook',
+      'https://[2001:db8::1]/hook',
+      'https://240.0.0.1/hook',
+      'https://255.255.255.255/hook',
+      'https://224.0.0.1/hook',
+      'https://2130706433/hook',
+      'https://0x7f.1/hook',
+      'https://127.1/hook',
+    ]) {
+      await expect(create(url)).rejects.toThrow(/webhooks reach only global unicast/);
+    }
+    for (const url of ['https://8.8.8.8/hook', 'https://[2606:4700::1111]/hook', 'https://[64:ff9b::808:808]/hook']) {
+      const made = await create(url);
+      expect(made.endpoint!.url).toBe(url);
+      await webhooks.delete(ORG, made.endpoint!.id);
+    }
+    expect((await webhooks.list(ORG)).map((e) => e.url)).not.toContain('https://8.8.8.8/hook');
+  });
+
+  it('judges the addresses again at each delivery: a host stored while allowed is not reached once it is not', async () => {
+    // A receiver of its own, so no kept-alive connection of the earlier tests is reused (a pooled socket asks no lookup).
+    const reached: string[] = [];
+    const own = createServer(tls, (req, res) => {
+      reached.push(req.url!);
+      res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    const port = (own.address() as AddressInfo).port;
+    try {
+      wire({ allowPrivate: true });
+      const register = (url: string) =>
+        webhooks.create({ ownerId: 77, url, events: ['contract.expiring'], createdBy: 'owner', notifyEmail: '' });
+      const byName = await register(`https://localhost:${port}/by-name`);
+      const literal = await register(`https://127.0.0.1:${port}/literal`);
+      // Only the instance that no longer allows them may send: the earlier ones' relays are stopped.
+      for (const o of opened.splice(0)) {
+        await o.webhooks.stop();
+        await o.outbox.stop();
+        o.mailer.close();
+      }
+      wire({ allowPrivate: false });
+      const c = (
+        await contracts.lifecycle.create({
+          ownerId: 77,
+          ownerLogin: 'other',
+          ownerType: 'organization',
+          products: ['productdb'],
+          fields: { features: ['postgres'], featuresGiven: true, startUnix: now - DAY, endUnix: now + 20 * DAY },
+          actor: 'root',
+        })
+      )[0].contract;
+      await notices.sweep();
+      await eventually(async () => {
+        await webhooks.pass();
+        const log = (await webhooks.deliveries(77, 50)).filter((d) => d.contractId === c.id);
+        expect(Object.fromEntries(log.map((d) => [d.endpointId, [d.responseCode, d.lastError]]))).toEqual({
+          [byName.endpoint!.id]: [0, expect.stringMatching(/^localhost resolves only to addresses that are not global unicast/)],
+          [literal.endpoint!.id]: [0, expect.stringMatching(/^127\.0\.0\.1 is a loopback address/)],
+        });
+      });
+      expect(reached).toEqual([]);
+    } finally {
+      own.closeAllConnections();
+      own.close();
+    }
   });
 
   it('retries a failing endpoint with backoff, logs each answer, and disables it with an audit event and a mail', async () => {

@@ -2,12 +2,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promises as dns } from 'node:dns';
 import { request } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { NotFoundError, ValidationError } from '@platform/errors';
 import type { notificationsV1 } from '@platform/proto';
-import type { Logger, SecretBox } from '@platform/service-kit';
+import { isGlobalUnicast, nonGlobalReason, type Logger, type SecretBox } from '@platform/service-kit';
 import { EVENT_KINDS, endpointDisabledMail } from './messages';
 import type { Mail } from './mailer';
 import { trustedCas } from './mailer';
@@ -26,33 +26,10 @@ export interface WebhookHooks {
   audit(contractId: number, event: string, trx: Knex.Transaction): Promise<void>;
 }
 
-/** Addresses a webhook must not reach unless allowed: loopback, private, link-local, unique-local, CGNAT, unspecified. */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['224.0.0.0', 3],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-
-/** Whether an address is one a webhook may not reach (IPv4-mapped IPv6 judged as its IPv4). */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1], 'ipv4');
-  return PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+/** The IP address a URL names as its host (brackets and all spellings undone by the URL parser), or undefined for a name. */
+function literalHost(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(host) ? host : undefined;
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, as Stripe signs: the timestamp guards against replays. */
@@ -82,8 +59,8 @@ interface EndpointRow {
 
 /**
  * Webhook endpoints and their deliveries (docs/notifications.md): registered with a generated secret (shown once,
- * stored sealed), refused when they resolve to a private address (also checked again at every connection, so a
- * changed DNS answer does not reach inside), each delivery signed, retried with doubling waits, logged with its
+ * stored sealed), refused when they resolve to an address that is not global unicast (checked again at every
+ * connection, so a changed DNS answer does not reach inside), each delivery signed, retried with doubling waits, logged with its
  * status and response code; an endpoint failing WEBHOOK_DISABLE_AFTER_FAILURES attempts in a row is disabled.
  */
 export class Webhooks {
@@ -320,6 +297,11 @@ export class Webhooks {
 
   /** POSTs the body over HTTPS, connecting only to addresses allowed; answers the status. */
   private post(url: string, body: string, h: { event: string; delivery: string; signature: string }): Promise<number> {
+    // A socket connects to an IP host without asking the lookup, so a literal host is judged here: an endpoint stored
+    // before the range table last grew is held to it too.
+    const literal = literalHost(new URL(url));
+    const refused = literal && !this.settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ? nonGlobalReason(literal) : undefined;
+    if (refused) return Promise.reject(new Error(`${refused}, which webhooks may not reach`));
     return new Promise((resolve, reject) => {
       const req = request(
         url,
@@ -348,14 +330,17 @@ export class Webhooks {
     });
   }
 
-  /** A DNS lookup for the connection that refuses private addresses (unless allowed), so a rebinding answer cannot reach inside. */
+  /**
+   * A DNS lookup for the connection that keeps only global unicast addresses (unless private ones are allowed), so a
+   * rebinding answer cannot reach inside (docs/notifications.md, "Refused URLs").
+   */
   private guardedLookup() {
     const allow = this.settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES;
     return (host: string, opts: any, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
       dnsLookup(host, { ...opts, all: true }, (err, addresses: LookupAddress[]) => {
         if (err) return cb(err, []);
-        const usable = allow ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));
-        if (usable.length === 0) return cb(new Error(`${host} resolves only to private addresses`), []);
+        const usable = allow ? addresses : addresses.filter((a) => isGlobalUnicast(a.address));
+        if (usable.length === 0) return cb(new Error(`${host} resolves only to addresses that are not global unicast`), []);
         if (opts?.all) return cb(null, usable);
         cb(null, usable[0].address, usable[0].family);
       });
@@ -374,16 +359,22 @@ export class Webhooks {
     if (url.protocol !== 'https:') throw bad('must be https://');
     if (url.username || url.password) throw bad('must not carry credentials');
     if (raw.length > 2048) throw bad('longer than 2048 characters');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isIP(host)
-      ? [host]
-      : await dns.lookup(host, { all: true }).then(
+    // The URL parser has already read every spelling of an IPv4 host (`2130706433`, `0x7f.1`, `127.1`) as the
+    // dotted quad a resolver would use, and an IPv6 host in its hexadecimal form.
+    const literal = literalHost(url);
+    const addresses = literal
+      ? [literal]
+      : await dns.lookup(url.hostname, { all: true }).then(
           (a) => a.map((x) => x.address),
           () => [],
         );
-    if (addresses.length === 0) throw bad(`${host} does not resolve`);
-    if (!this.settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES && addresses.some(isPrivateAddress))
-      throw bad(`${host} resolves to a loopback or private address, which webhooks may not reach`);
+    if (addresses.length === 0) throw bad(`${url.hostname} does not resolve`);
+    if (this.settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES) return url.toString();
+    const refused = addresses.map(nonGlobalReason).find((why) => why !== undefined);
+    if (refused)
+      throw bad(
+        `${literal ? refused : `${url.hostname} resolves to ${refused.replace(/ is /, ', ')}`}: webhooks reach only global unicast (public) addresses`,
+      );
     return url.toString();
   }
 }
