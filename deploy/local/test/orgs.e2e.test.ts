@@ -192,14 +192,14 @@ describe('organizations, members and public members over HTTP', () => {
       expect(await status(undefined, 'GET', '/orgs/acme-private/members/alice')).toBe(404);
     });
 
-    it('GET /orgs/{orgname}/user/{username}: the profile of an active user, 400 otherwise', async () => {
+    it('GET /orgs/{orgname}/user/{username}: the profile of an active user, its e-mail for itself and site admins only; 400 otherwise', async () => {
       const profile = await api('carol', 'GET', '/orgs/acme/user/bob');
       expect(profile).toMatchObject({
         status: 200,
         body: {
           name: 'bob',
           full_name: '',
-          email: 'bob@example.com',
+          email: '',
           keep_email_private: false,
           website: '',
           location: '',
@@ -207,6 +207,8 @@ describe('organizations, members and public members over HTTP', () => {
           description: '',
         },
       });
+      expect((await api('bob', 'GET', '/orgs/acme/user/bob')).body.email).toBe('bob@example.com');
+      expect((await api('root', 'GET', '/orgs/acme/user/bob')).body.email).toBe('bob@example.com');
       expect(await status('carol', 'GET', '/orgs/acme/user/nobody')).toBe(400);
       expect(await status('carol', 'GET', '/orgs/acme/user/acme')).toBe(400);
       expect(await status(undefined, 'GET', '/orgs/acme/user/bob')).toBe(401);

@@ -35,3 +35,4 @@ export * from './permissions';
 export * from './quota-metrics';
 export * from './names';
 export * from './method-policy';
+export * from './user-visibility';

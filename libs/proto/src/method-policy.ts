@@ -26,6 +26,7 @@ import * as clusterSetsV1 from './gen/platformadmin/clusters/v1/cluster_sets';
 import * as featureSetsV1 from './gen/platformadmin/clusters/v1/feature_sets';
 import * as clientOrgsV1 from './gen/platformadmin/clusters/v1/client_orgs';
 import { PERMISSION_OBJECT_TYPES } from './permissions';
+import { userAsSeenBy } from './user-visibility';
 
 /**
  * Who may call each gRPC method, declared once for every method of every service, as a REST route declares its
@@ -40,7 +41,8 @@ import { PERMISSION_OBJECT_TYPES } from './permissions';
  *   otherwise).
  * - `publicMethod(...)`: platform apps, and service accounts authorized like a user: the function names the
  *   relations the account must hold (asked of authz as `user:<account id>`), and may rewrite the request so it is
- *   answered as the account may see it (a `viewer_id` becomes the account's own id).
+ *   answered as the account may see it (a `viewer_id` becomes the account's own id), and the answer (users' e-mail
+ *   addresses as userAsSeenBy shows them).
  *
  * A method missing here does not compile (each service's table is typed by its generated definition), and a
  * test fails when a served service has no table.
@@ -59,29 +61,34 @@ export interface AccessQuestion {
 }
 
 /** What a public method asks of a calling account, and the request as it is then served. */
-export interface AccessRequirement<Req> {
+export interface AccessRequirement<Req, Res = any> {
   questions: AccessQuestion[];
   /** The request as the account may ask it (a viewer field set to the account); absent: as sent. */
   request?: Req;
+  /** The answer as the account may see it (others' e-mail addresses hidden); absent: as served. */
+  answer?: (response: Res) => Res;
   /** Why the account may not ask this at all (a question about an object it could never see). */
   refused?: string;
 }
 
-export type MethodPolicy<Req = any> =
+export type MethodPolicy<Req = any, Res = any> =
   | { access: 'internal' }
   | { access: 'any-caller' }
-  | { access: 'public'; authorize(request: Req, account: CallingAccount): AccessRequirement<Req> };
+  | { access: 'public'; authorize(request: Req, account: CallingAccount): AccessRequirement<Req, Res> };
 
 export const INTERNAL: MethodPolicy = { access: 'internal' };
 export const ANY_CALLER: MethodPolicy = { access: 'any-caller' };
 
 /** A public method: what the calling account must hold to call it with this request. */
-export function publicMethod<Req>(authorize: (request: Req, account: CallingAccount) => AccessRequirement<Req>): MethodPolicy<Req> {
+export function publicMethod<Req, Res = any>(
+  authorize: (request: Req, account: CallingAccount) => AccessRequirement<Req, Res>,
+): MethodPolicy<Req, Res> {
   return { access: 'public', authorize };
 }
 
 type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
-type Definition = Record<string, { path: string; requestDeserialize: (b: Buffer) => unknown }>;
+type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer R } ? R : never;
+type Definition = Record<string, { path: string; requestDeserialize: (b: Buffer) => unknown; responseDeserialize: (b: Buffer) => unknown }>;
 
 /** One service's table: a policy for every method of its generated definition, by method path. */
 export interface ServicePolicies {
@@ -89,7 +96,10 @@ export interface ServicePolicies {
   byPath: Map<string, MethodPolicy>;
 }
 
-function policiesOf<D extends Definition>(definition: D, table: { [K in keyof D]: MethodPolicy<RequestOf<D[K]>> }): ServicePolicies {
+function policiesOf<D extends Definition>(
+  definition: D,
+  table: { [K in keyof D]: MethodPolicy<RequestOf<D[K]>, ResponseOf<D[K]>> },
+): ServicePolicies {
   const byPath = new Map<string, MethodPolicy>();
   for (const [key, method] of Object.entries(definition)) byPath.set(method.path, table[key as keyof D]);
   const first = Object.values(definition)[0];
@@ -114,19 +124,98 @@ const SEES: Record<string, string> = {
 const isSelf = (user: string, account: CallingAccount) => user === `user:${account.id}`;
 
 /**
- * What an account must hold to learn whether users hold relations on objects (`[user, object]` pairs): nothing
- * about itself; otherwise it must see each object. An object of a type it can never see refuses the question.
+ * The object a tuple's user side names, when it names one: `team:3#member` and `organization:5` (an object standing
+ * as a user, as an owner of a cluster) name `team:3` and `organization:5`; a person (`user:7`, `user:*`) names none.
  */
-function toAsk<Req>(pairs: [string, string][], account: CallingAccount): AccessRequirement<Req> {
-  const questions: AccessQuestion[] = [];
-  for (const [user, object] of pairs) {
-    if (isSelf(user, account)) continue;
-    const relation = SEES[object.split(':')[0]];
-    if (!relation) return { questions: [], refused: `a service account may ask about ${object} only for itself` };
-    questions.push({ relation, object });
-  }
-  return { questions };
+function objectOfUser(user: string): string | undefined {
+  const hash = user.indexOf('#');
+  const object = hash < 0 ? user : user.slice(0, hash);
+  return hash < 0 && object.startsWith('user:') ? undefined : object;
 }
+
+/** A relationship a question adds for its own answer (a contextual tuple): both its sides, and its condition's values. */
+interface AddedTuple {
+  user: string;
+  object: string;
+  condition?: { contextJson: string };
+}
+
+/** One authorization question: about `user` on `object`, with what it adds (contextual tuples, a context). */
+interface Question {
+  user: string;
+  object: string;
+  contextualTuples?: AddedTuple[];
+  contextJson?: string;
+}
+
+/** A text value that names an object of a type the model has (`team:3`, `organization:5#member`). */
+const OBJECT_NAME = /^([a-z_]+):[^\s#:]+(#[a-z_]+)?$/;
+
+/**
+ * The objects named by the values of a condition's parameters (a JSON object): the model's conditions compare values
+ * (timestamps today), but a value that names one of its objects is a claim about it like a contextual tuple's.
+ * Malformed JSON names nothing here: authz refuses it as an invalid argument.
+ */
+function objectsInContext(json: string | undefined): string[] {
+  if (!json) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      const m = OBJECT_NAME.exec(v);
+      if (m && (m[1] in SEES || m[1] === 'user')) {
+        const object = objectOfUser(v);
+        if (object) found.push(object);
+      }
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(value);
+  return found;
+}
+
+/**
+ * What an account must hold to learn whether users hold relations on objects: nothing about itself; otherwise it
+ * must see each object, and each object the question's user names (a userset, an organization as owner). What a
+ * question adds for its own answer is held to the same rule, about itself too: each object and userset of its
+ * contextual tuples, and each object a condition's value names, must be one the account sees; otherwise the
+ * account could put another organization's private team into its own organization for one answer and learn who is
+ * in it. An object of a type it can never see refuses the question.
+ */
+function toAsk<Req>(asked: Question[], account: CallingAccount): AccessRequirement<Req> {
+  const questions = new Map<string, AccessQuestion>();
+  let refused: string | undefined;
+  const sees = (object: string, why: string) => {
+    const relation = SEES[object.split(':')[0]];
+    if (!relation) refused ??= `a service account may ask about ${object} only for itself${why}`;
+    else questions.set(`${relation} ${object}`, { relation, object });
+  };
+  for (const q of asked) {
+    if (!isSelf(q.user, account)) {
+      sees(q.object, '');
+      const named = objectOfUser(q.user);
+      if (named) sees(named, '');
+    }
+    for (const t of q.contextualTuples ?? []) {
+      const why = ` (a contextual tuple names it)`;
+      sees(t.object, why);
+      const named = objectOfUser(t.user);
+      if (named) sees(named, why);
+      for (const o of objectsInContext(t.condition?.contextJson)) sees(o, ' (a condition names it)');
+    }
+    for (const o of objectsInContext(q.contextJson)) sees(o, ' (the context names it)');
+  }
+  return refused ? { questions: [], refused } : { questions: [...questions.values()] };
+}
+
+/** A check as the question it asks. */
+const questionOf = (c: authzV1.CheckRequest): Question[] =>
+  c.tuple ? [{ user: c.tuple.user, object: c.tuple.object, contextualTuples: c.contextualTuples, contextJson: c.contextJson }] : [];
 
 /** The object a permission name is checked on (`view:team` with id 7 -> `team:7`). */
 function permissionObject(permission: string, objectId: number): string {
@@ -146,7 +235,12 @@ function paged<Req extends { page?: { page: number; limit: number } }>(request: 
   return { ...request, page: { page: Math.max(1, request.page?.page ?? 1), limit } };
 }
 
-const check = publicMethod<authzV1.CheckRequest>((r, account) => toAsk(r.tuple ? [[r.tuple.user, r.tuple.object]] : [], account));
+const check = publicMethod<authzV1.CheckRequest>((r, account) => toAsk(questionOf(r), account));
+
+/** A list of users answered to a service account as it may see them (userAsSeenBy: others' e-mail addresses hidden). */
+const membersAsSeenBy =
+  <Res extends { members: orgsTeamsV1.User[] }>(account: CallingAccount) =>
+  (response: Res): Res => ({ ...response, members: response.members.map((u) => userAsSeenBy(u, account)) });
 
 /** Every method of every service the platform serves. */
 export const METHOD_POLICIES: ServicePolicies[] = [
@@ -170,7 +264,7 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     listPrincipals: INTERNAL,
     allowedPermissions: publicMethod<authzRolesV1.AllowedPermissionsRequest>((r, account) =>
       toAsk(
-        r.objects.map((o): [string, string] => [`user:${r.userId}`, `${o.objectType}:${o.objectId}`]),
+        r.objects.map((o) => ({ user: `user:${r.userId}`, object: `${o.objectType}:${o.objectId}` })),
         account,
       ),
     ),
@@ -182,16 +276,11 @@ export const METHOD_POLICIES: ServicePolicies[] = [
   policiesOf(authzV1.AuthzServiceService, {
     getVersion: ANY_CALLER,
     check: check,
-    batchCheck: publicMethod<authzV1.BatchCheckRequest>((r, account) =>
-      toAsk(
-        r.checks.flatMap((c): [string, string][] => (c.tuple ? [[c.tuple.user, c.tuple.object]] : [])),
-        account,
-      ),
-    ),
+    batchCheck: publicMethod<authzV1.BatchCheckRequest>((r, account) => toAsk(r.checks.flatMap(questionOf), account)),
     checkPermission: publicMethod<authzV1.CheckPermissionRequest>((r, account) =>
-      toAsk([[`user:${r.userId}`, permissionObject(r.permission, r.objectId)]], account),
+      toAsk([{ user: `user:${r.userId}`, object: permissionObject(r.permission, r.objectId) }], account),
     ),
-    listRelations: publicMethod<authzV1.ListRelationsRequest>((r, account) => toAsk([[r.user, r.object]], account)),
+    listRelations: publicMethod<authzV1.ListRelationsRequest>((r, account) => toAsk([{ user: r.user, object: r.object }], account)),
     writeTuples: INTERNAL,
     readTuples: INTERNAL,
     permissionCatalog: ANY_CALLER,
@@ -375,6 +464,7 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     listMembers: publicMethod((r, account) => ({
       questions: [{ relation: 'access', object: `organization:${r.orgId}` }],
       request: paged({ ...r, viewerId: account.id }),
+      answer: membersAsSeenBy(account),
     })),
     getMembership: byViewer((r) => [{ relation: 'access', object: `organization:${r.orgId}` }]),
     setMemberVisibility: INTERNAL,
@@ -384,7 +474,11 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     getTeam: publicMethod((r) => ({ questions: [{ relation: 'view', object: `team:${r.teamId}` }] })),
     editTeam: INTERNAL,
     deleteTeam: INTERNAL,
-    listTeamMembers: publicMethod((r) => ({ questions: [{ relation: 'list_members', object: `team:${r.teamId}` }], request: paged(r) })),
+    listTeamMembers: publicMethod((r, account) => ({
+      questions: [{ relation: 'list_members', object: `team:${r.teamId}` }],
+      request: paged(r),
+      answer: membersAsSeenBy(account),
+    })),
     getTeamMember: INTERNAL,
     addTeamMember: INTERNAL,
     removeTeamMember: INTERNAL,

@@ -9,7 +9,7 @@ import {
 } from '@grpc/grpc-js';
 import { ACCOUNTS_CHANGED, InProcessBus } from '@platform/bus';
 import * as proto from '@platform/proto';
-import { authzV1, hasPolicies, methodPolicy, orgsTeamsOrgsV1, type AccessQuestion, type CallingAccount } from '@platform/proto';
+import { authzV1, hasPolicies, methodPolicy, orgsTeamsOrgsV1, orgsTeamsV1, type AccessQuestion, type CallingAccount } from '@platform/proto';
 import { appCredential } from './app-credential';
 import { CredentialCache, type CallerAccess } from './caller';
 import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
@@ -41,6 +41,14 @@ async function callAsStranger(
 }
 const SA = { id: 42, login: 'billing-bot', isAdmin: false };
 const SA_TOKEN = 'sa-token-of-billing-bot';
+/** A site-wide service account made a site admin. */
+const ADMIN_SA = { id: 43, login: 'site-bot', isAdmin: true };
+const ADMIN_SA_TOKEN = 'sa-token-of-site-bot';
+/** The members the stand-in lists: one who keeps their address private, one who does not. */
+const MEMBERS = [
+  orgsTeamsV1.User.fromPartial({ id: 5, login: 'alice', email: 'alice@example.com', hideEmail: true }),
+  orgsTeamsV1.User.fromPartial({ id: 6, login: 'bob', email: 'bob@example.com', hideEmail: false }),
+];
 
 describe('the method-policy table', () => {
   const services = Object.values(proto).flatMap((mod) =>
@@ -77,7 +85,7 @@ describe('a server admitting callers by the method-policy table', () => {
   let seenViewer: number;
   let seenPage: unknown;
   const access: CallerAccess = {
-    authenticate: async (token) => (token === SA_TOKEN ? SA : undefined),
+    authenticate: async (token) => (token === SA_TOKEN ? SA : token === ADMIN_SA_TOKEN ? ADMIN_SA : undefined),
     holds: async (_account: CallingAccount, questions) => {
       asked.push(questions);
       return questions.every((q) => grants.has(`${q.relation} ${q.object}`));
@@ -114,6 +122,8 @@ describe('a server admitting callers by the method-policy table', () => {
             seenPage = r.page;
             return { teams: [], total: 0 };
           },
+          listMembers: async () => ({ members: MEMBERS, total: MEMBERS.length }),
+          listTeamMembers: async () => ({ members: MEMBERS, total: MEMBERS.length }),
         } as never),
       ],
     });
@@ -192,6 +202,98 @@ describe('a server admitting callers by the method-policy table', () => {
     );
     expect(answer.code).toBe(status.OK);
     expect(seenViewer).toBe(SA.id);
+  });
+
+  describe('contextual tuples: what a question adds is held to what the account sees', () => {
+    /** Org B (7) is the account's; team 30 is org A's private team, team 31 org B's own. */
+    const withAdded = (user: string, object: string, added: { user: string; relation: string; object: string }[], contextJson?: string) => ({
+      tuple: { user, relation: 'member', object },
+      contextualTuples: added,
+      ...(contextJson !== undefined && { contextJson }),
+    });
+    beforeEach(() => {
+      grants.add('access organization:7');
+      grants.add('view team:31');
+    });
+
+    it("refuses a check that puts another organization's private team into the account's own organization", async () => {
+      const probe = withAdded('user:5', 'organization:7', [{ user: 'team:30#member', relation: 'member', object: 'organization:7' }]);
+      const answer = await callAsStranger(address, authzV1.AuthzServiceService, 'check', probe, asAccount);
+      expect(answer).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringContaining('view on team:30') });
+      // The same in a batch, beside a question the account may ask, and about the account itself.
+      const batch = { checks: [tuple('user:5', 'organization:7'), probe] };
+      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(status.PERMISSION_DENIED);
+      const aboutItself = withAdded(`user:${SA.id}`, 'organization:9', [{ user: 'user:5', relation: 'member', object: 'team:30' }]);
+      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'check', aboutItself, asAccount)).code).toBe(
+        status.PERMISSION_DENIED,
+      );
+    });
+
+    it('refuses an organization it cannot see standing as a user, in a contextual tuple or the question, and objects named by a context', async () => {
+      const asOwner = withAdded('user:5', 'organization:7', [{ user: 'organization:8', relation: 'owner', object: 'cluster:c1' }]);
+      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'check', asOwner, asAccount)).code).toBe(status.PERMISSION_DENIED);
+      const userset = { tuple: { user: 'team:30#member', relation: 'member', object: 'organization:7' }, contextualTuples: [] };
+      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'check', userset, asAccount)).code).toBe(status.PERMISSION_DENIED);
+      const named = withAdded('user:5', 'organization:7', [], JSON.stringify({ team: 'team:30' }));
+      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'check', named, asAccount)).code).toBe(status.PERMISSION_DENIED);
+      const onUser = withAdded('user:5', 'organization:7', [{ user: 'user:5', relation: 'member', object: 'user:6' }]);
+      expect(await callAsStranger(address, authzV1.AuthzServiceService, 'check', onUser, asAccount)).toMatchObject({
+        code: status.PERMISSION_DENIED,
+        details: expect.stringContaining('contextual tuple'),
+      });
+    });
+
+    it("answers contextual tuples naming the account's own organization's objects, asking each once", async () => {
+      const own = withAdded(
+        'user:5',
+        'organization:7',
+        [
+          { user: 'team:31#member', relation: 'member', object: 'organization:7' },
+          { user: 'user:5', relation: 'member', object: 'team:31' },
+        ],
+        JSON.stringify({ at: '2027-01-01T00:00:00Z' }),
+      );
+      expect(await callAsStranger(address, authzV1.AuthzServiceService, 'check', own, asAccount)).toMatchObject({
+        code: status.OK,
+        response: { allowed: true },
+      });
+      expect(asked).toEqual([
+        [
+          { relation: 'access', object: 'organization:7' },
+          { relation: 'view', object: 'team:31' },
+        ],
+      ]);
+    });
+
+    it("lets the platform's own apps add any contextual tuple", async () => {
+      const probe = withAdded('user:5', 'organization:7', [{ user: 'team:30#member', relation: 'member', object: 'organization:7' }]);
+      const app = { authorization: `Bearer ${appCredential().token()}` };
+      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'check', probe, app)).code).toBe(status.OK);
+    });
+  });
+
+  it("answers members to a service account with others' e-mail addresses hidden, private or not, and whole to a site admin and the platform", async () => {
+    grants.add('access organization:7');
+    grants.add('list_members team:3');
+    const emails = async (method: string, request: object, metadata: Record<string, string>) => {
+      const answer = await callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, method, request, metadata);
+      expect(answer).toMatchObject({ code: status.OK });
+      return (answer.response.members as { login: string; email: string }[]).map((m) => `${m.login}:${m.email}`);
+    };
+    for (const [method, request] of [
+      ['listMembers', orgsTeamsOrgsV1.ListMembersRequest.fromPartial({ orgId: 7 })],
+      ['listTeamMembers', orgsTeamsOrgsV1.ListTeamMembersRequest.fromPartial({ teamId: 3 })],
+    ] as const) {
+      expect(await emails(method, request, asAccount)).toEqual(['alice:', 'bob:']);
+      expect(await emails(method, request, { authorization: `Bearer ${ADMIN_SA_TOKEN}` })).toEqual([
+        'alice:alice@example.com',
+        'bob:bob@example.com',
+      ]);
+      expect(await emails(method, request, { authorization: `Bearer ${appCredential().token()}` })).toEqual([
+        'alice:alice@example.com',
+        'bob:bob@example.com',
+      ]);
+    }
   });
 
   it('answers a service account one page of a list at most, whatever it asks', async () => {

@@ -49,9 +49,18 @@ export async function callerOf(metadata: Metadata, access: CallerAccess | undefi
   return { kind: 'account', account };
 }
 
+/** A call once admitted: the request as it is served, and its answer as the caller may see it. */
+export interface Admitted {
+  request: unknown;
+  answer: (response: unknown) => unknown;
+}
+
+const asServed = (response: unknown) => response;
+
 /**
- * Admits a call under its method's policy, answering the request as it is then served: platform apps call
- * everything; a service account calls public methods only, holding what the method asks.
+ * Admits a call under its method's policy, answering the request as it is then served and how its answer is shown:
+ * platform apps call everything and see every answer whole; a service account calls public methods only, holding
+ * what the method asks, and sees the answer as the policy shows it to the account.
  */
 export async function admit(
   policy: MethodPolicy,
@@ -59,15 +68,15 @@ export async function admit(
   request: unknown,
   access: CallerAccess | undefined,
   ctx: CallContext,
-): Promise<unknown> {
-  if (caller.kind === 'app') return request;
+): Promise<Admitted> {
+  if (caller.kind === 'app') return { request, answer: asServed };
   if (policy.access === 'internal') throw new NotAllowedError('this method is internal to the platform: only its own apps may call it');
-  if (policy.access === 'any-caller') return request;
-  const { questions, request: asked, refused } = policy.authorize(request, caller.account);
+  if (policy.access === 'any-caller') return { request, answer: asServed };
+  const { questions, request: asked, refused, answer } = policy.authorize(request, caller.account);
   if (refused) throw new NotAllowedError(refused);
   if (questions.length > 0 && !(await access!.holds(caller.account, questions, ctx)))
     throw new NotAllowedError(`the service account lacks ${questions.map((q) => `${q.relation} on ${q.object}`).join(', ')}`);
-  return asked ?? request;
+  return { request: asked ?? request, answer: answer ?? asServed };
 }
 
 type Account = CallingAccount & { login: string };

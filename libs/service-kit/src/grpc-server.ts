@@ -19,7 +19,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { methodPolicy, PROTO_ROOT, type MethodPolicy } from '@platform/proto';
 import { LazyCallContext, type CallContext } from './call-context';
-import { admit, callerOf, type Caller, type CallerAccess } from './caller';
+import { admit, callerOf, type Admitted, type Caller, type CallerAccess } from './caller';
 import { serveLocally, stopServingLocally, type LocalMethod, type LocalStreamMethod } from './in-process';
 import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, type FieldLimits } from './limits';
 import type { Logger } from './logger';
@@ -98,18 +98,18 @@ function contextOf(call: ServerUnaryCall<unknown, unknown>, log: Logger, rpc: st
 type Handler = (req: unknown, ctx: CallContext) => Promise<unknown>;
 type StreamHandler = (req: unknown, ctx: CallContext) => AsyncIterable<unknown>;
 
-/** The request once its caller is known and admitted by the method's policy, within its field limits. */
+/** The call once its caller is known and admitted by the method's policy, its request within its field limits. */
 async function admitted(
   method: Served,
   request: unknown,
   ctx: LazyCallContext,
   caller: (ctx: CallContext) => Caller | Promise<Caller>,
-): Promise<unknown> {
+): Promise<Admitted> {
   const who = await caller(ctx);
   ctx.caller = who;
-  const req = await admit(method.policy, who, request, method.access, ctx);
-  checkRequestLimits(req, method.limits);
-  return req;
+  const call = await admit(method.policy, who, request, method.access, ctx);
+  checkRequestLimits(call.request, method.limits);
+  return call;
 }
 
 /** A failure as the gRPC status it is answered with; only our own faults go to the error log. */
@@ -131,7 +131,7 @@ function serveCall(
   caller: (ctx: CallContext) => Caller | Promise<Caller>,
 ): Promise<unknown> {
   return admitted(method, request, ctx, caller)
-    .then((req) => (method.handler as Handler)(req, ctx))
+    .then(async (call) => call.answer(await (method.handler as Handler)(call.request, ctx)))
     .catch((err: unknown) => {
       throw failed(log, ctx, err);
     })
@@ -158,10 +158,10 @@ function wrapStream(log: Logger, method: Served) {
         call.on('cancelled', go);
       });
     (async () => {
-      const req = await admitted(method, call.request, ctx, (c) => callerOf(call.metadata, method.access, c));
-      for await (const message of (method.handler as StreamHandler)(req, ctx)) {
+      const admittedCall = await admitted(method, call.request, ctx, (c) => callerOf(call.metadata, method.access, c));
+      for await (const message of (method.handler as StreamHandler)(admittedCall.request, ctx)) {
         if (call.cancelled) return;
-        if (!call.write(message)) await room();
+        if (!call.write(admittedCall.answer(message))) await room();
         if (call.cancelled) return;
       }
       call.end();
@@ -221,10 +221,10 @@ function wrapLocalStream(log: Logger, served: Served, method: UnaryMethod, maxBy
     if (bytes.length > maxBytes) throw tooLarge(`Received message larger than max (${bytes.length} vs ${maxBytes})`);
     const ctx = new LazyCallContext(call.requestId, log, { rpc: served.rpc }, call.deadline, call);
     try {
-      const req = await admitted(served, method.requestDeserialize(bytes), ctx, () => caller);
-      for await (const message of (served.handler as StreamHandler)(req, ctx)) {
+      const admittedCall = await admitted(served, method.requestDeserialize(bytes), ctx, () => caller);
+      for await (const message of (served.handler as StreamHandler)(admittedCall.request, ctx)) {
         if (call.cancelled) return;
-        const answer = method.responseSerialize(message as never);
+        const answer = method.responseSerialize(admittedCall.answer(message) as never);
         if (answer.length > maxBytes) throw tooLarge(`Sent message larger than max (${answer.length} vs ${maxBytes})`);
         yield answer;
       }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { orgsTeamsV1 } from '@platform/proto';
+import { userAsSeenBy, type orgsTeamsV1, type UserViewer } from '@platform/proto';
 import { rfc3339 } from '../../presenters';
 
 
@@ -40,14 +40,12 @@ export const UserJson = z
   .meta({ id: 'User' });
 
 /**
- * A user as a viewer sees it, wherever users are listed (search, a user, organization and team members): its email
- * only when the viewer is the user or a site admin. Gitea also shows it to other signed-in users unless the user
- * hides it; here accounts of different organizations (client organizations included) must not learn each other's
- * addresses, so nobody else sees it and `hide_email` has nothing left to hide (docs/authentication.md).
+ * A user as a viewer sees it, wherever users are presented (search, a user, organization and team members, the admin
+ * lists): what of it the viewer may see is the one rule the gRPC answers follow too (userAsSeenBy, libs/proto: the
+ * e-mail address only for the user itself and site admins; docs/authentication.md).
  */
-export function userJsonFor(u: orgsTeamsV1.User, viewer: Pick<orgsTeamsV1.User, 'id' | 'isAdmin'> | undefined): z.input<typeof UserJson> {
-  const json = userJson(u);
-  return viewer && (viewer.isAdmin || viewer.id === u.id) ? json : { ...json, email: '' };
+export function userJsonFor(u: orgsTeamsV1.User, viewer: UserViewer | undefined): z.input<typeof UserJson> {
+  return userJson(userAsSeenBy(u, viewer));
 }
 
 export function userJson(u: orgsTeamsV1.User): z.input<typeof UserJson> {

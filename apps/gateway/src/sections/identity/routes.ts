@@ -3,7 +3,7 @@ import { TEXT_LIMITS as L, TOKEN_ACCESS_SCOPES } from '@platform/service-kit';
 import { presentedToken } from '../../authentication';
 import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
-import { AccessTokenJson, UserJson, userJson } from './presenters';
+import { AccessTokenJson, UserJson, userJsonFor } from './presenters';
 import { sessionRoutes } from './sessions';
 import { userAdminRoutes } from './users';
 
@@ -49,7 +49,7 @@ export const identityRoutes = [
     requires: [{ on: 'site', permission: 'admin:site' }],
     body: { schema: CreateUserOption },
     response: { status: 201, schema: UserJson },
-    async handle({ body }, { backends }) {
+    async handle({ body }, { backends, caller }) {
       const user = await backends.orgsTeams.identity.createUser({
         username: body.username,
         email: body.email,
@@ -58,7 +58,7 @@ export const identityRoutes = [
         mustChangePassword: body.must_change_password ?? false,
         isAdmin: false,
       });
-      return { body: userJson(user) };
+      return { body: userJsonFor(user, caller) };
     },
   }),
   route({
@@ -69,7 +69,7 @@ export const identityRoutes = [
     auth: 'token',
     response: { status: 200, schema: UserJson },
     async handle(_input, { caller }) {
-      return { body: userJson(caller) };
+      return { body: userJsonFor(caller, caller) };
     },
   }),
   tokenRoute({

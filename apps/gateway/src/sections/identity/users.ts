@@ -5,7 +5,7 @@ import * as p from '../../params';
 import { sectionRoutes } from '../../route';
 import { currentSession } from '../../session-cookie';
 import { OrganizationJson, orgJson } from '../organizations/presenters';
-import { UserJson, userJson, userJsonFor, UserSettingsJson, userSettingsJson } from './presenters';
+import { UserJson, userJsonFor, UserSettingsJson, userSettingsJson } from './presenters';
 
 const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
 
@@ -97,7 +97,7 @@ export const userAdminRoutes = [
         withLockout: true,
         matchEmail: true,
       });
-      return { body: users.map((u) => userJson(u)), headers: pageHeaders(ctx, page, Number(total)) };
+      return { body: users.map((u) => userJsonFor(u, ctx.caller)), headers: pageHeaders(ctx, page, Number(total)) };
     },
   }),
   route({
@@ -135,7 +135,7 @@ export const userAdminRoutes = [
       });
       // This gateway forgets the user's tokens now; the others hear orgs-teams' notice.
       forgetTokens([user.id]);
-      return { body: userJson(user) };
+      return { body: userJsonFor(user, caller) };
     },
   }),
   route({

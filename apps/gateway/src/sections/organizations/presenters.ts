@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { orgsTeamsOrgsV1, orgsTeamsV1, orgTokensV1 } from '@platform/proto';
+import { userAsSeenBy, type orgsTeamsOrgsV1, type orgsTeamsV1, type orgTokensV1, type UserViewer } from '@platform/proto';
 
 /** The spec's Organization; `orgType` is 0 public, 1 limited, 2 private. */
 export const OrganizationJson = z
@@ -51,12 +51,14 @@ export const ProfileJson = z
   })
   .meta({ id: 'Profile' });
 
-export function profileJson(u: orgsTeamsV1.User): z.input<typeof ProfileJson> {
+/** A user's profile as the viewer may see it: its e-mail address by the rule of every user presented (userAsSeenBy). */
+export function profileJson(user: orgsTeamsV1.User, viewer: UserViewer | undefined): z.input<typeof ProfileJson> {
+  const u = userAsSeenBy(user, viewer);
   return {
     name: u.login,
     full_name: u.fullName,
     email: u.email,
-    keep_email_private: false,
+    keep_email_private: u.hideEmail,
     website: u.website,
     location: u.location,
     language: u.language,

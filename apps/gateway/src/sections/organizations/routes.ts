@@ -340,13 +340,13 @@ export const organizationRoutes: Route[] = [
     params: OrgMember,
     target: orgInPath,
     response: { status: 200, schema: ProfileJson },
-    async handle({ params }, { backends }) {
+    async handle({ params }, { backends, caller }) {
       const user = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username }).catch((err) => {
         if (err instanceof NotFoundError) return undefined;
         throw err;
       });
       if (!user || !user.active) throw new InputError(`${quote(params.username)} is not an active user`);
-      return { body: profileJson(user) };
+      return { body: profileJson(user, caller) };
     },
   }),
   route({
