@@ -129,7 +129,7 @@ export const gatewayEnv = {
   OIDC_GROUPS_CLAIM: z.string().min(1).default('groups'),
   /** The provider's name on the console's button: "Sign in with <name>". */
   OIDC_DISPLAY_NAME: z.string().min(1).max(64).default('single sign-on'),
-  /** The redirect URI registered at the provider; unset, `<scheme>://<host>/api/v1/user/oidc/callback` of the request. */
+  /** The redirect URI registered at the provider; unset, `<PUBLIC_URL>api/v1/user/oidc/callback`. */
   OIDC_REDIRECT_URL: z.url().optional(),
   /**
    * The login of the one account that may still sign in to the console with a password (the break-glass admin);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
-import { HttpMetrics, type DependencyCheck, type Logger } from '@platform/service-kit';
+import { HttpMetrics, publicLink, publicUrlOf, type DependencyCheck, type Logger } from '@platform/service-kit';
 import { addressFailureLimits } from './authentication';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
@@ -65,6 +65,9 @@ export function createGatewayHttp(opts: {
   });
   app.use(compressAnswers());
 
+  // The absolute address of the API document, named in every error body: on the public URL, not the request's Host.
+  const documentAddress = publicLink(publicUrlOf(config), API_DOCUMENT_PATH);
+  const documentUrl = () => documentAddress;
   addOperationalRoutes(app, { checks: opts.checks ?? [], metricsOnHttp: config.METRICS_ON_HTTP_PORT, documentUrl });
 
   const api = express.Router();
@@ -99,7 +102,7 @@ export function createGatewayHttp(opts: {
           error: (_err, req, res) => {
             const out = res as Response;
             if (out.headersSent) return;
-            out.status(503).json({ message: 'marketplace-listener is unavailable', url: documentUrl(req as express.Request) });
+            out.status(503).json({ message: 'marketplace-listener is unavailable', url: documentUrl() });
           },
         },
       }),
@@ -117,14 +120,12 @@ export function createGatewayHttp(opts: {
     res
       .status(mapped.status)
       .set(mapped.headers)
-      .json({ ...mapped.body, url: documentUrl(req) });
+      .json({ ...mapped.body, url: documentUrl() });
   };
   app.use(onError);
   return app;
 }
 
-/** The absolute address of the API document, as the client reached us. */
-const documentUrl = (req: express.Request) => `${req.protocol}://${req.get('host')}${API_DOCUMENT_PATH}`;
 
 const httpMetrics = new HttpMetrics('gateway');
 

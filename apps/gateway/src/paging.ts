@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { publicUrlOf } from '@platform/service-kit';
 import type { EdgeContext } from './route';
 
 /**
@@ -37,10 +38,11 @@ export const PAGE_HEADERS = {
   Link: 'the next, last, first and previous pages (RFC 8288), those that exist',
 };
 
-/** X-Total-Count and Link for one page of `total` items, the links built on the request's own URL. */
-export function pageHeaders(ctx: Pick<EdgeContext, 'req'>, page: { page: number; limit: number }, total: number): Record<string, string> {
+/** X-Total-Count and Link for one page of `total` items, the links built on the request's path and query. */
+export function pageHeaders(ctx: Pick<EdgeContext, 'req' | 'config'>, page: { page: number; limit: number }, total: number): Record<string, string> {
   const last = Math.max(1, Math.ceil(total / page.limit));
-  const url = new URL(ctx.req.originalUrl, `${ctx.req.protocol}://${ctx.req.get('host')}`);
+  // On the public URL, as Gitea builds these on ROOT_URL: the Host header is the client's to choose.
+  const url = new URL(ctx.req.originalUrl.replace(/^\/+/, '/'), publicUrlOf(ctx.config));
   const link = (n: number, rel: string) => {
     url.searchParams.set('page', String(n));
     return `<${url.href}>; rel="${rel}"`;

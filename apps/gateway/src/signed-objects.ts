@@ -1,4 +1,5 @@
 import { loadSigningKey, stableExpiry, UrlSigner } from '@platform/object-storage';
+import { publicLink, publicUrlOf } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
 import type { EdgeContext } from './route';
 
@@ -30,5 +31,5 @@ export function signerFor(config: GatewayConfig): Promise<UrlSigner> {
  */
 export async function signedObjectUrl(ctx: EdgeContext, key: string, expires = stableExpiry(OBJECT_URL_WINDOW_SECONDS)): Promise<string> {
   const signer = await signerFor(ctx.config);
-  return `${ctx.req.protocol}://${ctx.req.get('host')}/api/v1${OBJECTS_PATH}/${key}?${signer.query(key, expires)}`;
+  return publicLink(publicUrlOf(ctx.config), `/api/v1${OBJECTS_PATH}/${key}?${signer.query(key, expires)}`);
 }

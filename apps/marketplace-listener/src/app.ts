@@ -1,5 +1,5 @@
 import { loadSigningKey, UrlSigner } from '@platform/object-storage';
-import { defineApp, ownDependencyChecks, startService } from '@platform/service-kit';
+import { defineApp, ownDependencyChecks, publicUrlOf, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { listenerEnv, type ListenerConfig } from './config';
 import { createListenerHttp } from './http';
@@ -56,6 +56,7 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
               providerASource: config.RUN_MODE === 'dev' ? undefined : fromProviderA,
               providerCTestInstaller: config.PROVIDERC_TEST_INSTALLER_ID,
               linkTtlSeconds: config.MARKETPLACE_LINK_TTL_SECONDS,
+              publicUrl: publicUrlOf(config),
               claimable: claimableCheck(directory, config.MARKETPLACE_CENTRAL_URL),
             },
           });

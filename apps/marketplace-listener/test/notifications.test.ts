@@ -4,6 +4,7 @@ import type { Database } from '@platform/db';
 import { marketplaceListenerV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
+import { freePort } from '@platform/testing';
 import { createMarketplaceListenerApp } from '../src/app';
 import { readArchive } from './archive-reader';
 import { fakeDirectory, type FakeDirectory } from './fake-directory';
@@ -25,8 +26,11 @@ describe('marketplace notifications', () => {
 
   beforeAll(async () => {
     dir = fakeDirectory();
+    // The links are built on PUBLIC_URL, here the listener's own address so that the test can follow them.
+    const port = await freePort();
     app = await startAppForTest(createMarketplaceListenerApp({ directory: () => dir }), {
-      MARKETPLACE_HTTP_PORT: '0',
+      MARKETPLACE_HTTP_PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}/`,
       MARKETPLACE_API_SECRET: SECRET,
       // The test client is its own proxy: X-Forwarded-For names the "marketplace".
       MARKETPLACE_TRUSTED_PROXIES: 'loopback',
@@ -52,7 +56,7 @@ describe('marketplace notifications', () => {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   };
-  const fromA = { 'x-forwarded-for': '10.20.30.40' };
+  const fromA: Record<string, string> = { 'x-forwarded-for': '10.20.30.40' };
   const providerA = (body: unknown, headers = fromA) => post('/marketplaces/providera/notification/resource', body, headers);
   // secret null: none sent.
   const providerB = (body: unknown, secret: string | null = SECRET) =>
@@ -159,10 +163,11 @@ describe('marketplace notifications', () => {
         eventTime: '2026-11-23T06:00:00Z',
         bindingInfo: binding('ProviderA', id, { providerAAccountID: '123456789012' }),
       };
-      const first = await providerA(notification);
+      // A host named by the request (here through a trusted proxy's X-Forwarded-Host) never makes the link.
+      const first = await providerA(notification, { ...fromA, 'x-forwarded-host': 'evil.example' });
       expect(first.status).toBe(200);
       expect(Object.keys(first.body)).toEqual(['link']);
-      expect(first.body.link).toMatch(new RegExp(`/marketplace/api/v1/marketplaces/installers/${id}/archive\\?expires=\\d+&signature=`));
+      expect(first.body.link).toMatch(new RegExp(`^${base}/marketplaces/installers/${id}/archive\\?expires=\\d+&signature=`));
       expect(dir.provisioned.filter((p) => p.subscriptionId === id)).toEqual([
         expect.objectContaining({ marketplace: 'ProviderA', product: 'productdb', backoffSeconds: 120, flagged: false }),
       ]);

@@ -116,7 +116,25 @@ export async function startPlatform(
     MARKETPLACE_HTTP_HOST: '127.0.0.1',
   };
   validateAll(env);
-  const lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
+  // Every app builds its links on PUBLIC_URL (public-url.ts); unset, it is this machine's address of the gateway. A
+  // port chosen by the system (HTTP_PORT=0, as tests start it) is chosen here first, so every app knows it from the start.
+  let gatewayPortHold: Awaited<ReturnType<typeof holdPort>> | undefined;
+  if (!env.PUBLIC_URL) {
+    let port = env.HTTP_PORT || '8080';
+    if (port === '0') {
+      gatewayPortHold = await holdPort();
+      port = String(gatewayPortHold.port);
+      env = { ...env, HTTP_PORT: port };
+    }
+    env = { ...env, PUBLIC_URL: `http://localhost:${port}/` };
+  }
+  let lock: ReturnType<typeof lockDataDir> | undefined;
+  try {
+    lock = DATABASE_URL ? undefined : lockDataDir(DATA_DIR);
+  } catch (err) {
+    await gatewayPortHold?.release();
+    throw err;
+  }
   const apps = new Map<string, RunningService>();
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };
@@ -133,6 +151,10 @@ export async function startPlatform(
   const startOne = async (name: string): Promise<void> => {
     const app = ALL.find((a) => a.name === name);
     if (!app) throw new Error(`no app ${name}`);
+    if (app === gatewayApp && gatewayPortHold) {
+      await gatewayPortHold.release();
+      gatewayPortHold = undefined;
+    }
     const hold = held.get(name);
     if (hold) {
       held.delete(name);
@@ -174,6 +196,7 @@ export async function startPlatform(
     }
   } catch (err) {
     await releaseHeld();
+    await gatewayPortHold?.release();
     if (apps.size > 0) onProgress(`stopping ${[...apps.keys()].join(', ')}`);
     await stop();
     throw err;

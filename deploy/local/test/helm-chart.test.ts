@@ -335,6 +335,16 @@ describe('the chart with values-production.yaml', () => {
     });
   });
 
+  it('tells every app its public URL: publicUrl, else the ingress host, else none', () => {
+    const publicUrl = (set: string[]) => find(helmTemplate([...DATABASE, ...set]), 'ConfigMap', 'platform-config').data!.PUBLIC_URL;
+    const ingress = ['--set', 'ingress.enabled=true', '--set', 'ingress.host=console.example.com'];
+    expect(publicUrl([...ingress, '--set', 'ingress.tls.enabled=true'])).toBe('https://console.example.com/');
+    expect(publicUrl(ingress)).toBe('http://console.example.com/');
+    expect(publicUrl([...ingress, '--set', 'publicUrl=https://platform.example.com/'])).toBe('https://platform.example.com/');
+    expect(publicUrl([])).toBeUndefined();
+    expect(() => helmTemplate([...DATABASE, '--set', 'publicUrl=https://platform.example.com/sub/'])).toThrow(/publicUrl/);
+  });
+
   it('autoscales the gateway and authz, keeps a PDB per app, and has Prometheus Operator scrape every app', () => {
     expect(
       ofKind(manifests, 'HorizontalPodAutoscaler')

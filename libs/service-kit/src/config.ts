@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpServerEnv } from './http-server';
 import { grpcMessageLimitVar } from './limits';
+import { publicUrlVar } from './public-url';
 
 /** A bad or missing environment variable; the message names it so the operator can fix it. */
 export class ConfigError extends Error {
@@ -121,6 +122,8 @@ export const platformEnv = {
     .regex(/^[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,38}[a-zA-Z0-9])?$/, 'must be an organization name, or none')
     .default('platform-admin')
     .transform((v) => (v === 'none' ? undefined : v)),
+  /** The address people and clients reach the platform at; every absolute link is built on it (public-url.ts). */
+  PUBLIC_URL: publicUrlVar,
 };
 
 /** Variables every backend app reads: where it listens and what it connects to. */

@@ -1,4 +1,5 @@
 export * from './config';
+export { publicUrlVar, publicUrlOf, publicLink } from './public-url';
 export { createLogger, type Logger } from './logger';
 export { PLATFORM_VERSION } from './version';
 export { startGrpcServer, bindService, REQUEST_ID_KEY, type Handlers, type ServiceBinding, type RunningGrpcServer } from './grpc-server';

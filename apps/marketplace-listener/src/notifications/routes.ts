@@ -3,7 +3,7 @@ import express, { type Request, type Response } from 'express';
 import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, PayloadTooLargeError } from '@platform/errors';
 import type { UrlSigner } from '@platform/object-storage';
 import type { EffectContext } from '@platform/db';
-import type { Logger } from '@platform/service-kit';
+import { publicLink, type Logger } from '@platform/service-kit';
 import { isPlainObject, type Marketplace } from '../binding-info';
 import { buildArchive } from '../installers/archive';
 import type { MarketplaceListener } from '../subscriptions/listener';
@@ -30,6 +30,8 @@ export interface NotificationDeps {
   providerASource?: (address: string | undefined) => boolean;
   providerCTestInstaller?: string;
   linkTtlSeconds: number;
+  /** PUBLIC_URL: the installer links are built on it, as the ingress serves the listener on the platform's host. */
+  publicUrl: string;
   claimable(claimId: string): Promise<OrgClaimableCheckResp>;
 }
 
@@ -58,9 +60,9 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
   };
   const link = (req: Request, installerId: string) => {
     const expires = Math.floor(Date.now() / 1000) + deps.linkTtlSeconds;
-    // req.protocol and req.get('host') follow X-Forwarded-* only from MARKETPLACE_TRUSTED_PROXIES.
-    const root = `${req.protocol}://${req.get('host')}${req.baseUrl}`;
-    return `${root}/marketplaces/installers/${encodeURIComponent(installerId)}/archive?${deps.signer.query(linkKey(installerId), expires)}`;
+    // On the configured public URL, never the request's Host: the link is handed on to the customer.
+    const path = `${req.baseUrl}/marketplaces/installers/${encodeURIComponent(installerId)}/archive`;
+    return publicLink(deps.publicUrl, `${path}?${deps.signer.query(linkKey(installerId), expires)}`);
   };
   const answerBinding = (req: Request, res: Response, answer: StoredAnswer) =>
     res.status(answer.status).json({ link: link(req, answer.installerId!) });

@@ -556,3 +556,14 @@ The /tmp emptyDir volume (the only writable path). Root context.
   emptyDir: {}
   {{- end }}
 {{- end }}
+
+{{/*
+The platform's public URL: publicUrl, else the ingress host's (https:// with ingress TLS); empty when neither says.
+*/}}
+{{- define "platform.publicUrl" -}}
+{{- if .Values.publicUrl -}}
+{{- .Values.publicUrl -}}
+{{- else if and .Values.ingress.enabled .Values.ingress.host -}}
+{{- printf "%s://%s/" (ternary "https" "http" .Values.ingress.tls.enabled) .Values.ingress.host -}}
+{{- end -}}
+{{- end }}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import YAML from 'yaml';
 import { InputError, ValidationError } from '@platform/errors';
+import { publicUrlOf } from '@platform/service-kit';
 import { sectionRoutes, type AuthzObject, type EdgeContext, type ObjectResolver, type User } from '../../route';
 import { clusterUuid } from '../../params';
 import { deniedWhenMissing, listRequest, ownerOf, type Owner } from '../contracts/shared';
@@ -74,11 +75,11 @@ type Installer = z.input<typeof LicenseProxyInstaller>;
 const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The platform's base URL as the client reached it: protocol and host of the request, which Express takes from
- * X-Forwarded-Proto and X-Forwarded-Host only when TRUST_PROXY says to believe the peer.
+ * The platform's base URL the proxy will call, without the trailing slash: the configured public URL, never the
+ * request's Host (a request naming another host would otherwise get an installer that sends the proxy's token there).
  */
-export function baseUrlOf(ctx: Pick<EdgeContext, 'req'>): string {
-  return `${ctx.req.protocol}://${ctx.req.host}`;
+export function baseUrlOf(ctx: Pick<EdgeContext, 'config'>): string {
+  return publicUrlOf(ctx.config).replace(/\/$/, '');
 }
 
 const labels = { 'app.kubernetes.io/name': 'license-proxy', 'app.kubernetes.io/managed-by': 'platform-installer' };

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
 import { DomainError, NotFoundError, UnavailableError } from '@platform/errors';
+import { publicLink, publicUrlOf } from '@platform/service-kit';
 import type { Request } from 'express';
 import type { GatewayConfig } from '../../config';
 import { sectionRoutes } from '../../route';
@@ -68,11 +69,12 @@ function required(config: GatewayConfig): Settings {
   return s;
 }
 
-const redirectUri = (req: Request, config: GatewayConfig) =>
-  config.OIDC_REDIRECT_URL ?? `${req.protocol}://${req.get('host')}/api/v1/user/oidc/callback`;
+// Both are built on the configured public URL, never on the request's Host: a request sent with `Host: evil.example`
+// would otherwise have the provider deliver the person's code (or the signed-in browser) to evil.example.
+const redirectUri = (config: GatewayConfig) => config.OIDC_REDIRECT_URL ?? publicLink(publicUrlOf(config), '/api/v1/user/oidc/callback');
 
 /** The console's address: where a finished sign-in or sign-out lands. */
-const consoleUrl = (req: Request) => `${req.protocol}://${req.get('host')}/`;
+const consoleUrl = (config: GatewayConfig) => publicUrlOf(config);
 
 // The flow cookie is signed with a key derived from the client secret, which every gateway replica shares, so a
 // browser cannot be handed state it did not start with (a sibling subdomain could set the cookie, but not sign it).
@@ -119,7 +121,7 @@ const escapeHtml = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 /** A refused sign-in as a page a person reads in the browser, with the way back to the console. */
 function refusal(req: Request, status: number, message: string) {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused</title></head><body><h1>Sign-in refused</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(consoleUrl(req))}">Back to the console</a></p></body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused</title></head><body><h1>Sign-in refused</h1><p>${escapeHtml(message)}</p><p><a href="/">Back to the console</a></p></body></html>`;
   return {
     status,
     headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Set-Cookie': flowCookie(req, '', 0) },
@@ -156,14 +158,14 @@ export const oidcRoutes = [
     summary: 'How the console may sign in: the password form, and single sign-on through the OpenID provider when configured',
     auth: 'public',
     response: { status: 200, schema: SignInMethodsJson },
-    async handle(_input, { config, req }) {
+    async handle(_input, { config }) {
       const s = settingsOf(config);
       let logoutUrl: string | null = null;
       if (s) {
         // The provider may be down; the console still offers the button, which then tells the person.
         const provider = await providerOf(s).catch(() => undefined);
         if (provider?.serverMetadata().end_session_endpoint)
-          logoutUrl = oidc.buildEndSessionUrl(provider, { client_id: s.clientId, post_logout_redirect_uri: consoleUrl(req) }).href;
+          logoutUrl = oidc.buildEndSessionUrl(provider, { client_id: s.clientId, post_logout_redirect_uri: consoleUrl(config) }).href;
       }
       return {
         body: {
@@ -196,7 +198,7 @@ export const oidcRoutes = [
         expires: Math.floor(Date.now() / 1000) + FLOW_SECONDS,
       };
       const location = oidc.buildAuthorizationUrl(provider, {
-        redirect_uri: redirectUri(req, config),
+        redirect_uri: redirectUri(config),
         scope: s.scopes,
         state: flow.state,
         nonce: flow.nonce,
@@ -238,7 +240,7 @@ export const oidcRoutes = [
       let userinfo: Record<string, unknown> = {};
       try {
         const provider = await providerOf(s);
-        const current = new URL(redirectUri(req, config));
+        const current = new URL(redirectUri(config));
         current.search = new URL(req.originalUrl, 'http://x').search;
         const tokens = await oidc.authorizationCodeGrant(provider, current, {
           pkceCodeVerifier: flow.verifier,
@@ -269,7 +271,7 @@ export const oidcRoutes = [
         return {
           status: 302,
           headers: {
-            location: consoleUrl(req),
+            location: consoleUrl(config),
             'Cache-Control': 'no-store',
             'Set-Cookie': [flowCookie(req, '', 0), sessionCookie(req, created!.secret, created!.session!.maxExpiresUnix)] as never,
           },
