@@ -1,4 +1,7 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { registeredRoutesOn } from '@platform/app-gateway';
+import { authzV1, orgsTeamsOrgsV1 } from '@platform/proto';
+import { callAsStranger } from '@platform/service-testing';
 import { formOf, bootTestPlatform, type TestPlatform } from './harness';
 
 /**
@@ -791,6 +794,131 @@ describe('authorization matrix of the route table', () => {
     expect((await create('holder', 'mine', [f.roleId])).status).toBe(201);
     expect((await create('owner', 'owned', [powerful])).status).toBe(201);
     expect((await create('root', 'administered', [powerful])).status).toBe(201);
+  });
+
+  /** A token of a new service account: the organization's (made by its owner), or a site-wide site admin one. */
+  async function serviceAccountToken(name: string, org?: string): Promise<string> {
+    const base = org ? `/orgs/${org}/service-accounts` : '/admin/service-accounts';
+    const made = await t.api(org ? 'owner' : 'root', 'POST', base, org ? { name } : { name, site_admin: true });
+    expect(made.status).toBe(201);
+    const token = await t.api(org ? 'owner' : 'root', 'POST', `${base}/${made.body.id}/tokens`, { name: 'matrix' });
+    expect(token.status).toBe(201);
+    return token.body.sha1;
+  }
+
+  it("shows a user's e-mail to the user and site admins only, on every door that presents users, REST and gRPC", async () => {
+    const f = await fixture('member', undefined);
+    // One member keeps the address private (Gitea's keep_email_private), one does not: others see neither.
+    if (!t.ids.keeper) await t.signUp('keeper');
+    expect((await t.api('keeper', 'PATCH', '/user/settings', { hide_email: true })).status).toBe(200);
+    expect((await t.api('owner', 'PUT', `/teams/${f.devs}/members/keeper`)).status).toBe(204);
+    for (const who of ['member', 'keeper']) expect((await t.api(who, 'PUT', `/orgs/${f.org}/public_members/${who}`)).status).toBe(204);
+    const targets = ['member', 'keeper'];
+    type Seen = { login: string; email: string };
+    const one = (reply: { status: number; body: any }, login = (b: any) => b.login): Seen[] | undefined =>
+      reply.status === 200 ? [{ login: login(reply.body), email: reply.body.email }] : undefined;
+    const list = (reply: { status: number; body: any }): Seen[] | undefined => (reply.status === 200 ? reply.body : undefined);
+    const each = async (get: (u: string) => Promise<Seen[] | undefined>) => (await Promise.all(targets.map(get))).flatMap((x) => x ?? []);
+    const doors: Record<string, (who: string | undefined) => Promise<Seen[] | undefined>> = {
+      'GET /orgs/{org}/user/{u}': (who) => each(async (u) => one(await t.api(who, 'GET', `/orgs/${f.org}/user/${u}`), (b) => b.name)),
+      'GET /orgs/{org}/members': async (who) => list(await t.api(who, 'GET', `/orgs/${f.org}/members`)),
+      'GET /orgs/{org}/public_members': async (who) => list(await t.api(who, 'GET', `/orgs/${f.org}/public_members`)),
+      'GET /teams/{id}/members': async (who) => list(await t.api(who, 'GET', `/teams/${f.devs}/members`)),
+      'GET /teams/{id}/members/{u}': (who) => each(async (u) => one(await t.api(who, 'GET', `/teams/${f.devs}/members/${u}`))),
+      'GET /users/search': (who) =>
+        each(async (u) => {
+          const reply = await t.api(who, 'GET', `/users/search?uid=${t.ids[u]}`);
+          return reply.status === 200 ? reply.body.data : undefined;
+        }),
+      'GET /users/{u}': (who) => each(async (u) => one(await t.api(who, 'GET', `/users/${u}`))),
+      'GET /admin/users': (who) => each(async (u) => list(await t.api(who, 'GET', `/admin/users?q=${u}`))),
+    };
+    const sa = await serviceAccountToken(`${f.org}-reader`, f.org);
+    const siteSa = await serviceAccountToken(`${f.org}-site-reader`);
+    const grpcMembers = async (token: string, method: 'listMembers' | 'listTeamMembers') => {
+      const request =
+        method === 'listMembers'
+          ? orgsTeamsOrgsV1.ListMembersRequest.fromPartial({ orgId: f.orgId })
+          : orgsTeamsOrgsV1.ListTeamMembersRequest.fromPartial({ teamId: f.devs });
+      const answer = await callAsStranger(t.grpcAddress('orgs-teams'), orgsTeamsOrgsV1.OrganizationsServiceService, method, request, {
+        authorization: `Bearer ${token}`,
+      });
+      expect(answer).toMatchObject({ code: grpcStatus.OK });
+      return (answer.response as { members: Seen[] }).members;
+    };
+
+    const wrong: string[] = [];
+    /** What each viewer saw of the two members, door by door: `door viewer login` -> `shown` or `hidden`. */
+    const saw = new Map<string, string>();
+    const note = (door: string, viewer: string, seen: Seen[] | undefined, sees: (login: string) => boolean) => {
+      for (const u of (seen ?? []).filter((x) => targets.includes(x.login))) {
+        const expected = sees(u.login) ? `${u.login}@example.com` : '';
+        if (u.email !== expected)
+          wrong.push(`${door} as ${viewer}: ${u.login}'s e-mail ${JSON.stringify(u.email)}, expected ${JSON.stringify(expected)}`);
+        saw.set(`${door} ${viewer} ${u.login}`, u.email ? 'shown' : 'hidden');
+      }
+    };
+    for (const [door, get] of Object.entries(doors))
+      for (const viewer of ['anonymous', 'outsider', 'owner', 'member', 'keeper', 'root'])
+        note(door, viewer, await get(viewer === 'anonymous' ? undefined : viewer), (login) => viewer === login || viewer === 'root');
+    for (const method of ['listMembers', 'listTeamMembers'] as const) {
+      note(`gRPC ${method}`, 'service account', await grpcMembers(sa, method), () => false);
+      note(`gRPC ${method}`, 'site-admin service account', await grpcMembers(siteSa, method), () => true);
+    }
+    expect(wrong).toEqual([]);
+
+    // Every door was seen through: by site admins with the addresses, by another signed-in caller without them.
+    for (const door of Object.keys(doors))
+      for (const login of targets) {
+        expect({ door, login, root: saw.get(`${door} root ${login}`) }).toEqual({ door, login, root: 'shown' });
+        if (door !== 'GET /admin/users')
+          expect({ door, login, owner: saw.get(`${door} owner ${login}`) }).toEqual({ door, login, owner: 'hidden' });
+      }
+    for (const method of ['listMembers', 'listTeamMembers'])
+      for (const login of targets) expect(saw.get(`gRPC ${method} service account ${login}`)).toBe('hidden');
+  });
+
+  it("refuses a service account's check that adds another organization's team, and answers one adding its own organization's", async () => {
+    // Organization A is the fixture's (its team devs holds member); organization B is the outsider's, with a team of its own.
+    const a = await fixture('member', undefined);
+    const b = `${a.org}-b`;
+    const made = await t.api('owner', 'POST', '/orgs', { username: b });
+    expect(made.status).toBe(201);
+    const ops = (await t.api('owner', 'POST', `/orgs/${b}/teams`, { name: 'ops', type: 'general' })).body.id;
+    expect((await t.api('owner', 'PUT', `/teams/${ops}/members/outsider`)).status).toBe(204);
+    const token = await serviceAccountToken(`${b}-checker`, b);
+    const check = (user: string, team: number) =>
+      callAsStranger(
+        t.grpcAddress('authz'),
+        authzV1.AuthzServiceService,
+        'check',
+        {
+          tuple: { user: `user:${t.ids[user]}`, relation: 'member', object: `organization:${made.body.id}` },
+          contextualTuples: [{ user: `team:${team}#member`, relation: 'member', object: `organization:${made.body.id}` }],
+        },
+        { authorization: `Bearer ${token}` },
+      );
+
+    // Whether member is in A's team devs is not B's to learn: the whole question is refused.
+    expect(await check('member', a.devs)).toMatchObject({ code: grpcStatus.PERMISSION_DENIED });
+    const batch = await callAsStranger(
+      t.grpcAddress('authz'),
+      authzV1.AuthzServiceService,
+      'batchCheck',
+      {
+        checks: [
+          {
+            tuple: { user: `user:${t.ids.member}`, relation: 'member', object: `organization:${made.body.id}` },
+            contextualTuples: [{ user: `team:${a.devs}#member`, relation: 'member', object: `organization:${made.body.id}` }],
+          },
+        ],
+      },
+      { authorization: `Bearer ${token}` },
+    );
+    expect(batch).toMatchObject({ code: grpcStatus.PERMISSION_DENIED });
+    // Its own organization's team it may add, and it is answered either way.
+    expect(await check('outsider', ops)).toMatchObject({ code: grpcStatus.OK, response: { allowed: true } });
+    expect(await check('member', ops)).toMatchObject({ code: grpcStatus.OK, response: { allowed: false } });
   });
 
   const routes = sectionRoutes();

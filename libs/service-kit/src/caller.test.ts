@@ -9,7 +9,15 @@ import {
 } from '@grpc/grpc-js';
 import { ACCOUNTS_CHANGED, InProcessBus } from '@platform/bus';
 import * as proto from '@platform/proto';
-import { authzV1, hasPolicies, methodPolicy, orgsTeamsOrgsV1, orgsTeamsV1, type AccessQuestion, type CallingAccount } from '@platform/proto';
+import {
+  authzV1,
+  hasPolicies,
+  methodPolicy,
+  orgsTeamsOrgsV1,
+  orgsTeamsV1,
+  type AccessQuestion,
+  type CallingAccount,
+} from '@platform/proto';
 import { appCredential } from './app-credential';
 import { CredentialCache, type CallerAccess } from './caller';
 import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
@@ -206,7 +214,12 @@ describe('a server admitting callers by the method-policy table', () => {
 
   describe('contextual tuples: what a question adds is held to what the account sees', () => {
     /** Org B (7) is the account's; team 30 is org A's private team, team 31 org B's own. */
-    const withAdded = (user: string, object: string, added: { user: string; relation: string; object: string }[], contextJson?: string) => ({
+    const withAdded = (
+      user: string,
+      object: string,
+      added: { user: string; relation: string; object: string }[],
+      contextJson?: string,
+    ) => ({
       tuple: { user, relation: 'member', object },
       contextualTuples: added,
       ...(contextJson !== undefined && { contextJson }),
@@ -222,7 +235,9 @@ describe('a server admitting callers by the method-policy table', () => {
       expect(answer).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringContaining('view on team:30') });
       // The same in a batch, beside a question the account may ask, and about the account itself.
       const batch = { checks: [tuple('user:5', 'organization:7'), probe] };
-      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(status.PERMISSION_DENIED);
+      expect((await callAsStranger(address, authzV1.AuthzServiceService, 'batchCheck', batch, asAccount)).code).toBe(
+        status.PERMISSION_DENIED,
+      );
       const aboutItself = withAdded(`user:${SA.id}`, 'organization:9', [{ user: 'user:5', relation: 'member', object: 'team:30' }]);
       expect((await callAsStranger(address, authzV1.AuthzServiceService, 'check', aboutItself, asAccount)).code).toBe(
         status.PERMISSION_DENIED,
