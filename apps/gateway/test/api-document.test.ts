@@ -75,6 +75,33 @@ describe('the API document and the route table', () => {
     expect((join as unknown as { 'x-requires': string[] })['x-requires']).toEqual(['join:team on team `{teamid}`']);
   });
 
+  it('takes no contextual tuple or condition context from a caller: the questions the API asks authz are the platform\'s own', () => {
+    // A door that took them would let a caller add relationships to its own question (docs/grpc.md, "What a question
+    // adds"); such a door must hold each object and userset named to what the caller sees, as the gRPC methods do.
+    const schemas = (doc as unknown as { components?: { schemas?: Record<string, unknown> } }).components?.schemas ?? {};
+    const named: string[] = [];
+    const seen = new Set<unknown>();
+    const walk = (where: string, node: unknown): void => {
+      if (!node || typeof node !== 'object' || seen.has(node)) return;
+      seen.add(node);
+      const ref = (node as { $ref?: string }).$ref;
+      if (ref) return walk(where, schemas[ref.split('/').pop()!]);
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties' && value && typeof value === 'object')
+          for (const name of Object.keys(value)) if (/contextual|^context|condition/i.test(name)) named.push(`${where}: ${name}`);
+        walk(where, value);
+      }
+    };
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(ops)) {
+        const key = `${method.toUpperCase()} ${p}`;
+        for (const param of op.parameters ?? []) if (/contextual|^context|condition/i.test(param.name)) named.push(`${key}: ${param.name}`);
+        seen.clear();
+        walk(key, op.requestBody);
+      }
+    expect(named).toEqual([]);
+  });
+
   it('serves a browsable reference of the document, from bundled assets', async () => {
     const page = await fetch(`${base}/api/v1/docs/`);
     expect(page.status).toBe(200);
