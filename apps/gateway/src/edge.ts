@@ -316,6 +316,7 @@ async function parseBody(route: Route, req: Request, config: GatewayConfig): Pro
   if (type === 'application/json' && (typeof raw !== 'object' || raw === null || Array.isArray(raw)) && !isArraySchema(spec.schema)) {
     throw new ValidationError('the body must be a JSON object');
   }
+  if (spec.namesAValue) assertNamesAValue(spec.schema, raw);
   const parsed = spec.schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   if (spec.invalid) {
@@ -325,6 +326,15 @@ async function parseBody(route: Route, req: Request, config: GatewayConfig): Pro
   const violations = violationsOf(parsed.error, ['body']);
   const more = parsed.error.issues.length > violations.length ? `; and ${parsed.error.issues.length - violations.length} more` : '';
   throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; ') + more, violations);
+}
+
+/** A settings body that gives none of the row's fields a value is malformed (BodySpec.namesAValue). */
+function assertNamesAValue(schema: z.ZodType, raw: unknown): void {
+  const fields = Object.keys((schema as { shape?: Record<string, unknown> }).shape ?? {});
+  const given = raw as Record<string, unknown>;
+  if (fields.some((f) => Object.hasOwn(given, f) && given[f] !== null && given[f] !== undefined)) return;
+  const description = `give a value to at least one of ${fields.join(', ')}`;
+  throw new ValidationError(`body: ${description}`, [{ field: 'body', description }]);
 }
 
 const isArraySchema = (schema: z.ZodType) => (schema as { def?: { type?: string } }).def?.type === 'array';

@@ -268,6 +268,12 @@ export interface BodySpec<S extends z.ZodType> {
    * a body that is not a JSON object at all is always 422.
    */
   invalid?: { status: 400; prefix: string };
+  /**
+   * The body must give at least one of the schema's fields a value (null is none): `{}`, a body of nulls or one of
+   * unknown keys only is 422 whatever `invalid` says, and nothing changes. For settings rows, where such a body
+   * would otherwise write defaults the caller never chose.
+   */
+  namesAValue?: true;
 }
 
 /** The content type a row's body is sent as. */

@@ -226,7 +226,7 @@ export const userContractRoutes: Route[] = [
     checks: [
       { on: contractOfAccount, relation: 'updated_preferences', denied: 'you do not have the updated_preferences:contracts permission' },
     ],
-    body: { schema: PreferencesBody },
+    body: { schema: PreferencesBody, namesAValue: true },
     response: { status: 200, schema: UserContractJson },
     async handle({ params, body }, ctx) {
       const owner = ownerOf(ctx);

@@ -244,7 +244,7 @@ export const userAdminRoutes = [
     path: '/user/settings',
     summary: "Change the caller's own settings; the fields left out stay",
     auth: 'token',
-    body: { schema: UserSettingsOptions },
+    body: { schema: UserSettingsOptions, namesAValue: true },
     response: { status: 200, schema: UserSettingsJson },
     async handle({ body }, { backends, caller, forgetTokens }) {
       const user = await backends.orgsTeams.identity.editUserSettings({

@@ -61,11 +61,15 @@ export const NoticeMailJson = z
 
 const CreateBody = z
   .object({
-    url: z.string().max(2048).meta({ description: 'https:// only; private and loopback addresses are refused' }),
+    url: z
+      .string()
+      .max(2048)
+      .meta({ description: 'https:// only; refused when its host is, or resolves to, an address that is not global unicast' }),
     events: z.array(z.enum(EVENTS)).min(1).max(EVENTS.length),
   })
   .meta({ id: 'CreateWebhookEndpoint' });
-const EnableBody = z.object({ enabled: z.boolean() }).meta({ id: 'WebhookEndpointEnabled' });
+// A switch: its value is required and no other key is taken, so a misspelled one changes nothing.
+const EnableBody = z.strictObject({ enabled: z.boolean({ error: 'must be true or false' }) }).meta({ id: 'WebhookEndpointEnabled' });
 const LimitQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).optional() });
 
 const iso = (unix: number) => new Date(unix * 1000).toISOString();

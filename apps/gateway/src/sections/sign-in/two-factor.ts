@@ -40,6 +40,9 @@ const RequirementJson = z
   })
   .meta({ id: 'TwoFactorRequirement' });
 
+/** The requirement as a request: a switch, so its value is required and no other key is taken (nothing changes). */
+const RequirementOption = z.strictObject({ requirement: RequirementJson.shape.requirement });
+
 const RevokedJson = z
   .object({ tokens: z.number().int().meta({ description: 'Access tokens deleted' }), sessions: z.number().int().meta({ description: 'Console sessions ended' }) })
   .meta({ id: 'RevokedCredentials' });
@@ -175,7 +178,7 @@ export const twoFactorRoutes = [
       'Require a second factor of nobody, site admins or every local account (site admin); those without one may only enrol after a password sign-in',
     auth: 'token',
     requires: [SITE_ADMIN],
-    body: { schema: RequirementJson },
+    body: { schema: RequirementOption },
     response: { status: 200, schema: RequirementJson },
     async handle({ body }, { backends }) {
       const { requirement } = await backends.orgsTeams.identity.setTwoFactorRequirement({ requirement: body.requirement });

@@ -59,7 +59,10 @@ const option = (max: number) =>
     .max(max)
     .nullish()
     .transform((v) => v ?? undefined);
-/** BrandingOptions: each supplied option must have its type and fit its limit, else 400 invalid option. */
+/**
+ * BrandingOptions: each supplied option must have its type and fit its limit, else 400 invalid option; the row takes
+ * only a body that gives at least one option a value (`namesAValue`), so `{}` or nulls alone are 422.
+ */
 const BrandingOptions = z.object({
   logo: option(L.logo),
   favicon: option(L.favicon),
@@ -79,8 +82,12 @@ const DomainOpts = z.object({
     .refine((n) => n.trim().replace(/\.$/, '').length <= L.domain, `at most ${L.domain} characters`),
 });
 
-/** RegistrationOpts: an absent field reads as false (registration enabled), as the product's handler does. */
-const RegistrationOpts = z.object({ disableRegistration: z.boolean().nullish() });
+/**
+ * RegistrationOpts as a switch that never fails open: the value is required and a boolean, and no other key is
+ * taken, so `{}`, `null` or a misspelled key is 422 and changes nothing (the product's handler read each as false,
+ * which opened sign-up).
+ */
+const RegistrationOpts = z.strictObject({ disableRegistration: z.boolean({ error: 'must be true or false' }) });
 const RegistrationJson = z.object({ disableRegistration: z.boolean() }).meta({ id: 'RegistrationOpts' });
 
 /** POST adds a domain to the whitelist, PATCH removes one; both answer the new list. */
@@ -135,7 +142,7 @@ export const siteSettingsRoutes = [
     org: 'required',
     requires: [{ on: 'org', permission: 'edit_branding_options:org' }],
     checks: [ADMIN_ORG_ONLY],
-    body: { schema: BrandingOptions, invalid: { status: 400, prefix: 'invalid option' } },
+    body: { schema: BrandingOptions, invalid: { status: 400, prefix: 'invalid option' }, namesAValue: true },
     response: { status: 200, schema: BrandingJson },
     async handle({ body }, { backends, caller, req }) {
       return brandingReply(req, await backends.orgsTeams.siteSettings.updateBranding({ ...body, userId: caller.id }));
@@ -177,11 +184,11 @@ export const siteSettingsRoutes = [
     auth: 'token',
     org: 'required',
     requires: [{ on: 'site', permission: 'update_user_registration:site_admin' }],
-    body: { schema: RegistrationOpts },
+    body: { schema: RegistrationOpts, namesAValue: true },
     response: { status: 200, schema: RegistrationJson },
     async handle({ body }, { backends, caller }) {
       const { disableRegistration } = await backends.orgsTeams.siteSettings.setRegistration({
-        disableRegistration: body.disableRegistration === true,
+        disableRegistration: body.disableRegistration,
         userId: caller.id,
       });
       return { body: { disableRegistration } };
