@@ -245,13 +245,97 @@ describe('site settings over HTTP', () => {
       expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: true });
       expect(await status('root', 'POST', '/disable-registration?org=acme', { disableRegistration: 'yes' })).toBe(422);
       expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: true });
-      // RegistrationOpts with the field absent reads as false, as the product's handler does.
-      expect(await api('root', 'POST', '/disable-registration?org=acme', {})).toMatchObject({
+      expect(await api('root', 'POST', '/disable-registration?org=acme', { disableRegistration: false })).toMatchObject({
         status: 200,
         body: { disableRegistration: false },
       });
       expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: false });
     });
+
+    it('never fails open: an empty body, null or a misspelled key is 422 with its field errors and changes nothing', async () => {
+      expect((await api('root', 'POST', '/disable-registration?org=acme', { disableRegistration: true })).status).toBe(200);
+      for (const body of [{}, { disableRegistration: null }, { disableRegistraton: false }, { disableRegistration: false, enable: true }]) {
+        const res = await api('root', 'POST', '/disable-registration?org=acme', body);
+        expect(res).toMatchObject({ status: 422, body: { errors: [expect.objectContaining({ field: 'body' })] } });
+        // Sign-up stays closed.
+        expect((await api(undefined, 'GET', '/disable-registration')).body).toEqual({ disableRegistration: true });
+      }
+      const early = { username: 'opener', email: 'opener@example.com', password: 'opener-password' };
+      expect((await api(undefined, 'POST', '/user/signup', early)).status).toBe(403);
+    });
+  });
+
+  describe('other settings and switches', () => {
+    it('refuses a body that gives no value on every settings row, and changes nothing', async () => {
+      const branding = await api(undefined, 'GET', '/branding');
+      for (const body of [{}, { appName: null }, { app_name: 'Typo' }]) {
+        expect((await api('alice', 'POST', '/branding?org=acme', body)).status).toBe(422);
+      }
+      expect((await api(undefined, 'GET', '/branding')).headers.get('etag')).toBe(branding.headers.get('etag'));
+
+      const requirement = (await api('root', 'GET', '/admin/two-factor')).body;
+      for (const body of [{}, { requirement: null }, { requirment: 'all' }, { requirement: 'all', also: 'x' }]) {
+        expect((await api('root', 'PUT', '/admin/two-factor', body)).status).toBe(422);
+      }
+      expect((await api('root', 'GET', '/admin/two-factor')).body).toEqual(requirement);
+
+      const settings = (await api('carol', 'GET', '/user/settings')).body;
+      for (const body of [{}, { hide_email: null }, { hideEmail: true }]) {
+        expect((await api('carol', 'PATCH', '/user/settings', body)).status).toBe(422);
+      }
+      expect((await api('carol', 'GET', '/user/settings')).body).toEqual(settings);
+      expect(await api('carol', 'PATCH', '/user/settings', { full_name: 'Carol C' })).toMatchObject({
+        status: 200,
+        body: { full_name: 'Carol C' },
+      });
+
+      // An endpoint on a public address (registration resolves nothing and sends nothing).
+      const hook = await api('root', 'POST', '/admin/notifications/webhooks', { url: 'https://8.8.8.8/hook', events: ['quota.threshold'] });
+      expect(hook.status).toBe(201);
+      for (const body of [{}, { enabled: null }, { enable: false }, { enabled: false, disabled: true }]) {
+        expect((await api('root', 'PATCH', `/admin/notifications/webhooks/${hook.body.id}`, body)).status).toBe(422);
+      }
+      expect((await api('root', 'GET', '/admin/notifications/webhooks')).body).toEqual([
+        expect.objectContaining({ id: hook.body.id, enabled: true }),
+      ]);
+      expect((await api('root', 'PATCH', `/admin/notifications/webhooks/${hook.body.id}`, { enabled: false })).body.enabled).toBe(false);
+      expect((await api('root', 'DELETE', `/admin/notifications/webhooks/${hook.body.id}`)).status).toBe(204);
+    });
+  });
+
+  describe('webhook endpoint addresses', () => {
+    // The platform runs without WEBHOOK_ALLOW_PRIVATE_ADDRESSES: only global unicast hosts are taken.
+    it.each([
+      ['IPv4-compatible IPv6', 'https://[::127.0.0.1]/hook', /IPv4-compatible/],
+      ['IPv4-mapped IPv6 in hexadecimal', 'https://[::ffff:7f00:1]/hook', /loopback/],
+      ['NAT64 of a loopback address', 'https://[64:ff9b::127.0.0.1]/hook', /loopback/],
+      ['local-use NAT64', 'https://[64:ff9b:1::808:808]/hook', /NAT64/],
+      ['6to4', 'https://[2002:7f00:1::1]/hook', /6to4/],
+      ['Teredo', 'https://[2001::1]/hook', /Teredo/],
+      ['benchmarking', 'https://198.18.0.1/hook', /reserved/],
+      ['IETF protocol assignments', 'https://192.0.0.8/hook', /reserved/],
+      ['an IPv4 address as one number', 'https://2130706433/hook', /127\.0\.0\.1 is a loopback/],
+      ['an IPv4 address in hexadecimal, shortened', 'https://0x7f.1/hook', /127\.0\.0\.1 is a loopback/],
+      ['a name of a loopback address', 'https://localhost/hook', /localhost resolves to \S+, a loopback/],
+    ])('refuses %s (%s) with 422, registering nothing', async (_kind, url, why) => {
+      const res = await api('root', 'POST', '/admin/notifications/webhooks', { url, events: ['quota.threshold'] });
+      expect(res).toMatchObject({
+        status: 422,
+        body: { message: expect.stringMatching(why), errors: [expect.objectContaining({ field: 'url' })] },
+      });
+      const org = await api('alice', 'POST', '/orgs/acme/notifications/webhooks', { url, events: ['contract.expiring'] });
+      expect(org.status).toBe(422);
+      expect((await api('root', 'GET', '/admin/notifications/webhooks')).body).toEqual([]);
+    });
+
+    it.each(['https://8.8.8.8/hook', 'https://[2606:4700::1111]/hook', 'https://[64:ff9b::808:808]/hook'])(
+      'takes the public address %s',
+      async (url) => {
+        const res = await api('alice', 'POST', '/orgs/acme/notifications/webhooks', { url, events: ['contract.expiring'] });
+        expect(res).toMatchObject({ status: 201, body: { url, secret: expect.stringMatching(/^whsec_/) } });
+        expect((await api('alice', 'DELETE', `/orgs/acme/notifications/webhooks/${res.body.id}`)).status).toBe(204);
+      },
+    );
   });
 });
 
