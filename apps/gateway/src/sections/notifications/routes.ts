@@ -135,7 +135,10 @@ async function remove(ownerId: number, id: number, ctx: any) {
 const deliveries = async (ownerId: number, limit: number | undefined, ctx: any) => ({
   body: (await client(ctx).listWebhookDeliveries({ ownerId, limit: limit ?? 50 })).deliveries.map(deliveryJson),
 });
-const badUrl = { status: 422, description: 'for a URL that is not https, does not resolve or resolves to a private address' };
+const badUrl = {
+  status: 422,
+  description: 'for a URL that is not https, does not resolve, or is or resolves to an address that is not global unicast',
+};
 const unknown = { status: 404, description: 'for an unknown endpoint' };
 /** An organization's endpoints and deliveries are its owners' (and site admins'), as its Owners team is. */
 const ORG_OWNERS = { on: 'target', permission: 'manage_owners:org', denied: 'org ownership required' } as const;
