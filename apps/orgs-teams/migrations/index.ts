@@ -15,6 +15,7 @@ import { registrationClosedByDefault } from './20261202010000_registration_close
 import { twoFactor } from './20261215010000_two_factor';
 import { externalIdentities } from './20261220000000_external_identities';
 import { groupMappings } from './20261222000000_group_mappings';
+import { emailVerification } from './20261230000000_email_verification';
 
 /** Every migration of the identity schema, oldest first. */
 export const migrations: Migration[] = [
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   twoFactor,
   externalIdentities,
   groupMappings,
+  emailVerification,
 ];

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
 import { UnavailableError } from '@platform/errors';
-import { createCallContext, defineApp, FailureLimiter, SecretBox, startService, type Logger } from '@platform/service-kit';
+import { createCallContext, createClient, defineApp, FailureLimiter, publicUrlOf, SecretBox, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { kubernetesApiUrl, orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
@@ -11,6 +11,8 @@ import { Sessions } from './identity/sessions';
 import { GroupMappings } from './accounts/group-mappings';
 import { GroupMappingStore } from './identity/group-mapping-store';
 import { ExternalSignIn } from './identity/oidc';
+import { EmailVerification, verificationMailEffects } from './identity/email-verification';
+import { notificationsV1 } from '@platform/proto';
 import { TwoFactor } from './identity/totp';
 import { BOOTSTRAP_PASSWORD_FILE, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
 import { ensureAdminOrg } from './orgs/admin-org';
@@ -48,6 +50,12 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
   const orgAuthz = new GrpcOrgAuthz(relationships, config.AUTHZ_GRPC_ADDR);
   const storage = openObjectStorage(config);
   const clusters = clusterConnectionsClient(config.CLUSTERS_GRPC_ADDR);
+  // Mails verifying addresses go out through contracts-licensing's mailer, so they are sent or kept as notices are.
+  const notifications = createClient(notificationsV1.NotificationsServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, {
+    name: 'contracts-licensing',
+    deadlineMs: 60_000,
+    idempotent: ['sendMail'],
+  });
   let stopListening: (() => Promise<void>) | undefined;
   let stopCleanup: (() => void) | undefined;
   return startService(
@@ -88,7 +96,9 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           ...orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged, clusters),
           ...serviceAccountEffects(db!, orgAuthz),
           ...userAdminEffects(db!, orgAuthz),
+          ...verificationMailEffects(secrets, publicUrlOf(config), async (mail) => void (await notifications.sendMail(mail))),
         });
+        const verification = new EmailVerification(db!, outbox, secrets);
         const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz, accountsChanged);
         const orgTokens = new OrgTokens(db!, secrets, accountsChanged);
         const admin = {
@@ -159,12 +169,23 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           { idleSeconds: config.SESSION_IDLE_TIMEOUT, maxSeconds: config.SESSION_MAX_LIFETIME },
           new FailureLimiter({ max: config.SIGNUP_MAX_PER_ADDRESS, windowMs: config.SIGNUP_WINDOW * 1000 }),
           accountsChanged,
+          verification,
         );
         stopCleanup = sessions.startCleanup(log);
         const groupMappings = new GroupMappings(db!, new TeamMembers(orgsContext, new Teams(orgsContext, orgAuthz)), userAdmin, log);
         const externalSignIn = new ExternalSignIn(db!, identity, sessions, (userId, groups) => groupMappings.apply(userId, groups));
         return withOrgsTeamsLimits([
-          orgsTeamsService(identity, relationships, accountsChanged, userAdmin, sessions, twoFactor, externalSignIn, new GroupMappingStore(db!)),
+          orgsTeamsService(
+            identity,
+            relationships,
+            accountsChanged,
+            userAdmin,
+            sessions,
+            twoFactor,
+            externalSignIn,
+            new GroupMappingStore(db!),
+            verification,
+          ),
           organizationsService(orgsContext, orgAuthz),
           siteSettingsService(db!, {
             runMode: config.RUN_MODE,
@@ -184,6 +205,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         relationships.close();
         orgAuthz.close();
         clusters.close();
+        notifications.close();
         storage.close();
       },
     },

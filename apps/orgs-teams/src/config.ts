@@ -25,6 +25,8 @@ export const orgsTeamsEnv = {
   ...authzClientEnv,
   /** Where the clusters service is: team auto-connect sets owners' cluster connections with their membership. */
   CLUSTERS_GRPC_ADDR: addressVar.default('127.0.0.1:50058'),
+  /** Where contracts-licensing is: the mails verifying addresses go out through its notices' mailer (SMTP, or kept). */
+  CONTRACTS_LICENSING_GRPC_ADDR: addressVar.default('127.0.0.1:50054'),
   PLATFORM_ADMIN_USERNAME: z.string().default('admin'),
   PLATFORM_ADMIN_EMAIL: z.string().default('admin@platform.local'),
   /** When unset on first start, a random password is generated and printed once. */

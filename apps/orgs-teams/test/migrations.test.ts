@@ -119,4 +119,30 @@ describeMigrationRoundTrips('identity', migrations, {
       );
     },
   },
+  '20261230000000_email_verification': {
+    async before(knex, schema) {
+      await table(knex, schema, 'external_identities').del();
+      await table(knex, schema, 'accounts').insert({ id: 10, type: 0, login: 'Bob', lower_login: 'bob', email: 'bob@example.com', lower_email: 'bob@example.com' });
+      // Bob was reached by two subjects of one provider (an unverified e-mail's takeover); Alice by one.
+      await table(knex, schema, 'external_identities').insert([
+        { issuer: 'https://idp.example', subject: 'first', uid: 10 },
+        { issuer: 'https://idp.example', subject: 'second', uid: 10 },
+        { issuer: 'https://idp.example', subject: 'alice', uid: USER },
+      ]);
+    },
+    async after(knex, schema) {
+      // Accounts made before the rule count as verified; new ones do not unless made so.
+      expect(await table(knex, schema, 'accounts').whereIn('id', [USER, 10]).orderBy('id').pluck('email_verified')).toEqual([true, true]);
+      await table(knex, schema, 'accounts').insert({ id: 11, type: 0, login: 'Carol', lower_login: 'carol', email: 'c@example.com', lower_email: 'c@example.com' });
+      expect(await table(knex, schema, 'accounts').where({ id: 11 }).first('email_verified')).toEqual({ email_verified: false });
+      // Neither subject that reached Bob keeps it; Alice's single link stays.
+      expect(await table(knex, schema, 'external_identities').select('subject', 'uid')).toEqual([{ subject: 'alice', uid: USER }]);
+      await expect(
+        table(knex, schema, 'external_identities').insert({ issuer: 'https://idp.example', subject: 'other', uid: USER }),
+      ).rejects.toThrow(/external_identities_issuer_uid_unique/);
+      await table(knex, schema, 'accounts').where({ id: 11 }).del();
+      await table(knex, schema, 'external_identities').del();
+      await table(knex, schema, 'accounts').where({ id: 10 }).del();
+    },
+  },
 });

@@ -122,6 +122,33 @@ describe('Outbox', () => {
     }
   });
 
+  it('answers a detached change once it committed, before its effects are applied, and applies them after', async () => {
+    const box = outbox();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow: EffectHandler<{ add: string[] }> = {
+      apply: async (p, call) => {
+        await held;
+        await names.apply(p, call);
+      },
+    };
+    const slowBox = new Outbox(db, { names: slow }, { leaseMs: 60_000, relayIntervalMs: 50 });
+    boxes.push(slowBox);
+    const answered = await slowBox.run(
+      async (trx, stage) => {
+        await db.table('things', trx).insert({ name: 'detached' });
+        stage('names', { add: ['detached'] });
+        return 'detached';
+      },
+      { detach: true },
+    );
+    expect(answered).toBe('detached');
+    expect(remote.has('detached')).toBe(false);
+    release();
+    await eventually(async () => remote.has('detached'), 10_000);
+    await eventually(async () => (await box.pending()) === 0, 10_000);
+  });
+
   it("leaves a live replica's entry to it until its lease runs out, and only then relays it", async () => {
     const live = outbox({ leaseMs: 1_000 });
     state.down = true;

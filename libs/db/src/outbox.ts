@@ -63,6 +63,11 @@ export interface RunOptions<T> {
    * behind. Without it the change stands, the relay completes it, and the caller still gets its result.
    */
   undo?: (trx: Knex.Transaction, result: T) => Promise<void>;
+  /**
+   * Apply the effects after the commit without the caller waiting for them (a mail through an SMTP server that may
+   * be slow): the result is answered once the change committed, and a failure is left to the relay. Not with `undo`.
+   */
+  detach?: boolean;
 }
 
 interface Effect {
@@ -167,6 +172,13 @@ export class Outbox {
     if (id === undefined) return result;
     if (FAULT === 'outbox-after-commit') process.kill(process.pid, 'SIGKILL');
 
+    if (opts.detach && !opts.undo) {
+      // Not for the call: its deadline or cancellation must not cut an effect the caller no longer waits for.
+      this.applyOwned(id, owner, undefined).catch(() =>
+        this.opts.log?.warn({ entry: id }, 'an effect of a committed change failed; the outbox relay will complete it'),
+      );
+      return result;
+    }
     const progress = { applied: 0 };
     try {
       await this.applyOwned(id, owner, opts.call, progress);

@@ -367,6 +367,7 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     deleteWebhookEndpoint: INTERNAL,
     listWebhookDeliveries: INTERNAL,
     listNoticeMails: INTERNAL,
+    sendMail: INTERNAL,
   }),
   policiesOf(eventsV1.ResourceEventsServiceService, {
     getResourceHistory: INTERNAL,
@@ -534,6 +535,11 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     listGroupMappings: INTERNAL,
     createGroupMapping: INTERNAL,
     deleteGroupMapping: INTERNAL,
+    linkExternalIdentity: INTERNAL,
+    listExternalIdentities: INTERNAL,
+    unlinkExternalIdentity: INTERNAL,
+    sendVerificationMail: INTERNAL,
+    verifyEmail: INTERNAL,
   }),
   policiesOf(outagesV1.SystemOutagesServiceService, {
     createOutage: INTERNAL,

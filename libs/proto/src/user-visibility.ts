@@ -23,6 +23,7 @@ export function seesEmailOf(viewer: UserViewer | undefined, user: { id: number }
  * A user as the viewer may see it: its e-mail address empty unless seesEmailOf. Empty rather than Gitea's no-reply
  * placeholder (`<login>@noreply.<domain>`), which names no mailbox and would only look like an address.
  */
-export function userAsSeenBy<U extends { id: number; email: string }>(user: U, viewer: UserViewer | undefined): U {
-  return seesEmailOf(viewer, user) ? user : { ...user, email: '' };
+export function userAsSeenBy<U extends { id: number; email: string; emailVerified?: boolean }>(user: U, viewer: UserViewer | undefined): U {
+  // Whether the address is verified says something about it too, so it goes with it.
+  return seesEmailOf(viewer, user) ? user : { ...user, email: '', emailVerified: undefined };
 }

@@ -1,3 +1,4 @@
+import { InputError } from '@platform/errors';
 import { bindService } from '@platform/service-kit';
 import { notificationsV1 } from '@platform/proto';
 import type { Notices } from './notices';
@@ -15,5 +16,11 @@ export function notificationsService(notices: Notices, webhooks: Webhooks) {
     },
     listWebhookDeliveries: async (req) => ({ deliveries: await webhooks.deliveries(req.ownerId, req.limit) }),
     listNoticeMails: async (req) => ({ mails: await notices.mails(req.ownerId, req.limit) }),
+    // Other apps' mails (orgs-teams' address verification) take the notices' path: SMTP, else kept for site admins.
+    sendMail: async (req) => {
+      if (!req.to || !req.subject || !req.dedupeKey) throw new InputError('a mail needs a recipient, a subject and a dedupe key');
+      await notices.deliverMail({ to: req.to, subject: req.subject, text: req.text, html: req.html }, 0, req.dedupeKey);
+      return {};
+    },
   });
 }

@@ -163,7 +163,8 @@ export class UserAdmin implements UserAdministration {
             if (taken) throw new ConflictError(`email ${req.email} is already used`);
           }
           changes = {
-            ...(req.email !== undefined && { email: req.email, lower_email: req.email.toLowerCase() }),
+            // A site admin setting the address vouches for it: it counts as verified (docs/authentication.md).
+            ...(req.email !== undefined && { email: req.email, lower_email: req.email.toLowerCase(), email_verified: true }),
             ...(req.fullName !== undefined && { full_name: req.fullName }),
             ...(passwordHash !== undefined && { password_hash: passwordHash }),
             ...(req.mustChangePassword !== undefined && { must_change_password: req.mustChangePassword }),

@@ -55,6 +55,8 @@ export interface AccountRow {
   diff_view_style: string;
   hide_email: boolean;
   hide_activity: boolean;
+  /** The address was proven by its mailed link, or vouched for by a site admin (email-verification.ts). */
+  email_verified: boolean;
 }
 
 /** The columns a User is made of: hot reads ask for these, never `*` (which brings the password hash along). */
@@ -83,6 +85,7 @@ export const USER_COLUMNS = [
   'diff_view_style',
   'hide_email',
   'hide_activity',
+  'email_verified',
 ] as const satisfies readonly (keyof AccountRow)[];
 
 /** The User message of an account row (never the password hash). */
@@ -116,7 +119,23 @@ export function toUser(row: AccountRow): orgsTeamsV1.User {
     hideActivity: row.hide_activity,
     signInLockedUntilUnix: 0,
     mustEnrollTwoFactor: false,
+    // Rows read without the column (a narrower select) say nothing rather than "unverified".
+    ...(row.email_verified === undefined ? {} : { emailVerified: row.email_verified }),
   };
+}
+
+/**
+ * Refuses (403) the password sign-in of a user whose address is not verified while the site lists allowed domains:
+ * there the address is what admits a person, so it must be proven first (docs/authentication.md).
+ */
+export async function assertAddressTrusted(db: Database, row: Pick<AccountRow, 'email' | 'email_verified'>): Promise<void> {
+  if (row.email_verified !== false) return;
+  const listed = await db.table('allowed_domains').first('name');
+  if (listed)
+    throw new NotAllowedError(
+      `your e-mail address ${row.email} is not verified yet: open the link mailed to it, or ask for a new mail ` +
+        '(POST /api/v1/user/verification-mail {"login": "..."}, or "Send the mail again" on the sign-in page)',
+    );
 }
 
 /** Refuses accounts that may not authenticate. */
@@ -221,8 +240,16 @@ export class Identity {
     return this.db.table<AccountRow>('accounts');
   }
 
-  /** Creates a user; validates login, email and password; 409 when login or email is taken. */
-  async createUser(req: orgsTeamsV1.CreateUserRequest): Promise<orgsTeamsV1.User> {
+  /**
+   * Creates a user; validates login, email and password; 409 when login or email is taken. Its address counts as
+   * verified unless `emailVerified` is false (self-registration): every other creation is a site admin's or the
+   * platform's act, which vouches for it. With `trx`, within the caller's transaction.
+   */
+  async createUser(
+    req: orgsTeamsV1.CreateUserRequest,
+    opts: { emailVerified?: boolean; trx?: Knex.Transaction } = {},
+  ): Promise<orgsTeamsV1.User> {
+    const accounts = () => this.db.table<AccountRow>('accounts', opts.trx);
     const violations = [];
     if (!LOGIN.test(req.username))
       violations.push({ field: 'username', description: LOGIN_RULE });
@@ -231,7 +258,7 @@ export class Identity {
       violations.push({ field: 'password', description: `at least ${MIN_PASSWORD_LENGTH} characters` });
     if (violations.length) throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
 
-    const taken = await this.accounts()
+    const taken = await accounts()
       .where({ lower_login: req.username.toLowerCase() })
       .orWhere({ lower_email: req.email.toLowerCase() })
       .first('lower_login');
@@ -241,7 +268,7 @@ export class Identity {
       );
     }
     try {
-      const [row] = await this.accounts()
+      const [row] = await accounts()
         .insert({
           type: ACCOUNT_TYPE.user,
           login: req.username,
@@ -252,6 +279,7 @@ export class Identity {
           password_hash: await hashPassword(req.password),
           must_change_password: req.mustChangePassword,
           is_admin: req.isAdmin,
+          email_verified: opts.emailVerified ?? true,
         })
         .returning('*');
       return toUser(row as AccountRow);
@@ -437,6 +465,7 @@ export class Identity {
     return { user, tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
   }
 
+    await assertAddressTrusted(this.db, row);
   /**
    * Issues a token; the plaintext leaves only in this answer. A scoped token (TOKEN_SCOPES) is limited to that
    * one use and acts for `scopeAccountId` (docs/authentication.md); the gateway enforces the scope.

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConflictError, NotAllowedError } from '@platform/errors';
-import { isUniqueViolation, type Database } from '@platform/db';
+import { ConflictError, NotAllowedError, NotFoundError } from '@platform/errors';
+import { isUniqueViolation, unixSeconds, type Database } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { ACCOUNT_TYPE, LOGIN, type AccountRow, type Identity } from './identity';
 import { assertRegistrationOpen, type Sessions } from './sessions';
@@ -11,9 +11,11 @@ export type GroupSync = (userId: number, groups: string[]) => Promise<void>;
 /**
  * Single sign-on through the site's OpenID provider (docs/authentication.md, "Single sign-on (OIDC)"). The gateway
  * runs the code flow and validates the ID token; this finds the account: by the provider's (issuer, subject) once
- * linked, else by a verified e-mail (linked then, once), else a new account as registration permits. A person is never
- * matched by name, nor by an e-mail the provider has not verified: either would let anyone who can choose those at the
- * provider take over a platform account.
+ * linked; else, only when the provider vouches for the e-mail (`email_verified`, or the site trusts its e-mails), the
+ * account of that e-mail if its own address is verified and no other subject of the provider holds it (linked then,
+ * once), or a new account as registration permits. A person is never matched by name, nor by an e-mail the provider
+ * has not verified, nor to an account whose address nobody proved: each would let whoever can choose those take over
+ * a platform account. Otherwise an account is linked only by its owner's own act (`link`), signed in.
  */
 export class ExternalSignIn {
   constructor(
@@ -27,19 +29,24 @@ export class ExternalSignIn {
     if (!req.issuer || !req.subject) throw new NotAllowedError('the identity provider named no subject');
     let matchedBy = 'linked';
     let account = await this.linked(req.issuer, req.subject);
-    if (!account && req.email && req.emailVerified) {
+    if (!account) {
+      if (!req.email) throw new NotAllowedError('the identity provider did not tell an e-mail address; an account cannot be made');
+      if (!req.emailVerified)
+        throw new NotAllowedError(
+          `the identity provider has not verified your e-mail address ${req.email}, so it is not trusted here: verify it at the ` +
+            'identity provider, or sign in with your password and link the provider from your account page',
+        );
       account = await this.db
         .table<AccountRow>('accounts')
         .where({ type: ACCOUNT_TYPE.user, lower_email: req.email.toLowerCase() })
         .first();
       if (account) {
         matchedBy = 'email';
-        await this.link(req.issuer, req.subject, account.id);
+        await this.linkByEmail(req, account);
+      } else {
+        matchedBy = 'created';
+        account = await this.create(req);
       }
-    }
-    if (!account) {
-      matchedBy = 'created';
-      account = await this.create(req);
     }
     if (!account.active) throw new NotAllowedError('user is not active');
     if (account.prohibit_login) throw new NotAllowedError('user is prohibited from logging in');
@@ -47,6 +54,65 @@ export class ExternalSignIn {
     const session = await this.sessions.create(account.id, req.userAgent, req.address);
     await this.db.table('accounts').where({ id: account.id }).update({ last_login_at: this.db.knex.fn.now() });
     return { session, matchedBy };
+  }
+
+  /** First sign-in by a vouched e-mail: linked only to an account whose own address is proven and not yet linked. */
+  private async linkByEmail(req: orgsTeamsV1.SignInExternalRequest, account: AccountRow): Promise<void> {
+    const refuse = (why: string) =>
+      new NotAllowedError(
+        `an account with the e-mail ${req.email} exists, but ${why}, so you are not signed in to it: sign in with its ` +
+          'password and link the provider from your account page',
+      );
+    if (!account.email_verified) throw refuse('its own address has not been verified');
+    const other = await this.db.table('external_identities').where({ issuer: req.issuer, uid: account.id }).first('subject');
+    if (other) throw refuse('it is linked to another account at this identity provider');
+    try {
+      await this.db.table('external_identities').insert({ issuer: req.issuer, subject: req.subject, uid: account.id });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // The same person's concurrent first sign-in linked it already; anyone else's link wins and this one is refused.
+      if ((await this.linked(req.issuer, req.subject))?.id !== account.id) throw refuse('it is linked to another account at this identity provider');
+    }
+  }
+
+  /**
+   * Links the provider's subject to a signed-in user: the account owner's explicit act, which proves both sides. 409
+   * when the subject is another account's, or the user has another subject of that provider (unlink it first).
+   */
+  async link(userId: number, issuer: string, subject: string): Promise<orgsTeamsV1.ExternalIdentity> {
+    if (!issuer || !subject) throw new NotAllowedError('the identity provider named no subject');
+    const current = await this.linked(issuer, subject);
+    if (current && current.id !== userId)
+      throw new ConflictError('this identity provider account is already linked to another platform account');
+    if (!current) {
+      const other = await this.db.table('external_identities').where({ issuer, uid: userId }).first('subject');
+      if (other)
+        throw new ConflictError('your account is already linked to another account at this identity provider: unlink it first');
+      try {
+        await this.db.table('external_identities').insert({ issuer, subject, uid: userId });
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        if ((await this.linked(issuer, subject))?.id !== userId)
+          throw new ConflictError('this identity provider account was linked elsewhere at the same time');
+      }
+    }
+    return (await this.list(userId)).find((x) => x.issuer === issuer)!;
+  }
+
+  /** The provider subjects linked to a user. */
+  async list(userId: number): Promise<orgsTeamsV1.ExternalIdentity[]> {
+    const rows: { issuer: string; subject: string; created_at: Date }[] = await this.db
+      .table('external_identities')
+      .where({ uid: userId })
+      .orderBy('issuer')
+      .select('issuer', 'subject', 'created_at');
+    return rows.map((r) => ({ issuer: r.issuer, subject: r.subject, createdUnix: unixSeconds(r.created_at) }));
+  }
+
+  /** Removes the user's link to the provider; 404 when there is none. */
+  async unlink(userId: number, issuer: string): Promise<void> {
+    const n = await this.db.table('external_identities').where({ uid: userId, issuer }).delete();
+    if (n === 0) throw new NotFoundError('your account is not linked to this identity provider');
   }
 
   private async linked(issuer: string, subject: string): Promise<AccountRow | undefined> {
@@ -57,23 +123,11 @@ export class ExternalSignIn {
       .first('a.*');
   }
 
-  private async link(issuer: string, subject: string, uid: number): Promise<void> {
-    try {
-      await this.db.table('external_identities').insert({ issuer, subject, uid });
-    } catch (err) {
-      // A concurrent first sign-in of the same person linked it already.
-      if (!isUniqueViolation(err)) throw err;
-    }
-  }
-
   /** A new account for a person the platform does not know, as self-registration would allow it. */
   private async create(req: orgsTeamsV1.SignInExternalRequest): Promise<AccountRow> {
     if (!req.email) throw new NotAllowedError('the identity provider did not tell an e-mail address; an account cannot be made');
     const existing = await this.db.table('accounts').where({ lower_email: req.email.toLowerCase() }).first('id');
-    if (existing)
-      throw new NotAllowedError(
-        `an account with the e-mail ${req.email} exists, but the identity provider has not verified that address, so it is not linked`,
-      );
+    if (existing) throw new NotAllowedError(`the e-mail ${req.email} belongs to an account that is not a person's; an account cannot be made`);
     await assertRegistrationOpen(this.db, req.email);
     const login = await this.freeLogin(req.username || req.email.slice(0, req.email.indexOf('@')));
     // No one knows this password: the account signs in through the provider (a site admin may set one later).

@@ -7,6 +7,7 @@ import type { Sessions } from './sessions';
 import type { TwoFactor } from './totp';
 import type { ExternalSignIn } from './oidc';
 import type { GroupMappingStore } from './group-mapping-store';
+import type { EmailVerification } from './email-verification';
 import { createUser } from './site-admin';
 
 /**
@@ -38,6 +39,8 @@ export function orgsTeamsService(
   externalSignIn?: ExternalSignIn,
   /** Single sign-on's groups-to-teams mappings; absent, those methods are unavailable. */
   groupMappings?: GroupMappingStore,
+  /** Verification of users' addresses; absent, those methods are unavailable. */
+  emailVerification?: EmailVerification,
 ): ServiceBinding<typeof orgsTeamsV1.OrgsTeamsServiceService> {
   return bindService(orgsTeamsV1.OrgsTeamsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
@@ -87,7 +90,26 @@ export function orgsTeamsService(
     listGroupMappings: async (req) => ({ mappings: await mappings().list(req.orgId) }),
     createGroupMapping: (req) => mappings().create(req.orgId, req.group, req.teamId),
     deleteGroupMapping: async (req) => (await mappings().delete(req.orgId, req.id), {}),
+    linkExternalIdentity: (req) => external().link(req.userId, req.issuer, req.subject),
+    listExternalIdentities: async (req) => ({ identities: await external().list(req.userId) }),
+    unlinkExternalIdentity: async (req) => (await external().unlink(req.userId, req.issuer), {}),
+    sendVerificationMail: async (req) => {
+      if (req.userId) await verification().resend(req.userId);
+      else await verification().resendByLogin(req.login);
+      return {};
+    },
+    verifyEmail: (req) => verification().verify(req.token),
   });
+
+  function external(): ExternalSignIn {
+    if (!externalSignIn) throw new UnavailableError('single sign-on is not served here');
+    return externalSignIn;
+  }
+
+  function verification(): EmailVerification {
+    if (!emailVerification) throw new UnavailableError('e-mail verification is not served here');
+    return emailVerification;
+  }
 
   function mappings(): GroupMappingStore {
     if (!groupMappings) throw new UnavailableError('group mappings are not served here');

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { NotAllowedError, NotAuthenticatedError, NotFoundError } from '@platform/errors';
+import { NotAllowedError, NotAuthenticatedError, NotFoundError, UnavailableError } from '@platform/errors';
 import { unixSeconds, type Database } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import type { FailureLimiter, Logger } from '@platform/service-kit';
 import { toUser, USER_COLUMNS, type AccountRow, type Identity } from './identity';
 import { hashToken } from './tokens';
+import type { EmailVerification } from './email-verification';
 
 /** How long sessions last, in seconds (SESSION_IDLE_TIMEOUT, SESSION_MAX_LIFETIME). */
 export interface SessionLifetimes {
@@ -61,6 +62,8 @@ export class Sessions {
     private readonly signUps: FailureLimiter,
     /** Tells the gateways a user's credentials changed (a session ended). */
     private readonly accountsChanged: (userIds: number[]) => Promise<void>,
+    /** Sign-up's address verification (its mail goes through the outbox); absent, sign-up is unavailable. */
+    private readonly verification?: EmailVerification,
   ) {}
 
   private table() {
@@ -157,23 +160,32 @@ export class Sessions {
   /**
    * Creates a user by self-registration and signs it in: only while registration is enabled, with an email in an
    * allowed domain when the site lists any (both read now, so a change holds on the next attempt), counted per client
-   * address. The account is removed again when its session cannot be started, so a failed sign-up leaves nothing.
+   * address. The account and the mail verifying its address are one change (the mail goes through the outbox once it
+   * committed, without the answer waiting for it). Where the site lists allowed domains the address is what admits a
+   * person, so no session starts until it is verified. The account is removed again when its session cannot be
+   * started, so a failed sign-up leaves nothing.
    */
   async signUp(req: orgsTeamsV1.SignUpRequest): Promise<orgsTeamsV1.SignUpResponse> {
     const key = `signup:${req.address}`;
     this.signUps.assertAllowed(key, 'too many sign-ups from this address');
     this.signUps.fail(key);
     await assertRegistrationOpen(this.db, req.email);
-    const user = await this.identity.createUser({
-      username: req.username,
-      email: req.email,
-      password: req.password,
-      fullName: req.fullName,
-      mustChangePassword: false,
-      isAdmin: false,
-    });
+    if (!this.verification) throw new UnavailableError('sign-up is not served here');
+    const verification = this.verification;
+    const user = await verification.outbox.run(
+      async (trx, stage) => {
+        const made = await this.identity.createUser(
+          { username: req.username, email: req.email, password: req.password, fullName: req.fullName, mustChangePassword: false, isAdmin: false },
+          { emailVerified: false, trx },
+        );
+        await verification.stage(trx, stage, made);
+        return made;
+      },
+      { detach: true },
+    );
+    if (await this.db.table('allowed_domains').first('name')) return { user };
     try {
-      return { session: await this.create(user.id, req.userAgent, req.address) };
+      return { session: await this.create(user.id, req.userAgent, req.address), user };
     } catch (err) {
       await this.identity.deleteAccount(user.id);
       throw err;
