@@ -109,18 +109,24 @@ export async function authenticate(
   if (auth === 'basic') {
     // req.ip is the peer, or the client named in X-Forwarded-For only when TRUST_PROXY says whom to believe.
     const address = addressKey(req.ip);
-    await addressFailures.assertAllowed(address, 'too many failed sign-in attempts from this address');
-    const creds = basicCredentials(req);
-    if (!creds) throw new NotAuthenticatedError('basic authentication is required');
-    // The access line names the login tried, so a refused sign-in shows who was tried from where (never the password).
-    req.res!.locals.login = creds.username.slice(0, 256);
+    // The attempt holds its place against the address's limit while orgs-teams checks it, so however many arrive at
+    // once no more than the limit are checked; only wrong credentials keep the place as a failure.
+    const attempt = await addressFailures.reserve(address, 'too many failed sign-in attempts from this address');
     try {
-      // A second factor travels beside the password as Gitea's clients send it (docs/authentication.md).
-      const { user } = await identity.authenticateBasic({ ...creds, otp: (req.get('x-gitea-otp') ?? '').slice(0, 64) });
-      return user ? { user, scope: undefined, accessScopes: undefined } : undefined;
-    } catch (err) {
-      if (err instanceof NotAuthenticatedError) await addressFailures.fail(address);
-      throw err;
+      const creds = basicCredentials(req);
+      if (!creds) throw new NotAuthenticatedError('basic authentication is required');
+      // The access line names the login tried, so a refused sign-in shows who was tried from where (never the password).
+      req.res!.locals.login = creds.username.slice(0, 256);
+      try {
+        // A second factor travels beside the password as Gitea's clients send it (docs/authentication.md).
+        const { user } = await identity.authenticateBasic({ ...creds, otp: (req.get('x-gitea-otp') ?? '').slice(0, 64) });
+        return user ? { user, scope: undefined, accessScopes: undefined } : undefined;
+      } catch (err) {
+        if (err instanceof NotAuthenticatedError) await attempt.fail();
+        throw err;
+      }
+    } finally {
+      await attempt.release();
     }
   }
   const token = presentedToken(req);

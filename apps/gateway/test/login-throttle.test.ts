@@ -12,9 +12,26 @@ const log = createLogger('gateway-test', 'silent');
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const user = (id: number, login: string) => orgsTeamsV1.User.fromPartial({ id, login, active: true });
 
-/** A stand-in orgs-teams: "right" is every account's password, "locked" is over its per-account limit. */
-async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: string[] }> {
+/**
+ * A stand-in orgs-teams: "right" is every account's password, "locked" is over its per-account limit. While `hold`
+ * is set, each check waits until `letGo()`, as slow password checks would: the attempts pile up in flight.
+ */
+async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: string[]; hold: { on: boolean; waiting: number; letGo(): void }; onCall: () => void }> {
   const calls: string[] = [];
+  const waiters: (() => void)[] = [];
+  const stub = {
+    onCall: () => {},
+    hold: {
+      on: false,
+      get waiting() {
+        return waiters.length;
+      },
+      letGo() {
+        stub.hold.on = false;
+        for (const go of waiters.splice(0)) go();
+      },
+    },
+  };
   const server = await startGrpcServer({
     name: 'orgs-teams',
     port: 0,
@@ -23,6 +40,11 @@ async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: str
       bindService(orgsTeamsV1.OrgsTeamsServiceService, {
         authenticateBasic: async ({ username, password }: orgsTeamsV1.AuthenticateBasicRequest) => {
           calls.push(username);
+          if (stub.hold.on) {
+            const turn = new Promise<void>((go) => waiters.push(go));
+            stub.onCall();
+            await turn;
+          }
           if (username === 'locked') throw new TooManyRequestsError('too many failed sign-in attempts for this account', 7);
           if (password !== 'right') throw new NotAuthenticatedError('invalid username or password');
           return { user: user(calls.length, username), tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
@@ -33,7 +55,14 @@ async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: str
     protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
     log,
   });
-  return { server, calls };
+  return {
+    server,
+    calls,
+    hold: stub.hold,
+    set onCall(fn: () => void) {
+      stub.onCall = fn;
+    },
+  };
 }
 
 async function gateway(env: Record<string, string>) {
@@ -164,6 +193,69 @@ describe('gateway: replicas on one Postgres database share the failures per addr
     }
     // The refusals never reached orgs-teams: no password was checked for them.
     expect(orgsTeams.calls).toEqual(['alice', 'bob', 'carol']);
+  });
+});
+
+describe('gateway: a burst of concurrent Basic attempts from one address, over two gateways on one database', () => {
+  let orgsTeams: Awaited<ReturnType<typeof startOrgsTeams>>;
+  let database: { url: string; drop(): Promise<void> };
+  const replicas: AppUnderTest[] = [];
+  beforeAll(async () => {
+    orgsTeams = await startOrgsTeams();
+    database = await createTestDatabase();
+    for (let i = 0; i < 2; i += 1)
+      replicas.push(
+        await startAppForTest(gatewayApp, {
+          DATABASE_URL: database.url,
+          HTTP_PORT: '0',
+          ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeams.server.port}`,
+          LOGIN_MAX_FAILURES_PER_ADDRESS: '3',
+          LOGIN_FAILURE_WINDOW_SECONDS: '60',
+        }),
+      );
+  }, 60_000);
+  afterAll(async () => {
+    for (const replica of replicas) await replica.stop();
+    await database?.drop();
+    await orgsTeams?.server.shutdown(100);
+  });
+
+  it('checks no more than the limit of 100 attempts at once, answering each 401 or 429 and the right password 200 or 429', async () => {
+    const list = (replica: AppUnderTest, password: string) =>
+      fetch(`http://127.0.0.1:${replica.running.httpPort}/api/v1/users/alice/tokens`, {
+        headers: { authorization: basic('alice', password) },
+      }).then((res) => res.status);
+    // Every check waits until all 100 attempts were either answered or are being checked: the burst is all in flight.
+    orgsTeams.hold.on = true;
+    let answered = 0;
+    let allIn!: () => void;
+    const burstIn = new Promise<void>((resolve) => (allIn = resolve));
+    const tally = () => {
+      if (answered + orgsTeams.hold.waiting === 100) allIn();
+    };
+    orgsTeams.onCall = tally;
+    const RIGHT = 50;
+    const statuses = Array.from({ length: 100 }, (_, i) =>
+      list(replicas[i % 2], i === RIGHT ? 'right' : 'wrong').then((status) => {
+        answered += 1;
+        tally();
+        return status;
+      }),
+    );
+    await burstIn;
+    orgsTeams.hold.letGo();
+    const answers = await Promise.all(statuses);
+
+    // Three attempts were checked, however many arrived at once; every other was refused at once, none failed.
+    expect(orgsTeams.calls).toHaveLength(3);
+    expect(answers.filter((s) => ![401, 429, 200].includes(s))).toEqual([]);
+    expect([200, 429]).toContain(answers[RIGHT]);
+    const wrongChecked = answers[RIGHT] === 200 ? 2 : 3;
+    expect(answers.filter((s) => s === 401)).toHaveLength(wrongChecked);
+    expect(answers.filter((s) => s === 429)).toHaveLength(97);
+    // The wrong ones checked are the address's failures: at three it is refused on either gateway, at two it may try once more.
+    expect(await list(replicas[0], 'wrong')).toBe(wrongChecked === 3 ? 429 : 401);
+    expect(await list(replicas[1], 'right')).toBe(429);
   });
 });
 

@@ -8,16 +8,19 @@ import { LocalSignInFailures, SharedSignInFailures, SIGN_IN_FAILURES_TABLE, type
 const log = createLogger('gateway-test', 'silent');
 const MESSAGE = 'too many failed sign-in attempts from this address';
 
-/** The 429 `assertAllowed` throws for `key`, or undefined when it lets the key try. */
+/** The 429 `reserve` throws for `key`, or undefined when it lets the key try (the place is given back at once). */
 async function refusal(limiter: SignInFailures, key: string): Promise<TooManyRequestsError | undefined> {
   try {
-    await limiter.assertAllowed(key, MESSAGE);
+    await (await limiter.reserve(key, MESSAGE)).release();
     return undefined;
   } catch (err) {
     if (err instanceof TooManyRequestsError) return err;
     throw err;
   }
 }
+
+/** One attempt of `key` that fails: a wrong password. */
+const failOnce = async (limiter: SignInFailures, key: string) => (await limiter.reserve(key, MESSAGE)).fail();
 
 describe('failed sign-ins per address, counted in Postgres', () => {
   let test: { url: string; drop(): Promise<void> };
@@ -48,7 +51,7 @@ describe('failed sign-ins per address, counted in Postgres', () => {
     const [a, b] = [shared(first), shared(second)];
     for (const replica of [a, b, a]) {
       expect(await refusal(replica, '192.0.2.1')).toBeUndefined();
-      await replica.fail('192.0.2.1');
+      await failOnce(replica, '192.0.2.1');
     }
     for (const replica of [a, b]) {
       const refused = await refusal(replica, '192.0.2.1');
@@ -62,33 +65,57 @@ describe('failed sign-ins per address, counted in Postgres', () => {
     // In memory, as on the embedded platform, each process counts alone: the same three failures spread over two
     // processes leave both letting the address try.
     const [x, y] = [new LocalSignInFailures({ max: 3, windowSeconds: 60 }), new LocalSignInFailures({ max: 3, windowSeconds: 60 })];
-    for (const replica of [x, y, x]) await replica.fail('192.0.2.1');
+    for (const replica of [x, y, x]) await failOnce(replica, '192.0.2.1');
     expect(await refusal(y, '192.0.2.1')).toBeUndefined();
   });
 
   it('counts concurrent failures from many replicas exactly', async () => {
     const replicas = [shared(first, 20), shared(second, 20)];
-    await Promise.all(Array.from({ length: 20 }, (_, i) => replicas[i % 2].fail('198.51.100.7')));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => failOnce(replicas[i % 2], '198.51.100.7')));
     expect(await first.table(SIGN_IN_FAILURES_TABLE).where({ key: 'address:198.51.100.7' }).first()).toMatchObject({ points: 20 });
     expect(await refusal(replicas[0], '198.51.100.7')).toBeDefined();
   });
 
+  it('lets no more attempts through at once than the limit, over two replicas, and counts none it refused', async () => {
+    const [a, b] = [shared(first, 5), shared(second, 5)];
+    const row = () => first.table(SIGN_IN_FAILURES_TABLE).where({ key: 'address:192.0.2.77' }).first();
+    const tried = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => [a, b][i % 2].reserve('192.0.2.77', MESSAGE)));
+    const held = tried.flatMap((t) => (t.status === 'fulfilled' ? [t.value] : []));
+    const refused = tried.flatMap((t) => (t.status === 'rejected' ? [t.reason] : []));
+    expect(held).toHaveLength(5);
+    expect(refused).toHaveLength(35);
+    for (const err of refused) expect(err).toBeInstanceOf(TooManyRequestsError);
+    // The refused attempts gave their points back: only the five in flight are counted.
+    expect(await row()).toMatchObject({ points: 5 });
+    // Two fail and three end otherwise (signed in): the three places are given back, the failures stay.
+    await Promise.all([held[0].fail(), held[1].fail(), held[2].release(), held[3].release(), held[4].release()]);
+    await held[2].release(); // settling twice changes nothing
+    expect(await row()).toMatchObject({ points: 2 });
+    const next = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => [a, b][i % 2].reserve('192.0.2.77', MESSAGE)));
+    expect(next.filter((t) => t.status === 'fulfilled')).toHaveLength(3);
+    for (const t of next) if (t.status === 'fulfilled') await t.value.release();
+    // Nothing but failures left, and an address whose attempts all succeeded keeps no row at all.
+    expect(await row()).toMatchObject({ points: 2 });
+    await (await a.reserve('192.0.2.78', MESSAGE)).release();
+    expect(await first.table(SIGN_IN_FAILURES_TABLE).where({ key: 'address:192.0.2.78' }).first()).toBeUndefined();
+  });
+
   it('lets the address try again once its window, opened at its first failure, has closed', async () => {
     const [a, b] = [shared(first, 2, 1), shared(second, 2, 1)];
-    await a.fail('203.0.113.5');
-    await b.fail('203.0.113.5');
+    await failOnce(a, '203.0.113.5');
+    await failOnce(b, '203.0.113.5');
     const refused = await refusal(b, '203.0.113.5');
     expect(refused?.retryAfterSeconds).toBe(1);
     await new Promise((r) => setTimeout(r, 1100));
     expect(await refusal(a, '203.0.113.5')).toBeUndefined();
     // A new window: one failure is one, not three.
-    await a.fail('203.0.113.5');
+    await failOnce(a, '203.0.113.5');
     expect(await refusal(b, '203.0.113.5')).toBeUndefined();
   });
 
   it('deletes rows an hour past their window', async () => {
     const limiter = shared(first);
-    await limiter.fail('192.0.2.99');
+    await failOnce(limiter, '192.0.2.99');
     const count = async () =>
       Number((await first.table(SIGN_IN_FAILURES_TABLE).where({ key: 'address:192.0.2.99' }).count({ n: '*' }))[0].n);
     expect(await limiter.sweep()).toBe(0);
@@ -101,9 +128,9 @@ describe('failed sign-ins per address, counted in Postgres', () => {
     const gone = await openDatabase({ url: test.url, dataDir: '', schema: 'gateway' });
     const limiter = shared(gone, 2);
     await gone.close();
-    await limiter.fail('192.0.2.50');
+    await failOnce(limiter, '192.0.2.50');
     expect(await refusal(limiter, '192.0.2.50')).toBeUndefined();
-    await limiter.fail('192.0.2.50');
+    await failOnce(limiter, '192.0.2.50');
     expect(await refusal(limiter, '192.0.2.50')).toMatchObject({ httpStatus: 429 });
   });
 });

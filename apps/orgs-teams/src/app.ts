@@ -84,13 +84,13 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             )
           : undefined;
         const secrets = await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR);
-        const twoFactor = new TwoFactor(db!, secrets);
-        const identity = new Identity(
-          db!,
-          new FailureLimiter({ max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 }),
-          kubernetesTokens,
-          twoFactor,
-        );
+        // One count of failed sign-ins per account, for passwords and second-factor codes wherever they are given.
+        const accountFailures = new FailureLimiter({
+          max: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+          windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+        });
+        const twoFactor = new TwoFactor(db!, secrets, accountFailures);
+        const identity = new Identity(db!, accountFailures, kubernetesTokens, twoFactor);
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
         const outbox = openOutbox({
           ...orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged, clusters),

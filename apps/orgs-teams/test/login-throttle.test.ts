@@ -1,16 +1,24 @@
 import crypto from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
 import { orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
+import { hashPassword, PasswordCheckGate, verifyPassword } from '../src/identity/passwords';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+
+/** The code an authenticator app shows `steps` 30-second steps from now (the check takes one step either side). */
+const codeOf = (secret: string, steps = 0) =>
+  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: Date.now() + steps * 30_000 });
 
 describe('orgs-teams: failed password checks per account', () => {
   let authz: AuthzStub;
   let app: AppUnderTest;
   let client: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
+  const realScrypt = crypto.scrypt;
   const scrypt = jest.spyOn(crypto, 'scrypt');
-  const signIn = (username: string, password: string) => client.authenticateBasic({ username, password });
+  const ids: Record<string, number> = {};
+  const signIn = (username: string, password: string, otp?: string) => client.authenticateBasic({ username, password, otp });
   /** Signs in and counts the scrypt derivations it took. */
   const hashesOf = async (attempt: Promise<unknown>) => {
     const before = scrypt.mock.calls.length;
@@ -29,15 +37,17 @@ describe('orgs-teams: failed password checks per account', () => {
       LOGIN_FAILURE_WINDOW_SECONDS: '60',
     });
     client = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
-    for (const login of ['alice', 'bob'])
-      await client.createUser({
-        username: login,
-        email: `${login}@example.com`,
-        password: `${login}-password`,
-        fullName: '',
-        mustChangePassword: false,
-        isAdmin: false,
-      });
+    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'])
+      ids[login] = (
+        await client.createUser({
+          username: login,
+          email: `${login}@example.com`,
+          password: `${login}-password`,
+          fullName: '',
+          mustChangePassword: false,
+          isAdmin: false,
+        })
+      ).id;
   });
   afterAll(async () => {
     scrypt.mockRestore();
@@ -73,5 +83,136 @@ describe('orgs-teams: failed password checks per account', () => {
     expect(await hashesOf(signIn('bob', 'bob-password'))).toBe(1);
     for (let i = 0; i < 2; i += 1) await expect(signIn('bob', 'wrong')).rejects.toMatchObject({ kind: 'unauthenticated' });
     expect((await signIn('bob', 'bob-password')).user!.login).toBe('bob');
+  });
+
+  /**
+   * Fires `attempts` at once with every password derivation held until each attempt is either answered or hashing, so
+   * the whole burst is in flight together; answers the outcome of each (a User's login, or the error kind).
+   */
+  async function burst(attempts: (() => Promise<unknown>)[]): Promise<{ outcomes: string[]; hashed: number }> {
+    const waiting: (() => void)[] = [];
+    let holding = true;
+    let hashed = 0;
+    let answered = 0;
+    let allIn!: () => void;
+    const burstIn = new Promise<void>((resolve) => (allIn = resolve));
+    const tally = () => {
+      if (answered + waiting.length === attempts.length) allIn();
+    };
+    scrypt.mockImplementation(((...args: unknown[]) => {
+      hashed += 1;
+      const run = () => (realScrypt as (...a: unknown[]) => void)(...args);
+      if (!holding) return run();
+      waiting.push(run);
+      tally();
+    }) as typeof crypto.scrypt);
+    try {
+      const outcomes = attempts.map((attempt) =>
+        attempt()
+          .then((r) => (r as orgsTeamsV1.AuthenticateResponse).user?.login ?? 'ok')
+          .catch((err: { kind?: string }) => err.kind ?? String(err))
+          .finally(() => {
+            answered += 1;
+            tally();
+          }),
+      );
+      await burstIn;
+      holding = false;
+      for (const go of waiting.splice(0)) go();
+      return { outcomes: await Promise.all(outcomes), hashed };
+    } finally {
+      scrypt.mockImplementation(realScrypt);
+    }
+  }
+
+  it('checks no more than the limit of 40 concurrent wrong passwords; the rest are refused at once; then even the right one is 429', async () => {
+    const { outcomes, hashed } = await burst(Array.from({ length: 40 }, () => () => signIn('carol', 'wrong')));
+    expect(hashed).toBe(3);
+    expect(outcomes.filter((o) => o === 'unauthenticated')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === 'too-many-requests')).toHaveLength(37);
+    const refused = await signIn('carol', 'carol-password').catch((e) => e);
+    expect(refused).toMatchObject({ kind: 'too-many-requests' });
+    expect(refused.message).toMatch(/^too many failed sign-in attempts for this account; try again in \d+ s$/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(59);
+    expect(await hashesOf(signIn('carol', 'carol-password'))).toBe(0);
+  });
+
+  it('checks no more than the limit of 100 concurrent attempts with the right password among them, which signs in or is 429', async () => {
+    const RIGHT = 50;
+    const { outcomes, hashed } = await burst(
+      Array.from({ length: 100 }, (_, i) => () => signIn('dave', i === RIGHT ? 'dave-password' : 'wrong')),
+    );
+    expect(hashed).toBe(3);
+    expect(outcomes.filter((o) => !['unauthenticated', 'too-many-requests', 'dave'].includes(o))).toEqual([]);
+    expect(['dave', 'too-many-requests']).toContain(outcomes[RIGHT]);
+    expect(outcomes.filter((o) => o === 'unauthenticated')).toHaveLength(outcomes[RIGHT] === 'dave' ? 2 : 3);
+    expect(outcomes.filter((o) => o === 'too-many-requests')).toHaveLength(97);
+  });
+
+  it('bounds the password checks of the process: beyond those running and waiting, one is refused at once with 429', async () => {
+    const stored = await hashPassword('a password');
+    const gate = new PasswordCheckGate(1, 2);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => verifyPassword('a password', stored, gate).catch((e: { kind: string; headers: Record<string, string> }) => e)),
+    );
+    expect(answers.filter((a) => a === true)).toHaveLength(3);
+    const refused = answers.filter((a) => a !== true) as { kind: string; message: string; headers: Record<string, string> }[];
+    expect(refused).toHaveLength(7);
+    for (const r of refused) expect(r).toMatchObject({ kind: 'too-many-requests', headers: { 'retry-after': '1' } });
+    // Once the burst is through, checks are let in again.
+    expect(await verifyPassword('a password', stored, gate)).toBe(true);
+  });
+
+  describe('second-factor codes', () => {
+    /** Enrols `login`; answers its secret and recovery codes. */
+    const enrol = async (login: string) => {
+      const { secret } = await client.beginTwoFactorEnrolment({ userId: ids[login] });
+      const { codes } = await client.confirmTwoFactor({ userId: ids[login], code: codeOf(secret), password: '' });
+      return { secret, codes };
+    };
+
+    it('wrong codes and passwords given to turn it off, renew codes or sign in count against one limit; over it nothing is checked', async () => {
+      const { secret } = await enrol('erin');
+      const userId = ids.erin;
+      const farCode = codeOf(secret, 10);
+      // A wrong code with the right password, a wrong password, a wrong code at sign-in: three failed sign-ins.
+      await expect(client.disableTwoFactor({ userId, password: 'erin-password', code: farCode })).rejects.toMatchObject({
+        kind: 'validation',
+      });
+      await expect(client.regenerateRecoveryCodes({ userId, password: 'wrong', code: codeOf(secret, 1) })).rejects.toMatchObject({
+        kind: 'not-allowed',
+        message: 'the password is wrong',
+      });
+      await expect(signIn('erin', 'erin-password', farCode)).rejects.toMatchObject({ kind: 'unauthenticated' });
+      // Locked: the right password and a right code are refused, without a password being hashed, on every door.
+      const refused = await client.disableTwoFactor({ userId, password: 'erin-password', code: codeOf(secret, 1) }).catch((e) => e);
+      expect(refused).toMatchObject({ kind: 'too-many-requests' });
+      expect(refused.message).toMatch(/^too many failed sign-in attempts for this account; try again in \d+ s$/);
+      expect(await hashesOf(client.regenerateRecoveryCodes({ userId, password: 'erin-password', code: codeOf(secret, 1) }))).toBe(0);
+      await expect(signIn('erin', 'erin-password', codeOf(secret, 1))).rejects.toMatchObject({ kind: 'too-many-requests' });
+      expect(await client.getTwoFactor({ userId })).toMatchObject({ enabled: true });
+    });
+
+    it('a token alone is not enough: renewing codes and turning it off take the password and a code, and success forgets earlier failures', async () => {
+      const { secret } = await enrol('frank');
+      const userId = ids.frank;
+      const next = codeOf(secret, 1);
+      await expect(client.disableTwoFactor({ userId, password: '', code: next })).rejects.toMatchObject({ kind: 'input' });
+      for (let i = 0; i < 2; i += 1)
+        await expect(client.disableTwoFactor({ userId, password: 'wrong', code: next })).rejects.toMatchObject({ kind: 'not-allowed' });
+      // A wrong password spends no code: the code given with it still works.
+      const renewed = await client.regenerateRecoveryCodes({ userId, password: 'frank-password', code: next });
+      expect(renewed.codes).toHaveLength(10);
+      // The success forgot the two failures: two more wrong passwords leave the account open.
+      for (let i = 0; i < 2; i += 1)
+        await expect(client.disableTwoFactor({ userId, password: 'wrong', code: renewed.codes[0] })).rejects.toMatchObject({
+          kind: 'not-allowed',
+        });
+      await client.disableTwoFactor({ userId, password: 'frank-password', code: renewed.codes[0] });
+      expect(await client.getTwoFactor({ userId })).toMatchObject({ enabled: false });
+      await expect(client.disableTwoFactor({ userId, password: 'frank-password', code: codeOf(secret, 1) })).rejects.toMatchObject({
+        kind: 'not-found',
+      });
+    });
   });
 });

@@ -37,6 +37,48 @@ describe('FailureLimiter', () => {
     expect(l.retryAfterSeconds('alice')).toBe(0);
   });
 
+  it('counts attempts in flight against the limit, so no more than max are let through at once; refusals count nothing', () => {
+    const l = limiter(3);
+    const held = [l.reserve('alice', 'too many'), l.reserve('alice', 'too many'), l.reserve('alice', 'too many')];
+    const busy = (() => {
+      try {
+        l.reserve('alice', 'too many');
+      } catch (err) {
+        return err as TooManyRequestsError;
+      }
+    })();
+    // At the limit only because three are in flight: they may yet succeed, so "try again" is a second away.
+    expect(busy).toBeInstanceOf(TooManyRequestsError);
+    expect(busy!.retryAfterSeconds).toBe(1);
+    expect(busy!.message).toBe('too many; try again in 1 s');
+    held[0].release();
+    held[1].fail();
+    const third = l.reserve('alice', 'too many'); // the released place is free again; the refusal was not counted
+    third.fail();
+    held[2].fail();
+    held[2].release(); // settled once: nothing more
+    expect(l.retryAfterSeconds('alice')).toBe(60);
+    expect(() => l.reserve('alice', 'too many')).toThrow('too many; try again in 60 s');
+  });
+
+  it('forgets on success the failures counted before the attempt began, not those of attempts beside it', () => {
+    const l = limiter(4);
+    l.fail('bob');
+    l.fail('bob');
+    const right = l.reserve('bob', 'too many');
+    const wrong = l.reserve('bob', 'too many');
+    wrong.fail();
+    right.succeed();
+    // The two earlier failures are forgotten; the one checked at the same time stays.
+    const more = [l.reserve('bob', 'too many'), l.reserve('bob', 'too many'), l.reserve('bob', 'too many')];
+    expect(() => l.reserve('bob', 'too many')).toThrow(TooManyRequestsError);
+    for (const m of more) m.release();
+    // Nothing counted and nothing in flight: the key is forgotten, its next window opens at its next failure.
+    l.reset('carol');
+    l.reserve('carol', 'too many').succeed();
+    expect(l.size).toBe(1);
+  });
+
   it('keeps at most maxKeys, dropping expired keys first and then the oldest', () => {
     const l = limiter(1, 3);
     l.fail('a');

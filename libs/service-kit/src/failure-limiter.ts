@@ -18,14 +18,38 @@ export interface FailureLimiterOptions {
 }
 
 interface Entry {
-  failures: number;
+  /** Failures counted in this window, those forgotten included. */
+  failed: number;
+  /** How many of the first failures a success forgot (they came before it began). */
+  forgotten: number;
+  /** Attempts holding a place (reserve()) and not settled yet. */
+  inFlight: number;
   resetAt: number;
+}
+
+const counted = (entry: Entry) => entry.failed - entry.forgotten;
+
+/**
+ * One attempt holding its place against a key's limit while its secret is checked (`FailureLimiter.reserve`). The
+ * first of its calls settles it; later calls do nothing, so a `finally` may release whatever was not settled.
+ */
+export interface Attempt {
+  /** It failed (a wrong password or code): its place becomes a counted failure. */
+  fail(): void;
+  /** It succeeded: its place is freed and the key's failures counted before it began are forgotten. */
+  succeed(): void;
+  /** It was neither (refused further on, incomplete, an error): its place is freed and nothing is counted. */
+  release(): void;
 }
 
 /**
  * Counts failures (wrong passwords) per key (an account, a client address) in memory, in a fixed window
  * that opens at the key's first failure. Once `max` failures are counted the key is refused until the
  * window closes; a success may reset the key. Memory is bounded by `maxKeys`.
+ *
+ * `reserve` makes the limit exact under concurrency: an attempt takes its place before its secret is checked, and
+ * attempts in flight count against the limit with the failures, so a burst of concurrent guesses checks at most
+ * `max` of them (checking and counting as two steps let every attempt that arrived before the first failure through).
  *
  * Per process: with several replicas each keeps its own counts (see docs/authentication.md).
  */
@@ -42,7 +66,7 @@ export class FailureLimiter {
   /** Whole seconds until `key` may try again (at least 1), or 0 when it may try now. */
   retryAfterSeconds(key: string): number {
     const entry = this.live(key);
-    if (!entry || entry.failures < this.opts.max) return 0;
+    if (!entry || counted(entry) < this.opts.max) return 0;
     return Math.max(1, Math.ceil((entry.resetAt - this.now()) / 1000));
   }
 
@@ -52,15 +76,52 @@ export class FailureLimiter {
     if (wait > 0) throw new TooManyRequestsError(`${message}; try again in ${wait} s`, wait);
   }
 
+  /**
+   * Holds a place for one attempt of `key` before its secret is checked, or throws a 429 with Retry-After when the
+   * key's failures and the attempts in flight together reach `max`: over the limit, until the window closes; at it
+   * only because of attempts still in flight, in 1 s (they may yet succeed). A refused attempt is not counted.
+   */
+  reserve(key: string, message: string): Attempt {
+    const wait = this.retryAfterSeconds(key);
+    if (wait > 0) throw new TooManyRequestsError(`${message}; try again in ${wait} s`, wait);
+    const entry = this.live(key) ?? this.open(key, 0);
+    if (counted(entry) + entry.inFlight >= this.opts.max) throw new TooManyRequestsError(`${message}; try again in 1 s`, 1);
+    entry.inFlight += 1;
+    const failedBefore = entry.failed;
+    let settled = false;
+    /** The entry still holds this attempt's place, unless its window closed or the key was reset meanwhile. */
+    const settle = (): Entry | undefined => {
+      if (settled) return undefined;
+      settled = true;
+      if (this.live(key) !== entry) return undefined;
+      entry.inFlight -= 1;
+      return entry;
+    };
+    return {
+      fail: () => {
+        if (settled) return;
+        // A failure whose window closed while it was checked counts in the key's current window.
+        const held = settle();
+        if (held) held.failed += 1;
+        else this.fail(key);
+      },
+      succeed: () => {
+        const held = settle();
+        if (!held) return;
+        held.forgotten = Math.max(held.forgotten, failedBefore);
+        this.dropIfEmpty(key, held);
+      },
+      release: () => {
+        const held = settle();
+        if (held) this.dropIfEmpty(key, held);
+      },
+    };
+  }
+
   /** Counts one failure of `key`. */
   fail(key: string): void {
-    const entry = this.live(key);
-    if (entry) {
-      entry.failures += 1;
-      return;
-    }
-    this.makeRoom();
-    this.entries.set(key, { failures: 1, resetAt: this.now() + this.opts.windowMs });
+    const entry = this.live(key) ?? this.open(key, 0);
+    entry.failed += 1;
   }
 
   /** Forgets the failures of `key` (after a success). */
@@ -80,6 +141,19 @@ export class FailureLimiter {
       return undefined;
     }
     return entry;
+  }
+
+  /** A new window for `key`, opening now. */
+  private open(key: string, failed: number): Entry {
+    this.makeRoom();
+    const entry = { failed, forgotten: 0, inFlight: 0, resetAt: this.now() + this.opts.windowMs };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  /** Forgets a key with nothing counted and nothing in flight, so its window opens at its next failure again. */
+  private dropIfEmpty(key: string, entry: Entry): void {
+    if (entry.inFlight === 0 && counted(entry) === 0) this.entries.delete(key);
   }
 
   /**

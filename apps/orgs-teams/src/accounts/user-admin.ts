@@ -316,12 +316,16 @@ export class UserAdmin implements UserAdministration {
     const row = await this.users().andWhere({ id: req.userId }).first('id', 'password_hash');
     if (!row?.password_hash) throw new NotFoundError('this account has no password');
     const key = failureKey(row.id);
-    this.identity.passwordFailures.assertAllowed(key, 'too many failed sign-in attempts for this account');
-    if (!(await verifyPassword(req.oldPassword, row.password_hash))) {
-      this.identity.passwordFailures.fail(key);
-      throw new NotAllowedError('the old password is wrong');
+    const attempt = this.identity.passwordFailures.reserve(key, 'too many failed sign-in attempts for this account');
+    try {
+      if (!(await verifyPassword(req.oldPassword, row.password_hash))) {
+        attempt.fail();
+        throw new NotAllowedError('the old password is wrong');
+      }
+      attempt.succeed();
+    } finally {
+      attempt.release();
     }
-    this.identity.passwordFailures.reset(key);
     if (req.newPassword === req.oldPassword) refuse('new_password', 'must differ from the old password');
     const passwordHash = await hashPassword(req.newPassword);
     await this.db.transaction(async (trx) => {

@@ -441,23 +441,29 @@ export class Identity {
       .first();
     // Login and email of one account share a count; an unknown name is counted (and refused) the same way.
     const account = row ? failureKey(row.id) : `name:${key}`;
-    this.passwordFailures.assertAllowed(account, 'too many failed sign-in attempts for this account');
-    const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH));
-    if (!row || !ok) {
-      this.passwordFailures.fail(account);
-      throw new NotAuthenticatedError('invalid username or password');
-    }
-    if (this.secondFactor) {
-      try {
-        await this.secondFactor.checkSignIn(row.id, otp);
-      } catch (err) {
-        // A wrong code counts as a wrong password would (codes are guessable too); a missing one is a client asking
-        // for the next step, not a guess.
-        if (otp.trim()) this.passwordFailures.fail(account);
-        throw err;
+    // The attempt holds its place against the limit before anything is checked, so concurrent guesses check no
+    // more than the limit; whatever ends it other than a wrong password or code gives the place back.
+    const attempt = this.passwordFailures.reserve(account, 'too many failed sign-in attempts for this account');
+    try {
+      const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH));
+      if (!row || !ok) {
+        attempt.fail();
+        throw new NotAuthenticatedError('invalid username or password');
       }
+      if (this.secondFactor) {
+        try {
+          await this.secondFactor.checkSignIn(row.id, otp);
+        } catch (err) {
+          // A wrong code counts as a wrong password would (codes are guessable too); a missing one is a client asking
+          // for the next step, not a guess.
+          if (otp.trim() && err instanceof NotAuthenticatedError) attempt.fail();
+          throw err;
+        }
+      }
+      attempt.succeed();
+    } finally {
+      attempt.release();
     }
-    this.passwordFailures.reset(account);
     assertMayLogIn(row);
     await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
     const user = toUser(row);

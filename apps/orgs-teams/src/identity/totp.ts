@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Secret, TOTP } from 'otpauth';
-import { ConflictError, InputError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
+import { ConflictError, InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { Database } from '@platform/db';
-import type { SecretBox } from '@platform/service-kit';
+import type { FailureLimiter, SecretBox } from '@platform/service-kit';
+import { failureKey } from './identity';
+import { verifyPassword } from './passwords';
 
 /** Whom the site requires a second factor of (docs/authentication.md, "Second factor (TOTP)"). */
 export const TWO_FACTOR_REQUIREMENTS = ['off', 'admins', 'all'] as const;
@@ -46,6 +48,8 @@ export class TwoFactor {
   constructor(
     private readonly db: Database,
     private readonly box: SecretBox,
+    /** Failed sign-ins per account (Identity's): a wrong password or code given to turn the factor off counts there. */
+    private readonly accountFailures: FailureLimiter,
     /** The name authenticator apps show the account under. */
     private readonly issuer = 'Platform',
   ) {}
@@ -110,7 +114,12 @@ export class TwoFactor {
     return { secret, otpauthUri: this.totp(secret, user.login).toString() };
   }
 
-  /** Turns the pending secret on with a code of it; answers fresh recovery codes. */
+  /**
+   * Turns the pending secret on with a code of it; answers fresh recovery codes. A wrong code here is not counted as a
+   * failed sign-in: the secret was handed to this same caller moments ago, so nothing is guessed (a caller who could
+   * guess codes would rather begin an enrolment and read the secret), and a typo while enrolling must not lock the
+   * account's password sign-in.
+   */
   async confirm(userId: number, code: string): Promise<{ codes: string[] }> {
     const row = await this.rows().where({ uid: userId }).first();
     if (!row) throw new NotFoundError('no two-factor enrolment is pending: begin one first');
@@ -122,16 +131,16 @@ export class TwoFactor {
     });
   }
 
-  /** Turns the second factor off after a current code or a recovery code. */
-  async disable(userId: number, code: string): Promise<void> {
-    await this.assertCode(userId, code, true);
-    await this.remove(userId);
+  /** Turns the second factor off after the account's password and a current code or a recovery code. */
+  async disable(userId: number, password: string, code: string): Promise<void> {
+    await this.asHolder(userId, password, code, true, () => this.remove(userId));
   }
 
-  /** New recovery codes (the old ones stop working) after a current code. */
-  async regenerate(userId: number, code: string): Promise<{ codes: string[] }> {
-    await this.assertCode(userId, code, false);
-    return this.db.transaction(async (trx) => ({ codes: await this.replaceRecoveryCodes(userId, trx) }));
+  /** New recovery codes (the old ones stop working) after the account's password and a current code. */
+  async regenerate(userId: number, password: string, code: string): Promise<{ codes: string[] }> {
+    return this.asHolder(userId, password, code, false, () =>
+      this.db.transaction(async (trx) => ({ codes: await this.replaceRecoveryCodes(userId, trx) })),
+    );
   }
 
   /** A site admin's reset: the user's second factor and recovery codes are gone (it may enrol again). */
@@ -153,12 +162,38 @@ export class TwoFactor {
     if (!(await this.acceptCode(row, code, true))) throw new NotAuthenticatedError('invalid two-factor authentication code');
   }
 
-  private async assertCode(userId: number, code: string, recoveryAllowed: boolean): Promise<void> {
-    const row = await this.rows().where({ uid: userId, enabled: true }).first();
-    if (!row) throw new NotFoundError('two-factor authentication is not on');
-    if (!code.trim()) throw new InputError('code: required', [{ field: 'code', description: 'required' }]);
-    if (!(await this.acceptCode(row, code, recoveryAllowed)))
-      throw new ValidationError('code: not a current two-factor code', [{ field: 'code', description: 'wrong code' }]);
+  /**
+   * Runs `act` once the caller has shown again that it holds the account: its password and a code, one attempt against
+   * the account's limit of failed sign-ins, as a password sign-in with a code is. A token or a session alone is not
+   * enough, since either may be stolen, and a code alone could be guessed. Over the limit: 429, nothing checked. A
+   * wrong password is 403 and a wrong code 422, each counted as a failed sign-in; success forgets the account's
+   * earlier failures, as a sign-in does. The code is checked only after the password, so a wrong password spends none.
+   */
+  private async asHolder<T>(userId: number, password: string, code: string, recoveryAllowed: boolean, act: () => Promise<T>): Promise<T> {
+    const missing = [
+      ...(password ? [] : [{ field: 'password', description: 'required' }]),
+      ...(code.trim() ? [] : [{ field: 'code', description: 'required' }]),
+    ];
+    if (missing.length) throw new InputError(missing.map((m) => `${m.field}: required`).join('; '), missing);
+    const attempt = this.accountFailures.reserve(failureKey(userId), 'too many failed sign-in attempts for this account');
+    try {
+      const row = await this.rows().where({ uid: userId, enabled: true }).first();
+      if (!row) throw new NotFoundError('two-factor authentication is not on');
+      const account = await this.db.table('accounts').where({ id: userId }).first('password_hash');
+      if (!(await verifyPassword(password, account?.password_hash ?? ''))) {
+        attempt.fail();
+        throw new NotAllowedError('the password is wrong');
+      }
+      if (!(await this.acceptCode(row, code, recoveryAllowed))) {
+        attempt.fail();
+        throw new ValidationError('code: not a current two-factor code', [{ field: 'code', description: 'wrong code' }]);
+      }
+      const done = await act();
+      attempt.succeed();
+      return done;
+    } finally {
+      attempt.release();
+    }
   }
 
   private async acceptCode(row: TwoFactorRow, code: string, recoveryAllowed: boolean): Promise<boolean> {

@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import { z } from 'zod';
 import { sectionRoutes } from '../../route';
 import * as p from '../../params';
+import { TEXT_LIMITS } from '@platform/service-kit';
 
 const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
 
@@ -31,6 +32,19 @@ const RecoveryCodesJson = z
   .meta({ id: 'RecoveryCodes' });
 
 const CodeOption = z.object({ code: z.string().min(1).max(64) });
+
+/** What turning the factor off or renewing its codes asks: the password again besides a code (a token alone is not enough). */
+const PasswordCodeOption = z.object({
+  password: z.string().min(1).max(TEXT_LIMITS.password).meta({ description: "The account's password" }),
+  code: z.string().min(1).max(64),
+});
+
+const ASKED_AGAIN = [
+  { status: 403, description: 'for a wrong password (counted like a failed sign-in)' },
+  { status: 404, description: 'when no second factor is on' },
+  { status: 422, description: 'for a wrong code (counted like a failed sign-in)' },
+  { status: 429, description: 'while the account is locked after too many failed sign-ins (nothing is checked)' },
+];
 
 const RequirementJson = z
   .object({
@@ -88,7 +102,8 @@ export const twoFactorRoutes = [
       { status: 422, description: 'for a wrong code' },
     ],
     async handle({ body }, { backends, caller }) {
-      const { codes } = await backends.orgsTeams.identity.confirmTwoFactor({ userId: caller.id, code: body.code });
+      // A wrong code here is not counted: the secret was handed to this caller moments ago (docs/authentication.md).
+      const { codes } = await backends.orgsTeams.identity.confirmTwoFactor({ userId: caller.id, code: body.code, password: '' });
       return { headers: { 'Cache-Control': 'no-store' }, body: { recovery_codes: codes } };
     },
   }),
@@ -96,16 +111,18 @@ export const twoFactorRoutes = [
     method: 'post',
     scope: 'write:user',
     path: '/user/two-factor/recovery-codes',
-    summary: 'New recovery codes after a current code (the old ones stop working)',
+    summary:
+      "New recovery codes after the account's password and a current code (the old ones stop working); a wrong password or code counts like a failed sign-in",
     auth: 'token',
-    body: { schema: CodeOption },
+    body: { schema: PasswordCodeOption },
     response: { status: 201, schema: RecoveryCodesJson },
-    errors: [
-      { status: 404, description: 'when no second factor is on' },
-      { status: 422, description: 'for a wrong code' },
-    ],
+    errors: ASKED_AGAIN,
     async handle({ body }, { backends, caller }) {
-      const { codes } = await backends.orgsTeams.identity.regenerateRecoveryCodes({ userId: caller.id, code: body.code });
+      const { codes } = await backends.orgsTeams.identity.regenerateRecoveryCodes({
+        userId: caller.id,
+        password: body.password,
+        code: body.code,
+      });
       return { headers: { 'Cache-Control': 'no-store' }, body: { recovery_codes: codes } };
     },
   }),
@@ -113,16 +130,14 @@ export const twoFactorRoutes = [
     method: 'post',
     scope: 'write:user',
     path: '/user/two-factor/disable',
-    summary: 'Turn the second factor off after a current code or a recovery code',
+    summary:
+      "Turn the second factor off after the account's password and a current code or a recovery code; a wrong password or code counts like a failed sign-in",
     auth: 'token',
-    body: { schema: CodeOption },
+    body: { schema: PasswordCodeOption },
     response: { status: 204 },
-    errors: [
-      { status: 404, description: 'when no second factor is on' },
-      { status: 422, description: 'for a wrong code' },
-    ],
+    errors: ASKED_AGAIN,
     async handle({ body }, { backends, caller }) {
-      await backends.orgsTeams.identity.disableTwoFactor({ userId: caller.id, code: body.code });
+      await backends.orgsTeams.identity.disableTwoFactor({ userId: caller.id, password: body.password, code: body.code });
       return {};
     },
   }),
