@@ -5,8 +5,14 @@ const WINDOW_SECONDS = 6;
 
 describe('password guessing on the Basic-auth routes is throttled', () => {
   let harness: TestPlatform;
-  const createToken = (login: string, password: string): Promise<Reply> =>
-    harness.api(undefined, 'POST', `/users/${login}/tokens`, { name: `t-${Math.random()}` }, { authorization: basic(login, password) });
+  const createToken = (login: string, password: string, from?: string): Promise<Reply> =>
+    harness.api(
+      undefined,
+      'POST',
+      `/users/${login}/tokens`,
+      { name: `t-${Math.random()}` },
+      { authorization: basic(login, password), ...(from ? { 'x-forwarded-for': from } : {}) },
+    );
   const expectThrottled = (res: Reply, by: 'account' | 'address') => {
     expect(res.status).toBe(429);
     expect(res.body).toEqual({
@@ -27,8 +33,10 @@ describe('password guessing on the Basic-auth routes is throttled', () => {
       LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
       LOGIN_MAX_FAILURES_PER_ADDRESS: '5',
       LOGIN_FAILURE_WINDOW_SECONDS: String(WINDOW_SECONDS),
+      // Each case claims a client address of its own (X-Forwarded-For, believed from loopback only).
+      TRUST_PROXY: 'loopback',
     });
-    for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
+    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) await harness.signUp(login);
   }, 120_000);
   afterAll(() => harness?.stop());
 
@@ -51,5 +59,32 @@ describe('password guessing on the Basic-auth routes is throttled', () => {
     expect(created.status).toBe(201);
     expect(created.body.sha1).toMatch(/^[0-9a-f]{40}$/);
     expect((await createToken('bob', 'bob-password')).status).toBe(201);
+  }, 30_000);
+
+  it('checks no more than the limit of a burst of 100 attempts, the right password among them, and answers none with 5xx', async () => {
+    const from = '203.0.113.50';
+    const RIGHT = 50;
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => createToken('dave', i === RIGHT ? 'dave-password' : 'wrong-password', from)),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => ![201, 401, 429].includes(s))).toEqual([]);
+    expect([201, 429]).toContain(statuses[RIGHT]);
+    // Each 401 is a password checked and found wrong: no more than the account's limit of three.
+    const checked = statuses.filter((s) => s === 401).length;
+    expect(checked).toBeLessThanOrEqual(3);
+    for (const a of answers.filter((r) => r.status === 429)) expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The address counted exactly those failures: it has five less them left, then it is refused.
+    for (let i = checked; i < 5; i += 1) expect((await createToken('erin', 'wrong-password', from)).status).toBe(401);
+    expectThrottled(await createToken('erin', 'erin-password', from), 'address');
+  }, 30_000);
+
+  it('a burst of 40 wrong passwords for one account checks exactly its limit; then its right password is 429 from anywhere', async () => {
+    const statuses = (
+      await Promise.all(Array.from({ length: 40 }, () => createToken('frank', 'wrong-password', '203.0.113.51')))
+    ).map((a) => a.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(37);
+    expectThrottled(await createToken('frank', 'frank-password', '203.0.113.52'), 'account');
   }, 30_000);
 });

@@ -90,16 +90,46 @@ describe('TOTP second factor for local accounts', () => {
     expect(signedIn.headers.get('set-cookie')).toMatch(/^platform_session=/);
   });
 
-  it('new recovery codes replace the old; turning it off takes a code or a recovery code', async () => {
+  it('new recovery codes replace the old; turning it off takes the password and a code or a recovery code', async () => {
     const { secret, recovery } = await enrol('dave');
-    expect((await harness.api('dave', 'POST', '/user/two-factor/recovery-codes', { code: '000000' })).status).toBe(422);
-    const fresh = await harness.api('dave', 'POST', '/user/two-factor/recovery-codes', { code: codeOf(secret, 1) });
+    const password = 'dave-password';
+    // A token alone is not enough: without the password the body is refused, with a wrong one it is 403.
+    expect((await harness.api('dave', 'POST', '/user/two-factor/recovery-codes', { code: codeOf(secret, 1) })).status).toBe(422);
+    expect((await harness.api('dave', 'POST', '/user/two-factor/disable', { code: recovery[0] })).status).toBe(422);
+    expect(await harness.api('dave', 'POST', '/user/two-factor/disable', { password: 'not-it', code: recovery[0] })).toMatchObject({
+      status: 403,
+      body: { message: 'the password is wrong' },
+    });
+    expect((await harness.api('dave', 'POST', '/user/two-factor/recovery-codes', { password, code: codeOf(secret, -10) })).status).toBe(422);
+    const fresh = await harness.api('dave', 'POST', '/user/two-factor/recovery-codes', { password, code: codeOf(secret, 1) });
     expect(fresh.status).toBe(201);
     expect((await makeToken('dave', recovery[1])).status).toBe(401);
-    const off = await harness.api('dave', 'POST', '/user/two-factor/disable', { code: fresh.body.recovery_codes[0] });
+    const off = await harness.api('dave', 'POST', '/user/two-factor/disable', { password, code: fresh.body.recovery_codes[0] });
     expect(off.status).toBe(204);
     expect((await makeToken('dave')).status).toBe(201);
-    expect((await harness.api('dave', 'POST', '/user/two-factor/disable', { code: '123456' })).status).toBe(404);
+    expect((await harness.api('dave', 'POST', '/user/two-factor/disable', { password, code: '123456' })).status).toBe(404);
+  });
+
+  it('wrong codes given to turn it off or renew codes lock the account as wrong passwords do; then nothing is checked', async () => {
+    await harness.signUp('ivan');
+    const { secret } = await enrol('ivan');
+    const password = 'ivan-password';
+    const wrong = codeOf(secret, -10);
+    // The account's limit is ten failed sign-ins (the default): wrong codes at both doors and a wrong password reach it.
+    for (let i = 0; i < 5; i += 1)
+      expect((await harness.api('ivan', 'POST', '/user/two-factor/disable', { password, code: wrong })).status).toBe(422);
+    for (let i = 0; i < 4; i += 1)
+      expect((await harness.api('ivan', 'POST', '/user/two-factor/recovery-codes', { password, code: wrong })).status).toBe(422);
+    expect((await harness.api('ivan', 'POST', '/user/two-factor/disable', { password: 'not-it', code: wrong })).status).toBe(403);
+    // Locked: the right password with a right code is refused at every door a code is taken, sign-in included.
+    const refused = await harness.api('ivan', 'POST', '/user/two-factor/disable', { password, code: codeOf(secret, 1) });
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(/^too many failed sign-in attempts for this account; try again in \d+ s$/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await harness.api('ivan', 'POST', '/user/two-factor/recovery-codes', { password, code: codeOf(secret, 1) })).status).toBe(429);
+    expect((await makeToken('ivan', codeOf(secret, 1))).status).toBe(429);
+    expect((await signIn('ivan', codeOf(secret, 1))).status).toBe(429);
+    expect(await harness.api('ivan', 'GET', '/user/two-factor')).toMatchObject({ body: { enabled: true, recovery_codes_left: 10 } });
   });
 
   it("a site admin resets a user's second factor; nobody else may", async () => {
