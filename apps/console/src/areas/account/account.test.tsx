@@ -149,4 +149,49 @@ describe('the account page', () => {
     expect(confirmedWith).toEqual({ code: '123456' });
     await screen.findByText('On. 10 recovery codes left.');
   });
+
+  it('asks for the password besides a code to make new recovery codes and to turn two-factor authentication off', async () => {
+    let enabled = true;
+    const bodies: Record<string, unknown[]> = { renew: [], off: [] };
+    renderScreen(signedInByCookie(<AccountArea />), {
+      answers: {
+        ...base,
+        'GET /user/sessions': [200, []],
+        'GET /users/nina/tokens': [200, []],
+        'GET /user/two-factor': () => [200, { enabled, recovery_codes_left: enabled ? 3 : 0, required: false }],
+        'POST /user/two-factor/recovery-codes': async (req) => {
+          bodies.renew.push(await req.json());
+          return [201, { recovery_codes: ['JJJJ-KKKK-LLLL-MMMM'] }];
+        },
+        'POST /user/two-factor/disable': async (req) => {
+          const body = (await req.json()) as { password: string };
+          bodies.off.push(body);
+          if (body.password !== 'nina-password') return [403, { message: 'the password is wrong' }];
+          enabled = false;
+          return [204];
+        },
+      },
+    });
+    const renew = await screen.findByRole('form', { name: 'New recovery codes' });
+    fireEvent.change(within(renew).getByLabelText(/^Code/), { target: { value: '123456' } });
+    fireEvent.click(within(renew).getByRole('button', { name: 'Make new recovery codes' }));
+    expect((await within(renew).findByRole('alert')).textContent).toBe('Password is required');
+    fireEvent.change(within(renew).getByLabelText(/^Password/), { target: { value: 'nina-password' } });
+    fireEvent.click(within(renew).getByRole('button', { name: 'Make new recovery codes' }));
+    expect(within(await screen.findByRole('region', { name: 'Recovery codes' })).getByText('JJJJ-KKKK-LLLL-MMMM')).toBeTruthy();
+    expect(bodies.renew).toEqual([{ password: 'nina-password', code: '123456' }]);
+
+    const off = screen.getByRole('form', { name: 'Turn off two-factor authentication' });
+    fireEvent.change(within(off).getByLabelText(/^Password/), { target: { value: 'not-it' } });
+    fireEvent.change(within(off).getByLabelText(/^Code/), { target: { value: ' AAAA-BBBB-CCCC-DDDD ' } });
+    fireEvent.click(within(off).getByRole('button', { name: 'Turn off' }));
+    expect((await within(off).findByRole('alert')).textContent).toContain('the password is wrong');
+    fireEvent.change(within(off).getByLabelText(/^Password/), { target: { value: 'nina-password' } });
+    fireEvent.click(within(off).getByRole('button', { name: 'Turn off' }));
+    await screen.findByRole('button', { name: 'Set up two-factor authentication' });
+    expect(bodies.off).toEqual([
+      { password: 'not-it', code: 'AAAA-BBBB-CCCC-DDDD' },
+      { password: 'nina-password', code: 'AAAA-BBBB-CCCC-DDDD' },
+    ]);
+  });
 });

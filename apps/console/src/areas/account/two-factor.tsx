@@ -9,7 +9,8 @@ const KEY = ['account', 'two-factor'];
 
 /**
  * The account's TOTP second factor (docs/authentication.md, "Second factor (TOTP)"): enrol by scanning a QR code and
- * confirming a first code, see the recovery codes once, replace them, or turn the factor off.
+ * confirming a first code, see the recovery codes once, replace them, or turn the factor off; the last two ask for the
+ * password besides a code, and a wrong one of either counts like a failed sign-in.
  */
 export function AccountTwoFactor() {
   const client = useQueryClient();
@@ -22,6 +23,8 @@ export function AccountTwoFactor() {
   const regenerate = useAction();
   const disable = useAction();
   const code = (d: FormData) => ({ code: String(d.get('code')).trim() });
+  // Turning the factor off and renewing its codes ask for the password too: a session alone is not enough.
+  const passwordAndCode = (d: FormData) => ({ password: String(d.get('password')), ...code(d) });
   return (
     <Section title="Two-factor authentication">
       {codes && (
@@ -48,27 +51,29 @@ export function AccountTwoFactor() {
                 label="New recovery codes"
                 submitLabel="Make new recovery codes"
                 action={regenerate}
-                validate={(d) => missing(d, ['code', 'Code'])}
+                validate={(d) => missing(d, ['password', 'Password'], ['code', 'Code'])}
                 submit={async (d) => {
-                  setCodes((await ok(api.POST('/user/two-factor/recovery-codes', { body: code(d) }))).recovery_codes);
+                  setCodes((await ok(api.POST('/user/two-factor/recovery-codes', { body: passwordAndCode(d) }))).recovery_codes);
                   await refresh();
                   return 'New recovery codes made; the old ones no longer work.';
                 }}
               >
+                <Field label="Password" name="password" type="password" required autoComplete="current-password" />
                 <Field label="Code" name="code" required autoComplete="one-time-code" hint="A current code of your authenticator app." />
               </Form>
               <Form
                 label="Turn off two-factor authentication"
                 submitLabel="Turn off"
                 action={disable}
-                validate={(d) => missing(d, ['code', 'Code'])}
+                validate={(d) => missing(d, ['password', 'Password'], ['code', 'Code'])}
                 submit={async (d) => {
-                  await ok(api.POST('/user/two-factor/disable', { body: code(d) }));
+                  await ok(api.POST('/user/two-factor/disable', { body: passwordAndCode(d) }));
                   setCodes(undefined);
                   await refresh();
                   return 'Two-factor authentication is off.';
                 }}
               >
+                <Field label="Password" name="password" type="password" required autoComplete="current-password" />
                 <Field label="Code" name="code" required autoComplete="one-time-code" hint="A current code, or a recovery code." />
               </Form>
             </>
