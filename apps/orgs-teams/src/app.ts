@@ -98,7 +98,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
           ...userAdminEffects(db!, orgAuthz),
           ...verificationMailEffects(secrets, publicUrlOf(config), async (mail) => void (await notifications.sendMail(mail))),
         });
-        const verification = new EmailVerification(db!, outbox, secrets);
+        const verification = new EmailVerification(db!, outbox, secrets, config.VERIFICATION_MAIL_INTERVAL * 1000);
         const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz, accountsChanged);
         const orgTokens = new OrgTokens(db!, secrets, accountsChanged);
         const admin = {

@@ -48,6 +48,8 @@ export const orgsTeamsEnv = {
   /** Sign-up attempts one client address may make per SIGNUP_WINDOW before 429 (docs/site-settings.md). */
   SIGNUP_MAX_PER_ADDRESS: maxFailuresVar.default(10),
   SIGNUP_WINDOW: durationVar.default(3600),
+  /** A new mail verifying an account's address is sent at most this often (docs/authentication.md, "Verified e-mail addresses"). */
+  VERIFICATION_MAIL_INTERVAL: durationVar.default(60),
   /**
    * How long an organization read stays cached (0: no cache). Changes evict it at once, on every replica (a
    * bus notice); the lifetime only bounds how long a replica that missed a notice serves an old row.

@@ -74,7 +74,7 @@ describe('provider links and verified addresses', () => {
   const links = async (login: string) =>
     (await sql('identity.external_identities as x').join('identity.accounts as a', 'a.id', 'x.uid').where('a.login', login).pluck('x.subject')) as string[];
   const mailTo = (to: string) => eventually(async () => mails.some((m) => m.to === to), 10_000).then(() => mails.filter((m) => m.to === to).at(-1)!);
-  const tokenOf = (mail: notificationsV1.SendMailRequest) => new URL(/https:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token')!;
+  const tokenOf = (mail: notificationsV1.SendMailRequest) => new URL(/https:\/\/\S+/.exec(mail.text)![0]).searchParams.get('code')!;
 
   it('makes no account and links none for an e-mail the provider has not verified', async () => {
     await expect(signIn('mallory-bob', 'bob@corp.example', false)).rejects.toThrow(/has not verified your e-mail address bob@corp\.example/);
@@ -105,7 +105,7 @@ describe('provider links and verified addresses', () => {
 
     const mail = await mailTo('carol@corp.example');
     expect(mail.subject).toBe('Verify your e-mail address');
-    expect(mail.text).toContain('https://platform.example/api/v1/user/email-verification?token=');
+    expect(mail.text).toContain('https://platform.example/api/v1/user/email-verification?code=');
     // Only the token's hash is kept; the outbox holds no token in the clear either.
     const token = tokenOf(mail);
     expect(JSON.stringify(await sql('identity.email_verifications').select())).not.toContain(token);
@@ -121,7 +121,7 @@ describe('provider links and verified addresses', () => {
     await identity.signUp({ username: 'dave', email: 'dave@corp.example', password: 'a-good-password', fullName: '', userAgent: 't', address: '10.0.0.2' });
     const first = tokenOf(await mailTo('dave@corp.example'));
     const dave = await identity.getUser({ id: 0, login: 'dave' });
-    await expect(identity.sendVerificationMail({ userId: dave.id, login: '' })).rejects.toThrow(/less than a minute ago/);
+    await expect(identity.sendVerificationMail({ userId: dave.id, login: '' })).rejects.toThrow(/sent a moment ago; try again in \d+ s/);
     await sql('identity.email_verifications').where({ uid: dave.id }).update({ created_at: new Date(Date.now() - 120_000) });
     await identity.sendVerificationMail({ userId: dave.id, login: '' });
     await eventually(async () => mails.filter((m) => m.to === 'dave@corp.example').length === 2, 10_000);

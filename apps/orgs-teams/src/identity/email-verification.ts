@@ -19,8 +19,6 @@ export const VERIFICATION_MAIL_EFFECT = 'mail.email-verification';
 
 /** How long a mailed link works. */
 export const LINK_LIFETIME_MS = 24 * 3600_000;
-/** A new mail is sent at most this often per account (the mailbox's owner is not flooded, the server not abused). */
-export const RESEND_INTERVAL_MS = 60_000;
 /** Where a link leads: the gateway's page that verifies (apps/gateway/src/sections/identity/email-verification.ts). */
 export const VERIFY_PATH = '/api/v1/user/email-verification';
 
@@ -63,7 +61,8 @@ export function verificationMailEffects(secrets: SecretBox, publicUrl: string, s
   const mail: EffectHandler<VerificationMail> = {
     apply: async (m) => {
       const token = secrets.open(m.sealedToken);
-      const link = publicLink(publicUrl, `${VERIFY_PATH}?token=${encodeURIComponent(token)}`);
+      // `code`, not `token`: the gateway reads `?token=` as an access token.
+      const link = publicLink(publicUrl, `${VERIFY_PATH}?code=${encodeURIComponent(token)}`);
       await send({ ...verificationMail(m.login, link, m.to), dedupeKey: m.dedupeKey });
     },
   };
@@ -75,6 +74,8 @@ export class EmailVerification {
     private readonly db: Database,
     readonly outbox: Outbox,
     private readonly secrets: SecretBox,
+    /** A new mail is sent at most this often per account (VERIFICATION_MAIL_INTERVAL): its owner is not flooded. */
+    private readonly resendIntervalMs = 60_000,
   ) {}
 
   /**
@@ -100,7 +101,7 @@ export class EmailVerification {
 
   /**
    * A new mail for an account (its owner, or a site admin, asked): 409 when the address is verified already, 429
-   * within RESEND_INTERVAL_MS of the last one.
+   * within the resend interval of the last one.
    */
   async resend(userId: number): Promise<void> {
     await this.outbox.run(
@@ -137,10 +138,10 @@ export class EmailVerification {
   private async assertNotTooSoon(trx: Knex.Transaction, userId: number): Promise<void> {
     const last = await this.db.table('email_verifications', trx).where({ uid: userId }).first('created_at');
     if (!last) return;
-    const wait = new Date(last.created_at).getTime() + RESEND_INTERVAL_MS - Date.now();
+    const wait = new Date(last.created_at).getTime() + this.resendIntervalMs - Date.now();
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
-      throw new TooManyRequestsError(`a verification mail was sent less than a minute ago; try again in ${seconds} s`, seconds);
+      throw new TooManyRequestsError(`a verification mail was sent a moment ago; try again in ${seconds} s`, seconds);
     }
   }
 

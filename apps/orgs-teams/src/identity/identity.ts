@@ -465,13 +465,13 @@ export class Identity {
       attempt.release();
     }
     assertMayLogIn(row);
+    await assertAddressTrusted(this.db, row);
     await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
     const user = toUser(row);
     if (this.secondFactor) user.mustEnrollTwoFactor = await this.secondFactor.mustEnroll(user);
     return { user, tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
   }
 
-    await assertAddressTrusted(this.db, row);
   /**
    * Issues a token; the plaintext leaves only in this answer. A scoped token (TOKEN_SCOPES) is limited to that
    * one use and acts for `scopeAccountId` (docs/authentication.md); the gateway enforces the scope.
