@@ -127,6 +127,12 @@ export const gatewayEnv = {
   OIDC_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
   OIDC_EMAIL_CLAIM: z.string().min(1).default('email'),
   OIDC_GROUPS_CLAIM: z.string().min(1).default('groups'),
+  /**
+   * Trust every e-mail address the provider sends as verified, as Keycloak's "Trust Email" does: only for a provider
+   * whose addresses nobody can choose (Entra ID sends no email_verified). Default off: an address counts only with
+   * `email_verified: true` (docs/authentication.md).
+   */
+  OIDC_TRUST_EMAIL: boolVar.default(false),
   /** The provider's name on the console's button: "Sign in with <name>". */
   OIDC_DISPLAY_NAME: z.string().min(1).max(64).default('single sign-on'),
   /** The redirect URI registered at the provider; unset, `<PUBLIC_URL>api/v1/user/oidc/callback`. */

@@ -6,7 +6,8 @@ import Provider from 'oidc-provider';
 export interface TestPerson {
   preferred_username: string;
   email: string;
-  email_verified: boolean;
+  /** Left out as some providers (Entra ID) leave it out. */
+  email_verified?: boolean;
   name?: string;
   groups?: string[];
 }

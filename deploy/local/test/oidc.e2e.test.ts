@@ -14,6 +14,14 @@ describe('single sign-on through an OpenID provider', () => {
     const landed = await submitLogin(jar, atProvider, subject);
     return { jar, landed, session: jar.get(platformHost, 'platform_session') };
   }
+  /** A browser signed in to the platform by `login`'s token starts linking, and `subject` signs in at the provider. */
+  async function link(login: string, subject: string) {
+    const jar = new CookieJar();
+    const token = await harness.tokenFor(login, `${login}-password`, `link-${subject}`);
+    const atProvider = await browse(jar, `${harness.platform.url}api/v1/user/oidc/link/start`, { headers: { authorization: `token ${token}` } });
+    expect(atProvider.url.origin).toBe(provider.issuer);
+    return submitLogin(jar, atProvider, subject);
+  }
   const me = (session: string) => harness.api(undefined, 'GET', '/user', undefined, { cookie: `platform_session=${session}` });
   const setRegistration = (disable: boolean) =>
     harness.api('root', 'POST', '/disable-registration?org=platform-admin', { disableRegistration: disable });
@@ -77,7 +85,7 @@ describe('single sign-on through an OpenID provider', () => {
     provider.people.set('mallory-sub', { preferred_username: 'bob', email: 'bob@example.com', email_verified: false });
     const unverified = await signIn('mallory-sub');
     expect(unverified.landed.res.status).toBe(403);
-    expect(unverified.landed.body).toContain('has not verified that address');
+    expect(unverified.landed.body).toContain('has not verified your e-mail address bob@example.com');
     expect(unverified.session).toBeUndefined();
 
     provider.people.set('dave-sub', { preferred_username: 'dave', email: 'dave@corp.example', email_verified: true, name: 'Dave' });
@@ -149,5 +157,74 @@ describe('single sign-on through an OpenID provider', () => {
     const forged = await harness.send(undefined, 'GET', '/user/oidc/callback?code=abc&state=xyz');
     expect(forged.status).toBe(400);
     expect(forged.body).toContain('was not started here');
+  }, 60_000);
+
+  it('gives no account and no link for an e-mail the provider has not verified or leaves unsaid, and keeps a linked account to its first subject', async () => {
+    expect((await setRegistration(false)).status).toBe(200);
+    const noAccount = async () => (await harness.api('root', 'GET', '/admin/users?q=nora%40corp.example')).body;
+    provider.people.set('mallory-nora', { preferred_username: 'nora', email: 'nora@corp.example', email_verified: false });
+    const unverified = await signIn('mallory-nora');
+    expect(unverified.landed.res.status).toBe(403);
+    expect(unverified.landed.body).toContain('the identity provider has not verified your e-mail address nora@corp.example');
+    expect(unverified.landed.body).toContain('link the provider from your account page');
+    expect(unverified.session).toBeUndefined();
+    provider.people.set('silent-nora', { preferred_username: 'nora', email: 'nora@corp.example' });
+    expect((await signIn('silent-nora')).landed.res.status).toBe(403);
+    expect(await noAccount()).toEqual([]);
+
+    // The real nora, vouched for by the provider, gets the account; the unverified person still gets nothing.
+    provider.people.set('real-nora', { preferred_username: 'nora', email: 'nora@corp.example', email_verified: true });
+    const real = await signIn('real-nora');
+    expect(await me(real.session!)).toMatchObject({ status: 200, body: { login: 'nora', email: 'nora@corp.example', email_verified: true } });
+    expect((await signIn('mallory-nora')).session).toBeUndefined();
+    // Another subject claiming the same verified address does not reach the account linked to the first.
+    provider.people.set('second-nora', { preferred_username: 'nora', email: 'nora@corp.example', email_verified: true });
+    const second = await signIn('second-nora');
+    expect(second.landed.res.status).toBe(403);
+    expect(second.landed.body).toContain('it is linked to another account at this identity provider');
+    expect(second.session).toBeUndefined();
+  }, 60_000);
+
+  it("does not hand a sign-up's unverified address to the person the provider vouches for", async () => {
+    // The attacker signs up with carol's address and a password of their own (the site lists corp.example).
+    const attacker = await harness.api(undefined, 'POST', '/user/signup', { username: 'carol-corp', email: 'carol@corp.example', password: 'attacker-password' });
+    expect(attacker).toMatchObject({ status: 201, body: { user: { login: 'carol-corp', email_verified: false }, session: null } });
+    provider.people.set('real-carol', { preferred_username: 'carol', email: 'carol@corp.example', email_verified: true });
+    const carol = await signIn('real-carol');
+    expect(carol.landed.res.status).toBe(403);
+    expect(carol.landed.body).toContain('its own address has not been verified');
+    expect(carol.session).toBeUndefined();
+    const listed = (await harness.api('root', 'GET', '/admin/users?q=carol-corp')).body;
+    expect(listed).toEqual([expect.objectContaining({ login: 'carol-corp', email_verified: false })]);
+  }, 60_000);
+
+  it("links an account to the provider by its owner's own act, one subject per account, and unlinks it", async () => {
+    await harness.signUp('hank');
+    await harness.signUp('ivy');
+    provider.people.set('hank-at-idp', { preferred_username: 'hank.idp', email: 'h@personal.example', email_verified: false });
+    const linked = await link('hank', 'hank-at-idp');
+    expect(linked.url.pathname).toBe('/account');
+    expect(linked.url.searchParams.get('linked')).toBe('1');
+    const links = await harness.api('hank', 'GET', '/user/oidc/links');
+    expect(links).toMatchObject({ status: 200, body: [{ issuer: provider.issuer, subject: 'hank-at-idp' }] });
+    // Now the provider's person signs in to hank, whatever e-mail the provider says.
+    expect(await me((await signIn('hank-at-idp')).session!)).toMatchObject({ status: 200, body: { login: 'hank' } });
+
+    // Another account cannot take the subject, and hank cannot add a second one.
+    const taken = await link('ivy', 'hank-at-idp');
+    expect(taken.res.status).toBe(403);
+    expect(taken.body).toContain('already linked to another platform account');
+    provider.people.set('hank-second', { preferred_username: 'hank2', email: 'h2@personal.example', email_verified: true });
+    const secondSubject = await link('hank', 'hank-second');
+    expect(secondSubject.res.status).toBe(403);
+    expect(secondSubject.body).toContain('unlink it first');
+
+    const issuer = encodeURIComponent(provider.issuer);
+    expect((await harness.api('hank', 'DELETE', `/user/oidc/links?issuer=${issuer}`)).status).toBe(204);
+    expect((await harness.api('hank', 'DELETE', `/user/oidc/links?issuer=${issuer}`)).status).toBe(404);
+    expect((await harness.api('hank', 'GET', '/user/oidc/links')).body).toEqual([]);
+    const after = await signIn('hank-at-idp');
+    expect(after.landed.res.status).toBe(403);
+    expect(after.session).toBeUndefined();
   }, 60_000);
 });

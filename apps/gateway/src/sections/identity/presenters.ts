@@ -33,6 +33,10 @@ export const UserJson = z
     followers_count: z.number().int(),
     following_count: z.number().int(),
     starred_repos_count: z.number().int(),
+    email_verified: z.boolean().optional().meta({
+      description:
+        'Whether the address is verified (its mailed link followed, or set by a site admin); present only where `email` is shown to the caller',
+    }),
     sign_in_locked_until: dateTime.optional().meta({
       description: 'Site admins only: until when Basic sign-in is refused after too many wrong passwords; absent when not locked',
     }),
@@ -75,6 +79,8 @@ export function userJson(u: orgsTeamsV1.User): z.input<typeof UserJson> {
     followers_count: 0,
     following_count: 0,
     starred_repos_count: 0,
+    // Only beside the address itself: it says something about the address (userAsSeenBy clears both together).
+    ...(u.email && u.emailVerified !== undefined ? { email_verified: u.emailVerified } : {}),
     ...(u.signInLockedUntilUnix ? { sign_in_locked_until: rfc3339(u.signInLockedUntilUnix) } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { presentedToken } from '../../authentication';
 import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJsonFor } from './presenters';
+import { emailVerificationRoutes } from './email-verification';
 import { sessionRoutes } from './sessions';
 import { userAdminRoutes } from './users';
 
@@ -152,4 +153,5 @@ export const identityRoutes = [
   }),
   ...userAdminRoutes,
   ...sessionRoutes,
+  ...emailVerificationRoutes,
 ];

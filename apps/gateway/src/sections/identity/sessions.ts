@@ -62,6 +62,16 @@ function signedIn(req: Request, created: orgsTeamsV1.CreatedSession) {
   };
 }
 
+const SignedUpJson = z
+  .object({
+    user: UserJson,
+    session: SessionJson.nullable().meta({
+      description: 'null when the site lists allowed domains: the account signs in once its address is verified (the link mailed to it)',
+    }),
+    csrf_token: z.string().nullable(),
+  })
+  .meta({ id: 'SignedUp' });
+
 const SignUpOption = z.object({
   username: z.string().min(1).max(L.login),
   email: z.string().min(1).max(L.email),
@@ -154,17 +164,21 @@ export const sessionRoutes = [
     scope: 'write:user',
     path: '/user/signup',
     summary:
-      'Create an account and sign in to the console (while registration is enabled; the email in an allowed domain when the site lists any)',
+      'Create an account (while registration is enabled; the email in an allowed domain when the site lists any), mail it a link verifying its address, and sign in to the console (where the site lists allowed domains, only once the address is verified)',
     auth: 'public',
     body: { schema: SignUpOption },
-    response: { status: 201, schema: SignedInJson, headers: { 'Set-Cookie': 'The session cookie (HttpOnly, SameSite=Strict, Path=/api/v1)' } },
+    response: {
+      status: 201,
+      schema: SignedUpJson,
+      headers: { 'Set-Cookie': 'The session cookie (HttpOnly, SameSite=Strict, Path=/api/v1), unless `session` is null' },
+    },
     errors: [
       { status: 403, description: 'when registration is disabled, or the email is outside the allowed domains' },
       { status: 409, description: 'when the username or email is taken' },
       { status: 429, description: 'after too many sign-ups from this address' },
     ],
     async handle({ body }, { backends, req }) {
-      const { session } = await backends.orgsTeams.identity.signUp({
+      const { session, user } = await backends.orgsTeams.identity.signUp({
         username: body.username,
         email: body.email,
         password: body.password,
@@ -173,7 +187,8 @@ export const sessionRoutes = [
         // Counted as sign-in failures are: an IPv6 client by its /64.
         address: addressKey(req.ip),
       });
-      return signedIn(req, session!);
+      if (!session) return { headers: { 'Cache-Control': 'no-store' }, body: { user: userJson(user!), session: null, csrf_token: null } };
+      return signedIn(req, session);
     },
   }),
 ];

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
-import { DomainError, NotFoundError, UnavailableError } from '@platform/errors';
+import { DomainError, NotAllowedError, NotFoundError, UnavailableError } from '@platform/errors';
 import { publicLink, publicUrlOf } from '@platform/service-kit';
 import type { Request } from 'express';
 import type { GatewayConfig } from '../../config';
@@ -85,6 +85,11 @@ interface Flow {
   nonce: string;
   verifier: string;
   expires: number;
+  /**
+   * Set when a signed-in person started linking the provider to their account: their user id. Kept in the signed flow
+   * cookie because the session cookie (SameSite=Strict) does not come back with the provider's redirect.
+   */
+  link?: number;
 }
 
 function sealFlow(s: Settings, flow: Flow): string {
@@ -134,6 +139,44 @@ const text = (v: unknown) => (typeof v === 'string' ? v : '');
 /** The group claim: a list of names, or one name. */
 const groupsOf = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((g): g is string => typeof g === 'string') : typeof v === 'string' ? [v] : [];
+
+/** Starts the code flow: the provider's authorization URL, and the flow cookie holding what the callback checks. */
+async function startFlow(config: GatewayConfig, req: Request, link?: number) {
+  const s = required(config);
+  const provider = await providerOf(s).catch((err: unknown) => {
+    throw new UnavailableError(`the identity provider cannot be reached: ${(err as Error).message}`);
+  });
+  const flow: Flow = {
+    state: oidc.randomState(),
+    nonce: oidc.randomNonce(),
+    verifier: oidc.randomPKCECodeVerifier(),
+    expires: Math.floor(Date.now() / 1000) + FLOW_SECONDS,
+    ...(link ? { link } : {}),
+  };
+  const location = oidc.buildAuthorizationUrl(provider, {
+    redirect_uri: redirectUri(config),
+    scope: s.scopes,
+    state: flow.state,
+    nonce: flow.nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+    code_challenge_method: 'S256',
+    // Linking asks the person to sign in at the provider even when a provider session exists: the account linked is
+    // then the one they chose now, not whoever last signed in there in this browser.
+    ...(link ? { prompt: 'login' } : {}),
+  });
+  return {
+    status: 302 as const,
+    headers: { location: location.href, 'Set-Cookie': flowCookie(req, sealFlow(s, flow), FLOW_SECONDS), 'Cache-Control': 'no-store' },
+  };
+}
+
+const ExternalIdentityJson = z
+  .object({
+    issuer: z.string().meta({ description: "The provider's issuer URL" }),
+    subject: z.string().meta({ description: "The person's subject at the provider (the ID token's sub)" }),
+    created_at: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'ExternalIdentity' });
 
 const SignInMethodsJson = z
   .object({
@@ -187,28 +230,52 @@ export const oidcRoutes = [
       { status: 503, description: 'when the provider cannot be reached' },
     ],
     async handle(_input, { config, req }) {
-      const s = required(config);
-      const provider = await providerOf(s).catch((err: unknown) => {
-        throw new UnavailableError(`the identity provider cannot be reached: ${(err as Error).message}`);
-      });
-      const flow: Flow = {
-        state: oidc.randomState(),
-        nonce: oidc.randomNonce(),
-        verifier: oidc.randomPKCECodeVerifier(),
-        expires: Math.floor(Date.now() / 1000) + FLOW_SECONDS,
-      };
-      const location = oidc.buildAuthorizationUrl(provider, {
-        redirect_uri: redirectUri(config),
-        scope: s.scopes,
-        state: flow.state,
-        nonce: flow.nonce,
-        code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
-        code_challenge_method: 'S256',
-      });
+      return startFlow(config, req);
+    },
+  }),
+  route({
+    method: 'get',
+    scope: 'write:user',
+    path: '/user/oidc/link/start',
+    summary:
+      "Link the signed-in account to the person's account at the OpenID provider: redirects the browser to the provider; back at the callback the provider's subject is linked to this account and the browser goes to the console's account page",
+    auth: 'token',
+    response: { status: 204, also: [{ status: 302, description: 'to the provider' }] },
+    errors: [
+      { status: 404, description: 'when single sign-on is not configured' },
+      { status: 503, description: 'when the provider cannot be reached' },
+    ],
+    async handle(_input, { caller, config, req }) {
+      if (caller.serviceAccount) throw new NotAllowedError('a service account has no provider account to link');
+      return startFlow(config, req, caller.id);
+    },
+  }),
+  route({
+    method: 'get',
+    scope: 'read:user',
+    path: '/user/oidc/links',
+    summary: "The accounts at OpenID providers linked to the caller's account (at most one per provider)",
+    auth: 'token',
+    response: { status: 200, schema: z.array(ExternalIdentityJson) },
+    async handle(_input, { backends, caller }) {
+      const { identities } = await backends.orgsTeams.identity.listExternalIdentities({ userId: caller.id });
       return {
-        status: 302,
-        headers: { location: location.href, 'Set-Cookie': flowCookie(req, sealFlow(s, flow), FLOW_SECONDS), 'Cache-Control': 'no-store' },
+        body: identities.map((x) => ({ issuer: x.issuer, subject: x.subject, created_at: new Date(x.createdUnix * 1000).toISOString() })),
       };
+    },
+  }),
+  route({
+    method: 'delete',
+    scope: 'write:user',
+    path: '/user/oidc/links',
+    summary: "Unlink the caller's account from its account at the provider `issuer`: signing in through that provider no longer reaches it",
+    auth: 'token',
+    query: z.object({ issuer: z.string().min(1).max(2048) }),
+    response: { status: 204 },
+    errors: [{ status: 404, description: 'when the account is not linked to that provider' }],
+    async handle({ query }, { backends, caller }) {
+      await backends.orgsTeams.identity.unlinkExternalIdentity({ userId: caller.id, issuer: query.issuer });
+      return {};
     },
   }),
   route({
@@ -227,7 +294,11 @@ export const oidcRoutes = [
     },
     errors: [
       { status: 400, description: 'when the flow is unknown or expired, or the provider refused or answered something invalid' },
-      { status: 403, description: 'when the person may not sign in here (registration closed, e-mail outside the allowed domains, account disabled)' },
+      {
+        status: 403,
+        description:
+          'when the person may not sign in here (an e-mail the provider has not verified, an account that cannot be linked, registration closed, e-mail outside the allowed domains, account disabled) or a link cannot be made',
+      },
       { status: 404, description: 'when single sign-on is not configured' },
     ],
     async handle(_input, { backends, config, req }) {
@@ -256,13 +327,27 @@ export const oidcRoutes = [
         return refusal(req, 400, `The identity provider's answer could not be accepted: ${(err as Error).message}`);
       }
       const claim = (name: string) => claims[name] ?? userinfo[name];
+      if (flow.link) {
+        try {
+          await backends.orgsTeams.identity.linkExternalIdentity({ userId: flow.link, issuer: claims.iss, subject: claims.sub });
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          return refusal(req, err.httpStatus >= 500 ? err.httpStatus : 403, err.message);
+        }
+        return {
+          status: 302,
+          headers: { location: publicLink(consoleUrl(config), '/account?linked=1'), 'Cache-Control': 'no-store', 'Set-Cookie': flowCookie(req, '', 0) },
+        };
+      }
       try {
         const { session: created } = await backends.orgsTeams.identity.signInExternal({
           issuer: claims.iss,
           subject: claims.sub,
           username: text(claim(s.claims.username)),
           email: text(claim(s.claims.email)),
-          emailVerified: claim('email_verified') === true,
+          // Only the provider's word that the address is the person's makes it count, or the site's trust in every
+          // e-mail this provider sends (OIDC_TRUST_EMAIL, for providers such as Entra ID that send no email_verified).
+          emailVerified: claim('email_verified') === true || config.OIDC_TRUST_EMAIL,
           fullName: text(claim('name')),
           groups: groupsOf(claim(s.claims.groups)),
           userAgent: (req.get('user-agent') ?? '').slice(0, 512),
