@@ -27,7 +27,8 @@ interface SessionApi {
   /** `otp`: the second factor's code (or a recovery code) of an account that has one. */
   signInWithPassword(username: string, password: string, otp?: string): Promise<void>;
   signInWithToken(token: string): Promise<void>;
-  signUp(fields: { username: string; email: string; password: string }): Promise<void>;
+  /** Answers whether it signed in: where the site lists allowed domains a new account signs in once its address is verified. */
+  signUp(fields: { username: string; email: string; password: string }): Promise<boolean>;
   signOut(): Promise<void>;
   /** True from a sign-out here until the next sign-in: the sign-in screen then offers the provider's sign-out as well. */
   signedOut: boolean;
@@ -134,7 +135,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         await adoptToken({ token: token.trim(), minted: false });
       },
       async signUp(fields) {
-        adoptCookie(await ok(api.POST('/user/signup', { body: fields })));
+        const made = await ok(api.POST('/user/signup', { body: fields }));
+        if (!made.session || !made.csrf_token) return false;
+        adoptCookie({ ...made, session: made.session, csrf_token: made.csrf_token });
+        return true;
       },
       async signOut() {
         if (session?.kind === 'cookie') {

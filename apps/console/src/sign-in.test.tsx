@@ -45,6 +45,39 @@ describe('the sign-in screen', () => {
     expect(form).toBeTruthy();
   });
 
+  it('tells a sign-up to verify its address when the site lets it in only then, and offers a new mail on a refused sign-in', async () => {
+    const { calls } = renderScreen(
+      <SessionProvider>
+        <SignIn from="/" />
+      </SessionProvider>,
+      {
+        answers: {
+          'GET /branding': branding,
+          'GET /disable-registration': [200, { disableRegistration: false }],
+          'POST /user/signup': [201, { user: USER, session: null, csrf_token: null }],
+          'POST /user/session': [403, { message: 'your e-mail address omar@corp.example is not verified yet: open the link mailed to it, or ask for a new mail' }],
+          'POST /user/verification-mail': [204],
+        },
+      },
+    );
+    fireEvent.click(await screen.findByRole('button', { name: 'Create an account' }));
+    fireEvent.change(screen.getByLabelText(/^Username/), { target: { value: 'omar' } });
+    fireEvent.change(screen.getByLabelText(/^Email/), { target: { value: 'omar@corp.example' } });
+    fireEvent.change(screen.getByLabelText(/^Password/), { target: { value: 'omar-password' } });
+    fireEvent.change(screen.getByLabelText(/^Repeat the password/), { target: { value: 'omar-password' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create account' }));
+    await screen.findByText('Your account is made. We mailed a link to omar@corp.example: open it to verify your address, then sign in.');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    fireEvent.change(await screen.findByLabelText(/^Username/), { target: { value: 'omar' } });
+    fireEvent.change(screen.getByLabelText(/^Password/), { target: { value: 'omar-password' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    await screen.findByText(/is not verified yet/);
+    fireEvent.click(screen.getByRole('button', { name: 'Send the mail again' }));
+    await screen.findByText('A new link is on its way to your address; open it, then sign in.');
+    expect(calls.find((c) => c.call === 'POST /user/verification-mail')?.body).toEqual({ login: 'omar' });
+  });
+
   it('asks for the second factor when the account has one, and signs in with the code', async () => {
     const tried: (string | null)[] = [];
     const { calls } = renderScreen(

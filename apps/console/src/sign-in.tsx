@@ -24,6 +24,9 @@ export function SignIn({ from }: { from: string }) {
   const formsShown = methods?.password !== 'one-account' || breakGlass;
   // Set once the gateway says the account has a second factor: the form then asks for its code as well.
   const [askCode, setAskCode] = useState(false);
+  // Set when the password was right but the account's address is not verified yet: a new mail may be asked for.
+  const [unverified, setUnverified] = useState<string>();
+  const [resent, setResent] = useState(false);
   const registrationOpen = useRegistrationOpen();
   const action = useAction();
   if (mode === 'sign-up' && registrationOpen)
@@ -68,6 +71,23 @@ export function SignIn({ from }: { from: string }) {
               Access token
             </button>
           </div>
+          {mode === 'password' && unverified && (
+            <p role="status">
+              {resent ? (
+                'A new link is on its way to your address; open it, then sign in.'
+              ) : (
+                <button
+                  type="button"
+                  onClick={async () => {
+                    await ok(api.POST('/user/verification-mail', { body: { login: unverified } }));
+                    setResent(true);
+                  }}
+                >
+                  Send the mail again
+                </button>
+              )}
+            </p>
+          )}
           {mode === 'password' ? (
             <Form
               label="Sign in with password"
@@ -86,6 +106,10 @@ export function SignIn({ from }: { from: string }) {
                     askCode ? String(d.get('otp')).trim() : undefined,
                   );
                 } catch (err) {
+                  if (err instanceof ApiError && err.status === 403 && /is not verified yet/.test(err.message)) {
+                    setUnverified(String(d.get('username')).trim());
+                    setResent(false);
+                  }
                   if (err instanceof ApiError && err.status === 401 && /two-factor authentication code is required/.test(err.message)) {
                     setAskCode(true);
                     throw new ApiError(

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, ok } from './api/client';
 import { useSession } from './session';
@@ -15,6 +16,22 @@ export function SignUp({ from, onCancel }: { from: string; onCancel: () => void 
   const { signUp } = useSession();
   const navigate = useNavigate();
   const action = useAction();
+  // Set when the account was made but signs in only once its address is verified (the site lists allowed domains).
+  const [mailedTo, setMailedTo] = useState<string>();
+  if (mailedTo)
+    return (
+      <>
+        <h2>Verify your e-mail address</h2>
+        <p role="status">
+          Your account is made. We mailed a link to {mailedTo}: open it to verify your address, then sign in.
+        </p>
+        <p>
+          <button type="button" onClick={onCancel}>
+            Sign in
+          </button>
+        </p>
+      </>
+    );
   return (
     <>
       <h2>Create an account</h2>
@@ -29,8 +46,10 @@ export function SignUp({ from, onCancel }: { from: string; onCancel: () => void 
           return undefined;
         }}
         submit={async (d) => {
-          await signUp({ username: String(d.get('username')).trim(), email: String(d.get('email')).trim(), password: String(d.get('password')) });
-          navigate(from, { replace: true });
+          const email = String(d.get('email')).trim();
+          const signedIn = await signUp({ username: String(d.get('username')).trim(), email, password: String(d.get('password')) });
+          if (signedIn) navigate(from, { replace: true });
+          else setMailedTo(email);
         }}
       >
         <Field label="Username" name="username" required autoComplete="username" />

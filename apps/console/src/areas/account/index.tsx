@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../../api/client';
 import { Field, Form, Section, Show, useAction } from '../../ui';
 import { TextArea } from '../../ui/controls';
+import { AccountEmail, AccountProviderLink } from './address-and-provider';
 import { AccountSessions } from './sessions';
 import { AccountTokens } from './tokens';
 import { AccountTwoFactor } from './two-factor';
@@ -11,8 +12,10 @@ export default function AccountArea() {
   return (
     <>
       <h1>Your account</h1>
+      <AccountEmail />
       <Profile />
       <PasswordChange />
+      <AccountProviderLink />
       <AccountTwoFactor />
       <AccountTokens />
       <AccountSessions />

@@ -102,6 +102,15 @@ export function useLiftLockout() {
   });
 }
 
+/** Mails a user a new link verifying its address (the old link stops working). */
+export function useResendVerification() {
+  return useMutation({
+    mutationFn: async (username: string) => {
+      await ok(api.POST('/admin/users/{username}/verification-mail', { params: { path: { username } } }));
+    },
+  });
+}
+
 /** Ends every access token and console session of a user at once (someone who left, a stolen device). */
 export function useRevokeCredentials() {
   return useMutation({

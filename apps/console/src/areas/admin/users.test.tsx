@@ -101,6 +101,22 @@ describe('the users screen', () => {
     await waitFor(() => expect(listQueries(api)).toHaveLength(2));
   });
 
+  it('shows whose address is verified, and mails a new link only to an unverified one', async () => {
+    const carol = user('carol', { email_verified: false });
+    const api = renderUsers({
+      'GET /admin/users': [200, [root, { ...bob, email_verified: true }, carol], { 'X-Total-Count': '3' }],
+      'POST /admin/users/carol/verification-mail': [204],
+    });
+    const table = await screen.findByRole('table', { name: 'Users (3)' });
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(within(rows[1]).getByText('verified')).toBeTruthy();
+    expect(within(rows[2]).getByText('not verified')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Resend verification mail to bob' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Resend verification mail to carol' }));
+    await screen.findByText('Mailed carol a new link verifying carol@example.com.');
+    expect(api.calls.map((c) => c.call)).toContain('POST /admin/users/carol/verification-mail');
+  });
+
   it('sends only the changed fields of an edit', async () => {
     const api = renderUsers({ 'PATCH /admin/users/bob': [200, bob] });
     await screen.findByRole('table');

@@ -6,7 +6,17 @@ import { ErrorMessage, Section, Table, when } from '../../ui';
 import { ConfirmButton } from '../../ui/controls';
 import { useExistingPage } from '../../ui/paging';
 import { Pager } from '../orgs/paging';
-import { adminKeys, fetchUsers, lastOwnerOf, useDeleteUser, useLiftLockout, useResetTwoFactor, useRevokeCredentials, type User } from './admin-users-api';
+import {
+  adminKeys,
+  fetchUsers,
+  lastOwnerOf,
+  useDeleteUser,
+  useLiftLockout,
+  useResendVerification,
+  useResetTwoFactor,
+  useRevokeCredentials,
+  type User,
+} from './admin-users-api';
 import { CreateUserForm, EditUserForm } from './user-form';
 
 // Users, for site admins (docs/authentication.md, "Managing users"): the search and page live in the address
@@ -34,6 +44,7 @@ export function UserAdmin({ self }: { self: string }) {
   const remove = useDeleteUser();
   const revoke = useRevokeCredentials();
   const resetTwoFactor = useResetTwoFactor();
+  const resend = useResendVerification();
   const [outcome, setOutcome] = useState<string>();
   // The user whose deletion was refused because they alone own organizations; purge is offered for those.
   const [refused, setRefused] = useState<{ login: string; orgs: string[] }>();
@@ -51,6 +62,11 @@ export function UserAdmin({ self }: { self: string }) {
     remove.reset();
     revoke.reset();
     resetTwoFactor.reset();
+    resend.reset();
+  };
+  const resendMail = (user: User) => {
+    clearOutcome();
+    resend.mutate(user.login, { onSuccess: () => setOutcome(`Mailed ${user.login} a new link verifying ${user.email}.`) });
   };
   const revokeAll = (login: string) => {
     clearOutcome();
@@ -123,6 +139,10 @@ export function UserAdmin({ self }: { self: string }) {
                   ),
                 },
                 { header: 'Email', cell: (u) => u.email || '—' },
+                {
+                  header: 'Verified',
+                  cell: (u) => (u.email_verified === false ? <span className="tag">not verified</span> : u.email_verified ? 'verified' : '—'),
+                },
                 { header: 'Rights', cell: (u) => (u.is_admin ? <span className="tag">site admin</span> : 'user') },
                 { header: 'Status', cell: (u) => <Status user={u} /> },
                 { header: 'Last sign-in', cell: (u) => (u.last_login ? when(u.last_login) : 'never') },
@@ -134,6 +154,18 @@ export function UserAdmin({ self }: { self: string }) {
                       <button type="button" aria-label={`Edit ${u.login}`} onClick={() => setEditing(u.login)}>
                         Edit
                       </button>{' '}
+                      {u.email_verified === false && (
+                        <>
+                          <button
+                            type="button"
+                            aria-label={`Resend verification mail to ${u.login}`}
+                            onClick={() => resendMail(u)}
+                            disabled={resend.isPending}
+                          >
+                            Resend verification
+                          </button>{' '}
+                        </>
+                      )}
                       {u.sign_in_locked_until && (
                         <>
                           <button
@@ -194,7 +226,7 @@ export function UserAdmin({ self }: { self: string }) {
         ) : (
           <ErrorMessage error={remove.error} />
         )}
-        <ErrorMessage error={lift.error} />
+        <ErrorMessage error={lift.error ?? resend.error} />
         <ErrorMessage error={revoke.error ?? resetTwoFactor.error} />
         {outcome && (
           <p role="status" className="done">
