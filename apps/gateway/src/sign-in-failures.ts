@@ -70,7 +70,7 @@ export class SharedSignInFailures implements SignInFailures {
 
   constructor(
     private readonly db: Database,
-    private readonly limits: SignInFailureLimits,
+    limits: SignInFailureLimits,
     private readonly log: Logger,
   ) {
     this.store = new RateLimiterPostgres({
