@@ -86,6 +86,7 @@ const MATRIX: Record<string, Row> = {
   'PATCH /admin/users/:username': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user', body: () => ({ full_name: 'x' }) },
   'DELETE /admin/users/:username': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user' },
   'DELETE /admin/users/:username/lockout': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/lockout' },
+  'POST /admin/users/:username/verification-mail': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/verification-mail' },
   'GET /admin/orgs': { pass: ['siteadmin'] },
   // Second factors and credentials: the site admins'. An unknown user (404) counts as let through.
   'DELETE /admin/users/:username/two-factor': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/two-factor' },
