@@ -27,7 +27,8 @@ const BACKENDS: [AppDefinition<any>, string][] = [
   [metricsproxyApp, 'METRICSPROXY_GRPC_ADDR'],
   [marketplaceListenerApp, 'MARKETPLACE_LISTENER_GRPC_ADDR'],
 ];
-const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatewayApp];
+/** Every app of the platform, in start order. */
+export const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatewayApp];
 
 /**
  * A free port, held (listened on) until `release`, so nothing else takes it before its app binds it. A client that

@@ -1,4 +1,4 @@
-export { testPostgresUrl, testNatsUrl, createTestDatabase, MissingServiceError } from './services';
+export { testPostgresUrl, testNatsUrl, createTestDatabase, templateDatabase, MissingServiceError } from './services';
 export { eventually } from './eventually';
 export { startPrivateNats, startPrivateNatsCluster, freePort, type PrivateNats, type PrivateNatsCluster } from './private-nats';
 export { pdfText } from './pdf-text';
