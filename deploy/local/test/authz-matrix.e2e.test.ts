@@ -10,9 +10,18 @@ import { formOf, bootTestPlatform, type TestPlatform } from './harness';
  * every route, five callers — anonymous, an authenticated non-member (outsider), a member without the relation, a holder of the
  * relation (through a custom role on a team, or the owner where the spec gives the right to owners only)
  * and a site admin — get through (any status but 401/403, never a 5xx) or are refused (401 anonymous on
- * token routes, 403 otherwise), as the table below says. Each (route, caller) pair runs on a fresh
- * organization, so destructive routes cannot spoil the next row. The table must name every registered
- * route under those paths.
+ * token routes, 403 otherwise), as the table below says. The table must name every registered route under those paths.
+ *
+ * Each caller acts on an organization made for it (`fixture()`: the organization, its two teams and their members, the
+ * custom role), unless nothing the caller does can change what another caller meets there:
+ * - A GET (or HEAD) row changes nothing, so its six callers share one organization, and every GET row that needs
+ *   the same organization (the same holder's grant, contract and hub) shares that one too, made once on first use.
+ * - On a row that changes something, the callers it expects refused share one organization of the row's own: a
+ *   refusal (401/403) comes before the route acts, so it changes nothing; a caller wrongly let through fails the
+ *   row by itself, whatever it did to the others. Each caller it expects through gets a fresh organization, so a
+ *   destructive route (deleting the team, the role, the organization) cannot spoil another caller or the next row.
+ * A shared organization is copied per caller with the caller's own `me`, so `login(f.me)` and `self(f)` name the caller.
+ * Every other test here makes its own organization: they change it.
  */
 
 type Actor = 'anonymous' | 'outsider' | 'member' | 'holder' | 'owner' | 'siteadmin';
@@ -662,36 +671,63 @@ describe('authorization matrix of the route table', () => {
     const org = `mx${next++}`;
     const created = await t.api('owner', 'POST', '/orgs', { username: org });
     expect(created.status).toBe(201);
-    const devs = (await t.api('owner', 'POST', `/orgs/${org}/teams`, { name: 'devs', type: 'general' })).body.id;
-    const holders = (await t.api('owner', 'POST', `/orgs/${org}/teams`, { name: 'holders', type: 'general' })).body.id;
-    expect((await t.api('owner', 'PUT', `/teams/${devs}/members/member`)).status).toBe(204);
-    expect((await t.api('owner', 'PUT', `/teams/${holders}/members/holder`)).status).toBe(204);
     const wanted = grant ? splitName(grant) : undefined;
     const assignable = wanted && catalog.some((p) => p.namespace === wanted.namespace && p.action === wanted.action);
-    const role = await t.api('owner', 'POST', `/authz/roles?org=${org}`, {
-      name: 'grant',
-      permissions: assignable ? [wanted] : [],
-      teamIDs: [holders],
-    });
-    expect(role.status).toBe(201);
-    const f: Fixture = { org, orgId: created.body.id, devs, roleId: role.body.id, me, ids: t.ids, contract: 0, ccID: 0, hubUid: '' };
-    if (contract) {
-      const end = String(Math.floor(Date.now() / 1000) + YEAR);
-      const form = formOf({ products: 'productdb', end });
-      form.append('document', new Blob(['the signed contract']), 'contract.txt');
-      const made = await t.send('root', 'POST', `/contracts?org=${org}`, form);
+    // What needs only the organization is made at once: the two teams with their members (then the role, on holders),
+    // the contract and the hub.
+    /** A team of the organization with one member; answers its id. */
+    const team = async (name: string, who: string): Promise<number> => {
+      const made = await t.api('owner', 'POST', `/orgs/${org}/teams`, { name, type: 'general' });
       expect(made.status).toBe(201);
-      f.contract = made.body[0].id;
-      const bound = await t.api('root', 'POST', `/contracts/${f.contract}/clusters?org=${org}`, [{ cluster: CLUSTER }]);
-      expect(bound.status).toBe(201);
-      f.ccID = bound.body[0].id;
-    }
-    if (hub) {
-      const enrolled = await t.api('owner', 'POST', `/orgs/${org}/clusters`, { name: 'hub' });
-      expect(enrolled.status).toBe(201);
-      f.hubUid = enrolled.body.cluster.uid;
-    }
-    return f;
+      expect((await t.api('owner', 'PUT', `/teams/${made.body.id}/members/${who}`)).status).toBe(204);
+      return made.body.id;
+    };
+    /** The custom role carrying `grant`, on team holders; answers its id. */
+    const role = async (holders: number): Promise<number> => {
+      const made = await t.api('owner', 'POST', `/authz/roles?org=${org}`, {
+        name: 'grant',
+        permissions: assignable ? [wanted] : [],
+        teamIDs: [holders],
+      });
+      expect(made.status).toBe(201);
+      return made.body.id;
+    };
+    const [devs, roleId, made, hubUid] = await Promise.all([
+      team('devs', 'member'),
+      team('holders', 'holder').then(role),
+      contract ? contractOf(org) : { contract: 0, ccID: 0 },
+      hub ? hubOf(org) : '',
+    ]);
+    return { org, orgId: created.body.id, devs, roleId, me, ids: t.ids, ...made, hubUid };
+  }
+
+  /** A contract of the organization, made by the site admin, with one cluster bound. */
+  async function contractOf(org: string): Promise<{ contract: number; ccID: number }> {
+    const end = String(Math.floor(Date.now() / 1000) + YEAR);
+    const form = formOf({ products: 'productdb', end });
+    form.append('document', new Blob(['the signed contract']), 'contract.txt');
+    const made = await t.send('root', 'POST', `/contracts?org=${org}`, form);
+    expect(made.status).toBe(201);
+    const contract = made.body[0].id;
+    const bound = await t.api('root', 'POST', `/contracts/${contract}/clusters?org=${org}`, [{ cluster: CLUSTER }]);
+    expect(bound.status).toBe(201);
+    return { contract, ccID: bound.body[0].id };
+  }
+
+  /** The UID of the organization's hub cluster `hub`, enrolled by its owner. */
+  async function hubOf(org: string): Promise<string> {
+    const enrolled = await t.api('owner', 'POST', `/orgs/${org}/clusters`, { name: 'hub' });
+    expect(enrolled.status).toBe(201);
+    return enrolled.body.cluster.uid;
+  }
+
+  /** The organizations GET rows share (see the header), one per (grant, contract, hub), made on first use. */
+  const readOnly = new Map<string, Promise<Fixture>>();
+  function sharedFixture(grant: string | undefined, contract = false, hub = false): Promise<Fixture> {
+    const key = JSON.stringify([grant ?? null, contract, hub]);
+    let made = readOnly.get(key);
+    if (!made) readOnly.set(key, (made = fixture('anonymous', grant, contract, hub)));
+    return made;
   }
 
   it('covers every registered route under the paths it matches', () => {
@@ -929,15 +965,23 @@ describe('authorization matrix of the route table', () => {
     if (!row) continue;
     it(`${key}: ${row.pass.join(', ')} get through; the others are refused`, async () => {
       const outcomes: string[] = [];
-      // The callers at once, each on its own organization: a row's callers never share what they act on, and the
-      // platform serves concurrent callers in production anyway (one after the other, the matrix took 7 minutes).
+      const method = route.method.toUpperCase();
+      const grant = row.grant ?? route.requires?.at(-1)?.permission;
+      // Who shares an organization, and why that is safe: the header.
+      let refusals: Promise<Fixture> | undefined;
+      const organizationOf = async (me: Actor): Promise<Fixture> => {
+        if (method === 'GET' || method === 'HEAD') return { ...(await sharedFixture(grant, row.contract, row.hub)), me };
+        if (row.pass.includes(me)) return fixture(me, grant, row.contract, row.hub);
+        return { ...(await (refusals ??= fixture('anonymous', grant, row.contract, row.hub))), me };
+      };
+      // The callers at once: the platform serves concurrent callers in production anyway (one after the other, the
+      // matrix took 7 minutes).
       await Promise.all(
         ACTORS.map(async (me) => {
-          const f = await fixture(me, row.grant ?? route.requires?.at(-1)?.permission, row.contract, row.hub);
+          const f = await organizationOf(me);
           let path = row.path ? row.path(f) : route.path.replace(':orgname', f.org);
           if (route.org) path += `${path.includes('?') ? '&' : '?'}org=${f.org}`;
           const who = me === 'anonymous' ? undefined : login(me);
-          const method = route.method.toUpperCase();
           const { status } = row.form ? await t.send(who, method, path, row.form(f)) : await t.api(who, method, path, row.body?.(f));
           const expected = row.pass.includes(me)
             ? 'through'
