@@ -2,6 +2,7 @@
 // the tsconfig path aliases mapped so tests import libs the way the code does.
 const path = require('node:path');
 const { compilerOptions } = require('./tsconfig.base.json');
+const { ignoredOutside } = require('./jest.tiers');
 
 const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
@@ -23,6 +24,9 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper,
   testMatch: ['<rootDir>/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // With TEST_TIER set, only that tier's files (jest.tiers.js).
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', ...ignoredOutside(process.env.TEST_TIER)],
   testTimeout: 30_000,
+  // The unit tier refuses child processes (jest.unit-tier.js).
+  setupFiles: process.env.TEST_TIER === 'unit' ? [path.join(__dirname, 'jest.unit-tier.js')] : [],
 };

@@ -66,7 +66,8 @@ async function startServer(bin) {
 const servers = (globalThis.__workerNatsServers ??= []);
 
 async function setup(globalConfig) {
-  if (globalConfig.maxWorkers <= 1) return;
+  // The unit tier talks to no NATS server (jest.tiers.js).
+  if (globalConfig.maxWorkers <= 1 || process.env.TEST_TIER === 'unit') return;
   const bin = natsServerBinary();
   // Worker ids run from 1 to maxWorkers.
   for (let id = 1; id <= globalConfig.maxWorkers; id++) {

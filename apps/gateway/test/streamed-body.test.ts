@@ -72,6 +72,9 @@ describe('a streamed JSON body at the edge', () => {
     });
     const app = createGatewayHttp({ routes: [row('/streamed')], backends: { orgsTeams: {}, authz: {} } as unknown as Backends, config, log: pino({ level: 'warn' }, sink) });
     const server = http.createServer(app);
+    // As the apps' servers keep idle connections (HTTP_KEEP_ALIVE_TIMEOUT_MS): Node's 5 s default could close the
+    // connection fetch reuses for the next request while a busy machine is still between the two.
+    server.keepAliveTimeout = 65_000;
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/streamed`;

@@ -64,7 +64,9 @@ export function npmStart(env: Record<string, string>, opts: LaunchOptions = {}):
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${out}`)), 60_000);
+    // Generous: from source through tsx, eight apps take 10-20 s on an idle machine and several times that beside
+    // other test workers; a launcher that fails exits, which rejects at once.
+    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${out}`)), 180_000);
     // The URL comes on stdout, the pid on stderr: wait for both.
     let up = false;
     const check = () => {

@@ -40,7 +40,17 @@ async function fromContainers(): Promise<{ postgres: string; nats: string }> {
   return containers;
 }
 
+/**
+ * The unit tier (TEST_TIER=unit, jest.tiers.js) runs with no database and no bus, so that it passes where neither
+ * runs: a file that asks for one belongs in the integration tier.
+ */
+function refuseInUnitTier(kind: string): void {
+  if (process.env.TEST_TIER === 'unit')
+    throw new Error(`a unit test asked for ${kind}: a test that needs it is an integration test (name its file *.int.test.ts)`);
+}
+
 async function resolveService(kind: 'postgres' | 'nats', envVar: string, local: string): Promise<string> {
+  refuseInUnitTier(kind);
   const configured = process.env[envVar];
   if (configured) return configured;
   if (await reachable(local)) return local;
@@ -65,6 +75,7 @@ export function testPostgresUrl(): Promise<string> {
  * else a container.
  */
 export function testNatsUrl(): Promise<string> {
+  refuseInUnitTier('nats');
   const ofWorker = process.env[`TEST_NATS_URL_WORKER_${process.env.JEST_WORKER_ID}`];
   if (ofWorker) return Promise.resolve(ofWorker);
   return resolveService('nats', 'TEST_NATS_URL', LOCAL_NATS);
