@@ -37,7 +37,7 @@ export const TAG_LIST = (Object.entries(TAGS) as [Tag, string][]).map(([name, de
 /** The key of a row in OPERATION_IDS. */
 export const operationKey = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
 
-/** operationId per row, keyed by method and Express path; api-document.test.ts checks it covers every row once. */
+/** operationId per row, keyed by method and Express path; api-document.int.test.ts checks it covers every row once. */
 export const OPERATION_IDS: Record<string, string> = {
   // Miscellaneous, users and their tokens
   'GET /version': 'getVersion',

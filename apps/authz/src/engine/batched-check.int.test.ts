@@ -9,7 +9,7 @@ import { EmbeddedEngine } from './embedded-engine';
 import { TypeSystem } from './model';
 import { TupleStore } from './tuple-store';
 
-// The batched walk over Postgres (these engines read the table; memory-tuples.test.ts covers memory): relations
+// The batched walk over Postgres (these engines read the table; memory-tuples.int.test.ts covers memory): relations
 // that are acyclic unions (create, owner, assignee, member) are
 // resolved a level at a time, one statement per level; viewer (recursive through parent, and through
 // group#member) is walked an object at a time and hands its batchable usersets to the batched walk.
