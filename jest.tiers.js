@@ -40,7 +40,14 @@ function ignoredOutside(tier) {
  */
 const WORKERS = { unit: 2, integration: 3, e2e: 3 };
 
-module.exports = { TIERS, ignoredOutside, WORKERS };
+/**
+ * The default bound of a test or hook (jest's testTimeout, which only the command line or the root config sets). A
+ * bound, not a wait: integration and end-to-end files wait on databases, processes and the bus, which a busy two-core
+ * machine running several workers slows several times over; a unit test has no such excuse.
+ */
+const TIMEOUT_MS = { unit: 30_000, integration: 120_000, e2e: 120_000 };
+
+module.exports = { TIERS, ignoredOutside, WORKERS, TIMEOUT_MS };
 
 if (require.main === module) {
   const { spawnSync } = require('node:child_process');
@@ -74,6 +81,7 @@ if (require.main === module) {
         path.join(__dirname, 'node_modules/jest/bin/jest.js'),
         '--ci',
         `--maxWorkers=${workers}`,
+        `--testTimeout=${TIMEOUT_MS[tier]}`,
         '--passWithNoTests',
         '--json',
         `--outputFile=${report}`,
