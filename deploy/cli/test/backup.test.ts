@@ -7,6 +7,7 @@ import { openDatabase } from '@platform/db';
 import { FileObjectStorage } from '@platform/object-storage';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
 import { api, cli, cliProcess, startApps, type Apps } from './helpers';
+import { migratedDataDir } from './embedded-template';
 
 const PASSPHRASE = 'a passphrase for the backup test';
 const CLUSTER = '6f1c2a4e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
@@ -61,7 +62,11 @@ describe('backup and restore on the embedded database (DATA_DIR)', () => {
   let platform: Apps | undefined;
   const facts = { token: '', login: 'ops', caPem: '', licenses: [] as string[] };
 
-  beforeAll(() => fs.writeFileSync(passFile, `${PASSPHRASE}\n`));
+  beforeAll(async () => {
+    fs.writeFileSync(passFile, `${PASSPHRASE}\n`);
+    // The source needs a migrated DATA_DIR, not the proof of migrating one (cli-embedded.test.ts): a copy of one.
+    await migratedDataDir(source);
+  });
   afterAll(async () => {
     await platform?.stop();
     for (const d of [source, restored, archives]) fs.rmSync(d, { recursive: true, force: true });
@@ -69,14 +74,16 @@ describe('backup and restore on the embedded database (DATA_DIR)', () => {
 
   it('refuses while the platform runs on the DATA_DIR, saying why it must stop', async () => {
     expect((await cli(['migrate'], a)).code).toBe(0);
-    expect((await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], a)).code).toBe(0);
-    facts.token = (await cli(['mint-token', 'ops', '--name', 'backup-test'], a)).out.trim();
-    facts.licenses.push(await issue(a));
-    await new FileObjectStorage(path.join(source, 'objects')).put(
-      'contracts/c1/terms.pdf',
-      Buffer.from('%PDF-1.4 terms'),
-      'application/pdf',
-    );
+    // The user and its token, a license and an object: independent of each other, made side by side (one process,
+    // one embedded database).
+    await Promise.all([
+      (async () => {
+        expect((await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], a)).code).toBe(0);
+        facts.token = (await cli(['mint-token', 'ops', '--name', 'backup-test'], a)).out.trim();
+      })(),
+      (async () => facts.licenses.push(await issue(a)))(),
+      new FileObjectStorage(path.join(source, 'objects')).put('contracts/c1/terms.pdf', Buffer.from('%PDF-1.4 terms'), 'application/pdf'),
+    ]);
     platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], a);
     facts.caPem = await (await fetch(`${platform.url}/api/v1/licenses/ca`)).text();
     expect(facts.caPem).toContain('BEGIN CERTIFICATE');
@@ -151,11 +158,20 @@ describe('backup and restore on Postgres (DATABASE_URL), beside the running plat
   const identityFile = path.join(archives, 'identity');
   let recipient = '';
 
+  /** Each format's two empty databases to restore into, made with the source. */
+  const empty: Record<string, { url: string; drop(): Promise<void> }[]> = {};
+  /** Drops under way: a format's targets go as soon as its test is done with them. */
+  const dropping: Promise<void>[] = [];
+
   beforeAll(async () => {
     const identity = await age.generateIdentity();
     recipient = await age.identityToRecipient(identity);
     fs.writeFileSync(identityFile, `${identity}\n`, { mode: 0o600 });
-    source = await createTestDatabase();
+    const made = await Promise.all([createTestDatabase(), ...[0, 1, 2, 3].map(() => createTestDatabase())]);
+    source = made[0];
+    targets.push(...made.slice(1));
+    empty.pg_dump = made.slice(1, 3);
+    empty.rows = made.slice(3, 5);
     env = {
       DATABASE_URL: source.url,
       DATA_DIR: tmp('platform-backup-pg-data-'),
@@ -169,8 +185,8 @@ describe('backup and restore on Postgres (DATABASE_URL), beside the running plat
   });
   afterAll(async () => {
     await platform?.stop();
-    await source?.drop();
-    for (const t of targets) await t.drop();
+    // Dropped side by side: each DROP DATABASE waits for a checkpoint of the shared server, which they can share.
+    await Promise.all([...dropping, source?.drop(), ...targets.map((t) => t.drop())]);
     fs.rmSync(archives, { recursive: true, force: true });
   });
 
@@ -181,10 +197,15 @@ describe('backup and restore on Postgres (DATABASE_URL), beside the running plat
         platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], env);
       }
       const login = `ops-${format.replace('_', '')}`;
-      expect((await cli(['create-admin', '--username', login, '--email', `${login}@example.com`], env)).code).toBe(0);
-      const token = (await cli(['mint-token', login, '--name', 'backup-test'], env)).out.trim();
-      const license = await issue(env);
-      const caPem = await (await fetch(`${platform.url}/api/v1/licenses/ca`)).text();
+      // The user and its token, a license, the CA: independent of each other, made side by side.
+      const [token, license, caPem] = await Promise.all([
+        (async () => {
+          expect((await cli(['create-admin', '--username', login, '--email', `${login}@example.com`], env)).code).toBe(0);
+          return (await cli(['mint-token', login, '--name', 'backup-test'], env)).out.trim();
+        })(),
+        issue(env),
+        fetch(`${platform.url}/api/v1/licenses/ca`).then((res) => res.text()),
+      ]);
 
       // Writes before the backup (acknowledged) and during it (in or out, never half).
       const acknowledged: string[] = [];
@@ -212,10 +233,25 @@ describe('backup and restore on Postgres (DATABASE_URL), beside the running plat
       expect(run.code).toBe(0);
       expect(run.err).toContain(format === 'pg_dump' ? 'database: pg_dump of authz, identity' : 'database: identity:');
 
-      const target = await createTestDatabase();
-      targets.push(target);
+      // Two restores of the one archive into empty databases of their own, side by side: the one the platform then
+      // starts on, and one first refused for a wrong SECRETS_ENCRYPTION_KEY. Both write the same DATA_DIR files, so
+      // the platform starts only when both are done.
+      const [target, third] = empty[format];
       const into = { ...e, DATABASE_URL: target.url };
-      const restored = await cli(['restore', archive, ...key], into);
+      const [restored] = await Promise.all([
+        cli(['restore', archive, ...key], into),
+        (async () => {
+          // A wrong SECRETS_ENCRYPTION_KEY on the target is refused before anything is written.
+          const refused = await cli(['restore', archive, ...key], {
+            ...e,
+            DATABASE_URL: third.url,
+            SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+          });
+          expect(refused.code).toBe(1);
+          expect(refused.err).toContain('SECRETS_ENCRYPTION_KEY is not the key this archive');
+          expect((await cli(['restore', archive, ...key], { ...e, DATABASE_URL: third.url })).code).toBe(0);
+        })(),
+      ]);
       expect(restored.code).toBe(0);
 
       const other = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], into);
@@ -225,17 +261,10 @@ describe('backup and restore on Postgres (DATABASE_URL), beside the running plat
       } finally {
         await other.stop();
       }
-      // A wrong SECRETS_ENCRYPTION_KEY on the target is refused before anything is written.
-      const third = await createTestDatabase();
-      targets.push(third);
-      const refused = await cli(['restore', archive, ...key], {
-        ...e,
-        DATABASE_URL: third.url,
-        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-      });
-      expect(refused.code).toBe(1);
-      expect(refused.err).toContain('SECRETS_ENCRYPTION_KEY is not the key this archive');
-      expect((await cli(['restore', archive, ...key], { ...e, DATABASE_URL: third.url })).code).toBe(0);
+      for (const t of [target, third]) {
+        targets.splice(targets.indexOf(t), 1);
+        dropping.push(t.drop());
+      }
     }, 240_000);
   }
 });
