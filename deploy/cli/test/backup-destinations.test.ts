@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as age from 'age-encryption';
 import { archiveName } from '../src/backup/destination';
+import { migratedDataDir } from './embedded-template';
 import { cli } from './helpers';
 import { ACCESS_KEY, SECRET_KEY, startS3, type S3Bucket } from './s3-bucket';
 
@@ -37,6 +38,8 @@ describe('scheduled backups: backup --to a directory or an S3 bucket, retention,
       BACKUP_S3_ACCESS_KEY_ID: ACCESS_KEY,
       BACKUP_S3_SECRET_ACCESS_KEY: SECRET_KEY,
     };
+    // The source needs a migrated DATA_DIR, not the proof of migrating one (cli-embedded.test.ts): a copy of one.
+    await migratedDataDir(source);
     expect((await cli(['migrate'], env)).code).toBe(0);
     expect((await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], env)).code).toBe(0);
   }, 120_000);
