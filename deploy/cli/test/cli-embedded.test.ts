@@ -75,7 +75,8 @@ describe('admin CLI on the embedded database (DATA_DIR)', () => {
   }, 120_000);
 
   it('while the platform runs on the DATA_DIR, the CLI in another process refuses with exit 75 naming its pid', async () => {
-    const refused = await cliProcess(['reset-password', 'admin'], env);
+    // Two other processes side by side: `reset-password` refused, `check` reading the lock as the platform's.
+    const [refused, checked] = await Promise.all([cliProcess(['reset-password', 'admin'], env), cliProcess(['check'], env)]);
     expect(refused.code).toBe(75);
     expect(refused.out).toBe('');
     expect(refused.err).toMatch(
@@ -85,7 +86,6 @@ describe('admin CLI on the embedded database (DATA_DIR)', () => {
       ),
     );
     // `check` reads the lock as the platform using its database, which is fine.
-    const checked = await cliProcess(['check'], env);
     expect(checked).toMatchObject({ code: 0, err: '' });
     expect(checked.out).toContain(`in use by the running platform (pid ${process.pid})`);
     expect(fs.readFileSync(passwordFile, 'utf8')).toBe(`${bootstrapPassword}\n`);
@@ -95,15 +95,20 @@ describe('admin CLI on the embedded database (DATA_DIR)', () => {
     await platform!.stop();
     platform = undefined;
 
-    const reset = await cli(['reset-password', 'admin', '--password-stdin'], env, 'admin-new-password\n');
+    // The reset and the new admin with its token are independent of each other: side by side, in this one process.
+    const [reset, [created, minted]] = await Promise.all([
+      cli(['reset-password', 'admin', '--password-stdin'], env, 'admin-new-password\n'),
+      (async () => {
+        const c = await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], env);
+        return [c, await cli(['mint-token', 'ops', '--name', 'automation'], env)] as const;
+      })(),
+    ]);
     expect(reset).toMatchObject({ code: 0, out: '' });
     expect(reset.err).toContain(`removed ${passwordFile}: it held the password just replaced`);
     expect(fs.existsSync(passwordFile)).toBe(false);
 
-    const created = await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], env);
     expect(created.code).toBe(0);
     const opsPassword = created.out.trim();
-    const minted = await cli(['mint-token', 'ops', '--name', 'automation'], env);
     expect(minted.code).toBe(0);
     const token = minted.out.trim();
 
