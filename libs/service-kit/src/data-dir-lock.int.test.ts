@@ -131,67 +131,193 @@ describe('lockDataDir', () => {
   });
 
   /**
-   * A process that waits until `at` (ms since the epoch), tries to take the lock on `d` with a pause of
-   * `pauseMs` between reading the newest record and taking the next number, reports `won <pid>` or
-   * `lost <message>`, and keeps a won lock for `holdMs` (forever when absent) before exiting.
+   * A process that takes part in a race on the lock of `d`, step by step, each step on the parent's command
+   * (a line on its stdin) and each acknowledged by a line on its stdout, so that the order of the steps is the
+   * order the test sends them in, however late a process starts or however long it is descheduled:
+   *
+   *   (loaded)   prints `ready`
+   *   go         tries to take the lock; prints `won <pid>` or `lost <message>`. With `stopBeforeTaking`, it
+   *              first reads the newest record, then prints `read` and waits for `take` before it takes the
+   *              next number (where `lockTesting.pauseBeforeTakingMs` would pause it for a while).
+   *   release    gives a won lock back; prints `released`
+   *
+   * It keeps a won lock until its stdin closes (then it exits) or it is killed. The child runs synchronously
+   * from start to end (lockDataDir is synchronous, and the wait for `take` falls inside it), so it reads its
+   * commands with blocking reads of its stdin rather than with stream events.
    */
-  // Every racer must be loaded (node + tsx, slow on a busy 2-core machine) before the first scheduled step.
-  const START_LEAD_MS = 8000;
+  interface Racer {
+    readonly pid: number;
+    /** Sends a command. */
+    send(command: 'go' | 'take' | 'release'): void;
+    /** The next line the process prints (a bounded wait: it fails when the process exits or stays silent). */
+    next(): Promise<string>;
+    /** Closes its stdin, which ends it, and waits for it to exit. */
+    end(): Promise<unknown>;
+  }
 
-  function racer(d: string, at: number, pauseMs: number, holdMs?: number): Promise<string> {
+  // A bound on each step of a racer, not a wait: loading node + tsx on a busy two-core machine takes seconds.
+  const STEP_BOUND_MS = 60_000;
+
+  function racer(d: string, { stopBeforeTaking = false } = {}): Racer {
     const code = `
-      const { lockDataDir, lockTesting } = require(${JSON.stringify(MODULE)});
-      lockTesting.pauseBeforeTakingMs = ${pauseMs};
-      // A timer, not a busy loop: six spinning processes would starve everything else on the machine.
-      setTimeout(() => {
-        try {
-          lockDataDir(${JSON.stringify(d)});
-          console.log('won ' + process.pid);
-          ${holdMs === undefined ? 'setInterval(() => {}, 1000)' : `setTimeout(() => {}, ${holdMs})`};
-        } catch (err) { console.log('lost ' + err.message); }
-      }, Math.max(0, ${at} - Date.now()));`;
+      const fs = require('node:fs');
+      let input = '';
+      /** The next command line from the parent (a blocking read); the parent closing stdin ends the process. */
+      function command() {
+        const buf = Buffer.alloc(64);
+        while (!input.includes('\\n')) {
+          const n = fs.readSync(0, buf, 0, buf.length, null);
+          if (n === 0) process.exit(0);
+          input += buf.toString('utf8', 0, n);
+        }
+        const line = input.slice(0, input.indexOf('\\n'));
+        input = input.slice(line.length + 1);
+        return line;
+      }
+      const say = (line) => fs.writeSync(1, line + '\\n');
+      ${
+        stopBeforeTaking
+          ? `// The lock takes the next number with a hard link, right after it read the newest record (and after
+      // lockTesting's pause): the first link waits for the parent's \`take\`.
+      const link = fs.linkSync;
+      let stopped = false;
+      fs.linkSync = (...args) => {
+        if (!stopped) {
+          stopped = true;
+          say('read');
+          const c = command();
+          if (c !== 'take') throw new Error('expected take, got ' + c);
+        }
+        return link(...args);
+      };`
+          : ''
+      }
+      const { lockDataDir } = require(${JSON.stringify(MODULE)});
+      say('ready');
+      let lock;
+      for (;;) {
+        const c = command();
+        if (c === 'go') {
+          try {
+            lock = lockDataDir(${JSON.stringify(d)});
+            say('won ' + process.pid);
+          } catch (err) { say('lost ' + err.message); }
+        } else if (c === 'release') {
+          lock.release();
+          say('released');
+        } else throw new Error('unknown command ' + c);
+      }`;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], {
       cwd: ROOT,
       env: { ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json') },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
     children.push(child);
-    return new Promise<string>((resolve) => {
-      let out = '';
-      child.stdout!.on('data', (b) => {
-        out += b;
-        if (out.includes('\n')) resolve(out.trim());
-      });
-      child.once('exit', () => resolve(out.trim()));
+    const lines: string[] = [];
+    let out = '';
+    let wake = () => {};
+    child.stdout!.on('data', (b) => {
+      out += b;
+      for (let i = out.indexOf('\n'); i >= 0; i = out.indexOf('\n')) {
+        lines.push(out.slice(0, i));
+        out = out.slice(i + 1);
+      }
+      wake();
     });
+    let closed = false; // exited, and everything it printed has been read
+    child.once('close', () => {
+      closed = true;
+      wake();
+    });
+    return {
+      get pid() {
+        return child.pid!;
+      },
+      send(command) {
+        child.stdin!.write(`${command}\n`);
+      },
+      async next() {
+        const until = Date.now() + STEP_BOUND_MS;
+        while (!lines.length) {
+          if (closed) throw new Error(`racer ${child.pid} exited (${child.exitCode ?? child.signalCode}) without a line`);
+          if (Date.now() > until) throw new Error(`racer ${child.pid} printed nothing for ${STEP_BOUND_MS} ms`);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, until - Date.now());
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+        return lines.shift()!;
+      },
+      end() {
+        child.stdin!.end();
+        return exited(child);
+      },
+    };
   }
 
-  it('lets exactly one of several processes that read the same stale lock take it over', async () => {
-    const d = dir();
-    writeRecord(d, 3, { pid: 999_999_999 });
-    // All six read record 3 (stale), then all try to take number 4 at once.
-    const at = Date.now() + START_LEAD_MS;
-    const results = await Promise.all(Array.from({ length: 6 }, () => racer(d, at, 300)));
-    const winners = results.filter((r) => r.startsWith('won '));
-    expect(winners).toHaveLength(1);
-    const winner = winners[0].slice(4);
-    for (const r of results.filter((x) => !x.startsWith('won ')))
-      expect(r).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${winner} `));
-    expect(JSON.parse(records(d)['4'])).toMatchObject({ pid: Number(winner) });
-  }, 30_000);
+  /** Waits until every one of `all` has loaded (they load at the same time). */
+  async function loaded(all: Racer[]): Promise<void> {
+    for (const line of await Promise.all(all.map((r) => r.next()))) expect(line).toBe('ready');
+  }
 
-  it('makes a process that acted on an old state back off', async () => {
-    const d = dir();
-    const at = Date.now() + START_LEAD_MS;
-    // late reads the empty directory, then sleeps 2 s before taking number 0. Meanwhile first takes 0 and
-    // releases it, and holder takes 1 (deleting 0) and keeps it. late then gets 0 — and must see 1 and give up.
-    const late = racer(d, at, 2000);
-    const first = racer(d, at + 300, 0, 200);
-    const holder = racer(d, at + 1000, 0);
-    expect(await first).toMatch(/^won /);
-    const holderPid = (await holder).slice(4);
-    expect(await holder).toMatch(/^won /);
-    expect(await late).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${holderPid} `));
-    expect(Object.keys(records(d))).toEqual(['1']);
-  }, 30_000);
+  // Every step is bounded by STEP_BOUND_MS; a test runs a few of them one after another.
+  const RACE_TEST_MS = 5 * STEP_BOUND_MS;
+
+  it(
+    'lets exactly one of several processes that read the same stale lock take it over',
+    async () => {
+      const d = dir();
+      writeRecord(d, 3, { pid: 999_999_999 });
+      const all = Array.from({ length: 6 }, () => racer(d, { stopBeforeTaking: true }));
+      try {
+        await loaded(all);
+        // All six read record 3 (stale), then all try to take number 4 at once: released together, a real race.
+        for (const r of all) r.send('go');
+        for (const line of await Promise.all(all.map((r) => r.next()))) expect(line).toBe('read');
+        for (const r of all) r.send('take');
+        const results = await Promise.all(all.map((r) => r.next()));
+        const winners = results.filter((r) => r.startsWith('won '));
+        expect(winners).toHaveLength(1);
+        const winner = winners[0].slice(4);
+        for (const r of results.filter((x) => !x.startsWith('won ')))
+          expect(r).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${winner} `));
+        expect(JSON.parse(records(d)['4'])).toMatchObject({ pid: Number(winner) });
+      } finally {
+        await Promise.all(all.map((r) => r.end()));
+      }
+    },
+    RACE_TEST_MS,
+  );
+
+  it(
+    'makes a process that acted on an old state back off',
+    async () => {
+      const d = dir();
+      const [late, first, holder] = [racer(d, { stopBeforeTaking: true }), racer(d), racer(d)];
+      try {
+        await loaded([late, first, holder]);
+        // late reads the empty directory and stops before taking number 0. Meanwhile first takes 0 and releases
+        // it, and holder takes 1 (deleting 0) and keeps it. late then gets 0 — and must see 1 and give up.
+        late.send('go');
+        expect(await late.next()).toBe('read');
+        first.send('go');
+        expect(await first.next()).toMatch(/^won /);
+        first.send('release');
+        expect(await first.next()).toBe('released');
+        holder.send('go');
+        const held = await holder.next();
+        expect(held).toMatch(/^won /);
+        const holderPid = held.slice(4);
+        late.send('take');
+        expect(await late.next()).toMatch(new RegExp(`^lost DATA_DIR .* in use by process ${holderPid} `));
+        expect(Object.keys(records(d))).toEqual(['1']);
+      } finally {
+        await Promise.all([late, first, holder].map((r) => r.end()));
+      }
+    },
+    RACE_TEST_MS,
+  );
 });
