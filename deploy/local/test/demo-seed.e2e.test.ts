@@ -8,6 +8,7 @@ import { createClient, useAppKeys, type PromiseClient } from '@platform/service-
 import { createTestDatabase, eventually } from '@platform/testing';
 import { basic } from './harness';
 import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
+import { platformTemplate } from './platform-template';
 
 /**
  * DEMO_SEED_MANIFEST=<path> npm start: the launcher as npm starts it, on the in-process bus of
@@ -67,11 +68,93 @@ async function waitForFile(file: string, launcher: StartedLauncher, timeoutMs: n
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
+/**
+ * Every case has a database, a DATA_DIR and an in-process bus of its own, so they run two at a time (it.concurrent):
+ * their launchers start and seed side by side rather than one after another. Not more: each launcher's apps hold
+ * connections of the shared test server (100 at most, for every test file at once), and two cores start no faster.
+ * Each database is a copy of the migrated template (platform-template.ts), as empty of data as a new one: the seed is
+ * under test, not the migrations.
+ */
+const SIDE_BY_SIDE = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** Runs `scenario` once fewer than SIDE_BY_SIDE cases run. */
+async function inTurn(scenario: () => Promise<void>): Promise<void> {
+  if (running >= SIDE_BY_SIDE) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    await scenario();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
+
+async function caseFixture(prefix: string) {
+  const db = await createTestDatabase({ template: await platformTemplate() });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return {
+    db,
+    dir,
+    manifestPath: path.join(dir, 'demo.json'),
+    async drop() {
+      await db.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+afterAll(() => killLaunched());
+
 describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
-  let db: { url: string; drop(): Promise<void> };
-  let sql: pg.Client;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-seed-e2e-'));
-  const manifestPath = path.join(dir, 'demo.json');
+  it.concurrent(
+    'writes a manifest whose every name the services know; a second start duplicates nothing; a failed seed leaves the platform serving',
+    () =>
+      inTurn(async () => {
+        const fixture = await caseFixture('demo-seed-e2e-');
+        const sql = new pg.Client({ connectionString: fixture.db.url });
+        try {
+          await sql.connect();
+          await writesManifest(fixture, sql);
+        } finally {
+          await sql.end();
+          await fixture.drop();
+        }
+      }),
+    // Its turn may come after another case's.
+    900_000,
+  );
+
+  /**
+   * On a marketplace deployment the manifest also names at least three installers of its marketplace not
+   * yet bound, and, the listener taking the seed's notifications (the secret is set; dev run mode for the first
+   * provider, whose notifications are otherwise taken only from its address ranges), a claimable and a claimed
+   * claim of subscribers' standalone organizations; a second start names the same ones and binds nothing more.
+   */
+  it.concurrent.each([
+    ['ProviderAMarketplace', 'ProviderA', { RUN_MODE: 'dev' }],
+    ['ProviderBMarketplace', 'ProviderB', {}],
+    ['ProviderCMarketplace', 'ProviderC', {}],
+  ])(
+    'on %s names unbound installers and a claimable and a claimed claim; a second start names the same',
+    (deploymentType, marketplace, extra) =>
+      inTurn(async () => {
+        const fixture = await caseFixture('demo-seed-market-e2e-');
+        try {
+          await namesInstallers(deploymentType, marketplace, extra, fixture);
+        } finally {
+          await fixture.drop();
+        }
+      }),
+    900_000,
+  );
+});
+
+type Fixture = Awaited<ReturnType<typeof caseFixture>>;
+
+async function writesManifest({ db, dir, manifestPath }: Fixture, sql: pg.Client): Promise<void> {
   const env = () => ({
     DATA_DIR: path.join(dir, 'data'),
     DATABASE_URL: db.url,
@@ -80,18 +163,6 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     // The release's key, which this test holds too: it calls the clusters service as a platform app.
     PLATFORM_APP_KEYS: APP_KEY,
     LOG_LEVEL: 'warn',
-  });
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    killLaunched();
-    await sql?.end();
-    await db?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const count = async (table: string, where = '', params: unknown[] = []) =>
@@ -111,201 +182,191 @@ describe('DEMO_SEED_MANIFEST=<path> npm start', () => {
     accounts: await count('identity.accounts'),
   });
 
-  it('writes a manifest whose every name the services know; a second start duplicates nothing; a failed seed leaves the platform serving', async () => {
-    const first = await npmStart(env());
-    const manifest = await waitForFile(manifestPath, first, 240_000);
-    expect(Object.keys(manifest).sort()).toEqual(MANIFEST_KEYS);
-    expect(fs.statSync(manifestPath).mode & 0o777).toBe(0o600);
-    expect(manifest.spokes.length).toBeGreaterThanOrEqual(3);
-    expect(first.logs()).toMatch(/\[platform\] demo seed: manifest written to/);
+  const first = await npmStart(env());
+  const manifest = await waitForFile(manifestPath, first, 240_000);
+  expect(Object.keys(manifest).sort()).toEqual(MANIFEST_KEYS);
+  expect(fs.statSync(manifestPath).mode & 0o777).toBe(0o600);
+  expect(manifest.spokes.length).toBeGreaterThanOrEqual(3);
+  expect(first.logs()).toMatch(/\[platform\] demo seed: manifest written to/);
 
-    // The owner's credentials work, and they see the hub of their organization over REST.
-    const { owner, hub, spokes, namespace, usage } = manifest;
-    const token = await fetch(`${first.url}api/v1/users/${owner.username}/tokens`, {
+  // The owner's credentials work, and they see the hub of their organization over REST.
+  const { owner, hub, spokes, namespace, usage } = manifest;
+  const token = await fetch(`${first.url}api/v1/users/${owner.username}/tokens`, {
+    method: 'POST',
+    headers: { authorization: basic(owner.username, owner.password), 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'e2e' }),
+  }).then(async (r) => (expect(r.status).toBe(201), ((await r.json()) as any).sha1));
+  const get = (p: string) =>
+    fetch(`${first.url}api/v1${p}`, { headers: { authorization: `token ${token}` } }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as any,
+    }));
+  const listed = await get(`/orgs/${owner.org}/clusters`);
+  expect(listed.status).toBe(200);
+  expect(listed.body.map((c: any) => [c.name, c.uid])).toContainEqual([hub.name, hub.uid]);
+  // The reports are the organization's: it owns the clusters, and ingestion attributes them to their owner.
+  expect((await get(`/orgs/${owner.org}`)).body.id).toBe(usage.uid);
+
+  // Through the clusters service's RPCs: the hub, every spoke under it, the namespace.
+  const clusters = await clustersClient(first.pid);
+  try {
+    expect(await clusters.getCluster({ uid: hub.uid })).toMatchObject({ name: hub.name, hubUid: '' });
+    const listedSpokes = (await clusters.listSpokes({ hubUid: hub.uid })).clusters.map((c) => ({ name: c.name, uid: c.uid }));
+    expect(listedSpokes).toEqual(expect.arrayContaining(spokes));
+    for (const s of spokes)
+      expect(await clusters.getSpoke({ hubUid: hub.uid, name: s.name })).toMatchObject({ uid: s.uid, hubUid: hub.uid });
+    expect((await clusters.listNamespaces({ clusterUid: hub.uid })).namespaces.map((n) => n.name)).toContain(namespace);
+    const usageCluster = await clusters.getCluster({ uid: usage.cid });
+    expect(usageCluster.uid).toBe(usage.cid);
+  } finally {
+    clusters.close();
+  }
+
+  // billing-dashboard's tables: license usage, the event (key, version), samples of the object in the month and namespace.
+  expect(
+    await count('billing.licensed_products', 'where user_id = $1 and cluster_uid = $2 and license_id = $3 and product = $4', [
+      usage.uid,
+      usage.cid,
+      usage.lid,
+      usage.product,
+    ]),
+  ).toBe(1);
+  expect(
+    await count('billing.resource_events', 'where cluster_uid = $1 and key = $2 and version = $3 and product = $4 and license_id = $5', [
+      usage.cid,
+      usage.eventKey,
+      usage.eventVersion,
+      usage.product,
+      usage.lid,
+    ]),
+  ).toBe(1);
+  expect(
+    await count('billing.usage_samples', 'where cluster_uid = $1 and object_uid = $2 and month = $3 and namespace = $4 and product = $5', [
+      usage.cid,
+      usage.objectID,
+      `${usage.year}-${usage.month}-01`,
+      usage.namespace,
+      usage.product,
+    ]),
+  ).toBeGreaterThan(10);
+  expect(Number(`${usage.year}${usage.month}`)).toBeLessThan(Number(new Date().toISOString().slice(0, 7).replace('-', '')));
+  // Every product has usage samples.
+  expect((await sql.query('select distinct product from billing.usage_samples order by product')).rows.map((r) => r.product)).toEqual([
+    'productbackup',
+    'productdb',
+    'productingress',
+    'productvault',
+  ]);
+
+  // The organization's enterprise contract has its clusters bound and a license for the hub; its contract in
+  // quotaExceeded, bound to the hub, is over its quota, so the owner's issue-license for the hub is 403.
+  const { quotaExceeded } = manifest;
+  expect(quotaExceeded.org).toBe(owner.org);
+  const theirs = await get(`/user/contracts?org=${owner.org}`);
+  expect(theirs.body.map((c: any) => c.id)).toContain(quotaExceeded.contractID);
+  const bound = await get(`/user/contracts/${quotaExceeded.contractID}/clusters?org=${owner.org}`);
+  expect(bound.body.map((c: any) => [c.id, c.cluster])).toEqual([[quotaExceeded.ccID, quotaExceeded.cluster]]);
+  const refused = await fetch(
+    `${first.url}api/v1/user/contracts/${quotaExceeded.contractID}/clusters/${quotaExceeded.ccID}/issue-license?org=${owner.org}`,
+    { method: 'POST', headers: { authorization: `token ${token}` } },
+  );
+  expect(refused.status).toBe(403);
+  expect(((await refused.json()) as any).message).toMatch(/used its quota/);
+  // The same contract through POST /license/issue, the route a license proxy asks by cluster: the organization's
+  // newest contract binding the hub is the used-up one, so the owner gets its 403 there too, and no license.
+  const byCluster = await fetch(`${first.url}api/v1/license/issue?org=${owner.org}`, {
+    method: 'POST',
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ cluster: quotaExceeded.cluster }),
+  });
+  expect(byCluster.status).toBe(403);
+  expect(((await byCluster.json()) as any).message).toMatch(new RegExp(`contract ${quotaExceeded.contractID} has used its quota`));
+  const orgContracts = (await get(`/user/contracts?org=${owner.org}`)).body as any[];
+  expect([...new Set(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)))].sort()).toEqual(
+    [hub.uid, ...spokes.map((s: any) => s.uid)].sort(),
+  );
+  expect(await count('contracts.issued_licenses', 'where cluster_uid = $1', [hub.uid])).toBe(1);
+
+  // What the owner's organization shows: their membership is public (to anyone), the organization has a manager
+  // sync token under both its names, and the used-up contract a document, which downloads as a PDF.
+  const org = `${first.url}api/v1/orgs/${owner.org}`;
+  expect((await fetch(`${org}/public_members/${owner.username}`)).status).toBe(204);
+  expect((await fetch(`${org}/public_members`).then((r) => r.json() as Promise<any[]>)).map((m: any) => m.login)).toEqual([owner.username]);
+  const syncToken = await get(`/orgs/${owner.org}/manager/sync-token`);
+  expect(syncToken).toMatchObject({ status: 200, body: { orgName: owner.org } });
+  expect(await get(`/orgs/${owner.org}/manager/user-token`)).toMatchObject({
+    status: 200,
+    body: { accessKeyID: syncToken.body.accessKeyID },
+  });
+  const adminToken = await fetch(`${first.url}api/v1/users/admin/tokens`, {
+    method: 'POST',
+    headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'e2e' }),
+  }).then(async (r) => ((await r.json()) as any).sha1);
+  const adminDocument = await fetch(`${first.url}api/v1/contracts/${quotaExceeded.contractID}/document?org=${owner.org}`, {
+    headers: { authorization: `token ${adminToken}` },
+  });
+  expect(adminDocument.status).toBe(200);
+  const documentUrl = (await adminDocument.json()) as string;
+  const ownDocument = await get(`/user/contracts/${quotaExceeded.contractID}/document?org=${owner.org}`);
+  expect(ownDocument.status).toBe(200);
+  expect(new URL(ownDocument.body).pathname).toBe(new URL(documentUrl).pathname);
+  const download = await fetch(documentUrl);
+  expect([download.status, download.headers.get('content-type')]).toEqual([200, 'application/pdf']);
+  expect(
+    Buffer.from(await download.arrayBuffer())
+      .subarray(0, 5)
+      .toString(),
+  ).toBe('%PDF-');
+
+  const before = await counts();
+  expect(before.hubs).toBe(1);
+  expect(before.clusters).toBe(1 + spokes.length);
+  expect(await interrupt(first.child)).toBe(0);
+
+  // Again on the same DATA_DIR and database: the same manifest, and not one row more.
+  fs.rmSync(manifestPath);
+  const second = await npmStart(env());
+  try {
+    expect(await waitForFile(manifestPath, second, 240_000)).toEqual(manifest);
+    expect(second.logs()).not.toMatch(/created user|membership of .* public|manager sync token|uploaded the document/);
+    expect(await counts()).toEqual(before);
+    // The same sync token: the second seed found it rather than replacing it.
+    const again = await fetch(`${second.url}api/v1/users/${owner.username}/tokens`, {
       method: 'POST',
       headers: { authorization: basic(owner.username, owner.password), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'e2e' }),
-    }).then(async (r) => (expect(r.status).toBe(201), ((await r.json()) as any).sha1));
-    const get = (p: string) =>
-      fetch(`${first.url}api/v1${p}`, { headers: { authorization: `token ${token}` } }).then(async (r) => ({
-        status: r.status,
-        body: (await r.json()) as any,
-      }));
-    const listed = await get(`/orgs/${owner.org}/clusters`);
-    expect(listed.status).toBe(200);
-    expect(listed.body.map((c: any) => [c.name, c.uid])).toContainEqual([hub.name, hub.uid]);
-    // The reports are the organization's: it owns the clusters, and ingestion attributes them to their owner.
-    expect((await get(`/orgs/${owner.org}`)).body.id).toBe(usage.uid);
-
-    // Through the clusters service's RPCs: the hub, every spoke under it, the namespace.
-    const clusters = await clustersClient(first.pid);
-    try {
-      expect(await clusters.getCluster({ uid: hub.uid })).toMatchObject({ name: hub.name, hubUid: '' });
-      const listedSpokes = (await clusters.listSpokes({ hubUid: hub.uid })).clusters.map((c) => ({ name: c.name, uid: c.uid }));
-      expect(listedSpokes).toEqual(expect.arrayContaining(spokes));
-      for (const s of spokes)
-        expect(await clusters.getSpoke({ hubUid: hub.uid, name: s.name })).toMatchObject({ uid: s.uid, hubUid: hub.uid });
-      expect((await clusters.listNamespaces({ clusterUid: hub.uid })).namespaces.map((n) => n.name)).toContain(namespace);
-      const usageCluster = await clusters.getCluster({ uid: usage.cid });
-      expect(usageCluster.uid).toBe(usage.cid);
-    } finally {
-      clusters.close();
-    }
-
-    // billing-dashboard's tables: license usage, the event (key, version), samples of the object in the month and namespace.
-    expect(
-      await count('billing.licensed_products', 'where user_id = $1 and cluster_uid = $2 and license_id = $3 and product = $4', [
-        usage.uid,
-        usage.cid,
-        usage.lid,
-        usage.product,
-      ]),
-    ).toBe(1);
-    expect(
-      await count('billing.resource_events', 'where cluster_uid = $1 and key = $2 and version = $3 and product = $4 and license_id = $5', [
-        usage.cid,
-        usage.eventKey,
-        usage.eventVersion,
-        usage.product,
-        usage.lid,
-      ]),
-    ).toBe(1);
-    expect(
-      await count(
-        'billing.usage_samples',
-        'where cluster_uid = $1 and object_uid = $2 and month = $3 and namespace = $4 and product = $5',
-        [usage.cid, usage.objectID, `${usage.year}-${usage.month}-01`, usage.namespace, usage.product],
-      ),
-    ).toBeGreaterThan(10);
-    expect(Number(`${usage.year}${usage.month}`)).toBeLessThan(Number(new Date().toISOString().slice(0, 7).replace('-', '')));
-    // Every product has usage samples.
-    expect((await sql.query('select distinct product from billing.usage_samples order by product')).rows.map((r) => r.product)).toEqual([
-      'productbackup',
-      'productdb',
-      'productingress',
-      'productvault',
-    ]);
-
-    // The organization's enterprise contract has its clusters bound and a license for the hub; its contract in
-    // quotaExceeded, bound to the hub, is over its quota, so the owner's issue-license for the hub is 403.
-    const { quotaExceeded } = manifest;
-    expect(quotaExceeded.org).toBe(owner.org);
-    const theirs = await get(`/user/contracts?org=${owner.org}`);
-    expect(theirs.body.map((c: any) => c.id)).toContain(quotaExceeded.contractID);
-    const bound = await get(`/user/contracts/${quotaExceeded.contractID}/clusters?org=${owner.org}`);
-    expect(bound.body.map((c: any) => [c.id, c.cluster])).toEqual([[quotaExceeded.ccID, quotaExceeded.cluster]]);
-    const refused = await fetch(
-      `${first.url}api/v1/user/contracts/${quotaExceeded.contractID}/clusters/${quotaExceeded.ccID}/issue-license?org=${owner.org}`,
-      { method: 'POST', headers: { authorization: `token ${token}` } },
-    );
-    expect(refused.status).toBe(403);
-    expect(((await refused.json()) as any).message).toMatch(/used its quota/);
-    // The same contract through POST /license/issue, the route a license proxy asks by cluster: the organization's
-    // newest contract binding the hub is the used-up one, so the owner gets its 403 there too, and no license.
-    const byCluster = await fetch(`${first.url}api/v1/license/issue?org=${owner.org}`, {
-      method: 'POST',
-      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ cluster: quotaExceeded.cluster }),
-    });
-    expect(byCluster.status).toBe(403);
-    expect(((await byCluster.json()) as any).message).toMatch(new RegExp(`contract ${quotaExceeded.contractID} has used its quota`));
-    const orgContracts = (await get(`/user/contracts?org=${owner.org}`)).body as any[];
-    expect([...new Set(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)))].sort()).toEqual(
-      [hub.uid, ...spokes.map((s: any) => s.uid)].sort(),
-    );
-    expect(await count('contracts.issued_licenses', 'where cluster_uid = $1', [hub.uid])).toBe(1);
-
-    // What the owner's organization shows: their membership is public (to anyone), the organization has a manager
-    // sync token under both its names, and the used-up contract a document, which downloads as a PDF.
-    const org = `${first.url}api/v1/orgs/${owner.org}`;
-    expect((await fetch(`${org}/public_members/${owner.username}`)).status).toBe(204);
-    expect((await fetch(`${org}/public_members`).then((r) => r.json() as Promise<any[]>)).map((m: any) => m.login)).toEqual([
-      owner.username,
-    ]);
-    const syncToken = await get(`/orgs/${owner.org}/manager/sync-token`);
-    expect(syncToken).toMatchObject({ status: 200, body: { orgName: owner.org } });
-    expect(await get(`/orgs/${owner.org}/manager/user-token`)).toMatchObject({
-      status: 200,
-      body: { accessKeyID: syncToken.body.accessKeyID },
-    });
-    const adminToken = await fetch(`${first.url}api/v1/users/admin/tokens`, {
-      method: 'POST',
-      headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'e2e' }),
+      body: JSON.stringify({ name: 'e2e-again' }),
     }).then(async (r) => ((await r.json()) as any).sha1);
-    const adminDocument = await fetch(`${first.url}api/v1/contracts/${quotaExceeded.contractID}/document?org=${owner.org}`, {
-      headers: { authorization: `token ${adminToken}` },
+    const kept = await fetch(`${second.url}api/v1/orgs/${owner.org}/manager/sync-token`, {
+      headers: { authorization: `token ${again}` },
     });
-    expect(adminDocument.status).toBe(200);
-    const documentUrl = (await adminDocument.json()) as string;
-    const ownDocument = await get(`/user/contracts/${quotaExceeded.contractID}/document?org=${owner.org}`);
-    expect(ownDocument.status).toBe(200);
-    expect(new URL(ownDocument.body).pathname).toBe(new URL(documentUrl).pathname);
-    const download = await fetch(documentUrl);
-    expect([download.status, download.headers.get('content-type')]).toEqual([200, 'application/pdf']);
-    expect(
-      Buffer.from(await download.arrayBuffer())
-        .subarray(0, 5)
-        .toString(),
-    ).toBe('%PDF-');
+    expect([kept.status, ((await kept.json()) as any).accessKeyID]).toEqual([200, syncToken.body.accessKeyID]);
+    expect((await fetch(`${second.url}api/v1/orgs/${owner.org}/public_members/${owner.username}`)).status).toBe(204);
+  } finally {
+    expect(await interrupt(second.child)).toBe(0);
+  }
 
-    const before = await counts();
-    expect(before.hubs).toBe(1);
-    expect(before.clusters).toBe(1 + spokes.length);
-    expect(await interrupt(first.child)).toBe(0);
+  // A seed that fails (here: the site admin's password is not the one given) is logged, the platform keeps
+  // serving, and no manifest is written.
+  fs.rmSync(manifestPath);
+  const third = await npmStart({ ...env(), PLATFORM_ADMIN_PASSWORD: 'not-the-admin-password' });
+  try {
+    await eventually(async () => /demo seed failed/.test(third.logs()), 60_000);
+    expect(third.logs()).toMatch(/\[platform\] demo seed failed: signing in as admin .*wrong username or password/);
+    expect(third.logs()).toMatch(/\[platform\] demo seed: the platform keeps running; no manifest was written/);
+    expect((await fetch(`${third.url}api/v1/version`)).status).toBe(200);
+    expect(fs.existsSync(manifestPath)).toBe(false);
+  } finally {
+    expect(await interrupt(third.child)).toBe(0);
+  }
+}
 
-    // Again on the same DATA_DIR and database: the same manifest, and not one row more.
-    fs.rmSync(manifestPath);
-    const second = await npmStart(env());
-    try {
-      expect(await waitForFile(manifestPath, second, 240_000)).toEqual(manifest);
-      expect(second.logs()).not.toMatch(/created user|membership of .* public|manager sync token|uploaded the document/);
-      expect(await counts()).toEqual(before);
-      // The same sync token: the second seed found it rather than replacing it.
-      const again = await fetch(`${second.url}api/v1/users/${owner.username}/tokens`, {
-        method: 'POST',
-        headers: { authorization: basic(owner.username, owner.password), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'e2e-again' }),
-      }).then(async (r) => ((await r.json()) as any).sha1);
-      const kept = await fetch(`${second.url}api/v1/orgs/${owner.org}/manager/sync-token`, {
-        headers: { authorization: `token ${again}` },
-      });
-      expect([kept.status, ((await kept.json()) as any).accessKeyID]).toEqual([200, syncToken.body.accessKeyID]);
-      expect((await fetch(`${second.url}api/v1/orgs/${owner.org}/public_members/${owner.username}`)).status).toBe(204);
-    } finally {
-      expect(await interrupt(second.child)).toBe(0);
-    }
-
-    // A seed that fails (here: the site admin's password is not the one given) is logged, the platform keeps
-    // serving, and no manifest is written.
-    fs.rmSync(manifestPath);
-    const third = await npmStart({ ...env(), PLATFORM_ADMIN_PASSWORD: 'not-the-admin-password' });
-    try {
-      await eventually(async () => /demo seed failed/.test(third.logs()), 60_000);
-      expect(third.logs()).toMatch(/\[platform\] demo seed failed: signing in as admin .*wrong username or password/);
-      expect(third.logs()).toMatch(/\[platform\] demo seed: the platform keeps running; no manifest was written/);
-      expect((await fetch(`${third.url}api/v1/version`)).status).toBe(200);
-      expect(fs.existsSync(manifestPath)).toBe(false);
-    } finally {
-      expect(await interrupt(third.child)).toBe(0);
-    }
-  }, 600_000);
-});
-
-/**
- * On a marketplace deployment the manifest also names at least three installers of its marketplace not
- * yet bound, and, the listener taking the seed's notifications (the secret is set; dev run mode for the first
- * provider, whose notifications are otherwise taken only from its address ranges), a claimable and a claimed
- * claim of subscribers' standalone organizations; a second start names the same ones and binds nothing more.
- */
-describe.each([
-  ['ProviderAMarketplace', 'ProviderA', { RUN_MODE: 'dev' }],
-  ['ProviderBMarketplace', 'ProviderB', {}],
-  ['ProviderCMarketplace', 'ProviderC', {}],
-])('DEMO_SEED_MANIFEST=<path> npm start on %s', (deploymentType, marketplace, extra) => {
-  let db: { url: string; drop(): Promise<void> };
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-seed-market-e2e-'));
-  const manifestPath = path.join(dir, 'demo.json');
+async function namesInstallers(
+  deploymentType: string,
+  marketplace: string,
+  extra: Record<string, string>,
+  { db, dir, manifestPath }: Fixture,
+): Promise<void> {
   const env = () => ({
     DATA_DIR: path.join(dir, 'data'),
     DATABASE_URL: db.url,
@@ -317,68 +378,57 @@ describe.each([
     ...extra,
   });
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    killLaunched();
-    await db?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('names unbound installers and a claimable and a claimed claim; a second start names the same', async () => {
-    const first = await npmStart(env());
-    let manifest: any;
-    let bound: string[];
-    try {
-      manifest = await waitForFile(manifestPath, first, 240_000);
-      expect(Object.keys(manifest).sort()).toEqual([
-        'claims',
-        'hub',
-        'installers',
-        'namespace',
-        'outdatedClusterSet',
-        'owner',
-        'sharedGatewayClientOrg',
-        'spokes',
-        'usage',
-      ]);
-      expect(manifest.installers.length).toBeGreaterThanOrEqual(3);
-      const token = await fetch(`${first.url}api/v1/users/admin/tokens`, {
-        method: 'POST',
-        headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'e2e' }),
-      }).then(async (r) => ((await r.json()) as any).sha1);
-      const installers = async (query: string) =>
-        (await fetch(`${first.url}api/v1/marketplaces/installers?marketplace=${marketplace}${query}`, {
-          headers: { authorization: `token ${token}` },
-        }).then((r) => r.json())) as { id: string }[];
-      expect((await installers('&unbound=true')).map((i) => i.id)).toEqual(expect.arrayContaining(manifest.installers));
-      bound = (await installers('')).map((i) => i.id).filter((id) => !manifest.installers.includes(id));
-      expect(bound).toHaveLength(2);
-      const claimable = (id: string) => fetch(`${first.url}marketplace/api/v1/marketplaces/standalone-organizations/${id}/claimable`);
-      const open = await claimable(manifest.claims.claimable);
-      expect([open.status, await open.json()]).toEqual([200, { isClaimable: true, claimID: manifest.claims.claimable }]);
-      expect((await claimable(manifest.claims.claimed)).status).toBe(409);
-    } finally {
-      expect(await interrupt(first.child)).toBe(0);
-    }
-
-    fs.rmSync(manifestPath);
-    const second = await npmStart(env());
-    try {
-      expect(await waitForFile(manifestPath, second, 240_000)).toEqual(manifest);
-      const token = await fetch(`${second.url}api/v1/users/admin/tokens`, {
-        method: 'POST',
-        headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'e2e-again' }),
-      }).then(async (r) => ((await r.json()) as any).sha1);
-      const all = (await fetch(`${second.url}api/v1/marketplaces/installers?marketplace=${marketplace}`, {
+  const first = await npmStart(env());
+  let manifest: any;
+  let bound: string[];
+  try {
+    manifest = await waitForFile(manifestPath, first, 240_000);
+    expect(Object.keys(manifest).sort()).toEqual([
+      'claims',
+      'hub',
+      'installers',
+      'namespace',
+      'outdatedClusterSet',
+      'owner',
+      'sharedGatewayClientOrg',
+      'spokes',
+      'usage',
+    ]);
+    expect(manifest.installers.length).toBeGreaterThanOrEqual(3);
+    const token = await fetch(`${first.url}api/v1/users/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'e2e' }),
+    }).then(async (r) => ((await r.json()) as any).sha1);
+    const installers = async (query: string) =>
+      (await fetch(`${first.url}api/v1/marketplaces/installers?marketplace=${marketplace}${query}`, {
         headers: { authorization: `token ${token}` },
       }).then((r) => r.json())) as { id: string }[];
-      expect(all.map((i) => i.id).sort()).toEqual([...manifest.installers, ...bound!].sort());
-    } finally {
-      expect(await interrupt(second.child)).toBe(0);
-    }
-  }, 600_000);
-});
+    expect((await installers('&unbound=true')).map((i) => i.id)).toEqual(expect.arrayContaining(manifest.installers));
+    bound = (await installers('')).map((i) => i.id).filter((id) => !manifest.installers.includes(id));
+    expect(bound).toHaveLength(2);
+    const claimable = (id: string) => fetch(`${first.url}marketplace/api/v1/marketplaces/standalone-organizations/${id}/claimable`);
+    const open = await claimable(manifest.claims.claimable);
+    expect([open.status, await open.json()]).toEqual([200, { isClaimable: true, claimID: manifest.claims.claimable }]);
+    expect((await claimable(manifest.claims.claimed)).status).toBe(409);
+  } finally {
+    expect(await interrupt(first.child)).toBe(0);
+  }
+
+  fs.rmSync(manifestPath);
+  const second = await npmStart(env());
+  try {
+    expect(await waitForFile(manifestPath, second, 240_000)).toEqual(manifest);
+    const token = await fetch(`${second.url}api/v1/users/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'e2e-again' }),
+    }).then(async (r) => ((await r.json()) as any).sha1);
+    const all = (await fetch(`${second.url}api/v1/marketplaces/installers?marketplace=${marketplace}`, {
+      headers: { authorization: `token ${token}` },
+    }).then((r) => r.json())) as { id: string }[];
+    expect(all.map((i) => i.id).sort()).toEqual([...manifest.installers, ...bound!].sort());
+  } finally {
+    expect(await interrupt(second.child)).toBe(0);
+  }
+}
