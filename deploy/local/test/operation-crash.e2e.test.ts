@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTestDatabase, eventually, testNatsUrl } from '@platform/testing';
 import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
+import { platformTemplate } from './platform-template';
 
 // Client-org creation and hub enrolment are operations across orgs-teams and clusters. A process killed between
 // their steps must leave all of the operation or none of it once the platform is back: the launcher runs as
@@ -67,7 +68,9 @@ describe.each([
       OUTBOX_LEASE_MS: '1000',
     };
     if (real) {
-      const db = await createTestDatabase();
+      // A copy of the migrated template (platform-template.ts), as empty of data as a new database: the crash is under
+      // test here, not the first migration.
+      const db = await createTestDatabase({ template: await platformTemplate() });
       drop = db.drop;
       env.DATABASE_URL = db.url;
       env.NATS_URL = await testNatsUrl();
