@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTestDatabase, eventually, testNatsUrl } from '@platform/testing';
 import { interrupt, killLaunched, npmStart } from './launcher';
+import { platformTemplate } from './platform-template';
 
 // A process killed between the commit of a change and the write of its authorization tuples
 // must leave nothing that nobody can manage. The launcher runs as `npm start` does, with a test-only fault
@@ -40,7 +41,9 @@ describe.each([
       PLATFORM_ADMIN_ORG: 'none',
     };
     if (real) {
-      const db = await createTestDatabase();
+      // A copy of the migrated template (platform-template.ts), as empty of data as a new database: the crash is under
+      // test here, not the first migration.
+      const db = await createTestDatabase({ template: await platformTemplate() });
       drop = db.drop;
       env.DATABASE_URL = db.url;
       env.NATS_URL = await testNatsUrl();
