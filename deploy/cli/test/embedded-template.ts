@@ -23,7 +23,7 @@ let made: string | undefined;
 /**
  * A DATA_DIR whose embedded database has every schema migrated, made once per migration set by `migrate` (PGlite's
  * initdb and every migration: seconds, where copying it takes well under one) and kept in the temporary directory
- * for the files that need a migrated DATA_DIR to work on, not one that proves migrating (cli-embedded.test.ts does).
+ * for the files that need a migrated DATA_DIR to work on, not one that proves migrating (cli-embedded.e2e.test.ts does).
  * Files in parallel workers may build it at the same time: each builds in a directory of its own and renames it
  * into place, so a half-built one is never found.
  */

@@ -14,7 +14,7 @@ import { platformTemplate } from './platform-template';
  * `cli restore` into a fresh database, and the platform started again on it. Then every write acknowledged before
  * the backup began is there, a write in flight is wholly in or out, the tokens work, the licenses issued before
  * verify against the same CA, the CRL still lists the revoked ones, and a new license chains to the same CA.
- * (The embedded DATA_DIR's stop-backup-restore is deploy/cli/test/backup.test.ts.)
+ * (The embedded DATA_DIR's stop-backup-restore is deploy/cli/test/backup.e2e.test.ts.)
  */
 const ADMIN_PASSWORD = 'drill-admin-password';
 const PASSPHRASE = 'the passphrase of the backup drill';

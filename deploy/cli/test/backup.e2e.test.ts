@@ -64,7 +64,7 @@ describe('backup and restore on the embedded database (DATA_DIR)', () => {
 
   beforeAll(async () => {
     fs.writeFileSync(passFile, `${PASSPHRASE}\n`);
-    // The source needs a migrated DATA_DIR, not the proof of migrating one (cli-embedded.test.ts): a copy of one.
+    // The source needs a migrated DATA_DIR, not the proof of migrating one (cli-embedded.e2e.test.ts): a copy of one.
     await migratedDataDir(source);
   });
   afterAll(async () => {

@@ -38,7 +38,7 @@ describe('scheduled backups: backup --to a directory or an S3 bucket, retention,
       BACKUP_S3_ACCESS_KEY_ID: ACCESS_KEY,
       BACKUP_S3_SECRET_ACCESS_KEY: SECRET_KEY,
     };
-    // The source needs a migrated DATA_DIR, not the proof of migrating one (cli-embedded.test.ts): a copy of one.
+    // The source needs a migrated DATA_DIR, not the proof of migrating one (cli-embedded.e2e.test.ts): a copy of one.
     await migratedDataDir(source);
     expect((await cli(['migrate'], env)).code).toBe(0);
     expect((await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], env)).code).toBe(0);
