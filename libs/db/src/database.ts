@@ -131,6 +131,12 @@ function countingDeletes(ClientPGLite: any): any {
   };
 }
 
+/** The worker under an embedded database's knex. */
+function embeddedWorker(knex: Knex): PGliteWorker {
+  for (const entry of embedded.values()) if (entry.knex === knex) return entry.worker;
+  throw new Error('not an embedded database');
+}
+
 async function releaseEmbedded(knex: Knex): Promise<void> {
   for (const [dir, entry] of embedded) {
     if (entry.knex !== knex) continue;
@@ -160,6 +166,9 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       });
   if (!isEmbedded) observeKnex(knex, opts.schema);
   try {
+    // A first start creates the embedded database, which takes seconds, and many more on a busy machine: wait for it
+    // here, so that knex's acquire timeout bounds only the wait for a session, never the database's creation.
+    if (isEmbedded) await embeddedWorker(knex).waitReady;
     await knex.raw('create schema if not exists ??', [opts.schema]);
   } catch (err) {
     if (isEmbedded) await releaseEmbedded(knex);
