@@ -69,13 +69,14 @@ async function waitForFile(file: string, launcher: StartedLauncher, timeoutMs: n
 }
 
 /**
- * Every case has a database, a DATA_DIR and an in-process bus of its own, so they run two at a time (it.concurrent):
- * their launchers start and seed side by side rather than one after another. Not more: each launcher's apps hold
- * connections of the shared test server (100 at most, for every test file at once), and two cores start no faster.
+ * Every case has a database, a DATA_DIR and an in-process bus of its own, so they could run side by side
+ * (it.concurrent), but they run one at a time: each launcher's eight apps hold connections of the shared test server
+ * (100 at most, for every test file of every worker at once), and two seeds ingesting side by side beside the other
+ * workers' files ran it out ("sorry, too many clients already"); two cores start no faster anyway.
  * Each database is a copy of the migrated template (platform-template.ts), as empty of data as a new one: the seed is
  * under test, not the migrations.
  */
-const SIDE_BY_SIDE = 2;
+const SIDE_BY_SIDE = 1;
 let running = 0;
 const waiting: (() => void)[] = [];
 
