@@ -7,6 +7,7 @@ import { clustersApp } from '@platform/app-clusters';
 import { marketplaceListenerApp } from '@platform/app-marketplace-listener';
 import { gatewayApp } from '@platform/app-gateway';
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { loadConfig, lockDataDir, serviceEnv, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
 
@@ -34,14 +35,40 @@ export const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatew
  * A free port, held (listened on) until `release`, so nothing else takes it before its app binds it. A client that
  * connects meanwhile (an app started earlier calling this one) is cut off at once: it sees the app unavailable, as
  * it would a closed port, and nothing keeps the port from being released.
+ *
+ * Drawn below the system's ephemeral range where there is room: a port from that range (what listening on port 0
+ * gives) can, in the moment between its release and its app's bind, become the local port of any outgoing
+ * connection of any process, which on a busy machine (parallel test workers, hundreds of connections) happened.
  */
-function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
+async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
+  const below = ephemeralRangeStart();
+  for (let attempt = 0; below > HELD_PORTS_FROM + 1_000 && attempt < 50; attempt++) {
+    const port = HELD_PORTS_FROM + Math.floor(Math.random() * (below - HELD_PORTS_FROM));
+    const held = await listenOn(port).catch(() => undefined); // taken: draw another
+    if (held) return held;
+  }
+  return listenOn(0);
+}
+
+/** The lowest port of the range held ports are drawn from when the system's ephemeral range leaves room below it. */
+const HELD_PORTS_FROM = 20_000;
+
+/** Where the system's ephemeral ports start (Linux: /proc/sys/net/ipv4/ip_local_port_range); 0 where unknown. */
+function ephemeralRangeStart(): number {
+  try {
+    return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+function listenOn(port: number): Promise<{ port: number; release(): Promise<void> }> {
   return new Promise((resolve, reject) => {
     const server = net.createServer((socket) => socket.destroy());
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      resolve({ port, release: () => new Promise<void>((done) => server.close(() => done())) });
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      resolve({ port: bound, release: () => new Promise<void>((done) => server.close(() => done())) });
     });
   });
 }
