@@ -41,7 +41,7 @@ export const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatew
  * connection of any process, which on a busy machine (parallel test workers, hundreds of connections) happened.
  */
 async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
-  const below = ephemeralRangeStart();
+  const below = EPHEMERAL_RANGE_START;
   for (let attempt = 0; below > HELD_PORTS_FROM + 1_000 && attempt < 50; attempt++) {
     const port = HELD_PORTS_FROM + Math.floor(Math.random() * (below - HELD_PORTS_FROM));
     const held = await listenOn(port).catch(() => undefined); // taken: draw another
@@ -53,7 +53,8 @@ async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
 /** The lowest port of the range held ports are drawn from when the system's ephemeral range leaves room below it. */
 const HELD_PORTS_FROM = 20_000;
 
-/** Where the system's ephemeral ports start (Linux: /proc/sys/net/ipv4/ip_local_port_range); 0 where unknown. */
+/** Where the system's ephemeral ports start (Linux: /proc/sys/net/ipv4/ip_local_port_range); 0 where unknown. Read once. */
+const EPHEMERAL_RANGE_START = ephemeralRangeStart();
 function ephemeralRangeStart(): number {
   try {
     return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 0;

@@ -78,12 +78,12 @@ const EMBEDDED_SESSIONS = 8;
 // Answers larger than this (about 1 MB of text) are not kept: a month's usage view can be tens of megabytes.
 const MAX_KEPT_ANSWER = 1_000_000;
 
-function openEmbedded(dataDir: string, resultCacheEntries = 0): Knex {
+function openEmbedded(dataDir: string, resultCacheEntries = 0): { knex: Knex; worker: PGliteWorker } {
   const dir = path.resolve(dataDir, 'postgres');
   const existing = embedded.get(dir);
   if (existing) {
     existing.users += 1;
-    return existing.knex;
+    return existing;
   }
   fs.mkdirSync(dir, { recursive: true });
   // Loaded lazily: production images talking to a real server never pay for the WASM engine. PGlite itself
@@ -99,7 +99,7 @@ function openEmbedded(dataDir: string, resultCacheEntries = 0): Knex {
   observeKnex(knex, 'embedded');
   const unobserve = observeResultCache(worker.resultCache, 'embedded');
   embedded.set(dir, { knex, worker, users: 1, unobserve });
-  return knex;
+  return { knex, worker };
 }
 
 /**
@@ -131,12 +131,6 @@ function countingDeletes(ClientPGLite: any): any {
   };
 }
 
-/** The worker under an embedded database's knex. */
-function embeddedWorker(knex: Knex): PGliteWorker {
-  for (const entry of embedded.values()) if (entry.knex === knex) return entry.worker;
-  throw new Error('not an embedded database');
-}
-
 async function releaseEmbedded(knex: Knex): Promise<void> {
   for (const [dir, entry] of embedded) {
     if (entry.knex !== knex) continue;
@@ -155,8 +149,9 @@ async function releaseEmbedded(knex: Knex): Promise<void> {
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (!/^[a-z][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const isEmbedded = !opts.url;
-  const knex = isEmbedded
-    ? openEmbedded(opts.dataDir, opts.resultCacheEntries)
+  const opened = isEmbedded ? openEmbedded(opts.dataDir, opts.resultCacheEntries) : undefined;
+  const knex = opened
+    ? opened.knex
     : knexFactory({
         client: 'pg',
         connection: opts.url,
@@ -168,7 +163,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   try {
     // A first start creates the embedded database, which takes seconds, and many more on a busy machine: wait for it
     // here, so that knex's acquire timeout bounds only the wait for a session, never the database's creation.
-    if (isEmbedded) await embeddedWorker(knex).waitReady;
+    await opened?.worker.waitReady;
     await knex.raw('create schema if not exists ??', [opts.schema]);
   } catch (err) {
     if (isEmbedded) await releaseEmbedded(knex);

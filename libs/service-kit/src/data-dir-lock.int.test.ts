@@ -138,7 +138,7 @@ describe('lockDataDir', () => {
    *   (loaded)   prints `ready`
    *   go         tries to take the lock; prints `won <pid>` or `lost <message>`. With `stopBeforeTaking`, it
    *              first reads the newest record, then prints `read` and waits for `take` before it takes the
-   *              next number (where `lockTesting.pauseBeforeTakingMs` would pause it for a while).
+   *              next number (the moment a slow process would be descheduled).
    *   release    gives a won lock back; prints `released`
    *
    * It keeps a won lock until its stdin closes (then it exits) or it is killed. The child runs synchronously
@@ -178,7 +178,7 @@ describe('lockDataDir', () => {
       ${
         stopBeforeTaking
           ? `// The lock takes the next number with a hard link, right after it read the newest record (and after
-      // lockTesting's pause): the first link waits for the parent's \`take\`.
+      // a slow process's pause): the first link waits for the parent's \`take\`.
       const link = fs.linkSync;
       let stopped = false;
       fs.linkSync = (...args) => {

@@ -65,9 +65,6 @@ interface Held {
   users: number;
 }
 
-/** For tests only: a pause between reading the newest record and taking the next number, to widen races. */
-export const lockTesting = { pauseBeforeTakingMs: 0 };
-
 // Locks this process holds, by real path of the DATA_DIR.
 const held = new Map<string, Held>();
 let exitHookInstalled = false;
@@ -129,8 +126,6 @@ function acquire(lockDir: string, shownDir: string): Held {
         if (holder && isRunning(holder)) throw new DataDirInUseError(shownDir, holder);
       }
       const file = path.join(lockDir, String(top + 1));
-      if (lockTesting.pauseBeforeTakingMs) pause(lockTesting.pauseBeforeTakingMs);
-      lockTesting.pauseBeforeTakingMs = 0;
       try {
         fs.linkSync(tmp, file);
       } catch (err) {
