@@ -151,10 +151,11 @@ describeInBrowser('service accounts in the web console', () => {
     expect((await current()).body).toMatchObject({ description: 'Billing checks, read only', roles: [], kubernetes_subjects: [] });
 
     await page.getByRole('button', { name: 'Deactivate billing-worker' }).click();
-    await page.getByRole('button', { name: 'Activate billing-worker' }).waitFor();
+    // Exact: "Activate billing-worker" is also a part of "Deactivate billing-worker", which a name matches by default.
+    await page.getByRole('button', { name: 'Activate billing-worker', exact: true }).waitFor();
     expect((await current()).body.active).toBe(false);
     expect((await asAccount(secret, '/user')).status).toBe(401);
-    await page.getByRole('button', { name: 'Activate billing-worker' }).click();
+    await page.getByRole('button', { name: 'Activate billing-worker', exact: true }).click();
     await page.getByRole('button', { name: 'Deactivate billing-worker' }).waitFor();
     expect((await asAccount(secret, '/user')).status).toBe(200);
 
