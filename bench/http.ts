@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- http`: the platform's HTTP routes against a bare Express 5 JSON handler, measured side by
- * side in one run.
+ * side in one run, with bare node:http and Fastify handlers beside it, and the CPU each request costs.
  *
  * - `embedded`: the one process of `npm start` (embedded database) with the demo data (DEMO_SEED_MANIFEST,
  *   billing on), and every GET route the gateway registers there, taken from its route table, with path
@@ -30,7 +30,7 @@ import autocannon from 'autocannon';
 import { registeredRoutesOn, type Route } from '@platform/app-gateway';
 import { DEPLOYMENT_TYPES } from '@platform/service-kit';
 import { runLine, writeDocBlock } from './doc-block';
-import { ROOT, dropDatabase, freePort, freshDatabase, runTs, waitFor } from './support';
+import { ROOT, cpuSeconds, dropDatabase, freePort, freshDatabase, runTs, serverPids, waitFor } from './support';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
 /**
@@ -70,11 +70,21 @@ const SEPARATE = 'separate processes, Postgres';
 const ALLOWED_PERMISSIONS = 'POST /api/v1/authz/objects/allowed-permissions (2 objects)';
 const ORG_GET = 'GET /api/v1/orgs/:orgname';
 const TEAMS_LIST = 'GET /api/v1/orgs/:orgname/teams';
-/** Share of the bare handler's throughput every GET route should reach, per topology, unless TARGETS names it. */
+/**
+ * Share of the bare Express handler's throughput a GET route should reach, per topology, unless TARGETS names it: one
+ * that makes at most one call between apps and no statement (LEAN_GET), and any other (EVERY_GET). The separate
+ * processes' rows are judged by the calls the same route makes on `npm start`.
+ */
+const LEAN_GET: Record<string, number> = { [EMBEDDED]: 0.4, [SEPARATE]: 0.2 };
 const EVERY_GET: Record<string, number> = { [EMBEDDED]: 0.2, [SEPARATE]: 0.15 };
 const TARGETS: Record<string, Record<string, number>> = {
-  [EMBEDDED]: { [ORG_GET]: 0.5, [TEAMS_LIST]: 0.3, [ALLOWED_PERMISSIONS]: 0.3 },
-  [SEPARATE]: { [ORG_GET]: 0.5, [TEAMS_LIST]: 0.3, [ALLOWED_PERMISSIONS]: 0.3 },
+  [EMBEDDED]: { [ORG_GET]: 0.8, [ALLOWED_PERMISSIONS]: 0.3 },
+  [SEPARATE]: { [ORG_GET]: 0.5, [ALLOWED_PERMISSIONS]: 0.3 },
+};
+/** CPU a request may cost, in µs: every process of the platform together (separate: NATS and Postgres included). */
+const CPU_TARGETS_US: Record<string, Record<string, number>> = {
+  [EMBEDDED]: { [ORG_GET]: 150 },
+  [SEPARATE]: { [TEAMS_LIST]: 1_000 },
 };
 /**
  * Routes slow by design, measured in their own rows without a share target: what makes them slow is their job.
@@ -201,21 +211,48 @@ function gatedOut(registered: Route[]): Skipped[] {
   return out;
 }
 
-/** The bare baseline: Express 5 answering a small JSON body, in a process of its own like the platform. */
-async function startBare(): Promise<{ base: string; stop(): void }> {
-  const port = await freePort();
-  const code = `const e = require('express')(); e.get('/api/v1/version', (_q, r) => r.json({ version: '0.1.0' }));
-    e.get('*splat', (_q, r) => r.json({ id: 1, username: 'bench', full_name: '', description: '' }));
+/** A bare handler: a process of its own answering every GET with a small JSON body, and every POST with `[]`. */
+interface Bare {
+  base: string;
+  pid: number;
+  stop(): void;
+}
+
+/**
+ * The bare baselines, each in a process of its own like the platform: Express 5 (what every row is compared with),
+ * node:http and Fastify (shown beside it: what the HTTP layer itself costs).
+ */
+const BARE_SERVERS = {
+  express: `const e = require('express')();
+    e.get('*splat', (_q, r) => r.json(answer));
     e.post('*splat', (_q, r) => r.json([]));
-    e.listen(${port}, '127.0.0.1');`;
+    e.listen(PORT, '127.0.0.1');`,
+  'node:http': `require('node:http').createServer((q, r) => {
+      const body = JSON.stringify(q.method === 'POST' ? [] : answer);
+      q.resume();
+      q.on('end', () => { r.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }); r.end(body); });
+    }).listen(PORT, '127.0.0.1');`,
+  fastify: `const f = require('fastify')();
+    f.get('*', async () => answer);
+    f.post('*', async () => []);
+    f.listen({ port: PORT, host: '127.0.0.1' });`,
+} as const;
+type BareKind = keyof typeof BARE_SERVERS;
+
+async function startBare(kind: BareKind): Promise<Bare> {
+  const port = await freePort();
+  const answer = JSON.stringify({ id: 1, username: 'bench', full_name: '', description: '' });
+  const code = `const answer = ${answer};\n${BARE_SERVERS[kind].replace('PORT', String(port))}`;
   const child = spawn(process.execPath, ['-e', code], { cwd: ROOT, stdio: 'inherit' });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/api/v1/version`, child);
-  return { base, stop: () => child.kill('SIGKILL') };
+  return { base, pid: child.pid!, stop: () => child.kill('SIGKILL') };
 }
 
 interface Platform {
   base: string;
+  /** The processes whose CPU a request costs: the platform's and, on Postgres and NATS, theirs. */
+  pids(): number[];
   /** The statements the embedded database has run so far, in order (with BENCH_STATEMENTS=1: knex's debug output). */
   statements?: string[];
   /** The demo manifest. */
@@ -292,7 +329,7 @@ async function startEmbedded(): Promise<Platform> {
       await new Promise((r) => setTimeout(r, 500));
     }
     const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as DemoManifest;
-    return { base, manifest, stop, statements: SHOW_STATEMENTS ? statements : undefined };
+    return { base, manifest, stop, pids: () => [child.pid!], statements: SHOW_STATEMENTS ? statements : undefined };
   } catch (err) {
     await stop();
     throw err;
@@ -362,6 +399,7 @@ async function startSeparate(): Promise<Platform> {
   return {
     base,
     manifest,
+    pids: () => [...children.filter((c) => c.exitCode === null).map((c) => c.pid!), ...serverPids()],
     async stop() {
       killAll();
       await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
@@ -523,9 +561,14 @@ interface Measured {
   errors: number;
   /** Answers of any status: none means the route did not answer within the measurement. */
   answered: number;
+  /** CPU per answer, in µs, of the processes measured (the server's, not the load generator's). */
+  cpuUs?: number;
 }
 
-async function measure(base: string, c: Call, duration = DURATION_S): Promise<Measured> {
+/** One measurement of `c` against `base`, with the CPU `pids` used meanwhile per answer. */
+async function measure(base: string, c: Call, pids: () => number[], duration = DURATION_S): Promise<Measured> {
+  const counted = pids();
+  const cpuBefore = cpuSeconds(counted);
   const result = await autocannon({
     url: `${base}${c.url}`,
     method: c.method,
@@ -534,11 +577,14 @@ async function measure(base: string, c: Call, duration = DURATION_S): Promise<Me
     connections: CONNECTIONS,
     duration,
   });
+  const cpu = cpuSeconds(counted) - cpuBefore;
+  const answered = result['2xx'] + result.non2xx;
   return {
     rps: result['2xx'] / result.duration,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
-    answered: result['2xx'] + result.non2xx,
+    answered,
+    cpuUs: answered > 0 ? Math.round((cpu * 1e6) / answered) : undefined,
   };
 }
 
@@ -547,6 +593,8 @@ interface Row {
   route: string;
   as: string;
   target: number | undefined;
+  /** CPU per request the route may cost, in µs, where one is set. */
+  cpuTarget?: number;
   /** The answer to one call before measuring: its status and, when not 2xx, the start of its body. */
   status: number;
   answer?: string;
@@ -642,16 +690,58 @@ async function showStatements(base: string, statements: string[], c: Call, step:
   );
 }
 
-async function measureAll(mode: string, platform: Platform, bare: { base: string }, calls: Call[]): Promise<Row[]> {
+/** The bare servers of one run: Express (what rows are compared with), node:http and Fastify. */
+type Bares = Record<BareKind, Bare>;
+
+/** What a mode's bare servers answered, each measured once on the mode's first call, shown above its table. */
+interface Baseline {
+  kind: BareKind;
+  measured: Measured;
+}
+
+/**
+ * A route's share target: by design none; named in TARGETS; else a GET making at most one call and no statement
+ * LEAN_GET, any other GET EVERY_GET. Without counts (a separate run alone) a GET is judged as lean.
+ */
+function targetOf(mode: string, label: string, method: string, work: Work | undefined): number | undefined {
+  if (byDesign(label)) return undefined;
+  const named = TARGETS[mode]?.[label];
+  if (named !== undefined || method !== 'GET') return named;
+  return !work || (work.statements === 0 && work.rpcs <= 1) ? LEAN_GET[mode] : EVERY_GET[mode];
+}
+
+/** Each bare server measured once on `c`, with its CPU per answer. */
+async function baselines(bares: Bares, c: Call): Promise<Baseline[]> {
+  const out: Baseline[] = [];
+  for (const [kind, bare] of Object.entries(bares) as [BareKind, Bare][])
+    out.push({ kind, measured: await measure(bare.base, c, () => [bare.pid]) });
+  progress(`bare handlers: ${out.map((b) => `${b.kind} ${Math.round(b.measured.rps)} req/s, ${b.measured.cpuUs} µs CPU`).join('; ')}`);
+  return out;
+}
+
+/**
+ * Every call measured against the platform, each paired with bare Express just before it. `works`: what each route
+ * costs on `npm start`, for the separate processes' targets.
+ */
+async function measureAll(
+  mode: string,
+  platform: Platform,
+  bares: Bares,
+  calls: Call[],
+  works?: Map<string, Work | undefined>,
+): Promise<{ rows: Row[]; baselines: Baseline[] }> {
   const rows: Row[] = [];
+  const measuredBaselines = WORK_ONLY || calls.length === 0 ? [] : await baselines(bares, calls.find((c) => c.label === ORG_GET) ?? calls[0]);
   for (const [i, c] of calls.entries()) {
-    const target = byDesign(c.label) ? undefined : (TARGETS[mode]?.[c.label] ?? (c.method === 'GET' ? EVERY_GET[mode] : undefined));
     const step = `${mode} ${i + 1}/${calls.length} ${c.label} (${c.as})`;
     const seen = await probe(platform.base, c);
+    const work = mode === EMBEDDED ? seen.work : works?.get(`${c.label}|${c.as}`);
+    const target = targetOf(mode, c.label, c.method, work);
+    const cpuTarget = CPU_TARGETS_US[mode]?.[c.label];
     if (platform.statements) await showStatements(platform.base, platform.statements, c, step);
     if (seen.status < 200 || seen.status >= 300) {
       progress(`${step}: answers ${seen.status} (${seen.answer}); not measured`);
-      rows.push({ mode, route: c.label, as: c.as, target, ...seen });
+      rows.push({ mode, route: c.label, as: c.as, target, cpuTarget, ...seen });
       continue;
     }
     if (WORK_ONLY) {
@@ -660,13 +750,14 @@ async function measureAll(mode: string, platform: Platform, bare: { base: string
     }
     let best: Row | undefined;
     for (let round = 1; round <= ROUNDS; round++) {
-      const b = await measure(bare.base, c);
-      const p = await measure(platform.base, c);
+      const b = await measure(bares.express.base, c, () => [bares.express.pid]);
+      const p = await measure(platform.base, c, () => platform.pids());
       const row: Row = {
         mode,
         route: c.label,
         as: c.as,
         target,
+        cpuTarget,
         status: seen.status,
         work: mode === EMBEDDED ? seen.work : undefined,
         bytes: seen.bytes,
@@ -678,11 +769,12 @@ async function measureAll(mode: string, platform: Platform, bare: { base: string
     }
     rows.push(best!);
     progress(
-      `${step}: ${(best!.ratio! * 100).toFixed(1)}% of bare (${Math.round(best!.platform!.rps)} req/s), p99 ${best!.platform!.p99} ms` +
+      `${step}: ${(best!.ratio! * 100).toFixed(1)}% of bare (${Math.round(best!.platform!.rps)} req/s), p99 ${best!.platform!.p99} ms, ` +
+        `${best!.platform!.cpuUs} µs CPU per request` +
         (best!.platform!.errors ? `, ${best!.platform!.errors} errors` : ''),
     );
   }
-  return rows;
+  return { rows, baselines: measuredBaselines };
 }
 
 const wanted = (label: string) => !FILTER || FILTER.test(label);
@@ -698,23 +790,29 @@ async function everyCall(platform: Platform, mode: string): Promise<{ calls: Cal
   return { calls, skipped };
 }
 
-async function benchEmbedded(bare: { base: string }): Promise<{ rows: Row[]; skipped: Skipped[] }> {
+/** What a mode measured: its rows and its bare servers' line. */
+interface ModeResult {
+  rows: Row[];
+  baselines: Baseline[];
+}
+
+async function benchEmbedded(bares: Bares): Promise<ModeResult & { skipped: Skipped[] }> {
   progress(`${EMBEDDED}: starting the platform with the demo data`);
   const platform = await startEmbedded();
   try {
     const { calls, skipped } = await everyCall(platform, EMBEDDED);
-    return { rows: await measureAll(EMBEDDED, platform, bare, calls), skipped };
+    return { ...(await measureAll(EMBEDDED, platform, bares, calls)), skipped };
   } finally {
     await platform.stop();
   }
 }
 
-async function benchSeparate(bare: { base: string }): Promise<Row[]> {
+async function benchSeparate(bares: Bares, works: Map<string, Work | undefined>): Promise<ModeResult> {
   progress(`${SEPARATE}: starting one process per app`);
   const platform = await startSeparate();
   try {
     const calls = await everyCall(platform, SEPARATE);
-    return await measureAll(SEPARATE, platform, bare, calls.calls);
+    return await measureAll(SEPARATE, platform, bares, calls.calls, works);
   } finally {
     await platform.stop();
   }
@@ -776,14 +874,14 @@ function table(rows: Row[], workOf: WorkOf): string {
   const sorted = [...rows].sort((a, b) => (a.ratio ?? -1) - (b.ratio ?? -1));
   const medians = mediansByCalls(rows, workOf);
   const lines = [
-    '| route | as | bare req/s | platform req/s | ratio | target | p99 platform / bare (ms) | errors | statements / RPCs / checks per request | below target because |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| route | as | bare req/s | platform req/s | ratio | target | p99 platform / bare (ms) | CPU µs a request platform / bare | errors | statements / RPCs / checks per request | below target because |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of sorted) {
     const target = r.target === undefined ? (byDesign(r.route) ?? '—') : `${(r.target * 100).toFixed(0)}%`;
     if (r.ratio === undefined) {
       lines.push(
-        `| ${r.route} | ${r.as} | — | — | **answers ${r.status}**: ${cell(r.answer ?? '')} | ${target}${r.target === undefined ? '' : ' **not met**'} | — | — | — | — |`,
+        `| ${r.route} | ${r.as} | — | — | **answers ${r.status}**: ${cell(r.answer ?? '')} | ${target}${r.target === undefined ? '' : ' **not met**'} | — | — | — | — | — |`,
       );
       continue;
     }
@@ -791,18 +889,35 @@ function table(rows: Row[], workOf: WorkOf): string {
     const p = r.platform!;
     lines.push(
       `| ${r.route} | ${r.as} | ${Math.round(r.bare!.rps)} | ${Math.round(p.rps)} | ${p.answered ? pct(r.ratio) : `**no answer in ${DURATION_S} s**`} | ` +
-        `${target}${met} | ${p.answered ? p.p99 : '—'} / ${r.bare!.p99} | ${p.errors} | ${workCell(workOf(r))} | ${shortfall(r, workOf(r), medians)} |`,
+        `${target}${met} | ${p.answered ? p.p99 : '—'} / ${r.bare!.p99} | ${p.cpuUs ?? '—'} / ${r.bare!.cpuUs ?? '—'} | ${p.errors} | ${workCell(workOf(r))} | ${shortfall(r, workOf(r), medians)} |`,
     );
   }
   return lines.join('\n');
 }
 
-/** One line on the targets of a mode: how many rows reach theirs. */
+/** One line on the targets of a mode: how many rows reach theirs, and the CPU targets. */
 function summary(rows: Row[]): string {
   const judged = rows.filter((r) => r.target !== undefined);
   const met = judged.filter((r) => r.ratio !== undefined && r.ratio >= r.target!);
   const failing = rows.filter((r) => r.ratio === undefined).length;
-  return `${met.length} of ${judged.length} rows meet their target${failing ? `; ${failing} answer an error with the demo data and are not measured` : ''}.`;
+  const cpu = rows
+    .filter((r) => r.cpuTarget !== undefined)
+    .map((r) => {
+      const used = r.platform?.cpuUs;
+      return `${r.route} ${used ?? '—'} µs of CPU a request (target ≤ ${r.cpuTarget}: ${used !== undefined && used <= r.cpuTarget! ? 'met' : '**not met**'})`;
+    });
+  return (
+    `${met.length} of ${judged.length} rows meet their share target${failing ? `; ${failing} answer an error with the demo data and are not measured` : ''}.` +
+    (cpu.length ? ` ${cpu.join('; ')}.` : '')
+  );
+}
+
+/** The bare servers of a mode, measured on its first call: what the HTTP layer alone answers and costs. */
+function baselineLine(baselines: Baseline[]): string {
+  if (baselines.length === 0) return '';
+  return `Bare handlers in this run: ${baselines
+    .map((b) => `${b.kind} ${Math.round(b.measured.rps)} req/s (${b.measured.cpuUs} µs of CPU a request)`)
+    .join(', ')}.`;
 }
 
 /** What `bench/authz-check.ts` prints. */
@@ -861,7 +976,11 @@ function previousAuthzLine(): string | undefined {
 }
 
 /** This run's tables, as docs/benchmarks.md shows them. */
-function tablesOf(embedded: Row[], skipped: Skipped[], separate: Row[], authz: string | undefined): string {
+function tablesOf(
+  { rows: embedded, baselines: embeddedBaselines, skipped }: ModeResult & { skipped: Skipped[] },
+  { rows: separate, baselines: separateBaselines }: ModeResult,
+  authz: string | undefined,
+): string {
   // The separate processes' rows borrow the counts of the same route on `npm start`: the same calls between apps.
   const counted = new Map(embedded.map((r) => [`${r.route}|${r.as}`, r.work]));
   const parts = [
@@ -873,7 +992,8 @@ function tablesOf(embedded: Row[], skipped: Skipped[], separate: Row[], authz: s
   ];
   if (embedded.length)
     parts.push(
-      `**${EMBEDDED}**, every GET route registered and the allowed-permissions POST, slowest first. ${summary(embedded)}`,
+      `**${EMBEDDED}**, every GET route registered and the allowed-permissions POST, slowest first. ${summary(embedded)} ` +
+        baselineLine(embeddedBaselines),
       table(embedded, (r) => r.work),
     );
   if (skipped.length)
@@ -885,7 +1005,8 @@ function tablesOf(embedded: Row[], skipped: Skipped[], separate: Row[], authz: s
     );
   if (separate.length)
     parts.push(
-      `**${SEPARATE}**. ${summary(separate)} The statements / RPCs / checks are those counted for the same route on \`npm start\`.`,
+      `**${SEPARATE}**. ${summary(separate)} The statements / RPCs / checks are those counted for the same route on \`npm start\`; ` +
+        `CPU counts every process of the platform, NATS's and Postgres's. ${baselineLine(separateBaselines)}`,
       table(separate, (r) => counted.get(`${r.route}|${r.as}`)),
     );
   if (authz) parts.push(authz);
@@ -895,25 +1016,29 @@ function tablesOf(embedded: Row[], skipped: Skipped[], separate: Row[], authz: s
 async function main(): Promise<void> {
   const modes = (process.argv[2] ?? 'embedded,separate,authz').split(',');
   const started = Date.now();
-  const bare = await startBare();
-  let embedded: { rows: Row[]; skipped: Skipped[] } = { rows: [], skipped: [] };
-  let separate: Row[] = [];
+  const bares = {} as Bares;
+  let embedded: ModeResult & { skipped: Skipped[] } = { rows: [], baselines: [], skipped: [] };
+  let separate: ModeResult = { rows: [], baselines: [] };
   try {
-    if (modes.includes('embedded')) embedded = await benchEmbedded(bare);
-    if (modes.includes('separate')) separate = await benchSeparate(bare);
+    for (const kind of Object.keys(BARE_SERVERS) as BareKind[]) bares[kind] = await startBare(kind);
+    if (modes.includes('embedded')) embedded = await benchEmbedded(bares);
+    const works = new Map(embedded.rows.map((r) => [`${r.route}|${r.as}`, r.work]));
+    if (modes.includes('separate')) separate = await benchSeparate(bares, works);
   } finally {
-    bare.stop();
+    for (const bare of Object.values(bares)) bare.stop();
   }
   const authz = modes.includes('authz') ? authzCheck() : undefined;
   progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  const tables = tablesOf(embedded.rows, embedded.skipped, separate, authz ? authzLine(authz) : previousAuthzLine());
+  const tables = tablesOf(embedded, separate, authz ? authzLine(authz) : previousAuthzLine());
   if (WORK_ONLY) progress('BENCH_WORK_ONLY is set: docs/benchmarks.md is left as it is');
   else if (FILTER)
     process.stderr.write(
       `${tables}\n\n[bench http] BENCH_ROUTES is set: the tables above are this run's; docs/benchmarks.md is left as it is\n`,
     );
   else writeDocBlock('http', tables);
-  process.stdout.write(`${JSON.stringify({ rows: [...embedded.rows, ...separate], skipped: embedded.skipped, authz }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ rows: [...embedded.rows, ...separate.rows], baselines: { embedded: embedded.baselines, separate: separate.baselines }, skipped: embedded.skipped, authz }, null, 2)}\n`,
+  );
 }
 
 main().catch((err) => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import pg from 'pg';
@@ -82,4 +83,42 @@ export async function freshDatabase(name: string, server = PG_SERVER): Promise<s
 
 export async function dropDatabase(name: string, server = PG_SERVER): Promise<void> {
   await onServer(server, [`drop database if exists ${name} with (force)`]);
+}
+
+/** Clock ticks a second of /proc's CPU times (CLK_TCK; 100 on Linux as built for every common architecture). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds (user and system, every thread) the processes have used so far, read from /proc; a process that has
+ * gone counts nothing. Differences of two readings give what a measurement cost, to the tick (10 ms).
+ */
+export function cpuSeconds(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // After the command's closing parenthesis (a command may hold spaces): state, ppid, ... utime is the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
+/** The processes of the servers a platform on Postgres and NATS leans on (every Postgres backend, every nats-server). */
+export function serverPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'postgres' || comm === 'nats-server') pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }

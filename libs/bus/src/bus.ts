@@ -75,6 +75,13 @@ export interface Bus {
   /** Listens to notices on a subject from now on (wildcards `*` and `>` as in NATS), in the bus's order of notices. */
   listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe>;
   /**
+   * The fence before serving what was kept from notices: true once every notice the bus acknowledged before this
+   * call has been handed to this process's listeners, false when that could not be made sure in time. The in-process
+   * bus hands notices over as they are sent, so it answers true at once, without a promise; on NATS it asks the notice
+   * stream's last sequence once for every caller waiting at that moment (NoticeStream.caughtUp).
+   */
+  caughtUp(): true | Promise<boolean>;
+  /**
    * Calls `listener` when notices may have been missed although the connection stayed up (on NATS: the notice
    * stream moved on past some before this process read them); returns how to stop. Followers start over as after
    * a lost connection. The in-process bus never misses one.

@@ -101,6 +101,11 @@ export class InProcessBus implements Bus {
     for (const l of [...this.listeners]) if (l.filter.test(subject)) l.handler(subject, JSON.parse(copy));
   }
 
+  /** Every notice was handed over as it was sent. */
+  caughtUp(): true | Promise<boolean> {
+    return true;
+  }
+
   async listen(subject: string, handler: NoticeHandler): Promise<Unsubscribe> {
     const listener = { filter: subjectPattern(subject), handler };
     this.listeners.add(listener);

@@ -18,6 +18,5 @@ export async function connectBus(natsUrl: string | undefined, name: string, log?
   return shared;
 }
 export * from './notices';
-export { NoticeFence, type Fence } from './notice-fence';
 export { DecisionCache, decisionKey, type DecisionCacheOptions } from './decision-cache';
 export { NoticeCache, type NoticeCacheOptions, type NoticeRule, type Keeping } from './notice-cache';

@@ -256,6 +256,10 @@ export class NatsBus implements Bus {
     return this.notices.listen(subject, handler);
   }
 
+  caughtUp(): Promise<boolean> {
+    return this.notices.caughtUp();
+  }
+
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {
     return this.consumeBatches({ ...opts, maxBatch: 1 }, oneByOne(handler));
   }

@@ -1,7 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { Counter } from '@platform/telemetry';
 import type { Bus } from './bus';
-import { NoticeFence, type Fence } from './notice-fence';
 
 /**
  * Which kept answers a notice makes stale: those carrying any of the tags it names (`org:7`, `account:3`), or
@@ -38,7 +37,7 @@ export interface Keeping<V> {
   ttlMs?: (value: V) => number | undefined;
 }
 
-/** How long to wait before sending another fence when one did not come back after a (re)connection. */
+/** How long to wait before asking again when the bus could not catch up after a (re)connection. */
 const RETRUST_RETRY_MS = 200;
 
 const lookups = new Counter('cache_lookups_total', 'Lookups of the caches that follow bus notices, by cache and result.', [
@@ -65,13 +64,13 @@ interface Entry<V> {
  *
  * - **Notices.** It follows the subjects its rules name, on every replica: a notice evicts the answers carrying the
  *   tags it names, or all of them. The writer's own replica evicts directly (`evict`), before it answers.
- * - **Fence.** Before a kept answer is served, a fence through the bus (NoticeFence) makes sure every notice sent
- *   before the request arrived has been handled here: a change answered by one replica is seen by the very next
- *   request to any other. A fence that does not come back in time empties the cache and the answer is read afresh.
- *   Every cache of a process that follows the same bus shares one fence (NoticeFence.shared), so concurrent requests
- *   share rounds whichever caches they use.
+ * - **Fence.** Before a kept answer is served, the bus makes sure every notice sent before the request arrived has
+ *   been handled here (`Bus.caughtUp`): a change answered by one replica is seen by the very next request to any
+ *   other. One that cannot be made sure in time empties the cache and the answer is read afresh. Every cache of a
+ *   process shares the bus's catch-ups, so concurrent requests share them whichever caches they use; in one process
+ *   notices are handed over as they are sent, and there is nothing to wait for.
  * - **Lost bus.** While the connection is away notices may be missed: nothing is served or kept; once it is back
- *   the cache is trusted again only after a fence has returned (the subscriptions are then in place on the server)
+ *   the cache is trusted again only after the bus has caught up (the subscriptions are then in place on the server)
  *   and starts empty, so whatever a missed notice announced is read afresh.
  * - **Generation guard.** A read that started before an eviction never keeps what it read: an answer computed just
  *   before a change cannot outlive the change.
@@ -87,7 +86,6 @@ export class NoticeCache<V> {
   private generation = 0;
   /** Whether kept answers may be served and stored (see `follow`). */
   private trusted: boolean;
-  private fence: Fence | undefined;
   /** The bus followed: its connection is asked at each lookup too, not only told through its health events. */
   private bus: Bus | undefined;
   private readonly metrics;
@@ -122,9 +120,12 @@ export class NoticeCache<V> {
    */
   async ready(): Promise<boolean> {
     if (!this.entries || !this.trusted) return false;
-    if (this.bus && !this.bus.health().connected) return false;
-    if (!this.fence || (await this.fence.pass())) return true;
-    // The fence did not come back in time: notices may be held up as well, so nothing kept is trusted.
+    const bus = this.bus;
+    if (!bus) return true;
+    if (!bus.health().connected) return false;
+    const caughtUp = bus.caughtUp();
+    if (caughtUp === true || (await caughtUp)) return true;
+    // Not made sure in time: notices may be held up as well, so nothing kept is trusted.
     this.clear('fence');
     return false;
   }
@@ -242,8 +243,8 @@ export class NoticeCache<V> {
 
   /**
    * Evicts on every replica's notices and follows the bus connection: a lost connection empties the cache and keeps
-   * it empty until the connection is back. Trust comes (and comes back) only once a fence has returned: the
-   * subscriptions are then in place on the server, since it takes them before the fence, so no later notice is
+   * it empty until the connection is back. Trust comes (and comes back) only once the bus has caught up: the
+   * subscriptions are then in place on the server, since it takes them before asking, so no later notice is
    * missed; the cache is emptied at that point, so whatever a missed notice announced is read afresh. Notices the bus
    * reports missed while connected are handled the same way. Answers how to stop; stopped, it keeps nothing.
    */
@@ -257,8 +258,6 @@ export class NoticeCache<V> {
         }),
       ),
     );
-    // One fence for every cache of this process that follows this bus (see NoticeFence.shared).
-    const fence = (this.fence = await NoticeFence.shared(bus));
     this.bus = bus;
     let epoch = 0;
     let stopped = false;
@@ -267,7 +266,7 @@ export class NoticeCache<V> {
       this.clear('bus');
       this.trusted = false;
       while (connected && current === epoch && !stopped) {
-        if (await fence.pass()) {
+        if (await bus.caughtUp()) {
           if (current !== epoch || stopped) return;
           this.clear('bus');
           this.trusted = true;
@@ -288,7 +287,7 @@ export class NoticeCache<V> {
       unwatch();
       unmissed();
       // All of them, even when the connection is already closed and unsubscribing fails.
-      await Promise.allSettled([...unlisten.map((stop) => stop()), fence.close()]);
+      await Promise.allSettled(unlisten.map((stop) => stop()));
     };
   }
 

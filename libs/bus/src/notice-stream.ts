@@ -23,7 +23,7 @@ const ORDERED_PREFIX = 'notices-ordered.';
  * is no history, and nothing reads it from the start.
  */
 const NOTICE_MAX_AGE_MS = 60_000;
-/** At most this much is kept, oldest first out (fences are most of it). */
+/** At most this much is kept, oldest first out. */
 const NOTICE_MAX_BYTES = 256 * 1024 * 1024;
 /** How long `publish` keeps trying while the stream cannot take a notice (no leader yet after a node was lost). */
 const PUBLISH_DEADLINE_MS = 10_000;
@@ -31,6 +31,8 @@ const PUBLISH_DEADLINE_MS = 10_000;
 const PUBLISH_ATTEMPT_MS = 1_000;
 /** Replicas of the stream on a cluster: a notice survives the loss of one node. */
 const CLUSTER_REPLICAS = 3;
+/** How long a catch-up may take before the kept answers are not trusted for the requests waiting on it. */
+const CATCH_UP_TIMEOUT_MS = 1_000;
 
 /** NATS wildcards ("*" one token, ">" the rest) as a regular expression. */
 function subjectPattern(filter: string): RegExp {
@@ -43,12 +45,19 @@ function subjectPattern(filter: string): RegExp {
  * D45 as amended). `publish` resolves once the stream has stored the notice (on a
  * quorum of its replicas). The stream's leader publishes every notice it stores again, in the stream's order, with
  * its sequence number (JetStream's republish), and each process subscribes to those: one publisher, one path, so
- * they arrive in order. A fence published after a request arrived is therefore handled here only after every notice
- * acknowledged before it, whichever NATS server the writer, the fence and this process talk to.
+ * they arrive in order.
+ *
+ * `caughtUp` is the fence a replica takes before serving kept answers: it asks the stream's leader for its last
+ * sequence (one request, answered by the leader alone, shared by every request waiting at that moment) and waits
+ * until the notices up to it have been handed over here. A notice acknowledged before the request arrived is stored
+ * by then, so it has been handled, whichever NATS server the writer and this process talk to; and no message goes to
+ * every process, as a fence published on the stream would.
  *
  * A notice can still be lost on the way (the leader died after storing it, or this process was away): the sequence
  * numbers then jump, and `onGap` is called before the next notice is handed over; the listeners must assume they
- * missed some, as after a lost connection. A fence that arrives after a jump has passed no lost notice unnoticed.
+ * missed some, as after a lost connection. A stream made again (its servers restarted without it) counts from 1, and a
+ * new leader may answer before it has applied all its predecessor acknowledged: `caughtUp` sees the new creation
+ * time or leader, calls `onGap` and answers false once.
  */
 export class NoticeStream {
   private readonly listeners = new Set<{ filter: RegExp; handler: NoticeHandler }>();
@@ -59,6 +68,20 @@ export class NoticeStream {
   private closed = false;
   /** Set while the connection is away: the next notice's sequence is taken as it comes. */
   private resync = false;
+  /** When the stream whose numbers `handled` counts was made (its numbers start over when it is made again). */
+  private created: string | undefined;
+  /**
+   * The server leading the stream at the last question. A leader just elected may not yet have applied every message
+   * its predecessor acknowledged (NATS servers before 2.11 answer before that), so its last sequence is not trusted
+   * across a change: caches start over instead, and what they keep afterwards was read after every such message's
+   * change was committed.
+   */
+  private leader: string | undefined;
+  /** Catch-ups waiting for `handled` to reach their sequence. */
+  private readonly waiting = new Set<{ seq: number; settle: (passed: boolean) => void }>();
+  /** The catch-up whose question is out, and the one that follows it for requests that arrived meanwhile. */
+  private current: Promise<boolean> | undefined;
+  private next: Promise<boolean> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -102,9 +125,77 @@ export class NoticeStream {
     };
   }
 
+  /**
+   * Resolves true once every notice the stream stored before this call has been handed to the listeners here; false
+   * when that could not be made sure in time (the caller then trusts nothing it kept). A call that arrives while a
+   * question is out waits for the next one (the one out may have been asked before the call came), so a burst of
+   * requests costs at most two questions.
+   */
+  caughtUp(): Promise<boolean> {
+    if (!this.ready) return Promise.resolve(true); // no listener: nothing to hand over
+    if (!this.current) return (this.current = this.round());
+    return (this.next ??= this.current.then(() => {
+      this.next = undefined;
+      return (this.current = this.round());
+    }));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.sub?.unsubscribe();
+    for (const w of this.waiting) w.settle(false);
+  }
+
+  private round(): Promise<boolean> {
+    const round: Promise<boolean> = this.catchUp().finally(() => {
+      if (this.current === round) this.current = undefined;
+    });
+    return round;
+  }
+
+  private async catchUp(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CATCH_UP_TIMEOUT_MS)));
+    timer!.unref();
+    const waited = { seq: 0, settle: (_passed: boolean) => {} };
+    try {
+      return await Promise.race([late, this.lastStored().then((last) => last !== undefined && this.handedOver(last, waited))]);
+    } finally {
+      clearTimeout(timer);
+      this.waiting.delete(waited);
+    }
+  }
+
+  /** The stream's last sequence, as its leader knows it; undefined when the stream was made again (after `onGap`). */
+  private async lastStored(): Promise<number | undefined> {
+    await this.ready;
+    const info = await this.jsm.streams.info(NOTICE_STREAM).catch(async (err) => {
+      // Gone (the servers restarted and it lived in memory): made again, and what was on it is lost.
+      if (!/stream not found/i.test(String((err as Error).message))) throw err;
+      this.streamReady = undefined;
+      await this.ensureStream();
+      return this.jsm.streams.info(NOTICE_STREAM);
+    });
+    const leader = info.cluster?.leader;
+    if (info.created === this.created && leader === this.leader) return info.state.last_seq;
+    if (info.created !== this.created) {
+      this.created = info.created;
+      this.handled = info.state.last_seq;
+      this.log.warn({ stream: NOTICE_STREAM }, 'the notice stream was made again; caches start over');
+    } else this.log.info({ stream: NOTICE_STREAM, leader }, 'the notice stream has a new leader; caches start over');
+    this.leader = leader;
+    this.onGap();
+    return undefined;
+  }
+
+  /** Resolves true once the notice numbered `seq` has been handed over here. */
+  private handedOver(seq: number, waited: { seq: number; settle: (passed: boolean) => void }): Promise<boolean> | boolean {
+    if (this.handled >= seq || this.closed) return !this.closed;
+    return new Promise<boolean>((resolve) => {
+      waited.seq = seq;
+      waited.settle = resolve;
+      this.waiting.add(waited);
+    });
   }
 
   private streamReady: Promise<void> | undefined;
@@ -167,7 +258,10 @@ export class NoticeStream {
     const sub = this.nc.subscribe(`${ORDERED_PREFIX}>`, { callback: (err, m) => !err && (early ? early.push(m) : this.handle(m)) });
     try {
       await this.nc.flush();
-      this.handled = (await this.jsm.streams.info(NOTICE_STREAM)).state.last_seq;
+      const info = await this.jsm.streams.info(NOTICE_STREAM);
+      this.handled = info.state.last_seq;
+      this.created = info.created;
+      this.leader = info.cluster?.leader;
     } catch (err) {
       sub.unsubscribe();
       throw err;
@@ -199,15 +293,15 @@ export class NoticeStream {
     }
     this.handled = seq;
     const subject = m.subject.slice(ORDERED_PREFIX.length);
-    // Every process hears every fence: most messages are another's, and are not decoded.
     const wanting = [...this.listeners].filter((l) => l.filter.test(subject));
-    if (wanting.length === 0) return;
     let payload: unknown;
     try {
-      payload = codec.decode(m.data);
+      if (wanting.length > 0) payload = codec.decode(m.data);
     } catch {
-      return;
+      wanting.length = 0;
     }
     for (const l of wanting) l.handler(subject, payload);
+    // After the listeners: a catch-up passes once what it waits for has been handled.
+    for (const w of this.waiting) if (w.seq <= seq) w.settle(true);
   }
 }

@@ -17,6 +17,8 @@ export const APP_TOKEN_ISSUER = 'platformadmin-apps';
 const LIFETIME_MS = 10 * 60_000;
 /** Clock difference between pods an app token survives. */
 const CLOCK_TOLERANCE_MS = 60_000;
+/** Verified tokens kept by a process at most. */
+const MAX_VERIFIED = 1_000;
 
 
 /** A key's id in a token's header: the first bytes of its hash, so a verifier picks the key without trying all. */
@@ -26,6 +28,12 @@ export class AppCredential {
   private readonly sign: typeof Signer;
   private readonly verifiers: Map<string, typeof Verifier>;
   private current: { token: string; renewAt: number } | undefined;
+  /**
+   * Tokens this process has verified, with the app each names and until when it is accepted: every call between apps
+   * carries one of a few tokens (each app renews its own every five minutes), so a call costs one map lookup rather
+   * than decoding its header and hashing it for the verifier's own cache (measured: an eighth of an app's CPU).
+   */
+  private readonly verified = new Map<string, { app: string; until: number }>();
 
   private constructor(
     keys: Buffer[],
@@ -57,15 +65,25 @@ export class AppCredential {
 
   /** The app a token names when one of our keys signed it and it has not expired; undefined otherwise. */
   verify(token: string): string | undefined {
+    const known = this.verified.get(token);
+    if (known && Date.now() < known.until) return known.app;
     const header = jwtPart(token, 0);
     const verify = header && this.verifiers.get(String(header.kid));
     if (!verify) return undefined;
+    let claims: { sub?: unknown; exp?: unknown };
     try {
-      const claims = verify(token) as { sub?: unknown };
-      return typeof claims.sub === 'string' ? claims.sub : undefined;
+      claims = verify(token) as { sub?: unknown; exp?: unknown };
     } catch {
       return undefined;
     }
+    if (typeof claims.sub !== 'string') return undefined;
+    if (typeof claims.exp === 'number') {
+      // Bounded: a release has a few apps, each with one token at a time and the one before it.
+      if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
+      // Accepted as long as the verifier would accept it: until it expires, give or take the clocks' difference.
+      this.verified.set(token, { app: claims.sub, until: claims.exp * 1000 + CLOCK_TOLERANCE_MS });
+    }
+    return claims.sub;
   }
 }
 

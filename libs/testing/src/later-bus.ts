@@ -8,6 +8,11 @@ import { InProcessBus } from '@platform/bus';
 export class LaterBus extends InProcessBus {
   private readonly queue: [string, unknown][] = [];
 
+  /** Caught up once every notice sent before the call has been handed over (they go out in order, one a turn). */
+  override caughtUp(): true | Promise<boolean> {
+    return this.queue.length === 0 ? true : new Promise((resolve) => setImmediate(() => resolve(true)));
+  }
+
   override async notify(subject: string, payload: unknown): Promise<void> {
     this.queue.push([subject, payload]);
     setImmediate(() => {

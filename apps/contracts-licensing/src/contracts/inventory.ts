@@ -52,7 +52,7 @@ export function clustersInventory(client: ClustersClient): Inventory {
  * The inventory's answers kept here, so a contract read is one call (to this app), not one more to clusters for the
  * clusters it shows. Two NoticeCaches (libs/bus): clusters by UID, and each owner's clusters; clusters' notice of
  * changed clusters (`clusters.changed`, sent once a change or an applied report has committed) evicts the clusters it
- * names and the lists of the owners it names, a fence comes back before a kept answer is used, and nothing is kept
+ * names and the lists of the owners it names, a fence passes before a kept answer is used, and nothing is kept
  * while the bus is away. A cluster the inventory does not have is not kept: one enrolled since is found at once.
  */
 export class KeptInventory implements Inventory {
