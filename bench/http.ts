@@ -30,7 +30,7 @@ import autocannon from 'autocannon';
 import { registeredRoutesOn, type Route } from '@platform/app-gateway';
 import { DEPLOYMENT_TYPES } from '@platform/service-kit';
 import { runLine, writeDocBlock } from './doc-block';
-import { ROOT, cpuSeconds, dropDatabase, freePort, freshDatabase, runTs, serverPids, waitFor } from './support';
+import { ROOT, cpuSeconds, dropDatabase, freePort, freshDatabase, runPlatform, runTs, serverPids, waitFor } from './support';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
 /**
@@ -290,8 +290,8 @@ async function startEmbedded(): Promise<Platform> {
   const manifestFile = path.join(dataDir, 'demo.json');
   let seedFailed: string | undefined;
   const statements: string[] = [];
-  const child = runTs(
-    'deploy/local/src/main.ts',
+  const child = runPlatform(
+    'deploy/local/start.mjs',
     {
       ...DEPLOYMENT,
       HTTP_PORT: String(port),
@@ -358,7 +358,7 @@ async function startSeparate(): Promise<Platform> {
   let stopping = false;
   const listenerHttp = await freePort();
   for (const app of APPS) {
-    const child = runTs(`apps/${app}/src/main.ts`, {
+    const child = runPlatform(`dist/apps/${app}/main.js`, {
       ...common,
       GRPC_PORT: String(ports[app]),
       // Each pod has its own 9464; here they share one host.
@@ -374,7 +374,7 @@ async function startSeparate(): Promise<Platform> {
     if (app === 'authz' || app === 'orgs-teams') await new Promise((r) => setTimeout(r, 4000));
   }
   const httpPort = await freePort();
-  const gateway = runTs('apps/gateway/src/main.ts', {
+  const gateway = runPlatform('dist/apps/gateway/main.js', {
     ...common,
     GRPC_PORT: String(await freePort()),
     METRICS_PORT: String(await freePort()),

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -44,12 +44,33 @@ export async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_
  * keeps it out of ours by answering true (debug output the bench reads itself).
  */
 export function runTs(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
+  return runNode(['--import', 'tsx', entry], { TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env }, onStderr);
+}
+
+/** The flags node runs the platform with: `npm start`'s (package.json) and the images' NODE_OPTIONS (deploy/docker/Dockerfile). */
+export const PLATFORM_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=32'];
+
+/**
+ * The platform as it runs for its users: `npm start`'s launcher (`deploy/local/start.mjs`, which runs the launcher's
+ * bundle) or an app's bundle as the image runs it (`dist/apps/<app>/main.js`, made here when missing or stale), with
+ * their node flags.
+ */
+export function runPlatform(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
+  const app = /^dist\/apps\/([^/]+)\/main\.js$/.exec(entry)?.[1];
+  if (app) {
+    const res = spawnSync(process.execPath, [path.join(ROOT, 'deploy/docker/bundle.js'), app], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (res.status !== 0) throw new Error(`bundling ${app} failed`);
+  }
+  return runNode([...PLATFORM_NODE_FLAGS, entry], env, onStderr);
+}
+
+function runNode(args: string[], env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
   // BENCH_CPU_PROFILE=<dir>: every process started here writes a V8 CPU profile there when it exits (open it in
   // Chrome's DevTools), to see where a route's time goes inside the platform.
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...profile, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'ignore', onStderr ? 'pipe' : 'inherit'],
   });
   if (onStderr) {

@@ -65,6 +65,9 @@ esbuild
     tsconfig: path.join(root, 'tsconfig.base.json'),
     plugins: [externalPackages],
     logLevel: 'warning',
+    // Written below, each file whole or not at all: processes started meanwhile (parallel tests, a second
+    // `npm start`) may bundle at the same moment and load the bundle while another writes it.
+    write: false,
   })
   .then((result) => {
     const missing = missingFromProduction(result.metafile);
@@ -75,8 +78,17 @@ esbuild
       );
       process.exit(1);
     }
-    fs.writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
+    for (const file of result.outputFiles) writeWhole(file.path, file.contents);
+    writeWhole(`${outfile}.meta.json`, JSON.stringify(result.metafile));
     const kib = Math.round(fs.statSync(outfile).size / 1024);
     console.log(`bundled ${app} -> ${path.relative(root, outfile)} (${kib} KiB)`);
   })
   .catch(() => process.exit(1));
+
+/** Writes a file under another name, then renames it into place: a reader sees the old file or the new one, whole. */
+function writeWhole(file, contents) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, contents);
+  fs.renameSync(temporary, file);
+}

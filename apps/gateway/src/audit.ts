@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request } from 'express';
+import type { ApiRequest as Request } from './api-request';
 import type { Logger } from '@platform/service-kit';
 import { operationIdOf } from './api-names';
 import type { Backends } from './backends';

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import type { Request } from 'express';
+import type { ApiRequest as Request } from './api-request';
 import { InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, quote } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { TEXT_LIMITS } from '@platform/service-kit';
@@ -104,6 +104,8 @@ export async function authenticate(
   backends: Backends,
   addressFailures: SignInFailures,
   tokens?: TokenCache,
+  /** When the request arrived (performance.now()), for the token cache's fence. */
+  arrivedAt?: number,
 ): Promise<Authenticated | undefined> {
   const identity = backends.orgsTeams.identity;
   if (auth === 'basic') {
@@ -149,7 +151,7 @@ export async function authenticate(
     const accessScopes = answer.accessScopes.length ? answer.accessScopes : ['all'];
     return { user: answer.user, scope, accessScopes };
   };
-  return tokens ? tokens.through(token, ask) : ask();
+  return tokens ? tokens.through(token, ask, arrivedAt) : ask();
 }
 
 /**

@@ -198,8 +198,8 @@ export function versionClients(backends: Backends): [BackendName, { getVersion: 
  * The backends as one request sees them: every call carries the request's id and never outlives its
  * deadline, without each handler passing them. The clients are wrapped lazily, on first use.
  */
-export function bindBackends(backends: Backends, requestId: string, deadline: number): Backends {
-  const call = (): CallOptions => ({ requestId, deadlineMs: Math.max(1, deadline - Date.now()) });
+export function bindBackends(backends: Backends, requestId: string, deadline: number, arrivedAt?: number): Backends {
+  const call = (): CallOptions => ({ requestId, deadlineMs: Math.max(1, deadline - Date.now()), arrivedAt });
   const bindClient = (client: object) =>
     new Proxy(client, {
       get(target, prop) {

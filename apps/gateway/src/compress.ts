@@ -1,6 +1,7 @@
 import * as zlib from 'node:zlib';
 import compression from 'compression';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
 
 /**
  * Compresses what the gateway answers when the client accepts it (gzip, or br when preferred), above 1 KB: the
@@ -10,7 +11,7 @@ import type { Request, RequestHandler, Response } from 'express';
  * Express's static files keep their ETag and 304s (a 304 has no body to compress), and Content-Length is dropped
  * only from an answer that is compressed, whose length is then unknown until it is sent.
  */
-export function compressAnswers(): RequestHandler {
+export function compressAnswers(): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   // The fastest levels: on a month's usage view (28 MB of JSON) gzip's level 1 took 69 ms against 142 ms at the
   // default 6, and brotli's quality 1 43 ms against 181 ms at the library's 4, for answers 5-10% larger.
   const compress = compression({
@@ -18,13 +19,8 @@ export function compressAnswers(): RequestHandler {
     level: zlib.constants.Z_BEST_SPEED,
     brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
   });
-  // A client that accepts no encoding gets every answer as it is: the middleware, which wraps the response's writes
-  // whatever the client accepts, is not put in its way. The answer still says it would differ for another client.
-  return (req, res, next) => {
-    if (req.headers['accept-encoding']) return compress(req, res, next);
-    res.setHeader('Vary', 'Accept-Encoding');
-    next();
-  };
+  // The middleware reads only node's own request and response (headers, write, end).
+  return compress as unknown as (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 }
 
 export function worthCompressing(req: Request, res: Response): boolean {

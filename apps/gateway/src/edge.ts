@@ -1,4 +1,3 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import {
   DomainError,
@@ -22,6 +21,8 @@ import { bodyType, JsonStream, JsonText, type AuthzObject, type Denied, type Edg
 import type { SignInFailures } from './sign-in-failures';
 import type { TokenCache } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
+import type { ApiRequest, Outgoing } from './api-request';
+import { sendBody } from './replies';
 
 /** What the edge needs besides the row. */
 export interface EdgeDeps {
@@ -34,27 +35,22 @@ export interface EdgeDeps {
   tokens?: TokenCache;
 }
 
-/** The Express handler of one row: everything the row declares happens here, then the handler runs. */
+/** What answers one row: everything the row declares happens here, then the handler runs and its reply is sent. */
 export function serveRoute(route: Route, deps: EdgeDeps) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    res.locals.route = route.path;
-    serve(route, req, deps)
-      .then(async (reply) => {
-        if (deps.config.VALIDATE_RESPONSES) {
-          const { body } = reply;
-          if (body instanceof JsonStream)
-            reply = { ...reply, body: body.checked((text) => assertDocumented(route, { ...reply, body: new JsonText(Buffer.from(text)) })) };
-          else assertDocumented(route, reply);
-        }
-        res.status(reply.status ?? route.response.status).set(reply.headers ?? {});
-        if (reply.body === undefined) res.end();
-        else if (reply.body instanceof JsonStream) await writeStream(res, reply.body, deps.log);
-        else if (reply.body instanceof JsonText) res.type('application/json').send(reply.body.bytes);
-        else if (Buffer.isBuffer(reply.body))
-          res.send(reply.body); // bytes (signed objects) go out as they are
-        else res.json(reply.body);
-      })
-      .catch(next);
+  return async (req: ApiRequest): Promise<void> => {
+    req.res.locals.route = route.path;
+    let reply = await serve(route, req, deps);
+    if (deps.config.VALIDATE_RESPONSES) {
+      const { body } = reply;
+      if (body instanceof JsonStream)
+        reply = { ...reply, body: body.checked((text) => assertDocumented(route, { ...reply, body: new JsonText(Buffer.from(text)) })) };
+      else assertDocumented(route, reply);
+    }
+    const res = req.res;
+    res.statusCode = reply.status ?? route.response.status;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    if (reply.body instanceof JsonStream) await writeStream(res, reply.body, deps.log);
+    else sendBody(res, reply.body);
   };
 }
 
@@ -63,8 +59,8 @@ export function serveRoute(route: Route, deps: EdgeDeps) {
  * socket has room). A client that goes away stops the backend's stream; a backend that fails in the middle cuts
  * the response off, so the client sees an incomplete body rather than a complete-looking wrong one.
  */
-async function writeStream(res: Response, body: JsonStream, log: Logger): Promise<void> {
-  res.type('application/json');
+async function writeStream(res: Outgoing, body: JsonStream, log: Logger): Promise<void> {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
   const pieces = body.more();
   const room = roomOf(res);
   try {
@@ -88,7 +84,7 @@ async function writeStream(res: Response, body: JsonStream, log: Logger): Promis
  * own stream, where neither `off` nor a `once` listener's removal on the response reaches them, so listeners
  * added a wait would pile up there (and each drain would call them all).
  */
-function roomOf(res: Response): () => Promise<void> {
+function roomOf(res: Outgoing): () => Promise<void> {
   let wake: (() => void) | undefined;
   const woken = () => {
     wake?.();
@@ -106,27 +102,29 @@ function roomOf(res: Response): () => Promise<void> {
  * 400 bad path or query, 401, 403 (also an `org` the caller cannot act for), 404 (target, or an unknown `org` for a
  * site admin), 415, 422 or 400 (body).
  */
-async function serve(route: Route, req: Request, deps: EdgeDeps) {
+async function serve(route: Route, req: ApiRequest, deps: EdgeDeps) {
   assertNoNul(req);
   assertBoundedInput(req);
   const { config } = deps;
-  const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS);
+  const arrivedAt = performance.now();
+  const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS, arrivedAt);
   const forgetTokens = (userIds?: number[]) => (userIds ? deps.tokens?.evictUsers(userIds) : deps.tokens?.clear());
   const ctx: EdgeContext = {
     backends,
     config,
     requestId: req.requestId,
+    arrivedAt,
     req,
     caller: undefined,
     org: undefined,
     scope: undefined,
     forgetTokens,
   };
-  const authenticated = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens);
+  const authenticated = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens, arrivedAt);
   ctx.caller = authenticated?.user;
   ctx.scope = authenticated?.scope;
   // For the access line (http.ts): who made the request.
-  if (ctx.caller) req.res!.locals.user = ctx.caller.login;
+  if (ctx.caller) req.res.locals.user = ctx.caller.login;
   assertTokenMayCall(route, authenticated);
   assertPasswordChanged(route, ctx.caller);
   const requires = route.requires ?? [];
@@ -296,14 +294,14 @@ function parseParts(schema: z.ZodType | undefined, raw: unknown, where: 'path' |
 }
 
 /** Whether the request carries a body at all (a length, or a chunked transfer). */
-const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+const hasBody = (req: ApiRequest) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 
 /**
  * The body by the row's schema. A body of another content type than the row accepts is 415 (text sent
  * where JSON is read would otherwise count as no body at all); a body that is not a JSON object where one
  * is expected, or does not match, is 422 — 400 for rows whose spec calls a wrong value invalid.
  */
-async function parseBody(route: Route, req: Request, config: GatewayConfig): Promise<unknown> {
+async function parseBody(route: Route, req: ApiRequest, config: GatewayConfig): Promise<unknown> {
   const spec = route.body!;
   const type = bodyType(spec);
   if (hasBody(req) && !req.is(type)) {

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import express, { type ErrorRequestHandler, type Response } from 'express';
+import type { RequestListener } from 'node:http';
+import bodyParser from 'body-parser';
+import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
 import { HttpMetrics, publicLink, publicUrlOf, type DependencyCheck, type Logger } from '@platform/service-kit';
+import { ApiRequest, clientAddress, compileTrust, type Incoming, type Outgoing, type Trust } from './api-request';
 import { addressFailureLimits } from './authentication';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
@@ -12,12 +15,18 @@ import { webFrontend } from './frontend';
 import { gateOpen } from './gating';
 import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
 import { addOperationalRoutes } from './operations';
+import { sendBody } from './replies';
 import type { Route } from './route';
 import { routeTable } from './route-table';
 import { LocalSignInFailures, type SignInFailures } from './sign-in-failures';
 import type { TokenCache } from './token-cache';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
+const API_ROOT = '/api/v1';
+/** The API root at the start of a request's URL, in any case, as Express's mount matched it; and the rest. */
+const UNDER_API_ROOT = /^(\/api\/v1)(?=[/?]|$)([^?]*)\??(.*)$/is;
+/** The API reference's pages, which Express serves (openapi.ts). */
+const UNDER_API_DOCS = /^\/docs(?:\/|$)/i;
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -30,7 +39,15 @@ export function registeredRoutes(routes: Route[], config: GatewayConfig): Route[
   return routes.filter((r) => gateOpen(r.gate, config));
 }
 
-/** The entry URL: /api/v1, the webhook listener on marketplace deployments, and the web frontend. */
+/**
+ * The entry URL: /api/v1, the webhook listener on marketplace deployments, and the web frontend.
+ *
+ * Every request gets its request id, its access line and, when it accepts an encoding, compression. The API's rows
+ * (and its document) are then answered on node's own request and response: their row found in the route table, the
+ * JSON body read, the edge run (edge.ts). Express, whose request and response objects cost more than a row's own work
+ * (docs/benchmarks.md), serves only the rest: the operational paths, the API reference, the listener's proxy and the
+ * web console.
+ */
 export function createGatewayHttp(opts: {
   routes: Route[];
   backends: Backends;
@@ -42,52 +59,86 @@ export function createGatewayHttp(opts: {
   tokens?: TokenCache;
   /** Where failed Basic-auth attempts per address are counted; none: in this process's memory. */
   addressFailures?: SignInFailures;
-}) {
+}): RequestListener {
   const { backends, config, log } = opts;
   const routes = registeredRoutes(opts.routes, config);
   const addressFailures = opts.addressFailures ?? new LocalSignInFailures(addressFailureLimits(config));
   const deps = { backends, config, log, addressFailures, tokens: opts.tokens };
-  const app = express();
-  app.disable('x-powered-by');
-  // No generated ETags: Express would hash every answer (a month's usage document is ~200 KB of sha1 per request)
-  // for conditional GETs no API client makes; the one row with revalidation (branding) sets its own ETag.
-  app.set('etag', false);
-  app.set('query parser', 'extended');
-  // X-Forwarded-For names the client only when TRUST_PROXY says which peers to believe; otherwise req.ip is the peer.
-  app.set('trust proxy', config.TRUST_PROXY ?? false);
+  // X-Forwarded-For names the client only when TRUST_PROXY says which peers to believe; otherwise the client is the peer.
+  const trust = compileTrust(config.TRUST_PROXY);
+  // The absolute address of the API document, named in every error body: on the public URL, not the request's Host.
+  const documentAddress = publicLink(publicUrlOf(config), API_DOCUMENT_PATH);
+  const documentUrl = () => documentAddress;
+  const fail = failure(log, documentUrl);
 
+  // Every row in one radix tree, the API document among them: a request finds its row in one walk of its path.
+  const document = apiDocument(routes);
+  const table = routeTable([
+    {
+      method: 'get',
+      path: API_DOCUMENT_PATH.slice(API_ROOT.length),
+      handler: async (req) => {
+        req.res.locals.route = API_DOCUMENT_PATH;
+        sendBody(req.res, document);
+      },
+    },
+    ...routes.map((route) => ({ method: route.method, path: route.path, handler: serveRoute(route, deps) })),
+  ]);
+  const readJson = bodyParser.json({ limit: '1mb' });
+  const serveApi = async (req: Incoming, res: Outgoing, baseUrl: string, path: string, search: string) => {
+    const api = new ApiRequest(req, res, baseUrl, path || '/', search, trust);
+    await new Promise<void>((resolve, reject) => readJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    const served = table.serve(api);
+    if (!served) throw new NotFoundError(`no route for ${req.method} ${API_ROOT}${truncate(api.path, 128)}`);
+    await served;
+  };
+
+  const others = otherPaths(opts, documentUrl, fail);
+  const compress = compressAnswers();
   // The access line's fields are fixed and hold no secret (the row's path, never the URL): written without the
   // redaction every other line goes through, which walked each field against every redacted path (a tenth of a
   // request's CPU on the org GET).
   const access = log.child({}, { redact: [] });
-  app.use((req, res, next) => {
-    const incoming = req.get('x-request-id');
-    req.requestId = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    res.set('x-request-id', req.requestId);
-    accessLog(access, req, res);
-    next();
-  });
-  app.use(compressAnswers());
+  return (request, response) => {
+    const req = request as Incoming;
+    const res = response as Outgoing;
+    const incoming = req.headers['x-request-id'];
+    req.requestId = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', req.requestId);
+    res.locals = Object.create(null) as Record<string, unknown>;
+    accessLog(access, req, res, trust);
+    const route = () => {
+      const api = UNDER_API_ROOT.exec(req.url ?? '');
+      if (!api || UNDER_API_DOCS.test(api[2])) return void others(req, res);
+      serveApi(req, res, api[1], api[2], api[3]).catch((err: unknown) => fail(err, req, res));
+    };
+    // A client that accepts no encoding gets every answer as it is: the middleware, which wraps the response's writes
+    // whatever the client accepts, is not put in its way. The answer still says it would differ for another client.
+    if (req.headers['accept-encoding']) return void compress(req, res, route);
+    res.setHeader('Vary', 'Accept-Encoding');
+    route();
+  };
+}
 
-  // The absolute address of the API document, named in every error body: on the public URL, not the request's Host.
-  const documentAddress = publicLink(publicUrlOf(config), API_DOCUMENT_PATH);
-  const documentUrl = () => documentAddress;
+/** What Express serves: the operational paths, the API reference, the listener's proxy, the web console. */
+function otherPaths(
+  opts: Parameters<typeof createGatewayHttp>[0],
+  documentUrl: () => string,
+  fail: (err: unknown, req: Incoming, res: Outgoing) => void,
+): (req: Incoming, res: Outgoing) => void {
+  const { backends, config } = opts;
+  const app = express();
+  app.disable('x-powered-by');
+  // No generated ETags: Express would hash every answer for conditional GETs no client makes of these paths.
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+  app.set('trust proxy', config.TRUST_PROXY ?? false);
   addOperationalRoutes(app, { checks: opts.checks ?? [], metricsOnHttp: config.METRICS_ON_HTTP_PORT, documentUrl });
-
-  const api = express.Router();
-  api.use(express.json({ limit: '1mb' }));
-  const document = apiDocument(routes);
-  api.get(API_DOCUMENT_PATH.replace('/api/v1', ''), (_req, res) => {
-    res.locals.route = API_DOCUMENT_PATH;
-    res.json(document);
+  app.use(API_DOCS_PATH, apiReference());
+  // Under the API root nothing else is Express's: what the reference does not answer is no route.
+  app.use(API_ROOT, (req) => {
+    throw new NotFoundError(`no route for ${req.method} ${API_ROOT}${truncate(req.path, 128)}`);
   });
-  api.use(API_DOCS_PATH.replace('/api/v1', ''), apiReference());
-  // Every row in one radix tree: a request finds its row in one walk of its path (route-table.ts).
-  api.use(routeTable(routes.map((route) => ({ method: route.method, path: route.path, handler: serveRoute(route, deps) }))));
-  api.use((req) => {
-    throw new NotFoundError(`no route for ${req.method} /api/v1${truncate(req.path, 128)}`);
-  });
-  app.use('/api/v1', api);
 
   if (gateOpen('marketplace', config)) {
     app.use(
@@ -104,9 +155,11 @@ export function createGatewayHttp(opts: {
             if (ip) proxyReq.setHeader('x-forwarded-for', ip);
           },
           error: (_err, req, res) => {
-            const out = res as Response;
+            const out = res as Outgoing;
             if (out.headersSent) return;
-            out.status(503).json({ message: 'marketplace-listener is unavailable', url: documentUrl() });
+            out.statusCode = 503;
+            sendBody(out, { message: 'marketplace-listener is unavailable', url: documentUrl() });
+            void req;
           },
         },
       }),
@@ -114,22 +167,29 @@ export function createGatewayHttp(opts: {
   }
 
   app.use(...webFrontend(backends, config));
-
-  const onError: ErrorRequestHandler = (err, req, res, _next) => {
-    const mapped = toHttpError(asDomainError(err));
-    // Only faults are errors; a refused or malformed request is the client's, and the access log has it. A backend
-    // being unavailable is logged once per outage by its client (backend-state.ts), not once per request.
-    if (mapped.log && !isUnavailable(err)) log.error({ err, requestId: req.requestId }, 'request failed');
-    // Every error body names the API document (the spec gives it for authorization errors; it helps on all).
-    res
-      .status(mapped.status)
-      .set(mapped.headers)
-      .json({ ...mapped.body, url: documentUrl() });
-  };
-  app.use(onError);
-  return app;
+  app.use(((err, req, res, _next) => fail(err, req as unknown as Incoming, res as unknown as Outgoing)) as express.ErrorRequestHandler);
+  return (req, res) => app(req, res);
 }
 
+/**
+ * How a request that failed is answered: the spec's status and a JSON body naming the API document (the spec gives
+ * it for authorization errors; it helps on all). Only faults are errors in the log; a refused or malformed request is
+ * the client's, and the access line has it. A backend being unavailable is logged once per outage by its client
+ * (backend-state.ts), not once per request. A failure after the answer began (a stream cut off) ends the connection.
+ */
+function failure(log: Logger, documentUrl: () => string) {
+  return (err: unknown, req: Incoming, res: Outgoing): void => {
+    const mapped = toHttpError(asDomainError(err));
+    if (mapped.log && !isUnavailable(err)) log.error({ err, requestId: req.requestId }, 'request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.statusCode = mapped.status;
+    for (const [name, value] of Object.entries(mapped.headers ?? {})) res.setHeader(name, value);
+    sendBody(res, { ...mapped.body, url: documentUrl() });
+  };
+}
 
 const httpMetrics = new HttpMetrics('gateway');
 
@@ -140,9 +200,9 @@ const httpMetrics = new HttpMetrics('gateway');
  * an error; a refused sign-in (401 for Basic credentials) is a warning too; probes and scrapes of the operational paths are debug. The same
  * route, method and status are counted in http_server_requests_total and http_server_request_duration_seconds.
  */
-function accessLog(log: Logger, req: express.Request, res: Response): void {
+function accessLog(log: Logger, req: Incoming, res: Outgoing, trust: Trust): void {
   const started = process.hrtime.bigint();
-  const { requestId, method } = req;
+  const { requestId, method = 'GET' } = req;
   res.once('finish', () => {
     const status = res.statusCode;
     const line = {
@@ -151,7 +211,7 @@ function accessLog(log: Logger, req: express.Request, res: Response): void {
       route: (res.locals.route as string | undefined) ?? 'unmatched',
       status,
       durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-      client: req.ip,
+      client: clientAddress(req, trust),
       user: res.locals.user as string | undefined,
       login: res.locals.user ? undefined : (res.locals.login as string | undefined),
     };

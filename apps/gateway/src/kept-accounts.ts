@@ -34,6 +34,7 @@ export async function accountsOf(ctx: EdgeContext, ids: number[]): Promise<Map<n
       return new Map(answers.flatMap((a) => a.users).map((u) => [String(u.id), { id: u.id, login: u.login, email: u.email, type: u.type }]));
     },
     { tags: (account) => [accountTag(account.id)] },
+    ctx.arrivedAt,
   );
   return new Map([...found.values()].map((a) => [a.id, a]));
 }
@@ -52,5 +53,6 @@ export function teamNamesOf(ctx: EdgeContext, orgId: number): Promise<Map<number
     String(orgId),
     async () => new Map((await ctx.backends.orgsTeams.organizations.listTeams({ orgId })).teams.map((t) => [t.id, t.name])),
     { tags: [`org:${orgId}`] },
+    ctx.arrivedAt,
   );
 }

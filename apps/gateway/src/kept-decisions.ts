@@ -1,5 +1,6 @@
 import { decisionKey, type DecisionCache } from '@platform/bus';
 import type { authzV1 } from '@platform/proto';
+import type { CallOptions } from '@platform/service-kit';
 
 type Decision = authzV1.CheckResponse;
 
@@ -17,18 +18,18 @@ interface AuthzChecks {
 export function withKeptDecisions<C extends AuthzChecks>(client: C, cache: DecisionCache): C {
   const checkPermission = client.checkPermission as (req: authzV1.CheckPermissionRequest, ...rest: unknown[]) => Promise<Decision>;
   const check = client.check as (req: authzV1.CheckRequest, ...rest: unknown[]) => Promise<Decision>;
-  const kept = async (key: string, ask: () => Promise<Decision>): Promise<Decision> => ({
-    allowed: await cache.through(key, async () => (await ask()).allowed),
+  const kept = async (key: string, ask: () => Promise<Decision>, rest: unknown[]): Promise<Decision> => ({
+    allowed: await cache.through(key, async () => (await ask()).allowed, undefined, (rest[0] as CallOptions | undefined)?.arrivedAt),
   });
   return {
     ...client,
     checkPermission: (req: authzV1.CheckPermissionRequest, ...rest: unknown[]) =>
       // A permission name is resolved through authz's fixed table: the name stands for what it resolves to.
-      kept(decisionKey(`user:${req.userId}`, `permission ${req.permission}`, String(req.objectId)), () => checkPermission(req, ...rest)),
+      kept(decisionKey(`user:${req.userId}`, `permission ${req.permission}`, String(req.objectId)), () => checkPermission(req, ...rest), rest),
     check: (req: authzV1.CheckRequest, ...rest: unknown[]) =>
       // A check with contextual tuples or a condition context answers for that request only.
       req.contextualTuples.length > 0 || req.contextJson || !req.tuple
         ? check(req, ...rest)
-        : kept(decisionKey(req.tuple.user, req.tuple.relation, req.tuple.object), () => check(req, ...rest)),
+        : kept(decisionKey(req.tuple.user, req.tuple.relation, req.tuple.object), () => check(req, ...rest), rest),
   };
 }

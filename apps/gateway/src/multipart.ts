@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { ApiRequest } from './api-request';
 import multer from 'multer';
 import { z } from 'zod';
 import { InputError, PayloadTooLargeError, ValidationError } from '@platform/errors';
@@ -63,7 +63,7 @@ function formError(err: unknown, spec: MultipartSpec, maxBytes: number): unknown
  * Reads the form of a request the edge already knows to be multipart (or bodiless: then 422). A request whose
  * Content-Length already exceeds what the form may hold is refused before a byte is read.
  */
-export async function readMultipart(req: Request, spec: MultipartSpec, config: GatewayConfig): Promise<Record<string, unknown>> {
+export async function readMultipart(req: ApiRequest, spec: MultipartSpec, config: GatewayConfig): Promise<Record<string, unknown>> {
   if (!req.is('multipart/form-data')) throw new ValidationError('the body must be multipart/form-data');
   const maxBytes = spec.maxBytes(config);
   const declared = Number(req.get('content-length'));
@@ -82,7 +82,8 @@ export async function readMultipart(req: Request, spec: MultipartSpec, config: G
     },
   }).single(spec.file);
   await new Promise<void>((resolve, reject) => {
-    upload(req, req.res as Response, (err?: unknown) => (err ? reject(formError(err, spec, maxBytes)) : resolve()));
+    // multer reads node's request and sets its body and file there (ApiRequest reads them back).
+    upload(req.raw as never, req.res as never, (err?: unknown) => (err ? reject(formError(err, spec, maxBytes)) : resolve()));
   });
   const fields = { ...(req.body as Record<string, unknown>) };
   const file = req.file;

@@ -8,6 +8,7 @@ import {
   type OrgsChanged,
 } from '@platform/bus';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
+import type { CallOptions } from '@platform/service-kit';
 
 type Organization = orgsTeamsOrgsV1.Organization;
 
@@ -37,8 +38,13 @@ export class OrgViewCache {
   }
 
   /** The organization `name` as `viewerId` may see it: kept, or looked up by `load` (and kept when found). */
-  through(name: string, viewerId: number, load: () => Promise<Organization>): Promise<Organization> {
-    return this.views.through(`${viewerId}|${name.toLowerCase()}`, load, { tags: (org) => [`org:${Number(org.id)}`, `viewer:${viewerId}`] });
+  through(name: string, viewerId: number, load: () => Promise<Organization>, since?: number): Promise<Organization> {
+    return this.views.through(
+      `${viewerId}|${name.toLowerCase()}`,
+      load,
+      { tags: (org) => [`org:${Number(org.id)}`, `viewer:${viewerId}`] },
+      since,
+    );
   }
 
   /** Forgets everything. */
@@ -60,6 +66,7 @@ export function withOrgViews<C extends { getOrg(req: orgsTeamsOrgsV1.GetOrgReque
   const getOrg = client.getOrg as (req: orgsTeamsOrgsV1.GetOrgRequest, ...rest: unknown[]) => Promise<Organization>;
   return {
     ...client,
-    getOrg: (req: orgsTeamsOrgsV1.GetOrgRequest, ...rest: unknown[]) => cache.through(req.name, req.viewerId, () => getOrg(req, ...rest)),
+    getOrg: (req: orgsTeamsOrgsV1.GetOrgRequest, ...rest: unknown[]) =>
+      cache.through(req.name, req.viewerId, () => getOrg(req, ...rest), (rest[0] as CallOptions | undefined)?.arrivedAt),
   };
 }

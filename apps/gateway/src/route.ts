@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { ApiRequest as Request } from './api-request';
 import type { z } from 'zod';
 import type { orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
 import type { BackendName, Backends } from './backends';
@@ -55,6 +55,8 @@ export interface EdgeContext {
   backends: Backends;
   config: GatewayConfig;
   requestId: string;
+  /** When the request arrived (`performance.now()`): kept answers it reads fence once, for all of them (Bus.caughtUp). */
+  arrivedAt: number;
   /** The raw request, for what a row cannot declare: headers such as If-None-Match, the origin of signed URLs. */
   req: Request;
   caller: User | undefined;

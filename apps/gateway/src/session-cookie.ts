@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { ApiRequest as Request } from './api-request';
 import { NotAllowedError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
 

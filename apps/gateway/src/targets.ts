@@ -48,7 +48,9 @@ function teamTarget(withRoles: boolean): Target<'team', orgsTeamsOrgsV1.Team, { 
       const orgId = orgname === undefined ? 0 : (await orgInPath.resolve({ orgname }, ctx)).id;
       const get = () => ctx.backends.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles });
       if (withRoles) return get();
-      return keptTeams.of(ctx.config).through(`${teamid}|${orgId}`, get, { tags: (team) => [`org:${Number(team.organization?.id)}`] });
+      return keptTeams
+        .of(ctx.config)
+        .through(`${teamid}|${orgId}`, get, { tags: (team) => [`org:${Number(team.organization?.id)}`] }, ctx.arrivedAt);
     },
     id: (team) => team.id,
   };
@@ -68,7 +70,7 @@ export const roleOfOrg: Target<'role', authzRolesV1.Role, { id: number }> = {
   describe: 'custom role `{id}` of the `org` organization',
   resolve: ({ id }, ctx) => {
     const orgId = ctx.org!.id;
-    return keptRoles.of(ctx.config).through(`${orgId}|${id}`, () => ctx.backends.authz.roles.getRole({ orgId, id }));
+    return keptRoles.of(ctx.config).through(`${orgId}|${id}`, () => ctx.backends.authz.roles.getRole({ orgId, id }), undefined, ctx.arrivedAt);
   },
   id: (role) => role.id,
 };

@@ -41,8 +41,13 @@ export class TokenCache {
   }
 
   /** Who `token` belongs to: kept, or asked with `ask` (and kept when it names someone). */
-  through(token: string, ask: () => Promise<KnownToken | undefined>): Promise<KnownToken | undefined> {
-    return this.known.through(keyOf(token), ask, { keep: (known) => known !== undefined, tags: (known) => [`account:${known!.user.id}`] });
+  through(token: string, ask: () => Promise<KnownToken | undefined>, since?: number): Promise<KnownToken | undefined> {
+    return this.known.through(
+      keyOf(token),
+      ask,
+      { keep: (known) => known !== undefined, tags: (known) => [`account:${known!.user.id}`] },
+      since,
+    );
   }
 
   /** Forgets every token of these accounts (a route that deleted or replaced tokens; other gateways hear the notice). */

@@ -1,26 +1,31 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
 import { loadConfig } from '@platform/service-kit';
 import { gatewayEnv } from '../src/config';
 import { registeredRoutes } from '../src/http';
+import { ApiRequest, compileTrust, type Incoming, type Outgoing } from '../src/api-request';
+import { sendBody } from '../src/replies';
 import { routeTable } from '../src/route-table';
 import { ROUTES } from '../src/sections';
 
 // The gateway's one table of rows, over every row it registers on the deployments that register the most: which row
-// a request reaches, and with which parameters, as the Express routers it replaced would have answered.
+// a request reaches, and with which parameters, as the Express routers it replaced answered.
 
 const rowsOf = (env: Record<string, string>) => registeredRoutes(ROUTES, loadConfig(gatewayEnv, env));
 
-/** An Express app serving the table of these rows, each answering which row it is and the parameters it got. */
+/** A server answering from the table of these rows, each answering which row it is and the parameters it got. */
 async function serve(rows: { method: string; path: string }[]): Promise<{ base: string; close(): void }> {
-  const app = express();
-  app.use(
-    '/api/v1',
-    routeTable(rows.map((r) => ({ ...r, handler: (req, res) => void res.json({ row: `${r.method.toUpperCase()} ${r.path}`, params: req.params }) }))),
+  const table = routeTable(
+    rows.map((r) => ({
+      ...r,
+      handler: async (req: ApiRequest) => sendBody(req.res, { row: `${r.method.toUpperCase()} ${r.path}`, params: req.params }),
+    })),
   );
-  app.use((_req, res) => void res.status(404).json({ row: 'none' }));
-  const server = http.createServer(app);
+  const server = http.createServer((raw, res) => {
+    const [, path, search = ''] = /^\/api\/v1([^?]*)\??(.*)$/.exec(raw.url!)!;
+    const req = new ApiRequest(raw as Incoming, res as Outgoing, '/api/v1', path || '/', search, compileTrust(undefined));
+    if (!table.serve(req)) sendBody(Object.assign(res, { statusCode: 404 }), { row: 'none' });
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, close: () => server.close() };
 }

@@ -3,8 +3,8 @@ import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 
-/** What `npm start` execs once the proto code is generated (see package.json). */
-export const LAUNCHER = ['deploy/local/start.mjs'];
+/** What `npm start` execs once the web console is built (see package.json). */
+export const LAUNCHER = ['--max-semi-space-size=32', 'deploy/local/start.mjs'];
 
 /** A launcher started by a test. */
 export interface StartedLauncher {

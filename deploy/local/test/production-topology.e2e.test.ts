@@ -185,8 +185,9 @@ describe('the production topology: built bundles as separate processes with the 
         for (const [name, value] of Object.entries(env)) {
           if (/\.svc\b|platform-[a-z]+-?[a-z]*:\d/.test(value)) throw new Error(`${pod}: ${name}=${value} still names a cluster address`);
         }
-        // What the image's ENV sets, and a PATH for the entrypoint's shell.
-        return { ...env, NODE_ENV: 'production', NODE_OPTIONS: '--enable-source-maps', HOME: work, PATH: process.env.PATH };
+        // What the image's ENV sets (the container's env, the chart's NODE_OPTIONS among it, wins as in a pod), and a
+        // PATH for the entrypoint's shell.
+        return { NODE_ENV: 'production', NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=32', ...env, HOME: work, PATH: process.env.PATH };
       };
       for (const app of APPS) {
         envs.set(app, onThisMachine(containerEnv(manifests, find(manifests, 'Deployment', `platform-${app}`).spec.template.spec), app));

@@ -79,8 +79,11 @@ export interface Bus {
    * call has been handed to this process's listeners, false when that could not be made sure in time. The in-process
    * bus hands notices over as they are sent, so it answers true at once, without a promise; on NATS it asks the notice
    * stream's last sequence once for every caller waiting at that moment (NoticeStream.caughtUp).
+   *
+   * `arrivedAt`: when the request being served arrived (`performance.now()` in this process). A fence asked after that
+   * moment already covers it, so a request fences at most once however many kept answers it reads: true at once.
    */
-  caughtUp(): true | Promise<boolean>;
+  caughtUp(arrivedAt?: number): true | Promise<boolean>;
   /**
    * Calls `listener` when notices may have been missed although the connection stayed up (on NATS: the notice
    * stream moved on past some before this process read them); returns how to stop. Followers start over as after

@@ -102,7 +102,7 @@ export class InProcessBus implements Bus {
   }
 
   /** Every notice was handed over as it was sent. */
-  caughtUp(): true | Promise<boolean> {
+  caughtUp(_arrivedAt?: number): true | Promise<boolean> {
     return true;
   }
 

@@ -256,8 +256,8 @@ export class NatsBus implements Bus {
     return this.notices.listen(subject, handler);
   }
 
-  caughtUp(): Promise<boolean> {
-    return this.notices.caughtUp();
+  caughtUp(arrivedAt?: number): true | Promise<boolean> {
+    return this.notices.caughtUp(arrivedAt);
   }
 
   async consume(opts: ConsumeOptions, handler: MessageHandler): Promise<Unsubscribe> {

@@ -116,14 +116,15 @@ export class NoticeCache<V> {
   /**
    * Whether a request arriving now may be served kept answers and keep what it reads: the cache is on, trusted, and
    * every notice sent before now has been handled. For a request that looks up several keys: ask once, then
-   * `lookup`/`snapshot`/`keep` (the batch paths of authz); `through` asks it itself.
+   * `lookup`/`snapshot`/`keep` (the batch paths of authz); `through` asks it itself. `arrivedAt`: when the request
+   * arrived (`performance.now()`); a fence asked after it covers the request (Bus.caughtUp).
    */
-  async ready(): Promise<boolean> {
+  async ready(arrivedAt?: number): Promise<boolean> {
     if (!this.entries || !this.trusted) return false;
     const bus = this.bus;
     if (!bus) return true;
     if (!bus.health().connected) return false;
-    const caughtUp = bus.caughtUp();
+    const caughtUp = bus.caughtUp(arrivedAt);
     if (caughtUp === true || (await caughtUp)) return true;
     // Not made sure in time: notices may be held up as well, so nothing kept is trusted.
     this.clear('fence');
@@ -161,9 +162,12 @@ export class NoticeCache<V> {
     }
   }
 
-  /** One read through the cache: the kept answer when it may be served, else `load`'s, kept as `how` says. */
-  async through(key: string, load: () => Promise<V>, how?: Keeping<V>): Promise<V> {
-    if (!(await this.ready())) {
+  /**
+   * One read through the cache: the kept answer when it may be served, else `load`'s, kept as `how` says. `arrivedAt`:
+   * when the request being served arrived (`performance.now()`), so that it fences at most once (Bus.caughtUp).
+   */
+  async through(key: string, load: () => Promise<V>, how?: Keeping<V>, arrivedAt?: number): Promise<V> {
+    if (!(await this.ready(arrivedAt))) {
       this.metrics.bypass.inc();
       return load();
     }
@@ -196,10 +200,11 @@ export class NoticeCache<V> {
     keys: readonly string[],
     load: (missing: string[]) => Promise<Map<string, V>>,
     how?: Keeping<V>,
+    arrivedAt?: number,
   ): Promise<Map<string, V>> {
     const found = new Map<string, V>();
     let missing = [...new Set(keys)];
-    if (await this.ready()) {
+    if (await this.ready(arrivedAt)) {
       missing = missing.filter((key) => {
         const kept = this.lookup(key);
         if (kept !== undefined) found.set(key, kept);

@@ -47,6 +47,24 @@ describe('notices on a three-node NATS cluster', () => {
     await writeThenFence(writer, reader, 'fencetest.all-up', 100);
   }, 30_000);
 
+  it('fences a request once: a catch-up asked after it arrived covers its later reads, and a later request asks again', async () => {
+    const writer = await busOn(0);
+    const reader = await busOn(2);
+    const seen: number[] = [];
+    await reader.listen('fencetest.once', (_s, p) => seen.push((p as { n: number }).n));
+    await eventually(async () => reader.caughtUp(), 20_000, 100);
+    const arrived = performance.now();
+    expect(await reader.caughtUp(arrived)).toBe(true);
+    // Its next read: answered at once, without asking the stream again.
+    expect(reader.caughtUp(arrived)).toBe(true);
+    // A request arriving after a write asks again, and has heard the write once it passes.
+    await writer.notify('fencetest.once', { n: 1 });
+    const next = reader.caughtUp(performance.now());
+    expect(next).not.toBe(true);
+    expect(await next).toBe(true);
+    expect(seen).toEqual([1]);
+  }, 30_000);
+
   it('makes the stream again when the servers lost it, and its listeners start over at the numbers seen again', async () => {
     const writer = await busOn(0);
     const reader = await busOn(1);

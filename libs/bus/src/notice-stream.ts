@@ -79,6 +79,8 @@ export class NoticeStream {
   private leader: string | undefined;
   /** Catch-ups waiting for `handled` to reach their sequence. */
   private readonly waiting = new Set<{ seq: number; settle: (passed: boolean) => void }>();
+  /** When the question of the last catch-up that passed was asked (performance.now()). */
+  private passedAskedAt = -Infinity;
   /** The catch-up whose question is out, and the one that follows it for requests that arrived meanwhile. */
   private current: Promise<boolean> | undefined;
   private next: Promise<boolean> | undefined;
@@ -131,8 +133,10 @@ export class NoticeStream {
    * question is out waits for the next one (the one out may have been asked before the call came), so a burst of
    * requests costs at most two questions.
    */
-  caughtUp(): Promise<boolean> {
-    if (!this.ready) return Promise.resolve(true); // no listener: nothing to hand over
+  caughtUp(arrivedAt?: number): true | Promise<boolean> {
+    if (!this.ready) return true; // no listener: nothing to hand over
+    // A fence asked after the request arrived, and passed, covers it (see Bus.caughtUp).
+    if (arrivedAt !== undefined && this.passedAskedAt >= arrivedAt) return true;
     if (!this.current) return (this.current = this.round());
     return (this.next ??= this.current.then(() => {
       this.next = undefined;
@@ -158,8 +162,11 @@ export class NoticeStream {
     const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CATCH_UP_TIMEOUT_MS)));
     timer!.unref();
     const waited = { seq: 0, settle: (_passed: boolean) => {} };
+    const askedAt = performance.now();
     try {
-      return await Promise.race([late, this.lastStored().then((last) => last !== undefined && this.handedOver(last, waited))]);
+      const passed = await Promise.race([late, this.lastStored().then((last) => last !== undefined && this.handedOver(last, waited))]);
+      if (passed) this.passedAskedAt = Math.max(this.passedAskedAt, askedAt);
+      return passed;
     } finally {
       clearTimeout(timer);
       this.waiting.delete(waited);

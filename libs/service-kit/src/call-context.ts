@@ -20,6 +20,11 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** Who called, once the server has admitted the call (a platform app or a service account); absent for work no call asked for. */
   readonly caller?: Caller;
+  /**
+   * When the call arrived (`performance.now()` in this process); absent for work no call asked for. Kept answers the
+   * call reads fence once, for all of them (Bus.caughtUp).
+   */
+  readonly arrivedAt?: number;
 }
 
 /** What a cancelled call or a passed deadline reads as where its signal is the cause. */
@@ -43,6 +48,7 @@ export class LazyCallContext implements CallContext {
   private childLog?: Logger;
   private controller?: AbortController;
   caller?: Caller;
+  readonly arrivedAt = performance.now();
   private timer?: NodeJS.Timeout;
 
   constructor(

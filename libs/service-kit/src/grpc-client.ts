@@ -36,6 +36,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Extra metadata (the caller's identity, for example). */
   metadata?: Record<string, string>;
+  /**
+   * When the request this call serves arrived (`performance.now()` in this process). Not sent: a client that answers
+   * from kept answers reads it, so the request fences at most once (Bus.caughtUp).
+   */
+  arrivedAt?: number;
 }
 
 /**

@@ -19,8 +19,8 @@ export class TeamListCache {
   }
 
   /** The page, kept or read by `load`. */
-  through(orgId: number, query: string, load: () => Promise<TeamListPage>): Promise<TeamListPage> {
-    return this.pages.through(`${orgId}|${query}`, load, { tags: [`org:${orgId}`] });
+  through(orgId: number, query: string, load: () => Promise<TeamListPage>, since?: number): Promise<TeamListPage> {
+    return this.pages.through(`${orgId}|${query}`, load, { tags: [`org:${orgId}`] }, since);
   }
 
   /** Forgets an organization's pages (a team or the organization changed), and what reads in flight read. */

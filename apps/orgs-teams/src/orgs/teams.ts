@@ -89,7 +89,7 @@ export class Teams {
   async list(req: orgsTeamsOrgsV1.ListTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
     const page = pageOf(req.page);
-    return this.kept(org.id, ['list', page?.limit, page?.offset], async () => {
+    return this.kept(org.id, ['list', page?.limit, page?.offset], ctx, async () => {
       const { rows, total } = await this.teams.pageOfOrg(org.id, page);
       return { teams: await this.present(rows, org, ctx), total };
     });
@@ -99,16 +99,17 @@ export class Teams {
   async search(req: orgsTeamsOrgsV1.SearchTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
     const page = pageOf(req.page);
-    return this.kept(org.id, ['search', page?.limit, page?.offset, req.includeDesc, req.q], async () => {
+    return this.kept(org.id, ['search', page?.limit, page?.offset, req.includeDesc, req.q], ctx, async () => {
       const { rows, total } = await this.teams.pageOfOrg(org.id, page, { q: req.q, includeDesc: req.includeDesc });
       return { teams: await this.present(rows, org, ctx), total };
     });
   }
 
   /** A page of teams as kept (TeamListCache), or read by `load`; `query` is what tells pages of one organization apart. */
-  private kept(orgId: number, query: unknown[], load: () => Promise<orgsTeamsOrgsV1.ListTeamsResponse>) {
+  private kept(orgId: number, query: unknown[], ctx: CallContext, load: () => Promise<orgsTeamsOrgsV1.ListTeamsResponse>) {
     const cache = this.orgs.teamLists;
-    return cache ? cache.through(orgId, JSON.stringify(query), load) : load();
+    // The organization was just read through its own cache, whose fence covers this call: this one fences no more.
+    return cache ? cache.through(orgId, JSON.stringify(query), load, ctx.arrivedAt) : load();
   }
 
   /** Runs a change of the organization's teams, then forgets its kept pages, whether it committed or was undone. */
@@ -129,7 +130,7 @@ export class Teams {
     const row = await this.row(teamId, orgId);
     const org = await this.organizations.get(row.org_id);
     if (!withRoles) return toTeam(row, org, []);
-    const page = await this.kept(org.id, ['team', row.id], async () => ({ teams: await this.present([row], org, ctx), total: 1 }));
+    const page = await this.kept(org.id, ['team', row.id], ctx, async () => ({ teams: await this.present([row], org, ctx), total: 1 }));
     return page.teams[0];
   }
 

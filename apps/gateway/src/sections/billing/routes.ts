@@ -70,6 +70,7 @@ function orgClusterUids(org: OrgRef, ctx: EdgeContext): Promise<string[]> {
       async () =>
         (await ctx.backends.clusters.clusters.listOwnerClusters({ ownerType: 'organization', ownerId: org.id })).clusters.map((c) => c.uid),
       { tags: (uids) => [owner, ...uids.map((uid) => `cluster:${uid}`)] },
+      ctx.arrivedAt,
     );
 }
 

@@ -118,6 +118,7 @@ export const hubInPath: Target<'cluster', HubRef, Params> = {
         return { id: hub.id, uid: hub.uid, name: hub.name };
       },
       { tags: (hub) => [`hub:${hub.uid}`] },
+      ctx.arrivedAt,
     );
   },
   id: (hub) => hub.id,

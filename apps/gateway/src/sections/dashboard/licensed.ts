@@ -90,6 +90,7 @@ function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clust
       return new Map(answers.flatMap((a) => a.clusters).map((c) => [c.uid, c]));
     },
     { tags: (cluster) => [clusterTag(cluster.uid)] },
+    ctx.arrivedAt,
   );
 }
 
@@ -131,11 +132,16 @@ const keptContractCounts = keptPerGateway<ContractCount>(
  * is a write of contracts-licensing, whose notice drops it.
  */
 async function issuedLicensesOf(ctx: EdgeContext, serials: string[]): Promise<Map<string, licensingV1.IssuedLicense>> {
-  const found = await keptIssuedLicenses.of(ctx.config).throughMany(serials, async (missing) => {
-    const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials: missing });
-    const issued = new Map(licenses.map((l) => [l.serial, l]));
-    return new Map(missing.map((serial) => [serial, issued.get(serial) ?? null]));
-  });
+  const found = await keptIssuedLicenses.of(ctx.config).throughMany(
+    serials,
+    async (missing) => {
+      const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials: missing });
+      const issued = new Map(licenses.map((l) => [l.serial, l]));
+      return new Map(missing.map((serial) => [serial, issued.get(serial) ?? null]));
+    },
+    undefined,
+    ctx.arrivedAt,
+  );
   return new Map([...found].flatMap(([serial, l]) => (l ? [[serial, l] as const] : [])));
 }
 
@@ -155,6 +161,7 @@ async function contractCounts(ctx: EdgeContext, clusterUids: string[]): Promise<
       );
     },
     { ttlMs: (c) => (c.endsUnix ? Math.max(0, c.endsUnix * 1000 - Date.now()) : undefined) },
+    ctx.arrivedAt,
   );
   return new Map([...counted].map(([uid, c]) => [uid, c.count]));
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NotAllowedError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
-import type { Request } from 'express';
+import type { ApiRequest as Request } from '../../api-request';
 import { addressKey } from '../../authentication';
 import * as p from '../../params';
 import { sectionRoutes } from '../../route';

@@ -154,7 +154,7 @@ async function loadFacts(ownerId: number, clusterUid: string, projectId: string,
 /** What the hook knows of `uidcid`, from its cache (400 for a malformed one, 404 for an unknown owner or cluster). */
 function factsOf(uidcid: string, ctx: EdgeContext): Promise<Facts> {
   const { ownerId, clusterUid, projectId, tenant } = parseUidcid(uidcid);
-  return keptFacts.of(ctx.config).through(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx));
+  return keptFacts.of(ctx.config).through(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx), undefined, ctx.arrivedAt);
 }
 
 /** Whether the caller may read the metrics of `uidcid`: a member of the owning organization, or the owning user. */

@@ -4,7 +4,7 @@ import * as oidc from 'openid-client';
 import { z } from 'zod';
 import { DomainError, NotAllowedError, NotFoundError, UnavailableError } from '@platform/errors';
 import { publicLink, publicUrlOf } from '@platform/service-kit';
-import type { Request } from 'express';
+import type { ApiRequest as Request } from '../../api-request';
 import type { GatewayConfig } from '../../config';
 import { sectionRoutes } from '../../route';
 import { sessionCookie } from '../../session-cookie';

@@ -3,7 +3,7 @@ import type { orgsTeamsSettingsV1 } from '@platform/proto';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import type { GatewayConfig } from '../../config';
 import { sectionRoutes, type OrgRef, type Reply, type Requirement, type Route } from '../../route';
-import type { Request } from 'express';
+import type { ApiRequest as Request } from '../../api-request';
 
 const route = sectionRoutes({ tag: 'Site settings', backend: 'orgs-teams' });
 
