@@ -100,7 +100,14 @@ describe('DashboardApi', () => {
   beforeEach(() => {
     seen.length = 0;
   });
-  const api = () => new DashboardApi({ name: 'flavor A', url, token: 'sa-token', timeoutMs: 200, backoffMs: [10, 10] });
+  const api = () =>
+    new DashboardApi({
+      name: 'flavor A',
+      url,
+      token: 'sa-token',
+      timeoutMs: 200,
+      retry: { attempts: 3, baseDelayMs: 10, factor: 1, jitter: 'none' },
+    });
 
   it('retries idempotent calls on 5xx and timeouts, sends the token as a bearer', async () => {
     answers = [502, 0, 200];

@@ -1,7 +1,18 @@
 import * as path from 'node:path';
 import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
 import { UnavailableError } from '@platform/errors';
-import { createCallContext, createClient, defineApp, FailureLimiter, publicUrlOf, SecretBox, startService, type Logger } from '@platform/service-kit';
+import {
+  createCallContext,
+  createClient,
+  defineApp,
+  FailureLimiter,
+  publicUrlOf,
+  SecretBox,
+  startService,
+  withRetries,
+  type Logger,
+  type RetryPolicy,
+} from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { kubernetesApiUrl, orgsTeamsEnv, type OrgsTeamsConfig } from './config';
 import { Identity } from './identity/identity';
@@ -213,15 +224,17 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
   );
 }
 
-/** In a cluster authz may start after us: keep trying for a minute before giving up the start. */
-async function withAuthzRetry(fn: () => Promise<void>, log: Logger): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!(err instanceof UnavailableError) || attempt >= 60) throw err;
-      if (attempt === 1) log.warn('authz is not reachable yet; retrying the site-admin bootstrap');
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-  }
+const AUTHZ_START_RETRY: RetryPolicy = { attempts: 60, baseDelayMs: 1_000, factor: 1, jitter: 'none' };
+
+/** In a cluster authz may start after us: keep trying, once a second, for a minute before giving up the start. */
+function withAuthzRetry(fn: () => Promise<void>, log: Logger): Promise<void> {
+  return withRetries(
+    AUTHZ_START_RETRY,
+    (err, failed) => {
+      if (!(err instanceof UnavailableError)) return false;
+      if (failed === 1) log.warn('authz is not reachable yet; retrying the site-admin bootstrap');
+      return true;
+    },
+    fn,
+  );
 }

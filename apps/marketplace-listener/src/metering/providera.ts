@@ -4,9 +4,10 @@ import {
   MeterUsageCommand,
   type UsageRecord,
 } from '@aws-sdk/client-marketplace-metering';
+import { withRetries, type RetryPolicy } from '@platform/service-kit';
 import type { SubscriptionRow } from '../subscriptions/subscriptions-store';
 import { describe, type MeteringProvider, type Readiness, type SettingWarning, type Usage, type UsageOutcome } from './provider';
-import { batches, withRetries, type RetryPolicy } from './retry';
+import { batches } from './retry';
 
 export interface ProviderAMeteringConfig {
   endpoint?: string;

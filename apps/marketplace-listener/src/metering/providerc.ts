@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { JWT } from 'google-auth-library';
+import { withRetries, type RetryPolicy } from '@platform/service-kit';
 import type { SubscriptionRow } from '../subscriptions/subscriptions-store';
 import { describe, type MeteringProvider, type Readiness, type SettingWarning, type Usage, type UsageOutcome } from './provider';
-import { batches, withRetries, type RetryPolicy } from './retry';
+import { batches } from './retry';
 
 export interface ProviderCMeteringConfig {
   /** Service Control's root, `https://servicecontrol.googleapis.com` in production. */
