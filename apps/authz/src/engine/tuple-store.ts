@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { preparedRows, type Database } from '@platform/db';
+import { chunks } from '@platform/service-kit';
 import { TupleConflictError } from './errors';
 import type { ParsedTuple } from './contextual';
 import type { TupleSource, UsersRead } from './source';
@@ -81,12 +82,6 @@ export interface ChangesHead {
   pruned: number;
 }
 
-function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /** Relationship tuples in the authz schema's Postgres table. */
 export class TupleStore implements TupleSource {
   private constructor(private readonly db: Database) {}
@@ -138,7 +133,7 @@ export class TupleStore implements TupleSource {
 
   async readObjectIds(objectType: string, relation: string, users: UserRef[]): Promise<string[]> {
     const ids = new Set<string>();
-    for (const part of chunks(users)) {
+    for (const part of chunks(users, CHUNK)) {
       const rows: { object_id: string }[] = await this.db
         .table(TUPLES_TABLE)
         .distinct('object_id')
@@ -226,7 +221,7 @@ export class TupleStore implements TupleSource {
   /** Applies deletes then writes in one transaction; a missing delete or an existing write aborts it all. */
   async write(writes: ParsedTuple[], deletes: ParsedTuple[], opts: WriteOptions = {}): Promise<void> {
     await this.db.transaction(async (trx) => {
-      for (const part of chunks(deletes.map(toRow))) {
+      for (const part of chunks(deletes.map(toRow), CHUNK)) {
         const gone: TupleRow[] = await this.db
           .table(TUPLES_TABLE, trx)
           .whereIn([...KEY_COLUMNS], part.map(keyValues))
@@ -236,7 +231,7 @@ export class TupleStore implements TupleSource {
           throw new TupleConflictError(`cannot delete a tuple which does not exist: ${describe(missing)}`);
         }
       }
-      for (const part of chunks(writes.map(toRow))) {
+      for (const part of chunks(writes.map(toRow), CHUNK)) {
         const added: TupleRow[] = await this.db
           .table(TUPLES_TABLE, trx)
           .insert(part)

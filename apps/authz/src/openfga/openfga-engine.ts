@@ -7,7 +7,7 @@ import {
   type TupleKey,
 } from '@openfga/sdk';
 import { UnavailableError } from '@platform/errors';
-import type { Logger } from '@platform/service-kit';
+import { chunks, type Logger } from '@platform/service-kit';
 import { InvalidTupleError, TupleConflictError } from '../engine/errors';
 import { modelFromDsl } from '../engine/model';
 import { tupleKey } from '../engine/tuple';
@@ -186,10 +186,11 @@ export class OpenFgaEngine implements AuthzEngine {
       ...deletes.filter((t) => !written.has(tupleKey(t))).map((t) => ({ t, op: 'delete' as const })),
     ];
     const applied: typeof ops = [];
-    const chunks: (typeof ops)[] = [];
-    if (rewritten.length) chunks.push(ops.slice(0, rewritten.length));
-    for (let i = rewritten.length; i < ops.length; i += OPENFGA_WRITE_LIMIT) chunks.push(ops.slice(i, i + OPENFGA_WRITE_LIMIT));
-    for (const chunk of chunks) {
+    const requests = [
+      ...(rewritten.length ? [ops.slice(0, rewritten.length)] : []),
+      ...chunks(ops.slice(rewritten.length), OPENFGA_WRITE_LIMIT),
+    ];
+    for (const chunk of requests) {
       try {
         await this.client.write(
           {
@@ -212,14 +213,12 @@ export class OpenFgaEngine implements AuthzEngine {
     // condition changed is both, and OpenFGA refuses one tuple twice in a request.
     const written = applied.filter((c) => c.op === 'write');
     const deleted = applied.filter((c) => c.op === 'delete');
-    for (let i = 0; i < written.length; i += OPENFGA_WRITE_LIMIT) {
-      const deletes = written
-        .slice(i, i + OPENFGA_WRITE_LIMIT)
-        .map((c) => ({ user: c.t.user, relation: c.t.relation, object: c.t.object }));
+    for (const part of chunks(written, OPENFGA_WRITE_LIMIT)) {
+      const deletes = part.map((c) => ({ user: c.t.user, relation: c.t.relation, object: c.t.object }));
       await this.client.write({ writes: [], deletes });
     }
-    for (let i = 0; i < deleted.length; i += OPENFGA_WRITE_LIMIT) {
-      await this.client.write({ writes: deleted.slice(i, i + OPENFGA_WRITE_LIMIT).map((c) => toKey(c.t)), deletes: [] });
+    for (const part of chunks(deleted, OPENFGA_WRITE_LIMIT)) {
+      await this.client.write({ writes: part.map((c) => toKey(c.t)), deletes: [] });
     }
   }
 

@@ -1,6 +1,6 @@
 import type { OpenedMessage } from '@platform/agent-protocol';
 import { contractsV1, licensingV1 } from '@platform/proto';
-import { createClient } from '@platform/service-kit';
+import { chunks, createClient } from '@platform/service-kit';
 
 /**
  * Whose a report is, from what the platform knows rather than from what the report says (docs/billing-ingestion.md,
@@ -102,8 +102,7 @@ export function isBillingReport(m: OpenedMessage): m is BillingReport {
 export async function attribute(messages: readonly BillingReport[], records: LicensingRecords): Promise<Attribution[]> {
   const serials = [...new Set(messages.map((m) => m.payload.licenseId).filter((id) => id !== ''))];
   const issued = new Map<string, IssuedLicenseRecord>();
-  for (let i = 0; i < serials.length; i += 1000)
-    for (const l of await records.issuedLicenses(serials.slice(i, i + 1000))) issued.set(l.serial, l);
+  for (const part of chunks(serials, 1000)) for (const l of await records.issuedLicenses(part)) issued.set(l.serial, l);
   const bindings = new Map<string, Promise<BindingContract[]>>();
   const bindingsOf = (ownerId: number, clusterUID: string) => {
     const key = `${ownerId} ${clusterUID}`;

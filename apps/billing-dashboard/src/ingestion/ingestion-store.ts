@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
+import { chunks } from '@platform/service-kit';
 import { keepTouchedPoints } from '../usage/daily-series';
 import { QUANTITY, SAMPLE_HOURS } from '../usage/quantities';
 
@@ -314,11 +315,4 @@ export function toSampleColumns(row: UsageSampleRow): Record<string, unknown> {
     columns[`${name}_used`] = r?.used ?? 0;
   }
   return columns;
-}
-
-/** `items` in consecutive parts of at most `size` (none for an empty list). */
-function chunks<T>(items: T[], size: number): T[][] {
-  const parts: T[][] = [];
-  for (let i = 0; i < items.length; i += size) parts.push(items.slice(i, i + size));
-  return parts;
 }

@@ -1,7 +1,7 @@
 import { CLUSTERS_CHANGED, NoticeCache, type Bus, type ClustersChanged } from '@platform/bus';
 import { NotAllowedError, NotFoundError } from '@platform/errors';
 import { clustersV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
+import { chunks, createClient, type PromiseClient } from '@platform/service-kit';
 
 /** A cluster of the inventory, as contracts need it. */
 export type InventoryCluster = Pick<
@@ -37,9 +37,7 @@ export function clustersInventory(client: ClustersClient): Inventory {
     },
     async clustersByUid(uids) {
       const wanted = [...new Set(uids)];
-      const batches = [];
-      for (let i = 0; i < wanted.length; i += UIDS_PER_CALL) batches.push(wanted.slice(i, i + UIDS_PER_CALL));
-      const answers = await Promise.all(batches.map((b) => client.getClusters({ uids: b })));
+      const answers = await Promise.all(chunks(wanted, UIDS_PER_CALL).map((uids) => client.getClusters({ uids })));
       return new Map(answers.flatMap((a) => a.clusters.map((c) => [c.uid, c] as const)));
     },
     async clustersOf(ownerType, ownerId) {

@@ -4,10 +4,9 @@ import {
   MeterUsageCommand,
   type UsageRecord,
 } from '@aws-sdk/client-marketplace-metering';
-import { withRetries, type RetryPolicy } from '@platform/service-kit';
+import { chunks, withRetries, type RetryPolicy } from '@platform/service-kit';
 import type { SubscriptionRow } from '../subscriptions/subscriptions-store';
 import { describe, type MeteringProvider, type Readiness, type SettingWarning, type Usage, type UsageOutcome } from './provider';
-import { batches } from './retry';
 
 export interface ProviderAMeteringConfig {
   endpoint?: string;
@@ -50,7 +49,7 @@ export function providerAMetering(config: ProviderAMeteringConfig): MeteringProv
     async report(subscription: SubscriptionRow, usage: Usage[]): Promise<UsageOutcome[]> {
       const account = accountOf(subscription);
       const outcomes: UsageOutcome[] = [];
-      for (const batch of batches(usage, AWS_BATCH_LIMIT)) {
+      for (const batch of chunks(usage, AWS_BATCH_LIMIT)) {
         let pending: UsageRecord[] = batch.map((u) => ({
           CustomerAWSAccountId: account,
           Dimension: u.dimension,

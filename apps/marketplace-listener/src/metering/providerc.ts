@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { JWT } from 'google-auth-library';
-import { withRetries, type RetryPolicy } from '@platform/service-kit';
+import { chunks, withRetries, type RetryPolicy } from '@platform/service-kit';
 import type { SubscriptionRow } from '../subscriptions/subscriptions-store';
 import { describe, type MeteringProvider, type Readiness, type SettingWarning, type Usage, type UsageOutcome } from './provider';
-import { batches } from './retry';
 
 export interface ProviderCMeteringConfig {
   /** Service Control's root, `https://servicecontrol.googleapis.com` in production. */
@@ -100,7 +99,7 @@ export function providerCMetering(config: ProviderCMeteringConfig): MeteringProv
     async report(subscription: SubscriptionRow, usage: Usage[], consumerId?: string): Promise<UsageOutcome[]> {
       const consumer = consumerOf(subscription, consumerId);
       const outcomes: UsageOutcome[] = [];
-      for (const batch of batches(usage, REPORT_BATCH_LIMIT)) {
+      for (const batch of chunks(usage, REPORT_BATCH_LIMIT)) {
         const operations = batch.map((u) => ({
           // A stable ID per record: Service Control deduplicates a retried report by operation ID.
           operationId: randomUUID(),
