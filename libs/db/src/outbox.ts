@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { Knex } from 'knex';
 import { DomainError, type ErrorKind } from '@platform/errors';
 import type { Database } from './database';
+import { LeaseQueue } from './lease-queue';
 import type { Migration } from './migration';
 
 /**
@@ -133,8 +134,9 @@ export function outboxMigration(name: string): Migration {
 
 /** A service's outbox: stages effects with its rows, applies them after the commit, relays what is left. */
 export class Outbox {
-  private readonly leaseMs: number;
   private readonly relayIntervalMs: number;
+  /** The entries as work rows: leased to a request or relay pass, retried after a backoff from the relay interval. */
+  private readonly queue: LeaseQueue;
   private timer?: NodeJS.Timeout;
   private relaying?: Promise<number>;
   /** Postgres: this outbox's holder id, and the connection whose session keeps its advisory lock. */
@@ -147,8 +149,14 @@ export class Outbox {
     private readonly handlers: Record<string, EffectHandler>,
     private readonly opts: OutboxOptions = {},
   ) {
-    this.leaseMs = opts.leaseMs ?? 15_000;
     this.relayIntervalMs = opts.relayIntervalMs ?? 5_000;
+    this.queue = new LeaseQueue(db, {
+      table: TABLE,
+      dueAt: 'lease_until',
+      owner: 'lease_owner',
+      leaseMs: opts.leaseMs ?? 15_000,
+      backoff: { baseMs: this.relayIntervalMs, maxMs: MAX_BACKOFF_MS, maxDoublings: 16 },
+    });
   }
 
   /**
@@ -236,7 +244,7 @@ export class Outbox {
     let gone: string[] = [];
     const due: Entry[] = await this.db.transaction(async (trx) => {
       gone = await this.goneHolders(trx, holder);
-      const ids = this.db
+      const entries = this.db
         .table(TABLE, trx)
         .where((q) => {
           q.where('lease_until', '<', this.db.knex.fn.now());
@@ -244,17 +252,11 @@ export class Outbox {
         })
         .orderBy('id')
         .limit(100)
-        .forUpdate()
-        .skipLocked()
-        .select('id');
-      return this.db
-        .table(TABLE, trx)
-        .whereIn('id', ids)
-        .update({ lease_owner: owner, lease_until: this.leaseEnd() })
-        .returning(['id', 'effects', 'attempts']);
+        .select('id', 'effects', 'attempts');
+      return this.queue.take<Entry>(trx, entries, owner);
     });
     let applied = 0;
-    for (const entry of due.sort((a, b) => a.id - b.id)) {
+    for (const entry of due) {
       try {
         await this.apply(entry, owner, undefined);
         applied += 1;
@@ -345,17 +347,13 @@ export class Outbox {
   private async insert(trx: Knex.Transaction, effects: Effect[], owner: string): Promise<number> {
     const [row] = await this.db
       .table(TABLE, trx)
-      .insert({ effects: JSON.stringify(effects), lease_owner: owner, lease_until: this.leaseEnd() })
+      .insert({ effects: JSON.stringify(effects), ...this.queue.leased(owner) })
       .returning('id');
     return row.id;
   }
 
-  private leaseEnd(): Date {
-    return new Date(Date.now() + this.leaseMs);
-  }
-
   private async applyOwned(id: number, owner: string, call: EffectContext | undefined, progress = { applied: 0 }): Promise<void> {
-    const entry: Entry | undefined = await this.db.table(TABLE).where({ id, lease_owner: owner }).first('id', 'effects', 'attempts');
+    const entry: Entry | undefined = await this.queue.held({ id, owner }).first('id', 'effects', 'attempts');
     if (entry) await this.apply(entry, owner, call, progress);
   }
 
@@ -370,7 +368,7 @@ export class Outbox {
       await this.failed(entry, owner, err);
       throw err;
     }
-    await this.db.table(TABLE).where({ id: entry.id, lease_owner: owner }).delete();
+    await this.queue.held({ id: entry.id, owner }).delete();
   }
 
   /**
@@ -380,20 +378,19 @@ export class Outbox {
    */
   private async failed(entry: Entry, owner: string, err: unknown): Promise<void> {
     const message = err instanceof Error ? err.message.slice(0, 500) : String(err).slice(0, 500);
-    const mine = this.db.table(TABLE).where({ id: entry.id, lease_owner: owner });
+    const mine = { id: entry.id, owner };
     try {
       if (isPermanent(err)) {
         this.opts.log?.error(
           { entry: entry.id, kinds: entry.effects.map((e) => e.kind), message },
           'outbox change refused for good; dropped',
         );
-        await mine.delete();
+        await this.queue.held(mine).delete();
         return;
       }
       const attempts = entry.attempts + 1;
-      const backoff = Math.min(MAX_BACKOFF_MS, this.relayIntervalMs * 2 ** Math.min(attempts - 1, 16));
       this.opts.log?.warn({ entry: entry.id, attempts, message }, 'outbox effect failed; it will be retried');
-      await mine.update({ attempts, last_error: message, lease_until: new Date(Date.now() + backoff) });
+      await this.queue.failed(mine, attempts, { last_error: message });
     } catch (recordErr) {
       this.opts.log?.error({ err: recordErr }, 'could not record an outbox failure');
     }

@@ -4,7 +4,7 @@ import { promises as dns } from 'node:dns';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import { LeaseQueue, type Database } from '@platform/db';
 import { NotFoundError, ValidationError } from '@platform/errors';
 import type { notificationsV1 } from '@platform/proto';
 import { isGlobalUnicast, nonGlobalReason, type Logger, type SecretBox } from '@platform/service-kit';
@@ -66,6 +66,8 @@ interface EndpointRow {
 export class Webhooks {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /** The deliveries as work rows: taken for an attempt, retried after doubling waits. */
+  private readonly queue: LeaseQueue;
 
   constructor(
     private readonly db: Database,
@@ -73,7 +75,14 @@ export class Webhooks {
     private readonly settings: WebhookSettings,
     private readonly hooks: WebhookHooks,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.queue = new LeaseQueue(db, {
+      table: 'webhook_deliveries',
+      dueAt: 'next_attempt_at',
+      leaseMs: CLAIM_MS,
+      backoff: { baseMs: settings.WEBHOOK_RETRY_BASE_MS, maxMs: MAX_BACKOFF_MS },
+    });
+  }
 
   async list(ownerId: number): Promise<notificationsV1.WebhookEndpoint[]> {
     const rows: EndpointRow[] = await this.db.table('webhook_endpoints').where({ owner_id: ownerId }).orderBy('id', 'desc');
@@ -205,7 +214,7 @@ export class Webhooks {
   /** Takes up to 20 due deliveries of enabled endpoints, moving their next attempt out so no other worker takes them meanwhile. */
   private async claim(): Promise<any[]> {
     return this.db.transaction(async (trx) => {
-      const rows = await this.db
+      const due = this.db
         .table('webhook_deliveries as d', trx)
         .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
         .where('d.status', 'pending')
@@ -213,8 +222,6 @@ export class Webhooks {
         .andWhere('d.next_attempt_at', '<=', new Date())
         .orderBy('d.id')
         .limit(20)
-        .forUpdate()
-        .skipLocked()
         .select(
           'd.id',
           'd.body',
@@ -227,15 +234,7 @@ export class Webhooks {
           'e.owner_id',
           'e.notify_email',
         );
-      if (rows.length)
-        await this.db
-          .table('webhook_deliveries', trx)
-          .whereIn(
-            'id',
-            rows.map((r: any) => r.id),
-          )
-          .update({ next_attempt_at: new Date(Date.now() + CLAIM_MS) });
-      return rows;
+      return this.queue.take<any>(trx, due);
     });
   }
 
@@ -253,26 +252,18 @@ export class Webhooks {
     } catch (err) {
       error = (err as Error).message.slice(0, 500);
     }
+    // Every attempt before this one failed (a success ends the deliveries), so the attempts are the failures so far.
     const attempts = d.attempts + 1;
     const ok = !error;
     const giveUp = !ok && attempts >= this.settings.WEBHOOK_MAX_ATTEMPTS;
-    const wait = Math.min(this.settings.WEBHOOK_RETRY_BASE_MS * 2 ** (attempts - 1), MAX_BACKOFF_MS);
     const disabledMail = await this.db.transaction(async (trx) => {
-      await this.db
-        .table('webhook_deliveries', trx)
-        .where({ id: d.id })
-        .update({
-          status: ok ? 'delivered' : giveUp ? 'failed' : 'pending',
-          attempts,
-          response_code: code,
-          last_error: error,
-          next_attempt_at: new Date(Date.now() + (ok ? 0 : wait)),
-          updated_at: new Date(),
-        });
+      const logged = { attempts, response_code: code, last_error: error, updated_at: new Date() };
       if (ok) {
+        await this.queue.held({ id: d.id }, trx).update({ ...logged, status: 'delivered', next_attempt_at: new Date() });
         await this.db.table('webhook_endpoints', trx).where({ id: d.endpoint_id }).update({ failures_in_row: 0 });
         return undefined;
       }
+      await this.queue.failed({ id: d.id }, attempts, { ...logged, status: giveUp ? 'failed' : 'pending' }, trx);
       const [e] = await this.db
         .table('webhook_endpoints', trx)
         .where({ id: d.endpoint_id })

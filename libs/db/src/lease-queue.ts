@@ -1,0 +1,89 @@
+import type { Knex } from 'knex';
+import type { Database } from './database';
+
+/** How the wait after a failed attempt grows: `baseMs` after the first failure, doubled after each next one. */
+export interface Backoff {
+  baseMs: number;
+  /** The longest wait. */
+  maxMs: number;
+  /** Failures after which the wait stops doubling, even below `maxMs`; none unless said. */
+  maxDoublings?: number;
+}
+
+/** The wait before the next attempt once `failures` attempts in a row have failed. */
+export function backoffMs(failures: number, backoff: Backoff): number {
+  return Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(failures - 1, backoff.maxDoublings ?? Infinity));
+}
+
+export interface LeaseQueueOptions {
+  /** The table of the work rows; each has an `id` and an `attempts` count. */
+  table: string;
+  /** The column of when a row is next due: moved out by a lease while it is attempted, by the backoff after a failure. */
+  dueAt: string;
+  /** The column naming who holds a row's lease, on a table that has one: a holder's writes then touch only its rows. */
+  owner?: string;
+  /** How long a taken row belongs to its taker; longer than any one attempt, so no other worker races it. */
+  leaseMs: number;
+  backoff: Backoff;
+}
+
+/** A row as a worker holds it: its id and, on a table with owners, whom it is leased to. */
+export interface HeldRow {
+  id: number | string;
+  owner?: string;
+}
+
+/**
+ * Work rows that workers, in one process or several, take by lease (the outbox's entries, the webhook deliveries): due
+ * rows are taken under FOR UPDATE SKIP LOCKED, so workers side by side take different ones, and leased until a time,
+ * so no other worker takes them while they are attempted; a failed attempt is noted with a backoff that grows with the
+ * attempts; the worker lets go by its own write on the held row (deleting it, or marking it done). Which rows are due
+ * is the table's to say (its due column, and whatever else it knows: a status, a gone holder).
+ */
+export class LeaseQueue {
+  constructor(
+    private readonly db: Database,
+    private readonly opts: LeaseQueueOptions,
+  ) {}
+
+  /** The columns of a row leased to `owner` from now, for rows taken and for a row written already held. */
+  leased(owner?: string): Record<string, unknown> {
+    return {
+      [this.opts.dueAt]: new Date(Date.now() + this.opts.leaseMs),
+      ...(this.opts.owner ? { [this.opts.owner]: owner } : {}),
+    };
+  }
+
+  /**
+   * Locks the rows `due` selects (its columns include `id`), skipping those another transaction holds, and leases them
+   * to `owner` in `trx`; answers them as `due` read them.
+   */
+  async take<R extends { id: number | string }>(trx: Knex.Transaction, due: Knex.QueryBuilder, owner?: string): Promise<R[]> {
+    const rows: R[] = await due.forUpdate().skipLocked();
+    if (rows.length > 0)
+      await this.db
+        .table(this.opts.table, trx)
+        .whereIn(
+          'id',
+          rows.map((r) => r.id),
+        )
+        .update(this.leased(owner));
+    return rows;
+  }
+
+  /** The row, as its holder may write it: on a table with owners, only while still leased to it. */
+  held(row: HeldRow, trx?: Knex.Transaction): Knex.QueryBuilder {
+    const q = this.db.table(this.opts.table, trx).where({ id: row.id });
+    return this.opts.owner ? q.where(this.opts.owner, row.owner ?? null) : q;
+  }
+
+  /** When a row is due again once `failures` attempts in a row have failed. */
+  private retryAt(failures: number): Date {
+    return new Date(Date.now() + backoffMs(failures, this.opts.backoff));
+  }
+
+  /** Notes a failed attempt of a held row: its `failures` so far, due again after the backoff, and the table's other `changes`. */
+  async failed(row: HeldRow, failures: number, changes: Record<string, unknown>, trx?: Knex.Transaction): Promise<void> {
+    await this.held(row, trx).update({ ...changes, attempts: failures, [this.opts.dueAt]: this.retryAt(failures) });
+  }
+}
