@@ -1,5 +1,4 @@
 import { gatewayV1 } from '@platform/proto';
-import { DecisionCache } from '@platform/bus';
 import { bindService, busCheck, defineApp, startService, versionOf } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { addressFailureLimits } from './authentication';
@@ -18,13 +17,12 @@ export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: s
 
 function startGateway(config: GatewayConfig) {
   const orgViews = new OrgViewCache(config.ORG_CACHE_TTL_MS);
-  const decisions = new DecisionCache({ name: 'gateway.decisions', ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
-  const backends = connectBackends(config, { orgViews, decisions });
+  const { backends, readModel } = connectBackends(config, { orgViews });
   const checks = backendChecks(config);
   const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
   let unfollow: (() => Promise<void>) | undefined;
   let unfollowOrgs: (() => Promise<void>) | undefined;
-  let unfollowDecisions: (() => Promise<void>) | undefined;
+  let unfollowReadModels: (() => Promise<void>) | undefined;
   let unfollowKept: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
@@ -43,7 +41,8 @@ function startGateway(config: GatewayConfig) {
         async handler({ log, bus, db }) {
           unfollow = await tokens.follow(bus!);
           unfollowOrgs = await orgViews.follow(bus!);
-          unfollowDecisions = await decisions.followTuples(bus!);
+          // What the gateway reads through its backends' read models (their owners' packages).
+          unfollowReadModels = await readModel.follow(bus!);
           // What the sections keep (resolved hubs and teams, the metrics hook's facts).
           unfollowKept = await followKeptPerGateway(config, bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
@@ -55,7 +54,7 @@ function startGateway(config: GatewayConfig) {
       onStop: async () => {
         await unfollow?.();
         await unfollowOrgs?.();
-        await unfollowDecisions?.();
+        await unfollowReadModels?.();
         await unfollowKept?.();
         addressFailures?.close();
         closeBackends(backends);

@@ -1,15 +1,5 @@
 import {
-  authzV1,
-  authzRolesV1,
   billingDashboardV1,
-  clustersV1,
-  clusterSetsV1,
-  featureSetsV1,
-  clientOrgsV1,
-  contractsLicensingV1,
-  contractsV1,
-  licensingV1,
-  notificationsV1,
   marketplaceListenerV1,
   metricsproxyV1,
   orgsTeamsV1,
@@ -26,19 +16,17 @@ import {
   eventsV1,
   summaryV1,
 } from '@platform/proto';
+import { authzClients, type AuthzClients } from '@platform/authz-client';
+import { clustersClients, type ClustersClients } from '@platform/clusters-client';
+import { contractsLicensingClients, type ContractsLicensingClients } from '@platform/contracts-licensing-client';
+import { allOf, type ReadModel } from '@platform/bus';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
-import type { DecisionCache } from '@platform/bus';
-import { withKeptDecisions } from './kept-decisions';
 import { withOrgViews, type OrgViewCache } from './org-views';
 
 /** The gRPC clients of every backend app, grouped by app, named after the app's gRPC services. */
 export interface Backends {
-  authz: {
-    authz: PromiseClient<typeof authzV1.AuthzServiceService>;
-    /** Custom roles and allowed permissions. */
-    roles: PromiseClient<typeof authzRolesV1.RolesServiceService>;
-  };
+  authz: AuthzClients;
   orgsTeams: {
     /** Accounts, tokens, authentication. */
     identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
@@ -57,16 +45,7 @@ export interface Backends {
     /** Service accounts of organizations and of the site, and their tokens. */
     serviceAccounts: PromiseClient<typeof serviceAccountsV1.ServiceAccountsServiceService>;
   };
-  contractsLicensing: {
-    /** The app's version (its first service answers GetVersion). */
-    licensing: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService>;
-    /** Contracts, their clusters and audit events. */
-    contracts: PromiseClient<typeof contractsV1.ContractsServiceService>;
-    /** License issuing, registration, the revocation list (docs/licensing.md). */
-    licenses: PromiseClient<typeof licensingV1.LicensingServiceService>;
-    /** Webhook endpoints, their delivery log and the notice mails (docs/notifications.md). */
-    notifications: PromiseClient<typeof notificationsV1.NotificationsServiceService>;
-  };
+  contractsLicensing: ContractsLicensingClients;
   billingDashboard: {
     billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
     /** System outages and their report. */
@@ -82,15 +61,7 @@ export interface Backends {
   };
   metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
-  clusters: {
-    clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
-    /** Cluster sets of a hub and their bound namespaces. */
-    clusterSets: PromiseClient<typeof clusterSetsV1.ClusterSetsServiceService>;
-    /** Feature sets, sync status and auto-update of cluster sets. */
-    featureSets: PromiseClient<typeof featureSetsV1.FeatureSetsServiceService>;
-    /** Client organizations: their hub, imported clusters and asynchronous cleanup. */
-    clientOrgs: PromiseClient<typeof clientOrgsV1.ClientOrgsServiceService>;
-  };
+  clusters: ClustersClients;
 }
 
 /** The backend apps; a route names the one answering it, so only its routes answer 503 when it is down. */
@@ -109,12 +80,14 @@ export type BackendName = keyof typeof BACKEND_APPS;
 export interface KeptAnswers {
   /** orgs-teams' `GetOrg`, as each caller may see the organization. */
   orgViews: OrgViewCache;
-  /** authz's `Check` and `CheckPermission`. */
-  decisions: DecisionCache;
 }
 
-/** Opens a channel to each backend; channels connect lazily and reconnect by themselves. */
-export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): Backends {
+/**
+ * Opens a channel to each backend; channels connect lazily and reconnect by themselves. With `kept`, the clients answer
+ * from their owners' read models where the owners define one (`@platform/authz-client`): `readModel` is what the
+ * gateway then makes follow its bus.
+ */
+export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): { backends: Backends; readModel: ReadModel } {
   const opts = (name: BackendName) => ({
     name,
     deadlineMs: config.BACKEND_DEADLINE_MS,
@@ -122,13 +95,21 @@ export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): Back
     maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
   });
   const orgsTeams = config.ORGS_TEAMS_GRPC_ADDR;
-  return {
-    authz: {
-      authz: ((client) => (kept ? withKeptDecisions(client, kept.decisions) : client))(
-        createClient(authzV1.AuthzServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
-      ),
-      roles: createClient(authzRolesV1.RolesServiceService, config.AUTHZ_GRPC_ADDR, opts('authz')),
+  const authz = authzClients(
+    config.AUTHZ_GRPC_ADDR,
+    opts('authz'),
+    kept && {
+      reader: 'gateway',
+      decisions: { ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE },
+      roles: { ttlMs: config.ORG_CACHE_TTL_MS },
     },
+  );
+  // Kept like the organizations the routes look up (ORG_CACHE_TTL_MS): the owners' notices keep them true.
+  const readerKeeping = kept && { reader: 'gateway', ttlMs: config.ORG_CACHE_TTL_MS };
+  const clusters = clustersClients(config.CLUSTERS_GRPC_ADDR, opts('clusters'), readerKeeping);
+  const contracts = contractsLicensingClients(config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing'), readerKeeping);
+  const backends: Backends = {
+    authz: authz.clients,
     orgsTeams: {
       identity: createClient(orgsTeamsV1.OrgsTeamsServiceService, orgsTeams, opts('orgs-teams')),
       organizations: ((client) => (kept ? withOrgViews(client, kept.orgViews) : client))(
@@ -141,20 +122,7 @@ export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): Back
       audit: createClient(orgsTeamsAuditV1.AuditServiceService, orgsTeams, opts('orgs-teams')),
       serviceAccounts: createClient(serviceAccountsV1.ServiceAccountsServiceService, orgsTeams, opts('orgs-teams')),
     },
-    contractsLicensing: {
-      licensing: createClient(
-        contractsLicensingV1.ContractsLicensingServiceService,
-        config.CONTRACTS_LICENSING_GRPC_ADDR,
-        opts('contracts-licensing'),
-      ),
-      contracts: createClient(contractsV1.ContractsServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing')),
-      licenses: createClient(licensingV1.LicensingServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing')),
-      notifications: createClient(
-        notificationsV1.NotificationsServiceService,
-        config.CONTRACTS_LICENSING_GRPC_ADDR,
-        opts('contracts-licensing'),
-      ),
-    },
+    contractsLicensing: contracts.clients,
     billingDashboard: {
       billing: createClient(
         billingDashboardV1.BillingDashboardServiceService,
@@ -177,13 +145,9 @@ export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): Back
         opts('marketplace-listener'),
       ),
     },
-    clusters: {
-      clusters: createClient(clustersV1.ClustersServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
-      clusterSets: createClient(clusterSetsV1.ClusterSetsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
-      featureSets: createClient(featureSetsV1.FeatureSetsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
-      clientOrgs: createClient(clientOrgsV1.ClientOrgsServiceService, config.CLUSTERS_GRPC_ADDR, opts('clusters')),
-    },
+    clusters: clusters.clients,
   };
+  return { backends, readModel: allOf([authz.readModel, clusters.readModel, contracts.readModel]) };
 }
 
 /** The GetVersion client of each backend app (every app's first service answers it), for status pages. */

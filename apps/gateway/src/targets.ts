@@ -1,4 +1,4 @@
-import { ORGS_CHANGED, TUPLES_CHANGED, type OrgsChanged } from '@platform/bus';
+import { ORGS_CHANGED, type OrgsChanged } from '@platform/bus';
 import type { authzRolesV1, orgsTeamsOrgsV1 } from '@platform/proto';
 import { keptPerGateway } from './kept-per-gateway';
 import type { ObjectResolver, Target } from './route';
@@ -56,21 +56,14 @@ function teamTarget(withRoles: boolean): Target<'team', orgsTeamsOrgsV1.Team, { 
   };
 }
 
-// The custom roles the routes resolved, so a role's row makes the one call of its operation (its principals) or none
-// (the role itself). A role changes only through authz's role and team-role writes, and every one of them (a rename
-// too) sends the tuples notice before it answers, which drops them all. Misses are not kept.
-const keptRoles = keptPerGateway<authzRolesV1.Role>(
-  (config) => ({ name: 'gateway.roles', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  [{ subject: TUPLES_CHANGED, stale: () => 'all' }],
-);
-
 /** The custom role `{id}` of the `org` organization; 404 when that organization has none with this id. */
 export const roleOfOrg: Target<'role', authzRolesV1.Role, { id: number }> = {
   type: 'role',
   describe: 'custom role `{id}` of the `org` organization',
   resolve: ({ id }, ctx) => {
     const orgId = ctx.org!.id;
-    return keptRoles.of(ctx.config).through(`${orgId}|${id}`, () => ctx.backends.authz.roles.getRole({ orgId, id }), undefined, ctx.arrivedAt);
+    // Kept by authz's read model (@platform/authz-client): a role's row makes the one call of its operation or none.
+    return ctx.backends.authz.roles.getRole({ orgId, id });
   },
   id: (role) => role.id,
 };

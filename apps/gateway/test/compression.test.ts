@@ -75,7 +75,7 @@ describe('compressed answers', () => {
     fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="/assets/index-AbC123.js"></script>');
     fs.writeFileSync(path.join(dir, 'assets', 'index-AbC123.js'), SCRIPT);
     const config = loadConfig(gatewayEnv, { LOG_LEVEL: 'silent', CONSOLE_DIR: dir });
-    const backends = connectBackends(config);
+    const { backends } = connectBackends(config);
     const server = http.createServer(createGatewayHttp({ routes: rows, backends, config, log: createLogger('gateway-test', 'silent') }));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

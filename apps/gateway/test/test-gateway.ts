@@ -20,7 +20,7 @@ export async function startTestGateway(
   log: Logger = createLogger('gateway-test', 'silent'),
 ): Promise<TestGateway> {
   const config = loadConfig(gatewayEnv, { LOG_LEVEL: 'silent', BACKEND_DEADLINE_MS: '2000', ...env });
-  const backends = connectBackends(config);
+  const { backends } = connectBackends(config);
   const server = http.createServer(createGatewayHttp({ routes: ROUTES, backends, config, log }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {

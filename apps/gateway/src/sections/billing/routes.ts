@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
-import { keptPerGateway } from '../../kept-per-gateway';
 import { JsonStream, sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type Route } from '../../route';
 import { clusterUid, MonthlyPoint, streamed, objectFields, quantities, UsageTotals } from '../dashboard/usage-report';
 
@@ -47,31 +45,11 @@ export const NamespaceBilling = z
   })
   .meta({ id: 'NamespaceBilling' });
 
-// The UIDs of an organization's clusters, kept per gateway (kept-per-gateway.ts), so a report is the one call to
-// billing-dashboard: the set changes only through the inventory, whose notice (`clusters.changed`) names the owners
-// whose clusters may have changed, and the clusters themselves.
-const keptOrgClusters = keptPerGateway<string[]>(
-  (config) => ({ name: 'gateway.org-clusters', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 1_000 }),
-  [
-    {
-      subject: CLUSTERS_CHANGED,
-      stale: (n) => [...((n as ClustersChanged).owners ?? []), ...((n as ClustersChanged).uids ?? []).map((uid) => `cluster:${uid}`)],
-    },
-  ],
-);
-
-/** The UIDs of the organization's clusters: its hubs and every managed cluster under them (kept, or one call). */
-function orgClusterUids(org: OrgRef, ctx: EdgeContext): Promise<string[]> {
-  const owner = `organization:${org.id}`;
-  return keptOrgClusters
-    .of(ctx.config)
-    .through(
-      owner,
-      async () =>
-        (await ctx.backends.clusters.clusters.listOwnerClusters({ ownerType: 'organization', ownerId: org.id })).clusters.map((c) => c.uid),
-      { tags: (uids) => [owner, ...uids.map((uid) => `cluster:${uid}`)] },
-      ctx.arrivedAt,
-    );
+/** The UIDs of the organization's clusters: its hubs and every managed cluster under them. */
+async function orgClusterUids(org: OrgRef, ctx: EdgeContext): Promise<string[]> {
+  // Kept by the inventory's read model (@platform/clusters-client): a report is the one call to billing-dashboard.
+  const { clusters } = await ctx.backends.clusters.clusters.listOwnerClusters({ ownerType: 'organization', ownerId: org.id });
+  return clusters.map((c) => c.uid);
 }
 
 export const namespaceBillingRoutes: Route[] = [

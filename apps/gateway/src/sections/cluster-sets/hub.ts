@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import type { clustersV1 } from '@platform/proto';
-import { keptPerGateway } from '../../kept-per-gateway';
 import * as p from '../../params';
 import type { EdgeContext, ObjectResolver, Requirement, Target } from '../../route';
 
@@ -49,16 +47,6 @@ type Params = z.output<typeof HubPath>;
 /** A hub as its routes use it: what names it, which does not change while it exists (its state is asked for anew). */
 export type HubRef = Pick<clustersV1.Cluster, 'id' | 'uid' | 'name'>;
 type HubRequirement = Requirement<'cluster', { params: Params }, EdgeContext & { target: HubRef }>;
-
-// What each owner's hub names resolve to, so a cluster-set route makes the one call of its operation, not a lookup
-// first. A hub's ids and name never change while it exists; a hub is removed only when its recording is taken back
-// (its owner could not be written to authz), and clusters' notice of changed clusters then evicts it (as it does after
-// any report). Misses are not kept: a new hub is found at once. A NoticeCache (libs/bus): a fence before a kept one is
-// used, nothing kept while the bus is away.
-const keptHubs = keptPerGateway<HubRef>(
-  (config) => ({ name: 'gateway.hubs', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  [{ subject: CLUSTERS_CHANGED, stale: (n) => ((n as ClustersChanged).uids ?? []).map((uid) => `hub:${uid}`) }],
-);
 
 /** The owner organization, for `access:org` on it; none when the owner is a user account. */
 const ownerOrganization: ObjectResolver<{ params: Params }, EdgeContext> = {
@@ -111,15 +99,10 @@ export const hubInPath: Target<'cluster', HubRef, Params> = {
   describe: 'hub `{cluster}` of `{owner}`',
   async resolve({ owner, cluster }, ctx) {
     const account = await ownerOf(owner, ctx);
-    return keptHubs.of(ctx.config).through(
-      `${account.type}:${account.id}|${cluster}`,
-      async () => {
-        const hub = await ctx.backends.clusters.clusters.getHub({ ownerType: account.type, ownerId: account.id, name: cluster });
-        return { id: hub.id, uid: hub.uid, name: hub.name };
-      },
-      { tags: (hub) => [`hub:${hub.uid}`] },
-      ctx.arrivedAt,
-    );
+    // Kept by the inventory's read model (@platform/clusters-client): a cluster-set route makes the one call of its
+    // operation, not a lookup first.
+    const hub = await ctx.backends.clusters.clusters.getHub({ ownerType: account.type, ownerId: account.id, name: cluster });
+    return { id: hub.id, uid: hub.uid, name: hub.name };
   },
   id: (hub) => hub.id,
   authzId: (hub) => hub.uid,

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { CLUSTERS_CHANGED, CONTRACTS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
+import { chunks } from '@platform/service-kit';
 import type { clustersV1, licensedV1, licensingV1 } from '@platform/proto';
 import type { Gate } from '../../gating';
 import { accountsOf } from '../../kept-accounts';
-import { keptPerGateway } from '../../kept-per-gateway';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
 import { clusterUuid } from '../../params';
@@ -28,8 +27,8 @@ import {
 // The licensed users, clusters, licenses and products of the admin billing dashboard
 // (docs/billing-dashboard.md): billing-enabled deployments only, site admins with view_licensed_users:site_admin,
 // `org` required. billing-dashboard answers what was reported with first and last received times; the names come
-// from orgs-teams, the clusters from the inventory, licenses and contract counts from contracts-licensing, all kept in
-// the gateway under their owners' notices (kept-accounts.ts, below). What is not kept is asked once per request for
+// from orgs-teams, the clusters from the inventory, licenses and contract counts from contracts-licensing, each kept by
+// its owner's read model (kept-accounts.ts for the names). What is not kept is asked once per request for
 // all the rows (GetAccounts, GetClusters, GetIssuedLicenses, CountClusterContracts), or once per
 // 1,000 where the backend takes at most that many a call (a user may have reported from many more clusters).
 
@@ -69,29 +68,10 @@ const query = (q: Partial<licensedV1.LicensedQuery>): licensedV1.LicensedQuery =
   ...q,
 });
 
-// What the rows show of the clusters the inventory owns, kept per gateway (kept-per-gateway.ts), so a row is one call
-// to billing-dashboard where it asks nothing else: a cluster changes only through the inventory, whose every change
-// clusters announces (`clusters.changed`). Misses are not kept. The accounts the rows name are kept likewise
-// (kept-accounts.ts).
-const clusterTag = (uid: string) => `cluster:${uid}`;
-const keptClusters = keptPerGateway<clustersV1.Cluster>(
-  (config) => ({ name: 'gateway.clusters', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  [{ subject: CLUSTERS_CHANGED, stale: (n) => ((n as ClustersChanged).uids ?? []).map(clusterTag) }],
-);
-
-/** The inventory's clusters of these (lower-case) UIDs, by UID: kept, or one GetClusters call per 1,000 others. */
-function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clustersV1.Cluster>> {
-  return keptClusters.of(ctx.config).throughMany(
-    uids,
-    async (missing) => {
-      const answers = await Promise.all(
-        parts(missing, CLUSTERS_PER_CALL).map((batch) => ctx.backends.clusters.clusters.getClusters({ uids: batch })),
-      );
-      return new Map(answers.flatMap((a) => a.clusters).map((c) => [c.uid, c]));
-    },
-    { tags: (cluster) => [clusterTag(cluster.uid)] },
-    ctx.arrivedAt,
-  );
+/** The inventory's clusters of these (lower-case) UIDs, by UID: one GetClusters call per 1,000 not kept by its read model. */
+async function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clustersV1.Cluster>> {
+  const answers = await Promise.all(chunks(uids, CLUSTERS_PER_CALL).map((batch) => ctx.backends.clusters.clusters.getClusters({ uids: batch })));
+  return new Map(answers.flatMap((a) => a.clusters).map((c) => [c.uid, c]));
 }
 
 /** ListUserAccounts answers at most this many accounts a page. */
@@ -100,70 +80,21 @@ const USER_ACCOUNTS_PER_PAGE = 1000;
 /** GetClusters and CountClusterContracts take at most this many cluster UIDs a call. */
 const CLUSTERS_PER_CALL = 1000;
 
-/** `items` in consecutive parts of at most `size` (none for an empty list). */
-function parts<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-// What the rows show of contracts-licensing's answers, kept per gateway likewise: the licenses it issued and how many
-// active contracts bind a cluster. contracts-licensing announces every write it answers (`contracts.changed`: a
-// contract edited, revoked, deleted, bound or unbound, a license issued), which drops them all. A count also changes
-// without a write when a contract ends: it is kept until the first counted contract's end, no longer.
-const contractsChanged = [{ subject: CONTRACTS_CHANGED, stale: () => 'all' as const }];
-const keptIssuedLicenses = keptPerGateway<licensingV1.IssuedLicense | null>(
-  (config) => ({ name: 'gateway.issued-licenses', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  contractsChanged,
-);
-interface ContractCount {
-  count: number;
-  /** When the first counted contract ends (Unix seconds); 0 when none is counted. */
-  endsUnix: number;
-}
-const keptContractCounts = keptPerGateway<ContractCount>(
-  (config) => ({ name: 'gateway.contract-counts', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  contractsChanged,
-);
-
-/**
- * The licenses the platform issued among these serials, by serial: kept, or one GetIssuedLicenses call for the others.
- * That a serial names no issued license is kept too (most reported licenses are offline or foreign ones): issuing one
- * is a write of contracts-licensing, whose notice drops it.
- */
+/** The licenses the platform issued among these serials, by serial: one GetIssuedLicenses call for those not kept. */
 async function issuedLicensesOf(ctx: EdgeContext, serials: string[]): Promise<Map<string, licensingV1.IssuedLicense>> {
-  const found = await keptIssuedLicenses.of(ctx.config).throughMany(
-    serials,
-    async (missing) => {
-      const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials: missing });
-      const issued = new Map(licenses.map((l) => [l.serial, l]));
-      return new Map(missing.map((serial) => [serial, issued.get(serial) ?? null]));
-    },
-    undefined,
-    ctx.arrivedAt,
-  );
-  return new Map([...found].flatMap(([serial, l]) => (l ? [[serial, l] as const] : [])));
+  const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials });
+  return new Map(licenses.map((l) => [l.serial, l]));
 }
 
 /**
- * How many active contracts bind each of these clusters: kept, or one CountClusterContracts call per 1,000 others,
- * since a user may have reported from many more.
+ * How many active contracts bind each of these clusters: one CountClusterContracts call per 1,000 not kept by
+ * contracts-licensing's read model, since a user may have reported from many more.
  */
 async function contractCounts(ctx: EdgeContext, clusterUids: string[]): Promise<Map<string, number>> {
-  const counted = await keptContractCounts.of(ctx.config).throughMany(
-    clusterUids,
-    async (missing) => {
-      const answers = await Promise.all(
-        parts(missing, CLUSTERS_PER_CALL).map((clusters) => ctx.backends.contractsLicensing.contracts.countClusterContracts({ clusters })),
-      );
-      return new Map(
-        answers.flatMap((a) => Object.entries(a.counts).map(([uid, count]) => [uid, { count, endsUnix: Number(a.endsUnix?.[uid] ?? 0) }])),
-      );
-    },
-    { ttlMs: (c) => (c.endsUnix ? Math.max(0, c.endsUnix * 1000 - Date.now()) : undefined) },
-    ctx.arrivedAt,
+  const answers = await Promise.all(
+    chunks(clusterUids, CLUSTERS_PER_CALL).map((clusters) => ctx.backends.contractsLicensing.contracts.countClusterContracts({ clusters })),
   );
-  return new Map([...counted].map(([uid, c]) => [uid, c.count]));
+  return new Map(answers.flatMap((a) => Object.entries(a.counts)));
 }
 
 /** The account of one id, or undefined when it no longer exists. */

@@ -1,7 +1,7 @@
 import { DecisionCache, TUPLES_CHANGED } from '@platform/bus';
 import { LaterBus } from '@platform/testing';
 import type { authzV1 } from '@platform/proto';
-import { withKeptDecisions } from '../src/kept-decisions';
+import { withKeptDecisions } from './clients';
 
 /** authz as the gateway sees it: answers from a set of held permissions, counting the calls. */
 function authz() {
@@ -31,7 +31,7 @@ async function setUp() {
   return { bus, stop, backend, client: withKeptDecisions(backend, cache) };
 }
 
-describe('the gateway decision cache', () => {
+describe("the decisions authz's readers keep", () => {
   it('asks authz once for a check asked again, and again once a tuple changed, even when the notice arrives late', async () => {
     const { bus, stop, backend, client } = await setUp();
     backend.held.add('1 edit:org 7');

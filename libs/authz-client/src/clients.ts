@@ -1,0 +1,92 @@
+import { DecisionCache, NoticeCache, TUPLES_CHANGED, allOf, decisionKey, type ReadModel } from '@platform/bus';
+import { authzRolesV1, authzV1 } from '@platform/proto';
+import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** The calls authz's read model answers. */
+interface AuthzReads {
+  authz: Pick<AuthzClients['authz'], 'check' | 'checkPermission'>;
+  roles: Pick<AuthzClients['roles'], 'getRole'>;
+}
+
+/** authz's services as another app calls them. */
+export interface AuthzClients {
+  /** Checks, tuples, the permission catalog. */
+  authz: PromiseClient<typeof authzV1.AuthzServiceService>;
+  /** Custom roles and allowed permissions. */
+  roles: PromiseClient<typeof authzRolesV1.RolesServiceService>;
+}
+
+/** What a reader keeps of authz's answers, and how long at most (0 keeps nothing). */
+export interface AuthzKeeping {
+  /** Check answers (AUTHZ_DECISION_CACHE_TTL_MS, AUTHZ_DECISION_CACHE_SIZE). */
+  decisions: { ttlMs: number; maxEntries: number };
+  /** Custom roles read by id. */
+  roles: { ttlMs: number; maxEntries?: number };
+  /** Names the caches in the metrics (`<reader>.decisions`, `<reader>.roles`). */
+  reader: string;
+}
+
+/**
+ * authz's clients, with what the reader keeps of their answers (`keep`): the read model authz defines for the apps
+ * that ask it. Its one rule, written here by authz: any tuple change (`authz.tuples.changed`, which authz sends after
+ * every write of tuples, a role's rename and description too) may change any answer, since one tuple changes answers
+ * about objects it does not name; so it empties everything kept. Kept are checks without contextual tuples or a
+ * condition context (those answer for one request only) and custom roles read by id (misses are not kept). Each
+ * answer is served only after the reader's bus has caught up with every notice sent before the request arrived
+ * (`CallOptions.arrivedAt`), and nothing is kept while the bus is away.
+ */
+export function authzClients(address: string, opts: ClientOptions, keep?: AuthzKeeping): { clients: AuthzClients; readModel: ReadModel } {
+  const clients = {
+    authz: createClient(authzV1.AuthzServiceService, address, opts),
+    roles: createClient(authzRolesV1.RolesServiceService, address, opts),
+  };
+  return keep ? keptAuthz(clients, keep) : { clients, readModel: allOf([]) };
+}
+
+/** authz's clients answering from what `keep` says to keep (see authzClients); any object with their methods will do. */
+export function keptAuthz<C extends AuthzReads>(clients: C, keep: AuthzKeeping): { clients: C; readModel: ReadModel } {
+  const { authz, roles } = clients;
+  const decisions = new DecisionCache({ name: `${keep.reader}.decisions`, ...keep.decisions });
+  const keptRoles = new NoticeCache<authzRolesV1.Role>({
+    name: `${keep.reader}.roles`,
+    ttlMs: keep.roles.ttlMs,
+    maxEntries: keep.roles.maxEntries ?? 10_000,
+  });
+  const emptyOnTuples = [{ subject: TUPLES_CHANGED, stale: () => 'all' as const }];
+  return {
+    clients: { ...clients, authz: withKeptDecisions(authz, decisions), roles: withKeptRoles(roles, keptRoles) },
+    readModel: allOf([{ follow: (bus) => decisions.follow(bus, emptyOnTuples) }, { follow: (bus) => keptRoles.follow(bus, emptyOnTuples) }]),
+  };
+}
+
+type Decision = authzV1.CheckResponse;
+
+/** The request's arrival, which the reader's calls carry, for the fence (Bus.caughtUp). */
+const arrivedAt = (opts: CallOptions | undefined) => opts?.arrivedAt;
+
+/** The client with CheckPermission and Check answered from the decisions kept, when they may be. */
+export function withKeptDecisions<C extends Pick<AuthzClients['authz'], 'check' | 'checkPermission'>>(client: C, cache: DecisionCache): C {
+  const kept = async (key: string, ask: () => Promise<Decision>, opts: CallOptions | undefined): Promise<Decision> => ({
+    allowed: await cache.through(key, async () => (await ask()).allowed, undefined, arrivedAt(opts)),
+  });
+  return {
+    ...client,
+    checkPermission: (req: authzV1.CheckPermissionRequest, opts?: CallOptions) =>
+      // A permission name is resolved through authz's fixed table: the name stands for what it resolves to.
+      kept(decisionKey(`user:${req.userId}`, `permission ${req.permission}`, String(req.objectId)), () => client.checkPermission(req, opts), opts),
+    check: (req: authzV1.CheckRequest, opts?: CallOptions) =>
+      // A check with contextual tuples or a condition context answers for that request only.
+      req.contextualTuples.length > 0 || req.contextJson || !req.tuple
+        ? client.check(req, opts)
+        : kept(decisionKey(req.tuple.user, req.tuple.relation, req.tuple.object), () => client.check(req, opts), opts),
+  };
+}
+
+/** The client with GetRole answered from the roles kept. */
+function withKeptRoles<C extends Pick<AuthzClients['roles'], 'getRole'>>(client: C, cache: NoticeCache<authzRolesV1.Role>): C {
+  return {
+    ...client,
+    getRole: (req: authzRolesV1.GetRoleRequest, opts?: CallOptions) =>
+      cache.through(`${req.orgId}|${req.id}`, () => client.getRole(req, opts), undefined, arrivedAt(opts)),
+  };
+}

@@ -1,0 +1,87 @@
+import { allOf, CLUSTERS_CHANGED, NoticeCache, type ClustersChanged, type ReadModel } from '@platform/bus';
+import { clientOrgsV1, clusterSetsV1, clustersV1, featureSetsV1 } from '@platform/proto';
+import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** clusters' services as another app calls them. */
+export interface ClustersClients {
+  clusters: PromiseClient<typeof clustersV1.ClustersServiceService>;
+  /** Cluster sets of a hub and their bound namespaces. */
+  clusterSets: PromiseClient<typeof clusterSetsV1.ClusterSetsServiceService>;
+  /** Feature sets, sync status and auto-update of cluster sets. */
+  featureSets: PromiseClient<typeof featureSetsV1.FeatureSetsServiceService>;
+  /** Client organizations: their hub, imported clusters and asynchronous cleanup. */
+  clientOrgs: PromiseClient<typeof clientOrgsV1.ClientOrgsServiceService>;
+}
+
+/** What a reader keeps of the inventory's answers, and how long at most (0 keeps nothing). */
+export interface ClustersKeeping {
+  ttlMs: number;
+  /** Names the caches in the metrics (`<reader>.hubs`, `<reader>.clusters`, `<reader>.owner-clusters`). */
+  reader: string;
+}
+
+/** The calls the inventory's read model answers. */
+type ClustersReads = Pick<ClustersClients['clusters'], 'getHub' | 'getClusters' | 'listOwnerClusters'>;
+
+/** clusters' clients, answering from what the reader keeps of the inventory when `keep` is given (see keptClusters). */
+export function clustersClients(address: string, opts: ClientOptions, keep?: ClustersKeeping): { clients: ClustersClients; readModel: ReadModel } {
+  const clients: ClustersClients = {
+    clusters: createClient(clustersV1.ClustersServiceService, address, opts),
+    clusterSets: createClient(clusterSetsV1.ClusterSetsServiceService, address, opts),
+    featureSets: createClient(featureSetsV1.FeatureSetsServiceService, address, opts),
+    clientOrgs: createClient(clientOrgsV1.ClientOrgsServiceService, address, opts),
+  };
+  if (!keep) return { clients, readModel: allOf([]) };
+  const kept = keptClusters(clients.clusters, keep);
+  return { clients: { ...clients, clusters: kept.client }, readModel: kept.readModel };
+}
+
+const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;
+
+/**
+ * The inventory's read model, as clusters defines it for the apps that read it: hubs by owner and name (GetHub),
+ * clusters by UID (GetClusters: the kept ones answered here, only the others asked) and the clusters of an owner
+ * (ListOwnerClusters). Its rule, written here by clusters: the inventory changes only through clusters, which after
+ * every change (a report applied, a hub recorded or taken back) sends `clusters.changed` naming the clusters changed
+ * or gone and the owners whose set of clusters may have changed; those are dropped. Misses are not kept (a new hub
+ * or cluster is found at once). Each answer is served only after the reader's bus has caught up with the notices sent
+ * before the request arrived (`CallOptions.arrivedAt`); nothing is kept while the bus is away.
+ */
+export function keptClusters<C extends ClustersReads>(client: C, keep: ClustersKeeping): { client: C; readModel: ReadModel } {
+  const hubs = new NoticeCache<clustersV1.Cluster>({ name: `${keep.reader}.hubs`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
+  const byUid = new NoticeCache<clustersV1.Cluster>({ name: `${keep.reader}.clusters`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
+  const ofOwner = new NoticeCache<clustersV1.ListClustersResponse>({ name: `${keep.reader}.owner-clusters`, ttlMs: keep.ttlMs, maxEntries: 1_000 });
+  const stale = (n: unknown) => {
+    const { uids = [], owners = [] } = n as Partial<ClustersChanged>;
+    return [...uids.map(clusterTag), ...owners.map((owner) => `owner:${owner}`)];
+  };
+  const rules = [{ subject: CLUSTERS_CHANGED, stale }];
+  const kept: C = {
+    ...client,
+    getHub: (req: clustersV1.GetHubRequest, opts?: CallOptions) =>
+      hubs.through(`${req.ownerType}:${req.ownerId}|${req.name}`, () => client.getHub(req, opts), { tags: (hub) => [clusterTag(hub.uid)] }, opts?.arrivedAt),
+    getClusters: async (req: clustersV1.GetClustersRequest, opts?: CallOptions) => {
+      const found = await byUid.throughMany(
+        req.uids.map((uid) => uid.toLowerCase()),
+        async (missing) => new Map((await client.getClusters({ uids: missing }, opts)).clusters.map((c) => [c.uid.toLowerCase(), c])),
+        { tags: (cluster) => [clusterTag(cluster.uid)] },
+        opts?.arrivedAt,
+      );
+      // In the order asked, as clusters answers; UIDs of no cluster left out.
+      return { clusters: req.uids.flatMap((uid) => found.get(uid.toLowerCase()) ?? []) } as clustersV1.ListClustersResponse;
+    },
+    listOwnerClusters: (req: clustersV1.ListHubsRequest, opts?: CallOptions) => {
+      const owner = `${req.ownerType}:${req.ownerId}`;
+      return ofOwner.through(
+        owner,
+        () => client.listOwnerClusters(req, opts),
+        { tags: (answer) => [`owner:${owner}`, ...answer.clusters.map((c) => clusterTag(c.uid))] },
+        opts?.arrivedAt,
+      );
+    },
+  };
+  return {
+    client: kept,
+    readModel: allOf([hubs, byUid, ofOwner].map((cache) => ({ follow: (bus) => cache.follow(bus, rules) }))),
+  };
+}

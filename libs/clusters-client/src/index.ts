@@ -1,0 +1,1 @@
+export { clustersClients, keptClusters, type ClustersClients, type ClustersKeeping } from './clients';

@@ -1,0 +1,108 @@
+import { allOf, CONTRACTS_CHANGED, NoticeCache, type ReadModel } from '@platform/bus';
+import { contractsLicensingV1, contractsV1, licensingV1, notificationsV1 } from '@platform/proto';
+import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** contracts-licensing's services as another app calls them. */
+export interface ContractsLicensingClients {
+  /** The app's version (its first service answers GetVersion). */
+  licensing: PromiseClient<typeof contractsLicensingV1.ContractsLicensingServiceService>;
+  /** Contracts, their clusters and audit events. */
+  contracts: PromiseClient<typeof contractsV1.ContractsServiceService>;
+  /** License issuing, registration, the revocation list (docs/licensing.md). */
+  licenses: PromiseClient<typeof licensingV1.LicensingServiceService>;
+  /** Webhook endpoints, their delivery log and the notice mails (docs/notifications.md). */
+  notifications: PromiseClient<typeof notificationsV1.NotificationsServiceService>;
+}
+
+/** What a reader keeps of contracts-licensing's answers, and how long at most (0 keeps nothing). */
+export interface ContractsLicensingKeeping {
+  ttlMs: number;
+  /** Names the caches in the metrics (`<reader>.issued-licenses`, `<reader>.contract-counts`). */
+  reader: string;
+}
+
+/** contracts-licensing's clients, answering from what the reader keeps when `keep` is given (see keptContracts). */
+export function contractsLicensingClients(
+  address: string,
+  opts: ClientOptions,
+  keep?: ContractsLicensingKeeping,
+): { clients: ContractsLicensingClients; readModel: ReadModel } {
+  const clients: ContractsLicensingClients = {
+    licensing: createClient(contractsLicensingV1.ContractsLicensingServiceService, address, opts),
+    contracts: createClient(contractsV1.ContractsServiceService, address, opts),
+    licenses: createClient(licensingV1.LicensingServiceService, address, opts),
+    notifications: createClient(notificationsV1.NotificationsServiceService, address, opts),
+  };
+  if (!keep) return { clients, readModel: allOf([]) };
+  const kept = keptContracts(clients, keep);
+  return { clients: { ...clients, ...kept.clients }, readModel: kept.readModel };
+}
+
+/** A cluster's count as kept: how many active contracts bind it, and when the first of them ends (0: none). */
+interface ContractCount {
+  count: number;
+  endsUnix: number;
+}
+
+/**
+ * contracts-licensing's read model, as it defines it for the apps that read it: the licenses it issued, by serial
+ * (GetIssuedLicenses; that a serial names no issued license is kept too, most reported licenses being offline or
+ * foreign ones), and how many active contracts bind each cluster (CountClusterContracts). The kept ones are answered
+ * here, only the others asked. Its rule, written here by contracts-licensing: it announces every write it answers
+ * (`contracts.changed`: a contract edited, revoked, deleted, bound or unbound, a license issued; see
+ * contracts-changed.ts), which drops everything kept; and a count also changes without a write when a contract ends,
+ * so it is kept until the first counted contract's end, no longer. Each answer is served only after the reader's bus
+ * has caught up with the notices sent before the request arrived (`CallOptions.arrivedAt`); nothing is kept while the
+ * bus is away.
+ */
+export function keptContracts<
+  C extends { licenses: Pick<ContractsLicensingClients['licenses'], 'getIssuedLicenses'>; contracts: Pick<ContractsLicensingClients['contracts'], 'countClusterContracts'> },
+>(clients: C, keep: ContractsLicensingKeeping): { clients: C; readModel: ReadModel } {
+  const issued = new NoticeCache<licensingV1.IssuedLicense | null>({ name: `${keep.reader}.issued-licenses`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
+  const counts = new NoticeCache<ContractCount>({ name: `${keep.reader}.contract-counts`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
+  const rules = [{ subject: CONTRACTS_CHANGED, stale: () => 'all' as const }];
+  const { licenses, contracts } = clients;
+  return {
+    clients: {
+      ...clients,
+      licenses: {
+        ...licenses,
+        getIssuedLicenses: async (req: licensingV1.GetIssuedLicensesRequest, opts?: CallOptions) => {
+          const found = await issued.throughMany(
+            req.serials,
+            async (missing) => {
+              const answer = await licenses.getIssuedLicenses({ serials: missing }, opts);
+              const bySerial = new Map(answer.licenses.map((l) => [l.serial, l]));
+              return new Map(missing.map((serial) => [serial, bySerial.get(serial) ?? null]));
+            },
+            undefined,
+            opts?.arrivedAt,
+          );
+          return { licenses: [...found.values()].filter((l): l is licensingV1.IssuedLicense => l !== null) } as licensingV1.IssuedLicenseList;
+        },
+      },
+      contracts: {
+        ...contracts,
+        countClusterContracts: async (req: contractsV1.CountClusterContractsRequest, opts?: CallOptions) => {
+          const found = await counts.throughMany(
+            req.clusters,
+            async (missing) => {
+              const answer = await contracts.countClusterContracts({ clusters: missing }, opts);
+              return new Map(
+                Object.entries(answer.counts).map(([uid, count]) => [uid, { count, endsUnix: Number(answer.endsUnix?.[uid] ?? 0) }]),
+              );
+            },
+            { ttlMs: (c) => (c.endsUnix ? Math.max(0, c.endsUnix * 1000 - Date.now()) : undefined) },
+            opts?.arrivedAt,
+          );
+          const counted = [...found];
+          return {
+            counts: Object.fromEntries(counted.map(([uid, c]) => [uid, c.count])),
+            endsUnix: Object.fromEntries(counted.filter(([, c]) => c.endsUnix).map(([uid, c]) => [uid, c.endsUnix])),
+          } as contractsV1.ClusterContractCounts;
+        },
+      },
+    },
+    readModel: allOf([issued, counts].map((cache) => ({ follow: (bus) => cache.follow(bus, rules) }))),
+  };
+}

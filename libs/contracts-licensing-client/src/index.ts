@@ -1,0 +1,6 @@
+export {
+  contractsLicensingClients,
+  keptContracts,
+  type ContractsLicensingClients,
+  type ContractsLicensingKeeping,
+} from './clients';
