@@ -47,8 +47,11 @@ export function runTs(entry: string, env: Record<string, string>, onStderr?: (li
   return runNode(['--import', 'tsx', entry], { TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env }, onStderr);
 }
 
-/** The flags node runs the platform with: `npm start`'s (package.json) and the images' NODE_OPTIONS (deploy/docker/Dockerfile). */
-export const PLATFORM_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=32'];
+/**
+ * The flags node runs the platform with: `npm start`'s (package.json) and the images' NODE_OPTIONS
+ * (deploy/docker/Dockerfile). BENCH_NODE_FLAGS (space-separated) replaces them, to measure what one flag is worth.
+ */
+export const PLATFORM_NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? ['--enable-source-maps', '--max-semi-space-size=32'];
 
 /**
  * The platform as it runs for its users: `npm start`'s launcher (`deploy/local/start.mjs`, which runs the launcher's
