@@ -9,19 +9,13 @@ import { backendChecks } from './operations';
 import { ROUTES } from './sections';
 import { followKeptPerGateway } from './kept-per-gateway';
 import { SharedSignInFailures } from './sign-in-failures';
-import { OrgViewCache } from './org-views';
-import { TokenCache } from './token-cache';
 
 /** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
 export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: startGateway });
 
 function startGateway(config: GatewayConfig) {
-  const orgViews = new OrgViewCache(config.ORG_CACHE_TTL_MS);
-  const { backends, readModel } = connectBackends(config, { orgViews });
+  const { backends, readModel } = connectBackends(config, true);
   const checks = backendChecks(config);
-  const tokens = new TokenCache(config.AUTH_CACHE_TTL_MS);
-  let unfollow: (() => Promise<void>) | undefined;
-  let unfollowOrgs: (() => Promise<void>) | undefined;
   let unfollowReadModels: (() => Promise<void>) | undefined;
   let unfollowKept: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
@@ -39,21 +33,17 @@ function startGateway(config: GatewayConfig) {
         port: config.HTTP_PORT,
         host: config.HTTP_HOST,
         async handler({ log, bus, db }) {
-          unfollow = await tokens.follow(bus!);
-          unfollowOrgs = await orgViews.follow(bus!);
           // What the gateway reads through its backends' read models (their owners' packages).
           unfollowReadModels = await readModel.follow(bus!);
-          // What the sections keep (resolved hubs and teams, the metrics hook's facts).
+          // What the sections keep (the metrics hook's facts).
           unfollowKept = await followKeptPerGateway(config, bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
-          return createGatewayHttp({ routes: ROUTES, backends, config, log, checks: [...busState, ...checks], tokens, addressFailures });
+          return createGatewayHttp({ routes: ROUTES, backends, config, log, checks: [...busState, ...checks], forgetTokens: readModel.forgetTokens, addressFailures });
         },
       },
       onStop: async () => {
-        await unfollow?.();
-        await unfollowOrgs?.();
         await unfollowReadModels?.();
         await unfollowKept?.();
         addressFailures?.close();

@@ -8,7 +8,7 @@ import type { GatewayConfig } from './config';
 import type { Auth, OrgMode, OrgRef } from './route';
 import { assertCsrfProof, rememberSession, sessionSecretOf } from './session-cookie';
 import type { SignInFailures } from './sign-in-failures';
-import type { TokenCache, TokenScope } from './token-cache';
+
 
 /** The token a request presents: `Authorization: token|bearer <t>`, else `?token=` or `?access_token=`. */
 export function presentedToken(req: Request): string | undefined {
@@ -86,6 +86,15 @@ export function addressKey(ip: string | undefined): string {
 }
 
 /** Who a request comes from, the one use its token is limited to (if any), and the token's Gitea scopes. */
+/**
+ * The one use a token is limited to (docs/authentication.md): the use's name and the account it acts for.
+ * `license-proxy`: only the routes a license proxy calls, acting for that organization or user.
+ */
+export interface TokenScope {
+  name: string;
+  accountId: number;
+}
+
 export interface Authenticated {
   user: orgsTeamsV1.User;
   scope: TokenScope | undefined;
@@ -103,9 +112,6 @@ export async function authenticate(
   req: Request,
   backends: Backends,
   addressFailures: SignInFailures,
-  tokens?: TokenCache,
-  /** When the request arrived (performance.now()), for the token cache's fence. */
-  arrivedAt?: number,
 ): Promise<Authenticated | undefined> {
   const identity = backends.orgsTeams.identity;
   if (auth === 'basic') {
@@ -143,15 +149,13 @@ export async function authenticate(
     return undefined;
   }
   if (token.length > (JWT.test(token) ? MAX_JWT : TEXT_LIMITS.token)) throw new NotAuthenticatedError('invalid token');
-  const ask = async () => {
-    const answer = await identity.authenticate({ token });
-    if (!answer.user) return undefined;
-    const scope = answer.scope ? { name: answer.scope, accountId: answer.scopeAccountId } : undefined;
-    // An answer without scopes comes from an orgs-teams older than scopes: its tokens could do everything.
-    const accessScopes = answer.accessScopes.length ? answer.accessScopes : ['all'];
-    return { user: answer.user, scope, accessScopes };
-  };
-  return tokens ? tokens.through(token, ask, arrivedAt) : ask();
+  // Who the token belongs to is kept by orgs-teams' read model (@platform/orgs-teams-client).
+  const answer = await identity.authenticate({ token });
+  if (!answer.user) return undefined;
+  const scope = answer.scope ? { name: answer.scope, accountId: answer.scopeAccountId } : undefined;
+  // An answer without scopes comes from an orgs-teams older than scopes: its tokens could do everything.
+  const accessScopes = answer.accessScopes.length ? answer.accessScopes : ['all'];
+  return { user: answer.user, scope, accessScopes };
 }
 
 /**

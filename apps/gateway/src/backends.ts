@@ -2,14 +2,6 @@ import {
   billingDashboardV1,
   marketplaceListenerV1,
   metricsproxyV1,
-  orgsTeamsV1,
-  orgsTeamsOrgsV1,
-  orgsTeamsSettingsV1,
-  orgsTeamsAuditV1,
-  orgsTeamsAvatarsV1,
-  orgTokensV1,
-  orgClaimsV1,
-  serviceAccountsV1,
   outagesV1,
   usageReportV1,
   licensedV1,
@@ -19,32 +11,15 @@ import {
 import { authzClients, type AuthzClients } from '@platform/authz-client';
 import { clustersClients, type ClustersClients } from '@platform/clusters-client';
 import { contractsLicensingClients, type ContractsLicensingClients } from '@platform/contracts-licensing-client';
-import { allOf, type ReadModel } from '@platform/bus';
+import { orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsReadModel } from '@platform/orgs-teams-client';
+import { allOf } from '@platform/bus';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
-import { withOrgViews, type OrgViewCache } from './org-views';
 
 /** The gRPC clients of every backend app, grouped by app, named after the app's gRPC services. */
 export interface Backends {
   authz: AuthzClients;
-  orgsTeams: {
-    /** Accounts, tokens, authentication. */
-    identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
-    /** Organizations, members, teams. */
-    organizations: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
-    /** Sync tokens, system-admin access tokens, bus accounts. */
-    orgTokens: PromiseClient<typeof orgTokensV1.OrgTokensServiceService>;
-    /** Standalone-organization claims. */
-    claims: PromiseClient<typeof orgClaimsV1.OrgClaimsServiceService>;
-    /** Branding, allowed domains, registration. */
-    siteSettings: PromiseClient<typeof orgsTeamsSettingsV1.SiteSettingsServiceService>;
-    /** Organization avatars and their objects. */
-    avatars: PromiseClient<typeof orgsTeamsAvatarsV1.AvatarsServiceService>;
-    /** The audit trail of administrative changes. */
-    audit: PromiseClient<typeof orgsTeamsAuditV1.AuditServiceService>;
-    /** Service accounts of organizations and of the site, and their tokens. */
-    serviceAccounts: PromiseClient<typeof serviceAccountsV1.ServiceAccountsServiceService>;
-  };
+  orgsTeams: OrgsTeamsClients;
   contractsLicensing: ContractsLicensingClients;
   billingDashboard: {
     billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
@@ -76,52 +51,39 @@ export const BACKEND_APPS = {
 } as const satisfies Record<string, keyof Backends>;
 export type BackendName = keyof typeof BACKEND_APPS;
 
-/** What the gateway keeps of its backends' answers (none: every call is made). */
-export interface KeptAnswers {
-  /** orgs-teams' `GetOrg`, as each caller may see the organization. */
-  orgViews: OrgViewCache;
-}
-
 /**
  * Opens a channel to each backend; channels connect lazily and reconnect by themselves. With `kept`, the clients answer
- * from their owners' read models where the owners define one (`@platform/authz-client`): `readModel` is what the
- * gateway then makes follow its bus.
+ * from their owners' read models (`@platform/*-client`): `readModel` is what the gateway then makes follow its bus, and
+ * how it forgets at once the tokens of accounts it changed.
  */
-export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): { backends: Backends; readModel: ReadModel } {
+export function connectBackends(config: GatewayConfig, kept = false): { backends: Backends; readModel: OrgsTeamsReadModel } {
   const opts = (name: BackendName) => ({
     name,
     deadlineMs: config.BACKEND_DEADLINE_MS,
     idempotent: ['getVersion'],
     maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
   });
-  const orgsTeams = config.ORGS_TEAMS_GRPC_ADDR;
+  const readerKeeping = kept ? { reader: 'gateway', ttlMs: config.ORG_CACHE_TTL_MS } : undefined;
   const authz = authzClients(
     config.AUTHZ_GRPC_ADDR,
     opts('authz'),
-    kept && {
-      reader: 'gateway',
+    readerKeeping && {
+      reader: readerKeeping.reader,
       decisions: { ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE },
       roles: { ttlMs: config.ORG_CACHE_TTL_MS },
     },
   );
   // Kept like the organizations the routes look up (ORG_CACHE_TTL_MS): the owners' notices keep them true.
-  const readerKeeping = kept && { reader: 'gateway', ttlMs: config.ORG_CACHE_TTL_MS };
   const clusters = clustersClients(config.CLUSTERS_GRPC_ADDR, opts('clusters'), readerKeeping);
+  const orgsTeams = orgsTeamsClients(
+    config.ORGS_TEAMS_GRPC_ADDR,
+    opts('orgs-teams'),
+    readerKeeping && { ...readerKeeping, tokenTtlMs: config.AUTH_CACHE_TTL_MS },
+  );
   const contracts = contractsLicensingClients(config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing'), readerKeeping);
   const backends: Backends = {
     authz: authz.clients,
-    orgsTeams: {
-      identity: createClient(orgsTeamsV1.OrgsTeamsServiceService, orgsTeams, opts('orgs-teams')),
-      organizations: ((client) => (kept ? withOrgViews(client, kept.orgViews) : client))(
-        createClient(orgsTeamsOrgsV1.OrganizationsServiceService, orgsTeams, opts('orgs-teams')),
-      ),
-      orgTokens: createClient(orgTokensV1.OrgTokensServiceService, orgsTeams, opts('orgs-teams')),
-      claims: createClient(orgClaimsV1.OrgClaimsServiceService, orgsTeams, opts('orgs-teams')),
-      siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, orgsTeams, opts('orgs-teams')),
-      avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, orgsTeams, opts('orgs-teams')),
-      audit: createClient(orgsTeamsAuditV1.AuditServiceService, orgsTeams, opts('orgs-teams')),
-      serviceAccounts: createClient(serviceAccountsV1.ServiceAccountsServiceService, orgsTeams, opts('orgs-teams')),
-    },
+    orgsTeams: orgsTeams.clients,
     contractsLicensing: contracts.clients,
     billingDashboard: {
       billing: createClient(
@@ -147,7 +109,8 @@ export function connectBackends(config: GatewayConfig, kept?: KeptAnswers): { ba
     },
     clusters: clusters.clients,
   };
-  return { backends, readModel: allOf([authz.readModel, clusters.readModel, contracts.readModel]) };
+  const readModel = allOf([authz.readModel, clusters.readModel, contracts.readModel, orgsTeams.readModel]);
+  return { backends, readModel: { ...readModel, forgetTokens: orgsTeams.readModel.forgetTokens } };
 }
 
 /** The GetVersion client of each backend app (every app's first service answers it), for status pages. */

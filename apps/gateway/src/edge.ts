@@ -19,7 +19,6 @@ import { readMultipart } from './multipart';
 import type { PermissionObjectType } from '@platform/proto';
 import { bodyType, JsonStream, JsonText, type AuthzObject, type Denied, type EdgeContext, type Grant, type Requirement, type Route } from './route';
 import type { SignInFailures } from './sign-in-failures';
-import type { TokenCache } from './token-cache';
 import { assertBoundedInput, assertNoNul } from './validation';
 import type { ApiRequest, Outgoing } from './api-request';
 import { sendBody } from './replies';
@@ -31,8 +30,8 @@ export interface EdgeDeps {
   log: Logger;
   /** Failed Basic-auth attempts per client address (sign-in-failures.ts). */
   addressFailures: SignInFailures;
-  /** Who recent tokens belong to (token-cache.ts); absent: every request asks orgs-teams. */
-  tokens?: TokenCache;
+  /** Forgets the kept tokens of accounts (all without ids) at once (orgs-teams' read model); absent: none are kept. */
+  forgetTokens?: (accountIds?: number[]) => void;
 }
 
 /** What answers one row: everything the row declares happens here, then the handler runs and its reply is sent. */
@@ -108,7 +107,7 @@ async function serve(route: Route, req: ApiRequest, deps: EdgeDeps) {
   const { config } = deps;
   const arrivedAt = performance.now();
   const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS, arrivedAt);
-  const forgetTokens = (userIds?: number[]) => (userIds ? deps.tokens?.evictUsers(userIds) : deps.tokens?.clear());
+  const forgetTokens = (userIds?: number[]) => deps.forgetTokens?.(userIds);
   const ctx: EdgeContext = {
     backends,
     config,
@@ -120,7 +119,7 @@ async function serve(route: Route, req: ApiRequest, deps: EdgeDeps) {
     scope: undefined,
     forgetTokens,
   };
-  const authenticated = await authenticate(route.auth, req, backends, deps.addressFailures, deps.tokens, arrivedAt);
+  const authenticated = await authenticate(route.auth, req, backends, deps.addressFailures);
   ctx.caller = authenticated?.user;
   ctx.scope = authenticated?.scope;
   // For the access line (http.ts): who made the request.

@@ -19,7 +19,6 @@ import { sendBody } from './replies';
 import type { Route } from './route';
 import { routeTable } from './route-table';
 import { LocalSignInFailures, type SignInFailures } from './sign-in-failures';
-import type { TokenCache } from './token-cache';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
 const API_ROOT = '/api/v1';
@@ -55,15 +54,15 @@ export function createGatewayHttp(opts: {
   log: Logger;
   /** What /readyz asks (operations.ts backendChecks); none: ready whenever it runs. */
   checks?: DependencyCheck[];
-  /** Who recent tokens belong to; none: every request asks orgs-teams. */
-  tokens?: TokenCache;
+  /** Forgets kept tokens of accounts at once (orgs-teams' read model); none: nothing is kept. */
+  forgetTokens?: (accountIds?: number[]) => void;
   /** Where failed Basic-auth attempts per address are counted; none: in this process's memory. */
   addressFailures?: SignInFailures;
 }): RequestListener {
   const { backends, config, log } = opts;
   const routes = registeredRoutes(opts.routes, config);
   const addressFailures = opts.addressFailures ?? new LocalSignInFailures(addressFailureLimits(config));
-  const deps = { backends, config, log, addressFailures, tokens: opts.tokens };
+  const deps = { backends, config, log, addressFailures, forgetTokens: opts.forgetTokens };
   // X-Forwarded-For names the client only when TRUST_PROXY says which peers to believe; otherwise the client is the peer.
   const trust = compileTrust(config.TRUST_PROXY);
   // The absolute address of the API document, named in every error body: on the public URL, not the request's Host.

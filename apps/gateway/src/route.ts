@@ -7,7 +7,7 @@ import type { Tag } from './api-names';
 import type { Gate } from './gating';
 import type { MultipartSpec } from './multipart';
 import type { AccessScope } from '@platform/service-kit';
-import type { TokenScope } from './token-cache';
+import type { TokenScope } from './authentication';
 
 /**
  * One row of the gateway's route table says everything a reader needs: method, path, summary, spec

@@ -1,6 +1,4 @@
-import { ORGS_CHANGED, type OrgsChanged } from '@platform/bus';
 import type { authzRolesV1, orgsTeamsOrgsV1 } from '@platform/proto';
-import { keptPerGateway } from './kept-per-gateway';
 import type { ObjectResolver, Target } from './route';
 
 /**
@@ -31,26 +29,14 @@ export const teamInPath: Target<'team', orgsTeamsOrgsV1.Team, { teamid: number; 
  */
 export const teamWithRolesInPath = teamTarget(true);
 
-// The teams the routes resolved, so a team's route makes the one call of its operation, not a lookup first. A team
-// without its roles is its row and its organization's, which change only through orgs-teams' team and organization
-// writes: each sends the organizations notice naming the organization before it answers. Its custom roles are
-// authz's and are not kept (the row that answers them asks each time). Misses are not kept.
-const keptTeams = keptPerGateway<orgsTeamsOrgsV1.Team>(
-  (config) => ({ name: 'gateway.teams', ttlMs: config.ORG_CACHE_TTL_MS, maxEntries: 10_000 }),
-  [{ subject: ORGS_CHANGED, stale: (n) => ((n as OrgsChanged).orgIds ?? []).map((id) => `org:${id}`) }],
-);
-
 function teamTarget(withRoles: boolean): Target<'team', orgsTeamsOrgsV1.Team, { teamid: number; orgname?: string }> {
   return {
     type: 'team',
     describe: 'team `{teamid}`',
     async resolve({ teamid, orgname }, ctx) {
       const orgId = orgname === undefined ? 0 : (await orgInPath.resolve({ orgname }, ctx)).id;
-      const get = () => ctx.backends.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles });
-      if (withRoles) return get();
-      return keptTeams
-        .of(ctx.config)
-        .through(`${teamid}|${orgId}`, get, { tags: (team) => [`org:${Number(team.organization?.id)}`] }, ctx.arrivedAt);
+      // Without its roles, kept by orgs-teams' read model: a team's route makes the one call of its operation.
+      return ctx.backends.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles });
     },
     id: (team) => team.id,
   };

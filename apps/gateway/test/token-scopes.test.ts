@@ -1,10 +1,8 @@
-import { InProcessBus } from '@platform/bus';
 import { orgsTeamsV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
 import { parseAccessScopes, scopesCover } from '@platform/service-kit';
 import { assertTokenMayCall } from '../src/edge';
 import { ROUTES } from '../src/sections';
-import { TokenCache } from '../src/token-cache';
 import { startTestGateway } from './test-gateway';
 
 // Token limits at the edge (docs/authentication.md): a license-proxy token gets through only the rows that list its
@@ -62,16 +60,6 @@ describe('token limits at the edge', () => {
   it('lists the license-proxy use on exactly the routes a license proxy calls', () => {
     const proxied = ROUTES.filter((r) => r.uses?.includes('license-proxy')).map((r) => `${r.method.toUpperCase()} ${r.path}`);
     expect(proxied.sort()).toEqual(['GET /licenses/ca', 'GET /licenses/crl', 'POST /license/issue']);
-  });
-
-  it('keeps the use and the scopes of a cached token with its user', async () => {
-    const bus = new InProcessBus();
-    const cache = new TokenCache(60_000);
-    const stop = await cache.follow(bus);
-    const user = orgsTeamsV1.User.fromPartial({ id: 1 });
-    await cache.through('t', async () => ({ user, scope: PROXY, accessScopes: ['write:organization'] }));
-    expect(await cache.through('t', async () => undefined)).toEqual({ user, scope: PROXY, accessScopes: ['write:organization'] });
-    await stop();
   });
 
   describe('through the gateway', () => {

@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import {
+  ACCOUNTS_CHANGED,
+  allOf,
+  NoticeCache,
+  ORGS_CHANGED,
+  TUPLES_CHANGED,
+  type AccountsChanged,
+  type NoticeRule,
+  type OrgsChanged,
+  type ReadModel,
+} from '@platform/bus';
+import {
+  orgClaimsV1,
+  orgsTeamsAuditV1,
+  orgsTeamsAvatarsV1,
+  orgsTeamsOrgsV1,
+  orgsTeamsSettingsV1,
+  orgsTeamsV1,
+  orgTokensV1,
+  serviceAccountsV1,
+} from '@platform/proto';
+import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** orgs-teams' services as another app calls them. */
+export interface OrgsTeamsClients {
+  /** Accounts, tokens, authentication. */
+  identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
+  /** Organizations, members, teams. */
+  organizations: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
+  /** Sync tokens, system-admin access tokens, bus accounts. */
+  orgTokens: PromiseClient<typeof orgTokensV1.OrgTokensServiceService>;
+  /** Standalone-organization claims. */
+  claims: PromiseClient<typeof orgClaimsV1.OrgClaimsServiceService>;
+  /** Branding, allowed domains, registration. */
+  siteSettings: PromiseClient<typeof orgsTeamsSettingsV1.SiteSettingsServiceService>;
+  /** Organization avatars and their objects. */
+  avatars: PromiseClient<typeof orgsTeamsAvatarsV1.AvatarsServiceService>;
+  /** The audit trail of administrative changes. */
+  audit: PromiseClient<typeof orgsTeamsAuditV1.AuditServiceService>;
+  /** Service accounts of organizations and of the site, and their tokens. */
+  serviceAccounts: PromiseClient<typeof serviceAccountsV1.ServiceAccountsServiceService>;
+}
+
+/** What a reader keeps of orgs-teams' answers, and how long at most (0 keeps nothing). */
+export interface OrgsTeamsKeeping {
+  /** Organizations, accounts and teams (ORG_CACHE_TTL_MS). */
+  ttlMs: number;
+  /** Who a token belongs to (AUTH_CACHE_TTL_MS). */
+  tokenTtlMs: number;
+  /** Names the caches in the metrics (`<reader>.tokens`, `<reader>.orgs`, ...). */
+  reader: string;
+}
+
+/** The read model, and how a reader forgets at once the tokens of accounts it changed itself. */
+export interface OrgsTeamsReadModel extends ReadModel {
+  /** Forgets the tokens of these accounts (all tokens without ids) before the notice comes back. */
+  forgetTokens(accountIds?: number[]): void;
+}
+
+/** orgs-teams' clients, answering from what the reader keeps when `keep` is given (see keptOrgsTeams). */
+export function orgsTeamsClients(
+  address: string,
+  opts: ClientOptions,
+  keep?: OrgsTeamsKeeping,
+): { clients: OrgsTeamsClients; readModel: OrgsTeamsReadModel } {
+  const clients: OrgsTeamsClients = {
+    identity: createClient(orgsTeamsV1.OrgsTeamsServiceService, address, opts),
+    organizations: createClient(orgsTeamsOrgsV1.OrganizationsServiceService, address, opts),
+    orgTokens: createClient(orgTokensV1.OrgTokensServiceService, address, opts),
+    claims: createClient(orgClaimsV1.OrgClaimsServiceService, address, opts),
+    siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, address, opts),
+    avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, address, opts),
+    audit: createClient(orgsTeamsAuditV1.AuditServiceService, address, opts),
+    serviceAccounts: createClient(serviceAccountsV1.ServiceAccountsServiceService, address, opts),
+  };
+  if (!keep) return { clients, readModel: { ...allOf([]), forgetTokens: () => {} } };
+  return keptOrgsTeams(clients, keep);
+}
+
+/** The calls orgs-teams' read model answers. */
+interface OrgsTeamsReads {
+  identity: Pick<OrgsTeamsClients['identity'], 'authenticate' | 'getAccounts'>;
+  organizations: Pick<OrgsTeamsClients['organizations'], 'getOrg' | 'getTeam' | 'listTeams'>;
+}
+
+const accountTag = (id: number | string) => `account:${Number(id)}`;
+const orgTag = (id: number | string) => `org:${Number(id)}`;
+const accountsNamed = (n: unknown) => ((n as AccountsChanged).userIds ?? []).map(accountTag);
+const orgsNamed = (n: unknown) => ((n as OrgsChanged).orgIds ?? []).map(orgTag);
+
+/**
+ * orgs-teams' read model, as it defines it for the apps that read it. Its rules, written here by orgs-teams:
+ * - **Who a token belongs to** (Authenticate), keyed by the token's SHA-256, never the token; unknown tokens are not
+ *   kept. An account's change (a token deleted, the account disabled, demoted or removed) is announced
+ *   (`identity.accounts.changed`) and drops its tokens.
+ * - **Accounts by id** (GetAccounts: login, email, type; the kept ones answered here, only the others asked): an
+ *   account's or an organization's change drops it (accounts and organizations share one id space).
+ * - **An organization as a caller sees it** (GetOrg for a viewer): its change (`identity.orgs.changed`) drops it, the
+ *   viewer's account change drops the viewer's, and any tuple change empties them all (a membership decides who sees a
+ *   private organization).
+ * - **A team without its roles** (GetTeam) and **an organization's whole list of teams** (ListTeams without paging or
+ *   search): a change of a team or of its organization is announced naming the organization; the list carries the
+ *   teams' custom roles, so any tuple change empties the lists too.
+ * Misses are not kept. Each answer is served only after the reader's bus has caught up with the notices sent before
+ * the request arrived (`CallOptions.arrivedAt`); nothing is kept while the bus is away.
+ */
+export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTeamsKeeping): { clients: C; readModel: OrgsTeamsReadModel } {
+  const cache = <V>(name: string, ttlMs = keep.ttlMs, maxEntries = 10_000) =>
+    new NoticeCache<V>({ name: `${keep.reader}.${name}`, ttlMs, maxEntries });
+  const tokens = cache<orgsTeamsV1.AuthenticateResponse>('tokens', keep.tokenTtlMs);
+  const accounts = cache<orgsTeamsV1.User>('accounts');
+  const orgViews = cache<orgsTeamsOrgsV1.Organization>('orgs');
+  const teams = cache<orgsTeamsOrgsV1.Team>('teams');
+  const teamLists = cache<orgsTeamsOrgsV1.ListTeamsResponse>('team-lists', keep.ttlMs, 1_000);
+  const everything = () => 'all' as const;
+  const followed: [Pick<NoticeCache<unknown>, 'follow'>, NoticeRule[]][] = [
+    [tokens, [{ subject: ACCOUNTS_CHANGED, stale: accountsNamed }]],
+    [accounts, [{ subject: ACCOUNTS_CHANGED, stale: accountsNamed }, { subject: ORGS_CHANGED, stale: (n) => orgsNamed(n).map((t) => t.replace('org:', 'account:')) }]],
+    [
+      orgViews,
+      [
+        { subject: ORGS_CHANGED, stale: orgsNamed },
+        { subject: TUPLES_CHANGED, stale: everything },
+        { subject: ACCOUNTS_CHANGED, stale: (n) => ((n as AccountsChanged).userIds ?? []).map((id) => `viewer:${id}`) },
+      ],
+    ],
+    [teams, [{ subject: ORGS_CHANGED, stale: orgsNamed }]],
+    [teamLists, [{ subject: ORGS_CHANGED, stale: orgsNamed }, { subject: TUPLES_CHANGED, stale: everything }]],
+  ];
+  const { identity, organizations } = clients;
+  const since = (opts: CallOptions | undefined) => opts?.arrivedAt;
+  const kept: C = {
+    ...clients,
+    identity: {
+      ...identity,
+      authenticate: (req: orgsTeamsV1.AuthenticateRequest, opts?: CallOptions) =>
+        tokens.through(
+          createHash('sha256').update(req.token).digest('hex'),
+          () => identity.authenticate(req, opts),
+          { keep: (answer) => answer.user !== undefined, tags: (answer) => [accountTag(answer.user!.id)] },
+          since(opts),
+        ),
+      getAccounts: async (req: orgsTeamsV1.GetUsersRequest, opts?: CallOptions) => {
+        const found = await accounts.throughMany(
+          req.ids.map(String),
+          async (missing) => new Map((await identity.getAccounts({ ids: missing.map(Number) }, opts)).users.map((u) => [String(u.id), u])),
+          { tags: (user) => [accountTag(user.id)] },
+          since(opts),
+        );
+        return { users: req.ids.flatMap((id) => found.get(String(id)) ?? []) } as orgsTeamsV1.GetUsersResponse;
+      },
+    },
+    organizations: {
+      ...organizations,
+      getOrg: (req: orgsTeamsOrgsV1.GetOrgRequest, opts?: CallOptions) =>
+        orgViews.through(
+          `${req.viewerId}|${req.name.toLowerCase()}`,
+          () => organizations.getOrg(req, opts),
+          { tags: (org) => [orgTag(org.id), `viewer:${req.viewerId}`] },
+          since(opts),
+        ),
+      getTeam: (req: orgsTeamsOrgsV1.GetTeamRequest, opts?: CallOptions) =>
+        // With its roles a team is authz's answer too, asked afresh (orgs-teams keeps its own page of it).
+        req.withRoles
+          ? organizations.getTeam(req, opts)
+          : teams.through(`${req.teamId}|${req.orgId}`, () => organizations.getTeam(req, opts), { tags: (team) => [orgTag(team.organization?.id ?? 0)] }, since(opts)),
+      listTeams: (req: orgsTeamsOrgsV1.ListTeamsRequest, opts?: CallOptions) =>
+        // The whole list only: a page is orgs-teams' own kept page.
+        req.page
+          ? organizations.listTeams(req, opts)
+          : teamLists.through(String(req.orgId), () => organizations.listTeams(req, opts), { tags: [orgTag(req.orgId)] }, since(opts)),
+    },
+  };
+  return {
+    clients: kept,
+    readModel: {
+      ...allOf(followed.map(([c, rules]) => ({ follow: (bus) => c.follow(bus, rules) }))),
+      forgetTokens: (accountIds) => (accountIds ? tokens.evict(accountIds.map(accountTag)) : tokens.clear()),
+    },
+  };
+}

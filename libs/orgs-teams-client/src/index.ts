@@ -1,0 +1,1 @@
+export { keptOrgsTeams, orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsKeeping, type OrgsTeamsReadModel } from './clients';

@@ -1,0 +1,157 @@
+import { ACCOUNTS_CHANGED, ORGS_CHANGED, TUPLES_CHANGED } from '@platform/bus';
+import { NotFoundError } from '@platform/errors';
+import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { LaterBus } from '@platform/testing';
+import { keptOrgsTeams } from './clients';
+
+// orgs-teams' read model, as its readers keep it: tokens, accounts, organizations as a caller sees them, teams and an
+// organization's list of teams. Each is asked once, asked again by the very next request after the notice that names
+// it (even one still on its way), kept through another's notice, and never kept when it is a miss.
+
+const user = (id: number, login = `u${id}`) => orgsTeamsV1.User.fromPartial({ id, login });
+const org = (id: number, username: string, description = '') => orgsTeamsOrgsV1.Organization.fromPartial({ id, username, description });
+const team = (id: number, orgId: number, name: string) =>
+  orgsTeamsOrgsV1.Team.fromPartial({ id, name, organization: orgsTeamsOrgsV1.Organization.fromPartial({ id: orgId }) });
+
+/** orgs-teams as its readers see it: what it holds, and what it was asked. */
+function orgsTeams() {
+  const tokens = new Map<string, orgsTeamsV1.AuthenticateResponse>();
+  const accounts = new Map<number, orgsTeamsV1.User>();
+  const orgs = new Map<string, orgsTeamsOrgsV1.Organization>();
+  const teams = new Map<number, orgsTeamsOrgsV1.Team>();
+  const asked: string[] = [];
+  return {
+    tokens,
+    accounts,
+    orgs,
+    teams,
+    asked,
+    identity: {
+      authenticate: async (q: orgsTeamsV1.AuthenticateRequest) => (
+        asked.push(`token ${q.token}`), tokens.get(q.token) ?? orgsTeamsV1.AuthenticateResponse.fromPartial({})
+      ),
+      getAccounts: async (q: orgsTeamsV1.GetUsersRequest) => (
+        asked.push(`accounts ${q.ids.join(',')}`), orgsTeamsV1.GetUsersResponse.fromPartial({ users: q.ids.flatMap((id) => accounts.get(Number(id)) ?? []) })
+      ),
+    },
+    organizations: {
+      getOrg: async (q: orgsTeamsOrgsV1.GetOrgRequest) => {
+        asked.push(`org ${q.name} for ${q.viewerId}`);
+        const found = orgs.get(q.name.toLowerCase());
+        if (!found) throw new NotFoundError(`organization ${q.name} does not exist`);
+        return found;
+      },
+      getTeam: async (q: orgsTeamsOrgsV1.GetTeamRequest) => {
+        asked.push(`team ${q.teamId}${q.withRoles ? ' with roles' : ''}`);
+        const found = teams.get(q.teamId);
+        if (!found) throw new NotFoundError(`team ${q.teamId} does not exist`);
+        return found;
+      },
+      listTeams: async (q: orgsTeamsOrgsV1.ListTeamsRequest) => (
+        asked.push(`teams of ${q.orgId}`), orgsTeamsOrgsV1.ListTeamsResponse.fromPartial({ teams: [...teams.values()].filter((t) => t.organization?.id === q.orgId) })
+      ),
+    },
+  };
+}
+
+async function setUp() {
+  const app = orgsTeams();
+  const { clients, readModel } = keptOrgsTeams(app, { reader: 'test', ttlMs: 60_000, tokenTtlMs: 60_000 });
+  const bus = new LaterBus();
+  const stop = await readModel.follow(bus);
+  return { app, clients, readModel, bus, stop };
+}
+
+describe("orgs-teams' read model", () => {
+  it('knows a token once, keeps its use and scopes with its user, keeps no unknown token, and drops an account’s tokens on its notice', async () => {
+    const { app, clients, readModel, bus, stop } = await setUp();
+    const answer = orgsTeamsV1.AuthenticateResponse.fromPartial({ user: user(1), tokenId: 2, scope: 'license-proxy', scopeAccountId: 9, accessScopes: ['write:organization'] });
+    app.tokens.set('a', answer);
+    app.tokens.set('c', orgsTeamsV1.AuthenticateResponse.fromPartial({ user: user(2), accessScopes: ['all'] }));
+    expect(await clients.identity.authenticate({ token: 'a' })).toEqual(answer);
+    expect(await clients.identity.authenticate({ token: 'a' })).toEqual(answer);
+    await clients.identity.authenticate({ token: 'bad' });
+    await clients.identity.authenticate({ token: 'bad' });
+    await clients.identity.authenticate({ token: 'c' });
+    expect(app.asked).toEqual(['token a', 'token bad', 'token bad', 'token c']);
+    // Account 1's token deleted by another replica; its notice still on the way.
+    app.tokens.delete('a');
+    await bus.notify(ACCOUNTS_CHANGED, { userIds: [1] });
+    expect((await clients.identity.authenticate({ token: 'a' })).user).toBeUndefined();
+    await clients.identity.authenticate({ token: 'c' });
+    expect(app.asked.slice(4)).toEqual(['token a']);
+    // A route that changed account 2 forgets its tokens here at once.
+    readModel.forgetTokens([2]);
+    await clients.identity.authenticate({ token: 'c' });
+    expect(app.asked.slice(5)).toEqual(['token c']);
+    await stop();
+  });
+
+  it('answers accounts it kept, asks only for the others, and drops one on its account’s or organization’s notice', async () => {
+    const { app, clients, bus, stop } = await setUp();
+    for (const id of [1, 2, 7]) app.accounts.set(id, user(id));
+    expect((await clients.identity.getAccounts({ ids: [1, 7] })).users.map((u) => u.id)).toEqual([1, 7]);
+    expect((await clients.identity.getAccounts({ ids: [7, 2, 1, 99] })).users.map((u) => u.id)).toEqual([7, 2, 1]);
+    expect(app.asked).toEqual(['accounts 1,7', 'accounts 2,99']);
+    app.accounts.set(7, user(7, 'renamed'));
+    await bus.notify(ORGS_CHANGED, { orgIds: [7] });
+    expect((await clients.identity.getAccounts({ ids: [7] })).users[0].login).toBe('renamed');
+    app.accounts.set(1, user(1, 'one'));
+    await bus.notify(ACCOUNTS_CHANGED, { userIds: [1] });
+    expect((await clients.identity.getAccounts({ ids: [1, 2] })).users.map((u) => u.login)).toEqual(['one', 'u2']);
+    expect(app.asked.slice(2)).toEqual(['accounts 7', 'accounts 1']);
+    await stop();
+  });
+
+  it('keeps an organization as each caller sees it, by slug in any case, no miss, and drops it on its own, a tuple or the caller’s notice', async () => {
+    const { app, clients, bus, stop } = await setUp();
+    app.orgs.set('acme', org(7, 'acme', 'old'));
+    await clients.organizations.getOrg({ name: 'acme', viewerId: 1 });
+    await clients.organizations.getOrg({ name: 'ACME', viewerId: 1 });
+    await clients.organizations.getOrg({ name: 'acme', viewerId: 2 });
+    await expect(clients.organizations.getOrg({ name: 'hidden', viewerId: 1 })).rejects.toThrow('does not exist');
+    await expect(clients.organizations.getOrg({ name: 'hidden', viewerId: 1 })).rejects.toThrow('does not exist');
+    expect(app.asked).toEqual(['org acme for 1', 'org acme for 2', 'org hidden for 1', 'org hidden for 1']);
+    app.asked.length = 0;
+    for (const [subject, payload] of [
+      [ORGS_CHANGED, { orgIds: [7] }],
+      [TUPLES_CHANGED, {}],
+      [ACCOUNTS_CHANGED, { userIds: [1] }],
+    ] as const) {
+      await bus.notify(subject, payload);
+      await clients.organizations.getOrg({ name: 'acme', viewerId: 1 });
+    }
+    expect(app.asked).toEqual(['org acme for 1', 'org acme for 1', 'org acme for 1']);
+    // Another organization's or caller's notice leaves it kept.
+    await bus.notify(ORGS_CHANGED, { orgIds: [8] });
+    await bus.notify(ACCOUNTS_CHANGED, { userIds: [3] });
+    await clients.organizations.getOrg({ name: 'acme', viewerId: 1 });
+    expect(app.asked).toHaveLength(3);
+    await stop();
+  });
+
+  it("keeps a team without its roles and an organization's list of teams, dropped on its organization's notice; a list also on any tuple notice", async () => {
+    const { app, clients, bus, stop } = await setUp();
+    app.teams.set(3, team(3, 7, 'ops'));
+    expect((await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false })).name).toBe('ops');
+    await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false });
+    await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: true });
+    await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: true });
+    await clients.organizations.listTeams({ orgId: 7 });
+    await clients.organizations.listTeams({ orgId: 7 });
+    expect(app.asked).toEqual(['team 3', 'team 3 with roles', 'team 3 with roles', 'teams of 7']);
+    app.teams.set(3, team(3, 7, 'operations'));
+    await bus.notify(ORGS_CHANGED, { orgIds: [7] });
+    expect((await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false })).name).toBe('operations');
+    expect((await clients.organizations.listTeams({ orgId: 7 })).teams.map((t) => t.name)).toEqual(['operations']);
+    await bus.notify(TUPLES_CHANGED, {});
+    await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false });
+    await clients.organizations.listTeams({ orgId: 7 });
+    expect(app.asked.slice(4)).toEqual(['team 3', 'teams of 7', 'teams of 7']);
+    // No miss kept: a team made after a 404 is found by the very next request.
+    await expect(clients.organizations.getTeam({ teamId: 4, orgId: 0, withRoles: false })).rejects.toBeInstanceOf(NotFoundError);
+    app.teams.set(4, team(4, 7, 'new'));
+    expect((await clients.organizations.getTeam({ teamId: 4, orgId: 0, withRoles: false })).name).toBe('new');
+    await stop();
+  });
+});
