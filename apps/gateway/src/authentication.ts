@@ -5,7 +5,7 @@ import type { orgsTeamsV1 } from '@platform/proto';
 import { TEXT_LIMITS } from '@platform/service-kit';
 import type { Backends } from './backends';
 import type { GatewayConfig } from './config';
-import type { Auth, OrgMode, OrgRef } from './route';
+import type { Auth, OrgMode, OrgRef, TokenScope } from './route';
 import { assertCsrfProof, rememberSession, sessionSecretOf } from './session-cookie';
 import type { SignInFailures } from './sign-in-failures';
 
@@ -86,15 +86,6 @@ export function addressKey(ip: string | undefined): string {
 }
 
 /** Who a request comes from, the one use its token is limited to (if any), and the token's Gitea scopes. */
-/**
- * The one use a token is limited to (docs/authentication.md): the use's name and the account it acts for.
- * `license-proxy`: only the routes a license proxy calls, acting for that organization or user.
- */
-export interface TokenScope {
-  name: string;
-  accountId: number;
-}
-
 export interface Authenticated {
   user: orgsTeamsV1.User;
   scope: TokenScope | undefined;

@@ -7,7 +7,6 @@ import type { Tag } from './api-names';
 import type { Gate } from './gating';
 import type { MultipartSpec } from './multipart';
 import type { AccessScope } from '@platform/service-kit';
-import type { TokenScope } from './authentication';
 
 /**
  * One row of the gateway's route table says everything a reader needs: method, path, summary, spec
@@ -48,6 +47,15 @@ export interface OrgRef {
 }
 
 export type User = orgsTeamsV1.User;
+
+/**
+ * The one use a token is limited to (docs/authentication.md): the use's name and the account it acts for.
+ * `license-proxy`: only the routes a license proxy calls, acting for that organization or user.
+ */
+export interface TokenScope {
+  name: string;
+  accountId: number;
+}
 
 /** What the edge knows of every request; targets resolve with it, handlers get it too. */
 export interface EdgeContext {
