@@ -33,6 +33,9 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** 404 for a path under the API root that no row (nor the reference) answers. */
+const noRoute = (method: string | undefined, path: string) => new NotFoundError(`no route for ${method} ${API_ROOT}${truncate(path, 128)}`);
+
 /** Routes registered on this deployment: the gate is applied here and nowhere else. */
 export function registeredRoutes(routes: Route[], config: GatewayConfig): Route[] {
   return routes.filter((r) => gateOpen(r.gate, config));
@@ -88,7 +91,7 @@ export function createGatewayHttp(opts: {
     const api = new ApiRequest(req, res, baseUrl, path || '/', search, trust);
     await new Promise<void>((resolve, reject) => readJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
     const served = table.serve(api);
-    if (!served) throw new NotFoundError(`no route for ${req.method} ${API_ROOT}${truncate(api.path, 128)}`);
+    if (!served) throw noRoute(req.method, api.path);
     await served;
   };
 
@@ -136,7 +139,7 @@ function otherPaths(
   app.use(API_DOCS_PATH, apiReference());
   // Under the API root nothing else is Express's: what the reference does not answer is no route.
   app.use(API_ROOT, (req) => {
-    throw new NotFoundError(`no route for ${req.method} ${API_ROOT}${truncate(req.path, 128)}`);
+    throw noRoute(req.method, req.path);
   });
 
   if (gateOpen('marketplace', config)) {

@@ -1,4 +1,4 @@
-import { NoticeCache, type Bus, type NoticeCacheOptions, type NoticeRule } from '@platform/bus';
+import { allOf, following, NoticeCache, type Bus, type NoticeCacheOptions, type NoticeRule, type ReadModel } from '@platform/bus';
 import type { GatewayConfig } from './config';
 
 /** What a section keeps of its backends' answers: one NoticeCache per gateway, and the notices it follows. */
@@ -7,11 +7,8 @@ export interface KeptPerGateway<V> {
   of(config: GatewayConfig): NoticeCache<V>;
 }
 
-interface Registered {
-  follow(config: GatewayConfig, bus: Bus): Promise<() => Promise<void>>;
-}
-
-const registry: Registered[] = [];
+/** Each cache's follower, by gateway. */
+const registry: ((config: GatewayConfig) => ReadModel)[] = [];
 
 /**
  * A cache of a section's own (a resolved hub, a team, the metrics hook's facts), one per gateway: keyed by the
@@ -28,15 +25,11 @@ export function keptPerGateway<V>(
     if (!cache) caches.set(config, (cache = new NoticeCache<V>(options(config))));
     return cache;
   };
-  registry.push({ follow: (config, bus) => of(config).follow(bus, rules) });
+  registry.push((config) => following(of(config), rules));
   return { of };
 }
 
 /** Makes every section's cache of this gateway follow the bus. Answers how to stop them all. */
-export async function followKeptPerGateway(config: GatewayConfig, bus: Bus): Promise<() => Promise<void>> {
-  const stops: (() => Promise<void>)[] = [];
-  for (const kept of registry) stops.push(await kept.follow(config, bus));
-  return async () => {
-    for (const stop of stops) await stop();
-  };
+export function followKeptPerGateway(config: GatewayConfig, bus: Bus): Promise<() => Promise<void>> {
+  return allOf(registry.map((kept) => kept(config))).follow(bus);
 }

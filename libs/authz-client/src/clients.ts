@@ -1,4 +1,4 @@
-import { DecisionCache, NoticeCache, TUPLES_CHANGED, allOf, decisionKey, type ReadModel } from '@platform/bus';
+import { DecisionCache, NoticeCache, TUPLES_CHANGED, allOf, decisionKey, following, type ReadModel } from '@platform/bus';
 import { authzRolesV1, authzV1 } from '@platform/proto';
 import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -55,7 +55,7 @@ export function keptAuthz<C extends AuthzReads>(clients: C, keep: AuthzKeeping):
   const emptyOnTuples = [{ subject: TUPLES_CHANGED, stale: () => 'all' as const }];
   return {
     clients: { ...clients, authz: withKeptDecisions(authz, decisions), roles: withKeptRoles(roles, keptRoles) },
-    readModel: allOf([{ follow: (bus) => decisions.follow(bus, emptyOnTuples) }, { follow: (bus) => keptRoles.follow(bus, emptyOnTuples) }]),
+    readModel: allOf([following(decisions, emptyOnTuples), following(keptRoles, emptyOnTuples)]),
   };
 }
 

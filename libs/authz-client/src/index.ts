@@ -1,2 +1,1 @@
 export { authzClients, keptAuthz, type AuthzClients, type AuthzKeeping } from './clients';
-export { withKeptDecisions } from './clients';

@@ -20,4 +20,4 @@ export async function connectBus(natsUrl: string | undefined, name: string, log?
 export * from './notices';
 export { DecisionCache, decisionKey, type DecisionCacheOptions } from './decision-cache';
 export { NoticeCache, type NoticeCacheOptions, type NoticeRule, type Keeping } from './notice-cache';
-export { allOf, type ReadModel } from './read-model';
+export { allOf, following, type ReadModel } from './read-model';

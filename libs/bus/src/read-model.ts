@@ -1,4 +1,5 @@
 import type { Bus } from './bus';
+import type { NoticeCache, NoticeRule } from './notice-cache';
 
 /**
  * What another app keeps of a service's answers, as the service's own client package defines it: the calls it answers
@@ -7,6 +8,11 @@ import type { Bus } from './bus';
 export interface ReadModel {
   /** Follows the owner's notices on `bus`; answers how to stop. Until then nothing is kept. */
   follow(bus: Bus): Promise<() => Promise<void>>;
+}
+
+/** One cache of a read model, kept true by these of its owner's notices. */
+export function following(cache: Pick<NoticeCache<unknown>, 'follow'>, rules: readonly NoticeRule[]): ReadModel {
+  return { follow: (bus) => cache.follow(bus, rules) };
 }
 
 /** Several read models followed and stopped as one. */

@@ -1,4 +1,4 @@
-import { allOf, CLUSTERS_CHANGED, NoticeCache, type ClustersChanged, type ReadModel } from '@platform/bus';
+import { allOf, CLUSTERS_CHANGED, following, NoticeCache, type ClustersChanged, type ReadModel } from '@platform/bus';
 import { clientOrgsV1, clusterSetsV1, clustersV1, featureSetsV1 } from '@platform/proto';
 import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -82,6 +82,6 @@ export function keptClusters<C extends ClustersReads>(client: C, keep: ClustersK
   };
   return {
     client: kept,
-    readModel: allOf([hubs, byUid, ofOwner].map((cache) => ({ follow: (bus) => cache.follow(bus, rules) }))),
+    readModel: allOf([hubs, byUid, ofOwner].map((cache) => following(cache, rules))),
   };
 }

@@ -1,4 +1,4 @@
-import { allOf, CONTRACTS_CHANGED, NoticeCache, type ReadModel } from '@platform/bus';
+import { allOf, CONTRACTS_CHANGED, following, NoticeCache, type ReadModel } from '@platform/bus';
 import { contractsLicensingV1, contractsV1, licensingV1, notificationsV1 } from '@platform/proto';
 import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -103,6 +103,6 @@ export function keptContracts<
         },
       },
     },
-    readModel: allOf([issued, counts].map((cache) => ({ follow: (bus) => cache.follow(bus, rules) }))),
+    readModel: allOf([issued, counts].map((cache) => following(cache, rules))),
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   ACCOUNTS_CHANGED,
   allOf,
+  following,
   NoticeCache,
   ORGS_CHANGED,
   TUPLES_CHANGED,
@@ -175,7 +176,7 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
   return {
     clients: kept,
     readModel: {
-      ...allOf(followed.map(([c, rules]) => ({ follow: (bus) => c.follow(bus, rules) }))),
+      ...allOf(followed.map(([cache, rules]) => following(cache, rules))),
       forgetTokens: (accountIds) => (accountIds ? tokens.evict(accountIds.map(accountTag)) : tokens.clear()),
     },
   };
