@@ -1,11 +1,11 @@
 import { openObjectStorage } from '@platform/object-storage';
-import { defineApp, SecretBox, startService } from '@platform/service-kit';
+import { announcingWrites, defineApp, SecretBox, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { contractsLicensingEnv, type ContractsLicensingConfig } from './config';
 import { authorityFromConfig } from './licensing/authority';
 import { createContracts } from './contracts/contracts';
 import { clustersClient, clustersInventory, KeptInventory } from './contracts/inventory';
-import { announcingWrites, contractsChangedNotice } from './contracts-changed';
+import { contractsChangedNotice } from './contracts-changed';
 import { CONTRACTS_READS, contractsService } from './contracts/service';
 import { Licenses } from './licenses/licenses';
 import { billingClient, billingUsage } from './licenses/quota';

@@ -1,5 +1,5 @@
 import { CONTRACTS_CHANGED, type Bus, type ContractsChanged } from '@platform/bus';
-import type { Logger, ServiceBinding } from '@platform/service-kit';
+import type { Logger } from '@platform/service-kit';
 
 /**
  * The notice that what this service answered may have changed (CONTRACTS_CHANGED): sent once a write it answers is
@@ -10,28 +10,4 @@ import type { Logger, ServiceBinding } from '@platform/service-kit';
 export function contractsChangedNotice(bus: Bus, log: Logger): () => Promise<void> {
   return () =>
     bus.notify(CONTRACTS_CHANGED, {} satisfies ContractsChanged).catch((err) => log.warn({ err }, 'could not send a contracts notice'));
-}
-
-/**
- * The binding with `announce` run after every call of a method not named in `reads`: every method writes unless listed
- * as a read, so a write added later is announced without anyone having to remember it.
- */
-export function announcingWrites<D>(
-  binding: ServiceBinding<D>,
-  reads: readonly (keyof D)[],
-  announce: () => Promise<void>,
-): ServiceBinding<D> {
-  const handlers = { ...binding.handlers };
-  for (const name of Object.keys(handlers) as (keyof D)[]) {
-    if (reads.includes(name)) continue;
-    const handle = binding.handlers[name] as (request: unknown, ctx: unknown) => Promise<unknown>;
-    handlers[name] = (async (request: unknown, ctx: unknown) => {
-      try {
-        return await handle(request, ctx);
-      } finally {
-        await announce();
-      }
-    }) as never;
-  }
-  return { ...binding, handlers };
 }

@@ -5,7 +5,7 @@ import type { Contracts, ContractView } from './contracts';
 import { unix } from './contracts-store';
 import { EMAIL_LISTS } from './validation';
 
-/** The ContractsService methods that change nothing; every other one is announced as a change (contracts-changed.ts). */
+/** The ContractsService methods that change nothing; every other one is announced as a change (announcingWrites). */
 export const CONTRACTS_READS: readonly (keyof typeof contractsV1.ContractsServiceService)[] = [
   'listContracts',
   'getContract',

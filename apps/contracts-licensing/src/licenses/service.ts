@@ -2,7 +2,7 @@ import { licensingV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { Licenses } from './licenses';
 
-/** The LicensingService methods that change nothing; every other one is announced as a change (contracts-changed.ts). */
+/** The LicensingService methods that change nothing; every other one is announced as a change (announcingWrites). */
 export const LICENSING_READS: readonly (keyof typeof licensingV1.LicensingServiceService)[] = [
   'verifyRegistration',
   'listRegistrations',
