@@ -1,5 +1,4 @@
 import * as path from 'node:path';
-import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type OrgsChanged } from '@platform/bus';
 import { UnavailableError } from '@platform/errors';
 import {
   createCallContext,
@@ -15,8 +14,9 @@ import {
 } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { kubernetesApiUrl, orgsTeamsEnv, type OrgsTeamsConfig } from './config';
+import { announcedEffects, announcedWrites, announcingChanges, ChangeAnnouncer, watchStatements } from './changes';
 import { Identity } from './identity/identity';
-import { orgsTeamsService } from './identity/service';
+import { ORGS_TEAMS_READS, orgsTeamsService } from './identity/service';
 import { UserAdmin, userAdminEffects } from './accounts/user-admin';
 import { Sessions } from './identity/sessions';
 import { GroupMappings } from './accounts/group-mappings';
@@ -29,27 +29,26 @@ import { BOOTSTRAP_PASSWORD_FILE, ensureSiteAdmin, type SiteAdminSettings } from
 import { ensureAdminOrg } from './orgs/admin-org';
 import { Relationships } from './relationships';
 import { GrpcOrgAuthz } from './orgs/org-authz';
-import { organizationsService } from './orgs/service';
+import { ORGANIZATIONS_READS, organizationsService } from './orgs/service';
 import { Organizations } from './orgs/organizations';
 import type { OrgsContext } from './orgs/orgs-context';
 import { OrgCache } from './orgs/org-cache';
-import { TeamListCache } from './orgs/team-list-cache';
 import { TeamMembers } from './orgs/team-members';
 import { Teams } from './orgs/teams';
 import { orgEffects } from './orgs/effects';
 import { clusterConnectionsClient } from './orgs/cluster-connections';
 import { openObjectStorage } from '@platform/object-storage';
-import { siteSettingsService } from './settings/service';
-import { auditService } from './audit/service';
-import { avatarsService } from './avatars/service';
+import { SITE_SETTINGS_READS, siteSettingsService } from './settings/service';
+import { AUDIT_READS, auditService } from './audit/service';
+import { AVATARS_READS, avatarsService } from './avatars/service';
 import { Avatars } from './avatars/avatars';
-import { orgTokensService } from './org-tokens/service';
+import { ORG_TOKENS_READS, orgTokensService } from './org-tokens/service';
 import { OrgTokens } from './org-tokens/org-tokens';
-import { orgClaimsService } from './claims/service';
+import { ORG_CLAIMS_READS, orgClaimsService } from './claims/service';
 import { withOrgsTeamsLimits } from './limits';
 import { KubernetesTokens, TokenReviewer } from './service-accounts/kubernetes-tokens';
 import { ServiceAccounts } from './service-accounts/service-accounts';
-import { serviceAccountsService } from './service-accounts/service';
+import { SERVICE_ACCOUNTS_READS, serviceAccountsService } from './service-accounts/service';
 import { serviceAccountEffects } from './service-accounts/tuples';
 
 /** orgs-teams: identity (accounts, tokens), organizations and teams. */
@@ -74,15 +73,13 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
       name: 'orgs-teams',
       protoPackage: 'orgsteams',
       database: { schema: 'identity', migrations },
-      // Only to tell the gateways which accounts' tokens changed (their token caches); readiness does not follow it.
+      // To tell its readers what its writes changed (changes.ts), and follow the other replicas'; readiness does not follow it.
       bus: 'notices',
       async grpc({ db, log, bus, outbox: openOutbox }) {
-        const accountsChanged = async (userIds: number[]) => {
-          // Best effort: a gateway that misses it keeps the entry for at most AUTH_CACHE_TTL_MS.
-          await bus!
-            .notify(ACCOUNTS_CHANGED, { userIds } satisfies AccountsChanged)
-            .catch((err) => log.warn({ err }, 'could not send a token-cache notice'));
-        };
+        const orgCache = new OrgCache(config.ORG_CACHE_TTL_MS);
+        // Every write announces what it changed: each call of a write method, each outbox effect, each background pass.
+        const announcer = new ChangeAnnouncer(db!.schema, bus, log, orgCache);
+        watchStatements(db!);
         // Kubernetes ServiceAccount tokens authenticate service accounts only when an audience is set for them.
         const kubernetesTokens = kubernetesUrl
           ? new KubernetesTokens(
@@ -103,15 +100,17 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         const twoFactor = new TwoFactor(db!, secrets, accountFailures);
         const identity = new Identity(db!, accountFailures, kubernetesTokens, twoFactor);
         const avatars = new Avatars(db!, storage, { maxBytes: config.AVATAR_MAX_BYTES }, log);
-        const outbox = openOutbox({
-          ...orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), accountsChanged, clusters),
-          ...serviceAccountEffects(db!, orgAuthz),
-          ...userAdminEffects(db!, orgAuthz),
-          ...verificationMailEffects(secrets, publicUrlOf(config), async (mail) => void (await notifications.sendMail(mail))),
-        });
+        const outbox = openOutbox(
+          announcedEffects(announcer, {
+            ...orgEffects(db!, orgAuthz, (orgId, key) => avatars.discardUnused(orgId, key), clusters),
+            ...serviceAccountEffects(db!, orgAuthz),
+            ...userAdminEffects(db!, orgAuthz),
+            ...verificationMailEffects(secrets, publicUrlOf(config), async (mail) => void (await notifications.sendMail(mail))),
+          }),
+        );
         const verification = new EmailVerification(db!, outbox, secrets, config.VERIFICATION_MAIL_INTERVAL * 1000);
-        const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz, accountsChanged);
-        const orgTokens = new OrgTokens(db!, secrets, accountsChanged);
+        const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz);
+        const orgTokens = new OrgTokens(db!, secrets);
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,
@@ -120,94 +119,64 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         };
         // The bootstrap is no call: it gets a context of its own (a request id for its authz calls, no deadline).
         const bootstrap = createCallContext(log);
-        await withAuthzRetry(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, bootstrap), log);
-        const orgCache = new OrgCache(config.ORG_CACHE_TTL_MS);
-        const teamLists = new TeamListCache(config.ORG_CACHE_TTL_MS);
-        // Other replicas' changes and authz's, each checked against a fence before a kept answer is served.
-        const unfollow = [await orgCache.follow(bus!), await teamLists.follow(bus!)];
-        stopListening = async () => {
-          for (const stop of unfollow) await stop();
-        };
-        // Awaited before the write answers, so the bus has the notice in its order before the client hears of the
-        // change: another replica's fence then proves it handled it (the very next request anywhere sees the change).
-        // A notice that cannot be sent is logged; a replica that misses it serves the old row for at most
-        // ORG_CACHE_TTL_MS.
-        const notifyOrgChanged = (orgId: number) =>
-          bus!
-            .notify(ORGS_CHANGED, { orgIds: [orgId] } satisfies OrgsChanged)
-            .catch((err) => log.warn({ err }, 'could not send an organization-cache notice'));
+        const bootstrapping = (work: () => Promise<void>) => withAuthzRetry(() => announcingChanges(announcer, work), log);
+        await bootstrapping(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, bootstrap));
+        // Other replicas' changes, checked against a fence before a kept row is served.
+        stopListening = await orgCache.follow(bus!);
         const orgsContext: OrgsContext = {
           db: db!,
           adminOrg: config.PLATFORM_ADMIN_ORG,
           outbox,
           cache: orgCache,
-          orgChanged: (orgId) => {
-            orgCache.evict(orgId);
-            teamLists.evict(orgId);
-            return notifyOrgChanged(orgId);
-          },
-          teamLists,
-          teamsChanged: (orgId) => {
-            teamLists.evict(orgId);
-            return notifyOrgChanged(orgId);
-          },
           // What other features keep for an organization goes with it: its system admin, its service accounts, its avatar.
           onOrgDelete: async (trx, orgId, stage) => {
-            await orgTokens.onOrgDelete(trx, orgId, stage);
+            await orgTokens.onOrgDelete(trx, orgId);
             await serviceAccounts.onOrgDelete(trx, orgId, stage);
             await avatars.onOrgDelete(trx, orgId, stage);
           },
         };
         if (config.PLATFORM_ADMIN_ORG) {
           const slug = config.PLATFORM_ADMIN_ORG;
-          await withAuthzRetry(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, bootstrap), log);
+          await bootstrapping(() => ensureAdminOrg(identity, new Organizations(orgsContext, orgAuthz), slug, bootstrap));
         }
         const organizations = new Organizations(orgsContext, orgAuthz);
-        const userAdmin = new UserAdmin(
-          db!,
-          outbox,
-          identity,
-          {
-            deleteWithin: (trx, stage, orgId) => organizations.deleteWithin(trx, stage, orgId),
-            orgChanged: async (orgId) => orgsContext.orgChanged?.(orgId),
-            adminOrg: config.PLATFORM_ADMIN_ORG,
-          },
-          accountsChanged,
-        );
+        const userAdmin = new UserAdmin(db!, outbox, identity, {
+          deleteWithin: (trx, stage, orgId) => organizations.deleteWithin(trx, stage, orgId),
+          adminOrg: config.PLATFORM_ADMIN_ORG,
+        });
         const sessions = new Sessions(
           db!,
           identity,
           { idleSeconds: config.SESSION_IDLE_TIMEOUT, maxSeconds: config.SESSION_MAX_LIFETIME },
           new FailureLimiter({ max: config.SIGNUP_MAX_PER_ADDRESS, windowMs: config.SIGNUP_WINDOW * 1000 }),
-          accountsChanged,
           verification,
         );
-        stopCleanup = sessions.startCleanup(log);
+        stopCleanup = sessions.startCleanup(log, (pass) => announcingChanges(announcer, pass));
         const groupMappings = new GroupMappings(db!, new TeamMembers(orgsContext, new Teams(orgsContext, orgAuthz)), userAdmin, log);
         const externalSignIn = new ExternalSignIn(db!, identity, sessions, (userId, groups) => groupMappings.apply(userId, groups));
+        const facts = { runMode: config.RUN_MODE, deploymentType: config.DEPLOYMENT_TYPE, isOfflineInstaller: config.OFFLINE_INSTALLER };
         return withOrgsTeamsLimits([
-          orgsTeamsService(
-            identity,
-            relationships,
-            accountsChanged,
-            userAdmin,
-            sessions,
-            twoFactor,
-            externalSignIn,
-            new GroupMappingStore(db!),
-            verification,
+          announcedWrites(
+            orgsTeamsService(
+              identity,
+              relationships,
+              userAdmin,
+              sessions,
+              twoFactor,
+              externalSignIn,
+              new GroupMappingStore(db!),
+              verification,
+            ),
+            ORGS_TEAMS_READS,
+            announcer,
           ),
-          organizationsService(orgsContext, orgAuthz),
-          siteSettingsService(db!, {
-            runMode: config.RUN_MODE,
-            deploymentType: config.DEPLOYMENT_TYPE,
-            isOfflineInstaller: config.OFFLINE_INSTALLER,
-          }),
-          avatarsService(avatars),
-          auditService(db!),
-          orgTokensService(orgTokens),
-          orgClaimsService(db!, outbox),
-          serviceAccountsService(serviceAccounts),
+          announcedWrites(organizationsService(orgsContext, orgAuthz), ORGANIZATIONS_READS, announcer),
+          announcedWrites(siteSettingsService(db!, facts), SITE_SETTINGS_READS, announcer),
+          announcedWrites(avatarsService(avatars), AVATARS_READS, announcer),
+          announcedWrites(auditService(db!), AUDIT_READS, announcer),
+          announcedWrites(orgTokensService(orgTokens), ORG_TOKENS_READS, announcer),
+          announcedWrites(orgClaimsService(db!, outbox), ORG_CLAIMS_READS, announcer),
+          announcedWrites(serviceAccountsService(serviceAccounts), SERVICE_ACCOUNTS_READS, announcer),
         ]);
       },
       onStop: async () => {

@@ -3,21 +3,44 @@
  * drop what may have changed. A listener that was disconnected must assume it missed some.
  */
 
-/** orgs-teams: these accounts' tokens may no longer authenticate as before (a token deleted, the account gone). */
+/**
+ * orgs-teams: these accounts changed (a row, a token, a credential), or they are gone: what is kept of them (who their
+ * tokens belong to, the account, organizations as they see them) is dropped. Sent after every orgs-teams write that
+ * recorded changing them (docs/decisions.md, D83).
+ */
 export const ACCOUNTS_CHANGED = 'identity.accounts.changed';
 
 export interface AccountsChanged {
   userIds: number[];
+  /**
+   * Any account may have changed (a write that did not record which): drop everything kept of orgs-teams' accounts.
+   * `userIds` is then empty. A reader that does not know this field drops nothing, so readers update first.
+   */
+  all?: true;
 }
 
 /**
- * orgs-teams: these organizations' rows or their teams changed, or they are gone (the other replicas drop them from
- * their organization caches, and their pages of teams).
+ * orgs-teams: these organizations' rows, members or teams changed, or they are gone (every reader drops what it keeps
+ * of them: the organization, its teams and lists of teams; the other replicas of orgs-teams their organization rows).
  */
 export const ORGS_CHANGED = 'identity.orgs.changed';
 
 export interface OrgsChanged {
   orgIds: number[];
+  /** Any organization may have changed (a write that did not record which): drop everything kept of them. */
+  all?: true;
+}
+
+/** The tags of the accounts a notice names (`account:3`), or 'all' for the notice meaning every one. */
+export function accountsNamed(notice: unknown): string[] | 'all' {
+  const n = notice as Partial<AccountsChanged>;
+  return n.all ? 'all' : (n.userIds ?? []).map((id) => `account:${Number(id)}`);
+}
+
+/** The tags of the organizations a notice names (`org:7`), or 'all' for the notice meaning every one. */
+export function orgsNamed(notice: unknown): string[] | 'all' {
+  const n = notice as Partial<OrgsChanged>;
+  return n.all ? 'all' : (n.orgIds ?? []).map((id) => `org:${Number(id)}`);
 }
 
 /**

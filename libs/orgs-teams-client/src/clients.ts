@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import {
+  accountsNamed,
   ACCOUNTS_CHANGED,
   allOf,
   following,
   NoticeCache,
   ORGS_CHANGED,
+  orgsNamed,
   TUPLES_CHANGED,
-  type AccountsChanged,
   type NoticeRule,
-  type OrgsChanged,
   type ReadModel,
 } from '@platform/bus';
 import {
@@ -82,13 +82,13 @@ export function orgsTeamsClients(
 /** The calls orgs-teams' read model answers. */
 interface OrgsTeamsReads {
   identity: Pick<OrgsTeamsClients['identity'], 'authenticate' | 'getAccounts'>;
-  organizations: Pick<OrgsTeamsClients['organizations'], 'getOrg' | 'getTeam' | 'listTeams'>;
+  organizations: Pick<OrgsTeamsClients['organizations'], 'getOrg' | 'getTeam' | 'listTeams' | 'searchTeams'>;
 }
 
 const accountTag = (id: number | string) => `account:${Number(id)}`;
 const orgTag = (id: number | string) => `org:${Number(id)}`;
-const accountsNamed = (n: unknown) => ((n as AccountsChanged).userIds ?? []).map(accountTag);
-const orgsNamed = (n: unknown) => ((n as OrgsChanged).orgIds ?? []).map(orgTag);
+/** The tags a notice's names are found by in another cache (an organization is an account too; a caller's views). */
+const retagged = (tags: string[] | 'all', from: string, to: string) => (tags === 'all' ? tags : tags.map((t) => t.replace(from, to)));
 
 /**
  * orgs-teams' read model, as it defines it for the apps that read it. Its rules, written here by orgs-teams:
@@ -100,9 +100,13 @@ const orgsNamed = (n: unknown) => ((n as OrgsChanged).orgIds ?? []).map(orgTag);
  * - **An organization as a caller sees it** (GetOrg for a viewer): its change (`identity.orgs.changed`) drops it, the
  *   viewer's account change drops the viewer's, and any tuple change empties them all (a membership decides who sees a
  *   private organization).
- * - **A team without its roles** (GetTeam) and **an organization's whole list of teams** (ListTeams without paging or
- *   search): a change of a team or of its organization is announced naming the organization; the list carries the
- *   teams' custom roles, so any tuple change empties the lists too.
+ * - **A team without its roles** (GetTeam): a change of a team or of its organization is announced naming the
+ *   organization.
+ * - **An organization's lists of teams** (ListTeams, whole or one page; SearchTeams, by page and text): evicted by the
+ *   organization's notice as a team is; they carry the teams' custom roles, which are authz's, so any tuple change
+ *   empties them too. These are the only lists of teams kept anywhere: orgs-teams keeps none itself. A team with its
+ *   roles (GetTeam withRoles) is asked afresh.
+ * Either notice may name everything (`all`: a write that did not record what it changed), which drops all of it.
  * Misses are not kept. Each answer is served only after the reader's bus has caught up with the notices sent before
  * the request arrived (`CallOptions.arrivedAt`); nothing is kept while the bus is away.
  */
@@ -113,21 +117,34 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
   const accounts = cache<orgsTeamsV1.User>('accounts');
   const orgViews = cache<orgsTeamsOrgsV1.Organization>('orgs');
   const teams = cache<orgsTeamsOrgsV1.Team>('teams');
-  const teamLists = cache<orgsTeamsOrgsV1.ListTeamsResponse>('team-lists', keep.ttlMs, 1_000);
+  // Whole lists, pages and searches of an organization's teams.
+  const teamLists = cache<orgsTeamsOrgsV1.ListTeamsResponse>('team-lists');
   const everything = () => 'all' as const;
   const followed: [Pick<NoticeCache<unknown>, 'follow'>, NoticeRule[]][] = [
     [tokens, [{ subject: ACCOUNTS_CHANGED, stale: accountsNamed }]],
-    [accounts, [{ subject: ACCOUNTS_CHANGED, stale: accountsNamed }, { subject: ORGS_CHANGED, stale: (n) => orgsNamed(n).map((t) => t.replace('org:', 'account:')) }]],
+    [
+      accounts,
+      [
+        { subject: ACCOUNTS_CHANGED, stale: accountsNamed },
+        { subject: ORGS_CHANGED, stale: (n) => retagged(orgsNamed(n), 'org:', 'account:') },
+      ],
+    ],
     [
       orgViews,
       [
         { subject: ORGS_CHANGED, stale: orgsNamed },
         { subject: TUPLES_CHANGED, stale: everything },
-        { subject: ACCOUNTS_CHANGED, stale: (n) => ((n as AccountsChanged).userIds ?? []).map((id) => `viewer:${id}`) },
+        { subject: ACCOUNTS_CHANGED, stale: (n) => retagged(accountsNamed(n), 'account:', 'viewer:') },
       ],
     ],
     [teams, [{ subject: ORGS_CHANGED, stale: orgsNamed }]],
-    [teamLists, [{ subject: ORGS_CHANGED, stale: orgsNamed }, { subject: TUPLES_CHANGED, stale: everything }]],
+    [
+      teamLists,
+      [
+        { subject: ORGS_CHANGED, stale: orgsNamed },
+        { subject: TUPLES_CHANGED, stale: everything },
+      ],
+    ],
   ];
   const { identity, organizations } = clients;
   const since = (opts: CallOptions | undefined) => opts?.arrivedAt;
@@ -162,15 +179,29 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
           since(opts),
         ),
       getTeam: (req: orgsTeamsOrgsV1.GetTeamRequest, opts?: CallOptions) =>
-        // With its roles a team is authz's answer too, asked afresh (orgs-teams keeps its own page of it).
+        // With its roles a team is authz's answer too, asked afresh (one row and one call to authz).
         req.withRoles
           ? organizations.getTeam(req, opts)
-          : teams.through(`${req.teamId}|${req.orgId}`, () => organizations.getTeam(req, opts), { tags: (team) => [orgTag(team.organization?.id ?? 0)] }, since(opts)),
+          : teams.through(
+              `${req.teamId}|${req.orgId}`,
+              () => organizations.getTeam(req, opts),
+              { tags: (team) => [orgTag(team.organization?.id ?? 0)] },
+              since(opts),
+            ),
       listTeams: (req: orgsTeamsOrgsV1.ListTeamsRequest, opts?: CallOptions) =>
-        // The whole list only: a page is orgs-teams' own kept page.
-        req.page
-          ? organizations.listTeams(req, opts)
-          : teamLists.through(String(req.orgId), () => organizations.listTeams(req, opts), { tags: [orgTag(req.orgId)] }, since(opts)),
+        teamLists.through(
+          `list|${req.orgId}|${req.page?.page ?? 0}|${req.page?.limit ?? 0}`,
+          () => organizations.listTeams(req, opts),
+          { tags: [orgTag(req.orgId)] },
+          since(opts),
+        ),
+      searchTeams: (req: orgsTeamsOrgsV1.SearchTeamsRequest, opts?: CallOptions) =>
+        teamLists.through(
+          `search|${JSON.stringify([req.orgId, req.page?.page ?? 0, req.page?.limit ?? 0, req.includeDesc, req.q])}`,
+          () => organizations.searchTeams(req, opts),
+          { tags: [orgTag(req.orgId)] },
+          since(opts),
+        ),
     },
   };
   return {

@@ -28,10 +28,12 @@ function orgsTeams() {
     asked,
     identity: {
       authenticate: async (q: orgsTeamsV1.AuthenticateRequest) => (
-        asked.push(`token ${q.token}`), tokens.get(q.token) ?? orgsTeamsV1.AuthenticateResponse.fromPartial({})
+        asked.push(`token ${q.token}`),
+        tokens.get(q.token) ?? orgsTeamsV1.AuthenticateResponse.fromPartial({})
       ),
       getAccounts: async (q: orgsTeamsV1.GetUsersRequest) => (
-        asked.push(`accounts ${q.ids.join(',')}`), orgsTeamsV1.GetUsersResponse.fromPartial({ users: q.ids.flatMap((id) => accounts.get(Number(id)) ?? []) })
+        asked.push(`accounts ${q.ids.join(',')}`),
+        orgsTeamsV1.GetUsersResponse.fromPartial({ users: q.ids.flatMap((id) => accounts.get(Number(id)) ?? []) })
       ),
     },
     organizations: {
@@ -47,9 +49,17 @@ function orgsTeams() {
         if (!found) throw new NotFoundError(`team ${q.teamId} does not exist`);
         return found;
       },
-      listTeams: async (q: orgsTeamsOrgsV1.ListTeamsRequest) => (
-        asked.push(`teams of ${q.orgId}`), orgsTeamsOrgsV1.ListTeamsResponse.fromPartial({ teams: [...teams.values()].filter((t) => t.organization?.id === q.orgId) })
-      ),
+      listTeams: async (q: orgsTeamsOrgsV1.ListTeamsRequest) => {
+        asked.push(`teams of ${q.orgId}${q.page ? ` page ${q.page.page} of ${q.page.limit}` : ''}`);
+        const all = [...teams.values()].filter((t) => t.organization?.id === q.orgId);
+        const shown = q.page ? all.slice((q.page.page - 1) * q.page.limit, q.page.page * q.page.limit) : all;
+        return orgsTeamsOrgsV1.ListTeamsResponse.fromPartial({ teams: shown, total: all.length });
+      },
+      searchTeams: async (q: orgsTeamsOrgsV1.SearchTeamsRequest) => {
+        asked.push(`teams of ${q.orgId} named ${q.q}`);
+        const found = [...teams.values()].filter((t) => t.organization?.id === q.orgId && t.name.includes(q.q));
+        return orgsTeamsOrgsV1.ListTeamsResponse.fromPartial({ teams: found, total: found.length });
+      },
     },
   };
 }
@@ -65,7 +75,13 @@ async function setUp() {
 describe("orgs-teams' read model", () => {
   it('knows a token once, keeps its use and scopes with its user, keeps no unknown token, and drops an account’s tokens on its notice', async () => {
     const { app, clients, readModel, bus, stop } = await setUp();
-    const answer = orgsTeamsV1.AuthenticateResponse.fromPartial({ user: user(1), tokenId: 2, scope: 'license-proxy', scopeAccountId: 9, accessScopes: ['write:organization'] });
+    const answer = orgsTeamsV1.AuthenticateResponse.fromPartial({
+      user: user(1),
+      tokenId: 2,
+      scope: 'license-proxy',
+      scopeAccountId: 9,
+      accessScopes: ['write:organization'],
+    });
     app.tokens.set('a', answer);
     app.tokens.set('c', orgsTeamsV1.AuthenticateResponse.fromPartial({ user: user(2), accessScopes: ['all'] }));
     expect(await clients.identity.authenticate({ token: 'a' })).toEqual(answer);
@@ -152,6 +168,70 @@ describe("orgs-teams' read model", () => {
     await expect(clients.organizations.getTeam({ teamId: 4, orgId: 0, withRoles: false })).rejects.toBeInstanceOf(NotFoundError);
     app.teams.set(4, team(4, 7, 'new'));
     expect((await clients.organizations.getTeam({ teamId: 4, orgId: 0, withRoles: false })).name).toBe('new');
+    await stop();
+  });
+
+  it("keeps each page and each search of an organization's teams, dropped with its whole list", async () => {
+    const { app, clients, bus, stop } = await setUp();
+    for (const [id, name] of [
+      [3, 'ops'],
+      [4, 'devs'],
+      [5, 'docs'],
+    ] as const)
+      app.teams.set(id, team(id, 7, name));
+    const page2 = () => clients.organizations.listTeams({ orgId: 7, page: { page: 2, limit: 2 } });
+    const search = (q: string) => clients.organizations.searchTeams({ orgId: 7, q, includeDesc: true, page: { page: 1, limit: 10 } });
+    expect((await page2()).teams.map((t) => t.name)).toEqual(['docs']);
+    await page2();
+    await clients.organizations.listTeams({ orgId: 7, page: { page: 1, limit: 2 } });
+    expect((await search('d')).teams.map((t) => t.name)).toEqual(['devs', 'docs']);
+    await search('d');
+    await search('o');
+    expect(app.asked).toEqual(['teams of 7 page 2 of 2', 'teams of 7 page 1 of 2', 'teams of 7 named d', 'teams of 7 named o']);
+    app.asked.length = 0;
+    for (const [subject, payload] of [
+      [ORGS_CHANGED, { orgIds: [7] }],
+      [TUPLES_CHANGED, {}],
+    ] as const) {
+      await bus.notify(subject, payload);
+      await page2();
+      await search('d');
+    }
+    expect(app.asked).toEqual(['teams of 7 page 2 of 2', 'teams of 7 named d', 'teams of 7 page 2 of 2', 'teams of 7 named d']);
+    // Another organization's notice leaves them kept.
+    await bus.notify(ORGS_CHANGED, { orgIds: [8] });
+    await page2();
+    expect(app.asked).toHaveLength(4);
+    await stop();
+  });
+
+  it('drops everything it keeps on the notices meaning every account or every organization (a write that did not record which)', async () => {
+    const { app, clients, bus, stop } = await setUp();
+    app.tokens.set('a', orgsTeamsV1.AuthenticateResponse.fromPartial({ user: user(1) }));
+    app.accounts.set(1, user(1));
+    app.orgs.set('acme', org(7, 'acme'));
+    app.teams.set(3, team(3, 7, 'ops'));
+    const readAll = async () => {
+      await clients.identity.authenticate({ token: 'a' });
+      await clients.identity.getAccounts({ ids: [1] });
+      await clients.organizations.getOrg({ name: 'acme', viewerId: 1 });
+      await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false });
+      await clients.organizations.listTeams({ orgId: 7 });
+    };
+    await readAll();
+    await readAll();
+    const everything = ['token a', 'accounts 1', 'org acme for 1', 'team 3', 'teams of 7'];
+    expect(app.asked).toEqual(everything);
+    // Every account: who tokens belong to, accounts, and organizations as their callers see them.
+    app.asked.length = 0;
+    await bus.notify(ACCOUNTS_CHANGED, { userIds: [], all: true });
+    await readAll();
+    expect(app.asked).toEqual(['token a', 'accounts 1', 'org acme for 1']);
+    // Every organization: accounts (organizations are accounts), organizations, teams and lists of teams.
+    app.asked.length = 0;
+    await bus.notify(ORGS_CHANGED, { orgIds: [], all: true });
+    await readAll();
+    expect(app.asked).toEqual(['accounts 1', 'org acme for 1', 'team 3', 'teams of 7']);
     await stop();
   });
 });

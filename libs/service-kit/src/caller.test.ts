@@ -350,6 +350,10 @@ describe('the credential cache', () => {
     await bus.notify(ACCOUNTS_CHANGED, { userIds: [SA.id + 1] });
     await cache.answer(SA_TOKEN, ask);
     expect(asks).toBe(3);
+    // The notice meaning every account (a write that did not record which) evicts it too.
+    await bus.notify(ACCOUNTS_CHANGED, { userIds: [], all: true });
+    await cache.answer(SA_TOKEN, ask);
+    expect(asks).toBe(4);
     await stop();
   });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
-import { ACCOUNTS_CHANGED, NoticeCache, type AccountsChanged, type Bus } from '@platform/bus';
+import { accountsNamed, ACCOUNTS_CHANGED, NoticeCache, type Bus } from '@platform/bus';
 import { NotAllowedError, NotAuthenticatedError, UnavailableError } from '@platform/errors';
 import { authzV1, orgsTeamsV1, type AccessQuestion, type CallingAccount, type MethodPolicy } from '@platform/proto';
 import { appCredential, isAppToken, jwtPart } from './app-credential';
@@ -98,7 +98,8 @@ export class CredentialCache {
   /** Evicts on orgs-teams' account notices and follows the bus connection; answers how to stop. */
   follow(bus: Bus): Promise<() => Promise<void>> {
     return this.accounts.follow(bus, [
-      { subject: ACCOUNTS_CHANGED, stale: (p) => ((p as AccountsChanged).userIds ?? []).map((id) => `account:${id}`) },
+      // The named accounts, or every one for the notice meaning everything (a write that did not record which).
+      { subject: ACCOUNTS_CHANGED, stale: accountsNamed },
     ]);
   }
 
@@ -155,7 +156,12 @@ export function grpcCallerAccess(opts: GrpcCallerAccessOptions): CallerAccess & 
       opts.holds ??
       (async (account, questions, ctx) => {
         const { allowed } = await authz!.batchCheck(
-          { checks: questions.map((q) => ({ tuple: { user: `user:${account.id}`, relation: q.relation, object: q.object }, contextualTuples: [] })) },
+          {
+            checks: questions.map((q) => ({
+              tuple: { user: `user:${account.id}`, relation: q.relation, object: q.object },
+              contextualTuples: [],
+            })),
+          },
           ctx,
         );
         return allowed.length === questions.length && allowed.every(Boolean);

@@ -3,7 +3,8 @@ import { ConflictError, InputError, NotAllowedError, NotFoundError, ValidationEr
 import { isUniqueViolation, type Database, type EffectHandler, type Outbox, type StageEffect } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { TEXT_LIMITS, type CallContext } from '@platform/service-kit';
-import { EFFECT, reconcileTuples, stageTuples } from '../orgs/effects';
+import { changed } from '../changes';
+import { reconcileTuples, stageTuples } from '../orgs/effects';
 import type { OrgAuthz } from '../orgs/org-authz';
 import { OWNER_PERMISSION } from '../orgs/rows';
 import { teamMember } from '../orgs/tuples';
@@ -48,8 +49,6 @@ export function userAdminEffects(db: Database, authz: Pick<OrgAuthz, 'write'>): 
 /** What user administration needs of the organizations: deleting one inside the user's deletion. */
 export interface OrgRemoval {
   deleteWithin(trx: Knex.Transaction, stage: StageEffect, orgId: number): Promise<void>;
-  /** Called once the deletion committed, for each organization it took along (caches); awaited before it answers. */
-  orgChanged(orgId: number): Promise<void>;
   /** The administrative organization's slug, never deleted with a user. */
   adminOrg?: string;
 }
@@ -72,7 +71,8 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 /**
  * Site admins' administration of users (Gitea's /admin/users) and a user's own account settings and password
  * (docs/authentication.md). Changes that reach authz (the site-admin tuple, the memberships of a deleted user) go
- * through the outbox with their rows; every change that could leave a cached token too strong is announced.
+ * through the outbox with their rows; every change of an account is recorded where it is written (changes.ts), so a
+ * cached token cannot outlive a change that makes it too strong.
  */
 export class UserAdmin implements UserAdministration {
   constructor(
@@ -80,8 +80,6 @@ export class UserAdmin implements UserAdministration {
     private readonly outbox: Outbox,
     private readonly identity: Identity,
     private readonly orgs: OrgRemoval,
-    /** Tells the caches holding these accounts' tokens (gateways, the service kit) to drop them. */
-    private readonly accountsChanged: (ids: number[]) => Promise<void>,
   ) {}
 
   private users(trx?: Knex.Transaction) {
@@ -159,7 +157,11 @@ export class UserAdmin implements UserAdministration {
             throw new ValidationError('you cannot take away your own site admin rights or sign-in; ask another site admin');
           if (losesAdmin) await this.assertAnotherAdmin(row.id, trx, `changing ${row.login}`);
           if (req.email !== undefined && req.email.toLowerCase() !== row.lower_email) {
-            const taken = await this.db.table('accounts', trx).where({ lower_email: req.email.toLowerCase() }).whereNot({ id: row.id }).first('id');
+            const taken = await this.db
+              .table('accounts', trx)
+              .where({ lower_email: req.email.toLowerCase() })
+              .whereNot({ id: row.id })
+              .first('id');
             if (taken) throw new ConflictError(`email ${req.email} is already used`);
           }
           changes = {
@@ -177,6 +179,8 @@ export class UserAdmin implements UserAdministration {
             ...(req.location !== undefined && { location: req.location }),
             ...(req.description !== undefined && { description: req.description }),
           };
+          // Deactivated, prohibited, demoted or given a new password: a token kept with the old account must not outlive it.
+          changed.accounts([row.id]);
           if (Object.keys(changes).length) await this.users(trx).andWhere({ id: row.id }).update(changes);
           // A user who may no longer sign in loses its console sessions for good, not only while it stays so; one given a
           // new password by an admin loses them too (whoever knew the old one may have signed in with it).
@@ -197,8 +201,6 @@ export class UserAdmin implements UserAdministration {
     );
     // A new password lifts the lockout its guessers caused.
     if (passwordHash !== undefined) this.identity.passwordFailures.reset(failureKey(before.id));
-    // Deactivated, prohibited, demoted or given a new password: a token cached with the old account must not outlive it.
-    await this.accountsChanged([before.id]);
     return this.withLockout(await this.identity.getUser({ id: before.id, login: '' }));
   }
 
@@ -252,22 +254,23 @@ export class UserAdmin implements UserAdministration {
           );
         const adminOrg = this.orgs.adminOrg?.toLowerCase();
         if (owned.some((o) => o.login.toLowerCase() === adminOrg))
-          throw new ValidationError(`user ${row.login} is the last owner of the administrative organization ${this.orgs.adminOrg}, which is never deleted`);
+          throw new ValidationError(
+            `user ${row.login} is the last owner of the administrative organization ${this.orgs.adminOrg}, which is never deleted`,
+          );
         for (const org of owned) await this.orgs.deleteWithin(trx, stage, org.id);
         const memberships: { team_id: number; uid: number }[] = await this.db.table('team_users', trx).where({ uid: row.id });
         // Tokens, memberships and the rest the user keeps go with the row (foreign keys); their tuples follow.
+        changed.accounts([row.id]);
         await this.db.table('accounts', trx).where({ id: row.id }).delete();
         stageTuples(
           stage,
           memberships.map((m) => teamMember(Number(m.team_id), row.id)),
         );
         if (row.is_admin) stage(USER_SITE_ADMIN_TUPLES, { tuples: [siteAdminTuple(row.id)] });
-        stage(EFFECT.accountsChanged, { userIds: [row.id] });
         return { id: row.id, orgIds: owned.map((o) => Number(o.id)) };
       },
       { call: ctx },
     );
-    await Promise.all(deleted.orgIds.map((orgId) => this.orgs.orgChanged(orgId)));
     this.identity.passwordFailures.reset(failureKey(deleted.id));
     return { deletedOrgIds: deleted.orgIds };
   }
@@ -295,10 +298,10 @@ export class UserAdmin implements UserAdministration {
       ...(req.hideActivity !== undefined && { hide_activity: req.hideActivity }),
     };
     if (Object.keys(changes).length) {
+      // Kept with the token, the caller's own answers (GET /user) show the new settings at once.
+      changed.accounts([req.userId]);
       const n = await this.users().andWhere({ id: req.userId }).update(changes);
       if (n === 0) throw new NotFoundError(`user ${req.userId} does not exist`);
-      // Cached with the token, the caller's own answers (GET /user) show the new settings at once.
-      await this.accountsChanged([req.userId]);
     }
     return this.identity.getUser({ id: req.userId, login: '' });
   }
@@ -328,12 +331,12 @@ export class UserAdmin implements UserAdministration {
     }
     if (req.newPassword === req.oldPassword) refuse('new_password', 'must differ from the old password');
     const passwordHash = await hashPassword(req.newPassword);
+    changed.accounts([row.id]);
     await this.db.transaction(async (trx) => {
       await this.users(trx).andWhere({ id: row.id }).update({ password_hash: passwordHash, must_change_password: false });
       // Whoever knew the old password may have signed in with it: every other console session ends.
       await this.db.table('sessions', trx).where({ uid: row.id }).whereNot({ id: req.keepSessionId }).delete();
     });
-    await this.accountsChanged([row.id]);
   }
 
   async clearLockout(login: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { orgsTeamsV1 } from '@platform/proto';
 import { publicLink, type SecretBox } from '@platform/service-kit';
 import { ACCOUNT_TYPE, toUser, type AccountRow } from './identity';
 import { hashToken } from './tokens';
+import { changed } from '../changes';
 
 /**
  * Verified e-mail addresses (docs/authentication.md, "Verified e-mail addresses"; decision D73): a sign-up's address
@@ -87,7 +88,13 @@ export class EmailVerification {
     const tokenHash = hashToken(token);
     await this.db
       .table('email_verifications', trx)
-      .insert({ uid: user.id, token_hash: tokenHash, email: user.email, expires_at: new Date(Date.now() + LINK_LIFETIME_MS), created_at: new Date() })
+      .insert({
+        uid: user.id,
+        token_hash: tokenHash,
+        email: user.email,
+        expires_at: new Date(Date.now() + LINK_LIFETIME_MS),
+        created_at: new Date(),
+      })
       .onConflict('uid')
       .merge();
     stage(VERIFICATION_MAIL_EFFECT, {
@@ -152,26 +159,34 @@ export class EmailVerification {
   async verify(token: string): Promise<orgsTeamsV1.User> {
     const invalid = () => new InputError('this verification link is not valid any more: ask for a new mail');
     if (!token || token.length > 200) throw invalid();
-    return this.db.transaction(async (trx) => {
-      // Looked up by the token's hash: a presented token is never compared byte by byte with a stored secret.
-      const pending = await this.db.table('email_verifications', trx).where({ token_hash: hashToken(token) }).forUpdate().first();
-      if (!pending) throw invalid();
-      await this.db.table('email_verifications', trx).where({ uid: pending.uid }).delete();
-      const user = await this.db.table<AccountRow>('accounts', trx).where({ id: pending.uid }).forUpdate().first();
-      if (!user || new Date(pending.expires_at).getTime() <= Date.now() || user.lower_email !== String(pending.email).toLowerCase()) {
-        // The row is gone either way; an expired link is of no use again. Committed, then refused.
-        return undefined;
-      }
-      const [row] = await this.db.table('accounts', trx).where({ id: user.id }).update({ email_verified: true }).returning('*');
-      return toUser(row as AccountRow);
-    }).then((user) => {
-      if (!user) throw invalid();
-      return user;
-    });
+    return this.db
+      .transaction(async (trx) => {
+        // Looked up by the token's hash: a presented token is never compared byte by byte with a stored secret.
+        const pending = await this.db
+          .table('email_verifications', trx)
+          .where({ token_hash: hashToken(token) })
+          .forUpdate()
+          .first();
+        if (!pending) throw invalid();
+        await this.db.table('email_verifications', trx).where({ uid: pending.uid }).delete();
+        const user = await this.db.table<AccountRow>('accounts', trx).where({ id: pending.uid }).forUpdate().first();
+        if (!user || new Date(pending.expires_at).getTime() <= Date.now() || user.lower_email !== String(pending.email).toLowerCase()) {
+          // The row is gone either way; an expired link is of no use again. Committed, then refused.
+          return undefined;
+        }
+        changed.accounts([user.id]);
+        const [row] = await this.db.table('accounts', trx).where({ id: user.id }).update({ email_verified: true }).returning('*');
+        return toUser(row as AccountRow);
+      })
+      .then((user) => {
+        if (!user) throw invalid();
+        return user;
+      });
   }
 
   /** Within the caller's transaction: the account's address is no longer verified, and a link for the new one is staged. */
   async addressChanged(trx: Knex.Transaction, stage: StageEffect, user: { id: number; login: string; email: string }): Promise<void> {
+    changed.accounts([user.id]);
     await this.db.table('accounts', trx).where({ id: user.id }).update({ email_verified: false });
     await this.stage(trx, stage, user);
   }

@@ -3,6 +3,7 @@ import { ConflictError, InputError, NotAllowedError, NotAuthenticatedError, NotF
 import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { FailureLimiter, parseAccessScopes, TOKEN_ACCESS_SCOPES, type CallOptions, type TokenAccessScope } from '@platform/service-kit';
+import { changed } from '../changes';
 import { hashPassword, verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
 
@@ -214,6 +215,7 @@ export async function insertToken(
         access_scopes: accessScopes.join(','),
       })
       .returning(['id', 'name', 'token_last_eight', 'created_at']);
+    changed.accounts([uid]);
     return {
       created: { id: row.id, name: row.name, sha1: token, tokenLastEight: row.token_last_eight, accessScopes },
       createdAt: row.created_at,
@@ -251,8 +253,7 @@ export class Identity {
   ): Promise<orgsTeamsV1.User> {
     const accounts = () => this.db.table<AccountRow>('accounts', opts.trx);
     const violations = [];
-    if (!LOGIN.test(req.username))
-      violations.push({ field: 'username', description: LOGIN_RULE });
+    if (!LOGIN.test(req.username)) violations.push({ field: 'username', description: LOGIN_RULE });
     if (!EMAIL.test(req.email)) violations.push({ field: 'email', description: 'not a valid email address' });
     if (req.password.length < MIN_PASSWORD_LENGTH)
       violations.push({ field: 'password', description: `at least ${MIN_PASSWORD_LENGTH} characters` });
@@ -282,6 +283,7 @@ export class Identity {
           email_verified: opts.emailVerified ?? true,
         })
         .returning('*');
+      changed.accounts([row.id]);
       return toUser(row as AccountRow);
     } catch (err) {
       // A concurrent create won the race for the unique login or email.
@@ -301,6 +303,7 @@ export class Identity {
       ]);
     const before = await this.accounts().where({ type: ACCOUNT_TYPE.user, lower_login: login.toLowerCase() }).first();
     if (!before) throw new NotFoundError(`user ${login} does not exist`);
+    changed.accounts([before.id]);
     await this.accounts()
       .where({ id: before.id })
       .update({ password_hash: await hashPassword(password), must_change_password: mustChangePassword });
@@ -309,6 +312,7 @@ export class Identity {
 
   /** Removes an account (used to undo a creation whose authorization tuple could not be written). */
   async deleteAccount(id: number): Promise<void> {
+    changed.accounts([id]);
     await this.accounts().where({ id }).delete();
   }
 
@@ -326,6 +330,7 @@ export class Identity {
         (await this.db.table('org_users', trx).where({ uid: id }).first()) !== undefined ||
         (await this.db.table('access_tokens', trx).where({ uid: id }).first()) !== undefined;
       if (used) throw new InputError(`user ${row.login} has been used; it is not deleted`);
+      changed.accounts([id]);
       await this.db.table('accounts', trx).where({ id }).delete();
     });
   }
@@ -415,7 +420,11 @@ export class Identity {
   /** A token another issuer vouches for: the service account it is bound to, when that account may authenticate. */
   private async authenticateForeign(token: string, call?: CallOptions): Promise<orgsTeamsV1.AuthenticateResponse> {
     const id = await this.foreignTokens!.accountOf(token, call);
-    const row = id ? await this.accounts().where({ id, type: ACCOUNT_TYPE.serviceAccount }).first(...USER_COLUMNS) : undefined;
+    const row = id
+      ? await this.accounts()
+          .where({ id, type: ACCOUNT_TYPE.serviceAccount })
+          .first(...USER_COLUMNS)
+      : undefined;
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
     if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
@@ -497,8 +506,7 @@ export class Identity {
       ]);
     // A service account's tokens are made by those who administer it, never by the account itself (a license proxy's).
     const owner = await this.accounts().where({ id: userId }).first('type');
-    if (owner?.type === ACCOUNT_TYPE.serviceAccount)
-      throw new NotAllowedError("a service account's tokens are made by its administrators");
+    if (owner?.type === ACCOUNT_TYPE.serviceAccount) throw new NotAllowedError("a service account's tokens are made by its administrators");
     return (await insertToken(this.db, userId, name, { scope, scopeAccountId, accessScopes })).created;
   }
 
@@ -527,17 +535,19 @@ export class Identity {
   }
 
   async deleteToken(userId: number, id: number): Promise<void> {
+    changed.accounts([userId]);
     const n = await this.db.table('access_tokens').where({ uid: userId, id }).delete();
     if (n === 0) throw new NotFoundError(`access token ${id} does not exist`);
   }
 
   /**
-   * Deletes every access token and console session of a user at once (a person who left, or a stolen device): the
-   * gateways are told by the caller, so both stop on the next request.
+   * Deletes every access token and console session of a user at once (a person who left, or a stolen device): its
+   * call's announcement tells the gateways, so both stop on the next request.
    */
   async revokeCredentials(login: string): Promise<{ userId: number; tokens: number; sessions: number }> {
     const row = await this.accounts().where({ type: ACCOUNT_TYPE.user, lower_login: login.toLowerCase() }).first('id');
     if (!row) throw new NotFoundError(`user ${login} does not exist`);
+    changed.accounts([row.id]);
     return this.db.transaction(async (trx) => ({
       userId: Number(row.id),
       tokens: await this.db.table('access_tokens', trx).where({ uid: row.id }).delete(),

@@ -4,6 +4,7 @@ import { isUniqueViolation, unixSeconds, type Database } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { ACCOUNT_TYPE, LOGIN, type AccountRow, type Identity } from './identity';
 import { assertRegistrationOpen, type Sessions } from './sessions';
+import { changed } from '../changes';
 
 /** What a person's groups change, applied after every sign-in through the provider (group-mappings.ts). */
 export type GroupSync = (userId: number, groups: string[]) => Promise<void>;
@@ -52,6 +53,7 @@ export class ExternalSignIn {
     if (account.prohibit_login) throw new NotAllowedError('user is prohibited from logging in');
     await this.groupSync?.(account.id, req.groups);
     const session = await this.sessions.create(account.id, req.userAgent, req.address);
+    changed.accounts([account.id]);
     await this.db.table('accounts').where({ id: account.id }).update({ last_login_at: this.db.knex.fn.now() });
     return { session, matchedBy };
   }
@@ -71,7 +73,8 @@ export class ExternalSignIn {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // The same person's concurrent first sign-in linked it already; anyone else's link wins and this one is refused.
-      if ((await this.linked(req.issuer, req.subject))?.id !== account.id) throw refuse('it is linked to another account at this identity provider');
+      if ((await this.linked(req.issuer, req.subject))?.id !== account.id)
+        throw refuse('it is linked to another account at this identity provider');
     }
   }
 
@@ -86,8 +89,7 @@ export class ExternalSignIn {
       throw new ConflictError('this identity provider account is already linked to another platform account');
     if (!current) {
       const other = await this.db.table('external_identities').where({ issuer, uid: userId }).first('subject');
-      if (other)
-        throw new ConflictError('your account is already linked to another account at this identity provider: unlink it first');
+      if (other) throw new ConflictError('your account is already linked to another account at this identity provider: unlink it first');
       try {
         await this.db.table('external_identities').insert({ issuer, subject, uid: userId });
       } catch (err) {
@@ -127,7 +129,8 @@ export class ExternalSignIn {
   private async create(req: orgsTeamsV1.SignInExternalRequest): Promise<AccountRow> {
     if (!req.email) throw new NotAllowedError('the identity provider did not tell an e-mail address; an account cannot be made');
     const existing = await this.db.table('accounts').where({ lower_email: req.email.toLowerCase() }).first('id');
-    if (existing) throw new NotAllowedError(`the e-mail ${req.email} belongs to an account that is not a person's; an account cannot be made`);
+    if (existing)
+      throw new NotAllowedError(`the e-mail ${req.email} belongs to an account that is not a person's; an account cannot be made`);
     await assertRegistrationOpen(this.db, req.email);
     const login = await this.freeLogin(req.username || req.email.slice(0, req.email.indexOf('@')));
     // No one knows this password: the account signs in through the provider (a site admin may set one later).

@@ -23,12 +23,37 @@ export interface UserAdministration {
   clearLockout(login: string): Promise<void>;
 }
 
+/**
+ * The OrgsTeamsService methods that change nothing its readers keep; every other one is announced (changes.ts). Some
+ * write on the way, and are reads all the same because what they write is in no answer a reader keeps, or would evict
+ * the very answer being kept:
+ * - authenticate, authenticateBasic: the token's last use (in no answer) and the account's last sign-in (the User's
+ *   lastLoginUnix, shown for information and refreshed at most once a minute; announcing it would drop, once a minute,
+ *   the token answer the reader is about to keep); authenticateBasic also counts failures, in memory.
+ * - authenticateSession: the session's last use, or the deletion of an expired session (sessions are kept by no reader).
+ */
+export const ORGS_TEAMS_READS: readonly (keyof typeof orgsTeamsV1.OrgsTeamsServiceService)[] = [
+  'getVersion',
+  'authenticate',
+  'authenticateBasic',
+  'getUser',
+  'getUsers',
+  'getAccounts',
+  'listUserAccounts',
+  'listTokens',
+  'searchUsers',
+  'authenticateSession',
+  'listSessions',
+  'getTwoFactor',
+  'getTwoFactorRequirement',
+  'listGroupMappings',
+  'listExternalIdentities',
+];
+
 /** The OrgsTeamsService RPCs: accounts, personal access tokens and authentication. */
 export function orgsTeamsService(
   identity: Identity,
   relationships: Relationships,
-  /** Tells the gateways that these accounts' tokens changed (their token caches). */
-  accountsChanged: (userIds: number[]) => Promise<void> = async () => {},
   /** User administration and own settings; absent, those methods are unavailable (a test's identity service). */
   userAdmin?: UserAdministration,
   /** Console sessions and sign-up; absent, those methods are unavailable. */
@@ -54,11 +79,7 @@ export function orgsTeamsService(
     listUserAccounts: (req) => identity.listUserAccounts(req.afterId, req.limit),
     createToken: (req) => identity.createToken(req.userId, req.name, req.scope, req.scopeAccountId, req.accessScopes),
     listTokens: async (req) => ({ tokens: await identity.listTokens(req.userId) }),
-    deleteToken: async (req) => {
-      await identity.deleteToken(req.userId, req.id);
-      await accountsChanged([req.userId]);
-      return {};
-    },
+    deleteToken: async (req) => (await identity.deleteToken(req.userId, req.id), {}),
     searchUsers: (req) => admin().search(req),
     editUser: (req, ctx) => admin().edit(req, ctx),
     deleteUser: (req, ctx) => admin().delete(req, ctx),
@@ -84,7 +105,6 @@ export function orgsTeamsService(
     setTwoFactorRequirement: async (req) => ({ requirement: await totp().setRequirement(req.requirement) }),
     revokeUserCredentials: async (req) => {
       const revoked = await identity.revokeCredentials(req.login);
-      await accountsChanged([revoked.userId]);
       return { tokens: revoked.tokens, sessions: revoked.sessions };
     },
     listGroupMappings: async (req) => ({ mappings: await mappings().list(req.orgId) }),

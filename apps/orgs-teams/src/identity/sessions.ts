@@ -3,6 +3,7 @@ import { NotAllowedError, NotAuthenticatedError, NotFoundError, UnavailableError
 import { unixSeconds, type Database } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import type { FailureLimiter, Logger } from '@platform/service-kit';
+import { changed } from '../changes';
 import { toUser, USER_COLUMNS, type AccountRow, type Identity } from './identity';
 import { hashToken } from './tokens';
 import type { EmailVerification } from './email-verification';
@@ -31,7 +32,11 @@ const MAX_USER_AGENT = 512;
 const CLEANUP_EVERY_MS = 5 * 60_000;
 
 /** An email's domain, lower-cased, for the allowed-domains check. */
-const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase().replace(/\.$/, '');
+const domainOf = (email: string) =>
+  email
+    .slice(email.lastIndexOf('@') + 1)
+    .toLowerCase()
+    .replace(/\.$/, '');
 
 /**
  * Refuses (403) a new account while registration is disabled, or for an email outside the allowed domains when the
@@ -60,8 +65,6 @@ export class Sessions {
     private readonly lifetimes: SessionLifetimes,
     /** Sign-up attempts per client address. */
     private readonly signUps: FailureLimiter,
-    /** Tells the gateways a user's credentials changed (a session ended). */
-    private readonly accountsChanged: (userIds: number[]) => Promise<void>,
     /** Sign-up's address verification (its mail goes through the outbox); absent, sign-up is unavailable. */
     private readonly verification?: EmailVerification,
   ) {}
@@ -152,9 +155,10 @@ export class Sessions {
 
   /** Ends one of a user's sessions; 404 when it has none of that id. */
   async delete(userId: number, id: number): Promise<void> {
+    // A user's credentials changed: what readers keep of the account goes too, as for a deleted token.
+    changed.accounts([userId]);
     const n = await this.table().where({ uid: userId, id }).delete();
     if (n === 0) throw new NotFoundError(`session ${id} does not exist`);
-    await this.accountsChanged([userId]);
   }
 
   /**
@@ -175,7 +179,14 @@ export class Sessions {
     const user = await verification.outbox.run(
       async (trx, stage) => {
         const made = await this.identity.createUser(
-          { username: req.username, email: req.email, password: req.password, fullName: req.fullName, mustChangePassword: false, isAdmin: false },
+          {
+            username: req.username,
+            email: req.email,
+            password: req.password,
+            fullName: req.fullName,
+            mustChangePassword: false,
+            isAdmin: false,
+          },
           { emailVerified: false, trx },
         );
         await verification.stage(trx, stage, made);
@@ -192,10 +203,12 @@ export class Sessions {
     }
   }
 
-  /** Deletes the rows of expired sessions now and every few minutes; answers how to stop. */
-  startCleanup(log: Logger): () => void {
-    const run = () =>
-      this.deleteExpired().catch((err: unknown) => log.warn({ err }, 'could not delete expired sessions'));
+  /**
+   * Deletes the rows of expired sessions now and every few minutes, each pass run by `pass` (which announces what it
+   * changed, as a call would: changes.ts); answers how to stop.
+   */
+  startCleanup(log: Logger, pass: <T>(work: () => Promise<T>) => Promise<T> = (work) => work()): () => void {
+    const run = () => pass(() => this.deleteExpired()).catch((err: unknown) => log.warn({ err }, 'could not delete expired sessions'));
     void run();
     this.cleanupTimer = setInterval(run, CLEANUP_EVERY_MS);
     this.cleanupTimer.unref();

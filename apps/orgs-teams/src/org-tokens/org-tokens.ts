@@ -1,10 +1,10 @@
 import { createUser as createNkeyUser } from 'nkeys.js';
 import type { Knex } from 'knex';
 import { ConflictError, InputError, NotFoundError, ValidationError } from '@platform/errors';
-import { isUniqueViolation, type Database, type StageEffect, unixSeconds } from '@platform/db';
+import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgTokensV1 } from '@platform/proto';
+import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
-import { EFFECT } from '../orgs/effects';
 import { generateToken, hashToken } from '../identity/tokens';
 import type { SecretBox } from '@platform/service-kit';
 
@@ -26,8 +26,6 @@ export class OrgTokens {
   constructor(
     private readonly db: Database,
     private readonly secrets: SecretBox,
-    /** Tells the gateways that these accounts' tokens changed, once a change committed (token caches). */
-    private readonly accountsChanged: (userIds: number[]) => Promise<void> = async () => {},
   ) {}
 
   private async org(orgId: number): Promise<OrgRow> {
@@ -68,6 +66,7 @@ export class OrgTokens {
         lower_email: `sysadmin-${orgId}@system.local`,
       })
       .returning('id');
+    changed.accounts([row.id]);
     await this.db.table('org_system_admins', trx).insert({ org_id: orgId, uid: row.id });
     return row.id;
   }
@@ -77,11 +76,11 @@ export class OrgTokens {
    * account's tokens (the sync token among them) and bus accounts would keep working. Deleting the account
    * removes those too.
    */
-  async onOrgDelete(trx: Knex.Transaction, orgId: number, stage: StageEffect): Promise<void> {
+  async onOrgDelete(trx: Knex.Transaction, orgId: number): Promise<void> {
     const uid = await this.systemAdmin(orgId, trx);
     if (!uid) return;
+    changed.accounts([uid]);
     await this.db.table('accounts', trx).where({ id: uid, type: ACCOUNT_TYPE.user }).delete();
-    stage(EFFECT.accountsChanged, { userIds: [uid] });
   }
 
   async getSyncToken(orgId: number): Promise<orgTokensV1.ManagerApiToken> {
@@ -122,15 +121,12 @@ export class OrgTokens {
       ]);
     }
     const token = req.sha1 || generateToken();
-    let replaced: number | undefined;
     try {
       await this.db.transaction(async (trx) => {
         const uid = await this.ensureSystemAdmin(req.orgId, trx);
+        changed.accounts([uid]);
         const previous = await this.db.table('manager_sync_tokens', trx).where({ org_id: req.orgId }).first('token_id');
-        if (previous) {
-          await this.db.table('access_tokens', trx).where({ id: previous.token_id }).delete();
-          replaced = uid;
-        }
+        if (previous) await this.db.table('access_tokens', trx).where({ id: previous.token_id }).delete();
         const [row] = await this.db
           .table('access_tokens', trx)
           .insert({ uid, name, token_hash: hashToken(token), token_last_eight: token.slice(-8) })
@@ -143,7 +139,6 @@ export class OrgTokens {
       if (isUniqueViolation(err)) throw new ConflictError(`an access token named "${name}" or with this value already exists`);
       throw err;
     }
-    if (replaced) await this.accountsChanged([replaced]);
   }
 
   async deleteSyncToken(orgId: number): Promise<void> {
@@ -154,8 +149,8 @@ export class OrgTokens {
       .where('m.org_id', orgId)
       .first('m.token_id', 't.uid');
     if (!row) return;
+    changed.accounts([row.uid]);
     await this.db.table('access_tokens').where({ id: row.token_id }).delete();
-    await this.accountsChanged([row.uid]);
   }
 
   async listSystemAdminTokens(orgId: number): Promise<orgTokensV1.AccessTokenInfo[]> {
@@ -177,9 +172,9 @@ export class OrgTokens {
 
   async deleteSystemAdminToken(orgId: number, id: number): Promise<void> {
     const uid = await this.requireSystemAdmin(orgId);
+    changed.accounts([uid]);
     const n = await this.db.table('access_tokens').where({ uid, id }).delete();
     if (n === 0) throw new NotFoundError(`access token ${id} does not exist`);
-    await this.accountsChanged([uid]);
   }
 
   async listBusAccounts(orgId: number): Promise<orgTokensV1.BusAccount[]> {

@@ -4,6 +4,17 @@ import type { OrgTokens } from './org-tokens';
 
 const done = { message: 'ok' };
 
+/**
+ * The OrgTokensService methods that change nothing its readers keep; every other one is announced (changes.ts).
+ * getSyncToken writes on its first read (the sealed secret is shown once, then dropped): a column no reader keeps.
+ */
+export const ORG_TOKENS_READS: readonly (keyof typeof orgTokensV1.OrgTokensServiceService)[] = [
+  'getSyncToken',
+  'listSystemAdminTokens',
+  'listBusAccounts',
+  'getBusAccountByKey',
+];
+
 /** The OrgTokensService RPCs. */
 export function orgTokensService(tokens: OrgTokens): ServiceBinding<typeof orgTokensV1.OrgTokensServiceService> {
   return bindService(orgTokensV1.OrgTokensServiceService, {

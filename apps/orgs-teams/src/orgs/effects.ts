@@ -1,5 +1,6 @@
 import type { Database, EffectContext, EffectHandler, StageEffect } from '@platform/db';
 import { UnavailableError } from '@platform/errors';
+import { changed } from '../changes';
 import { tupleKey, type Tuple } from '../relationships';
 import { CLUSTER_CONNECTION_EFFECT, clusterConnectionEffect, type ClusterConnections } from './cluster-connections';
 import type { OrgAuthz, RoleUntil } from './org-authz';
@@ -32,6 +33,7 @@ export const EFFECT = {
   teamRoles: 'authz.team-roles',
   orgRolesDeleted: 'authz.org-roles-deleted',
   avatarDiscarded: 'avatars.discarded',
+  /** Staged by earlier versions only, which announced accounts through the outbox; entries of it may still wait. */
   accountsChanged: 'identity.accounts-changed',
   clusterConnection: CLUSTER_CONNECTION_EFFECT,
 } as const;
@@ -61,7 +63,6 @@ export function orgEffects(
   db: Database,
   authz: OrgAuthz,
   discardAvatar: (orgId: number, key: string) => Promise<void>,
-  accountsChanged: (userIds: number[]) => Promise<void>,
   clusters: ClusterConnections,
 ): Record<string, EffectHandler> {
   const tuples: EffectHandler<TupleChange> = {
@@ -79,9 +80,9 @@ export function orgEffects(
   const avatarDiscarded: EffectHandler<{ orgId: number; key: string }> = {
     apply: (c) => discardAvatar(c.orgId, c.key),
   };
-  // Gateways drop the cached tokens of accounts that went with an organization (its system admin).
+  // An entry an earlier version left: its accounts are recorded, so whatever applies it announces them (changes.ts).
   const accountsChangedNotice: EffectHandler<{ userIds: number[] }> = {
-    apply: (c) => accountsChanged(c.userIds),
+    apply: async (c) => changed.accounts(c.userIds),
   };
   return {
     [EFFECT.tuples]: tuples,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
+import { changed } from '../changes';
 import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
 import { pageOfQuery, type Page, type Paged } from './paging';
 
@@ -105,11 +106,13 @@ export class MembersStore {
 
   /** Makes a membership public or private; false when the user is not a member. */
   async setPublic(orgId: number, uid: number, isPublic: boolean): Promise<boolean> {
+    changed.orgs([orgId]);
     return (await this.db.table('org_users').where({ org_id: orgId, uid }).update({ is_public: isPublic })) > 0;
   }
 
   /** Adds a user to an organization, privately; false when they already are a member. */
   async joinOrg(orgId: number, uid: number, trx?: Knex.Transaction): Promise<boolean> {
+    changed.orgs([orgId]);
     const inserted = await this.db
       .table('org_users', trx)
       .insert({ org_id: orgId, uid, is_public: false })
@@ -121,17 +124,20 @@ export class MembersStore {
 
   /** Puts organization memberships back as they were. */
   async insertOrgMemberships(rows: OrgMembership[], trx?: Knex.Transaction): Promise<void> {
+    changed.orgs(rows.map((r) => r.org_id));
     if (rows.length) await this.db.table('org_users', trx).insert(rows);
   }
 
   /** Takes a user out of an organization; answers the membership removed, if there was one. */
   async leaveOrg(orgId: number, uid: number, trx?: Knex.Transaction): Promise<{ is_public: boolean } | undefined> {
+    changed.orgs([orgId]);
     const [row] = await this.db.table('org_users', trx).where({ org_id: orgId, uid }).delete().returning('is_public');
     return row;
   }
 
   /** Takes those of the users who are in no team of the organization out of it; answers the memberships removed. */
   async leaveOrgUnlessInTeam(orgId: number, uids: number[], trx?: Knex.Transaction): Promise<{ uid: number; is_public: boolean }[]> {
+    changed.orgs([orgId]);
     return this.db
       .table('org_users', trx)
       .where({ org_id: orgId })
@@ -191,22 +197,31 @@ export class MembersStore {
   async joinTeam(membership: TeamMembership, trx?: Knex.Transaction): Promise<boolean> {
     // ON CONFLICT, not a check then an insert: two concurrent adds of one user both see "not a member",
     // and the second insert would hit the primary key. The one that inserts nothing finds a member.
+    changed.orgs([membership.org_id]);
     const inserted = await this.db.table('team_users', trx).insert(membership).onConflict(['team_id', 'uid']).ignore().returning('uid');
     return inserted.length > 0;
   }
 
   /** Puts team memberships back as they were. */
   async insertTeamMemberships(rows: TeamMembership[], trx?: Knex.Transaction): Promise<void> {
+    changed.orgs(rows.map((r) => r.org_id));
     if (rows.length) await this.db.table('team_users', trx).insert(rows);
   }
 
   /** Takes these users out of a team. */
   async leaveTeam(teamId: number, uids: number[], trx?: Knex.Transaction): Promise<void> {
-    await this.db.table('team_users', trx).where({ team_id: teamId }).whereIn('uid', uids).delete();
+    const left: { org_id: number }[] = await this.db
+      .table('team_users', trx)
+      .where({ team_id: teamId })
+      .whereIn('uid', uids)
+      .delete()
+      .returning('org_id');
+    changed.orgs(left.map((r) => r.org_id));
   }
 
   /** Takes a user out of these teams of the organization. */
   async leaveTeams(orgId: number, uid: number, teamIds: number[], trx?: Knex.Transaction): Promise<void> {
+    changed.orgs([orgId]);
     await this.db.table('team_users', trx).where({ org_id: orgId, uid }).whereIn('team_id', teamIds).delete();
   }
 }

@@ -47,6 +47,11 @@ describe('OrgCache', () => {
     // Another organization's notice leaves it kept.
     await bus.notify(ORGS_CHANGED, { orgIds: [2] });
     expect((await cache.byId(1, async () => row(1, 'acme', 'newest')))?.description).toBe('newer');
+    // The notice meaning every organization (a change that did not record which) forgets it too.
+    await bus.notify(ORGS_CHANGED, { orgIds: [], all: true });
+    expect((await cache.byName('acme', async () => row(1, 'acme', 'newest')))?.description).toBe('newest');
+    cache.clear();
+    expect((await cache.byId(1, async () => row(1, 'acme', 'cleared')))?.description).toBe('cleared');
     await stop();
   });
 });

@@ -1,4 +1,4 @@
-import { NoticeCache, ORGS_CHANGED, type Bus, type Keeping, type OrgsChanged } from '@platform/bus';
+import { NoticeCache, ORGS_CHANGED, orgsNamed, type Bus, type Keeping } from '@platform/bus';
 import type { OrgRow } from './rows';
 
 /** A row is found by its id and by its slug, and goes with its organization's tag. */
@@ -14,9 +14,9 @@ const KEEPING: Keeping<OrgRow | undefined> = {
  * whose target is an organization resolve it first). On the embedded database that read was the request's only
  * statement, and statements are serialised on its one connection.
  *
- * A NoticeCache (libs/bus): every change of an organization's row evicts it here (OrganizationsStore, and
- * `OrgsContext.orgChanged` once committed), other replicas hear of it through the organizations notice
- * (`ORGS_CHANGED`), and a fence makes sure a change answered by another replica is seen by the very next read here.
+ * A NoticeCache (libs/bus): every change of an organization's row evicts it here (OrganizationsStore before it writes,
+ * and the change's announcement once the call is over: changes.ts), other replicas hear of it through the organizations
+ * notice (`ORGS_CHANGED`), and a fence makes sure a change answered by another replica is seen by the very next read here.
  * The lifetime (`ORG_CACHE_TTL_MS`) only bounds what a notice lost in the bus itself can cost.
  */
 export class OrgCache {
@@ -42,8 +42,13 @@ export class OrgCache {
     this.rows.evict([`org:${id}`]);
   }
 
+  /** Forgets every organization (a change that did not record which it touched). */
+  clear(): void {
+    this.rows.clear();
+  }
+
   /** Follows the other replicas' organization notices (see NoticeCache.follow). */
   follow(bus: Bus): Promise<() => Promise<void>> {
-    return this.rows.follow(bus, [{ subject: ORGS_CHANGED, stale: (p) => ((p as OrgsChanged).orgIds ?? []).map((id) => `org:${id}`) }]);
+    return this.rows.follow(bus, [{ subject: ORGS_CHANGED, stale: orgsNamed }]);
   }
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { NotFoundError } from '@platform/errors';
+import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgCache } from './org-cache';
 import { pageOfQuery, type Page, type Paged } from './paging';
@@ -39,7 +40,7 @@ export class OrganizationsStore {
     private readonly cache?: OrgCache,
   ) {}
 
-  /** The store; with `cache`, reads outside a transaction go through it (writers evict: OrgsContext.orgChanged). */
+  /** The store; with `cache`, reads outside a transaction go through it (writers evict, and so does the announcement). */
   static create(db: Database, cache?: OrgCache): OrganizationsStore {
     return new OrganizationsStore(db, cache);
   }
@@ -125,18 +126,21 @@ export class OrganizationsStore {
       .table('accounts', trx)
       .insert({ type: ACCOUNT_TYPE.organization, login, lower_login: login.toLowerCase(), ...fields })
       .returning('*');
+    changed.orgs([row.id]);
     return row;
   }
 
-  /** Changes an organization; the caller reports the change once committed (OrgsContext.orgChanged). */
+  /** Changes an organization (its call announces it). */
   async update(id: number, changes: Partial<OrgFields>, trx?: Knex.Transaction): Promise<void> {
     this.cache?.evict(id);
+    changed.orgs([id]);
     await this.db.table('accounts', trx).where({ id }).update(changes);
   }
 
   /** Deletes the organization; its teams, memberships and avatar row go with it (on delete cascade). */
   async delete(id: number, trx?: Knex.Transaction): Promise<void> {
     this.cache?.evict(id);
+    changed.orgs([id]);
     await this.db.table('accounts', trx).where({ id }).delete();
   }
 }

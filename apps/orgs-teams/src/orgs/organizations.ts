@@ -49,7 +49,6 @@ export class Organizations {
     const creator = await this.members.user({ id: req.creatorId });
     if (await this.organizations.nameTaken(req.username)) throw new ConflictError(`the name ${req.username} is already taken`);
 
-    let createdId: number | undefined;
     const created = await this.orgs.outbox
       .run(
         async (trx, stage) => {
@@ -66,7 +65,6 @@ export class Organizations {
             },
             trx,
           );
-          createdId = org.id;
           const team = await this.teams.insert(
             org.id,
             {
@@ -91,9 +89,9 @@ export class Organizations {
         // Teams and memberships go with the account (on delete cascade).
         { call: ctx, undo: (trx, org) => this.organizations.delete(org.id, trx) },
       )
-      .catch(async (err) => {
-        // An undone creation had committed, so a read may have cached the organization meanwhile.
-        if (createdId !== undefined) await this.orgs.orgChanged?.(createdId);
+      .catch((err) => {
+        // An undone creation had committed, so a read may have kept it meanwhile: its insert recorded it, so the call's
+        // announcement (changes.ts) tells the readers, failed or not.
         if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
         throw err;
       });
@@ -173,10 +171,7 @@ export class Organizations {
     if (req.email !== undefined) changes.email = req.email;
     const visibility = requestedVisibility(req.orgType, req.visibility);
     if (visibility !== undefined) changes.visibility = visibility;
-    if (Object.keys(changes).length > 0) {
-      await this.organizations.update(req.orgId, changes);
-      await this.orgs.orgChanged?.(req.orgId);
-    }
+    if (Object.keys(changes).length > 0) await this.organizations.update(req.orgId, changes);
     return toOrganization(await this.organizations.get(req.orgId));
   }
 
@@ -207,12 +202,11 @@ export class Organizations {
       },
       { call: ctx },
     );
-    await this.orgs.orgChanged?.(orgId);
   }
 
   /**
    * Deletes an organization inside a change that decided so already (a user deleted with the organizations it is
-   * the last owner of): locks it, removes its rows and stages what follows them; call orgChanged after the commit.
+   * the last owner of): locks it, removes its rows and stages what follows them.
    */
   async deleteWithin(trx: Knex.Transaction, stage: StageEffect, orgId: number): Promise<void> {
     if (!(await this.organizations.find(orgId, trx, true))) throw new NotFoundError(`organization ${orgId} does not exist`);

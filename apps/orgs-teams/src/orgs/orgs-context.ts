@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database, Outbox, StageEffect } from '@platform/db';
 import type { OrgCache } from './org-cache';
-import type { TeamListCache } from './team-list-cache';
 import type { OrgRow } from './rows';
 
 /** What the organization features (organizations, members, teams, team members) are built from. */
@@ -17,22 +16,11 @@ export interface OrgsContext {
    * stored avatar).
    */
   onOrgDelete?: (trx: Knex.Transaction, orgId: number, stage: StageEffect) => Promise<void>;
-  /** Organizations by id and slug for reads outside transactions; none: every read asks the database. */
+  /**
+   * Organizations by id and slug for reads outside transactions; none: every read asks the database. A change
+   * evicts it where it writes the row and again when its call announces it (changes.ts).
+   */
   cache?: OrgCache;
-  /**
-   * Called once a change of an organization's row (edit, delete) has committed: evicts it from this
-   * replica's cache and tells the other replicas (a bus notice); resolves once the bus has the notice, which the
-   * change awaits before it answers.
-   */
-  orgChanged?: (orgId: number) => Promise<void>;
-  /** Pages of teams lists already answered; none: every list asks the database and authz. */
-  teamLists?: TeamListCache;
-  /**
-   * Called once a change of an organization's teams (a team made, edited or deleted, or such a change undone) is
-   * over: forgets its pages of teams here and tells the other replicas (the organizations' notice), resolving
-   * once the bus has it.
-   */
-  teamsChanged?: (orgId: number) => Promise<void>;
 }
 
 /** Whether removing a site admin from this organization is refused (it is the administrative organization). */

@@ -7,6 +7,22 @@ import { Organizations } from './organizations';
 import { TeamMembers } from './team-members';
 import { Teams } from './teams';
 
+/** The OrganizationsService methods that change nothing; every other one is announced (changes.ts). */
+export const ORGANIZATIONS_READS: readonly (keyof typeof orgsTeamsOrgsV1.OrganizationsServiceService)[] = [
+  'getVersion',
+  'getOrg',
+  'listMembers',
+  'getMembership',
+  'listTeams',
+  'getTeam',
+  'listTeamMembers',
+  'getTeamMember',
+  'listOrgs',
+  'listUserOrgs',
+  'searchTeams',
+  'getOrgPermissions',
+];
+
 /** The OrganizationsService RPCs. */
 export function organizationsService(
   context: OrgsContext,

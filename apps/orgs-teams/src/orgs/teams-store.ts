@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
+import { changed } from '../changes';
 import { containing, pageOfQuery, type Page, type Paged } from './paging';
 import { OWNER_PERMISSION, type TeamRow } from './rows';
 
@@ -58,24 +59,29 @@ export class TeamsStore {
       .table('teams', trx)
       .insert({ org_id: orgId, ...columns(fields) })
       .returning('*');
+    changed.orgs([orgId]);
     return row;
   }
 
   /** Changes the given fields and sets `updated_at`. */
   async update(id: number, changes: Partial<TeamFields>, updatedAt: Date, trx?: Knex.Transaction): Promise<void> {
-    await this.db
+    const rows: { org_id: number }[] = await this.db
       .table('teams', trx)
       .where({ id })
-      .update({ ...columns(changes), updated_at: updatedAt });
+      .update({ ...columns(changes), updated_at: updatedAt })
+      .returning('org_id');
+    changed.orgs(rows.map((r) => r.org_id));
   }
 
   /** Puts a deleted team's row back as it was, id and timestamps included. */
   async restore(row: TeamRow, trx?: Knex.Transaction): Promise<void> {
+    changed.orgs([row.org_id]);
     await this.db.table('teams', trx).insert({ ...row, ...columns({ units: row.units }) });
   }
 
   /** Deletes the team; its memberships go with it (on delete cascade). */
   async delete(id: number, trx?: Knex.Transaction): Promise<void> {
-    await this.db.table('teams', trx).where({ id }).delete();
+    const rows: { org_id: number }[] = await this.db.table('teams', trx).where({ id }).delete().returning('org_id');
+    changed.orgs(rows.map((r) => r.org_id));
   }
 }

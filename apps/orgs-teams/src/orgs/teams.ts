@@ -85,53 +85,28 @@ export class Teams {
     return rows.map((r) => toTeam(r, org, roles.get(r.id)?.roleIds ?? [], roles.get(r.id)?.until ?? {}));
   }
 
-  /** One page of the organization's teams, owner team first, then by name. */
+  /**
+   * One page of the organization's teams, owner team first, then by name. Not kept here: its readers keep the lists
+   * they read (libs/orgs-teams-client), evicted by this service's notices and authz's.
+   */
   async list(req: orgsTeamsOrgsV1.ListTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
-    const page = pageOf(req.page);
-    return this.kept(org.id, ['list', page?.limit, page?.offset], ctx, async () => {
-      const { rows, total } = await this.teams.pageOfOrg(org.id, page);
-      return { teams: await this.present(rows, org, ctx), total };
-    });
+    const { rows, total } = await this.teams.pageOfOrg(org.id, pageOf(req.page));
+    return { teams: await this.present(rows, org, ctx), total };
   }
 
   /** One page of the organization's teams whose name (or description, with includeDesc) contains `q`. */
   async search(req: orgsTeamsOrgsV1.SearchTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
-    const page = pageOf(req.page);
-    return this.kept(org.id, ['search', page?.limit, page?.offset, req.includeDesc, req.q], ctx, async () => {
-      const { rows, total } = await this.teams.pageOfOrg(org.id, page, { q: req.q, includeDesc: req.includeDesc });
-      return { teams: await this.present(rows, org, ctx), total };
-    });
+    const { rows, total } = await this.teams.pageOfOrg(org.id, pageOf(req.page), { q: req.q, includeDesc: req.includeDesc });
+    return { teams: await this.present(rows, org, ctx), total };
   }
 
-  /** A page of teams as kept (TeamListCache), or read by `load`; `query` is what tells pages of one organization apart. */
-  private kept(orgId: number, query: unknown[], ctx: CallContext, load: () => Promise<orgsTeamsOrgsV1.ListTeamsResponse>) {
-    const cache = this.orgs.teamLists;
-    // The organization was just read through its own cache, whose fence covers this call: this one fences no more.
-    return cache ? cache.through(orgId, JSON.stringify(query), load, ctx.arrivedAt) : load();
-  }
-
-  /** Runs a change of the organization's teams, then forgets its kept pages, whether it committed or was undone. */
-  private async changing<T>(orgId: number, change: () => Promise<T>): Promise<T> {
-    try {
-      return await change();
-    } finally {
-      await this.orgs.teamsChanged?.(orgId);
-    }
-  }
-
-  /**
-   * One team; its custom roles only when asked, since they cost a call to authz. With them it is kept as a one-team
-   * page of its organization's teams: the same evictions keep it true (a change of the organization's teams or of the
-   * organization, any tuple change in authz), and a kept one costs no call.
-   */
+  /** One team; its custom roles only when asked, since they cost a call to authz. */
   async get(teamId: number, orgId: number | undefined, withRoles: boolean, ctx: CallContext): Promise<orgsTeamsOrgsV1.Team> {
     const row = await this.row(teamId, orgId);
     const org = await this.organizations.get(row.org_id);
-    if (!withRoles) return toTeam(row, org, []);
-    const page = await this.kept(org.id, ['team', row.id], ctx, async () => ({ teams: await this.present([row], org, ctx), total: 1 }));
-    return page.teams[0];
+    return withRoles ? (await this.present([row], org, ctx))[0] : toTeam(row, org, []);
   }
 
   /** Creates a team, writes its tuples and attaches its custom roles; any failure leaves no team behind. */
@@ -146,8 +121,8 @@ export class Teams {
     const until = req.roleIds?.until ?? {};
     await this.checkRoles(org.id, roleIds, until, ctx);
 
-    const row = await this.changing(org.id, () =>
-      this.orgs.outbox.run(
+    const row = await this.orgs.outbox
+      .run(
         async (trx, stage) => {
           const row = await this.teams.insert(
             org.id,
@@ -160,11 +135,11 @@ export class Teams {
           return row;
         },
         { call: ctx, undo: (trx, row) => this.teams.delete(row.id, trx) },
-      ),
-    ).catch((err) => {
-      if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
-      throw err;
-    });
+      )
+      .catch((err) => {
+        if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
+        throw err;
+      });
     return this.get(row.id, org.id, true, ctx);
   }
 
@@ -199,8 +174,8 @@ export class Teams {
       units: before.units,
     };
     const previousRoles = req.roleIds ? await this.rolesOf(before.id, ctx) : { roleIds: [], until: {} };
-    await this.changing(before.org_id, () =>
-      this.orgs.outbox.run(
+    await this.orgs.outbox
+      .run(
         async (trx, stage) => {
           await this.teams.update(before.id, changes, new Date(), trx);
           if (req.roleIds)
@@ -214,11 +189,11 @@ export class Teams {
             });
         },
         { call: ctx, undo: (trx) => this.teams.update(before.id, restore, before.updated_at, trx) },
-      ),
-    ).catch((err) => {
-      if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
-      throw err;
-    });
+      )
+      .catch((err) => {
+        if (isUniqueViolation(err)) throw new ConflictError(`another team is already named ${req.name}`);
+        throw err;
+      });
     return this.get(before.id, undefined, true, ctx);
   }
 
@@ -231,39 +206,37 @@ export class Teams {
     if (team.permission === OWNER_PERMISSION) throw new InputError(`the owner team ${team.name} cannot be deleted`);
     const roles = await this.rolesOf(team.id, ctx);
 
-    await this.changing(team.org_id, () =>
-      this.orgs.outbox.run(
-        async (trx, stage) => {
-          const uids = await this.members.uidsOfTeam(team.id, trx);
-          await this.teams.delete(team.id, trx);
-          // Members left without a team of the organization leave it.
-          const leaving = await this.members.leaveOrgUnlessInTeam(team.org_id, uids, trx);
-          // Roles first: authz detaches roles only from a team that is still the organization's.
-          stageTeamRoles(stage, {
-            orgId: team.org_id,
-            teamId: team.id,
-            roleIds: [],
-            previous: roles.roleIds,
-            previousUntil: roles.until,
-          });
-          stageTuples(stage, [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))]);
-          return { uids, leaving };
+    await this.orgs.outbox.run(
+      async (trx, stage) => {
+        const uids = await this.members.uidsOfTeam(team.id, trx);
+        await this.teams.delete(team.id, trx);
+        // Members left without a team of the organization leave it.
+        const leaving = await this.members.leaveOrgUnlessInTeam(team.org_id, uids, trx);
+        // Roles first: authz detaches roles only from a team that is still the organization's.
+        stageTeamRoles(stage, {
+          orgId: team.org_id,
+          teamId: team.id,
+          roleIds: [],
+          previous: roles.roleIds,
+          previousUntil: roles.until,
+        });
+        stageTuples(stage, [...teamOfOrg(team.org_id, team.id), ...uids.map((uid) => teamMember(team.id, uid))]);
+        return { uids, leaving };
+      },
+      {
+        call: ctx,
+        undo: async (trx, { uids, leaving }) => {
+          await this.teams.restore(team, trx);
+          await this.members.insertTeamMemberships(
+            uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })),
+            trx,
+          );
+          await this.members.insertOrgMemberships(
+            leaving.map((l) => ({ org_id: team.org_id, ...l })),
+            trx,
+          );
         },
-        {
-          call: ctx,
-          undo: async (trx, { uids, leaving }) => {
-            await this.teams.restore(team, trx);
-            await this.members.insertTeamMemberships(
-              uids.map((uid) => ({ team_id: team.id, org_id: team.org_id, uid })),
-              trx,
-            );
-            await this.members.insertOrgMemberships(
-              leaving.map((l) => ({ org_id: team.org_id, ...l })),
-              trx,
-            );
-          },
-        },
-      ),
+      },
     );
   }
 

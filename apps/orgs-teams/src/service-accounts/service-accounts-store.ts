@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
+import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { KubernetesSubject } from './kubernetes-tokens';
 
@@ -132,6 +133,7 @@ export class ServiceAccountsStore {
         created_by: account.createdBy || null,
       })
       .returning('id');
+    changed.accounts([row.id]);
     return Number(row.id);
   }
 
@@ -142,21 +144,25 @@ export class ServiceAccountsStore {
   ): Promise<void> {
     const row: Record<string, unknown> = { ...changes };
     if (changes.login !== undefined) row.lower_login = changes.login.toLowerCase();
+    changed.accounts([id]);
     if (Object.keys(row).length) await this.db.table('accounts', trx).where({ id }).update(row);
   }
 
   async setRoles(id: number, roleIds: number[], trx: Knex.Transaction): Promise<void> {
+    changed.accounts([id]);
     await this.db.table('service_account_roles', trx).where({ account_id: id }).delete();
     if (roleIds.length) await this.db.table('service_account_roles', trx).insert(roleIds.map((role_id) => ({ account_id: id, role_id })));
   }
 
   async setSubjects(id: number, subjects: KubernetesSubject[], trx: Knex.Transaction): Promise<void> {
+    changed.accounts([id]);
     await this.db.table('service_account_subjects', trx).where({ account_id: id }).delete();
     if (subjects.length) await this.db.table('service_account_subjects', trx).insert(subjects.map((s) => ({ ...s, account_id: id })));
   }
 
   /** Deletes accounts; their tokens, roles and subjects go with them (on delete cascade). */
   async delete(ids: number[], trx: Knex.Transaction): Promise<void> {
+    changed.accounts(ids);
     if (ids.length) await this.accounts(trx).whereIn('id', ids).delete();
   }
 }

@@ -3,8 +3,8 @@ import { ConflictError, InputError, NotFoundError, ValidationError } from '@plat
 import { isUniqueViolation, unixSeconds, type Database, type Outbox, type StageEffect } from '@platform/db';
 import type { orgsTeamsV1, serviceAccountsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
+import { changed } from '../changes';
 import { ACCOUNT_TYPE, insertToken, LOGIN, LOGIN_RULE } from '../identity/identity';
-import { EFFECT } from '../orgs/effects';
 import type { OrgAuthz } from '../orgs/org-authz';
 import type { KubernetesSubject } from './kubernetes-tokens';
 import { ServiceAccountsStore, type ServiceAccountDetails, type ServiceAccountRow } from './service-accounts-store';
@@ -60,7 +60,8 @@ interface Snapshot {
  * Service accounts (docs/service-accounts.md): accounts of other services, of one organization or of the site. Their
  * rows change with their tuples in authz (an organization's are members of it, and may hold its custom roles; a
  * site-wide one may be a site admin), staged through the outbox; a failed tuple write puts the rows back. Every
- * change that could leave a cached credential of the account too strong is announced (accountsChanged), as for users.
+ * change of an account is recorded where it is written (changes.ts), so the caches holding its credentials drop them,
+ * as for users.
  */
 export class ServiceAccounts {
   private readonly store: ServiceAccountsStore;
@@ -69,8 +70,6 @@ export class ServiceAccounts {
     private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly authz: Pick<OrgAuthz, 'roleIdsOf'>,
-    /** Tells the caches holding these accounts' credentials (gateways, the service kit) to drop them. */
-    private readonly accountsChanged: (ids: number[]) => Promise<void>,
   ) {
     this.store = ServiceAccountsStore.create(db);
   }
@@ -216,8 +215,6 @@ export class ServiceAccounts {
         { call: ctx, undo: (trx, before) => this.restore(before, trx) },
       ),
     );
-    // Deactivated, renamed, or holding other roles: a credential cached with the old account must not outlive it.
-    await this.accountsChanged([req.id]);
     return this.get(req.orgId, req.id, ctx);
   }
 
@@ -230,7 +227,6 @@ export class ServiceAccounts {
           stage,
           tuplesOf({ id, orgId: before.row.service_account_org_id, isAdmin: before.row.is_admin, roleIds: before.roleIds }),
         );
-        stage(EFFECT.accountsChanged, { userIds: [id] });
       },
       { call: ctx },
     );
@@ -238,7 +234,7 @@ export class ServiceAccounts {
 
   /**
    * Inside the transaction that deletes an organization: its service accounts go with it (their tokens, roles and
-   * subjects too), their tuples are taken back and the caches holding their credentials told.
+   * subjects too) and their tuples are taken back.
    */
   async onOrgDelete(trx: Knex.Transaction, orgId: number, stage: StageEffect): Promise<void> {
     const rows = await this.store.list(orgId, trx);
@@ -252,7 +248,6 @@ export class ServiceAccounts {
       stage,
       rows.flatMap((r) => tuplesOf({ id: r.id, orgId, isAdmin: r.is_admin, roleIds: details.roleIds.get(r.id) ?? [] })),
     );
-    stage(EFFECT.accountsChanged, { userIds: rows.map((r) => r.id) });
   }
 
   async createToken(req: serviceAccountsV1.CreateServiceAccountTokenRequest): Promise<serviceAccountsV1.CreatedServiceAccountToken> {
@@ -283,9 +278,9 @@ export class ServiceAccounts {
 
   async deleteToken(req: serviceAccountsV1.ServiceAccountTokenRequest): Promise<void> {
     await this.require(req.orgId, req.serviceAccountId);
+    changed.accounts([req.serviceAccountId]);
     const n = await this.db.table('access_tokens').where({ uid: req.serviceAccountId, id: req.id }).delete();
     if (n === 0) throw new NotFoundError(`token ${req.id} does not exist`);
-    await this.accountsChanged([req.serviceAccountId]);
   }
 
   /** The answers of these rows; roles deleted in authz since they were given are left out. */

@@ -2,6 +2,13 @@ import { serviceAccountsV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { ServiceAccounts } from './service-accounts';
 
+/** The ServiceAccountsService methods that change nothing; every other one is announced (changes.ts). */
+export const SERVICE_ACCOUNTS_READS: readonly (keyof typeof serviceAccountsV1.ServiceAccountsServiceService)[] = [
+  'listServiceAccounts',
+  'getServiceAccount',
+  'listServiceAccountTokens',
+];
+
 /** The ServiceAccountsService RPCs. */
 export function serviceAccountsService(accounts: ServiceAccounts): ServiceBinding<typeof serviceAccountsV1.ServiceAccountsServiceService> {
   return bindService(serviceAccountsV1.ServiceAccountsServiceService, {

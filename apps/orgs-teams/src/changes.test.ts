@@ -1,0 +1,129 @@
+import { EventEmitter } from 'node:events';
+import { ACCOUNTS_CHANGED, InProcessBus, ORGS_CHANGED } from '@platform/bus';
+import type { Database } from '@platform/db';
+import type { ServiceBinding } from '@platform/service-kit';
+import { announcedWrites, announcingChanges, ChangeAnnouncer, changed, watchStatements } from './changes';
+
+// How orgs-teams' writes announce themselves: what a call recorded, everything when it wrote a kept table without
+// recording, nothing when nothing kept changed; reads are not announced; passes outside calls announce the same way.
+
+/** A knex as the collector sees it: the statements a call runs, told through its 'query' event. */
+const knex = new EventEmitter();
+watchStatements({ knex } as unknown as Database);
+const run = (sql: string) => knex.emit('query', { sql });
+
+type Methods = { getThing: unknown; changeThing: unknown };
+
+async function setUp(handlers: Record<keyof Methods, () => Promise<unknown>>) {
+  const bus = new InProcessBus();
+  const heard: string[] = [];
+  for (const subject of [ACCOUNTS_CHANGED, ORGS_CHANGED])
+    await bus.listen(subject, (_subject, payload) => void heard.push(`${subject} ${JSON.stringify(payload)}`));
+  const evicted: string[] = [];
+  const announcer = new ChangeAnnouncer(
+    'identity',
+    bus,
+    { warn: () => {} },
+    { evict: (id) => evicted.push(`org ${id}`), clear: () => evicted.push('all') },
+  );
+  const binding = { definition: {}, handlers } as unknown as ServiceBinding<Methods>;
+  const { handlers: served } = announcedWrites(binding, ['getThing'], announcer);
+  const call = (name: keyof Methods) => (served[name] as unknown as (req: unknown, ctx: unknown) => Promise<unknown>)({}, {});
+  return { announcer, heard, evicted, call };
+}
+
+describe("orgs-teams' change announcements", () => {
+  it('announces a write method not declared a read with what it recorded, before it answers; a read not at all', async () => {
+    let heardBeforeAnswer: string[] = [];
+    const { heard, evicted, call } = await setUp({
+      getThing: async () => {
+        run('update "identity"."accounts" set "last_login_at" = now() where "id" = 1');
+        return 'read';
+      },
+      changeThing: async () => {
+        changed.accounts([3]);
+        run('update "identity"."accounts" set "full_name" = $1 where "id" = $2');
+        changed.orgs([7, '7']);
+        run('insert into "identity"."teams" ("org_id", "name") values ($1, $2) returning *');
+        return 'written';
+      },
+    });
+    expect(await call('getThing')).toBe('read');
+    expect(heard).toEqual([]);
+    const answer = call('changeThing').then((v) => ((heardBeforeAnswer = [...heard]), v));
+    expect(await answer).toBe('written');
+    expect(heardBeforeAnswer).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[3]}`, `${ORGS_CHANGED} {"orgIds":[7]}`]);
+    expect(evicted).toEqual(['org 7']);
+  });
+
+  it('announces everything for a write of a table readers keep that recorded nothing of the kind it calls for', async () => {
+    const writes = [
+      // Nothing recorded at all.
+      () => run('delete from "identity"."access_tokens" where "uid" = $1'),
+      // An organization recorded, but a token's row is an account's.
+      () => (changed.orgs([7]), run('delete from "identity"."access_tokens" where "uid" = $1')),
+      // A table no one classified, and a statement whose table cannot be told.
+      () => run('insert into "identity"."new_table" ("id") values ($1)'),
+      () => run('do $$ begin perform 1; end $$'),
+    ];
+    for (const write of writes) {
+      const { heard, evicted, call } = await setUp({ getThing: async () => undefined, changeThing: async () => write() });
+      await call('changeThing');
+      expect(heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[],"all":true}`, `${ORGS_CHANGED} {"orgIds":[],"all":true}`]);
+      expect(evicted).toEqual(['all']);
+    }
+  });
+
+  it('announces a failed write too, and nothing when nothing readers keep changed', async () => {
+    const failing = await setUp({
+      getThing: async () => undefined,
+      changeThing: async () => {
+        changed.orgs([7]);
+        run('delete from "identity"."teams" where "id" = $1 returning "org_id"');
+        throw new Error('refused after writing');
+      },
+    });
+    await expect(failing.call('changeThing')).rejects.toThrow('refused after writing');
+    expect(failing.heard).toEqual([`${ORGS_CHANGED} {"orgIds":[7]}`]);
+
+    const quiet = [
+      // Refused before writing anything.
+      async () => {
+        run('select * from "identity"."accounts" where "id" = $1 for update');
+        throw new Error('not found');
+      },
+      // Rows no reader keeps, transaction control, another service's schema (its owner announces it).
+      async () => {
+        run('BEGIN;');
+        run('insert into "identity"."audit_events" ("id") values ($1) on conflict ("id") do nothing');
+        run('delete from "identity"."sessions" where "uid" = $1');
+        run('update "authz"."tuples" set "x" = 1');
+        run('COMMIT;');
+      },
+    ];
+    for (const write of quiet) {
+      const { heard, call } = await setUp({ getThing: async () => undefined, changeThing: write });
+      await call('changeThing').catch(() => undefined);
+      expect(heard).toEqual([]);
+    }
+  });
+
+  it('announces the writes no call carries the same way, and records what they do inside a call into the call', async () => {
+    const { announcer, heard, call } = await setUp({
+      getThing: async () => undefined,
+      // An effect applied right after the call's commit runs inside it: the call announces it, once.
+      changeThing: () => announcingChanges(announcer, async () => changed.accounts([5])),
+    });
+    await call('changeThing');
+    expect(heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[5]}`]);
+    heard.length = 0;
+    // A periodic pass, or an effect the relay applies: a collector of its own.
+    await announcingChanges(announcer, async () => run('update "identity"."accounts" set "active" = false'));
+    expect(heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[],"all":true}`, `${ORGS_CHANGED} {"orgIds":[],"all":true}`]);
+    heard.length = 0;
+    // Outside any call or pass (a read's incidental write), nothing is collected or sent.
+    changed.accounts([9]);
+    run('update "identity"."accounts" set "last_login_at" = now()');
+    expect(heard).toEqual([]);
+  });
+});

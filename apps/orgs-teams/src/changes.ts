@@ -1,0 +1,222 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Knex } from 'knex';
+import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type Bus, type OrgsChanged } from '@platform/bus';
+import type { Database, EffectHandler } from '@platform/db';
+import { announcingWrites, type Logger, type ServiceBinding } from '@platform/service-kit';
+
+/*
+ * How every write of orgs-teams announces itself (docs/decisions.md, D83). A write method's call (announcedWrites), a
+ * background pass or an outbox effect applied later (announcingChanges) runs with a collector of its own: the data
+ * layer records in it, at the statements that write them, the accounts and organizations it changed (`changed`), and
+ * every statement the call runs on this schema is noted with its table. After the call its readers are told: the
+ * accounts and organizations recorded, or everything when a statement wrote a table readers keep answers of without
+ * the kind of record that table calls for. Forgetting to record costs the readers' cache hits, never a stale answer.
+ */
+
+/** What a record names: accounts (users, service accounts, organizations as accounts) or organizations. */
+type Kind = 'accounts' | 'orgs';
+
+/**
+ * Every table of the identity schema, with the records that cover a write of it: a change of its rows changes
+ * answers readers keep (libs/orgs-teams-client) unless the list is empty. A table missing here counts as kept by
+ * nothing a record could cover, so writing it announces everything (a test lists the schema's tables against it).
+ */
+export const READERS_KEEP: Readonly<Record<string, readonly Kind[]>> = {
+  // Users, service accounts and organizations share one table: who a token belongs to, accounts, organization views.
+  accounts: ['accounts', 'orgs'],
+  // Who a token belongs to, and with what scopes.
+  access_tokens: ['accounts'],
+  // A Kubernetes ServiceAccount token authenticates as the service account its subject names.
+  service_account_subjects: ['accounts'],
+  service_account_roles: ['accounts'],
+  org_system_admins: ['accounts'],
+  // An organization's teams, and who is a member (a private organization is seen by its members).
+  teams: ['orgs'],
+  org_users: ['orgs'],
+  team_users: ['orgs'],
+  // Kept by no reader: sign-in state, settings, audit, avatars (stored apart from the account row), claims, outbox.
+  sessions: [],
+  two_factor: [],
+  recovery_codes: [],
+  email_verifications: [],
+  external_identities: [],
+  group_mappings: [],
+  site_settings: [],
+  allowed_domains: [],
+  audit_events: [],
+  org_avatars: [],
+  org_claims: [],
+  manager_sync_tokens: [],
+  bus_accounts: [],
+  outbox: [],
+  knex_migrations: [],
+  knex_migrations_lock: [],
+};
+
+/** A statement that writes: its table, schema-qualified as knex writes it, when it names one. */
+const WRITE =
+  /^\s*(?:insert\s+into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?)\s+(?:only\s+)?(?:"?(\w+)"?\s*\.\s*)?"?(\w+)"?/i;
+/** Statements that change no row: reads (locking ones too), transaction control, a transaction's settings. */
+const NO_WRITE =
+  /^\s*(select|show|begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|set\s+local|declare|fetch|move|close)\b/i;
+const DATA_MODIFYING = /\b(insert|update|delete|merge|truncate)\b/i;
+/** A write whose table could not be told: covered by no record. */
+const UNKNOWN_TABLE = '?';
+
+/** What one call or pass of orgs-teams changed, as its data layer recorded it and as its statements wrote. */
+export class Changes {
+  readonly accounts = new Set<number>();
+  readonly orgs = new Set<number>();
+  /** The tables of this schema its statements wrote. */
+  readonly written = new Set<string>();
+  /** Announced: work that goes on in its context afterwards (an effect applied detached) needs a collector of its own. */
+  announced = false;
+
+  constructor(private readonly schema: string) {}
+
+  /** Notes a statement run for this change (the collector's knex listener). */
+  statement(sql: string): void {
+    const write = WRITE.exec(sql);
+    if (write) {
+      const [, schema, table] = write;
+      // Another service's schema (apps sharing the embedded database, calls in the same process): its owner announces it.
+      if (schema === undefined || schema === this.schema) this.written.add(schema === undefined ? UNKNOWN_TABLE : table);
+      return;
+    }
+    const read = NO_WRITE.test(sql) || (/^\s*with\b/i.test(sql) && !DATA_MODIFYING.test(sql));
+    if (!read) this.written.add(UNKNOWN_TABLE);
+  }
+
+  /**
+   * What readers are told: the accounts and organizations recorded, 'everything' when a table readers keep answers of
+   * was written without a record of the kind it calls for, nothing when no kept answer changed (nothing written, or
+   * only tables no reader keeps).
+   */
+  announcement(): { userIds: number[]; orgIds: number[] } | 'everything' | undefined {
+    for (const table of this.written) {
+      const kinds = READERS_KEEP[table];
+      if (!kinds || (kinds.length > 0 && !kinds.some((kind) => this[kind].size > 0))) return 'everything';
+    }
+    if (this.accounts.size === 0 && this.orgs.size === 0) return undefined;
+    return { userIds: [...this.accounts], orgIds: [...this.orgs] };
+  }
+}
+
+const collector = new AsyncLocalStorage<Changes>();
+
+const record = (kind: Kind, ids: Iterable<number | string | null | undefined>) => {
+  const changes = collector.getStore();
+  if (!changes) return;
+  for (const id of ids) if (id) changes[kind].add(Number(id));
+};
+
+/**
+ * Records, at a statement that writes them, the accounts and organizations a change touched, for the notice its call
+ * sends (outside a call or pass, as in a read's incidental write, nothing is recorded).
+ */
+export const changed = {
+  /** These accounts' rows, tokens or credentials (users, service accounts; an organization's row is also `orgs`). */
+  accounts: (ids: Iterable<number | string | null | undefined>): void => record('accounts', ids),
+  /** These organizations' rows, members or teams. */
+  orgs: (ids: Iterable<number | string | null | undefined>): void => record('orgs', ids),
+};
+
+const watched = new WeakSet<Knex>();
+
+/** Notes every statement run on `db`'s knex for the change whose call runs it (once per knex; apps may share one). */
+export function watchStatements(db: Database): void {
+  if (watched.has(db.knex)) return;
+  watched.add(db.knex);
+  db.knex.on('query', (query: { sql?: string }) => {
+    if (typeof query?.sql === 'string') collector.getStore()?.statement(query.sql);
+  });
+}
+
+/** The other side of `OrgCache`: the replica that made a change forgets it at once, before it answers. */
+export interface LocalOrgRows {
+  evict(orgId: number): void;
+  clear(): void;
+}
+
+/**
+ * Tells orgs-teams' readers what a change changed (ACCOUNTS_CHANGED, ORGS_CHANGED; both with `all` for everything),
+ * awaited so the bus has the notices before the caller hears back. Best effort: a notice that cannot be sent is logged,
+ * and a reader that misses it keeps the old answer no longer than its lifetime (AUTH_CACHE_TTL_MS, ORG_CACHE_TTL_MS).
+ */
+export class ChangeAnnouncer {
+  constructor(
+    private readonly schema: string,
+    private readonly bus: Bus | undefined,
+    private readonly log: Pick<Logger, 'warn'>,
+    private readonly orgRows?: LocalOrgRows,
+  ) {}
+
+  /** A collector for one change. */
+  changes(): Changes {
+    return new Changes(this.schema);
+  }
+
+  async announce(changes: Changes | undefined): Promise<void> {
+    if (changes) changes.announced = true;
+    const what = changes ? changes.announcement() : 'everything';
+    if (what === undefined) return;
+    const accounts: AccountsChanged = what === 'everything' ? { userIds: [], all: true } : { userIds: what.userIds };
+    const orgs: OrgsChanged = what === 'everything' ? { orgIds: [], all: true } : { orgIds: what.orgIds };
+    if (what === 'everything') this.orgRows?.clear();
+    else for (const id of orgs.orgIds) this.orgRows?.evict(id);
+    const sends: Promise<void>[] = [];
+    if (accounts.all || accounts.userIds.length) sends.push(this.notify(ACCOUNTS_CHANGED, accounts));
+    if (orgs.all || orgs.orgIds.length) sends.push(this.notify(ORGS_CHANGED, orgs));
+    await Promise.all(sends);
+  }
+
+  private async notify(subject: string, payload: AccountsChanged | OrgsChanged): Promise<void> {
+    await this.bus?.notify(subject, payload).catch((err) => this.log.warn({ err, subject }, "could not send orgs-teams' change notice"));
+  }
+}
+
+/**
+ * The binding with every method not in `reads` announced (announcingWrites): each call runs with a collector of its
+ * own, opened around announcingWrites' wrapper so it still holds what the call recorded when the announcement is made.
+ */
+export function announcedWrites<D>(binding: ServiceBinding<D>, reads: readonly (keyof D)[], announcer: ChangeAnnouncer): ServiceBinding<D> {
+  const announcing = announcingWrites(binding, reads, () => announcer.announce(collector.getStore()));
+  const handlers = { ...announcing.handlers };
+  for (const name of Object.keys(handlers) as (keyof D)[]) {
+    if (reads.includes(name)) continue;
+    const handle = announcing.handlers[name] as (request: unknown, ctx: unknown) => Promise<unknown>;
+    handlers[name] = ((request: unknown, ctx: unknown) => collector.run(announcer.changes(), () => handle(request, ctx))) as never;
+  }
+  return { ...announcing, handlers };
+}
+
+/**
+ * Runs a write no gRPC call carries (a periodic pass, an outbox effect the relay applies, the start-up bootstrap) with a
+ * collector, and announces what it changed as a call would. Inside a call already (an effect applied right after its
+ * commit), it records into the call's collector and the call announces.
+ */
+export async function announcingChanges<T>(announcer: ChangeAnnouncer, work: () => Promise<T>): Promise<T> {
+  const open = collector.getStore();
+  if (open && !open.announced) return work();
+  const changes = announcer.changes();
+  return collector.run(changes, async () => {
+    try {
+      return await work();
+    } finally {
+      await announcer.announce(changes);
+    }
+  });
+}
+
+/** The outbox's effect handlers, each applied under announcingChanges: by the relay, it announces what it changed. */
+export function announcedEffects(announcer: ChangeAnnouncer, handlers: Record<string, EffectHandler>): Record<string, EffectHandler> {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([kind, handler]) => [
+      kind,
+      {
+        ...handler,
+        apply: (payload: unknown, call) => announcingChanges(announcer, () => handler.apply(payload, call)),
+      } satisfies EffectHandler,
+    ]),
+  );
+}
