@@ -7,7 +7,6 @@ import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { backendChecks } from './operations';
 import { ROUTES } from './sections';
-import { followKeptPerGateway } from './kept-per-gateway';
 import { SharedSignInFailures } from './sign-in-failures';
 
 /** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
@@ -17,7 +16,6 @@ function startGateway(config: GatewayConfig) {
   const { backends, readModel } = connectBackends(config, true);
   const checks = backendChecks(config);
   let unfollowReadModels: (() => Promise<void>) | undefined;
-  let unfollowKept: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
     {
@@ -35,8 +33,6 @@ function startGateway(config: GatewayConfig) {
         async handler({ log, bus, db }) {
           // What the gateway reads through its backends' read models (their owners' packages).
           unfollowReadModels = await readModel.follow(bus!);
-          // What the sections keep (the metrics hook's facts).
-          unfollowKept = await followKeptPerGateway(config, bus!);
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
@@ -45,7 +41,6 @@ function startGateway(config: GatewayConfig) {
       },
       onStop: async () => {
         await unfollowReadModels?.();
-        await unfollowKept?.();
         addressFailures?.close();
         closeBackends(backends);
         for (const check of checks) check.close();

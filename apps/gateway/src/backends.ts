@@ -1,7 +1,6 @@
 import {
   billingDashboardV1,
   marketplaceListenerV1,
-  metricsproxyV1,
   outagesV1,
   usageReportV1,
   licensedV1,
@@ -11,6 +10,7 @@ import {
 import { authzClients, type AuthzClients } from '@platform/authz-client';
 import { clustersClients, type ClustersClients } from '@platform/clusters-client';
 import { contractsLicensingClients, type ContractsLicensingClients } from '@platform/contracts-licensing-client';
+import { metricsproxyClients, type MetricsproxyClients } from '@platform/metricsproxy-client';
 import { orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsReadModel } from '@platform/orgs-teams-client';
 import { allOf } from '@platform/bus';
 import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
@@ -34,7 +34,7 @@ export interface Backends {
     /** The month's PDF usage summary (docs/usage-summary-pdf.md). */
     summary: PromiseClient<typeof summaryV1.UsageSummaryServiceService>;
   };
-  metricsproxy: { metricsproxy: PromiseClient<typeof metricsproxyV1.MetricsproxyServiceService> };
+  metricsproxy: MetricsproxyClients;
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
   clusters: ClustersClients;
 }
@@ -81,6 +81,7 @@ export function connectBackends(config: GatewayConfig, kept = false): { backends
     readerKeeping && { ...readerKeeping, tokenTtlMs: config.AUTH_CACHE_TTL_MS },
   );
   const contracts = contractsLicensingClients(config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing'), readerKeeping);
+  const metricsproxy = metricsproxyClients(config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy'), readerKeeping);
   const backends: Backends = {
     authz: authz.clients,
     orgsTeams: orgsTeams.clients,
@@ -97,9 +98,7 @@ export function connectBackends(config: GatewayConfig, kept = false): { backends
       events: createClient(eventsV1.ResourceEventsServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
       summary: createClient(summaryV1.UsageSummaryServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
     },
-    metricsproxy: {
-      metricsproxy: createClient(metricsproxyV1.MetricsproxyServiceService, config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy')),
-    },
+    metricsproxy: metricsproxy.clients,
     marketplaceListener: {
       listener: createClient(
         marketplaceListenerV1.MarketplaceListenerServiceService,
@@ -109,7 +108,7 @@ export function connectBackends(config: GatewayConfig, kept = false): { backends
     },
     clusters: clusters.clients,
   };
-  const readModel = allOf([authz.readModel, clusters.readModel, contracts.readModel, orgsTeams.readModel]);
+  const readModel = allOf([authz.readModel, clusters.readModel, contracts.readModel, metricsproxy.readModel, orgsTeams.readModel]);
   return { backends, readModel: { ...readModel, forgetTokens: orgsTeams.readModel.forgetTokens } };
 }
 

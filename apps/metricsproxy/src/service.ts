@@ -12,6 +12,9 @@ const backendOf = (b: metricsproxyV1.BackendConfig | undefined): metricsproxyV1.
   return b;
 };
 
+/** The methods that change nothing; every other one is a write, announced (registrations-changed.ts). */
+export const METRICSPROXY_READS: readonly (keyof typeof metricsproxyV1.MetricsproxyServiceService)[] = ['getVersion', 'lookupBackend'];
+
 /** The MetricsproxyService binding: one line per RPC of proto/platformadmin/metricsproxy/v1/, handing it to its feature. */
 export function metricsproxyService(registrations: Registrations): ServiceBinding<typeof metricsproxyV1.MetricsproxyServiceService> {
   return bindService(metricsproxyV1.MetricsproxyServiceService, {

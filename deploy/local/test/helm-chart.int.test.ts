@@ -35,7 +35,7 @@ const DATABASE = ['--set', 'postgres.url=postgres://platform:pw@postgres:5432/pl
  * share), and those on the bus (docs/architecture.md).
  */
 const WITH_SCHEMA: AppName[] = [...APPS];
-const ON_THE_BUS: AppName[] = ['gateway', 'authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'clusters'];
+const ON_THE_BUS: AppName[] = ['gateway', 'authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters'];
 const GRPC_SERVICES: Record<AppName, string> = {
   gateway: 'platformadmin.gateway.v1.GatewayService',
   authz: 'platformadmin.authz.v1.AuthzService',

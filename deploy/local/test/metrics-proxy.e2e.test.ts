@@ -446,6 +446,23 @@ describe('metrics proxy over HTTP', () => {
       expect(unregistered.body).toEqual({ owner: 'acme', clusterName: 'edge', tenantID: `${acme}.${spoke}.proj-1` });
     });
 
+    it("a registration's new client organization, and its removal, show on the very next request", async () => {
+      const context = { clusterUID: spoke, projectId: 'hook-x' };
+      const clientOrg = async () => {
+        const res = await hook('bob', `${acme}.${spoke}.hook-x`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('x-metrics-client-org') ?? undefined).toBe(res.body.clientOrg);
+        return res.body.clientOrg;
+      };
+      expect((await register({ ...context, backend, clientOrgID: 'client-a' })).status).toBe(200);
+      expect(await clientOrg()).toBe('client-a');
+      expect(await clientOrg()).toBe('client-a');
+      expect((await register({ ...context, backend, clientOrgID: 'client-b' })).status).toBe(200);
+      expect(await clientOrg()).toBe('client-b');
+      expect((await api('olivia', 'POST', '/metricsproxy/unregister?org=acme', context)).status).toBe(200);
+      expect(await clientOrg()).toBeUndefined();
+    });
+
     it('401 without a token and for a caller outside the organization (a site admin too)', async () => {
       expect((await hook(undefined, `${acme}.${prod}`)).status).toBe(401);
       expect((await hook('mallory', `${acme}.${prod}`)).status).toBe(401);

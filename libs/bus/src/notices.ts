@@ -73,3 +73,18 @@ export interface ClustersChanged {
 export const CONTRACTS_CHANGED = 'contracts.changed';
 
 export type ContractsChanged = Record<string, never>;
+
+/**
+ * metricsproxy: the registrations of these clusters of these owners changed or are gone (any write method, answered or
+ * not: a backend registered or unregistered, on either flavor); or, with `all`, any registration may have (a write
+ * whose request names none). Whoever keeps what metricsproxy answered (the gateways' backends of the metrics auth hook)
+ * drops what is named, every project of a cluster named.
+ */
+export const METRICSPROXY_CHANGED = 'metricsproxy.changed';
+
+export interface MetricsproxyChanged {
+  /** By the owner's account id and the cluster's UID (lower-case). */
+  registrations: { ownerId: number; clusterUid: string }[];
+  /** Any registration may have changed: drop everything kept. `registrations` is then empty. */
+  all?: true;
+}

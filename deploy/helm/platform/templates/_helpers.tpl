@@ -195,6 +195,8 @@ billing-dashboard:
   calls: [orgs-teams, clusters, contracts-licensing]
 metricsproxy:
   database: true
+  # the notices that evict what the gateways keep of its registrations (the auth hook's backends)
+  bus: true
   # the dashboard APIs it registers datasources with (FLAVORA_*/FLAVORB_*, docs/metrics-proxy.md)
   metricsDashboards: true
 marketplace-listener:

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { TUPLES_CHANGED } from '@platform/bus';
 import { InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
-import { keptPerGateway } from '../../kept-per-gateway';
 import { sectionRoutes, type EdgeContext, type OrgRef, type Requirement, type User } from '../../route';
 import {
   AuthHookResult,
@@ -19,9 +17,6 @@ import {
 // dashboard's query through to a cluster's metrics backend.
 
 const route = sectionRoutes({ tag: 'Metrics proxy', backend: 'metricsproxy' });
-
-/** How long the hook keeps what a uidcid names; tuple notices evict it sooner (a NoticeCache below). */
-export const HOOK_CACHE_MS = 5_000;
 
 type Context = z.output<typeof BackendContext>;
 const ORG_ADMIN = [
@@ -112,14 +107,6 @@ interface Facts {
   clientOrg: string;
 }
 
-// One cache of facts per gateway. Who is a member is not kept here: it is an authz check, which goes through the
-// gateway's decision cache, emptied by every tuple notice before the next request is served.
-// A dashboard of forty panels asks the hook forty times within a second about the same cluster: concurrent asks share
-// one lookup, and who owns a cluster is an authz tuple, so every tuple notice empties it (a NoticeCache, libs/bus).
-const keptFacts = keptPerGateway<Facts>(() => ({ name: 'gateway.hook', ttlMs: HOOK_CACHE_MS }), [
-  { subject: TUPLES_CHANGED, stale: () => 'all' },
-]);
-
 /** `uid.clusterid[.projectid]`: 400 when it has another form or the uid is not a number. */
 function parseUidcid(uidcid: string): { ownerId: number; clusterUid: string; projectId: string; tenant: string } {
   const parts = uidcid.split('.');
@@ -135,15 +122,18 @@ function parseUidcid(uidcid: string): { ownerId: number; clusterUid: string; pro
   return { ownerId, clusterUid, projectId, tenant: [ownerId, clusterUid, ...(projectId ? [projectId] : [])].join('.') };
 }
 
+/**
+ * The facts composed from their owners' read models (the gateway keeps none of them itself): the cluster from the
+ * inventory's (`clusters.changed`), the owner from orgs-teams' (its accounts notices), the registration from
+ * metricsproxy's (`metricsproxy.changed`). A dashboard of forty panels asks the hook forty times within a second about
+ * the same cluster: after the first, each is answered from those read models, behind one fence per request.
+ */
 async function loadFacts(ownerId: number, clusterUid: string, projectId: string, ctx: EdgeContext): Promise<Facts> {
-  const notFound = (e: unknown) => {
-    if (e instanceof NotFoundError) return undefined;
-    throw e;
-  };
-  const [cluster, accounts] = await Promise.all([
-    ctx.backends.clusters.clusters.getCluster({ uid: clusterUid }).catch(notFound),
+  const [clusters, accounts] = await Promise.all([
+    ctx.backends.clusters.clusters.getClusters({ uids: [clusterUid] }),
     ctx.backends.orgsTeams.identity.getAccounts({ ids: [ownerId] }),
   ]);
+  const cluster = clusters.clusters.find((c) => c.uid.toLowerCase() === clusterUid);
   const owner = accounts.users.find((u) => u.id === ownerId);
   if (!owner) throw new NotFoundError(`no account ${ownerId}`);
   if (!cluster || cluster.ownerId !== ownerId) throw new NotFoundError(`account ${ownerId} has no cluster ${clusterUid}`);
@@ -151,10 +141,15 @@ async function loadFacts(ownerId: number, clusterUid: string, projectId: string,
   return { ownerId, ownerIsOrg: owner.type === 1, owner: owner.login, clusterName: cluster.name, clientOrg: backend.clientOrgId };
 }
 
-/** What the hook knows of `uidcid`, from its cache (400 for a malformed one, 404 for an unknown owner or cluster). */
+// One lookup per request: the check, its refusal and the handler read the same facts.
+const factsOfRequest = new WeakMap<object, Promise<Facts>>();
+
+/** What the hook knows of `uidcid` (400 for a malformed one, 404 for an unknown owner or cluster). */
 function factsOf(uidcid: string, ctx: EdgeContext): Promise<Facts> {
-  const { ownerId, clusterUid, projectId, tenant } = parseUidcid(uidcid);
-  return keptFacts.of(ctx.config).through(tenant, () => loadFacts(ownerId, clusterUid, projectId, ctx), undefined, ctx.arrivedAt);
+  const { ownerId, clusterUid, projectId } = parseUidcid(uidcid);
+  let facts = factsOfRequest.get(ctx.req);
+  if (!facts) factsOfRequest.set(ctx.req, (facts = loadFacts(ownerId, clusterUid, projectId, ctx)));
+  return facts;
 }
 
 /** Whether the caller may read the metrics of `uidcid`: a member of the owning organization, or the owning user. */

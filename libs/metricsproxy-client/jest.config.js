@@ -1,0 +1,1 @@
+module.exports = { ...require('../../jest.preset.js'), displayName: 'metricsproxy-client', rootDir: __dirname };

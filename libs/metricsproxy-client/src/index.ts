@@ -1,0 +1,7 @@
+export {
+  keptBackends,
+  metricsproxyChangedBy,
+  metricsproxyClients,
+  type MetricsproxyClients,
+  type MetricsproxyKeeping,
+} from './clients';
