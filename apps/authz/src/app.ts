@@ -1,65 +1,49 @@
 import * as fs from 'node:fs';
 import type { Database } from '@platform/db';
-import { defineApp, startService, type Logger } from '@platform/service-kit';
+import { announcingWrites, defineApp, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
-import { Authorization, type KeptAccess } from './authorization';
+import { Authorization } from './authorization';
 import { assertOpenFgaSettings, authzEnv, type AuthzConfig } from './config';
-import { CachedEngine } from './decisions/cached-engine';
-import { DecisionCache } from '@platform/bus';
-import { announceTupleChanges } from './decisions/tuples-changed';
 import { EmbeddedEngine, PLATFORM_MODEL_FILE, TypeSystem, type AuthzEngine } from './engine';
 import { OpenFgaEngine } from './openfga/openfga-engine';
 import { AllowedPermissions } from './roles/allowed-permissions';
 import { Roles } from './roles/roles';
-import { rolesService } from './roles/service';
-import { authzService } from './service';
+import { ROLES_READS, rolesService } from './roles/service';
+import { AUTHZ_READS, authzService } from './service';
+import { tuplesChangedNotice } from './tuples-changed';
 
 /** The authz service: the OpenFGA model, checks, and the relationship tuples other services write. */
 export const authzApp = defineApp({ name: 'authz', env: authzEnv, start: startAuthz });
 
 function startAuthz(config: AuthzConfig) {
   assertOpenFgaSettings(config);
-  let stopFollowing: (() => Promise<void>) | undefined;
-  let decisions: CachedEngine | undefined;
+  let engine: AuthzEngine | undefined;
   return startService(
     {
       name: 'authz',
       protoPackage: 'authz',
       database: { schema: 'authz', migrations },
-      // Only for the decision caches' eviction notices; while it is disconnected they keep nothing, so readiness does not follow it.
+      // Only to send its tuple notices; a write is not held up while it is disconnected, so readiness does not follow it.
       bus: 'notices',
       async grpc({ db, log, bus }) {
-        const { engine, model } = await chooseEngine(config, db!, log);
-        if (engine instanceof EmbeddedEngine) loadTuples(engine, log);
-        const cache = new DecisionCache({ ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS, maxEntries: config.AUTHZ_DECISION_CACHE_SIZE });
-        // Who-has-access answers: large, few (one per object an owner looks at), so a small share of the same bound.
-        const accessKept = new DecisionCache<KeptAccess>({
-          name: 'authz.who-has-access',
-          ttlMs: config.AUTHZ_DECISION_CACHE_TTL_MS,
-          maxEntries: Math.ceil(config.AUTHZ_DECISION_CACHE_SIZE / 100),
-        });
-        const stops = [await cache.followTuples(bus!), await accessKept.followTuples(bus!)];
-        stopFollowing = async () => {
-          await Promise.all(stops.map((stop) => stop()));
-        };
-        const tuplesChanged = announceTupleChanges([cache, accessKept], bus, log);
-        decisions = new CachedEngine(engine, cache, tuplesChanged);
-        // Roles gets the engine itself: its unit of work writes rows and tuples in one transaction of the embedded engine.
-        const roles = new Roles(db!, engine, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log, tuplesChanged });
+        const { engine: chosen, model } = await chooseEngine(config, db!, log);
+        engine = chosen;
+        if (chosen instanceof EmbeddedEngine) loadTuples(chosen, log);
+        // Checks are answered by the engine, tuples in memory; what a reader keeps of them is authz's read model
+        // (@platform/authz-client), emptied by the notice of every method not listed as a read.
+        const tuplesChanged = tuplesChangedNotice(bus, log);
+        const roles = new Roles(db!, chosen, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log });
         return [
-          authzService(new Authorization(decisions, model, accessKept)),
-          rolesService(roles, new AllowedPermissions(decisions, model)),
+          announcingWrites(authzService(new Authorization(chosen, model)), AUTHZ_READS, tuplesChanged),
+          announcingWrites(rolesService(roles, new AllowedPermissions(chosen, model)), ROLES_READS, tuplesChanged),
         ];
       },
       // A service account's questions are answered by this app's own engine, not by a call to itself.
       holds: () => async (account, questions) => {
-        const answers = await decisions!.batchCheck(
+        const answers = await engine!.batchCheck(
           questions.map((q) => ({ user: `user:${account.id}`, relation: q.relation, object: q.object })),
         );
         return answers.every(Boolean);
-      },
-      onStop: async () => {
-        await stopFollowing?.();
       },
     },
     config,

@@ -1,14 +1,7 @@
 import type { AuthzEngine, CheckRequest, Tuple, TupleFilter, TypeSystem } from './engine';
 import type { ListOptions, ListUsersRequest, WriteOptions } from './engine/types';
 import { permissionCatalog, resolvePermission, SITE_OBJECT } from './permissions';
-import type { DecisionCache } from '@platform/bus';
 import { WhoHasAccess, type PermissionAccess } from './who-has-access';
-
-/** A who-has-access answer as kept: the permissions, and when the earliest time-bound grant it read ends. */
-export interface KeptAccess {
-  permissions: PermissionAccess[];
-  endsAt?: number;
-}
 
 /**
  * Authorization questions and the relationship tuples behind them (AuthzService): checks as the engine
@@ -18,8 +11,6 @@ export class Authorization {
   constructor(
     private readonly engine: AuthzEngine,
     private readonly model: TypeSystem,
-    /** Who-has-access answers kept until a tuple changes (or a time-bound grant among them ends); none when absent. */
-    private readonly accessKept?: DecisionCache<KeptAccess>,
   ) {}
 
   check(request: CheckRequest): Promise<boolean> {
@@ -51,21 +42,12 @@ export class Authorization {
   }
 
   /**
-   * Who holds each permission of an organization, a contract or a cluster, and the paths that grant it. The answer
-   * reads every tuple reaching the object and lists the users of each relation, so it is kept (the console's access
-   * screen asks again for each look) until any tuple changes, or the first time-bound grant it read ends.
+   * Who holds each permission of an organization, a contract or a cluster, and the paths that grant it, at authz's
+   * time. The answer reads every tuple reaching the object and lists the users of each relation; its reader keeps it
+   * (authz's read model, @platform/authz-client), as it keeps checks.
    */
-  async whoHasAccess(object: string): Promise<PermissionAccess[]> {
-    const ask = async (): Promise<KeptAccess> => {
-      const view = new WhoHasAccess(this.engine, this.model);
-      return { permissions: await view.of(object, { current_time: new Date().toISOString() }), endsAt: view.endsAt };
-    };
-    const kept = this.accessKept
-      ? await this.accessKept.through(object, ask, {
-          ttlMs: (a) => (a.endsAt === undefined ? undefined : Math.max(0, a.endsAt - Date.now())),
-        })
-      : await ask();
-    return kept.permissions;
+  whoHasAccess(object: string): Promise<PermissionAccess[]> {
+    return new WhoHasAccess(this.engine, this.model).of(object, { current_time: new Date().toISOString() });
   }
 
   write(writes: Tuple[], deletes: Tuple[], opts?: WriteOptions): Promise<void> {

@@ -12,13 +12,6 @@ export const authzEnv = {
   OPENFGA_API_TOKEN: z.string().optional(),
   /** Most custom roles one team may be assigned (a team's assignedRoleIDs, a role's teamIDs). */
   MAX_ROLES_PER_TEAM: z.coerce.number().int().min(1).max(1000).default(10),
-  /**
-   * How long a check's answer may be served from memory (0: never). Tuple writes evict every answer at once, on
-   * every replica (docs/authorization.md); the lifetime bounds what a missed eviction notice can cost.
-   */
-  AUTHZ_DECISION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
-  /** Most answers kept; the least recently used go first (0: none). */
-  AUTHZ_DECISION_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
 };
 export type AuthzConfig = ConfigOf<typeof authzEnv>;
 

@@ -45,6 +45,20 @@ const toCheck = (c: authzV1.CheckRequest): CheckRequest => {
   };
 };
 
+/** The AuthzService methods that change nothing; every other one writes tuples and is announced (tuples-changed.ts). */
+export const AUTHZ_READS: readonly (keyof typeof authzV1.AuthzServiceService)[] = [
+  'getVersion',
+  'check',
+  'batchCheck',
+  'checkPermission',
+  'listRelations',
+  'readTuples',
+  'listObjects',
+  'listUsers',
+  'whoHasAccess',
+  'permissionCatalog',
+];
+
 /** The AuthzService RPCs (proto/platformadmin/authz/v1/authz.proto). */
 export function authzService(authorization: Authorization): ServiceBinding<typeof authzV1.AuthzServiceService> {
   return bindService(authzV1.AuthzServiceService, {

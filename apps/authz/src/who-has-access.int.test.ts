@@ -1,9 +1,4 @@
-import { DecisionCache, InProcessBus, TUPLES_CHANGED } from '@platform/bus';
 import { NotFoundError, InputError } from '@platform/errors';
-import { createLogger } from '@platform/service-kit';
-import { Authorization, type KeptAccess } from './authorization';
-import { CachedEngine } from './decisions/cached-engine';
-import { announceTupleChanges } from './decisions/tuples-changed';
 import { openEngineDatabase } from './engine/test/engine-db';
 import { WhoHasAccess } from './who-has-access';
 
@@ -92,64 +87,6 @@ describe('who has access', () => {
       await expect(new WhoHasAccess(engine, engine.model).of('team:10', NOW)).rejects.toBeInstanceOf(InputError);
       await expect(new WhoHasAccess(engine, engine.model).of('contract:nope', NOW)).rejects.toBeInstanceOf(NotFoundError);
       await expect(new WhoHasAccess(engine, engine.model).of('contract', NOW)).rejects.toThrow('invalid object');
-    } finally {
-      await dispose();
-    }
-  });
-});
-
-describe('who has access, kept', () => {
-  const holders = (answer: Awaited<ReturnType<Authorization['whoHasAccess']>>, relation: string) =>
-    answer.find((p) => p.relation === relation)!.users.map((u) => u.userId);
-
-  it('answers again from memory until a tuple changes through authz or on another replica', async () => {
-    const { engine, dispose } = await organization();
-    const bus = new InProcessBus();
-    const kept = new DecisionCache<KeptAccess>({ name: 'test.who-has-access', ttlMs: 60_000, maxEntries: 10 });
-    const stop = await kept.followTuples(bus);
-    const tuplesChanged = announceTupleChanges([kept], bus, createLogger('authz', 'silent'));
-    const authorization = new Authorization(
-      new CachedEngine(engine, new DecisionCache({ ttlMs: 0, maxEntries: 0 }), tuplesChanged),
-      engine.model,
-      kept,
-    );
-    try {
-      expect(holders(await authorization.whoHasAccess('organization:1'), 'edit')).toEqual([1, 2, 3, 4]);
-      // Changed behind its back (another replica, its notice not yet here): the kept answer is served.
-      await engine.write([t('user:9', 'owner', 'organization:1')], []);
-      expect(holders(await authorization.whoHasAccess('organization:1'), 'edit')).toEqual([1, 2, 3, 4]);
-      // That replica's notice: the next look reads the tuples.
-      await bus.notify(TUPLES_CHANGED, {});
-      expect(holders(await authorization.whoHasAccess('organization:1'), 'edit')).toEqual([1, 2, 3, 4, 9]);
-      // A write through this replica: at once.
-      await authorization.write([], [t('user:9', 'owner', 'organization:1')]);
-      expect(holders(await authorization.whoHasAccess('organization:1'), 'edit')).toEqual([1, 2, 3, 4]);
-    } finally {
-      await stop();
-      await dispose();
-    }
-  });
-
-  it('keeps an answer with a time-bound grant no longer than the grant', async () => {
-    const { engine, dispose } = await organization();
-    const kept = new DecisionCache<KeptAccess>({ name: 'test.who-has-access', ttlMs: 60_000, maxEntries: 10 });
-    const authorization = new Authorization(engine, engine.model, kept);
-    try {
-      // Long enough for the first answer to come before the end on a machine busy with other test workers.
-      const ends = new Date(Date.now() + 4_000).toISOString();
-      await engine.write(
-        [
-          { ...t('team:12#member', 'assignee', 'role:5'), condition: { name: 'not_after', context: { expires_at: ends } } },
-          t('user:5', 'member', 'team:12'),
-        ],
-        [],
-      );
-      const before = await authorization.whoHasAccess('organization:1');
-      expect(holders(before, 'edit')).toEqual([1, 2, 3, 4, 5]);
-      expect(await authorization.whoHasAccess('organization:1')).toBe(before);
-      await new Promise((r) => setTimeout(r, Date.parse(ends) + 100 - Date.now()));
-      // The grant ended: the answer is not kept past it, and the user holds nothing through it.
-      expect(holders(await authorization.whoHasAccess('organization:1'), 'edit')).toEqual([1, 2, 3, 4]);
     } finally {
       await dispose();
     }

@@ -13,7 +13,11 @@ export interface AccessPath {
   roleId?: number;
   /** For `relation`: the relation the user holds (e.g. `member`). */
   relation?: string;
-  /** When a time-bound team role ends. */
+  /**
+   * When a time-bound team role ends. Only a team's role assignment can be time-bound (the model's `not_after`), and a
+   * grant gives access but takes none away, so every end the answer depends on is a path's: its readers keep the
+   * answer no longer than the earliest.
+   */
   until?: string;
 }
 
@@ -53,12 +57,6 @@ const userId = (user: string): number | undefined => {
  * is, whatever the relation's rewrite.
  */
 export class WhoHasAccess {
-  /**
-   * When the earliest time-bound grant it read ends (ms since the epoch), after `of`: its answer holds until then at
-   * most, as an ended grant gives nothing.
-   */
-  endsAt: number | undefined;
-
   constructor(
     private readonly engine: AuthzEngine,
     private readonly model: TypeSystem,
@@ -94,41 +92,29 @@ export class WhoHasAccess {
     return relations.map((relation) => ({ permission: named.get(relation) ?? relation, relation, users: byRelation.get(relation) ?? [] }));
   }
 
-  /** The engine's tuples, noting when the earliest time-bound one among them ends. */
-  private async read(filter: Parameters<AuthzEngine['readTuples']>[0]): Promise<Tuple[]> {
-    const tuples = await this.engine.readTuples(filter);
-    const now = Date.now();
-    for (const t of tuples) {
-      // A grant that has ended already changes nothing later.
-      const ends = Date.parse(String(t.condition?.context?.expires_at ?? ''));
-      if (ends > now && (this.endsAt === undefined || ends < this.endsAt)) this.endsAt = ends;
-    }
-    return tuples;
-  }
-
   /** Every grant reaching the object: its own tuples, its owning organization's owners, members and roles, site admins. */
   private async sources(object: string, type: string, context: RequestContext): Promise<Source[]> {
     const sources: Source[] = [];
     let org: string | undefined = type === 'organization' ? object : undefined;
-    for (const t of await this.read({ object })) {
+    for (const t of await this.engine.readTuples({ object })) {
       if (t.user.startsWith('organization:')) org = t.user;
       else if (type !== 'organization')
         await this.add(sources, t, { kind: t.relation === 'owner' ? 'owner' : 'relation', relation: t.relation });
     }
     if (type !== 'organization' && !org && sources.length === 0) {
       // Nothing is known of the object: no owner, no tuple.
-      const known = await this.read({ user: object });
+      const known = await this.engine.readTuples({ user: object });
       if (known.length === 0) throw new NotFoundError(`${object} is not known to authorization`);
     }
     if (org) {
-      for (const t of await this.read({ object: org })) {
+      for (const t of await this.engine.readTuples({ object: org })) {
         if (t.relation === 'site') continue;
         if (t.user.startsWith('role:')) continue; // a role's grants: below, through its assignees
         const path: AccessPath = t.relation === 'owner' ? { kind: 'owner' } : { kind: 'relation', relation: t.relation };
         await this.add(sources, t, path);
       }
       for (const roleId of await this.rolesOf(org)) {
-        for (const t of await this.read({ object: `role:${roleId}`, relation: 'assignee' })) {
+        for (const t of await this.engine.readTuples({ object: `role:${roleId}`, relation: 'assignee' })) {
           const until = t.condition?.name === 'not_after' ? String(t.condition.context?.expires_at ?? '') : undefined;
           // An ended time-bound grant gives nothing now; listing it as a path would mislead.
           if (until && !(Date.parse(until) > Date.parse(String(context.current_time)))) continue;
@@ -136,7 +122,7 @@ export class WhoHasAccess {
         }
       }
     }
-    const admins = await this.read({ object: SITE_OBJECT, relation: 'admin' });
+    const admins = await this.engine.readTuples({ object: SITE_OBJECT, relation: 'admin' });
     const adminIds = new Set(admins.map((t) => userId(t.user)).filter((id): id is number => id !== undefined));
     if (adminIds.size)
       sources.push({ path: { kind: 'site_admin' }, probe: { user: PROBE, relation: 'admin', object: SITE_OBJECT }, users: adminIds });
@@ -146,7 +132,7 @@ export class WhoHasAccess {
   /** The ids of the organization's custom roles (those granting it something). */
   private async rolesOf(org: string): Promise<number[]> {
     const ids = new Set<number>();
-    for (const t of await this.read({ object: org })) {
+    for (const t of await this.engine.readTuples({ object: org })) {
       const m = /^role:(\d+)#assignee$/.exec(t.user);
       if (m) ids.add(Number(m[1]));
     }
@@ -168,7 +154,7 @@ export class WhoHasAccess {
     }
     const team = /^team:(\d+)#member$/.exec(t.user);
     if (!team) return;
-    const members = await this.read({ object: `team:${team[1]}`, relation: 'member' });
+    const members = await this.engine.readTuples({ object: `team:${team[1]}`, relation: 'member' });
     const users = new Set(members.map((m) => userId(m.user)).filter((id): id is number => id !== undefined));
     sources.push({ path: { ...path, teamId: Number(team[1]) }, probe, users });
   }

@@ -2,15 +2,18 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
+import { keptAuthz, type AuthzClients } from '@platform/authz-client';
 import { authzRolesV1, authzV1 } from '@platform/proto';
 import { createClient, startApp, type PromiseClient, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, eventually, startPrivateNats, type PrivateNats } from '@platform/testing';
 import { authzApp } from '../src/app';
 
-// Decisions kept in memory by authz replicas, over real gRPC, Postgres and NATS: two replicas share one database
-// and one NATS server (of this file's own, so that nothing else's notices evict for them and so that it can be
-// stopped). Every change that takes a permission away is refused on the very next request, on the replica that
-// wrote it and on the other one, although both had the old answer kept.
+// Decisions kept by authz's readers (its read model, @platform/authz-client), over real gRPC, Postgres and NATS: two
+// replicas share one database and one NATS server (of this file's own, so that nothing else's notices evict for them
+// and so that it can be stopped), and beside each a reader keeps the checks it asks, following that replica's NATS
+// connection as a gateway in the same pod would. Every change that takes a permission away, made through either
+// replica, is refused on the very next request of both readers, although both had the old answer kept: every write
+// method announces itself, and a reader hears every notice sent before its request.
 
 interface Tuple {
   user: string;
@@ -23,6 +26,9 @@ interface Replica {
   running: RunningService;
   authz: PromiseClient<typeof authzV1.AuthzServiceService>;
   roles: PromiseClient<typeof authzRolesV1.RolesServiceService>;
+  /** The checks as the reader beside this replica asks them: answered from what it keeps. */
+  kept: AuthzClients['authz'];
+  unfollow: () => Promise<void>;
 }
 
 /** An organization as orgs-teams writes it: an owner in the Owners team, a developer in a team carrying role `editor`. */
@@ -35,7 +41,7 @@ interface Org {
   role: number;
 }
 
-describe('authorization decisions kept by authz replicas', () => {
+describe('authorization decisions kept by the readers of authz replicas', () => {
   let nats: PrivateNats;
   let db: { url: string; drop(): Promise<void> };
   let sql: pg.Client;
@@ -50,14 +56,19 @@ describe('authorization decisions kept by authz replicas', () => {
       DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'authz-test-')),
       DATABASE_URL: db.url,
       NATS_URL: nats.url,
-      AUTHZ_DECISION_CACHE_TTL_MS: '300000',
     });
     const address = `127.0.0.1:${running.grpcPort}`;
-    return {
-      running,
+    const clients = {
       authz: createClient(authzV1.AuthzServiceService, address, { name: 'authz' }),
       roles: createClient(authzRolesV1.RolesServiceService, address, { name: 'authz' }),
     };
+    const reader = keptAuthz(clients, {
+      reader: 'test',
+      decisions: { ttlMs: 300_000, maxEntries: 10_000 },
+      roles: { ttlMs: 300_000 },
+    });
+    const unfollow = await reader.readModel.follow(running.ctx.bus!);
+    return { running, ...clients, kept: reader.clients.authz, unfollow };
   };
 
   beforeAll(async () => {
@@ -71,6 +82,7 @@ describe('authorization decisions kept by authz replicas', () => {
 
   afterAll(async () => {
     for (const r of [a, b]) {
+      await r?.unfollow();
       r?.authz.close();
       r?.roles.close();
       await r?.running.stop();
@@ -106,16 +118,17 @@ describe('authorization decisions kept by authz replicas', () => {
     return { id, owners, devs, owner, dev, role };
   }
 
-  const holds = async (via: Replica, q: Tuple) => (await via.authz.check({ tuple: q, contextualTuples: [] })).allowed;
+  /** A check as the reader beside the replica asks it. */
+  const holds = async (via: Replica, q: Tuple) => (await via.kept.check({ tuple: q, contextualTuples: [] })).allowed;
 
-  /** What allowed-permissions (the batched evaluation) reports the user holds on an organization. */
+  /** What allowed-permissions (the batched evaluation, asked of the replica itself) reports the user holds on an organization. */
   const allowedOnOrg = async (via: Replica, q: Tuple) => {
     const [userId, orgId] = [q.user, q.object].map((s) => Number(s.split(':')[1]));
     const { objects } = await via.roles.allowedPermissions({ userId, objects: [{ objectType: 'organization', objectId: orgId }] });
     return objects[0].allowedPermissions;
   };
 
-  /** Asks every question on the replica twice, so that its answers are kept (and asserts what it answers). */
+  /** Asks every question twice through the replica's reader, so that its answers are kept (and asserts what it answers). */
   async function warm(via: Replica, questions: Tuple[], expected: boolean) {
     for (let round = 0; round < 2; round++) {
       for (const q of questions) {
@@ -144,7 +157,7 @@ describe('authorization decisions kept by authz replicas', () => {
     );
   };
 
-  it('keeps answers: a tuple removed behind its back is still answered as held, on both replicas, until a write evicts', async () => {
+  it('keeps answers: a tuple removed behind authz’s back is still answered as held by both readers, until a write evicts', async () => {
     const org = await newOrg(a);
     const membership = t(`user:${org.dev}`, 'member', `team:${org.devs}`);
     const member = t(`user:${org.dev}`, 'member', `organization:${org.id}`);
@@ -152,7 +165,7 @@ describe('authorization decisions kept by authz replicas', () => {
     await warm(b, [member], true);
     await removeBehindItsBack(membership);
     expect([await holds(a, member), await holds(b, member)]).toEqual([true, true]);
-    // Any tuple write, even of another organization, evicts everything on every replica.
+    // Any tuple write, even of another organization, through either replica, evicts everything every reader keeps.
     await a.authz.writeTuples({ writes: [t('user:1', 'member', `team:${nextId++}`)], deletes: [] });
     await refusedEverywhere([a, b], [member]);
   });
@@ -219,14 +232,14 @@ describe('authorization decisions kept by authz replicas', () => {
   ];
 
   describe.each(scenarios)('$what', ({ questions, change }) => {
-    it('is refused on the very next request of the replica that made the change', async () => {
+    it('is refused on the very next request of the reader of the replica that made the change', async () => {
       const org = await newOrg(a);
       await warm(a, questions(org), true);
       await change(a, org);
       await refusedEverywhere([a], questions(org));
     });
 
-    it('is refused on the very next request of the other replica, and of the writer', async () => {
+    it('is refused on the very next request of the other replica’s reader, and of the writer’s', async () => {
       const org = await newOrg(a);
       await warm(a, questions(org), true);
       await warm(b, questions(org), true);
@@ -235,7 +248,7 @@ describe('authorization decisions kept by authz replicas', () => {
     });
   });
 
-  it('answers a grant at once too, on both replicas (denials are kept and evicted alike)', async () => {
+  it('answers a grant at once too, through both readers (denials are kept and evicted alike)', async () => {
     const org = await newOrg(b);
     const edit = t(`user:${org.owner + 500}`, 'edit', `organization:${org.id}`);
     await warm(a, [edit], false);
@@ -244,7 +257,7 @@ describe('authorization decisions kept by authz replicas', () => {
     for (const via of [a, b]) expect(await holds(via, edit)).toBe(true);
   });
 
-  it('empties the cache when the bus connection is lost, keeps nothing while it is away, and keeps answers again once it is back', async () => {
+  it('empties what a reader keeps when its bus connection is lost, keeps nothing while it is away, and keeps answers again once it is back', async () => {
     const org = await newOrg(a);
     const membership = t(`user:${org.dev}`, 'member', `team:${org.devs}`);
     const member = t(`user:${org.dev}`, 'member', `organization:${org.id}`);

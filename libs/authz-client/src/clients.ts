@@ -4,7 +4,7 @@ import { createClient, type CallOptions, type ClientOptions, type PromiseClient 
 
 /** The calls authz's read model answers. */
 interface AuthzReads {
-  authz: Pick<AuthzClients['authz'], 'check' | 'checkPermission'>;
+  authz: Pick<AuthzClients['authz'], 'check' | 'checkPermission' | 'whoHasAccess'>;
   roles: Pick<AuthzClients['roles'], 'getRole'>;
 }
 
@@ -22,18 +22,25 @@ export interface AuthzKeeping {
   decisions: { ttlMs: number; maxEntries: number };
   /** Custom roles read by id. */
   roles: { ttlMs: number; maxEntries?: number };
-  /** Names the caches in the metrics (`<reader>.decisions`, `<reader>.roles`). */
+  /**
+   * Who-has-access answers, by object: large and few (one per object an owner looks at), so by default as long as
+   * the decisions and a hundredth as many.
+   */
+  access?: { ttlMs: number; maxEntries: number };
+  /** Names the caches in the metrics (`<reader>.decisions`, `<reader>.who-has-access`, `<reader>.roles`). */
   reader: string;
 }
 
 /**
  * authz's clients, with what the reader keeps of their answers (`keep`): the read model authz defines for the apps
- * that ask it. Its one rule, written here by authz: any tuple change (`authz.tuples.changed`, which authz sends after
- * every write of tuples, a role's rename and description too) may change any answer, since one tuple changes answers
+ * that ask it, the one place its answers are kept (authz itself keeps none: its engine holds the tuples in memory).
+ * Its one rule, written here by authz: any tuple change (`authz.tuples.changed`, which every write method of authz
+ * sends once it is over, a role's rename and description too) may change any answer, since one tuple changes answers
  * about objects it does not name; so it empties everything kept. Kept are checks without contextual tuples or a
- * condition context (those answer for one request only) and custom roles read by id (misses are not kept). Each
- * answer is served only after the reader's bus has caught up with every notice sent before the request arrived
- * (`CallOptions.arrivedAt`), and nothing is kept while the bus is away.
+ * condition context (those answer for one request only), who-has-access answers (never past the earliest end of a
+ * time-bound grant they show) and custom roles read by id (misses are not kept). Each answer is served only after the
+ * reader's bus has caught up with every notice sent before the request arrived (`CallOptions.arrivedAt`), and nothing
+ * is kept while the bus is away.
  */
 export function authzClients(address: string, opts: ClientOptions, keep?: AuthzKeeping): { clients: AuthzClients; readModel: ReadModel } {
   const clients = {
@@ -47,6 +54,10 @@ export function authzClients(address: string, opts: ClientOptions, keep?: AuthzK
 export function keptAuthz<C extends AuthzReads>(clients: C, keep: AuthzKeeping): { clients: C; readModel: ReadModel } {
   const { authz, roles } = clients;
   const decisions = new DecisionCache({ name: `${keep.reader}.decisions`, ...keep.decisions });
+  const access = new DecisionCache<authzV1.WhoHasAccessResponse>({
+    name: `${keep.reader}.who-has-access`,
+    ...(keep.access ?? { ttlMs: keep.decisions.ttlMs, maxEntries: Math.ceil(keep.decisions.maxEntries / 100) }),
+  });
   const keptRoles = new NoticeCache<authzRolesV1.Role>({
     name: `${keep.reader}.roles`,
     ttlMs: keep.roles.ttlMs,
@@ -54,8 +65,12 @@ export function keptAuthz<C extends AuthzReads>(clients: C, keep: AuthzKeeping):
   });
   const emptyOnTuples = [{ subject: TUPLES_CHANGED, stale: () => 'all' as const }];
   return {
-    clients: { ...clients, authz: withKeptDecisions(authz, decisions), roles: withKeptRoles(roles, keptRoles) },
-    readModel: allOf([following(decisions, emptyOnTuples), following(keptRoles, emptyOnTuples)]),
+    clients: {
+      ...clients,
+      authz: withKeptAccess(withKeptDecisions(authz, decisions), access),
+      roles: withKeptRoles(roles, keptRoles),
+    },
+    readModel: allOf([decisions, access, keptRoles].map((cache) => following(cache, emptyOnTuples))),
   };
 }
 
@@ -80,6 +95,35 @@ export function withKeptDecisions<C extends Pick<AuthzClients['authz'], 'check' 
         ? client.check(req, opts)
         : kept(decisionKey(req.tuple.user, req.tuple.relation, req.tuple.object), () => client.check(req, opts), opts),
   };
+}
+
+/**
+ * The client with WhoHasAccess answered from the answers kept, by object. An answer showing a time-bound grant is kept
+ * no longer than the earliest grant's end (`until`): an ended grant gives nothing, and authz shows every end its answer
+ * depends on.
+ */
+function withKeptAccess<C extends Pick<AuthzClients['authz'], 'whoHasAccess'>>(
+  client: C,
+  cache: DecisionCache<authzV1.WhoHasAccessResponse>,
+): C {
+  return {
+    ...client,
+    whoHasAccess: (req: authzV1.WhoHasAccessRequest, opts?: CallOptions) =>
+      cache.through(req.object, () => client.whoHasAccess(req, opts), { ttlMs: untilEarliestEnd }, arrivedAt(opts)),
+  };
+}
+
+/** How long from now until the earliest time-bound grant an answer shows ends; undefined when it shows none. */
+function untilEarliestEnd(answer: authzV1.WhoHasAccessResponse): number | undefined {
+  const now = Date.now();
+  let earliest: number | undefined;
+  for (const permission of answer.permissions)
+    for (const user of permission.users)
+      for (const path of user.paths) {
+        const ends = path.until ? Date.parse(path.until) : NaN;
+        if (!Number.isNaN(ends) && (earliest === undefined || ends < earliest)) earliest = ends;
+      }
+  return earliest === undefined ? undefined : Math.max(0, earliest - now);
 }
 
 /** The client with GetRole answered from the roles kept. */

@@ -1,6 +1,7 @@
-import { DecisionCache, TUPLES_CHANGED } from '@platform/bus';
+import { DecisionCache, TUPLES_CHANGED, type Bus } from '@platform/bus';
+import { authzV1 } from '@platform/proto';
+import { announcingWrites, type ServiceBinding } from '@platform/service-kit';
 import { LaterBus } from '@platform/testing';
-import type { authzV1 } from '@platform/proto';
 import { withKeptDecisions } from './clients';
 
 /** authz as the gateway sees it: answers from a set of held permissions, counting the calls. */
@@ -75,4 +76,68 @@ describe("the decisions authz's readers keep", () => {
     expect(await client.permissionCatalog()).toEqual({ permissions: [] });
     await stop();
   });
+
+  it('forgets what it kept once a write through another replica of authz is answered, before the notice reaches it', async () => {
+    const bus = new LaterBus();
+    const tuples = new Set<string>();
+    const [a, b] = [replica(tuples, bus), replica(tuples, bus)];
+    const cache = new DecisionCache({ ttlMs: 60_000, maxEntries: 1000 });
+    const stop = await cache.followTuples(bus);
+    // This reader asks replica a.
+    const reader = withKeptDecisions(a, cache);
+    const member = { user: 'user:1', relation: 'member', object: 'organization:7' };
+    const ask = async () => (await reader.check({ tuple: member, contextualTuples: [] })).allowed;
+    await b.writeTuples({ writes: [member], deletes: [], idempotent: false });
+    expect([await ask(), await ask()]).toEqual([true, true]);
+    expect(a.calls.n).toBe(1);
+    // Taken away through replica b, which answers once its notice is on the bus (still on its way here).
+    await b.writeTuples({ writes: [], deletes: [member], idempotent: false });
+    expect(await ask()).toBe(false);
+    expect(a.calls.n).toBe(2);
+    // A read through b announces nothing: what this reader kept stays kept.
+    await b.check({ tuple: member, contextualTuples: [] });
+    expect(await ask()).toBe(false);
+    expect(a.calls.n).toBe(2);
+    // A write that failed is announced too: it may have been applied in part.
+    tuples.add(tupleKey(member));
+    b.failWrites = true;
+    await expect(b.writeTuples({ writes: [member], deletes: [], idempotent: false })).rejects.toThrow('write failed');
+    expect(await ask()).toBe(true);
+    expect(a.calls.n).toBe(3);
+    await stop();
+  });
 });
+
+const tupleKey = (t: authzV1.TupleKey) => `${t.user} ${t.relation} ${t.object}`;
+
+/**
+ * One authz replica as its readers reach it: checks answered from the tuples every replica shares (one database), and
+ * its write method announced by method on the bus every reader follows, as authz's app binds its services
+ * (announcingWrites, every method but the reads; its notice awaited before the writer hears back).
+ */
+function replica(tuples: Set<string>, bus: Bus) {
+  const calls = { n: 0 };
+  const state = { failWrites: false };
+  const served = {
+    definition: authzV1.AuthzServiceService,
+    handlers: {
+      check: async (req: authzV1.CheckRequest) => (calls.n++, { allowed: tuples.has(tupleKey(req.tuple!)) }),
+      writeTuples: async (req: authzV1.WriteTuplesRequest) => {
+        for (const t of req.deletes) tuples.delete(tupleKey(t));
+        if (state.failWrites) throw new Error('write failed');
+        for (const t of req.writes) tuples.add(tupleKey(t));
+        return {};
+      },
+    },
+  } as unknown as ServiceBinding<typeof authzV1.AuthzServiceService>;
+  const { handlers } = announcingWrites(served, ['check'], () => bus.notify(TUPLES_CHANGED, {}));
+  return {
+    calls,
+    set failWrites(fail: boolean) {
+      state.failWrites = fail;
+    },
+    check: (req: authzV1.CheckRequest) => handlers.check(req, {} as never),
+    checkPermission: async (): Promise<authzV1.CheckResponse> => ({ allowed: false }),
+    writeTuples: (req: authzV1.WriteTuplesRequest) => handlers.writeTuples(req, {} as never),
+  };
+}

@@ -24,7 +24,14 @@ describe("the custom roles authz's readers keep", () => {
   it('reads a role once, and again at once after a tuple change announced late', async () => {
     const backend = roles();
     const { clients, readModel } = keptAuthz(
-      { authz: { check: async () => ({ allowed: false }), checkPermission: async () => ({ allowed: false }) }, roles: backend },
+      {
+        authz: {
+          check: async () => ({ allowed: false }),
+          checkPermission: async () => ({ allowed: false }),
+          whoHasAccess: async () => ({ permissions: [] }),
+        },
+        roles: backend,
+      },
       { reader: 'test', decisions: { ttlMs: 60_000, maxEntries: 100 }, roles: { ttlMs: 60_000 } },
     );
     const bus = new LaterBus();

@@ -6,7 +6,7 @@ export interface DecisionCacheOptions {
   ttlMs: number;
   /** Most answers kept, least recently used first out (AUTHZ_DECISION_CACHE_SIZE); 0 keeps nothing. */
   maxEntries: number;
-  /** Names it in the metrics: `authz.decisions` (authz's own) or `gateway.decisions`. */
+  /** Names it in the metrics: `<reader>.decisions` (`gateway.decisions`). */
   name?: string;
 }
 
@@ -15,19 +15,18 @@ export const decisionKey = (user: string, relation: string, object: string): str
 
 /**
  * Answers of checks (does this user hold this relation on this object), or of other questions the tuples alone
- * answer (who has access to an object), kept so that a request asking what an earlier one asked costs no tuple
- * reads (in authz) and no call to authz (in the gateway): a NoticeCache whose every answer any tuple change makes
- * stale. One tuple can change answers about objects it does not name (a team's member holds every permission the
- * team's roles grant on the organization), and working out which answers depend on it would be a second evaluation
- * engine to get wrong. It keeps answers before it follows a bus: authz evicts it on its own writes
- * (tuples-changed.ts).
+ * answer (who has access to an object), as authz's readers keep them (its read model, @platform/authz-client), so
+ * that a request asking what an earlier one asked makes no call to authz: a NoticeCache whose every answer any tuple
+ * change makes stale. One tuple can change answers about objects it does not name (a team's member holds every
+ * permission the team's roles grant on the organization), and working out which answers depend on it would be a
+ * second evaluation engine to get wrong. Like every reader's cache it keeps nothing until it follows a bus.
  */
 export class DecisionCache<V = boolean> extends NoticeCache<V> {
   constructor(opts: DecisionCacheOptions) {
-    super({ name: opts.name ?? 'authz.decisions', ttlMs: opts.ttlMs, maxEntries: opts.maxEntries, keepWithoutBus: true });
+    super({ name: opts.name ?? 'authz.decisions', ttlMs: opts.ttlMs, maxEntries: opts.maxEntries });
   }
 
-  /** Follows every replica's tuple notices (see NoticeCache.follow). */
+  /** Follows the tuple notices of every authz replica (see NoticeCache.follow). */
   followTuples(bus: Parameters<NoticeCache<V>['follow']>[0]): Promise<() => Promise<void>> {
     return this.follow(bus, [{ subject: TUPLES_CHANGED, stale: () => 'all' }]);
   }

@@ -57,7 +57,7 @@ interface Entry<V> {
 /**
  * The one cache of answers read from another service's or the database's state, kept correct by eviction rather
  * than by time (docs/decisions.md, "one cache building block"). Every cache that follows notices is one of these:
- * the decision caches of the gateway and authz, the gateway's organization views and tokens, what its sections keep
+ * the decisions authz's readers keep (DecisionCache), the gateway's organization views and tokens, what its sections keep
  * (resolved hubs, teams and roles, accounts and team names, the dashboard's clusters, issued licenses and contract
  * counts, an organization's cluster UIDs, the metrics hook's facts), orgs-teams' organizations and teams lists,
  * contracts' kept inventory, the service kit's credentials.

@@ -44,9 +44,9 @@ export function orgsNamed(notice: unknown): string[] | 'all' {
 }
 
 /**
- * authz: relationship tuples were written or deleted (a member, team, role or organization changed). One change can
- * alter answers about objects it does not name (a team's roles reach every permission of the organization), so every
- * replica drops all the authorization decisions it keeps.
+ * authz: relationship tuples may have been written or deleted (any write method of authz's services, answered or not:
+ * a member, team, role or organization changed). One change can alter answers about objects it does not name (a
+ * team's roles reach every permission of the organization), so every reader drops all it keeps of authz's answers.
  */
 export const TUPLES_CHANGED = 'authz.tuples.changed';
 

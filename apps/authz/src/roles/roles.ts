@@ -15,8 +15,6 @@ export interface RolesOptions {
   /** Most custom roles one team may be assigned (MAX_ROLES_PER_TEAM). */
   maxRolesPerTeam: number;
   log?: Logger;
-  /** Called after every change of tuples (the decision caches forget their answers). */
-  tuplesChanged?: () => Promise<void>;
 }
 
 export interface CreateRoleInput {
@@ -95,7 +93,7 @@ export class Roles {
     private readonly opts: RolesOptions,
   ) {
     this.store = RolesStore.create(db);
-    this.unit = new RowsAndTuples(db, engine, opts.log, opts.tuplesChanged);
+    this.unit = new RowsAndTuples(db, engine, opts.log);
   }
 
   async create(input: CreateRoleInput): Promise<StoredRole> {
@@ -180,8 +178,7 @@ export class Roles {
         ),
         ...team_ids.map((t) => teamAssignee(t, input.id, until.get(`${t}:${input.id}`))),
       ];
-      // A rename changes no tuple, but the gateways keep the roles their routes resolve: announced whatever changed.
-      return { result: { ...row, team_ids }, ...tupleDiff(actual, desired), announce: true };
+      return { result: { ...row, team_ids }, ...tupleDiff(actual, desired) };
     });
   }
 

@@ -32,6 +32,20 @@ const ROLES_LIMITS = serviceLimits(authzRolesV1.RolesServiceService, {
   checkGrant: permissionLimits('permissions'),
 });
 
+/**
+ * The RolesService methods that change nothing; every other one is announced as a tuple change (tuples-changed.ts),
+ * a role's rename too: readers keep the roles they resolve under the same notice.
+ */
+export const ROLES_READS: readonly (keyof typeof authzRolesV1.RolesServiceService)[] = [
+  'getVersion',
+  'getRole',
+  'listRoles',
+  'listPrincipals',
+  'allowedPermissions',
+  'checkGrant',
+  'listTeamRoles',
+];
+
 /** The RolesService RPCs (proto/platformadmin/authz/v1/roles.proto). */
 export function rolesService(roles: Roles, allowed: AllowedPermissions): ServiceBinding<typeof authzRolesV1.RolesServiceService> {
   const [binding] = withLimits([ROLES_LIMITS], [rolesBinding(roles, allowed)]);

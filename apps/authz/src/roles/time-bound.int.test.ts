@@ -24,7 +24,7 @@ describe('time-bound team roles', () => {
 
   // Organization 1 (owner 10), team 11 with member 21; the role Editors carries edit:org.
   beforeAll(async () => {
-    app = await startAppForTest(authzApp, { AUTHZ_DECISION_CACHE_TTL_MS: '0' });
+    app = await startAppForTest(authzApp);
     authz = createClient(authzV1.AuthzServiceService, app.address, { name: 'authz' });
     roles = createClient(authzRolesV1.RolesServiceService, app.address, { name: 'authz' });
     await authz.writeTuples({

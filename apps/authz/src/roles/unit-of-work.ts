@@ -13,11 +13,6 @@ export interface RowsAndTuplesChange<T> {
   result: T;
   writes: Tuple[];
   deletes: Tuple[];
-  /**
-   * Whether the rows changed what others keep of them even without a tuple change (a role renamed: the gateways keep
-   * the roles their routes resolve), so the change is announced all the same.
-   */
-  announce?: boolean;
 }
 
 /** The same database, with every query (and nested transaction) inside `trx`. */
@@ -53,33 +48,14 @@ export class RowsAndTuples {
     private readonly db: Database,
     private readonly engine: AuthzEngine,
     private readonly log?: Logger,
-    /**
-     * Called once a unit that wrote tuples (or asked to be announced) is over, committed or not: the decision caches
-     * forget their answers, and the notice tells the other replicas and the gateways.
-     */
-    private readonly tuplesChanged?: () => Promise<void>,
   ) {}
 
   async run<T>(work: (trx: Knex.Transaction, tuples: TupleReader) => Promise<RowsAndTuplesChange<T>>): Promise<T> {
-    let wrote = false;
-    try {
-      return await this.apply(work, () => (wrote = true));
-    } finally {
-      // After the commit (or the rollback and the undo): an answer read before this point is not kept.
-      if (wrote) await this.tuplesChanged?.();
-    }
-  }
-
-  private async apply<T>(
-    work: (trx: Knex.Transaction, tuples: TupleReader) => Promise<RowsAndTuplesChange<T>>,
-    writing: () => void,
-  ): Promise<T> {
     const engine = this.engine;
     if (engine instanceof EmbeddedEngine) {
       return this.db.transaction(async (trx) => {
         const inTrx = new EmbeddedEngine(boundTo(this.db, trx), engine.model);
         const change = await work(trx, inTrx);
-        if (change.writes.length || change.deletes.length || change.announce) writing();
         await inTrx.write(change.writes, change.deletes);
         return change.result;
       });
@@ -88,7 +64,6 @@ export class RowsAndTuples {
     try {
       return await this.db.transaction(async (trx) => {
         const change = await work(trx, engine);
-        if (change.writes.length || change.deletes.length || change.announce) writing();
         await engine.write(change.writes, change.deletes);
         written = change;
         return change.result;

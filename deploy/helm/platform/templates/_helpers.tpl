@@ -158,7 +158,7 @@ gateway:
   objectStorage: true
 authz:
   database: true
-  # the notices that evict its replicas' decision caches (docs/authorization.md)
+  # the notices its writes send, which empty what its readers keep of its answers (docs/authorization.md)
   bus: true
   openfga: true
   # checks, batch checks, permission checks, relations; allowed permissions
