@@ -10,6 +10,7 @@ import { CONTRACTS_READS, contractsService } from './contracts/service';
 import { Licenses } from './licenses/licenses';
 import { billingClient, billingUsage } from './licenses/quota';
 import { startLicenseMetrics } from './licenses/license-metrics';
+import { holderAccountsClient, LicenseRegistration, REGISTER_LICENSE_EFFECT } from './licenses/registration';
 import { LICENSING_READS, licensingService } from './licenses/service';
 import { ContractsStore } from './contracts/contracts-store';
 import { smtpMailer } from './notices/mailer';
@@ -25,6 +26,8 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
   const storage = openObjectStorage(config);
   const clusters = clustersClient(config.CLUSTERS_GRPC_ADDR);
   const billing = billingClient(config.BILLING_DASHBOARD_GRPC_ADDR);
+  // License holders' accounts, found or made at registration.
+  const accounts = holderAccountsClient(config.ORGS_TEAMS_GRPC_ADDR);
   const mailer = smtpMailer(config);
   let stopMetrics: (() => void) | undefined;
   let notices: Notices | undefined;
@@ -60,7 +63,12 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
           log,
         );
         notices = new Notices(db!, store, inventory, billingUsage(billing), mailer, webhooks, log);
-        notices.useOutbox(outbox(notices.effects()));
+        // A registration that makes its holder an account is an operation across orgs-teams and this service: the
+        // outbox carries one a crash interrupted to its end (registration.ts).
+        const registration = new LicenseRegistration(licenses, accounts, config.DEPLOYMENT_TYPE !== 'Hosted');
+        const box = outbox({ ...notices.effects(), [REGISTER_LICENSE_EFFECT]: registration.effect() });
+        notices.useOutbox(box);
+        registration.use(box);
         if (!config.SMTP_URL) log.info('SMTP_URL is not set: notice mails are kept and shown to site admins in the console');
         notices.start(config.NOTICE_SWEEP_INTERVAL_MS);
         webhooks.start(Math.min(config.WEBHOOK_RETRY_BASE_MS, 1_000));
@@ -69,7 +77,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         return [
           contractsLicensingService(),
           announcingWrites(contractsService(contracts), CONTRACTS_READS, changed),
-          announcingWrites(licensingService(licenses, authority.certificatePem), LICENSING_READS, changed),
+          announcingWrites(licensingService(licenses, registration, authority.certificatePem), LICENSING_READS, changed),
           notificationsService(notices, webhooks),
         ];
       },
@@ -81,6 +89,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         mailer.close();
         clusters.close();
         billing.close();
+        accounts.close();
         storage.close();
       },
     },

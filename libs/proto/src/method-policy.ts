@@ -401,7 +401,8 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     revocationList: ANY_CALLER,
     caCertificate: ANY_CALLER,
     getIssuedLicenses: INTERNAL,
-    // Only the gateway's /register records, after it verified the license and found or made its holder.
+    // Only the gateway's /register registers: one operation here, which finds or makes the holder's account.
+    registerLicense: INTERNAL,
     recordRegistration: INTERNAL,
     listRegistrations: INTERNAL,
   }),

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { InputError, MethodNotAllowedError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { licensingV1 } from '@platform/proto';
@@ -124,13 +125,12 @@ export class Licenses {
 
   /**
    * Records a verified registration once per license: the cluster and the holder (the license's SAN email, and the
-   * holder's account when the gateway found or made one). Registering again refreshes `last_registered_at` and
-   * fills in an account found since. NotFound for a license not issued for that cluster.
+   * holder's account when registration found or made one, registration.ts). Registering again refreshes
+   * `last_registered_at` and fills in an account found since. NotFound for a license not issued for that cluster.
    */
   async recordRegistration(req: licensingV1.RecordRegistrationRequest): Promise<licensingV1.Registration> {
     const clusterUID = req.clusterUid.trim().toLowerCase();
-    const issued = await this.db.table('issued_licenses').where({ serial: req.serial, cluster_uid: clusterUID }).first('serial');
-    if (!issued) throw new NotFoundError(`license ${req.serial} was not issued for cluster ${clusterUID}`);
+    await this.issuedFor(req.serial, clusterUID);
     const now = new Date();
     await this.db
       .table('license_registrations')
@@ -151,6 +151,12 @@ export class Licenses {
       );
     const [registration] = await this.registrations(req.serial);
     return registration;
+  }
+
+  /** NotFound unless the license `serial` was issued for the cluster (a lower-case UUID); with `trx`, within it. */
+  async issuedFor(serial: string, clusterUID: string, trx?: Knex.Transaction): Promise<void> {
+    const issued = await this.db.table('issued_licenses', trx).where({ serial, cluster_uid: clusterUID }).first('serial');
+    if (!issued) throw new NotFoundError(`license ${serial} was not issued for cluster ${clusterUID}`);
   }
 
   /** The registered licenses, the latest registered first; with `serial`, that one only. */

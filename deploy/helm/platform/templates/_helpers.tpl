@@ -179,8 +179,9 @@ contracts-licensing:
   bus: true
   # contract documents
   objectStorage: true
-  # the cluster inventory (bound clusters' status, importable clusters) and usage (quotas at license issue)
-  calls: [clusters, billing-dashboard]
+  # the cluster inventory (bound clusters' status, importable clusters), usage (quotas at license issue) and the
+  # license holders' accounts found or made at registration (orgs-teams)
+  calls: [clusters, billing-dashboard, orgs-teams]
   # the platform license CA: its key sealed with SECRETS_ENCRYPTION_KEY, or imported from LICENSE_CA_*
   licenseCA: true
   # quota and expiry notices: SMTP_URL (credentials) and the notification settings
