@@ -1,21 +1,22 @@
-import { CLUSTERS_CHANGED, type ClustersChanged, type Unsubscribe } from '@platform/bus';
-import { defineApp, startService } from '@platform/service-kit';
+import type { Unsubscribe } from '@platform/bus';
+import { announcingWrites, defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { ClientOrgs } from './client-orgs/client-orgs';
 import { ClientOrgProvisioning, PROVISION_CLIENT_ORG_EFFECT } from './client-orgs/provisioning';
-import { clientOrgsService } from './client-orgs/service';
+import { CLIENT_ORGS_READS, clientOrgsService } from './client-orgs/service';
 import { ClusterSets } from './cluster-sets/cluster-sets';
-import { clusterSetsService } from './cluster-sets/service';
+import { CLUSTER_SETS_READS, clusterSetsService } from './cluster-sets/service';
+import { announcingChanges, clustersChangedNotice, clustersServiceChange } from './clusters-changed';
 import { clustersEnv, type ClustersConfig } from './config';
 import { DESIRED_STATE_EFFECT, DesiredStates } from './desired-state/desired-state';
 import { FeatureSets } from './feature-sets/feature-sets';
-import { featureSetsService } from './feature-sets/service';
+import { FEATURE_SETS_READS, featureSetsService } from './feature-sets/service';
 import { busAccountDirectory, identityClient, organizationsClient, orgTokensClient } from './ingestion/bus-accounts';
 import { InventoryIngestion } from './ingestion/inventory-ingestion';
 import { Clusters } from './inventory/clusters';
 import { ENROLL_HUB_EFFECT, HubEnrolment } from './inventory/enrolment';
 import { Relationships, TUPLES_EFFECT } from './inventory/tuples';
-import { clustersService } from './service';
+import { CLUSTERS_READS, clustersService } from './service';
 
 /** Starts the clusters service: the cluster inventory (hubs, managed clusters, namespaces, installed features) and its ingestion. */
 export const clustersApp = defineApp({ name: 'clusters', env: clustersEnv, start: startClusters });
@@ -50,10 +51,9 @@ function startClusters(config: ClustersConfig) {
         });
         const clientOrgs = new ClientOrgs(db!, box, organizations);
         provisioning.use(box, clientOrgs);
-        // What the other apps keep of the inventory follows this notice. One that cannot be sent is logged: an app that
-        // misses it answers what it kept for at most its cache's lifetime (ORG_CACHE_TTL_MS, INVENTORY_CACHE_TTL_MS).
-        const clustersChanged = (change: ClustersChanged) =>
-          bus!.notify(CLUSTERS_CHANGED, change).catch((err) => log.warn({ err }, 'could not send a clusters notice'));
+        // What the other apps keep of the inventory follows this notice: sent by the inventory where it knows the clusters
+        // it changed (a hub recorded or taken back, a report applied), and by every write method (clusters-changed.ts).
+        const clustersChanged = clustersChangedNotice(bus!, log);
         const clusters = new Clusters(db!, box, clustersChanged);
         enrolment.use(box, clusters);
         const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log, clustersChanged);
@@ -76,10 +76,10 @@ function startClusters(config: ClustersConfig) {
           await stopReconcile();
         };
         return [
-          clustersService(clusters, enrolment),
-          clusterSetsService(new ClusterSets(db!, box)),
-          featureSetsService(new FeatureSets(db!, box)),
-          clientOrgsService(clientOrgs, provisioning),
+          announcingWrites(clustersService(clusters, enrolment), CLUSTERS_READS, announcingChanges(clustersChanged, clustersServiceChange)),
+          announcingWrites(clusterSetsService(new ClusterSets(db!, box)), CLUSTER_SETS_READS, announcingChanges(clustersChanged)),
+          announcingWrites(featureSetsService(new FeatureSets(db!, box)), FEATURE_SETS_READS, announcingChanges(clustersChanged)),
+          announcingWrites(clientOrgsService(clientOrgs, provisioning), CLIENT_ORGS_READS, announcingChanges(clustersChanged)),
         ];
       },
       onStop: async () => {

@@ -3,6 +3,20 @@ import { bindService, versionOf, type ServiceBinding } from '@platform/service-k
 import type { Clusters } from './inventory/clusters';
 import type { HubEnrolment } from './inventory/enrolment';
 
+/** The ClustersService methods that change nothing; every other one is a write, announced (clusters-changed.ts). */
+export const CLUSTERS_READS: readonly (keyof typeof clustersV1.ClustersServiceService)[] = [
+  'getVersion',
+  'checkNewHub',
+  'listHubs',
+  'listOwnerClusters',
+  'getHub',
+  'getCluster',
+  'getClusters',
+  'listSpokes',
+  'getSpoke',
+  'listNamespaces',
+];
+
 /** The ClustersService binding: one line per RPC of proto/platformadmin/clusters/v1/, handing it to its feature. */
 export function clustersService(clusters: Clusters, enrolment: HubEnrolment): ServiceBinding<typeof clustersV1.ClustersServiceService> {
   return bindService(clustersV1.ClustersServiceService, {

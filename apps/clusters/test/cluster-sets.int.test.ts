@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { clusterSetsV1, clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
@@ -53,9 +54,16 @@ describe('ClusterSetsService', () => {
   });
 
   it('creates sets with members, counts them and refuses a taken name (409)', async () => {
+    const changed: ClustersChanged[] = [];
+    const unlisten = await app.running.ctx.bus!.listen(CLUSTERS_CHANGED, (_s, n) => void changed.push(n as ClustersChanged));
     expect(await sets.createClusterSet(change('prod', ['east', 'west']))).toEqual({ name: 'prod', title: '', clusters: 2 });
     expect(await sets.createClusterSet(change('staging'))).toEqual({ name: 'staging', title: '', clusters: 0 });
     await expect(sets.createClusterSet(change('prod'))).rejects.toMatchObject({ kind: 'conflict' });
+    await sets.listClusterSets({ hubUid: hub.uid });
+    await unlisten();
+    // Each write, refused or not, announced by method before its answer; it names no cluster, so it means every one.
+    // The read announced nothing.
+    expect(changed).toEqual([0, 1, 2].map(() => ({ uids: [], owners: [], all: true })));
     await expect(sets.createClusterSet(change('Not_A_Label'))).rejects.toMatchObject({ kind: 'input' });
     expect((await sets.listClusterSets({ hubUid: hub.uid })).sets).toEqual([
       { name: 'prod', title: '', clusters: 2 },

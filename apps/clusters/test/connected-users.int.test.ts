@@ -1,4 +1,5 @@
 import { consumeDesiredState } from '@platform/agent-protocol';
+import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import { agentV1, clustersV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { bindService, createClient, createLogger, startGrpcServer, type PromiseClient } from '@platform/service-kit';
@@ -95,8 +96,13 @@ describe('ClustersService.SetUserConnection', () => {
   });
 
   it("connects the user on every hub of the owner, and each hub's agent is sent the user with the role", async () => {
+    const changed: ClustersChanged[] = [];
+    const unlisten = await app.running.ctx.bus!.listen(CLUSTERS_CHANGED, (_s, n) => void changed.push(n as ClustersChanged));
     const { changedHubUids } = await clusters.setUserConnection(req());
+    await unlisten();
     expect(changedHubUids.sort()).toEqual([hubs[0].uid, hubs[1].uid].sort());
+    // A write method, announced by method before the caller heard back: the hubs its answer names, and their owner.
+    expect(changed.map((n) => ({ ...n, uids: [...n.uids].sort() }))).toEqual([{ uids: changedHubUids, owners: ['organization:77'] }]);
     const dave = [{ userId: 5, login: 'dave', role: 'cluster-admin' }];
     await eventually(async () => hubs.slice(0, 2).every((hub) => same(latest(hub)?.connectedUsers, dave)));
     // Another owner's hub is not touched.

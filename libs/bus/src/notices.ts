@@ -54,14 +54,17 @@ export type TuplesChanged = Record<string, never>;
 
 /**
  * clusters: these clusters changed or are gone (an inventory report applied, a hub recorded or taken back), and the
- * set of clusters of these owners (`organization:7`, `user:3`) may have changed. Whoever keeps what the inventory
- * answered (the gateways' resolved hubs, contracts' clusters) drops it.
+ * set of clusters of these owners (`organization:7`, `user:3`) may have changed; or, with `all`, any cluster may have
+ * (a write that cannot name what it changed). Whoever keeps what the inventory answered (the gateways' resolved hubs,
+ * contracts' clusters) drops it.
  */
 export const CLUSTERS_CHANGED = 'clusters.changed';
 
 export interface ClustersChanged {
   uids: string[];
   owners: string[];
+  /** Any cluster and any owner's set of clusters may have changed: drop everything kept. */
+  all?: true;
 }
 
 /**

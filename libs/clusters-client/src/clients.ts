@@ -43,16 +43,18 @@ const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;
  * clusters by UID (GetClusters: the kept ones answered here, only the others asked) and the clusters of an owner
  * (ListOwnerClusters). Its rule, written here by clusters: the inventory changes only through clusters, which after
  * every change (a report applied, a hub recorded or taken back) sends `clusters.changed` naming the clusters changed
- * or gone and the owners whose set of clusters may have changed; those are dropped. Misses are not kept (a new hub
- * or cluster is found at once). Each answer is served only after the reader's bus has caught up with the notices sent
- * before the request arrived (`CallOptions.arrivedAt`); nothing is kept while the bus is away.
+ * or gone and the owners whose set of clusters may have changed; those are dropped, and everything for a notice
+ * naming `all` (a write of clusters that cannot say what it changed). Misses are not kept (a new hub or cluster is
+ * found at once). Each answer is served only after the reader's bus has caught up with the notices sent before the
+ * request arrived (`CallOptions.arrivedAt`); nothing is kept while the bus is away.
  */
 export function keptClusters<C extends ClustersReads>(client: C, keep: ClustersKeeping): { client: C; readModel: ReadModel } {
   const hubs = new NoticeCache<clustersV1.Cluster>({ name: `${keep.reader}.hubs`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
   const byUid = new NoticeCache<clustersV1.Cluster>({ name: `${keep.reader}.clusters`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
   const ofOwner = new NoticeCache<clustersV1.ListClustersResponse>({ name: `${keep.reader}.owner-clusters`, ttlMs: keep.ttlMs, maxEntries: 1_000 });
   const stale = (n: unknown) => {
-    const { uids = [], owners = [] } = n as Partial<ClustersChanged>;
+    const { uids = [], owners = [], all } = n as Partial<ClustersChanged>;
+    if (all) return 'all' as const;
     return [...uids.map(clusterTag), ...owners.map((owner) => `owner:${owner}`)];
   };
   const rules = [{ subject: CLUSTERS_CHANGED, stale }];

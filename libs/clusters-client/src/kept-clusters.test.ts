@@ -107,4 +107,30 @@ describe("the inventory's read model", () => {
     expect(inv.asked).toEqual(['owner organization:7', 'owner organization:7', 'owner organization:7']);
     await stop();
   });
+
+  it('drops everything it keeps for a notice naming all, even while the notice is on its way', async () => {
+    const { inv, client, stop, changed } = await setUp();
+    inv.hubs.set('east', cluster(EAST, 'east'));
+    inv.byUid.set(WEST, cluster(WEST, 'west'));
+    const owner = { ownerType: 'organization', ownerId: 7 };
+    await client.getHub(hubOf('east'));
+    await client.getClusters({ uids: [WEST] });
+    await client.listOwnerClusters(owner);
+    expect(inv.asked).toHaveLength(3);
+    // A write that could not say which clusters it changed.
+    inv.hubs.set('east', cluster(EAST_AGAIN, 'east'));
+    await changed({ uids: [], owners: [], all: true });
+    expect((await client.getHub(hubOf('east'))).uid).toBe(EAST_AGAIN);
+    await client.getClusters({ uids: [WEST] });
+    await client.listOwnerClusters(owner);
+    expect(inv.asked).toEqual([
+      'hub organization:7|east',
+      `clusters ${WEST}`,
+      'owner organization:7',
+      'hub organization:7|east',
+      `clusters ${WEST}`,
+      'owner organization:7',
+    ]);
+    await stop();
+  });
 });

@@ -3,6 +3,13 @@ import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { ClientOrgs } from './client-orgs';
 import type { ClientOrgProvisioning } from './provisioning';
 
+/** The ClientOrgsService methods that change nothing; every other one is a write, announced (clusters-changed.ts). */
+export const CLIENT_ORGS_READS: readonly (keyof typeof clientOrgsV1.ClientOrgsServiceService)[] = [
+  'getClientOrg',
+  'listClientOrgs',
+  'status',
+];
+
 /** The ClientOrgsService binding: one line per RPC of proto/platformadmin/clusters/v1/client_orgs.proto. */
 export function clientOrgsService(
   orgs: ClientOrgs,

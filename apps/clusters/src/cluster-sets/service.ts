@@ -2,6 +2,17 @@ import { clusterSetsV1 } from '@platform/proto';
 import { bindService, type ServiceBinding } from '@platform/service-kit';
 import type { ClusterSets } from './cluster-sets';
 
+/** The ClusterSetsService methods that change nothing; every other one is a write, announced (clusters-changed.ts). */
+export const CLUSTER_SETS_READS: readonly (keyof typeof clusterSetsV1.ClusterSetsServiceService)[] = [
+  'listClusterSets',
+  'listMembers',
+  'listAddable',
+  'listManagedClusters',
+  'listSetNames',
+  'authInfo',
+  'boundNamespaces',
+];
+
 /** The ClusterSetsService binding: one line per RPC of proto/platformadmin/clusters/v1/cluster_sets.proto. */
 export function clusterSetsService(sets: ClusterSets): ServiceBinding<typeof clusterSetsV1.ClusterSetsServiceService> {
   return bindService(clusterSetsV1.ClusterSetsServiceService, {

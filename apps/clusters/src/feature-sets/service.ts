@@ -4,6 +4,13 @@ import type { FeatureSets } from './feature-sets';
 
 const json = (value: unknown) => ({ json: JSON.stringify(value) });
 
+/** The FeatureSetsService methods that change nothing; every other one is a write, announced (clusters-changed.ts). */
+export const FEATURE_SETS_READS: readonly (keyof typeof featureSetsV1.FeatureSetsServiceService)[] = [
+  'listFeatureSets',
+  'syncStatus',
+  'autoUpdateCheck',
+];
+
 /** The FeatureSetsService binding: one line per RPC of proto/platformadmin/clusters/v1/feature_sets.proto. */
 export function featureSetsService(features: FeatureSets): ServiceBinding<typeof featureSetsV1.FeatureSetsServiceService> {
   return bindService(featureSetsV1.FeatureSetsServiceService, {
