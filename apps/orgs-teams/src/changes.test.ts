@@ -121,6 +121,20 @@ describe("orgs-teams' change announcements", () => {
     await announcingChanges(announcer, async () => run('update "identity"."accounts" set "active" = false'));
     expect(heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[],"all":true}`, `${ORGS_CHANGED} {"orgIds":[],"all":true}`]);
     heard.length = 0;
+    // Work a call leaves running after it answered (an effect applied detached) announces on its own.
+    let detached: Promise<unknown> = Promise.resolve();
+    const late = await setUp({
+      getThing: async () => undefined,
+      changeThing: async () => {
+        changed.accounts([6]);
+        detached = new Promise((resolve) => setTimeout(resolve, 10)).then(() =>
+          announcingChanges(late.announcer, async () => changed.orgs([8])),
+        );
+      },
+    });
+    await late.call('changeThing');
+    await detached;
+    expect(late.heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[6]}`, `${ORGS_CHANGED} {"orgIds":[8]}`]);
     // Outside any call or pass (a read's incidental write), nothing is collected or sent.
     changed.accounts([9]);
     run('update "identity"."accounts" set "last_login_at" = now()');

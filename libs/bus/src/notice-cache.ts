@@ -59,7 +59,7 @@ interface Entry<V> {
  * than by time (docs/decisions.md, "one cache building block"). Every cache that follows notices is one of these:
  * the decisions authz's readers keep (DecisionCache), the gateway's organization views and tokens, what its sections keep
  * (resolved hubs, teams and roles, accounts and team names, the dashboard's clusters, issued licenses and contract
- * counts, an organization's cluster UIDs, the metrics hook's facts), orgs-teams' organizations and teams lists,
+ * counts, an organization's cluster UIDs, the metrics hook's facts), orgs-teams' organizations,
  * contracts' kept inventory, the service kit's credentials.
  *
  * - **Notices.** It follows the subjects its rules name, on every replica: a notice evicts the answers carrying the
