@@ -18,8 +18,8 @@ type Kind = 'accounts' | 'orgs';
 
 /**
  * Every table of the identity schema, with the records that cover a write of it: a change of its rows changes
- * answers readers keep (libs/orgs-teams-client) unless the list is empty. A table missing here counts as kept by
- * nothing a record could cover, so writing it announces everything (a test lists the schema's tables against it).
+ * answers readers keep (libs/orgs-teams-client) unless the list is empty. A table missing here is taken as kept and
+ * covered by no record, so writing it announces everything (a test lists the schema's tables against this).
  */
 export const READERS_KEEP: Readonly<Record<string, readonly Kind[]>> = {
   // Users, service accounts and organizations share one table: who a token belongs to, accounts, organization views.
