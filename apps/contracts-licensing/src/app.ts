@@ -7,6 +7,7 @@ import { createContracts } from './contracts/contracts';
 import { clustersClient, clustersInventory, KeptInventory } from './contracts/inventory';
 import { contractsChangedNotice } from './contracts-changed';
 import { CONTRACTS_READS, contractsService } from './contracts/service';
+import { ContractEndings } from './contracts/endings';
 import { Licenses } from './licenses/licenses';
 import { billingClient, billingUsage } from './licenses/quota';
 import { startLicenseMetrics } from './licenses/license-metrics';
@@ -33,6 +34,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
   let notices: Notices | undefined;
   let webhooks: Webhooks | undefined;
   let unfollowInventory: (() => Promise<void>) | undefined;
+  let endings: ContractEndings | undefined;
   return startService(
     {
       name: 'contracts-licensing',
@@ -73,7 +75,14 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         notices.start(config.NOTICE_SWEEP_INTERVAL_MS);
         webhooks.start(Math.min(config.WEBHOOK_RETRY_BASE_MS, 1_000));
         // The gateways keep issued licenses and contract counts (the billing dashboard's rows) until this notice.
-        const changed = contractsChangedNotice(bus!, log);
+        const notice = contractsChangedNotice(bus!, log);
+        // A contract ending is announced as a write is; every write may set an earlier end, so the next one is found again.
+        endings = new ContractEndings(db!, notice, log);
+        await endings.schedule();
+        const changed = async () => {
+          await notice();
+          void endings?.schedule();
+        };
         return [
           contractsLicensingService(),
           announcingWrites(contractsService(contracts), CONTRACTS_READS, changed),
@@ -82,6 +91,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         ];
       },
       onStop: async () => {
+        endings?.stop();
         stopMetrics?.();
         await unfollowInventory?.();
         await notices?.stop();

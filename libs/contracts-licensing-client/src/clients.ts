@@ -1,4 +1,4 @@
-import { allOf, CONTRACTS_CHANGED, following, NoticeCache, type ReadModel } from '@platform/bus';
+import { allOf, CLUSTERS_CHANGED, CONTRACTS_CHANGED, following, keptReads, NoticeCache, type KeptRead, type ReadModel } from '@platform/bus';
 import { contractsLicensingV1, contractsV1, licensingV1, notificationsV1 } from '@platform/proto';
 import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -35,8 +35,37 @@ export function contractsLicensingClients(
   };
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptContracts(clients, keep);
-  return { clients: { ...clients, ...kept.clients }, readModel: kept.readModel };
+  const reads = keptContractReads(kept.clients.contracts, keep);
+  return { clients: { ...clients, ...kept.clients, contracts: reads.client }, readModel: allOf([kept.readModel, reads.readModel]) };
 }
+
+/** The contract reads of CONTRACT_READS answered from what the reader keeps. */
+export function keptContractReads<C extends object>(contracts: C, keep: ContractsLicensingKeeping): { client: C; readModel: ReadModel } {
+  return keptReads(contracts, CONTRACT_READS as { [K in keyof C]?: KeptRead }, { name: `${keep.reader}.contracts`, ttlMs: keep.ttlMs });
+}
+
+/**
+ * What a contract answer shows: the contracts (every write of contracts-licensing is announced, `contracts.changed`, and
+ * so is the moment a contract ends, when it stops being active) and the inventory's clusters bound to them (their names
+ * and owners, `clusters.changed`).
+ */
+const CONTRACT_ANSWER: KeptRead = { stale: [CONTRACTS_CHANGED, CLUSTERS_CHANGED] };
+
+/**
+ * The ContractsService reads a reader keeps, and what makes each stale. Not kept: a contract's document (a file of up
+ * to megabytes, read rarely), its audit trail (the notice sweep and webhook deliveries add to it in the background)
+ * and the cluster counts, kept by keptContracts below.
+ */
+export const CONTRACT_READS: { readonly [K in keyof ContractsLicensingClients['contracts']]?: KeptRead } = {
+  listContracts: CONTRACT_ANSWER,
+  getContract: CONTRACT_ANSWER,
+  listContractClusters: CONTRACT_ANSWER,
+  importableClusters: CONTRACT_ANSWER,
+  clusterStatus: CONTRACT_ANSWER,
+  batchClusterStatus: CONTRACT_ANSWER,
+  availableProducts: CONTRACT_ANSWER,
+  associatedClusters: CONTRACT_ANSWER,
+};
 
 /** A cluster's count as kept: how many active contracts bind it, and when the first of them ends (0: none). */
 interface ContractCount {

@@ -1,6 +1,8 @@
 export {
   contractsLicensingClients,
   keptContracts,
+  keptContractReads,
+  CONTRACT_READS,
   type ContractsLicensingClients,
   type ContractsLicensingKeeping,
 } from './clients';

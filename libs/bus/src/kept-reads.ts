@@ -1,0 +1,63 @@
+import { NoticeCache } from './notice-cache';
+import { following, type ReadModel } from './read-model';
+
+/** How one read method's answers are kept, as the service that answers it says. */
+export interface KeptRead {
+  /**
+   * The notice subjects whose every notice makes this method's answers stale: its owner's, which it sends after every
+   * write (announcingWrites), and those of the services whose answers it shows.
+   */
+  stale: readonly string[];
+  /**
+   * A shorter lifetime for an answer, in ms, when it changes with time alone (a contract that ends, a grant that
+   * expires); 0 keeps it not at all.
+   */
+  ttlMs?: (answer: unknown) => number | undefined;
+}
+
+/** What a reader keeps of a service's read methods, and how long at most (0 keeps nothing). */
+export interface KeptReadsOptions {
+  /** Names the cache in its metrics (`<name>`). */
+  name: string;
+  ttlMs: number;
+  maxEntries?: number;
+}
+
+type Method = (request: unknown, opts?: { arrivedAt?: number; metadata?: Record<string, string> }) => unknown;
+
+/**
+ * A service client whose read methods named in `reads` answer from what this reader kept, keyed by the request and the
+ * call's metadata (who asks), until a notice of a subject the method depends on, or the answer's lifetime. The rule is
+ * the owner's: it declares each read method next to its calls, with the subjects it depends on, and announces every
+ * write by method, so nothing a reader keeps outlives the change that makes it stale. What is kept is frozen: a reader
+ * that changed a kept answer would change it for the next request too, so it fails at once instead.
+ */
+export function keptReads<C extends object>(
+  client: C,
+  reads: { readonly [K in keyof C]?: KeptRead },
+  options: KeptReadsOptions,
+): { client: C; readModel: ReadModel } {
+  const cache = new NoticeCache<unknown>({ name: options.name, ttlMs: options.ttlMs, maxEntries: options.maxEntries ?? 10_000 });
+  const kept = { ...client } as C;
+  const subjects = new Set<string>();
+  for (const [method, rule] of Object.entries(reads) as [string, KeptRead][]) {
+    const own = (client as Record<string, Method | undefined>)[method];
+    // A reader holding only some of the service's calls (a narrower client, a test's) keeps those.
+    if (typeof own !== 'function') continue;
+    const call = own.bind(client);
+    for (const subject of rule.stale) subjects.add(subject);
+    const how = { tags: rule.stale, ttlMs: rule.ttlMs };
+    (kept as Record<string, Method>)[method] = (request, opts) =>
+      cache.through(`${method}|${JSON.stringify(request)}|${JSON.stringify(opts?.metadata ?? {})}`, async () => deepFreeze(await call(request, opts)), how, opts?.arrivedAt);
+  }
+  const rules = [...subjects].map((subject) => ({ subject, stale: () => [subject] }));
+  return { client: kept, readModel: following(cache, rules) };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
