@@ -1,6 +1,6 @@
 import type { AccountLookup } from '@platform/agent-protocol';
-import type { Unsubscribe } from '@platform/bus';
-import { defineApp, startService } from '@platform/service-kit';
+import { BILLING_CHANGED, type BillingChanged, type Unsubscribe } from '@platform/bus';
+import { announcingWrites, defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { billingDashboardEnv } from './config';
 import { ResourceEvents } from './events/events';
@@ -58,17 +58,35 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
           // Consumes agent reports (docs/billing-ingestion.md); readiness follows the bus connection.
           bus: true,
           grpc: async (svc) => {
-            const ingestion = new Ingestion(svc.db!, openWithAccounts(lookup.directory), licensing.records, svc.log);
+            // What the other apps keep of the dashboard's answers (@platform/billing-dashboard-client) follows this notice,
+            // sent after every write answered and every batch of reports applied. One that cannot be sent is logged: a
+            // reader that misses it answers what it kept for at most its cache's lifetime (ORG_CACHE_TTL_MS).
+            const changed = () =>
+              svc.bus!.notify(BILLING_CHANGED, {} satisfies BillingChanged).catch((err) => svc.log.warn({ err }, 'could not send a billing notice'));
+            const ingestion = new Ingestion(svc.db!, openWithAccounts(lookup.directory), licensing.records, svc.log, changed);
             stopIngestion = await startIngestionConsumers(svc.bus!, ingestion, { ...deps.ingestion, log: svc.log });
             stopPruning = ingestion.pruneSeenPeriodically();
+            // Every method writes unless named here (announcingWrites), so a write added later is announced too.
             return [
-              billingDashboardService(svc.db!),
-              systemOutagesService(new Outages(svc.db!)),
-              licensedUsageService(new LicensedUsage(svc.db!)),
-              usageSummaryService(new UsageSummary(svc.db!), config.DEPLOYMENT_TYPE),
-              usageReportService(new UsageReports(svc.db!)),
+              announcingWrites(billingDashboardService(svc.db!), ['getVersion', 'getUsage'], changed),
+              announcingWrites(systemOutagesService(new Outages(svc.db!)), ['outageReport', 'listOutageTags'], changed),
+              announcingWrites(
+                licensedUsageService(new LicensedUsage(svc.db!)),
+                ['listLicensedUsers', 'listUserClusters', 'listClusterLicenses', 'listLicensedProducts', 'listActiveClusterLicenses'],
+                changed,
+              ),
+              announcingWrites(usageSummaryService(new UsageSummary(svc.db!), config.DEPLOYMENT_TYPE), ['renderUsageSummary'], changed),
+              announcingWrites(
+                usageReportService(new UsageReports(svc.db!)),
+                ['generatedMonths', 'getUsageView', 'getObjectQuotaHistory', 'getNamespaceBilling'],
+                changed,
+              ),
               // The resource history is asked live over the bus and its sealed answer verified like a report.
-              resourceEventsService(new ResourceEvents(svc.db!, { bus: svc.bus!, accounts: lookup.directory })),
+              announcingWrites(
+                resourceEventsService(new ResourceEvents(svc.db!, { bus: svc.bus!, accounts: lookup.directory })),
+                ['getResourceHistory', 'listResourceEvents', 'getEventsReport', 'getRawEvent'],
+                changed,
+              ),
             ];
           },
           onStop: async () => {

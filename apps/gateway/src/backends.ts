@@ -1,13 +1,6 @@
-import {
-  billingDashboardV1,
-  marketplaceListenerV1,
-  outagesV1,
-  usageReportV1,
-  licensedV1,
-  eventsV1,
-  summaryV1,
-} from '@platform/proto';
+import { marketplaceListenerV1 } from '@platform/proto';
 import { authzClients, type AuthzClients } from '@platform/authz-client';
+import { billingDashboardClients, type BillingDashboardClients } from '@platform/billing-dashboard-client';
 import { clustersClients, type ClustersClients } from '@platform/clusters-client';
 import { contractsLicensingClients, type ContractsLicensingClients } from '@platform/contracts-licensing-client';
 import { metricsproxyClients, type MetricsproxyClients } from '@platform/metricsproxy-client';
@@ -21,19 +14,7 @@ export interface Backends {
   authz: AuthzClients;
   orgsTeams: OrgsTeamsClients;
   contractsLicensing: ContractsLicensingClients;
-  billingDashboard: {
-    billing: PromiseClient<typeof billingDashboardV1.BillingDashboardServiceService>;
-    /** System outages and their report. */
-    outages: PromiseClient<typeof outagesV1.SystemOutagesServiceService>;
-    /** Usage reports: generated months, the monthly usage views, quota history, namespace billing. */
-    usageReport: PromiseClient<typeof usageReportV1.UsageReportServiceService>;
-    /** Licensed users, clusters, licenses and products with their received times. */
-    licensed: PromiseClient<typeof licensedV1.LicensedUsageServiceService>;
-    /** The licensed-resource rows: resource history asked from the cluster, resource events. */
-    events: PromiseClient<typeof eventsV1.ResourceEventsServiceService>;
-    /** The month's PDF usage summary (docs/usage-summary-pdf.md). */
-    summary: PromiseClient<typeof summaryV1.UsageSummaryServiceService>;
-  };
+  billingDashboard: BillingDashboardClients;
   metricsproxy: MetricsproxyClients;
   marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
   clusters: ClustersClients;
@@ -82,22 +63,12 @@ export function connectBackends(config: GatewayConfig, kept = false): { backends
   );
   const contracts = contractsLicensingClients(config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing'), readerKeeping);
   const metricsproxy = metricsproxyClients(config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy'), readerKeeping);
+  const billing = billingDashboardClients(config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard'), readerKeeping);
   const backends: Backends = {
     authz: authz.clients,
     orgsTeams: orgsTeams.clients,
     contractsLicensing: contracts.clients,
-    billingDashboard: {
-      billing: createClient(
-        billingDashboardV1.BillingDashboardServiceService,
-        config.BILLING_DASHBOARD_GRPC_ADDR,
-        opts('billing-dashboard'),
-      ),
-      outages: createClient(outagesV1.SystemOutagesServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
-      usageReport: createClient(usageReportV1.UsageReportServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
-      licensed: createClient(licensedV1.LicensedUsageServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
-      events: createClient(eventsV1.ResourceEventsServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
-      summary: createClient(summaryV1.UsageSummaryServiceService, config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard')),
-    },
+    billingDashboard: billing.clients,
     metricsproxy: metricsproxy.clients,
     marketplaceListener: {
       listener: createClient(
@@ -108,7 +79,7 @@ export function connectBackends(config: GatewayConfig, kept = false): { backends
     },
     clusters: clusters.clients,
   };
-  const readModel = allOf([authz.readModel, clusters.readModel, contracts.readModel, metricsproxy.readModel, orgsTeams.readModel]);
+  const readModel = allOf([authz.readModel, clusters.readModel, contracts.readModel, billing.readModel, metricsproxy.readModel, orgsTeams.readModel]);
   return { backends, readModel: { ...readModel, forgetTokens: orgsTeams.readModel.forgetTokens } };
 }
 

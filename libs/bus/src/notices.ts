@@ -91,3 +91,13 @@ export interface MetricsproxyChanged {
   /** Any registration may have changed: drop everything kept. `registrations` is then empty. */
   all?: true;
 }
+
+/**
+ * billing-dashboard: what its dashboard answers may have changed: agent reports applied (usage, licensed products,
+ * resource events), or a write it answered (a system outage recorded). Whoever keeps what billing-dashboard answered
+ * drops all of it: its answers are aggregates over many reports, so naming which ones a report touched would be a
+ * second query engine to get wrong.
+ */
+export const BILLING_CHANGED = 'billing.changed';
+
+export type BillingChanged = Record<string, never>;

@@ -89,6 +89,8 @@ export class Ingestion {
     private readonly openReport: OpenReport,
     private readonly records: LicensingRecords,
     private readonly log: IngestionLog,
+    /** Tells the dashboard's readers that reports were applied (after the commit, before they are acknowledged). */
+    private readonly applied: () => Promise<void> = async () => {},
   ) {
     this.store = IngestionStore.create(db);
   }
@@ -289,6 +291,7 @@ export class Ingestion {
         this.log.debug({ messageIds: repeats.map((m) => m.messageId), kind: repeats[0].kind }, 'agent reports applied before; skipped');
       return { outcomes, fresh };
     });
+    if (fresh.size > 0) await this.applied();
     for (const message of fresh) {
       const { ignored } = attributionOf.get(message)!;
       if (ignored.length === 0) continue;

@@ -1,0 +1,7 @@
+export {
+  billingDashboardClients,
+  keptBilling,
+  BILLING_READS,
+  type BillingDashboardClients,
+  type BillingDashboardKeeping,
+} from './clients';
