@@ -1,3 +1,4 @@
+import { BILLING_CHANGED } from '@platform/bus';
 import { registeredRoutesOn } from '@platform/app-gateway';
 import type { DemoManifest } from '../src/demo-seed';
 import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
@@ -193,6 +194,8 @@ describe('licensed users, clusters, licenses and products over HTTP on the demo 
       first_received_at: reported,
       last_received_at: reported,
     });
+    // Written behind billing-dashboard's back, so announced as its ingestion announces the reports it applies.
+    await t.platform.apps.get('billing-dashboard')!.ctx.bus!.notify(BILLING_CHANGED, {});
     const org = (await t.api('root', 'GET', `/orgs/${manifest.owner.org}`)).body;
     const one = await ok(`${pair()}/licenses/${issued.serial}`);
     expect(one.license).toEqual({

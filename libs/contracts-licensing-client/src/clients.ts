@@ -36,8 +36,24 @@ export function contractsLicensingClients(
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptContracts(clients, keep);
   const reads = keptContractReads(kept.clients.contracts, keep);
-  return { clients: { ...clients, ...kept.clients, contracts: reads.client }, readModel: allOf([kept.readModel, reads.readModel]) };
+  const licenses = keptReads(kept.clients.licenses, LICENSING_READS, { name: `${keep.reader}.licensing`, ttlMs: keep.ttlMs });
+  return {
+    clients: { ...clients, ...kept.clients, contracts: reads.client, licenses: licenses.client },
+    readModel: allOf([kept.readModel, reads.readModel, licenses.readModel]),
+  };
 }
+
+/**
+ * The LicensingService reads a reader keeps. Licenses are revoked only by a write (a contract revoked) and registrations
+ * recorded only by one, both announced. The revocation list is signed with the time it was made (thisUpdate, valid
+ * for days), so one kept ten seconds at most is as good as a new one. Not kept: a registration's verification (the
+ * license presented is in the request, and it is a step of a write) and issued licenses (kept by keptContracts).
+ */
+export const LICENSING_READS: { readonly [K in keyof ContractsLicensingClients['licenses']]?: KeptRead } = {
+  caCertificate: { stale: [CONTRACTS_CHANGED] },
+  revocationList: { stale: [CONTRACTS_CHANGED], ttlMs: () => 10_000 },
+  listRegistrations: { stale: [CONTRACTS_CHANGED] },
+};
 
 /** The contract reads of CONTRACT_READS answered from what the reader keeps. */
 export function keptContractReads<C extends object>(contracts: C, keep: ContractsLicensingKeeping): { client: C; readModel: ReadModel } {
