@@ -6,7 +6,7 @@ import { ClientOrgProvisioning, PROVISION_CLIENT_ORG_EFFECT } from './client-org
 import { CLIENT_ORGS_READS, clientOrgsService } from './client-orgs/service';
 import { ClusterSets } from './cluster-sets/cluster-sets';
 import { CLUSTER_SETS_READS, clusterSetsService } from './cluster-sets/service';
-import { announcingChanges, clustersChangedNotice, clustersServiceChange } from './clusters-changed';
+import { announcingBackgroundWrites, announcingChanges, clustersChangedNotice, clustersServiceChange } from './clusters-changed';
 import { clustersEnv, type ClustersConfig } from './config';
 import { DESIRED_STATE_EFFECT, DesiredStates } from './desired-state/desired-state';
 import { FeatureSets } from './feature-sets/feature-sets';
@@ -43,17 +43,20 @@ function startClusters(config: ClustersConfig) {
         // one a crash interrupted to its end or back to nothing.
         const provisioning = new ClientOrgProvisioning(db!, identity, organizations, log);
         const enrolment = new HubEnrolment(db!, orgTokens, log);
+        // What the other apps keep of the inventory follows this notice: sent by the inventory where it knows the clusters
+        // it changed (a hub recorded or taken back, a report applied), by every write method (clusters-changed.ts), and by
+        // the outbox effects and periodic passes below whenever they wrote (a relay finishing an operation, a clean-up).
+        const clustersChanged = clustersChangedNotice(bus!, log);
+        const announcedIfWritten = announcingBackgroundWrites(db!, clustersChanged);
         const box = outbox({
+          // Tuples are authz's, which announces them itself.
           [TUPLES_EFFECT]: relationships.effect(),
-          [DESIRED_STATE_EFFECT]: desired.effect(),
-          [PROVISION_CLIENT_ORG_EFFECT]: provisioning.effect(),
-          [ENROLL_HUB_EFFECT]: enrolment.effect(),
+          [DESIRED_STATE_EFFECT]: announcedIfWritten.effect(desired.effect()),
+          [PROVISION_CLIENT_ORG_EFFECT]: announcedIfWritten.effect(provisioning.effect()),
+          [ENROLL_HUB_EFFECT]: announcedIfWritten.effect(enrolment.effect()),
         });
         const clientOrgs = new ClientOrgs(db!, box, organizations);
         provisioning.use(box, clientOrgs);
-        // What the other apps keep of the inventory follows this notice: sent by the inventory where it knows the clusters
-        // it changed (a hub recorded or taken back, a report applied), and by every write method (clusters-changed.ts).
-        const clustersChanged = clustersChangedNotice(bus!, log);
         const clusters = new Clusters(db!, box, clustersChanged);
         enrolment.use(box, clusters);
         const ingestion = new InventoryIngestion(box, busAccountDirectory(orgTokens, db!), db!, log, clustersChanged);
@@ -61,13 +64,13 @@ function startClusters(config: ClustersConfig) {
         stopPruning = ingestion.pruneSeenPeriodically();
         // Client-org removals and deletions run here, asynchronously, a pass every CLIENT_ORG_CLEANUP_INTERVAL_MS.
         const stopClientOrgs = periodicPass(
-          () => clientOrgs.cleanup(log),
+          announcedIfWritten.pass(() => clientOrgs.cleanup(log)),
           config.CLIENT_ORG_CLEANUP_INTERVAL_MS,
           (err) => log.warn({ err: (err as Error).message }, 'client-org cleanup pass failed'),
         );
         // Team auto-connect: connections of users who left an owner team some other way than the teams routes.
         const stopReconcile = periodicPass(
-          () => clusters.reconcileConnections(organizations, log),
+          announcedIfWritten.pass(() => clusters.reconcileConnections(organizations, log)),
           config.CONNECTION_RECONCILE_INTERVAL_MS,
           (err) => log.warn({ err: (err as Error).message }, 'cluster connection reconcile pass failed'),
         );

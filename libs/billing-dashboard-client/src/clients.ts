@@ -1,4 +1,4 @@
-import { allOf, BILLING_CHANGED, keptReads, type KeptRead, type ReadModel } from '@platform/bus';
+import { allOf, BILLING_CHANGED, keptServiceReads, type KeptRead, type ReadModel } from '@platform/bus';
 import { billingDashboardV1, eventsV1, licensedV1, outagesV1, summaryV1, usageReportV1 } from '@platform/proto';
 import { createClient, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -67,19 +67,6 @@ export function billingDashboardClients(
 }
 
 /** The clients with the reads of BILLING_READS kept, one cache per service. */
-export function keptBilling<C extends { [S in keyof typeof BILLING_READS]: object }>(
-  clients: C,
-  keep: BillingDashboardKeeping,
-): { clients: C; readModel: ReadModel } {
-  const kept = { ...clients };
-  const models: ReadModel[] = [];
-  for (const service of Object.keys(BILLING_READS) as (keyof typeof BILLING_READS)[]) {
-    const { client, readModel } = keptReads(clients[service], BILLING_READS[service] as never, {
-      name: `${keep.reader}.billing.${service}`,
-      ttlMs: keep.ttlMs,
-    });
-    kept[service] = client;
-    models.push(readModel);
-  }
-  return { clients: kept, readModel: allOf(models) };
+export function keptBilling<C extends { [S in keyof typeof BILLING_READS]: object }>(clients: C, keep: BillingDashboardKeeping): { clients: C; readModel: ReadModel } {
+  return keptServiceReads(clients, BILLING_READS as never, { name: `${keep.reader}.billing`, ttlMs: keep.ttlMs });
 }

@@ -21,4 +21,4 @@ export * from './notices';
 export { DecisionCache, decisionKey, type DecisionCacheOptions } from './decision-cache';
 export { NoticeCache, type NoticeCacheOptions, type NoticeRule, type Keeping } from './notice-cache';
 export { allOf, following, type ReadModel } from './read-model';
-export { keptReads, type KeptRead, type KeptReadsOptions } from './kept-reads';
+export { keptReads, keptServiceReads, type KeptRead, type KeptReadsOptions } from './kept-reads';

@@ -1,5 +1,5 @@
 import { NoticeCache } from './notice-cache';
-import { following, type ReadModel } from './read-model';
+import { allOf, following, type ReadModel } from './read-model';
 
 /** How one read method's answers are kept, as the service that answers it says. */
 export interface KeptRead {
@@ -60,4 +60,20 @@ function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/** keptReads for each service of an app's clients, one cache per service (`<name>.<service>`). */
+export function keptServiceReads<C extends object>(
+  clients: C,
+  reads: { readonly [S in keyof C]?: { readonly [M in keyof C[S]]?: KeptRead } },
+  options: KeptReadsOptions,
+): { clients: C; readModel: ReadModel } {
+  const kept = { ...clients };
+  const models: ReadModel[] = [];
+  for (const service of Object.keys(reads) as (keyof C & string)[]) {
+    const { client, readModel } = keptReads(clients[service] as object, reads[service] as never, { ...options, name: `${options.name}.${service}` });
+    kept[service] = client as C[typeof service];
+    models.push(readModel);
+  }
+  return { clients: kept, readModel: allOf(models) };
 }

@@ -1,4 +1,4 @@
-import { allOf, CLUSTERS_CHANGED, following, NoticeCache, type ClustersChanged, type ReadModel } from '@platform/bus';
+import { allOf, CLUSTERS_CHANGED, following, keptServiceReads, NoticeCache, type ClustersChanged, type KeptRead, type ReadModel } from '@platform/bus';
 import { clientOrgsV1, clusterSetsV1, clustersV1, featureSetsV1 } from '@platform/proto';
 import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -33,7 +33,36 @@ export function clustersClients(address: string, opts: ClientOptions, keep?: Clu
   };
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptClusters(clients.clusters, keep);
-  return { clients: { ...clients, clusters: kept.client }, readModel: kept.readModel };
+  const reads = keptClustersReads({ ...clients, clusters: kept.client }, keep);
+  return { clients: reads.clients, readModel: allOf([kept.readModel, reads.readModel]) };
+}
+
+/** What every other kept answer of clusters shows: its own tables only, every change of which is announced. */
+const CLUSTERS_ANSWER: KeptRead = { stale: [CLUSTERS_CHANGED] };
+
+/**
+ * The other reads of clusters a reader keeps, by service, dropped by any `clusters.changed`: clusters announces every
+ * write method (announcingWrites), every report applied, and every background pass or outbox effect that wrote (client
+ * organizations cleaned up, user connections reconciled). None of these answers asks another service or the clock.
+ */
+export const CLUSTERS_READS = {
+  clusters: { checkNewHub: CLUSTERS_ANSWER, listHubs: CLUSTERS_ANSWER, getCluster: CLUSTERS_ANSWER, listSpokes: CLUSTERS_ANSWER, getSpoke: CLUSTERS_ANSWER, listNamespaces: CLUSTERS_ANSWER },
+  clusterSets: {
+    listClusterSets: CLUSTERS_ANSWER,
+    listMembers: CLUSTERS_ANSWER,
+    listAddable: CLUSTERS_ANSWER,
+    listManagedClusters: CLUSTERS_ANSWER,
+    listSetNames: CLUSTERS_ANSWER,
+    authInfo: CLUSTERS_ANSWER,
+    boundNamespaces: CLUSTERS_ANSWER,
+  },
+  featureSets: { listFeatureSets: CLUSTERS_ANSWER, syncStatus: CLUSTERS_ANSWER, autoUpdateCheck: CLUSTERS_ANSWER },
+  clientOrgs: { getClientOrg: CLUSTERS_ANSWER, listClientOrgs: CLUSTERS_ANSWER, status: CLUSTERS_ANSWER },
+} satisfies { [S in keyof ClustersClients]?: { [M in keyof ClustersClients[S]]?: KeptRead } };
+
+/** The clients with the reads of CLUSTERS_READS kept, one cache per service. */
+export function keptClustersReads<C extends { [S in keyof typeof CLUSTERS_READS]: object }>(clients: C, keep: ClustersKeeping): { clients: C; readModel: ReadModel } {
+  return keptServiceReads(clients, CLUSTERS_READS as never, { name: `${keep.reader}.clusters`, ttlMs: keep.ttlMs });
 }
 
 const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;

@@ -1,1 +1,1 @@
-export { clustersClients, keptClusters, type ClustersClients, type ClustersKeeping } from './clients';
+export { clustersClients, keptClusters, keptClustersReads, CLUSTERS_READS, type ClustersClients, type ClustersKeeping } from './clients';

@@ -3,6 +3,7 @@ export { isUniqueViolation } from './errors';
 export { preparedRows } from './prepared';
 export { StaticMigrationSource, type Migration } from './migration';
 export { unixSeconds } from './time';
+export { writesDuring } from './writes-during';
 export { LeaseQueue, backoffMs, type Backoff, type HeldRow, type LeaseQueueOptions } from './lease-queue';
 export {
   Outbox,
