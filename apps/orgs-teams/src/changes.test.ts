@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { ACCOUNTS_CHANGED, InProcessBus, ORGS_CHANGED } from '@platform/bus';
+import { ACCOUNTS_CHANGED, InProcessBus, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED } from '@platform/bus';
 import type { Database } from '@platform/db';
 import type { ServiceBinding } from '@platform/service-kit';
 import { announcedWrites, announcingChanges, ChangeAnnouncer, changed, watchStatements } from './changes';
@@ -95,7 +95,7 @@ describe("orgs-teams' change announcements", () => {
       // Rows no reader keeps, transaction control, another service's schema (its owner announces it).
       async () => {
         run('BEGIN;');
-        run('insert into "identity"."audit_events" ("id") values ($1) on conflict ("id") do nothing');
+        run('insert into "identity"."two_factor" ("uid") values ($1) on conflict ("uid") do nothing');
         run('delete from "identity"."sessions" where "uid" = $1');
         run('update "authz"."tuples" set "x" = 1');
         run('COMMIT;');
@@ -139,5 +139,15 @@ describe("orgs-teams' change announcements", () => {
     changed.accounts([9]);
     run('update "identity"."accounts" set "last_login_at" = now()');
     expect(heard).toEqual([]);
+  });
+
+  it('announces a write of what readers keep whole (the audit trail, settings) with the other notice alone', async () => {
+    const { announcer, heard } = await setUp({ getThing: async () => undefined, changeThing: async () => undefined });
+    const others: string[] = [];
+    const bus = (announcer as unknown as { bus: InProcessBus }).bus;
+    await bus.listen(ORGS_TEAMS_OTHER_CHANGED, (subject) => void others.push(subject));
+    await announcingChanges(announcer, async () => run('insert into "identity"."audit_events" ("id") values ($1)'));
+    expect(heard).toEqual([]);
+    expect(others).toEqual([ORGS_TEAMS_OTHER_CHANGED]);
   });
 });

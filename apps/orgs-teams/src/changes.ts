@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
-import { ACCOUNTS_CHANGED, ORGS_CHANGED, type AccountsChanged, type Bus, type OrgsChanged } from '@platform/bus';
+import { ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, type AccountsChanged, type Bus, type OrgsChanged, type OrgsTeamsOtherChanged } from '@platform/bus';
 import type { Database, EffectHandler } from '@platform/db';
 import { announcingWrites, type Logger, type ServiceBinding } from '@platform/service-kit';
 
@@ -16,12 +16,15 @@ import { announcingWrites, type Logger, type ServiceBinding } from '@platform/se
 /** What a record names: accounts (users, service accounts, organizations as accounts) or organizations. */
 type Kind = 'accounts' | 'orgs';
 
+/** A table readers keep answers of whole: a write of it needs no record, it is announced as ORGS_TEAMS_OTHER_CHANGED. */
+const WHOLE = 'whole' as const;
+
 /**
  * Every table of the identity schema, with the records that cover a write of it: a change of its rows changes
  * answers readers keep (libs/orgs-teams-client) unless the list is empty. A table missing here is taken as kept and
  * covered by no record, so writing it announces everything (a test lists the schema's tables against this).
  */
-export const READERS_KEEP: Readonly<Record<string, readonly Kind[]>> = {
+export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOLE>> = {
   // Users, service accounts and organizations share one table: who a token belongs to, accounts, organization views.
   accounts: ['accounts', 'orgs'],
   // Who a token belongs to, and with what scopes.
@@ -34,17 +37,18 @@ export const READERS_KEEP: Readonly<Record<string, readonly Kind[]>> = {
   teams: ['orgs'],
   org_users: ['orgs'],
   team_users: ['orgs'],
-  // Kept by no reader: sign-in state, settings, audit, avatars (stored apart from the account row), claims, outbox.
+  // Kept by readers whole (ORGS_TEAMS_READS in libs/orgs-teams-client), each write announced as the other notice.
+  external_identities: WHOLE,
+  group_mappings: WHOLE,
+  site_settings: WHOLE,
+  allowed_domains: WHOLE,
+  audit_events: WHOLE,
+  org_avatars: WHOLE,
+  // Kept by no reader: sign-in state, claims, outbox.
   sessions: [],
   two_factor: [],
   recovery_codes: [],
   email_verifications: [],
-  external_identities: [],
-  group_mappings: [],
-  site_settings: [],
-  allowed_domains: [],
-  audit_events: [],
-  org_avatars: [],
   org_claims: [],
   manager_sync_tokens: [],
   bus_accounts: [],
@@ -92,13 +96,15 @@ export class Changes {
    * was written without a record of the kind it calls for, nothing when no kept answer changed (nothing written, or
    * only tables no reader keeps).
    */
-  announcement(): { userIds: number[]; orgIds: number[] } | 'everything' | undefined {
+  announcement(): { userIds: number[]; orgIds: number[]; other: boolean } | 'everything' | undefined {
+    let other = false;
     for (const table of this.written) {
       const kinds = READERS_KEEP[table];
-      if (!kinds || (kinds.length > 0 && !kinds.some((kind) => this[kind].size > 0))) return 'everything';
+      if (kinds === WHOLE) other = true;
+      else if (!kinds || (kinds.length > 0 && !kinds.some((kind) => this[kind].size > 0))) return 'everything';
     }
-    if (this.accounts.size === 0 && this.orgs.size === 0) return undefined;
-    return { userIds: [...this.accounts], orgIds: [...this.orgs] };
+    if (this.accounts.size === 0 && this.orgs.size === 0 && !other) return undefined;
+    return { userIds: [...this.accounts], orgIds: [...this.orgs], other };
   }
 }
 
@@ -167,10 +173,11 @@ export class ChangeAnnouncer {
     const sends: Promise<void>[] = [];
     if (accounts.all || accounts.userIds.length) sends.push(this.notify(ACCOUNTS_CHANGED, accounts));
     if (orgs.all || orgs.orgIds.length) sends.push(this.notify(ORGS_CHANGED, orgs));
+    if (what === 'everything' || what.other) sends.push(this.notify(ORGS_TEAMS_OTHER_CHANGED, {}));
     await Promise.all(sends);
   }
 
-  private async notify(subject: string, payload: AccountsChanged | OrgsChanged): Promise<void> {
+  private async notify(subject: string, payload: AccountsChanged | OrgsChanged | OrgsTeamsOtherChanged): Promise<void> {
     await this.bus?.notify(subject, payload).catch((err) => this.log.warn({ err, subject }, "could not send orgs-teams' change notice"));
   }
 }

@@ -110,7 +110,7 @@ describe("orgs-teams' writes announce themselves", () => {
     ).toEqual([]);
   });
 
-  it('says nothing for a write of rows no reader keeps, or one refused before it wrote', async () => {
+  it('says nothing of accounts and organizations for an audit event, nor for a write refused before it wrote', async () => {
     const event = {
       id: randomUUID(),
       timeUnixMs: Date.now(),

@@ -13,6 +13,8 @@ export interface KeptRead {
    * expires); 0 keeps it not at all.
    */
   ttlMs?: (answer: unknown) => number | undefined;
+  /** Whether this request's answer may be kept at all (one that shows state kept nowhere a notice covers is asked). */
+  keep?: (request: never) => boolean;
 }
 
 /** What a reader keeps of a service's read methods, and how long at most (0 keeps nothing). */
@@ -48,7 +50,9 @@ export function keptReads<C extends object>(
     for (const subject of rule.stale) subjects.add(subject);
     const how = { tags: rule.stale, ttlMs: rule.ttlMs };
     (kept as Record<string, Method>)[method] = (request, opts) =>
-      cache.through(`${method}|${JSON.stringify(request)}|${JSON.stringify(opts?.metadata ?? {})}`, async () => deepFreeze(await call(request, opts)), how, opts?.arrivedAt);
+      rule.keep && !rule.keep(request as never)
+        ? call(request, opts)
+        : cache.through(`${method}|${JSON.stringify(request)}|${JSON.stringify(opts?.metadata ?? {})}`, async () => deepFreeze(await call(request, opts)), how, opts?.arrivedAt);
   }
   const rules = [...subjects].map((subject) => ({ subject, stale: () => [subject] }));
   return { client: kept, readModel: following(cache, rules) };

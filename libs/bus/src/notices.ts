@@ -20,6 +20,15 @@ export interface AccountsChanged {
 }
 
 /**
+ * orgs-teams: something else its readers keep whole changed: the site's settings, allowed domains, group mappings,
+ * external identities, organization avatars or the audit trail (whoever keeps those answers drops them all). Apart from
+ * the accounts and organizations notices so that an audited request does not drop every reader's tokens.
+ */
+export const ORGS_TEAMS_OTHER_CHANGED = 'identity.other.changed';
+
+export type OrgsTeamsOtherChanged = Record<string, never>;
+
+/**
  * orgs-teams: these organizations' rows, members or teams changed, or they are gone (every reader drops what it keeps
  * of them: the organization, its teams and lists of teams; the other replicas of orgs-teams their organization rows).
  */

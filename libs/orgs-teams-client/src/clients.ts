@@ -4,10 +4,13 @@ import {
   ACCOUNTS_CHANGED,
   allOf,
   following,
+  keptServiceReads,
   NoticeCache,
   ORGS_CHANGED,
+  ORGS_TEAMS_OTHER_CHANGED,
   orgsNamed,
   TUPLES_CHANGED,
+  type KeptRead,
   type NoticeRule,
   type ReadModel,
 } from '@platform/bus';
@@ -76,8 +79,50 @@ export function orgsTeamsClients(
     serviceAccounts: createClient(serviceAccountsV1.ServiceAccountsServiceService, address, opts),
   };
   if (!keep) return { clients, readModel: { ...allOf([]), forgetTokens: () => {} } };
-  return keptOrgsTeams(clients, keep);
+  const kept = keptOrgsTeams(clients, keep);
+  const reads = keptServiceReads(kept.clients, ORGS_TEAMS_READS, { name: `${keep.reader}.orgs-teams`, ttlMs: keep.ttlMs });
+  return { clients: reads.clients, readModel: { ...allOf([kept.readModel, reads.readModel]), forgetTokens: kept.readModel.forgetTokens } };
 }
+
+/**
+ * What every other kept answer of orgs-teams shows: its accounts, organizations and teams (every write of which is
+ * announced as ACCOUNTS_CHANGED or ORGS_CHANGED, or both meaning everything; changes.ts in orgs-teams), what it keeps
+ * besides (settings, mappings, avatars, the audit trail: ORGS_TEAMS_OTHER_CHANGED), and the memberships and roles that
+ * are authz's tuples.
+ */
+const ORGS_TEAMS_ANSWER: KeptRead = { stale: [ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, TUPLES_CHANGED] };
+
+/**
+ * The other reads of orgs-teams a reader keeps, dropped by any of its notices or a tuple notice. Not kept, as their
+ * answers show what changes with no announced write: a token's last use (token lists, service-account tokens, the
+ * system-admin tokens' recent activity), a sign-in's lockout (a user search asking for it), recovery codes used at
+ * sign-in (second factors), sessions, a claim's retry time; and a sync token's secret, shown once. An account's last
+ * sign-in (refreshed at most once a minute at authentication) is shown as of the answer kept.
+ */
+export const ORGS_TEAMS_READS = {
+  identity: {
+    getUser: ORGS_TEAMS_ANSWER,
+    getUsers: ORGS_TEAMS_ANSWER,
+    listUserAccounts: ORGS_TEAMS_ANSWER,
+    searchUsers: { ...ORGS_TEAMS_ANSWER, keep: (req: orgsTeamsV1.SearchUsersRequest) => !req.withLockout },
+    getTwoFactorRequirement: ORGS_TEAMS_ANSWER,
+    listGroupMappings: ORGS_TEAMS_ANSWER,
+    listExternalIdentities: ORGS_TEAMS_ANSWER,
+  },
+  organizations: {
+    listMembers: ORGS_TEAMS_ANSWER,
+    getMembership: ORGS_TEAMS_ANSWER,
+    listTeamMembers: ORGS_TEAMS_ANSWER,
+    getTeamMember: ORGS_TEAMS_ANSWER,
+    listOrgs: ORGS_TEAMS_ANSWER,
+    listUserOrgs: ORGS_TEAMS_ANSWER,
+    getOrgPermissions: ORGS_TEAMS_ANSWER,
+  },
+  siteSettings: { getBranding: ORGS_TEAMS_ANSWER, listAllowedDomains: ORGS_TEAMS_ANSWER, getRegistration: ORGS_TEAMS_ANSWER },
+  avatars: { getAvatar: ORGS_TEAMS_ANSWER },
+  audit: { listAuditEvents: ORGS_TEAMS_ANSWER },
+  serviceAccounts: { listServiceAccounts: ORGS_TEAMS_ANSWER, getServiceAccount: ORGS_TEAMS_ANSWER },
+} satisfies { [S in keyof OrgsTeamsClients]?: { [M in keyof OrgsTeamsClients[S]]?: KeptRead } };
 
 /** The calls orgs-teams' read model answers. */
 interface OrgsTeamsReads {

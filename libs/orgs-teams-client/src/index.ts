@@ -1,1 +1,1 @@
-export { keptOrgsTeams, orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsKeeping, type OrgsTeamsReadModel } from './clients';
+export { keptOrgsTeams, ORGS_TEAMS_READS, orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsKeeping, type OrgsTeamsReadModel } from './clients';
