@@ -1,3 +1,4 @@
+import { writesDuring, type EffectContext, type EffectHandler } from '@platform/db';
 import { openObjectStorage } from '@platform/object-storage';
 import { announcingWrites, defineApp, SecretBox, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
@@ -54,6 +55,9 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         // Quota and expiry notices, by mail and webhook (docs/notifications.md); decisions and sends go through the outbox.
         const store = ContractsStore.create(db!);
         const secrets = await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR);
+        // The readers keep what this service answers (@platform/contracts-licensing-client) until this notice.
+        const notice = contractsChangedNotice(bus!, log);
+        const background = notice;
         webhooks = new Webhooks(
           db!,
           secrets,
@@ -61,6 +65,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
           {
             mail: (mail, ownerId, key) => notices!.deliverMail(mail, ownerId, key),
             audit: (contractId, event, trx) => store.event(contractId, 'notifications', event, trx),
+            changed: () => background(),
           },
           log,
         );
@@ -68,14 +73,27 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         // A registration that makes its holder an account is an operation across orgs-teams and this service: the
         // outbox carries one a crash interrupted to its end (registration.ts).
         const registration = new LicenseRegistration(licenses, accounts, config.DEPLOYMENT_TYPE !== 'Hosted');
-        const box = outbox({ ...notices.effects(), [REGISTER_LICENSE_EFFECT]: registration.effect() });
+        // Background work announces what it wrote as a write method does: the readers keep notice mails, webhook
+        // deliveries, registrations and contracts' audit trails.
+        const effects: Record<string, EffectHandler> = { ...notices.effects(), [REGISTER_LICENSE_EFFECT]: registration.effect() };
+        const box = outbox(
+          Object.fromEntries(
+            Object.entries(effects).map(([name, effect]) => [
+              name,
+              {
+                ...effect,
+                apply: async (payload: unknown, ctx: EffectContext) => {
+                  if ((await writesDuring(db!, () => effect.apply(payload, ctx))).wrote) await background();
+                },
+              },
+            ]),
+          ),
+        );
         notices.useOutbox(box);
         registration.use(box);
         if (!config.SMTP_URL) log.info('SMTP_URL is not set: notice mails are kept and shown to site admins in the console');
-        notices.start(config.NOTICE_SWEEP_INTERVAL_MS);
+        notices.start(config.NOTICE_SWEEP_INTERVAL_MS, () => background());
         webhooks.start(Math.min(config.WEBHOOK_RETRY_BASE_MS, 1_000));
-        // The gateways keep issued licenses and contract counts (the billing dashboard's rows) until this notice.
-        const notice = contractsChangedNotice(bus!, log);
         // A contract ending is announced as a write is; every write may set an earlier end, so the next one is found again.
         endings = new ContractEndings(db!, notice, log);
         await endings.schedule();
@@ -87,7 +105,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
           contractsLicensingService(),
           announcingWrites(contractsService(contracts), CONTRACTS_READS, changed),
           announcingWrites(licensingService(licenses, registration, authority.certificatePem), LICENSING_READS, changed),
-          notificationsService(notices, webhooks),
+          announcingWrites(notificationsService(notices, webhooks), ['listWebhookEndpoints', 'listWebhookDeliveries', 'listNoticeMails'], changed),
         ];
       },
       onStop: async () => {

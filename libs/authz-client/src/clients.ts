@@ -1,4 +1,4 @@
-import { DecisionCache, NoticeCache, TUPLES_CHANGED, allOf, decisionKey, following, type ReadModel } from '@platform/bus';
+import { DecisionCache, NoticeCache, TUPLES_CHANGED, allOf, decisionKey, following, keptServiceReads, type KeptRead, type ReadModel } from '@platform/bus';
 import { authzRolesV1, authzV1 } from '@platform/proto';
 import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -47,7 +47,24 @@ export function authzClients(address: string, opts: ClientOptions, keep?: AuthzK
     authz: createClient(authzV1.AuthzServiceService, address, opts),
     roles: createClient(authzRolesV1.RolesServiceService, address, opts),
   };
-  return keep ? keptAuthz(clients, keep) : { clients, readModel: allOf([]) };
+  if (!keep) return { clients, readModel: allOf([]) };
+  const kept = keptAuthz(clients, keep);
+  const reads = keptServiceReads(kept.clients, authzReads(keep.decisions.ttlMs), { name: `${keep.reader}.authz`, ttlMs: keep.roles.ttlMs });
+  return { clients: reads.clients, readModel: allOf([kept.readModel, reads.readModel]) };
+}
+
+/**
+ * authz's other reads a reader keeps whole, emptied by any tuple notice as checks are: the permission catalog, custom
+ * roles listed, a role's principals, the permissions a user holds on objects, the teams' roles and whether a user may
+ * give a grant. Those that follow from the tuples (all but the catalog) are, like a kept check, kept no longer than a
+ * check is (`decisionsTtlMs`): a time-bound grant ends with no write, and these answers do not say when.
+ */
+export function authzReads(decisionsTtlMs: number) {
+  const tuples: KeptRead = { stale: [TUPLES_CHANGED], ttlMs: () => decisionsTtlMs };
+  return {
+    authz: { permissionCatalog: { stale: [TUPLES_CHANGED] } },
+    roles: { listRoles: tuples, listPrincipals: tuples, allowedPermissions: tuples, listTeamRoles: tuples, checkGrant: tuples },
+  } satisfies { [S in keyof AuthzClients]?: { [M in keyof AuthzClients[S]]?: KeptRead } };
 }
 
 /** authz's clients answering from what `keep` says to keep (see authzClients); any object with their methods will do. */

@@ -37,11 +37,23 @@ export function contractsLicensingClients(
   const kept = keptContracts(clients, keep);
   const reads = keptContractReads(kept.clients.contracts, keep);
   const licenses = keptReads(kept.clients.licenses, LICENSING_READS, { name: `${keep.reader}.licensing`, ttlMs: keep.ttlMs });
+  const notifications = keptReads(clients.notifications, NOTIFICATIONS_READS, { name: `${keep.reader}.notifications`, ttlMs: keep.ttlMs });
   return {
-    clients: { ...clients, ...kept.clients, contracts: reads.client, licenses: licenses.client },
-    readModel: allOf([kept.readModel, reads.readModel, licenses.readModel]),
+    clients: { ...clients, ...kept.clients, contracts: reads.client, licenses: licenses.client, notifications: notifications.client },
+    readModel: allOf([kept.readModel, reads.readModel, licenses.readModel, notifications.readModel]),
   };
 }
+
+/**
+ * The NotificationsService reads a reader keeps: webhook endpoints, their deliveries and the notice mails change by its
+ * write methods and in the background (a notice sweep that decided, a delivery pass that attempted, a notice sent by
+ * the outbox), each announced once it wrote.
+ */
+export const NOTIFICATIONS_READS: { readonly [K in keyof ContractsLicensingClients['notifications']]?: KeptRead } = {
+  listWebhookEndpoints: { stale: [CONTRACTS_CHANGED] },
+  listWebhookDeliveries: { stale: [CONTRACTS_CHANGED] },
+  listNoticeMails: { stale: [CONTRACTS_CHANGED] },
+};
 
 /**
  * The LicensingService reads a reader keeps. Licenses are revoked only by a write (a contract revoked) and registrations
@@ -68,13 +80,14 @@ export function keptContractReads<C extends object>(contracts: C, keep: Contract
 const CONTRACT_ANSWER: KeptRead = { stale: [CONTRACTS_CHANGED, CLUSTERS_CHANGED] };
 
 /**
- * The ContractsService reads a reader keeps, and what makes each stale. Not kept: a contract's document (a file of up
- * to megabytes, read rarely), its audit trail (the notice sweep and webhook deliveries add to it in the background)
- * and the cluster counts, kept by keptContracts below.
+ * The ContractsService reads a reader keeps, and what makes each stale (the audit trail too: what the notice sweep and
+ * webhook deliveries add to it in the background is announced once written). Not kept: a contract's document (a file
+ * of up to megabytes, read rarely) and the cluster counts, kept by keptContracts below.
  */
 export const CONTRACT_READS: { readonly [K in keyof ContractsLicensingClients['contracts']]?: KeptRead } = {
   listContracts: CONTRACT_ANSWER,
   getContract: CONTRACT_ANSWER,
+  listAudit: CONTRACT_ANSWER,
   listContractClusters: CONTRACT_ANSWER,
   importableClusters: CONTRACT_ANSWER,
   clusterStatus: CONTRACT_ANSWER,

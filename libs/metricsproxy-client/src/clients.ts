@@ -38,8 +38,9 @@ const registrationTag = (ownerId: number, clusterUid: string) => `registration:$
  * metricsproxy's read model, as it defines it for the apps that read it: what is registered for a cluster of an owner
  * (LookupBackend: found, and its client organization), by owner, cluster and project. Its rule, written here by
  * metricsproxy: it announces every write it answers (`metricsproxy.changed`, named by metricsproxyChangedBy), which
- * drops every project's answer of the owner's cluster named, or everything when a write named none (`all`). Misses are not
- * kept (a backend registered after a lookup found none is found at once). Each answer is served only after the
+ * drops every project's answer of the owner's cluster named, or everything when a write named none (`all`). A lookup
+ * that found none is kept as well: the registration that follows is a write, announced naming the cluster, which drops
+ * it (a hook asked about clusters without a backend, the usual case, answers from memory too). Each answer is served only after the
  * reader's bus has caught up with the notices sent before the request arrived (`CallOptions.arrivedAt`); nothing is
  * kept while the bus is away.
  */
@@ -56,7 +57,7 @@ export function keptBackends<C extends MetricsproxyReads>(client: C, keep: Metri
       backends.through(
         `${req.ownerId}|${req.clusterUid.toLowerCase()}|${req.projectId}`,
         () => client.lookupBackend(req, opts),
-        { keep: (answer) => answer.found, tags: [registrationTag(req.ownerId, req.clusterUid)] },
+        { tags: [registrationTag(req.ownerId, req.clusterUid)] },
         opts?.arrivedAt,
       ),
   };

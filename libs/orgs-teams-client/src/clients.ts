@@ -84,6 +84,12 @@ export function orgsTeamsClients(
   return { clients: reads.clients, readModel: { ...allOf([kept.readModel, reads.readModel]), forgetTokens: kept.readModel.forgetTokens } };
 }
 
+/** Milliseconds until the earliest of these RFC 3339 times still to come; undefined when there is none. */
+function untilFirst(times: readonly string[]): number | undefined {
+  const left = times.map((t) => Date.parse(t) - Date.now()).filter((ms) => ms > 0);
+  return left.length ? Math.min(...left) : undefined;
+}
+
 /**
  * What every other kept answer of orgs-teams shows: its accounts, organizations and teams (every write of which is
  * announced as ACCOUNTS_CHANGED or ORGS_CHANGED, or both meaning everything; changes.ts in orgs-teams), what it keeps
@@ -110,6 +116,12 @@ export const ORGS_TEAMS_READS = {
     listExternalIdentities: ORGS_TEAMS_ANSWER,
   },
   organizations: {
+    // With its roles only (keptOrgsTeams keeps a team without them), until the first of its time-bound roles ends.
+    getTeam: {
+      ...ORGS_TEAMS_ANSWER,
+      keep: (req: orgsTeamsOrgsV1.GetTeamRequest) => req.withRoles,
+      ttlMs: (team) => untilFirst(Object.values((team as orgsTeamsOrgsV1.Team).roleUntil ?? {})),
+    },
     listMembers: ORGS_TEAMS_ANSWER,
     getMembership: ORGS_TEAMS_ANSWER,
     listTeamMembers: ORGS_TEAMS_ANSWER,

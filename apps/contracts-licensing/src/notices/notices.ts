@@ -52,9 +52,14 @@ export class Notices {
     this.outbox = outbox;
   }
 
-  /** Sweeps now and then every `intervalMs`. */
-  start(intervalMs: number): void {
-    const run = () => void this.sweep().catch((err) => this.log.error({ err }, 'notice sweep failed'));
+  /** Sweeps now and then every `intervalMs`; `changed` tells the readers after a sweep that decided notices. */
+  start(intervalMs: number, changed: () => Promise<void> = async () => {}): void {
+    const run = () =>
+      void this.sweep()
+        .then(async (decided) => {
+          if (decided > 0) await changed();
+        })
+        .catch((err) => this.log.error({ err }, 'notice sweep failed'));
     this.timer = setInterval(run, intervalMs);
     this.timer.unref();
     run();

@@ -24,6 +24,8 @@ export interface WebhookSettings {
 export interface WebhookHooks {
   mail(mail: Mail, ownerId: number, dedupeKey: string): Promise<void>;
   audit(contractId: number, event: string, trx: Knex.Transaction): Promise<void>;
+  /** After a pass that attempted deliveries (each attempt is logged, an endpoint may be disabled): tells the readers. */
+  changed?(): Promise<void>;
 }
 
 /** The IP address a URL names as its host (brackets and all spellings undone by the URL parser), or undefined for a name. */
@@ -190,7 +192,9 @@ export class Webhooks {
   kick(): void {
     if (this.running) return;
     this.running = this.pass()
-      .then(() => undefined)
+      .then(async (attempted) => {
+        if (attempted > 0) await this.hooks.changed?.();
+      })
       .catch((err) => this.log.error({ err }, 'webhook delivery pass failed'))
       .finally(() => (this.running = undefined));
   }

@@ -1,0 +1,45 @@
+import { keptServiceReads, TUPLES_CHANGED } from '@platform/bus';
+import { LaterBus } from '@platform/testing';
+import { authzReads } from './clients';
+
+// authz's other reads as a gateway keeps them: a role list asked again is answered from memory; a tuple write through
+// another replica (its notice still on the way) is seen by the very next request; an answer that follows from the
+// tuples lives no longer than a kept check, since a time-bound grant ends with no write.
+
+function rolesApp() {
+  const names = ['deployer'];
+  const asked: string[] = [];
+  return {
+    names,
+    asked,
+    authz: {},
+    roles: {
+      listRoles: async (_q: { orgId: number }) => (asked.push('roles'), { roles: names.map((name) => ({ name })) }),
+      createRole: async (_q: { name: string }) => (asked.push('create'), {}),
+    },
+  };
+}
+
+describe("authz's kept reads", () => {
+  it('answers a list of roles from memory until a tuple notice, and no longer than a check is kept', async () => {
+    const app = rolesApp();
+    const { clients, readModel } = keptServiceReads(app, authzReads(200) as never, { name: 'test.authz', ttlMs: 60_000 });
+    const bus = new LaterBus();
+    const stop = await readModel.follow(bus);
+    expect((await clients.roles.listRoles({ orgId: 7 })).roles).toHaveLength(1);
+    await clients.roles.listRoles({ orgId: 7 });
+    expect(app.asked).toEqual(['roles']);
+
+    app.names.push('auditor');
+    await bus.notify(TUPLES_CHANGED, {});
+    expect((await clients.roles.listRoles({ orgId: 7 })).roles).toHaveLength(2);
+    await clients.roles.createRole({ name: 'x' });
+    await clients.roles.createRole({ name: 'x' });
+    expect(app.asked).toEqual(['roles', 'roles', 'create', 'create']);
+
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await clients.roles.listRoles({ orgId: 7 });
+    expect(app.asked.filter((a) => a === 'roles')).toHaveLength(3);
+    await stop();
+  });
+});
