@@ -6,7 +6,7 @@ import { ClientOrgProvisioning, PROVISION_CLIENT_ORG_EFFECT } from './client-org
 import { CLIENT_ORGS_READS, clientOrgsService } from './client-orgs/service';
 import { ClusterSets } from './cluster-sets/cluster-sets';
 import { CLUSTER_SETS_READS, clusterSetsService } from './cluster-sets/service';
-import { announcingBackgroundWrites, announcingChanges, clustersChangedNotice, clustersServiceChange } from './clusters-changed';
+import { ANY_CLUSTER, announcingBackgroundWrites, announcingChanges, clustersChangedNotice, clustersServiceChange } from './clusters-changed';
 import { clustersEnv, type ClustersConfig } from './config';
 import { DESIRED_STATE_EFFECT, DesiredStates } from './desired-state/desired-state';
 import { FeatureSets } from './feature-sets/feature-sets';
@@ -49,9 +49,9 @@ function startClusters(config: ClustersConfig) {
         const clustersChanged = clustersChangedNotice(bus!, log);
         const announcedIfWritten = announcingBackgroundWrites(db!, clustersChanged);
         const box = outbox({
-          // Tuples are authz's, which announces them itself.
+          // Tuples are authz's, which announces them itself; a desired state sent writes only its generation, in no answer.
           [TUPLES_EFFECT]: relationships.effect(),
-          [DESIRED_STATE_EFFECT]: announcedIfWritten.effect(desired.effect()),
+          [DESIRED_STATE_EFFECT]: desired.effect(),
           [PROVISION_CLIENT_ORG_EFFECT]: announcedIfWritten.effect(provisioning.effect()),
           [ENROLL_HUB_EFFECT]: announcedIfWritten.effect(enrolment.effect()),
         });
@@ -70,7 +70,10 @@ function startClusters(config: ClustersConfig) {
         );
         // Team auto-connect: connections of users who left an owner team some other way than the teams routes.
         const stopReconcile = periodicPass(
-          announcedIfWritten.pass(() => clusters.reconcileConnections(organizations, log)),
+          // Its delete runs every pass: what it took back, not that it ran, is the change.
+          async () => {
+            if ((await clusters.reconcileConnections(organizations, log)) > 0) await clustersChanged(ANY_CLUSTER);
+          },
           config.CONNECTION_RECONCILE_INTERVAL_MS,
           (err) => log.warn({ err: (err as Error).message }, 'cluster connection reconcile pass failed'),
         );

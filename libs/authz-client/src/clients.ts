@@ -1,6 +1,6 @@
 import { DecisionCache, NoticeCache, TUPLES_CHANGED, allOf, decisionKey, following, keptServiceReads, type KeptRead, type ReadModel } from '@platform/bus';
 import { authzRolesV1, authzV1 } from '@platform/proto';
-import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
 /** The calls authz's read model answers. */
 interface AuthzReads {
@@ -49,7 +49,11 @@ export function authzClients(address: string, opts: ClientOptions, keep?: AuthzK
   };
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptAuthz(clients, keep);
-  const reads = keptServiceReads(kept.clients, authzReads(keep.decisions.ttlMs), { name: `${keep.reader}.authz`, ttlMs: keep.roles.ttlMs });
+  const reads = keptServiceReads(kept.clients, authzReads(keep.decisions.ttlMs), {
+    name: `${keep.reader}.authz`,
+    ttlMs: keep.roles.ttlMs,
+    available: () => backendState(opts.name).available,
+  });
   return { clients: reads.clients, readModel: allOf([kept.readModel, reads.readModel]) };
 }
 

@@ -1,6 +1,6 @@
 import { allOf, BILLING_CHANGED, keptServiceReads, type KeptRead, type ReadModel } from '@platform/bus';
 import { billingDashboardV1, eventsV1, licensedV1, outagesV1, summaryV1, usageReportV1 } from '@platform/proto';
-import { createClient, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClient, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
 /** billing-dashboard's services as another app calls them. */
 export interface BillingDashboardClients {
@@ -22,6 +22,8 @@ export interface BillingDashboardKeeping {
   ttlMs: number;
   /** Names the caches in the metrics (`<reader>.billing`). */
   reader: string;
+  /** Whether billing-dashboard answers (kept answers are not served while it does not). */
+  available?: () => boolean;
 }
 
 /** What every kept billing answer shows: reports applied and outages recorded, both announced (`billing.changed`). */
@@ -63,10 +65,10 @@ export function billingDashboardClients(
     summary: createClient(summaryV1.UsageSummaryServiceService, address, opts),
   };
   if (!keep) return { clients, readModel: allOf([]) };
-  return keptBilling(clients, keep);
+  return keptBilling(clients, { ...keep, available: () => backendState(opts.name).available });
 }
 
 /** The clients with the reads of BILLING_READS kept, one cache per service. */
 export function keptBilling<C extends { [S in keyof typeof BILLING_READS]: object }>(clients: C, keep: BillingDashboardKeeping): { clients: C; readModel: ReadModel } {
-  return keptServiceReads(clients, BILLING_READS as never, { name: `${keep.reader}.billing`, ttlMs: keep.ttlMs });
+  return keptServiceReads(clients, BILLING_READS as never, { name: `${keep.reader}.billing`, ttlMs: keep.ttlMs, available: keep.available });
 }

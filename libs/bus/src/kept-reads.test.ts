@@ -91,4 +91,17 @@ describe("a service's kept reads", () => {
     await client.getThing({ id: 1 });
     expect(svc.asked).toHaveLength(2);
   });
+
+  it('serves nothing kept while the service does not answer, so the call fails as with nothing kept', async () => {
+    const svc = service();
+    let up = true;
+    const { client, readModel } = keptReads(svc, { getThing: { stale: [OWNER] } }, { name: 'test.down', ttlMs: 60_000, available: () => up });
+    const stop = await readModel.follow(new LaterBus());
+    await client.getThing({ id: 1 });
+    await client.getThing({ id: 1 });
+    up = false;
+    await client.getThing({ id: 1 });
+    expect(svc.asked).toEqual(['get 1 ', 'get 1 ']);
+    await stop();
+  });
 });

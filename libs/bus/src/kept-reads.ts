@@ -23,6 +23,11 @@ export interface KeptReadsOptions {
   name: string;
   ttlMs: number;
   maxEntries?: number;
+  /**
+   * Whether the service answers, as the reader's client last found it. While it does not, kept answers are not served:
+   * the call goes to the service and fails as it would with nothing kept, so a route answers 503 naming it.
+   */
+  available?: () => boolean;
 }
 
 type Method = (request: unknown, opts?: { arrivedAt?: number; metadata?: Record<string, string> }) => unknown;
@@ -50,7 +55,7 @@ export function keptReads<C extends object>(
     for (const subject of rule.stale) subjects.add(subject);
     const how = { tags: rule.stale, ttlMs: rule.ttlMs };
     (kept as Record<string, Method>)[method] = (request, opts) =>
-      rule.keep && !rule.keep(request as never)
+      (rule.keep && !rule.keep(request as never)) || (options.available && !options.available())
         ? call(request, opts)
         : cache.through(`${method}|${JSON.stringify(request)}|${JSON.stringify(opts?.metadata ?? {})}`, async () => deepFreeze(await call(request, opts)), how, opts?.arrivedAt);
   }

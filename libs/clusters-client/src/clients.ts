@@ -1,6 +1,6 @@
 import { allOf, CLUSTERS_CHANGED, following, keptServiceReads, NoticeCache, type ClustersChanged, type KeptRead, type ReadModel } from '@platform/bus';
 import { clientOrgsV1, clusterSetsV1, clustersV1, featureSetsV1 } from '@platform/proto';
-import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
 /** clusters' services as another app calls them. */
 export interface ClustersClients {
@@ -18,6 +18,8 @@ export interface ClustersKeeping {
   ttlMs: number;
   /** Names the caches in the metrics (`<reader>.hubs`, `<reader>.clusters`, `<reader>.owner-clusters`). */
   reader: string;
+  /** Whether clusters answers (the reads of CLUSTERS_READS are not served from memory while it does not). */
+  available?: () => boolean;
 }
 
 /** The calls the inventory's read model answers. */
@@ -33,7 +35,7 @@ export function clustersClients(address: string, opts: ClientOptions, keep?: Clu
   };
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptClusters(clients.clusters, keep);
-  const reads = keptClustersReads({ ...clients, clusters: kept.client }, keep);
+  const reads = keptClustersReads({ ...clients, clusters: kept.client }, { ...keep, available: () => backendState(opts.name).available });
   return { clients: reads.clients, readModel: allOf([kept.readModel, reads.readModel]) };
 }
 
@@ -62,7 +64,7 @@ export const CLUSTERS_READS = {
 
 /** The clients with the reads of CLUSTERS_READS kept, one cache per service. */
 export function keptClustersReads<C extends { [S in keyof typeof CLUSTERS_READS]: object }>(clients: C, keep: ClustersKeeping): { clients: C; readModel: ReadModel } {
-  return keptServiceReads(clients, CLUSTERS_READS as never, { name: `${keep.reader}.clusters`, ttlMs: keep.ttlMs });
+  return keptServiceReads(clients, CLUSTERS_READS as never, { name: `${keep.reader}.clusters`, ttlMs: keep.ttlMs, available: keep.available });
 }
 
 const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;

@@ -1,6 +1,6 @@
 import { allOf, CLUSTERS_CHANGED, CONTRACTS_CHANGED, following, keptReads, NoticeCache, type KeptRead, type ReadModel } from '@platform/bus';
 import { contractsLicensingV1, contractsV1, licensingV1, notificationsV1 } from '@platform/proto';
-import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
 /** contracts-licensing's services as another app calls them. */
 export interface ContractsLicensingClients {
@@ -19,6 +19,8 @@ export interface ContractsLicensingKeeping {
   ttlMs: number;
   /** Names the caches in the metrics (`<reader>.issued-licenses`, `<reader>.contract-counts`). */
   reader: string;
+  /** Whether contracts-licensing answers (the reads kept whole are not served from memory while it does not). */
+  available?: () => boolean;
 }
 
 /** contracts-licensing's clients, answering from what the reader keeps when `keep` is given (see keptContracts). */
@@ -35,9 +37,10 @@ export function contractsLicensingClients(
   };
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptContracts(clients, keep);
-  const reads = keptContractReads(kept.clients.contracts, keep);
-  const licenses = keptReads(kept.clients.licenses, LICENSING_READS, { name: `${keep.reader}.licensing`, ttlMs: keep.ttlMs });
-  const notifications = keptReads(clients.notifications, NOTIFICATIONS_READS, { name: `${keep.reader}.notifications`, ttlMs: keep.ttlMs });
+  const available = () => backendState(opts.name).available;
+  const reads = keptContractReads(kept.clients.contracts, { ...keep, available });
+  const licenses = keptReads(kept.clients.licenses, LICENSING_READS, { name: `${keep.reader}.licensing`, ttlMs: keep.ttlMs, available });
+  const notifications = keptReads(clients.notifications, NOTIFICATIONS_READS, { name: `${keep.reader}.notifications`, ttlMs: keep.ttlMs, available });
   return {
     clients: { ...clients, ...kept.clients, contracts: reads.client, licenses: licenses.client, notifications: notifications.client },
     readModel: allOf([kept.readModel, reads.readModel, licenses.readModel, notifications.readModel]),
@@ -69,7 +72,7 @@ export const LICENSING_READS: { readonly [K in keyof ContractsLicensingClients['
 
 /** The contract reads of CONTRACT_READS answered from what the reader keeps. */
 export function keptContractReads<C extends object>(contracts: C, keep: ContractsLicensingKeeping): { client: C; readModel: ReadModel } {
-  return keptReads(contracts, CONTRACT_READS as { [K in keyof C]?: KeptRead }, { name: `${keep.reader}.contracts`, ttlMs: keep.ttlMs });
+  return keptReads(contracts, CONTRACT_READS as { [K in keyof C]?: KeptRead }, { name: `${keep.reader}.contracts`, ttlMs: keep.ttlMs, available: keep.available });
 }
 
 /**

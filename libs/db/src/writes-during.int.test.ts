@@ -5,7 +5,7 @@ import { openDatabase, type Database } from './database';
 import { writesDuring } from './writes-during';
 
 // Background work announces what it changed only when it changed something: reads, and rows locked for a queue, are not
-// writes; an insert, an update and a delete are.
+// writes; an insert, an update and a delete are; another request's write at the same time is not the work's.
 describe('writes during some work', () => {
   let db: Database;
   let dir: string;
@@ -30,5 +30,9 @@ describe('writes during some work', () => {
     expect((await writesDuring(db, () => db.table('rows').delete())).wrote).toBe(true);
     const { result } = await writesDuring(db, async () => 42);
     expect(result).toBe(42);
+    // A write of other work at the same time is not this work's.
+    const quiet = writesDuring(db, () => new Promise((resolve) => setTimeout(resolve, 50)));
+    await db.table('rows').insert({ updated_by: 'a request' });
+    expect((await quiet).wrote).toBe(false);
   });
 });

@@ -24,7 +24,7 @@ import {
   orgTokensV1,
   serviceAccountsV1,
 } from '@platform/proto';
-import { createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
 /** orgs-teams' services as another app calls them. */
 export interface OrgsTeamsClients {
@@ -80,7 +80,11 @@ export function orgsTeamsClients(
   };
   if (!keep) return { clients, readModel: { ...allOf([]), forgetTokens: () => {} } };
   const kept = keptOrgsTeams(clients, keep);
-  const reads = keptServiceReads(kept.clients, ORGS_TEAMS_READS, { name: `${keep.reader}.orgs-teams`, ttlMs: keep.ttlMs });
+  const reads = keptServiceReads(kept.clients, ORGS_TEAMS_READS, {
+    name: `${keep.reader}.orgs-teams`,
+    ttlMs: keep.ttlMs,
+    available: () => backendState(opts.name).available,
+  });
   return { clients: reads.clients, readModel: { ...allOf([kept.readModel, reads.readModel]), forgetTokens: kept.readModel.forgetTokens } };
 }
 

@@ -23,6 +23,11 @@ class BackendState {
     this.calls = unavailableCalls.child(backend);
   }
 
+  /** Whether the last call found it answering (or none has failed since). */
+  get available(): boolean {
+    return this.downSince === undefined;
+  }
+
   unavailable(): void {
     this.calls.inc();
     if (this.downSince !== undefined) return;

@@ -24,6 +24,7 @@ export { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error
 export { keyFromFile } from './key-file';
 export { withRetries, type RetryPolicy } from './retry';
 export { chunks } from './chunks';
+export { backendState } from './backend-state';
 export { announcingWrites, type WriteCall } from './announcing-writes';
 export { SecretBox } from './secret-box';
 export { addressRange, isGlobalUnicast, nonGlobalReason, GLOBAL_UNICAST } from './global-address';

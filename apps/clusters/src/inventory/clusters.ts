@@ -230,11 +230,13 @@ export class Clusters {
    * disconnect at once, this pass catches every other way. Only rows recorded before the pass read the owner team
    * are taken back, so a connection made meanwhile by a PUT (member added, then connected) is never undone. An
    * organization that no longer exists loses them all; one orgs-teams cannot answer for is left for the next pass.
+   * Answers how many connections it took back.
    */
   async reconcileConnections(
     orgs: Pick<PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>, 'listTeams' | 'listTeamMembers'>,
     log?: { warn(obj: object, msg: string): void },
-  ): Promise<void> {
+  ): Promise<number> {
+    let taken = 0;
     const owners: { owner_id: string | number }[] = await this.db
       .table('hub_connected_users')
       .join('clusters', 'clusters.id', 'hub_connected_users.hub_id')
@@ -263,9 +265,11 @@ export class Clusters {
           .where('created_at', '<', readAt)
           .delete()
           .returning('hub_id');
+        taken += gone.length;
         for (const hubId of new Set(gone.map((g) => Number(g.hub_id)))) stage(DESIRED_STATE_EFFECT, { hubId } satisfies DesiredStateChange);
       });
     }
+    return taken;
   }
 
   private async findByUid(uid: string): Promise<ClusterRow> {
