@@ -1,4 +1,5 @@
 import type { Unsubscribe } from '@platform/bus';
+import { announcingBackgroundWrites } from '@platform/db';
 import { announcingWrites, defineApp, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { ClientOrgs } from './client-orgs/client-orgs';
@@ -6,7 +7,7 @@ import { ClientOrgProvisioning, PROVISION_CLIENT_ORG_EFFECT } from './client-org
 import { CLIENT_ORGS_READS, clientOrgsService } from './client-orgs/service';
 import { ClusterSets } from './cluster-sets/cluster-sets';
 import { CLUSTER_SETS_READS, clusterSetsService } from './cluster-sets/service';
-import { ANY_CLUSTER, announcingBackgroundWrites, announcingChanges, clustersChangedNotice, clustersServiceChange } from './clusters-changed';
+import { ANY_CLUSTER, announcingChanges, clustersChangedNotice, clustersServiceChange } from './clusters-changed';
 import { clustersEnv, type ClustersConfig } from './config';
 import { DESIRED_STATE_EFFECT, DesiredStates } from './desired-state/desired-state';
 import { FeatureSets } from './feature-sets/feature-sets';
@@ -47,7 +48,7 @@ function startClusters(config: ClustersConfig) {
         // it changed (a hub recorded or taken back, a report applied), by every write method (clusters-changed.ts), and by
         // the outbox effects and periodic passes below whenever they wrote (a relay finishing an operation, a clean-up).
         const clustersChanged = clustersChangedNotice(bus!, log);
-        const announcedIfWritten = announcingBackgroundWrites(db!, clustersChanged);
+        const announcedIfWritten = announcingBackgroundWrites(db!, () => clustersChanged(ANY_CLUSTER));
         const box = outbox({
           // Tuples are authz's, which announces them itself; a desired state sent writes only its generation, in no answer.
           [TUPLES_EFFECT]: relationships.effect(),

@@ -1,5 +1,4 @@
 import { CLUSTERS_CHANGED, type Bus, type ClustersChanged } from '@platform/bus';
-import { writesDuring, type Database, type EffectHandler } from '@platform/db';
 import type { clustersV1 } from '@platform/proto';
 import type { Logger, WriteCall } from '@platform/service-kit';
 
@@ -46,28 +45,5 @@ export function announcingChanges(
   return async (call) => {
     const change = changeOf(call);
     if (change) await changed(change);
-  };
-}
-
-/**
- * Background work announced like a write method, but only when it wrote (a clean-up pass every two seconds that found
- * nothing to do says nothing): an outbox effect the relay applies after a crash, a periodic pass. Every answer a reader
- * keeps of clusters is its own tables', so what one of these changed is announced as everything.
- */
-export function announcingBackgroundWrites(db: Database, changed: (change: ClustersChanged) => Promise<void>) {
-  const announced = async <T>(work: () => Promise<T>): Promise<T> => {
-    const { result, wrote } = await writesDuring(db, work);
-    if (wrote) await changed(ANY_CLUSTER);
-    return result;
-  };
-  return {
-    pass:
-      <T>(work: () => Promise<T>) =>
-      () =>
-        announced(work),
-    effect: <P>(handler: EffectHandler<P>): EffectHandler<P> => ({
-      ...handler,
-      apply: (payload, ctx) => announced(() => handler.apply(payload, ctx)),
-    }),
   };
 }

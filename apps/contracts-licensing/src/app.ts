@@ -1,4 +1,4 @@
-import { writesDuring, type EffectContext, type EffectHandler } from '@platform/db';
+import { announcingBackgroundWrites } from '@platform/db';
 import { openObjectStorage } from '@platform/object-storage';
 import { announcingWrites, defineApp, SecretBox, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
@@ -57,7 +57,6 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         const secrets = await SecretBox.fromConfig(config.SECRETS_ENCRYPTION_KEY, config.DATA_DIR);
         // The readers keep what this service answers (@platform/contracts-licensing-client) until this notice.
         const notice = contractsChangedNotice(bus!, log);
-        const background = notice;
         webhooks = new Webhooks(
           db!,
           secrets,
@@ -65,7 +64,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
           {
             mail: (mail, ownerId, key) => notices!.deliverMail(mail, ownerId, key),
             audit: (contractId, event, trx) => store.event(contractId, 'notifications', event, trx),
-            changed: () => background(),
+            changed: notice,
           },
           log,
         );
@@ -75,24 +74,15 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         const registration = new LicenseRegistration(licenses, accounts, config.DEPLOYMENT_TYPE !== 'Hosted');
         // Background work announces what it wrote as a write method does: the readers keep notice mails, webhook
         // deliveries, registrations and contracts' audit trails.
-        const effects: Record<string, EffectHandler> = { ...notices.effects(), [REGISTER_LICENSE_EFFECT]: registration.effect() };
-        const box = outbox(
-          Object.fromEntries(
-            Object.entries(effects).map(([name, effect]) => [
-              name,
-              {
-                ...effect,
-                apply: async (payload: unknown, ctx: EffectContext) => {
-                  if ((await writesDuring(db!, () => effect.apply(payload, ctx))).wrote) await background();
-                },
-              },
-            ]),
-          ),
-        );
+        const announcedIfWritten = announcingBackgroundWrites(db!, notice);
+        const box = outbox({
+          ...Object.fromEntries(Object.entries(notices.effects()).map(([name, effect]) => [name, announcedIfWritten.effect(effect)])),
+          [REGISTER_LICENSE_EFFECT]: announcedIfWritten.effect(registration.effect()),
+        });
         notices.useOutbox(box);
         registration.use(box);
         if (!config.SMTP_URL) log.info('SMTP_URL is not set: notice mails are kept and shown to site admins in the console');
-        notices.start(config.NOTICE_SWEEP_INTERVAL_MS, () => background());
+        notices.start(config.NOTICE_SWEEP_INTERVAL_MS, notice);
         webhooks.start(Math.min(config.WEBHOOK_RETRY_BASE_MS, 1_000));
         // A contract ending is announced as a write is; every write may set an earlier end, so the next one is found again.
         endings = new ContractEndings(db!, notice, log);

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import { ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, type AccountsChanged, type Bus, type OrgsChanged, type OrgsTeamsOtherChanged } from '@platform/bus';
-import type { Database, EffectHandler } from '@platform/db';
+import { statementWrite, type Database, type EffectHandler } from '@platform/db';
 import { announcingWrites, type Logger, type ServiceBinding } from '@platform/service-kit';
 
 /*
@@ -57,13 +57,6 @@ export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOL
   knex_migrations_lock: [],
 };
 
-/** A statement that writes: its table, schema-qualified as knex writes it, when it names one. */
-const WRITE =
-  /^\s*(?:insert\s+into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?)\s+(?:only\s+)?(?:"?(\w+)"?\s*\.\s*)?"?(\w+)"?/i;
-/** Statements that change no row: reads (locking ones too), transaction control, a transaction's settings. */
-const NO_WRITE =
-  /^\s*(select|show|begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|set\s+local|declare|fetch|move|close)\b/i;
-const DATA_MODIFYING = /\b(insert|update|delete|merge|truncate)\b/i;
 /** A write whose table could not be told: covered by no record. */
 const UNKNOWN_TABLE = '?';
 
@@ -80,15 +73,12 @@ export class Changes {
 
   /** Notes a statement run for this change (the collector's knex listener). */
   statement(sql: string): void {
-    const write = WRITE.exec(sql);
-    if (write) {
-      const [, schema, table] = write;
-      // Another service's schema (apps sharing the embedded database, calls in the same process): its owner announces it.
-      if (schema === undefined || schema === this.schema) this.written.add(schema === undefined ? UNKNOWN_TABLE : table);
-      return;
-    }
-    const read = NO_WRITE.test(sql) || (/^\s*with\b/i.test(sql) && !DATA_MODIFYING.test(sql));
-    if (!read) this.written.add(UNKNOWN_TABLE);
+    const write = statementWrite(sql);
+    if (!write) return;
+    const { schema, table } = write;
+    // Another service's schema (apps sharing the embedded database, calls in the same process): its owner announces it.
+    if (schema === undefined || table === undefined) this.written.add(UNKNOWN_TABLE);
+    else if (schema === this.schema) this.written.add(table);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { allOf, CLUSTERS_CHANGED, CONTRACTS_CHANGED, following, keptReads, NoticeCache, type KeptRead, type ReadModel } from '@platform/bus';
+import { allOf, CLUSTERS_CHANGED, CONTRACTS_CHANGED, following, keptServiceReads, NoticeCache, type KeptRead, type ReadModel } from '@platform/bus';
 import { contractsLicensingV1, contractsV1, licensingV1, notificationsV1 } from '@platform/proto';
 import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -37,14 +37,8 @@ export function contractsLicensingClients(
   };
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptContracts(clients, keep);
-  const available = () => backendState(opts.name).available;
-  const reads = keptContractReads(kept.clients.contracts, { ...keep, available });
-  const licenses = keptReads(kept.clients.licenses, LICENSING_READS, { name: `${keep.reader}.licensing`, ttlMs: keep.ttlMs, available });
-  const notifications = keptReads(clients.notifications, NOTIFICATIONS_READS, { name: `${keep.reader}.notifications`, ttlMs: keep.ttlMs, available });
-  return {
-    clients: { ...clients, ...kept.clients, contracts: reads.client, licenses: licenses.client, notifications: notifications.client },
-    readModel: allOf([kept.readModel, reads.readModel, licenses.readModel, notifications.readModel]),
-  };
+  const reads = keptContractsLicensingReads(kept.clients, { ...keep, available: () => backendState(opts.name).available });
+  return { clients: reads.clients, readModel: allOf([kept.readModel, reads.readModel]) };
 }
 
 /**
@@ -70,9 +64,13 @@ export const LICENSING_READS: { readonly [K in keyof ContractsLicensingClients['
   listRegistrations: { stale: [CONTRACTS_CHANGED] },
 };
 
-/** The contract reads of CONTRACT_READS answered from what the reader keeps. */
-export function keptContractReads<C extends object>(contracts: C, keep: ContractsLicensingKeeping): { client: C; readModel: ReadModel } {
-  return keptReads(contracts, CONTRACT_READS as { [K in keyof C]?: KeptRead }, { name: `${keep.reader}.contracts`, ttlMs: keep.ttlMs, available: keep.available });
+/** The reads of CONTRACT_READS, LICENSING_READS and NOTIFICATIONS_READS answered from what the reader keeps. */
+export function keptContractsLicensingReads<C extends { [S in 'contracts' | 'licenses' | 'notifications']: object }>(
+  clients: C,
+  keep: ContractsLicensingKeeping,
+): { clients: C; readModel: ReadModel } {
+  const reads = { contracts: CONTRACT_READS, licenses: LICENSING_READS, notifications: NOTIFICATIONS_READS };
+  return keptServiceReads(clients, reads as never, { name: `${keep.reader}.contracts-licensing`, ttlMs: keep.ttlMs, available: keep.available });
 }
 
 /**

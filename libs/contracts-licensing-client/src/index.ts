@@ -1,7 +1,7 @@
 export {
   contractsLicensingClients,
   keptContracts,
-  keptContractReads,
+  keptContractsLicensingReads,
   CONTRACT_READS,
   type ContractsLicensingClients,
   type ContractsLicensingKeeping,

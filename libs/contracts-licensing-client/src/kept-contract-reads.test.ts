@@ -1,7 +1,7 @@
 import { CLUSTERS_CHANGED, CONTRACTS_CHANGED } from '@platform/bus';
 import { contractsV1 } from '@platform/proto';
 import { LaterBus } from '@platform/testing';
-import { keptContractReads } from './clients';
+import { keptContractsLicensingReads } from './clients';
 
 // The contract reads as a gateway keeps them: a contract asked again is answered from memory; a write through another
 // replica (its notice still on the way) or a change of the inventory's clusters is seen by the very next request; a
@@ -22,7 +22,8 @@ function contractsApp() {
 
 async function setUp() {
   const app = contractsApp();
-  const { client, readModel } = keptContractReads(app, { reader: 'test', ttlMs: 60_000 });
+  const { clients, readModel } = keptContractsLicensingReads({ contracts: app, licenses: {}, notifications: {} }, { reader: 'test', ttlMs: 60_000 });
+  const client = clients.contracts;
   const bus = new LaterBus();
   const stop = await readModel.follow(bus);
   return { app, client, bus, stop };

@@ -3,7 +3,8 @@ export { isUniqueViolation } from './errors';
 export { preparedRows } from './prepared';
 export { StaticMigrationSource, type Migration } from './migration';
 export { unixSeconds } from './time';
-export { writesDuring } from './writes-during';
+export { announcingBackgroundWrites, writesDuring } from './writes-during';
+export { statementWrite } from './statement-write';
 export { LeaseQueue, backoffMs, type Backoff, type HeldRow, type LeaseQueueOptions } from './lease-queue';
 export {
   Outbox,

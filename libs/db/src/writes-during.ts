@@ -1,10 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from './database';
-
-/** A statement that may change rows (a data-modifying CTE counts too)... */
-const MAY_WRITE = /\b(insert|update|delete|merge|truncate)\b/i;
-/** ...once its row locks are set aside: a `select ... for update` (a queue polling its due rows) writes nothing. */
-const ROW_LOCK = /\bfor\s+(no\s+key\s+)?(update|share)(\s+of\s+[\w".,\s]+?)?(\s+(nowait|skip\s+locked))?\s*$/i;
+import type { EffectHandler } from './outbox';
+import { statementWrite } from './statement-write';
 
 /**
  * Runs `work` and answers whether it ran a statement that may write: for background work (a periodic pass, an outbox
@@ -29,6 +26,28 @@ function watch(db: Database): void {
   watched.add(db.knex);
   db.knex.on('query', (query: { sql?: string }) => {
     const work = running.getStore();
-    if (work && !work.wrote && query.sql && MAY_WRITE.test(query.sql.replace(ROW_LOCK, ''))) work.wrote = true;
+    if (work && !work.wrote && query.sql && statementWrite(query.sql)) work.wrote = true;
   });
+}
+
+/**
+ * Background work announced like a write method, but only when it wrote (a clean-up pass that found nothing to do says
+ * nothing): `pass` wraps a periodic pass, `effect` an outbox effect, which the relay may apply long after its call.
+ */
+export function announcingBackgroundWrites(db: Database, announce: () => Promise<void>) {
+  const announced = async <T>(work: () => Promise<T>): Promise<T> => {
+    const { result, wrote } = await writesDuring(db, work);
+    if (wrote) await announce();
+    return result;
+  };
+  return {
+    pass:
+      <T>(work: () => Promise<T>) =>
+      () =>
+        announced(work),
+    effect: <P>(handler: EffectHandler<P>): EffectHandler<P> => ({
+      ...handler,
+      apply: (payload, ctx) => announced(() => handler.apply(payload, ctx)),
+    }),
+  };
 }
