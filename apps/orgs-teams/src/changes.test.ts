@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
-import { ACCOUNTS_CHANGED, InProcessBus, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED } from '@platform/bus';
+import { ACCOUNTS_CHANGED, InProcessBus, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, SIGNIN_CHANGED } from '@platform/bus';
 import type { Database } from '@platform/db';
 import type { ServiceBinding } from '@platform/service-kit';
 import { announcedWrites, announcingChanges, ChangeAnnouncer, changed, watchStatements } from './changes';
 
 // How orgs-teams' writes announce themselves: what a call recorded, everything when it wrote a kept table without
-// recording, nothing when nothing kept changed; reads are not announced; passes outside calls announce the same way.
+// recording, nothing when nothing kept changed; reads only what they wrote (sign-in state: its own notice); passes
+// outside calls announce the same way.
 
 /** A knex as the collector sees it: the statements a call runs, told through its 'query' event. */
 const knex = new EventEmitter();
@@ -19,24 +20,28 @@ async function setUp(handlers: Record<keyof Methods, () => Promise<unknown>>) {
   const heard: string[] = [];
   for (const subject of [ACCOUNTS_CHANGED, ORGS_CHANGED])
     await bus.listen(subject, (_subject, payload) => void heard.push(`${subject} ${JSON.stringify(payload)}`));
+  const signins: string[] = [];
+  await bus.listen(SIGNIN_CHANGED, (_subject, payload) => void signins.push(JSON.stringify(payload)));
+  const warned: string[] = [];
   const evicted: string[] = [];
   const announcer = new ChangeAnnouncer(
     'identity',
     bus,
-    { warn: () => {} },
+    { warn: ((_fields: unknown, message: string) => void warned.push(message)) as never },
     { evict: (id) => evicted.push(`org ${id}`), clear: () => evicted.push('all') },
   );
   const binding = { definition: {}, handlers } as unknown as ServiceBinding<Methods>;
   const { handlers: served } = announcedWrites(binding, ['getThing'], announcer);
   const call = (name: keyof Methods) => (served[name] as unknown as (req: unknown, ctx: unknown) => Promise<unknown>)({}, {});
-  return { announcer, heard, evicted, call };
+  return { announcer, heard, signins, warned, evicted, call };
 }
 
 describe("orgs-teams' change announcements", () => {
-  it('announces a write method not declared a read with what it recorded, before it answers; a read not at all', async () => {
+  it('announces a write method not declared a read with what it recorded, before it answers; a read its sign-in state alone', async () => {
     let heardBeforeAnswer: string[] = [];
-    const { heard, evicted, call } = await setUp({
+    const { heard, signins, evicted, call } = await setUp({
       getThing: async () => {
+        changed.signin([1]);
         run('update "identity"."accounts" set "last_login_at" = now() where "id" = 1');
         return 'read';
       },
@@ -50,6 +55,7 @@ describe("orgs-teams' change announcements", () => {
     });
     expect(await call('getThing')).toBe('read');
     expect(heard).toEqual([]);
+    expect(signins).toEqual(['{"userIds":[1]}']);
     const answer = call('changeThing').then((v) => ((heardBeforeAnswer = [...heard]), v));
     expect(await answer).toBe('written');
     expect(heardBeforeAnswer).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[3]}`, `${ORGS_CHANGED} {"orgIds":[7]}`]);
@@ -95,17 +101,50 @@ describe("orgs-teams' change announcements", () => {
       // Rows no reader keeps, transaction control, another service's schema (its owner announces it).
       async () => {
         run('BEGIN;');
-        run('insert into "identity"."two_factor" ("uid") values ($1) on conflict ("uid") do nothing');
-        run('delete from "identity"."sessions" where "uid" = $1');
+        run('insert into "identity"."email_verifications" ("uid") values ($1)');
+        run('delete from "identity"."outbox" where "id" = $1');
         run('update "authz"."tuples" set "x" = 1');
         run('COMMIT;');
       },
     ];
     for (const write of quiet) {
-      const { heard, call } = await setUp({ getThing: async () => undefined, changeThing: write });
+      const { heard, signins, call } = await setUp({ getThing: async () => undefined, changeThing: write });
       await call('changeThing').catch(() => undefined);
       expect(heard).toEqual([]);
+      expect(signins).toEqual([]);
     }
+  });
+
+  it("announces a read's writes of sign-in state with the sign-in notice alone, and a read's unrecorded write as everything", async () => {
+    // A session's last use and a code spent: tables of sign-in state, kept whole, need no record.
+    const session = await setUp({
+      getThing: async () => {
+        run('update "identity"."sessions" set "last_used_at" = now() where "id" = $1');
+        run('update "identity"."recovery_codes" set "used_at" = now() where "uid" = $1');
+        throw new Error('a wrong code, after writing');
+      },
+      changeThing: async () => undefined,
+    });
+    await expect(session.call('getThing')).rejects.toThrow('a wrong code');
+    expect(session.heard).toEqual([]);
+    expect(session.signins).toEqual(['{"userIds":[]}']);
+    // A failure counted toward a lockout writes nothing: its record alone is announced.
+    const failed = await setUp({ getThing: async () => changed.signin([4]), changeThing: async () => undefined });
+    await failed.call('getThing');
+    expect(failed.signins).toEqual(['{"userIds":[4]}']);
+    // A token's row written by a read without a record: everything, and a line saying which read.
+    const unrecorded = await setUp({
+      getThing: async () => run('update "identity"."access_tokens" set "scope" = $1 where "id" = $2'),
+      changeThing: async () => undefined,
+    });
+    await unrecorded.call('getThing');
+    expect(unrecorded.heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[],"all":true}`, `${ORGS_CHANGED} {"orgIds":[],"all":true}`]);
+    expect(unrecorded.signins).toEqual(['{"userIds":[]}']);
+    expect(unrecorded.warned).toEqual(['a read of orgs-teams wrote without recording what it changed']);
+    // A read that writes nothing sends nothing.
+    const quiet = await setUp({ getThing: async () => run('select 1'), changeThing: async () => undefined });
+    await quiet.call('getThing');
+    expect([...quiet.heard, ...quiet.signins]).toEqual([]);
   });
 
   it('announces the writes no call carries the same way, and records what they do inside a call into the call', async () => {

@@ -1,6 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
-import { ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, type AccountsChanged, type Bus, type OrgsChanged, type OrgsTeamsOtherChanged } from '@platform/bus';
+import {
+  ACCOUNTS_CHANGED,
+  ORGS_CHANGED,
+  ORGS_TEAMS_OTHER_CHANGED,
+  SIGNIN_CHANGED,
+  type AccountsChanged,
+  type Bus,
+  type OrgsChanged,
+  type OrgsTeamsOtherChanged,
+  type SignInChanged,
+} from '@platform/bus';
 import { statementWrite, type Database, type EffectHandler } from '@platform/db';
 import { announcingWrites, type Logger, type ServiceBinding } from '@platform/service-kit';
 
@@ -11,24 +21,33 @@ import { announcingWrites, type Logger, type ServiceBinding } from '@platform/se
  * every statement the call runs on this schema is noted with its table. After the call its readers are told: the
  * accounts and organizations recorded, or everything when a statement wrote a table readers keep answers of without
  * the kind of record that table calls for. Forgetting to record costs the readers' cache hits, never a stale answer.
+ * A read method runs with a collector too: the incidental writes of a read (a token's or a session's last use, a code
+ * spent at sign-in, the answer of a sync token's secret, shown once) and the failures that lock a sign-in out are
+ * announced as any write is, so its readers may keep what shows them.
  */
 
-/** What a record names: accounts (users, service accounts, organizations as accounts) or organizations. */
-type Kind = 'accounts' | 'orgs';
+/**
+ * What a record names: accounts (users, service accounts, organizations as accounts), organizations, or accounts whose
+ * sign-in state alone changed (a last use, a last sign-in, a lockout: what who-a-token-belongs-to does not show).
+ */
+type Kind = 'accounts' | 'orgs' | 'signin';
 
 /** A table readers keep answers of whole: a write of it needs no record, it is announced as ORGS_TEAMS_OTHER_CHANGED. */
 const WHOLE = 'whole' as const;
+/** A table of sign-in state readers keep whole: a write of it needs no record, it is announced as SIGNIN_CHANGED. */
+const SIGNIN = 'signin' as const;
 
 /**
  * Every table of the identity schema, with the records that cover a write of it: a change of its rows changes
  * answers readers keep (libs/orgs-teams-client) unless the list is empty. A table missing here is taken as kept and
  * covered by no record, so writing it announces everything (a test lists the schema's tables against this).
  */
-export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOLE>> = {
-  // Users, service accounts and organizations share one table: who a token belongs to, accounts, organization views.
-  accounts: ['accounts', 'orgs'],
-  // Who a token belongs to, and with what scopes.
-  access_tokens: ['accounts'],
+export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOLE | typeof SIGNIN>> = {
+  // Users, service accounts and organizations share one table: who a token belongs to, accounts, organization views;
+  // an account's last sign-in alone is sign-in state.
+  accounts: ['accounts', 'orgs', 'signin'],
+  // Who a token belongs to, and with what scopes; its last use alone is sign-in state (the token lists show it).
+  access_tokens: ['accounts', 'signin'],
   // A Kubernetes ServiceAccount token authenticates as the service account its subject names.
   service_account_subjects: ['accounts'],
   service_account_roles: ['accounts'],
@@ -44,18 +63,28 @@ export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOL
   allowed_domains: WHOLE,
   audit_events: WHOLE,
   org_avatars: WHOLE,
-  // Kept by no reader: sign-in state, claims, outbox.
-  sessions: [],
-  two_factor: [],
-  recovery_codes: [],
+  org_claims: WHOLE,
+  manager_sync_tokens: WHOLE,
+  bus_accounts: WHOLE,
+  // Sign-in state, kept by readers whole (sessions, second factors), each write announced as the sign-in notice.
+  sessions: SIGNIN,
+  two_factor: SIGNIN,
+  recovery_codes: SIGNIN,
+  // Kept by no reader: a verification link is answered once; the outbox.
   email_verifications: [],
-  org_claims: [],
-  manager_sync_tokens: [],
-  bus_accounts: [],
   outbox: [],
   knex_migrations: [],
   knex_migrations_lock: [],
 };
+
+/** What a change's notices name: its accounts and organizations, and whether the other and sign-in notices go. */
+interface Announcement {
+  userIds: number[];
+  orgIds: number[];
+  other: boolean;
+  /** The accounts whose sign-in state changed (empty: unrecorded), when it did. */
+  signin?: number[];
+}
 
 /** A write whose table could not be told: covered by no record. */
 const UNKNOWN_TABLE = '?';
@@ -64,6 +93,7 @@ const UNKNOWN_TABLE = '?';
 export class Changes {
   readonly accounts = new Set<number>();
   readonly orgs = new Set<number>();
+  readonly signin = new Set<number>();
   /** The tables of this schema its statements wrote. */
   readonly written = new Set<string>();
   /** Announced: work that goes on in its context afterwards (an effect applied detached) needs a collector of its own. */
@@ -86,15 +116,17 @@ export class Changes {
    * was written without a record of the kind it calls for, nothing when no kept answer changed (nothing written, or
    * only tables no reader keeps).
    */
-  announcement(): { userIds: number[]; orgIds: number[]; other: boolean } | 'everything' | undefined {
+  announcement(): Announcement | 'everything' | undefined {
     let other = false;
+    let signin = this.signin.size > 0;
     for (const table of this.written) {
       const kinds = READERS_KEEP[table];
       if (kinds === WHOLE) other = true;
+      else if (kinds === SIGNIN) signin = true;
       else if (!kinds || (kinds.length > 0 && !kinds.some((kind) => this[kind].size > 0))) return 'everything';
     }
-    if (this.accounts.size === 0 && this.orgs.size === 0 && !other) return undefined;
-    return { userIds: [...this.accounts], orgIds: [...this.orgs], other };
+    if (this.accounts.size === 0 && this.orgs.size === 0 && !other && !signin) return undefined;
+    return { userIds: [...this.accounts], orgIds: [...this.orgs], other, signin: signin ? [...this.signin] : undefined };
   }
 }
 
@@ -115,6 +147,8 @@ export const changed = {
   accounts: (ids: Iterable<number | string | null | undefined>): void => record('accounts', ids),
   /** These organizations' rows, members or teams. */
   orgs: (ids: Iterable<number | string | null | undefined>): void => record('orgs', ids),
+  /** These accounts' sign-in state alone: a last use or last sign-in written, a failure counted toward a lockout. */
+  signin: (ids: Iterable<number | string | null | undefined>): void => record('signin', ids),
 };
 
 const watched = new WeakSet<Knex>();
@@ -152,6 +186,11 @@ export class ChangeAnnouncer {
     return new Changes(this.schema);
   }
 
+  /** Logs a read that wrote tables readers keep without a record of what it changed (announced as everything). */
+  unrecorded(read: string, changes: Changes): void {
+    this.log.warn({ method: read, tables: [...changes.written] }, 'a read of orgs-teams wrote without recording what it changed');
+  }
+
   async announce(changes: Changes | undefined): Promise<void> {
     if (changes) changes.announced = true;
     const what = changes ? changes.announcement() : 'everything';
@@ -164,10 +203,11 @@ export class ChangeAnnouncer {
     if (accounts.all || accounts.userIds.length) sends.push(this.notify(ACCOUNTS_CHANGED, accounts));
     if (orgs.all || orgs.orgIds.length) sends.push(this.notify(ORGS_CHANGED, orgs));
     if (what === 'everything' || what.other) sends.push(this.notify(ORGS_TEAMS_OTHER_CHANGED, {}));
+    if (what === 'everything' || what.signin) sends.push(this.notify(SIGNIN_CHANGED, { userIds: what === 'everything' ? [] : what.signin! }));
     await Promise.all(sends);
   }
 
-  private async notify(subject: string, payload: AccountsChanged | OrgsChanged | OrgsTeamsOtherChanged): Promise<void> {
+  private async notify(subject: string, payload: AccountsChanged | OrgsChanged | OrgsTeamsOtherChanged | SignInChanged): Promise<void> {
     await this.bus?.notify(subject, payload).catch((err) => this.log.warn({ err, subject }, "could not send orgs-teams' change notice"));
   }
 }
@@ -175,14 +215,19 @@ export class ChangeAnnouncer {
 /**
  * The binding with every method not in `reads` announced (announcingWrites): each call runs with a collector of its
  * own, opened around announcingWrites' wrapper so it still holds what the call recorded when the announcement is made.
+ * A read runs with a collector as well, and announces only what it wrote or recorded (usually nothing), answered or not
+ * (a failed sign-in counts toward a lockout).
  */
 export function announcedWrites<D>(binding: ServiceBinding<D>, reads: readonly (keyof D)[], announcer: ChangeAnnouncer): ServiceBinding<D> {
   const announcing = announcingWrites(binding, reads, () => announcer.announce(collector.getStore()));
   const handlers = { ...announcing.handlers };
   for (const name of Object.keys(handlers) as (keyof D)[]) {
-    if (reads.includes(name)) continue;
     const handle = announcing.handlers[name] as (request: unknown, ctx: unknown) => Promise<unknown>;
-    handlers[name] = ((request: unknown, ctx: unknown) => collector.run(announcer.changes(), () => handle(request, ctx))) as never;
+    handlers[name] = (
+      reads.includes(name)
+        ? (request: unknown, ctx: unknown) => announcingChanges(announcer, () => handle(request, ctx), String(name))
+        : (request: unknown, ctx: unknown) => collector.run(announcer.changes(), () => handle(request, ctx))
+    ) as never;
   }
   return { ...announcing, handlers };
 }
@@ -192,7 +237,7 @@ export function announcedWrites<D>(binding: ServiceBinding<D>, reads: readonly (
  * collector, and announces what it changed as a call would. Inside a call already (an effect applied right after its
  * commit), it records into the call's collector and the call announces.
  */
-export async function announcingChanges<T>(announcer: ChangeAnnouncer, work: () => Promise<T>): Promise<T> {
+export async function announcingChanges<T>(announcer: ChangeAnnouncer, work: () => Promise<T>, read?: string): Promise<T> {
   const open = collector.getStore();
   if (open && !open.announced) return work();
   const changes = announcer.changes();
@@ -200,6 +245,8 @@ export async function announcingChanges<T>(announcer: ChangeAnnouncer, work: () 
     try {
       return await work();
     } finally {
+      // A read that wrote what readers keep without recording it costs every reader its cache: worth a line.
+      if (read && changes.announcement() === 'everything') announcer.unrecorded(read, changes);
       await announcer.announce(changes);
     }
   });

@@ -35,6 +35,11 @@ export interface Keeping<V> {
   keep?: (value: V) => boolean;
   /** A shorter lifetime for this answer in ms (a token that expires sooner); 0 keeps it not at all. */
   ttlMs?: (value: V) => number | undefined;
+  /**
+   * A load of this key is never shared with the concurrent reads of the same key: each missing read asks for itself
+   * (an answer that is shown once, such as a secret, must reach one caller only).
+   */
+  alone?: boolean;
 }
 
 /** How long to wait before asking again when the bus could not catch up after a (re)connection. */
@@ -178,10 +183,10 @@ export class NoticeCache<V> {
     }
     this.metrics.miss.inc();
     const since = this.generation;
-    const shared = this.pending.get(key);
+    const shared = how?.alone ? undefined : this.pending.get(key);
     if (shared && shared.generation === since) return shared.read;
     const read = load();
-    this.pending.set(key, { generation: since, read });
+    if (!how?.alone) this.pending.set(key, { generation: since, read });
     try {
       const value = await read;
       this.keep(since, key, value, how);

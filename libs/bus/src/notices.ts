@@ -29,6 +29,19 @@ export const ORGS_TEAMS_OTHER_CHANGED = 'identity.other.changed';
 export type OrgsTeamsOtherChanged = Record<string, never>;
 
 /**
+ * orgs-teams: these accounts' sign-in state changed: a token's or a session's last use, a session begun or ended, a
+ * second factor's code or recovery code spent, a sign-in lockout begun or lifted. What shows that state (token lists,
+ * sessions, second factors, the site admin's user list with lockouts) is dropped; who a token belongs to is not, so a
+ * token's use once a minute does not cost its readers their tokens.
+ */
+export const SIGNIN_CHANGED = 'identity.signin.changed';
+
+export interface SignInChanged {
+  /** The accounts recorded; empty when the write did not record which (every reader drops all it keeps of sign-in state). */
+  userIds: number[];
+}
+
+/**
  * orgs-teams: these organizations' rows, members or teams changed, or they are gone (every reader drops what it keeps
  * of them: the organization, its teams and lists of teams; the other replicas of orgs-teams their organization rows).
  */

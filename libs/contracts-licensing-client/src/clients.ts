@@ -82,8 +82,9 @@ const CONTRACT_ANSWER: KeptRead = { stale: [CONTRACTS_CHANGED, CLUSTERS_CHANGED]
 
 /**
  * The ContractsService reads a reader keeps, and what makes each stale (the audit trail too: what the notice sweep and
- * webhook deliveries add to it in the background is announced once written). Not kept: a contract's document (a file
- * of up to megabytes, read rarely) and the cluster counts, kept by keptContracts below.
+ * webhook deliveries add to it in the background is announced once written). A contract's document is kept as where it
+ * is stored (its name, type and object path, changed only by a write), never its content. The cluster counts are kept
+ * by keptContracts below.
  */
 export const CONTRACT_READS: { readonly [K in keyof ContractsLicensingClients['contracts']]?: KeptRead } = {
   listContracts: CONTRACT_ANSWER,
@@ -95,6 +96,7 @@ export const CONTRACT_READS: { readonly [K in keyof ContractsLicensingClients['c
   batchClusterStatus: CONTRACT_ANSWER,
   availableProducts: CONTRACT_ANSWER,
   associatedClusters: CONTRACT_ANSWER,
+  getDocument: CONTRACT_ANSWER,
 };
 
 /** A cluster's count as kept: how many active contracts bind it, and when the first of them ends (0: none). */

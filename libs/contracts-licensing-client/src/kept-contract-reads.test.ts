@@ -47,13 +47,17 @@ describe('the contract reads a reader keeps', () => {
     await stop();
   });
 
-  it('always asks for a document', async () => {
-    const { app, client, stop } = await setUp();
+  it("keeps where a contract's document is stored, and asks again after a write anywhere", async () => {
+    const { app, client, bus, stop } = await setUp();
     const get = { id: 3, ownerId: 7 } as contractsV1.ContractRef;
     for (let i = 0; i < 2; i++) {
       await client.getDocument(get);
       await client.listAudit(get);
     }
+    expect(app.asked).toEqual(['document 3', 'audit 3']);
+    // A new document uploaded through another replica: its notice still on the way, the next read asks.
+    await bus.notify(CONTRACTS_CHANGED, {});
+    await client.getDocument(get);
     expect(app.asked).toEqual(['document 3', 'audit 3', 'document 3']);
     await stop();
   });

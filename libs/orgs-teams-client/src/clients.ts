@@ -9,6 +9,7 @@ import {
   ORGS_CHANGED,
   ORGS_TEAMS_OTHER_CHANGED,
   orgsNamed,
+  SIGNIN_CHANGED,
   TUPLES_CHANGED,
   type KeptRead,
   type NoticeRule,
@@ -79,13 +80,18 @@ export function orgsTeamsClients(
     serviceAccounts: createClient(serviceAccountsV1.ServiceAccountsServiceService, address, opts),
   };
   if (!keep) return { clients, readModel: { ...allOf([]), forgetTokens: () => {} } };
+  const available = () => backendState(opts.name).available;
   const kept = keptOrgsTeams(clients, keep);
-  const reads = keptServiceReads(kept.clients, ORGS_TEAMS_READS, {
+  const syncTokens = keptSyncTokens(kept.clients.orgTokens, { ...keep, available });
+  const reads = keptServiceReads({ ...kept.clients, orgTokens: syncTokens.client }, ORGS_TEAMS_READS, {
     name: `${keep.reader}.orgs-teams`,
     ttlMs: keep.ttlMs,
-    available: () => backendState(opts.name).available,
+    available,
   });
-  return { clients: reads.clients, readModel: { ...allOf([kept.readModel, reads.readModel]), forgetTokens: kept.readModel.forgetTokens } };
+  return {
+    clients: reads.clients,
+    readModel: { ...allOf([kept.readModel, syncTokens.readModel, reads.readModel]), forgetTokens: kept.readModel.forgetTokens },
+  };
 }
 
 /** Milliseconds until the earliest of these RFC 3339 times still to come; undefined when there is none. */
@@ -94,27 +100,52 @@ function untilFirst(times: readonly string[]): number | undefined {
   return left.length ? Math.min(...left) : undefined;
 }
 
+/** Milliseconds until the earliest of these Unix times (seconds) still to come; undefined when there is none. */
+function untilFirstUnix(times: readonly number[]): number | undefined {
+  const left = times.filter((t) => t > 0).map((t) => t * 1000 - Date.now()).filter((ms) => ms > 0);
+  return left.length ? Math.min(...left) : undefined;
+}
+
 /**
  * What every other kept answer of orgs-teams shows: its accounts, organizations and teams (every write of which is
  * announced as ACCOUNTS_CHANGED or ORGS_CHANGED, or both meaning everything; changes.ts in orgs-teams), what it keeps
- * besides (settings, mappings, avatars, the audit trail: ORGS_TEAMS_OTHER_CHANGED), and the memberships and roles that
- * are authz's tuples.
+ * besides (settings, mappings, avatars, the audit trail, claims, sync tokens and bus accounts: ORGS_TEAMS_OTHER_CHANGED),
+ * and the memberships and roles that are authz's tuples.
  */
 const ORGS_TEAMS_ANSWER: KeptRead = { stale: [ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, TUPLES_CHANGED] };
 
 /**
- * The other reads of orgs-teams a reader keeps, dropped by any of its notices or a tuple notice. Not kept, as their
- * answers show what changes with no announced write: a token's last use (token lists, service-account tokens, the
- * system-admin tokens' recent activity), a sign-in's lockout (a user search asking for it), recovery codes used at
- * sign-in (second factors), sessions, a claim's retry time; and a sync token's secret, shown once. An account's last
- * sign-in (refreshed at most once a minute at authentication) is shown as of the answer kept.
+ * An answer showing sign-in state as well: a token's or a session's last use, an account's last sign-in, sessions,
+ * second factors and their recovery codes, lockouts. orgs-teams announces each change of it (SIGNIN_CHANGED), the
+ * incidental writes of its reads too (a token's last use is written at most once a minute).
+ */
+const SIGNIN_ANSWER: KeptRead = { stale: [...ORGS_TEAMS_ANSWER.stale, SIGNIN_CHANGED] };
+
+/** How long a system-admin token shows recent activity after its last use (orgs-teams' org-tokens). */
+const RECENT_ACTIVITY_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * The other reads of orgs-teams a reader keeps, dropped by any of its notices or a tuple notice, the ones showing
+ * sign-in state by the sign-in notice too. What changes with the clock alone is kept until it would: a lockout until
+ * it ends, a session until it expires, a token's recent activity until it is no longer recent. A sync token's secret is
+ * shown once: kept only once it is gone (keptSyncTokens). Not kept: a user search counting who is locked out beside a
+ * page (none asks that), and a verification link's answer (it is spent by the asking).
  */
 export const ORGS_TEAMS_READS = {
   identity: {
     getUser: ORGS_TEAMS_ANSWER,
     getUsers: ORGS_TEAMS_ANSWER,
     listUserAccounts: ORGS_TEAMS_ANSWER,
-    searchUsers: { ...ORGS_TEAMS_ANSWER, keep: (req: orgsTeamsV1.SearchUsersRequest) => !req.withLockout },
+    searchUsers: {
+      ...SIGNIN_ANSWER,
+      ttlMs: (found) => untilFirstUnix((found as orgsTeamsV1.SearchUsersResponse).users.map((u) => u.signInLockedUntilUnix)),
+    },
+    listTokens: SIGNIN_ANSWER,
+    listSessions: {
+      ...SIGNIN_ANSWER,
+      ttlMs: (found) => untilFirstUnix((found as orgsTeamsV1.ListSessionsResponse).sessions.map((s) => s.expiresUnix)),
+    },
+    getTwoFactor: SIGNIN_ANSWER,
     getTwoFactorRequirement: ORGS_TEAMS_ANSWER,
     listGroupMappings: ORGS_TEAMS_ANSWER,
     listExternalIdentities: ORGS_TEAMS_ANSWER,
@@ -134,11 +165,51 @@ export const ORGS_TEAMS_READS = {
     listUserOrgs: ORGS_TEAMS_ANSWER,
     getOrgPermissions: ORGS_TEAMS_ANSWER,
   },
+  orgTokens: {
+    listSystemAdminTokens: {
+      ...SIGNIN_ANSWER,
+      ttlMs: (found) =>
+        untilFirstUnix(
+          (found as orgTokensV1.ListSystemAdminTokensResponse).tokens
+            .filter((t) => t.hasRecentActivity)
+            .map((t) => t.updatedAt + RECENT_ACTIVITY_MS / 1000),
+        ),
+    },
+    listBusAccounts: ORGS_TEAMS_ANSWER,
+  },
+  claims: { oldestClaimable: ORGS_TEAMS_ANSWER, checkClaimable: ORGS_TEAMS_ANSWER },
   siteSettings: { getBranding: ORGS_TEAMS_ANSWER, listAllowedDomains: ORGS_TEAMS_ANSWER, getRegistration: ORGS_TEAMS_ANSWER },
   avatars: { getAvatar: ORGS_TEAMS_ANSWER },
   audit: { listAuditEvents: ORGS_TEAMS_ANSWER },
-  serviceAccounts: { listServiceAccounts: ORGS_TEAMS_ANSWER, getServiceAccount: ORGS_TEAMS_ANSWER },
+  serviceAccounts: { listServiceAccounts: ORGS_TEAMS_ANSWER, getServiceAccount: ORGS_TEAMS_ANSWER, listServiceAccountTokens: SIGNIN_ANSWER },
 } satisfies { [S in keyof OrgsTeamsClients]?: { [M in keyof OrgsTeamsClients[S]]?: KeptRead } };
+
+/**
+ * The manager's sync token, kept once its secret is gone: the read that shows the secret (and drops it) is asked alone,
+ * never shared with a concurrent read, and not kept, so the secret reaches one answer only. Its replacement or deletion
+ * is announced (ORGS_TEAMS_OTHER_CHANGED for the sync token, ACCOUNTS_CHANGED for its access token).
+ */
+export function keptSyncTokens<C extends Pick<OrgsTeamsClients['orgTokens'], 'getSyncToken'>>(
+  client: C,
+  keep: Pick<OrgsTeamsKeeping, 'reader' | 'ttlMs'> & { available?: () => boolean },
+): { client: C; readModel: ReadModel } {
+  const cache = new NoticeCache<orgTokensV1.ManagerApiToken>({ name: `${keep.reader}.sync-tokens`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
+  const kept: C = {
+    ...client,
+    getSyncToken: (req: orgTokensV1.OrgTokensRequest, opts?: CallOptions) =>
+      keep.available && !keep.available()
+        ? client.getSyncToken(req, opts)
+        : cache.through(
+            `${req.orgId}|${JSON.stringify(opts?.metadata ?? {})}`,
+            () => client.getSyncToken(req, opts),
+            { alone: true, keep: (token) => !token.secretAccessKey },
+            opts?.arrivedAt,
+          ),
+  };
+  const everything = () => 'all' as const;
+  const rules = [ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, TUPLES_CHANGED].map((subject) => ({ subject, stale: everything }));
+  return { client: kept, readModel: following(cache, rules) };
+}
 
 /** The calls orgs-teams' read model answers. */
 interface OrgsTeamsReads {

@@ -1,1 +1,1 @@
-export { keptOrgsTeams, ORGS_TEAMS_READS, orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsKeeping, type OrgsTeamsReadModel } from './clients';
+export { keptOrgsTeams, keptSyncTokens, ORGS_TEAMS_READS, orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsKeeping, type OrgsTeamsReadModel } from './clients';

@@ -322,6 +322,7 @@ export class UserAdmin implements UserAdministration {
     const attempt = this.identity.passwordFailures.reserve(key, 'too many failed sign-in attempts for this account');
     try {
       if (!(await verifyPassword(req.oldPassword, row.password_hash))) {
+        changed.signin([row.id]);
         attempt.fail();
         throw new NotAllowedError('the old password is wrong');
       }
@@ -342,6 +343,7 @@ export class UserAdmin implements UserAdministration {
   async clearLockout(login: string): Promise<void> {
     const row = await this.users().andWhere({ lower_login: login.toLowerCase() }).first('id');
     if (!row) throw new NotFoundError(`user ${login} does not exist`);
+    changed.signin([row.id]);
     this.identity.passwordFailures.reset(failureKey(row.id));
   }
 }

@@ -405,9 +405,11 @@ export class Identity {
       );
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
-    if (stale(row.token_last_used_at))
+    if (stale(row.token_last_used_at)) {
+      changed.signin([row.id]);
       await this.db.table('access_tokens').where({ id: row.token_id }).update({ last_used_at: this.db.knex.fn.now() });
-    if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
+    }
+    if (stale(row.last_login_at)) await this.signedIn(row.id);
     return {
       user: toUser(row),
       tokenId: row.token_id,
@@ -415,6 +417,12 @@ export class Identity {
       scopeAccountId: Number(row.token_scope_account_id ?? 0),
       accessScopes: splitScopes(row.token_access_scopes),
     };
+  }
+
+  /** Records an account's sign-in (its last sign-in is sign-in state: who its tokens belong to does not change). */
+  async signedIn(id: number): Promise<void> {
+    changed.signin([id]);
+    await this.accounts().where({ id }).update({ last_login_at: this.db.knex.fn.now() });
   }
 
   /** A token another issuer vouches for: the service account it is bound to, when that account may authenticate. */
@@ -427,7 +435,7 @@ export class Identity {
       : undefined;
     if (!row) throw new NotAuthenticatedError('invalid token');
     assertMayLogIn(row);
-    if (stale(row.last_login_at)) await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
+    if (stale(row.last_login_at)) await this.signedIn(row.id);
     return { user: toUser(row), tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
   }
 
@@ -456,6 +464,8 @@ export class Identity {
     try {
       const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH));
       if (!row || !ok) {
+        // A failure may lock the account out, which the site admin's list of users shows.
+        changed.signin([row?.id]);
         attempt.fail();
         throw new NotAuthenticatedError('invalid username or password');
       }
@@ -465,7 +475,10 @@ export class Identity {
         } catch (err) {
           // A wrong code counts as a wrong password would (codes are guessable too); a missing one is a client asking
           // for the next step, not a guess.
-          if (otp.trim() && err instanceof NotAuthenticatedError) attempt.fail();
+          if (otp.trim() && err instanceof NotAuthenticatedError) {
+            changed.signin([row.id]);
+            attempt.fail();
+          }
           throw err;
         }
       }
@@ -475,7 +488,7 @@ export class Identity {
     }
     assertMayLogIn(row);
     await assertAddressTrusted(this.db, row);
-    await this.accounts().where({ id: row.id }).update({ last_login_at: this.db.knex.fn.now() });
+    await this.signedIn(row.id);
     const user = toUser(row);
     if (this.secondFactor) user.mustEnrollTwoFactor = await this.secondFactor.mustEnroll(user);
     return { user, tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };

@@ -24,13 +24,12 @@ export interface UserAdministration {
 }
 
 /**
- * The OrgsTeamsService methods that change nothing its readers keep; every other one is announced (changes.ts). Some
- * write on the way, and are reads all the same because what they write is in no answer a reader keeps, or would evict
- * the very answer being kept:
- * - authenticate, authenticateBasic: the token's last use (in no answer) and the account's last sign-in (the User's
- *   lastLoginUnix, shown for information and refreshed at most once a minute; announcing it would drop, once a minute,
- *   the token answer the reader is about to keep); authenticateBasic also counts failures, in memory.
- * - authenticateSession: the session's last use, or the deletion of an expired session (sessions are kept by no reader).
+ * The OrgsTeamsService methods that change nothing but sign-in state; every other one is announced (changes.ts). A
+ * read runs with a collector too, and what it writes on the way is announced as the sign-in notice, which who-a-token-
+ * belongs-to does not follow (so a token's use does not drop the answer its reader is about to keep):
+ * - authenticate, authenticateBasic: the token's last use and the account's last sign-in, each refreshed at most once a
+ *   minute; authenticateBasic also counts failures toward a lockout, in memory, and may spend a second factor's code.
+ * - authenticateSession: the session's last use, or the deletion of an expired session.
  */
 export const ORGS_TEAMS_READS: readonly (keyof typeof orgsTeamsV1.OrgsTeamsServiceService)[] = [
   'getVersion',

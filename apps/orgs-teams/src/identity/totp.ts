@@ -4,6 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import { ConflictError, InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { Database } from '@platform/db';
 import type { FailureLimiter, SecretBox } from '@platform/service-kit';
+import { changed } from '../changes';
 import { failureKey } from './identity';
 import { verifyPassword } from './passwords';
 
@@ -181,10 +182,12 @@ export class TwoFactor {
       if (!row) throw new NotFoundError('two-factor authentication is not on');
       const account = await this.db.table('accounts').where({ id: userId }).first('password_hash');
       if (!(await verifyPassword(password, account?.password_hash ?? ''))) {
+        changed.signin([userId]);
         attempt.fail();
         throw new NotAllowedError('the password is wrong');
       }
       if (!(await this.acceptCode(row, code, recoveryAllowed))) {
+        changed.signin([userId]);
         attempt.fail();
         throw new ValidationError('code: not a current two-factor code', [{ field: 'code', description: 'wrong code' }]);
       }

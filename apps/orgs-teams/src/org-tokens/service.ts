@@ -5,8 +5,8 @@ import type { OrgTokens } from './org-tokens';
 const done = { message: 'ok' };
 
 /**
- * The OrgTokensService methods that change nothing its readers keep; every other one is announced (changes.ts).
- * getSyncToken writes on its first read (the sealed secret is shown once, then dropped): a column no reader keeps.
+ * The OrgTokensService methods that change nothing; every other one is announced (changes.ts). getSyncToken writes on
+ * its first read (the sealed secret is shown once, then dropped), which a read announces as any write (changes.ts).
  */
 export const ORG_TOKENS_READS: readonly (keyof typeof orgTokensV1.OrgTokensServiceService)[] = [
   'getSyncToken',
