@@ -1,12 +1,12 @@
-import { marketplaceListenerV1 } from '@platform/proto';
 import { authzClients, type AuthzClients } from '@platform/authz-client';
 import { billingDashboardClients, type BillingDashboardClients } from '@platform/billing-dashboard-client';
 import { clustersClients, type ClustersClients } from '@platform/clusters-client';
 import { contractsLicensingClients, type ContractsLicensingClients } from '@platform/contracts-licensing-client';
+import { marketplaceListenerClients, type MarketplaceListenerClients } from '@platform/marketplace-listener-client';
 import { metricsproxyClients, type MetricsproxyClients } from '@platform/metricsproxy-client';
 import { orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsReadModel } from '@platform/orgs-teams-client';
 import { allOf } from '@platform/bus';
-import { createClient, type CallOptions, type PromiseClient } from '@platform/service-kit';
+import { type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
 
 /** The gRPC clients of every backend app, grouped by app, named after the app's gRPC services. */
@@ -16,7 +16,7 @@ export interface Backends {
   contractsLicensing: ContractsLicensingClients;
   billingDashboard: BillingDashboardClients;
   metricsproxy: MetricsproxyClients;
-  marketplaceListener: { listener: PromiseClient<typeof marketplaceListenerV1.MarketplaceListenerServiceService> };
+  marketplaceListener: MarketplaceListenerClients;
   clusters: ClustersClients;
 }
 
@@ -64,22 +64,25 @@ export function connectBackends(config: GatewayConfig, kept = false): { backends
   const contracts = contractsLicensingClients(config.CONTRACTS_LICENSING_GRPC_ADDR, opts('contracts-licensing'), readerKeeping);
   const metricsproxy = metricsproxyClients(config.METRICSPROXY_GRPC_ADDR, opts('metricsproxy'), readerKeeping);
   const billing = billingDashboardClients(config.BILLING_DASHBOARD_GRPC_ADDR, opts('billing-dashboard'), readerKeeping);
+  const marketplace = marketplaceListenerClients(config.MARKETPLACE_LISTENER_GRPC_ADDR, opts('marketplace-listener'), readerKeeping);
   const backends: Backends = {
     authz: authz.clients,
     orgsTeams: orgsTeams.clients,
     contractsLicensing: contracts.clients,
     billingDashboard: billing.clients,
     metricsproxy: metricsproxy.clients,
-    marketplaceListener: {
-      listener: createClient(
-        marketplaceListenerV1.MarketplaceListenerServiceService,
-        config.MARKETPLACE_LISTENER_GRPC_ADDR,
-        opts('marketplace-listener'),
-      ),
-    },
+    marketplaceListener: marketplace.clients,
     clusters: clusters.clients,
   };
-  const readModel = allOf([authz.readModel, clusters.readModel, contracts.readModel, billing.readModel, metricsproxy.readModel, orgsTeams.readModel]);
+  const readModel = allOf([
+    authz.readModel,
+    clusters.readModel,
+    contracts.readModel,
+    billing.readModel,
+    metricsproxy.readModel,
+    marketplace.readModel,
+    orgsTeams.readModel,
+  ]);
   return { backends, readModel: { ...readModel, forgetTokens: orgsTeams.readModel.forgetTokens } };
 }
 

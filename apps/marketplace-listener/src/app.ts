@@ -1,5 +1,6 @@
+import { announcingBackgroundWrites } from '@platform/db';
 import { loadSigningKey, UrlSigner } from '@platform/object-storage';
-import { defineApp, ownDependencyChecks, publicUrlOf, startService } from '@platform/service-kit';
+import { announcingWrites, defineApp, ownDependencyChecks, publicUrlOf, startService } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { listenerEnv, type ListenerConfig } from './config';
 import { createListenerHttp } from './http';
@@ -9,7 +10,8 @@ import { providerCMetering } from './metering/providerc';
 import type { SettingWarning } from './metering/provider';
 import type { Marketplace } from './binding-info';
 import { addressMatcher, providerARanges } from './notifications/source-address';
-import { marketplaceListenerService } from './service';
+import { marketplaceChangedNotice } from './marketplace-changed';
+import { MARKETPLACE_LISTENER_READS, marketplaceListenerService } from './service';
 import { claimableCheck } from './subscriptions/claimable';
 import { MarketplaceListener } from './subscriptions/listener';
 import { grpcSubscriberDirectory, type SubscriberDirectory } from './subscriptions/subscribers';
@@ -24,18 +26,30 @@ export function createMarketplaceListenerApp(deps: MarketplaceListenerDeps = {})
   return defineApp({ name: 'marketplace-listener', env: listenerEnv, start: (config: ListenerConfig) => start(config, deps) });
 }
 
-function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
+async function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
   const directory = (deps.directory ?? defaultDirectory)(config);
   let listener: MarketplaceListener | undefined;
-  return startService(
+  let changed: (() => Promise<void>) | undefined;
+  let announcedIfWritten: ReturnType<typeof announcingBackgroundWrites> | undefined;
+  const running = await startService(
     {
       name: 'marketplace-listener',
       protoPackage: 'marketplacelistener',
       database: { schema: 'marketplace', migrations },
+      // Only sends notices: the gateways keep what the dashboard's marketplace rows answered until one says it changed.
+      bus: 'notices',
       grpc: (svc) => {
+        // What the other apps keep of its answers (@platform/marketplace-listener-client) follows this notice: sent by
+        // every write method, and by every notification processed and outbox effect applied that wrote (writesDuring).
+        changed = marketplaceChangedNotice(svc.bus!, svc.log);
+        const background = announcingBackgroundWrites(svc.db!, changed);
+        announcedIfWritten = background;
         listener = new MarketplaceListener(svc.db!, directory, svc.log, { claimBackoffSeconds: config.MARKETPLACE_CLAIM_BACKOFF_SECONDS });
-        listener.useOutbox(svc.outbox(listener.effects()));
-        return [marketplaceListenerService(listener, meteringOf(config, listener))];
+        // An effect applied by the relay, long after its request, records the subscriber on its subscription.
+        const effects = Object.entries(listener.effects()).map(([kind, effect]) => [kind, background.effect(effect)]);
+        listener.useOutbox(svc.outbox(Object.fromEntries(effects)));
+        // Every method writes unless named a read, so a write added later is announced too.
+        return [announcingWrites(marketplaceListenerService(listener, meteringOf(config, listener)), MARKETPLACE_LISTENER_READS, changed)];
       },
       http: {
         port: config.MARKETPLACE_HTTP_PORT,
@@ -50,6 +64,8 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
             trustedProxies: config.MARKETPLACE_TRUSTED_PROXIES,
             notifications: {
               listener: listener!,
+              // A notification is answered once what it wrote (a binding, a state, an audit entry) is announced.
+              announced: (work) => announcedIfWritten!.pass(work)(),
               signer,
               apiSecret: config.MARKETPLACE_API_SECRET,
               // Dev run mode takes the first provider's notifications from anywhere.
@@ -66,6 +82,9 @@ function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
     },
     config,
   );
+  // A start may come with other settings, which the configuration warnings show: the readers drop what they kept.
+  await changed?.();
+  return running;
 }
 
 /** The metered-billing proxy over both metering providers, configured from the environment. */

@@ -39,6 +39,21 @@ export function subscriptionOf(row: SubscriptionRow, withDetails: boolean): mark
   };
 }
 
+/**
+ * The MarketplaceListenerService methods that change nothing; every other one is a write, announced
+ * (marketplace-changed.ts). The readers keep some of them (MARKETPLACE_READS, @platform/marketplace-listener-client).
+ */
+export const MARKETPLACE_LISTENER_READS: readonly (keyof typeof marketplaceListenerV1.MarketplaceListenerServiceService)[] = [
+  'getVersion',
+  'listInstallers',
+  'listSubscriptions',
+  'getSubscription',
+  'pingSubscription',
+  'listAuditReports',
+  'getSettingWarnings',
+  'checkReadiness',
+];
+
 /** The MarketplaceListenerService binding: one line per RPC of proto/platformadmin/marketplacelistener/v1/, handing it to its feature. */
 export function marketplaceListenerService(
   listener: MarketplaceListener,

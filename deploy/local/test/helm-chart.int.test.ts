@@ -35,7 +35,16 @@ const DATABASE = ['--set', 'postgres.url=postgres://platform:pw@postgres:5432/pl
  * share), and those on the bus (docs/architecture.md).
  */
 const WITH_SCHEMA: AppName[] = [...APPS];
-const ON_THE_BUS: AppName[] = ['gateway', 'authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters'];
+const ON_THE_BUS: AppName[] = [
+  'gateway',
+  'authz',
+  'orgs-teams',
+  'contracts-licensing',
+  'billing-dashboard',
+  'metricsproxy',
+  'marketplace-listener',
+  'clusters',
+];
 const GRPC_SERVICES: Record<AppName, string> = {
   gateway: 'platformadmin.gateway.v1.GatewayService',
   authz: 'platformadmin.authz.v1.AuthzService',
@@ -450,10 +459,10 @@ describe('the chart with values-production.yaml', () => {
       expect(egress.filter(https)).toEqual([
         { ports: [{ port: 443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '0.0.0.0/0' } }, { ipBlock: { cidr: '::/0' } }] },
       ]);
-      // Besides: DNS (kube-dns, to resolve them), its callees, its database and the trace collector, as before.
+      // Besides: DNS (kube-dns, to resolve them), its callees, its database, the bus and the trace collector, as before.
       expect(egress.filter((r: any) => !https(r))).toEqual(listenerEgress(elsewhere));
       expect(egress[0]).toMatchObject({ to: [{ podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }] });
-      expect(new Set(egress.flatMap((r: any) => r.ports.map((p: any) => p.port)))).toEqual(new Set([53, 50051, 5432, 443, 4318]));
+      expect(new Set(egress.flatMap((r: any) => r.ports.map((p: any) => p.port)))).toEqual(new Set([53, 50051, 5432, 4222, 443, 4318]));
       // No other app's policy changes.
       for (const app of enabled) {
         expect(find(rendered, 'NetworkPolicy', `platform-${app}`).spec).toEqual(find(elsewhere, 'NetworkPolicy', `platform-${app}`).spec);

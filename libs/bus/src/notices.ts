@@ -123,3 +123,14 @@ export interface MetricsproxyChanged {
 export const BILLING_CHANGED = 'billing.changed';
 
 export type BillingChanged = Record<string, never>;
+
+/**
+ * marketplace-listener: what its dashboard rows answer may have changed: a write it answered (an installer created, a
+ * subscription revoked, usage reported), a marketplace notification processed (a binding, a provisioning state, an
+ * audit entry), or an outbox effect that recorded a subscriber; also sent when it starts, as its settings (which its
+ * configuration warnings show) may have changed with it. Whoever keeps what marketplace-listener answered drops all of
+ * it: its writes are rare beside the dashboard's reads.
+ */
+export const MARKETPLACE_CHANGED = 'marketplace.changed';
+
+export type MarketplaceChanged = Record<string, never>;

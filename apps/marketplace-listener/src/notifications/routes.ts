@@ -33,6 +33,12 @@ export interface NotificationDeps {
   /** PUBLIC_URL: the installer links are built on it, as the ingress serves the listener on the platform's host. */
   publicUrl: string;
   claimable(claimId: string): Promise<OrgClaimableCheckResp>;
+  /**
+   * Runs a notification's processing and announces it when it wrote (marketplace.changed, which drops what the readers
+   * keep of this service's answers), before the notification is answered. Absent: nothing is announced (tests of the
+   * routes alone).
+   */
+  announced?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** The object key download links are signed for. */
@@ -64,8 +70,9 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
     const path = `${req.baseUrl}/marketplaces/installers/${encodeURIComponent(installerId)}/archive`;
     return publicLink(deps.publicUrl, `${path}?${deps.signer.query(linkKey(installerId), expires)}`);
   };
-  const answerBinding = (req: Request, res: Response, answer: StoredAnswer) =>
-    res.status(answer.status).json({ link: link(req, answer.installerId!) });
+  const answerBinding = (req: Request, res: Response, answer: StoredAnswer) => () =>
+    void res.status(answer.status).json({ link: link(req, answer.installerId!) });
+  const announced = deps.announced ?? (<T>(work: () => Promise<T>) => work());
   /** Refused before anything is read or stored: the log says so, without the secret. */
   const refuse = (marketplace: Marketplace, req: Request, why: string) => {
     log.warn({ marketplace, address: req.ip, why }, 'marketplace notification refused');
@@ -73,30 +80,35 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
   };
   /**
    * A notification route: past authentication, every refusal is audited under the subscription the body names
-   * (as far as it can be read), without its secrets.
+   * (as far as it can be read), without its secrets. The handler answers with how to answer; what it and the refusal's
+   * audit wrote is announced first, so the next request to any gateway sees it.
    */
   const postOnly = (
     path: string,
     marketplace: Marketplace,
     subscriptionOf: (body: unknown) => string,
-    handler: (req: Request, res: Response, authenticated: () => void) => Promise<void>,
+    handler: (req: Request, res: Response, authenticated: () => void) => Promise<() => void>,
   ) => {
     api.post(path, async (req, res) => {
       let authenticated = false;
-      try {
-        await handler(req, res, () => (authenticated = true));
-      } catch (err) {
-        if (authenticated) {
-          const body: unknown = req.body;
-          const eventType = isPlainObject(body) && typeof body.eventType === 'string' ? body.eventType.slice(0, 64) : '';
-          await listener.auditRefusal(
-            err,
-            { marketplace, subscriptionId: subscriptionOf(body).slice(0, 255), operationType: eventType || 'BIND' },
-            withoutSecrets(body),
-          );
+      const outcome = await announced(async (): Promise<{ answer: () => void } | { err: unknown }> => {
+        try {
+          return { answer: await handler(req, res, () => (authenticated = true)) };
+        } catch (err) {
+          if (authenticated) {
+            const body: unknown = req.body;
+            const eventType = isPlainObject(body) && typeof body.eventType === 'string' ? body.eventType.slice(0, 64) : '';
+            await listener.auditRefusal(
+              err,
+              { marketplace, subscriptionId: subscriptionOf(body).slice(0, 255), operationType: eventType || 'BIND' },
+              withoutSecrets(body),
+            );
+          }
+          return { err };
         }
-        throw err;
-      }
+      });
+      if ('err' in outcome) throw outcome.err;
+      outcome.answer();
     });
     api.all(path, (req, res) => {
       res.set('allow', 'POST');
@@ -126,7 +138,7 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
       },
       callOf(req, res),
     );
-    answerBinding(req, res, answer);
+    return answerBinding(req, res, answer);
   });
 
   postOnly('/marketplaces/providerb/notification/resource', 'ProviderB', applicationSubscriptionOf, async (req, res, authenticated) => {
@@ -151,12 +163,12 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
     const eventTime = body.eventTime ? new Date(body.eventTime) : undefined;
     if (body.eventType === 'BIND') {
       const binding = bindingInfoOf(body.bindingInfo, 'ProviderB');
-      answerBinding(req, res, await listener.bind({ key, eventTime, binding, billingDetails, plan: body.plan, data }, callOf(req, res)));
-      return;
+      const answer = await listener.bind({ key, eventTime, binding, billingDetails, plan: body.plan, data }, callOf(req, res));
+      return answerBinding(req, res, answer);
     }
     if (!body.provisioningState) throw new InputError(`invalid notification: provisioningState is required for ${body.eventType}`);
     await listener.recordState({ key, eventTime, provisioningState: body.provisioningState, billingDetails, data }, callOf(req, res));
-    res.status(200).end();
+    return () => void res.status(200).end();
   });
 
   postOnly('/marketplaces/providerc/notification/resource', 'ProviderC', installerIdOf, async (req, res, authenticated) => {
@@ -183,7 +195,7 @@ export function notificationRoutes(deps: NotificationDeps): express.Router {
       },
       callOf(req, res),
     );
-    answerBinding(req, res, answer);
+    return answerBinding(req, res, answer);
   });
 
   api.get('/marketplaces/standalone-organizations/:claimID/claimable', async (req, res) => {

@@ -202,6 +202,8 @@ metricsproxy:
   metricsDashboards: true
 marketplace-listener:
   database: true
+  # the notices that evict what the gateways keep of its answers (the dashboard's marketplace rows, installers)
+  bus: true
   marketplace: true
   # HTTPS to the metering providers and MARKETPLACE_CENTRAL_URL (on *Marketplace deployment types only)
   marketplaceApis: true

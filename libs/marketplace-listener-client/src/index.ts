@@ -1,0 +1,7 @@
+export {
+  keptMarketplaceListener,
+  marketplaceListenerClients,
+  MARKETPLACE_READS,
+  type MarketplaceListenerClients,
+  type MarketplaceListenerKeeping,
+} from './clients';
