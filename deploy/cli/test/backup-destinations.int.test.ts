@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as age from 'age-encryption';
 import { archiveName } from '../src/backup/destination';
 import { migratedDataDir } from './embedded-template';
+import { spawn } from 'node:child_process';
 import { cli } from './helpers';
 import { ACCESS_KEY, SECRET_KEY, startS3, type S3Bucket } from './s3-bucket';
 
@@ -85,6 +86,37 @@ describe('scheduled backups: backup --to a directory or an S3 bucket, retention,
     const run = await cli([...backupArgs(), '--to', volume, '--keep-days', '30'], env);
     expect(run.err).toContain(`retention: deleted 1 older archive(s) from ${volume}: ${old}`);
     expect(fs.readdirSync(volume)).toHaveLength(4);
+  }, 120_000);
+
+  it('a backup killed midway leaves a partial archive, which the next scheduled run removes, saying so', async () => {
+    const killedVolume = tmp('platform-backup-killed-');
+    try {
+      // A passphrase makes the archive's key with scrypt (seconds): the partial file is there all that while.
+      const child = spawn(process.execPath, [path.join(__dirname, '../cli.mjs'), 'backup', '--to', killedVolume], {
+        env: { PATH: process.env.PATH ?? '', ...env, BACKUP_PASSPHRASE: 'a passphrase for this test' },
+        stdio: 'ignore',
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const started = Date.now();
+      while (!fs.readdirSync(killedVolume).some((f) => f.endsWith('.partial'))) {
+        if (Date.now() - started > 60_000) throw new Error('the backup wrote no partial archive within 60 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      child.kill('SIGKILL');
+      await exited;
+      const [left] = fs.readdirSync(killedVolume);
+      expect(left).toMatch(/^platform-.*\.age\..+-\d+\.partial$/);
+
+      // A partial another host is writing is left alone (its writer cannot be checked from here).
+      const foreign = `${archiveName(new Date())}.elsewhere-1.partial`;
+      fs.writeFileSync(path.join(killedVolume, foreign), 'being written on another host');
+      const run = await cli([...backupArgs(), '--to', killedVolume, '--keep', '2'], env);
+      expect(run.code).toBe(0);
+      expect(run.err).toContain(`removed 1 unfinished archive(s) an interrupted backup left in ${killedVolume}: ${left}`);
+      expect(fs.readdirSync(killedVolume).sort()).toEqual([path.basename(run.out.trim()), foreign].sort());
+    } finally {
+      fs.rmSync(killedVolume, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('into a bucket: uploads under the prefix, keeps the newest N there, and restores the newest from it', async () => {

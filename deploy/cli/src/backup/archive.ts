@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ReadableStream } from 'node:stream/web';
@@ -17,7 +19,56 @@ export type Lock = { passphrase: string } | { recipients: string[] };
 /** How it is opened: the passphrase, or age identities (secret keys: `AGE-SECRET-KEY-1...`). */
 export type Key = { passphrase: string } | { identities: string[] };
 
-/** Writes entries one after the other; `close` finishes the file (a `.partial` file renamed into place). */
+/**
+ * The file an archive is written to until it is finished, named for its writer (`<file>.<host>-<pid>.partial`), so that
+ * a later backup can tell one left by a killed writer from one still being written (removeStalePartials).
+ */
+export function partialOf(file: string): string {
+  return `${file}.${os.hostname()}-${process.pid}.partial`;
+}
+
+const PARTIAL = /^(.*)\.([^/]+)-(\d+)\.partial$/;
+/** A partial file of an archive written by a version that did not name its writer. */
+const UNNAMED_PARTIAL = /\.age\.partial$/;
+/** Past this, a partial file whose writer this host cannot check (another host's, or unnamed) is taken as left behind. */
+const FOREIGN_PARTIAL_MS = 24 * 3600_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: a process of another user holds the number, so it lives.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes from `dir` the partial archives a killed backup left (only those of `file` when given): the ones this host's
+ * dead processes wrote, and those of other hosts or older versions untouched for a day. Answers the names removed.
+ */
+export async function removeStalePartials(dir: string, file?: string): Promise<string[]> {
+  const removed: string[] = [];
+  const now = Date.now();
+  for (const name of await fs.promises.readdir(dir).catch(() => [] as string[])) {
+    const full = path.join(dir, name);
+    const named = PARTIAL.exec(name);
+    if (!named && !UNNAMED_PARTIAL.test(name)) continue;
+    const archive = named ? named[1] : name.slice(0, -'.partial'.length);
+    if (file !== undefined && path.join(dir, archive) !== file) continue;
+    const ours = named !== null && named[2] === os.hostname();
+    if (ours && alive(Number(named[3]))) continue;
+    if (!ours) {
+      const stat = await fs.promises.stat(full).catch(() => undefined);
+      if (!stat || now - stat.mtimeMs < FOREIGN_PARTIAL_MS) continue;
+    }
+    await fs.promises.rm(full, { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** Writes entries one after the other; `close` finishes the file (a partial file, partialOf, renamed into place). */
 export interface ArchiveWriter {
   add(name: string, body: Buffer): Promise<void>;
   /** An entry whose bytes come from a file (a pg_dump). */
@@ -42,7 +93,7 @@ export async function createArchive(file: string, lock: Lock): Promise<ArchiveWr
     encrypter.setScryptWorkFactor(SCRYPT_WORK_FACTOR);
   } else for (const r of lock.recipients) encrypter.addRecipient(r);
   const pack = tar.pack();
-  const partial = `${file}.partial`;
+  const partial = partialOf(file);
   const out = fs.createWriteStream(partial, { mode: 0o600 });
   let bytes = 0;
   const counted = async function* (source: AsyncIterable<Uint8Array>) {

@@ -6,7 +6,7 @@ import { loadConfig, PLATFORM_VERSION } from '@platform/service-kit';
 import { APPS } from '../apps';
 import { databaseEnv, withDatabase, type Databases } from '../database';
 import { CliError, EXIT, type CliIo } from '../io';
-import { createArchive, type ArchiveWriter } from './archive';
+import { createArchive, removeStalePartials, type ArchiveWriter } from './archive';
 import { applyRetention, archiveName, openDestination, parseS3, type Retention } from './destination';
 import { dumpSchemaRows, type TableCount } from './database-rows';
 import { KEY_SETTINGS, dataDirFiles, lockOf } from './keys';
@@ -40,7 +40,9 @@ export async function backup(file: string | undefined, opts: BackupOptions, io: 
   if (opts.to === undefined) {
     if (file === undefined) throw new CliError('name the archive to write, or give --to <directory or s3://bucket/prefix>', 64);
     if (opts.keep !== undefined || opts.keepDays !== undefined) throw new CliError('--keep and --keep-days apply to --to', 64);
-    return backupTo(path.resolve(file), opts, io);
+    const target = path.resolve(file);
+    await removeLeftovers(path.dirname(target), target, io);
+    return backupTo(target, opts, io);
   }
   if (file !== undefined) throw new CliError('give either a file or --to, not both', 64);
   const retention: Retention = { keep: count(opts.keep, '--keep'), keepDays: count(opts.keepDays, '--keep-days') };
@@ -51,6 +53,7 @@ export async function backup(file: string | undefined, opts: BackupOptions, io: 
   // A bucket's archive is made in a private scratch directory (TMPDIR), then uploaded.
   const scratch = s3 ? fs.mkdtempSync(path.join(os.tmpdir(), 'platform-backup-')) : undefined;
   try {
+    if (!s3) await removeLeftovers(destination.where, undefined, io);
     const written = path.join(scratch ?? destination.where, name);
     const code = await backupTo(written, { ...opts, quiet: true }, io);
     const stored = await destination.store(written, name);
@@ -64,6 +67,15 @@ export async function backup(file: string | undefined, opts: BackupOptions, io: 
     destination.close();
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * A backup killed before it finished left its partial file: the next backup of the same destination (a directory, or
+ * the same file name) removes it, saying so.
+ */
+async function removeLeftovers(dir: string, file: string | undefined, io: CliIo): Promise<void> {
+  const stale = await removeStalePartials(dir, file);
+  if (stale.length > 0) io.err(`removed ${stale.length} unfinished archive(s) an interrupted backup left in ${dir}: ${stale.join(', ')}\n`);
 }
 
 /** A count given on the command line: a whole number of at least 1. */
