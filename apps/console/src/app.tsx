@@ -67,6 +67,7 @@ export function App() {
 function Shell({ admin, children }: { admin: boolean; children: ReactNode }) {
   const { branding } = useBranding();
   const { session, signOut } = useSession();
+  const inAdmin = useLocation().pathname.startsWith('/admin');
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -79,7 +80,12 @@ function Shell({ admin, children }: { admin: boolean; children: ReactNode }) {
         </Link>
         <nav aria-label="Main">
           <NavLink to="/orgs">Organizations</NavLink>
-          {admin && ADMIN_SCREENS.map(([path, label]) => <NavLink key={path} to={path}>{label}</NavLink>)}
+          {/* One link to the admin screens, whose own tabs list them: eleven links here would wrap the header. */}
+          {admin && (
+            <Link to={ADMIN_SCREENS[0][0]} className={inAdmin ? 'active' : undefined} aria-current={inAdmin ? 'true' : undefined}>
+              Site admin
+            </Link>
+          )}
         </nav>
         <div className="who">
           <span>
@@ -94,6 +100,15 @@ function Shell({ admin, children }: { admin: boolean; children: ReactNode }) {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        {admin && inAdmin && (
+          <nav className="tabs" aria-label="Site admin screens">
+            {ADMIN_SCREENS.map(([path, label]) => (
+              <NavLink key={path} to={path}>
+                {label}
+              </NavLink>
+            ))}
+          </nav>
+        )}
         {children}
       </main>
       <footer className="foot">

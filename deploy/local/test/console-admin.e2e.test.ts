@@ -34,9 +34,9 @@ describeInBrowser('the site admin’s user, organization and audit screens in th
     expect(web.problems.splice(0)).toEqual([]);
   });
 
-  /** The users screen through the main navigation, searched for `q`; the row of `login`. */
+  /** The users screen through the navigation, searched for `q`; the row of `login`. */
   async function findUser(page: Page, q: string, login: string) {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users', exact: true }).click();
+    await web.openAdminScreen(page, 'Users');
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await page.getByRole('searchbox', { name: 'Login or email' }).fill(q);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -114,7 +114,7 @@ describeInBrowser('the site admin’s user, organization and audit screens in th
   it('browses every organization, private ones included, to an organization’s page', async () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, 'root', ROOT_PASSWORD);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'All organizations' }).click();
+    await web.openAdminScreen(page, 'All organizations');
     const table = page.getByRole('table', { name: /^All organizations \(\d+\)$/ });
     await table.getByRole('link', { name: 'platform-admin', exact: true }).waitFor();
     const listed = await demo.t.api('root', 'GET', '/admin/orgs?limit=50');
@@ -129,7 +129,7 @@ describeInBrowser('the site admin’s user, organization and audit screens in th
   it('filters the audit events down to the changes made to one user', async () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, 'root', ROOT_PASSWORD);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit events' }).click();
+    await web.openAdminScreen(page, 'Audit events');
     await page.getByRole('table', { name: /^Audit events \(\d+\)$/ }).waitFor();
     const filters = page.getByRole('form', { name: 'Filter audit events' });
     await filters.getByRole('textbox', { name: 'Actor' }).fill('root');

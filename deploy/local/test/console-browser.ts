@@ -52,6 +52,12 @@ export class ConsoleBrowser {
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
+  /** A site admin's screen, the way a person opens it: **Site admin** in the header, then the screen's tab. */
+  async openAdminScreen(page: Page, label: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Site admin', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Site admin screens' }).getByRole('link', { name: label, exact: true }).click();
+  }
+
   /**
    * The console's session cookie as a `Cookie` header, for calling the API as that browser: HttpOnly, so page scripts
    * cannot read it; the browser's own cookie store can.

@@ -35,7 +35,7 @@ describeInBrowser('the notifications screens in the web console', () => {
   it('registers a site webhook showing its secret once, disables it, and shows the kept mails', async () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, 'root', ROOT_PASSWORD);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).click();
+    await web.openAdminScreen(page, 'Notifications');
     await page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor();
 
     const form = page.getByRole('form', { name: 'Register webhook endpoint' });

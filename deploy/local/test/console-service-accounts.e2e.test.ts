@@ -170,7 +170,7 @@ describeInBrowser('service accounts in the web console', () => {
   it('lets the site admin create a site-wide service account that is a site admin', async () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, 'root', ROOT_PASSWORD);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Service accounts' }).click();
+    await web.openAdminScreen(page, 'Service accounts');
     await page.getByRole('heading', { name: 'Service accounts', level: 1 }).waitFor();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('site-auditor');
     await page.getByRole('textbox', { name: 'Description', exact: true }).fill('Reads the audit trail');

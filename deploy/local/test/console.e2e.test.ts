@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import { ConsoleBrowser, describeInBrowser, launchConsoleChromium, until } from './console-browser';
 import { ROOT_PASSWORD } from './harness';
@@ -216,6 +216,10 @@ describeInBrowser('the web console in a browser', () => {
     await members.getByRole('button', { name: new RegExp(`^(Publicize|Conceal) ${reader}$`) }).waitFor();
     expect(await members.getByRole('button', { name: /^Remove / }).count()).toBe(0);
     expect(await page.getByRole('form', { name: 'Add a member' }).count()).toBe(0);
+    // Only the screens a member may use: no bus tokens, service accounts or the owners' other screens.
+    const tabs = page.getByRole('navigation', { name: `Organization ${org}` });
+    await tabs.getByRole('link', { name: 'Contracts', exact: true }).waitFor();
+    expect(await tabs.getByRole('link').allTextContents()).toEqual(['Members', 'Teams', 'Roles', 'Clusters', 'Contracts']);
     await context.close();
 
     const asOwner = await web.newPage();
@@ -250,7 +254,7 @@ describeInBrowser('the web console in a browser', () => {
       year: 'numeric',
       timeZone: 'UTC',
     });
-    await page.getByRole('link', { name: 'Billing' }).click();
+    await web.openAdminScreen(page, 'Billing');
     await page.getByRole('combobox', { name: 'Month' }).selectOption({ label: monthName });
     await page.getByRole('img', { name: `Usage of ${product} by cluster, ${monthName}` }).waitFor();
     const table = page.getByRole('table', { name: `Daily CPU core-hours of ${product} by cluster, ${monthName}` });
@@ -319,7 +323,7 @@ describeInBrowser('the web console in a browser', () => {
       ['Service accounts', 'Service accounts', 'admin-service-accounts'],
       ['Site settings', 'Site settings', 'settings'],
     ]) {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+      await web.openAdminScreen(page, link);
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
       expect({ screen: name, errors: await page.getByRole('alert').allTextContents() }).toEqual({ screen: name, errors: [] });
@@ -341,6 +345,31 @@ describeInBrowser('the web console in a browser', () => {
     await other.page.goto(`${base}/`);
     await other.page.getByRole('heading', { name: 'Sign in to Acme Cloud' }).waitFor();
     await other.context.close();
+    await context.close();
+  });
+
+  it('keeps the header, the site admin’s tabs and an organization’s tabs on one row each, 1,400 pixels wide', async () => {
+    const { context, page } = await web.newPage(1400);
+    await web.signIn(page, 'root', ROOT_PASSWORD);
+    /** How far apart the vertical middles of what `items` finds are: a few pixels on one row, a row's height on two. */
+    const spread = async (items: Locator) => {
+      const middles = await Promise.all((await items.all()).map(async (i) => ((b) => (b ? b.y + b.height / 2 : NaN))(await i.boundingBox())));
+      return Math.max(...middles) - Math.min(...middles);
+    };
+    const banner = page.getByRole('banner');
+    expect(await spread(banner.getByRole('link').or(banner.getByRole('button')))).toBeLessThan(8);
+
+    await page.goto(`${base}/orgs/demo`);
+    const orgTabs = page.getByRole('navigation', { name: 'Organization demo' });
+    await orgTabs.getByRole('link', { name: 'Notifications', exact: true }).waitFor();
+    expect(await spread(orgTabs.getByRole('link'))).toBeLessThan(8);
+
+    await web.openAdminScreen(page, 'Users');
+    const adminTabs = page.getByRole('navigation', { name: 'Site admin screens' });
+    expect(await adminTabs.getByRole('link').count()).toBe(11);
+    expect(await spread(adminTabs.getByRole('link'))).toBeLessThan(8);
+    expect(await spread(banner.getByRole('link').or(banner.getByRole('button')))).toBeLessThan(8);
+    await web.shot(page, 'wide-admin');
     await context.close();
   });
 

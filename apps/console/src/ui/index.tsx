@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { isValidElement, useId, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
 import type { Action, Loaded } from './data';
 
@@ -182,9 +182,44 @@ export function missing(data: FormData, ...fields: [name: string, label: string]
 export interface Column<T> {
   header: string;
   cell: (row: T) => ReactNode;
+  /** What the column sorts and filters by, where the cell's text is not it (a time, a component's output). */
+  value?: (row: T) => string | number | null | undefined;
+  /** A column of buttons does not sort; every other column does (`Actions` columns never). */
+  sortable?: boolean;
 }
 
-/** A table of rows, `pageSize` at a time, with a pager when there are more. */
+/** The text a cell shows: strings and numbers, through elements' children (a link's text, a code's content). */
+export function textOf(node: ReactNode): string {
+  if (node === null || node === undefined || typeof node === 'boolean') return '';
+  if (typeof node === 'string' || typeof node === 'number' || typeof node === 'bigint') return String(node);
+  if (Array.isArray(node)) return node.map((n: ReactNode) => textOf(n)).join('');
+  if (isValidElement<{ children?: ReactNode }>(node)) return textOf(node.props.children);
+  return '';
+}
+
+const sortableColumn = <T,>(c: Column<T>) => c.sortable ?? c.header !== 'Actions';
+const valueOf = <T,>(c: Column<T>, row: T): string | number => {
+  const v = c.value ? c.value(row) : textOf(c.cell(row));
+  return v === null || v === undefined ? '' : v;
+};
+const COLLATOR = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+/** Empty cells ('' or '—') last whichever way, numbers as numbers, text as people sort it (2 before 10). */
+function compareValues(a: string | number, b: string | number): number {
+  const emptyA = a === '' || a === '—';
+  const emptyB = b === '' || b === '—';
+  if (emptyA || emptyB) return emptyA === emptyB ? 0 : emptyA ? 1 : -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return COLLATOR.compare(String(a), String(b));
+}
+
+/** Tables with more rows than this offer a filter. */
+const FILTER_FROM = 5;
+
+/**
+ * A table of rows, `pageSize` at a time, with a pager when there are more. Every column but the actions sorts (its
+ * header is a button; the sorted one says which way in `aria-sort`), and a table of more than a few rows has a
+ * filter keeping the rows whose text contains what is typed.
+ */
 export function Table<T>({
   caption,
   columns,
@@ -201,26 +236,79 @@ export function Table<T>({
   empty?: string;
 }) {
   const [page, setPage] = useState(0);
-  const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+  const [sort, setSort] = useState<{ header: string; descending: boolean }>();
+  const [filter, setFilter] = useState('');
+  const shownRows = useMemo(() => {
+    const needle = filter.trim().toLocaleLowerCase();
+    const kept = needle
+      ? rows.filter((row) =>
+          columns.some((c) => sortableColumn(c) && String(valueOf(c, row)).toLocaleLowerCase().includes(needle)),
+        )
+      : rows;
+    const by = sort && columns.find((c) => c.header === sort.header);
+    if (!by) return kept;
+    const keyed = kept.map((row) => ({ row, key: valueOf(by, row) }));
+    // Stable, so rows with the same value keep the API's order; empty values stay last either way.
+    keyed.sort((a, b) => {
+      const order = compareValues(a.key, b.key);
+      const empties = a.key === '' || a.key === '—' || b.key === '' || b.key === '—';
+      return sort.descending && !empties ? -order : order;
+    });
+    return keyed.map((k) => k.row);
+  }, [rows, columns, sort, filter]);
+  const pages = Math.max(1, Math.ceil(shownRows.length / pageSize));
   const current = Math.min(page, pages - 1);
-  const shown = rows.slice(current * pageSize, (current + 1) * pageSize);
+  const shown = shownRows.slice(current * pageSize, (current + 1) * pageSize);
   if (rows.length === 0)
     return (
       <p className="empty">
         {caption}: {empty}
       </p>
     );
+  const sortBy = (header: string) => {
+    setSort((s) => ({ header, descending: s?.header === header ? !s.descending : false }));
+    setPage(0);
+  };
   return (
     <div className="table-wrap">
+      {rows.length > FILTER_FROM && (
+        <div className="table-filter">
+          <input
+            type="search"
+            aria-label={`Filter ${caption}`}
+            placeholder="Filter"
+            value={filter}
+            onChange={(e) => {
+              setFilter(e.target.value);
+              setPage(0);
+            }}
+          />
+          {filter.trim() && (
+            <span className="muted" role="status">
+              {shownRows.length} of {rows.length}
+            </span>
+          )}
+        </div>
+      )}
       <table>
         <caption>{caption}</caption>
         <thead>
           <tr>
-            {columns.map((c) => (
-              <th key={c.header} scope="col">
-                {c.header}
-              </th>
-            ))}
+            {columns.map((c) => {
+              const sorted = sort?.header === c.header ? (sort.descending ? 'descending' : 'ascending') : undefined;
+              return (
+                <th key={c.header} scope="col" aria-sort={sorted}>
+                  {sortableColumn(c) ? (
+                    <button type="button" className="sort" onClick={() => sortBy(c.header)}>
+                      {c.header}
+                      <span aria-hidden="true">{sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : ''}</span>
+                    </button>
+                  ) : (
+                    c.header
+                  )}
+                </th>
+              );
+            })}
           </tr>
         </thead>
         <tbody>
@@ -233,13 +321,14 @@ export function Table<T>({
           ))}
         </tbody>
       </table>
+      {shownRows.length === 0 && <p className="empty">No row matches “{filter.trim()}”.</p>}
       {pages > 1 && (
         <nav className="pager" aria-label={`${caption} pages`}>
           <button type="button" onClick={() => setPage(current - 1)} disabled={current === 0}>
             Previous
           </button>
           <span>
-            Page {current + 1} of {pages} ({rows.length})
+            Page {current + 1} of {pages} ({shownRows.length})
           </span>
           <button type="button" onClick={() => setPage(current + 1)} disabled={current >= pages - 1}>
             Next
@@ -283,4 +372,11 @@ export function when(value: number | string | undefined | null): string {
   if (value === undefined || value === null || value === '' || value === 0) return '—';
   const date = typeof value === 'number' ? new Date(value * 1000) : new Date(value);
   return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+}
+
+/** Unix seconds or RFC 3339 as milliseconds, for sorting a column of times (`when` shows them). */
+export function instant(value: number | string | undefined | null): number | undefined {
+  if (value === undefined || value === null || value === '' || value === 0) return undefined;
+  const ms = typeof value === 'number' ? value * 1000 : Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
 }

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schema } from '../../api/client';
 import { useSession } from '../../session';
 import { ConfirmButton } from '../../ui/controls';
-import { ErrorMessage, Section, Show, Table, when } from '../../ui';
+import { ErrorMessage, Section, Show, Table, instant, when } from '../../ui';
 
 type Session = Schema<'Session'>;
 
@@ -35,8 +35,8 @@ export function AccountSessions() {
             columns={[
               { header: 'Client', cell: (s) => <>{s.user_agent || 'unknown client'}{s.current && <strong className="tag"> this session</strong>}</> },
               { header: 'Address', cell: (s) => s.address || '—' },
-              { header: 'Signed in', cell: (s) => when(s.created_at) },
-              { header: 'Last used', cell: (s) => when(s.last_used_at) },
+              { header: 'Signed in', cell: (s) => when(s.created_at), value: (s) => instant(s.created_at) },
+              { header: 'Last used', cell: (s) => when(s.last_used_at), value: (s) => instant(s.last_used_at) },
               {
                 header: 'Actions',
                 cell: (s) => (

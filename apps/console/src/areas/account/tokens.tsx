@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
 import { basicAuthorization, useUser } from '../../session';
 import { ConfirmButton } from '../../ui/controls';
-import { ErrorMessage, Field, Form, missing, Section, Show, Table, useAction, when } from '../../ui';
+import { ErrorMessage, Field, Form, missing, Section, Show, Table, useAction, instant, when } from '../../ui';
 
 type Token = Schema<'AccessToken'>;
 
@@ -82,7 +82,7 @@ export function AccountTokens() {
               { header: 'Name', cell: (t) => t.name },
               { header: 'Ends with', cell: (t) => <code>{t.token_last_eight}</code> },
               { header: 'Scopes', cell: (t) => t.scopes.join(', ') },
-              { header: 'Created', cell: (t) => when(t.created_at) },
+              { header: 'Created', cell: (t) => when(t.created_at), value: (t) => instant(t.created_at) },
               { header: 'Last used', cell: (t) => (t.last_used_at ? when(t.last_used_at) : 'never') },
               {
                 header: 'Actions',

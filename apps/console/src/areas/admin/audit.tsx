@@ -116,7 +116,7 @@ export default function Audit() {
                   ),
                 },
                 { header: 'Status', cell: (e) => e.status },
-                { header: 'Details', cell: (e) => <Details event={e} /> },
+                { header: 'Details', cell: (e) => <Details event={e} />, sortable: false },
               ]}
             />
             <Pager label="Audit events" page={page} limit={PAGE_SIZE} total={events.data.total} onPage={goTo} />

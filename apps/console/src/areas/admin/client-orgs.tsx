@@ -68,7 +68,7 @@ function ClientOrgTable({ orgs }: { orgs: Schema<'Organization'>[] }) {
           { header: 'ID', cell: (o) => o.id },
           { header: 'Visibility', cell: (o) => o.visibility || '—' },
           { header: 'Multi-cluster manager endpoint', cell: (o) => <code>{o.managerManagementClusterEndPoint || '—'}</code> },
-          { header: 'Status', cell: (o) => <StatusCell name={o.name} onStatus={noteStatus} /> },
+          { header: 'Status', cell: (o) => <StatusCell name={o.name} onStatus={noteStatus} />, sortable: false },
           {
             header: 'Actions',
             cell: (o) =>

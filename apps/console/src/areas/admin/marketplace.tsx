@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
 import { useBranding } from '../../branding';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Outcome, Section, Show, Table, useAction, when } from '../../ui';
+import { Outcome, Section, Show, Table, useAction, instant, when } from '../../ui';
 import { siteKeys, useMarketplaceWarnings, useSiteChange, useSubscriptions } from './api';
 import { ConfirmButton } from '../../ui/controls';
 import { inAdminOrg } from './context';
@@ -81,12 +81,12 @@ function SubscriptionTable({ rows, chosen, choose }: { rows: Subscription[]; cho
       columns={[
         { header: 'Marketplace', cell: (s) => s.marketplace },
         { header: 'Subscription', cell: (s) => <code>{s.subscriptionId}</code> },
-        { header: 'State', cell: (s) => <StateText state={s.state} /> },
+        { header: 'State', cell: (s) => <StateText state={s.state} />, value: (s) => s.state },
         { header: 'Revocable', cell: (s) => (s.isRevocable ? 'yes' : 'no') },
         { header: 'Billing events sent', cell: (s) => s.noOfBillingEventSent.toLocaleString() },
         { header: 'Subscriber org ID', cell: (s) => s.subscriberId || '—' },
-        { header: 'Created', cell: (s) => when(s.createdAt) },
-        { header: 'Last updated', cell: (s) => when(s.lastUpdatedAt) },
+        { header: 'Created', cell: (s) => when(s.createdAt), value: (s) => instant(s.createdAt) },
+        { header: 'Last updated', cell: (s) => when(s.lastUpdatedAt), value: (s) => instant(s.lastUpdatedAt) },
         {
           header: 'Actions',
           cell: (s) => (
@@ -222,7 +222,7 @@ function AuditLog({ periods }: { periods: Record<string, AuditEvent[]> }) {
           rows={events}
           rowKey={(e, i) => `${e.timestamp}#${i}`}
           columns={[
-            { header: 'Time', cell: (e) => when(e.timestamp) },
+            { header: 'Time', cell: (e) => when(e.timestamp), value: (e) => instant(e.timestamp) },
             { header: 'Operation', cell: (e) => e.operationType },
             { header: 'Status', cell: (e) => e.status },
             { header: 'Description', cell: (e) => e.description },

@@ -2,7 +2,7 @@ import { useSearchParams } from 'react-router';
 import { api, ok, type Schema } from '../../api/client';
 import { useQuery } from '@tanstack/react-query';
 import type { paths } from '../../api/gen/schema';
-import { Field, Form, Section, Show, Table, missing, useAction, when } from '../../ui';
+import { Field, Form, Section, Show, Table, missing, useAction, instant, when } from '../../ui';
 import { siteKeys, useOutageTags, useSiteChange } from './api';
 import { TextArea } from '../../ui/controls';
 import { decimal, inAdminOrg, rfc3339 } from './context';
@@ -223,14 +223,14 @@ function ReportView({ report: { report, entries }, filtered }: { report: Report;
         empty={filtered ? 'No outage matches these filters.' : 'No outages recorded.'}
         columns={[
           { header: 'ID', cell: (o) => o.id },
-          { header: 'Start', cell: (o) => when(o.start) },
-          { header: 'End', cell: (o) => when(o.end) },
+          { header: 'Start', cell: (o) => when(o.start), value: (o) => instant(o.start) },
+          { header: 'End', cell: (o) => when(o.end), value: (o) => instant(o.end) },
           { header: 'Hours', cell: (o) => decimal(hoursOf(o)) },
           { header: 'Account', cell: (o) => (o.accountID ? `${o.accountName} (${o.accountID})` : '—') },
           { header: 'Cluster', cell: (o) => o.clusterID || '—' },
           { header: 'Tags', cell: (o) => o.tags.join(', ') || '—' },
           { header: 'Comments', cell: (o) => o.comments || '—' },
-          { header: 'Recorded', cell: (o) => when(o.createdAt) },
+          { header: 'Recorded', cell: (o) => when(o.createdAt), value: (o) => instant(o.createdAt) },
         ]}
       />
     </>

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { useUser } from '../../session';
-import { ErrorMessage, Section, Table, when } from '../../ui';
+import { ErrorMessage, Section, Table, instant, when } from '../../ui';
 import { ConfirmButton } from '../../ui/controls';
 import { useExistingPage } from '../../ui/paging';
 import { Pager } from '../orgs/paging';
@@ -144,9 +144,9 @@ export function UserAdmin({ self }: { self: string }) {
                   cell: (u) => (u.email_verified === false ? <span className="tag">not verified</span> : u.email_verified ? 'verified' : '—'),
                 },
                 { header: 'Rights', cell: (u) => (u.is_admin ? <span className="tag">site admin</span> : 'user') },
-                { header: 'Status', cell: (u) => <Status user={u} /> },
-                { header: 'Last sign-in', cell: (u) => (u.last_login ? when(u.last_login) : 'never') },
-                { header: 'Created', cell: (u) => when(u.created) },
+                { header: 'Status', cell: (u) => <Status user={u} />, value: (u) => (u.active ? 'active' : 'inactive') + (u.prohibit_login ? ', sign-in prohibited' : '') },
+                { header: 'Last sign-in', cell: (u) => (u.last_login ? when(u.last_login) : 'never'), value: (u) => instant(u.last_login) },
+                { header: 'Created', cell: (u) => when(u.created), value: (u) => instant(u.created) },
                 {
                   header: 'Actions',
                   cell: (u) => (

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
-import { Field, Form, Section, Show, Table, useAction, when } from '../../ui';
+import { Field, Form, Section, Show, Table, useAction, instant, when } from '../../ui';
 import { useReport } from './api';
 import { Choice } from './choice';
 import { ActivityWindow, Facts, textOf, Trailed, useWindow } from './licensed-common';
@@ -142,7 +142,7 @@ function ReportFacts({ report: r }: { report: Schema<'EventsReport'> }) {
       />
       <Table
         caption="Event times, oldest first"
-        columns={[{ header: 'Time', cell: (t: string) => when(t) }]}
+        columns={[{ header: 'Time', cell: (t: string) => when(t), value: (t: string) => instant(t) }]}
         rows={times}
         rowKey={(t, i) => `${i}:${t}`}
       />
@@ -189,7 +189,7 @@ function Events({ org, path, onReport }: { org: string; path: ProductPath; onRep
             columns={[
               { header: 'Key', cell: (e) => <code>{e.key}</code> },
               { header: 'Version', cell: (e) => e.version },
-              { header: 'Time', cell: (e) => when(e.timestamp) },
+              { header: 'Time', cell: (e) => when(e.timestamp), value: (e) => instant(e.timestamp) },
               { header: 'Object', cell: object },
               { header: 'Generation', cell: (e) => textOf(e.partialResource.partialObjectMeta, 'metadata', 'generation') },
               {
@@ -291,7 +291,7 @@ function Resources({ org, path }: { org: string; path: ProductPath }) {
           rowKey={(v) => v.version}
           columns={[
             { header: 'Version', cell: (v) => v.version },
-            { header: 'Time', cell: (v) => when(v.timestamp) },
+            { header: 'Time', cell: (v) => when(v.timestamp), value: (v) => instant(v.timestamp) },
             { header: 'Kind', cell: (v) => textOf(v.resourceID, 'kind') },
             { header: 'Namespace', cell: (v) => textOf(v.resourceID, 'namespace') },
             { header: 'Name', cell: (v) => textOf(v.resourceID, 'name') },

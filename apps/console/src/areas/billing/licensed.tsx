@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { api, ok, type Schema } from '../../api/client';
-import { Section, Show, Table, when, type Column } from '../../ui';
+import { Section, Show, Table, instant, when, type Column } from '../../ui';
 import { useReport } from './api';
 import { Choice } from './choice';
 import { ActivityWindow, BillingLink, Facts, textOf, Trailed, trailPath, useWindow, type Trail } from './licensed-common';
@@ -42,7 +42,7 @@ export function LicensedUsersScreen({ org }: { org: string }) {
     { header: 'Type', cell: (u) => u.userType || 'deleted account' },
     { header: 'Email', cell: (u) => u.email },
     { header: 'User ID', cell: (u) => u.userID },
-    { header: 'Last report', cell: (u) => when(u.lastReceivedAt) },
+    { header: 'Last report', cell: (u) => when(u.lastReceivedAt), value: (u) => instant(u.lastReceivedAt) },
   ];
   const caption = list === 'active' ? `Accounts active in the window ${limit}` : (USER_LISTS.find(([l]) => l === list)?.[1] ?? '');
   return (
@@ -90,7 +90,7 @@ function UserClusters({ org, uid }: { org: string; uid: number }) {
                 { header: 'Kubernetes', cell: (c) => c.kubernetesVersion },
                 { header: 'Nodes', cell: (c) => c.nodeCount },
                 { header: 'Status', cell: (c) => textOf(c.status, 'phase') },
-                { header: 'Recorded', cell: (c) => when(c.createdAt) },
+                { header: 'Recorded', cell: (c) => when(c.createdAt), value: (c) => instant(c.createdAt) },
               ]}
             />
           )}
@@ -106,8 +106,8 @@ function UserClusters({ org, uid }: { org: string; uid: number }) {
               rowKey={(c) => c.clusterID}
               columns={[
                 { header: 'Cluster', cell: (c) => clusterLink(c.clusterID, nameOf(c.clusterID)) },
-                { header: 'First report', cell: (c) => when(c.firstReceivedAt) },
-                { header: 'Last report', cell: (c) => when(c.lastReceivedAt) },
+                { header: 'First report', cell: (c) => when(c.firstReceivedAt), value: (c) => instant(c.firstReceivedAt) },
+                { header: 'Last report', cell: (c) => when(c.lastReceivedAt), value: (c) => instant(c.lastReceivedAt) },
                 { header: 'Active contracts binding it', cell: (c) => c.noOfAssociatedContracts },
               ]}
             />
@@ -125,8 +125,8 @@ function activeLicenseColumns(link: (l: ActiveLicense) => ReactNode): Column<Act
     { header: 'License', cell: link },
     { header: 'Account', cell: (l) => `${l.username || 'deleted account'} (${l.userId})` },
     { header: 'Email', cell: (l) => l.email },
-    { header: 'First report', cell: (l) => when(l.firstReceivedAt) },
-    { header: 'Last report', cell: (l) => when(l.lastReceivedAt) },
+    { header: 'First report', cell: (l) => when(l.firstReceivedAt), value: (l) => instant(l.firstReceivedAt) },
+    { header: 'Last report', cell: (l) => when(l.lastReceivedAt), value: (l) => instant(l.lastReceivedAt) },
   ];
 }
 
@@ -193,8 +193,8 @@ function ClusterLicenses({ org, uid, cid }: { org: string; uid: number; cid: str
                 { header: 'Plan', cell: (l) => l.planName || 'not issued by the platform' },
                 { header: 'Email', cell: (l) => l.email },
                 { header: 'Valid', cell: (l) => (l.notAfter ? `${when(l.notBefore)} – ${when(l.notAfter)}` : '—') },
-                { header: 'Registered', cell: (l) => when(l.registeredAt) },
-                { header: 'Updated', cell: (l) => when(l.updatedAt) },
+                { header: 'Registered', cell: (l) => when(l.registeredAt), value: (l) => instant(l.registeredAt) },
+                { header: 'Updated', cell: (l) => when(l.updatedAt), value: (l) => instant(l.updatedAt) },
               ]}
             />
           )}
@@ -313,8 +313,8 @@ function LicenseProducts({ org, trail }: { org: string; trail: Trail & { cid: st
                   cell: (p) => <BillingLink to={trailPath({ ...trail, product: p.productName })}>{p.productName}</BillingLink>,
                 },
                 { header: 'Account', cell: (p) => `${p.userName || 'deleted account'} (${p.userType || 'unknown'} ${p.userID})` },
-                { header: 'First received', cell: (p) => when(p.firstReceivedAt) },
-                { header: 'Last received', cell: (p) => when(p.lastReceivedAt) },
+                { header: 'First received', cell: (p) => when(p.firstReceivedAt), value: (p) => instant(p.firstReceivedAt) },
+                { header: 'Last received', cell: (p) => when(p.lastReceivedAt), value: (p) => instant(p.lastReceivedAt) },
               ]}
             />
           )}

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { Section, Show, Table, when } from '../../ui';
+import { Section, Show, Table, instant, when } from '../../ui';
 import { hubHref, useHubs, useSpokes, type Hub } from './api';
 import { SpokesTable } from './spokes';
 
@@ -35,7 +35,7 @@ export function HubsScreen({ org }: { org: string }) {
                 { header: 'Nodes', cell: (h) => h.nodeCount },
                 { header: 'Status', cell: phaseOf },
                 { header: 'Platform features', cell: featureList },
-                { header: 'Enrolled', cell: (h) => when(h.createdAt) },
+                { header: 'Enrolled', cell: (h) => when(h.createdAt), value: (h) => instant(h.createdAt) },
               ]}
             />
           </Section>

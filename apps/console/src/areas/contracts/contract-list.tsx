@@ -20,7 +20,7 @@ export function ContractsTable({
     { header: 'Contract', cell: (c) => <Link to={`${base}/${c.id}`}>{contractTitle(c)}</Link> },
     ...(showOwner ? [{ header: 'Owner', cell: (c: Contract) => c.orgOrUser }] : []),
     { header: 'Features', cell: (c) => c.features.join(', ') || '—' },
-    { header: 'Term', cell: (c) => term(c) },
+    { header: 'Term', cell: (c) => term(c), value: (c) => c.start },
     { header: 'Status', cell: (c) => contractState(c) },
     { header: 'Clusters', cell: (c) => c.clusters.length },
     {

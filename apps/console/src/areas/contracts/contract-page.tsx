@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { Section, Show, Table, when, type Column } from '../../ui';
+import { Section, Show, Table, instant, when, type Column } from '../../ui';
 import type { Loaded } from '../../ui/data';
 import { BindCluster, BoundClusters } from './clusters';
 import { QuotaSection, readingFromAudit, readingFromRefusal, type QuotaReading } from './quota';
@@ -150,7 +150,7 @@ function AuditTrail({ audit, contract }: { audit: Loaded<AuditEvent[]>; contract
       return name && name !== uuid ? `${name} (${uuid})` : uuid;
     });
   const columns: Column<AuditEvent>[] = [
-    { header: 'When', cell: (e) => when(e.createdUnix) },
+    { header: 'When', cell: (e) => when(e.createdUnix), value: (e) => instant(e.createdUnix) },
     { header: 'By', cell: (e) => e.addedBy },
     { header: 'Event', cell: (e) => named(e.event) },
   ];

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { Field, Form, Outcome, Section, Show, Table, useAction, when } from '../../ui';
+import { Field, Form, Outcome, Section, Show, Table, useAction, instant, when } from '../../ui';
 import { Choices } from '../../ui/choices';
 import { ConfirmButton } from '../../ui/controls';
 import {
@@ -155,7 +155,7 @@ export function Deliveries({ routes }: { routes: NoticeRoutes }) {
             rowKey={(d) => d.id}
             empty="none yet."
             columns={[
-              { header: 'When', cell: (d) => when(d.createdAt) },
+              { header: 'When', cell: (d) => when(d.createdAt), value: (d) => instant(d.createdAt) },
               { header: 'Event', cell: (d) => eventLabel(d.event) },
               { header: 'Contract', cell: (d) => d.contractId || '—' },
               { header: 'Endpoint', cell: (d) => <code>{d.url}</code> },
@@ -188,7 +188,7 @@ export function Mails() {
             rowKey={(m) => m.id}
             empty="none yet."
             columns={[
-              { header: 'When', cell: (m) => when(m.createdAt) },
+              { header: 'When', cell: (m) => when(m.createdAt), value: (m) => instant(m.createdAt) },
               { header: 'To', cell: (m) => m.recipient },
               {
                 header: 'Subject',

@@ -51,8 +51,10 @@ export const OWNER_HOLDS = [
   'access',
   'manage_owners',
   'edit',
+  'delete',
   'admin',
   'create_role',
+  'view_role',
   'edit_role',
   'delete_role',
   'create_team',
@@ -66,8 +68,12 @@ export const OWNER_HOLDS = [
   'revoke_bus_token',
   'list_access_token',
   'delete_access_token',
+  'view_avatar',
+  'update_avatar',
+  'delete_avatar',
+  'view_contracts_mgmt',
 ];
-export const MEMBER_HOLDS = ['member', 'access', 'list_team', 'view_team'];
+export const MEMBER_HOLDS = ['member', 'access', 'view_role', 'list_team', 'view_team', 'view_avatar'];
 
 const list =
   (items: unknown[]): Answer =>

@@ -70,7 +70,7 @@ function RoleTable({ org, roles, teams, mayDelete }: { org: string; roles: Role[
           { header: 'Description', cell: (r) => r.description || '—' },
           { header: 'Permissions', cell: (r) => r.permissions.map(permissionName).join(', ') || '—' },
           { header: 'Teams', cell: (r) => nameList(r.team_ids, teamNames) },
-          { header: 'Held by', cell: (r) => <Holders org={org} role={r} /> },
+          { header: 'Held by', cell: (r) => <Holders org={org} role={r} />, sortable: false },
           ...(mayDelete
             ? [
                 {

@@ -46,7 +46,7 @@ function TeamTable({ org, teams, roles }: { org: string; teams: Team[]; roles: R
         { header: 'Permission', cell: (t) => t.permission },
         { header: 'Type', cell: (t) => t.type },
         { header: 'Custom roles', cell: (t) => nameList(roleIdsOf(t), roleNames) },
-        { header: 'Members', cell: (t) => <MemberCount org={org} teamid={t.id} /> },
+        { header: 'Members', cell: (t) => <MemberCount org={org} teamid={t.id} />, sortable: false },
       ]}
     />
   );

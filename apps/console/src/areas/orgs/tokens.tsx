@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { ApiError, type Schema } from '../../api/client';
 import type { Loaded } from '../../ui/data';
-import { Outcome, Section, Show, Table, useAction, when } from '../../ui';
+import { Outcome, Section, Show, Table, useAction, instant, when } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
 import { fetchAccessTokens, fetchBusTokens, orgKeys, useDeleteAccessToken, useOrgAllowed, useRevokeBusToken } from './api';
 import { useOrgName } from './org-data';
@@ -103,7 +103,7 @@ function AccessTokens({ org }: { org: string }) {
             columns={[
               { header: 'Name', cell: (t) => t.name },
               { header: 'Ends with', cell: (t) => <code>…{t.tokenLastEight}</code> },
-              { header: 'Created', cell: (t) => when(t.createdAt) },
+              { header: 'Created', cell: (t) => when(t.createdAt), value: (t) => instant(t.createdAt) },
               { header: 'Used', cell: (t) => (t.hasRecentActivity ? 'in the last 7 days' : t.hasUsed ? 'earlier' : 'never') },
               { header: 'Expires', cell: (t) => (t.expDate ? when(t.expDate) : 'never') },
               {
