@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, string> = {
   http: 'http.ts',
   ingestion: 'ingestion.ts',
   licenses: 'licenses.ts',
+  'sign-in': 'sign-in.ts',
   'usage-reports': 'usage-reports.ts',
 };
 

@@ -1,10 +1,9 @@
-import crypto from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
-import { hashPassword, PasswordCheckGate, verifyPassword } from '../src/identity/passwords';
+import { hashPassword, PASSWORD_THREADS, PasswordCheckGate, verifyPassword } from '../src/identity/passwords';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 
 /** The code an authenticator app shows `steps` 30-second steps from now (the check takes one step either side). */
@@ -15,8 +14,9 @@ describe('orgs-teams: failed password checks per account', () => {
   let authz: AuthzStub;
   let app: AppUnderTest;
   let client: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
-  const realScrypt = crypto.scrypt;
-  const scrypt = jest.spyOn(crypto, 'scrypt');
+  // Every scrypt derivation of the process goes through its password threads.
+  const realScrypt = PASSWORD_THREADS.derive.bind(PASSWORD_THREADS);
+  const scrypt = jest.spyOn(PASSWORD_THREADS, 'derive');
   const ids: Record<string, number> = {};
   const signIn = (username: string, password: string, otp?: string) => client.authenticateBasic({ username, password, otp });
   /** Signs in and counts the scrypt derivations it took. */
@@ -99,13 +99,14 @@ describe('orgs-teams: failed password checks per account', () => {
     const tally = () => {
       if (answered + waiting.length === attempts.length) allIn();
     };
-    scrypt.mockImplementation(((...args: unknown[]) => {
+    scrypt.mockImplementation((...args) => {
       hashed += 1;
-      const run = () => (realScrypt as (...a: unknown[]) => void)(...args);
-      if (!holding) return run();
-      waiting.push(run);
-      tally();
-    }) as typeof crypto.scrypt);
+      if (!holding) return realScrypt(...args);
+      return new Promise<Buffer>((resolve, reject) => {
+        waiting.push(() => void realScrypt(...args).then(resolve, reject));
+        tally();
+      });
+    });
     try {
       const outcomes = attempts.map((attempt) =>
         attempt()

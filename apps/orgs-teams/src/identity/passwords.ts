@@ -1,15 +1,17 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { TooManyRequestsError } from '@platform/errors';
+import { PasswordThreads } from './password-threads';
 
 // scrypt is memory-hard; N=2^15, r=8 uses 32 MiB per hash, ~60 ms here. Parameters are stored with the
 // hash so they can be raised later without breaking existing passwords.
 const PARAMS = { N: 1 << 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
-function derive(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, { ...opts, maxmem: 128 * opts.N! * opts.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+/** The process's threads for scrypt (password-threads.ts): a sign-in's derivation never runs on the event loop's thread. */
+export const PASSWORD_THREADS = new PasswordThreads();
+
+function derive(password: string, salt: Buffer, opts: { N: number; r: number; p: number }): Promise<Buffer> {
+  return PASSWORD_THREADS.derive(password, salt, KEY_LENGTH, { ...opts, maxmem: 128 * opts.N * opts.r * 2 });
 }
 
 /** Hashes a password as `scrypt$N$r$p$salt$key` (base64 parts). */
@@ -55,8 +57,8 @@ export class PasswordCheckGate {
 }
 
 /**
- * The process's gate: libuv's thread pool runs 4 derivations at once (more would wait there), and 32 waiting take
- * a few seconds on a busy 2-core machine, well inside the gateway's 10 s deadline.
+ * The process's gate: 4 checks at once handed to the password threads (which run as many as they have threads and
+ * queue the rest), and 32 waiting take a few seconds on a busy 2-core machine, well inside the gateway's 10 s deadline.
  */
 const PASSWORD_CHECKS = new PasswordCheckGate(4, 32);
 
