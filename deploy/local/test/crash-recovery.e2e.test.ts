@@ -72,8 +72,8 @@ describe.each([
       const team = await call(back.url, auth, 'POST', '/orgs/acme/teams', { name: 'ops', type: 'general' });
       expect(team.status).toBe(201);
       expect((await call(back.url, auth, 'GET', `/teams/${team.body.id}`)).status).toBe(200);
-      // The name is the org's, not a stray row's: creating it again is a conflict, deleting it works.
-      expect((await call(back.url, auth, 'POST', '/orgs', { username: 'acme' })).status).toBe(409);
+      // The name is the org's, not a stray row's: creating it again is refused as taken (Gitea's 422), deleting it works.
+      expect((await call(back.url, auth, 'POST', '/orgs', { username: 'acme' })).status).toBe(422);
       expect((await call(back.url, auth, 'DELETE', '/orgs/acme')).status).toBe(204);
       expect((await call(back.url, auth, 'GET', '/orgs/acme')).status).toBe(404);
     } finally {

@@ -69,10 +69,10 @@ describe('organizations, members and public members over HTTP', () => {
       expect((await api('carol', 'POST', '/orgs', { username: 'carolcorp' })).body).toMatchObject({ orgType: 0, visibility: 'public' });
     });
 
-    it('answers 401 without a token, 409 for a taken name, 422 for a bad body and 400 for a bad orgType', async () => {
+    it('answers 401 without a token, 422 for a taken name (as Gitea), 422 for a bad body and 400 for a bad orgType', async () => {
       expect(await status(undefined, 'POST', '/orgs', { username: 'nobody' })).toBe(401);
-      expect(await status('bob', 'POST', '/orgs', { username: 'ACME' })).toBe(409);
-      expect(await status('bob', 'POST', '/orgs', { username: 'carol' })).toBe(409);
+      expect(await api('bob', 'POST', '/orgs', { username: 'ACME' })).toMatchObject({ status: 422, body: { message: 'the name ACME is already taken' } });
+      expect(await status('bob', 'POST', '/orgs', { username: 'carol' })).toBe(422);
       expect(await status('bob', 'POST', '/orgs', {})).toBe(422);
       expect(await status('bob', 'POST', '/orgs', { username: 'no spaces' })).toBe(422);
       const bad = await api('bob', 'POST', '/orgs', { username: 'weird', orgType: 'secret' });
@@ -311,7 +311,7 @@ describe('organizations, members and public members over HTTP', () => {
         username: 'platform-admins',
         visibility: 'private',
       });
-      expect(await status('root', 'POST', '/orgs', { username: 'platform-admins' })).toBe(409);
+      expect(await status('root', 'POST', '/orgs', { username: 'platform-admins' })).toBe(422);
       const owners = await teamId('root', 'platform-admins', 'Owners');
       expect(await status('root', 'PUT', `/teams/${owners}/members/alice`)).toBe(204);
       const refused = await api('alice', 'DELETE', '/orgs/platform-admins/members/root');

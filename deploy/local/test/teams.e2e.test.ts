@@ -83,14 +83,14 @@ describe('teams over HTTP', () => {
       ]);
     });
 
-    it('answers 400 for a bad type, name or permission, 409 for a taken name and 422 without a name', async () => {
+    it('answers 400 for a bad type, name or permission, 422 for a taken name (as Gitea) and 422 without a name', async () => {
       const badType = await api('alice', 'POST', '/orgs/globex/teams', { name: 'qa', type: 'database' });
       expect(badType).toMatchObject({ status: 400, body: { message: 'type must be one of kubernetes, general' } });
       expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'qa', type: '' })).toBe(400);
       expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'q a!', type: 'general' })).toBe(400);
       expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'qa', type: 'general', permission: 'owner' })).toBe(400);
-      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'DEVS', type: 'general' })).toBe(409);
-      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'owners', type: 'general' })).toBe(409);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'DEVS', type: 'general' })).toBe(422);
+      expect(await status('alice', 'POST', '/orgs/globex/teams', { name: 'owners', type: 'general' })).toBe(422);
       expect(await status('alice', 'POST', '/orgs/globex/teams', { type: 'general' })).toBe(422);
       expect((await api('alice', 'GET', '/orgs/globex/teams')).body).toHaveLength(3);
     });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TEXT_LIMITS as L, TOKEN_ACCESS_SCOPES } from '@platform/service-kit';
 import { presentedToken } from '../../authentication';
+import { takenNameIs422 } from '../../gitea';
 import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJsonFor } from './presenters';
@@ -50,8 +51,9 @@ export const identityRoutes = [
     requires: [{ on: 'site', permission: 'admin:site' }],
     body: { schema: CreateUserOption },
     response: { status: 201, schema: UserJson },
+    errors: [{ status: 422, description: 'when the login or the email is taken, as Gitea answers' }],
     async handle({ body }, { backends, caller }) {
-      const user = await backends.orgsTeams.identity.createUser({
+      const created = backends.orgsTeams.identity.createUser({
         username: body.username,
         email: body.email,
         password: body.password,
@@ -59,7 +61,7 @@ export const identityRoutes = [
         mustChangePassword: body.must_change_password ?? false,
         isAdmin: false,
       });
-      return { body: userJsonFor(user, caller) };
+      return { body: userJsonFor(await takenNameIs422(created, 'username'), caller) };
     },
   }),
   route({

@@ -4,6 +4,7 @@ import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement, type Route } from '../../route';
+import { takenNameIs422 } from '../../gitea';
 import { orgInPath } from '../../targets';
 import { UserJson, userJsonFor } from '../identity/presenters';
 import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
@@ -29,7 +30,27 @@ const OrgFields = {
     .refine((v) => v === '' || z.email().safeParse(v).success, 'must be an email address')
     .optional(),
 };
-const CreateOrgOption = z.object({ username: z.string().min(1).max(L.login), ...OrgFields });
+export const CreateOrgOption = z.object({ username: z.string().min(1).max(L.login), ...OrgFields });
+
+/** A taken name is Gitea's 422 (docs/gitea-dialect.md), not the service's 409. */
+export const TAKEN_ORG_NAME = { status: 422, description: 'when the name is taken by a user or an organization (any case), as Gitea answers' };
+
+/** Creates an organization owned by `ownerId` (its Owners team's only member), as `POST /orgs` and the admin's create do. */
+export async function createOrgFor(backends: EdgeContext['backends'], ownerId: number, body: z.output<typeof CreateOrgOption>) {
+  const created = backends.orgsTeams.organizations.createOrg({
+    creatorId: ownerId,
+    username: body.username,
+    fullName: body.full_name ?? '',
+    description: body.description ?? '',
+    website: body.website ?? '',
+    location: body.location ?? '',
+    orgType: body.orgType ?? '',
+    visibility: body.visibility ?? '',
+    managerEndpoint: body.managerManagementClusterEndPoint ?? '',
+    email: body.email ?? '',
+  });
+  return takenNameIs422(created, 'username');
+}
 const EditOrgOption = z.object(OrgFields);
 
 const Org = z.object({ orgname: p.login });
@@ -253,20 +274,9 @@ export const organizationRoutes: Route[] = [
     ],
     body: { schema: CreateOrgOption },
     response: { status: 201, schema: OrganizationJson },
+    errors: [TAKEN_ORG_NAME],
     async handle({ body }, { backends, caller }) {
-      const org = await backends.orgsTeams.organizations.createOrg({
-        creatorId: caller.id,
-        username: body.username,
-        fullName: body.full_name ?? '',
-        description: body.description ?? '',
-        website: body.website ?? '',
-        location: body.location ?? '',
-        orgType: body.orgType ?? '',
-        visibility: body.visibility ?? '',
-        managerEndpoint: body.managerManagementClusterEndPoint ?? '',
-        email: body.email ?? '',
-      });
-      return { body: orgJson(org) };
+      return { body: orgJson(await createOrgFor(backends, caller.id, body)) };
     },
   }),
   route({

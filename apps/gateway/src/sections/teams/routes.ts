@@ -3,6 +3,7 @@ import { InputError, NotFoundError, quote } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/service-kit';
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
+import { takenNameIs422 } from '../../gitea';
 import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Grant, type Requirement, type Route } from '../../route';
 import { organizationOfTeam, orgInPath, teamInPath, teamWithRolesInPath } from '../../targets';
@@ -265,9 +266,10 @@ export const teamRoutes: Route[] = [
     body: { schema: CreateTeamOption },
     gives: { describe: TEAM_GRANTS.describe, of: ({ body }, { target }) => TEAM_GRANTS.of(target.id, body) },
     response: { status: 201, schema: TeamJson },
+    errors: [{ status: 422, description: 'when the organization has a team of that name (any case), as Gitea answers' }],
     async handle({ body }, { backends, target }) {
       checkTeamTexts(body);
-      const team = await backends.orgsTeams.organizations.createTeam({
+      const created = backends.orgsTeams.organizations.createTeam({
         orgId: target.id,
         name: body.name,
         type: body.type,
@@ -276,7 +278,7 @@ export const teamRoutes: Route[] = [
         units: wrapUnits(body.units),
         roleIds: wrapRoles(body.assignedRoleIDs, body.assignedRoleUntil),
       });
-      return { body: teamJson(team) };
+      return { body: teamJson(await takenNameIs422(created, 'name')) };
     },
   }),
   ...TEAM_ACTIONS.map(teamAction),
