@@ -195,10 +195,12 @@ describe('orgs-teams', () => {
         message: 'user is not active',
       });
       await db.table('accounts').where({ id: user!.id }).update({ active: true, prohibit_login: true });
+      // Prohibited from logging in is Gitea's 403: the credential is right, the account may not use it.
       await expect(client.authenticate({ token: token.sha1 })).rejects.toMatchObject({
-        kind: 'unauthenticated',
+        kind: 'not-allowed',
         message: 'user is prohibited from logging in',
       });
+      await expect(client.authenticateBasic({ username: 'Alice', password: 'password1' })).rejects.toMatchObject({ kind: 'not-allowed' });
       await db.table('accounts').where({ id: user!.id }).update({ prohibit_login: false });
     });
 

@@ -136,7 +136,10 @@ describe('user administration and one’s own account', () => {
     const basicAnn = { authorization: basic('ann', 'ann-password') };
     expect((await api(undefined, 'POST', '/users/ann/tokens', { name: 'x' }, basicAnn)).status).toBe(401);
     await api('root', 'PATCH', '/admin/users/ann', { active: true, prohibit_login: true });
-    expect(await api('ann', 'GET', '/user')).toMatchObject({ status: 401, body: { message: 'user is prohibited from logging in' } });
+    // Prohibited from logging in is 403, as Gitea answers it: the token and the password are right, the account may not use them.
+    expect(await api('ann', 'GET', '/user')).toMatchObject({ status: 403, body: { message: 'user is prohibited from logging in' } });
+    expect(await api(undefined, 'POST', '/users/ann/tokens', { name: 'x' }, basicAnn)).toMatchObject({ status: 403, body: { message: 'user is prohibited from logging in' } });
+    expect((await api(undefined, 'POST', '/users/ann/tokens', { name: 'x' }, { authorization: basic('ann', 'wrong-password') })).status).toBe(401);
     await api('root', 'PATCH', '/admin/users/ann', { prohibit_login: false });
     expect((await api('ann', 'GET', '/user')).status).toBe(200);
   });

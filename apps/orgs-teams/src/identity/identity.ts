@@ -140,9 +140,13 @@ export async function assertAddressTrusted(db: Database, row: Pick<AccountRow, '
 }
 
 /** Refuses accounts that may not authenticate. */
-function assertMayLogIn(row: AccountRow): void {
+/**
+ * An inactive account is refused as an unknown credential is (401); one prohibited from logging in is 403, as Gitea
+ * answers it (docs/gitea-dialect.md): the credential is right, the account may not use it.
+ */
+export function assertMayLogIn(row: Pick<AccountRow, 'active' | 'prohibit_login'>): void {
   if (!row.active) throw new NotAuthenticatedError('user is not active');
-  if (row.prohibit_login) throw new NotAuthenticatedError('user is prohibited from logging in');
+  if (row.prohibit_login) throw new NotAllowedError('user is prohibited from logging in');
 }
 
 /** Last use is recorded at most once a minute, so authentication stays one read on busy clients. */

@@ -4,7 +4,7 @@ import { unixSeconds, type Database } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import type { FailureLimiter, Logger } from '@platform/service-kit';
 import { changed } from '../changes';
-import { toUser, USER_COLUMNS, type AccountRow, type Identity } from './identity';
+import { assertMayLogIn, toUser, USER_COLUMNS, type AccountRow, type Identity } from './identity';
 import { hashToken } from './tokens';
 import type { EmailVerification } from './email-verification';
 
@@ -124,8 +124,7 @@ export class Sessions {
       throw new NotAuthenticatedError('session expired');
     }
     const account = row as AccountRow;
-    if (!account.active) throw new NotAuthenticatedError('user is not active');
-    if (account.prohibit_login) throw new NotAuthenticatedError('user is prohibited from logging in');
+    assertMayLogIn(account);
     // Last use is written at most once a minute (sooner with a short idle timeout), so a busy console costs one read.
     const every = Math.min(60_000, (this.lifetimes.idleSeconds * 1000) / 10);
     if (Date.now() - new Date(session.last_used_at).getTime() > every) {
