@@ -177,7 +177,7 @@ describe('Notices', () => {
   });
 
   const store = () => ContractsStore.create(db);
-  function wire(settings: { smtpUrl?: string; allowPrivate?: boolean; mailer?: Mailer } = {}) {
+  function wire(settings: { smtpUrl?: string; allowPrivate?: boolean; mailer?: Mailer; retryBaseMs?: number } = {}) {
     mailer =
       settings.mailer ??
       smtpMailer({
@@ -192,7 +192,7 @@ describe('Notices', () => {
       box,
       {
         WEBHOOK_ALLOW_PRIVATE_ADDRESSES: settings.allowPrivate ?? true,
-        WEBHOOK_RETRY_BASE_MS: 20,
+        WEBHOOK_RETRY_BASE_MS: settings.retryBaseMs ?? 20,
         WEBHOOK_MAX_ATTEMPTS: 3,
         WEBHOOK_DISABLE_AFTER_FAILURES: 4,
         NOTIFICATIONS_CA_CERT: tls.cert,
@@ -259,6 +259,8 @@ describe('Notices', () => {
       // A redelivered report (the same usage seen again) decides nothing new.
       await notices.sweep();
     }
+    // Each recipient's mail is a delivery of its own, attempted by the mail pass each send starts.
+    await notices.mailsIdle();
     for (const who of ['client@acme.test', 'admin@platform.test']) {
       const got = mailsTo(who);
       expect(got.map(subject)).toEqual([
@@ -283,53 +285,138 @@ describe('Notices', () => {
       ['delivered', 200],
     ]);
     expect(await webhooks.deliveries(7, 10)).toEqual([]);
+    // The delivery log has a line per webhook delivery and per recipient's mail, newest first.
+    const lines = (await notices.deliveries(ORG, 50)).filter((d) => d.contractId === c.id);
+    expect(lines.filter((d) => d.channel === 'webhook')).toHaveLength(3);
+    expect(
+      lines
+        .filter((d) => d.channel === 'mail')
+        .map((d) => [d.recipient, d.status, d.attempts, d.lastError])
+        .sort(),
+    ).toEqual(
+      ['admin@platform.test', 'client@acme.test'].flatMap((who) => Array.from({ length: 3 }, () => [who, 'delivered', 1, ''])),
+    );
+    expect(await notices.deliveries(7, 10)).toEqual([]);
     const audit = (await contracts.auditTrail.of(c.id, 0)).map((e) => e.event).filter((e) => e.startsWith('quota-notice'));
     expect(audit).toHaveLength(3);
   });
 
-  it('a decision survives its send failing (SMTP down): the outbox relay sends it later, once per recipient', async () => {
-    let down = true;
+  /** A mailer on the test SMTP server that refuses to connect while `state.down`. */
+  const flakyMailer = (state: { down: boolean }): Mailer => {
     const real = smtpMailer({ SMTP_URL: smtpUrl(), SMTP_FROM: 'p@platform.test', SMTP_REQUIRE_TLS: true, NOTIFICATIONS_CA_CERT: tls.cert });
-    wire({
-      mailer: {
-        send: async (m) => {
-          if (down) throw new Error('connect ECONNREFUSED');
-          return real.send(m);
-        },
-        close: () => real.close(),
+    return {
+      send: async (m) => {
+        if (state.down) throw new Error('connect ECONNREFUSED 127.0.0.1:587');
+        return real.send(m);
       },
-    });
-    const c = await contract({
+      close: () => real.close(),
+    };
+  };
+  const ending = (contact: string, finance: string, days: number) =>
+    contract({
       startUnix: now - 10 * DAY,
-      endUnix: now + 6 * DAY,
+      endUnix: now + days * DAY,
       emails: {
-        contactPerson: ['boss@acme.test'],
+        contactPerson: [contact],
         signingAuthority: [],
         licenseUsers: [],
-        financeTeam: ['money@acme.test'],
+        financeTeam: [finance],
         usageAlertClient: [],
         usageAlertAdmin: [],
       },
     });
+
+  it('SMTP down holds up no webhook: it is delivered at its first attempt, the mails are retried on their own, each a line of the delivery log', async () => {
+    const smtpState = { down: true };
+    // A first retry a second after a failure: the window the webhook must go within.
+    wire({ mailer: flakyMailer(smtpState), retryBaseMs: 1_000 });
+    await endpoint('smtp-down', ['contract.expiring']);
+    const decidedAt = Date.now();
+    const c = await ending('boss@acme.test', 'money@acme.test', 6);
     expect(await notices.sweep()).toBeGreaterThanOrEqual(1);
+    // The webhook's first attempt, before any retry is due: nothing waited on the mail server.
+    await webhooks.pass();
+    await webhooks.idle();
+    await notices.mailsIdle();
+    expect(hooks.filter((h) => h.body.data.contractId === c.id).map((h) => h.body.data.days)).toEqual([6]);
     expect(mailsTo('boss@acme.test')).toHaveLength(0);
-    expect(await db.table('outbox').count({ n: '*' }).first()).toMatchObject({ n: expect.anything() });
-    down = false;
-    await notices.sweep();
-    // Past the failed entry's backoff (one relay interval), the relay sends it.
-    await new Promise((r) => setTimeout(r, 50));
-    await outbox.relay();
-    await outbox.relay();
-    for (const who of ['boss@acme.test', 'money@acme.test']) {
-      const got = mailsTo(who);
-      // Ending in 6 days: the 7-day notice only; the 30-day mark is passed, recorded, not sent.
-      expect(got.map(subject)).toEqual([`contract ${c.id} of acme ends in 6 days`]);
-    }
+    const line = (d: { channel: string; recipient: string; url: string; status: string; attempts: number; responseCode: number }) => [
+      d.channel,
+      d.recipient || d.url,
+      d.status,
+      d.attempts,
+      d.responseCode,
+    ];
+    const logOf = async () => (await notices.deliveries(ORG, 50)).filter((d) => d.contractId === c.id);
+    let log = await logOf();
+    expect(log.map(line).sort()).toEqual([
+      ['mail', 'boss@acme.test', 'pending', 1, 0],
+      ['mail', 'money@acme.test', 'pending', 1, 0],
+      ['webhook', `${receiverUrl}/smtp-down`, 'delivered', 1, 200],
+    ]);
+    expect(log.filter((d) => d.channel === 'mail').every((d) => /ECONNREFUSED/.test(d.lastError) && d.event === 'contract.expiring')).toBe(
+      true,
+    );
+    expect(Date.now() - decidedAt).toBeLessThan(1_000);
+    // The mails come again after their backoff, by themselves (no outbox entry, no new send), once SMTP is back.
+    smtpState.down = false;
+    await eventually(async () => {
+      await notices.mailPass();
+      for (const who of ['boss@acme.test', 'money@acme.test']) expect(mailsTo(who).map(subject)).toEqual([`contract ${c.id} of acme ends in 6 days`]);
+    });
+    log = await logOf();
+    expect(log.map(line).sort()).toEqual([
+      ['mail', 'boss@acme.test', 'delivered', 2, 0],
+      ['mail', 'money@acme.test', 'delivered', 2, 0],
+      ['webhook', `${receiverUrl}/smtp-down`, 'delivered', 1, 200],
+    ]);
+    expect(log.every((d) => d.lastError === '')).toBe(true);
+    // A redelivered send (the outbox applying its effect again) has the effect of one.
+    const sent = await db.table('notices').where({ contract_id: c.id, sent: true });
+    expect(sent).toHaveLength(1);
+    await notices.send(Number(sent[0].id));
+    await webhooks.pass();
+    await notices.mailPass();
+    await notices.mailsIdle();
+    expect(mailsTo('boss@acme.test')).toHaveLength(1);
+    expect(mailsTo('money@acme.test')).toHaveLength(1);
+    expect(hooks.filter((h) => h.body.data.contractId === c.id)).toHaveLength(1);
     const rows = await db.table('notices').where({ contract_id: c.id }).orderBy('mark');
     expect(rows.map((r: { kind: string; mark: number; sent: boolean }) => [r.kind, r.mark, r.sent])).toEqual([
       ['contract.expiring', 7, true],
       ['contract.expiring', 30, false],
     ]);
+    // The mails list shows the sent ones; a mail not sent yet is only in the delivery log.
+    expect((await notices.mails(ORG, 200)).filter((m) => m.contractId === c.id).map((m) => m.status)).toEqual(['sent', 'sent']);
+  });
+
+  it('gives a mail up after WEBHOOK_MAX_ATTEMPTS, its error in the delivery log, and tells the readers after each pass', async () => {
+    const smtpState = { down: true };
+    wire({ mailer: flakyMailer(smtpState) });
+    const c = await ending('gone@acme.test', 'gone-too@acme.test', 5);
+    let announced = 0;
+    // Started as the app starts it: a sweep now, and the mails due attempted every WEBHOOK_RETRY_BASE_MS (20 ms here).
+    notices.start(3_600_000, async () => {
+      announced += 1;
+    });
+    try {
+      await eventually(async () => {
+        const mine = (await notices.deliveries(ORG, 50)).filter((d) => d.contractId === c.id && d.channel === 'mail');
+        expect(mine.map((d) => [d.recipient, d.status, d.attempts]).sort()).toEqual([
+          ['gone-too@acme.test', 'failed', 3],
+          ['gone@acme.test', 'failed', 3],
+        ]);
+        expect(mine.every((d) => /ECONNREFUSED/.test(d.lastError))).toBe(true);
+      });
+      expect(announced).toBeGreaterThanOrEqual(3);
+      // Given up, it is attempted no more, even once the server is back.
+      smtpState.down = false;
+      await notices.mailPass();
+      expect(mailsTo('gone@acme.test')).toHaveLength(0);
+      expect((await notices.mails(ORG, 200)).filter((m) => m.contractId === c.id)).toEqual([]);
+    } finally {
+      await notices.stop();
+    }
   });
 
   it('keeps mails when no SMTP server is set, for the console', async () => {
@@ -347,6 +434,7 @@ describe('Notices', () => {
       },
     });
     await notices.sweep();
+    await notices.mailsIdle();
     const kept = (await notices.mails(ORG, 50)).filter((m) => m.contractId === c.id);
     expect(kept).toEqual([
       expect.objectContaining({ recipient: 'kept@acme.test', status: 'kept', subject: `contract ${c.id} of acme ends in 1 day` }),

@@ -209,12 +209,22 @@ describe('quota and expiry notifications on the whole platform', () => {
     // Without disableLicenseOnLimitReached, the 100% mail says licenses are still issued.
     expect(mailsTo('ops@thresholds.test')[2].raw).toMatch(/still/i);
     expect(hooksOf(id).map((h) => h.body.data.threshold)).toEqual([50, 80, 100]);
-    const deliveries = (await call('GET', '/admin/notifications/deliveries')).body as { contractId: number; status: string; responseCode: number }[];
-    expect(deliveries.filter((d) => d.contractId === id).map((d) => [d.status, d.responseCode])).toEqual([
+    type Line = { channel: string; contractId: number; status: string; responseCode: number; recipient: string; url: string };
+    const deliveries = (await call('GET', '/admin/notifications/deliveries')).body as Line[];
+    expect(deliveries.filter((d) => d.contractId === id && d.channel === 'webhook').map((d) => [d.status, d.responseCode])).toEqual([
       ['delivered', 200],
       ['delivered', 200],
       ['delivered', 200],
     ]);
+    // Each recipient's mail is a line of its own, in the site's log and in the organization's (whose contract it is).
+    const mailLines = async (path: string) =>
+      ((await call('GET', path)).body as Line[])
+        .filter((d) => d.contractId === id && d.channel === 'mail')
+        .map((d) => [d.recipient, d.status, d.url])
+        .sort();
+    const expected = ['billing@thresholds.test', 'ops@thresholds.test'].flatMap((to) => Array.from({ length: 3 }, () => [to, 'delivered', '']));
+    await eventually(async () => JSON.stringify(await mailLines('/admin/notifications/deliveries')) === JSON.stringify(expected), 10_000);
+    expect(await mailLines('/orgs/demo/notifications/deliveries')).toEqual(expected);
   }, 90_000);
 
   it('tells the contact person and the finance team of a contract ending in 7 days, once', async () => {

@@ -49,9 +49,16 @@ export function smtpMailer(settings: SmtpSettings): Mailer {
     greetingTimeout: 10_000,
     socketTimeout: 20_000,
   });
+  // A failure's message is kept in the delivery log and logged: it must never carry the credentials.
+  const password = url.password ? decodeURIComponent(url.password) : '';
   return {
     async send(mail) {
-      await transport.sendMail({ from: settings.SMTP_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      try {
+        await transport.sendMail({ from: settings.SMTP_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      } catch (err) {
+        const message = (err as Error)?.message ?? String(err);
+        throw new Error(password ? message.split(password).join('***') : message);
+      }
       return 'sent';
     },
     close: () => transport.close(),

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Database, EffectHandler, Outbox } from '@platform/db';
+import { LeaseQueue, type Database, type EffectHandler, type Outbox } from '@platform/db';
 import type { notificationsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import type { ContractRow, ContractsStore } from '../contracts/contracts-store';
@@ -19,19 +19,45 @@ const RECIPIENTS: Record<EventKind, string[]> = {
 };
 const SEND = 'notice.send';
 const SECONDS = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
+const MAX_BACKOFF_MS = 3_600_000;
+/**
+ * Mails taken for one round of attempts, and how long they belong to it: an attempt can take some 40 s when the SMTP
+ * server does not answer (nodemailer's connection, greeting and socket timeouts), so a lease outlasts a whole round.
+ */
+const MAILS_PER_CLAIM = 4;
+const MAIL_LEASE_MS = 180_000;
+
+interface MailRow {
+  id: string | number;
+  notice_id: string | number | null;
+  recipient: string;
+  subject: string;
+  text: string;
+  html: string;
+  attempts: number;
+}
 
 /**
  * Contract notices (docs/notifications.md): a sweep checks every running contract with a quota against what its
  * clusters reported, and every contract against its end. Each threshold (and each of 30, 7 and 1 days before the
  * end) is decided once per contract period: the decision is a `notices` row with a unique key, committed with an
  * outbox entry that sends it, so a crash between deciding and sending leaves the send to the relay, and another
- * sweep or a redelivered report finds the row and decides nothing. Sending records each recipient's mail under a
- * key of its own, so a retried send skips who already got it; webhook deliveries are queued once per endpoint.
+ * sweep or a redelivered report finds the row and decides nothing. Sending queues, in one transaction, a delivery per
+ * recipient's mail (a `notice_mails` row under a key of its own) and per webhook endpoint, so a redelivered send
+ * queues nothing twice; each delivery is then attempted and retried on its own (the same LeaseQueue backoff for
+ * both channels), so a mail server that is down holds up no webhook, and no recipient another.
  */
 export class Notices {
   private outbox?: Outbox;
   private timer?: NodeJS.Timeout;
+  private mailTimer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
+  /** The mail pass in progress, and whether another was asked for meanwhile (a mail queued after its last claim). */
+  private mailing?: Promise<void>;
+  private mailAgain = false;
+  private changed: () => Promise<void> = async () => {};
+  /** The notice mails as work rows: taken for an attempt, retried after doubling waits, as the webhook deliveries are. */
+  private readonly mailQueue: LeaseQueue;
 
   constructor(
     private readonly db: Database,
@@ -41,7 +67,14 @@ export class Notices {
     private readonly mailer: Mailer,
     private readonly webhooks: Webhooks,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.mailQueue = new LeaseQueue(db, {
+      table: 'notice_mails',
+      dueAt: 'next_attempt_at',
+      leaseMs: MAIL_LEASE_MS,
+      backoff: { baseMs: webhooks.settings.WEBHOOK_RETRY_BASE_MS, maxMs: MAX_BACKOFF_MS },
+    });
+  }
 
   /** The outbox effect that sends a decided notice; idempotent. */
   effects(): Record<string, EffectHandler<{ noticeId: number }>> {
@@ -52,8 +85,15 @@ export class Notices {
     this.outbox = outbox;
   }
 
-  /** Sweeps now and then every `intervalMs`; `changed` tells the readers after a sweep that decided notices. */
+  /**
+   * Sweeps now and then every `intervalMs`, and attempts the mails due as often as the webhook deliveries are; `changed`
+   * tells the readers after a sweep that decided notices and after a mail pass that attempted mails.
+   */
   start(intervalMs: number, changed: () => Promise<void> = async () => {}): void {
+    this.changed = changed;
+    this.mailTimer = setInterval(() => this.kickMails(), Math.min(this.webhooks.settings.WEBHOOK_RETRY_BASE_MS, 1_000));
+    this.mailTimer.unref();
+    this.kickMails();
     const run = () =>
       void this.sweep()
         .then(async (decided) => {
@@ -67,7 +107,11 @@ export class Notices {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.mailTimer);
+    this.mailTimer = undefined;
     await this.sweeping?.catch(() => undefined);
+    this.mailAgain = false;
+    await this.mailing;
   }
 
   /** One sweep (joining one in progress); answers how many notices it decided to send. */
@@ -181,17 +225,116 @@ export class Notices {
     });
   }
 
-  /** Sends a decided notice: each recipient's mail once, and its webhook deliveries queued. */
+  /**
+   * Sends a decided notice: queues, in one transaction, each recipient's mail (once: its key is the notice and the
+   * address) and the deliveries to the webhook endpoints hearing about it (once per endpoint), then starts both
+   * channels' passes. Nothing here waits on a mail server or an endpoint, so a redelivered or retried send has the
+   * effect of one and neither channel waits for the other.
+   */
   async send(noticeId: number): Promise<void> {
     const row = await this.db.table('notices').where({ id: noticeId }).first();
     if (!row) return;
     const detail: NoticeDetail = typeof row.detail === 'string' ? JSON.parse(row.detail) : row.detail;
     const kind = row.kind as EventKind;
-    for (const to of detail.recipients)
-      await this.deliverMail(noticeMail(kind, detail, to), detail.ownerId, `notice:${noticeId}:${to}`, noticeId);
     const { recipients: _recipients, ...data } = detail;
     const body = JSON.stringify({ id: `notice_${noticeId}`, type: kind, created: SECONDS(row.created_at), data });
-    if ((await this.webhooks.enqueue(noticeId, detail.ownerId, kind, body)) > 0) this.webhooks.kick();
+    const { mails, hooks } = await this.db.transaction(async (trx) => ({
+      mails: await this.queueMails(
+        detail.recipients.map((to) => ({ mail: noticeMail(kind, detail, to), dedupeKey: `notice:${noticeId}:${to}` })),
+        detail.ownerId,
+        noticeId,
+        trx,
+      ),
+      hooks: await this.webhooks.enqueue(noticeId, detail.ownerId, kind, body, trx),
+    }));
+    if (hooks > 0) this.webhooks.kick();
+    if (mails > 0) this.kickMails();
+  }
+
+  /** Queues mails as pending deliveries, each unless one with its key is already recorded; answers how many were new. */
+  private async queueMails(
+    mails: { mail: Mail; dedupeKey: string }[],
+    ownerId: number,
+    noticeId: number | null,
+    trx: Knex.Transaction,
+  ): Promise<number> {
+    if (mails.length === 0) return 0;
+    const rows = mails.map(({ mail, dedupeKey }) => ({
+      notice_id: noticeId,
+      owner_id: ownerId,
+      recipient: mail.to,
+      subject: mail.subject,
+      status: 'pending',
+      text: mail.text,
+      html: mail.html,
+      dedupe_key: dedupeKey,
+    }));
+    const added = await this.db.table('notice_mails', trx).insert(rows).onConflict('dedupe_key').ignore().returning('id');
+    return added.length;
+  }
+
+  /** Runs a mail pass now; one running runs once more when it ends, so a mail queued meanwhile is not left for the timer. */
+  kickMails(): void {
+    if (this.mailing) {
+      this.mailAgain = true;
+      return;
+    }
+    this.mailAgain = false;
+    this.mailing = this.mailPass()
+      .then(async (attempted) => {
+        if (attempted > 0) await this.changed();
+      })
+      .catch((err) => this.log.error({ err }, 'notice mail pass failed'))
+      .finally(() => {
+        this.mailing = undefined;
+        if (this.mailAgain) this.kickMails();
+      });
+  }
+
+  /** Waits until no mail pass runs (tests). */
+  async mailsIdle(): Promise<void> {
+    while (this.mailing) await this.mailing;
+  }
+
+  /** Attempts every due mail once; answers how many it attempted. */
+  async mailPass(): Promise<number> {
+    let attempted = 0;
+    for (;;) {
+      const due = await this.db.transaction((trx) =>
+        this.mailQueue.take<MailRow>(
+          trx,
+          this.db
+            .table('notice_mails', trx)
+            .where('status', 'pending')
+            .andWhere('next_attempt_at', '<=', new Date())
+            .orderBy('id')
+            .limit(MAILS_PER_CLAIM)
+            .select('id', 'notice_id', 'recipient', 'subject', 'text', 'html', 'attempts'),
+        ),
+      );
+      if (due.length === 0) return attempted;
+      for (const m of due) await this.attemptMail(m);
+      attempted += due.length;
+    }
+  }
+
+  /** One attempt of one mail: sent (or kept) ends it; a failure is noted with its error and retried after the backoff, until given up. */
+  private async attemptMail(m: MailRow): Promise<void> {
+    const attempts = m.attempts + 1;
+    let status: 'sent' | 'kept';
+    try {
+      status = await this.mailer.send({ to: m.recipient, subject: m.subject, text: m.text, html: m.html });
+    } catch (err) {
+      // The server's answer only: never the mail's body, and the mailer keeps SMTP credentials out of its errors.
+      const error = ((err as Error).message || String(err)).slice(0, 500);
+      const giveUp = attempts >= this.webhooks.settings.WEBHOOK_MAX_ATTEMPTS;
+      await this.mailQueue.failed({ id: m.id }, attempts, { status: giveUp ? 'failed' : 'pending', last_error: error, updated_at: new Date() });
+      const about = { mail: Number(m.id), notice: m.notice_id === null ? undefined : Number(m.notice_id), attempts, error };
+      if (giveUp) this.log.error(about, 'gave up a notice mail: the mail server kept failing');
+      else this.log.warn(about, 'could not send a notice mail; it is retried');
+      return;
+    }
+    await this.mailQueue.held({ id: m.id }).update({ status, attempts, last_error: '', updated_at: new Date(), next_attempt_at: new Date() });
   }
 
   /** Sends (or keeps) a mail unless the one with this key already went; throws when the server refuses, so it is retried. */
@@ -206,6 +349,7 @@ export class Notices {
         recipient: mail.to,
         subject: mail.subject,
         status,
+        attempts: 1,
         text: mail.text,
         html: mail.html,
         dedupe_key: dedupeKey,
@@ -214,11 +358,47 @@ export class Notices {
       .ignore();
   }
 
-  /** The mails notices sent or kept, newest first (owner 0: all). */
+  /**
+   * The delivery log of an owner (0: all), newest first: its endpoints' webhook deliveries and its contracts' notice
+   * mails, one line per endpoint or recipient (no mail's body).
+   */
+  async deliveries(ownerId: number, limit: number): Promise<notificationsV1.WebhookDelivery[]> {
+    const n = Math.min(Math.max(limit || 50, 1), 200);
+    const q = this.db
+      .table('notice_mails as m')
+      .join('notices as n', 'n.id', 'm.notice_id')
+      .select('m.id', 'm.recipient', 'm.status', 'm.attempts', 'm.last_error', 'm.created_at', 'm.updated_at', 'm.next_attempt_at')
+      .select('n.contract_id', 'n.kind')
+      .orderBy('m.id', 'desc')
+      .limit(n);
+    if (ownerId) q.where('m.owner_id', ownerId);
+    const mails: notificationsV1.WebhookDelivery[] = (await q).map((r: any) => ({
+      id: Number(r.id),
+      channel: 'mail',
+      recipient: r.recipient,
+      endpointId: 0,
+      url: '',
+      event: r.kind,
+      status: r.status === 'sent' || r.status === 'kept' ? 'delivered' : r.status,
+      attempts: r.attempts,
+      responseCode: 0,
+      lastError: r.last_error,
+      contractId: Number(r.contract_id),
+      createdUnix: SECONDS(r.created_at),
+      updatedUnix: SECONDS(r.updated_at),
+      nextAttemptUnix: SECONDS(r.next_attempt_at),
+    }));
+    const hooks = await this.webhooks.deliveries(ownerId, n);
+    // Each list is newest first; merged by when each line was made (a webhook line first within a second).
+    return [...hooks, ...mails].sort((a, b) => b.createdUnix - a.createdUnix).slice(0, n);
+  }
+
+  /** The mails notices sent or kept, newest first (owner 0: all); those not sent yet, or given up, are in the delivery log. */
   async mails(ownerId: number, limit: number): Promise<notificationsV1.NoticeMail[]> {
     const q = this.db
       .table('notice_mails as m')
       .leftJoin('notices as n', 'n.id', 'm.notice_id')
+      .whereIn('m.status', ['sent', 'kept'])
       .select('m.*', 'n.contract_id')
       .orderBy('m.id', 'desc')
       .limit(Math.min(Math.max(limit || 50, 1), 200));

@@ -4,7 +4,7 @@ import { notificationsV1 } from '@platform/proto';
 import type { Notices } from './notices';
 import type { Webhooks } from './webhooks';
 
-/** NotificationsService: webhook endpoints, their delivery log and the notice mails (docs/notifications.md). */
+/** NotificationsService: webhook endpoints, the delivery log (webhooks and notice mails) and the notice mails (docs/notifications.md). */
 export function notificationsService(notices: Notices, webhooks: Webhooks) {
   return bindService(notificationsV1.NotificationsServiceService, {
     listWebhookEndpoints: async (req) => ({ endpoints: await webhooks.list(req.ownerId) }),
@@ -14,7 +14,7 @@ export function notificationsService(notices: Notices, webhooks: Webhooks) {
       await webhooks.delete(req.ownerId, req.id);
       return {};
     },
-    listWebhookDeliveries: async (req) => ({ deliveries: await webhooks.deliveries(req.ownerId, req.limit) }),
+    listWebhookDeliveries: async (req) => ({ deliveries: await notices.deliveries(req.ownerId, req.limit) }),
     listNoticeMails: async (req) => ({ mails: await notices.mails(req.ownerId, req.limit) }),
     // Other apps' mails (orgs-teams' address verification) take the notices' path: SMTP, else kept for site admins.
     sendMail: async (req) => {

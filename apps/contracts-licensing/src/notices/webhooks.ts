@@ -74,7 +74,8 @@ export class Webhooks {
   constructor(
     private readonly db: Database,
     private readonly secrets: SecretBox,
-    private readonly settings: WebhookSettings,
+    /** Also the notice mails' retries (notices.ts): one backoff and one number of attempts for every channel. */
+    readonly settings: WebhookSettings,
     private readonly hooks: WebhookHooks,
     private readonly log: Logger,
   ) {
@@ -140,6 +141,8 @@ export class Webhooks {
     if (ownerId) q.where('e.owner_id', ownerId);
     return (await q).map((r: any) => ({
       id: Number(r.id),
+      channel: 'webhook',
+      recipient: '',
       endpointId: Number(r.endpoint_id),
       url: r.url,
       event: r.event,

@@ -29,16 +29,21 @@ const CreatedWebhookEndpointJson = WebhookEndpointJson.extend({
   secret: z.string().meta({ description: 'The signing secret (whsec_...), shown this once' }),
 }).meta({ id: 'CreatedWebhookEndpoint' });
 
+/** A line of the delivery log: a notice's delivery to one webhook endpoint, or its mail to one recipient. */
 export const WebhookDeliveryJson = z
   .object({
-    id: z.number().int(),
-    endpointId: z.number().int(),
-    url: z.string(),
+    id: z.number().int().meta({ description: 'Unique within its channel' }),
+    channel: z.enum(['webhook', 'mail']).meta({ description: "'webhook': a delivery to an endpoint; 'mail': a notice's mail to one recipient" }),
+    endpointId: z.number().int().meta({ description: '0 for a mail' }),
+    url: z.string().meta({ description: "The endpoint's URL; empty for a mail" }),
+    recipient: z.string().meta({ description: "A mail's recipient; empty for a webhook delivery" }),
     event: z.string(),
-    status: z.enum(['pending', 'delivered', 'failed']),
+    status: z
+      .enum(['pending', 'delivered', 'failed'])
+      .meta({ description: 'pending (retried with backoff), delivered (a mail: sent, or kept when no SMTP server is set) or failed (given up)' }),
     attempts: z.number().int(),
-    responseCode: z.number().int().meta({ description: 'The last HTTP status; 0 when none came back' }),
-    lastError: z.string(),
+    responseCode: z.number().int().meta({ description: 'The last HTTP status; 0 when none came back, and for a mail' }),
+    lastError: z.string().meta({ description: "The last failed attempt's error (a mail: the mail server's answer); empty once delivered" }),
     contractId: z.number().int(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -85,8 +90,11 @@ const endpointJson = (e: notificationsV1.WebhookEndpoint) => ({
 });
 const deliveryJson = (d: notificationsV1.WebhookDelivery) => ({
   id: d.id,
+  // A contracts-licensing of before answers webhook lines only, without a channel.
+  channel: d.channel === 'mail' ? ('mail' as const) : ('webhook' as const),
   endpointId: d.endpointId,
   url: d.url,
+  recipient: d.recipient,
   event: d.event,
   status: d.status as 'pending',
   attempts: d.attempts,
