@@ -19,7 +19,9 @@
  * expression over the route labels, e.g. `teams`; a filtered run does not touch the document),
  * BENCH_DURATION_S (per measurement, default 2), BENCH_ROUNDS (paired rounds per route, default 1), BENCH_WORK_ONLY=1
  * (print what each route costs inside the platform, statements / RPCs / checks per request, and measure nothing),
- * BENCH_STATEMENTS=1 (with it, also print the statements one call of each route ran on the embedded database).
+ * BENCH_STATEMENTS=1 (with it, also print the statements one call of each route ran on the embedded database),
+ * BENCH_FROM_SOURCE=1 (run `npm start`'s launcher from its TypeScript through tsx instead of its bundle, to measure
+ * what running the bundles is worth).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,7 +32,7 @@ import autocannon from 'autocannon';
 import { registeredRoutesOn, type Route } from '@platform/app-gateway';
 import { DEPLOYMENT_TYPES } from '@platform/service-kit';
 import { runLine, writeDocBlock } from './doc-block';
-import { ROOT, cpuSeconds, dropDatabase, freePort, freshDatabase, runPlatform, runTs, serverPids, waitFor } from './support';
+import { ROOT, cpuSeconds, dropDatabase, freePort, freshDatabase, runPlatform, runPlatformSource, runTs, serverPids, waitFor } from './support';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
 /**
@@ -47,6 +49,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const WORK_ONLY = process.env.BENCH_WORK_ONLY === '1';
 const SHOW_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 const FILTER = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
+const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
 const PASSWORD = 'bench-admin-password';
 const NATS = process.env.BENCH_NATS_URL ?? process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const APPS = ['authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters', 'marketplace-listener'];
@@ -291,8 +294,8 @@ async function startEmbedded(): Promise<Platform> {
   const manifestFile = path.join(dataDir, 'demo.json');
   let seedFailed: string | undefined;
   const statements: string[] = [];
-  const child = runPlatform(
-    'deploy/local/start.mjs',
+  const child = (FROM_SOURCE ? runPlatformSource : runPlatform)(
+    FROM_SOURCE ? 'deploy/local/src/main.ts' : 'deploy/local/start.mjs',
     {
       ...DEPLOYMENT,
       HTTP_PORT: String(port),

@@ -67,6 +67,11 @@ export function runPlatform(entry: string, env: Record<string, string>, onStderr
   return runNode([...PLATFORM_NODE_FLAGS, entry], env, onStderr);
 }
 
+/** The platform's launcher from its TypeScript through tsx, with the platform's node flags (BENCH_FROM_SOURCE). */
+export function runPlatformSource(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
+  return runNode([...PLATFORM_NODE_FLAGS, '--import', 'tsx', entry], { TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env }, onStderr);
+}
+
 function runNode(args: string[], env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
   // BENCH_CPU_PROFILE=<dir>: every process started here writes a V8 CPU profile there when it exits (open it in
   // Chrome's DevTools), to see where a route's time goes inside the platform.
