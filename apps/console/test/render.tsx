@@ -10,7 +10,7 @@ export type Answer = Reply | ((req: Request) => Reply | Promise<Reply>);
 
 /** What a component test's API answers, by `METHOD /path` below /api/v1 (query strings ignored), and what it was asked. */
 export interface StubbedApi {
-  /** Every request the screen made, as `METHOD /path?query` with its JSON body when it sent one. */
+  /** Every request the screen made, as `METHOD /path?query` with its JSON body when it sent one (a multipart form is not shown). */
   calls: { call: string; body?: unknown }[];
 }
 
@@ -28,7 +28,8 @@ export function renderScreen(
     const req = new Request(input, init);
     const url = new URL(req.url);
     const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text();
-    calls.push({ call: `${req.method} ${url.pathname.replace(/^\/api\/v1/, '')}${url.search}`, ...(text && { body: JSON.parse(text) }) });
+    const json = text && (req.headers.get('content-type') ?? '').includes('json');
+    calls.push({ call: `${req.method} ${url.pathname.replace(/^\/api\/v1/, '')}${url.search}`, ...(json && { body: JSON.parse(text) }) });
     const answer = opts.answers[`${req.method} ${url.pathname.replace(/^\/api\/v1/, '')}`];
     const [status, body, headers] = typeof answer === 'function' ? await answer(new Request(req.url, { method: req.method, headers: req.headers, body: text || undefined })) : (answer ?? [404, { message: 'not stubbed' }]);
     return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });

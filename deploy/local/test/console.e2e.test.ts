@@ -12,6 +12,9 @@ import { ROOT_PASSWORD } from './harness';
  */
 jest.setTimeout(60_000);
 
+/** A valid one-pixel PNG, the smallest avatar there is. */
+const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
 describeInBrowser('the web console in a browser', () => {
   let demo: DemoPlatform;
   let browser: Browser;
@@ -160,6 +163,53 @@ describeInBrowser('the web console in a browser', () => {
     const teamsTable = page.getByRole('table', { name: new RegExp(`^Teams of ${org}`) });
     await teamsTable.getByRole('cell', { name: 'Team editors', exact: true }).waitFor();
     await web.shot(page, 'teams');
+    await context.close();
+  });
+
+  it("lets an organization's owner edit its options and avatar, and delete it once its name is typed", async () => {
+    const owner = demo.manifest.owner;
+    const org = `settings-${Date.now().toString(36)}`;
+    expect((await demo.t.api(owner.username, 'POST', '/orgs', { username: org })).status).toBe(201);
+    const { context, page } = await web.newPage();
+    await web.signIn(page, owner.username, owner.password);
+    await page.goto(`${base}/orgs/${org}`);
+    await page.getByRole('navigation', { name: `Organization ${org}` }).getByRole('link', { name: 'Settings', exact: true }).click();
+
+    const options = page.getByRole('form', { name: 'Organization options' });
+    await options.getByRole('textbox', { name: 'Full name', exact: true }).fill('Settings Test Inc');
+    await options.getByRole('textbox', { name: 'Description', exact: true }).fill('Edited in the browser');
+    await options.getByRole('textbox', { name: 'Website', exact: true }).fill('https://settings.example');
+    await options.getByRole('textbox', { name: 'Location', exact: true }).fill('Lisbon');
+    await options.getByRole('combobox', { name: 'Visibility' }).selectOption('limited');
+    await options.getByRole('button', { name: 'Save options' }).click();
+    await options.getByRole('status').filter({ hasText: `Saved the options of ${org}.` }).waitFor();
+    expect((await demo.t.api(owner.username, 'GET', `/orgs/${org}`)).body).toMatchObject({
+      full_name: 'Settings Test Inc',
+      description: 'Edited in the browser',
+      website: 'https://settings.example',
+      location: 'Lisbon',
+      visibility: 'limited',
+    });
+
+    // A new avatar, shown from the platform at once and answered by the API.
+    const upload = page.getByRole('form', { name: 'New avatar' });
+    await upload.getByLabel('Image').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
+    await upload.getByRole('button', { name: 'Upload avatar' }).click();
+    await upload.getByRole('status').filter({ hasText: `The avatar of ${org} is the new image.` }).waitFor();
+    await page.locator(`img[alt="Avatar of ${org}"][src*="/avatars/org/"]`).waitFor();
+    expect((await demo.t.api(owner.username, 'GET', `/orgs/${org}/avatar/`)).body).toMatch(/\/api\/v1\/objects\/avatars\/org\//);
+    await web.shot(page, 'org-settings');
+
+    // Deleting waits for the name, typed out.
+    const deletion = page.getByRole('form', { name: `Delete organization ${org}` });
+    const confirm = deletion.getByRole('button', { name: `Delete organization ${org}`, exact: true });
+    await deletion.getByRole('textbox', { name: `Type ${org} to confirm` }).fill(org.slice(0, -1));
+    expect(await confirm.isDisabled()).toBe(true);
+    await deletion.getByRole('textbox', { name: `Type ${org} to confirm` }).fill(org);
+    await confirm.click();
+    await page.getByRole('status').filter({ hasText: `Deleted organization ${org}.` }).waitFor();
+    await page.getByRole('heading', { name: 'My organizations', level: 1 }).waitFor();
+    expect((await demo.t.api(owner.username, 'GET', `/orgs/${org}`)).status).toBe(404);
     await context.close();
   });
 

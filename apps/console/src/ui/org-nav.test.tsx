@@ -17,7 +17,7 @@ const tabs = async (holds: string[], expected: string) => {
 
 describe("an organization's tabs", () => {
   it('are every screen for an owner', async () => {
-    expect(await tabs(OWNER_HOLDS, 'Notifications')).toEqual([
+    expect(await tabs(OWNER_HOLDS, 'Settings')).toEqual([
       'Members',
       'Teams',
       'Roles',
@@ -27,6 +27,7 @@ describe("an organization's tabs", () => {
       'Clusters',
       'Contracts',
       'Notifications',
+      'Settings',
     ]);
   });
 

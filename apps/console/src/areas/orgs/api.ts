@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, ok, type Schema } from '../../api/client';
+import type { operations } from '../../api/gen/schema';
 import { allPages, pageOf } from './paging';
 import type { roleBody } from './role-form';
 import type { teamBody } from './team-form';
@@ -28,6 +29,7 @@ export const orgKeys = {
   catalog: (org: string) => ['orgs', org, 'permission-catalog'] as const,
   busTokens: (org: string) => ['orgs', org, 'bus-tokens'] as const,
   accessTokens: (org: string) => ['orgs', org, 'access-tokens'] as const,
+  avatar: (org: string) => ['orgs', org, 'avatar'] as const,
   /** What the caller may do on one object of the organization (its relations), for the buttons it is offered. */
   allowed: (org: string, objectType: string, id: number | undefined) => ['orgs', org, 'allowed', objectType, id] as const,
   /** Who holds what on the organization or one of its contracts or clusters (any change of the organization refreshes it). */
@@ -71,6 +73,9 @@ export const fetchBusTokens = (org: string) => ok(api.GET('/orgs/{orgname}/token
 export const fetchAccessTokens = (org: string) =>
   ok(api.GET('/orgs/{orgname}/tokens/access-tokens', { params: { path: { orgname: org } } }));
 
+/** The URL the organization's avatar is shown from (a signed URL of the platform's, or a lookup service's). */
+export const fetchAvatar = (org: string) => ok(api.GET('/orgs/{orgname}/avatar/', { params: { path: { orgname: org } } }));
+
 export const useOrg = (org: string) => useQuery({ queryKey: orgKeys.org(org), queryFn: () => fetchOrg(org) });
 export const useTeams = (org: string) => useQuery({ queryKey: orgKeys.teams(org), queryFn: () => fetchTeams(org) });
 export const useRoles = (org: string) => useQuery({ queryKey: orgKeys.roles(org), queryFn: () => fetchRoles(org) });
@@ -101,7 +106,8 @@ export function useAllowed(org: string, objectType: 'organization' | 'team', id:
     },
   });
   const held = new Set(allowed.data ?? []);
-  return (relation: string) => held.has(relation);
+  // `known`: the answer is in, so what is not held is not held (before it, nothing is offered and nothing refused).
+  return Object.assign((relation: string) => held.has(relation), { known: allowed.data !== undefined });
 }
 
 /** What the caller may do in the organization (its relations on it), `can('admin')`. */
@@ -116,6 +122,71 @@ export function useCreateOrg() {
   return useMutation({
     mutationFn: (body: { username: string; full_name: string; description: string; visibility: string }) => ok(api.POST('/orgs', { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['user', 'orgs'] }),
+  });
+}
+
+/** What `PATCH /orgs/{org}` takes (EditOrgOption): the fields sent change, the others stay. */
+export type OrgEdit = operations['orgEdit']['requestBody']['content']['application/json'];
+
+/** Edits the organization (`PATCH /orgs/{org}`, `edit:org`): its page, the caller's list and the admins' list show it. */
+export function useEditOrg(org: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: OrgEdit) => ok(api.PATCH('/orgs/{orgname}', { params: { path: { orgname: org } }, body })),
+    onSuccess: (saved) => {
+      client.setQueryData(orgKeys.org(org), saved);
+      return Promise.all([client.invalidateQueries({ queryKey: ['user', 'orgs'] }), client.invalidateQueries({ queryKey: ['admin', 'orgs'] })]);
+    },
+  });
+}
+
+/** A new avatar image (`update:avatar`), as the multipart form's `avatar` file; answers the URL it is shown from. */
+export function useUploadAvatar(org: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (image: File) =>
+      ok(
+        api.POST('/orgs/{orgname}/avatar/', {
+          params: { path: { orgname: org } },
+          body: {},
+          bodySerializer: () => {
+            const form = new FormData();
+            form.append('avatar', image, image.name);
+            return form;
+          },
+        }),
+      ),
+    onSuccess: (url) => {
+      client.setQueryData(orgKeys.avatar(org), url);
+      return client.invalidateQueries({ queryKey: orgKeys.org(org), exact: true });
+    },
+  });
+}
+
+/** Back to the generated image (`delete:avatar`); answers its URL. */
+export function useDeleteAvatar(org: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => ok(api.POST('/orgs/{orgname}/avatar/delete', { params: { path: { orgname: org } } })),
+    onSuccess: (url) => {
+      client.setQueryData(orgKeys.avatar(org), url);
+      return client.invalidateQueries({ queryKey: orgKeys.org(org), exact: true });
+    },
+  });
+}
+
+/**
+ * Deletes the organization (`delete:org`: its last owner, or a site admin) with its teams, roles and service
+ * accounts. Nothing of it is asked again: its keys are dropped, and the lists that named it refresh.
+ */
+export function useDeleteOrg(org: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => ok(api.DELETE('/orgs/{orgname}', { params: { path: { orgname: org } } })),
+    onSuccess: () => {
+      client.removeQueries({ queryKey: orgKeys.org(org) });
+      return Promise.all([client.invalidateQueries({ queryKey: ['user', 'orgs'] }), client.invalidateQueries({ queryKey: ['admin', 'orgs'] })]);
+    },
   });
 }
 

@@ -5,6 +5,7 @@ import { Members } from './members';
 import { OrgList } from './org-list';
 import { RolePage } from './role';
 import { Roles } from './roles';
+import { OrgSettings } from './settings';
 import { TeamPage } from './team';
 import { Teams } from './teams';
 import { Tokens } from './tokens';
@@ -21,6 +22,7 @@ export default function OrgsArea() {
       <Route path=":org/roles/:id" element={<RolePage />} />
       <Route path=":org/tokens" element={<Tokens />} />
       <Route path=":org/access" element={<Access />} />
+      <Route path=":org/settings" element={<OrgSettings />} />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );

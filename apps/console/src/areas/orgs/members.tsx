@@ -29,7 +29,15 @@ export function Members() {
       <Show loaded={about}>
         {(o) => (
           <p className="muted">
-            {[o.full_name, VISIBILITIES.find(([v]) => v === (o.visibility || 'public'))?.[1], o.description].filter(Boolean).join(' · ')}
+            {[o.full_name, VISIBILITIES.find(([v]) => v === (o.visibility || 'public'))?.[1], o.description, o.location].filter(Boolean).join(' · ')}
+            {/^https?:\/\//.test(o.website) && (
+              <>
+                {' · '}
+                <a href={o.website} rel="noopener noreferrer">
+                  {o.website}
+                </a>
+              </>
+            )}
           </p>
         )}
       </Show>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import type { Schema } from '../../api/client';
 import { Field, Form, Section, Select, Show, Table, useAction } from '../../ui';
 import { fetchMyOrgs, orgKeys, useCreateOrg } from './api';
@@ -24,9 +24,16 @@ export function orgPath(name: string): string {
 export function OrgList() {
   const [page, setPage] = useState(1);
   const orgs = useQuery({ queryKey: orgKeys.mine(page), queryFn: () => fetchMyOrgs(page, PAGE_SIZE) });
+  // What the screen that led here did (an organization deleted on its settings).
+  const done = (useLocation().state as { done?: unknown } | null)?.done;
   return (
     <>
       <h1>My organizations</h1>
+      {typeof done === 'string' && (
+        <p role="status" className="done">
+          {done}
+        </p>
+      )}
       <Section title="Organizations">
         <Show loaded={orgs}>
           {({ items, total }) => (
