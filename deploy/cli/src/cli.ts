@@ -114,13 +114,15 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .command('restore')
     .description(
       'Restore an archive into an empty DATA_DIR or database, then apply the migrations of this version. A non-empty target ' +
-        'is refused unless --force, which replaces it. Stop the platform first. See docs/backup.md.',
+        'is refused unless --force, which replaces it; one an interrupted restore left is refused until --resume. Stop the platform ' +
+        'first. See docs/backup.md.',
     )
     .argument('<file>', 'the archive: a file, s3://bucket/key, or s3://bucket/prefix/ for the newest there')
     .option('--passphrase-file <file>', 'the passphrase, on the first line of this file (else BACKUP_PASSPHRASE)')
     .option('--passphrase-stdin', 'read the passphrase from the first line of standard input')
     .option('--identity <file>', 'an age identity file (AGE-SECRET-KEY-1...) of a recipient (repeatable)', collect)
     .option('--force', 'replace the data already in the target')
+    .option('--resume', 'restore again, from the start, over the target an interrupted restore left (it is marked unfinished)')
     .action(async (file: string, opts) => done(await restore(file, opts, io)));
 
   cli

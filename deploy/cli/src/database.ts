@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database, type Migration } from '@platform/db';
 import { DataDirInUseError, loadConfig, lockDataDir, serviceEnv, type DataDirLock } from '@platform/service-kit';
+import { refuseUnfinished } from './backup/unfinished';
 import { CliError, EXIT } from './io';
 
 /** Where the data is: the settings the apps read for it. */
@@ -23,12 +24,18 @@ export interface Databases {
  * (exit 75, naming the running platform's pid) while it is held. Without `create`, a DATA_DIR that has no
  * database yet is an error rather than a new empty database.
  */
-export async function withDatabase<T>(env: NodeJS.ProcessEnv, opts: { create: boolean }, fn: (dbs: Databases) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  env: NodeJS.ProcessEnv,
+  opts: { create: boolean; /** Only the restore works on a target an interrupted restore left. */ unfinishedRestore?: 'allow' },
+  fn: (dbs: Databases) => Promise<T>,
+): Promise<T> {
   const { DATABASE_URL, DATA_DIR } = loadConfig(databaseEnv, env);
   const embedded = !DATABASE_URL;
   const where = embedded ? `the embedded database under ${path.resolve(DATA_DIR, 'postgres')}` : `postgres at ${serverOf(DATABASE_URL)}`;
   let lock: DataDirLock | undefined;
+  const refuseMarked = () => (opts.unfinishedRestore === 'allow' ? undefined : refuseUnfinished({ DATABASE_URL, DATA_DIR }));
   if (embedded) {
+    await refuseMarked();
     if (!opts.create && !fs.existsSync(path.join(DATA_DIR, 'postgres'))) {
       throw new CliError(
         `there is no database under ${path.resolve(DATA_DIR)} (DATA_DIR): start the platform once or run \`migrate\`, or set DATA_DIR or DATABASE_URL to where the data is`,
@@ -37,6 +44,7 @@ export async function withDatabase<T>(env: NodeJS.ProcessEnv, opts: { create: bo
     lock = lockEmbedded(DATA_DIR);
   } else {
     await probe(DATABASE_URL, where);
+    await refuseMarked();
   }
   const opened = new Map<string, Database>();
   try {

@@ -29,6 +29,17 @@ export { announcingWrites, type WriteCall } from './announcing-writes';
 export { SecretBox } from './secret-box';
 export { addressRange, isGlobalUnicast, nonGlobalReason, GLOBAL_UNICAST } from './global-address';
 export { FailureLimiter, loginFailureWindowVar, maxFailuresVar, type FailureLimiterOptions } from './failure-limiter';
+export {
+  refuseUnfinishedRestore,
+  readRestoreMarkerFile,
+  readRestoreMarkerRow,
+  unfinishedRestoreLine,
+  UnfinishedRestoreError,
+  RESTORE_MARKER_FILE,
+  RESTORE_MARKER_SCHEMA,
+  RESTORE_MARKER_TABLE,
+  type RestoreMarker,
+} from './unfinished-restore';
 export { lockDataDir, DataDirInUseError, LOCK_DIR, type DataDirLock, type LockHolder } from './data-dir-lock';
 export {
   readiness,

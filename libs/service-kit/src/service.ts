@@ -11,6 +11,7 @@ import { startGrpcServer, type ServiceBinding } from './grpc-server';
 import { createHttpServer } from './http-server';
 import { createLogger, type Logger } from './logger';
 import { databaseStartError, portError, quietGrpcBindErrors } from './start-errors';
+import { refuseUnfinishedRestore } from './unfinished-restore';
 import { PLATFORM_VERSION } from './version';
 
 /** What a service's handlers are built from. */
@@ -99,6 +100,8 @@ export async function startService(
   try {
     let db: Database | undefined;
     if (spec.database) {
+      // Never on what an interrupted restore left (exit 78): checked before the embedded database is made.
+      await refuseUnfinishedRestore(config);
       db = await openDatabase({
         url: config.DATABASE_URL,
         dataDir: config.DATA_DIR,
@@ -109,6 +112,7 @@ export async function startService(
       });
       const opened = db;
       cleanups.push(() => opened.close());
+      await refuseUnfinishedRestore(config, db);
       // One line per migration at debug: a first start applies ~40, which buried the admin password and the URL;
       // the "database ready" line below says how many were applied.
       const applied = await db.migrate(spec.database.migrations, (msg) => log.debug(msg));

@@ -2,9 +2,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Knex } from 'knex';
-import { loadConfig, PLATFORM_VERSION } from '@platform/service-kit';
+import {
+  loadConfig,
+  LOCK_DIR,
+  PLATFORM_VERSION,
+  readRestoreMarkerFile,
+  RESTORE_MARKER_FILE,
+  type RestoreMarker,
+} from '@platform/service-kit';
 import { APPS } from '../apps';
-import { databaseEnv, withDatabase, type Databases } from '../database';
+import { databaseEnv, lockEmbedded, withDatabase, type Databases } from '../database';
 import { CliError, EXIT, type CliIo } from '../io';
 import { migrate } from '../migrate-command';
 import { readArchive, type ArchiveEntry, type Key } from './archive';
@@ -14,83 +21,218 @@ import { keyOf } from './keys';
 import { BACKUP_FORMAT, type Manifest, type Summary } from './manifest';
 import { decodeObject, openObjectStore, type ObjectStore } from './objects';
 import { findPgTool, pgEnv, runPgTool } from './pg-tools';
+import {
+  markerWhere,
+  newMarker,
+  readMarker,
+  removeMarkerFile,
+  removeMarkerRow,
+  syncDir,
+  unfinishedError,
+  writeMarkerFile,
+  writeMarkerRow,
+} from './unfinished';
 
 export interface RestoreOptions {
   passphraseFile?: string;
   passphraseStdin?: boolean;
   identity?: string[];
   force?: boolean;
+  /** Restore again over what an interrupted restore left (a marked target); on an unmarked target as without it. */
+  resume?: boolean;
 }
 
 /**
  * `restore <file>`: into an empty DATA_DIR or database (a non-empty one only with --force, which replaces it),
- * then every app's migrations forward, so an archive of an older version comes back on this one. Either all of
- * it is restored or, on any failure, what it had written is removed again. `file` may be `s3://bucket/key`, or
- * `s3://bucket/prefix/` for the newest archive there.
+ * then every app's migrations forward, so an archive of an older version comes back on this one. `file` may be
+ * `s3://bucket/key`, or `s3://bucket/prefix/` for the newest archive there.
+ *
+ * It completes or leaves a target that says it is unfinished (unfinished.ts): a marker is written (synced,
+ * committed) before anything else and removed last, and nothing starts on a marked target but `restore --resume`
+ * (or `--force`). The embedded database is restored (and migrated) into a sibling directory `<DATA_DIR>.restoring`
+ * and moved into DATA_DIR at the end, so a failure leaves DATA_DIR as it was, and a new DATA_DIR not at all.
  */
 export async function restore(file: string, opts: RestoreOptions, io: CliIo): Promise<number> {
   const key = await keyOf(opts, io);
   const { DATABASE_URL, DATA_DIR } = loadConfig(databaseEnv, io.env);
+  const archive = /^[a-z0-9]+:\/\//i.test(file) ? file : path.resolve(file);
   const fetched = await fetchArchive(file, io.env, io.err);
   try {
-    return await restoreFile(fetched.file, key, { DATABASE_URL, DATA_DIR }, opts, io);
+    if (!fs.existsSync(fetched.file)) throw new CliError(`${fetched.file} does not exist`, 66);
+    const run = { source: fetched.file, archive, key, opts, io };
+    if (DATABASE_URL) await restorePostgres(run, { DATABASE_URL, DATA_DIR });
+    else await restoreEmbedded(run, path.resolve(DATA_DIR));
   } finally {
     fetched.release();
   }
+  io.err(`restored ${fetched.file}: start the platform\n`);
+  return EXIT.ok;
 }
 
-async function restoreFile(
-  source: string,
-  key: Key,
-  { DATABASE_URL, DATA_DIR }: { DATABASE_URL?: string; DATA_DIR: string },
-  opts: RestoreOptions,
-  io: CliIo,
-): Promise<number> {
-  if (!fs.existsSync(source)) throw new CliError(`${source} does not exist`, 66);
+interface Run {
+  /** The archive's file here. */
+  source: string;
+  /** The archive as the operator named it (in the marker and the messages). */
+  archive: string;
+  key: Key;
+  opts: RestoreOptions;
+  io: CliIo;
+}
 
-  await withDatabase(io.env, { create: true }, async (dbs) => {
-    const apps = APPS.filter((a) => a.database && !(a.database.serverOnly && dbs.embedded));
-    const store = openObjectStore(io.env, DATA_DIR);
+const appsOn = (dbs: Databases) => APPS.filter((a) => a.database && !(a.database.serverOnly && dbs.embedded));
+
+/** A marked target is refused unless the restore is to go over it (--resume, or --force which replaces anything). */
+function refuseMarked(marker: RestoreMarker | undefined, where: string, opts: RestoreOptions): void {
+  if (marker && !opts.resume && !opts.force) throw unfinishedError(where, marker);
+}
+
+/** Postgres: the marker row first (committed), the restore, the row removed, then the migrations forward. */
+async function restorePostgres(run: Run, target: { DATABASE_URL: string; DATA_DIR: string }): Promise<void> {
+  const { io, opts } = run;
+  await withDatabase(io.env, { create: true, unfinishedRestore: 'allow' }, async (dbs) => {
+    const marker = await readMarker(target);
+    refuseMarked(marker, markerWhere(target), opts);
+    if (marker) io.err(`going over the unfinished restore of ${marker.archive} (started ${marker.started})\n`);
+    const apps = appsOn(dbs);
+    const store = openObjectStore(io.env, target.DATA_DIR);
     try {
-      await refuseNonEmpty(
-        dbs,
-        apps.map((a) => a.database!.schema),
-        store,
-        opts.force === true,
-      );
-      const run = new Restore(dbs, apps, store, { DATABASE_URL, DATA_DIR, force: opts.force === true }, io);
+      const hadData = marker !== undefined || (await refuseNonEmpty(dbs, apps.map((a) => a.database!.schema), store, opts.force === true));
+      await writeMarkerRow(target.DATABASE_URL, newMarker(run.archive));
+      const restoring = new Restore(dbs, apps, store, { ...target, force: opts.force === true }, io);
       try {
-        await readArchive(source, key, (entry) => run.entry(entry));
-        await run.finish();
+        await readArchive(run.source, run.key, (entry) => restoring.entry(entry));
+        await restoring.finish();
       } catch (err) {
-        await run.undo();
+        await restoring.undo();
+        // The target stays marked when what it held is gone (an unfinished restore's, or given up with --force).
+        if (!(hadData && restoring.touchedDatabase)) await removeMarkerRow(target.DATABASE_URL);
         throw err;
       }
     } finally {
       store.close();
     }
   });
+  await removeMarkerRow(target.DATABASE_URL);
   // Forward to this version: each app's pending migrations, as the platform would apply them on start.
   io.err(`migrating to ${PLATFORM_VERSION}\n`);
   await migrate({ ...io, out: (s) => io.err(`  ${s}`) });
-  io.err(`restored ${source}: start the platform\n`);
-  return EXIT.ok;
 }
 
-/** Refuses a target that holds data, naming what, unless --force (which then wipes it: tables, objects). */
-async function refuseNonEmpty(dbs: Databases, schemas: string[], store: ObjectStore, force: boolean): Promise<void> {
+/** What a DATA_DIR holds of its own besides the lock, the marker and the staging directory. */
+function contentsOf(dataDir: string): string[] {
+  try {
+    return fs.readdirSync(dataDir).filter((n) => n !== LOCK_DIR && n !== RESTORE_MARKER_FILE && !n.startsWith(`${RESTORE_MARKER_FILE}.`));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The embedded database: the marker file in DATA_DIR first (synced), everything restored and migrated in
+ * `<DATA_DIR>.restoring`, moved into DATA_DIR, the staging directory removed, the marker removed last. On a failure
+ * before the move DATA_DIR is as it was (a new one is removed: nothing stays).
+ */
+async function restoreEmbedded(run: Run, dataDir: string): Promise<void> {
+  const { io, opts } = run;
+  const existed = fs.existsSync(dataDir);
+  const lock = lockEmbedded(dataDir);
+  const staging = `${dataDir}.restoring`;
+  const where = markerWhere({ DATA_DIR: dataDir });
+  let fresh = false;
+  let keepMarker = false;
+  let moving = false;
+  try {
+    const marker = readRestoreMarkerFile(dataDir);
+    refuseMarked(marker, where, opts);
+    if (marker) io.err(`going over the unfinished restore of ${marker.archive} (started ${marker.started})\n`);
+    fresh = contentsOf(dataDir).length === 0;
+    const store = openObjectStore(io.env, dataDir);
+    const sharedStore = Boolean(io.env.OBJECT_STORAGE_URL);
+    let hadData = false;
+    try {
+      if (!marker) {
+        const schemas = APPS.filter((a) => a.database && !a.database.serverOnly).map((a) => a.database!.schema);
+        hadData = fs.existsSync(path.join(dataDir, 'postgres'))
+          ? await withDatabase({ ...io.env, DATA_DIR: dataDir }, { create: false, unfinishedRestore: 'allow' }, (dbs) =>
+              refuseNonEmpty(dbs, schemas, store, opts.force === true),
+            )
+          : await refuseNonEmpty(undefined, schemas, store, opts.force === true);
+      }
+    } finally {
+      store.close();
+    }
+    keepMarker = marker !== undefined && !fresh;
+    writeMarkerFile(dataDir, newMarker(run.archive));
+
+    fs.rmSync(staging, { recursive: true, force: true });
+    fs.mkdirSync(staging, { recursive: true, mode: 0o700 });
+    const env = { ...io.env, DATA_DIR: staging };
+    await withDatabase(env, { create: true, unfinishedRestore: 'allow' }, async (dbs) => {
+      const apps = appsOn(dbs);
+      const into = openObjectStore(env, staging);
+      const restoring = new Restore(dbs, apps, into, { DATA_DIR: staging, force: true }, io);
+      try {
+        await readArchive(run.source, run.key, (entry) => restoring.entry(entry));
+        await restoring.finish();
+      } catch (err) {
+        // Objects in a bucket are not staged: the bucket's old ones are gone once the restore began.
+        if (sharedStore && hadData && restoring.touchedDatabase) keepMarker = true;
+        await restoring.undo();
+        throw err;
+      } finally {
+        into.close();
+      }
+    });
+    io.err(`migrating to ${PLATFORM_VERSION}\n`);
+    await migrate({ ...io, env, out: (s) => io.err(`  ${s}`) });
+
+    // The switch: each of the staging directory's entries replaces DATA_DIR's of that name.
+    moving = true;
+    const entries = fs.readdirSync(staging).filter((n) => n !== LOCK_DIR);
+    if (!sharedStore && !entries.includes('objects')) entries.push('objects');
+    for (const name of entries) {
+      fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+      if (fs.existsSync(path.join(staging, name))) fs.renameSync(path.join(staging, name), path.join(dataDir, name));
+    }
+    syncDir(dataDir);
+    fs.rmSync(staging, { recursive: true, force: true });
+    removeMarkerFile(dataDir);
+  } catch (err) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    if (fresh) {
+      // A new DATA_DIR: nothing of the failed restore stays (not the lock, not the marker, not an empty database).
+      lock.release();
+      if (existed) for (const name of fs.readdirSync(dataDir)) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+      else fs.rmSync(dataDir, { recursive: true, force: true });
+    } else if (!moving && !keepMarker) {
+      removeMarkerFile(dataDir);
+    }
+    throw err;
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Refuses a target that holds data, naming what, unless --force (which then replaces it); answers whether it holds
+ * any. `dbs` undefined: there is no database yet.
+ */
+async function refuseNonEmpty(dbs: Databases | undefined, schemas: string[], store: ObjectStore, force: boolean): Promise<boolean> {
   const found: string[] = [];
-  const db = await dbs.open(schemas[0]);
-  const filled: string[] = [];
-  for (const schema of schemas) if ((await tablesOf(db.knex, schema)).length > 0) filled.push(schema);
-  if (filled.length > 0) found.push(`${dbs.where} has tables in schema ${filled.join(', ')}`);
+  if (dbs) {
+    const db = await dbs.open(schemas[0]);
+    const filled: string[] = [];
+    for (const schema of schemas) if ((await tablesOf(db.knex, schema)).length > 0) filled.push(schema);
+    if (filled.length > 0) found.push(`${dbs.where} has tables in schema ${filled.join(', ')}`);
+  }
   if (!(await store.isEmpty())) found.push(`objects in ${store.where}`);
-  if (found.length === 0) return;
+  if (found.length === 0) return false;
   if (!force) {
     throw new CliError(
       `the target is not empty (${found.join(', ')}): restore into an empty DATA_DIR or database, or add --force to replace what is there`,
     );
   }
+  return true;
 }
 
 interface Target {
@@ -108,7 +250,7 @@ class Restore {
   private trx?: Knex.Transaction;
   private knex?: Knex;
   private schemas: string[] = [];
-  private touchedDatabase = false;
+  touchedDatabase = false;
   private objectsPut: string[] = [];
   private filesWritten: string[] = [];
   private rows = 0;
