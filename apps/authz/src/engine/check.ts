@@ -320,7 +320,12 @@ export class CheckResolver {
           const group = `${leaf.type}#${leaf.relation}|${shapes}`;
           let p = pending.get(group);
           if (!p) {
-            p = { read: { objectType: leaf.type, objectIds: [], relation: leaf.relation, shapes: leaf.shapes }, keys: [] };
+            // A relation that admits no condition reads only unconditioned tuples; the others are admitted below.
+            const withoutConditions = !this.model.conditional(leaf.type, leaf.relation);
+            p = {
+              read: { objectType: leaf.type, objectIds: [], relation: leaf.relation, shapes: leaf.shapes, withoutConditions },
+              keys: [],
+            };
             pending.set(group, p);
           }
           p.read.objectIds.push(id);
@@ -333,11 +338,11 @@ export class CheckResolver {
       const batch = [...pending.values()];
       const answer = this.source.readUsers(batch.map((p) => p.read));
       batch.forEach((p, i) => {
-        const { objectType, relation } = p.read;
-        const conditional = this.model.conditional(objectType, relation);
+        const { objectType, relation, withoutConditions } = p.read;
+        const strict = !withoutConditions && this.model.requiresCondition(objectType, relation);
         p.read.objectIds.forEach((id, j) => {
-          const users = conditional
-            ? answer.then((a) => this.admit(objectType, id, relation, a[i].get(id) ?? []))
+          const users = !withoutConditions
+            ? answer.then((a) => this.admit(objectType, id, relation, a[i].get(id) ?? [], strict))
             : answer.then((a) => a[i].get(id) ?? []);
           // A failed read rejects for whoever awaits it; the copies nobody awaits must not count as unhandled.
           users.catch(() => undefined);
@@ -356,11 +361,15 @@ export class CheckResolver {
    * The users whose tuple counts for this request: an unconditioned one always, a conditioned one when its
    * condition holds for the request's context. A condition that cannot be evaluated (a missing parameter) leaves
    * its tuple out and is kept as the list's error, for the caller to raise when nothing else grants.
+   * A tuple the model's restrictions do not admit with its condition (or without one), left from an older model,
+   * does not count and is not evaluated, as OpenFGA does not read it.
    */
-  private admit(type: string, id: string, relation: string, users: UserRef[]): ReadUsers {
-    if (!users.some((u) => u.condition)) return users;
+  private admit(type: string, id: string, relation: string, users: UserRef[], strict: boolean): ReadUsers {
+    // `strict`: some kind of user counts here only with a condition, so an unconditioned tuple is looked at too.
+    if (!strict && !users.some((u) => u.condition)) return users;
     const admitted: ReadUsers = [];
     for (const u of users) {
+      if (!this.model.accepts(type, relation, u, u.condition?.name)) continue;
       if (!u.condition) {
         admitted.push(u);
         continue;

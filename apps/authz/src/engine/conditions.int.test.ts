@@ -91,6 +91,143 @@ describe('conditions in checks', () => {
   });
 });
 
+describe('as OpenFGA answers them', () => {
+  it("a double parameter beyond float64's range is an error, not infinity", async () => {
+    const model = `model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user with positive]\n\ncondition positive(x: double) {\n  x > 0.0\n}\n`;
+    const { engine, dispose } = await database.engine(model, { memory: false });
+    try {
+      await engine.write([{ user: 'user:anne', relation: 'viewer', object: 'doc:1', condition: { name: 'positive' } }], []);
+      const check = (x: unknown) => engine.check({ user: 'user:anne', relation: 'viewer', object: 'doc:1', context: { x } });
+      expect(await check(1.7976931348623157e308)).toBe(true);
+      expect(await check('2.5')).toBe(true);
+      expect(await check(-1)).toBe(false);
+      // A JSON literal beyond the range arrives as ±Infinity; a string beyond it parses to one.
+      for (const x of ['1.8e308', '-1.8e308', Infinity, -Infinity]) {
+        await expect(check(x)).rejects.toThrow(/'positive' - failed to convert context parameter 'x': expected double/);
+      }
+      await expect(engine.listObjects('user:anne', 'viewer', 'doc', { context: { x: '1e309' } })).rejects.toBeInstanceOf(ConditionError);
+      await expect(
+        engine.listUsers({ object: 'doc:1', relation: 'viewer', userFilters: [{ type: 'user' }], context: { x: Infinity } }),
+      ).rejects.toBeInstanceOf(ConditionError);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('list-users fails on a condition it cannot evaluate on any path, though another path grants', async () => {
+    const model = `model
+  schema 1.1
+type user
+type folder
+  relations
+    define viewer: [user]
+type doc
+  relations
+    define parent: [folder with not_expired]
+    define viewer: [user] or viewer from parent
+
+condition not_expired(current_time: timestamp, expires_at: timestamp) {
+  current_time < expires_at
+}
+`;
+    const { engine, dispose } = await database.engine(model, { memory: false });
+    try {
+      await engine.write(
+        [
+          { user: 'user:anne', relation: 'viewer', object: 'doc:1' },
+          { user: 'user:anne', relation: 'viewer', object: 'folder:f' },
+          { user: 'folder:f', relation: 'parent', object: 'doc:1', condition: until('2030-01-01T00:00:00Z') },
+        ],
+        [],
+      );
+      // Check answers yes: one path grants, the other's condition does not matter then.
+      expect(await engine.check({ user: 'user:anne', relation: 'viewer', object: 'doc:1' })).toBe(true);
+      for (const filter of [{ type: 'user' }, { type: 'folder', relation: 'viewer' }]) {
+        await expect(engine.listUsers({ object: 'doc:1', relation: 'viewer', userFilters: [filter] })).rejects.toThrow(
+          "tuple 'doc:1#parent@folder:f' is missing context parameters '[current_time]'",
+        );
+      }
+      const context = { current_time: '2026-01-01T00:00:00Z' };
+      expect(await engine.listUsers({ object: 'doc:1', relation: 'viewer', userFilters: [{ type: 'user' }], context })).toEqual([
+        'user:anne',
+      ]);
+      expect(
+        await engine.listUsers({ object: 'doc:1', relation: 'viewer', userFilters: [{ type: 'folder', relation: 'viewer' }], context }),
+      ).toEqual(['folder:f#viewer']);
+    } finally {
+      await dispose();
+    }
+  });
+
+  describe('after a model change, tuples the new model does not admit are ignored', () => {
+    const modelWith = (viewer: string) => `model
+  schema 1.1
+type user
+type employee
+type doc
+  relations
+    define viewer: ${viewer}
+
+condition not_expired(current_time: timestamp, expires_at: timestamp) {
+  current_time < expires_at
+}
+
+condition from_network(ip: ipaddress, cidr: string) {
+  ip.in_cidr(cidr)
+}
+`;
+    for (const memory of [false, true]) {
+      it(memory ? 'from memory' : 'reading the table', async () => {
+        const { engine, dispose, schema } = await database.engine(modelWith('[user, user with not_expired]'), { memory: false });
+        const replicas: { engine: { close(): void }; db: { close(): Promise<void> } }[] = [];
+        const under = async (viewer: string) => {
+          const replica = await database.replica(schema, modelWith(viewer), { memory });
+          replicas.push(replica);
+          if (memory) await replica.engine.load();
+          return replica.engine;
+        };
+        try {
+          await engine.write(
+            [
+              { user: 'user:anne', relation: 'viewer', object: 'doc:1', condition: until('2030-01-01T00:00:00Z') },
+              { user: 'user:bob', relation: 'viewer', object: 'doc:1' },
+            ],
+            [],
+          );
+          const ip = { ip: '10.0.0.1' };
+          // Another condition only: anne's tuple (not_expired) and bob's (none) are no longer read; nothing to evaluate.
+          const other = await under('[user with from_network]');
+          expect(
+            await other.batchCheck(['user:anne', 'user:bob'].map((user) => ({ user, relation: 'viewer', object: 'doc:1', context: ip }))),
+          ).toEqual([false, false]);
+          expect(await other.listObjects('user:anne', 'viewer', 'doc')).toEqual([]);
+          expect(await other.listUsers({ object: 'doc:1', relation: 'viewer', userFilters: [{ type: 'user' }] })).toEqual([]);
+          // No condition at all: bob's tuple counts, anne's conditioned one does not (and needs no context).
+          const plain = await under('[user]');
+          expect(await plain.check({ user: 'user:anne', relation: 'viewer', object: 'doc:1' })).toBe(false);
+          expect(await plain.check({ user: 'user:bob', relation: 'viewer', object: 'doc:1' })).toBe(true);
+          expect(await plain.listUsers({ object: 'doc:1', relation: 'viewer', userFilters: [{ type: 'user' }] })).toEqual(['user:bob']);
+          expect(await plain.listObjects('user:anne', 'viewer', 'doc')).toEqual([]);
+          // Another type: neither counts.
+          const employees = await under('[employee]');
+          expect(await employees.check({ user: 'user:bob', relation: 'viewer', object: 'doc:1' })).toBe(false);
+          // The condition admitted again: anne's tuple counts while it holds.
+          const again = await under('[user with not_expired]');
+          const now = { current_time: '2026-01-01T00:00:00Z' };
+          expect(await again.check({ user: 'user:anne', relation: 'viewer', object: 'doc:1', context: now })).toBe(true);
+          expect(await again.check({ user: 'user:bob', relation: 'viewer', object: 'doc:1', context: now })).toBe(false);
+        } finally {
+          for (const r of replicas) {
+            r.engine.close();
+            await r.db.close();
+          }
+          await dispose();
+        }
+      });
+    }
+  });
+});
+
 describe('conditioned tuples are written as the model says', () => {
   it('refuses an unknown condition, a condition the relation does not take, a missing one and an unknown parameter', async () => {
     const { engine, dispose } = await database.engine(MODEL, { memory: false });

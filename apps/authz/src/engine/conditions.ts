@@ -107,11 +107,7 @@ function convert(value: unknown, t: ConditionParamType): unknown {
       return toUint({ n });
     }
     case 'TYPE_NAME_DOUBLE':
-      return typeof value === 'number'
-        ? value
-        : typeof value === 'string' && value.trim() !== '' && !isNaN(Number(value))
-          ? Number(value)
-          : fail();
+      return toDouble(value) ?? fail();
     case 'TYPE_NAME_TIMESTAMP':
       return typeof value === 'string' ? toTimestamp({ s: value }) : fail();
     case 'TYPE_NAME_DURATION':
@@ -128,6 +124,18 @@ function convert(value: unknown, t: ConditionParamType): unknown {
     default:
       return fail();
   }
+}
+
+// A decimal number as OpenFGA parses a double from a string (Go's big.ParseFloat, base 10): no spaces, no hex.
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A double parameter's value: a number, or a string holding a decimal one. A value beyond float64's range is an
+ * error, as in OpenFGA, not ±Infinity (nor is a JSON literal that overflowed on its way here, which arrives as one).
+ */
+function toDouble(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value) ? Number(value) : undefined;
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
 }
 
 /** A JSON value of unknown type as CEL sees it: integers as int, objects as maps. */

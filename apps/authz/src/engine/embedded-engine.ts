@@ -151,8 +151,10 @@ export class EmbeddedEngine implements AuthzEngine {
     });
     const stored = await this.source();
     const source = request.contextualTuples?.length ? withContextualTuples(stored, this.parseAll(request.contextualTuples)) : stored;
-    const candidates = await new UserCandidates(this.model, source, filters).of(object.type, object.id, request.relation);
-    const resolver = new CheckResolver(this.model, source, { context: this.contextOf(request.context) });
+    const context = this.contextOf(request.context);
+    // Fails, as OpenFGA does, when a condition met on any path cannot be evaluated.
+    const candidates = await new UserCandidates(this.model, source, filters, context).of(object.type, object.id, request.relation);
+    const resolver = new CheckResolver(this.model, source, { context });
     const users: string[] = [];
     for (const user of candidates) {
       if (await resolver.check(object, request.relation, user)) users.push(formatUser(user));

@@ -60,6 +60,11 @@ export function modelFromDsl(dsl: string): AuthorizationModel {
 /** The model's types and relations, with the lookups evaluation and tuple validation need. */
 export class TypeSystem {
   private readonly types = new Map<string, TypeDefinition>();
+  /**
+   * Per type, the relations with a kind of user that counts only with a condition (`[user with c]` and no `[user]`):
+   * there a tuple of that kind written without one (under an older model) is not read.
+   */
+  private readonly conditionRequired = new Map<string, Set<string>>();
   /** The model's conditions, compiled (CEL); a model whose condition does not compile is refused. */
   readonly conditions: Conditions;
 
@@ -69,9 +74,17 @@ export class TypeSystem {
     for (const def of model.type_definitions) {
       this.types.set(def.type, def);
       for (const [relation, refs] of Object.entries(def.metadata?.relations ?? {})) {
-        for (const r of refs.directly_related_user_types ?? []) {
+        const restrictions = refs.directly_related_user_types ?? [];
+        for (const r of restrictions) {
           if (r.condition && !this.conditions.has(r.condition)) {
             throw new Error(`type ${def.type}, relation ${relation}: condition '${r.condition}' is not defined in the model`);
+          }
+          const sameShape = (o: RelationReference) =>
+            o.type === r.type && (o.relation ?? '') === (r.relation ?? '') && !o.wildcard === !r.wildcard;
+          if (r.condition && !restrictions.some((o) => !o.condition && sameShape(o))) {
+            let relations = this.conditionRequired.get(def.type);
+            if (!relations) this.conditionRequired.set(def.type, (relations = new Set()));
+            relations.add(relation);
           }
         }
       }
@@ -110,6 +123,11 @@ export class TypeSystem {
   /** Whether tuples on type#relation may carry a condition (a restriction `with` one): only those reads are evaluated. */
   conditional(type: string, relation: string): boolean {
     return this.directTypes(type, relation).some((r) => r.condition);
+  }
+
+  /** Whether some kind of user counts on type#relation only with a condition (so a tuple of it without one does not). */
+  requiresCondition(type: string, relation: string): boolean {
+    return this.conditionRequired.get(type)?.has(relation) ?? false;
   }
 
   /** Whether a tuple with this user (and condition, or none) may sit on type#relation: a restriction names its exact shape. */

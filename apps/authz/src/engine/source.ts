@@ -13,6 +13,11 @@ export interface UsersRead {
   objectIds: string[];
   relation: string;
   shapes: UserShape[];
+  /**
+   * Only tuples written without a condition count (the relation admits none): a conditioned tuple left from an
+   * older model is not answered, as OpenFGA does not read it.
+   */
+  withoutConditions?: boolean;
 }
 
 /** Where evaluation reads tuples from: the stored ones, possibly overlaid with a check's contextual tuples. */

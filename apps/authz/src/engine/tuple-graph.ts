@@ -128,13 +128,22 @@ export class TupleGraph {
     });
   }
 
-  /** Gives the users read from conditioned tuples their condition. */
+  /**
+   * Gives the users read from conditioned tuples their condition; for a read `withoutConditions`, leaves them out
+   * (tuples left from an older model whose relation admits no condition now).
+   */
   private attachConditions(read: UsersRead, found: Map<string, UserRef[]>): void {
     for (const [objectId, users] of found) {
+      let stale = false;
       users.forEach((u, i) => {
         const condition = this.conditions.get(kindKey(read.objectType, read.relation, u.type, u.relation) + SEP + objectId + SEP + u.id);
         if (condition) users[i] = { ...u, condition };
+        stale ||= !!condition && !!read.withoutConditions;
       });
+      if (!stale) continue;
+      const kept = users.filter((u) => !u.condition);
+      if (kept.length) found.set(objectId, kept);
+      else found.delete(objectId);
     }
   }
 

@@ -116,6 +116,7 @@ export class TupleStore implements TupleSource {
     for (const row of rows) {
       const users = found[row.r];
       const condition = rowCondition(row);
+      if (condition && reads[row.r].withoutConditions) continue;
       const user: UserRef = condition
         ? { type: row.user_type, id: row.user_id, relation: row.user_relation, condition }
         : { type: row.user_type, id: row.user_id, relation: row.user_relation };
