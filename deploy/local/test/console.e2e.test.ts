@@ -279,6 +279,31 @@ describeInBrowser('the web console in a browser', () => {
     await asOwner.context.close();
   });
 
+  it('lets an owner add a member by picking them from the users found as the owner types', async () => {
+    const owner = demo.manifest.owner;
+    const org = `picker-${Date.now().toString(36)}`;
+    const newcomer = `picked-${Date.now().toString(36)}`;
+    expect((await demo.t.api(owner.username, 'POST', '/orgs', { username: org })).status).toBe(201);
+    expect((await demo.t.api(owner.username, 'POST', `/orgs/${org}/teams`, { name: 'readers', permission: 'read' })).status).toBe(201);
+    await demo.t.signUp(newcomer);
+
+    const { context, page } = await web.newPage();
+    await web.signIn(page, owner.username, owner.password);
+    await page.goto(`${base}/orgs/${org}`);
+    const form = page.getByRole('form', { name: 'Add a member' });
+    // Part of the login: the picker asks the API and offers who matches.
+    await form.getByRole('combobox', { name: 'Username' }).fill(newcomer.slice(0, -2));
+    await form.getByRole('listbox').getByRole('option', { name: newcomer, exact: true }).click();
+    expect(await form.getByRole('combobox', { name: 'Username' }).inputValue()).toBe(newcomer);
+    await form.getByRole('combobox', { name: 'Team' }).selectOption({ label: 'readers' });
+    await web.shot(page, 'add-member');
+    await form.getByRole('button', { name: 'Add member' }).click();
+    await form.getByRole('status').filter({ hasText: `Added ${newcomer} to readers.` }).waitFor();
+    await page.getByRole('table', { name: `Members of ${org} (2)` }).getByRole('cell', { name: newcomer, exact: true }).waitFor();
+    expect((await demo.t.api(owner.username, 'GET', `/orgs/${org}/members/${newcomer}`)).status).toBe(204);
+    await context.close();
+  });
+
   it('shows the demo org’s hub with its spokes, and its cluster sets', async () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);

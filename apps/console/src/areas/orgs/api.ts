@@ -36,6 +36,15 @@ export const orgKeys = {
   access: (org: string, objectType: string, id: string) => ['orgs', org, 'access', objectType, id] as const,
 };
 
+/** Users found by what was typed (`GET /users/search`), under `users`: no organization's change touches them. */
+export const userKeys = {
+  search: (q: string) => ['users', 'search', q] as const,
+};
+
+/** The first `limit` users whose login or full name contains `q` (any signed-in user may search). */
+export const searchUsers = (q: string, limit: number) =>
+  ok(api.GET('/users/search', { params: { query: { q, limit } } })).then((found) => found.data);
+
 const MEMBER_PAGE = 30;
 export const MEMBER_PAGE_SIZE = MEMBER_PAGE;
 

@@ -65,15 +65,72 @@ describe('the members of an organization', () => {
   it('checks a username before sending, and shows what the API refused', async () => {
     const api = renderScreen(signedIn(<Members />), {
       ...at,
-      answers: { ...acme(OWNER_HOLDS), 'PUT /teams/101/members/nobody': [404, { message: 'user nobody does not exist' }] },
+      answers: {
+        ...acme(OWNER_HOLDS),
+        'GET /users/search': [200, { ok: true, data: [] }],
+        'PUT /teams/101/members/nobody': [404, { message: 'user nobody does not exist' }],
+      },
     });
     const form = await screen.findByRole('form', { name: 'Add a member' });
     await waitFor(() => expect(within(form).getByRole('combobox', { name: 'Team' })).toBeTruthy());
     fireEvent.click(within(form).getByRole('button', { name: 'Add member' }));
     expect(within(form).getByRole('alert').textContent).toBe('Username is required');
-    fireEvent.change(within(form).getByRole('textbox', { name: /Username/ }), { target: { value: 'nobody' } });
+    fireEvent.change(within(form).getByRole('combobox', { name: /Username/ }), { target: { value: 'nobody' } });
     fireEvent.click(within(form).getByRole('button', { name: 'Add member' }));
     expect((await within(form).findByRole('alert')).textContent).toBe('user nobody does not exist (404)');
     expect(api.calls.filter((c) => c.call.startsWith('PUT'))).toEqual([{ call: 'PUT /teams/101/members/nobody' }]);
+  });
+
+  it('finds the user to add as the owner types, and adds the one picked', async () => {
+    const SAM = { id: 5, login: 'sam', full_name: 'Samantha Smith', email: '' };
+    const SAMIR = { id: 6, login: 'samir', full_name: '', email: '' };
+    const api = renderScreen(signedIn(<Members />), {
+      ...at,
+      answers: {
+        ...acme(OWNER_HOLDS),
+        'GET /users/search': (req) => {
+          const q = new URL(req.url).searchParams.get('q') ?? '';
+          return [200, { ok: true, data: [SAM, SAMIR].filter((u) => u.login.includes(q) || u.full_name.includes(q)) }];
+        },
+        'PUT /teams/101/members/samir': [204],
+      },
+    });
+    const form = await screen.findByRole('form', { name: 'Add a member' });
+    const field = within(form).getByRole('combobox', { name: /Username/ });
+    fireEvent.change(field, { target: { value: 'sam' } });
+    const list = await within(form).findByRole('listbox', { name: 'Users matching sam' });
+    expect(within(list).getAllByRole('option').map((o) => o.textContent)).toEqual(['sam Samantha Smith', 'samir']);
+    expect(field.getAttribute('aria-expanded')).toBe('true');
+    // The keyboard: down twice to samir, Enter picks it rather than sending the form.
+    fireEvent.keyDown(field, { key: 'ArrowDown' });
+    fireEvent.keyDown(field, { key: 'ArrowDown' });
+    expect(within(list).getByRole('option', { name: 'samir' }).getAttribute('aria-selected')).toBe('true');
+    fireEvent.keyDown(field, { key: 'Enter' });
+    expect(field).toHaveProperty('value', 'samir');
+    expect(field.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(within(form).getByRole('button', { name: 'Add member' }));
+    expect((await within(form).findByRole('status')).textContent).toBe('Added samir to devs.');
+    expect(api.calls.filter((c) => c.call.startsWith('PUT'))).toEqual([{ call: 'PUT /teams/101/members/samir' }]);
+    expect(api.calls.filter((c) => c.call.startsWith('GET /users/search'))).toEqual([{ call: 'GET /users/search?q=sam&limit=8' }]);
+    // Added: the field is empty for the next one.
+    expect(field).toHaveProperty('value', '');
+  });
+
+  it('picks a user with the mouse, and says when nobody matches', async () => {
+    renderScreen(signedIn(<Members />), {
+      ...at,
+      answers: {
+        ...acme(OWNER_HOLDS),
+        'GET /users/search': (req) => [200, { ok: true, data: new URL(req.url).searchParams.get('q') === 'rit' ? [{ id: 2, login: 'rita', full_name: 'Rita Reader' }] : [] }],
+      },
+    });
+    const form = await screen.findByRole('form', { name: 'Add a member' });
+    const field = within(form).getByRole('combobox', { name: /Username/ });
+    fireEvent.change(field, { target: { value: 'zz' } });
+    expect((await within(form).findByRole('status')).textContent).toBe('No user matches “zz”.');
+    fireEvent.change(field, { target: { value: 'rit' } });
+    fireEvent.mouseDown(await within(form).findByRole('option', { name: 'rita Rita Reader' }));
+    expect(field).toHaveProperty('value', 'rita');
+    expect(within(form).queryByRole('listbox')).toBeNull();
   });
 });

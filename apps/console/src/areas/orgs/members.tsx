@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Field, Form, Outcome, Section, Select, Show, Table, useAction, type Column } from '../../ui';
+import { Form, Outcome, Section, Select, Show, Table, useAction, type Column } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
 import { useUser } from '../../session';
 import {
@@ -18,6 +18,7 @@ import { VISIBILITIES } from './org-list';
 import { isOwnerTeam, useOrgName, type User } from './org-data';
 import { loginProblem, text } from './names';
 import { Pager } from './paging';
+import { UserPicker } from './user-picker';
 
 /** `/orgs/:org`: the organization, its members (public or concealed), and adding one to a team. */
 export function Members() {
@@ -164,7 +165,7 @@ function AddMember({ org, ownersToo }: { org: string; ownersToo: boolean }) {
                 return `Added ${username} to ${list.find((t) => t.id === teamid)?.name ?? 'the team'}.`;
               }}
             >
-              <Field label="Username" name="username" required autoComplete="off" />
+              <UserPicker label="Username" name="username" hint="Type part of a login or full name, then pick the user" />
               <Select
                 label="Team"
                 name="team"

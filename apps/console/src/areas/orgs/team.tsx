@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useParams } from 'react-router';
-import { ErrorMessage, Field, Form, joined, Outcome, Section, Show, Table, useAction } from '../../ui';
+import { ErrorMessage, Form, joined, Outcome, Section, Show, Table, useAction } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
 import {
   fetchTeam,
@@ -17,6 +17,7 @@ import {
 import { loginProblem, text } from './names';
 import { isOwnerTeam, namesById, roleIdsOf, roleUntilOf, useOrgName, type Role, type Team, type User } from './org-data';
 import { TeamFields, teamBody, teamProblem } from './team-form';
+import { UserPicker } from './user-picker';
 import { orgPath } from './org-list';
 
 /** `/orgs/:org/teams/:teamid`: one team, its roles and permission to edit, its members to add and remove. */
@@ -150,7 +151,7 @@ function TeamMembers({ org, team, may }: { org: string; team: Team; may: (relati
             return `Added ${username} to ${team.name}.`;
           }}
         >
-          <Field label="Username" name="username" required autoComplete="off" />
+          <UserPicker label="Username" name="username" hint="Type part of a login or full name, then pick the user" />
           {owner && (
             <label>
               <input type="checkbox" name="autoConnectClusters" value="true" /> Connect to the organization's clusters (cluster-admin)
