@@ -11,6 +11,7 @@ const ClustersArea = lazy(() => import('./areas/clusters'));
 const OrgContractsArea = lazy(() => import('./areas/contracts').then((m) => ({ default: m.OrgContracts })));
 const AdminContractsArea = lazy(() => import('./areas/contracts').then((m) => ({ default: m.AdminContracts })));
 const BillingArea = lazy(() => import('./areas/billing'));
+const OrgUsageArea = lazy(() => import('./areas/billing').then((m) => ({ default: m.OrgUsage })));
 const AdminArea = lazy(() => import('./areas/admin'));
 const OrgServiceAccountsArea = lazy(() => import('./areas/service-accounts').then((m) => ({ default: m.OrgServiceAccounts })));
 const AdminServiceAccountsArea = lazy(() => import('./areas/service-accounts').then((m) => ({ default: m.AdminServiceAccounts })));
@@ -50,6 +51,7 @@ export function App() {
           <Route path="/orgs/:org/contracts/*" element={<OrgContractsArea />} />
           <Route path="/orgs/:org/service-accounts/*" element={<OrgServiceAccountsArea />} />
           <Route path="/orgs/:org/notifications/*" element={<OrgNotificationsArea />} />
+          <Route path="/orgs/:org/usage/*" element={<OrgUsageArea />} />
           <Route path="/orgs/*" element={<OrgsArea />} />
           <Route path="/account" element={<AccountArea />} />
           <Route path="/admin/billing/*" element={adminOnly(<BillingArea />)} />

@@ -351,6 +351,31 @@ describeInBrowser('the web console in a browser', () => {
     await context.close();
   });
 
+  it("shows the demo organization's owner its usage: a chart per month by namespace with its table, and a namespace's objects", async () => {
+    const { owner } = demo.manifest;
+    const { year, month, product, cid, namespace } = demo.usage;
+    const monthName = new Date(Date.UTC(Number(year), Number(month) - 1, 1)).toLocaleString('en-US', {
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
+    const { context, page } = await web.newPage();
+    await web.signIn(page, owner.username, owner.password);
+    await page.goto(`${base}/orgs/${owner.org}`);
+    await page.getByRole('navigation', { name: `Organization ${owner.org}` }).getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByRole('img', { name: `Usage of ${owner.org} by namespace, per month` }).waitFor();
+    // The chart's numbers: the demo month has usage, and its total is in the last cell of its row.
+    const monthly = page.getByRole('table', { name: `Monthly CPU core-hours of ${owner.org} by namespace` });
+    const demoMonth = monthly.getByRole('row').filter({ has: page.getByRole('cell', { name: monthName, exact: true }) });
+    expect(await demoMonth.getByRole('cell').last().textContent()).toMatch(/[1-9]/);
+    await web.shot(page, 'org-usage');
+
+    await page.locator(`a[href$="/usage/clusters/${cid}/namespaces/${namespace}"]`).click();
+    await page.getByRole('img', { name: `Usage of ${namespace} by object, per month` }).waitFor();
+    await page.getByRole('table', { name: `Objects of ${namespace}, all months` }).getByRole('cell', { name: product, exact: true }).first().waitFor();
+    await context.close();
+  });
+
   it('lets the demo owner issue a license for a bound cluster and download it', async () => {
     const { context, page } = await web.newPage();
     await web.signIn(page, demo.manifest.owner.username, demo.manifest.owner.password);

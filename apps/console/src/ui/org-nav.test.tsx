@@ -27,6 +27,7 @@ describe("an organization's tabs", () => {
       'Clusters',
       'Contracts',
       'Notifications',
+      'Usage',
       'Settings',
     ]);
   });

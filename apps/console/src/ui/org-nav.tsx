@@ -16,6 +16,7 @@ export const ORG_TABS: [segment: string, label: string, shown: (can: (relation: 
   ['clusters', 'Clusters', (can) => can('access')],
   ['contracts', 'Contracts', (can) => can('access')],
   ['notifications', 'Notifications', (can) => can('manage_owners')],
+  ['usage', 'Usage', (can) => can('manage_owners')],
   ['settings', 'Settings', (can) => can('edit') || can('update_avatar') || can('delete_avatar') || can('delete')],
 ];
 

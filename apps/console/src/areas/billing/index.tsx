@@ -7,6 +7,8 @@ import { ProductScreen } from './events';
 import { carried, defaultOrg, listOrgNames, useQuery } from './query';
 import { UsageScreen } from './usage';
 
+export { OrgUsage } from './org-usage';
+
 /**
  * The site admin's billing dashboard (`/admin/billing/*`): usage reports and the licensed users and clusters.
  * Every route asks for an `org` context (`?org=`, default the demo organization, else the first one), chosen here

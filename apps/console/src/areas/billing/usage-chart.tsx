@@ -9,11 +9,28 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, To
 const COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#999999'];
 
 /**
- * Daily bars stacked by series. The canvas is an image with a name; its numbers are in the table the screen
+ * Bars (a month's days, or months) stacked by series. The canvas is an image with a name; its numbers are in the table the screen
  * shows beside it. Chart.js sizes the canvas through the CSSOM (element.style), which a strict
  * Content-Security-Policy allows: no style attribute or element is written into the page.
  */
-export function UsageChart({ label, days, series, unit }: { label: string; days: string[]; series: DailySeries[]; unit: string }) {
+export function UsageChart({
+  label,
+  labels,
+  titles = labels,
+  axis,
+  series,
+  unit,
+}: {
+  label: string;
+  /** Under each bar: the day of the month, the month. */
+  labels: string[];
+  /** Over each bar's tooltip: the whole day or month. */
+  titles?: string[];
+  /** What the bars are along: "Day of the month (UTC)". */
+  axis: string;
+  series: DailySeries[];
+  unit: string;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     if (!canvas.current) return;
@@ -21,7 +38,7 @@ export function UsageChart({ label, days, series, unit }: { label: string; days:
     const chart = new Chart(canvas.current, {
       type: 'bar',
       data: {
-        labels: days.map((day) => String(Number(day.slice(8)))),
+        labels,
         datasets: series.map((s, i) => ({
           label: s.name,
           data: s.values,
@@ -36,17 +53,17 @@ export function UsageChart({ label, days, series, unit }: { label: string; days:
         animation: reduceMotion ? false : { duration: 250 },
         interaction: { mode: 'index', intersect: false },
         scales: {
-          x: { stacked: true, title: { display: true, text: 'Day of the month (UTC)' } },
+          x: { stacked: true, title: { display: true, text: axis } },
           y: { stacked: true, beginAtZero: true, title: { display: true, text: unit } },
         },
         plugins: {
           legend: { position: 'bottom' },
-          tooltip: { callbacks: { title: (items) => days[items[0]?.dataIndex ?? 0] } },
+          tooltip: { callbacks: { title: (items) => titles[items[0]?.dataIndex ?? 0] } },
         },
       },
     });
     return () => chart.destroy();
-  }, [days, series, unit]);
+  }, [labels, titles, axis, series, unit]);
   return (
     <div className="chart">
       <canvas ref={canvas} role="img" aria-label={label}>

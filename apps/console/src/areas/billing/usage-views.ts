@@ -280,12 +280,29 @@ export interface DailySeries {
 
 /** The chart's (and its table's) numbers: per series, the quantity on each day, 0 on days without samples. */
 export function dailySeries(series: UsageSeries[], quantity: Quantity, days: string[]): DailySeries[] {
-  const onDays = (rows: UsageSeries[]) =>
-    days.map((day) => rows.reduce((sum, row) => sum + (row.daily.find((p) => p.date === day)?.[quantity] ?? 0), 0));
-  const shown = series.slice(0, series.length > MAX_SERIES ? MAX_SERIES - 1 : MAX_SERIES);
-  const rest = series.slice(shown.length);
-  const result = shown.map((row) => ({ name: row.name, values: onDays([row]) }));
-  if (rest.length) result.push({ name: `${rest.length} others`, values: onDays(rest) });
+  return stacked(series, (row) => row.name, (rows) =>
+    days.map((day) => rows.reduce((sum, row) => sum + (row.daily.find((p) => p.date === day)?.[quantity] ?? 0), 0)),
+  );
+}
+
+type MonthPoint = Schema<'UsageMonthlyPoint'>;
+
+/** Per row (a namespace, an object), the quantity in each month, 0 in months without samples. */
+export function monthlySeries<R extends { months: MonthPoint[] }>(rows: R[], name: (row: R) => string, quantity: Quantity, months: string[]): DailySeries[] {
+  return stacked(rows, name, (some) => months.map((m) => some.reduce((sum, row) => sum + (row.months.find((p) => p.month === m)?.[quantity] ?? 0), 0)));
+}
+
+/** Every month any row has samples in, oldest first. */
+export function monthsIn(rows: { months: MonthPoint[] }[]): string[] {
+  return [...new Set(rows.flatMap((r) => r.months.map((p) => p.month)))].sort();
+}
+
+/** The rows (biggest first) as series; past MAX_SERIES, the smallest summed as one "n others". */
+function stacked<R>(rows: R[], name: (row: R) => string, values: (rows: R[]) => number[]): DailySeries[] {
+  const shown = rows.slice(0, rows.length > MAX_SERIES ? MAX_SERIES - 1 : MAX_SERIES);
+  const rest = rows.slice(shown.length);
+  const result = shown.map((row) => ({ name: name(row), values: values([row]) }));
+  if (rest.length) result.push({ name: `${rest.length} others`, values: values(rest) });
   return result;
 }
 

@@ -134,6 +134,7 @@ interface DayRow {
 
 function Report({ report, query, view, quantity }: { report: UsageReport; query: ViewQuery; view: UsageViewKind; quantity: Quantity }) {
   const days = useMemo(() => daysOf(query.month), [query.month]);
+  const dayNumbers = useMemo(() => days.map((day) => String(Number(day.slice(8)))), [days]);
   const series = useMemo(() => dailySeries(report.series, quantity, days), [report, quantity, days]);
   const month = monthLabel(query.month);
   const unit = quantityLabel(quantity);
@@ -160,7 +161,14 @@ function Report({ report, query, view, quantity }: { report: UsageReport; query:
   return (
     <>
       {/* The chart and, right after it, its numbers: the table is what screen readers and keyboards use. */}
-      <UsageChart label={`Usage of ${query.product} by ${view.by}, ${month}`} days={days} series={series} unit={unit} />
+      <UsageChart
+        label={`Usage of ${query.product} by ${view.by}, ${month}`}
+        labels={dayNumbers}
+        titles={days}
+        axis="Day of the month (UTC)"
+        series={series}
+        unit={unit}
+      />
       <Table
         caption={`Daily ${unit} of ${query.product} by ${view.by}, ${month}`}
         columns={dayColumns}
