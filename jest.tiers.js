@@ -72,8 +72,13 @@ if (require.main === module) {
     const env = { ...process.env, TEST_TIER: tier };
     // The unit tier must pass with no Postgres and no NATS: it is not told where they are.
     if (tier === 'unit') for (const name of ['TEST_DATABASE_URL', 'TEST_NATS_URL']) delete env[name];
-    // The launcher's bundle, made once here rather than by the first of the parallel files that start `npm start`.
-    if (tier === 'e2e') spawnSync(process.execPath, [path.join(__dirname, 'deploy/launcher-ready.mjs')], { stdio: 'inherit', cwd: __dirname });
+    // The launcher's and the admin CLI's bundles, made once here rather than by the first of the parallel files that
+    // start `npm start` or `npm run cli`.
+    if (tier === 'e2e') {
+      for (const ready of ['deploy/launcher-ready.mjs', 'deploy/cli-ready.mjs']) {
+        spawnSync(process.execPath, [path.join(__dirname, ready)], { stdio: 'inherit', cwd: __dirname });
+      }
+    }
     const run = spawnSync(
       process.execPath,
       [

@@ -1,17 +1,41 @@
-// What `npm start` runs before the launcher: makes sure the web console's build (and the generated proto code it
-// depends on) is there and newer than every input of `nx run console:build`, running that only when it is not.
-// Up to date, it prints nothing and takes a fraction of a second instead of Nx's start-up and its report of cache
-// hits, so the platform's own lines (the URL, a generated admin password) are what a person sees. Nx's output
-// goes to stderr, as the launcher's progress does.
+// What `npm start` runs before the launcher: makes sure the web console's build (and the generated code it depends
+// on) is there, whole, and newer than every input of `nx run console:build`, building only when it is not. Up to
+// date, it prints nothing and takes a fraction of a second instead of Nx's start-up and its report of cache hits, so
+// the platform's own lines (the URL, a generated admin password) are what a person sees. Build output goes to
+// stderr, as the launcher's progress does.
+//
+// Starts of one checkout may run at once (two DATA_DIRs, tests in parallel), so:
+// - builds take turns: each holds the checkout's build lock (build-lock.mjs), and one that waited looks again
+//   before building, finding the build the other made;
+// - a build is written to a folder beside its place and renamed into place once it is whole: a start never serves
+//   a console half written or half removed;
+// - a build counts as done only while every file its index.html names is there; one that is not (an interrupted
+//   build of an older version of this script, files removed by hand) is built again.
+//
+// CONSOLE_DIR (the gateway's setting) moves the build: it is made there when that folder holds no whole build
+// (never rebuilt for newer sources, since it may be a build from elsewhere). Unset, it is dist/apps/console, built
+// again whenever an input is newer than its last build.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { newest, ROOT, runNx } from './freshness.mjs';
+import { withBuildLock } from './build-lock.mjs';
+import { newest, protoStale, ROOT, runCommand, runNx } from './freshness.mjs';
 
 const at = (p) => path.join(ROOT, p);
-// When the last successful build started; kept outside dist/apps/console, which is Nx's output there.
+const DEFAULT_DIR = at('dist/apps/console');
+const dir = process.env.CONSOLE_DIR ? path.resolve(process.env.CONSOLE_DIR) : DEFAULT_DIR;
+// When the last successful build of dist/apps/console started; kept outside it, since Nx's console:build (npm test,
+// npm run build) writes that folder too.
 const stamp = at('node_modules/.cache/platform/console-built');
-// Produced by the build's own dependencies from the inputs below: their times say nothing about staleness.
+const API_TYPES = at('apps/console/src/api/gen/schema.d.ts');
+// Produced by the build's own steps from the inputs below: their times say nothing about staleness.
 const generated = new Set([at('libs/proto/src/gen'), at('apps/console/src/api/gen')]);
+const project = JSON.parse(fs.readFileSync(at('apps/console/project.json'), 'utf8'));
+
+/** The newest input of generate-api: the route rows and everything they import, and the protos. */
+function apiInputsChangedAt() {
+  const libs = fs.readdirSync(at('libs')).map((lib) => at(`libs/${lib}/src`));
+  return Math.max(...[at('apps/gateway/src'), ...libs, at('proto'), at('tsconfig.base.json')].map((p) => newest(p)));
+}
 
 /** The inputs of console:build, its generate-api step and proto:generate (apps/console/project.json, nx.json). */
 function inputsChangedAt() {
@@ -23,15 +47,75 @@ function inputsChangedAt() {
   );
 }
 
-const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
-const outputsThere = ['dist/apps/console/index.html', 'apps/console/src/api/gen/schema.d.ts', 'libs/proto/src/gen'].every((p) =>
-  fs.existsSync(at(p)),
-);
-if (built === 0 || !outputsThere || inputsChangedAt() > built) {
+/** The files `index.html` of a build names (its own, by absolute path) that are not in the build; index.html itself when absent. */
+function missingFiles(build) {
+  let html;
+  try {
+    html = fs.readFileSync(path.join(build, 'index.html'), 'utf8');
+  } catch {
+    return ['/index.html'];
+  }
+  const missing = [];
+  for (const [, ref] of html.matchAll(/\b(?:src|href)\s*=\s*["']([^"']+)["']/g)) {
+    if (!ref.startsWith('/') || ref.startsWith('//')) continue;
+    const file = decodeURIComponent(ref.split(/[?#]/)[0]);
+    if (file !== '/' && !fs.existsSync(path.join(build, file))) missing.push(file);
+  }
+  return missing;
+}
+
+function upToDate() {
+  if (missingFiles(dir).length > 0) return false;
+  if (dir !== DEFAULT_DIR) return true;
+  const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
+  return built > 0 && fs.existsSync(API_TYPES) && !protoStale() && inputsChangedAt() <= built;
+}
+
+/** Removes what builds killed midway left beside the build (only the lock's holder may). */
+function removeLeftovers() {
+  const prefix = `${path.basename(dir)}.`;
+  if (!fs.existsSync(path.dirname(dir))) return;
+  for (const name of fs.readdirSync(path.dirname(dir))) {
+    if (name.startsWith(prefix) && /\.(building|replaced)-\d+$/.test(name))
+      fs.rmSync(path.join(path.dirname(dir), name), { recursive: true, force: true });
+  }
+}
+
+async function build() {
   const startedAt = new Date();
-  runNx('console:build', '--output-style=stream-without-prefixes');
-  fs.mkdirSync(path.dirname(stamp), { recursive: true });
-  fs.writeFileSync(stamp, '');
-  // The build's start, not its end: an input saved while it ran is newer, so the next start builds again.
-  fs.utimesSync(stamp, startedAt, startedAt);
+  removeLeftovers();
+  if (protoStale()) await runNx('proto:generate');
+  if (!fs.existsSync(API_TYPES) || apiInputsChangedAt() > fs.statSync(API_TYPES).mtimeMs) {
+    await runCommand(project.targets['generate-api'].options.command);
+  }
+  const building = `${dir}.building-${process.pid}`;
+  const replaced = `${dir}.replaced-${process.pid}`;
+  const shown = path.relative(ROOT, dir).startsWith('..') ? dir : path.relative(ROOT, dir);
+  process.stderr.write(`building the web console into ${shown} (about 20 s)\n`);
+  // console:build's own command (a typecheck, then Vite), its output moved to the folder beside the build.
+  await runCommand(`${project.targets.build.options.command} --outDir '${building.replaceAll("'", "'\\''")}' --emptyOutDir`);
+  const missing = missingFiles(building);
+  if (missing.length > 0) {
+    process.stderr.write(`the console's build is not whole: its index.html names ${missing.join(', ')}, which it lacks\n`);
+    fs.rmSync(building, { recursive: true, force: true });
+    process.exit(1);
+  }
+  if (fs.existsSync(dir)) fs.renameSync(dir, replaced);
+  fs.renameSync(building, dir);
+  fs.rmSync(replaced, { recursive: true, force: true });
+  // Again: a build killed with -9 leaves its typecheck and Vite running a while, writing into their folder.
+  removeLeftovers();
+  if (dir === DEFAULT_DIR) {
+    fs.mkdirSync(path.dirname(stamp), { recursive: true });
+    fs.writeFileSync(stamp, '');
+    // The build's start, not its end: an input saved while it ran is newer, so the next start builds again.
+    fs.utimesSync(stamp, startedAt, startedAt);
+  }
+}
+
+if (!upToDate()) {
+  await withBuildLock('the web console', async () => {
+    // Another start may have built it while this one waited.
+    if (!upToDate()) await build();
+  });
 }

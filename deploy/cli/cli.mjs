@@ -1,8 +1,8 @@
-// What `npm run cli -- <command>` runs (after generating the proto code): the admin CLI, src/main.ts, from
-// source, with tsx loaded as a module hook (as deploy/local/start.mjs does). The image runs the bundle instead.
-import * as path from 'node:path';
+// What `npm run cli -- <command>` runs (after generating the proto code): the admin CLI's bundle, the one the image
+// runs (`<image> cli`), made from src/main.ts again first when a source is newer (deploy/cli-ready.mjs). It is
+// imported in this very process, as deploy/local/start.mjs imports the launcher's. Without source maps, as in the
+// image: the CLI never prints a stack trace, and reading the map would double its start-up.
 import { pathToFileURL } from 'node:url';
+import { CLI_BUNDLE } from '../cli-ready.mjs';
 
-process.env.TSX_TSCONFIG_PATH ??= path.resolve(import.meta.dirname, '../../tsconfig.base.json');
-await import('tsx');
-await import(pathToFileURL(path.join(import.meta.dirname, 'src/main.ts')).href);
+await import(pathToFileURL(CLI_BUNDLE).href);

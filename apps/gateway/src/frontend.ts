@@ -40,13 +40,16 @@ export function consoleDir(config: { CONSOLE_DIR?: string }, start: string = __d
 /**
  * The web frontend: every non-API path lands here and answers 200 text/html, as the spec requires for
  * fallthrough paths. With a built console: its hashed assets (cached for a year, they never change under a name)
- * and, for every other path (an unknown asset too), its `index.html` (never cached, so a new release is picked up at once), both under
- * a strict Content-Security-Policy. Without one: a status page listing the services.
+ * and, for every other path, its `index.html` (never cached, so a new release is picked up at once), both under a
+ * strict Content-Security-Policy. A GET of a file under `/assets/` that the build lacks answers 404: the page in its
+ * place would leave a browser with a blank console and no clue why. `index.html` is read again when the build was
+ * replaced (`npm start` of the same checkout rebuilding it), so a reload loads the assets that are there.
+ * Without a built console: a status page listing the services.
  */
 export function webFrontend(backends: Backends, config: GatewayConfig): express.Handler[] {
   const dir = consoleDir(config);
   if (!dir) return [statusPage(backends, config)];
-  const index = fs.readFileSync(path.join(dir, 'index.html'));
+  const page = currentIndex(path.join(dir, 'index.html'));
   const secure = (res: Response) => res.set(htmlHeaders(CONSOLE_CSP));
   const assets = express.static(dir, {
     index: false,
@@ -59,15 +62,38 @@ export function webFrontend(backends: Backends, config: GatewayConfig): express.
     (req, res, next) => {
       res.locals.route = req.path.startsWith('/assets/') ? '/assets/*' : '/*';
       if (req.method === 'GET' || req.method === 'HEAD') {
-        if (req.path.startsWith('/assets/')) return assets(req, res, next);
+        if (req.path.startsWith('/assets/')) return assets(req, res, () => missingAsset(req, secure(res)));
         if (req.path !== '/' && req.path !== '/index.html') return files(req, res, next);
       }
       next();
     },
     (_req, res) => {
-      secure(res).status(200).set('Cache-Control', 'no-cache').type('html').send(index);
+      secure(res).status(200).set('Cache-Control', 'no-cache').type('html').send(page());
     },
   ];
+}
+
+/** 404 for a file under /assets/ that the build lacks; never cached, since a rebuild may bring it. */
+function missingAsset(req: Request, res: Response) {
+  res.status(404).set('Cache-Control', 'no-store').type('text').send(`no such file in the console's build: ${req.path}\n`);
+}
+
+/** The build's index.html, read again when it changed on disk (a new build renamed into place); the last one read when it is gone. */
+function currentIndex(file: string): () => Buffer {
+  let content = fs.readFileSync(file);
+  let version = fs.statSync(file);
+  return () => {
+    try {
+      const now = fs.statSync(file);
+      if (now.ino !== version.ino || now.mtimeMs !== version.mtimeMs || now.size !== version.size) {
+        content = fs.readFileSync(file);
+        version = now;
+      }
+    } catch {
+      // Between a build's removal and its replacement: the page read last.
+    }
+    return content;
+  };
 }
 
 /** The start page without a built console: which backends answer, and links to the API. */

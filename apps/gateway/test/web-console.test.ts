@@ -56,13 +56,43 @@ describe('the web console at /', () => {
     expect(robots.headers.get('cache-control')).toBe('public, max-age=86400');
   });
 
-  it('answers an unknown asset with the page (200 text/html), and leaves the API its JSON 404', async () => {
-    const missing = await fetch(`${gw.base}/assets/index-Gone99.js`);
-    expect(missing.status).toBe(200);
-    expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
+  it('answers a file under /assets/ that the build lacks with 404, not the page, and leaves the API its JSON 404', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const missing = await fetch(`${gw.base}/assets/index-Gone99.js`, { method });
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(missing.headers.get('cache-control')).toBe('no-store');
+      expect(missing.headers.get('x-content-type-options')).toBe('nosniff');
+      if (method === 'GET') expect(await missing.text()).toContain('/assets/index-Gone99.js');
+    }
+    // A screen's path that looks like a file outside assets/ is still the page.
+    expect((await fetch(`${gw.base}/orgs/demo.js`)).status).toBe(200);
     const api = await fetch(`${gw.base}/api/v1/no-such-route`);
     expect(api.status).toBe(404);
     expect(await api.json()).toMatchObject({ message: 'no route for GET /api/v1/no-such-route' });
+  });
+
+  it('serves the new index.html once a rebuild replaced the build, and its assets', async () => {
+    const next = fs.mkdtempSync(path.join(os.tmpdir(), 'console-next-'));
+    const before = `${dir}.before`;
+    try {
+      fs.mkdirSync(path.join(next, 'assets'));
+      fs.writeFileSync(
+        path.join(next, 'index.html'),
+        '<!doctype html><title>console</title><script type="module" src="/assets/index-New456.js"></script>',
+      );
+      fs.writeFileSync(path.join(next, 'assets', 'index-New456.js'), 'console.log("new")');
+      // As console-ready.mjs swaps a build in: the old one renamed aside, the new one renamed into place.
+      fs.renameSync(dir, before);
+      fs.renameSync(next, dir);
+      expect(await (await fetch(`${gw.base}/`)).text()).toContain('/assets/index-New456.js');
+      expect((await fetch(`${gw.base}/assets/index-New456.js`)).status).toBe(200);
+      expect((await fetch(`${gw.base}/assets/index-AbC123.js`)).status).toBe(404);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(before, dir);
+    }
+    expect(await (await fetch(`${gw.base}/`)).text()).toContain('/assets/index-AbC123.js');
   });
 
   it('finds the console beside the gateway bundle or under the workspace, and only a folder holding index.html', () => {

@@ -7,8 +7,9 @@ import { CliError, EXIT, type CliIo } from './io';
 /**
  * `migrate`: every app's pending migrations, applied the way the chart's migration Job applies them (each app
  * started with RUN_MIGRATIONS_ONLY=true: its own configuration, schema and migration list, then stopped), one
- * app after the other; then exits. One line per schema on stdout; applying again changes nothing. On the
- * embedded database the platform must be stopped (the CLI holds the DATA_DIR lock meanwhile).
+ * app after the other; then exits. One line per schema on stdout, and only that one (stderr says where, once, and
+ * what failed); applying again changes nothing. On the embedded database the platform must be stopped (the CLI
+ * holds the DATA_DIR lock meanwhile).
  */
 export async function migrate(io: CliIo): Promise<number> {
   await withDatabase(io.env, { create: true }, async (dbs) => {
@@ -17,7 +18,6 @@ export async function migrate(io: CliIo): Promise<number> {
       if (!database || (database.serverOnly && dbs.embedded)) continue;
       const db: Database = await dbs.open(database.schema);
       const pending = await pendingMigrations(db, database.migrations);
-      io.err(`${app.name}: ${pending} pending migration(s) in schema ${database.schema}\n`);
       try {
         // The app's log would go to stdout as JSON; what happened is said below instead.
         const running = await startApp(app, { ...io.env, RUN_MIGRATIONS_ONLY: 'true', GRPC_PORT: '0', LOG_LEVEL: 'silent' });

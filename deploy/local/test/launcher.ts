@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 
 /** What `npm start` execs once the web console is built (see package.json). */
 export const LAUNCHER = ['--max-semi-space-size=32', 'deploy/local/start.mjs'];
+
+/** package.json's `start` script itself: the console's build when it is missing or stale, then the launcher. */
+export const START_SCRIPT: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
 
 /** A launcher started by a test. */
 export interface StartedLauncher {
@@ -26,6 +30,11 @@ export interface LaunchOptions {
    * whose child is the server (as `npm start` is the parent of the node it execs).
    */
   parent?: boolean;
+  /**
+   * Runs package.json's `start` script as npm runs it (`sh -c`, the leader of a new process group), so the console
+   * is built first when it is missing; the script's last step execs the launcher, so `child` ends up the server.
+   */
+  script?: boolean;
 }
 
 // Every process started here (negative: a process group), for killLaunched.
@@ -33,11 +42,13 @@ const spawned = new Set<number>();
 
 function spawnLauncher(env: Record<string, string>, opts: LaunchOptions): ChildProcess {
   const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HTTP_PORT: '0', ...env };
-  const child = opts.parent
-    ? // `; exit $?` keeps the shell from replacing itself with node: it stays the parent, as npm does.
-      spawn('/bin/sh', ['-c', '"$0" "$@"; exit $?', process.execPath, ...LAUNCHER], { cwd: ROOT, env: childEnv, detached: true })
-    : spawn(process.execPath, LAUNCHER, { cwd: ROOT, env: childEnv });
-  const id = opts.parent ? -child.pid! : child.pid!;
+  const child = opts.script
+    ? spawn('/bin/sh', ['-c', START_SCRIPT], { cwd: ROOT, env: childEnv, detached: true })
+    : opts.parent
+      ? // `; exit $?` keeps the shell from replacing itself with node: it stays the parent, as npm does.
+        spawn('/bin/sh', ['-c', '"$0" "$@"; exit $?', process.execPath, ...LAUNCHER], { cwd: ROOT, env: childEnv, detached: true })
+      : spawn(process.execPath, LAUNCHER, { cwd: ROOT, env: childEnv });
+  const id = opts.parent || opts.script ? -child.pid! : child.pid!;
   spawned.add(id);
   // The server holds the output pipe as long as it runs: once it is closed, they are all gone.
   child.stdout!.once('close', () => spawned.delete(id));
@@ -66,7 +77,8 @@ export function npmStart(env: Record<string, string>, opts: LaunchOptions = {}):
   return new Promise((resolve, reject) => {
     // Generous: from source through tsx, eight apps take 10-20 s on an idle machine and several times that beside
     // other test workers; a launcher that fails exits, which rejects at once.
-    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${out}`)), 180_000);
+    // With the `start` script, the console's build (a typecheck and Vite) comes first.
+    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${out}`)), opts.script ? 300_000 : 180_000);
     // The URL comes on stdout, the pid on stderr: wait for both.
     let up = false;
     const check = () => {
