@@ -244,26 +244,51 @@ function AuditLog({ periods }: { periods: Record<string, AuditEvent[]> }) {
   );
 }
 
-/** What is missing or wrong in each marketplace's configuration: Error (a feature cannot work) or Warning. */
+/** Whether this deployment is one of the marketplaces' (`ProviderAMarketplace`, ...), where the listener answers. */
+const isMarketplaceDeployment = (deploymentType: string | undefined) => deploymentType?.endsWith('Marketplace') ?? false;
+
+/**
+ * What is missing or wrong in each marketplace's configuration: Error (a feature cannot work) or Warning. They matter
+ * on a marketplace deployment only: elsewhere (Hosted, SelfHostedProduction) no marketplace notifies the platform and
+ * nothing is metered, so the settings are listed for reference, without alarm.
+ */
 function SettingsWarnings() {
   const warnings = useMarketplaceWarnings();
+  const { branding } = useBranding();
+  // Until the branding says which deployment this is, nothing is shown as an error.
+  const applies = isMarketplaceDeployment(branding?.deploymentType);
+  const tables = (w: Schema<'SettingWarnings'>) =>
+    Object.entries(w.warnings).map(([marketplace, list]) => (
+      <Table
+        key={marketplace}
+        caption={`${marketplace} configuration`}
+        rows={list}
+        rowKey={(_, i) => i}
+        empty="No warnings."
+        columns={[
+          { header: 'Level', cell: (x) => <span className={applies && x.Level === 'Error' ? 'error' : 'muted'}>{x.Level}</span>, value: (x) => x.Level },
+          { header: 'Message', cell: (x) => x.Msg },
+        ]}
+      />
+    ));
   return (
     <Section title="Settings warnings">
       <Show loaded={warnings}>
         {(w) =>
-          Object.entries(w.warnings).map(([marketplace, list]) => (
-            <Table
-              key={marketplace}
-              caption={`${marketplace} configuration`}
-              rows={list}
-              rowKey={(_, i) => i}
-              empty="No warnings."
-              columns={[
-                { header: 'Level', cell: (x) => <span className={x.Level === 'Error' ? 'error' : 'muted'}>{x.Level}</span> },
-                { header: 'Message', cell: (x) => x.Msg },
-              ]}
-            />
-          ))
+          applies || branding === undefined ? (
+            tables(w)
+          ) : (
+            <>
+              <p className="muted">
+                This deployment ({branding?.deploymentType}) is not a marketplace deployment: no marketplace notifies it and nothing is metered,
+                so the marketplaces' settings do not apply here.
+              </p>
+              <details>
+                <summary>The marketplaces' settings as they are</summary>
+                {tables(w)}
+              </details>
+            </>
+          )
         }
       </Show>
     </Section>

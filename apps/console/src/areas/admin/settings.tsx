@@ -287,7 +287,10 @@ function Registration() {
         )}
       </Show>
       <Outcome action={action} />
-      <p className="muted">The setting is recorded for the sign-up flow; the platform has no self-registration endpoint yet.</p>
+      <p className="muted">
+        While registration is enabled, the sign-in screen offers <strong>Create an account</strong> (sign-up, within the allowed email domains
+        when any are listed); while it is disabled, it does not, and the API refuses sign-ups. Accounts site admins create are not affected.
+      </p>
     </Section>
   );
 }

@@ -1,5 +1,6 @@
 import { api, ok, type Schema } from '../../api/client';
 import type { paths } from '../../api/gen/schema';
+import { QUANTITY_NAMES } from '../../ui/quantities';
 
 /** The products that have usage views: the `productKey` the API document declares. */
 export type ProductKey =
@@ -18,12 +19,7 @@ type Point = Schema<'UsageDailyPoint'>;
 export type Quantities = Omit<Point, 'date'>;
 export type Quantity = keyof Quantities;
 
-export const QUANTITIES: readonly (readonly [Quantity, string])[] = [
-  ['cpuCoreHours', 'CPU core-hours'],
-  ['memoryGiBHours', 'Memory GiB-hours'],
-  ['storageGiBHours', 'Storage GiB-hours'],
-  ['objectHours', 'Object hours'],
-];
+export const QUANTITIES: readonly (readonly [Quantity, string])[] = (Object.keys(QUANTITY_NAMES) as Quantity[]).map((q) => [q, QUANTITY_NAMES[q]] as const);
 
 export function quantityOf(value: string | null): Quantity | undefined {
   return QUANTITIES.find(([q]) => q === value)?.[0];

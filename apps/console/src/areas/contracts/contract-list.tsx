@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { Table, type Column } from '../../ui';
-import { unitOf } from './quota';
+import { quotaMetricName } from '../../ui/quantities';
 import type { Contract } from './api';
 import { contractState, contractTitle, term } from './terms';
 
@@ -25,7 +25,7 @@ export function ContractsTable({
     { header: 'Clusters', cell: (c) => c.clusters.length },
     {
       header: 'Quota',
-      cell: (c) => (c.quota.enabled ? `${c.quota.limit.toLocaleString()} ${unitOf(c.quota.metric)}` : 'none'),
+      cell: (c) => (c.quota.enabled ? `${c.quota.limit.toLocaleString()} ${quotaMetricName(c.quota.metric)}` : 'none'),
     },
   ];
   return <Table caption={caption} columns={columns} rows={contracts} rowKey={(c) => c.id} empty="No contract yet." />;

@@ -80,6 +80,19 @@ describe("an organization's contracts", () => {
     expect(cells.slice(3)).toEqual(['Active', '1', 'none']);
   });
 
+  it('names quota metrics in the words the usage reports use, whichever spelling the contract was made with', async () => {
+    const quota = (metric: string, limit: number) => ({ ...CONTRACT, quota: { enabled: true, limit, metric, alertThresholds: [80] } });
+    renderScreen(signedIn(<OrgContracts />), {
+      ...listAt,
+      answers: { ...contractAnswers(MEMBER_HOLDS), 'GET /user/contracts': [200, [quota('cpu_core_month', 12), { ...quota('object-hours', 500), id: 4 }]] },
+    });
+    const table = await screen.findByRole('table', { name: 'Contracts of acme' });
+    expect(within(table).getAllByRole('row').slice(1).map((r) => within(r).getAllByRole('cell').at(-1)?.textContent)).toEqual([
+      '12 CPU core-months',
+      '500 Object-hours',
+    ]);
+  });
+
   it('says when there is no contract', async () => {
     renderScreen(signedIn(<OrgContracts />), {
       ...listAt,

@@ -4,7 +4,7 @@ import { api, ok, type Schema } from '../../api/client';
 import { Field, Form, Section, Select, Show, useAction } from '../../ui';
 import { TextArea } from '../../ui/controls';
 import { Check, SuggestField } from './inputs';
-import { QUOTA_METRICS } from './quota';
+import { QUOTA_METRICS } from '../../ui/quantities';
 import { adminRoutes, useContractChange, useOwnerSuggestions, useProducts, type Contract } from './api';
 import { contractTitle, dateToUnix, emailList, text, unixToDate } from './terms';
 
@@ -228,13 +228,12 @@ export function CreateContract() {
                     <Select
                       label="Quota metric"
                       name="quotaMetric"
-                      // The names alone: a long option widens the select past a narrow screen; the units are told below.
-                      options={[['', 'Choose a metric'], ...QUOTA_METRICS.map(([m]) => m)]}
+                      options={[['', 'Choose a metric'], ...QUOTA_METRICS.map(([m, name]) => [m, name] as [string, string])]}
                     />
                     <Field label="Quota limit" name="quotaLimit" type="number" min={0} />
                     <Field label="Alert thresholds (%)" name="quotaThresholds" placeholder="50, 80, 100" />
                   </div>
-                  <p className="muted">Units: {QUOTA_METRICS.map(([m, unit]) => `${m}: ${unit}`).join('; ')}. A month is 730 hours.</p>
+                  <p className="muted">A month is 730 hours: a CPU core-month is 730 CPU core-hours of use.</p>
                   <Check name="quotaDisable" label="Stop issuing licenses when the quota is used up" />
                 </fieldset>
                 <fieldset>

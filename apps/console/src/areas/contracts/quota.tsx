@@ -1,4 +1,5 @@
 import { Gauge, Section, when } from '../../ui';
+import { quotaMetricName } from '../../ui/quantities';
 import type { AuditEvent, Contract } from './api';
 
 /**
@@ -8,22 +9,6 @@ import type { AuditEvent, Contract } from './api';
  * (`quota-threshold-crossed: 80% of 100 cpu_core_month (used 85.00)`) and the 403 refusing a license once the
  * quota is used up (`contract 3 has used its quota: 2100.00 of 1 object-hours; ...`).
  */
-
-/**
- * The quota metrics and their units (docs/contracts.md, "Quota metrics"). The API document lists the names as the
- * `metric` enum of the create form's `quota` field, which the generated types do not carry (the field is JSON
- * text), so they are named here with the unit each counts in.
- */
-export const QUOTA_METRICS: [metric: string, unit: string][] = [
-  ['cpu_core_month', 'core-months'],
-  ['memory_gib_month', 'GiB-months of memory'],
-  ['cpu-core-hours', 'core-hours'],
-  ['memory-gib-hours', 'GiB-hours of memory'],
-  ['storage-gib-hours', 'GiB-hours of storage'],
-  ['object-hours', 'object-hours'],
-];
-
-export const unitOf = (metric: string) => QUOTA_METRICS.find(([m]) => m === metric)?.[1] ?? metric;
 
 export interface QuotaReading {
   used: number;
@@ -59,7 +44,7 @@ export function QuotaSection({ contract, reading }: { contract: Pick<Contract, '
         <p>No quota: licenses are not limited by usage.</p>
       </Section>
     );
-  const unit = unitOf(q.metric);
+  const unit = quotaMetricName(q.metric);
   return (
     <Section title="Quota">
       <dl>
@@ -74,7 +59,7 @@ export function QuotaSection({ contract, reading }: { contract: Pick<Contract, '
       </dl>
       {reading && reading.metric === q.metric ? (
         <>
-          <Gauge label={`Quota used (${q.metric})`} value={reading.used} max={q.limit} unit={unit} />
+          <Gauge label={`Quota used (${unit})`} value={reading.used} max={q.limit} unit={unit} />
           <p className="muted">
             {reading.used >= q.limit ? 'The quota is used up. ' : ''}
             Computed {reading.at ? `at ${when(reading.at)}` : 'just now'} from the usage the bound clusters reported since the contract's
