@@ -50,10 +50,14 @@ function utf8(bytes: Buffer): string | undefined {
   }
 }
 
+/** Whether the request presents HTTP Basic credentials (its Authorization names the Basic scheme, however spelt). */
+const presentsBasic = (req: Request) => /^basic(?:\s|$)/i.test(req.get('authorization') ?? '');
+
 /** HTTP Basic credentials, when the request carries them: canonical base64 of UTF-8 `user:password`, else 401. */
 function basicCredentials(req: Request): { username: string; password: string } | undefined {
+  if (!presentsBasic(req)) return undefined;
   const m = /^basic\s+(\S+)$/i.exec(req.get('authorization') ?? '');
-  if (!m) return undefined;
+  if (!m) throw new NotAuthenticatedError('malformed basic credentials');
   const bytes = strictBase64(m[1]);
   const decoded = bytes && utf8(bytes);
   const colon = decoded?.indexOf(':') ?? -1;
@@ -95,8 +99,8 @@ export interface Authenticated {
 
 /**
  * Who is calling, per the route's auth mode. A missing token on a token route, and any
- * bad, revoked or refused credential on any route, is 401. Basic credentials from a client address with
- * too many failures in the window are refused with 429 and Retry-After before orgs-teams is asked.
+ * bad, revoked or refused credential on any route, is 401. HTTP Basic credentials are taken on the Basic rows and,
+ * as Gitea takes them, on every row that takes a token (public rows included), always by the one password path below.
  */
 export async function authenticate(
   auth: Auth,
@@ -104,30 +108,7 @@ export async function authenticate(
   backends: Backends,
   addressFailures: SignInFailures,
 ): Promise<Authenticated | undefined> {
-  const identity = backends.orgsTeams.identity;
-  if (auth === 'basic') {
-    // req.ip is the peer, or the client named in X-Forwarded-For only when TRUST_PROXY says whom to believe.
-    const address = addressKey(req.ip);
-    // The attempt holds its place against the address's limit while orgs-teams checks it, so however many arrive at
-    // once no more than the limit are checked; only wrong credentials keep the place as a failure.
-    const attempt = await addressFailures.reserve(address, 'too many failed sign-in attempts from this address');
-    try {
-      const creds = basicCredentials(req);
-      if (!creds) throw new NotAuthenticatedError('basic authentication is required');
-      // The access line names the login tried, so a refused sign-in shows who was tried from where (never the password).
-      req.res!.locals.login = creds.username.slice(0, 256);
-      try {
-        // A second factor travels beside the password as Gitea's clients send it (docs/authentication.md).
-        const { user } = await identity.authenticateBasic({ ...creds, otp: (req.get('x-gitea-otp') ?? '').slice(0, 64) });
-        return user ? { user, scope: undefined, accessScopes: undefined } : undefined;
-      } catch (err) {
-        if (err instanceof NotAuthenticatedError) await attempt.fail();
-        throw err;
-      }
-    } finally {
-      await attempt.release();
-    }
-  }
+  if (auth === 'basic' || presentsBasic(req)) return authenticatePassword(req, backends, addressFailures);
   const token = presentedToken(req);
   // The console's session cookie stands in for a token when the request presents none (docs/authentication.md).
   if (!token && !req.get('authorization')) {
@@ -141,12 +122,45 @@ export async function authenticate(
   }
   if (token.length > (JWT.test(token) ? MAX_JWT : TEXT_LIMITS.token)) throw new NotAuthenticatedError('invalid token');
   // Who the token belongs to is kept by orgs-teams' read model (@platform/orgs-teams-client).
-  const answer = await identity.authenticate({ token });
+  const answer = await backends.orgsTeams.identity.authenticate({ token });
   if (!answer.user) return undefined;
   const scope = answer.scope ? { name: answer.scope, accountId: answer.scopeAccountId } : undefined;
   // An answer without scopes comes from an orgs-teams older than scopes: its tokens could do everything.
   const accessScopes = answer.accessScopes.length ? answer.accessScopes : ['all'];
   return { user: answer.user, scope, accessScopes };
+}
+
+/**
+ * HTTP Basic credentials (login or email, password, and the second factor's code in `X-Gitea-OTP`): the one way the
+ * API checks a password, on every row that takes it. Every attempt from a client address with too many failures in
+ * the window is refused with 429 and Retry-After before orgs-teams is asked, so no password is hashed for it; orgs-teams
+ * then applies the account's own limit (before its password is hashed too), the second factor, and the account's rules
+ * (inactive 401, prohibited from logging in 403, an address not yet verified where the site lists allowed domains
+ * 403). A Basic sign-in is not limited by token scopes (it is the owner's password), but a caller who must change its
+ * password or enrol a second factor first is held to those routes by the edge as a token's would be.
+ */
+async function authenticatePassword(req: Request, backends: Backends, addressFailures: SignInFailures): Promise<Authenticated | undefined> {
+  // req.ip is the peer, or the client named in X-Forwarded-For only when TRUST_PROXY says whom to believe.
+  const address = addressKey(req.ip);
+  // The attempt holds its place against the address's limit while orgs-teams checks it, so however many arrive at
+  // once no more than the limit are checked; only wrong credentials keep the place as a failure.
+  const attempt = await addressFailures.reserve(address, 'too many failed sign-in attempts from this address');
+  try {
+    const creds = basicCredentials(req);
+    if (!creds) throw new NotAuthenticatedError('basic authentication is required');
+    // The access line names the login tried, so a refused sign-in shows who was tried from where (never the password).
+    req.res!.locals.login = creds.username.slice(0, 256);
+    try {
+      // A second factor travels beside the password as Gitea's clients send it (docs/authentication.md).
+      const { user } = await backends.orgsTeams.identity.authenticateBasic({ ...creds, otp: (req.get('x-gitea-otp') ?? '').slice(0, 64) });
+      return user ? { user, scope: undefined, accessScopes: undefined } : undefined;
+    } catch (err) {
+      if (err instanceof NotAuthenticatedError) await attempt.fail();
+      throw err;
+    }
+  } finally {
+    await attempt.release();
+  }
 }
 
 /**

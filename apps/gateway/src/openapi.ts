@@ -23,13 +23,13 @@ const ErrorBody = z
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid path parameter, query or value',
   401: 'no valid credentials',
-  403: 'a requirement of the route does not hold, or the caller cannot act for the `org` organization',
+  403: "a requirement of the route does not hold, the caller cannot act for the `org` organization, the token's scopes do not cover the route, or the account is prohibited from logging in",
   404: 'the organization, team, role or object does not exist or is not visible to the caller',
   409: 'conflicts with the current state',
   413: 'the body or a message is too large',
   415: 'the body has a content type the route does not accept',
   422: 'the body is malformed or does not match the schema',
-  429: 'too many failed sign-in attempts; see Retry-After',
+  429: 'too many failed sign-in attempts (HTTP Basic credentials, which every route takes); see Retry-After',
   503: 'the backend answering the route is unavailable',
   504: 'the backend did not answer in time',
 };
@@ -39,12 +39,14 @@ function errorStatuses(r: Route): number[] {
   const out = new Set<number>([503, 504]);
   if (r.params || r.query || r.org || r.body?.invalid) out.add(400);
   if (r.auth !== 'public' || r.org) out.add(401);
-  if (r.requires?.length || r.checks?.length || r.gives || r.auth === 'basic' || r.org) out.add(403);
+  // Every route may be refused to a caller: a token without the route's scope, an account prohibited from logging in.
+  out.add(403);
   if (r.checks?.some((q) => 'check' in q && q.status === 401)) out.add(401);
   for (const e of r.errors ?? []) out.add(e.status);
   if (r.target || r.org) out.add(404);
   if (r.body) for (const s of [413, 415, 422]) out.add(s);
-  if (r.auth === 'basic') out.add(429);
+  // HTTP Basic credentials are taken on every route, and counted against the per-address and per-account limits.
+  out.add(429);
   if (['post', 'put', 'patch'].includes(r.method)) out.add(409);
   return [...out].sort((a, b) => a - b);
 }
@@ -127,9 +129,10 @@ const errorsOf = (r: Route, status: number) =>
     .map((e) => e.description)
     .join('; ');
 
+/** Who may call: HTTP Basic credentials wherever a token is taken, as Gitea takes them (docs/authentication.md). */
 const SECURITY = {
-  public: [{}, { token: [] }, { tokenQuery: [] }],
-  token: [{ token: [] }, { tokenQuery: [] }],
+  public: [{}, { token: [] }, { tokenQuery: [] }, { basic: [] }],
+  token: [{ token: [] }, { tokenQuery: [] }, { basic: [] }],
   basic: [{ basic: [] }],
 } as const;
 
@@ -211,7 +214,12 @@ export function apiDocument(routes: Route[]): object {
       securitySchemes: {
         token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`token <personal access token>`' },
         tokenQuery: { type: 'apiKey', in: 'query', name: 'token' },
-        basic: { type: 'http', scheme: 'basic' },
+        basic: {
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'login (or email) and password; with a second factor, its code in `X-Gitea-OTP`. Taken on every route, counted per client address and per account',
+        },
       },
       schemas: schemas.components,
     },

@@ -50,6 +50,7 @@ async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: str
           return { user: user(calls.length, username), tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
         },
         listTokens: async () => ({ tokens: [] }),
+        getVersion: async () => ({ version: 'test', service: 'orgs-teams' }),
       } as never),
     ],
     protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
@@ -76,6 +77,7 @@ async function gateway(env: Record<string, string>) {
       const res = await fetch(`${base}/users/${login}/tokens`, { headers });
       return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
     },
+    base,
     close: gw.close,
   };
 }
@@ -111,6 +113,33 @@ describe('gateway: failed Basic-auth attempts per client address', () => {
       // Claiming another address changes nothing while TRUST_PROXY is unset.
       expect((await gw.list('dave', 'right', '203.0.113.9')).status).toBe(429);
       expect(orgsTeams.calls).toEqual(['alice', 'alice', 'bob', 'carol']);
+    } finally {
+      gw.close();
+    }
+  });
+
+  it('takes Basic credentials on token and public rows through the same count: failures anywhere close every door of the address', async () => {
+    const gw = await gateway(env());
+    const call = async (path: string, login: string, password: string) => {
+      const res = await fetch(`${gw.base}${path}`, { headers: { authorization: basic(login, password) } });
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { login?: string; message?: string } };
+    };
+    try {
+      // A token row and a public row sign the caller in with the password, as the token routes do.
+      expect(await call('/user', 'alice', 'right')).toMatchObject({ status: 200, body: { login: 'alice' } });
+      expect((await call('/version', 'alice', 'right')).status).toBe(200);
+      // A wrong password is 401 on a public row too (a credential sent must be valid), and counted wherever it was sent.
+      expect((await call('/user', 'bob', 'wrong')).status).toBe(401);
+      expect((await call('/version', 'carol', 'wrong')).status).toBe(401);
+      expect((await gw.list('dave', 'wrong')).status).toBe(401);
+      for (const path of ['/user', '/version', '/users/erin/tokens']) {
+        const refused = await call(path, 'erin', 'right');
+        expect(refused.status).toBe(429);
+        expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(59);
+        expect(refused.body.message).toMatch(/^too many failed sign-in attempts from this address; try again in \d+ s$/);
+      }
+      // No password was checked for the refused ones; malformed credentials never reach orgs-teams either.
+      expect(orgsTeams.calls).toEqual(['alice', 'alice', 'bob', 'carol', 'dave']);
     } finally {
       gw.close();
     }

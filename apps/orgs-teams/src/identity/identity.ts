@@ -492,7 +492,8 @@ export class Identity {
     }
     assertMayLogIn(row);
     await assertAddressTrusted(this.db, row);
-    await this.signedIn(row.id);
+    // At most once a minute, as a token's use: Basic credentials may sign in every request (docs/gitea-dialect.md).
+    if (stale(row.last_login_at)) await this.signedIn(row.id);
     const user = toUser(row);
     if (this.secondFactor) user.mustEnrollTwoFactor = await this.secondFactor.mustEnroll(user);
     return { user, tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
