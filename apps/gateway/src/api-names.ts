@@ -62,6 +62,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'DELETE /admin/users/:username': 'adminDeleteUser',
   'DELETE /admin/users/:username/lockout': 'adminClearSignInLockout',
   'GET /admin/orgs': 'adminGetAllOrgs',
+  'POST /admin/users/:username/orgs': 'adminCreateOrg',
   'GET /users/search': 'userSearch',
   'GET /users/:username': 'userGet',
   'GET /user/settings': 'getUserSettings',
@@ -166,6 +167,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /orgs/:orgname/tokens/bus-tokens': 'orgListBusTokens',
   'POST /orgs/:orgname/tokens/bus-tokens/:id/revoke': 'orgRevokeBusToken',
   // Teams
+  'GET /user/teams': 'userListTeams',
   'GET /orgs/:orgname/teams': 'orgListTeams',
   'GET /orgs/:orgname/teams/search': 'teamSearch',
   'POST /orgs/:orgname/teams': 'orgCreateTeam',

@@ -35,21 +35,29 @@ export function pageOf(query: z.output<typeof Paging>): { page: number; limit: n
 /** The headers a paged answer documents. */
 export const PAGE_HEADERS = {
   'X-Total-Count': 'how many there are on all pages',
-  Link: 'the next, last, first and previous pages (RFC 8288), those that exist',
+  Link: "the next, last, first and previous pages (RFC 8288) as Gitea sends them: those that exist, in that order",
 };
 
-/** X-Total-Count and Link for one page of `total` items, the links built on the request's path and query. */
+/**
+ * X-Total-Count and Link for one page of `total` items, exactly as Gitea writes them (`SetLinkHeader` and its
+ * paginator): the current page is at most the last (an empty list has one page); `next` and `last` while more pages
+ * follow, `first` and `prev` after the first page, in that order, joined by `,`; each the request's path and query
+ * with `page` set and the query's keys sorted (Go's `url.Values.Encode`); no Link when there is none.
+ */
 export function pageHeaders(ctx: Pick<EdgeContext, 'req' | 'config'>, page: { page: number; limit: number }, total: number): Record<string, string> {
   const last = Math.max(1, Math.ceil(total / page.limit));
+  const current = Math.min(Math.max(1, page.page), last);
+  const hasNext = total > current * page.limit;
   // On the public URL, as Gitea builds these on ROOT_URL: the Host header is the client's to choose.
   const url = new URL(ctx.req.originalUrl.replace(/^\/+/, '/'), publicUrlOf(ctx.config));
   const link = (n: number, rel: string) => {
     url.searchParams.set('page', String(n));
+    url.searchParams.sort();
     return `<${url.href}>; rel="${rel}"`;
   };
   const links = [
-    ...(page.page < last ? [link(page.page + 1, 'next'), link(last, 'last')] : []),
-    ...(page.page > 1 ? [link(1, 'first'), link(Math.min(page.page - 1, last), 'prev')] : []),
+    ...(hasNext ? [link(current + 1, 'next'), link(last, 'last')] : []),
+    ...(current > 1 ? [link(1, 'first'), link(current - 1, 'prev')] : []),
   ];
   return {
     'x-total-count': String(total),

@@ -97,6 +97,12 @@ const MATRIX: Record<string, Row> = {
   'DELETE /admin/users/:username/lockout': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/lockout' },
   'POST /admin/users/:username/verification-mail': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/verification-mail' },
   'GET /admin/orgs': { pass: ['siteadmin'] },
+  // Gitea's adminCreateOrg: an organization owned by the user named; an unknown user (404) counts as let through.
+  'POST /admin/users/:username/orgs': {
+    pass: ['siteadmin'],
+    path: () => '/admin/users/no-such-user/orgs',
+    body: (f) => ({ username: `made-for-${f.org}` }),
+  },
   // Second factors and credentials: the site admins'. An unknown user (404) counts as let through.
   'DELETE /admin/users/:username/two-factor': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/two-factor' },
   'DELETE /admin/users/:username/credentials': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/credentials' },
@@ -195,8 +201,9 @@ const MATRIX: Record<string, Row> = {
   'DELETE /orgs/:orgname/members/:username': { pass: OWNERS, path: (f) => `/orgs/${f.org}/members/member` },
   'GET /orgs/:orgname/public_members': { pass: EVERYONE },
   'GET /orgs/:orgname/public_members/:username': { pass: EVERYONE, path: (f) => `/orgs/${f.org}/public_members/member` },
-  'PUT /orgs/:orgname/public_members/:username': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/public_members/${login(f.me)}` },
-  'DELETE /orgs/:orgname/public_members/:username': { pass: MEMBERS_ONLY, path: (f) => `/orgs/${f.org}/public_members/${login(f.me)}` },
+  // One's own public membership; a site admin anyone's, as Gitea lets them (a site admin who is no member gets 404, let through).
+  'PUT /orgs/:orgname/public_members/:username': { pass: MEMBERS, path: (f) => `/orgs/${f.org}/public_members/${login(f.me)}` },
+  'DELETE /orgs/:orgname/public_members/:username': { pass: MEMBERS, path: (f) => `/orgs/${f.org}/public_members/${login(f.me)}` },
   'GET /orgs/:orgname/avatar/': { pass: MEMBERS },
   'POST /orgs/:orgname/avatar/': { pass: HOLDERS },
   'POST /orgs/:orgname/avatar/delete': { pass: HOLDERS },

@@ -49,6 +49,7 @@ describe('teams over HTTP', () => {
           organization: expect.objectContaining({ id: ids.globex, username: 'globex', full_name: 'Globex', orgType: 0 }),
           permission: 'owner',
           units: null,
+          units_map: {},
           type: 'general',
         },
       ]);
@@ -70,11 +71,12 @@ describe('teams over HTTP', () => {
         organization: expect.objectContaining({ id: ids.globex }),
         permission: 'write',
         units: null,
+        units_map: {},
         type: 'kubernetes',
       });
       ids.devs = devs.body.id;
       const ops = await api('alice', 'POST', '/orgs/globex/teams', { name: 'ops', type: 'general', units: ['cluster.view'] });
-      expect(ops.body).toMatchObject({ name: 'ops', type: 'general', permission: 'read', units: ['cluster.view'] });
+      expect(ops.body).toMatchObject({ name: 'ops', type: 'general', permission: 'read', units: ['cluster.view'], units_map: { 'cluster.view': 'read' } });
       ids.ops = ops.body.id;
       expect((await api('alice', 'GET', '/orgs/globex/teams')).body.map((t: { name: string }) => t.name)).toEqual([
         'Owners',

@@ -164,6 +164,8 @@ export const ORGS_TEAMS_READS = {
     listOrgs: ORGS_TEAMS_ANSWER,
     listUserOrgs: ORGS_TEAMS_ANSWER,
     getOrgPermissions: ORGS_TEAMS_ANSWER,
+    // Teams of a user across organizations, with their custom roles (tuples): ORGS_TEAMS_ANSWER's notices.
+    listUserTeams: ORGS_TEAMS_ANSWER,
   },
   orgTokens: {
     listSystemAdminTokens: {

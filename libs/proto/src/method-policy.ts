@@ -488,6 +488,7 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     listUserOrgs: INTERNAL,
     searchTeams: INTERNAL,
     getOrgPermissions: INTERNAL,
+    listUserTeams: INTERNAL,
   }),
   policiesOf(orgsTeamsSettingsV1.SiteSettingsServiceService, {
     getVersion: ANY_CALLER,

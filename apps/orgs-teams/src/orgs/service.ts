@@ -21,6 +21,7 @@ export const ORGANIZATIONS_READS: readonly (keyof typeof orgsTeamsOrgsV1.Organiz
   'listUserOrgs',
   'searchTeams',
   'getOrgPermissions',
+  'listUserTeams',
 ];
 
 /** The OrganizationsService RPCs. */
@@ -55,5 +56,6 @@ export function organizationsService(
     listUserOrgs: (req) => orgs.listOfUser(req),
     searchTeams: (req, ctx) => teams.search(req, ctx),
     getOrgPermissions: (req) => orgs.permissions(req),
+    listUserTeams: (req, ctx) => teams.listOfUser(req, ctx),
   });
 }

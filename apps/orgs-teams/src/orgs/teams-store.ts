@@ -48,6 +48,14 @@ export class TeamsStore {
     return pageOfQuery(base, page, (q) => q.orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]).select('*'));
   }
 
+  /** One page of the teams the user is in, across organizations, by name (then by id, the older first). */
+  async pageOfMember(uid: number, page: Page | undefined): Promise<Paged<TeamRow>> {
+    const base = this.db
+      .table('teams as t')
+      .whereIn('t.id', (sub: Knex.QueryBuilder) => sub.select('team_id').from(`${this.db.schema}.team_users`).where({ uid }));
+    return pageOfQuery(base, page, (q) => q.orderBy([{ column: 't.lower_name' }, { column: 't.id' }]).select('t.*'));
+  }
+
   /** The id of the organization's owner team; `lock` holds its row until the transaction ends. */
   async ownerTeamId(orgId: number, trx?: Knex.Transaction, lock = false): Promise<number | undefined> {
     const q = this.db.table('teams', trx).where({ org_id: orgId, permission: OWNER_PERMISSION }).first('id');

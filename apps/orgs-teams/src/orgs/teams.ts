@@ -2,6 +2,7 @@ import { isUniqueViolation } from '@platform/db';
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
+import { ACCOUNT_TYPE } from '../identity/identity';
 import { stageTeamRoles, stageTuples } from './effects';
 import { MembersStore } from './members-store';
 import type { OrgAuthz, RoleUntil, TeamRoles } from './org-authz';
@@ -100,6 +101,24 @@ export class Teams {
     const org = await this.organizations.get(req.orgId);
     const { rows, total } = await this.teams.pageOfOrg(org.id, pageOf(req.page), { q: req.q, includeDesc: req.includeDesc });
     return { teams: await this.present(rows, org, ctx), total };
+  }
+
+  /**
+   * One page of the teams a user is in, across organizations, by name (Gitea's GET /user/teams), each with its
+   * organization and custom roles. A service account is in no team: its rights are its roles.
+   */
+  async listOfUser(req: orgsTeamsOrgsV1.ListUserTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
+    const person = await this.members.person({ id: req.userId });
+    if (person.type === ACCOUNT_TYPE.serviceAccount) return { teams: [], total: 0 };
+    const { rows, total } = await this.teams.pageOfMember(person.id, pageOf(req.page));
+    const orgs = new Map<number, OrgRow>();
+    for (const orgId of new Set(rows.map((r) => r.org_id))) orgs.set(orgId, await this.organizations.get(orgId));
+    const roles = await this.authz.listTeamRoles(
+      rows.map((r) => r.id),
+      ctx,
+    );
+    const teams = rows.map((r) => toTeam(r, orgs.get(r.org_id)!, roles.get(r.id)?.roleIds ?? [], roles.get(r.id)?.until ?? {}));
+    return { teams, total };
   }
 
   /** One team; its custom roles only when asked, since they cost a call to authz. */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { NotFoundError, quote } from '@platform/errors';
 import { TEXT_LIMITS as L, TOKEN_ACCESS_SCOPES } from '@platform/service-kit';
 import { presentedToken } from '../../authentication';
 import { takenNameIs422 } from '../../gitea';
+import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJsonFor } from './presenters';
@@ -33,6 +35,18 @@ const CreateAccessTokenOption = z.object({
 const isoOrNull = (unix: number) => (unix ? new Date(unix * 1000).toISOString() : null);
 
 const OwnTokens = z.object({ username: p.login });
+
+/**
+ * The token a delete names: its id, or (as Gitea reads `{token}`) its name when it is not a number; a name of digits
+ * only is read as an id, as Gitea reads it.
+ */
+const TokenInPath = OwnTokens.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(L.tokenName)
+    .meta({ description: "The token's id, or its name (a name of digits only is read as an id, as Gitea reads it)" }),
+});
 
 /** The token routes act on the Basic-authenticated user only. */
 const OWN_TOKENS_ONLY: Requirement<never, { params: { username: string } }, { caller: User }> = {
@@ -102,15 +116,19 @@ export const identityRoutes = [
     method: 'get',
     scope: 'read:user',
     path: '/users/:username/tokens',
-    summary: 'List personal access tokens (HTTP Basic auth); secrets are never listed',
+    summary: 'List personal access tokens (HTTP Basic auth), oldest first, paged; secrets are never listed',
     auth: 'basic',
     params: OwnTokens,
+    query: Paging,
     checks: [OWN_TOKENS_ONLY],
-    response: { status: 200, schema: z.array(AccessTokenJson) },
-    async handle(_input, { backends, caller }) {
-      const { tokens } = await backends.orgsTeams.identity.listTokens({ userId: caller.id });
+    response: { status: 200, schema: z.array(AccessTokenJson), headers: PAGE_HEADERS },
+    async handle({ query }, ctx) {
+      const { tokens } = await ctx.backends.orgsTeams.identity.listTokens({ userId: ctx.caller.id });
+      const page = pageOf(query);
+      const shown = tokens.slice((page.page - 1) * page.limit, page.page * page.limit);
       return {
-        body: tokens.map((t) => ({
+        headers: pageHeaders(ctx, page, tokens.length),
+        body: shown.map((t) => ({
           id: t.id,
           name: t.name,
           sha1: '',
@@ -127,13 +145,22 @@ export const identityRoutes = [
     method: 'delete',
     scope: 'write:user',
     path: '/users/:username/tokens/:id',
-    summary: 'Delete a personal access token (HTTP Basic auth)',
+    summary: 'Delete a personal access token by id or by name (HTTP Basic auth)',
     auth: 'basic',
-    params: OwnTokens.extend({ id: p.id }),
+    params: TokenInPath,
     checks: [OWN_TOKENS_ONLY],
     response: { status: 204 },
+    errors: [{ status: 404, description: 'when the caller has no token of that id or name' }],
     async handle({ params }, { backends, caller, forgetTokens }) {
-      await backends.orgsTeams.identity.deleteToken({ userId: caller.id, id: params.id });
+      const { identity } = backends.orgsTeams;
+      const byId = p.id.safeParse(params.id);
+      let id = byId.success ? byId.data : 0;
+      if (!/^\d+$/.test(params.id)) {
+        const { tokens } = await identity.listTokens({ userId: caller.id });
+        id = tokens.find((t) => t.name === params.id)?.id ?? 0;
+      }
+      if (!id) throw new NotFoundError(`access token ${quote(params.id)} does not exist`);
+      await identity.deleteToken({ userId: caller.id, id });
       forgetTokens([caller.id]);
       return {};
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError, NotFoundError, quote } from '@platform/errors';
+import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/errors';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
@@ -64,6 +64,9 @@ const memberJson = (ctx: Pick<EdgeContext, 'caller'>) => (u: Parameters<typeof u
 const isCaller = (ctx: Pick<EdgeContext, 'caller'>, login: string) => ctx.caller?.login.toLowerCase() === login.toLowerCase();
 
 const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const;
+
+/** A site admin, who may act on anyone's membership where Gitea lets them. */
+const SITE_ADMIN = { on: 'site', permission: 'admin:site' } as const;
 
 /** A member action on the caller's own membership: `uid` is the caller's id. */
 const uidIsCaller = (action: string): Requirement<'organization', { query: { uid: number } }, { caller: { id: number } }> => ({
@@ -280,6 +283,28 @@ export const organizationRoutes: Route[] = [
     },
   }),
   route({
+    method: 'post',
+    scope: 'write:admin',
+    path: '/admin/users/:username/orgs',
+    summary: 'Create an organization for a user (site admin): the user, not the admin, is its owner (Gitea’s adminCreateOrg)',
+    auth: 'token',
+    params: z.object({ username: p.login }),
+    requires: [SITE_ADMIN],
+    body: { schema: CreateOrgOption },
+    response: { status: 201, schema: OrganizationJson },
+    errors: [
+      { status: 404, description: 'when there is no user of that name (an organization is none)' },
+      { status: 403, description: 'when the user may not create organizations (allow_create_organization: false), as Gitea refuses it' },
+      TAKEN_ORG_NAME,
+    ],
+    async handle({ params, body }, { backends }) {
+      const owner = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username });
+      // Gitea's CreateOrganization asks the owner's CanCreateOrganization, whoever makes it.
+      if (!owner.isAdmin && !owner.allowCreateOrganization) throw new NotAllowedError(`user ${owner.login} is not allowed to create organizations`);
+      return { body: orgJson(await createOrgFor(backends, owner.id, body)) };
+    },
+  }),
+  route({
     method: 'get',
     scope: 'read:organization',
     path: '/orgs/:orgname',
@@ -449,26 +474,41 @@ export const organizationRoutes: Route[] = [
       return {};
     },
   }),
+  // A member makes their own membership public or private; a site admin anyone's, as Gitea lets them
+  // (reqOrgMembership lets site admins through, and PublicizeMember/ConcealMember act on another for them only).
   ...(['put', 'delete'] as const).map((method) =>
     route({
       method,
       scope: 'write:organization',
       path: '/orgs/:orgname/public_members/:username',
-      summary: method === 'put' ? 'Make your own membership public' : 'Make your own membership private',
+      summary:
+        method === 'put'
+          ? "Make your own membership public (a site admin: anyone's)"
+          : "Make your own membership private (a site admin: anyone's)",
       auth: 'token',
       params: OrgMember,
       target: orgInPath,
-      requires: [{ on: 'target', permission: 'member:org' }],
+      requires: [{ anyOf: [{ on: 'target', permission: 'member:org' }, SITE_ADMIN], denied: 'you do not have the member:org permission' }],
       checks: [
         {
-          check: '`{username}` is the caller',
-          holds: ({ params }, { caller }) => isCaller({ caller }, params.username),
+          anyOf: [
+            {
+              check: '`{username}` is the caller',
+              holds: ({ params }, { caller }) => isCaller({ caller }, params.username),
+              denied: 'not the caller',
+            },
+            SITE_ADMIN,
+          ],
           denied: 'you can only change your own public membership',
         },
       ],
       response: { status: 204 },
-      async handle(_input, { backends, caller, target }) {
-        await backends.orgsTeams.organizations.setMemberVisibility({ orgId: target.id, userId: caller.id, public: method === 'put' });
+      errors: [{ status: 404, description: 'when `{username}` is no user, or not a member' }],
+      async handle({ params }, { backends, caller, target }) {
+        const userId = isCaller({ caller }, params.username)
+          ? caller.id
+          : (await backends.orgsTeams.identity.getUser({ id: 0, login: params.username })).id;
+        await backends.orgsTeams.organizations.setMemberVisibility({ orgId: target.id, userId, public: method === 'put' });
         return {};
       },
     }),

@@ -11,6 +11,10 @@ export const TeamJson = z
     organization: OrganizationJson.nullable(),
     permission: z.string(),
     units: z.array(z.string()).nullable(),
+    units_map: z.record(z.string(), z.string()).meta({
+      description:
+        "Gitea's units_map: each of `units` with the access the team has to it (its permission: read, write, admin or owner; none for a custom team); {} without units",
+    }),
     type: z.string(),
     role_ids: z.array(z.number().int()).optional(),
     role_until: z
@@ -20,6 +24,15 @@ export const TeamJson = z
   })
   .meta({ id: 'Team' });
 
+/** Gitea's access modes a team may have on a unit; `custom` teams have their rights from roles, none from units. */
+const UNIT_ACCESS = new Set(['read', 'write', 'admin', 'owner']);
+
+/** Gitea's units_map: every unit the team names, with the team's permission as its access (one access for all here). */
+function unitsMap(t: orgsTeamsOrgsV1.Team): Record<string, string> {
+  const access = UNIT_ACCESS.has(t.permission) ? t.permission : 'none';
+  return Object.fromEntries((t.hasUnits ? t.units : []).map((u) => [u, access]));
+}
+
 export function teamJson(t: orgsTeamsOrgsV1.Team): z.input<typeof TeamJson> {
   return {
     id: t.id,
@@ -28,6 +41,7 @@ export function teamJson(t: orgsTeamsOrgsV1.Team): z.input<typeof TeamJson> {
     organization: t.organization ? orgJson(t.organization) : null,
     permission: t.permission,
     units: t.hasUnits ? t.units : null,
+    units_map: unitsMap(t),
     type: t.type,
     ...(t.roleIds.length > 0 && { role_ids: t.roleIds }),
     ...(Object.keys(t.roleUntil).length > 0 && { role_until: t.roleUntil }),

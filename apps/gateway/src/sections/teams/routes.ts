@@ -16,6 +16,14 @@ const route = sectionRoutes({ tag: 'Teams', backend: 'orgs-teams' });
 
 const roleIds = z.array(z.number().int().positive()).optional();
 const units = z.array(z.string()).optional();
+/**
+ * Gitea's units_map (unit to access): its units are taken when `units` is not given; the team has one access to them
+ * all, its permission, so the accesses named are not kept (docs/gitea-dialect.md).
+ */
+const unitsMap = z
+  .record(z.string(), z.string().max(L.choice))
+  .optional()
+  .meta({ description: 'Gitea’s unit to access map: its keys are the units when `units` is not given (the team’s permission is their access)' });
 /** When each time-bound role ends; a role of assignedRoleIDs not named here is held for good. */
 const roleUntil = z
   .record(
@@ -51,6 +59,7 @@ const CreateTeamOption = z.object({
   assignedRoleIDs: roleIds,
   assignedRoleUntil: roleUntil,
   units,
+  units_map: unitsMap,
 }).superRefine(checkRoleEnds);
 const EditTeamOption = z.object({
   name: z.string(),
@@ -60,20 +69,23 @@ const EditTeamOption = z.object({
   assignedRoleUntil: roleUntil,
   type: z.string().optional(),
   units,
+  units_map: unitsMap,
 }).superRefine(checkRoleEnds);
 
 /** 400 for a name, type, permission or unit over its limit, as the service answers invalid ones (docs/limits.md). */
-function checkTeamTexts(body: { name: string; type?: string; permission?: string; units?: string[] }): void {
+function checkTeamTexts(body: { name: string; type?: string; permission?: string; units?: string[]; units_map?: Record<string, string> }): void {
   checkLengths([
     ['name', body.name, L.teamName],
     ['type', body.type, L.choice],
     ['permission', body.permission, L.choice],
-    ...(body.units ?? []).map((u, i): LengthCheck => [`units[${i}]`, u, L.teamUnit]),
+    ...(unitsOf(body) ?? []).map((u, i): LengthCheck => [`units[${i}]`, u, L.teamUnit]),
   ]);
 }
 
 const wrapRoles = (ids: number[] | undefined, until: Record<string, string> | undefined) =>
   ids === undefined ? undefined : { roleIds: ids, until: Object.fromEntries(Object.entries(until ?? {}).map(([id, at]) => [Number(id), at])) };
+/** The units a body names: `units`, else the keys of Gitea's `units_map`; neither leaves them as they are. */
+const unitsOf = (body: { units?: string[]; units_map?: Record<string, string> }) => body.units ?? (body.units_map && Object.keys(body.units_map));
 const wrapUnits = (names: string[] | undefined) => (names === undefined ? undefined : { units: names });
 
 const Org = z.object({ orgname: p.login });
@@ -207,6 +219,20 @@ export const teamRoutes: Route[] = [
   route({
     method: 'get',
     scope: 'read:organization',
+    path: '/user/teams',
+    summary: "The caller's teams across organizations, by name, each with its organization (Gitea's GET /user/teams)",
+    auth: 'token',
+    query: Paging,
+    response: { status: 200, schema: z.array(TeamJson), headers: PAGE_HEADERS },
+    async handle({ query }, ctx) {
+      const page = pageOf(query);
+      const { teams, total } = await ctx.backends.orgsTeams.organizations.listUserTeams({ userId: ctx.caller.id, page });
+      return { body: teams.map(teamJson), headers: pageHeaders(ctx, page, total) };
+    },
+  }),
+  route({
+    method: 'get',
+    scope: 'read:organization',
     path: '/orgs/:orgname/teams',
     summary: 'Teams of an organization, owner team first, then by name',
     auth: 'token',
@@ -275,7 +301,7 @@ export const teamRoutes: Route[] = [
         type: body.type,
         description: body.description ?? '',
         permission: body.permission ?? '',
-        units: wrapUnits(body.units),
+        units: wrapUnits(unitsOf(body)),
         roleIds: wrapRoles(body.assignedRoleIDs, body.assignedRoleUntil),
       });
       return { body: teamJson(await takenNameIs422(created, 'name')) };
@@ -330,7 +356,7 @@ export const teamRoutes: Route[] = [
         description: body.description,
         permission: body.permission,
         type: body.type,
-        units: wrapUnits(body.units),
+        units: wrapUnits(unitsOf(body)),
         roleIds: wrapRoles(body.assignedRoleIDs, body.assignedRoleUntil),
       });
       return { body: teamJson(team) };
