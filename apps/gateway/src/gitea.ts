@@ -19,7 +19,8 @@ export async function takenNameIs422<T>(create: Promise<T>, field: string): Prom
   try {
     return await create;
   } catch (err) {
-    if (err instanceof DomainError && err.kind === 'conflict') throw new ValidationError(err.message, [{ field: `body.${field}`, description: 'taken' }]);
+    if (err instanceof DomainError && err.kind === 'conflict')
+      throw new ValidationError(err.message, [{ field: `body.${field}`, description: 'taken' }]);
     throw err;
   }
 }

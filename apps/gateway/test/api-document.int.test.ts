@@ -2,8 +2,12 @@ import { startTestGateway } from './test-gateway';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { orgsTeamsV1 } from '@platform/proto';
 import { loadConfig } from '@platform/service-kit';
 import { gatewayEnv } from '../src/config';
+import { GITEA_ZERO_TIME, giteaTime } from '../src/gitea';
+import { userJson } from '../src/sections/identity/presenters';
+import { tokenJson } from '../src/sections/service-accounts/presenters';
 import { OPERATION_IDS, operationKey, TAGS } from '../src/api-names';
 import { registeredRoutes } from '../src/http';
 import { REGENERATE_ROUTES_COMMAND, renderRoutesDoc, routesDocPath } from '../src/routes-doc';
@@ -20,6 +24,39 @@ type Operation = {
   responses: Record<string, { content?: Record<string, { schema: object }> }>;
   security: object[];
 };
+
+/** RFC 3339's date-time (full-date "T" full-time), what a Gitea client (Go's time.RFC3339) parses. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+type JsonSchema = {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
+
+/**
+ * What of `value` the document's `schema` refuses, as a client generated from the document reads it: the types (null
+ * only where the schema allows it), the date-times, the required fields, the fields and items given.
+ */
+function refusals(schema: JsonSchema, value: unknown, schemas: Record<string, JsonSchema>, at = '$'): string[] {
+  if (schema.$ref) return refusals(schemas[schema.$ref.split('/').pop()!], value, schemas, at);
+  if (schema.anyOf) return schema.anyOf.some((alt) => refusals(alt, value, schemas, at).length === 0) ? [] : [`${at}: matches no alternative`];
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
+  const types = schema.type === undefined ? undefined : [schema.type].flat();
+  if (types && !types.includes(kind) && !(kind === 'integer' && types.includes('number'))) return [`${at}: ${kind} where ${types.join('|')}`];
+  if (schema.format === 'date-time' && !(typeof value === 'string' && RFC3339.test(value))) return [`${at}: not an RFC 3339 date-time`];
+  if (kind === 'array') return (value as unknown[]).flatMap((v, i) => (schema.items ? refusals(schema.items, v, schemas, `${at}[${i}]`) : []));
+  if (kind !== 'object') return [];
+  const given = value as Record<string, unknown>;
+  return [
+    ...(schema.required ?? []).filter((k) => !(k in given)).map((k) => `${at}.${k}: missing`),
+    ...Object.entries(given).flatMap(([k, v]) => (schema.properties?.[k] ? refusals(schema.properties[k], v, schemas, `${at}.${k}`) : [])),
+  ];
+}
 
 describe('the API document and the route table', () => {
   let base: string;
@@ -157,6 +194,35 @@ describe('the API document and the route table', () => {
     // What a reader sees names resources, not sections of a specification or issue numbers.
     const text = JSON.stringify(doc);
     expect(text).not.toMatch(/\bspec(ification)?\s+(section\s+)?\d|\bsection\s+\d+\.\d|\bissue\s+#?\d|\(\d+\.\d+\)/i);
+  });
+
+  it('types every date-time of users and tokens as a string, never null, and accepts what they answer, Gitea’s zero time for never', () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, JsonSchema> } }).components.schemas;
+    const dateTimes: string[] = [];
+    for (const name of ['User', 'AccessToken', 'ServiceAccount', 'ServiceAccountToken', 'CreatedServiceAccountToken']) {
+      for (const [field, schema] of Object.entries(schemas[name].properties ?? {})) {
+        if (!JSON.stringify(schema).includes('date-time') && !/^(created|last_login|.+_at|.+_until)$/.test(field)) continue;
+        dateTimes.push(`${name}.${field}`);
+        // A Gitea client (Go's time.Time) reads a string in RFC 3339; null would be no time at all.
+        expect([name, field, schema]).toEqual([name, field, expect.objectContaining({ type: 'string', format: 'date-time' })]);
+      }
+    }
+    expect(dateTimes).toEqual(expect.arrayContaining(['User.last_login', 'User.created', 'AccessToken.created_at', 'AccessToken.last_used_at']));
+
+    const never = userJson(orgsTeamsV1.User.fromPartial({ id: 7, login: 'new', active: true, createdUnix: 1_767_225_600, lastLoginUnix: 0 }));
+    expect(never).toMatchObject({ last_login: GITEA_ZERO_TIME, created: '2026-01-01T00:00:00Z' });
+    const signedIn = userJson(orgsTeamsV1.User.fromPartial({ id: 8, login: 'old', active: true, createdUnix: 1_767_225_600, lastLoginUnix: 1_767_312_000, signInLockedUntilUnix: 1_767_313_000 }));
+    const token = { id: 3, name: 'ci', sha1: '', token_last_eight: '12345678', scopes: ['all'], created_at: giteaTime(1_767_225_600), last_used_at: giteaTime(0) };
+    const accountToken = tokenJson(orgsTeamsV1.TokenInfo.fromPartial({ id: 4, name: 'ci', tokenLastEight: '12345678', createdUnix: 1_767_225_600, lastUsedUnix: 0 }));
+    const answers: [string, unknown][] = [
+      ['User', never],
+      ['User', signedIn],
+      ['AccessToken', token],
+      ['ServiceAccountToken', accountToken],
+    ];
+    expect(answers.flatMap(([name, value]) => refusals(schemas[name], value, schemas, name))).toEqual([]);
+    // And the old answer, null for never, is what the document refuses.
+    expect(refusals(schemas.User, { ...never, last_login: null }, schemas, 'User')).toEqual(['User.last_login: null where string']);
   });
 
   it('keeps docs/routes.md what the rows say', () => {

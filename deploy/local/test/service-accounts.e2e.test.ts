@@ -77,7 +77,7 @@ describe('service accounts over HTTP', () => {
     token = minted.body;
     const listed = await api('owner', 'GET', `/orgs/acme/service-accounts/${account.id}/tokens`);
     expect(listed.body).toEqual([
-      { id: token.id, name: 'pipeline', token_last_eight: token.sha1.slice(-8), created_at: minted.body.created_at, last_used_at: null },
+      { id: token.id, name: 'pipeline', token_last_eight: token.sha1.slice(-8), created_at: minted.body.created_at, last_used_at: '0001-01-01T00:00:00Z' },
     ]);
   });
 

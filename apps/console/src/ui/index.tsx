@@ -367,16 +367,23 @@ export function Section({ title, children, actions }: { title: string; children:
   );
 }
 
+/** Gitea's zero time, which the API answers for a date-time that never happened (a user who never signed in). */
+export const NEVER = '0001-01-01T00:00:00Z';
+
+/** Whether a date-time the API answered says "never": Gitea's zero time (or nothing at all). */
+export const isNever = (value: number | string | undefined | null): value is undefined | null | '' | 0 =>
+  value === undefined || value === null || value === '' || value === 0 || value === NEVER;
+
 /** Unix seconds or RFC 3339 as a short local date and time. */
 export function when(value: number | string | undefined | null): string {
-  if (value === undefined || value === null || value === '' || value === 0) return '—';
+  if (isNever(value)) return '—';
   const date = typeof value === 'number' ? new Date(value * 1000) : new Date(value);
   return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
 }
 
 /** Unix seconds or RFC 3339 as milliseconds, for sorting a column of times (`when` shows them). */
 export function instant(value: number | string | undefined | null): number | undefined {
-  if (value === undefined || value === null || value === '' || value === 0) return undefined;
+  if (isNever(value)) return undefined;
   const ms = typeof value === 'number' ? value * 1000 : Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }

@@ -64,7 +64,7 @@ describe('the account page', () => {
 
   it('asks for the password before the tokens, then lists them with their scopes and shows a new one once', async () => {
     const auth: (string | null)[] = [];
-    const tokens = [{ id: 3, name: 'ci', sha1: '', token_last_eight: 'abcd1234', scopes: ['read:organization'], created_at: '2026-12-01T10:00:00Z', last_used_at: null }];
+    const tokens = [{ id: 3, name: 'ci', sha1: '', token_last_eight: 'abcd1234', scopes: ['read:organization'], created_at: '2026-12-01T10:00:00Z', last_used_at: '0001-01-01T00:00:00Z' }];
     const { calls } = renderScreen(signedInByCookie(<AccountArea />), {
       answers: {
         ...base,

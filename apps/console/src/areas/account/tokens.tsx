@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, ok, type Schema } from '../../api/client';
 import { basicAuthorization, useUser } from '../../session';
 import { ConfirmButton } from '../../ui/controls';
-import { ErrorMessage, Field, Form, missing, Section, Show, Table, useAction, instant, when } from '../../ui';
+import { ErrorMessage, Field, Form, missing, Section, Show, Table, useAction, instant, isNever, when } from '../../ui';
 
 type Token = Schema<'AccessToken'>;
 
@@ -23,7 +23,15 @@ export function AccountTokens() {
   const path = { username: user.login };
   const tokens = useQuery({
     queryKey: ['account', 'tokens'],
-    queryFn: () => ok(api.GET('/users/{username}/tokens', { params: { path }, headers })),
+    // The list is paged, as Gitea's: every page, 50 at a time.
+    queryFn: async () => {
+      const all: Token[] = [];
+      for (let page = 1; ; page += 1) {
+        const some = await ok(api.GET('/users/{username}/tokens', { params: { path, query: { page, limit: 50 } }, headers }));
+        all.push(...some);
+        if (some.length < 50) return all;
+      }
+    },
     enabled: password !== undefined,
   });
   const [minted, setMinted] = useState<Token>();
@@ -35,7 +43,7 @@ export function AccountTokens() {
     },
   });
   const remove = useMutation({
-    mutationFn: (id: number) => ok(api.DELETE('/users/{username}/tokens/{id}', { params: { path: { ...path, id } }, headers })),
+    mutationFn: (id: number) => ok(api.DELETE('/users/{username}/tokens/{id}', { params: { path: { ...path, id: String(id) } }, headers })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['account', 'tokens'] }),
   });
   const createAction = useAction();
@@ -83,7 +91,7 @@ export function AccountTokens() {
               { header: 'Ends with', cell: (t) => <code>{t.token_last_eight}</code> },
               { header: 'Scopes', cell: (t) => t.scopes.join(', ') },
               { header: 'Created', cell: (t) => when(t.created_at), value: (t) => instant(t.created_at) },
-              { header: 'Last used', cell: (t) => (t.last_used_at ? when(t.last_used_at) : 'never') },
+              { header: 'Last used', cell: (t) => (isNever(t.last_used_at) ? 'never' : when(t.last_used_at)) },
               {
                 header: 'Actions',
                 cell: (t) => (

@@ -12,7 +12,7 @@ const user = (login: string, more: Partial<User> = {}): User => ({
   avatar_url: '',
   language: '',
   is_admin: false,
-  last_login: null,
+  last_login: '0001-01-01T00:00:00Z',
   created: '2026-01-02T03:04:05Z',
   type: 0,
   active: true,

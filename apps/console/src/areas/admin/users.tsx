@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { useUser } from '../../session';
-import { ErrorMessage, Section, Table, instant, when } from '../../ui';
+import { ErrorMessage, Section, Table, instant, isNever, when } from '../../ui';
 import { ConfirmButton } from '../../ui/controls';
 import { useExistingPage } from '../../ui/paging';
 import { Pager } from '../orgs/paging';
@@ -145,7 +145,7 @@ export function UserAdmin({ self }: { self: string }) {
                 },
                 { header: 'Rights', cell: (u) => (u.is_admin ? <span className="tag">site admin</span> : 'user') },
                 { header: 'Status', cell: (u) => <Status user={u} />, value: (u) => (u.active ? 'active' : 'inactive') + (u.prohibit_login ? ', sign-in prohibited' : '') },
-                { header: 'Last sign-in', cell: (u) => (u.last_login ? when(u.last_login) : 'never'), value: (u) => instant(u.last_login) },
+                { header: 'Last sign-in', cell: (u) => (isNever(u.last_login) ? 'never' : when(u.last_login)), value: (u) => instant(u.last_login) },
                 { header: 'Created', cell: (u) => when(u.created), value: (u) => instant(u.created) },
                 {
                   header: 'Actions',

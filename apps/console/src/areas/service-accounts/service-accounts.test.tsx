@@ -77,7 +77,7 @@ describe("an organization's service accounts", () => {
   });
 
   it("revoking a token on an account's page takes it off the list", async () => {
-    let tokens = [{ id: 3, name: 'ci', token_last_eight: '12345678', created_at: '2026-01-01T00:00:00Z', last_used_at: null }];
+    let tokens = [{ id: 3, name: 'ci', token_last_eight: '12345678', created_at: '2026-01-01T00:00:00Z', last_used_at: '0001-01-01T00:00:00Z' }];
     renderScreen(signedIn(<AccountPage routes={routes} id={40} />), {
       path: '/orgs/acme/service-accounts/40',
       answers: answers({

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { Field, Form, Outcome, Section, Show, Table, useAction, instant, when } from '../../ui';
+import { Field, Form, Outcome, Section, Show, Table, useAction, instant, isNever, when } from '../../ui';
 import { ConfirmButton } from '../../ui/controls';
 import { useAccountTokens, useCreateToken, useRevokeToken, type AccountRoutes, type NewToken, type ServiceAccount, type Token } from './accounts-api';
 
@@ -37,7 +37,7 @@ export function Tokens({ routes, account }: { routes: AccountRoutes; account: Se
               { header: 'Name', cell: (t) => t.name },
               { header: 'Ends with', cell: (t) => <code>…{t.token_last_eight}</code> },
               { header: 'Created', cell: (t) => when(t.created_at), value: (t) => instant(t.created_at) },
-              { header: 'Last used', cell: (t) => (t.last_used_at ? when(t.last_used_at) : 'never') },
+              { header: 'Last used', cell: (t) => (isNever(t.last_used_at) ? 'never' : when(t.last_used_at)) },
               {
                 header: 'Actions',
                 cell: (t) => (

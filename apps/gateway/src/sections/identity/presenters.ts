@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { userAsSeenBy, type orgsTeamsV1, type UserViewer } from '@platform/proto';
+import { GITEA_ZERO_TIME, giteaTime } from '../../gitea';
 import { rfc3339 } from '../../presenters';
 
-
-const dateTime = z.string().meta({ format: 'date-time' });
+/** A date-time as Gitea's clients read one: always a string, Gitea's zero time for what never happened (docs/gitea-dialect.md). */
+export const dateTime = z.string().meta({ format: 'date-time' });
 
 /** The spec's User. */
 export const UserJson = z
@@ -16,7 +17,7 @@ export const UserJson = z
     avatar_url: z.string(),
     language: z.string(),
     is_admin: z.boolean(),
-    last_login: dateTime.nullable().meta({ description: 'null when the user never signed in' }),
+    last_login: dateTime.meta({ description: `When the user last signed in; Gitea's zero time ${GITEA_ZERO_TIME} when never` }),
     created: dateTime,
     type: z.number().int(),
     active: z.boolean(),
@@ -62,8 +63,8 @@ export function userJson(u: orgsTeamsV1.User): z.input<typeof UserJson> {
     avatar_url: u.avatarUrl,
     language: u.language,
     is_admin: u.isAdmin,
-    last_login: u.lastLoginUnix ? rfc3339(u.lastLoginUnix) : null,
-    created: rfc3339(u.createdUnix),
+    last_login: giteaTime(u.lastLoginUnix),
+    created: giteaTime(u.createdUnix),
     type: u.type,
     active: u.active,
     prohibit_login: u.prohibitLogin,
@@ -123,7 +124,9 @@ export const AccessTokenJson = z
     token_last_eight: z.string(),
     scope: z.string().optional().meta({ description: 'The one use a token is limited to (`license-proxy`); absent when unrestricted' }),
     scopes: z.array(z.string()).meta({ description: 'Its Gitea scopes (`all`, `read:organization`, `write:user`, ...)' }),
-    created_at: z.string().optional().meta({ description: 'When it was made (lists only)' }),
-    last_used_at: z.string().nullable().optional().meta({ description: 'When it was last used; null: never (lists only)' }),
+    created_at: dateTime.optional().meta({ description: 'When it was made (lists only)' }),
+    last_used_at: dateTime
+      .optional()
+      .meta({ description: `When it was last used (to the minute); Gitea's zero time ${GITEA_ZERO_TIME} when never (lists only)` }),
   })
   .meta({ id: 'AccessToken' });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NotFoundError, quote } from '@platform/errors';
 import { TEXT_LIMITS as L, TOKEN_ACCESS_SCOPES } from '@platform/service-kit';
 import { presentedToken } from '../../authentication';
-import { takenNameIs422 } from '../../gitea';
+import { giteaTime, takenNameIs422 } from '../../gitea';
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
@@ -31,8 +31,6 @@ const CreateAccessTokenOption = z.object({
   // Gitea's scopes; none makes a token that may do everything its owner may (docs/authentication.md, "Token scopes").
   scopes: z.array(z.string().max(64)).max(TOKEN_ACCESS_SCOPES.length).optional(),
 });
-
-const isoOrNull = (unix: number) => (unix ? new Date(unix * 1000).toISOString() : null);
 
 const OwnTokens = z.object({ username: p.login });
 
@@ -135,8 +133,8 @@ export const identityRoutes = [
           token_last_eight: t.tokenLastEight,
           ...(t.scope ? { scope: t.scope } : {}),
           scopes: t.accessScopes,
-          created_at: isoOrNull(t.createdUnix) ?? undefined,
-          last_used_at: isoOrNull(t.lastUsedUnix),
+          created_at: giteaTime(t.createdUnix),
+          last_used_at: giteaTime(t.lastUsedUnix),
         })),
       };
     },

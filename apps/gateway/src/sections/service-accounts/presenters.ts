@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { orgsTeamsV1, serviceAccountsV1 } from '@platform/proto';
+import { GITEA_ZERO_TIME, giteaTime } from '../../gitea';
 import { rfc3339 } from '../../presenters';
 
 const dateTime = z.string().meta({ format: 'date-time' });
@@ -62,7 +63,7 @@ export const ServiceAccountTokenJson = z
     name: z.string(),
     token_last_eight: z.string(),
     created_at: dateTime,
-    last_used_at: dateTime.nullable().meta({ description: 'When it last authenticated (to the minute); null when never' }),
+    last_used_at: dateTime.meta({ description: `When it last authenticated (to the minute); Gitea's zero time ${GITEA_ZERO_TIME} when never` }),
   })
   .meta({ id: 'ServiceAccountToken' });
 
@@ -72,6 +73,6 @@ export function tokenJson(t: orgsTeamsV1.TokenInfo): z.input<typeof ServiceAccou
     name: t.name,
     token_last_eight: t.tokenLastEight,
     created_at: rfc3339(t.createdUnix),
-    last_used_at: t.lastUsedUnix ? rfc3339(t.lastUsedUnix) : null,
+    last_used_at: giteaTime(t.lastUsedUnix),
   };
 }
