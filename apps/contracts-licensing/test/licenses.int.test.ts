@@ -240,6 +240,35 @@ describe('Licenses', () => {
     ).rejects.toBeInstanceOf(ValidationError);
   });
 
+  it('searches the organizations the caller may issue for beside its own account, as one account; an enrolled cluster only its enroller’s', async () => {
+    const CLUSTER = '0b7d4c1e-0000-4000-8000-0000000000b5';
+    const [person, orgA, orgB] = [503, 504, 505];
+    const own = await contract({ allowOffline: true, autoAssignCluster: true }, person);
+    const ofA = await contract({ allowOffline: true }, orgA);
+    await contracts.binding.bind(ofA.id, orgA, [{ cluster: CLUSTER, displayName: '', tags: [] }], 'bob');
+    const issue = (also: number[], cluster = CLUSTER) =>
+      licenses.issueForCluster({ ownerId: person, alsoOwnerIds: also, cluster, features: [], actor: 'bob', ownerEmail: 'bob@acme.io' });
+    // A contract of an organization binds it: that one, before the person's own contract that would take it on; the
+    // person's address is not the license's (the license is the organization's).
+    const fromA = await issue([orgA, orgB]);
+    expect(fromA.contractId).toBe(ofA.id);
+    expect(new NodeCertificate(Buffer.from(fromA.license)).subjectAltName).not.toContain('bob@acme.io');
+    // The newest contract binding it, whichever account's.
+    const ofB = await contract({ allowOffline: true }, orgB);
+    await contracts.binding.bind(ofB.id, orgB, [{ cluster: CLUSTER, displayName: '', tags: [] }], 'bob');
+    expect((await issue([orgA, orgB])).contractId).toBe(ofB.id);
+    // Without the organizations, the person's own auto-assigning contract takes the cluster on, with the person's address.
+    const fromOwn = await issue([]);
+    expect(fromOwn.contractId).toBe(own.id);
+    expect(new NodeCertificate(Buffer.from(fromOwn.license)).subjectAltName).toContain('bob@acme.io');
+    // HUB is ORG's: ORG's contract binding it when ORG is among the accounts, and no other account's contract ever.
+    const ofOrg = await contract({}, ORG);
+    await bind(ofOrg.id, HUB);
+    expect((await issue([orgA, ORG], HUB)).contractId).toBe(ofOrg.id);
+    await expect(issue([orgA, orgB], HUB)).rejects.toThrow(new NotFoundError(`no active contract of the account covers cluster ${HUB}`));
+    expect(await contracts.listing.clusters(own.id, person)).toEqual([expect.objectContaining({ cluster: CLUSTER })]);
+  });
+
   it('never binds, licenses or counts the usage of a cluster another account enrolled, nor shows its name', async () => {
     const other = 502;
     const c = await contract(

@@ -282,6 +282,15 @@ async function writesManifest({ db, dir, manifestPath }: Fixture, sql: pg.Client
   });
   expect(byCluster.status).toBe(403);
   expect(((await byCluster.json()) as any).message).toMatch(new RegExp(`contract ${quotaExceeded.contractID} has used its quota`));
+  // And without `org`, as the owner would ask: the caller's active contracts are its own and those of the organizations
+  // it may issue licenses for (docs/licensing.md), so the organization's used-up contract answers there too.
+  const asOwner = await fetch(`${first.url}api/v1/license/issue`, {
+    method: 'POST',
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ cluster: quotaExceeded.cluster }),
+  });
+  expect(asOwner.status).toBe(403);
+  expect(((await asOwner.json()) as any).message).toMatch(new RegExp(`contract ${quotaExceeded.contractID} has used its quota`));
   const orgContracts = (await get(`/user/contracts?org=${owner.org}`)).body as any[];
   expect([...new Set(orgContracts.flatMap((c) => c.clusters.map((b: any) => b.cluster)))].sort()).toEqual(
     [hub.uid, ...spokes.map((s: any) => s.uid)].sort(),

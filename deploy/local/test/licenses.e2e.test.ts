@@ -143,6 +143,22 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     expect((await api('solo', 'POST', '/license/issue?org=acme', { cluster: HUB })).status).toBe(403);
   });
 
+  it('issues without `org` from the caller’s own contracts and those of the organizations it may issue the cluster’s licenses for', async () => {
+    // olivia owns acme: its contract binding the hub answers her, as the contract route would.
+    const issued = await api('olivia', 'POST', '/license/issue', { cluster: HUB, features: ['postgres'] });
+    expect(issued.status).toBe(200);
+    expect(issued.body.contract.id).toBe(contractId);
+    // A member of acme without issue-license: not acme's contracts; its own one that takes clusters on does not get acme's
+    // hub either (the hub is acme's), so no contract covers it.
+    const readers = await api('olivia', 'POST', '/orgs/acme/teams', { name: 'readers', permission: 'read' });
+    expect((await api('olivia', 'PUT', `/teams/${readers.body.id}/members/solo`)).status).toBe(204);
+    const refused = await api('solo', 'POST', '/license/issue', { cluster: HUB });
+    expect(refused).toMatchObject({ status: 404, body: { message: `no active contract of the account covers cluster ${HUB}` } });
+    expect((await api('solo', 'POST', '/license/issue?org=acme', { cluster: HUB })).status).toBe(403);
+    // mia is in no organization: her own contracts only (none).
+    expect((await api('mia', 'POST', '/license/issue', { cluster: HUB })).status).toBe(404);
+  });
+
   it('registers a cluster with a valid license, recorded once and listed to site admins; 400 for empty features, 422 for a tampered license or bytes after it', async () => {
     const register = (body: Record<string, unknown>) => api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license, ...body });
     expect((await register({})).status).toBe(200);

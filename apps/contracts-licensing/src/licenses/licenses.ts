@@ -42,10 +42,16 @@ export class Licenses {
 
   /**
    * A license for a cluster from the owner's active contract that has it bound (the newest one granting a
-   * requested feature), or else from one that auto-assigns clusters, binding it first. 405 when only revoked or
-   * expired contracts have it; 404 when no contract of the owner can cover it.
+   * requested feature), or else from one that auto-assigns clusters, binding it first. The owner's accounts are
+   * `ownerId` and `alsoOwnerIds` (the organizations the caller may issue licenses for), searched as one: the newest
+   * bound contract of any of them, else the first that auto-assigns, `ownerId`'s first. An enrolled cluster is its
+   * enroller's alone: only that account's contracts are searched, none when it is not among them. 405 when only
+   * revoked or expired contracts have it; 404 when no contract of the accounts can cover it. The SAN email is
+   * `ownerEmail` only for a contract of `ownerId`.
    */
-  async issueForCluster(req: licensingV1.IssueClusterLicenseRequest): Promise<licensingV1.License> {
+  async issueForCluster(
+    req: Omit<licensingV1.IssueClusterLicenseRequest, 'alsoOwnerIds'> & Partial<Pick<licensingV1.IssueClusterLicenseRequest, 'alsoOwnerIds'>>,
+  ): Promise<licensingV1.License> {
     if (!req.cluster) throw new ValidationError('cluster: the cluster UUID is required', [{ field: 'cluster', description: 'missing' }]);
     let uid: string;
     try {
@@ -55,21 +61,29 @@ export class Licenses {
     }
     const uncovered = () =>
       new NotFoundError(`no active contract of the account covers cluster ${uid}${req.features.length ? ` for ${req.features.join(', ')}` : ''}`);
+    const accounts = [...new Set([req.ownerId, ...(req.alsoOwnerIds ?? [])].filter((id) => id > 0))];
     // Another account's enrolled cluster is answered as one no contract covers: the caller learns nothing of it.
-    if (enrolledElsewhere(await this.inventory.cluster(uid), req.ownerId)) throw uncovered();
+    const inv = await this.inventory.cluster(uid);
+    const owners = accounts.filter((id) => !enrolledElsewhere(inv, id));
+    if (owners.length === 0) throw uncovered();
     const grants = (c: ContractRow) => req.features.length === 0 || c.features.some((f) => req.features.includes(f));
+    const emailOf = (c: ContractRow) => (Number(c.owner_id) === req.ownerId ? req.ownerEmail : '');
     // Rows only: the views' cluster statuses would ask the inventory for every bound cluster.
-    const bound = (await this.store.list({ ownerId: req.ownerId, boundTo: uid })).filter(grants);
+    const bound = (await Promise.all(owners.map((ownerId) => this.store.list({ ownerId, boundTo: uid }))))
+      .flat()
+      .filter(grants)
+      .sort((a, b) => b.id - a.id);
     const valid = bound.find((c) => isActive(c));
     if (valid) {
       const cc = (await this.store.clustersOf([valid.id])).find((b) => b.cluster_uid === uid);
-      return this.issue(valid, uid, cc?.id ?? null, req.actor, req.ownerEmail);
+      return this.issue(valid, uid, cc?.id ?? null, req.actor, emailOf(valid));
     }
-    const auto = (await this.store.list({ ownerId: req.ownerId, activeOnly: true })).find((c) => c.auto_assign_cluster && grants(c));
-    if (auto) {
-      await this.contracts.binding.assign({ ownerId: req.ownerId, cluster: uid, displayName: '', contractIds: [auto.id], actor: req.actor });
+    for (const ownerId of owners) {
+      const auto = (await this.store.list({ ownerId, activeOnly: true })).find((c) => c.auto_assign_cluster && grants(c));
+      if (!auto) continue;
+      await this.contracts.binding.assign({ ownerId, cluster: uid, displayName: '', contractIds: [auto.id], actor: req.actor });
       const cc = (await this.store.clustersOf([auto.id])).find((b) => b.cluster_uid === uid);
-      return this.issue(auto, uid, cc?.id ?? null, req.actor, req.ownerEmail);
+      return this.issue(auto, uid, cc?.id ?? null, req.actor, emailOf(auto));
     }
     if (bound.length > 0) throw invalid(bound[0]);
     throw uncovered();

@@ -75,6 +75,35 @@ const accountOf = (ctx: Pick<EdgeContext, 'scope'> & { caller: User }) =>
 const issuingAccount = (ctx: Pick<EdgeContext, 'scope' | 'org'> & { caller: User }) =>
   ctx.scope?.name === 'license-proxy' ? ctx.scope.accountId : (ctx.org?.id ?? ctx.caller.id);
 
+/**
+ * The organizations whose contracts `POST /license/issue` without `org` searches beside the caller's own account
+ * (docs/licensing.md, "The caller's active contract"): those the caller is a member of and may issue the cluster's
+ * license for by the check the contract route makes (`issue_license` on the cluster, the organization standing in as
+ * its owner: its owners, site admins and holders of a custom role carrying issue-license:cluster). None with `org`
+ * (that organization alone) or with a license proxy's token (its own account alone).
+ */
+async function issuingOrganizations(ctx: EdgeContext & { caller: User }, cluster: string): Promise<number[]> {
+  if (ctx.org || ctx.scope?.name === 'license-proxy') return [];
+  const { orgs } = await ctx.backends.orgsTeams.organizations.listUserOrgs({
+    userId: ctx.caller.id,
+    username: '',
+    viewerId: ctx.caller.id,
+    page: undefined,
+  });
+  const uid = cluster.toLowerCase();
+  const allowed = await Promise.all(
+    orgs.map(async (org) => {
+      const object = clusterOwnedBy(uid, { id: org.id, login: org.username, type: 'organization' });
+      const { allowed } = await ctx.backends.authz.authz.check({
+        tuple: { user: `user:${ctx.caller.id}`, relation: 'issue_license', object: `${object.type}:${object.id}` },
+        contextualTuples: object.contextualTuples ?? [],
+      });
+      return allowed;
+    }),
+  );
+  return orgs.filter((_, i) => allowed[i]).map((org) => org.id);
+}
+
 /** The `org` organization, for the right to issue its licenses. */
 const orgAccount: ObjectResolver<unknown, EdgeContext & { caller: User }> = {
   describe: 'the `org` organization',
@@ -153,7 +182,7 @@ export const licenseRoutes: Route[] = [
     scope: 'write:organization',
     path: '/license/issue',
     summary:
-      'Issue a license for a cluster from the account’s active contract that has it bound (or auto-assigns it): the `org` organization’s (who may issue its licenses), else the caller’s own',
+      'Issue a license for a cluster from the account’s active contract that has it bound (or auto-assigns it): the `org` organization’s (who may issue its licenses), else the caller’s own or one of the organizations the caller may issue the cluster’s licenses for',
     auth: 'token',
     org: 'optional',
     uses: ['license-proxy'],
@@ -219,6 +248,7 @@ export const licenseRoutes: Route[] = [
         features: body.features ?? [],
         actor: ctx.caller.login,
         ownerEmail: ownerId === ctx.caller.id ? ctx.caller.email : '',
+        alsoOwnerIds: await issuingOrganizations(ctx, body.cluster),
       });
       return { body: licenseJson(license) };
     },
