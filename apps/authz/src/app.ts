@@ -39,12 +39,8 @@ function startAuthz(config: AuthzConfig) {
         ];
       },
       // A service account's questions are answered by this app's own engine, not by a call to itself.
-      holds: () => async (account, questions) => {
-        const answers = await engine!.batchCheck(
-          questions.map((q) => ({ user: `user:${account.id}`, relation: q.relation, object: q.object })),
-        );
-        return answers.every(Boolean);
-      },
+      holdsEach: () => async (account, questions) =>
+        engine!.batchCheck(questions.map((q) => ({ user: `user:${account.id}`, relation: q.relation, object: q.object }))),
     },
     config,
   );

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TypeSystem } from './engine/model';
 import { PERMISSIONS, permissionCatalog, SITE_OBJECT, type Permission } from './permissions';
+import { RelationNames } from './relation-names';
 import { OBJECT_TYPES, reportedRelations } from './roles/allowed-permissions';
 
 /** The command that rewrites docs/permissions.md; the staleness test names it. */
@@ -89,6 +90,32 @@ export function renderPermissionsDoc(model: TypeSystem = TypeSystem.fromFile()):
     '| permission | checked as | assignable |',
     '|---|---|---|',
     ...PERMISSIONS.map((p) => `| ${code(p.name)} | ${where(p)} | ${p.assignable ? 'yes' : 'no'} |`),
+    '',
+  );
+
+  const names = new RelationNames(model);
+  out.push(
+    '## Relation names in authorization questions',
+    '',
+    'Where a question names a relation (`Check`, `BatchCheck`, `ListRelations`, `ListObjects`, `ListUsers`, `Expand`',
+    'over gRPC, [grpc.md](grpc.md)), it may name it as the model does or as the console and the catalog name the',
+    'permission: every name of the table above is read, on an object of its type, as the relation it is checked as',
+    '(`view_contracts:contract_mgmt` on an organization is `view_contracts_mgmt`), and so is the catalog’s action',
+    'alone when one permission of that type has it. A relation of the model always means itself',
+    '(`view_contracts` on `site:platform` is the site’s own relation). The actions read on each type:',
+    '',
+    '| on | name | asked as |',
+    '|---|---|---|',
+    ...names.types().flatMap((type) =>
+      names
+        .namesOn(type)
+        .filter(([name, read]) => !('permission' in read && read.permission.name === name))
+        .map(([name, read]) =>
+          'relation' in read
+            ? `| ${code(type)} | ${code(name)} | ${code(read.relation)} (${code(read.permission.name)}) |`
+            : `| ${code(type)} | ${code(name)} | ambiguous (INVALID_ARGUMENT): name one of ${read.ambiguous.map((p) => code(p.name)).join(', ')} |`,
+        ),
+    ),
     '',
   );
 

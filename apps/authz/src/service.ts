@@ -57,6 +57,7 @@ export const AUTHZ_READS: readonly (keyof typeof authzV1.AuthzServiceService)[] 
   'listUsers',
   'whoHasAccess',
   'permissionCatalog',
+  'expand',
 ];
 
 /** The AuthzService RPCs (proto/platformadmin/authz/v1/authz.proto). */
@@ -97,6 +98,7 @@ export function authzService(authorization: Authorization): ServiceBinding<typeo
         context: toContext(req.contextJson),
       }),
     }),
+    expand: async (req) => ({ tree: await authorization.expand(req.object, req.relation, req.contextualTuples.map(toTuple)) }),
     whoHasAccess: async (req) => ({
       permissions: (await authorization.whoHasAccess(req.object)).map((p) => ({
         permission: p.permission,

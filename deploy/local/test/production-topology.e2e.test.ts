@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTestDatabase, eventually, freePort, testNatsUrl } from '@platform/testing';
 import { APPS, containerEnv, find, helmTemplate, ROOT, type AppName, type Manifest } from './chart';
-import { PythonClient, pythonClientAvailable } from './python-client';
+import { buildDocumentedStubs, documentedBlock, PythonClient, pythonClientAvailable, runPython } from './python-client';
 
 const ADMIN_PASSWORD = 'topology-admin-password';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -187,7 +187,13 @@ describe('the production topology: built bundles as separate processes with the 
         }
         // What the image's ENV sets (the container's env, the chart's NODE_OPTIONS among it, wins as in a pod), and a
         // PATH for the entrypoint's shell.
-        return { NODE_ENV: 'production', NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=32', ...env, HOME: work, PATH: process.env.PATH };
+        return {
+          NODE_ENV: 'production',
+          NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=32',
+          ...env,
+          HOME: work,
+          PATH: process.env.PATH,
+        };
       };
       for (const app of APPS) {
         envs.set(app, onThisMachine(containerEnv(manifests, find(manifests, 'Deployment', `platform-${app}`).spec.template.spec), app));
@@ -313,15 +319,29 @@ describe('the production topology: built bundles as separate processes with the 
     expect((await call('POST', '/authz/roles?org=acme', duringOutage, { name: 'Made by bob', permissions: [] })).status).toBe(201);
   }, 120_000);
   (pythonClientAvailable() ? it : it.skip)(
-    'answers another team’s Python client by its service account’s roles, refuses internal methods and strangers, and the next call after a revocation',
+    'answers another team’s Python client, built as docs/grpc.md says, by its service account’s roles: Check, ListObjects, ListUsers and Expand cut to what it sees; refuses internal methods and strangers, and the next call after a revocation',
     async () => {
       const admin = await tokenFor('admin', ADMIN_PASSWORD, 'python-client');
-      const carol = await call('POST', '/admin/users', admin, { username: 'carol', email: 'carol@example.com', password: 'carol-password' });
+      const carol = await call('POST', '/admin/users', admin, {
+        username: 'carol',
+        email: 'carol@example.com',
+        password: 'carol-password',
+      });
       const globex = await call('POST', '/orgs', admin, { username: 'globex' });
       const initech = await call('POST', '/orgs', admin, { username: 'initech' });
       const team = await call('POST', '/orgs/globex/teams', admin, { name: 'readers', type: 'general' });
-      expect([carol.status, globex.status, initech.status, team.status]).toEqual([201, 201, 201, 201]);
+      // carol is in initech too, which globex's service account does not see.
+      const initechTeam = await call('POST', '/orgs/initech/teams', admin, { name: 'ops', type: 'general' });
+      expect([carol.status, globex.status, initech.status, team.status, initechTeam.status]).toEqual([201, 201, 201, 201, 201]);
       expect(await call('PUT', `/teams/${team.body.id}/members/carol`, admin)).toMatchObject({ status: 204 });
+      expect(await call('PUT', `/teams/${initechTeam.body.id}/members/carol`, admin)).toMatchObject({ status: 204 });
+      // The readers of globex may view its contracts, through a custom role.
+      const role = await call('POST', '/authz/roles?org=globex', admin, {
+        name: 'Contract readers',
+        permissions: [{ namespace: 'contract_mgmt', action: 'view_contracts' }],
+        teamIDs: [team.body.id],
+      });
+      expect(role.status).toBe(201);
       // globex's owner makes a service account of globex, and a token for it.
       const account = await call('POST', '/orgs/globex/service-accounts', admin, { name: 'globex-checker', description: 'billing checks' });
       expect(account.status).toBe(201);
@@ -329,32 +349,119 @@ describe('the production topology: built bundles as separate processes with the 
       expect(minted.status).toBe(201);
       const token: string = minted.body.sha1;
 
-      const python = await PythonClient.start();
+      // The stubs, built exactly as docs/grpc.md says (its block run by bash), from the nine files it lists.
+      const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-python-'));
+      const stubs = buildDocumentedStubs(scratch);
+      const python = await PythonClient.start(stubs);
       try {
         // The generated stubs leave the standard library's `platform` module alone.
         expect(python.platformSystem).toBe('Linux');
         const authz = grpcAddress.get('authz')!;
         const orgsTeams = grpcAddress.get('orgs-teams')!;
-        const check = (user: number, org: number) => ({ tuple: { user: `user:${user}`, relation: 'member', object: `organization:${org}` } });
+        const check = (user: number, org: number) => ({
+          tuple: { user: `user:${user}`, relation: 'member', object: `organization:${org}` },
+        });
         const AUTHZ = 'platformadmin.authz.v1.AuthzService';
+        const [CAROL, GLOBEX, INITECH, SELF] = [
+          `user:${carol.body.id}`,
+          `organization:${globex.body.id}`,
+          `organization:${initech.body.id}`,
+          `user:${account.body.id}`,
+        ];
+
+        // docs/grpc.md's example, as written, with this deployment's address, token and ids: it prints what the page says.
+        const tokenFile = path.join(scratch, 'token');
+        fs.writeFileSync(tokenFile, `${token}\n`);
+        const ours = (text: string) =>
+          text
+            .replaceAll('platform-authz.platform.svc:50051', authz)
+            .replaceAll('/var/run/secrets/platformadmin/token', tokenFile)
+            .replaceAll('user:1234', CAROL)
+            .replaceAll('organization:56', GLOBEX)
+            .replaceAll('organization:78', INITECH);
+        const example = runPython(stubs, ours(documentedBlock('python-example')));
+        expect({ status: example.status, stderr: example.stderr }).toEqual({ status: 0, stderr: '' });
+        expect(example.stdout.trim()).toBe(ours(documentedBlock('python-example-output')).trim());
+
+        // Check with the console's permission names and the model's relation alike; an ambiguous name is refused.
+        for (const relation of ['view_contracts', 'view_contracts:contract_mgmt', 'view_contracts_mgmt']) {
+          const answer = await python.call(authz, `${AUTHZ}/Check`, { tuple: { user: CAROL, relation, object: GLOBEX } }, token);
+          expect({ relation, answer }).toMatchObject({ relation, answer: { code: 'OK', response: { allowed: true } } });
+        }
+        expect(
+          await python.call(authz, `${AUTHZ}/Check`, { tuple: { user: CAROL, relation: 'list', object: GLOBEX } }, token),
+        ).toMatchObject({
+          code: 'INVALID_ARGUMENT',
+          details: expect.stringContaining("'list:team'"),
+        });
+
+        // ListObjects: carol is a member of globex and initech (as the site admin reads it), but the account sees globex only.
+        const carolsOrgs = await call('GET', '/users/carol/orgs', admin);
+        expect(carolsOrgs.body.map((o: { username: string }) => o.username).sort()).toEqual(['globex', 'initech']);
+        const objects = (user: string, relation: string, type: string) =>
+          python.call(authz, `${AUTHZ}/ListObjects`, { user, relation, type }, token);
+        expect(await objects(CAROL, 'member', 'organization')).toMatchObject({ code: 'OK', response: { objects: [GLOBEX] } });
+        expect(await objects(CAROL, 'view_contracts', 'organization')).toMatchObject({ code: 'OK', response: { objects: [GLOBEX] } });
+        // About itself it is answered whole; about someone else's tokens never.
+        expect(await objects(SELF, 'member', 'organization')).toMatchObject({ code: 'OK', response: { objects: [GLOBEX] } });
+        expect(await objects(CAROL, 'view', 'token')).toMatchObject({ code: 'PERMISSION_DENIED' });
+
+        // ListUsers: the people of globex, its teams as usersets; initech's are refused.
+        const users = (object: string, userFilters: object[]) =>
+          python.call(authz, `${AUTHZ}/ListUsers`, { object, relation: 'member', userFilters }, token);
+        const people = await users(GLOBEX, [{ type: 'user' }]);
+        expect(people.code).toBe('OK');
+        expect(people.response.users).toEqual(expect.arrayContaining([CAROL, SELF]));
+        const usersets = await users(GLOBEX, [{ type: 'team', relation: 'member' }]);
+        expect(usersets.response.users).toEqual(expect.arrayContaining([`team:${team.body.id}#member`]));
+        expect(usersets.response.users.every((u: string) => u.startsWith('team:'))).toBe(true);
+        expect(await users(INITECH, [{ type: 'user' }])).toMatchObject({
+          code: 'PERMISSION_DENIED',
+          details: expect.stringContaining(`access on ${INITECH}`),
+        });
+
+        // Expand: globex's membership one level deep; initech's refused.
+        const expanded = await python.call(authz, `${AUTHZ}/Expand`, { object: GLOBEX, relation: 'member' }, token);
+        expect(expanded.code).toBe('OK');
+        expect(expanded.response.tree.root.name).toBe(`${GLOBEX}#member`);
+        const [direct, owners] = expanded.response.tree.root.union.nodes;
+        expect(direct.leaf.users.users).toEqual(expect.arrayContaining([`team:${team.body.id}#member`]));
+        expect(owners.leaf.computed.userset).toBe(`${GLOBEX}#owner`);
+        expect(await python.call(authz, `${AUTHZ}/Expand`, { object: INITECH, relation: 'member' }, token)).toMatchObject({
+          code: 'PERMISSION_DENIED',
+        });
 
         // Within its organization: a check about a member, the organization, its teams.
         expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), token)).toMatchObject({
           code: 'OK',
           response: { allowed: true },
         });
-        expect(await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/GetOrg', { name: 'globex' }, token)).toMatchObject({
+        expect(
+          await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/GetOrg', { name: 'globex' }, token),
+        ).toMatchObject({
           code: 'OK',
           response: { username: 'globex' },
         });
-        const teams = await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/ListTeams', { orgId: globex.body.id }, token);
+        const teams = await python.call(
+          orgsTeams,
+          'platformadmin.orgsteams.v1.OrganizationsService/ListTeams',
+          { orgId: globex.body.id },
+          token,
+        );
         expect(teams.code).toBe('OK');
         expect(teams.response.teams.map((t: { name: string }) => t.name)).toContain('readers');
-        const ca = await python.call(grpcAddress.get('contracts-licensing')!, 'platformadmin.contractslicensing.v1.LicensingService/CACertificate', {}, token);
+        const ca = await python.call(
+          grpcAddress.get('contracts-licensing')!,
+          'platformadmin.contractslicensing.v1.LicensingService/CACertificate',
+          {},
+          token,
+        );
         expect(ca).toMatchObject({ code: 'OK', response: { pem: expect.stringContaining('BEGIN CERTIFICATE') } });
 
         // Outside its roles: another organization; an internal method, even about itself.
-        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, initech.body.id), token)).toMatchObject({ code: 'PERMISSION_DENIED' });
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, initech.body.id), token)).toMatchObject({
+          code: 'PERMISSION_DENIED',
+        });
         const makeAdmin = { writes: [{ user: `user:${account.body.id}`, relation: 'admin', object: 'site:platform' }] };
         expect(await python.call(authz, `${AUTHZ}/WriteTuples`, makeAdmin, token)).toMatchObject({ code: 'PERMISSION_DENIED' });
         expect(await python.call(authz, `${AUTHZ}/ReadTuples`, {}, token)).toMatchObject({ code: 'PERMISSION_DENIED' });
@@ -363,23 +470,32 @@ describe('the production topology: built bundles as separate processes with the 
         const makeCarolAdmin = { writes: [{ user: `user:${carol.body.id}`, relation: 'admin', object: 'site:platform' }] };
         expect(await python.call(authz, `${AUTHZ}/WriteTuples`, makeCarolAdmin)).toMatchObject({ code: 'UNAUTHENTICATED' });
         expect(await python.call(authz, `${AUTHZ}/ReadTuples`, {})).toMatchObject({ code: 'UNAUTHENTICATED' });
-        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), 'made-up')).toMatchObject({ code: 'UNAUTHENTICATED' });
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), 'made-up')).toMatchObject({
+          code: 'UNAUTHENTICATED',
+        });
         // A person's own token is for the REST API, not for gRPC.
         const carolToken = (await tokenFor('carol', 'carol-password', 'not-for-grpc')).replace(/^token /, '');
-        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), carolToken)).toMatchObject({ code: 'UNAUTHENTICATED' });
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), carolToken)).toMatchObject({
+          code: 'UNAUTHENTICATED',
+        });
 
         // Revoked: the very next call is refused, on both apps.
         const tokens = await call('GET', `/orgs/globex/service-accounts/${account.body.id}/tokens`, admin);
         const revoked = await call('DELETE', `/orgs/globex/service-accounts/${account.body.id}/tokens/${tokens.body[0].id}`, admin);
         expect(revoked.status).toBe(204);
-        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), token)).toMatchObject({ code: 'UNAUTHENTICATED' });
-        expect(await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/GetOrg', { name: 'globex' }, token)).toMatchObject({
+        expect(await python.call(authz, `${AUTHZ}/Check`, check(carol.body.id, globex.body.id), token)).toMatchObject({
+          code: 'UNAUTHENTICATED',
+        });
+        expect(
+          await python.call(orgsTeams, 'platformadmin.orgsteams.v1.OrganizationsService/GetOrg', { name: 'globex' }, token),
+        ).toMatchObject({
           code: 'UNAUTHENTICATED',
         });
       } finally {
         python.stop();
+        fs.rmSync(scratch, { recursive: true, force: true });
       }
     },
-    60_000,
+    90_000,
   );
 });

@@ -60,13 +60,19 @@ export interface AccessQuestion {
   object: string;
 }
 
+/** Asks authz which of the relations the calling account holds (`user:<account>`), in the order asked. */
+export type AskAccount = (questions: AccessQuestion[]) => Promise<boolean[]>;
+
 /** What a public method asks of a calling account, and the request as it is then served. */
 export interface AccessRequirement<Req, Res = any> {
   questions: AccessQuestion[];
   /** The request as the account may ask it (a viewer field set to the account); absent: as sent. */
   request?: Req;
-  /** The answer as the account may see it (others' e-mail addresses hidden); absent: as served. */
-  answer?: (response: Res) => Res;
+  /**
+   * The answer as the account may see it (others' e-mail addresses hidden; a list cut to the objects it sees, which
+   * it asks with `ask`); absent: as served.
+   */
+  answer?: (response: Res, ask: AskAccount) => Res | Promise<Res>;
   /** Why the account may not ask this at all (a question about an object it could never see). */
   refused?: string;
 }
@@ -140,10 +146,14 @@ interface AddedTuple {
   condition?: { contextJson: string };
 }
 
-/** One authorization question: about `user` on `object`, with what it adds (contextual tuples, a context). */
+/**
+ * One authorization question: about `user` on `object`, with what it adds (contextual tuples, a context). A list
+ * question leaves out what it lists: ListObjects the object (its answer is cut to the objects the account sees),
+ * ListUsers and Expand the user (any user: the object must be one the account sees).
+ */
 interface Question {
-  user: string;
-  object: string;
+  user?: string;
+  object?: string;
   contextualTuples?: AddedTuple[];
   contextJson?: string;
 }
@@ -196,9 +206,9 @@ function toAsk<Req>(asked: Question[], account: CallingAccount): AccessRequireme
     else questions.set(`${relation} ${object}`, { relation, object });
   };
   for (const q of asked) {
-    if (!isSelf(q.user, account)) {
-      sees(q.object, '');
-      const named = objectOfUser(q.user);
+    if (q.user === undefined || !isSelf(q.user, account)) {
+      if (q.object !== undefined) sees(q.object, '');
+      const named = q.user === undefined ? undefined : objectOfUser(q.user);
       if (named) sees(named, '');
     }
     for (const t of q.contextualTuples ?? []) {
@@ -236,6 +246,119 @@ function paged<Req extends { page?: { page: number; limit: number } }>(request: 
 }
 
 const check = publicMethod<authzV1.CheckRequest>((r, account) => toAsk(questionOf(r), account));
+
+/** The type of an object (`organization:5`: `organization`). */
+const typeOf = (object: string) => object.slice(0, Math.max(0, object.indexOf(':')));
+
+/**
+ * Which of the objects the account sees (SEES: `access` on an organization, `view` on a team, ...), asked all at once.
+ * An object of a type it can never see (a user, a token), or a wildcard (`team:*`, no one object), is not seen.
+ */
+async function seenOf(objects: Iterable<string>, ask: AskAccount): Promise<Set<string>> {
+  const asked = [...new Set(objects)].filter((o) => SEES[typeOf(o)] && !o.endsWith(':*'));
+  const held = await ask(asked.map((object) => ({ relation: SEES[typeOf(object)], object })));
+  return new Set(asked.filter((_, i) => held[i]));
+}
+
+/** Users of an answer kept when Check would answer about each: a person, or a userset or object the account sees. */
+async function usersSeen(users: string[], ask: AskAccount): Promise<string[]> {
+  const seen = await seenOf(
+    users.map(objectOfUser).filter((o): o is string => o !== undefined),
+    ask,
+  );
+  return users.filter((u) => {
+    const named = objectOfUser(u);
+    return named === undefined || seen.has(named);
+  });
+}
+
+/**
+ * ListObjects as the Checks it answers at once (`Check{user, relation, O}` for every object O of the type), held to
+ * Check's rule: about itself, every object (and what the request adds, as a Check's); about anyone else, the user's
+ * userset or object must be one the account sees, the type one it can see, and the answer is cut to the objects it
+ * sees, those a Check would have answered. It learns nothing of the others, not even that they exist.
+ */
+const listObjects = publicMethod<authzV1.ListObjectsRequest, authzV1.ListObjectsResponse>((r, account) => {
+  const required = toAsk<authzV1.ListObjectsRequest>(
+    [{ user: r.user, contextualTuples: r.contextualTuples, contextJson: r.contextJson }],
+    account,
+  );
+  if (required.refused || isSelf(r.user, account)) return required;
+  if (!SEES[r.type]) return { questions: [], refused: `a service account may list objects of type ${r.type} only for itself` };
+  return {
+    ...required,
+    answer: async (res, ask) => {
+      const seen = await seenOf(res.objects, ask);
+      return { ...res, objects: res.objects.filter((o) => seen.has(o)) };
+    },
+  };
+});
+
+/**
+ * ListUsers as the Checks it answers at once (`Check{U, relation, object}` for every user U): the object must be one
+ * the account sees (a Check about someone else needs it), so must what the request adds; usersets and objects
+ * standing as users in the answer are kept only when the account sees them too (`team:3#member` a Check would have
+ * refused is left out), people are listed.
+ */
+const listUsers = publicMethod<authzV1.ListUsersRequest, authzV1.ListUsersResponse>((r, account) => ({
+  ...toAsk<authzV1.ListUsersRequest>([{ object: r.object, contextualTuples: r.contextualTuples, contextJson: r.contextJson }], account),
+  answer: async (res, ask) => ({ ...res, users: await usersSeen(res.users, ask) }),
+}));
+
+type TreeNode = authzV1.UsersetTree_Node;
+
+/** Every object a userset tree names besides its own (the users of its leaves, the parents of a tuple to userset). */
+function namedIn(node: TreeNode | undefined, out: string[] = []): string[] {
+  const v = node?.value;
+  if (!v) return out;
+  if (v.$case === 'union' || v.$case === 'intersection') v.value.nodes.forEach((n) => namedIn(n, out));
+  else if (v.$case === 'difference') [v.value.base, v.value.subtract].forEach((n) => namedIn(n, out));
+  else {
+    const leaf = v.value.value;
+    if (leaf?.$case === 'users') out.push(...leaf.value.users.map(objectOfUser).filter((o): o is string => o !== undefined));
+    else if (leaf?.$case === 'tupleToUserset') out.push(...leaf.value.computed.map((c) => c.userset.split('#')[0]));
+    else if (leaf?.$case === 'computed') out.push(leaf.value.userset.split('#')[0]);
+  }
+  return out;
+}
+
+/** The tree with what names an object outside `seen` left out (a person, `user:7`, is always kept). */
+function treeSeen(node: TreeNode | undefined, seen: Set<string>): TreeNode | undefined {
+  const v = node?.value;
+  if (!node || !v) return node;
+  if (v.$case === 'union' || v.$case === 'intersection')
+    return { ...node, value: { $case: v.$case, value: { nodes: v.value.nodes.map((n) => treeSeen(n, seen)!) } } };
+  if (v.$case === 'difference')
+    return {
+      ...node,
+      value: { $case: 'difference', value: { base: treeSeen(v.value.base, seen), subtract: treeSeen(v.value.subtract, seen) } },
+    };
+  const leaf = v.value.value;
+  const kept = (user: string) => {
+    const named = objectOfUser(user);
+    return named === undefined || seen.has(named);
+  };
+  if (leaf?.$case === 'users')
+    return { ...node, value: { $case: 'leaf', value: { value: { $case: 'users', value: { users: leaf.value.users.filter(kept) } } } } };
+  if (leaf?.$case === 'tupleToUserset') {
+    const computed = leaf.value.computed.filter((c) => seen.has(c.userset.split('#')[0]));
+    return { ...node, value: { $case: 'leaf', value: { value: { $case: 'tupleToUserset', value: { ...leaf.value, computed } } } } };
+  }
+  return node;
+}
+
+/**
+ * Expand as the Checks its tree stands for: the object must be one the account sees (and what the request adds), and
+ * the tree keeps only the usersets and parents the account sees, as ListUsers' answer does.
+ */
+const expand = publicMethod<authzV1.ExpandRequest, authzV1.ExpandResponse>((r, account) => ({
+  ...toAsk<authzV1.ExpandRequest>([{ object: r.object, contextualTuples: r.contextualTuples }], account),
+  answer: async (res, ask) => {
+    const seen = await seenOf(namedIn(res.tree?.root), ask);
+    seen.add(r.object);
+    return { ...res, tree: res.tree && { ...res.tree, root: treeSeen(res.tree.root, seen) } };
+  },
+}));
 
 /** A list of users answered to a service account as it may see them (userAsSeenBy: others' e-mail addresses hidden). */
 const membersAsSeenBy =
@@ -284,9 +407,10 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     writeTuples: INTERNAL,
     readTuples: INTERNAL,
     permissionCatalog: ANY_CALLER,
-    // These answer about other users without authorizing the caller: the gateway's route rows do that.
-    listObjects: INTERNAL,
-    listUsers: INTERNAL,
+    listObjects: listObjects,
+    listUsers: listUsers,
+    expand: expand,
+    // Answers about other users without authorizing the caller: the gateway's route rows do that.
     whoHasAccess: INTERNAL,
   }),
   policiesOf(billingDashboardV1.BillingDashboardServiceService, {

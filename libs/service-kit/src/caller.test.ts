@@ -53,6 +53,41 @@ const SA_TOKEN = 'sa-token-of-billing-bot';
 const ADMIN_SA = { id: 43, login: 'site-bot', isAdmin: true };
 const ADMIN_SA_TOKEN = 'sa-token-of-site-bot';
 /** The members the stand-in lists: one who keeps their address private, one who does not. */
+/** Objects, users and a tree the stand-in authz answers: org 7 and team 31 are the account's to see, org 8 and team 30 not. */
+const OBJECTS = ['organization:7', 'organization:8', 'team:30', 'team:31', 'token:1'];
+const USERS = ['organization:8', 'team:30#member', 'team:31#member', 'user:*', 'user:5'];
+const treeOf = (object: string): authzV1.UsersetTree => ({
+  root: {
+    name: `${object}#view`,
+    value: {
+      $case: 'union',
+      value: {
+        nodes: [
+          { name: `${object}#view`, value: { $case: 'leaf', value: { value: { $case: 'users', value: { users: USERS } } } } },
+          {
+            name: `${object}#view`,
+            value: {
+              $case: 'leaf',
+              value: {
+                value: {
+                  $case: 'tupleToUserset',
+                  value: {
+                    tupleset: `${object}#owner`,
+                    computed: [{ userset: 'organization:7#member' }, { userset: 'organization:8#member' }],
+                  },
+                },
+              },
+            },
+          },
+          {
+            name: `${object}#view`,
+            value: { $case: 'leaf', value: { value: { $case: 'computed', value: { userset: `${object}#manage` } } } },
+          },
+        ],
+      },
+    },
+  },
+});
 const MEMBERS = [
   orgsTeamsV1.User.fromPartial({ id: 5, login: 'alice', email: 'alice@example.com', hideEmail: true }),
   orgsTeamsV1.User.fromPartial({ id: 6, login: 'bob', email: 'bob@example.com', hideEmail: false }),
@@ -80,6 +115,9 @@ describe('the method-policy table', () => {
     expect(policy(authzV1.AuthzServiceService.readTuples)).toBe('internal');
     expect(policy(proto.authzRolesV1.RolesServiceService.assignTeamRoles)).toBe('internal');
     expect(policy(authzV1.AuthzServiceService.check)).toBe('public');
+    for (const method of ['listObjects', 'listUsers', 'expand'] as const)
+      expect(policy(authzV1.AuthzServiceService[method])).toBe('public');
+    expect(policy(authzV1.AuthzServiceService.whoHasAccess)).toBe('internal');
     expect(policy(orgsTeamsOrgsV1.OrganizationsServiceService.listTeams)).toBe('public');
   });
 });
@@ -94,9 +132,9 @@ describe('a server admitting callers by the method-policy table', () => {
   let seenPage: unknown;
   const access: CallerAccess = {
     authenticate: async (token) => (token === SA_TOKEN ? SA : token === ADMIN_SA_TOKEN ? ADMIN_SA : undefined),
-    holds: async (_account: CallingAccount, questions) => {
+    holdsEach: async (_account: CallingAccount, questions) => {
       asked.push(questions);
-      return questions.every((q) => grants.has(`${q.relation} ${q.object}`));
+      return questions.map((q) => grants.has(`${q.relation} ${q.object}`));
     },
   };
 
@@ -117,8 +155,10 @@ describe('a server admitting callers by the method-policy table', () => {
           writeTuples: async () => ({}),
           readTuples: async () => ({ tuples: [] }),
           permissionCatalog: async () => ({ permissions: [] }),
-          listObjects: async () => ({ objects: [] }),
-          listUsers: async () => ({ users: [] }),
+          // Every object of the type the stand-in knows, whoever asks: the policy cuts the answer.
+          listObjects: async (r) => ({ objects: OBJECTS.filter((o) => o.startsWith(`${r.type}:`)) }),
+          listUsers: async () => ({ users: USERS }),
+          expand: async (r) => ({ tree: treeOf(r.object) }),
           whoHasAccess: async () => ({ permissions: [] }),
         }),
         bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
@@ -284,6 +324,96 @@ describe('a server admitting callers by the method-policy table', () => {
       const probe = withAdded('user:5', 'organization:7', [{ user: 'team:30#member', relation: 'member', object: 'organization:7' }]);
       const app = { authorization: `Bearer ${appCredential().token()}` };
       expect((await callAsStranger(address, authzV1.AuthzServiceService, 'check', probe, app)).code).toBe(status.OK);
+    });
+  });
+
+  describe('ListObjects, ListUsers and Expand: the Checks they stand for, and nothing beyond what the account sees', () => {
+    const authz = (method: string, request: object, metadata: Record<string, string> = asAccount) =>
+      callAsStranger(address, authzV1.AuthzServiceService, method, request, metadata);
+    const listObjects = (user: string, type: string, contextualTuples: object[] = []) =>
+      authz('listObjects', { user, relation: 'view', type, contextualTuples, contextJson: '' });
+    beforeEach(() => {
+      grants.add('access organization:7');
+      grants.add('view team:31');
+    });
+
+    it('lists objects about someone else cut to those the account sees, asking each at once', async () => {
+      expect(await listObjects('user:5', 'organization')).toMatchObject({ code: status.OK, response: { objects: ['organization:7'] } });
+      expect(asked).toEqual([
+        [
+          { relation: 'access', object: 'organization:7' },
+          { relation: 'access', object: 'organization:8' },
+        ],
+      ]);
+      expect((await listObjects('user:5', 'team')).response.objects).toEqual(['team:31']);
+      // A type it can never see, about someone else, is refused as the Check would be.
+      expect(await listObjects('user:5', 'token')).toMatchObject({
+        code: status.PERMISSION_DENIED,
+        details: expect.stringContaining('token'),
+      });
+      // So is a userset or an object as user it does not see.
+      expect((await listObjects('team:30#member', 'organization')).code).toBe(status.PERMISSION_DENIED);
+      expect((await listObjects('organization:8', 'team')).code).toBe(status.PERMISSION_DENIED);
+    });
+
+    it('lists objects about itself whole, as Check answers about itself, but holds what it adds to its rule', async () => {
+      expect((await listObjects(`user:${SA.id}`, 'organization')).response.objects).toEqual(['organization:7', 'organization:8']);
+      expect((await listObjects(`user:${SA.id}`, 'token')).response.objects).toEqual(['token:1']);
+      expect(asked).toEqual([]);
+      const added = [{ user: 'team:30#member', relation: 'member', object: 'organization:7' }];
+      expect(await listObjects(`user:${SA.id}`, 'organization', added)).toMatchObject({
+        code: status.PERMISSION_DENIED,
+        details: expect.stringContaining('view on team:30'),
+      });
+      const named = await authz(
+        'listObjects',
+        authzV1.ListObjectsRequest.fromPartial({ user: 'user:5', relation: 'view', type: 'organization', contextJson: '{"t":"team:30"}' }),
+      );
+      expect(named.code).toBe(status.PERMISSION_DENIED);
+    });
+
+    it('lists users of an object it sees, without the usersets and objects it does not see, and refuses other objects', async () => {
+      const listUsers = (object: string, contextualTuples: object[] = []) =>
+        authz('listUsers', { object, relation: 'member', userFilters: [{ type: 'user' }], contextualTuples, contextJson: '' });
+      expect(await listUsers('organization:7')).toMatchObject({
+        code: status.OK,
+        response: { users: ['team:31#member', 'user:*', 'user:5'] },
+      });
+      expect(await listUsers('organization:8')).toMatchObject({
+        code: status.PERMISSION_DENIED,
+        details: expect.stringContaining('organization:8'),
+      });
+      // Not even about itself: the answer is about everyone.
+      expect((await listUsers(`user:${SA.id}`)).code).toBe(status.PERMISSION_DENIED);
+      expect((await listUsers('organization:7', [{ user: 'user:5', relation: 'member', object: 'team:30' }])).code).toBe(
+        status.PERMISSION_DENIED,
+      );
+    });
+
+    it('expands an object it sees with only the usersets and parents it sees, and refuses other objects', async () => {
+      const expanded = await authz('expand', { object: 'organization:7', relation: 'view', contextualTuples: [] });
+      expect(expanded.code).toBe(status.OK);
+      const leaves = (expanded.response as { tree: authzV1.UsersetTree }).tree.root!.value!;
+      expect(
+        leaves.$case === 'union' && leaves.value.nodes.map((n) => (n.value?.$case === 'leaf' ? n.value.value.value : undefined)),
+      ).toEqual([
+        { $case: 'users', value: { users: ['team:31#member', 'user:*', 'user:5'] } },
+        { $case: 'tupleToUserset', value: { tupleset: 'organization:7#owner', computed: [{ userset: 'organization:7#member' }] } },
+        { $case: 'computed', value: { userset: 'organization:7#manage' } },
+      ]);
+      expect((await authz('expand', { object: 'organization:8', relation: 'view', contextualTuples: [] })).code).toBe(
+        status.PERMISSION_DENIED,
+      );
+      expect((await authz('expand', { object: 'token:1', relation: 'view', contextualTuples: [] })).code).toBe(status.PERMISSION_DENIED);
+    });
+
+    it("answers the platform's own apps whole", async () => {
+      const app = { authorization: `Bearer ${appCredential().token()}` };
+      const objects = authzV1.ListObjectsRequest.fromPartial({ user: 'user:5', relation: 'view', type: 'organization' });
+      expect((await authz('listObjects', objects, app)).response.objects).toEqual(['organization:7', 'organization:8']);
+      const users = authzV1.ListUsersRequest.fromPartial({ object: 'organization:8', relation: 'member' });
+      expect((await authz('listUsers', users, app)).response.users).toEqual(USERS);
+      expect(asked).toEqual([]);
     });
   });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
 import { accountsNamed, ACCOUNTS_CHANGED, NoticeCache, type Bus } from '@platform/bus';
 import { NotAllowedError, NotAuthenticatedError, UnavailableError } from '@platform/errors';
-import { authzV1, orgsTeamsV1, type AccessQuestion, type CallingAccount, type MethodPolicy } from '@platform/proto';
+import { authzV1, orgsTeamsV1, type AccessQuestion, type AskAccount, type CallingAccount, type MethodPolicy } from '@platform/proto';
 import { appCredential, isAppToken, jwtPart } from './app-credential';
 import type { CallContext } from './call-context';
 import { createClient } from './grpc-client';
@@ -20,8 +20,8 @@ const MAX_TOKEN_LENGTH = 8192;
 export interface CallerAccess {
   /** The active service account a token belongs to (its own token, or a Kubernetes token bound to it); undefined for none. */
   authenticate(token: string, ctx: CallContext): Promise<(CallingAccount & { login: string }) | undefined>;
-  /** Whether the account holds every relation asked. */
-  holds(account: CallingAccount, questions: AccessQuestion[], ctx: CallContext): Promise<boolean>;
+  /** Which of the relations asked the account holds, in the order asked. */
+  holdsEach(account: CallingAccount, questions: AccessQuestion[], ctx: CallContext): Promise<boolean[]>;
 }
 
 /** The bearer token of a call's metadata, undefined when it carries none. */
@@ -52,7 +52,7 @@ export async function callerOf(metadata: Metadata, access: CallerAccess | undefi
 /** A call once admitted: the request as it is served, and its answer as the caller may see it. */
 export interface Admitted {
   request: unknown;
-  answer: (response: unknown) => unknown;
+  answer: (response: unknown) => unknown | Promise<unknown>;
 }
 
 const asServed = (response: unknown) => response;
@@ -60,7 +60,8 @@ const asServed = (response: unknown) => response;
 /**
  * Admits a call under its method's policy, answering the request as it is then served and how its answer is shown:
  * platform apps call everything and see every answer whole; a service account calls public methods only, holding
- * what the method asks, and sees the answer as the policy shows it to the account.
+ * what the method asks, and sees the answer as the policy shows it to the account (which may ask, of the answer,
+ * what the account holds: a list cut to the objects it sees).
  */
 export async function admit(
   policy: MethodPolicy,
@@ -74,9 +75,10 @@ export async function admit(
   if (policy.access === 'any-caller') return { request, answer: asServed };
   const { questions, request: asked, refused, answer } = policy.authorize(request, caller.account);
   if (refused) throw new NotAllowedError(refused);
-  if (questions.length > 0 && !(await access!.holds(caller.account, questions, ctx)))
+  const ask: AskAccount = async (q) => (q.length > 0 ? access!.holdsEach(caller.account, q, ctx) : []);
+  if (questions.length > 0 && !(await ask(questions)).every(Boolean))
     throw new NotAllowedError(`the service account lacks ${questions.map((q) => `${q.relation} on ${q.object}`).join(', ')}`);
-  return { request: asked ?? request, answer: answer ?? asServed };
+  return { request: asked ?? request, answer: answer ? (response) => answer(response, ask) : asServed };
 }
 
 type Account = CallingAccount & { login: string };
@@ -137,13 +139,15 @@ export interface GrpcCallerAccessOptions {
   authzAddress: string;
   cache?: CredentialCache;
   /** Answers the questions without a call (authz itself). */
-  holds?: CallerAccess['holds'];
+  holdsEach?: CallerAccess['holdsEach'];
 }
 
 /** Service accounts authenticated by orgs-teams and their questions answered by authz, both over gRPC. */
 export function grpcCallerAccess(opts: GrpcCallerAccessOptions): CallerAccess & { close(): void } {
   const identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, opts.orgsTeamsAddress, { name: 'orgs-teams', deadlineMs: 5_000 });
-  const authz = opts.holds ? undefined : createClient(authzV1.AuthzServiceService, opts.authzAddress, { name: 'authz', deadlineMs: 5_000 });
+  const authz = opts.holdsEach
+    ? undefined
+    : createClient(authzV1.AuthzServiceService, opts.authzAddress, { name: 'authz', deadlineMs: 5_000 });
   const ask = async (token: string, ctx: CallContext): Promise<Account | undefined> => {
     const { user } = await identity.authenticate({ token }, ctx);
     // Only service accounts call over gRPC: a person's personal token is for the REST API.
@@ -152,8 +156,8 @@ export function grpcCallerAccess(opts: GrpcCallerAccessOptions): CallerAccess & 
   };
   return {
     authenticate: (token, ctx) => (opts.cache ? opts.cache.answer(token, () => ask(token, ctx)) : ask(token, ctx)),
-    holds:
-      opts.holds ??
+    holdsEach:
+      opts.holdsEach ??
       (async (account, questions, ctx) => {
         const { allowed } = await authz!.batchCheck(
           {
@@ -164,7 +168,8 @@ export function grpcCallerAccess(opts: GrpcCallerAccessOptions): CallerAccess & 
           },
           ctx,
         );
-        return allowed.length === questions.length && allowed.every(Boolean);
+        // An answer of another length is no answer: nothing is held.
+        return questions.map((_, i) => allowed.length === questions.length && allowed[i] === true);
       }),
     close() {
       identity.close();

@@ -161,7 +161,9 @@ function wrapStream(log: Logger, method: Served) {
       const admittedCall = await admitted(method, call.request, ctx, (c) => callerOf(call.metadata, method.access, c));
       for await (const message of (method.handler as StreamHandler)(admittedCall.request, ctx)) {
         if (call.cancelled) return;
-        if (!call.write(admittedCall.answer(message))) await room();
+        const answer = await admittedCall.answer(message);
+        if (call.cancelled) return;
+        if (!call.write(answer)) await room();
         if (call.cancelled) return;
       }
       call.end();
@@ -224,7 +226,7 @@ function wrapLocalStream(log: Logger, served: Served, method: UnaryMethod, maxBy
       const admittedCall = await admitted(served, method.requestDeserialize(bytes), ctx, () => caller);
       for await (const message of (served.handler as StreamHandler)(admittedCall.request, ctx)) {
         if (call.cancelled) return;
-        const answer = method.responseSerialize(admittedCall.answer(message) as never);
+        const answer = method.responseSerialize((await admittedCall.answer(message)) as never);
         if (answer.length > maxBytes) throw tooLarge(`Sent message larger than max (${answer.length} vs ${maxBytes})`);
         yield answer;
       }

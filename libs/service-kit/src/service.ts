@@ -50,7 +50,7 @@ export interface ServiceSpec {
    * How this app answers a service account's questions without a call (authz, from its own engine); by default
    * they are asked of authz over gRPC.
    */
-  holds?(ctx: ServiceContext): CallerAccess['holds'];
+  holdsEach?(ctx: ServiceContext): CallerAccess['holdsEach'];
   /** An HTTP server (gateway, marketplace listener), built after the gRPC server is up. */
   http?: {
     port: number;
@@ -162,7 +162,7 @@ export async function startService(
       orgsTeamsAddress: config.ORGS_TEAMS_GRPC_ADDR,
       authzAddress: config.AUTHZ_GRPC_ADDR,
       cache: credentials,
-      holds: spec.holds?.(ctx),
+      holdsEach: spec.holdsEach?.(ctx),
     });
     cleanups.push(async () => access.close());
     quietGrpcBindErrors();

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A gRPC client of the platform written as another team would write one: Python, Debian's grpcio, and stubs
-generated from proto/ by Debian's protoc and grpc_python_plugin when it starts.
+"""A gRPC client of the platform written as another team would write one: Python, Debian's grpcio, and the stubs
+built exactly as docs/grpc.md says (Debian's protoc and grpc_python_plugin; deploy/local/test/python-client.ts runs
+the documented command and passes the directory it made).
 
 It reads one JSON call per line on stdin:
   {"id": 1, "address": "127.0.0.1:50051", "method": "platformadmin.authz.v1.AuthzService/Check",
@@ -13,26 +14,11 @@ stubs are imported (generated packages must not shadow standard-library modules)
 import importlib
 import json
 import os
-import subprocess
 import sys
-import tempfile
-
-
-def generate_stubs(proto_root: str, out: str) -> None:
-    protos = []
-    for folder, _dirs, files in os.walk(os.path.join(proto_root, "platformadmin")):
-        protos += [os.path.relpath(os.path.join(folder, f), proto_root) for f in files if f.endswith(".proto")]
-    subprocess.run(
-        ["protoc", "-I", proto_root, f"--python_out={out}", f"--grpc_out={out}",
-         "--plugin=protoc-gen-grpc=" + os.environ.get("GRPC_PYTHON_PLUGIN", "/usr/bin/grpc_python_plugin"), *sorted(protos)],
-        check=True,
-    )
 
 
 def main() -> None:
-    proto_root = sys.argv[1]
-    out = tempfile.mkdtemp(prefix="platformadmin-stubs-")
-    generate_stubs(proto_root, out)
+    out = sys.argv[1]
     sys.path.insert(0, out)
 
     import grpc
