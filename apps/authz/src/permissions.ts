@@ -224,7 +224,7 @@ const TABLE: Row[] = [
     name: 'create:cluster',
     objectType: 'organization',
     relation: 'create_cluster',
-    description: 'Enroll hub clusters of the organization (beyond the spec)',
+    description: 'Enroll hub clusters of the organization',
     role: true,
   },
   {

@@ -127,6 +127,8 @@ describe('the delivery log and the mails', () => {
           [
             {
               id: 9,
+              channel: 'webhook',
+              recipient: '',
               endpointId: 5,
               url: HOOK.url,
               event: 'quota.threshold',
@@ -139,12 +141,34 @@ describe('the delivery log and the mails', () => {
               updatedAt: '2026-01-01T01:00:00Z',
               nextAttemptAt: '2026-01-01T02:00:00Z',
             },
+            // A mail of the same notice, with the same id in its own channel.
+            {
+              id: 9,
+              channel: 'mail',
+              recipient: 'ops@acme.example',
+              endpointId: 0,
+              url: '',
+              event: 'quota.threshold',
+              status: 'pending',
+              attempts: 1,
+              responseCode: 0,
+              lastError: 'connect ECONNREFUSED',
+              contractId: 4,
+              createdAt: '2026-01-01T00:00:00Z',
+              updatedAt: '2026-01-01T00:00:00Z',
+              nextAttemptAt: '2026-01-01T00:01:00Z',
+            },
           ],
         ],
       }),
     });
-    const table = await screen.findByRole('table', { name: 'Webhook deliveries, newest first (1)' });
-    expect(firstRow(table).slice(1)).toEqual(['Quota threshold reached', '4', HOOK.url, 'Failed', '8', '500', 'answered 500']);
+    const table = await screen.findByRole('table', { name: 'Deliveries (webhooks and mails), newest first (2)' });
+    const [webhook, mail] = within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map((row) => within(row).getAllByRole('cell').map((cell) => cell.textContent));
+    expect(webhook.slice(1)).toEqual(['Quota threshold reached', '4', 'Webhook', HOOK.url, 'Failed', '8', '500', 'answered 500']);
+    expect(mail.slice(1)).toEqual(['Quota threshold reached', '4', 'Mail', 'ops@acme.example', 'Pending', '1', '—', 'connect ECONNREFUSED']);
   });
 
   it('shows site admins the mails kept without SMTP, with their text', async () => {

@@ -150,15 +150,17 @@ export function Deliveries({ routes }: { routes: NoticeRoutes }) {
       <Show loaded={deliveries}>
         {(list) => (
           <Table
-            caption={`Webhook deliveries, newest first (${list.length})`}
+            caption={`Deliveries (webhooks and mails), newest first (${list.length})`}
             rows={list}
-            rowKey={(d) => d.id}
+            // Ids are unique within a channel: a mail and a webhook delivery may share one.
+            rowKey={(d) => `${d.channel}:${d.id}`}
             empty="none yet."
             columns={[
               { header: 'When', cell: (d) => when(d.createdAt), value: (d) => instant(d.createdAt) },
               { header: 'Event', cell: (d) => eventLabel(d.event) },
               { header: 'Contract', cell: (d) => d.contractId || '—' },
-              { header: 'Endpoint', cell: (d) => <code>{d.url}</code> },
+              { header: 'Channel', cell: (d) => (d.channel === 'mail' ? 'Mail' : 'Webhook') },
+              { header: 'To', cell: (d) => (d.channel === 'mail' ? d.recipient : <code>{d.url}</code>), value: (d) => (d.channel === 'mail' ? d.recipient : d.url) },
               { header: 'Status', cell: (d) => STATUS[d.status] ?? d.status },
               { header: 'Attempts', cell: (d) => d.attempts },
               { header: 'Response', cell: (d) => (d.responseCode ? d.responseCode : '—') },

@@ -74,11 +74,9 @@ export const fetchTeamMemberCount = (teamid: number) =>
 
 /** The custom roles of the organization (the `org` context names it). */
 export const fetchRoles = (org: string): Promise<Role[]> => ok(api.GET('/authz/roles', { params: { query: { org } } }));
-/** The catalog's entries with their descriptions as people read them: without a note for the API's own readers. */
+/** The catalog's entries, as the roles screen offers them. */
 export const fetchCatalog = (org: string) =>
-  ok(api.GET('/authz/roles/available_permissions', { params: { query: { org } } })).then((c) =>
-    c.permissions.map((p) => ({ ...p, description: p.description.replace(/\s*\(beyond the spec\)/gi, '') })),
-  );
+  ok(api.GET('/authz/roles/available_permissions', { params: { query: { org } } })).then((c) => c.permissions);
 export const fetchPrincipals = (org: string, id: number) =>
   ok(api.GET('/authz/roles/{id}/principals', { params: { path: { id }, query: { org } } }));
 export const fetchBusTokens = (org: string) => ok(api.GET('/orgs/{orgname}/tokens/bus-tokens', { params: { path: { orgname: org } } }));
