@@ -1,15 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { DomainError } from '@platform/errors';
 import { ConfigError, PLATFORM_VERSION } from '@platform/service-kit';
-import { backup } from './backup/backup-command';
-import { backupInfo } from './backup/info-command';
-import { restore } from './backup/restore-command';
-import { check } from './check-command';
-import { showConfig } from './config-command';
-import { createAdmin, mintToken, resetPassword } from './identity-commands';
 import { CliError, EXIT, type CliIo } from './io';
-import { migrate } from './migrate-command';
-import { setupOpenFga } from './openfga-setup-command';
 
 const NAME = 'platform-cli';
 
@@ -23,7 +15,11 @@ Exit codes: 0 done; 1 the command failed (no such user, name taken, ...); 64 wro
 70 a fault in the CLI; 75 the platform runs on this DATA_DIR; 78 invalid configuration. See docs/operations.md
 and docs/backup.md.`;
 
-/** The program: one command per operation, usage errors and help through `io`, never process.exit. */
+/**
+ * The program: one command per operation, usage errors and help through `io`, never process.exit. Each command's
+ * module is loaded when the command runs, so `--help`, `--version` and a usage error load none of the apps and
+ * their packages (the bundle keeps those modules uninitialised until then).
+ */
 function program(io: CliIo, setExit: (code: number) => void): Command {
   const cli = new Command(NAME)
     .description('Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies, OpenFGA, backups.')
@@ -42,7 +38,7 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--full-name <name>', 'full name', 'Site administrator')
     .option('--password <password>', 'the password (visible to other local users in the process list: prefer --password-stdin)')
     .option('--password-stdin', 'read the password from the first line of standard input')
-    .action(async (opts) => done(await createAdmin(opts, io)));
+    .action(async (opts) => done(await (await import('./identity-commands')).createAdmin(opts, io)));
 
   cli
     .command('reset-password')
@@ -54,31 +50,31 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--password <password>', 'the new password (visible in the process list: prefer --password-stdin)')
     .option('--password-stdin', 'read the new password from the first line of standard input')
     .option('--must-change-password', 'mark the password to be changed at next sign-in')
-    .action(async (username: string, opts) => done(await resetPassword(username, opts, io)));
+    .action(async (username: string, opts) => done(await (await import('./identity-commands')).resetPassword(username, opts, io)));
 
   cli
     .command('mint-token')
     .description('Create a personal access token for a user and print it once (on stdout).')
     .argument('<username>', 'login of the user')
     .requiredOption('--name <name>', 'name of the token (unique per user)')
-    .action(async (username: string, opts) => done(await mintToken(username, opts, io)));
+    .action(async (username: string, opts) => done(await (await import('./identity-commands')).mintToken(username, opts, io)));
 
   cli
     .command('config')
     .description("Print each app's effective configuration from this environment, secrets masked.")
     .option('--app <name>', 'only this app')
     .option('--json', 'as JSON')
-    .action((opts) => done(showConfig(opts, io)));
+    .action(async (opts) => done((await import('./config-command')).showConfig(opts, io)));
 
   cli
     .command('migrate')
     .description("Apply every app's pending database migrations and exit.")
-    .action(async () => done(await migrate(io)));
+    .action(async () => done(await (await import('./migrate-command')).migrate(io)));
 
   cli
     .command('check')
     .description('Check that every configured dependency is reachable: database, NATS, OpenFGA, object storage, backends.')
-    .action(async () => done(await check(io)));
+    .action(async () => done(await (await import('./check-command')).check(io)));
 
   cli
     .command('setup-openfga')
@@ -89,7 +85,7 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     )
     .option('--store-name <name>', 'the store to find or create (when OPENFGA_STORE_ID is not set)')
     .option('--configmap <name>', "inside a pod: also record OPENFGA_STORE_ID in this ConfigMap of the pod's namespace")
-    .action(async (opts) => done(await setupOpenFga(opts, io)));
+    .action(async (opts) => done(await (await import('./openfga-setup-command')).setupOpenFga(opts, io)));
 
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   cli
@@ -108,7 +104,7 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--to <destination>', 'a directory or s3://bucket/prefix: write platform-<time>.age there instead of <file>')
     .option('--keep <n>', 'with --to: then delete all but the newest n archives there')
     .option('--keep-days <days>', 'with --to: then delete the archives there older than this many days')
-    .action(async (file: string | undefined, opts) => done(await backup(file, opts, io)));
+    .action(async (file: string | undefined, opts) => done(await (await import('./backup/backup-command')).backup(file, opts, io)));
 
   cli
     .command('restore')
@@ -123,7 +119,7 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--identity <file>', 'an age identity file (AGE-SECRET-KEY-1...) of a recipient (repeatable)', collect)
     .option('--force', 'replace the data already in the target')
     .option('--resume', 'restore again, from the start, over the target an interrupted restore left (it is marked unfinished)')
-    .action(async (file: string, opts) => done(await restore(file, opts, io)));
+    .action(async (file: string, opts) => done(await (await import('./backup/restore-command')).restore(file, opts, io)));
 
   cli
     .command('backup-info')
@@ -133,7 +129,7 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--passphrase-stdin', 'read the passphrase from the first line of standard input')
     .option('--identity <file>', 'an age identity file of a recipient (repeatable)', collect)
     .option('--show-keys', 'print the key settings and key files it keeps (secrets: mind where stdout goes)')
-    .action(async (file: string, opts) => done(await backupInfo(file, opts, io)));
+    .action(async (file: string, opts) => done(await (await import('./backup/info-command')).backupInfo(file, opts, io)));
 
   return cli;
 }
