@@ -181,6 +181,8 @@ export class NatsBus implements Bus {
           this.setConnected(false);
           this.outage.begin(server);
         } else if (status.type === Events.Reconnect) {
+          // Before the listeners hear of it: their first catch-up must not find the stream still away.
+          this.notices.connectionBack();
           this.setConnected(true);
           this.outage.end(server);
         } else if (status.type === Events.Error) {
@@ -245,10 +247,11 @@ export class NatsBus implements Bus {
 
   /**
    * Resolves once the notice stream has stored it (a quorum of its replicas): a change is not answered before its
-   * notice has its place in the one order every listener follows (see NoticeStream).
+   * notice has its place in the one order every listener follows (see NoticeStream). While NATS is away, at once; and
+   * after NOTICE_WAIT_MS at most while the stream does not acknowledge it: the notice is then sent on (outage.ts), so a
+   * change that committed is answered as such within its caller's deadline.
    */
   async notify(subject: string, payload: unknown): Promise<void> {
-    // While NATS is away: deferred, and answered at once (outage.ts).
     await this.outage.notice(() => this.notices.publish(subject, payload));
   }
 
@@ -340,6 +343,7 @@ export class NatsBus implements Bus {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.outage.close();
     await this.notices.close();
     // Draining needs the server; without a connection there is nothing in flight to finish.
     if (this.state.connected) await this.nc.drain();

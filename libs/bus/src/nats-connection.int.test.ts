@@ -83,6 +83,39 @@ describe('NATS connection loss after start', () => {
     }
   }, 30_000);
 
+  it('stores a notice sent right after the server came back at once, not after a question asked while it was away', async () => {
+    const url = `nats://127.0.0.1:${nats.port}`;
+    const writer = await NatsBus.create(url, 'back-writer');
+    const reader = await NatsBus.create(url, 'back-reader');
+    try {
+      const seen: number[] = [];
+      await reader.listen('identity.back.changed', (_s, p) => seen.push((p as { n: number }).n));
+      await writer.notify('identity.back.changed', { n: 0 });
+      await nats.kill();
+      await eventually(async () => !writer.health().connected && !reader.health().connected, 5_000, 20);
+      // A write while away: answered at once, its notice waits for the connection. Before, its retries asked JetStream
+      // whether the stream was there while away, and every notice after the connection was back waited for that
+      // question's 5 s timeout (twice, when the stream had to be made again).
+      const away = Date.now();
+      await writer.notify('identity.back.changed', { n: 1 });
+      expect(Date.now() - away).toBeLessThan(500);
+      await new Promise((r) => setTimeout(r, 1_500));
+      await nats.start();
+      await eventually(async () => writer.health().connected && reader.health().connected, 10_000, 20);
+      // The reader trusts what it keeps again once a fence passes (the stream, in memory, was made again).
+      await eventually(async () => reader.caughtUp(), 10_000, 20);
+      const began = Date.now();
+      await writer.notify('identity.back.changed', { n: 2 });
+      expect(Date.now() - began).toBeLessThan(1_000);
+      // In the one order: the reader's next fence has handed it over.
+      expect(await reader.caughtUp()).toBe(true);
+      expect(seen.at(-1)).toBe(2);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  }, 30_000);
+
   it('retries an unreachable server for a bounded time at start, then fails with host:port only', async () => {
     const { log, lines, text } = capture();
     const port = await freePort();

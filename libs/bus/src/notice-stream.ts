@@ -25,14 +25,36 @@ const ORDERED_PREFIX = 'notices-ordered.';
 const NOTICE_MAX_AGE_MS = 60_000;
 /** At most this much is kept, oldest first out. */
 const NOTICE_MAX_BYTES = 256 * 1024 * 1024;
-/** How long `publish` keeps trying while the stream cannot take a notice (no leader yet after a node was lost). */
+/**
+ * How long `publish` keeps trying while the stream cannot take a notice (no leader yet after a node was lost), counted
+ * from the send or from the connection's return. The writer waits for it no longer than the bus's bound (outage.ts).
+ */
 const PUBLISH_DEADLINE_MS = 10_000;
-/** One attempt's wait for the stream's acknowledgement. */
+/** One attempt's wait for the stream's acknowledgement, or for the stream to be found (or made). */
 const PUBLISH_ATTEMPT_MS = 1_000;
+/** How long a notice sent while the connection is away waits for it: as long as the stream would keep it. */
+const AWAY_WAIT_MS = NOTICE_MAX_AGE_MS;
 /** Replicas of the stream on a cluster: a notice survives the loss of one node. */
 const CLUSTER_REPLICAS = 3;
 /** How long a catch-up may take before the kept answers are not trusted for the requests waiting on it. */
 const CATCH_UP_TIMEOUT_MS = 1_000;
+/**
+ * How long after the connection is back catch-ups answer false, so kept answers are trusted again only then. The other
+ * processes lost the server too (it restarted) and come back at their next attempt, every half second (NatsBus): a
+ * writer still away until then answers its changes at once and sends their notices once it is back, so a reader that
+ * came back first must not serve what it kept before those notices are in (docs/decisions.md, D45).
+ */
+export const TRUST_AFTER_RECONNECT_MS = 2_000;
+
+/** `promise`, or a rejection with `message` once `ms` have passed (the promise itself goes on). */
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
 
 /** NATS wildcards ("*" one token, ">" the rest) as a regular expression. */
 function subjectPattern(filter: string): RegExp {
@@ -79,6 +101,12 @@ export class NoticeStream {
   private leader: string | undefined;
   /** Catch-ups waiting for `handled` to reach their sequence. */
   private readonly waiting = new Set<{ seq: number; settle: (passed: boolean) => void }>();
+  /** Set while the connection is away: resolved once it is back (or the stream is closed). */
+  private away: { back: Promise<void>; resolve: () => void } | undefined;
+  /** Catch-ups whose question is out, to be answered false at once when the connection is lost. */
+  private readonly asking = new Set<() => void>();
+  /** Catch-ups answer false until then (performance.now()): the connection came back a moment ago. */
+  private trustFrom = -Infinity;
   /** When the question of the last catch-up that passed was asked (performance.now()). */
   private passedAskedAt = -Infinity;
   /** The catch-up whose question is out, and the one that follows it for requests that arrived meanwhile. */
@@ -93,25 +121,47 @@ export class NoticeStream {
     private readonly onGap: () => void,
   ) {}
 
-  /** Stores a notice on the stream; resolves once it is acknowledged, retried while the stream has no leader. */
+  /**
+   * Stores a notice on the stream; resolves once it is acknowledged, retried while the stream has no leader. While the
+   * connection is away nothing is tried: the notice waits for it (at most AWAY_WAIT_MS), and its time to be stored
+   * starts again once it is back. No attempt waits more than PUBLISH_ATTEMPT_MS, for the stream to be found or for
+   * its acknowledgement: a question asked before the connection was lost is never waited for after it is back.
+   */
   async publish(subject: string, payload: unknown): Promise<void> {
     const data = codec.encode(payload);
-    const deadline = Date.now() + PUBLISH_DEADLINE_MS;
-    for (let attempt = 0; ; attempt++) {
+    let deadline = Date.now() + PUBLISH_DEADLINE_MS;
+    let attempt = 0;
+    for (;;) {
+      if (this.away) {
+        if (!(await this.backWithin(AWAY_WAIT_MS))) throw new Error('the NATS connection stayed away; notice not sent');
+        deadline = Date.now() + PUBLISH_DEADLINE_MS;
+        attempt = 0;
+      }
       try {
-        await this.ensureStream();
+        await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time');
         await this.js.publish(PREFIX + subject, data, { timeout: PUBLISH_ATTEMPT_MS });
         return;
       } catch (err) {
         // Stored twice at worst (an attempt that timed out after all): an eviction twice is the same eviction.
-        if (this.closed || Date.now() + 100 >= deadline) throw err;
-        // No leader yet, or no stream (the servers restarted and it lived in memory): looked for, and made, again,
-        // waiting no longer than an attempt for the answer.
+        if (this.closed || (!this.away && Date.now() + 100 >= deadline)) throw err;
+        // No leader yet, or no stream (the servers restarted and it lived in memory): looked for, and made, again by
+        // the next attempt.
         this.streamReady = undefined;
-        await Promise.race([this.ensureStream().catch(() => {}), new Promise((r) => setTimeout(r, PUBLISH_ATTEMPT_MS).unref())]);
-        await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 400)));
+        await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt++, 400)));
       }
     }
+  }
+
+  /** Resolves true once the connection is back, false when it is not within `ms` or the stream is closed. */
+  private async backWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    });
+    await Promise.race([this.away?.back, expired]);
+    clearTimeout(timer);
+    return !this.away && !this.closed;
   }
 
   /** Hands every notice stored from now on whose subject matches to `handler`, in the stream's order. */
@@ -148,6 +198,7 @@ export class NoticeStream {
     this.closed = true;
     this.sub?.unsubscribe();
     for (const w of this.waiting) w.settle(false);
+    this.away?.resolve();
   }
 
   private round(): Promise<boolean> {
@@ -158,9 +209,18 @@ export class NoticeStream {
   }
 
   private async catchUp(): Promise<boolean> {
+    // Away: nothing can be made sure, and a question asked now would wait for the connection. Just back: writers that
+    // were away too may not be back yet, and their notices not in.
+    if (this.away || performance.now() < this.trustFrom) return false;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CATCH_UP_TIMEOUT_MS)));
-    timer!.unref();
+    let lost!: () => void;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), CATCH_UP_TIMEOUT_MS);
+      timer.unref();
+      // The connection lost while the question is out: its answer would come from before, if at all.
+      lost = () => resolve(false);
+      this.asking.add(lost);
+    });
     const waited = { seq: 0, settle: (_passed: boolean) => {} };
     const askedAt = performance.now();
     try {
@@ -169,6 +229,7 @@ export class NoticeStream {
       return passed;
     } finally {
       clearTimeout(timer);
+      this.asking.delete(lost);
       this.waiting.delete(waited);
     }
   }
@@ -209,10 +270,12 @@ export class NoticeStream {
 
   /** Creates the stream once per process when it does not exist; an existing one is left as it is. */
   private ensureStream(): Promise<void> {
-    return (this.streamReady ??= this.createStream().catch((err) => {
-      this.streamReady = undefined;
+    if (this.streamReady) return this.streamReady;
+    const ready: Promise<void> = this.createStream().catch((err) => {
+      if (this.streamReady === ready) this.streamReady = undefined;
       throw err;
-    }));
+    });
+    return (this.streamReady = ready);
   }
 
   private async createStream(): Promise<void> {
@@ -281,10 +344,32 @@ export class NoticeStream {
 
   /**
    * The connection was lost: notices published meanwhile are not handed over, and the listeners know it (they follow
-   * the bus's health), so the jump in sequence numbers when notices come again is no news.
+   * the bus's health), so the jump in sequence numbers when notices come again is no news. Catch-ups whose question is
+   * out answer false now, rather than once their time is up; notices being sent wait for the connection.
    */
   connectionLost(): void {
     this.resync = true;
+    if (!this.away) {
+      let resolve!: () => void;
+      const back = new Promise<void>((r) => (resolve = r));
+      this.away = { back, resolve };
+    }
+    for (const lost of this.asking) lost();
+    this.asking.clear();
+  }
+
+  /**
+   * The connection is back. Whether the stream is there is asked again (the servers may have restarted without it,
+   * and a question asked while away is never answered: the client drops what it buffered at each attempt to
+   * reconnect, so its wait would hold up every notice after it, up to the JetStream API's 5 s timeout twice over),
+   * then the notices that waited are sent. Catch-ups answer false for TRUST_AFTER_RECONNECT_MS.
+   */
+  connectionBack(): void {
+    this.streamReady = undefined;
+    this.trustFrom = performance.now() + TRUST_AFTER_RECONNECT_MS;
+    const away = this.away;
+    this.away = undefined;
+    away?.resolve();
   }
 
   private handle(m: Msg): void {
