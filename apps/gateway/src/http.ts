@@ -3,7 +3,7 @@ import type { RequestListener } from 'node:http';
 import bodyParser from 'body-parser';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { DomainError, NotFoundError, toHttpError, truncate, ValidationError } from '@platform/errors';
+import { DomainError, NotFoundError, toHttpError, truncate, ValidationError, type HttpError } from '@platform/errors';
 import { HttpMetrics, publicLink, publicUrlOf, type DependencyCheck, type Logger } from '@platform/service-kit';
 import { ApiRequest, clientAddress, compileTrust, type Incoming, type Outgoing, type Trust } from './api-request';
 import { addressFailureLimits } from './authentication';
@@ -181,7 +181,7 @@ function otherPaths(
  */
 function failure(log: Logger, documentUrl: () => string) {
   return (err: unknown, req: Incoming, res: Outgoing): void => {
-    const mapped = toHttpError(asDomainError(err));
+    const mapped = outcomeUnknown(toHttpError(asDomainError(err)), req.method);
     if (mapped.log && !isUnavailable(err)) log.error({ err, requestId: req.requestId }, 'request failed');
     if (res.headersSent) {
       res.destroy();
@@ -191,6 +191,17 @@ function failure(log: Logger, documentUrl: () => string) {
     for (const [name, value] of Object.entries(mapped.headers ?? {})) res.setHeader(name, value);
     sendBody(res, { ...mapped.body, url: documentUrl() });
   };
+}
+
+/**
+ * A request that may change something and whose backend did not answer in time (504) may have been carried out: its
+ * answer says that the outcome is unknown and how to find out, never that it failed. A backend that made a change
+ * answers it before the deadline (announcingWrites), so this is left for a backend that was itself held up.
+ */
+function outcomeUnknown(mapped: HttpError, method = 'GET'): HttpError {
+  if (mapped.status !== 504 || ['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())) return mapped;
+  const message = `${mapped.body.message}: whether the change was made is unknown; read it back before repeating the request`;
+  return { ...mapped, body: { ...mapped.body, message } };
 }
 
 const httpMetrics = new HttpMetrics('gateway');

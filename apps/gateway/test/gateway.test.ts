@@ -155,6 +155,52 @@ describe('gateway', () => {
   });
 });
 
+describe('a write whose backend does not answer in time', () => {
+  let backend: RunningGrpcServer;
+  let gw: Awaited<ReturnType<typeof gateway>>;
+  beforeAll(async () => {
+    // Signs `ann` in, then never answers the token she asks for (the change may have been made all the same), nor her list.
+    backend = await startGrpcServer({
+      name: 'orgs-teams',
+      port: 0,
+      host: '127.0.0.1',
+      services: [
+        bindService(orgsTeamsV1.OrgsTeamsServiceService, {
+          authenticateBasic: async () => orgsTeamsV1.AuthenticateResponse.fromPartial({ user: { id: 7, login: 'ann', active: true } }),
+          createToken: () => new Promise(() => {}),
+          listTokens: () => new Promise(() => {}),
+        } as never),
+      ],
+      protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto'],
+      log,
+    });
+    gw = await gateway({ DEPLOYMENT_TYPE: 'Hosted', ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${backend.port}`, BACKEND_DEADLINE_MS: '500' });
+  });
+  afterAll(async () => {
+    gw.close();
+    await backend.shutdown(100);
+  });
+
+  it('answers 504 saying the outcome is unknown and how to find out, never that the change failed; a read says it was late', async () => {
+    const res = await fetch(`${gw.base}/api/v1/users/ann/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('ann:pw').toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'cli' }),
+    });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toEqual({
+      message: 'orgs-teams did not answer in time: whether the change was made is unknown; read it back before repeating the request',
+      url: expect.any(String),
+    });
+    // A read changes nothing: its 504 says only that the backend was late.
+    const read = await fetch(`${gw.base}/api/v1/users/ann/tokens`, {
+      headers: { authorization: `Basic ${Buffer.from('ann:pw').toString('base64')}` },
+    });
+    expect(read.status).toBe(504);
+    expect(await read.json()).toEqual({ message: 'orgs-teams did not answer in time', url: expect.any(String) });
+  });
+});
+
 describe('NUL characters in requests', () => {
   let gw: Awaited<ReturnType<typeof gateway>>;
   beforeAll(async () => {
