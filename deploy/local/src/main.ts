@@ -2,6 +2,7 @@ import * as net from 'node:net';
 import { describeStartError, loadConfig, portError, portVar, serviceEnv } from '@platform/service-kit';
 import { serveMetrics, stopTracing, type MetricsServer } from '@platform/telemetry';
 import { startDemoSeed } from './demo-seed';
+import { whenParentGone } from './parent-watch';
 import { AppStartError, startPlatform } from './platform';
 
 /**
@@ -17,17 +18,11 @@ async function main(): Promise<void> {
     progress(`${why} during start-up: exiting`);
     process.exit(why === 'SIGINT' ? 130 : why === 'SIGTERM' ? 143 : 1);
   };
-  whenParentGone((parent) => {
-    // Nobody is left to wait for a clean stop, and a server answering after its launcher is gone is what must not
-    // be: under load the gateway's drain alone took 10 s. So the clean stop gets half a second, then the process
-    // exits as a crash would, which the data survives (the outbox completes cut changes, the next start takes
-    // over the DATA_DIR lock of a dead process).
-    setTimeout(() => {
-      progress(`not stopped within ${PARENT_GONE_GRACE_MS} ms: exiting`);
-      process.exit(1);
-    }, PARENT_GONE_GRACE_MS);
-    stop(`the process that started it (pid ${parent}) is gone`);
-  });
+  // Nobody is left to wait for a clean stop, and a server answering after its launcher is gone is what must not be:
+  // under load the gateway's drain alone took 10 s. So the clean stop gets half a second, then the process ends as a
+  // crash would, which the data survives (the outbox completes cut changes, the next start takes over the DATA_DIR
+  // lock of a dead process).
+  whenParentGone((parent) => stop(`the process that started it (pid ${parent}) is gone`));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   // A port in use is found before anything is migrated or a password generated, not after.
@@ -79,27 +74,6 @@ function assertPortFree(port: number, setting: string): Promise<void> {
     probe.once('error', (err) => reject(portError(err, setting, port)));
     probe.listen(port, () => probe.close(() => resolve()));
   });
-}
-
-/** How long the server may take to stop cleanly once its launcher is gone, before it simply exits. */
-const PARENT_GONE_GRACE_MS = 500;
-/** How often the launcher's parent is looked for. */
-const PARENT_POLL_MS = 100;
-
-/**
- * Calls `onGone` once this process gets another parent, which happens when its parent dies (it is then
- * re-parented to init or a subreaper). A server left behind by a killed `npm start` would otherwise keep
- * serving, holding DATA_DIR and the port. A process started by init itself has nothing to watch.
- */
-function whenParentGone(onGone: (parent: number) => void): void {
-  const parent = process.ppid;
-  if (parent <= 1) return;
-  const timer = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(timer);
-    onGone(parent);
-  }, PARENT_POLL_MS);
-  timer.unref();
 }
 
 /**
