@@ -60,7 +60,8 @@ async function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
           const fromProviderA = addressMatcher(providerARanges(config.PROVIDERA_ALLOWED_CIDRS));
           return createListenerHttp({
             log: ctx.log,
-            checks: ownDependencyChecks(ctx),
+            // Its database only: the bus carries its notices, which it copes without (bus: 'notices').
+            checks: ownDependencyChecks({ db: ctx.db }),
             trustedProxies: config.MARKETPLACE_TRUSTED_PROXIES,
             notifications: {
               listener: listener!,

@@ -141,9 +141,12 @@ async function restoreEmbedded(run: Run, dataDir: string): Promise<void> {
   let fresh = false;
   let keepMarker = false;
   let moving = false;
+  // Refused before it began (a marked target without --resume, a target in use): nothing of the target is touched.
+  let begun = false;
   try {
     const marker = readRestoreMarkerFile(dataDir);
     refuseMarked(marker, where, opts);
+    begun = true;
     if (marker) io.err(`going over the unfinished restore of ${marker.archive} (started ${marker.started})\n`);
     fresh = contentsOf(dataDir).length === 0;
     const store = openObjectStore(io.env, dataDir);
@@ -198,6 +201,7 @@ async function restoreEmbedded(run: Run, dataDir: string): Promise<void> {
     fs.rmSync(staging, { recursive: true, force: true });
     removeMarkerFile(dataDir);
   } catch (err) {
+    if (!begun) throw err;
     fs.rmSync(staging, { recursive: true, force: true });
     if (fresh) {
       // A new DATA_DIR: nothing of the failed restore stays (not the lock, not the marker, not an empty database).
