@@ -6,8 +6,9 @@ import { Worker } from 'node:worker_threads';
  * "Password hashing on threads of its own"). Node's asynchronous scrypt runs in libuv's pool of four threads, which
  * the process shares with file reads, DNS lookups and compression: four sign-ins at once held all four for ~60 ms each,
  * and with them every response waiting to be compressed, and on two cores they took both from the event loop too. Here
- * each derivation runs synchronously on one of `size` worker threads (cores less one, at least one), one at a time per
- * thread, so the event loop keeps a core and libuv's pool stays free.
+ * each derivation runs synchronously on one of `size` worker threads (one per core), one at a time per thread, so at
+ * most as many run as there are cores and libuv's pool stays free. One thread fewer than the cores was measured too:
+ * the reads beside sign-ins fared no better and the sign-ins queued (docs/benchmarks.md, "Sign-ins beside reads").
  *
  * The worker's code is given inline (eval) rather than as a file beside this one: `npm start` and the images run
  * bundles, in which no such file would be found.
@@ -44,7 +45,7 @@ export class PasswordThreads {
   private readonly queue: Task[] = [];
   private nextId = 1;
 
-  constructor(readonly size = Math.max(1, availableParallelism() - 1)) {}
+  constructor(readonly size = availableParallelism()) {}
 
   /** scrypt's key for `password` and `salt`, derived on one of the threads (queued while all are busy). */
   derive(password: string, salt: Buffer, keyLength: number, options: Task['options']): Promise<Buffer> {
