@@ -2,40 +2,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as age from 'age-encryption';
-import { authorityFromConfig, issueLicense, trustedAuthority, verifyLicense } from '@platform/app-contracts-licensing/licensing';
-import { openDatabase } from '@platform/db';
+import { trustedAuthority, verifyLicense } from '@platform/app-contracts-licensing/licensing';
 import { FileObjectStorage } from '@platform/object-storage';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { api, cli, cliProcess, startApps, type Apps } from './helpers';
+import { api, cli, cliProcess, issueTestLicense, startApps, TEST_CLUSTER, type Apps } from './helpers';
 import { migratedDataDir } from './embedded-template';
 
 const PASSPHRASE = 'a passphrase for the backup test';
-const CLUSTER = '6f1c2a4e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
+const CLUSTER = TEST_CLUSTER;
 const tmp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-
-/** A license issued by the platform CA of `dataDir`'s database (what the issue-license routes do). */
-async function issue(env: Record<string, string>): Promise<string> {
-  const db = await openDatabase({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, schema: 'contracts' });
-  try {
-    const authority = await authorityFromConfig(db, { DATA_DIR: env.DATA_DIR, SECRETS_ENCRYPTION_KEY: env.SECRETS_ENCRYPTION_KEY });
-    const license = await issueLicense(authority, {
-      clusterUID: CLUSTER,
-      email: 'owner@example.com',
-      productLine: 'platform',
-      tier: 'gold',
-      features: ['observability'],
-      plan: 'standard',
-      allowOffline: false,
-      disableAnalytics: false,
-      enableClientBilling: false,
-      restrictions: '',
-      notAfter: new Date(Date.now() + 365 * 86400_000),
-    });
-    return Buffer.from(license.der).toString('base64');
-  } finally {
-    await db.close();
-  }
-}
 
 /** Proves a restored platform: the token works, the CA is the one licenses were issued under, they verify, and the objects are there. */
 async function expectRestored(platform: Apps, facts: { token: string; login: string; caPem: string; licenses: string[] }) {
@@ -81,7 +56,7 @@ describe('backup and restore on the embedded database (DATA_DIR)', () => {
         expect((await cli(['create-admin', '--username', 'ops', '--email', 'ops@example.com'], a)).code).toBe(0);
         facts.token = (await cli(['mint-token', 'ops', '--name', 'backup-test'], a)).out.trim();
       })(),
-      (async () => facts.licenses.push(await issue(a)))(),
+      (async () => facts.licenses.push(await issueTestLicense(a)))(),
       new FileObjectStorage(path.join(source, 'objects')).put('contracts/c1/terms.pdf', Buffer.from('%PDF-1.4 terms'), 'application/pdf'),
     ]);
     platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], a);
@@ -140,7 +115,7 @@ describe('backup and restore on the embedded database (DATA_DIR)', () => {
   it('the restored platform has the data: the token works, the same CA, old licenses verify, new ones chain to it, the objects are there', async () => {
     platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], b);
     await expectRestored(platform, facts);
-    const fresh = await issue(b);
+    const fresh = await issueTestLicense(b);
     await expect(verifyLicense(fresh, { clusterUID: CLUSTER }, trustedAuthority(facts.caPem))).resolves.toBeTruthy();
     const object = await new FileObjectStorage(path.join(restored, 'objects')).get('contracts/c1/terms.pdf');
     expect(object).toEqual({ body: Buffer.from('%PDF-1.4 terms'), contentType: 'application/pdf' });
@@ -203,7 +178,7 @@ describe('backup and restore on Postgres (DATABASE_URL), beside the running plat
           expect((await cli(['create-admin', '--username', login, '--email', `${login}@example.com`], env)).code).toBe(0);
           return (await cli(['mint-token', login, '--name', 'backup-test'], env)).out.trim();
         })(),
-        issue(env),
+        issueTestLicense(env),
         fetch(`${platform.url}/api/v1/licenses/ca`).then((res) => res.text()),
       ]);
 

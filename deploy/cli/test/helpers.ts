@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { authorityFromConfig, issueLicense } from '@platform/app-contracts-licensing/licensing';
+import { openDatabase } from '@platform/db';
 import { startApp, type RunningService } from '@platform/service-kit';
 import { APPS, type CliApp } from '../src/apps';
 import { runCli } from '../src/cli';
@@ -91,4 +93,31 @@ export async function api(
   });
   const text = await res.text();
   return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+}
+
+/** The cluster the test licenses are issued for. */
+export const TEST_CLUSTER = '6f1c2a4e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
+
+/** A license issued by the platform CA of `env`'s database (what the issue-license routes do). */
+export async function issueTestLicense(env: Record<string, string>, clusterUID = TEST_CLUSTER): Promise<string> {
+  const db = await openDatabase({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, schema: 'contracts' });
+  try {
+    const authority = await authorityFromConfig(db, { DATA_DIR: env.DATA_DIR, SECRETS_ENCRYPTION_KEY: env.SECRETS_ENCRYPTION_KEY });
+    const license = await issueLicense(authority, {
+      clusterUID,
+      email: 'owner@example.com',
+      productLine: 'platform',
+      tier: 'gold',
+      features: ['observability'],
+      plan: 'standard',
+      allowOffline: false,
+      disableAnalytics: false,
+      enableClientBilling: false,
+      restrictions: '',
+      notAfter: new Date(Date.now() + 365 * 86400_000),
+    });
+    return Buffer.from(license.der).toString('base64');
+  } finally {
+    await db.close();
+  }
 }

@@ -3,18 +3,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as age from 'age-encryption';
-import { authorityFromConfig, issueLicense, trustedAuthority, verifyLicense } from '@platform/app-contracts-licensing/licensing';
-import { openDatabase } from '@platform/db';
+import { trustedAuthority, verifyLicense } from '@platform/app-contracts-licensing/licensing';
 import { FileObjectStorage } from '@platform/object-storage';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { api, cli, startApps } from './helpers';
+import { api, cli, issueTestLicense, startApps, TEST_CLUSTER } from './helpers';
 import { migratedDataDir } from './embedded-template';
 
 // A restore either completes or leaves a target that says it is unfinished (docs/backup.md, "An interrupted
 // restore"): killed with SIGKILL at several points, the target is refused by the apps and the CLI, naming the
 // interrupted restore and `restore <archive> --resume`, which then brings the whole archive back.
 
-const CLUSTER = '6f1c2a4e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
+const CLUSTER = TEST_CLUSTER;
 const APPS = ['authz', 'orgs-teams', 'contracts-licensing', 'gateway'];
 const tmp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
@@ -43,35 +42,12 @@ interface Facts {
   license: string;
 }
 
-async function issue(env: Record<string, string>): Promise<string> {
-  const db = await openDatabase({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, schema: 'contracts' });
-  try {
-    const authority = await authorityFromConfig(db, { DATA_DIR: env.DATA_DIR, SECRETS_ENCRYPTION_KEY: env.SECRETS_ENCRYPTION_KEY });
-    const license = await issueLicense(authority, {
-      clusterUID: CLUSTER,
-      email: 'owner@example.com',
-      productLine: 'platform',
-      tier: 'gold',
-      features: ['observability'],
-      plan: 'standard',
-      allowOffline: false,
-      disableAnalytics: false,
-      enableClientBilling: false,
-      restrictions: '',
-      notAfter: new Date(Date.now() + 365 * 86400_000),
-    });
-    return Buffer.from(license.der).toString('base64');
-  } finally {
-    await db.close();
-  }
-}
-
 /** Makes the source's facts (a user and token, a license, the CA) and backs it up into `archive`. */
 async function makeArchive(env: Record<string, string>, archive: string, recipient: string, login: string): Promise<Facts> {
   expect((await cli(['migrate'], env)).code).toBe(0);
   expect((await cli(['create-admin', '--username', login, '--email', `${login}@example.com`], env)).code).toBe(0);
   const token = (await cli(['mint-token', login, '--name', 'restore-test'], env)).out.trim();
-  const license = await issue(env);
+  const license = await issueTestLicense(env);
   const platform = await startApps(['authz', 'orgs-teams', 'contracts-licensing', 'gateway'], env);
   let caPem: string;
   try {
