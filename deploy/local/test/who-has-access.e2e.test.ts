@@ -50,6 +50,28 @@ describe('GET /authz/objects/{objectType}/{objID}/access', () => {
     expect(nora.paths).toEqual([expect.objectContaining({ kind: 'relation', relation: 'member' })]);
   });
 
+  it('shows a renamed team, a renamed role and a new holder on the very next request', async () => {
+    const holdersOfEdit = async () => {
+      const res = await api('olivia', 'GET', path('organization', acme));
+      expect(res.status).toBe(200);
+      const edit = res.body.permissions.find((p: { permission: string }) => p.permission === 'edit:org');
+      return Object.fromEntries(edit.users.map((u: { login: string; paths: unknown[] }) => [u.login, u.paths]));
+    };
+    expect((await holdersOfEdit()).mia).toEqual([expect.objectContaining({ team_name: 'devs', role_name: 'Editors' })]);
+    expect((await api('olivia', 'PATCH', `/teams/${devs}`, { name: 'builders' })).status).toBe(200);
+    expect((await holdersOfEdit()).mia).toEqual([expect.objectContaining({ team_name: 'builders', role_name: 'Editors' })]);
+    expect((await api('olivia', 'PUT', `/authz/roles/${editors}?org=acme`, { name: 'Writers' })).status).toBe(200);
+    expect((await holdersOfEdit()).mia).toEqual([expect.objectContaining({ team_name: 'builders', role_name: 'Writers' })]);
+    expect((await holdersOfEdit()).otto).toBeUndefined();
+    expect((await api('olivia', 'PUT', `/teams/${devs}/members/otto`)).status).toBe(204);
+    expect((await holdersOfEdit()).otto).toEqual([expect.objectContaining({ kind: 'role', role_name: 'Writers' })]);
+    // Put back as the other tests expect it.
+    expect((await api('olivia', 'DELETE', `/teams/${devs}/members/otto`)).status).toBe(204);
+    expect((await holdersOfEdit()).otto).toBeUndefined();
+    expect((await api('olivia', 'PATCH', `/teams/${devs}`, { name: 'devs' })).status).toBe(200);
+    expect((await api('olivia', 'PUT', `/authz/roles/${editors}?org=acme`, { name: 'Editors' })).status).toBe(200);
+  });
+
   it('answers a site admin too', async () => {
     expect((await api('root', 'GET', path('organization', acme))).status).toBe(200);
   });

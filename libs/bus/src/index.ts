@@ -22,3 +22,4 @@ export { DecisionCache, decisionKey, type DecisionCacheOptions } from './decisio
 export { NoticeCache, type NoticeCacheOptions, type NoticeRule, type Keeping } from './notice-cache';
 export { allOf, following, type ReadModel } from './read-model';
 export { keptReads, keptServiceReads, type KeptRead, type KeptReadsOptions } from './kept-reads';
+export { madeFrom } from './made-from';

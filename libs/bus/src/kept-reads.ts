@@ -1,4 +1,4 @@
-import { NoticeCache } from './notice-cache';
+import { deepFreeze, NoticeCache } from './notice-cache';
 import { allOf, following, type ReadModel } from './read-model';
 
 /** How one read method's answers are kept, as the service that answers it says. */
@@ -182,14 +182,6 @@ export function wireBytes(value: unknown): number {
     return bytes;
   }
   return 8;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 /** keptReads for each service of an app's clients, one cache per service (`<name>.<service>`). */

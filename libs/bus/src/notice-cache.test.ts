@@ -179,6 +179,18 @@ describe('NoticeCache', () => {
     expect(await local.through('k', read)).toBe('4');
   });
 
+  it('freezes what it keeps, for the reader that read it too, bytes excepted', async () => {
+    const cache = new NoticeCache<{ org: { name: string }; avatar: Uint8Array }>({ name: 'test.frozen', ttlMs: 60_000, keepWithoutBus: true });
+    const first = await cache.through('k', async () => ({ org: { name: 'acme' }, avatar: new Uint8Array([1]) }));
+    expect(() => {
+      (first.org as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+    const again = await cache.through('k', async () => ({ org: { name: 'other' }, avatar: new Uint8Array() }));
+    expect(again).toBe(first);
+    expect(again.org.name).toBe('acme');
+    expect(Object.isFrozen(again.avatar)).toBe(false);
+  });
+
   it('keeps nothing with a lifetime or a size of 0, forgets after its lifetime, and makes room by least recent use', async () => {
     for (const opts of [{ ttlMs: 0 }, { maxEntries: 0 }]) {
       const { source, get, stop } = await setUp(opts);

@@ -148,10 +148,15 @@ export class NoticeCache<V> {
     return this.generation;
   }
 
-  /** Keeps an answer read since `snapshot()` returned `since`, unless something was evicted meanwhile. */
+  /**
+   * Keeps an answer read since `snapshot()` returned `since`, unless something was evicted meanwhile. What is kept is
+   * frozen, for the caller that read it too: a reader that changed a kept answer would change it for the next request,
+   * so it fails at once instead; and the same kept object then always means the same content (madeFrom).
+   */
   keep(since: number, key: string, value: V, how: Keeping<V> = {}): void {
     if (!this.entries || !this.trusted || since !== this.generation) return;
     if (how.keep && !how.keep(value)) return;
+    deepFreeze(value);
     const ttl = how.ttlMs?.(value);
     if (ttl === 0) return;
     const tags = typeof how.tags === 'function' ? how.tags(value) : (how.tags ?? []);
@@ -308,4 +313,13 @@ export class NoticeCache<V> {
       if (keys?.size === 0) this.byTag.delete(tag);
     }
   }
+}
+
+/** Freezes a value and everything it holds (bytes excepted: a typed array cannot be frozen); answers the value. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

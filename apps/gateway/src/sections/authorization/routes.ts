@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { NotFoundError } from '@platform/errors';
 import { checkLengths, TEXT_LIMITS, type LengthCheck } from '@platform/service-kit';
-import { accountsOf, teamNamesOf } from '../../kept-accounts';
+import { madeFrom } from '@platform/bus';
+import type { authzV1 } from '@platform/proto';
+import { accountsOf, teamNamesOf, type AccountName } from '../../kept-accounts';
 import * as p from '../../params';
-import { sectionRoutes, type EdgeContext, type Requirement } from '../../route';
+import { JsonText, sectionRoutes, type EdgeContext, type Requirement } from '../../route';
 import { roleOfOrg } from '../../targets';
 import {
   AllowedPermissionsJson,
@@ -76,21 +78,39 @@ const RoleId = z.object({ id: p.id });
 const ROLE_GRANTS = 'every permission the role will carry, on the organization, when `permissions` or a non-empty `teamIDs` is sent';
 
 /**
- * Names of the principals: team names from the organization's teams, logins of users; left out when unknown. Both are
- * kept in the gateway under orgs-teams' notices (kept-accounts.ts), so naming them costs no call once read.
+ * Names of the principals: team names from the organization's teams, logins of users; left out when unknown. Both come
+ * from orgs-teams' read model (@platform/orgs-teams-client), so naming them costs no call once read.
  */
-async function principalNames(ctx: EdgeContext, orgId: number, teams: number[], users: number[]): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  if (teams.length) {
-    for (const [id, name] of await teamNamesOf(ctx, orgId)) names.set(`team:${id}`, name);
-  }
-  if (users.length) {
+async function principalNames(
+  ctx: EdgeContext,
+  orgId: number,
+  teams: number[],
+  users: number[],
+): Promise<{ teams: Map<number, string>; users: Map<number, string> }> {
+  const [teamNames, accounts] = await Promise.all([
+    teams.length ? teamNamesOf(ctx, orgId) : new Map<number, string>(),
     // A user deleted since being added to a team keeps its entry, without a name; a service account holding the role
     // directly is named too.
-    for (const u of (await accountsOf(ctx, users)).values()) names.set(`user:${u.id}`, u.login);
-  }
-  return names;
+    users.length ? accountsOf(ctx, users) : new Map<number, AccountName>(),
+  ]);
+  return { teams: teamNames, users: new Map([...accounts.values()].map((u) => [u.id, u.login])) };
 }
+
+/** The principals a who-has-access answer names, and whether a custom role gives any of its grants. */
+function principalsIn(answer: authzV1.WhoHasAccessResponse): { userIds: number[]; teamIds: number[]; withRoles: boolean } {
+  const paths = answer.permissions.flatMap((perm) => perm.users.flatMap((u) => u.paths));
+  return {
+    userIds: [...new Set(answer.permissions.flatMap((perm) => perm.users.map((u) => u.userId)))],
+    teamIds: [...new Set(paths.map((x) => x.teamId).filter(Boolean))],
+    withRoles: paths.some((x) => x.roleId),
+  };
+}
+
+// A who-has-access answer runs to kilobytes (every permission of an organization, each with its users and their
+// grants): its principals and its JSON are made once from the kept answers they come from, and again when any of
+// those changes (madeFrom).
+const principalsOf = madeFrom<ReturnType<typeof principalsIn>>();
+const whoHasAccessText = madeFrom<JsonText>();
 
 export const authorizationRoutes = [
   route({
@@ -161,18 +181,21 @@ export const authorizationRoutes = [
             ).allowed;
       if (!owned) throw new NotFoundError(`${params.objectType} ${params.objID} not found in this organization`);
       const answer = await backends.authz.authz.whoHasAccess({ object });
-      const paths = answer.permissions.flatMap((perm) => perm.users.flatMap((u) => u.paths));
-      const userIds = [...new Set(answer.permissions.flatMap((perm) => perm.users.map((u) => u.userId)))];
-      const teamIds = [...new Set(paths.map((x) => x.teamId).filter(Boolean))];
-      const named = await principalNames(ctx, org.id, teamIds, userIds);
-      const { roles } = paths.some((x) => x.roleId) ? await backends.authz.roles.listRoles({ orgId: org.id }) : { roles: [] };
-      const byPrefix = (prefix: string) =>
-        new Map([...named].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [Number(k.slice(prefix.length)), v]));
+      const { userIds, teamIds, withRoles } = principalsOf([answer], () => principalsIn(answer));
+      const [names, roles] = await Promise.all([
+        principalNames(ctx, org.id, teamIds, userIds),
+        withRoles ? backends.authz.roles.listRoles({ orgId: org.id }) : undefined,
+      ]);
+      const teamNames = teamIds.map((id) => names.teams.get(id));
+      const logins = userIds.map((id) => names.users.get(id));
       return {
-        body: whoHasAccessJson(object, answer, {
-          users: byPrefix('user:'),
-          teams: byPrefix('team:'),
-          roles: new Map(roles.map((r) => [r.id, r.name])),
+        body: whoHasAccessText([answer, object, roles, ...teamNames, ...logins], () => {
+          const json = whoHasAccessJson(object, answer, {
+            users: names.users,
+            teams: names.teams,
+            roles: new Map((roles?.roles ?? []).map((r) => [r.id, r.name])),
+          });
+          return new JsonText(Buffer.from(JSON.stringify(json)));
         }),
       };
     },
@@ -307,7 +330,7 @@ export const authorizationRoutes = [
       const { principals } = await ctx.backends.authz.roles.listPrincipals({ orgId: ctx.org.id, id: ctx.target.id });
       const ids = (type: string) => principals.filter((x) => x.type === type).map((x) => x.id);
       const names = await principalNames(ctx, ctx.org.id, ids('team'), ids('user'));
-      return { body: principals.map((x) => principalJson(x, names.get(`${x.type}:${x.id}`))) };
+      return { body: principals.map((x) => principalJson(x, (x.type === 'team' ? names.teams : names.users).get(x.id))) };
     },
   }),
 ];
