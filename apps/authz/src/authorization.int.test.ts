@@ -1,6 +1,7 @@
 import { DomainError } from '@platform/errors';
 import { Authorization } from './authorization';
 import { openEngineDatabase } from './engine/test/engine-db';
+import { authzService, LIST_MAX_RESULTS } from './service';
 
 // The questions of AuthzService as other teams ask them (docs/grpc.md): relations named as the console and the
 // permission catalog name them, and OpenFGA's Expand, over the embedded engine and the platform's model.
@@ -10,15 +11,17 @@ const t = (user: string, relation: string, object: string) => ({ user, relation,
 let database: Awaited<ReturnType<typeof openEngineDatabase>>;
 let authorization: Authorization;
 let dispose: () => Promise<void>;
+let made: Awaited<ReturnType<Awaited<ReturnType<typeof openEngineDatabase>>['engine']>>['engine'];
 
 // Organization 1 (site admin 1, owner 2, member 3 of team 10, role 5 carrying view_contracts:contract_mgmt on team 11
 // with member 4); organization 2 with owner 7; cluster c1 owned by organization 1 and user 8.
 beforeAll(async () => {
   database = await openEngineDatabase();
-  const made = await database.engine();
-  dispose = made.dispose;
-  authorization = new Authorization(made.engine, made.engine.model);
-  await made.engine.write(
+  const opened = await database.engine();
+  dispose = opened.dispose;
+  made = opened.engine;
+  authorization = new Authorization(made, made.model);
+  await made.write(
     [
       t('user:1', 'admin', 'site:platform'),
       t('site:platform', 'site', 'organization:1'),
@@ -142,4 +145,34 @@ describe('Expand', () => {
     expect((await refusal(authorization.expand('team:10#member', 'member'))).kind).toBe('input');
     expect((await refusal(authorization.expand('team:10', 'member', [t('team:11#member', 'member', 'team:10')]))).kind).toBe('input');
   });
+});
+
+describe('lists through the service', () => {
+  it('answers at most OpenFGA’s default maximum of objects or users, whatever the store holds', async () => {
+    // user:9 a member of 1,001 organizations; the first of them with 1,001 members in all (user:9 among them).
+    const orgs = Array.from({ length: LIST_MAX_RESULTS + 1 }, (_, i) => `organization:${1000 + i}`);
+    const members = Array.from({ length: LIST_MAX_RESULTS + 1 }, (_, i) => `user:${1000 + i}`);
+    await made.write(
+      [...orgs.map((o) => t('user:9', 'member', o)), ...members.filter((u) => u !== 'user:1000').map((u) => t(u, 'member', 'organization:1000'))],
+      [],
+    );
+    const { handlers } = authzService(authorization);
+    const listObjects = handlers.listObjects as (r: unknown, ctx: never) => Promise<{ objects: string[] }>;
+    const listUsers = handlers.listUsers as (r: unknown, ctx: never) => Promise<{ users: string[] }>;
+    const objects = (await listObjects({ user: 'user:9', relation: 'member', type: 'organization', contextualTuples: [], contextJson: '' }, {} as never))
+      .objects;
+    expect(objects).toHaveLength(LIST_MAX_RESULTS);
+    expect(new Set(objects).size).toBe(LIST_MAX_RESULTS);
+    expect(objects.every((o) => orgs.includes(o))).toBe(true);
+    // Below the maximum, every one.
+    expect(await authorization.listObjects('user:9', 'member', 'organization')).toHaveLength(LIST_MAX_RESULTS + 1);
+    const users = (
+      await listUsers(
+        { object: 'organization:1000', relation: 'member', userFilters: [{ type: 'user', relation: '' }], contextualTuples: [], contextJson: '' },
+        {} as never,
+      )
+    ).users;
+    expect(users).toHaveLength(LIST_MAX_RESULTS);
+    expect(users.every((u) => u === 'user:9' || members.includes(u))).toBe(true);
+  }, 120_000);
 });

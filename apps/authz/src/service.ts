@@ -18,6 +18,13 @@ function parseJsonObject(text: string, what: string): Record<string, unknown> | 
   return value as Record<string, unknown>;
 }
 
+/**
+ * The most objects a ListObjects, or users a ListUsers, answers: OpenFGA's default maximum for both
+ * (OPENFGA_LIST_OBJECTS_MAX_RESULTS, OPENFGA_LIST_USERS_MAX_RESULTS), so one call cannot make authz check every object
+ * of a type, nor answer a list of any size. A list that reaches it may leave some out (docs/grpc.md).
+ */
+export const LIST_MAX_RESULTS = 1000;
+
 const toTuple = (k: authzV1.TupleKey): Tuple => {
   const t: Tuple = { user: k.user, relation: k.relation, object: k.object };
   if (k.condition?.name)
@@ -87,6 +94,7 @@ export function authzService(authorization: Authorization): ServiceBinding<typeo
       objects: await authorization.listObjects(req.user, req.relation, req.type, {
         contextualTuples: req.contextualTuples.map(toTuple),
         context: toContext(req.contextJson),
+        maxResults: LIST_MAX_RESULTS,
       }),
     }),
     listUsers: async (req) => ({
@@ -96,6 +104,7 @@ export function authzService(authorization: Authorization): ServiceBinding<typeo
         userFilters: req.userFilters.map((f) => ({ type: f.type, relation: f.relation || undefined })),
         contextualTuples: req.contextualTuples.map(toTuple),
         context: toContext(req.contextJson),
+        maxResults: LIST_MAX_RESULTS,
       }),
     }),
     expand: async (req) => ({ tree: await authorization.expand(req.object, req.relation, req.contextualTuples.map(toTuple)) }),

@@ -277,6 +277,20 @@ describe.each([
       expect(await engine.listObjects('group:eng#member', 'viewer', 'folder')).toEqual(['folder:b']);
     });
 
+    it('stops a list at the maximum asked, as OpenFGA does, leaving the rest out', async () => {
+      const all = await engine.listObjects('user:anne', 'viewer', 'folder');
+      expect(all).toEqual(['folder:a', 'folder:b', 'folder:c']);
+      const two = await engine.listObjects('user:anne', 'viewer', 'folder', { maxResults: 2 });
+      expect(two).toHaveLength(2);
+      expect(all).toEqual(expect.arrayContaining(two));
+      await engine.write([t('user:bob', 'owner', 'folder:a')], []);
+      const owners = { object: 'folder:a', relation: 'owner', userFilters: [{ type: 'user' }] };
+      expect(await engine.listUsers(owners)).toEqual(['user:anne', 'user:bob']);
+      const one = await engine.listUsers({ ...owners, maxResults: 1 });
+      expect(one).toHaveLength(1);
+      expect(['user:anne', 'user:bob']).toEqual(expect.arrayContaining(one));
+    });
+
     it('lists objects granted by a wildcard', async () => {
       await engine.write([t('user:*', 'viewer', 'folder:public')], []);
       expect(await engine.listObjects('user:zed', 'viewer', 'folder')).toEqual(['folder:public']);

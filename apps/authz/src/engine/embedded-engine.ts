@@ -136,6 +136,7 @@ export class EmbeddedEngine implements AuthzEngine {
     const objects: string[] = [];
     // A candidate whose condition cannot be evaluated fails the list, as in OpenFGA (which answers with the error).
     for (const id of candidates) {
+      if (objects.length === options.maxResults) break;
       if (await resolver.check({ type, id }, relation, who)) objects.push(formatObject({ type, id }));
     }
     return objects;
@@ -157,6 +158,7 @@ export class EmbeddedEngine implements AuthzEngine {
     const resolver = new CheckResolver(this.model, source, { context });
     const users: string[] = [];
     for (const user of candidates) {
+      if (users.length === request.maxResults) break;
       if (await resolver.check(object, request.relation, user)) users.push(formatUser(user));
     }
     return users.sort();

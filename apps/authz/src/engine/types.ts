@@ -31,6 +31,11 @@ export interface CheckRequest {
 export interface ListOptions {
   contextualTuples?: Tuple[];
   context?: RequestContext;
+  /**
+   * Stop once this many are found, as OpenFGA's list-objects and list-users max results do: which ones come first is
+   * not specified. Unset: every one.
+   */
+  maxResults?: number;
 }
 
 /** Which users hold a relation on an object: OpenFGA's ListUsers. */

@@ -133,7 +133,8 @@ export class OpenFgaEngine implements AuthzEngine {
         FRESH,
       ),
     );
-    return [...res.objects].sort();
+    // The server cuts the list at its own maximum (OPENFGA_LIST_OBJECTS_MAX_RESULTS); ours may be lower.
+    return res.objects.slice(0, options.maxResults).sort();
   }
 
   async listUsers(r: ListUsersRequest): Promise<string[]> {
@@ -150,7 +151,9 @@ export class OpenFgaEngine implements AuthzEngine {
         FRESH,
       ),
     );
+    // The server cuts the list at its own maximum (OPENFGA_LIST_USERS_MAX_RESULTS); ours may be lower.
     return res.users
+      .slice(0, r.maxResults)
       .map((u) =>
         u.object
           ? `${u.object.type}:${u.object.id}`
