@@ -98,8 +98,12 @@ export async function api(
 /** The cluster the test licenses are issued for. */
 export const TEST_CLUSTER = '6f1c2a4e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
 
-/** A license issued by the platform CA of `env`'s database (what the issue-license routes do). */
-export async function issueTestLicense(env: Record<string, string>, clusterUID = TEST_CLUSTER): Promise<string> {
+/** A license issued by the platform CA of `env`'s database (what the issue-license routes do), valid a year by default. */
+export async function issueTestLicense(
+  env: Record<string, string>,
+  clusterUID = TEST_CLUSTER,
+  notAfter = new Date(Date.now() + 365 * 86400_000),
+): Promise<string> {
   const db = await openDatabase({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, schema: 'contracts' });
   try {
     const authority = await authorityFromConfig(db, { DATA_DIR: env.DATA_DIR, SECRETS_ENCRYPTION_KEY: env.SECRETS_ENCRYPTION_KEY });
@@ -114,7 +118,7 @@ export async function issueTestLicense(env: Record<string, string>, clusterUID =
       disableAnalytics: false,
       enableClientBilling: false,
       restrictions: '',
-      notAfter: new Date(Date.now() + 365 * 86400_000),
+      notAfter,
     });
     return Buffer.from(license.der).toString('base64');
   } finally {

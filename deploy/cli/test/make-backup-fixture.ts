@@ -4,14 +4,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { authorityFromConfig, issueLicense } from '@platform/app-contracts-licensing/licensing';
 import { openDatabase } from '@platform/db';
 import { FileObjectStorage } from '@platform/object-storage';
 import { PLATFORM_VERSION } from '@platform/service-kit';
-import { cli } from './helpers';
+import { cli, issueTestLicense, TEST_CLUSTER } from './helpers';
 
 export const FIXTURE_PASSPHRASE = 'platform backup fixture passphrase';
-export const FIXTURE_CLUSTER = '6f1c2a4e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
+export const FIXTURE_CLUSTER = TEST_CLUSTER;
 
 async function main(): Promise<void> {
   const dir = path.join(__dirname, 'fixtures', 'backups');
@@ -27,27 +26,14 @@ async function main(): Promise<void> {
   await must(['migrate']);
   await must(['create-admin', '--username', 'fixture-admin', '--email', 'fixture@example.com', '--password', 'fixture-password-1']);
   const token = await must(['mint-token', 'fixture-admin', '--name', 'fixture']);
+  const license = await issueTestLicense({ DATA_DIR: dataDir }, FIXTURE_CLUSTER, new Date('2099-01-01T00:00:00Z'));
   const db = await openDatabase({ dataDir, schema: 'contracts' });
-  const authority = await authorityFromConfig(db, { DATA_DIR: dataDir });
-  const license = await issueLicense(authority, {
-    clusterUID: FIXTURE_CLUSTER,
-    email: 'fixture@example.com',
-    productLine: 'platform',
-    tier: 'gold',
-    features: ['observability'],
-    plan: 'standard',
-    allowOffline: false,
-    disableAnalytics: false,
-    enableClientBilling: false,
-    restrictions: '',
-    notAfter: new Date('2099-01-01T00:00:00Z'),
-  });
   const { certificate_pem: caPem } = await db.table('license_authority').where({ id: 1 }).first('certificate_pem');
   await db.close();
   await new FileObjectStorage(path.join(dataDir, 'objects')).put('contracts/fixture/terms.pdf', Buffer.from('%PDF-1.4 fixture'), 'application/pdf');
   fs.mkdirSync(dir, { recursive: true });
   await must(['backup', archive]);
-  const expected = { version: PLATFORM_VERSION, login: 'fixture-admin', token, caPem, licenses: [Buffer.from(license.der).toString('base64')] };
+  const expected = { version: PLATFORM_VERSION, login: 'fixture-admin', token, caPem, licenses: [license] };
   fs.writeFileSync(path.join(dir, `${PLATFORM_VERSION}.json`), `${JSON.stringify(expected, null, 2)}\n`);
   fs.rmSync(dataDir, { recursive: true, force: true });
   process.stderr.write(`wrote ${archive}\n`);

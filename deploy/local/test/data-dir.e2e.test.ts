@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { basic } from './harness';
-import { interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
+import { alive, interrupt, killLaunched, npmStart, type StartedLauncher } from './launcher';
 
 // Two platforms ran on one DATA_DIR (and lost each other's writes), and a `kill -9` of
 // `npm start` left the server running. Now a second start on a DATA_DIR in use stops with exit code 78 naming
@@ -21,15 +21,6 @@ async function stopsAnswering(url: string, ms: number): Promise<number> {
     }
     if (Date.now() - from > ms) throw new Error(`${url} still answers after ${ms} ms`);
     await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Whether a process still runs (a zombie waiting to be reaped has ended: it holds nothing). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }
 

@@ -108,3 +108,12 @@ export function interrupt(child: ChildProcess): Promise<number | null> {
     child.kill('SIGINT');
   });
 }
+
+/** Whether a process still runs (a zombie waiting to be reaped has ended: it holds nothing). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

@@ -2,21 +2,12 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { alive, ROOT } from './launcher';
 
 // The server of a killed `npm start` ends within a second, even when its event loop is stuck: the watch of its
 // launcher runs on a thread of its own. Here the "server" is a process whose main thread, once told its launcher is
 // gone, blocks for 10 s (as a long synchronous stop or a starved event loop would); its launcher is killed with
 // SIGKILL, and the server must be gone within a second, having said why.
-
-const ROOT = path.resolve(__dirname, '../../..');
-
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe("the launcher's watchdog", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parent-watch-'));
