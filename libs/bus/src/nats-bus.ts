@@ -102,11 +102,19 @@ export class NatsBus implements Bus {
     private readonly jsm: JetStreamManager,
     private readonly server: string,
     private readonly log: BusLogger,
+    name: string,
   ) {
     this.outage = new Outage(log);
-    this.notices = new NoticeStream(nc, jsm, nc.jetstream(), log, () => {
-      for (const listener of this.missedListeners) listener();
-    });
+    this.notices = new NoticeStream(
+      nc,
+      jsm,
+      nc.jetstream(),
+      log,
+      () => {
+        for (const listener of this.missedListeners) listener();
+      },
+      name,
+    );
   }
 
   static async create(url: string, name: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
@@ -145,7 +153,7 @@ export class NatsBus implements Bus {
         code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
       );
     }
-    const bus = new NatsBus(nc, jsm, server, log);
+    const bus = new NatsBus(nc, jsm, server, log, name);
     bus.watch();
     log.info({ server }, 'NATS connected');
     return bus;

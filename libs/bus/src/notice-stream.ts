@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import {
   DiscardPolicy,
+  headers as natsHeaders,
   JSONCodec,
   StorageType,
   type JetStreamClient,
@@ -9,6 +11,7 @@ import {
   type Subscription,
 } from 'nats';
 import type { BusLogger, NoticeHandler, Unsubscribe } from './bus';
+import { HEARTBEAT_EVERY_MS, Liveness, SILENT_AFTER_MS } from './liveness';
 
 const codec = JSONCodec();
 
@@ -17,6 +20,15 @@ export const NOTICE_STREAM = 'NOTICES';
 const PREFIX = 'notices.';
 /** Where the stream's leader publishes again each notice it stored, in the stream's order, with its sequence. */
 const ORDERED_PREFIX = 'notices-ordered.';
+/** The subject of heartbeats and goodbyes (after the prefix); never handed to listeners. */
+const ALIVE = '_alive';
+/** The header naming the process that stored a message on the stream: a heartbeat, or a notice that counts as one. */
+const PROCESS_HEADER = 'Platform-Process';
+/**
+ * Set on what a process stores once the stream acknowledged nothing of its own for SILENT_AFTER_MS: it was cut off,
+ * its notices meanwhile may be lost, and every listener starts over (even one that never heard of it before).
+ */
+const WAS_SILENT_HEADER = 'Platform-Was-Silent';
 
 /**
  * How long a notice is kept: only for the live caches that follow it (they hear it within milliseconds); the stream
@@ -112,6 +124,24 @@ export class NoticeStream {
   /** The catch-up whose question is out, and the one that follows it for requests that arrived meanwhile. */
   private current: Promise<boolean> | undefined;
   private next: Promise<boolean> | undefined;
+  /**
+   * A question of a catch-up that timed out, while it is still unanswered: catch-ups answer false at once meanwhile,
+   * rather than each request waiting CATCH_UP_TIMEOUT_MS for a stream that does not answer.
+   */
+  private unanswered: Promise<unknown> | undefined;
+  /** Who was heard from on the stream, and when: kept answers are trusted only while none is silent. */
+  private readonly liveness: Liveness;
+  /** This process on the stream: the id its heartbeats and notices carry. */
+  private readonly id = randomUUID();
+  /** When this process last sent a heartbeat or a notice (performance.now()). */
+  private lastSentAt = -Infinity;
+  /** When the stream last acknowledged a heartbeat or notice of this process (from its start). */
+  private ackedAt = performance.now();
+  /** Whether a heartbeat is waiting for its acknowledgement (at most one at a time). */
+  private beating = false;
+  private readonly heartbeat: NodeJS.Timeout;
+  /** The silent process last reported, so that a silence is logged once. */
+  private reportedSilent: string | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -119,7 +149,36 @@ export class NoticeStream {
     private readonly js: JetStreamClient,
     private readonly log: BusLogger,
     private readonly onGap: () => void,
-  ) {}
+    /** The process's name in the logs of the others (its NATS connection name). */
+    private readonly name = '',
+    clock?: () => number,
+  ) {
+    this.liveness = new Liveness(clock);
+    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_EVERY_MS);
+    this.heartbeat.unref();
+  }
+
+  /** The headers every message this process stores on the stream carries. */
+  private headers() {
+    const h = natsHeaders();
+    h.set(PROCESS_HEADER, this.id);
+    if (performance.now() - this.ackedAt > SILENT_AFTER_MS) h.set(WAS_SILENT_HEADER, '1');
+    return h;
+  }
+
+  /** Says this process is there, unless a notice of its own did within the last beat; nothing while away. */
+  private beat(): void {
+    if (this.closed || this.away || this.beating || performance.now() - this.lastSentAt < HEARTBEAT_EVERY_MS) return;
+    this.lastSentAt = performance.now();
+    this.beating = true;
+    this.js
+      .publish(PREFIX + ALIVE, codec.encode({ name: this.name }), { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() })
+      .then(
+        () => (this.ackedAt = performance.now()),
+        () => undefined,
+      )
+      .finally(() => (this.beating = false));
+  }
 
   /**
    * Stores a notice on the stream; resolves once it is acknowledged, retried while the stream has no leader. While the
@@ -139,7 +198,8 @@ export class NoticeStream {
       }
       try {
         await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time');
-        await this.js.publish(PREFIX + subject, data, { timeout: PUBLISH_ATTEMPT_MS });
+        await this.js.publish(PREFIX + subject, data, { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() });
+        this.lastSentAt = this.ackedAt = performance.now();
         return;
       } catch (err) {
         // Stored twice at worst (an attempt that timed out after all): an eviction twice is the same eviction.
@@ -195,7 +255,11 @@ export class NoticeStream {
   }
 
   async close(): Promise<void> {
+    // A goodbye, so that the others do not wait for this process's heartbeats (sent with the connection's drain).
+    if (!this.closed && !this.away && !this.nc.isClosed())
+      this.nc.publish(PREFIX + ALIVE, codec.encode({ name: this.name, gone: true }), { headers: this.headers() });
     this.closed = true;
+    clearInterval(this.heartbeat);
     this.sub?.unsubscribe();
     for (const w of this.waiting) w.settle(false);
     this.away?.resolve();
@@ -210,8 +274,9 @@ export class NoticeStream {
 
   private async catchUp(): Promise<boolean> {
     // Away: nothing can be made sure, and a question asked now would wait for the connection. Just back: writers that
-    // were away too may not be back yet, and their notices not in.
-    if (this.away || performance.now() < this.trustFrom) return false;
+    // were away too may not be back yet, and their notices not in. A question that timed out still unanswered: the
+    // stream does not answer. A process silent: it may be writing without its notices reaching the stream.
+    if (this.away || performance.now() < this.trustFrom || this.unanswered || this.anySilent()) return false;
     let timer: NodeJS.Timeout | undefined;
     let lost!: () => void;
     const late = new Promise<false>((resolve) => {
@@ -223,8 +288,19 @@ export class NoticeStream {
     });
     const waited = { seq: 0, settle: (_passed: boolean) => {} };
     const askedAt = performance.now();
+    const question = this.lastStored();
     try {
-      const passed = await Promise.race([late, this.lastStored().then((last) => last !== undefined && this.handedOver(last, waited))]);
+      const passed = await Promise.race([late, question.then((last) => last !== undefined && this.handedOver(last, waited))]);
+      if (!passed && !this.unanswered) {
+        const unanswered: Promise<unknown> = question
+          .catch(() => undefined)
+          .finally(() => {
+            if (this.unanswered === unanswered) this.unanswered = undefined;
+          });
+        this.unanswered = unanswered;
+      }
+      // Every process heard from up to the stream's last message, this one included: none is silent now.
+      if (passed && this.anySilent()) return false;
       if (passed) this.passedAskedAt = Math.max(this.passedAskedAt, askedAt);
       return passed;
     } finally {
@@ -232,6 +308,17 @@ export class NoticeStream {
       this.asking.delete(lost);
       this.waiting.delete(waited);
     }
+  }
+
+  /** Whether a process heard from lately has fallen silent (logged once per silence). */
+  private anySilent(): boolean {
+    const silent = this.liveness.silent();
+    if (silent !== this.reportedSilent) {
+      this.reportedSilent = silent;
+      if (silent !== undefined)
+        this.log.warn({ stream: NOTICE_STREAM, process: silent }, 'a process fell silent on the notice stream; kept answers are not trusted');
+    }
+    return silent !== undefined;
   }
 
   /** The stream's last sequence, as its leader knows it; undefined when the stream was made again (after `onGap`). */
@@ -366,10 +453,32 @@ export class NoticeStream {
    */
   connectionBack(): void {
     this.streamReady = undefined;
+    this.unanswered = undefined;
     this.trustFrom = performance.now() + TRUST_AFTER_RECONNECT_MS;
     const away = this.away;
     this.away = undefined;
     away?.resolve();
+  }
+
+  /**
+   * A process was heard from. Silent until now (here, or by its own account): notices of its may have been lost on the
+   * way, so the listeners start over.
+   */
+  private heard(from: string, m: Msg): void {
+    if (this.liveness.heardFrom(from) === 'back' || m.headers?.get(WAS_SILENT_HEADER)) this.onGap();
+  }
+
+  /** A heartbeat, or a goodbye (the process no longer waited for). */
+  private alive(from: string | undefined, m: Msg): void {
+    if (!from) return;
+    let gone = false;
+    try {
+      gone = (codec.decode(m.data) as { gone?: boolean }).gone === true;
+    } catch {
+      // a heartbeat all the same
+    }
+    if (gone) this.liveness.gone(from);
+    else this.heard(from, m);
   }
 
   private handle(m: Msg): void {
@@ -385,6 +494,14 @@ export class NoticeStream {
     }
     this.handled = seq;
     const subject = m.subject.slice(ORDERED_PREFIX.length);
+    const from = m.headers?.get(PROCESS_HEADER);
+    if (subject === ALIVE) {
+      this.alive(from, m);
+      for (const w of this.waiting) if (w.seq <= seq) w.settle(true);
+      return;
+    }
+    // A process heard for the first time, or again after a silence: notices of its may have been lost on the way.
+    if (from) this.heard(from, m);
     const wanting = [...this.listeners].filter((l) => l.filter.test(subject));
     let payload: unknown;
     try {

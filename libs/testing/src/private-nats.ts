@@ -13,6 +13,10 @@ export interface PrivateNats {
   kill(): Promise<void>;
   /** Starts it again on the same port and storage directory. */
   start(): Promise<void>;
+  /** Stops it (SIGSTOP) without closing anything: its clients and routes stay connected to a server that says nothing. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   /** Kills it and removes its storage directory. */
   dispose(): Promise<void>;
 }
@@ -86,7 +90,9 @@ function natsProcess(bin: string, port: number, args: string[]) {
     });
   };
   const forget = () => process.removeListener('exit', killOnExit);
-  return { start, kill, forget };
+  const pause = () => void child?.kill('SIGSTOP');
+  const resume = () => void child?.kill('SIGCONT');
+  return { start, kill, forget, pause, resume };
 }
 
 /** Starts `nats-server -js` on a free loopback port with its own storage directory. */
@@ -101,6 +107,8 @@ export async function startPrivateNats(): Promise<PrivateNats> {
     port,
     kill: server.kill,
     start: server.start,
+    pause: server.pause,
+    resume: server.resume,
     async dispose() {
       await server.kill();
       server.forget();
@@ -117,6 +125,8 @@ export interface PrivateNatsCluster {
   url: string;
   /** The index of the node that leads a JetStream stream now, asked of the first node that answers. */
   streamLeader(stream: string): Promise<number | undefined>;
+  /** Asks a stream's leader to step down (another replica is elected), through the first node that answers. */
+  stepDown(stream: string): Promise<void>;
   /** Kills every node and removes their storage directories. */
   dispose(): Promise<void>;
 }
@@ -155,6 +165,8 @@ export async function startPrivateNatsCluster(size = 3): Promise<PrivateNatsClus
       port: p.client,
       kill: server.kill,
       start: server.start,
+      pause: server.pause,
+      resume: server.resume,
       async dispose() {
         await server.kill();
         server.forget();
@@ -180,7 +192,10 @@ export async function startPrivateNatsCluster(size = 3): Promise<PrivateNatsClus
     }
     return undefined;
   };
-  return { nodes, url: nodes.map((n) => n.url).join(','), streamLeader, dispose };
+  const stepDown = async (stream: string) => {
+    for (const p of ports) if (await jsRequest(p.client, `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`).then(() => true, () => false)) return;
+  };
+  return { nodes, url: nodes.map((n) => n.url).join(','), streamLeader, stepDown, dispose };
 }
 
 /** Waits until the cluster's JetStream answers an account-info request (it has elected its meta leader). */
