@@ -2,6 +2,7 @@ import { eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@p
 import { connect } from 'nats';
 import { NatsBus, type Bus } from './index';
 import { NOTICE_STREAM } from './notice-stream';
+import { HEARTBEAT_EVERY_MS, SILENT_AFTER_MS } from './liveness';
 
 // Notices across a NATS cluster: a notice acknowledged through one server is handed over on another before that
 // process's next catch-up (its fence) passes, also while a node is down.
@@ -79,6 +80,35 @@ describe('notices on a three-node NATS cluster', () => {
     await writeThenFence(writer, reader, 'fencetest.remade', 3);
     expect(missed.length).toBeGreaterThan(0);
   }, 30_000);
+
+  it('trusts nothing kept within 3 s of a writer falling silent (its node paused, the leader elsewhere), and starts over once it is heard again', async () => {
+    // The stream's leader off node 0, so the reader's fences are answered all along.
+    await eventually(
+      async () => {
+        const leader = await cluster.streamLeader(NOTICE_STREAM);
+        if (leader === 0) await cluster.stepDown(NOTICE_STREAM);
+        return leader !== undefined && leader !== 0;
+      },
+      20_000,
+      200,
+    );
+    const writer = await NatsBus.create(cluster.nodes[0].url, 'notice-test-paused');
+    buses.push(writer);
+    const reader = await busOn(2);
+    await writeThenFence(writer, reader, 'fencetest.silent', 1);
+    const missed: number[] = [];
+    reader.onNoticesMissed(() => missed.push(Date.now()));
+    cluster.nodes[0].pause();
+    try {
+      const pausedAt = performance.now();
+      await eventually(async () => (await reader.caughtUp()) === false, 15_000, 100);
+      expect(performance.now() - pausedAt).toBeLessThan(SILENT_AFTER_MS + 2 * HEARTBEAT_EVERY_MS);
+    } finally {
+      cluster.nodes[0].resume();
+    }
+    await eventually(async () => reader.caughtUp(), 15_000, 100);
+    expect(missed.length).toBeGreaterThan(0);
+  }, 60_000);
 
   it('keeps that order while a node is down, once the writer and reader are back on the others', async () => {
     const writer = await busOn(1);
