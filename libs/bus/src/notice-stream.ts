@@ -131,8 +131,8 @@ export class NoticeStream {
   private unanswered: Promise<unknown> | undefined;
   /** Who was heard from on the stream, and when: kept answers are trusted only while none is silent. */
   private readonly liveness: Liveness;
-  /** This process on the stream: the id its heartbeats and notices carry. */
-  private readonly id = randomUUID();
+  /** This process on the stream: the id its heartbeats and notices carry, its name first for the others' logs. */
+  private readonly id: string;
   /** When this process last sent a heartbeat or a notice (performance.now()). */
   private lastSentAt = -Infinity;
   /** When the stream last acknowledged a heartbeat or notice of this process (from its start). */
@@ -149,11 +149,11 @@ export class NoticeStream {
     private readonly js: JetStreamClient,
     private readonly log: BusLogger,
     private readonly onGap: () => void,
-    /** The process's name in the logs of the others (its NATS connection name). */
-    private readonly name = '',
-    clock?: () => number,
+    /** The process's name (its NATS connection name), in its id as the others log it. */
+    name = '',
   ) {
-    this.liveness = new Liveness(clock);
+    this.id = `${name}/${randomUUID()}`;
+    this.liveness = new Liveness();
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_EVERY_MS);
     this.heartbeat.unref();
   }
@@ -172,7 +172,7 @@ export class NoticeStream {
     this.lastSentAt = performance.now();
     this.beating = true;
     this.js
-      .publish(PREFIX + ALIVE, codec.encode({ name: this.name }), { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() })
+      .publish(PREFIX + ALIVE, codec.encode({}), { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() })
       .then(
         () => (this.ackedAt = performance.now()),
         () => undefined,
@@ -257,7 +257,7 @@ export class NoticeStream {
   async close(): Promise<void> {
     // A goodbye, so that the others do not wait for this process's heartbeats (sent with the connection's drain).
     if (!this.closed && !this.away && !this.nc.isClosed())
-      this.nc.publish(PREFIX + ALIVE, codec.encode({ name: this.name, gone: true }), { headers: this.headers() });
+      this.nc.publish(PREFIX + ALIVE, codec.encode({ gone: true }), { headers: this.headers() });
     this.closed = true;
     clearInterval(this.heartbeat);
     this.sub?.unsubscribe();
@@ -500,7 +500,6 @@ export class NoticeStream {
       for (const w of this.waiting) if (w.seq <= seq) w.settle(true);
       return;
     }
-    // A process heard for the first time, or again after a silence: notices of its may have been lost on the way.
     if (from) this.heard(from, m);
     const wanting = [...this.listeners].filter((l) => l.filter.test(subject));
     let payload: unknown;
