@@ -140,8 +140,8 @@ export class NoticeStream {
   /** Whether a heartbeat is waiting for its acknowledgement (at most one at a time). */
   private beating = false;
   private readonly heartbeat: NodeJS.Timeout;
-  /** The silent process last reported, so that a silence is logged once. */
-  private reportedSilent: string | undefined;
+  /** Whether a silence was reported and not yet its end, so that each is logged once. */
+  private reportedSilent = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -310,15 +310,15 @@ export class NoticeStream {
     }
   }
 
-  /** Whether a process heard from lately has fallen silent (logged once per silence). */
+  /** Whether a process heard from lately has fallen silent: logged when the first does, and when all are heard again. */
   private anySilent(): boolean {
     const silent = this.liveness.silent();
-    if (silent !== this.reportedSilent) {
-      this.reportedSilent = silent;
-      if (silent !== undefined)
-        this.log.warn({ stream: NOTICE_STREAM, process: silent }, 'a process fell silent on the notice stream; kept answers are not trusted');
-    }
-    return silent !== undefined;
+    if (silent !== undefined && !this.reportedSilent)
+      this.log.warn({ stream: NOTICE_STREAM, process: silent }, 'a process fell silent on the notice stream; kept answers are not trusted');
+    else if (silent === undefined && this.reportedSilent)
+      this.log.info({ stream: NOTICE_STREAM }, 'every process is heard on the notice stream again; kept answers are trusted');
+    this.reportedSilent = silent !== undefined;
+    return this.reportedSilent;
   }
 
   /** The stream's last sequence, as its leader knows it; undefined when the stream was made again (after `onGap`). */
