@@ -15,6 +15,7 @@ import { webFrontend } from './frontend';
 import { gateOpen } from './gating';
 import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
 import { addOperationalRoutes } from './operations';
+import { securePages } from './page-headers';
 import { sendBody } from './replies';
 import type { Route } from './route';
 import { routeTable } from './route-table';
@@ -107,6 +108,7 @@ export function createGatewayHttp(opts: {
     const incoming = req.headers['x-request-id'];
     req.requestId = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', req.requestId);
+    securePages(res);
     res.locals = Object.create(null) as Record<string, unknown>;
     accessLog(access, req, res, trust);
     const route = () => {
@@ -230,7 +232,8 @@ function accessLog(log: Logger, req: Incoming, res: Outgoing, trust: Trust): voi
     };
     httpMetrics.record(line.route, method, status, line.durationMs / 1000);
     if (status >= 500) log.warn(line, 'request');
-    else if (status === 401 && line.login) log.warn(line, 'request'); // a refused sign-in
+    else if (status === 401 && line.login)
+      log.warn(line, 'request'); // a refused sign-in
     else if (res.locals.operational) log.debug(line, 'request');
     else log.info(line, 'request');
   });
