@@ -51,7 +51,9 @@ export async function fetchResourceHistory(
     if (err instanceof BusTimeoutError)
       throw new DeadlineError(`cluster ${query.clusterUID} did not answer the resource-history request within ${timeoutMs} ms`);
     // The bus logged what failed (its subject and code); the caller learns only that it did.
-    throw new UnavailableError(`cluster ${query.clusterUID} could not be asked for its resource history: the message bus failed the request`);
+    throw new UnavailableError(
+      `cluster ${query.clusterUID} could not be asked for its resource history: the message bus failed the request`,
+    );
   }
   if (answer === null) throw new UnavailableError(`cluster ${query.clusterUID} declined the resource-history request`);
   try {

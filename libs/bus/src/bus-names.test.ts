@@ -6,7 +6,10 @@ describe("an installation's names on NATS", () => {
       name: 'PLATFORM_3F9A1C0B7D2E_AGENT',
       subjects: ['platform-3f9a1c0b7d2e.agent.>'],
     });
-    expect(streamOf('agent-desired.v1.x.desired-state', 'site-a')).toEqual({ name: 'SITE_A_AGENT_DESIRED', subjects: ['site-a.agent-desired.>'] });
+    expect(streamOf('agent-desired.v1.x.desired-state', 'site-a')).toEqual({
+      name: 'SITE_A_AGENT_DESIRED',
+      subjects: ['site-a.agent-desired.>'],
+    });
     expect(streamOf('notices.identity.orgs.changed', 'site-b').name).toBe('SITE_B_NOTICES');
     expect(scopedSubject('agent.v1.x.inventory', 'site-a')).toBe('site-a.agent.v1.x.inventory');
     const [a, b] = ['site-a', 'site-b'].map((ns) => streamOf('agent.v1.x.inventory', ns));
@@ -23,6 +26,7 @@ describe("an installation's names on NATS", () => {
 
   it('takes namespaces that are one subject token and a stream name once upper-cased', () => {
     for (const ok of ['platform-3f9a1c0b7d2e', 'prod', 'eu-west-2']) expect(BUS_NAMESPACE_PATTERN.test(ok)).toBe(true);
-    for (const bad of ['', 'Prod', 'a.b', 'a*', 'a>', 'a b', '9lives', 'a_b', 'x'.repeat(41)]) expect(BUS_NAMESPACE_PATTERN.test(bad)).toBe(false);
+    for (const bad of ['', 'Prod', 'a.b', 'a*', 'a>', 'a b', '9lives', 'a_b', 'x'.repeat(41)])
+      expect(BUS_NAMESPACE_PATTERN.test(bad)).toBe(false);
   });
 });

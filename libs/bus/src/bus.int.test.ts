@@ -128,7 +128,13 @@ describe('two installations on one NATS server', () => {
       await second.publish(subject, { from: 'second', n: 1 });
       await first.publish(subject, { from: 'first', n: 2 });
       await waitFor(() => heard.first.length === 2 && heard.second.length === 1);
-      expect(heard).toEqual({ first: [{ from: 'first', n: 1 }, { from: 'first', n: 2 }], second: [{ from: 'second', n: 1 }] });
+      expect(heard).toEqual({
+        first: [
+          { from: 'first', n: 1 },
+          { from: 'first', n: 2 },
+        ],
+        second: [{ from: 'second', n: 1 }],
+      });
     } finally {
       for (const stop of stops) await stop();
     }

@@ -203,7 +203,7 @@ export class NatsBus implements Bus {
     if (others.size === 0) return;
     this.log.warn(
       { server: this.server, namespace, otherNamespaces: [...others].sort() },
-      'this NATS server also carries another installation\'s messages; this one uses its own namespace and never reads theirs',
+      "this NATS server also carries another installation's messages; this one uses its own namespace and never reads theirs",
     );
   }
 
@@ -218,7 +218,7 @@ export class NatsBus implements Bus {
       if (claimed !== installation)
         this.log.error(
           { server: this.server, namespace, installation, otherInstallation: claimed },
-          'another installation uses this namespace on this NATS server: the two take each other\'s messages; give one ' +
+          "another installation uses this namespace on this NATS server: the two take each other's messages; give one " +
             'of them another BUS_NAMESPACE',
         );
     } catch {
@@ -393,9 +393,9 @@ export class NatsBus implements Bus {
         this.log.error({ stream, durable: opts.durable, err: String((err as Error)?.message ?? err) }, 'bus consumer stopped'),
       )
       .finally(() => {
-      ended = true;
-      signal();
-    });
+        ended = true;
+        signal();
+      });
     const worker = (async () => {
       for (;;) {
         while (pending.length === 0 && !ended) await wait();

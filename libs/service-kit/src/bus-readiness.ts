@@ -52,7 +52,12 @@ export async function installationOf(config: Pick<BusConfig, 'DATABASE_URL' | 'D
   if (db) return keptInstallation(db.knex);
   // An app without a database of its own (the gateway on the embedded database) reads it from the installation's.
   await refuseUnfinishedRestore(config);
-  const own = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: INSTALLATION_SCHEMA, resultCacheEntries: 0 });
+  const own = await openDatabase({
+    url: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    schema: INSTALLATION_SCHEMA,
+    resultCacheEntries: 0,
+  });
   try {
     return await keptInstallation(own.knex);
   } finally {
