@@ -3,7 +3,7 @@ import type { RequestListener } from 'node:http';
 import bodyParser from 'body-parser';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { DomainError, NotFoundError, toHttpError, truncate, ValidationError, type HttpError } from '@platform/errors';
+import { DomainError, NotFoundError, toHttpError, truncate, UnavailableError, ValidationError, type HttpError } from '@platform/errors';
 import { HttpMetrics, publicLink, publicUrlOf, type DependencyCheck, type Logger } from '@platform/service-kit';
 import { ApiRequest, clientAddress, compileTrust, type Incoming, type Outgoing, type Trust } from './api-request';
 import { addressFailureLimits } from './authentication';
@@ -158,13 +158,7 @@ function otherPaths(
             const ip = (req as express.Request).ip;
             if (ip) proxyReq.setHeader('x-forwarded-for', ip);
           },
-          error: (_err, req, res) => {
-            const out = res as Outgoing;
-            if (out.headersSent) return;
-            out.statusCode = 503;
-            sendBody(out, { message: 'marketplace-listener is unavailable', url: documentUrl() });
-            void req;
-          },
+          error: (_err, req, res) => fail(new UnavailableError('marketplace-listener is unavailable'), req as Incoming, res as Outgoing),
         },
       }),
     );
