@@ -114,7 +114,7 @@ describe('the verifier of passwords', () => {
     return { result, derivations: derived.mock.calls.length - before };
   };
 
-  it('remembers a right password for a minute, by the hash it matched: repeated, it costs no derivation; changed, it is derived again', async () => {
+  it('remembers a right password, by the hash it matched, while it is given again within a minute: repeated, it costs no derivation; changed, it is derived again', async () => {
     let now = 1_000_000;
     const verifier = new PasswordVerifier(new PasswordCheckGate({ atOnce: 2, maxWaitMs: 2_000 }), { now: () => now });
     const stored = await hashPassword('correct horse');
@@ -128,6 +128,11 @@ describe('the verifier of passwords', () => {
     const changed = await hashPassword('battery staple');
     expect(await derivationsOf(() => verifier.verify('correct horse', changed))).toEqual({ result: false, derivations: 1 });
     expect(await derivationsOf(() => verifier.verify('battery staple', changed))).toEqual({ result: true, derivations: 1 });
+    // Each match starts its minute again; a minute without one forgets it.
+    now += 59_000;
+    expect(await derivationsOf(() => verifier.verify('correct horse', stored))).toEqual({ result: true, derivations: 0 });
+    now += 59_000;
+    expect(await derivationsOf(() => verifier.verify('correct horse', stored))).toEqual({ result: true, derivations: 0 });
     now += 60_001;
     expect(await derivationsOf(() => verifier.verify('correct horse', stored))).toEqual({ result: true, derivations: 1 });
   });

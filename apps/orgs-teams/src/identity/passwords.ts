@@ -122,16 +122,16 @@ export class PasswordCheckGate {
   }
 }
 
-/** How long a verified password is remembered: a client repeating its Basic credentials pays scrypt once a minute. */
+/** How long a verified password is remembered after it was last given: a client repeating it pays scrypt once. */
 const VERIFIED_TTL_MS = 60_000;
 
 /**
  * Checks passwords against their stored hashes: scrypt on the password threads through a gate that bounds the wait,
  * with two shortcuts that never weaken a check. Concurrent checks of one password against one hash share one
- * derivation. A password verified within the last minute is known by a keyed hash (HMAC-SHA256 under a key of this
- * process alone) of the stored hash and the password, compared in constant time, so a client sending its right Basic
- * credentials on every request pays scrypt once a minute; keyed by the stored hash, an entry stops matching the
- * moment the password changes (a new hash, a new salt). Only successes are remembered.
+ * derivation. A password verified and given again within a minute is known by a keyed hash (HMAC-SHA256 under a key
+ * of this process alone) of the stored hash and the password, compared in constant time, so a client sending its right
+ * Basic credentials on every request pays scrypt once; keyed by the stored hash, an entry stops matching the moment
+ * the password changes (a new hash, a new salt). Only successes are remembered.
  */
 export class PasswordVerifier {
   private readonly key = randomBytes(32);
@@ -146,6 +146,9 @@ export class PasswordVerifier {
     this.verified = new LRUCache<string, Buffer>({
       max: opts.max ?? 10_000,
       ttl: opts.ttlMs ?? VERIFIED_TTL_MS,
+      // Each match starts the minute again, so a client that keeps sending it never pays a derivation in the middle
+      // of a flood (when its check could be refused).
+      updateAgeOnGet: true,
       ttlResolution: 0,
       ...(opts.now && { perf: { now: opts.now } }),
     });
