@@ -64,6 +64,29 @@ describe('the gate of password checks', () => {
     await expect(Promise.all([...running, ...queued])).resolves.toHaveLength(6);
   });
 
+  it('measures a check by the last ones but their longest and shortest: one slow check (a thread starting) does not turn sign-ins away', async () => {
+    const gate = new PasswordCheckGate({ atOnce: 1, maxWaitMs: 1_000, firstCheckMs: 100, now: () => Date.now() });
+    for (const ms of [100, 100, 3_000, 100]) {
+      const check = gate.run(taking(ms));
+      await jest.advanceTimersByTimeAsync(ms);
+      await check;
+    }
+    // One running and five waiting: the sixth starts after about 600 ms by the measure, well inside the bound.
+    const all = Array.from({ length: 6 }, () => gate.run(taking(100)));
+    await jest.advanceTimersByTimeAsync(600);
+    await expect(Promise.all(all)).resolves.toHaveLength(6);
+    // As the host slows for good, the measure follows within a few checks.
+    for (let i = 0; i < 5; i += 1) {
+      const check = gate.run(taking(3_000));
+      await jest.advanceTimersByTimeAsync(3_000);
+      await check;
+    }
+    const running = gate.run(taking(3_000));
+    await expect(gate.run(taking(3_000))).rejects.toBeInstanceOf(TooManyRequestsError);
+    await jest.advanceTimersByTimeAsync(3_000);
+    await running;
+  });
+
   it('lets a priority check in ahead of the others waiting', async () => {
     const gate = new PasswordCheckGate({ atOnce: 1, maxWaitMs: 10_000, firstCheckMs: 100, now: () => Date.now() });
     const order: string[] = [];

@@ -24,6 +24,8 @@ export async function hashPassword(password: string): Promise<string> {
 
 /** How long a check may expect to wait for a thread before it is refused at once: a fifth of the gateway's 10 s deadline. */
 const MAX_WAIT_MS = 2_000;
+/** How many of the last checks' durations the expected wait is measured from. */
+const MEASURED_CHECKS = 9;
 
 export interface PasswordCheckGateOptions {
   /** Checks run at once: as many as the password threads run (more would only queue inside them). */
@@ -32,7 +34,7 @@ export interface PasswordCheckGateOptions {
   maxWaitMs: number;
   /** A check still waiting this long (the estimate was wrong: the host slowed) is refused then; 2 × maxWaitMs unless set. */
   giveUpMs?: number;
-  /** What a check is taken to cost until one has been measured. */
+  /** What a check is taken to cost until one has been measured: 500 ms unless set, on the safe side of a busy host. */
   firstCheckMs?: number;
   /** The clock, for tests. */
   now?: () => number;
@@ -48,7 +50,9 @@ interface Waiting {
  * Bounds how long the password checks of the process wait, not how many: a check that would wait for a turn longer
  * than `maxWaitMs` (its place in the queue × the measured time of a check ÷ the checks run at once) is refused AT ONCE
  * with 429 and a Retry-After of the queue's expected drain, rather than queued into its caller's deadline (504, right
- * passwords among them). The measured time follows the host: it rises at once with a slower check and falls gradually.
+ * passwords among them). The measured time is the mean of the last checks but their longest and shortest: it follows
+ * the host within a few checks, a skewed spread of durations counts in full, and one outlier (a thread's first check,
+ * which starts the thread) not at all.
  * Checks marked `priority` (accounts with no failures counted) are let in ahead of the others, so a flood of guesses
  * waits behind them; a check still waiting after `giveUpMs` is refused then (a safety net for a host that slowed after
  * it was let in, or a stream of priority checks), never run past its caller's deadline.
@@ -57,19 +61,16 @@ export class PasswordCheckGate {
   private running = 0;
   /** The priority checks first, each lane in order of arrival. */
   private readonly queue: Waiting[] = [];
+  /** The durations of the last checks (ms), oldest first. */
+  private readonly lastChecks: number[] = [];
   private checkMs: number;
   private readonly giveUpMs: number;
   private readonly now: () => number;
 
   constructor(private readonly opts: PasswordCheckGateOptions) {
-    this.checkMs = opts.firstCheckMs ?? 100;
+    this.checkMs = opts.firstCheckMs ?? 500;
     this.giveUpMs = opts.giveUpMs ?? 2 * opts.maxWaitMs;
     this.now = opts.now ?? (() => performance.now());
-  }
-
-  /** What one check is taken to cost now (ms): the longest lately measured, eased down as checks get quicker. */
-  get measuredCheckMs(): number {
-    return this.checkMs;
   }
 
   async run<T>(check: () => Promise<T>, opts: { priority?: boolean } = {}): Promise<T> {
@@ -118,7 +119,11 @@ export class PasswordCheckGate {
   }
 
   private measure(ms: number): void {
-    this.checkMs = ms >= this.checkMs ? ms : this.checkMs + (ms - this.checkMs) / 5;
+    this.lastChecks.push(ms);
+    if (this.lastChecks.length > MEASURED_CHECKS) this.lastChecks.shift();
+    const sorted = [...this.lastChecks].sort((a, b) => a - b);
+    const kept = sorted.length > 2 ? sorted.slice(1, -1) : sorted;
+    this.checkMs = kept.reduce((sum, d) => sum + d, 0) / kept.length;
   }
 }
 
