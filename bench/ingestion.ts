@@ -132,11 +132,13 @@ async function benchMode(mode: 'jetstream' | 'in-process' | 'embedded'): Promise
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingestion-'));
   const env: NodeJS.ProcessEnv = { GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error' };
   if (mode !== 'embedded') env.DATABASE_URL = await freshDatabase('bench_ingestion');
-  if (mode === 'jetstream') env.NATS_URL = NATS;
+  // The installation's namespace, known before it starts: the reports wait in its stream.
+  const namespace = `bench-${clusterUID.slice(0, 8)}`;
+  if (mode === 'jetstream') Object.assign(env, { NATS_URL: NATS, BUS_NAMESPACE: namespace });
   // On JetStream the reports wait in the stream before the consumers start (as after an outage), so the clock
   // measures ingestion alone, not the publisher sharing this machine's two cores; in-process publishing
   // costs little (and a consumer must exist first: that bus keeps nothing for a consumer it does not have).
-  const agent: Bus | undefined = mode === 'jetstream' ? await connectBus(NATS, 'bench-ingestion') : undefined;
+  const agent: Bus | undefined = mode === 'jetstream' ? await connectBus(NATS, 'bench-ingestion', { namespace }) : undefined;
   let publishSeconds = 0;
   const publish = async (bus: Bus) => {
     const t = performance.now();

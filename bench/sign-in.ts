@@ -1,12 +1,16 @@
 /**
- * `npm run bench -- sign-in`: what a password check costs the other requests of its process. On `npm start` (one
- * process, embedded database), the org GET is asked at a steady rate, first alone, then while sign-ins run beside it:
- * loops that create and delete a token with Basic credentials, as a Gitea client does (two scrypt checks a loop). It
- * prints the reads' latency in both phases, the sign-ins' own, and one scrypt derivation timed alone in this process
- * (the bare cost), as JSON on stdout and into docs/benchmarks.md. Progress goes to stderr.
+ * `npm run bench -- sign-in`: what a password check costs, to the other requests of its process and to itself. On
+ * `npm start` (one process, embedded database), the org GET is asked at a steady rate, first alone, then while sign-ins
+ * run beside it: loops that create and delete a token with Basic credentials, as a Gitea client does. Then a soak: the
+ * org GET at BENCH_SOAK_READ_RATE a second with, beside it, Basic token creates and deletes arriving at
+ * BENCH_SOAK_SIGN_INS a second whatever the answers take (an open loop, as clients arrive), for BENCH_SOAK_S. It prints
+ * the reads' latency, the sign-ins' own, their statuses, and one scrypt derivation timed alone in this process (the bare
+ * cost of the hash, which the sign-ins' p99 is compared with), as JSON on stdout and into docs/benchmarks.md. Progress
+ * goes to stderr.
  *
- * Environment: BENCH_DURATION_S (each phase, default 10), BENCH_READ_RATE (reads a second, default 200),
- * BENCH_SIGN_INS (sign-in loops at once, default 2).
+ * Environment: BENCH_DURATION_S (each of the first phases, default 10), BENCH_READ_RATE (reads a second, default 200),
+ * BENCH_SIGN_INS (sign-in loops at once, default 2), BENCH_SOAK_S (default 120), BENCH_SOAK_READ_RATE (default 30),
+ * BENCH_SOAK_SIGN_INS (Basic requests a second, creates and deletes, default 4).
  */
 import { scryptSync, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -19,6 +23,9 @@ import { freePort, runPlatform, waitFor } from './support';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const READ_RATE = Number(process.env.BENCH_READ_RATE ?? 200);
 const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 2);
+const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 120);
+const SOAK_READ_RATE = Number(process.env.BENCH_SOAK_READ_RATE ?? 30);
+const SOAK_SIGN_INS = Number(process.env.BENCH_SOAK_SIGN_INS ?? 4);
 const PASSWORD = 'bench-admin-password';
 const progress = (msg: string) => process.stderr.write(`[bench sign-in] ${msg}\n`);
 
@@ -37,14 +44,14 @@ const summary = (ms: number[], errors: number): Latency => {
   return { count: ms.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? 0), errors };
 };
 
-/** The org GET at READ_RATE a second for the phase, latencies as autocannon saw them. */
-async function reads(url: string, token: string): Promise<Latency> {
+/** The org GET at `rate` a second for `seconds`, latencies as autocannon saw them. */
+async function reads(url: string, token: string, rate = READ_RATE, seconds = DURATION_S): Promise<Latency> {
   const result = await autocannon({
     url,
     headers: { authorization: `token ${token}` },
     connections: 8,
-    overallRate: READ_RATE,
-    duration: DURATION_S,
+    overallRate: rate,
+    duration: seconds,
   });
   return {
     count: result.requests.total,
@@ -82,6 +89,52 @@ async function signIns(base: string, until: number): Promise<Latency> {
   return summary(times, errors);
 }
 
+interface Soak {
+  creates: Latency;
+  deletes: Latency;
+  statuses: Record<string, number>;
+}
+
+/**
+ * Basic token creates and deletes arriving at SOAK_SIGN_INS a second for SOAK_S, half of them creates, each delete
+ * sent once its create is answered: an open loop, so a slow answer does not slow the arrivals, as in a soak.
+ */
+async function soakSignIns(base: string): Promise<Soak> {
+  const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
+  const creates: number[] = [];
+  const deletes: number[] = [];
+  const statuses: Record<string, number> = {};
+  let createErrors = 0;
+  let deleteErrors = 0;
+  const timed = async (method: string, url: string, times: number[], body?: unknown) => {
+    const began = performance.now();
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch(() => undefined);
+    times.push(performance.now() - began);
+    const status = String(res?.status ?? 'network error');
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    return res?.ok && res.status !== 204 ? res.json() : res?.ok;
+  };
+  const pairs = Math.round((SOAK_S * SOAK_SIGN_INS) / 2);
+  const every = 2000 / SOAK_SIGN_INS;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: pairs }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, Math.max(0, start + i * every - performance.now())));
+      const created = (await timed('POST', '/users/root/tokens', creates, { name: `soak-${i}` })) as { id?: number } | undefined;
+      if (!created?.id) {
+        createErrors += 1;
+        return;
+      }
+      if (!(await timed('DELETE', `/users/root/tokens/${created.id}`, deletes))) deleteErrors += 1;
+    }),
+  );
+  return { creates: summary(creates, createErrors), deletes: summary(deletes, deleteErrors), statuses };
+}
+
 async function main() {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sign-in-'));
@@ -117,21 +170,41 @@ async function main() {
     await signIns(base, Date.now() + 2_000);
     const alone = await reads(orgUrl, token);
     const [beside, signIn] = await Promise.all([reads(orgUrl, token), signIns(base, Date.now() + DURATION_S * 1000)]);
-    const result = { scryptMs, readsAlone: alone, readsBesideSignIns: beside, signIns: signIn, readRate: READ_RATE, signInLoops: SIGN_INS };
+    progress(`soak: ${SOAK_S} s of reads at ${SOAK_READ_RATE}/s beside ${SOAK_SIGN_INS} Basic token creates and deletes a second`);
+    const [soakReads, soak] = await Promise.all([reads(orgUrl, token, SOAK_READ_RATE, SOAK_S), soakSignIns(base)]);
+    const result = {
+      scryptMs,
+      readsAlone: alone,
+      readsBesideSignIns: beside,
+      signIns: signIn,
+      readRate: READ_RATE,
+      signInLoops: SIGN_INS,
+      soak: { seconds: SOAK_S, readRate: SOAK_READ_RATE, signInsPerSecond: SOAK_SIGN_INS, reads: soakReads, ...soak },
+    };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     const row = (what: string, l: Latency) => `| ${what} | ${l.count} | ${l.p50} ms | ${l.p99} ms | ${l.max} ms | ${l.errors} |`;
+    const statuses = Object.entries(soak.statuses)
+      .map(([status, n]) => `${n} × ${status}`)
+      .join(', ');
     writeDocBlock(
       'sign-in',
       [
-        runLine(`${DURATION_S} s a phase, the org GET at ${READ_RATE} requests a second over 8 connections; ${SIGN_INS} sign-in loops.`),
+        runLine(
+          `${DURATION_S} s a phase, the org GET at ${READ_RATE} requests a second over 8 connections; ${SIGN_INS} sign-in loops; ` +
+            `then a soak of ${SOAK_S} s: the org GET at ${SOAK_READ_RATE} a second beside ${SOAK_SIGN_INS} Basic token creates and deletes arriving a second.`,
+        ),
         '',
         '| requests | count | p50 | p99 | max | errors |',
         '|---|---|---|---|---|---|',
         row('org GET, alone', alone),
         row(`org GET, beside ${SIGN_INS} sign-in loops`, beside),
-        row('sign-ins: token create or delete with Basic credentials (one scrypt check each)', signIn),
+        row('sign-ins: token create or delete with Basic credentials', signIn),
+        row('soak: org GET', soakReads),
+        row('soak: token create with Basic credentials', soak.creates),
+        row('soak: token delete with Basic credentials', soak.deletes),
         '',
-        `One scrypt derivation (N=2^15, r=8, p=1) alone in the bench's process: ${scryptMs} ms.`,
+        `One scrypt derivation (N=2^15, r=8, p=1) alone in the bench's process: ${scryptMs} ms. Soak token creates: p99 ` +
+          `${soak.creates.p99} ms in all, a derivation included where one was made; the soak's Basic answers: ${statuses}.`,
       ].join('\n'),
     );
   } finally {

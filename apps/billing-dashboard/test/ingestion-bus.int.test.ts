@@ -32,7 +32,7 @@ describe('billing-dashboard ingests agent reports from JetStream', () => {
       }),
     );
     db = app.running.ctx.db!;
-    bus = await NatsBus.create(await testNatsUrl(), 'billing-ingestion-test');
+    bus = await NatsBus.create(await testNatsUrl(), 'billing-ingestion-test', { namespace: app.running.ctx.bus!.namespace });
   }, 30_000);
   afterAll(async () => {
     await bus?.close();

@@ -104,7 +104,8 @@ describe('inventory ingestion over NATS JetStream and Postgres', () => {
       OUTBOX_RELAY_INTERVAL_MS: '200',
     });
     clusters = createClient(clustersV1.ClustersServiceService, app.address, { name: 'clusters' });
-    publisher = await NatsBus.create(nats.url, 'ingestion-test-agent');
+    // An agent publishes in the namespace its platform hands out with its credentials.
+    publisher = await NatsBus.create(nats.url, 'ingestion-test-agent', { namespace: app.running.ctx.bus!.namespace });
     hubKey = createUser();
     otherKey = createUser();
     orgs.accounts.set(hubKey.getPublicKey(), { orgId: ORG, clusterId: HUB, revoked: false });

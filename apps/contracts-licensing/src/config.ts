@@ -36,6 +36,8 @@ export const contractsLicensingEnv = {
   SMTP_FROM: z.string().min(3).max(254).default('Platform <noreply@platform.local>'),
   /** smtp:// only: whether the server must offer STARTTLS (never send credentials or mail in the clear unless false). */
   SMTP_REQUIRE_TLS: boolVar.default(true),
+  /** How long one attempt to hand a mail to the SMTP server may take, all of it (connecting, greeting, TLS, sign-in, sending). */
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** An extra CA (PEM) trusted for SMTP and webhook TLS, beside the system's: a private CA, or a test's. */
   NOTIFICATIONS_CA_CERT: pemVar('CERTIFICATE'),
   /** Whether webhook endpoints may resolve to loopback, private or link-local addresses (off: refused, against SSRF). */

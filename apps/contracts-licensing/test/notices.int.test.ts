@@ -184,6 +184,7 @@ describe('Notices', () => {
         SMTP_URL: settings.smtpUrl,
         SMTP_FROM: 'Platform <noreply@platform.test>',
         SMTP_REQUIRE_TLS: true,
+        SMTP_TIMEOUT_MS: 10_000,
         NOTIFICATIONS_CA_CERT: tls.cert,
       });
     const box = new SecretBox(Buffer.alloc(32, 7));
@@ -293,9 +294,7 @@ describe('Notices', () => {
         .filter((d) => d.channel === 'mail')
         .map((d) => [d.recipient, d.status, d.attempts, d.lastError])
         .sort(),
-    ).toEqual(
-      ['admin@platform.test', 'client@acme.test'].flatMap((who) => Array.from({ length: 3 }, () => [who, 'delivered', 1, ''])),
-    );
+    ).toEqual(['admin@platform.test', 'client@acme.test'].flatMap((who) => Array.from({ length: 3 }, () => [who, 'delivered', 1, ''])));
     expect(await notices.deliveries(7, 10)).toEqual([]);
     const audit = (await contracts.auditTrail.of(c.id, 0)).map((e) => e.event).filter((e) => e.startsWith('quota-notice'));
     expect(audit).toHaveLength(3);
@@ -303,7 +302,13 @@ describe('Notices', () => {
 
   /** A mailer on the test SMTP server that refuses to connect while `state.down`. */
   const flakyMailer = (state: { down: boolean }): Mailer => {
-    const real = smtpMailer({ SMTP_URL: smtpUrl(), SMTP_FROM: 'p@platform.test', SMTP_REQUIRE_TLS: true, NOTIFICATIONS_CA_CERT: tls.cert });
+    const real = smtpMailer({
+      SMTP_URL: smtpUrl(),
+      SMTP_FROM: 'p@platform.test',
+      SMTP_REQUIRE_TLS: true,
+      SMTP_TIMEOUT_MS: 10_000,
+      NOTIFICATIONS_CA_CERT: tls.cert,
+    });
     return {
       send: async (m) => {
         if (state.down) throw new Error('connect ECONNREFUSED 127.0.0.1:587');
@@ -362,7 +367,8 @@ describe('Notices', () => {
     smtpState.down = false;
     await eventually(async () => {
       await notices.mailPass();
-      for (const who of ['boss@acme.test', 'money@acme.test']) expect(mailsTo(who).map(subject)).toEqual([`contract ${c.id} of acme ends in 6 days`]);
+      for (const who of ['boss@acme.test', 'money@acme.test'])
+        expect(mailsTo(who).map(subject)).toEqual([`contract ${c.id} of acme ends in 6 days`]);
     });
     log = await logOf();
     expect(log.map(line).sort()).toEqual([
@@ -390,7 +396,60 @@ describe('Notices', () => {
     expect((await notices.mails(ORG, 200)).filter((m) => m.contractId === c.id).map((m) => m.status)).toEqual(['sent', 'sent']);
   });
 
-  it('gives a mail up after WEBHOOK_MAX_ATTEMPTS, its error in the delivery log, and tells the readers after each pass', async () => {
+  it('attempts the mails of several recipients at once, and the delivery log shows each failed attempt as soon as it failed', async () => {
+    // A mail server holding every mail until the test answers it: which mails are being handed over, and how each ends.
+    const inFlight = new Map<string, { ok: () => void; fail: (err: Error) => void }>();
+    const held: Mailer = {
+      send: (m) => new Promise((resolve, reject) => inFlight.set(m.to, { ok: () => resolve('sent'), fail: reject })),
+      close() {},
+    };
+    wire({ mailer: held, retryBaseMs: 60_000 });
+    const c = await contract({
+      startUnix: now - 10 * DAY,
+      endUnix: now + 4 * DAY,
+      emails: {
+        contactPerson: ['one@acme.test'],
+        signingAuthority: [],
+        licenseUsers: [],
+        financeTeam: ['two@acme.test', 'three@acme.test'],
+        usageAlertClient: [],
+        usageAlertAdmin: [],
+      },
+    });
+    const told: string[][] = [];
+    const lines = async () =>
+      (await notices.deliveries(ORG, 50))
+        .filter((d) => d.contractId === c.id && d.channel === 'mail')
+        .map((d) => [d.recipient, d.status, String(d.attempts), d.lastError])
+        .sort();
+    notices.start(3_600_000, async () => void told.push((await lines()).map((l) => l.join(' '))));
+    try {
+      // All three are being handed over together: none waits for another to end.
+      await eventually(() => expect([...inFlight.keys()].sort()).toEqual(['one@acme.test', 'three@acme.test', 'two@acme.test']));
+      inFlight.get('two@acme.test')!.fail(new Error('connect ETIMEDOUT 10.0.0.5:587'));
+      // The failure is in the log, and the readers told of it, while the two others are still being handed over.
+      const failedOnly = [
+        'one@acme.test pending 0 ',
+        'three@acme.test pending 0 ',
+        'two@acme.test pending 1 connect ETIMEDOUT 10.0.0.5:587',
+      ];
+      await eventually(() => expect(told.at(-1)).toEqual(failedOnly));
+      expect((await lines()).map((l) => l.join(' '))).toEqual(failedOnly);
+      inFlight.get('one@acme.test')!.ok();
+      inFlight.get('three@acme.test')!.ok();
+      await eventually(() =>
+        expect(told.at(-1)).toEqual([
+          'one@acme.test delivered 1 ',
+          'three@acme.test delivered 1 ',
+          'two@acme.test pending 1 connect ETIMEDOUT 10.0.0.5:587',
+        ]),
+      );
+    } finally {
+      await notices.stop();
+    }
+  });
+
+  it('gives a mail up after WEBHOOK_MAX_ATTEMPTS, its error in the delivery log, and tells the readers after each attempt', async () => {
     const smtpState = { down: true };
     wire({ mailer: flakyMailer(smtpState) });
     const c = await ending('gone@acme.test', 'gone-too@acme.test', 5);
@@ -408,8 +467,12 @@ describe('Notices', () => {
         ]);
         expect(mine.every((d) => /ECONNREFUSED/.test(d.lastError))).toBe(true);
       });
-      // The pass that gave them up told the readers after its last write.
-      const last = await db.table('notice_mails').whereIn('recipient', ['gone@acme.test', 'gone-too@acme.test']).max({ at: 'updated_at' }).first();
+      // The readers were told after the last write.
+      const last = await db
+        .table('notice_mails')
+        .whereIn('recipient', ['gone@acme.test', 'gone-too@acme.test'])
+        .max({ at: 'updated_at' })
+        .first();
       await eventually(() => expect(announcedAt).toBeGreaterThanOrEqual(new Date(last.at).getTime()));
       // Given up, it is attempted no more, even once the server is back.
       smtpState.down = false;

@@ -4,7 +4,8 @@ import express, { type Request, type Response } from 'express';
 import { PLATFORM_VERSION } from '@platform/service-kit';
 import { versionClients, type Backends, type BackendName } from './backends';
 import type { GatewayConfig } from './config';
-import { API_DOCS_PATH, API_DOCUMENT_PATH, htmlHeaders } from './openapi';
+import { API_DOCS_PATH, API_DOCUMENT_PATH } from './openapi';
+import { inlineHash, pageHeaders } from './page-headers';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -25,8 +26,10 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** What the status page may load: nothing but its own inline style sheet; no site may frame it. */
-export const STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const STATUS_PAGE_STYLE = 'body{font:15px system-ui;margin:2rem}td{padding:.2rem 1rem}.up{color:#1a7f37}.unreachable{color:#cf222e}';
+
+/** What the status page may load: nothing but its own inline style sheet, allowed by its hash; no site may frame it. */
+export const STATUS_PAGE_CSP = `default-src 'none'; style-src ${inlineHash(STATUS_PAGE_STYLE)}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /** The built console: the configured folder, else `dist/apps/console` beside the bundle or up the workspace. */
 export function consoleDir(config: { CONSOLE_DIR?: string }, start: string = __dirname): string | undefined {
@@ -50,7 +53,7 @@ export function webFrontend(backends: Backends, config: GatewayConfig): express.
   const dir = consoleDir(config);
   if (!dir) return [statusPage(backends, config)];
   const page = currentIndex(path.join(dir, 'index.html'));
-  const secure = (res: Response) => res.set(htmlHeaders(CONSOLE_CSP));
+  const secure = (res: Response) => res.set(pageHeaders(CONSOLE_CSP));
   const assets = express.static(dir, {
     index: false,
     immutable: true,
@@ -108,11 +111,11 @@ function statusPage(backends: Backends, config: GatewayConfig) {
         : `<tr><td colspan="2"><a href="/">service status</a></td></tr>`;
     res
       .status(200)
-      .set(htmlHeaders(STATUS_PAGE_CSP))
+      .set('Content-Security-Policy', STATUS_PAGE_CSP)
       .type('html')
       .send(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Platform</title>` +
-          `<style>body{font:15px system-ui;margin:2rem}td{padding:.2rem 1rem}.up{color:#1a7f37}.unreachable{color:#cf222e}</style></head>` +
+          `<style>${STATUS_PAGE_STYLE}</style></head>` +
           `<body><h1>Platform administration</h1>` +
           `<p>Version ${escape(PLATFORM_VERSION)} &middot; deployment ${escape(config.DEPLOYMENT_TYPE)}` +
           ` &middot; billing ${config.BILLING_ENABLED ? 'enabled' : 'disabled'}</p>` +

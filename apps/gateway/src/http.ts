@@ -3,7 +3,7 @@ import type { RequestListener } from 'node:http';
 import bodyParser from 'body-parser';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { DomainError, NotFoundError, toHttpError, truncate, ValidationError, type HttpError } from '@platform/errors';
+import { DomainError, NotFoundError, toHttpError, truncate, UnavailableError, ValidationError, type HttpError } from '@platform/errors';
 import { HttpMetrics, publicLink, publicUrlOf, type DependencyCheck, type Logger } from '@platform/service-kit';
 import { ApiRequest, clientAddress, compileTrust, type Incoming, type Outgoing, type Trust } from './api-request';
 import { addressFailureLimits } from './authentication';
@@ -15,6 +15,7 @@ import { webFrontend } from './frontend';
 import { gateOpen } from './gating';
 import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
 import { addOperationalRoutes } from './operations';
+import { securePages } from './page-headers';
 import { sendBody } from './replies';
 import type { Route } from './route';
 import { routeTable } from './route-table';
@@ -107,6 +108,7 @@ export function createGatewayHttp(opts: {
     const incoming = req.headers['x-request-id'];
     req.requestId = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', req.requestId);
+    securePages(res);
     res.locals = Object.create(null) as Record<string, unknown>;
     accessLog(access, req, res, trust);
     const route = () => {
@@ -156,13 +158,7 @@ function otherPaths(
             const ip = (req as express.Request).ip;
             if (ip) proxyReq.setHeader('x-forwarded-for', ip);
           },
-          error: (_err, req, res) => {
-            const out = res as Outgoing;
-            if (out.headersSent) return;
-            out.statusCode = 503;
-            sendBody(out, { message: 'marketplace-listener is unavailable', url: documentUrl() });
-            void req;
-          },
+          error: (_err, req, res) => fail(new UnavailableError('marketplace-listener is unavailable'), req as Incoming, res as Outgoing),
         },
       }),
     );
@@ -230,7 +226,8 @@ function accessLog(log: Logger, req: Incoming, res: Outgoing, trust: Trust): voi
     };
     httpMetrics.record(line.route, method, status, line.durationMs / 1000);
     if (status >= 500) log.warn(line, 'request');
-    else if (status === 401 && line.login) log.warn(line, 'request'); // a refused sign-in
+    else if (status === 401 && line.login)
+      log.warn(line, 'request'); // a refused sign-in
     else if (res.locals.operational) log.debug(line, 'request');
     else log.info(line, 'request');
   });

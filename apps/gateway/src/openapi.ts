@@ -5,6 +5,7 @@ import { PLATFORM_VERSION } from '@platform/service-kit';
 import { operationIdOf, TAG_LIST } from './api-names';
 import type { PermissionObjectType } from '@platform/proto';
 import { bodyType, type Requirement, type Route } from './route';
+import { pageHeaders } from './page-headers';
 
 /** Where the API document is served; every error body points here. */
 export const API_DOCUMENT_PATH = '/api/v1/openapi.json';
@@ -245,14 +246,6 @@ export const API_DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The headers of every page the gateway serves as HTML, and of their assets: no site may frame them. */
-export const htmlHeaders = (csp: string): Record<string, string> => ({
-  'Content-Security-Policy': csp,
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
-});
-
 /** The reference page's start-up script, served beside Swagger UI's assets. */
 const REFERENCE_SCRIPT = 'platform-reference.js';
 
@@ -272,7 +265,7 @@ export function apiReference(): express.Router {
   const router = express.Router();
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const page = referencePage();
-  const headers = htmlHeaders(API_DOCS_CSP);
+  const headers = pageHeaders(API_DOCS_CSP);
   router.use((_req, res, next) => {
     res.set(headers);
     next();

@@ -133,6 +133,7 @@ describe('gateway', () => {
       backend = undefined;
       const down = await fetch(`${gw.base}/api/v1/version`);
       expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('2');
       expect(await down.json()).toEqual({ message: 'orgs-teams is unavailable', url: expect.any(String) });
       // Routes of other apps are unaffected.
       expect((await fetch(`${gw.base}/marketplace/api/v1/version`)).status).toBe(200);
@@ -147,6 +148,7 @@ describe('gateway', () => {
       try {
         const res = await fetch(`${other.base}/marketplace/api/v1/version`);
         expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('2');
         expect(await res.json()).toEqual({ message: 'marketplace-listener is unavailable', url: expect.any(String) });
       } finally {
         other.close();

@@ -13,6 +13,9 @@ import { fakeDirectory } from './fake-directory';
 
 const SECRET = 'a-marketplace-api-secret-of-ours';
 
+/** The listener's installation, known before it starts: the reader listens in it from the first notice. */
+const NAMESPACE = `marketplace-changed-${process.pid}`;
+
 describe('marketplace-listener announces its writes', () => {
   let app: AppUnderTest;
   let reader: NatsBus;
@@ -27,13 +30,14 @@ describe('marketplace-listener announces its writes', () => {
 
   beforeAll(async () => {
     // A reader on the bus before the listener starts, as a gateway is.
-    reader = await NatsBus.create(await testNatsUrl(), 'marketplace-changed-test');
+    reader = await NatsBus.create(await testNatsUrl(), 'marketplace-changed-test', { namespace: NAMESPACE });
     await reader.listen(MARKETPLACE_CHANGED, () => void heard++);
     const port = await freePort();
     app = await startAppForTest(createMarketplaceListenerApp({ directory: () => fakeDirectory() }), {
       MARKETPLACE_HTTP_PORT: String(port),
       PUBLIC_URL: `http://127.0.0.1:${port}/`,
       MARKETPLACE_API_SECRET: SECRET,
+      BUS_NAMESPACE: NAMESPACE,
     });
     base = `http://127.0.0.1:${port}/marketplace/api/v1`;
     grpc = createClient(marketplaceListenerV1.MarketplaceListenerServiceService, app.address, { name: 'marketplace-listener' });

@@ -110,7 +110,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         );
         const verification = new EmailVerification(db!, outbox, secrets, config.VERIFICATION_MAIL_INTERVAL * 1000);
         const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz);
-        const orgTokens = new OrgTokens(db!, secrets);
+        const orgTokens = new OrgTokens(db!, secrets, bus!.namespace);
         const admin = {
           username: config.PLATFORM_ADMIN_USERNAME,
           email: config.PLATFORM_ADMIN_EMAIL,

@@ -2,8 +2,9 @@ import { Secret, TOTP } from 'otpauth';
 import { orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
+import { eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
-import { hashPassword, PASSWORD_THREADS, PasswordCheckGate, verifyPassword } from '../src/identity/passwords';
+import { PASSWORD_THREADS, PASSWORD_VERIFIER } from '../src/identity/passwords';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 
 /** The code an authenticator app shows `steps` 30-second steps from now (the check takes one step either side). */
@@ -37,7 +38,7 @@ describe('orgs-teams: failed password checks per account', () => {
       LOGIN_FAILURE_WINDOW_SECONDS: '60',
     });
     client = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
-    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'])
+    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina'])
       ids[login] = (
         await client.createUser({
           username: login,
@@ -86,27 +87,29 @@ describe('orgs-teams: failed password checks per account', () => {
   });
 
   /**
-   * Fires `attempts` at once with every password derivation held until each attempt is either answered or hashing, so
-   * the whole burst is in flight together; answers the outcome of each (a User's login, or the error kind).
+   * Fires `attempts` at once with every password check held at the gate until each attempt is either answered or
+   * checking, so the whole burst is in flight together; answers the outcome of each (a User's login, or the error kind)
+   * and how many derivations it took.
    */
   async function burst(attempts: (() => Promise<unknown>)[]): Promise<{ outcomes: string[]; hashed: number }> {
     const waiting: (() => void)[] = [];
     let holding = true;
-    let hashed = 0;
     let answered = 0;
     let allIn!: () => void;
     const burstIn = new Promise<void>((resolve) => (allIn = resolve));
     const tally = () => {
       if (answered + waiting.length === attempts.length) allIn();
     };
-    scrypt.mockImplementation((...args) => {
-      hashed += 1;
-      if (!holding) return realScrypt(...args);
-      return new Promise<Buffer>((resolve, reject) => {
-        waiting.push(() => void realScrypt(...args).then(resolve, reject));
+    const hashedBefore = scrypt.mock.calls.length;
+    const gate = PASSWORD_VERIFIER.gate;
+    const realRun = gate.run.bind(gate);
+    const run = jest.spyOn(gate, 'run').mockImplementation(((check: () => Promise<unknown>, opts?: { priority?: boolean }) => {
+      if (!holding) return realRun(check, opts);
+      return new Promise<unknown>((resolve, reject) => {
+        waiting.push(() => void realRun(check, opts).then(resolve, reject));
         tally();
       });
-    });
+    }) as typeof gate.run);
     try {
       const outcomes = attempts.map((attempt) =>
         attempt()
@@ -120,14 +123,15 @@ describe('orgs-teams: failed password checks per account', () => {
       await burstIn;
       holding = false;
       for (const go of waiting.splice(0)) go();
-      return { outcomes: await Promise.all(outcomes), hashed };
+      const answers = await Promise.all(outcomes);
+      return { outcomes: answers, hashed: scrypt.mock.calls.length - hashedBefore };
     } finally {
-      scrypt.mockImplementation(realScrypt);
+      run.mockRestore();
     }
   }
 
   it('checks no more than the limit of 40 concurrent wrong passwords; the rest are refused at once; then even the right one is 429', async () => {
-    const { outcomes, hashed } = await burst(Array.from({ length: 40 }, () => () => signIn('carol', 'wrong')));
+    const { outcomes, hashed } = await burst(Array.from({ length: 40 }, (_, i) => () => signIn('carol', `wrong ${i}`)));
     expect(hashed).toBe(3);
     expect(outcomes.filter((o) => o === 'unauthenticated')).toHaveLength(3);
     expect(outcomes.filter((o) => o === 'too-many-requests')).toHaveLength(37);
@@ -141,7 +145,7 @@ describe('orgs-teams: failed password checks per account', () => {
   it('checks no more than the limit of 100 concurrent attempts with the right password among them, which signs in or is 429', async () => {
     const RIGHT = 50;
     const { outcomes, hashed } = await burst(
-      Array.from({ length: 100 }, (_, i) => () => signIn('dave', i === RIGHT ? 'dave-password' : 'wrong')),
+      Array.from({ length: 100 }, (_, i) => () => signIn('dave', i === RIGHT ? 'dave-password' : `wrong ${i}`)),
     );
     expect(hashed).toBe(3);
     expect(outcomes.filter((o) => !['unauthenticated', 'too-many-requests', 'dave'].includes(o))).toEqual([]);
@@ -150,18 +154,29 @@ describe('orgs-teams: failed password checks per account', () => {
     expect(outcomes.filter((o) => o === 'too-many-requests')).toHaveLength(97);
   });
 
-  it('bounds the password checks of the process: beyond those running and waiting, one is refused at once with 429', async () => {
-    const stored = await hashPassword('a password');
-    const gate = new PasswordCheckGate(1, 2);
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, () => verifyPassword('a password', stored, gate).catch((e: { kind: string; headers: Record<string, string> }) => e)),
-    );
-    expect(answers.filter((a) => a === true)).toHaveLength(3);
-    const refused = answers.filter((a) => a !== true) as { kind: string; message: string; headers: Record<string, string> }[];
-    expect(refused).toHaveLength(7);
-    for (const r of refused) expect(r).toMatchObject({ kind: 'too-many-requests', headers: { 'retry-after': '1' } });
-    // Once the burst is through, checks are let in again.
-    expect(await verifyPassword('a password', stored, gate)).toBe(true);
+  it("signs in one account's right password sent on 20 requests at once, over a limit of 3 in flight, with one derivation; then with none", async () => {
+    const verified = jest.spyOn(PASSWORD_VERIFIER, 'verify');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    scrypt.mockImplementationOnce(async (...args) => {
+      await held;
+      return realScrypt(...args);
+    });
+    try {
+      const before = scrypt.mock.calls.length;
+      const answers = Array.from({ length: 20 }, () => signIn('gina', 'gina-password').then((r) => r.user!.login, (e: { kind: string }) => e.kind));
+      // Every request has reached the password check before the one derivation may end.
+      await eventually(async () => verified.mock.calls.length === 20);
+      release();
+      expect(await Promise.all(answers)).toEqual(Array(20).fill('gina'));
+      expect(scrypt.mock.calls.length - before).toBe(1);
+    } finally {
+      verified.mockRestore();
+    }
+    // Verified a moment ago: the next sign-in with it costs no derivation.
+    expect(await hashesOf(signIn('gina', 'gina-password'))).toBe(0);
+    // A wrong password is still checked in full.
+    expect(await hashesOf(signIn('gina', 'gina-wrong'))).toBe(1);
   });
 
   describe('second-factor codes', () => {

@@ -8,6 +8,7 @@ import { metricsproxyApp, metricsproxyMigrations } from '@platform/app-metricspr
 import { orgsTeamsApp, orgsTeamsMigrations } from '@platform/app-orgs-teams';
 import type { Migration } from '@platform/db';
 import type { AppDefinition } from '@platform/service-kit';
+import { APP_SCHEMAS } from './app-schemas';
 
 /** An app as the CLI sees it: its settings and, when it owns data, its schema and migrations. */
 export interface CliApp {
@@ -26,24 +27,24 @@ export interface CliApp {
  * CLI test proves it (after `migrate`, a platform start creates no schema of its own).
  */
 export const APPS: CliApp[] = [
-  { app: authzApp, database: { schema: 'authz', migrations: authzMigrations }, addressVar: 'AUTHZ_GRPC_ADDR' },
-  { app: orgsTeamsApp, database: { schema: 'identity', migrations: orgsTeamsMigrations }, addressVar: 'ORGS_TEAMS_GRPC_ADDR' },
+  { app: authzApp, database: { ...APP_SCHEMAS.authz, migrations: authzMigrations }, addressVar: 'AUTHZ_GRPC_ADDR' },
+  { app: orgsTeamsApp, database: { ...APP_SCHEMAS.orgsTeams, migrations: orgsTeamsMigrations }, addressVar: 'ORGS_TEAMS_GRPC_ADDR' },
   {
     app: contractsLicensingApp,
-    database: { schema: 'contracts', migrations: contractsLicensingMigrations },
+    database: { ...APP_SCHEMAS.contractsLicensing, migrations: contractsLicensingMigrations },
     addressVar: 'CONTRACTS_LICENSING_GRPC_ADDR',
   },
   {
     app: billingDashboardApp,
-    database: { schema: 'billing', migrations: billingDashboardMigrations },
+    database: { ...APP_SCHEMAS.billingDashboard, migrations: billingDashboardMigrations },
     addressVar: 'BILLING_DASHBOARD_GRPC_ADDR',
   },
-  { app: metricsproxyApp, database: { schema: 'metricsproxy', migrations: metricsproxyMigrations }, addressVar: 'METRICSPROXY_GRPC_ADDR' },
-  { app: clustersApp, database: { schema: 'clusters', migrations: clustersMigrations }, addressVar: 'CLUSTERS_GRPC_ADDR' },
+  { app: metricsproxyApp, database: { ...APP_SCHEMAS.metricsproxy, migrations: metricsproxyMigrations }, addressVar: 'METRICSPROXY_GRPC_ADDR' },
+  { app: clustersApp, database: { ...APP_SCHEMAS.clusters, migrations: clustersMigrations }, addressVar: 'CLUSTERS_GRPC_ADDR' },
   {
     app: marketplaceListenerApp,
-    database: { schema: 'marketplace', migrations: marketplaceListenerMigrations },
+    database: { ...APP_SCHEMAS.marketplaceListener, migrations: marketplaceListenerMigrations },
     addressVar: 'MARKETPLACE_LISTENER_GRPC_ADDR',
   },
-  { app: gatewayApp, database: { schema: 'gateway', migrations: gatewayMigrations, serverOnly: true } },
+  { app: gatewayApp, database: { ...APP_SCHEMAS.gateway, migrations: gatewayMigrations } },
 ];

@@ -172,10 +172,15 @@ describe('scheduled backups: backup --to a directory or an S3 bucket, retention,
     expect(run.err).toMatch(/^platform-cli: cannot upload the archive to s3:\/\/backups\/nightly: AccessDenied \(HTTP 403\)/m);
     expect([...objects.keys()].sort()).toEqual(before);
 
+    const untouched = tmp('platform-backup-to-c-');
     const missing = await cli(['restore', 's3://backups/nightly/platform-2020-01-01T00-00-00.000Z.age', '--identity', identityFile], {
       ...bucketEnv,
-      DATA_DIR: tmp('platform-backup-to-c-'),
+      DATA_DIR: untouched,
     });
     expect(missing).toMatchObject({ code: 66, err: expect.stringContaining('does not exist') });
+    // The target was marked before the download: the failed restore took its mark away again, leaving it as it was.
+    expect(missing.err).toContain('marked DATA_DIR');
+    expect(fs.readdirSync(untouched)).toEqual([]);
+    fs.rmSync(untouched, { recursive: true, force: true });
   }, 60_000);
 });

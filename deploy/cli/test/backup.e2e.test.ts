@@ -94,7 +94,14 @@ describe('backup and restore on the embedded database (DATA_DIR)', () => {
 
   it('a wrong passphrase restores nothing; the right one restores into an empty DATA_DIR and migrates; a second restore is refused', async () => {
     const wrong = await cli(['restore', archive, '--passphrase-stdin'], b, 'not the passphrase at all\n');
-    expect(wrong).toMatchObject({ code: 1, err: `platform-cli: cannot open ${archive}: the passphrase is not the one it was made with\n` });
+    // Marked first, then refused by the archive: the mark is taken away again, and the DATA_DIR is as it was (empty).
+    expect(wrong).toMatchObject({
+      code: 1,
+      err:
+        `marked DATA_DIR ${restored} as an unfinished restore: nothing starts on it until this restore completes\n` +
+        `platform-cli: cannot open ${archive}: the passphrase is not the one it was made with\n`,
+    });
+    expect(fs.readdirSync(restored)).toEqual([]);
 
     const run = await cli(['restore', archive, '--passphrase-file', passFile], b);
     expect(run.code).toBe(0);

@@ -24,7 +24,11 @@ function error(res: http.ServerResponse, status: number, code: string) {
   res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
 }
 
-export async function startS3(bucketNames: string[], opts: { pageSize?: number } = {}): Promise<S3Bucket> {
+export async function startS3(
+  bucketNames: string[],
+  /** `beforeGet`: awaited before an object's GET is answered (a download that waits until the test lets it go). */
+  opts: { pageSize?: number; beforeGet?: (key: string) => Promise<void> } = {},
+): Promise<S3Bucket> {
   const buckets = new Map(bucketNames.map((b) => [b, new Map<string, { body: Buffer; contentType: string }>()]));
   const requests: S3Bucket['requests'] = [];
   const pageSize = opts.pageSize ?? 1000;
@@ -77,8 +81,12 @@ export async function startS3(bucketNames: string[], opts: { pageSize?: number }
       if (req.method === 'GET' || req.method === 'HEAD') {
         const obj = bucket.get(key);
         if (!obj) return error(res, 404, 'NoSuchKey');
-        res.writeHead(200, { 'content-type': obj.contentType, 'content-length': obj.body.length });
-        return res.end(req.method === 'GET' ? obj.body : undefined);
+        const answer = () => {
+          res.writeHead(200, { 'content-type': obj.contentType, 'content-length': obj.body.length });
+          res.end(req.method === 'GET' ? obj.body : undefined);
+        };
+        if (req.method === 'GET' && opts.beforeGet) return void opts.beforeGet(key).then(answer);
+        return answer();
       }
       if (req.method === 'DELETE') {
         bucket.delete(key);

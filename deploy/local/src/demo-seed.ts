@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { connectBus, InProcessBus, type Bus } from '@platform/bus';
+import { connectBus } from '@platform/bus';
 import { clustersV1 } from '@platform/proto';
 import { DeadlineError } from '@platform/errors';
 import { createClient, loadConfig, serviceEnv } from '@platform/service-kit';
-import { formatProgress, PlatformApi, simulate, writePrivateFile, type Simulation, type SimulationResult } from '@platform/simulator';
+import {
+  formatProgress,
+  PlatformApi,
+  simulate,
+  writePrivateFile,
+  type Simulation,
+  type SimulateOptions,
+  type SimulationResult,
+} from '@platform/simulator';
 import { seedClientOrgs, seedOutdatedClusterSet } from './demo-cluster-sets';
 import { hasContracts, seedContracts, type QuotaExceeded } from './demo-contracts';
 import { seedMarketplace } from './demo-marketplace';
@@ -65,11 +73,15 @@ export function startDemoSeed(env: NodeJS.ProcessEnv, platform: LocalPlatform, p
   if (!manifestPath) return undefined;
   let stopping = false;
   let sim: Simulation | undefined;
-  let bus: Bus | undefined;
   const started = Date.now();
   const done = (async () => {
     try {
-      bus = await connectBus(env.NATS_URL || undefined, 'demo-seed');
+      // On NATS, opened by the simulation in the namespace the platform hands out with the hub's credentials, and closed
+      // when it stops; otherwise the apps' own in-process bus.
+      const natsUrl = env.NATS_URL || undefined;
+      const bus: SimulateOptions['bus'] = natsUrl
+        ? (namespace) => connectBus(natsUrl, 'demo-seed', { namespace })
+        : await connectBus(undefined, 'demo-seed');
       const seeded = await seedDemo(
         env,
         platform,
@@ -95,9 +107,8 @@ export function startDemoSeed(env: NodeJS.ProcessEnv, platform: LocalPlatform, p
     done,
     async stop() {
       stopping = true;
+      // Closes the seed's own NATS connection; the in-process bus is the apps'.
       await sim?.stop();
-      // The in-process bus is the apps' own: only a NATS connection of the seed's is closed here.
-      if (bus && !(bus instanceof InProcessBus)) await bus.close().catch(() => {});
     },
   };
 }
@@ -141,7 +152,7 @@ function ownerPassword(dir: string): string {
 async function seedDemo(
   env: NodeJS.ProcessEnv,
   platform: LocalPlatform,
-  bus: Bus,
+  bus: SimulateOptions['bus'],
   say: (msg: string) => void,
   stopping: () => boolean,
 ): Promise<{ sim: Simulation; manifest: DemoManifest }> {

@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { describeStartError, loadConfig, portError, portVar, serviceEnv } from '@platform/service-kit';
+import { createLogger, describeStartError, keepServingOnBusFailures, loadConfig, portError, portVar, serviceEnv } from '@platform/service-kit';
 import { serveMetrics, stopTracing, type MetricsServer } from '@platform/telemetry';
 import { startDemoSeed } from './demo-seed';
 import { whenParentGone } from './parent-watch';
@@ -12,6 +12,7 @@ import { AppStartError, startPlatform } from './platform';
 async function main(): Promise<void> {
   const progress = (msg: string) => process.stderr.write(`[platform] ${msg}\n`);
   const started = Date.now();
+  keepServingOnBusFailures(createLogger('platform'));
   // Until the platform is up, stopping is exiting at once, saying why (a signal's default action would
   // kill the process without a word): 130 for Ctrl-C, 143 for SIGTERM, as a shell reports a signal.
   let stop: (why: string) => void = (why) => {

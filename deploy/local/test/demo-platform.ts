@@ -19,13 +19,12 @@ export interface DemoPlatform {
 /**
  * Boots a billing-enabled platform (plus `env`) and seeds the demo into it as `npm start` does with
  * DEMO_SEED_MANIFEST, then signs the demo owner in (`t.tokens[owner]`). The bus is the process's in-process one,
- * or with `bus: 'private-nats'` a NATS server of the suite's own — never the shared server: the demo's message
- * ids and the apps' durable consumer names are the same in every suite, so a platform seeding at the same time
- * on a shared server could take (and refuse) this one's reports.
+ * with `bus: 'private-nats'` a NATS server of the suite's own, or with `natsUrl` a server the caller runs (and
+ * shares with other platforms: each installation has its own names on it).
  */
 export async function bootDemoPlatform(
   env: Record<string, string> = {},
-  opts: { bus?: 'in-process' | 'private-nats' } = {},
+  opts: { bus?: 'in-process' | 'private-nats'; natsUrl?: string } = {},
 ): Promise<DemoPlatform> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-platform-'));
   let nats: PrivateNats | undefined;
@@ -39,7 +38,7 @@ export async function bootDemoPlatform(
   };
   try {
     if (opts.bus === 'private-nats') nats = await startPrivateNats();
-    const NATS_URL = nats?.url ?? '';
+    const NATS_URL = opts.natsUrl ?? nats?.url ?? '';
     t = await bootTestPlatform({ BILLING_ENABLED: 'true', ...env, NATS_URL });
     const file = path.join(dir, 'demo.json');
     const said: string[] = [];

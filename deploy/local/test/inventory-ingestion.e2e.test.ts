@@ -46,7 +46,8 @@ function inventoryReports(transport: 'nats' | 'in-process') {
     if (transport === 'nats') {
       nats = await startPrivateNats();
       harness = await bootTestPlatform({ NATS_URL: nats.url });
-      agent = await NatsBus.create(nats.url, 'inventory-e2e-agent');
+      // In the namespace the platform hands out with an agent's credentials (the enrollment's bus.namespace).
+      agent = await NatsBus.create(nats.url, 'inventory-e2e-agent', { namespace: harness.platform.apps.get('clusters')!.ctx.bus!.namespace });
     } else {
       // No NATS_URL: the embedded default, the process's in-process bus, which the agent shares.
       harness = await bootTestPlatform({ NATS_URL: undefined as unknown as string });
@@ -66,7 +67,8 @@ function inventoryReports(transport: 'nats' | 'in-process') {
   it('applies the hub’s signed reports (inventory in clusters, license usage in billing), and refuses them once the bus account is revoked', async () => {
     const enrolled = await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'prod', uid: HUB });
     expect(enrolled.status).toBe(201);
-    const { seed, accountID } = enrolled.body.bus;
+    const { seed, accountID, namespace } = enrolled.body.bus;
+    expect(namespace).toBe(agent.namespace ?? '');
     const clusters = createClient(clustersV1.ClustersServiceService, harness.grpcAddress('clusters'), { name: 'clusters' });
     const authz = createClient(authzV1.AuthzServiceService, harness.grpcAddress('authz'), { name: 'authz' });
     try {

@@ -65,7 +65,8 @@ describe('password guessing on the Basic-auth routes is throttled', () => {
     const from = '203.0.113.50';
     const RIGHT = 50;
     const answers = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => createToken('dave', i === RIGHT ? 'dave-password' : 'wrong-password', from)),
+      // Each a guess of its own: attempts sending one password for one account share their place and their check.
+      Array.from({ length: 100 }, (_, i) => createToken('dave', i === RIGHT ? 'dave-password' : `wrong-password-${i}`, from)),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => ![201, 401, 429].includes(s))).toEqual([]);
@@ -81,7 +82,7 @@ describe('password guessing on the Basic-auth routes is throttled', () => {
 
   it('a burst of 40 wrong passwords for one account checks exactly its limit; then its right password is 429 from anywhere', async () => {
     const statuses = (
-      await Promise.all(Array.from({ length: 40 }, () => createToken('frank', 'wrong-password', '203.0.113.51')))
+      await Promise.all(Array.from({ length: 40 }, (_, i) => createToken('frank', `wrong-password-${i}`, '203.0.113.51')))
     ).map((a) => a.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(3);
     expect(statuses.filter((s) => s === 429)).toHaveLength(37);

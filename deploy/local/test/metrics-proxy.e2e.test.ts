@@ -467,12 +467,17 @@ describe('metrics proxy over HTTP', () => {
       expect((await hook(undefined, `${acme}.${prod}`)).status).toBe(401);
       expect((await hook('mallory', `${acme}.${prod}`)).status).toBe(401);
       expect((await hook('root', `${acme}.${prod}`)).status).toBe(401);
+      // The same refusal for an existing cluster of another tenant and for unknown ones: it names no owner or cluster.
+      const refusal = await hook('mallory', `${acme}.${prod}`);
+      expect(JSON.stringify(refusal.body)).not.toMatch(/acme|prod/);
+      for (const unknown of [`${acme}.00000000-0000-4000-8000-000000000000`, `999999.${prod}`])
+        expect((await hook('mallory', unknown)).body).toEqual(refusal.body);
     });
 
-    it('400 for a malformed uidcid, 404 for an unknown owner or cluster or a cluster of another owner', async () => {
+    it('400 for a malformed uidcid; to a member, 404 for an unknown cluster or a cluster of another owner; to anyone else, 401', async () => {
       for (const bad of ['nodots', `x.${prod}`, `-1.${prod}`, `1.${prod}.a.b`, `${acme}..p`])
         expect((await hook('olivia', bad)).status).toBe(400);
-      expect((await hook('olivia', `999999.${prod}`)).status).toBe(404);
+      expect((await hook('olivia', `999999.${prod}`)).status).toBe(401);
       expect((await hook('olivia', `${acme}.00000000-0000-4000-8000-000000000000`)).status).toBe(404);
       expect((await hook('olivia', `${acme}.${theirs}`)).status).toBe(404);
     });

@@ -10,6 +10,7 @@
 import { authzApp } from '@platform/app-authz';
 import { gatewayApp } from '@platform/app-gateway';
 import { orgsTeamsApp } from '@platform/app-orgs-teams';
+import { streamOf } from '@platform/bus';
 import { startApp, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
@@ -236,12 +237,14 @@ describe('revocations on a NATS cluster: refused on the very next request to the
 
   describe('with the node leading the notice stream killed', () => {
     beforeAll(async () => {
-      const leader = await cluster.streamLeader('NOTICES');
+      // The installation's notice stream, named in its namespace.
+      const notices = streamOf('notices', platform!.apps.get('gateway')!.ctx.bus!.namespace).name;
+      const leader = await cluster.streamLeader(notices);
       expect(leader).toBeDefined();
       await cluster.nodes[leader!].kill();
       // The stream elects another leader, and the replicas on the lost node reconnect to the others.
       await allConnected();
-      await eventually(async () => (await cluster.streamLeader('NOTICES')) !== undefined, 30_000, 200);
+      await eventually(async () => (await cluster.streamLeader(notices)) !== undefined, 30_000, 200);
       // Reads work again through both gateways (kept answers are trusted once a fence comes back).
       for (const via of ['a', 'b'] as const)
         await eventually(async () => (await call(via, 'alice', 'GET', '/user')).status === 200, 20_000, 100);

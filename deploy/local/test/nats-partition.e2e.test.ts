@@ -16,6 +16,7 @@
 import { authzApp } from '@platform/app-authz';
 import { gatewayApp } from '@platform/app-gateway';
 import { orgsTeamsApp } from '@platform/app-orgs-teams';
+import { streamOf } from '@platform/bus';
 import { startApp, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
@@ -114,9 +115,11 @@ describe('revocations while the writers’ NATS node is paused', () => {
       expect(made.status).toBe(201);
       tokens[login] = (await tokenFor(login, 'cli')).sha1;
     }
+    // The installation's notice stream, named in its namespace.
+    const notices = streamOf('notices', gatewayB.ctx.bus!.namespace).name;
     await eventually(async () => {
-      const leader = await cluster.streamLeader('NOTICES');
-      if (leader === 0) await cluster.stepDown('NOTICES');
+      const leader = await cluster.streamLeader(notices);
+      if (leader === 0) await cluster.stepDown(notices);
       return leader !== undefined && leader !== 0;
     }, 30_000, 500);
   }, 120_000);

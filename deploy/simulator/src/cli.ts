@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { Bus } from '@platform/bus';
+import { BusConnectError, type Bus } from '@platform/bus';
 import { formatProgress, HubTakenError, simulate, type Simulation } from './simulate';
 import { DEFAULTS } from './world';
 
@@ -14,8 +14,8 @@ export interface SimulatorIo {
   out(text: string): void;
   /** Progress and errors. */
   err(text: string): void;
-  /** Opens the bus (NATS). */
-  connect(natsUrl: string): Promise<Bus>;
+  /** Opens the bus (NATS) in the platform's namespace, which it hands out at enrollment. */
+  connect(natsUrl: string, namespace: string): Promise<Bus>;
   /** Resolves when the user asks to stop (Ctrl-C, SIGTERM), for --serve. */
   untilStopped(): Promise<void>;
 }
@@ -132,13 +132,6 @@ async function run(o: Record<string, any>, io: SimulatorIo): Promise<number> {
     io.err('simulate: --user-ids must be positive integers separated by commas\n');
     return EXIT.usage;
   }
-  let bus: Bus;
-  try {
-    bus = await io.connect(o.nats);
-  } catch (err) {
-    io.err(`simulate: ${(err as Error).message}\n`);
-    return EXIT.unavailable;
-  }
   let sim: Simulation | undefined;
   try {
     sim = await simulate({
@@ -151,7 +144,7 @@ async function run(o: Record<string, any>, io: SimulatorIo): Promise<number> {
       sampleHours: o.sampleHours,
       now,
       userIds,
-      bus,
+      bus: (namespace) => io.connect(o.nats, namespace),
       state: o.state,
       answerRequests: Boolean(o.serve),
       onProgress: (p) => io.err(`[simulate] ${formatProgress(p)}\n`),
@@ -163,11 +156,10 @@ async function run(o: Record<string, any>, io: SimulatorIo): Promise<number> {
     }
     return EXIT.ok;
   } catch (err) {
-    const unreachable = /cannot reach the platform/.test((err as Error).message);
+    const unreachable = err instanceof BusConnectError || /cannot reach the platform/.test((err as Error).message);
     io.err(`simulate: ${(err as Error).message}\n`);
     return err instanceof HubTakenError ? EXIT.failed : unreachable ? EXIT.unavailable : EXIT.failed;
   } finally {
     await sim?.stop();
-    await bus.close().catch(() => {});
   }
 }

@@ -6,7 +6,7 @@ runSimulator(process.argv.slice(2), {
   env: process.env,
   out: (s) => process.stdout.write(s),
   err: (s) => process.stderr.write(s),
-  connect: (url) => connectBus(url, 'simulator'),
+  connect: (url, namespace) => connectBus(url, 'simulator', { namespace }),
   untilStopped: () =>
     new Promise((resolve) => {
       process.once('SIGINT', () => resolve());

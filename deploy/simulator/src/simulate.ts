@@ -30,8 +30,12 @@ export interface SimulateOptions {
   seed?: number;
   /** Usage sample interval, hours (default 6). */
   sampleHours?: number;
-  /** Where reports go: `connectBus(natsUrl, 'simulator')` (NATS, or the process's in-process bus). */
-  bus: Bus;
+  /**
+   * Where reports go: the process's in-process bus, or how to open NATS in the namespace the platform hands out with
+   * the hubs' credentials at enrollment (`(namespace) => connectBus(natsUrl, 'simulator', { namespace })`), which the
+   * simulation then closes when it stops.
+   */
+  bus: Bus | ((namespace: string) => Promise<Bus>);
   /**
    * Platform account ids the reports name as their users (default: the organization's). Ingestion attributes a
    * report to the holder the platform knows (for these unissued licenses, the organization owning the cluster)
@@ -164,29 +168,38 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
     writeState(opts.state, state);
 
     const signers = new Map(world.hubs.map((h) => [h.state.uid, signerOf(creds.get(h.state.name)!.seed)]));
+    const opened = typeof opts.bus === 'function' ? await opts.bus(namespaceOf(creds, opts.state)) : undefined;
+    const bus = opened ?? (opts.bus as Bus);
+    const closeOpened = async () => void (await opened?.close().catch(() => {}));
     const publish = async (m: SimMessage, signer: Signer) => {
       const envelope = seal(m.kind, m.payload as never, signer, { messageId: m.messageId, sentAt: m.sentAtMs });
-      await opts.bus.publish(subjectOf(m.clusterUid, m.kind), toBusPayload(envelope));
+      await bus.publish(subjectOf(m.clusterUid, m.kind), toBusPayload(envelope));
       published[m.kind]++;
       report('reports', 'publishing', false);
     };
 
-    report('inventory', 'publishing inventory');
-    for (const hub of world.hubs) await publish(inventoryOf(world, hub), signers.get(hub.state.uid)!);
-    // Reports about spokes are refused until the hub's inventory has made them the organization's: wait for it.
-    report('inventory', 'waiting for the platform to apply the inventory');
-    await waitForInventory(api, world, opts.inventoryTimeoutMs ?? 60_000);
-
     const stops: Unsubscribe[] = [];
     const stopAll = async () => {
       await Promise.all(stops.splice(0).map((s) => s().catch(() => {})));
+      await closeOpened();
     };
+    try {
+      report('inventory', 'publishing inventory');
+      for (const hub of world.hubs) await publish(inventoryOf(world, hub), signers.get(hub.state.uid)!);
+      // Reports about spokes are refused until the hub's inventory has made them the organization's: wait for it.
+      report('inventory', 'waiting for the platform to apply the inventory');
+      await waitForInventory(api, world, opts.inventoryTimeoutMs ?? 60_000);
+    } catch (err) {
+      await closeOpened();
+      throw err;
+    }
+
     try {
       if (opts.answerRequests ?? true) {
         for (const hub of world.hubs)
           for (const cluster of clustersOf(hub))
             stops.push(
-              await answerResourceHistory(opts.bus, cluster.state.uid, signers.get(hub.state.uid)!, async (req) =>
+              await answerResourceHistory(bus, cluster.state.uid, signers.get(hub.state.uid)!, async (req) =>
                 resourceHistoryOf(world, cluster, req),
               ),
             );
@@ -195,7 +208,7 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
         for (const hub of world.hubs) {
           let lastObservedAtMs = world.endMs;
           stops.push(
-            await consumeDesiredState(opts.bus, hub.state.uid, async (desired) => {
+            await consumeDesiredState(bus, hub.state.uid, async (desired) => {
               if (!applyDesiredState(hub, desired)) return;
               const m = inventoryAfterApply(hub, lastObservedAtMs);
               await publish(m, signers.get(hub.state.uid)!);
@@ -234,6 +247,18 @@ export async function simulate(opts: SimulateOptions): Promise<Simulation> {
   } finally {
     await api.close();
   }
+}
+
+/** The namespace on NATS the platform handed out with the hubs' credentials (one platform, one namespace). */
+function namespaceOf(creds: Map<string, EnrolledHub>, state: string | undefined): string {
+  const given = new Set([...creds.values()].map((c) => c.namespace));
+  const [namespace] = given;
+  if (given.size !== 1 || namespace === undefined)
+    throw new Error(
+      `${state ?? 'the state file'} does not say which namespace on NATS the platform handed out with its hubs' credentials ` +
+        '(an older simulator wrote it): use another --org or --seed, or another --state, so that the hubs are enrolled again',
+    );
+  return namespace;
 }
 
 /** The organization's account id; the organization is made (the caller its owner) when missing. */
@@ -280,8 +305,8 @@ async function enrollHubs(
     });
     if (enrolled.status === 409) throw new HubTakenError(name, org, opts.state);
     if (enrolled.status !== 201) throw new ApiError(enrolled.status, enrolled.body, `enrolling hub ${name} (POST /orgs/${org}/clusters)`);
-    const bus = enrolled.body.bus as { accountID: number; publicKey: string; seed: string };
-    const entry = { uid: hub.state.uid, accountID: bus.accountID, publicKey: bus.publicKey, seed: bus.seed };
+    const bus = enrolled.body.bus as { accountID: number; publicKey: string; seed: string; namespace: string };
+    const entry = { uid: hub.state.uid, accountID: bus.accountID, publicKey: bus.publicKey, seed: bus.seed, namespace: bus.namespace };
     orgState.hubs[name] = entry;
     // Kept at once: the seed is never answered again.
     writeState(opts.state, state);

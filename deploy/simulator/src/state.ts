@@ -25,6 +25,8 @@ export interface EnrolledHub {
   publicKey: string;
   /** The hub's nkey seed (private key). */
   seed: string;
+  /** The platform's namespace on NATS, handed out with the seed (absent in state files of older simulators). */
+  namespace?: string;
 }
 
 const NOTE = 'Written by the member-cluster simulator (docs/simulator.md). Holds bus credentials (nkey seeds): keep it private.';

@@ -80,6 +80,18 @@ describe('resource-history request/reply', () => {
     expect(err.message).toBe(`cluster ${HUB} did not answer the resource-history request within 100 ms`);
   });
 
+  it('answers 503 naming the cluster when the bus fails the request otherwise', async () => {
+    const failing = Object.assign(new InProcessBus(), {
+      request: async () => {
+        throw Object.assign(new Error('PERMISSIONS_VIOLATION'), { name: 'NatsError', code: 'PERMISSIONS_VIOLATION' });
+      },
+    });
+    const err = await fetchResourceHistory(failing, QUERY, { accounts: accountsFor(keys, [HUB]) }).catch((e) => e);
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect(err.httpStatus).toBe(503);
+    expect(err.message).toBe(`cluster ${HUB} could not be asked for its resource history: the message bus failed the request`);
+  });
+
   it('answers 504 when the cluster is too slow; a cluster declines a request past its deadline', async () => {
     let late: ReturnType<typeof setTimeout> | undefined;
     stops.push(

@@ -23,8 +23,9 @@ export interface ResourceHistoryQuery {
  * Asks a member cluster for a resource history over `agent-rpc.v1.<clusterUID>.resource-history` and
  * verifies the sealed answer like any report. Throws DeadlineError (504) with a message naming the cluster
  * when no answer comes within `timeoutMs` (BusTimeoutError from the bus, also raised at once when nobody
- * listens on the in-process bus), UnavailableError (503) when the cluster declines (`null`), its answer is
- * refused or answers another request, and returns the reply, whose `error` the cluster may have set.
+ * listens on the in-process bus), UnavailableError (503) when the bus fails the request otherwise, the cluster
+ * declines (`null`), its answer is refused or answers another request, and returns the reply, whose `error` the
+ * cluster may have set.
  */
 export async function fetchResourceHistory(
   bus: Bus,
@@ -49,7 +50,10 @@ export async function fetchResourceHistory(
   } catch (err) {
     if (err instanceof BusTimeoutError)
       throw new DeadlineError(`cluster ${query.clusterUID} did not answer the resource-history request within ${timeoutMs} ms`);
-    throw err;
+    // The bus logged what failed (its subject and code); the caller learns only that it did.
+    throw new UnavailableError(
+      `cluster ${query.clusterUID} could not be asked for its resource history: the message bus failed the request`,
+    );
   }
   if (answer === null) throw new UnavailableError(`cluster ${query.clusterUID} declined the resource-history request`);
   try {

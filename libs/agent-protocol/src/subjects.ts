@@ -11,6 +11,9 @@ import { agentV1, isUuid } from '@platform/proto';
  *
  * The version token is the protocol's major version; the cluster UID is a lower-case UUID (hex digits and
  * dashes, valid in a NATS token: no `.`, `*`, `>` or white space).
+ *
+ * These are the subjects as the platform's code names them. On NATS each travels in the installation's namespace
+ * (`<ns>.agent.v1...`, stream `<NS>_AGENT`), which a bus opened in it adds and takes off (@platform/bus).
  */
 export const PROTOCOL_VERSION = 'v1';
 export const REPORT_ROOT = 'agent';

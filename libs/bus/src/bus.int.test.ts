@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { testNatsUrl } from '@platform/testing';
-import { BusTimeoutError, InProcessBus, NatsBus, type Bus } from './index';
+import { BusTimeoutError, InProcessBus, NatsBus, type Bus, type BusLogger } from './index';
 
 /** The contract both buses keep; the same assertions run on NATS and on the in-process bus. */
 function busContract(open: () => Promise<Bus>) {
@@ -84,4 +84,100 @@ describe('NATS bus (JetStream)', () => {
 
 describe('in-process bus', () => {
   busContract(async () => new InProcessBus());
+});
+
+describe('NATS bus in an installation namespace', () => {
+  busContract(async () => NatsBus.create(await testNatsUrl(), 'bus-test-ns', { namespace: `bus-test-${randomBytes(3).toString('hex')}` }));
+});
+
+describe('two installations on one NATS server', () => {
+  const id = randomBytes(3).toString('hex');
+  const lines: { level: string; msg: string; obj: object }[] = [];
+  const log: BusLogger = {
+    info: (obj, msg) => lines.push({ level: 'info', msg, obj }),
+    warn: (obj, msg) => lines.push({ level: 'warn', msg, obj }),
+    error: (obj, msg) => lines.push({ level: 'error', msg, obj }),
+  };
+  let first: NatsBus;
+  let firstAgain: NatsBus;
+  let second: NatsBus;
+  beforeAll(async () => {
+    const url = await testNatsUrl();
+    first = await NatsBus.create(url, 'first', { namespace: `first-${id}`, installation: `first-${id}` });
+    firstAgain = await NatsBus.create(url, 'first-again', { namespace: `first-${id}`, installation: `first-${id}` });
+    second = await NatsBus.create(url, 'second', { namespace: `second-${id}`, installation: `second-${id}`, log });
+  });
+  afterAll(async () => {
+    await Promise.all([first?.close(), firstAgain?.close(), second?.close()]);
+  });
+
+  it('keep their durable messages apart, though their subjects and consumers have the same names', async () => {
+    const heard = { first: [] as unknown[], second: [] as unknown[] };
+    const subject = 'agent.v1.6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e.usage-sample';
+    const stops = [
+      await first.consume({ durable: 'billing-dashboard-usage-sample', subject: 'agent.v1.*.usage-sample' }, async (s, p) => {
+        expect(s).toBe(subject);
+        heard.first.push(p);
+      }),
+      await second.consume({ durable: 'billing-dashboard-usage-sample', subject: 'agent.v1.*.usage-sample' }, async (_s, p) => {
+        heard.second.push(p);
+      }),
+    ];
+    try {
+      await first.publish(subject, { from: 'first', n: 1 });
+      await second.publish(subject, { from: 'second', n: 1 });
+      await first.publish(subject, { from: 'first', n: 2 });
+      await waitFor(() => heard.first.length === 2 && heard.second.length === 1);
+      expect(heard).toEqual({
+        first: [
+          { from: 'first', n: 1 },
+          { from: 'first', n: 2 },
+        ],
+        second: [{ from: 'second', n: 1 }],
+      });
+    } finally {
+      for (const stop of stops) await stop();
+    }
+  });
+
+  it('keep their notices and requests apart, and one installation hears its own replicas', async () => {
+    const heard = { firstAgain: [] as unknown[], second: [] as unknown[] };
+    await firstAgain.listen(`identity.${id}.>`, (_s, p) => heard.firstAgain.push(p));
+    await second.listen(`identity.${id}.>`, (_s, p) => heard.second.push(p));
+    await first.notify(`identity.${id}.changed`, { n: 1 });
+    expect(await firstAgain.caughtUp()).toBe(true);
+    expect(await second.caughtUp()).toBe(true);
+    expect(heard).toEqual({ firstAgain: [{ n: 1 }], second: [] });
+
+    const stop = await second.reply(`agent-rpc.v1.${id}.resource-history`, async () => 'second answers');
+    try {
+      await expect(first.request(`agent-rpc.v1.${id}.resource-history`, {}, 200)).rejects.toBeInstanceOf(BusTimeoutError);
+      await expect(second.request(`agent-rpc.v1.${id}.resource-history`, {})).resolves.toBe('second answers');
+    } finally {
+      await stop();
+    }
+  });
+
+  it('says at start that the server carries another installation, and which', async () => {
+    await waitFor(() => lines.some((l) => l.level === 'warn'));
+    expect(lines).toContainEqual({
+      level: 'warn',
+      msg: "this NATS server also carries another installation's messages; this one uses its own namespace and never reads theirs",
+      obj: expect.objectContaining({ namespace: `second-${id}`, otherNamespaces: expect.arrayContaining([`first-${id}`]) }),
+    });
+  });
+
+  it('says loudly at start when another installation already uses its namespace', async () => {
+    const clash: string[] = [];
+    const loud: BusLogger = { info: () => {}, warn: () => {}, error: (_o, msg) => clash.push(msg) };
+    const other = await NatsBus.create(await testNatsUrl(), 'clash', { namespace: `first-${id}`, installation: `third-${id}`, log: loud });
+    try {
+      await waitFor(() => clash.length > 0);
+      expect(clash).toEqual([
+        "another installation uses this namespace on this NATS server: the two take each other's messages; give one of them another BUS_NAMESPACE",
+      ]);
+    } finally {
+      await other.close();
+    }
+  });
 });

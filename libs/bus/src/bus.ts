@@ -56,6 +56,8 @@ export interface BusLogger {
  * ("billing.license.received" lives in stream BILLING, which holds "billing.>").
  */
 export interface Bus {
+  /** The installation's namespace on NATS (its subjects, streams and consumers); none on the in-process bus. */
+  readonly namespace?: string;
   request<T = unknown>(subject: string, payload: unknown, timeoutMs?: number): Promise<T>;
   reply(subject: string, handler: ReplyHandler): Promise<Unsubscribe>;
   publish(subject: string, payload: unknown): Promise<void>;
@@ -97,11 +99,33 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-/** Stream holding a subject: its first token, upper-cased. */
-export function streamOf(subject: string): { name: string; subjects: string[] } {
+/**
+ * An installation's namespace on NATS: lower-case letters, digits and dashes, starting with a letter (one subject
+ * token, and a stream name once upper-cased).
+ */
+export const BUS_NAMESPACE_PATTERN = /^[a-z][a-z0-9-]{0,39}$/;
+
+/**
+ * Stream holding a subject: its first token, upper-cased. In a namespace (an installation's, on a NATS server that
+ * others may share) the stream is `<NAMESPACE>_<TOKEN>` and holds `<namespace>.<token>.>`, so the durable consumers
+ * on it are that installation's too; `subject` is named without the namespace.
+ */
+export function streamOf(subject: string, namespace?: string): { name: string; subjects: string[] } {
   const first = subject.split('.')[0];
   if (!/^[a-z][a-z0-9_-]*$/.test(first)) throw new Error(`subject ${subject} has no stream token`);
-  return { name: first.toUpperCase().replace(/-/g, '_'), subjects: [`${first}.>`] };
+  const name = first.toUpperCase().replace(/-/g, '_');
+  if (!namespace) return { name, subjects: [`${first}.>`] };
+  return { name: `${namespace.toUpperCase().replace(/-/g, '_')}_${name}`, subjects: [`${namespace}.${first}.>`] };
+}
+
+/** A subject as it travels on NATS in `namespace` (none: as it is). */
+export function scopedSubject(subject: string, namespace?: string): string {
+  return namespace ? `${namespace}.${subject}` : subject;
+}
+
+/** A subject as it travelled on NATS, without `namespace`. */
+export function unscopedSubject(subject: string, namespace?: string): string {
+  return namespace && subject.startsWith(`${namespace}.`) ? subject.slice(namespace.length + 1) : subject;
 }
 
 /** Raised when nobody answers a request in time. */

@@ -1,6 +1,6 @@
-import type { Bus, BusLogger } from './bus';
+import type { Bus } from './bus';
 import { InProcessBus } from './in-process-bus';
-import { NatsBus } from './nats-bus';
+import { NatsBus, type NatsBusOptions } from './nats-bus';
 
 export * from './bus';
 export { InProcessBus } from './in-process-bus';
@@ -9,11 +9,12 @@ export { NatsBus, natsServerAddress, NATS_STARTUP_TIMEOUT_MS, type NatsBusOption
 let shared: InProcessBus | undefined;
 
 /**
- * NATS when a URL is configured, otherwise the process-wide in-process bus (all apps in one process).
- * Fails with BusConnectError when NATS cannot be used after a few seconds of retrying.
+ * NATS when a URL is configured (in `opts.namespace`, the installation's), otherwise the process-wide in-process bus
+ * (all apps in one process, which no other installation shares). Fails with BusConnectError when NATS cannot be used
+ * after a few seconds of retrying.
  */
-export async function connectBus(natsUrl: string | undefined, name: string, log?: BusLogger): Promise<Bus> {
-  if (natsUrl) return NatsBus.create(natsUrl, name, { log });
+export async function connectBus(natsUrl: string | undefined, name: string, opts: NatsBusOptions = {}): Promise<Bus> {
+  if (natsUrl) return NatsBus.create(natsUrl, name, opts);
   shared ??= new InProcessBus();
   return shared;
 }

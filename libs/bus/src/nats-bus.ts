@@ -12,7 +12,9 @@ import {
 import {
   BusConnectError,
   BusTimeoutError,
+  scopedSubject,
   streamOf,
+  unscopedSubject,
   type Bus,
   type BusHealth,
   type BusLogger,
@@ -81,7 +83,26 @@ export interface NatsBusOptions {
   log?: BusLogger;
   /** How long the first connection is retried before create() fails; default NATS_STARTUP_TIMEOUT_MS. */
   startupTimeoutMs?: number;
+  /**
+   * The installation's namespace (BUS_NAMESPACE_PATTERN): every subject travels as `<namespace>.<subject>` and every
+   * stream is `<NAMESPACE>_<TOKEN>`, so installations sharing a NATS server never see each other's messages. Left out:
+   * the names as given (tests and tools of one stream).
+   */
+  namespace?: string;
+  /**
+   * The installation's id: kept on the server beside its namespace at the first start, so that another installation
+   * found using the same namespace (the same BUS_NAMESPACE set twice) is said at once.
+   */
+  installation?: string;
 }
+
+/**
+ * Streams that tell an installation: the claim every installation in a namespace keeps (`KV_<NAMESPACE>_INSTALLATION`,
+ * see claimNamespace), and the notice stream of an earlier version, which had no namespace (`NOTICES`).
+ */
+const STREAM_OF_AN_INSTALLATION = /^(?:KV_(.+)_INSTALLATION|NOTICES)$/;
+/** Servers and namespaces this process has looked at for other installations: said once, not once per app. */
+const othersLookedAt = new Set<string>();
 
 /**
  * The bus on a real NATS server with JetStream (NATS_URL). At start an unreachable server is retried for a
@@ -102,6 +123,7 @@ export class NatsBus implements Bus {
     private readonly jsm: JetStreamManager,
     private readonly server: string,
     private readonly log: BusLogger,
+    readonly namespace: string | undefined,
     name: string,
   ) {
     this.outage = new Outage(log);
@@ -113,6 +135,7 @@ export class NatsBus implements Bus {
       () => {
         for (const listener of this.missedListeners) listener();
       },
+      namespace,
       name,
     );
   }
@@ -153,10 +176,56 @@ export class NatsBus implements Bus {
         code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
       );
     }
-    const bus = new NatsBus(nc, jsm, server, log, name);
+    const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name);
     bus.watch();
-    log.info({ server }, 'NATS connected');
+    log.info({ server, namespace: opts.namespace }, 'NATS connected');
+    if (opts.namespace) void bus.reportOtherInstallations(opts.namespace, opts.installation);
     return bus;
+  }
+
+  /**
+   * Says once, at start, that the server also holds another installation's streams (another namespace, or the
+   * namespace-less names of an earlier version): harmless, since this one never reads them, but worth knowing.
+   */
+  private async reportOtherInstallations(namespace: string, installation: string | undefined): Promise<void> {
+    const key = `${this.server} ${namespace} ${installation}`;
+    if (othersLookedAt.has(key)) return;
+    othersLookedAt.add(key);
+    if (installation) await this.claimNamespace(namespace, installation);
+    const own = namespace.toUpperCase().replace(/-/g, '_');
+    const others = new Set<string>();
+    try {
+      for await (const name of this.jsm.streams.names()) {
+        const other = STREAM_OF_AN_INSTALLATION.exec(name);
+        if (other && other[1] !== own) others.add(other[1]?.toLowerCase().replace(/_/g, '-') ?? '(no namespace)');
+      }
+    } catch {
+      return; // a listing that fails says nothing either way
+    }
+    if (others.size === 0) return;
+    this.log.warn(
+      { server: this.server, namespace, otherNamespaces: [...others].sort() },
+      "this NATS server also carries another installation's messages; this one uses its own namespace and never reads theirs",
+    );
+  }
+
+  /** Keeps the installation's id under its namespace on the server; another id found there is said, loudly. */
+  private async claimNamespace(namespace: string, installation: string): Promise<void> {
+    try {
+      const kv = await this.nc.jetstream().views.kv(streamOf('installation', namespace).name, { history: 1 });
+      const claimed = await kv.create('id', codec.encode(installation)).then(
+        () => installation,
+        async () => String(codec.decode((await kv.get('id'))!.value)),
+      );
+      if (claimed !== installation)
+        this.log.error(
+          { server: this.server, namespace, installation, otherInstallation: claimed },
+          "another installation uses this namespace on this NATS server: the two take each other's messages; give one " +
+            'of them another BUS_NAMESPACE',
+        );
+    } catch {
+      // A server that cannot keep it says nothing either way.
+    }
   }
 
   health(): BusHealth {
@@ -207,25 +276,35 @@ export class NatsBus implements Bus {
     });
   }
 
+  /** Fails only this request (BusTimeoutError when nobody answered in time), logged once with its subject. */
   async request<T>(subject: string, payload: unknown, timeoutMs = 5_000): Promise<T> {
     try {
-      const msg = await this.nc.request(subject, codec.encode(payload), { timeout: timeoutMs });
+      const msg = await this.nc.request(scopedSubject(subject, this.namespace), codec.encode(payload), { timeout: timeoutMs });
       return codec.decode(msg.data) as T;
     } catch (err) {
-      const code = (err as { code?: string }).code;
+      const code = String((err as { code?: string }).code ?? (err as Error).name);
+      this.log.warn({ subject, code }, 'bus request failed');
       if (code === 'TIMEOUT' || code === '503') throw new BusTimeoutError(subject);
       throw err;
     }
   }
 
   async reply(subject: string, handler: ReplyHandler): Promise<Unsubscribe> {
-    const sub = this.nc.subscribe(subject, {
+    const failed = () => ({ error: 'reply handler failed' });
+    const sub = this.nc.subscribe(scopedSubject(subject, this.namespace), {
+      // Never throws into the connection's reader: a request that cannot be answered fails alone.
       callback: (err, msg) => {
         if (err) return;
-        handler(codec.decode(msg.data)).then(
-          (answer) => msg.respond(codec.encode(answer ?? null)),
-          () => msg.respond(codec.encode({ error: 'reply handler failed' })),
-        );
+        const answered = (answer: unknown) => {
+          try {
+            msg.respond(codec.encode(answer ?? null));
+          } catch (respondErr) {
+            this.log.warn({ subject, err: String((respondErr as Error).message) }, 'bus reply not sent');
+          }
+        };
+        Promise.resolve()
+          .then(() => handler(codec.decode(msg.data)))
+          .then(answered, () => answered(failed()));
       },
     });
     return async () => sub.unsubscribe();
@@ -233,7 +312,7 @@ export class NatsBus implements Bus {
 
   /** Creates the subject's stream once per process; an existing stream is left as it is. */
   private async ensureStream(subject: string): Promise<void> {
-    const stream = streamOf(subject);
+    const stream = streamOf(subject, this.namespace);
     if (this.ensured.has(stream.name)) return;
     try {
       await this.jsm.streams.info(stream.name);
@@ -248,9 +327,9 @@ export class NatsBus implements Bus {
     await inPublishSpan(subject, 'nats', async (trace) => {
       const headers = trace ? natsHeaders() : undefined;
       for (const [k, v] of Object.entries(trace ?? {})) headers!.set(k, v);
-      await this.nc.jetstream().publish(subject, codec.encode(payload), headers ? { headers } : undefined);
+      await this.nc.jetstream().publish(scopedSubject(subject, this.namespace), codec.encode(payload), headers ? { headers } : undefined);
     });
-    countPublished(streamOf(subject).name);
+    countPublished(streamOf(subject, this.namespace).name);
   }
 
   /**
@@ -277,13 +356,13 @@ export class NatsBus implements Bus {
 
   async consumeBatches(opts: ConsumeBatchOptions, handler: BatchHandler): Promise<Unsubscribe> {
     await this.ensureStream(opts.subject);
-    const stream = streamOf(opts.subject).name;
+    const stream = streamOf(opts.subject, this.namespace).name;
     try {
       await this.jsm.consumers.info(stream, opts.durable);
     } catch {
       await this.jsm.consumers.add(stream, {
         durable_name: opts.durable,
-        filter_subject: opts.subject,
+        filter_subject: scopedSubject(opts.subject, this.namespace),
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: 30_000_000_000,
@@ -310,10 +389,15 @@ export class NatsBus implements Bus {
         signal();
         while (pending.length >= limit && !ended) await wait();
       }
-    })().finally(() => {
-      ended = true;
-      signal();
-    });
+    })()
+      // The consumer gone (deleted on the server, its stream lost): this consumer stops, the process goes on.
+      .catch((err: unknown) =>
+        this.log.error({ stream, durable: opts.durable, err: String((err as Error)?.message ?? err) }, 'bus consumer stopped'),
+      )
+      .finally(() => {
+        ended = true;
+        signal();
+      });
     const worker = (async () => {
       for (;;) {
         while (pending.length === 0 && !ended) await wait();
@@ -325,16 +409,20 @@ export class NatsBus implements Bus {
           'nats',
           opts.durable,
           (name) => batch[0].headers?.get(name) || undefined,
-          () => handler(batch.map((m) => ({ subject: m.subject, payload: decoded(m.data) }))),
+          () => handler(batch.map((m) => ({ subject: unscopedSubject(m.subject, this.namespace), payload: decoded(m.data) }))),
         ).catch(() => batch.map(() => false));
         batch.forEach((m, i) => {
           if (m.redelivered) counters.redelivered.inc();
-          if (done[i]) {
-            m.ack();
-            counters.consumed.inc();
-          } else {
-            counters.refused.inc();
-            m.nak(500);
+          try {
+            if (done[i]) {
+              m.ack();
+              counters.consumed.inc();
+            } else {
+              counters.refused.inc();
+              m.nak(500);
+            }
+          } catch {
+            // The connection closed under it: the message comes again after its acknowledgement wait.
           }
         });
       }

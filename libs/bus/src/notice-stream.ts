@@ -10,12 +10,12 @@ import {
   type NatsConnection,
   type Subscription,
 } from 'nats';
-import type { BusLogger, NoticeHandler, Unsubscribe } from './bus';
+import { scopedSubject, streamOf, type BusLogger, type NoticeHandler, type Unsubscribe } from './bus';
 import { HEARTBEAT_EVERY_MS, Liveness, SILENT_AFTER_MS } from './liveness';
 
 const codec = JSONCodec();
 
-/** The JetStream stream that carries notices (and fences) on NATS, and the subject prefix it holds. */
+/** The JetStream stream that carries notices (and fences) on NATS, and the subject prefix it holds (in no namespace). */
 export const NOTICE_STREAM = 'NOTICES';
 const PREFIX = 'notices.';
 /** Where the stream's leader publishes again each notice it stored, in the stream's order, with its sequence. */
@@ -149,14 +149,23 @@ export class NoticeStream {
     private readonly js: JetStreamClient,
     private readonly log: BusLogger,
     private readonly onGap: () => void,
+    namespace?: string,
     /** The process's name (its NATS connection name), in its id as the others log it. */
     name = '',
   ) {
+    this.stream = streamOf(PREFIX, namespace).name;
+    this.prefix = scopedSubject(PREFIX, namespace);
+    this.ordered = scopedSubject(ORDERED_PREFIX, namespace);
     this.id = `${name}/${randomUUID()}`;
     this.liveness = new Liveness();
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_EVERY_MS);
     this.heartbeat.unref();
   }
+
+  /** The stream's name and subject prefixes in this installation's namespace. */
+  private readonly stream: string;
+  private readonly prefix: string;
+  private readonly ordered: string;
 
   /** The headers every message this process stores on the stream carries. */
   private headers() {
@@ -172,7 +181,7 @@ export class NoticeStream {
     this.lastSentAt = performance.now();
     this.beating = true;
     this.js
-      .publish(PREFIX + ALIVE, codec.encode({}), { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() })
+      .publish(this.prefix + ALIVE, codec.encode({}), { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() })
       .then(
         () => (this.ackedAt = performance.now()),
         () => undefined,
@@ -198,7 +207,7 @@ export class NoticeStream {
       }
       try {
         await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time');
-        await this.js.publish(PREFIX + subject, data, { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() });
+        await this.js.publish(this.prefix + subject, data, { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() });
         this.lastSentAt = this.ackedAt = performance.now();
         return;
       } catch (err) {
@@ -257,7 +266,7 @@ export class NoticeStream {
   async close(): Promise<void> {
     // A goodbye, so that the others do not wait for this process's heartbeats (sent with the connection's drain).
     if (!this.closed && !this.away && !this.nc.isClosed())
-      this.nc.publish(PREFIX + ALIVE, codec.encode({ gone: true }), { headers: this.headers() });
+      this.nc.publish(this.prefix + ALIVE, codec.encode({ gone: true }), { headers: this.headers() });
     this.closed = true;
     clearInterval(this.heartbeat);
     this.sub?.unsubscribe();
@@ -290,7 +299,9 @@ export class NoticeStream {
     const askedAt = performance.now();
     const question = this.lastStored();
     try {
-      const passed = await Promise.race([late, question.then((last) => last !== undefined && this.handedOver(last, waited))]);
+      // A question that fails, or answers after the catch-up gave up on it, makes this catch-up false and nothing else.
+      const asked = question.then((last) => last !== undefined && this.handedOver(last, waited)).catch(() => false);
+      const passed = await Promise.race([late, asked]);
       if (!passed && !this.unanswered) {
         const unanswered: Promise<unknown> = question
           .catch(() => undefined)
@@ -314,9 +325,9 @@ export class NoticeStream {
   private anySilent(): boolean {
     const silent = this.liveness.silent();
     if (silent !== undefined && !this.reportedSilent)
-      this.log.warn({ stream: NOTICE_STREAM, process: silent }, 'a process fell silent on the notice stream; kept answers are not trusted');
+      this.log.warn({ stream: this.stream, process: silent }, 'a process fell silent on the notice stream; kept answers are not trusted');
     else if (silent === undefined && this.reportedSilent)
-      this.log.info({ stream: NOTICE_STREAM }, 'every process is heard on the notice stream again; kept answers are trusted');
+      this.log.info({ stream: this.stream }, 'every process is heard on the notice stream again; kept answers are trusted');
     this.reportedSilent = silent !== undefined;
     return this.reportedSilent;
   }
@@ -324,20 +335,20 @@ export class NoticeStream {
   /** The stream's last sequence, as its leader knows it; undefined when the stream was made again (after `onGap`). */
   private async lastStored(): Promise<number | undefined> {
     await this.ready;
-    const info = await this.jsm.streams.info(NOTICE_STREAM).catch(async (err) => {
+    const info = await this.jsm.streams.info(this.stream).catch(async (err) => {
       // Gone (the servers restarted and it lived in memory): made again, and what was on it is lost.
       if (!/stream not found/i.test(String((err as Error).message))) throw err;
       this.streamReady = undefined;
       await this.ensureStream();
-      return this.jsm.streams.info(NOTICE_STREAM);
+      return this.jsm.streams.info(this.stream);
     });
     const leader = info.cluster?.leader;
     if (info.created === this.created && leader === this.leader) return info.state.last_seq;
     if (info.created !== this.created) {
       this.created = info.created;
       this.handled = info.state.last_seq;
-      this.log.warn({ stream: NOTICE_STREAM }, 'the notice stream was made again; caches start over');
-    } else this.log.info({ stream: NOTICE_STREAM, leader }, 'the notice stream has a new leader; caches start over');
+      this.log.warn({ stream: this.stream }, 'the notice stream was made again; caches start over');
+    } else this.log.info({ stream: this.stream, leader }, 'the notice stream has a new leader; caches start over');
     this.leader = leader;
     this.onGap();
     return undefined;
@@ -366,11 +377,11 @@ export class NoticeStream {
   }
 
   private async createStream(): Promise<void> {
-    const existing = await this.jsm.streams.info(NOTICE_STREAM).catch(() => undefined);
-    if (existing?.config.republish?.dest === `${ORDERED_PREFIX}>`) return;
+    const existing = await this.jsm.streams.info(this.stream).catch(() => undefined);
+    if (existing?.config.republish?.dest === `${this.ordered}>`) return;
     // Made by an earlier version without the ordered republishing its listeners need, which NATS cannot add to a
     // stream: made again. It holds only notices of the last minute; listeners see the numbers start over.
-    if (existing) await this.jsm.streams.delete(NOTICE_STREAM).catch(() => false);
+    if (existing) await this.jsm.streams.delete(this.stream).catch(() => false);
     const clustered = Boolean(this.nc.info?.cluster);
     const wanted = clustered ? CLUSTER_REPLICAS : 1;
     // Three replicas on a cluster, fewer only when the cluster cannot place three (it has fewer nodes up); in memory,
@@ -379,25 +390,25 @@ export class NoticeStream {
       for (const storage of [StorageType.Memory, StorageType.File]) {
         try {
           await this.jsm.streams.add({
-            name: NOTICE_STREAM,
-            subjects: [`${PREFIX}>`],
+            name: this.stream,
+            subjects: [`${this.prefix}>`],
             storage,
             num_replicas: replicas,
             max_age: NOTICE_MAX_AGE_MS * 1_000_000,
             max_bytes: NOTICE_MAX_BYTES,
             discard: DiscardPolicy.Old,
-            republish: { src: `${PREFIX}>`, dest: `${ORDERED_PREFIX}>` },
+            republish: { src: `${this.prefix}>`, dest: `${this.ordered}>` },
           });
           if (replicas < wanted || storage !== StorageType.Memory)
             this.log.warn(
-              { stream: NOTICE_STREAM, replicas, storage },
+              { stream: this.stream, replicas, storage },
               'notice stream made with fewer replicas or other storage than wanted: the servers had no room for it',
             );
           return;
         } catch (err) {
           // Another process made it meanwhile.
-          const made = await this.jsm.streams.info(NOTICE_STREAM).catch(() => undefined);
-          if (made?.config.republish?.dest === `${ORDERED_PREFIX}>`) return;
+          const made = await this.jsm.streams.info(this.stream).catch(() => undefined);
+          if (made?.config.republish?.dest === `${this.ordered}>`) return;
           const noRoom = /insufficient (storage )?resources|no suitable peers|storage resources exceeded|memory/i.test(
             String((err as Error).message),
           );
@@ -412,10 +423,10 @@ export class NoticeStream {
     await this.ensureStream();
     // Subscribed first, so nothing stored after the sequence read below passes by unseen; what arrives meanwhile waits.
     let early: Msg[] | undefined = [];
-    const sub = this.nc.subscribe(`${ORDERED_PREFIX}>`, { callback: (err, m) => !err && (early ? early.push(m) : this.handle(m)) });
+    const sub = this.nc.subscribe(`${this.ordered}>`, { callback: (err, m) => !err && (early ? early.push(m) : this.handle(m)) });
     try {
       await this.nc.flush();
-      const info = await this.jsm.streams.info(NOTICE_STREAM);
+      const info = await this.jsm.streams.info(this.stream);
       this.handled = info.state.last_seq;
       this.created = info.created;
       this.leader = info.cluster?.leader;
@@ -488,12 +499,12 @@ export class NoticeStream {
     else if (seq !== this.handled + 1) {
       // A jump: notices were lost on the way. A number already seen: the stream was made again (its servers
       // restarted without it, as it lives in memory) and counts from 1, so what was lost cannot be told.
-      this.log.warn({ stream: NOTICE_STREAM, sequence: seq, expected: this.handled + 1 }, 'notices were missed; caches start over');
+      this.log.warn({ stream: this.stream, sequence: seq, expected: this.handled + 1 }, 'notices were missed; caches start over');
       this.handled = seq;
       this.onGap();
     }
     this.handled = seq;
-    const subject = m.subject.slice(ORDERED_PREFIX.length);
+    const subject = m.subject.slice(this.ordered.length);
     const from = m.headers?.get(PROCESS_HEADER);
     if (subject === ALIVE) {
       this.alive(from, m);
@@ -508,7 +519,14 @@ export class NoticeStream {
     } catch {
       wanting.length = 0;
     }
-    for (const l of wanting) l.handler(subject, payload);
+    for (const l of wanting) {
+      try {
+        l.handler(subject, payload);
+      } catch (err) {
+        // Thrown into the connection's reader it would end the process; the other listeners still hear the notice.
+        this.log.error({ subject, err: String((err as Error)?.message ?? err) }, 'a notice listener failed');
+      }
+    }
     // After the listeners: a catch-up passes once what it waits for has been handled.
     for (const w of this.waiting) if (w.seq <= seq) w.settle(true);
   }

@@ -1,4 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { knex } from 'knex';
 import {
   ConflictError,
   DomainError,
@@ -6,6 +7,7 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   TooManyRequestsError,
+  UnavailableError,
   ValidationError,
   fromGrpcError,
   toGrpcStatus,
@@ -80,5 +82,54 @@ describe('one error vocabulary, mapped to gRPC and back to HTTP', () => {
     expect(toHttpError(e(status.UNAVAILABLE)).status).toBe(503);
     expect(toHttpError(e(status.ABORTED)).status).toBe(409);
     expect(toHttpError(e(status.UNKNOWN)).status).toBe(500);
+  });
+
+  it('answers a database out of connections (or out of reach) 503 with Retry-After across the hop, never 500', () => {
+    const pg = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'FATAL' });
+    const unavailable = [
+      pg('53300', 'sorry, too many clients already'),
+      pg('53300', 'too many connections for role "app"'),
+      pg('53400', 'configuration limit exceeded'),
+      pg('53200', 'out of memory'),
+      pg('08006', 'connection failure'),
+      pg('57P03', 'the database system is starting up'),
+      new knex.KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.'),
+      new Error('Connection terminated unexpectedly'),
+      Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED', syscall: 'connect' }),
+    ];
+    for (const err of unavailable) {
+      const direct = toHttpError(err);
+      expect({ err: err.message, status: direct.status, retryAfter: direct.headers['retry-after'] }).toEqual({
+        err: err.message,
+        status: 503,
+        retryAfter: '2',
+      });
+      expect(toGrpcStatus(err).code).toBe(status.UNAVAILABLE);
+      const back = toHttpError(overTheWire(err));
+      expect({ err: err.message, status: back.status, retryAfter: back.headers['retry-after'] }).toEqual({
+        err: err.message,
+        status: 503,
+        retryAfter: '2',
+      });
+      // What the client reads names no address.
+      expect(back.body.message).not.toMatch(/10\.0\.0\.5|app/);
+    }
+    expect(toHttpError(pg('53300', 'sorry, too many clients already')).body.message).toBe(
+      'the database cannot take this request now: it has no connection to spare (too many clients); try again shortly',
+    );
+    // Other database errors are still ours: 500.
+    for (const err of [
+      pg('42P01', 'relation "x" does not exist'),
+      pg('23502', 'null value'),
+      Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    ])
+      expect(toHttpError(err).status).toBe(500);
+  });
+
+  it('gives every 503 a Retry-After, a backend that cannot be reached too, and keeps one the error names', () => {
+    expect(toHttpError(new UnavailableError('orgs-teams is unavailable')).headers).toEqual({ 'retry-after': '2' });
+    const own = new DomainError('unavailable', 'restoring', { headers: { 'Retry-After': '30' } });
+    expect(toHttpError(own).headers).toEqual({ 'Retry-After': '30' });
+    expect(toHttpError(new NotFoundError('x')).headers).toEqual({});
   });
 });

@@ -17,6 +17,7 @@ import {
   ValidationError,
 } from './domain-error';
 import { boundViolations, PayloadTooLargeError, truncate } from './bounded';
+import { unavailableDependency } from './unavailable';
 
 /** Trailer carrying platformadmin.common.v1.ErrorDetail; the -bin suffix makes gRPC send it as binary. */
 export const ERROR_DETAIL_KEY = 'platform-error-bin';
@@ -54,11 +55,12 @@ const KIND_OF_HTTP: Map<number, ErrorKind> = new Map((Object.entries(HTTP_STATUS
 
 /**
  * Turns anything a handler threw into a gRPC status. Domain errors keep their message and carry the
- * exact HTTP status in the ErrorDetail trailer; anything else becomes INTERNAL with a generic message
- * (the caller logs the original).
+ * exact HTTP status in the ErrorDetail trailer; a driver's failure saying a dependency cannot take the call
+ * now (the database out of connections) is UNAVAILABLE; anything else becomes INTERNAL with a generic
+ * message (the caller logs the original).
  */
 export function toGrpcStatus(err: unknown): Partial<StatusObject> {
-  const domain = err instanceof DomainError ? err : undefined;
+  const domain = err instanceof DomainError ? err : unavailableDependency(err);
   if (!domain) {
     return { code: Status.INTERNAL, details: 'internal server error', metadata: new Metadata() };
   }

@@ -41,8 +41,8 @@ import { userAsSeenBy } from './user-visibility';
  *   otherwise).
  * - `publicMethod(...)`: platform apps, and service accounts authorized like a user: the function names the
  *   relations the account must hold (asked of authz as `user:<account id>`), and may rewrite the request so it is
- *   answered as the account may see it (a `viewer_id` becomes the account's own id), and the answer (users' e-mail
- *   addresses as userAsSeenBy shows them).
+ *   answered as the account may see it (a `viewer_id` becomes the account's own id), and the answer (users as
+ *   userAsSeenBy shows them: others' e-mail addresses and account flags hidden).
  *
  * A method missing here does not compile (each service's table is typed by its generated definition), and a
  * test fails when a served service has no table.
@@ -69,7 +69,7 @@ export interface AccessRequirement<Req, Res = any> {
   /** The request as the account may ask it (a viewer field set to the account); absent: as sent. */
   request?: Req;
   /**
-   * The answer as the account may see it (others' e-mail addresses hidden; a list cut to the objects it sees, which
+   * The answer as the account may see it (others' e-mail addresses and account flags hidden; a list cut to the objects it sees, which
    * it asks with `ask`); absent: as served.
    */
   answer?: (response: Res, ask: AskAccount) => Res | Promise<Res>;
@@ -360,7 +360,7 @@ const expand = publicMethod<authzV1.ExpandRequest, authzV1.ExpandResponse>((r, a
   },
 }));
 
-/** A list of users answered to a service account as it may see them (userAsSeenBy: others' e-mail addresses hidden). */
+/** A list of users answered to a service account as it may see them (userAsSeenBy: others' e-mail addresses and account flags hidden). */
 const membersAsSeenBy =
   <Res extends { members: orgsTeamsV1.User[] }>(account: CallingAccount) =>
   (response: Res): Res => ({ ...response, members: response.members.map((u) => userAsSeenBy(u, account)) });

@@ -89,7 +89,14 @@ const treeOf = (object: string): authzV1.UsersetTree => ({
   },
 });
 const MEMBERS = [
-  orgsTeamsV1.User.fromPartial({ id: 5, login: 'alice', email: 'alice@example.com', hideEmail: true }),
+  orgsTeamsV1.User.fromPartial({
+    id: 5,
+    login: 'alice',
+    email: 'alice@example.com',
+    hideEmail: true,
+    isAdmin: true,
+    lastLoginUnix: 1_790_000_000,
+  }),
   orgsTeamsV1.User.fromPartial({ id: 6, login: 'bob', email: 'bob@example.com', hideEmail: false }),
 ];
 
@@ -417,27 +424,22 @@ describe('a server admitting callers by the method-policy table', () => {
     });
   });
 
-  it("answers members to a service account with others' e-mail addresses hidden, private or not, and whole to a site admin and the platform", async () => {
+  it("answers members to a service account with others' e-mail addresses and account flags hidden, and whole to a site admin and the platform", async () => {
     grants.add('access organization:7');
     grants.add('list_members team:3');
-    const emails = async (method: string, request: object, metadata: Record<string, string>) => {
+    const seen = async (method: string, request: object, metadata: Record<string, string>) => {
       const answer = await callAsStranger(address, orgsTeamsOrgsV1.OrganizationsServiceService, method, request, metadata);
       expect(answer).toMatchObject({ code: status.OK });
-      return (answer.response.members as { login: string; email: string }[]).map((m) => `${m.login}:${m.email}`);
+      return (answer.response.members as orgsTeamsV1.User[]).map((m) => `${m.login}:${m.email}:${m.isAdmin}:${m.lastLoginUnix}`);
     };
+    const whole = ['alice:alice@example.com:true:1790000000', 'bob:bob@example.com:false:0'];
     for (const [method, request] of [
       ['listMembers', orgsTeamsOrgsV1.ListMembersRequest.fromPartial({ orgId: 7 })],
       ['listTeamMembers', orgsTeamsOrgsV1.ListTeamMembersRequest.fromPartial({ teamId: 3 })],
     ] as const) {
-      expect(await emails(method, request, asAccount)).toEqual(['alice:', 'bob:']);
-      expect(await emails(method, request, { authorization: `Bearer ${ADMIN_SA_TOKEN}` })).toEqual([
-        'alice:alice@example.com',
-        'bob:bob@example.com',
-      ]);
-      expect(await emails(method, request, { authorization: `Bearer ${appCredential().token()}` })).toEqual([
-        'alice:alice@example.com',
-        'bob:bob@example.com',
-      ]);
+      expect(await seen(method, request, asAccount)).toEqual(['alice::false:0', 'bob::false:0']);
+      expect(await seen(method, request, { authorization: `Bearer ${ADMIN_SA_TOKEN}` })).toEqual(whole);
+      expect(await seen(method, request, { authorization: `Bearer ${appCredential().token()}` })).toEqual(whole);
     }
   });
 

@@ -28,6 +28,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig(serviceEnv, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
   });
 
+  it("takes an installation's namespace on NATS that is one subject token, and refuses another with one line", () => {
+    expect(loadConfig(serviceEnv, { BUS_NAMESPACE: 'eu-prod-2' }).BUS_NAMESPACE).toBe('eu-prod-2');
+    expect(loadConfig(serviceEnv, {}).BUS_NAMESPACE).toBeUndefined();
+    expect(() => loadConfig(serviceEnv, { BUS_NAMESPACE: 'eu.prod' })).toThrow(
+      'invalid configuration: BUS_NAMESPACE: must be 1 to 40 lower-case letters, digits and dashes, starting with a letter',
+    );
+  });
+
   it('never repeats the value of a secret variable in its message', () => {
     const shape = { PLATFORM_ADMIN_PASSWORD: serviceEnv.GRPC_PORT, DATABASE_URL: serviceEnv.DATABASE_URL };
     try {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUS_NAMESPACE_PATTERN } from '@platform/bus';
 import { httpServerEnv } from './http-server';
 import { grpcMessageLimitVar } from './limits';
 import { publicUrlVar } from './public-url';
@@ -151,6 +152,11 @@ export const serviceEnv = {
   NATS_URL: z
     .string()
     .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')
+    .optional(),
+  /** This installation's names on NATS (bus-readiness.ts); unset: the one made at its first start, kept in its database. */
+  BUS_NAMESPACE: z
+    .string()
+    .regex(BUS_NAMESPACE_PATTERN, 'must be 1 to 40 lower-case letters, digits and dashes, starting with a letter')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Checked here so a wrong value stops the start; the logger reads it from the process's environment (logger.ts). */

@@ -79,6 +79,28 @@ describe('FailureLimiter', () => {
     expect(l.size).toBe(1);
   });
 
+  it('lets attempts naming one guess share one place, so one secret sent on many requests at once is never refused for it', () => {
+    const l = limiter(3);
+    const right = Array.from({ length: 20 }, () => l.reserve('alice', 'too many', 'tag of the right password'));
+    // The one place left after the shared one and a wrong guess is still free for another guess.
+    const wrong = l.reserve('alice', 'too many', 'tag of a wrong password');
+    const other = l.reserve('alice', 'too many', 'tag of another wrong password');
+    expect(() => l.reserve('alice', 'too many', 'tag of a third wrong password')).toThrow('too many; try again in 1 s');
+    expect(() => l.reserve('alice', 'too many')).toThrow('too many; try again in 1 s');
+    for (const r of right.slice(1)) r.succeed();
+    // The guess is still in flight once: its place is still held.
+    expect(() => l.reserve('alice', 'too many')).toThrow('too many; try again in 1 s');
+    right[0].succeed();
+    l.reserve('alice', 'too many').release();
+    wrong.fail();
+    other.fail();
+    expect(l.failures('alice')).toBe(2);
+    // Locked, a guess in flight or not is refused: sharing a place never gets round the limit.
+    const last = l.reserve('alice', 'too many', 'tag of a wrong password');
+    last.fail();
+    expect(() => l.reserve('alice', 'too many', 'tag of a wrong password')).toThrow('too many; try again in 60 s');
+  });
+
   it('keeps at most maxKeys, dropping expired keys first and then the oldest', () => {
     const l = limiter(1, 3);
     l.fail('a');

@@ -22,8 +22,10 @@ interface Entry {
   failed: number;
   /** How many of the first failures a success forgot (they came before it began). */
   forgotten: number;
-  /** Attempts holding a place (reserve()) and not settled yet. */
+  /** Places held by attempts in flight (reserve()) and not settled yet: one per attempt, one per guess for those naming one. */
   inFlight: number;
+  /** Attempts in flight per guess they named; those of one guess share one place. */
+  guesses: Map<string, number>;
   resetAt: number;
 }
 
@@ -50,6 +52,8 @@ export interface Attempt {
  * `reserve` makes the limit exact under concurrency: an attempt takes its place before its secret is checked, and
  * attempts in flight count against the limit with the failures, so a burst of concurrent guesses checks at most
  * `max` of them (checking and counting as two steps let every attempt that arrived before the first failure through).
+ * Attempts naming the same guess (one secret, as a keyed hash of it) share one place: a client sending its right password
+ * on many requests at once is not refused for the number of them, and repeating one guess tells a guesser nothing new.
  *
  * Per process: with several replicas each keeps its own counts (see docs/authentication.md).
  */
@@ -78,15 +82,18 @@ export class FailureLimiter {
 
   /**
    * Holds a place for one attempt of `key` before its secret is checked, or throws a 429 with Retry-After when the
-   * key's failures and the attempts in flight together reach `max`: over the limit, until the window closes; at it
-   * only because of attempts still in flight, in 1 s (they may yet succeed). A refused attempt is not counted.
+   * key's failures and the places held in flight together reach `max`: over the limit, until the window closes; at it
+   * only because of attempts still in flight, in 1 s (they may yet succeed). A refused attempt is not counted. An
+   * attempt naming a `guess` already in flight for the key joins its place rather than taking another.
    */
-  reserve(key: string, message: string): Attempt {
+  reserve(key: string, message: string, guess?: string): Attempt {
     const wait = this.retryAfterSeconds(key);
     if (wait > 0) throw new TooManyRequestsError(`${message}; try again in ${wait} s`, wait);
     const entry = this.live(key) ?? this.open(key, 0);
-    if (counted(entry) + entry.inFlight >= this.opts.max) throw new TooManyRequestsError(`${message}; try again in 1 s`, 1);
-    entry.inFlight += 1;
+    const joins = guess !== undefined && entry.guesses.has(guess);
+    if (!joins && counted(entry) + entry.inFlight >= this.opts.max) throw new TooManyRequestsError(`${message}; try again in 1 s`, 1);
+    if (!joins) entry.inFlight += 1;
+    if (guess !== undefined) entry.guesses.set(guess, (entry.guesses.get(guess) ?? 0) + 1);
     const failedBefore = entry.failed;
     let settled = false;
     /** The entry still holds this attempt's place, unless its window closed or the key was reset meanwhile. */
@@ -94,7 +101,15 @@ export class FailureLimiter {
       if (settled) return undefined;
       settled = true;
       if (this.live(key) !== entry) return undefined;
-      entry.inFlight -= 1;
+      if (guess === undefined) entry.inFlight -= 1;
+      else {
+        const left = entry.guesses.get(guess)! - 1;
+        if (left > 0) entry.guesses.set(guess, left);
+        else {
+          entry.guesses.delete(guess);
+          entry.inFlight -= 1;
+        }
+      }
       return entry;
     };
     return {
@@ -116,6 +131,12 @@ export class FailureLimiter {
         if (held) this.dropIfEmpty(key, held);
       },
     };
+  }
+
+  /** Failures of `key` counted in its current window (those a success forgot not included). */
+  failures(key: string): number {
+    const entry = this.live(key);
+    return entry ? counted(entry) : 0;
   }
 
   /** Counts one failure of `key`. */
@@ -146,7 +167,7 @@ export class FailureLimiter {
   /** A new window for `key`, opening now. */
   private open(key: string, failed: number): Entry {
     this.makeRoom();
-    const entry = { failed, forgotten: 0, inFlight: 0, resetAt: this.now() + this.opts.windowMs };
+    const entry = { failed, forgotten: 0, inFlight: 0, guesses: new Map<string, number>(), resetAt: this.now() + this.opts.windowMs };
     this.entries.set(key, entry);
     return entry;
   }

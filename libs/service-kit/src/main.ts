@@ -1,3 +1,4 @@
+import { keepServingOnBusFailures } from './bus-readiness';
 import { loadConfig, type ConfigOf, type EnvShape } from './config';
 import { lockDataDir } from './data-dir-lock';
 import { createLogger } from './logger';
@@ -58,6 +59,7 @@ async function startConfigured<S extends EnvShape>(app: AppDefinition<S>, config
  */
 export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
   const log = createLogger(app.name);
+  keepServingOnBusFailures(log);
   const failed = (err: unknown): never => {
     const known = describeStartError(err);
     if (known) {

@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { connect } from 'nats';
+import { BusTimeoutError } from '@platform/bus';
 import { gatewayV1 } from '@platform/proto';
 import { eventually, freePort, startPrivateNats, type PrivateNats } from '@platform/testing';
 import { loadConfig, serviceEnv } from './config';
@@ -31,7 +33,7 @@ async function health(port: number, service = ''): Promise<string> {
 }
 
 /** A service serving the gateway's GetVersion-only contract, with or without the bus. */
-const start = (env: Record<string, string>, bus: boolean) =>
+const start = (env: Record<string, string>, bus: boolean, log = createLogger('bus-user', 'silent')) =>
   startService(
     {
       name: 'bus-user',
@@ -39,9 +41,16 @@ const start = (env: Record<string, string>, bus: boolean) =>
       bus,
       grpc: () => [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('bus-user') })],
     },
-    loadConfig(serviceEnv, { GRPC_PORT: '0', LOG_LEVEL: 'silent', ...env }),
-    createLogger('bus-user', 'silent'),
+    loadConfig(serviceEnv, { GRPC_PORT: '0', LOG_LEVEL: 'silent', BUS_NAMESPACE: `bus-user-${process.pid}`, ...env }),
+    log,
   );
+
+/** A logger whose JSON lines the test reads. */
+function capturedLog() {
+  const lines: { level: string; msg: string; [k: string]: unknown }[] = [];
+  const log = createLogger('bus-user', 'info', { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { log, lines };
+}
 
 describe('readiness follows the bus', () => {
   let nats: PrivateNats;
@@ -84,6 +93,47 @@ describe('readiness follows the bus', () => {
   });
 });
 
+describe('a failed bus request', () => {
+  let nats: PrivateNats;
+  beforeAll(async () => {
+    nats = await startPrivateNats();
+  });
+  afterAll(() => nats?.dispose());
+
+  it('fails alone, logged once with its subject, while the process keeps serving and stays ready', async () => {
+    const { log, lines } = capturedLog();
+    const namespace = `failing-${process.pid}`;
+    const running = await start({ NATS_URL: nats.url, BUS_NAMESPACE: namespace }, true, log);
+    const bus = running.ctx.bus!;
+    try {
+      // Nobody answers: that request fails, with its subject in the log, and nothing else does.
+      await expect(bus.request('agent-rpc.v1.nobody.resource-history', {}, 200)).rejects.toBeInstanceOf(BusTimeoutError);
+      expect(lines.filter((l) => l.msg === 'bus request failed')).toEqual([
+        expect.objectContaining({ level: 'warn', subject: 'agent-rpc.v1.nobody.resource-history', code: '503' }),
+      ]);
+      // The notice stream gone and unmakeable (another stream holds its subjects): the fence a cache takes answers
+      // false, so the cache serves nothing it kept; it used to reject, which the caches' reconnect handler left unhandled.
+      await bus.listen('reports-changed', () => {});
+      const admin = await connect({ servers: nats.url });
+      try {
+        const jsm = await admin.jetstreamManager();
+        await jsm.streams.delete(`${namespace.toUpperCase().replace(/-/g, '_')}_NOTICES`);
+        await jsm.streams.add({ name: 'SQUATTER', subjects: [`${namespace}.notices.>`] });
+        await expect(bus.caughtUp()).resolves.toBe(false);
+        await jsm.streams.delete('SQUATTER');
+      } finally {
+        await admin.close();
+      }
+      // Still serving, still ready (the connection is up), and the bus still carries what this process asks.
+      expect(await health(running.grpcPort, SERVICE)).toBe('SERVING');
+      await bus.reply('echo', async (p) => p);
+      await expect(bus.request('echo', { still: 'here' })).resolves.toEqual({ still: 'here' });
+    } finally {
+      await running.stop();
+    }
+  }, 30_000);
+});
+
 describe('an unreachable NATS at start', () => {
   it('stops the process with exit code 69 and one line naming NATS_URL, host:port only, no stack', async () => {
     const closed = await freePort();
@@ -96,6 +146,7 @@ describe('an unreachable NATS at start', () => {
         env: {
           ...process.env,
           NATS_URL: `nats://platform:s3cret-pass@127.0.0.1:${closed}`,
+          BUS_NAMESPACE: 'bus-app',
           GRPC_PORT: '0',
           METRICS_PORT: String(await freePort()),
           LOG_LEVEL: 'info',

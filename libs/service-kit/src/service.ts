@@ -131,7 +131,7 @@ export async function startService(
       };
       return { name: spec.name, grpcPort: 0, ctx, migrationsOnly: true, stop: async () => {} };
     }
-    const bus = spec.bus ? await openBus(config, spec.name, log) : undefined;
+    const bus = spec.bus ? await openBus(config, spec.name, log, db) : undefined;
     // The in-process bus belongs to the whole process; only a NATS connection is this app's to close.
     if (bus && config.NATS_URL) cleanups.push(() => bus.close());
     const ctx: ServiceContext = {

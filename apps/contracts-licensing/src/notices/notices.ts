@@ -21,8 +21,9 @@ const SEND = 'notice.send';
 const SECONDS = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
 const MAX_BACKOFF_MS = 3_600_000;
 /**
- * Mails taken for one round of attempts, and how long they belong to it: an attempt can take some 40 s when the SMTP
- * server does not answer (nodemailer's connection, greeting and socket timeouts), so a lease outlasts a whole round.
+ * Mails taken for one round of attempts, all attempted at once (each on its own connection, few enough for any mail
+ * server's limit per client), and how long they belong to it: an attempt takes at most SMTP_TIMEOUT_MS (up to 120 s),
+ * so a lease outlasts a whole round.
  */
 const MAILS_PER_CLAIM = 4;
 const MAIL_LEASE_MS = 180_000;
@@ -55,6 +56,9 @@ export class Notices {
   /** The mail pass in progress, and whether another was asked for meanwhile (a mail queued after its last claim). */
   private mailing?: Promise<void>;
   private mailAgain = false;
+  /** The readers being told of mails' new states, and whether more changed meanwhile. */
+  private telling?: Promise<void>;
+  private tellAgain = false;
   private changed: () => Promise<void> = async () => {};
   /** The notice mails as work rows: taken for an attempt, retried after doubling waits, as the webhook deliveries are. */
   private readonly mailQueue: LeaseQueue;
@@ -87,7 +91,7 @@ export class Notices {
 
   /**
    * Sweeps now and then every `intervalMs`, and attempts the mails due as often as the webhook deliveries are; `changed`
-   * tells the readers after a sweep that decided notices and after a mail pass that attempted mails.
+   * tells the readers after a sweep that decided notices and after each mail attempt is recorded.
    */
   start(intervalMs: number, changed: () => Promise<void> = async () => {}): void {
     this.changed = changed;
@@ -112,6 +116,8 @@ export class Notices {
     await this.sweeping?.catch(() => undefined);
     this.mailAgain = false;
     await this.mailing;
+    this.tellAgain = false;
+    await this.telling;
   }
 
   /** One sweep (joining one in progress); answers how many notices it decided to send. */
@@ -281,22 +287,37 @@ export class Notices {
     }
     this.mailAgain = false;
     this.mailing = this.mailPass()
-      .then(async (attempted) => {
-        if (attempted > 0) await this.changed();
-      })
-      .catch((err) => this.log.error({ err }, 'notice mail pass failed'))
+      .then(
+        () => undefined,
+        (err: unknown) => this.log.error({ err }, 'notice mail pass failed'),
+      )
       .finally(() => {
         this.mailing = undefined;
         if (this.mailAgain) this.kickMails();
       });
   }
 
-  /** Waits until no mail pass runs (tests). */
+  /** Waits until no mail pass runs and the readers were told of every attempt (tests). */
   async mailsIdle(): Promise<void> {
-    while (this.mailing) await this.mailing;
+    while (this.mailing || this.telling) await (this.mailing ?? this.telling);
   }
 
-  /** Attempts every due mail once; answers how many it attempted. */
+  /** Tells the readers at once that a mail's line changed; one told meanwhile is told once more after the one running. */
+  private tell(): void {
+    if (this.telling) {
+      this.tellAgain = true;
+      return;
+    }
+    this.tellAgain = false;
+    this.telling = this.changed()
+      .catch((err) => this.log.warn({ err }, 'could not tell the readers of a notice mail attempt'))
+      .finally(() => {
+        this.telling = undefined;
+        if (this.tellAgain) this.tell();
+      });
+  }
+
+  /** Attempts every due mail once, those of a claim at the same time; answers how many it attempted. */
   async mailPass(): Promise<number> {
     let attempted = 0;
     for (;;) {
@@ -313,13 +334,23 @@ export class Notices {
         ),
       );
       if (due.length === 0) return attempted;
-      for (const m of due) await this.attemptMail(m);
+      // Every attempt of the claim ends before the pass does, even when recording one of them failed.
+      const failed = (await Promise.allSettled(due.map((m) => this.attemptMail(m)))).find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       attempted += due.length;
     }
   }
 
-  /** One attempt of one mail: sent (or kept) ends it; a failure is noted with its error and retried after the backoff, until given up. */
+  /**
+   * One attempt of one mail: sent (or kept) ends it; a failure is noted with its error and retried after the backoff,
+   * until given up. Either way the delivery log shows it as soon as it is recorded, not when the pass ends.
+   */
   private async attemptMail(m: MailRow): Promise<void> {
+    await this.recordAttempt(m);
+    this.tell();
+  }
+
+  private async recordAttempt(m: MailRow): Promise<void> {
     const attempts = m.attempts + 1;
     let status: 'sent' | 'kept';
     try {
@@ -328,13 +359,19 @@ export class Notices {
       // The server's answer only: never the mail's body, and the mailer keeps SMTP credentials out of its errors.
       const error = ((err as Error).message || String(err)).slice(0, 500);
       const giveUp = attempts >= this.webhooks.settings.WEBHOOK_MAX_ATTEMPTS;
-      await this.mailQueue.failed({ id: m.id }, attempts, { status: giveUp ? 'failed' : 'pending', last_error: error, updated_at: new Date() });
+      await this.mailQueue.failed({ id: m.id }, attempts, {
+        status: giveUp ? 'failed' : 'pending',
+        last_error: error,
+        updated_at: new Date(),
+      });
       const about = { mail: Number(m.id), notice: m.notice_id === null ? undefined : Number(m.notice_id), attempts, error };
       if (giveUp) this.log.error(about, 'gave up a notice mail: the mail server kept failing');
       else this.log.warn(about, 'could not send a notice mail; it is retried');
       return;
     }
-    await this.mailQueue.held({ id: m.id }).update({ status, attempts, last_error: '', updated_at: new Date(), next_attempt_at: new Date() });
+    await this.mailQueue
+      .held({ id: m.id })
+      .update({ status, attempts, last_error: '', updated_at: new Date(), next_attempt_at: new Date() });
   }
 
   /** Sends (or keeps) a mail unless the one with this key already went; throws when the server refuses, so it is retried. */

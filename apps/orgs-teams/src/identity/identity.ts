@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ConflictError, InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
 import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { FailureLimiter, parseAccessScopes, TOKEN_ACCESS_SCOPES, type CallOptions, type TokenAccessScope } from '@platform/service-kit';
 import { changed } from '../changes';
-import { hashPassword, verifyPassword } from './passwords';
+import { hashPassword, PASSWORD_VERIFIER, verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
 
 /** The second-factor checks of password sign-ins (totp.ts). */
@@ -152,8 +153,9 @@ export function assertMayLogIn(row: Pick<AccountRow, 'active' | 'prohibit_login'
 /** Last use is recorded at most once a minute, so authentication stays one read on busy clients. */
 const stale = (at: Date | null) => !at || Date.now() - new Date(at).getTime() > 60_000;
 
-// Verifying against this keeps "no such user" as slow as "wrong password", so timing does not reveal logins.
-const DUMMY_HASH = hashPassword('not a real password');
+// Verifying against this keeps "no such user" as slow as "wrong password", so timing does not reveal logins; its
+// password is random, so no password ever matches it and none is remembered as verified.
+const DUMMY_HASH = hashPassword(randomBytes(32).toString('base64'));
 
 /** The key an account's wrong passwords are counted under. */
 export const failureKey = (id: number) => `id:${id}`;
@@ -462,11 +464,15 @@ export class Identity {
       .first();
     // Login and email of one account share a count; an unknown name is counted (and refused) the same way.
     const account = row ? failureKey(row.id) : `name:${key}`;
+    const stored = row?.password_hash ?? (await DUMMY_HASH);
     // The attempt holds its place against the limit before anything is checked, so concurrent guesses check no
-    // more than the limit; whatever ends it other than a wrong password or code gives the place back.
-    const attempt = this.passwordFailures.reserve(account, 'too many failed sign-in attempts for this account');
+    // more than the limit (attempts of one password share a place); whatever ends it other than a wrong password or
+    // code gives the place back.
+    const attempt = this.passwordFailures.reserve(account, 'too many failed sign-in attempts for this account', PASSWORD_VERIFIER.guess(password, stored, account));
     try {
-      const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH));
+      // An account with failures counted waits behind those without, so a flood of guesses does not hold up the others;
+      // checks share a derivation per account, so unknown names (one dummy hash) behave as accounts do.
+      const ok = await verifyPassword(password, stored, { priority: this.passwordFailures.failures(account) === 0, who: account });
       if (!row || !ok) {
         // A failure may lock the account out, which the site admin's list of users shows.
         changed.signin([row?.id]);

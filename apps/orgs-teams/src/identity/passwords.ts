@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { TooManyRequestsError } from '@platform/errors';
 import { PasswordThreads } from './password-threads';
 
@@ -21,52 +22,191 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-/**
- * Bounds the password checks of the process: `atOnce` run, `waiting` wait for a turn, and one more is refused at once
- * (429, Retry-After 1 s). Each account's and each address's checks in flight are bounded by their failure limits
- * (FailureLimiter.reserve); this bounds the sum over many accounts and addresses. Unbounded, checks would queue
- * inside Node's thread pool until their callers' deadlines passed, and the sign-ins, right passwords among them,
- * would end in 504 instead of an answer.
- */
-export class PasswordCheckGate {
-  private running = 0;
-  private readonly queue: (() => void)[] = [];
+/** How long a check may expect to wait for a thread before it is refused at once: a fifth of the gateway's 10 s deadline. */
+const MAX_WAIT_MS = 2_000;
+/** How many of the last checks' durations the expected wait is measured from. */
+const MEASURED_CHECKS = 9;
 
-  constructor(
-    private readonly atOnce: number,
-    private readonly waiting: number,
-  ) {}
+export interface PasswordCheckGateOptions {
+  /** Checks run at once: as many as the password threads run (more would only queue inside them). */
+  atOnce: number;
+  /** A check whose expected wait for a turn is longer than this is refused at once with 429. */
+  maxWaitMs: number;
+  /** A check still waiting this long (the estimate was wrong: the host slowed) is refused then; 2 × maxWaitMs unless set. */
+  giveUpMs?: number;
+  /** What a check is taken to cost until one has been measured: 500 ms unless set, on the safe side of a busy host. */
+  firstCheckMs?: number;
+  /** The clock, for tests. */
+  now?: () => number;
+}
 
-  async run<T>(check: () => Promise<T>): Promise<T> {
-    if (this.running >= this.atOnce) {
-      if (this.queue.length >= this.waiting)
-        throw new TooManyRequestsError('too many sign-in attempts on this site at once; try again in 1 s', 1);
-      // The turn is handed over by the check that ends, so `running` never drops below what runs.
-      await new Promise<void>((turn) => this.queue.push(turn));
-    } else {
-      this.running += 1;
-    }
-    try {
-      return await check();
-    } finally {
-      const next = this.queue.shift();
-      if (next) next();
-      else this.running -= 1;
-    }
-  }
+interface Waiting {
+  priority: boolean;
+  start: () => void;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 /**
- * The process's gate: 4 checks at once handed to the password threads (which run as many as they have threads and
- * queue the rest), and 32 waiting take a few seconds on a busy 2-core machine, well inside the gateway's 10 s deadline.
+ * Bounds how long the password checks of the process wait, not how many: a check that would wait for a turn longer
+ * than `maxWaitMs` (its place in the queue × the measured time of a check ÷ the checks run at once) is refused AT ONCE
+ * with 429 and a Retry-After of the queue's expected drain, rather than queued into its caller's deadline (504, right
+ * passwords among them). The measured time is the mean of the last checks but their longest and shortest: it follows
+ * the host within a few checks, a skewed spread of durations counts in full, and one outlier (a thread's first check,
+ * which starts the thread) not at all.
+ * Checks marked `priority` (accounts with no failures counted) are let in ahead of the others, so a flood of guesses
+ * waits behind them; a check still waiting after `giveUpMs` is refused then (a safety net for a host that slowed after
+ * it was let in, or a stream of priority checks), never run past its caller's deadline.
  */
-const PASSWORD_CHECKS = new PasswordCheckGate(4, 32);
+export class PasswordCheckGate {
+  private running = 0;
+  /** The priority checks first, each lane in order of arrival. */
+  private readonly queue: Waiting[] = [];
+  /** The durations of the last checks (ms), oldest first. */
+  private readonly lastChecks: number[] = [];
+  private checkMs: number;
+  private readonly giveUpMs: number;
+  private readonly now: () => number;
 
-/** Checks a password against a stored hash in constant time, through the process's gate of password checks. */
-export async function verifyPassword(password: string, stored: string, gate = PASSWORD_CHECKS): Promise<boolean> {
-  const [kind, n, r, p, salt, key] = stored.split('$');
-  if (kind !== 'scrypt' || !key) return false;
-  const expected = Buffer.from(key, 'base64');
-  const actual = await gate.run(() => derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }));
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  constructor(private readonly opts: PasswordCheckGateOptions) {
+    this.checkMs = opts.firstCheckMs ?? 500;
+    this.giveUpMs = opts.giveUpMs ?? 2 * opts.maxWaitMs;
+    this.now = opts.now ?? (() => performance.now());
+  }
+
+  async run<T>(check: () => Promise<T>, opts: { priority?: boolean } = {}): Promise<T> {
+    // Nothing waits while a check could run, so a free place means an empty queue.
+    if (this.running < this.opts.atOnce) this.running += 1;
+    else await this.turn(opts.priority ?? false);
+    const began = this.now();
+    try {
+      return await check();
+    } finally {
+      this.measure(this.now() - began);
+      // The turn is handed over by the check that ends, so `running` never drops below what runs.
+      const next = this.queue.shift();
+      if (next) {
+        clearTimeout(next.timer);
+        next.start();
+      } else this.running -= 1;
+    }
+  }
+
+  /** Expected wait (ms) of a check with `ahead` checks queued before it and every place taken. */
+  private expectedWait(ahead: number): number {
+    return Math.ceil((ahead + 1) / this.opts.atOnce) * this.checkMs;
+  }
+
+  private refusal(): TooManyRequestsError {
+    const wait = Math.max(1, Math.ceil(this.expectedWait(this.queue.length) / 1000));
+    return new TooManyRequestsError(`too many sign-in attempts on this site at once: the password check would wait too long; try again in ${wait} s`, wait);
+  }
+
+  /** Waits for a turn, or throws at once when the wait expected would be longer than `maxWaitMs`. */
+  private turn(priority: boolean): Promise<void> {
+    const ahead = priority ? this.queue.filter((w) => w.priority).length : this.queue.length;
+    if (this.expectedWait(ahead) > this.opts.maxWaitMs) throw this.refusal();
+    return new Promise<void>((start, refuse) => {
+      const waiting: Waiting = {
+        priority,
+        start,
+        timer: setTimeout(() => {
+          this.queue.splice(this.queue.indexOf(waiting), 1);
+          refuse(this.refusal());
+        }, this.giveUpMs),
+      };
+      this.queue.splice(ahead, 0, waiting);
+    });
+  }
+
+  private measure(ms: number): void {
+    this.lastChecks.push(ms);
+    if (this.lastChecks.length > MEASURED_CHECKS) this.lastChecks.shift();
+    const sorted = [...this.lastChecks].sort((a, b) => a - b);
+    const kept = sorted.length > 2 ? sorted.slice(1, -1) : sorted;
+    this.checkMs = kept.reduce((sum, d) => sum + d, 0) / kept.length;
+  }
+}
+
+/** How long a verified password is remembered after it was last given: a client repeating it pays scrypt once. */
+const VERIFIED_TTL_MS = 60_000;
+
+/**
+ * Checks passwords against their stored hashes: scrypt on the password threads through a gate that bounds the wait,
+ * with two shortcuts that never weaken a check. Concurrent checks of one password against one hash share one
+ * derivation. A password verified and given again within a minute is known by a keyed hash (HMAC-SHA256 under a key
+ * of this process alone) of the stored hash and the password, compared in constant time, so a client sending its right
+ * Basic credentials on every request pays scrypt once; keyed by the stored hash, an entry stops matching the moment
+ * the password changes (a new hash, a new salt). Only successes are remembered.
+ */
+export class PasswordVerifier {
+  private readonly key = randomBytes(32);
+  /** Per stored hash: the keyed hash of the password last verified against it. */
+  private readonly verified: LRUCache<string, Buffer>;
+  private readonly pending = new Map<string, Promise<boolean>>();
+
+  constructor(
+    readonly gate: PasswordCheckGate,
+    opts: { ttlMs?: number; max?: number; now?: () => number } = {},
+  ) {
+    this.verified = new LRUCache<string, Buffer>({
+      max: opts.max ?? 10_000,
+      ttl: opts.ttlMs ?? VERIFIED_TTL_MS,
+      // Each match starts the minute again, so a client that keeps sending it never pays a derivation in the middle
+      // of a flood (when its check could be refused).
+      updateAgeOnGet: true,
+      ttlResolution: 0,
+      ...(opts.now && { perf: { now: opts.now } }),
+    });
+  }
+
+  /**
+   * One guess of a password against a stored hash by `who` (the account tried), as an opaque text: attempts of one
+   * guess share a place in a FailureLimiter.
+   */
+  guess(password: string, stored: string, who = ''): string {
+    return this.tag(password, stored, who).toString('base64');
+  }
+
+  /**
+   * Whether `password` is the one `stored` was made from, in constant time. `priority` lets the check in first; `who`
+   * names the account tried, so checks share a derivation only within one account (many unknown names share one hash).
+   */
+  async verify(password: string, stored: string, opts: { priority?: boolean; who?: string } = {}): Promise<boolean> {
+    const [kind, n, r, p, salt, key] = stored.split('$');
+    if (kind !== 'scrypt' || !key) return false;
+    const tag = this.tag(password, stored, opts.who ?? '');
+    const kept = this.verified.get(stored);
+    if (kept && timingSafeEqual(kept, tag)) return true;
+    const id = tag.toString('base64');
+    const joined = this.pending.get(id);
+    if (joined) return joined;
+    const check = (async () => {
+      const expected = Buffer.from(key, 'base64');
+      const actual = await this.gate.run(() => derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }), opts);
+      const ok = actual.length === expected.length && timingSafeEqual(actual, expected);
+      if (ok) this.verified.set(stored, tag);
+      return ok;
+    })().finally(() => this.pending.delete(id));
+    this.pending.set(id, check);
+    return check;
+  }
+
+  private tag(password: string, stored: string, who: string): Buffer {
+    const hmac = createHmac('sha256', this.key);
+    // Each part led by its length, so no two different triples read as the same bytes.
+    for (const part of [who, stored, password]) hmac.update(`${Buffer.byteLength(part)}:`).update(part);
+    return hmac.digest();
+  }
+}
+
+/** The process's checks: as many at once as the password threads run, refused at once beyond a wait of MAX_WAIT_MS. */
+export const PASSWORD_VERIFIER = new PasswordVerifier(new PasswordCheckGate({ atOnce: PASSWORD_THREADS.size, maxWaitMs: MAX_WAIT_MS }));
+
+/** Checks a password against a stored hash in constant time, through the process's verifier (or the one given). */
+export function verifyPassword(
+  password: string,
+  stored: string,
+  opts: { priority?: boolean; who?: string; verifier?: PasswordVerifier } = {},
+): Promise<boolean> {
+  return (opts.verifier ?? PASSWORD_VERIFIER).verify(password, stored, opts);
 }

@@ -26,6 +26,8 @@ export class OrgTokens {
   constructor(
     private readonly db: Database,
     private readonly secrets: SecretBox,
+    /** The installation's namespace on NATS, handed with every account issued (none on the in-process bus). */
+    private readonly busNamespace = '',
   ) {}
 
   private async org(orgId: number): Promise<OrgRow> {
@@ -202,7 +204,7 @@ export class OrgTokens {
         .returning('*');
       return inserted;
     });
-    return { account: toBusAccount(row), seed };
+    return { account: toBusAccount(row), seed, busNamespace: this.busNamespace };
   }
 
   /**

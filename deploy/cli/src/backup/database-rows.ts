@@ -10,7 +10,9 @@ import type { ArchiveWriter } from './archive';
 
 /** Rows per chunk entry: bounded memory on both sides, whatever the table's size. */
 const CHUNK_ROWS = 2000;
-const SKIPPED = new Set(['knex_migrations', 'knex_migrations_lock']);
+/** Migrations' bookkeeping: not copied, and a schema holding only these is empty. */
+export const MIGRATION_TABLES = ['knex_migrations', 'knex_migrations_lock'];
+const SKIPPED = new Set(MIGRATION_TABLES);
 
 export interface TableCount {
   table: string;

@@ -104,7 +104,8 @@ export function syncDir(dir: string): void {
   }
 }
 
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** `fn` on a connection of its own to `url` (no pool, nothing loaded beyond `pg`), closed after. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   await client.connect();

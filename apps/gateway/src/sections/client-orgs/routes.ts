@@ -4,6 +4,7 @@ import type { Backends } from '../../backends';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { OrganizationJson, orgJson } from '../organizations/presenters';
+import { webUrl } from '../../web-url';
 
 const route = sectionRoutes({ tag: 'Client organizations', backend: 'clusters' });
 
@@ -42,7 +43,7 @@ const ClientOrgParams = z
       orgName: p.login,
       orgFullName: z.string().max(255).optional(),
       description: z.string().max(1024).optional(),
-      website: z.string().max(255).optional(),
+      website: webUrl(255, "The client organization's website").optional(),
       orgType: z.enum(['public', 'limited', 'private']).optional(),
       visibility: z.enum(['', 'public', 'limited', 'private']).optional(),
       syncToken: z.string().optional().meta({ description: 'Multi-cluster-manager sync token (accepted, not stored)' }),

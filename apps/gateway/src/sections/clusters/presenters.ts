@@ -45,6 +45,11 @@ export const EnrolledClusterJson = z
         accountID: z.number().int().meta({ description: 'The bus account (listed by GET /orgs/{org}/tokens/bus-tokens)' }),
         publicKey: z.string().meta({ description: 'NATS user public key (nkey, starts with U)' }),
         seed: z.string().meta({ description: 'NATS user seed (private key); answered only here, never stored' }),
+        namespace: z.string().meta({
+          description:
+            "The platform's namespace on NATS: the agent uses every subject as `<namespace>.<subject>` and every stream as " +
+            '`<NAMESPACE>_<STREAM>` (upper-cased, `-` as `_`); empty when the platform runs on its in-process bus',
+        }),
       })
       .meta({ id: 'ClusterBusCredentials' }),
   })
@@ -52,5 +57,5 @@ export const EnrolledClusterJson = z
 
 export const enrolledCluster = (c: clustersV1.Cluster, bus: orgTokensV1.CreatedBusAccount): z.input<typeof EnrolledClusterJson> => ({
   cluster: clusterJson(c),
-  bus: { accountID: bus.account!.id, publicKey: bus.account!.busPubKey, seed: bus.seed },
+  bus: { accountID: bus.account!.id, publicKey: bus.account!.busPubKey, seed: bus.seed, namespace: bus.busNamespace },
 });

@@ -5,6 +5,7 @@ import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { orgInPath } from '../../targets';
 import { ClusterJson, clusterJson, EnrolledClusterJson, enrolledCluster } from './presenters';
+import { webUrl } from '../../web-url';
 
 const route = sectionRoutes({ tag: 'Clusters', backend: 'clusters' });
 
@@ -29,7 +30,7 @@ const EnrollClusterOption = z
     kubernetesVersion: z.string().max(64).optional(),
     nodeCount: z.number().int().min(0).max(1_000_000).optional(),
     status: z.record(z.string(), z.unknown()).optional().meta({ description: 'Kubernetes-style status object' }),
-    managerEndpoint: z.string().max(2048).optional().meta({ description: 'The multi-cluster-manager endpoint' }),
+    managerEndpoint: webUrl(2048, 'The multi-cluster-manager endpoint').optional(),
   })
   .meta({ id: 'EnrollClusterOption' });
 

@@ -6,6 +6,10 @@ import { rfc3339 } from '../../presenters';
 /** A date-time as Gitea's clients read one: always a string, Gitea's zero time for what never happened (docs/gitea-dialect.md). */
 export const dateTime = z.string().meta({ format: 'date-time' });
 
+/** The description of a field only the user itself and site admins are answered (userAsSeenBy); `zero`: what others get. */
+const ownOrAdmin = (what: string, zero: string) =>
+  `${what}. Filled for the user itself and site admins only; anyone else gets ${zero}, Gitea's zero value`;
+
 /** The spec's User. */
 export const UserJson = z
   .object({
@@ -13,22 +17,24 @@ export const UserJson = z
     login: z.string(),
     username: z.string(),
     full_name: z.string(),
-    email: z.string(),
+    email: z.string().meta({ description: 'The e-mail address. Filled for the user itself and site admins only; anyone else gets `""`' }),
     avatar_url: z.string(),
-    language: z.string(),
-    is_admin: z.boolean(),
-    last_login: dateTime.meta({ description: `When the user last signed in; Gitea's zero time ${GITEA_ZERO_TIME} when never` }),
+    language: z.string().meta({ description: ownOrAdmin('The language the user chose', '`""`') }),
+    is_admin: z.boolean().meta({ description: ownOrAdmin('Whether the user is a site admin', '`false`') }),
+    last_login: dateTime.meta({
+      description: ownOrAdmin(`When the user last signed in, Gitea's zero time ${GITEA_ZERO_TIME} when never`, `${GITEA_ZERO_TIME}`),
+    }),
     created: dateTime,
     type: z.number().int(),
-    active: z.boolean(),
-    prohibit_login: z.boolean(),
+    active: z.boolean().meta({ description: ownOrAdmin('Whether the account may sign in (not deactivated)', '`false`') }),
+    prohibit_login: z.boolean().meta({ description: ownOrAdmin('Whether the account is prohibited from signing in', '`false`') }),
     location: z.string(),
     website: z.string(),
     description: z.string(),
     orgAdmin: z.boolean(),
     clientOrgUser: z.boolean(),
-    login_name: z.string(),
-    source_id: z.number().int().meta({ description: 'The authentication source; 0, local, for every user here' }),
+    login_name: z.string().meta({ description: ownOrAdmin('The name the user signs in with at its authentication source', '`""`') }),
+    source_id: z.number().int().meta({ description: 'The authentication source: 0, local, for every user here and for every viewer' }),
     visibility: z.enum(['public', 'limited', 'private']),
     restricted: z.boolean(),
     followers_count: z.number().int(),
@@ -47,7 +53,7 @@ export const UserJson = z
 /**
  * A user as a viewer sees it, wherever users are presented (search, a user, organization and team members, the admin
  * lists): what of it the viewer may see is the one rule the gRPC answers follow too (userAsSeenBy, libs/proto: the
- * e-mail address only for the user itself and site admins; docs/authentication.md).
+ * e-mail address and the account's flags only for the user itself and site admins; docs/authentication.md).
  */
 export function userJsonFor(u: orgsTeamsV1.User, viewer: UserViewer | undefined): z.input<typeof UserJson> {
   return userJson(userAsSeenBy(u, viewer));

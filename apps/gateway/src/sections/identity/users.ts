@@ -6,6 +6,7 @@ import { sectionRoutes } from '../../route';
 import { currentSession } from '../../session-cookie';
 import { OrganizationJson, orgJson } from '../organizations/presenters';
 import { UserJson, userJsonFor, UserSettingsJson, userSettingsJson } from './presenters';
+import { webUrl } from '../../web-url';
 
 const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
 
@@ -28,7 +29,7 @@ const EditUserOption = z.object({
   allow_create_organization: z.boolean().optional(),
   login_name: z.string().max(255).optional(),
   source_id: z.literal(0, { error: 'only 0, the local source, is known here' }).optional(),
-  website: z.string().max(L.website).optional(),
+  website: webUrl(L.website, "The user's website").optional(),
   location: z.string().max(L.location).optional(),
   description: z.string().max(L.description).optional(),
   visibility: z.literal('public', { error: 'users are public here' }).optional(),
@@ -38,7 +39,7 @@ const EditUserOption = z.object({
 /** Gitea's UserSettingsOptions. */
 const UserSettingsOptions = z.object({
   full_name: z.string().max(L.fullName).optional(),
-  website: z.string().max(L.website).optional(),
+  website: webUrl(L.website, 'Your website').optional(),
   description: z.string().max(L.description).optional(),
   location: z.string().max(L.location).optional(),
   language: z.string().max(16).optional(),

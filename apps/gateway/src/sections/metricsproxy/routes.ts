@@ -100,8 +100,6 @@ async function contextMessage(c: Context, org: OrgRef, ctx: EdgeContext, gone: '
 
 /** What the hook knows of one `uid.clusterid[.projectid]`. */
 interface Facts {
-  ownerId: number;
-  ownerIsOrg: boolean;
   owner: string;
   clusterName: string;
   clientOrg: string;
@@ -138,32 +136,29 @@ async function loadFacts(ownerId: number, clusterUid: string, projectId: string,
   if (!owner) throw new NotFoundError(`no account ${ownerId}`);
   if (!cluster || cluster.ownerId !== ownerId) throw new NotFoundError(`account ${ownerId} has no cluster ${clusterUid}`);
   const backend = await ctx.backends.metricsproxy.metricsproxy.lookupBackend({ ownerId, clusterUid, projectId });
-  return { ownerId, ownerIsOrg: owner.type === 1, owner: owner.login, clusterName: cluster.name, clientOrg: backend.clientOrgId };
+  return { owner: owner.login, clusterName: cluster.name, clientOrg: backend.clientOrgId };
 }
 
-// One lookup per request: the check, its refusal and the handler read the same facts.
-const factsOfRequest = new WeakMap<object, Promise<Facts>>();
-
-/** What the hook knows of `uidcid` (400 for a malformed one, 404 for an unknown owner or cluster). */
-function factsOf(uidcid: string, ctx: EdgeContext): Promise<Facts> {
-  const { ownerId, clusterUid, projectId } = parseUidcid(uidcid);
-  let facts = factsOfRequest.get(ctx.req);
-  if (!facts) factsOfRequest.set(ctx.req, (facts = loadFacts(ownerId, clusterUid, projectId, ctx)));
-  return facts;
-}
-
-/** Whether the caller may read the metrics of `uidcid`: a member of the owning organization, or the owning user. */
-async function isMember(uidcid: string, ctx: EdgeContext & { caller: User }): Promise<boolean> {
-  const facts = await factsOf(uidcid, ctx);
-  const callerId = ctx.caller.id;
-  if (!facts.ownerIsOrg) return callerId === facts.ownerId;
+/**
+ * Whether the caller may read the metrics of `uidcid`'s owner: the owning user itself, or a member of the owning
+ * organization. Decided from the uid alone, before the owner or the cluster is looked up, so that to anyone else an
+ * unknown uid or cluster and another tenant's are the same refusal after the same work.
+ */
+async function mayRead(uidcid: string, ctx: EdgeContext & { caller: User }): Promise<boolean> {
+  const { ownerId } = parseUidcid(uidcid);
+  if (ctx.caller.id === ownerId) return true;
+  // A user account has no members, so this holds only for an organization the caller is in.
   const { allowed } = await ctx.backends.authz.authz.checkPermission({
-    userId: callerId,
+    userId: ctx.caller.id,
     permission: 'member:org',
-    objectId: facts.ownerId,
+    objectId: ownerId,
   });
   return allowed;
 }
+
+/** The hook's one refusal: it names neither the owner nor the cluster, whatever the uidcid. */
+const MAY_NOT_READ =
+  'you may not read the metrics of this cluster: only the members of the organization that owns it (or the user who owns it) may';
 
 export const metricsProxyRoutes = [
   route({
@@ -265,23 +260,21 @@ export const metricsProxyRoutes = [
     // Refused callers are "not authenticated" for the metrics: what the reverse proxies expect.
     checks: [
       {
-        check: 'the caller is a member of the organization owning the cluster (the owner itself for a user account)',
+        check:
+          'the caller is the account `uid` or a member of the organization `uid`, decided before the owner or cluster is looked up, so an unknown one is refused alike',
         status: 401,
-        holds: ({ params }, ctx) => isMember(params.uidcid, ctx),
-        denied: async ({ params }, ctx) => {
-          const facts = await factsOf(params.uidcid, ctx);
-          return `you are not a member of ${facts.owner}, which owns cluster ${facts.clusterName}`;
-        },
+        holds: ({ params }, ctx) => mayRead(params.uidcid, ctx),
+        denied: MAY_NOT_READ,
       },
     ],
     errors: [
       { status: 400, description: 'for a uidcid not uid.clusterid[.projectid] or a uid not a number' },
-      { status: 404, description: 'when the owner or its cluster does not exist' },
+      { status: 404, description: 'to the owner or its members, when the owner has no cluster of that UID' },
     ],
     response: { status: 200, schema: AuthHookResult },
     async handle({ params }, ctx) {
-      const { tenant } = parseUidcid(params.uidcid);
-      const facts = await factsOf(params.uidcid, ctx);
+      const { ownerId, clusterUid, projectId, tenant } = parseUidcid(params.uidcid);
+      const facts = await loadFacts(ownerId, clusterUid, projectId, ctx);
       return {
         body: {
           owner: facts.owner,

@@ -42,16 +42,20 @@ export const ProfileJson = z
   .object({
     name: z.string(),
     full_name: z.string(),
-    email: z.string(),
-    keep_email_private: z.boolean(),
+    email: z.string().meta({ description: 'The e-mail address. Filled for the user itself and site admins only; anyone else gets `""`' }),
+    keep_email_private: z
+      .boolean()
+      .meta({ description: "The user's setting. Filled for the user itself and site admins only; anyone else gets `false`" }),
     website: z.string(),
     location: z.string(),
-    language: z.string(),
+    language: z
+      .string()
+      .meta({ description: 'The language the user chose. Filled for the user itself and site admins only; anyone else gets `""`' }),
     description: z.string(),
   })
   .meta({ id: 'Profile' });
 
-/** A user's profile as the viewer may see it: its e-mail address by the rule of every user presented (userAsSeenBy). */
+/** A user's profile as the viewer may see it: by the rule of every user presented (userAsSeenBy). */
 export function profileJson(user: orgsTeamsV1.User, viewer: UserViewer | undefined): z.input<typeof ProfileJson> {
   const u = userAsSeenBy(user, viewer);
   return {

@@ -8,6 +8,7 @@ import { takenNameIs422 } from '../../gitea';
 import { orgInPath } from '../../targets';
 import { UserJson, userJsonFor } from '../identity/presenters';
 import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
+import { webUrl } from '../../web-url';
 
 const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 
@@ -17,11 +18,11 @@ const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 const OrgFields = {
   full_name: z.string().max(L.fullName).optional(),
   description: z.string().max(L.description).optional(),
-  website: z.string().max(L.website).optional(),
+  website: webUrl(L.website, "The organization's website").optional(),
   location: z.string().max(L.location).optional(),
   /** public | limited | private; unknown values are 400 from the service. */
   orgType: z.string().max(L.choice).optional(),
-  managerManagementClusterEndPoint: z.string().max(L.website).optional(),
+  managerManagementClusterEndPoint: webUrl(L.website, 'The multi-cluster-manager endpoint').optional(),
   visibility: z.string().max(L.choice).optional(),
   /** The contact address; empty for none. Gitea answers a malformed one 422. */
   email: z

@@ -1,0 +1,68 @@
+import type { JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
+import type { BusLogger } from './bus';
+import { NoticeStream } from './notice-stream';
+
+const quiet: BusLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** A JetStream API that answers `info` as a stream that is there until `fail` is set, then with `fail`. */
+function fakeNats(opts: { namespace?: string } = {}) {
+  const ordered = opts.namespace ? `${opts.namespace}.notices-ordered.>` : 'notices-ordered.>';
+  const state = { fail: undefined as Error | undefined, asked: [] as string[], subscribed: [] as string[] };
+  let deliver: ((err: Error | null, m: unknown) => void) | undefined;
+  const nc = {
+    info: {},
+    subscribe: (subject: string, o: { callback: (err: Error | null, m: unknown) => void }) => {
+      state.subscribed.push(subject);
+      deliver = o.callback;
+      return { unsubscribe: () => {} };
+    },
+    flush: async () => {},
+  } as unknown as NatsConnection;
+  const jsm = {
+    streams: {
+      info: async (name: string) => {
+        state.asked.push(name);
+        if (state.fail) throw state.fail;
+        return { created: 'then', config: { republish: { dest: ordered } }, state: { last_seq: 0 }, cluster: {} };
+      },
+    },
+  } as unknown as JetStreamManager;
+  const notice = (subject: string, seq: number, payload: unknown) =>
+    deliver?.(null, { subject, headers: { get: () => String(seq) }, data: new TextEncoder().encode(JSON.stringify(payload)) });
+  return { nc, jsm, js: {} as JetStreamClient, state, notice };
+}
+
+describe('NoticeStream when NATS fails a question', () => {
+  it('answers a fence false, never a rejection, when the stream API fails', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {});
+    await stream.listen('identity.>', () => {});
+    nats.state.fail = Object.assign(new Error('TIMEOUT'), { name: 'NatsError', code: 'TIMEOUT' });
+    await expect(stream.caughtUp()).resolves.toBe(false);
+  });
+
+  it('hands a notice to every listener when one of them throws, and logs the failure', async () => {
+    const nats = fakeNats();
+    const errors: string[] = [];
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, { ...quiet, error: (_o, msg) => errors.push(msg) }, () => {});
+    const heard: string[] = [];
+    await stream.listen('identity.>', () => {
+      throw new Error('listener bug');
+    });
+    await stream.listen('identity.>', (subject) => heard.push(subject));
+    expect(() => nats.notice('notices-ordered.identity.orgs.changed', 1, {})).not.toThrow();
+    expect(heard).toEqual(['identity.orgs.changed']);
+    expect(errors).toEqual(['a notice listener failed']);
+  });
+
+  it("uses the installation's own stream and subjects in a namespace", async () => {
+    const nats = fakeNats({ namespace: 'site-a' });
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, 'site-a');
+    const heard: string[] = [];
+    await stream.listen('identity.>', (subject) => heard.push(subject));
+    expect(nats.state.asked).toContain('SITE_A_NOTICES');
+    expect(nats.state.subscribed).toEqual(['site-a.notices-ordered.>']);
+    nats.notice('site-a.notices-ordered.identity.orgs.changed', 1, {});
+    expect(heard).toEqual(['identity.orgs.changed']);
+  });
+});
