@@ -27,14 +27,14 @@ describe("the installation's id and namespace, kept in its database", () => {
   it('is one for every app of an installation, however many start at once, and another for another installation', async () => {
     const url = await fresh();
     const apps = await Promise.all(['clusters', 'billing', 'identity'].map((schema) => app(url, schema)));
-    const seen = await Promise.all(apps.map((db) => installationOf({ DATA_DIR: os.tmpdir() }, db)));
+    const seen = await Promise.all(apps.map((db) => installationOf({ DATABASE_URL: undefined, DATA_DIR: os.tmpdir() }, db)));
     expect(new Set(seen.map((s) => JSON.stringify(s))).size).toBe(1);
     expect(seen[0].busNamespace).toMatch(BUS_NAMESPACE_PATTERN);
     expect(seen[0].busNamespace).toMatch(/^platform-[0-9a-f]{12}$/);
     // The next start finds it, an app without a schema of its own too.
     expect(await installationOf({ DATABASE_URL: url, DATA_DIR: os.tmpdir() })).toEqual(seen[0]);
 
-    const other = await installationOf({ DATA_DIR: os.tmpdir() }, await app(await fresh(), 'clusters'));
+    const other = await installationOf({ DATABASE_URL: undefined, DATA_DIR: os.tmpdir() }, await app(await fresh(), 'clusters'));
     expect(other.id).not.toBe(seen[0].id);
     expect(other.busNamespace).not.toBe(seen[0].busNamespace);
   });
@@ -42,8 +42,8 @@ describe("the installation's id and namespace, kept in its database", () => {
   it('is kept in the embedded database too', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'installation-'));
     try {
-      const first = await installationOf({ DATA_DIR: dataDir });
-      expect(await installationOf({ DATA_DIR: dataDir })).toEqual(first);
+      const first = await installationOf({ DATABASE_URL: undefined, DATA_DIR: dataDir });
+      expect(await installationOf({ DATABASE_URL: undefined, DATA_DIR: dataDir })).toEqual(first);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
