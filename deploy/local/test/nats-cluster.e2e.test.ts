@@ -7,17 +7,14 @@
 // Replica set A is the whole platform (startPlatform); replica set B is a second authz, orgs-teams and gateway,
 // started in the same process for run time's sake, but each with its own NATS connection (to another node first),
 // caches, gRPC and HTTP ports; B's gateway calls B's orgs-teams and authz, and B's orgs-teams B's authz.
-import { authzApp } from '@platform/app-authz';
-import { gatewayApp } from '@platform/app-gateway';
-import { orgsTeamsApp } from '@platform/app-orgs-teams';
 import { streamOf } from '@platform/bus';
-import { startApp, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startPlatform, type LocalPlatform } from '../src/platform';
+import { startReplicaSet, type ReplicaSet } from './replica-set';
 import { basic } from './harness';
 
 const ROOT_PASSWORD = 'root-password';
@@ -31,7 +28,7 @@ describe('revocations on a NATS cluster: refused on the very next request to the
   let cluster: PrivateNatsCluster;
   let drop: (() => Promise<void>) | undefined;
   let platform: LocalPlatform | undefined;
-  const replicasB: RunningService[] = [];
+  let setB: ReplicaSet | undefined;
   /** The entry URL of each gateway. */
   const gateway = { a: '', b: '' };
   const tokens: Record<string, string> = {};
@@ -62,7 +59,11 @@ describe('revocations on a NATS cluster: refused on the very next request to the
   };
   /** Every replica's bus is connected (after a node was lost, those on it have moved to another). */
   const allConnected = () =>
-    eventually(async () => [...platform!.apps.values(), ...replicasB].every((r) => !r.ctx.bus || r.ctx.bus.health().connected), 20_000, 50);
+    eventually(
+      async () => [...platform!.apps.values(), ...(setB?.replicas ?? [])].every((r) => !r.ctx.bus || r.ctx.bus.health().connected),
+      20_000,
+      50,
+    );
 
   beforeAll(async () => {
     cluster = await startPrivateNatsCluster(3);
@@ -82,31 +83,12 @@ describe('revocations on a NATS cluster: refused on the very next request to the
     platform = await startPlatform({ ...env, HTTP_PORT: '0', NATS_URL: urls.join(',') });
     gateway.a = platform.url;
 
-    const grpc = (name: string) => `127.0.0.1:${platform!.apps.get(name)!.grpcPort}`;
-    const envB = {
+    setB = await startReplicaSet(platform, {
       ...env,
       // Another node first: the two replica sets talk to different servers.
       NATS_URL: [urls[2], urls[1], urls[0]].join(','),
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: '0',
-      CLUSTERS_GRPC_ADDR: grpc('clusters'),
-      BILLING_DASHBOARD_GRPC_ADDR: grpc('billing-dashboard'),
-      CONTRACTS_LICENSING_GRPC_ADDR: grpc('contracts-licensing'),
-      METRICSPROXY_GRPC_ADDR: grpc('metricsproxy'),
-      MARKETPLACE_LISTENER_GRPC_ADDR: grpc('marketplace-listener'),
-    };
-    const authzB = await startApp(authzApp, envB);
-    replicasB.push(authzB);
-    const orgsTeamsB = await startApp(orgsTeamsApp, { ...envB, AUTHZ_GRPC_ADDR: `127.0.0.1:${authzB.grpcPort}` });
-    replicasB.push(orgsTeamsB);
-    const gatewayB = await startApp(gatewayApp, {
-      ...envB,
-      HTTP_PORT: '0',
-      AUTHZ_GRPC_ADDR: `127.0.0.1:${authzB.grpcPort}`,
-      ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeamsB.grpcPort}`,
     });
-    replicasB.push(gatewayB);
-    gateway.b = `http://localhost:${gatewayB.httpPort}/`;
+    gateway.b = setB.url;
 
     tokens.root = (await tokenFor('root', ROOT_PASSWORD, 'admin')).sha1;
     for (const login of ['alice', 'bob']) {
@@ -122,7 +104,7 @@ describe('revocations on a NATS cluster: refused on the very next request to the
   }, 120_000);
 
   afterAll(async () => {
-    for (const r of [...replicasB].reverse()) await r.stop().catch(() => {});
+    await setB?.stop();
     await platform?.stop().catch(() => {});
     await drop?.();
     await cluster?.dispose();

@@ -13,11 +13,7 @@
 // Replica set A is the whole platform (startPlatform), on node 0; replica set B is a second authz, orgs-teams and
 // gateway in the same process, on node 2, each with its own NATS connection, caches, gRPC and HTTP ports. The notice
 // stream's leader is moved off node 0 first, as in the scenario: the readers' fences are answered all along.
-import { authzApp } from '@platform/app-authz';
-import { gatewayApp } from '@platform/app-gateway';
-import { orgsTeamsApp } from '@platform/app-orgs-teams';
 import { streamOf } from '@platform/bus';
-import { startApp, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -26,6 +22,7 @@ import * as path from 'node:path';
 import { startPlatform, type LocalPlatform } from '../src/platform';
 import { basic } from './harness';
 import { platformTemplate } from './platform-template';
+import { startReplicaSet, type ReplicaSet } from './replica-set';
 
 const ROOT_PASSWORD = 'root-password';
 /** The stated bound: a revocation holds on every replica this long after it was sent (docs/decisions.md, D45). */
@@ -48,7 +45,7 @@ describe('revocations while the writers’ NATS node is paused', () => {
   let cluster: PrivateNatsCluster;
   let drop: (() => Promise<void>) | undefined;
   let platform: LocalPlatform | undefined;
-  const replicasB: RunningService[] = [];
+  let setB: ReplicaSet | undefined;
   const gateway = { a: '', b: '' };
   const tokens: Record<string, string> = {};
 
@@ -56,7 +53,11 @@ describe('revocations while the writers’ NATS node is paused', () => {
     const h = new Headers();
     if (auth) h.set('authorization', auth);
     if (json !== undefined) h.set('content-type', 'application/json');
-    const res = await fetch(`${gateway[via]}api/v1${route}`, { method, headers: h, body: json === undefined ? undefined : JSON.stringify(json) });
+    const res = await fetch(`${gateway[via]}api/v1${route}`, {
+      method,
+      headers: h,
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
     const text = await res.text();
     return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
   };
@@ -84,49 +85,38 @@ describe('revocations while the writers’ NATS node is paused', () => {
     // Each set is given one node: it connects there (it learns the others from it, should it have to move).
     platform = await startPlatform({ ...env, HTTP_PORT: '0', NATS_URL: urls[0] });
     gateway.a = platform.url;
-    const grpc = (name: string) => `127.0.0.1:${platform!.apps.get(name)!.grpcPort}`;
-    const envB = {
+    setB = await startReplicaSet(platform, {
       ...env,
       NATS_URL: urls[2],
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: '0',
-      CLUSTERS_GRPC_ADDR: grpc('clusters'),
-      BILLING_DASHBOARD_GRPC_ADDR: grpc('billing-dashboard'),
-      CONTRACTS_LICENSING_GRPC_ADDR: grpc('contracts-licensing'),
-      METRICSPROXY_GRPC_ADDR: grpc('metricsproxy'),
-      MARKETPLACE_LISTENER_GRPC_ADDR: grpc('marketplace-listener'),
-    };
-    const authzB = await startApp(authzApp, envB);
-    replicasB.push(authzB);
-    const orgsTeamsB = await startApp(orgsTeamsApp, { ...envB, AUTHZ_GRPC_ADDR: `127.0.0.1:${authzB.grpcPort}` });
-    replicasB.push(orgsTeamsB);
-    const gatewayB = await startApp(gatewayApp, {
-      ...envB,
-      HTTP_PORT: '0',
-      AUTHZ_GRPC_ADDR: `127.0.0.1:${authzB.grpcPort}`,
-      ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeamsB.grpcPort}`,
     });
-    replicasB.push(gatewayB);
-    gateway.b = `http://localhost:${gatewayB.httpPort}/`;
+    gateway.b = setB.url;
 
     tokens.root = (await call('a', basic('root', ROOT_PASSWORD), 'POST', '/users/root/tokens', { name: 'admin' })).body.sha1;
     for (const login of ['alice', 'bob']) {
-      const made = await call('a', as('root'), 'POST', '/admin/users', { username: login, email: `${login}@example.com`, password: `${login}-password` });
+      const made = await call('a', as('root'), 'POST', '/admin/users', {
+        username: login,
+        email: `${login}@example.com`,
+        password: `${login}-password`,
+      });
       expect(made.status).toBe(201);
       tokens[login] = (await tokenFor(login, 'cli')).sha1;
     }
     // The installation's notice stream, named in its namespace.
-    const notices = streamOf('notices', gatewayB.ctx.bus!.namespace).name;
-    await eventually(async () => {
-      const leader = await cluster.streamLeader(notices);
-      if (leader === 0) await cluster.stepDown(notices);
-      return leader !== undefined && leader !== 0;
-    }, 30_000, 500);
+    const notices = streamOf('notices', setB.gateway.ctx.bus!.namespace).name;
+    await eventually(
+      async () => {
+        const leader = await cluster.streamLeader(notices);
+        if (leader === 0) await cluster.stepDown(notices);
+        return leader !== undefined && leader !== 0;
+      },
+      30_000,
+      500,
+    );
   }, 120_000);
 
   afterAll(async () => {
     for (const node of cluster?.nodes ?? []) node.resume();
-    for (const r of [...replicasB].reverse()) await r.stop().catch(() => {});
+    await setB?.stop();
     await platform?.stop().catch(() => {});
     await drop?.();
     await cluster?.dispose();
@@ -137,16 +127,21 @@ describe('revocations while the writers’ NATS node is paused', () => {
     const crew = (await call('a', as('alice'), 'POST', '/orgs/drill/teams', { name: 'crew', type: 'general' })).body.id;
     expect((await call('a', as('alice'), 'PUT', `/teams/${crew}/members/bob`)).status).toBe(204);
     const doomed = [await tokenFor('bob', 'doomed-1'), await tokenFor('bob', 'doomed-2')];
-    const membersSeen = async () => ((await call('b', as('alice'), 'GET', '/orgs/drill/members')).body as { login: string }[]).map((m) => m.login);
+    const membersSeen = async () =>
+      ((await call('b', as('alice'), 'GET', '/orgs/drill/members')).body as { login: string }[]).map((m) => m.login);
     // Every answer the readers check is kept by gateway B and orgs-teams B (read twice), and the writers are heard.
-    await eventually(async () => {
-      for (let i = 0; i < 2; i++) {
-        for (const t of doomed) if ((await call('b', `token ${t.sha1}`, 'GET', '/user')).status !== 200) return false;
-        if ((await call('b', as('bob'), 'GET', '/orgs/drill')).status !== 200) return false;
-        if (!(await membersSeen()).includes('bob')) return false;
-      }
-      return true;
-    }, 20_000, 100);
+    await eventually(
+      async () => {
+        for (let i = 0; i < 2; i++) {
+          for (const t of doomed) if ((await call('b', `token ${t.sha1}`, 'GET', '/user')).status !== 200) return false;
+          if ((await call('b', as('bob'), 'GET', '/orgs/drill')).status !== 200) return false;
+          if (!(await membersSeen()).includes('bob')) return false;
+        }
+        return true;
+      },
+      20_000,
+      100,
+    );
 
     const writes: { what: string; sentAt: number; status: number; ms: number }[] = [];
     /** Reads that showed a write BOUND_MS after it was sent: how many of each kind, and the first one. */
@@ -164,7 +159,11 @@ describe('revocations while the writers’ NATS node is paused', () => {
       return res.status;
     };
     /** When each write was sent, once answered as done. */
-    const done = { edits: [] as { n: number; sentAt: number }[], tokens: [] as { sha1: string; sentAt: number }[], member: undefined as number | undefined };
+    const done = {
+      edits: [] as { n: number; sentAt: number }[],
+      tokens: [] as { sha1: string; sentAt: number }[],
+      member: undefined as number | undefined,
+    };
 
     const editor = async () => {
       for (let n = 1; !stop; n++) {
@@ -176,11 +175,15 @@ describe('revocations while the writers’ NATS node is paused', () => {
     const revoker = async () => {
       for (const t of doomed) {
         const sentAt = Date.now();
-        if ((await write(`delete token ${t.id}`, () => call('a', basic('bob', 'bob-password'), 'DELETE', `/users/bob/tokens/${t.id}`))) === 204)
+        if (
+          (await write(`delete token ${t.id}`, () => call('a', basic('bob', 'bob-password'), 'DELETE', `/users/bob/tokens/${t.id}`))) ===
+          204
+        )
           done.tokens.push({ sha1: t.sha1, sentAt });
         if (t === doomed[0]) {
           const removedAt = Date.now();
-          if ((await write('remove bob', () => call('a', as('alice'), 'DELETE', '/orgs/drill/members/bob'))) === 204) done.member = removedAt;
+          if ((await write('remove bob', () => call('a', as('alice'), 'DELETE', '/orgs/drill/members/bob'))) === 204)
+            done.member = removedAt;
         }
         await new Promise((r) => setTimeout(r, 4_000));
       }
@@ -207,7 +210,8 @@ describe('revocations while the writers’ NATS node is paused', () => {
           const members = await membersSeen();
           if (members.includes('bob')) late('member listed', `bob removed ${startedAt - done.member} ms before, still listed`);
           const org = await call('b', as('bob'), 'GET', '/orgs/drill');
-          if (org.status !== 404) late('member reads', `bob removed ${startedAt - done.member} ms before, read the organization: ${org.status}`);
+          if (org.status !== 404)
+            late('member reads', `bob removed ${startedAt - done.member} ms before, read the organization: ${org.status}`);
         }
       }
     };
