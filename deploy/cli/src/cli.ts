@@ -119,6 +119,10 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--identity <file>', 'an age identity file (AGE-SECRET-KEY-1...) of a recipient (repeatable)', collect)
     .option('--force', 'replace the data already in the target')
     .option('--resume', 'restore again, from the start, over the target an interrupted restore left (it is marked unfinished)')
+    .option(
+      '--new-installation',
+      "make the target an installation of its own (new namespace on NATS) instead of the archive's: for a copy beside the original",
+    )
     .action(async (file: string, opts) => done(await (await import('./backup/restore-command')).restore(file, opts, io)));
 
   cli

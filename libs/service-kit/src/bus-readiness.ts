@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BusConnectError, BusTimeoutError, connectBus, type Bus, type BusHealth } from '@platform/bus';
+import type { Knex } from 'knex';
 import { openDatabase, type Database } from '@platform/db';
 import type { ServiceConfig } from './config';
 import { natsDependencyError } from './dependency-error';
@@ -67,18 +68,54 @@ export async function installationOf(config: Pick<BusConfig, 'DATABASE_URL' | 'D
 
 async function keptInstallation(knex: Database['knex']): Promise<Installation> {
   return knex.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(?)', [INSTALLATION_LOCK]);
-    await trx.raw('create schema if not exists ??', [INSTALLATION_SCHEMA]);
-    await trx.raw(
-      'create table if not exists ??.?? (id text primary key, bus_namespace text not null, created_at timestamptz not null default now())',
-      [INSTALLATION_SCHEMA, INSTALLATION_TABLE],
-    );
-    const table = () => trx.withSchema(INSTALLATION_SCHEMA).table(INSTALLATION_TABLE);
-    const kept = (await table().first('id', 'bus_namespace')) as { id: string; bus_namespace: string } | undefined;
-    if (kept) return { id: kept.id, busNamespace: kept.bus_namespace };
-    const made = { id: randomUUID(), busNamespace: `platform-${randomBytes(6).toString('hex')}` };
-    await table().insert({ id: made.id, bus_namespace: made.busNamespace });
+    await lockedInstallationTable(trx);
+    const kept = await readInstallation(trx);
+    if (kept) return kept;
+    const made = newInstallation();
+    await trx.withSchema(INSTALLATION_SCHEMA).table(INSTALLATION_TABLE).insert({ id: made.id, bus_namespace: made.busNamespace });
     return made;
+  });
+}
+
+/** The installation's table, made if missing, under the lock that serializes first starts. */
+async function lockedInstallationTable(trx: Knex.Transaction): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(?)', [INSTALLATION_LOCK]);
+  await trx.raw('create schema if not exists ??', [INSTALLATION_SCHEMA]);
+  await trx.raw(
+    'create table if not exists ??.?? (id text primary key, bus_namespace text not null, created_at timestamptz not null default now())',
+    [INSTALLATION_SCHEMA, INSTALLATION_TABLE],
+  );
+}
+
+/** A new installation: a random id, and a namespace of `platform-` and 12 random hex digits. */
+export function newInstallation(): Installation {
+  return { id: randomUUID(), busNamespace: `platform-${randomBytes(6).toString('hex')}` };
+}
+
+/** The installation a database keeps, if it keeps one yet (read only: a backup reads it in its snapshot). */
+export async function readInstallation(knex: Knex | Knex.Transaction): Promise<Installation | undefined> {
+  const table = await knex('information_schema.tables')
+    .where({ table_schema: INSTALLATION_SCHEMA, table_name: INSTALLATION_TABLE })
+    .first();
+  if (!table) return undefined;
+  const kept = (await knex.withSchema(INSTALLATION_SCHEMA).table(INSTALLATION_TABLE).first('id', 'bus_namespace')) as
+    { id: string; bus_namespace: string } | undefined;
+  return kept && { id: kept.id, busNamespace: kept.bus_namespace };
+}
+
+/**
+ * Makes `installation` the one the database keeps, in place of any other: a restore's (the archive's, or a new one).
+ * `undefined` removes it, so the next start makes one.
+ */
+export async function replaceInstallation(knex: Knex, installation: Installation | undefined): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await lockedInstallationTable(trx);
+    await trx.withSchema(INSTALLATION_SCHEMA).table(INSTALLATION_TABLE).delete();
+    if (installation)
+      await trx
+        .withSchema(INSTALLATION_SCHEMA)
+        .table(INSTALLATION_TABLE)
+        .insert({ id: installation.id, bus_namespace: installation.busNamespace });
   });
 }
 

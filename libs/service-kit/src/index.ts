@@ -40,7 +40,16 @@ export {
   RESTORE_MARKER_TABLE,
   type RestoreMarker,
 } from './unfinished-restore';
-export { installationOf, keepServingOnBusFailures, INSTALLATION_SCHEMA, INSTALLATION_TABLE, type Installation } from './bus-readiness';
+export {
+  installationOf,
+  keepServingOnBusFailures,
+  newInstallation,
+  readInstallation,
+  replaceInstallation,
+  INSTALLATION_SCHEMA,
+  INSTALLATION_TABLE,
+  type Installation,
+} from './bus-readiness';
 export { lockDataDir, DataDirInUseError, LOCK_DIR, type DataDirLock, type LockHolder } from './data-dir-lock';
 export {
   readiness,

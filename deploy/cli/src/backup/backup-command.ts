@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Knex } from 'knex';
-import { loadConfig, PLATFORM_VERSION } from '@platform/service-kit';
+import { loadConfig, PLATFORM_VERSION, readInstallation } from '@platform/service-kit';
 import { APPS } from '../apps';
 import { databaseEnv, withDatabase, type Databases } from '../database';
 import { CliError, EXIT, type CliIo } from '../io';
@@ -179,6 +179,7 @@ async function writeArchive(archive: ArchiveWriter, dbs: Databases, where: Where
       database: { engine: dbs.embedded ? 'embedded' : 'postgres', format, schemas },
       objects: { from: io.env.OBJECT_STORAGE_URL ? 's3' : 'files' },
       keys: { settings, files: dataDirFiles(where.DATA_DIR, where.target) },
+      installation: await readInstallation(q),
     };
   };
 

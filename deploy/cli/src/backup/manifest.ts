@@ -1,3 +1,4 @@
+import type { Installation } from '@platform/service-kit';
 import type { TableCount } from './database-rows';
 
 /** Names the archive layout; a restore refuses another. */
@@ -19,6 +20,11 @@ export interface Manifest {
   objects: { from: 'files' | 's3' };
   /** The settings (names only) and the files under DATA_DIR the archive keeps. */
   keys: { settings: string[]; files: string[] };
+  /**
+   * The installation's id and its namespace on NATS, which its enrolled clusters publish in; absent in an archive of a
+   * platform that never started on NATS, or made before archives kept it.
+   */
+  installation?: Installation;
 }
 
 /** The last entry, `summary.json`: what was written, so a restore knows it read all of it. */

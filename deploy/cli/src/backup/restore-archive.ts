@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Knex } from 'knex';
-import { PLATFORM_VERSION } from '@platform/service-kit';
+import { newInstallation, PLATFORM_VERSION, readInstallation, replaceInstallation, type Installation } from '@platform/service-kit';
 import { APPS } from '../apps';
 import type { Databases } from '../database';
 import { CliError, EXIT, type CliIo } from '../io';
@@ -21,15 +21,16 @@ import { findPgTool, pgEnv, runPgTool } from './pg-tools';
 /**
  * Reads the archive at `source` into `dbs` and `store`: all of it, or on a failure nothing of it (what it wrote is
  * removed, then the failure thrown). `touched` is called as it drops what the target held (an empty one, or --force).
+ * `newInstallation`: the target becomes an installation of its own (a copy beside the original) instead of the archive's.
  */
 export async function restoreArchive(
   source: string,
   key: Key,
-  into: { dbs: Databases; store: ObjectStore; target: Target; touched: () => void },
+  into: { dbs: Databases; store: ObjectStore; target: Target; touched: () => void; newInstallation?: boolean },
   io: CliIo,
 ): Promise<void> {
   const apps = APPS.filter((a) => a.database && !(a.database.serverOnly && into.dbs.embedded));
-  const restoring = new Restore(into.dbs, apps, into.store, into.target, into.touched, io);
+  const restoring = new Restore(into.dbs, apps, into.store, into.target, into.touched, into.newInstallation === true, io);
   try {
     await readArchive(source, key, (entry) => restoring.entry(entry));
     await restoring.finish();
@@ -59,6 +60,8 @@ class Restore {
   private filesWritten: string[] = [];
   private rows = 0;
   private objects = 0;
+  /** The installation the target kept before this restore replaced it (none: it kept none). */
+  private replacedInstallation?: { before: Installation | undefined };
 
   constructor(
     private readonly dbs: Databases,
@@ -66,6 +69,7 @@ class Restore {
     private readonly store: ObjectStore,
     private readonly target: Target,
     private readonly touched: () => void,
+    private readonly freshInstallation: boolean,
     private readonly io: CliIo,
   ) {}
 
@@ -204,8 +208,27 @@ class Restore {
       throw new CliError(`the archive is incomplete: ${this.objects} objects read, ${this.summary.objects} listed`, 65);
     this.checkSealingKey();
     await this.openDatabaseDone();
+    await this.writeInstallation();
     this.writeFiles();
     this.io.err(`objects: ${this.objects}; files under DATA_DIR: ${this.files.size}\n`);
+  }
+
+  /**
+   * The archive's installation, so the restored platform keeps its namespace on NATS and its enrolled clusters are
+   * heard; with --new-installation a new one, so a copy beside the original never takes the original's messages.
+   */
+  private async writeInstallation(): Promise<void> {
+    const installation = this.freshInstallation ? newInstallation() : this.manifest!.installation;
+    if (!installation) {
+      this.io.err('installation: none in the archive (made before archives kept it): the platform keeps or makes its own at start\n');
+      return;
+    }
+    const { knex } = await this.dbs.open(this.apps[0].database!.schema);
+    this.replacedInstallation = { before: await readInstallation(knex) };
+    await replaceInstallation(knex, installation);
+    this.io.err(
+      `installation ${installation.id}: namespace ${installation.busNamespace} on NATS (${this.freshInstallation ? 'a new one' : "the archive's"})\n`,
+    );
   }
 
   /**
@@ -253,6 +276,10 @@ class Restore {
     if (this.touchedDatabase) {
       for (const { database } of this.apps)
         await this.knex!.raw('drop schema if exists ?? cascade', [database!.schema]).catch(() => undefined);
+    }
+    if (this.replacedInstallation) {
+      const { knex } = await this.dbs.open(this.apps[0].database!.schema);
+      await replaceInstallation(knex, this.replacedInstallation.before).catch(() => undefined);
     }
     for (const key of this.objectsPut) await this.store.storage.delete(key).catch(() => undefined);
     for (const file of this.filesWritten) fs.rmSync(file, { force: true });

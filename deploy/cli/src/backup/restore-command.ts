@@ -30,6 +30,8 @@ export interface RestoreOptions {
   force?: boolean;
   /** Restore again over what an interrupted restore left (a marked target); on an unmarked target as without it. */
   resume?: boolean;
+  /** The target becomes an installation of its own (new id and namespace on NATS) instead of the archive's. */
+  newInstallation?: boolean;
 }
 
 /**
@@ -95,7 +97,7 @@ async function fill(
   into: { dbs: Databases; store: ObjectStore; target: Target; touched: () => void },
 ): Promise<void> {
   const { restoreArchive } = await import('./restore-archive');
-  await restoreArchive(source, run.key, into, run.io);
+  await restoreArchive(source, run.key, { ...into, newInstallation: run.opts.newInstallation }, run.io);
 }
 
 /** Every app's pending migrations, as the platform would apply them on start: forward to this version. */
