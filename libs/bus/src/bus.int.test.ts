@@ -180,4 +180,26 @@ describe('two installations on one NATS server', () => {
       await other.close();
     }
   });
+
+  it('says nothing of a clash when the same installation starts again in another process, as a restore of it does', async () => {
+    const said: { level: string; msg: string }[] = [];
+    const log: BusLogger = {
+      info: () => {},
+      warn: (_o, msg) => said.push({ level: 'warn', msg }),
+      error: (_o, msg) => said.push({ level: 'error', msg }),
+    };
+    // Another process: none of this module's memory of what it has looked at on the server.
+    let Fresh!: typeof NatsBus;
+    await jest.isolateModulesAsync(async () => {
+      ({ NatsBus: Fresh } = await import('./nats-bus'));
+    });
+    const restored = await Fresh.create(await testNatsUrl(), 'restored', { namespace: `first-${id}`, installation: `first-${id}`, log });
+    try {
+      // The other installations' warning follows the claim: once it is said, the claim has been checked.
+      await waitFor(() => said.some((l) => l.level === 'warn'));
+      expect(said.filter((l) => l.level === 'error')).toEqual([]);
+    } finally {
+      await restored.close();
+    }
+  });
 });
