@@ -17,6 +17,8 @@ function fakeNats(opts: { namespace?: string } = {}) {
       return { unsubscribe: () => {} };
     },
     flush: async () => {},
+    isClosed: () => false,
+    publish: () => {},
   } as unknown as NatsConnection;
   const jsm = {
     streams: {
@@ -29,13 +31,21 @@ function fakeNats(opts: { namespace?: string } = {}) {
   } as unknown as JetStreamManager;
   const notice = (subject: string, seq: number, payload: unknown) =>
     deliver?.(null, { subject, headers: { get: () => String(seq) }, data: new TextEncoder().encode(JSON.stringify(payload)) });
-  return { nc, jsm, js: {} as JetStreamClient, state, notice };
+  // Heartbeats are stored and acknowledged.
+  const js = { publish: async () => ({}) } as unknown as JetStreamClient;
+  return { nc, jsm, js, state, notice };
 }
 
 describe('NoticeStream when NATS fails a question', () => {
+  // Closed after each test, so that no heartbeat of theirs outlives it.
+  const streams: NoticeStream[] = [];
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) await stream.close();
+  });
   it('answers a fence false, never a rejection, when the stream API fails', async () => {
     const nats = fakeNats();
     const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {});
+    streams.push(stream);
     await stream.listen('identity.>', () => {});
     nats.state.fail = Object.assign(new Error('TIMEOUT'), { name: 'NatsError', code: 'TIMEOUT' });
     await expect(stream.caughtUp()).resolves.toBe(false);
@@ -45,6 +55,7 @@ describe('NoticeStream when NATS fails a question', () => {
     const nats = fakeNats();
     const errors: string[] = [];
     const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, { ...quiet, error: (_o, msg) => errors.push(msg) }, () => {});
+    streams.push(stream);
     const heard: string[] = [];
     await stream.listen('identity.>', () => {
       throw new Error('listener bug');
@@ -58,6 +69,7 @@ describe('NoticeStream when NATS fails a question', () => {
   it("uses the installation's own stream and subjects in a namespace", async () => {
     const nats = fakeNats({ namespace: 'site-a' });
     const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, 'site-a');
+    streams.push(stream);
     const heard: string[] = [];
     await stream.listen('identity.>', (subject) => heard.push(subject));
     expect(nats.state.asked).toContain('SITE_A_NOTICES');
