@@ -15,15 +15,21 @@
  * measured as if it were fast. Prints progress to stderr, the JSON result to stdout, and, when every route was
  * run, writes the tables into docs/benchmarks.md.
  *
- * Arguments: the modes, `embedded,separate,authz` (default all). Environment: BENCH_ROUTES (a regular
+ * Write rows (bench/writes.ts) follow the GET rows in both topologies: creates, a member add, a PATCH and token
+ * create and delete, each against a bare handler doing the same work (an INSERT on the same Postgres, or the same
+ * scrypt), and the teams list of an untouched organization while another takes writes.
+ *
+ * Arguments: the modes, `embedded,separate,authz` (default all), then a filter (as BENCH_ROUTES; `writes` runs
+ * the write rows alone). Environment: BENCH_ROUTES (a regular
  * expression over the route labels, e.g. `teams`; a filtered run does not touch the document),
- * BENCH_DURATION_S (per measurement, default 2), BENCH_ROUNDS (paired rounds per route, default 1), BENCH_WORK_ONLY=1
+ * BENCH_DURATION_S (per measurement, default 2), BENCH_ROUNDS (paired rounds per route, default 1; the median is
+ * reported), BENCH_WARM_S (load on each side before a row's rounds, default 1), BENCH_WORK_ONLY=1
  * (print what each route costs inside the platform, statements / RPCs / checks per request, and measure nothing),
  * BENCH_STATEMENTS=1 (with it, also print the statements one call of each route ran on the embedded database),
  * BENCH_FROM_SOURCE=1 (run `npm start`'s launcher from its TypeScript through tsx instead of its bundle, to measure
  * what running the bundles is worth).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -32,7 +38,23 @@ import autocannon from 'autocannon';
 import { registeredRoutesOn, type Route } from '@platform/app-gateway';
 import { DEPLOYMENT_TYPES } from '@platform/service-kit';
 import { runLine, writeDocBlock } from './doc-block';
-import { ROOT, cpuSeconds, dropDatabase, freePort, freshDatabase, runPlatform, runPlatformSource, runTs, serverPids, waitFor } from './support';
+import {
+  PG_SERVER,
+  ROOT,
+  backendPids,
+  cpuSeconds,
+  dropDatabase,
+  freePort,
+  freshDatabase,
+  runPlatform,
+  runPlatformSource,
+  runTs,
+  startBareCode,
+  startNats,
+  waitFor,
+  type Bare,
+} from './support';
+import { WRITES_TAG, WRITE_ROWS, WRITE_TARGETS, startWriteBares, writeCalls, type WriteBares } from './writes';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
 /**
@@ -40,6 +62,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
  * platform that has run a while. Short on purpose: a warm-up in seconds per route would double the run.
  */
 const WARM_CALLS = 3;
+/** Seconds of load on the bare handler and on the platform before a row's rounds (not measured): the JIT warm too. */
+const WARM_S = Number(process.env.BENCH_WARM_S ?? 1);
 /** What a call costs inside the platform is read over this many batches of this many calls (see probe). */
 const WORK_BATCHES = 3;
 const WORK_CALLS = 10;
@@ -48,10 +72,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** Only what each route costs inside the platform (statements, RPCs, checks per request), not its throughput. */
 const WORK_ONLY = process.env.BENCH_WORK_ONLY === '1';
 const SHOW_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
-const FILTER = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
+const FILTER_SOURCE = process.argv[3] ?? process.env.BENCH_ROUTES;
+const FILTER = FILTER_SOURCE ? new RegExp(FILTER_SOURCE) : undefined;
 const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
 const PASSWORD = 'bench-admin-password';
-const NATS = process.env.BENCH_NATS_URL ?? process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const APPS = ['authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters', 'marketplace-listener'];
 const ADDR_VARS: Record<string, string> = {
   authz: 'AUTHZ_GRPC_ADDR',
@@ -81,8 +105,8 @@ const TEAMS_LIST = 'GET /api/v1/orgs/:orgname/teams';
 const LEAN_GET: Record<string, number> = { [EMBEDDED]: 0.4, [SEPARATE]: 0.2 };
 const EVERY_GET: Record<string, number> = { [EMBEDDED]: 0.2, [SEPARATE]: 0.15 };
 const TARGETS: Record<string, Record<string, number>> = {
-  [EMBEDDED]: { [ORG_GET]: 0.8, [ALLOWED_PERMISSIONS]: 0.3 },
-  [SEPARATE]: { [ORG_GET]: 0.5, [ALLOWED_PERMISSIONS]: 0.3 },
+  [EMBEDDED]: { [ORG_GET]: 0.8, [ALLOWED_PERMISSIONS]: 0.3, ...WRITE_TARGETS },
+  [SEPARATE]: { [ORG_GET]: 0.5, [ALLOWED_PERMISSIONS]: 0.3, ...WRITE_TARGETS },
 };
 /** CPU a request may cost, in µs: every process of the platform together (separate: NATS and Postgres included). */
 const CPU_TARGETS_US: Record<string, Record<string, number>> = {
@@ -110,15 +134,25 @@ const UNCALLABLE: [RegExp, string][] = [
 const progress = (msg: string) => process.stderr.write(`[bench http] ${msg}\n`);
 
 /** How a route is called: path and query filled, its caller's credentials. */
-interface Call {
+export interface Call {
   label: string;
   /** Who calls: `owner` (the demo organization's owner), `site admin`, `owner (basic)` (a Basic-auth row). */
   as: string;
   /** Below the base URL: /api/v1/..., with the query. */
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers: Record<string, string>;
   body?: string;
+  /** Each request's own path and body, where each must differ (a write of a new name): `url` and `body` are the first's. */
+  next?: () => { url: string; body?: string };
+  /** Sees each answer (a token create hands its token to the delete row). */
+  onAnswer?: (status: number, body: string) => void;
+  /** Connections of the load (CONNECTIONS unless set). */
+  connections?: number;
+  /** What the row is compared with: bare Express answering JSON unless set (see bench/writes.ts). */
+  against?: 'insert' | 'scrypt' | 'alone';
+  /** Load run beside the platform's measurement (not the bare one's), for as long: answers its 2xx a second. */
+  beside?: (durationS: number) => Promise<number>;
 }
 
 /** A route that is not measured, and why. */
@@ -216,11 +250,6 @@ function gatedOut(registered: Route[]): Skipped[] {
 }
 
 /** A bare handler: a process of its own answering every GET with a small JSON body, and every POST with `[]`. */
-interface Bare {
-  base: string;
-  pid: number;
-  stop(): void;
-}
 
 /**
  * The bare baselines, each in a process of its own like the platform: Express 5 (what every row is compared with),
@@ -243,20 +272,15 @@ const BARE_SERVERS = {
 } as const;
 type BareKind = keyof typeof BARE_SERVERS;
 
-async function startBare(kind: BareKind): Promise<Bare> {
-  const port = await freePort();
+function startBare(kind: BareKind): Promise<Bare> {
   const answer = JSON.stringify({ id: 1, username: 'bench', full_name: '', description: '' });
-  const code = `const answer = ${answer};\n${BARE_SERVERS[kind].replace('PORT', String(port))}`;
-  const child = spawn(process.execPath, ['-e', code], { cwd: ROOT, stdio: 'inherit' });
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/api/v1/version`, child);
-  return { base, pid: child.pid!, stop: () => child.kill('SIGKILL') };
+  return startBareCode(`const answer = ${answer};\n${BARE_SERVERS[kind]}`);
 }
 
 interface Platform {
   base: string;
   /** The processes whose CPU a request costs: the platform's and, on Postgres and NATS, theirs. */
-  pids(): number[];
+  pids(): number[] | Promise<number[]>;
   /** The statements the embedded database has run so far, in order (with BENCH_STATEMENTS=1: knex's debug output). */
   statements?: string[];
   /** The demo manifest. */
@@ -344,12 +368,13 @@ async function startEmbedded(): Promise<Platform> {
 async function startSeparate(): Promise<Platform> {
   const name = `bench_http_${process.pid}`;
   const databaseUrl = await freshDatabase(name);
+  const nats = await startNats();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-http-'));
   const ports = Object.fromEntries(await Promise.all(APPS.map(async (a) => [a, await freePort()] as const)));
   const common = {
     ...DEPLOYMENT,
     DATABASE_URL: databaseUrl,
-    NATS_URL: NATS,
+    NATS_URL: nats.url,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     PLATFORM_ADMIN_USERNAME: 'root',
@@ -390,6 +415,7 @@ async function startSeparate(): Promise<Platform> {
   const killAll = () => {
     stopping = true;
     children.forEach((c) => c.kill('SIGTERM'));
+    void nats.stop();
   };
   // A platform that does not come up leaves no process behind (one would hold its ports for the next run).
   await waitFor(`${base}/api/v1/version`, gateway).catch((err) => {
@@ -403,10 +429,12 @@ async function startSeparate(): Promise<Platform> {
   return {
     base,
     manifest,
-    pids: () => [...children.filter((c) => c.exitCode === null).map((c) => c.pid!), ...serverPids()],
+    // Its own Postgres backends (those on its database) and its own NATS server: nothing else the machine runs.
+    pids: async () => [...children.filter((c) => c.exitCode === null).map((c) => c.pid!), nats.pid, ...(await backendPids(name))],
     async stop() {
       killAll();
       await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+      await nats.stop();
       await dropDatabase(name);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -569,18 +597,39 @@ interface Measured {
   cpuUs?: number;
 }
 
-/** One measurement of `c` against `base`, with the CPU `pids` used meanwhile per answer. */
-async function measure(base: string, c: Call, pids: () => number[], duration = DURATION_S): Promise<Measured> {
-  const counted = pids();
-  const cpuBefore = cpuSeconds(counted);
-  const result = await autocannon({
+/** Load on `c` against `base` for `duration` seconds: autocannon's result. */
+export function load(base: string, c: Call, duration: number, rate?: { connections: number; overallRate: number }) {
+  const { next, onAnswer } = c;
+  return autocannon({
     url: `${base}${c.url}`,
     method: c.method,
     headers: c.headers,
     body: c.body,
-    connections: CONNECTIONS,
+    connections: rate?.connections ?? c.connections ?? CONNECTIONS,
+    overallRate: rate?.overallRate,
     duration,
+    requests:
+      next || onAnswer
+        ? [
+            {
+              setupRequest: next
+                ? (req) => {
+                    const n = next();
+                    return { ...req, path: n.url, body: n.body };
+                  }
+                : undefined,
+              onResponse: onAnswer ? (status, body) => onAnswer(status, body) : undefined,
+            },
+          ]
+        : undefined,
   });
+}
+
+/** One measurement of `c` against `base`, with the CPU `pids` used meanwhile per answer. */
+async function measure(base: string, c: Call, pids: () => number[] | Promise<number[]>, duration = DURATION_S): Promise<Measured> {
+  const counted = await pids();
+  const cpuBefore = cpuSeconds(counted);
+  const result = await load(base, c, duration);
   const cpu = cpuSeconds(counted) - cpuBefore;
   const answered = result['2xx'] + result.non2xx;
   return {
@@ -609,6 +658,19 @@ interface Row {
   bare?: Measured;
   platform?: Measured;
   ratio?: number;
+  /** The load beside the platform's measurement (the reads-under-writes row): its 2xx answers a second. */
+  besideRps?: number;
+  /** What the row was compared with, where not bare Express (Call's `against`). */
+  against?: Call['against'];
+}
+
+/**
+ * The round a row reports: the median of its rounds by share of bare (the lower middle one of an even count), not
+ * the best, so one lucky round on a machine whose load comes and goes does not stand for the row.
+ */
+function medianRound<T>(rounds: readonly T[], share: (round: T) => number): T {
+  const sorted = [...rounds].sort((a, b) => share(a) - share(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 /** What one request costs inside the platform: database statements, calls between apps, authorization checks. */
@@ -641,8 +703,14 @@ async function workSoFar(base: string): Promise<Work> {
  * first ones have filled the caches a steady load finds full; nothing else calls the platform meanwhile).
  */
 /** One call of a route, as the measurement makes it. */
-const callRoute = (base: string, c: Call) =>
-  fetch(`${base}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
+async function callRoute(base: string, c: Call): Promise<Response> {
+  const { url, body } = c.next?.() ?? c;
+  const res = await fetch(`${base}${url}`, { method: c.method, headers: c.headers, body, redirect: 'manual' });
+  if (!c.onAnswer) return res;
+  const text = await res.text();
+  c.onAnswer(res.status, text);
+  return new Response([204, 205, 304].includes(res.status) ? null : text, { status: res.status, headers: res.headers });
+}
 
 async function probe(base: string, c: Call): Promise<{ status: number; answer?: string; work?: Work; bytes: number }> {
   const call = () => callRoute(base, c);
@@ -718,7 +786,7 @@ function targetOf(mode: string, label: string, method: string, work: Work | unde
 async function baselines(bares: Bares, c: Call): Promise<Baseline[]> {
   const out: Baseline[] = [];
   for (const [kind, bare] of Object.entries(bares) as [BareKind, Bare][])
-    out.push({ kind, measured: await measure(bare.base, c, () => [bare.pid]) });
+    out.push({ kind, measured: await measure(bare.base, c, () => bare.pids()) });
   progress(`bare handlers: ${out.map((b) => `${b.kind} ${Math.round(b.measured.rps)} req/s, ${b.measured.cpuUs} µs CPU`).join('; ')}`);
   return out;
 }
@@ -733,9 +801,12 @@ async function measureAll(
   bares: Bares,
   calls: Call[],
   works?: Map<string, Work | undefined>,
+  writeBares?: WriteBares,
 ): Promise<{ rows: Row[]; baselines: Baseline[] }> {
   const rows: Row[] = [];
-  const measuredBaselines = WORK_ONLY || calls.length === 0 ? [] : await baselines(bares, calls.find((c) => c.label === ORG_GET) ?? calls[0]);
+  const reads = calls.filter((c) => !c.against);
+  const measuredBaselines =
+    WORK_ONLY || reads.length === 0 ? [] : await baselines(bares, reads.find((c) => c.label === ORG_GET) ?? reads[0]);
   for (const [i, c] of calls.entries()) {
     const step = `${mode} ${i + 1}/${calls.length} ${c.label} (${c.as})`;
     const seen = await probe(platform.base, c);
@@ -745,17 +816,23 @@ async function measureAll(
     if (platform.statements) await showStatements(platform.base, platform.statements, c, step);
     if (seen.status < 200 || seen.status >= 300) {
       progress(`${step}: answers ${seen.status} (${seen.answer}); not measured`);
-      rows.push({ mode, route: c.label, as: c.as, target, cpuTarget, ...seen });
+      rows.push({ mode, route: c.label, as: c.as, target, cpuTarget, against: c.against, ...seen });
       continue;
     }
     if (WORK_ONLY) {
       progress(`${step}: ${workCell(seen.work)} statements / RPCs / checks per request`);
       continue;
     }
-    let best: Row | undefined;
+    // What the row is compared with: bare Express, a bare write (bench/writes.ts), or the platform itself unloaded.
+    const bare: Bare = c.against === 'alone' ? { ...platform, stop: () => undefined } : c.against ? writeBares![c.against] : bares.express;
+    if (WARM_S > 0) {
+      await load(bare.base, c, WARM_S);
+      await load(platform.base, c, WARM_S);
+    }
+    const rounds: Row[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const b = await measure(bares.express.base, c, () => [bares.express.pid]);
-      const p = await measure(platform.base, c, () => platform.pids());
+      const b = await measure(bare.base, c, () => bare.pids());
+      const [p, besideRps] = await Promise.all([measure(platform.base, c, () => platform.pids()), c.beside?.(DURATION_S)]);
       const row: Row = {
         mode,
         route: c.label,
@@ -768,14 +845,18 @@ async function measureAll(
         bare: b,
         platform: p,
         ratio: p.rps / b.rps,
+        besideRps,
+        against: c.against,
       };
-      if (!best || row.ratio! > best.ratio!) best = row;
+      rounds.push(row);
     }
-    rows.push(best!);
+    const median = medianRound(rounds, (r) => r.ratio!);
+    rows.push(median);
     progress(
-      `${step}: ${(best!.ratio! * 100).toFixed(1)}% of bare (${Math.round(best!.platform!.rps)} req/s), p99 ${best!.platform!.p99} ms, ` +
-        `${best!.platform!.cpuUs} µs CPU per request` +
-        (best!.platform!.errors ? `, ${best!.platform!.errors} errors` : ''),
+      `${step}: ${(median.ratio! * 100).toFixed(1)}% of ${c.against ?? 'bare'} (${Math.round(median.platform!.rps)} req/s against ${Math.round(median.bare!.rps)}), ` +
+        `p99 ${median.platform!.p99} ms, ${median.platform!.cpuUs} µs CPU per request` +
+        (median.besideRps === undefined ? '' : `, ${median.besideRps.toFixed(1)} writes/s beside it`) +
+        (median.platform!.errors ? `, ${median.platform!.errors} errors` : ''),
     );
   }
   return { rows, baselines: measuredBaselines };
@@ -788,9 +869,25 @@ async function everyCall(platform: Platform, mode: string): Promise<{ calls: Cal
   const fill = await demoFill(platform.base, platform.manifest!);
   const registered = registeredRoutesOn(DEPLOYMENT).filter((r) => r.method === 'get');
   const planned = registered.map((r) => plan(r, fill));
-  const calls = [...planned.filter((c): c is Call => !isSkipped(c)), allowedPermissions(fill)].filter((c) => wanted(c.label));
+  const reads = [...planned.filter((c): c is Call => !isSkipped(c)), allowedPermissions(fill)];
   const skipped = [...planned.filter(isSkipped), ...gatedOut(registered)].filter((s) => wanted(s.label));
-  progress(`${mode}: ${registered.length} GET routes registered; measuring ${calls.length} calls, ${skipped.length} not measured`);
+  const teamsList = reads.find((c) => c.label === TEAMS_LIST)!;
+  // The writes last: what they add (organizations, teams, users) is then in no GET row's answer.
+  const writes = await writeCalls(
+    {
+      base: platform.base,
+      owner: platform.manifest!.owner.username,
+      ownerToken: fill.ownerToken,
+      ownerBasic: fill.ownerBasic,
+      rootToken: fill.rootToken,
+      teamsList,
+    },
+    wanted,
+  );
+  const calls = [...reads.filter((c) => wanted(c.label)), ...writes];
+  progress(
+    `${mode}: ${registered.length} GET routes registered; measuring ${calls.length} calls (${writes.length} write rows), ${skipped.length} not measured`,
+  );
   return { calls, skipped };
 }
 
@@ -800,23 +897,23 @@ interface ModeResult {
   baselines: Baseline[];
 }
 
-async function benchEmbedded(bares: Bares): Promise<ModeResult & { skipped: Skipped[] }> {
+async function benchEmbedded(bares: Bares, writeBares: WriteBares | undefined): Promise<ModeResult & { skipped: Skipped[] }> {
   progress(`${EMBEDDED}: starting the platform with the demo data`);
   const platform = await startEmbedded();
   try {
     const { calls, skipped } = await everyCall(platform, EMBEDDED);
-    return { ...(await measureAll(EMBEDDED, platform, bares, calls)), skipped };
+    return { ...(await measureAll(EMBEDDED, platform, bares, calls, undefined, writeBares)), skipped };
   } finally {
     await platform.stop();
   }
 }
 
-async function benchSeparate(bares: Bares, works: Map<string, Work | undefined>): Promise<ModeResult> {
+async function benchSeparate(bares: Bares, works: Map<string, Work | undefined>, writeBares: WriteBares | undefined): Promise<ModeResult> {
   progress(`${SEPARATE}: starting one process per app`);
   const platform = await startSeparate();
   try {
     const calls = await everyCall(platform, SEPARATE);
-    return await measureAll(SEPARATE, platform, bares, calls.calls, works);
+    return await measureAll(SEPARATE, platform, bares, calls.calls, works, writeBares);
   } finally {
     await platform.stop();
   }
@@ -987,10 +1084,14 @@ function tablesOf(
 ): string {
   // The separate processes' rows borrow the counts of the same route on `npm start`: the same calls between apps.
   const counted = new Map(embedded.map((r) => [`${r.route}|${r.as}`, r.work]));
+  const isWrite = (r: Row) => r.route.endsWith(WRITES_TAG);
+  const writes = [...embedded.filter(isWrite), ...separate.filter(isWrite)];
+  embedded = embedded.filter((r) => !isWrite(r));
+  separate = separate.filter((r) => !isWrite(r));
   const parts = [
     runLine(
-      `${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARM_CALLS} calls, ` +
-        `${ROUNDS === 1 ? 'one paired round' : `best of ${ROUNDS} paired rounds`}; ` +
+      `${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARM_CALLS} calls and ${WARM_S} s of load on each side, ` +
+        `${ROUNDS === 1 ? 'one paired round' : `the median of ${ROUNDS} paired rounds`}; ` +
         `${DEPLOYMENT.DEPLOYMENT_TYPE} deployment, billing on, RUN_MODE=dev, demo data (DEMO_SEED_MANIFEST).`,
     ),
   ];
@@ -1010,26 +1111,70 @@ function tablesOf(
   if (separate.length)
     parts.push(
       `**${SEPARATE}**. ${summary(separate)} The statements / RPCs / checks are those counted for the same route on \`npm start\`; ` +
-        `CPU counts every process of the platform, NATS's and Postgres's. ${baselineLine(separateBaselines)}`,
+        `CPU counts every process of the platform, its own NATS server's and its Postgres backends'. ${baselineLine(separateBaselines)}`,
       table(separate, (r) => counted.get(`${r.route}|${r.as}`)),
+    );
+  if (writes.length)
+    parts.push(
+      `**Writes** (${WRITE_CONNECTIONS_NOTE}), each against its own baseline. ${summary(writes)}`,
+      writesTable(writes, (r) => counted.get(`${r.route}|${r.as}`)),
     );
   if (authz) parts.push(authz);
   return parts.join('\n\n');
+}
+
+const WRITE_CONNECTIONS_NOTE = '8 connections; the teams list 32, with 20 team creates a second in another organization beside it';
+
+/** What a write row is compared with, as its table names it. */
+const AGAINST: Record<NonNullable<Call['against']>, string> = {
+  insert: 'bare INSERT ... RETURNING (Postgres)',
+  scrypt: 'bare scrypt',
+  alone: 'itself without the writes',
+};
+
+/** The write rows of both topologies, in their order, each with its baseline, share, target and what it cost. */
+function writesTable(rows: Row[], workOf: WorkOf): string {
+  const lines = [
+    '| topology | row | baseline | baseline req/s | platform req/s | share | target | p99 platform / baseline (ms) | CPU µs a request platform / baseline | errors | statements / RPCs / checks per request |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const route = r.route.slice(0, -WRITES_TAG.length).trim();
+    const against = AGAINST[r.against ?? 'alone'];
+    const target = r.target === undefined ? '—' : `${(r.target * 100).toFixed(0)}%`;
+    if (r.ratio === undefined) {
+      lines.push(
+        `| ${r.mode} | ${route} | ${against} | — | — | **answers ${r.status}**: ${cell(r.answer ?? '')} | ${target} | — | — | — | — |`,
+      );
+      continue;
+    }
+    const met = r.target === undefined ? '' : r.ratio >= r.target ? ' met' : ' **not met**';
+    const p = r.platform!;
+    const beside = r.besideRps === undefined ? '' : ` (writes beside: ${r.besideRps.toFixed(1)}/s)`;
+    lines.push(
+      `| ${r.mode} | ${route}${beside} | ${against} | ${Math.round(r.bare!.rps)} | ${Math.round(p.rps)} | ${pct(r.ratio)} | ${target}${met} | ` +
+        `${p.p99} / ${r.bare!.p99} | ${p.cpuUs ?? '—'} / ${r.bare!.cpuUs ?? '—'} | ${p.errors} | ${workCell(r.work ?? workOf(r))} |`,
+    );
+  }
+  return lines.join('\n');
 }
 
 async function main(): Promise<void> {
   const modes = (process.argv[2] ?? 'embedded,separate,authz').split(',');
   const started = Date.now();
   const bares = {} as Bares;
+  let writeBares: Awaited<ReturnType<typeof startWriteBares>> | undefined;
   let embedded: ModeResult & { skipped: Skipped[] } = { rows: [], baselines: [], skipped: [] };
   let separate: ModeResult = { rows: [], baselines: [] };
   try {
     for (const kind of Object.keys(BARE_SERVERS) as BareKind[]) bares[kind] = await startBare(kind);
-    if (modes.includes('embedded')) embedded = await benchEmbedded(bares);
+    if (Object.values(WRITE_ROWS).some(wanted)) writeBares = await startWriteBares(PG_SERVER);
+    if (modes.includes('embedded')) embedded = await benchEmbedded(bares, writeBares);
     const works = new Map(embedded.rows.map((r) => [`${r.route}|${r.as}`, r.work]));
-    if (modes.includes('separate')) separate = await benchSeparate(bares, works);
+    if (modes.includes('separate')) separate = await benchSeparate(bares, works, writeBares);
   } finally {
     for (const bare of Object.values(bares)) bare.stop();
+    await writeBares?.stop();
   }
   const authz = modes.includes('authz') ? authzCheck() : undefined;
   progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);

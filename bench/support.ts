@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
 
@@ -51,7 +52,10 @@ export function runTs(entry: string, env: Record<string, string>, onStderr?: (li
  * The flags node runs the platform with: `npm start`'s (package.json) and the images' NODE_OPTIONS
  * (deploy/docker/Dockerfile). BENCH_NODE_FLAGS (space-separated) replaces them, to measure what one flag is worth.
  */
-export const PLATFORM_NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? ['--enable-source-maps', '--max-semi-space-size=32'];
+export const PLATFORM_NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [
+  '--enable-source-maps',
+  '--max-semi-space-size=32',
+];
 
 /**
  * The platform as it runs for its users: `npm start`'s launcher (`deploy/local/start.mjs`, which runs the launcher's
@@ -61,7 +65,10 @@ export const PLATFORM_NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filt
 export function runPlatform(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
   const app = /^dist\/apps\/([^/]+)\/main\.js$/.exec(entry)?.[1];
   if (app) {
-    const res = spawnSync(process.execPath, [path.join(ROOT, 'deploy/docker/bundle.js'), app], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const res = spawnSync(process.execPath, [path.join(ROOT, 'deploy/docker/bundle.js'), app], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     if (res.status !== 0) throw new Error(`bundling ${app} failed`);
   }
   return runNode([...PLATFORM_NODE_FLAGS, entry], env, onStderr);
@@ -69,7 +76,11 @@ export function runPlatform(entry: string, env: Record<string, string>, onStderr
 
 /** The platform's launcher from its TypeScript through tsx, with the platform's node flags (BENCH_FROM_SOURCE). */
 export function runPlatformSource(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
-  return runNode([...PLATFORM_NODE_FLAGS, '--import', 'tsx', entry], { TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env }, onStderr);
+  return runNode(
+    [...PLATFORM_NODE_FLAGS, '--import', 'tsx', entry],
+    { TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'), ...env },
+    onStderr,
+  );
 }
 
 function runNode(args: string[], env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
@@ -114,6 +125,27 @@ export async function dropDatabase(name: string, server = PG_SERVER): Promise<vo
   await onServer(server, [`drop database if exists ${name} with (force)`]);
 }
 
+/** A bare handler in a process of its own, what a row is compared with. */
+export interface Bare {
+  base: string;
+  /** The processes whose CPU an answer costs: its own and, for a bare INSERT, its Postgres backends. */
+  pids(): number[] | Promise<number[]>;
+  stop(): void;
+}
+
+/** A bare server from its code (PORT in it replaced by a free port), in a process of its own. */
+export async function startBareCode(code: string, env: Record<string, string> = {}): Promise<Bare & { pid: number }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-e', code.replace('PORT', String(port))], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/api/v1/version`, child);
+  return { base, pid: child.pid!, pids: () => [child.pid!], stop: () => child.kill('SIGKILL') };
+}
+
 /** Clock ticks a second of /proc's CPU times (CLK_TCK; 100 on Linux as built for every common architecture). */
 const TICKS_PER_SECOND = 100;
 
@@ -137,17 +169,48 @@ export function cpuSeconds(pids: readonly number[]): number {
   return ticks / TICKS_PER_SECOND;
 }
 
-/** The processes of the servers a platform on Postgres and NATS leans on (every Postgres backend, every nats-server). */
-export function serverPids(): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const comm = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === 'postgres' || comm === 'nats-server') pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
+/** The Postgres backends serving database `name` on the server now (the connections of whoever uses it). */
+export async function backendPids(name: string, server = PG_SERVER): Promise<number[]> {
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+      name,
+    ]);
+    return rows.map((r) => r.pid);
+  } finally {
+    await admin.end();
   }
-  return pids;
+}
+
+/**
+ * A NATS server with JetStream of the bench's own (nats-server from PATH, on a free port, its store in a fresh
+ * directory): its CPU is the platform's alone, whatever else uses the machine's shared server.
+ */
+export async function startNats(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const port = await freePort();
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-nats-'));
+  const child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', store], { stdio: 'ignore' });
+  const until = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => s.end(() => resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (Date.now() > until) throw new Error('nats-server did not listen within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+      fs.rmSync(store, { recursive: true, force: true });
+    },
+  };
 }
