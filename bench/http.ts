@@ -591,6 +591,8 @@ interface Measured {
   p99: number;
   /** Answers other than 2xx, and socket errors and timeouts. */
   errors: number;
+  /** The answers other than 2xx by status (`3 × 404`), empty when none. */
+  errorStatuses: string;
   /** Answers of any status: none means the route did not answer within the measurement. */
   answered: number;
   /** CPU per answer, in µs, of the processes measured (the server's, not the load generator's). */
@@ -636,6 +638,10 @@ async function measure(base: string, c: Call, pids: () => number[] | Promise<num
     rps: result['2xx'] / result.duration,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    errorStatuses: Object.entries(result.statusCodeStats ?? {})
+      .filter(([status]) => !status.startsWith('2'))
+      .map(([status, { count }]) => `${count} × ${status}`)
+      .join(', '),
     answered,
     cpuUs: answered > 0 ? Math.round((cpu * 1e6) / answered) : undefined,
   };
@@ -856,7 +862,9 @@ async function measureAll(
       `${step}: ${(median.ratio! * 100).toFixed(1)}% of ${c.against ?? 'bare'} (${Math.round(median.platform!.rps)} req/s against ${Math.round(median.bare!.rps)}), ` +
         `p99 ${median.platform!.p99} ms, ${median.platform!.cpuUs} µs CPU per request` +
         (median.besideRps === undefined ? '' : `, ${median.besideRps.toFixed(1)} writes/s beside it`) +
-        (median.platform!.errors ? `, ${median.platform!.errors} errors` : ''),
+        (median.platform!.errors
+          ? `, ${median.platform!.errors} errors${median.platform!.errorStatuses ? ` (${median.platform!.errorStatuses})` : ''}`
+          : ''),
     );
   }
   return { rows, baselines: measuredBaselines };
@@ -1153,7 +1161,7 @@ function writesTable(rows: Row[], workOf: WorkOf): string {
     const beside = r.besideRps === undefined ? '' : ` (writes beside: ${r.besideRps.toFixed(1)}/s)`;
     lines.push(
       `| ${r.mode} | ${route}${beside} | ${against} | ${Math.round(r.bare!.rps)} | ${Math.round(p.rps)} | ${pct(r.ratio)} | ${target}${met} | ` +
-        `${p.p99} / ${r.bare!.p99} | ${p.cpuUs ?? '—'} / ${r.bare!.cpuUs ?? '—'} | ${p.errors} | ${workCell(r.work ?? workOf(r))} |`,
+        `${p.p99} / ${r.bare!.p99} | ${p.cpuUs ?? '—'} / ${r.bare!.cpuUs ?? '—'} | ${p.errors}${p.errorStatuses ? ` (${p.errorStatuses})` : ''} | ${workCell(r.work ?? workOf(r))} |`,
     );
   }
   return lines.join('\n');

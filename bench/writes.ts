@@ -25,8 +25,8 @@ const WRITES_BESIDE = 20;
 /** Users and teams made up front for the member row: each add names a new pair, USERS × TEAMS of them. */
 const MEMBER_USERS = 30;
 const MEMBER_TEAMS = 30;
-/** Tokens made up front for the delete row, beside those the create row makes. */
-const TOKEN_POOL = 60;
+/** Tokens made up front for the delete row, beside those the create row makes (a delete is about as quick as a create). */
+const TOKEN_POOL = 500;
 /** The same scrypt as the platform's password hashing: N=2^15, r=8, p=1, a 32-byte key. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, keyLength: 32 };
 
@@ -214,7 +214,7 @@ export async function writeCalls(callers: WriteCallers, wanted: (label: string) 
       }),
     );
   if (wanted(WRITE_ROWS.tokenDelete)) {
-    await inParallel(TOKEN_POOL, 2, async () =>
+    await inParallel(TOKEN_POOL, 8, async () =>
       tokens.push((await call(base, 'POST', `/users/${owner}/tokens`, { name: `bk-${unique()}` }, ownerBasic)).id),
     );
     // Once the pool is spent a delete names no token (404), counted as an error, never as a served delete.
