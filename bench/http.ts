@@ -831,13 +831,15 @@ async function measureAll(
     }
     // What the row is compared with: bare Express, a bare write (bench/writes.ts), or the platform itself unloaded.
     const bare: Bare = c.against === 'alone' ? { ...platform, stop: () => undefined } : c.against ? writeBares![c.against] : bares.express;
+    // The platform's answers alone feed a row's `onAnswer` (a bare handler's token is no token of the platform's).
+    const bareCall: Call = { ...c, onAnswer: undefined };
     if (WARM_S > 0) {
-      await load(bare.base, c, WARM_S);
+      await load(bare.base, bareCall, WARM_S);
       await load(platform.base, c, WARM_S);
     }
     const rounds: Row[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const b = await measure(bare.base, c, () => bare.pids());
+      const b = await measure(bare.base, bareCall, () => bare.pids());
       const [p, besideRps] = await Promise.all([measure(platform.base, c, () => platform.pids()), c.beside?.(DURATION_S)]);
       const row: Row = {
         mode,
