@@ -42,6 +42,7 @@ import {
   PG_SERVER,
   ROOT,
   backendPids,
+  cpuBetween,
   cpuSeconds,
   dropDatabase,
   freePort,
@@ -632,7 +633,7 @@ async function measure(base: string, c: Call, pids: () => number[] | Promise<num
   const counted = await pids();
   const cpuBefore = cpuSeconds(counted);
   const result = await load(base, c, duration);
-  const cpu = cpuSeconds(counted) - cpuBefore;
+  const cpu = cpuBetween(cpuBefore, cpuSeconds(counted));
   const answered = result['2xx'] + result.non2xx;
   return {
     rps: result['2xx'] / result.duration,

@@ -150,11 +150,11 @@ export async function startBareCode(code: string, env: Record<string, string> = 
 const TICKS_PER_SECOND = 100;
 
 /**
- * CPU seconds (user and system, every thread) the processes have used so far, read from /proc; a process that has
- * gone counts nothing. Differences of two readings give what a measurement cost, to the tick (10 ms).
+ * CPU seconds (user and system, every thread) each process has used so far, read from /proc; a process that has
+ * gone has no entry. Differences of two readings (cpuBetween) give what a measurement cost, to the tick (10 ms).
  */
-export function cpuSeconds(pids: readonly number[]): number {
-  let ticks = 0;
+export function cpuSeconds(pids: readonly number[]): Map<number, number> {
+  const used = new Map<number, number>();
   for (const pid of pids) {
     let stat: string;
     try {
@@ -164,9 +164,19 @@ export function cpuSeconds(pids: readonly number[]): number {
     }
     // After the command's closing parenthesis (a command may hold spaces): state, ppid, ... utime is the 12th, stime the 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
+    used.set(pid, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
   }
-  return ticks / TICKS_PER_SECOND;
+  return used;
+}
+
+/** CPU seconds used between two readings, by the processes in both (one gone meanwhile, a Postgres backend that closed, would count its whole life against it). */
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, then] of before) {
+    const now = after.get(pid);
+    if (now !== undefined) seconds += now - then;
+  }
+  return seconds;
 }
 
 /** The Postgres backends serving database `name` on the server now (the connections of whoever uses it). */
