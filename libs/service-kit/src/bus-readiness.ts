@@ -80,6 +80,8 @@ async function keptInstallation(knex: Database['knex']): Promise<Installation> {
 /** The installation's table, made if missing, under the lock that serializes first starts. */
 async function lockedInstallationTable(trx: Knex.Transaction): Promise<void> {
   await trx.raw('select pg_advisory_xact_lock(?)', [INSTALLATION_LOCK]);
+  // Looked up first: `create schema if not exists` needs the right to create one even when it exists.
+  if (await installationTableExists(trx)) return;
   await trx.raw('create schema if not exists ??', [INSTALLATION_SCHEMA]);
   await trx.raw(
     'create table if not exists ??.?? (id text primary key, bus_namespace text not null, created_at timestamptz not null default now())',
@@ -94,13 +96,22 @@ export function newInstallation(): Installation {
 
 /** The installation a database keeps, if it keeps one yet (read only: a backup reads it in its snapshot). */
 export async function readInstallation(knex: Knex | Knex.Transaction): Promise<Installation | undefined> {
-  const table = await knex('information_schema.tables')
-    .where({ table_schema: INSTALLATION_SCHEMA, table_name: INSTALLATION_TABLE })
-    .first();
-  if (!table) return undefined;
+  if (!(await installationTableExists(knex))) return undefined;
   const kept = (await knex.withSchema(INSTALLATION_SCHEMA).table(INSTALLATION_TABLE).first('id', 'bus_namespace')) as
     { id: string; bus_namespace: string } | undefined;
   return kept && { id: kept.id, busNamespace: kept.bus_namespace };
+}
+
+/** Makes the installation's table if missing, without making an installation (the migration Job's part). */
+export async function prepareInstallationTable(knex: Knex): Promise<void> {
+  await knex.transaction((trx) => lockedInstallationTable(trx));
+}
+
+async function installationTableExists(knex: Knex | Knex.Transaction): Promise<boolean> {
+  const table = await knex('information_schema.tables')
+    .where({ table_schema: INSTALLATION_SCHEMA, table_name: INSTALLATION_TABLE })
+    .first();
+  return !!table;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Bus } from '@platform/bus';
 import { openDatabase, Outbox, type Database, type EffectHandler, type Migration } from '@platform/db';
 import { common, protoFilesOf } from '@platform/proto';
 import { useAppKeys } from './app-credential';
-import { openBus, readinessFollowsBus } from './bus-readiness';
+import { openBus, prepareInstallationTable, readinessFollowsBus } from './bus-readiness';
 import { CredentialCache, grpcCallerAccess, type CallerAccess } from './caller';
 import type { ServiceConfig } from './config';
 import { startGrpcServer, type ServiceBinding } from './grpc-server';
@@ -117,6 +117,9 @@ export async function startService(
       // the "database ready" line below says how many were applied.
       const applied = await db.migrate(spec.database.migrations, (msg) => log.debug(msg));
       log.info({ schema: db.schema, applied: applied.length, embedded: !config.DATABASE_URL }, 'database ready');
+      // The migration Job makes the installation's table too, so serving apps need no right to create a schema; the
+      // installation itself is made at the first start that serves (a template database copied for many keeps none).
+      if (config.RUN_MIGRATIONS_ONLY) await prepareInstallationTable(db.knex);
     }
     if (config.RUN_MIGRATIONS_ONLY) {
       // The chart's migration Job (entrypoint.sh migrate): the schema is migrated; no bus, no servers.
@@ -149,11 +152,12 @@ export async function startService(
     };
 
     const credential = useAppKeys(config.PLATFORM_APP_KEYS, spec.name);
-    if (!credential.shared)
-      log.warn('PLATFORM_APP_KEYS is not set: only apps of this process can call this one (docs/grpc.md)');
+    if (!credential.shared) log.warn('PLATFORM_APP_KEYS is not set: only apps of this process can call this one (docs/grpc.md)');
     const services = await spec.grpc(ctx);
     const credentials =
-      config.SERVICE_ACCOUNT_CACHE_TTL_MS > 0 && bus ? new CredentialCache(config.SERVICE_ACCOUNT_CACHE_TTL_MS, undefined, `${spec.name}.credentials`) : undefined;
+      config.SERVICE_ACCOUNT_CACHE_TTL_MS > 0 && bus
+        ? new CredentialCache(config.SERVICE_ACCOUNT_CACHE_TTL_MS, undefined, `${spec.name}.credentials`)
+        : undefined;
     if (credentials) {
       const unfollow = await credentials.follow(bus!);
       cleanups.push(unfollow);
