@@ -63,6 +63,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'DELETE /admin/users/:username/lockout': 'adminClearSignInLockout',
   'GET /admin/orgs': 'adminGetAllOrgs',
   'POST /admin/users/:username/orgs': 'adminCreateOrg',
+  'POST /admin/orgs/import': 'adminImportOrgs',
   'GET /users/search': 'userSearch',
   'GET /users/:username': 'userGet',
   'GET /user/settings': 'getUserSettings',
@@ -289,8 +290,7 @@ export const OPERATION_IDS: Record<string, string> = {
     'usageGetQuotaSummariesView',
   'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/object-quota-history-summaries-view/clusters/:clusterUID/objects/:objectID':
     'usageGetObjectQuotaSummary',
-  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/objects-cluster-mode-usage-view':
-    'usageGetClusterModeView',
+  'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/objects-cluster-mode-usage-view': 'usageGetClusterModeView',
   'GET /dashboard/summary/:year/:month/usage-report/products/:productKey/views/objects-cluster-mode-usage-view/clusters/:clusterUID/objects/:objectID':
     'usageGetObjectClusterMode',
   'GET /dashboard/summary/:year/:month/download': 'usageDownloadSummary',

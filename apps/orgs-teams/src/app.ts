@@ -29,6 +29,7 @@ import { BOOTSTRAP_PASSWORD_FILE, ensureSiteAdmin, type SiteAdminSettings } from
 import { ensureAdminOrg } from './orgs/admin-org';
 import { Relationships } from './relationships';
 import { GrpcOrgAuthz } from './orgs/org-authz';
+import { GrpcImportRoles } from './orgs/import/import-roles';
 import { ORGANIZATIONS_READS, organizationsService } from './orgs/service';
 import { Organizations } from './orgs/organizations';
 import type { OrgsContext } from './orgs/orgs-context';
@@ -58,6 +59,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
   const kubernetesUrl = kubernetesApiUrl(config);
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
   const orgAuthz = new GrpcOrgAuthz(relationships, config.AUTHZ_GRPC_ADDR);
+  const importRoles = new GrpcImportRoles(config.AUTHZ_GRPC_ADDR);
   const storage = openObjectStorage(config);
   const clusters = clusterConnectionsClient(config.CLUSTERS_GRPC_ADDR);
   // Mails verifying addresses go out through contracts-licensing's mailer, so they are sent or kept as notices are.
@@ -170,7 +172,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             ORGS_TEAMS_READS,
             announcer,
           ),
-          announcedWrites(organizationsService(orgsContext, orgAuthz), ORGANIZATIONS_READS, announcer),
+          announcedWrites(organizationsService(orgsContext, orgAuthz, importRoles), ORGANIZATIONS_READS, announcer),
           announcedWrites(siteSettingsService(db!, facts), SITE_SETTINGS_READS, announcer),
           announcedWrites(avatarsService(avatars), AVATARS_READS, announcer),
           announcedWrites(auditService(db!), AUDIT_READS, announcer),
@@ -184,6 +186,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         await stopListening?.();
         relationships.close();
         orgAuthz.close();
+        importRoles.close();
         clusters.close();
         notifications.close();
         storage.close();

@@ -5,6 +5,12 @@ import { ConflictError, InputError, UnavailableError } from '@platform/errors';
 /** What authz's MAX_ROLES_PER_TEAM answers in the tests. */
 export const MAX_ROLES_PER_TEAM = 10;
 
+/** The permissions custom roles may carry, as the stand-in's catalog lists them. */
+export const CATALOG = [
+  { namespace: 'team', action: 'add' },
+  { namespace: 'team', action: 'view' },
+];
+
 export type Tuple = { user: string; relation: string; object: string };
 export const key = (t: Tuple) => `${t.user} ${t.relation} ${t.object}`;
 
@@ -21,6 +27,8 @@ export async function startAuthzStub() {
   const teamRolesUntil = new Map<number, Record<number, string>>();
   /** Custom role id → its organization. */
   const roles = new Map<number, number>();
+  /** Custom role id → its name and teams, for the roles made through CreateRole (the import's). */
+  const roleRows = new Map<number, { name: string; teamIds: number[] }>();
   const state = { failWrites: false, refuseRoles: false, calls: [] as string[], writes: 0 };
   const server = await startGrpcServer({
     name: 'authz-stub',
@@ -38,6 +46,9 @@ export async function startAuthzStub() {
           for (const t of req.deletes) tuples.delete(key(t));
           for (const t of req.writes) tuples.set(key(t), t);
           return {};
+        },
+        async permissionCatalog() {
+          return { permissions: CATALOG.map((p) => ({ ...p, description: '', associated: [] })) };
         },
       } as never),
       bindService(authzRolesV1.RolesServiceService, {
@@ -62,9 +73,27 @@ export async function startAuthzStub() {
         },
         async listRoles(req: authzRolesV1.ListRolesRequest) {
           return {
-            roles: [...roles].filter(([, orgId]) => orgId === req.orgId).map(([id]) => authzRolesV1.Role.fromPartial({ id, orgId: req.orgId })),
+            roles: [...roles]
+              .filter(([, orgId]) => orgId === req.orgId)
+              .map(([id]) => authzRolesV1.Role.fromPartial({ id, orgId: req.orgId, ...roleRows.get(id) })),
             maxRolesPerTeam: MAX_ROLES_PER_TEAM,
           };
+        },
+        async createRole(req: authzRolesV1.CreateRoleRequest) {
+          state.calls.push(`create role ${req.name} of ${req.orgId} [${req.teamIds.join(',')}]`);
+          for (const t of req.teamIds)
+            if (!tuples.has(`organization:${req.orgId} organization team:${t}`))
+              throw new InputError(`team ${t} is not a team of the organization`);
+          const id = Math.max(0, ...roles.keys()) + 1;
+          roles.set(id, req.orgId);
+          roleRows.set(id, { name: req.name, teamIds: [...req.teamIds].sort((a, b) => a - b) });
+          return authzRolesV1.Role.fromPartial({ id, orgId: req.orgId, name: req.name });
+        },
+        async updateRole(req: authzRolesV1.UpdateRoleRequest) {
+          state.calls.push(`update role ${req.id} of ${req.orgId} [${req.teamIds?.teamIds.join(',')}]`);
+          const row = roleRows.get(req.id)!;
+          if (req.teamIds) row.teamIds = [...req.teamIds.teamIds].sort((a, b) => a - b);
+          return authzRolesV1.Role.fromPartial({ id: req.id, orgId: req.orgId, ...row });
         },
         async deleteOrgRoles(req: authzRolesV1.DeleteOrgRolesRequest) {
           state.calls.push(`delete roles of ${req.orgId}`);
@@ -75,7 +104,7 @@ export async function startAuthzStub() {
     protoFiles: ['platformadmin/authz/v1/authz.proto', 'platformadmin/authz/v1/roles.proto'],
     log: createLogger('authz-stub', 'silent'),
   });
-  return { server, tuples, teamRoles, teamRolesUntil, roles, state, address: `127.0.0.1:${server.port}` };
+  return { server, tuples, teamRoles, teamRolesUntil, roles, roleRows, state, address: `127.0.0.1:${server.port}` };
 }
 
 export type AuthzStub = Awaited<ReturnType<typeof startAuthzStub>>;

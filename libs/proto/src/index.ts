@@ -7,6 +7,7 @@ export * as authzV1 from './gen/platformadmin/authz/v1/authz';
 export * as authzRolesV1 from './gen/platformadmin/authz/v1/roles';
 export * as orgsTeamsV1 from './gen/platformadmin/orgsteams/v1/orgsteams';
 export * as orgsTeamsOrgsV1 from './gen/platformadmin/orgsteams/v1/orgs';
+export * as orgsTeamsImportV1 from './gen/platformadmin/orgsteams/v1/import';
 export * as orgsTeamsSettingsV1 from './gen/platformadmin/orgsteams/v1/settings';
 export * as orgsTeamsAuditV1 from './gen/platformadmin/orgsteams/v1/audit';
 export * as orgsTeamsAvatarsV1 from './gen/platformadmin/orgsteams/v1/avatars';

@@ -613,6 +613,7 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     searchTeams: INTERNAL,
     getOrgPermissions: INTERNAL,
     listUserTeams: INTERNAL,
+    importOrgs: INTERNAL,
   }),
   policiesOf(orgsTeamsSettingsV1.SiteSettingsServiceService, {
     getVersion: ANY_CALLER,

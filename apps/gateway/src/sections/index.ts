@@ -22,6 +22,7 @@ import { meteredBillingRoutes } from './marketplaces/metered-billing';
 import { objectRoutes } from './objects/routes';
 import { avatarRoutes } from './organizations/avatars';
 import { claimsRoutes } from './organizations/claims';
+import { importRoutes } from './organizations/import';
 import { orgTokensRoutes } from './organizations/org-tokens';
 import { organizationRoutes, orgListRoutes } from './organizations/routes';
 import { serviceAccountRoutes } from './service-accounts/routes';
@@ -47,6 +48,7 @@ export const ROUTES: Route[] = [
   ...claimsRoutes,
   ...orgListRoutes,
   ...organizationRoutes,
+  ...importRoutes,
   ...orgTokensRoutes,
   ...serviceAccountRoutes,
   ...teamRoutes,

@@ -1,5 +1,7 @@
 import { orgsTeamsOrgsV1 } from '@platform/proto';
 import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
+import { OrgImport } from './import/org-import';
+import type { ImportRoles } from './import/import-roles';
 import type { OrgsContext } from './orgs-context';
 import { Members } from './members';
 import type { OrgAuthz } from './org-authz';
@@ -28,11 +30,13 @@ export const ORGANIZATIONS_READS: readonly (keyof typeof orgsTeamsOrgsV1.Organiz
 export function organizationsService(
   context: OrgsContext,
   authz: OrgAuthz,
+  importRoles: ImportRoles,
 ): ServiceBinding<typeof orgsTeamsOrgsV1.OrganizationsServiceService> {
   const orgs = new Organizations(context, authz);
   const members = new Members(context);
   const teams = new Teams(context, authz);
   const teamMembers = new TeamMembers(context, teams);
+  const orgImport = new OrgImport(context, importRoles);
   return bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
     createOrg: (req, ctx) => orgs.create(req, ctx),
@@ -57,5 +61,6 @@ export function organizationsService(
     searchTeams: (req, ctx) => teams.search(req, ctx),
     getOrgPermissions: (req) => orgs.permissions(req),
     listUserTeams: (req, ctx) => teams.listOfUser(req, ctx),
+    importOrgs: (req, ctx) => orgImport.importOrgs(req, ctx),
   });
 }
