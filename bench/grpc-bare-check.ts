@@ -8,7 +8,7 @@ import { authzV1 } from '@platform/proto';
 
 const server = new Server();
 server.addService(authzV1.AuthzServiceService as unknown as ServiceDefinition, {
-  check: (_call: unknown, callback: (err: null, res: authzV1.CheckResponse) => void) => callback(null, { allowed: true }),
+  check: (_call: unknown, callback: (err: null, res: authzV1.CheckResponse) => void) => callback(null, { allowed: true, dependsOn: [] }),
 } as UntypedServiceImplementation);
 server.bindAsync(`127.0.0.1:${process.argv[2]}`, ServerCredentials.createInsecure(), (err) => {
   if (err) throw err;

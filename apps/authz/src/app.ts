@@ -10,7 +10,7 @@ import { AllowedPermissions } from './roles/allowed-permissions';
 import { Roles } from './roles/roles';
 import { ROLES_READS, rolesService } from './roles/service';
 import { AUTHZ_READS, authzService } from './service';
-import { tuplesChangedNotice } from './tuples-changed';
+import { recordingTupleWrites, tuplesChangedNotice } from './tuples-changed';
 
 /** The authz service: the OpenFGA model, checks, and the relationship tuples other services write. */
 export const authzApp = defineApp({ name: 'authz', env: authzEnv, start: startAuthz });
@@ -30,12 +30,13 @@ function startAuthz(config: AuthzConfig) {
         engine = chosen;
         if (chosen instanceof EmbeddedEngine) loadTuples(chosen, log);
         // Checks are answered by the engine, tuples in memory; what a reader keeps of them is authz's read model
-        // (@platform/authz-client), emptied by the notice of every method not listed as a read.
-        const tuplesChanged = tuplesChangedNotice(bus, log);
+        // (@platform/authz-client), kept under what each answer was read from and dropped by the notice of every
+        // method not listed as a read, which names what it wrote.
+        const tuplesChanged = tuplesChangedNotice(bus, log, chosen);
         const roles = new Roles(db!, chosen, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log });
         return [
-          announcingWrites(authzService(new Authorization(chosen, model)), AUTHZ_READS, tuplesChanged),
-          announcingWrites(rolesService(roles, new AllowedPermissions(chosen, model)), ROLES_READS, tuplesChanged),
+          recordingTupleWrites(announcingWrites(authzService(new Authorization(chosen, model)), AUTHZ_READS, tuplesChanged)),
+          recordingTupleWrites(announcingWrites(rolesService(roles, new AllowedPermissions(chosen, model)), ROLES_READS, tuplesChanged)),
         ];
       },
       // A service account's questions are answered by this app's own engine, not by a call to itself.

@@ -1,9 +1,10 @@
 import { InputError } from '@platform/errors';
 import { authzV1 } from '@platform/proto';
-import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
+import { bindService, versionOf, type CallContext, type ServiceBinding } from '@platform/service-kit';
 import type { Authorization } from './authorization';
 import { measureCheck } from './check-metrics';
 import type { CheckRequest, RequestContext, Tuple } from './engine';
+import { recordingReads } from './engine/recorded';
 
 /** A JSON object carried as text (a context, a condition's parameters); empty means none. */
 function parseJsonObject(text: string, what: string): Record<string, unknown> | undefined {
@@ -67,15 +68,34 @@ export const AUTHZ_READS: readonly (keyof typeof authzV1.AuthzServiceService)[] 
   'expand',
 ];
 
+/**
+ * The answer of `read` with what it was read from (`dependsOn`), for the platform's own apps, which keep answers under
+ * it (@platform/authz-client); another caller (a service account) is not shown which objects an answer reached.
+ */
+export async function withDependsOn<T>(ctx: CallContext, read: () => Promise<T>): Promise<{ value: T; dependsOn: string[] }> {
+  if (ctx.caller?.kind !== 'app') return { value: await read(), dependsOn: [] };
+  return recordingReads(read);
+}
+
 /** The AuthzService RPCs (proto/platformadmin/authz/v1/authz.proto). */
 export function authzService(authorization: Authorization): ServiceBinding<typeof authzV1.AuthzServiceService> {
   return bindService(authzV1.AuthzServiceService, {
     getVersion: async () => versionOf('authz'),
-    check: async (req) => ({ allowed: await measureCheck('check', () => authorization.check(toCheck(req))) }),
-    batchCheck: async (req) => ({ allowed: await measureCheck('batch_check', () => authorization.batchCheck(req.checks.map(toCheck))) }),
-    checkPermission: async (req) => ({
-      allowed: await measureCheck('check_permission', () => authorization.checkPermission(req.userId, req.permission, req.objectId)),
-    }),
+    check: async (req, ctx) => {
+      const { value, dependsOn } = await withDependsOn(ctx, () => measureCheck('check', () => authorization.check(toCheck(req))));
+      return { allowed: value, dependsOn };
+    },
+    batchCheck: async (req, ctx) => {
+      const asked = req.checks.map(toCheck);
+      const { value, dependsOn } = await withDependsOn(ctx, () => measureCheck('batch_check', () => authorization.batchCheck(asked)));
+      return { allowed: value, dependsOn };
+    },
+    checkPermission: async (req, ctx) => {
+      const { value, dependsOn } = await withDependsOn(ctx, () =>
+        measureCheck('check_permission', () => authorization.checkPermission(req.userId, req.permission, req.objectId)),
+      );
+      return { allowed: value, dependsOn };
+    },
     listRelations: async (req) => ({ relations: await authorization.listRelations(req.user, req.object, req.relations) }),
     writeTuples: async (req) => (
       await authorization.write(req.writes.map(toTuple), req.deletes.map(toTuple), { idempotent: req.idempotent }),
@@ -108,21 +128,25 @@ export function authzService(authorization: Authorization): ServiceBinding<typeo
       }),
     }),
     expand: async (req) => ({ tree: await authorization.expand(req.object, req.relation, req.contextualTuples.map(toTuple)) }),
-    whoHasAccess: async (req) => ({
-      permissions: (await authorization.whoHasAccess(req.object)).map((p) => ({
-        permission: p.permission,
-        relation: p.relation,
-        users: p.users.map((u) => ({
-          userId: u.userId,
-          paths: u.paths.map((path) => ({
-            kind: path.kind === 'relation' ? `relation:${path.relation}` : path.kind,
-            teamId: path.teamId ?? 0,
-            roleId: path.roleId ?? 0,
-            until: path.until ?? '',
+    whoHasAccess: async (req, ctx) => {
+      const { value, dependsOn } = await withDependsOn(ctx, () => authorization.whoHasAccess(req.object));
+      return {
+        dependsOn,
+        permissions: value.map((p) => ({
+          permission: p.permission,
+          relation: p.relation,
+          users: p.users.map((u) => ({
+            userId: u.userId,
+            paths: u.paths.map((path) => ({
+              kind: path.kind === 'relation' ? `relation:${path.relation}` : path.kind,
+              teamId: path.teamId ?? 0,
+              roleId: path.roleId ?? 0,
+              until: path.until ?? '',
+            })),
           })),
         })),
-      })),
-    }),
+      };
+    },
     permissionCatalog: async () => ({
       permissions: authorization.catalog().map((p) => ({
         namespace: p.namespace,

@@ -1,28 +1,55 @@
-import { InProcessBus, TUPLES_CHANGED } from '@platform/bus';
+import { InProcessBus, TUPLES_CHANGED, type TuplesChanged } from '@platform/bus';
 import { announcingWrites, createLogger, type ServiceBinding } from '@platform/service-kit';
 import type { AllowedPermissions } from './roles/allowed-permissions';
 import type { Authorization } from './authorization';
 import type { Roles } from './roles/roles';
 import { ROLES_READS, rolesService } from './roles/service';
 import { AUTHZ_READS, authzService } from './service';
-import { tuplesChangedNotice } from './tuples-changed';
+import type { Tuple } from './engine';
+import { recordingWrites, wrote } from './engine/recorded';
+import { MAX_NAMED_TAGS, noticeOf, recordingTupleWrites, tuplesChangedNotice } from './tuples-changed';
 
-// authz's writes announce themselves by method, as its app binds its services: every method not listed as a read sends
-// TUPLES_CHANGED once it is over, answered or failed, before its caller hears back (waiting a bounded time for a slow
-// NATS, not at all for an absent one); a read sends nothing.
+// authz's writes announce themselves by method, as its app binds its services: every method not listed as a read that
+// wrote tuples (or a role's row) sends TUPLES_CHANGED once it is over, answered or failed, before its caller hears back
+// (waiting a bounded time for a slow NATS, not at all for an absent one), naming what it touched; a read sends nothing.
 
 const log = createLogger('authz', 'silent');
 
-/** Answers every question with nothing (an empty list): the methods run, or fail, without a database. */
-const answeringNothing = <T>(): T => new Proxy({}, { get: (_target, name) => (name === 'catalog' ? () => [] : async () => []) }) as T;
+/**
+ * Answers every question with nothing (an empty list), and writes by recording what it is asked to write, as the engine
+ * does: the methods run, or fail, without a database.
+ */
+const answeringNothing = <T>(): T =>
+  new Proxy(
+    {},
+    {
+      get: (_target, name) =>
+        name === 'catalog'
+          ? () => []
+          : name === 'write'
+            ? async (writes: Tuple[], deletes: Tuple[]) => (wrote(writes), wrote(deletes))
+            : async () => [],
+    },
+  ) as T;
+
+/** The tuples as stored, for the organizations of the objects a notice names. */
+const stored = (tuples: Tuple[]) => ({
+  readTuples: async (filter: { object?: string; relation?: string }) =>
+    tuples.filter((t) => t.object === filter.object && (!filter.relation || t.relation === filter.relation)),
+});
 
 /** The bus the notices go to, counting them. */
 async function counted() {
   const bus = new InProcessBus();
-  const heard = { n: 0 };
-  await bus.listen(TUPLES_CHANGED, () => void heard.n++);
+  const heard = { n: 0, last: undefined as TuplesChanged | undefined };
+  await bus.listen(TUPLES_CHANGED, (_subject, payload) => void (heard.n++, (heard.last = payload as TuplesChanged)));
   return { bus, heard };
 }
+
+const aTuple = { user: 'user:3', relation: 'member', object: 'team:12' };
+/** Runs the notice of a call that wrote `tuples`, as a write method's binding does. */
+const afterWriting = (tuples: Tuple[], notice: (call: never) => Promise<void>) =>
+  recordingWrites(async () => (wrote(tuples), notice({ method: 'writeTuples', request: {}, response: {} } as never)));
 
 /** Calls every method of the binding once with its empty request, and answers those that sent a notice. */
 async function announcers(binding: ServiceBinding<any>, heard: { n: number }): Promise<string[]> {
@@ -37,14 +64,21 @@ async function announcers(binding: ServiceBinding<any>, heard: { n: number }): P
 }
 
 describe("authz's writes, announced by method", () => {
-  it('announces WriteTuples and every roles write, a rename or a refused change too, and no read', async () => {
+  it('announces WriteTuples and the roles writes that change a role, a refused change too, naming what they touched; no read', async () => {
     const { bus, heard } = await counted();
-    const announce = tuplesChangedNotice(bus, log);
-    const authz = announcingWrites(authzService(answeringNothing<Authorization>()), AUTHZ_READS, announce);
-    const roles = announcingWrites(rolesService(answeringNothing<Roles>(), answeringNothing<AllowedPermissions>()), ROLES_READS, announce);
-    expect(await announcers(authz, heard)).toEqual(['writeTuples']);
-    // With nothing stored, each of these fails after it was asked: announced all the same, as a write may fail half done.
-    expect(await announcers(roles, heard)).toEqual(['createRole', 'updateRole', 'deleteRole', 'assignTeamRoles', 'deleteOrgRoles']);
+    const announce = tuplesChangedNotice(bus, log, stored([{ user: 'organization:7', relation: 'organization', object: 'team:12' }]));
+    const authz = recordingTupleWrites(announcingWrites(authzService(answeringNothing<Authorization>()), AUTHZ_READS, announce));
+    const roles = recordingTupleWrites(
+      announcingWrites(rolesService(answeringNothing<Roles>(), answeringNothing<AllowedPermissions>()), ROLES_READS, announce),
+    );
+    // An empty request writes nothing, so it says nothing; a read never does.
+    expect(await announcers(authz, heard)).toEqual([]);
+    const write = authz.handlers.writeTuples as (request: unknown, ctx: never) => Promise<unknown>;
+    await write({ writes: [aTuple], deletes: [] }, {} as never);
+    expect(heard.last).toEqual({ tags: ['team:12', 'team:*', '@user:3'], orgs: [7] });
+    // A role created, renamed or deleted is named as its organization's, even when the change fails (nothing is stored here).
+    expect(await announcers(roles, heard)).toEqual(['createRole', 'updateRole', 'deleteRole']);
+    expect(heard.last).toEqual({ tags: ['role:0', 'role:*', '@organization:0'], orgs: [0] });
   });
 
   it('lets the caller hear of a write only once NATS has its notice, and at most after the bounded wait', async () => {
@@ -52,14 +86,15 @@ describe("authz's writes, announced by method", () => {
     let taken: (() => void) | undefined;
     bus.notify = () => new Promise<void>((resolve) => (taken = resolve));
     let over = false;
-    const announced = tuplesChangedNotice(bus, log, 60_000)({ method: 'writeTuples', request: {}, response: {} }).then(() => (over = true));
+    const tuples = stored([{ user: 'organization:7', relation: 'organization', object: 'team:12' }]);
+    const announced = afterWriting([aTuple], tuplesChangedNotice(bus, log, tuples, 60_000)).then(() => (over = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(over).toBe(false);
     taken!();
     await announced;
     // NATS slow to take it: answered after the wait all the same.
     const started = Date.now();
-    await tuplesChangedNotice(bus, log, 50)({ method: 'writeTuples', request: {}, response: {} });
+    await afterWriting([aTuple], tuplesChangedNotice(bus, log, tuples, 50));
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
   });
 
@@ -68,7 +103,47 @@ describe("authz's writes, announced by method", () => {
     const sent: string[] = [];
     bus.health = () => ({ connected: false, since: new Date() });
     bus.notify = (subject) => (sent.push(subject), new Promise<void>(() => {}));
-    await tuplesChangedNotice(bus, log, 60_000)({ method: 'deleteRole', request: {}, response: undefined });
+    await afterWriting([aTuple], tuplesChangedNotice(bus, log, stored([]), 60_000));
     expect(sent).toEqual([TUPLES_CHANGED]);
+  });
+});
+
+describe('what a tuple notice names', () => {
+  const orgOf = (object: string, org: number): Tuple => ({ user: `organization:${org}`, relation: 'organization', object });
+
+  it('names each tuple’s object, type and user, and the organizations of the objects, from the write or the tuples', async () => {
+    const tuples = [
+      // A team created with its parent, a member added to it, and a role of another organization granted there.
+      orgOf('team:5', 2),
+      { user: 'user:9', relation: 'member', object: 'team:5' },
+      { user: 'team:5#member', relation: 'assignee', object: 'role:8' },
+    ];
+    const notice = await noticeOf(tuples, stored([orgOf('role:8', 3)]));
+    expect(notice.tags).toEqual(expect.arrayContaining(['team:5', 'team:*', '@organization:2', '@user:9', 'role:8', 'role:*', '@team:5']));
+    expect(notice.orgs?.sort()).toEqual([2, 3]);
+    expect(notice.all).toBeUndefined();
+  });
+
+  it('names the owner organization of a cluster, and none for a user’s cluster', async () => {
+    const owned = stored([
+      { user: 'organization:4', relation: 'owner', object: 'cluster:a' },
+      { user: 'user:6', relation: 'owner', object: 'cluster:b' },
+    ]);
+    expect((await noticeOf([{ user: 'user:1', relation: 'view', object: 'cluster:a' }], owned)).orgs).toEqual([4]);
+    expect((await noticeOf([{ user: 'user:1', relation: 'view', object: 'cluster:b' }], owned)).orgs).toEqual([]);
+  });
+
+  it('names only the organization when the site is the user of a tuple (every organization has the site)', async () => {
+    expect(await noticeOf([{ user: 'site:platform', relation: 'site', object: 'organization:7' }], stored([]))).toEqual({
+      tags: ['organization:7', 'organization:*', '@site:platform'],
+      orgs: [7],
+    });
+  });
+
+  it('names everything for a change of the site’s admins, a team of no known organization, or a write too large to list', async () => {
+    expect(await noticeOf([{ user: 'user:1', relation: 'admin', object: 'site:platform' }], stored([]))).toEqual({ all: true });
+    expect(await noticeOf([aTuple], stored([]))).toEqual({ all: true });
+    const many = Array.from({ length: MAX_NAMED_TAGS }, (_, i) => ({ user: `user:${i}`, relation: 'member', object: 'organization:1' }));
+    expect(await noticeOf(many, stored([]))).toEqual({ all: true });
   });
 });

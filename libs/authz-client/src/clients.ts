@@ -1,4 +1,16 @@
-import { DecisionCache, NoticeCache, TUPLES_CHANGED, allOf, decisionKey, following, keptServiceReads, type KeptRead, type ReadModel } from '@platform/bus';
+import {
+  ANY_TUPLE,
+  DecisionCache,
+  NoticeCache,
+  TUPLES_CHANGED,
+  allOf,
+  decisionKey,
+  following,
+  keptServiceReads,
+  tuplesNamed,
+  type KeptRead,
+  type ReadModel,
+} from '@platform/bus';
 import { authzRolesV1, authzV1 } from '@platform/proto';
 import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -34,9 +46,10 @@ export interface AuthzKeeping {
 /**
  * authz's clients, with what the reader keeps of their answers (`keep`): the read model authz defines for the apps
  * that ask it, the one place its answers are kept (authz itself keeps none: its engine holds the tuples in memory).
- * Its one rule, written here by authz: any tuple change (`authz.tuples.changed`, which every write method of authz
- * sends once it is over, a role's rename and description too) may change any answer, since one tuple changes answers
- * about objects it does not name; so it empties everything kept. Kept are checks without contextual tuples or a
+ * Its one rule, written here by authz: every write method of authz sends `authz.tuples.changed` once it is over (a
+ * role's rename and description too), naming what it touched; an answer is kept under what authz read to answer it
+ * (`dependsOn`: one tuple changes answers about objects it does not name, but never an answer that did not read it),
+ * and dropped by a notice naming any of that. Kept are checks without contextual tuples or a
  * condition context (those answer for one request only), who-has-access answers (never past the earliest end of a
  * time-bound grant they show) and custom roles read by id (misses are not kept). Each answer is served only after the
  * reader's bus has caught up with every notice sent before the request arrived (`CallOptions.arrivedAt`), and nothing
@@ -58,23 +71,40 @@ export function authzClients(address: string, opts: ClientOptions, keep?: AuthzK
 }
 
 /**
- * authz's other reads a reader keeps whole, emptied by any tuple notice as checks are: the permission catalog, custom
- * roles listed, a role's principals, the permissions a user holds on objects, the teams' roles and whether a user may
- * give a grant. Those that follow from the tuples (all but the catalog) are, like a kept check, kept no longer than a
- * check is (`decisionsTtlMs`): a time-bound grant ends with no write, and these answers do not say when.
+ * authz's other reads a reader keeps: the permission catalog, custom roles listed, a role's principals, the permissions
+ * a user holds on objects, the teams' roles and whether a user may give a grant. Those of one organization are dropped
+ * by a tuple notice naming it (the organization of every object a write touched: a team's members and a role's
+ * assignees are always of the team's or role's own organization, which every writer of the platform ensures); the
+ * teams' roles by a notice naming a team's tuples as a user (`@team:3`: its role assignments); the rest by every tuple
+ * notice. Those that follow from the tuples (all but the catalog) are, like a kept check, kept no longer than a check
+ * is (`decisionsTtlMs`): a time-bound grant ends with no write, and these answers do not say when.
  */
 export function authzReads(decisionsTtlMs: number) {
-  const tuples: KeptRead = { stale: [TUPLES_CHANGED], ttlMs: () => decisionsTtlMs };
+  const ofOrg = (about: (request: never) => readonly string[]): KeptRead => ({
+    stale: [TUPLES_CHANGED],
+    ttlMs: () => decisionsTtlMs,
+    about: { [TUPLES_CHANGED]: about },
+  });
+  const org = (id: number | string) => `org:${Number(id)}`;
   return {
     authz: { permissionCatalog: { stale: [TUPLES_CHANGED] } },
-    roles: { listRoles: tuples, listPrincipals: tuples, allowedPermissions: tuples, listTeamRoles: tuples, checkGrant: tuples },
+    roles: {
+      listRoles: ofOrg((req: authzRolesV1.ListRolesRequest) => [org(req.orgId)]),
+      listPrincipals: ofOrg((req: authzRolesV1.ListPrincipalsRequest) => [org(req.orgId)]),
+      checkGrant: ofOrg((req: authzRolesV1.CheckGrantRequest) => [org(req.orgId)]),
+      // An organization's permissions by its organization; those on other objects by any tuple notice.
+      allowedPermissions: ofOrg((req: authzRolesV1.AllowedPermissionsRequest) =>
+        req.objects.map((o) => (o.objectType === 'organization' ? org(o.objectId) : ANY_TUPLE)),
+      ),
+      listTeamRoles: ofOrg((req: authzRolesV1.ListTeamRolesRequest) => req.teamIds.map((id) => `@team:${Number(id)}`)),
+    },
   } satisfies { [S in keyof AuthzClients]?: { [M in keyof AuthzClients[S]]?: KeptRead } };
 }
 
 /** authz's clients answering from what `keep` says to keep (see authzClients); any object with their methods will do. */
 export function keptAuthz<C extends AuthzReads>(clients: C, keep: AuthzKeeping): { clients: C; readModel: ReadModel } {
   const { authz, roles } = clients;
-  const decisions = new DecisionCache({ name: `${keep.reader}.decisions`, ...keep.decisions });
+  const decisions = new DecisionCache<Decision>({ name: `${keep.reader}.decisions`, ...keep.decisions });
   const access = new DecisionCache<authzV1.WhoHasAccessResponse>({
     name: `${keep.reader}.who-has-access`,
     ...(keep.access ?? { ttlMs: keep.decisions.ttlMs, maxEntries: Math.ceil(keep.decisions.maxEntries / 100) }),
@@ -84,32 +114,44 @@ export function keptAuthz<C extends AuthzReads>(clients: C, keep: AuthzKeeping):
     ttlMs: keep.roles.ttlMs,
     maxEntries: keep.roles.maxEntries ?? 10_000,
   });
-  const emptyOnTuples = [{ subject: TUPLES_CHANGED, stale: () => 'all' as const }];
+  const byTuples = [{ subject: TUPLES_CHANGED, stale: tuplesNamed }];
   return {
     clients: {
       ...clients,
       authz: withKeptAccess(withKeptDecisions(authz, decisions), access),
       roles: withKeptRoles(roles, keptRoles),
     },
-    readModel: allOf([decisions, access, keptRoles].map((cache) => following(cache, emptyOnTuples))),
+    readModel: allOf([decisions, access, keptRoles].map((cache) => following(cache, byTuples))),
   };
 }
 
 type Decision = authzV1.CheckResponse;
 
+/**
+ * The tags an answer of authz is kept under: what it was read from, as authz says (`dependsOn`), or, when it does not
+ * say (an OpenFGA server answered), the tag every tuple notice names.
+ */
+const readFrom = (dependsOn: readonly string[] | undefined): readonly string[] => (dependsOn?.length ? dependsOn : [ANY_TUPLE]);
+
 /** The request's arrival, which the reader's calls carry, for the fence (Bus.caughtUp). */
 const arrivedAt = (opts: CallOptions | undefined) => opts?.arrivedAt;
 
 /** The client with CheckPermission and Check answered from the decisions kept, when they may be. */
-export function withKeptDecisions<C extends Pick<AuthzClients['authz'], 'check' | 'checkPermission'>>(client: C, cache: DecisionCache): C {
-  const kept = async (key: string, ask: () => Promise<Decision>, opts: CallOptions | undefined): Promise<Decision> => ({
-    allowed: await cache.through(key, async () => (await ask()).allowed, undefined, arrivedAt(opts)),
-  });
+export function withKeptDecisions<C extends Pick<AuthzClients['authz'], 'check' | 'checkPermission'>>(
+  client: C,
+  cache: DecisionCache<Decision>,
+): C {
+  const kept = (key: string, ask: () => Promise<Decision>, opts: CallOptions | undefined): Promise<Decision> =>
+    cache.through(key, ask, { tags: (answer) => readFrom(answer.dependsOn) }, arrivedAt(opts));
   return {
     ...client,
     checkPermission: (req: authzV1.CheckPermissionRequest, opts?: CallOptions) =>
       // A permission name is resolved through authz's fixed table: the name stands for what it resolves to.
-      kept(decisionKey(`user:${req.userId}`, `permission ${req.permission}`, String(req.objectId)), () => client.checkPermission(req, opts), opts),
+      kept(
+        decisionKey(`user:${req.userId}`, `permission ${req.permission}`, String(req.objectId)),
+        () => client.checkPermission(req, opts),
+        opts,
+      ),
     check: (req: authzV1.CheckRequest, opts?: CallOptions) =>
       // A check with contextual tuples or a condition context answers for that request only.
       req.contextualTuples.length > 0 || req.contextJson || !req.tuple
@@ -130,7 +172,12 @@ function withKeptAccess<C extends Pick<AuthzClients['authz'], 'whoHasAccess'>>(
   return {
     ...client,
     whoHasAccess: (req: authzV1.WhoHasAccessRequest, opts?: CallOptions) =>
-      cache.through(req.object, () => client.whoHasAccess(req, opts), { ttlMs: untilEarliestEnd }, arrivedAt(opts)),
+      cache.through(
+        req.object,
+        () => client.whoHasAccess(req, opts),
+        { ttlMs: untilEarliestEnd, tags: (answer) => readFrom(answer.dependsOn) },
+        arrivedAt(opts),
+      ),
   };
 }
 
@@ -152,6 +199,7 @@ function withKeptRoles<C extends Pick<AuthzClients['roles'], 'getRole'>>(client:
   return {
     ...client,
     getRole: (req: authzRolesV1.GetRoleRequest, opts?: CallOptions) =>
-      cache.through(`${req.orgId}|${req.id}`, () => client.getRole(req, opts), undefined, arrivedAt(opts)),
+      // A role's row changes are named as its parent tuple is (`role:<id>`), as are the tuples on it.
+      cache.through(`${req.orgId}|${req.id}`, () => client.getRole(req, opts), { tags: [`role:${req.id}`] }, arrivedAt(opts)),
   };
 }

@@ -11,7 +11,7 @@ import { keptAuthz } from './clients';
 function authz() {
   const answers = new Map<string, authzV1.WhoHasAccessResponse>();
   const asked: string[] = [];
-  const none = async () => ({ allowed: false });
+  const none = async () => ({ allowed: false, dependsOn: [] });
   return {
     answers,
     asked,
@@ -23,6 +23,8 @@ function authz() {
 
 const holders = (...paths: { userId: number; until?: string }[]) =>
   authzV1.WhoHasAccessResponse.fromPartial({
+    // As authz says it read them: the organization and the team of its owners.
+    dependsOn: ['organization:7', 'team:70'],
     permissions: [
       {
         permission: 'edit:org',
@@ -54,6 +56,22 @@ describe("the who-has-access answers authz's readers keep", () => {
     // A member added through authz, whose notice has not arrived when the next look comes.
     backend.answers.set('organization:7', holders({ userId: 2 }, { userId: 9 }));
     await bus.notify(TUPLES_CHANGED, {});
+    expect(await client.whoHasAccess({ object: 'organization:7' })).toEqual(holders({ userId: 2 }, { userId: 9 }));
+    expect(backend.asked).toEqual(['organization:7', 'organization:7']);
+    await stop();
+  });
+
+  it('drops an answer when a write touches what it was read from, and only then', async () => {
+    const { backend, client, bus, stop } = await setUp();
+    backend.answers.set('organization:7', holders({ userId: 2 }));
+    await client.whoHasAccess({ object: 'organization:7' });
+    // A member joins a team of another organization: not read here.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:80', 'team:*', '@user:9'], orgs: [8] });
+    await client.whoHasAccess({ object: 'organization:7' });
+    expect(backend.asked).toEqual(['organization:7']);
+    // A member joins organization 7's owners team.
+    backend.answers.set('organization:7', holders({ userId: 2 }, { userId: 9 }));
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:70', 'team:*', '@user:9'], orgs: [7] });
     expect(await client.whoHasAccess({ object: 'organization:7' })).toEqual(holders({ userId: 2 }, { userId: 9 }));
     expect(backend.asked).toEqual(['organization:7', 'organization:7']);
     await stop();

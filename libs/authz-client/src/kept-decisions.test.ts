@@ -13,11 +13,11 @@ function authz() {
     held,
     checkPermission: async (req: authzV1.CheckPermissionRequest) => (
       calls.n++,
-      { allowed: held.has(`${req.userId} ${req.permission} ${req.objectId}`) }
+      { allowed: held.has(`${req.userId} ${req.permission} ${req.objectId}`), dependsOn: [] }
     ),
     check: async (req: authzV1.CheckRequest) => (
       calls.n++,
-      { allowed: held.has(`${req.tuple!.user} ${req.tuple!.relation} ${req.tuple!.object}`) }
+      { allowed: held.has(`${req.tuple!.user} ${req.tuple!.relation} ${req.tuple!.object}`), dependsOn: [] }
     ),
     permissionCatalog: async () => ({ permissions: [] }),
   };
@@ -26,7 +26,7 @@ function authz() {
 
 async function setUp() {
   const bus = new LaterBus();
-  const cache = new DecisionCache({ ttlMs: 60_000, maxEntries: 1000 });
+  const cache = new DecisionCache<authzV1.CheckResponse>({ ttlMs: 60_000, maxEntries: 1000 });
   const stop = await cache.followTuples(bus);
   const backend = authz();
   return { bus, stop, backend, client: withKeptDecisions(backend, cache) };
@@ -72,8 +72,58 @@ describe("the decisions authz's readers keep", () => {
   });
 
   it('leaves the client’s other methods as they are', async () => {
-    const { stop, client } = await setUp();
-    expect(await client.permissionCatalog()).toEqual({ permissions: [] });
+    const { stop, backend } = await setUp();
+    const cache = new DecisionCache<authzV1.CheckResponse>({ ttlMs: 60_000, maxEntries: 1000 });
+    expect(await withKeptDecisions(backend, cache).permissionCatalog()).toEqual({ permissions: [] });
+    await stop();
+  });
+
+  it('drops exactly the answers read from what a write touched; an answer about another organization stays kept', async () => {
+    const bus = new LaterBus();
+    const cache = new DecisionCache<authzV1.CheckResponse>({ ttlMs: 60_000, maxEntries: 1000 });
+    const stop = await cache.followTuples(bus);
+    const asked: string[] = [];
+    // authz answers with what it read: the organization, the site, and the team of organization 7's owners.
+    const reads: Record<string, string[]> = {
+      '7': ['organization:7', 'site:platform', 'team:70'],
+      '8': ['organization:8', 'site:platform', 'team:80'],
+    };
+    const client = withKeptDecisions(
+      {
+        check: async () => ({ allowed: false, dependsOn: [] }),
+        checkPermission: async (req: authzV1.CheckPermissionRequest) => (
+          asked.push(String(req.objectId)),
+          { allowed: true, dependsOn: reads[String(req.objectId)] }
+        ),
+      },
+      cache,
+    );
+    const ask = (org: number) => client.checkPermission({ userId: 1, permission: 'edit:org', objectId: org });
+    await ask(7);
+    await ask(8);
+    expect(asked).toEqual(['7', '8']);
+    // A member joins organization 7's owners team: only what read that team goes.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:70', 'team:*', '@user:2'], orgs: [7] });
+    await ask(7);
+    await ask(8);
+    expect(asked).toEqual(['7', '8', '7']);
+    // A change of the site's admins reaches every answer (each one read the site).
+    await bus.notify(TUPLES_CHANGED, { tags: ['site:platform', 'site:*', '@user:2'], orgs: [] });
+    await ask(7);
+    await ask(8);
+    expect(asked).toEqual(['7', '8', '7', '7', '8']);
+    // An answer authz could not say the reads of (an OpenFGA server's) goes with any tuple notice.
+    reads['9'] = [];
+    await ask(9);
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:80', 'team:*', '@user:2'], orgs: [8] });
+    await ask(9);
+    await ask(7);
+    expect(asked).toEqual(['7', '8', '7', '7', '8', '9', '9']);
+    // A notice from an authz that does not name its writes drops everything.
+    await bus.notify(TUPLES_CHANGED, {});
+    await ask(7);
+    expect(asked.at(-1)).toBe('7');
+    expect(asked).toHaveLength(8);
     await stop();
   });
 
@@ -81,7 +131,7 @@ describe("the decisions authz's readers keep", () => {
     const bus = new LaterBus();
     const tuples = new Set<string>();
     const [a, b] = [replica(tuples, bus), replica(tuples, bus)];
-    const cache = new DecisionCache({ ttlMs: 60_000, maxEntries: 1000 });
+    const cache = new DecisionCache<authzV1.CheckResponse>({ ttlMs: 60_000, maxEntries: 1000 });
     const stop = await cache.followTuples(bus);
     // This reader asks replica a.
     const reader = withKeptDecisions(a, cache);
@@ -121,7 +171,11 @@ function replica(tuples: Set<string>, bus: Bus) {
   const served = {
     definition: authzV1.AuthzServiceService,
     handlers: {
-      check: async (req: authzV1.CheckRequest) => (calls.n++, { allowed: tuples.has(tupleKey(req.tuple!)) }),
+      // Read from the object asked about alone, as authz says for a direct tuple.
+      check: async (req: authzV1.CheckRequest) => (
+        calls.n++,
+        { allowed: tuples.has(tupleKey(req.tuple!)), dependsOn: [req.tuple!.object] }
+      ),
       writeTuples: async (req: authzV1.WriteTuplesRequest) => {
         for (const t of req.deletes) tuples.delete(tupleKey(t));
         if (state.failWrites) throw new Error('write failed');
@@ -130,14 +184,20 @@ function replica(tuples: Set<string>, bus: Bus) {
       },
     },
   } as unknown as ServiceBinding<typeof authzV1.AuthzServiceService>;
-  const { handlers } = announcingWrites(served, ['check'], () => bus.notify(TUPLES_CHANGED, {}));
+  // Named as authz names a write: each tuple's object (its type and user too, which no answer here read).
+  const { handlers } = announcingWrites(served, ['check'], ({ request }) =>
+    bus.notify(TUPLES_CHANGED, {
+      tags: [...(request as authzV1.WriteTuplesRequest).writes, ...(request as authzV1.WriteTuplesRequest).deletes].map((t) => t.object),
+      orgs: [],
+    }),
+  );
   return {
     calls,
     set failWrites(fail: boolean) {
       state.failWrites = fail;
     },
     check: (req: authzV1.CheckRequest) => handlers.check(req, {} as never),
-    checkPermission: async (): Promise<authzV1.CheckResponse> => ({ allowed: false }),
+    checkPermission: async (): Promise<authzV1.CheckResponse> => ({ allowed: false, dependsOn: [] }),
     writeTuples: (req: authzV1.WriteTuplesRequest) => handlers.writeTuples(req, {} as never),
   };
 }

@@ -26,9 +26,9 @@ describe("the custom roles authz's readers keep", () => {
     const { clients, readModel } = keptAuthz(
       {
         authz: {
-          check: async () => ({ allowed: false }),
-          checkPermission: async () => ({ allowed: false }),
-          whoHasAccess: async () => ({ permissions: [] }),
+          check: async () => ({ allowed: false, dependsOn: [] }),
+          checkPermission: async () => ({ allowed: false, dependsOn: [] }),
+          whoHasAccess: async () => ({ permissions: [], dependsOn: [] }),
         },
         roles: backend,
       },

@@ -154,7 +154,13 @@ export class BusConnectError extends Error {
 export function oneByOne(handler: MessageHandler): BatchHandler {
   return async (messages) => {
     const done: boolean[] = [];
-    for (const m of messages) done.push(await handler(m.subject, m.payload).then(() => true, () => false));
+    for (const m of messages)
+      done.push(
+        await handler(m.subject, m.payload).then(
+          () => true,
+          () => false,
+        ),
+      );
     return done;
   };
 }

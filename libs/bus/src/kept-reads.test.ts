@@ -1,5 +1,6 @@
 import { LaterBus } from '@platform/testing';
 import { keptReads } from './kept-reads';
+import { ORGS_CHANGED } from './notices';
 
 // A service's read methods as a reader keeps them: one call for a request asked before (by the same caller), the very
 // next request after a notice of a subject the method depends on asks again (even while the notice is on its way), a
@@ -39,6 +40,31 @@ async function setUp(ttlMs = 60_000) {
 }
 
 describe("a service's kept reads", () => {
+  it('drops an answer that says what it is about only for a notice naming that, or naming everything', async () => {
+    const svc = service();
+    const { client, readModel } = keptReads(
+      svc,
+      // Each thing is an organization's: organization notices name the organizations they changed.
+      { getThing: { stale: [ORGS_CHANGED, OTHER], about: { [ORGS_CHANGED]: (req: { id: number }) => [`org:${req.id}`] } } },
+      { name: 'test.about', ttlMs: 60_000 },
+    );
+    const bus = new LaterBus();
+    const stop = await readModel.follow(bus);
+    await client.getThing({ id: 1 });
+    await client.getThing({ id: 2 });
+    await bus.notify(ORGS_CHANGED, { orgIds: [2] });
+    await client.getThing({ id: 1 });
+    await client.getThing({ id: 2 });
+    expect(svc.asked).toEqual(['get 1 ', 'get 2 ', 'get 2 ']);
+    // Everything: a notice that names nothing (`all`), or one of a subject the answers do not say they are about.
+    await bus.notify(ORGS_CHANGED, { orgIds: [], all: true });
+    await client.getThing({ id: 1 });
+    await bus.notify(OTHER, {});
+    await client.getThing({ id: 1 });
+    expect(svc.asked).toEqual(['get 1 ', 'get 2 ', 'get 2 ', 'get 1 ', 'get 1 ']);
+    await stop();
+  });
+
   it('answers a read asked again from what it kept, and asks again at once after a notice it depends on', async () => {
     const { svc, client, bus, stop } = await setUp();
     svc.rows.set(1, { id: 1, name: 'one', tags: ['a'] });
@@ -95,7 +121,11 @@ describe("a service's kept reads", () => {
   it('serves nothing kept while the service does not answer, so the call fails as with nothing kept', async () => {
     const svc = service();
     let up = true;
-    const { client, readModel } = keptReads(svc, { getThing: { stale: [OWNER] } }, { name: 'test.down', ttlMs: 60_000, available: () => up });
+    const { client, readModel } = keptReads(
+      svc,
+      { getThing: { stale: [OWNER] } },
+      { name: 'test.down', ttlMs: 60_000, available: () => up },
+    );
     const stop = await readModel.follow(new LaterBus());
     await client.getThing({ id: 1 });
     await client.getThing({ id: 1 });

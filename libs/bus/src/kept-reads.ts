@@ -1,3 +1,4 @@
+import { NOTICE_NAMES } from './notices';
 import { deepFreeze, NoticeCache } from './notice-cache';
 import { allOf, following, type ReadModel } from './read-model';
 
@@ -15,6 +16,12 @@ export interface KeptRead {
   ttlMs?: (answer: unknown) => number | undefined;
   /** Whether this request's answer may be kept at all (one that shows state kept nowhere a notice covers is asked). */
   keep?: (request: never) => boolean;
+  /**
+   * What an answer is about, for the subjects whose notices name what they changed (`NOTICE_NAMES`): the names a notice
+   * of that subject would give (`org:7`, `account:3`), from the request and the answer. Such an answer is dropped only
+   * by a notice naming one of them, or naming everything; for a subject not listed here, by every notice.
+   */
+  about?: { readonly [subject: string]: (request: never, answer: never) => readonly string[] };
 }
 
 /**
@@ -100,7 +107,7 @@ export function keptReads<C extends object>(
 
   for (const [method, rule] of unaryRules) {
     const call = ((client as Record<string, Method>)[method] as Method).bind(client);
-    const how = { tags: rule.stale, ttlMs: rule.ttlMs };
+    const tags = answerTags(rule);
     (kept as Record<string, Method>)[method] = (request, opts) =>
       asked(rule, request)
         ? call(request, opts)
@@ -111,7 +118,7 @@ export function keptReads<C extends object>(
               if (isAsyncIterable(answer)) throw new TypeError(`${options.name}: ${method} answers a stream; its kept rule needs maxBytes`);
               return deepFreeze(answer);
             },
-            how,
+            { tags: (answer: unknown) => tags(request, answer), ttlMs: rule.ttlMs },
             opts?.arrivedAt,
           );
   }
@@ -119,7 +126,8 @@ export function keptReads<C extends object>(
   if (streams)
     for (const [method, rule] of streamRules) {
       const call = ((client as Record<string, Method>)[method] as Method).bind(client);
-      const how = { tags: rule.stale, ttlMs: rule.ttlMs as ((answer: readonly unknown[]) => number | undefined) | undefined };
+      const tags = answerTags(rule);
+      const ttlMs = rule.ttlMs as ((answer: readonly unknown[]) => number | undefined) | undefined;
       const source = (request: unknown, opts?: CallOpts): AsyncIterable<unknown> => {
         const answer = call(request, opts);
         if (!isAsyncIterable(answer))
@@ -149,7 +157,7 @@ export function keptReads<C extends object>(
             yield frozen;
           }
           // Only a stream read to its end without error gets here (a failure throws, a reader stopping early returns).
-          if (collected) streams.keep(since, key, Object.freeze(collected), how);
+          if (collected) streams.keep(since, key, Object.freeze(collected), { tags: (answer) => tags(request, answer), ttlMs });
         })();
       };
     }
@@ -158,10 +166,34 @@ export function keptReads<C extends object>(
   return { client: kept, readModel: allOf(models) };
 }
 
-/** One notice rule per subject the methods depend on: its every notice drops all their kept answers. */
+/** The tag of the answers a notice of `subject` drops when it names everything (those kept by what they are about). */
+const everythingOf = (subject: string) => `${subject}!all`;
+
+/**
+ * The tags an answer of `rule` is kept under: for a subject it says what the answer is about, those names and the
+ * subject's everything-tag; for any other subject, the subject itself.
+ */
+function answerTags(rule: KeptRead): (request: unknown, answer: unknown) => readonly string[] {
+  return (request, answer) =>
+    rule.stale.flatMap((subject) => {
+      const about = rule.about?.[subject];
+      return about ? [everythingOf(subject), ...about(request as never, answer as never)] : [subject];
+    });
+}
+
+/**
+ * One notice rule per subject the methods depend on: its notice drops the answers of methods that do not say what they
+ * are about, and of those that do, the answers about what it names (or all of them when it names everything).
+ */
 function subjectRules(rules: [string, KeptRead][]) {
   const subjects = new Set(rules.flatMap(([, rule]) => rule.stale));
-  return [...subjects].map((subject) => ({ subject, stale: () => [subject] }));
+  return [...subjects].map((subject) => ({
+    subject,
+    stale: (payload: unknown) => {
+      const named = NOTICE_NAMES[subject]?.(payload) ?? 'all';
+      return named === 'all' ? [subject, everythingOf(subject)] : [subject, ...named];
+    },
+  }));
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

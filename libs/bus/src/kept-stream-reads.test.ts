@@ -144,7 +144,11 @@ describe("a service's kept streams", () => {
     await stop();
 
     const unfollowed = service();
-    const { client: plain } = keptReads(unfollowed, { getView: { stale: [OWNER], maxBytes: 1_000 } }, { name: 'test.unfollowed-streams', ttlMs: 60_000 });
+    const { client: plain } = keptReads(
+      unfollowed,
+      { getView: { stale: [OWNER], maxBytes: 1_000 } },
+      { name: 'test.unfollowed-streams', ttlMs: 60_000 },
+    );
     await read(plain.getView({ view: 'a' }));
     await read(plain.getView({ view: 'a' }));
     expect(unfollowed.asked).toHaveLength(2);

@@ -62,7 +62,12 @@ describe('NATS connection loss after start', () => {
       // A burst of writes, each announcing its change: none waits for NATS or fails.
       const began = Date.now();
       const outcomes = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => bus.notify('identity.outage.changed', { i }).then(() => 'sent', (err) => String(err))),
+        Array.from({ length: 200 }, (_, i) =>
+          bus.notify('identity.outage.changed', { i }).then(
+            () => 'sent',
+            (err) => String(err),
+          ),
+        ),
       );
       expect(outcomes.filter((o) => o !== 'sent')).toEqual([]);
       expect(Date.now() - began).toBeLessThan(1_000);

@@ -180,7 +180,11 @@ describe('NoticeCache', () => {
   });
 
   it('freezes what it keeps, for the reader that read it too, bytes excepted', async () => {
-    const cache = new NoticeCache<{ org: { name: string }; avatar: Uint8Array }>({ name: 'test.frozen', ttlMs: 60_000, keepWithoutBus: true });
+    const cache = new NoticeCache<{ org: { name: string }; avatar: Uint8Array }>({
+      name: 'test.frozen',
+      ttlMs: 60_000,
+      keepWithoutBus: true,
+    });
     const first = await cache.through('k', async () => ({ org: { name: 'acme' }, avatar: new Uint8Array([1]) }));
     expect(() => {
       (first.org as { name: string }).name = 'changed';
@@ -227,7 +231,10 @@ describe('NoticeCache', () => {
     const { cache, stop } = await setUp();
     let n = 0;
     // A short lifetime, long enough that two reads in a row fall within it on a loaded machine.
-    const how = { keep: (v: string) => v !== 'absent', ttlMs: (v: string) => (v.startsWith('short') ? 250 : v.startsWith('never') ? 0 : undefined) };
+    const how = {
+      keep: (v: string) => v !== 'absent',
+      ttlMs: (v: string) => (v.startsWith('short') ? 250 : v.startsWith('never') ? 0 : undefined),
+    };
     for (const value of ['absent', 'never']) {
       const before = n;
       await cache.through(value, async () => (n++, value), how);
@@ -256,8 +263,16 @@ describe('NoticeCache', () => {
     );
     const how = { tags: (v: string) => [`thing:${v === 'one' ? 1 : 2}`] };
     expect(await cache.throughMany(['1', '3'], load, how)).toEqual(new Map([['1', 'one']]));
-    expect(await cache.throughMany(['1', '2', '2', '3'], load, how)).toEqual(new Map([['1', 'one'], ['2', 'two']]));
-    expect(asked).toEqual([['1', '3'], ['2', '3']]);
+    expect(await cache.throughMany(['1', '2', '2', '3'], load, how)).toEqual(
+      new Map([
+        ['1', 'one'],
+        ['2', 'two'],
+      ]),
+    );
+    expect(asked).toEqual([
+      ['1', '3'],
+      ['2', '3'],
+    ]);
     values.set('1', 'uno');
     await bus.notify(CHANGED, { ids: [1] });
     expect((await cache.throughMany(['1', '2'], load, how)).get('1')).toBe('uno');

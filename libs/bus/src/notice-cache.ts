@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Counter } from '@platform/telemetry';
+import { Counter, Gauge } from '@platform/telemetry';
 import type { Bus } from './bus';
 
 /**
@@ -54,6 +54,17 @@ const evictions = new Counter('cache_evictions_total', 'Evictions of the caches 
   'cause',
 ]);
 
+/** The caches following a bus now, whose sizes a scrape reads. */
+const followingCaches = new Set<NoticeCache<unknown>>();
+const sizes = new Gauge('cache_entries', 'Answers kept now by the caches that follow bus notices, by cache.');
+sizes.source((add) => {
+  for (const cache of followingCaches) add({ cache: cache.name }, cache.size);
+});
+const bounds = new Gauge('cache_max_entries', 'Most answers each cache that follows bus notices keeps (its bound), by cache.');
+bounds.source((add) => {
+  for (const cache of followingCaches) add({ cache: cache.name }, cache.maxEntries);
+});
+
 interface Entry<V> {
   value: V;
   tags: readonly string[];
@@ -84,9 +95,9 @@ interface Entry<V> {
  * - **Metrics.** `cache_lookups_total{cache, result=hit|miss|bypass}` and `cache_evictions_total{cache, cause}`.
  */
 export class NoticeCache<V> {
-  private readonly entries: LRUCache<string, Entry<V>> | undefined;
+  private entries: LRUCache<string, Entry<V>> | undefined;
   /** The keys of each tag's answers, so a notice finds them. */
-  private readonly byTag = new Map<string, Set<string>>();
+  private byTag = new Map<string, Set<string>>();
   private readonly pending = new Map<string, { generation: number; read: Promise<V> }>();
   private generation = 0;
   /** Whether kept answers may be served and stored (see `follow`). */
@@ -96,16 +107,7 @@ export class NoticeCache<V> {
   private readonly metrics;
 
   constructor(private readonly opts: NoticeCacheOptions) {
-    const max = opts.maxEntries ?? 10_000;
-    this.entries =
-      opts.ttlMs > 0 && max > 0
-        ? new LRUCache<string, Entry<V>>({
-            max,
-            ttl: Math.ceil(opts.ttlMs),
-            // Whatever removes an answer (a notice, its lifetime, room for another, a newer one) also unindexes it.
-            dispose: (entry, key) => this.unindex(key, entry.tags),
-          })
-        : undefined;
+    this.entries = this.emptyEntries();
     this.trusted = opts.keepWithoutBus ?? false;
     this.metrics = {
       hit: lookups.child(opts.name, 'hit'),
@@ -242,18 +244,47 @@ export class NoticeCache<V> {
     }
   }
 
-  /** Forgets every answer, and makes every read in flight forget what it read. */
+  /**
+   * Forgets every answer, and makes every read in flight forget what it read. Empty maps are swapped in rather than
+   * the kept answers disposed one by one: a clear costs the same whatever the cache holds.
+   */
   clear(cause: 'local' | 'notice' | 'bus' | 'fence' = 'local'): void {
     this.generation++;
     this.pending.clear();
-    if (this.entries?.size) this.metrics[cause].inc(this.entries.size);
-    this.entries?.clear();
-    this.byTag.clear();
+    if (!this.entries?.size) return;
+    this.metrics[cause].inc(this.entries.size);
+    this.entries = this.emptyEntries();
+    this.byTag = new Map();
   }
 
-  /** How many answers are kept (for tests). */
+  private emptyEntries(): LRUCache<string, Entry<V>> | undefined {
+    const max = this.opts.maxEntries ?? 10_000;
+    if (!(this.opts.ttlMs > 0 && max > 0)) return undefined;
+    const entries: LRUCache<string, Entry<V>> = new LRUCache<string, Entry<V>>({
+      max,
+      ttl: Math.ceil(this.opts.ttlMs),
+      // Whatever removes an answer (a notice, its lifetime, room for another, a newer one) also unindexes it; the
+      // answers of a map swapped out by `clear` no longer have an index to leave.
+      dispose: (entry, key) => {
+        if (this.entries === entries) this.unindex(key, entry.tags);
+      },
+    });
+    return entries;
+  }
+
+  /** How many answers are kept. */
   get size(): number {
     return this.entries?.size ?? 0;
+  }
+
+  /** Most answers kept (0 when it keeps none). */
+  get maxEntries(): number {
+    return this.entries ? (this.opts.maxEntries ?? 10_000) : 0;
+  }
+
+  /** Its name in the metrics. */
+  get name(): string {
+    return this.opts.name;
   }
 
   /**
@@ -274,6 +305,7 @@ export class NoticeCache<V> {
       ),
     );
     this.bus = bus;
+    followingCaches.add(this as NoticeCache<unknown>);
     let epoch = 0;
     let stopped = false;
     const apply = async (connected: boolean) => {
@@ -296,6 +328,7 @@ export class NoticeCache<V> {
     const unmissed = bus.onNoticesMissed(() => void apply(bus.health().connected));
     return async () => {
       stopped = true;
+      followingCaches.delete(this as NoticeCache<unknown>);
       this.trusted = false;
       this.bus = undefined;
       this.clear();

@@ -66,13 +66,48 @@ export function orgsNamed(notice: unknown): string[] | 'all' {
 }
 
 /**
- * authz: relationship tuples may have been written or deleted (any write method of authz's services, answered or not:
- * a member, team, role or organization changed). One change can alter answers about objects it does not name (a
- * team's roles reach every permission of the organization), so every reader drops all it keeps of authz's answers.
+ * authz: relationship tuples were written or deleted (any write method of authz's services, answered or not: a member,
+ * team, role or organization changed). The notice names what the write touched, so that a reader drops only what
+ * depends on it (docs/decisions.md, "tuple notices name what they touched"):
+ * - `tags`: for every tuple written or deleted, its object (`team:12`), its object's type (`team:*`, which answers that
+ *   looked for objects of a type carry) and its user's object (`@organization:7`, which answers that looked for the
+ *   tuples of a user carry). authz's answers to the platform's apps say which of these they were read from
+ *   (`dependsOn`), and are kept under them.
+ * - `orgs`: the organizations the touched objects belong to (a team's, a role's, a cluster's owner), for what is kept
+ *   by organization (an organization as a viewer sees it, its lists of teams, its custom roles).
+ * - `all`: the write could not be named (the site's admins changed, which reach every organization; a write too large
+ *   to list; an object whose organization is not known): drop everything.
+ * A notice without `tags` (from an authz that does not name its writes) means `all`.
  */
 export const TUPLES_CHANGED = 'authz.tuples.changed';
 
-export type TuplesChanged = Record<string, never>;
+export interface TuplesChanged {
+  tags?: string[];
+  orgs?: number[];
+  all?: true;
+}
+
+/** The tag every answer of authz whose reads are not known carries (an OpenFGA server's): any tuple notice drops it. */
+export const ANY_TUPLE = 'tuples:any';
+
+/** The tags of one tuple a tuple notice names: its object, its object's type and its user's object. */
+export function tupleTags(tuple: { user: string; object: string }): string[] {
+  const type = tuple.object.slice(0, tuple.object.indexOf(':'));
+  const hash = tuple.user.indexOf('#');
+  return [tuple.object, `${type}:*`, `@${hash < 0 ? tuple.user : tuple.user.slice(0, hash)}`];
+}
+
+/** What a tuple notice makes stale among answers kept under authz's `dependsOn` tags, or 'all'. */
+export function tuplesNamed(notice: unknown): string[] | 'all' {
+  const n = notice as Partial<TuplesChanged>;
+  return n.all || !Array.isArray(n.tags) ? 'all' : [...n.tags, ANY_TUPLE];
+}
+
+/** The organizations a tuple notice names (`org:7`), or 'all'. */
+export function tupleOrgsNamed(notice: unknown): string[] | 'all' {
+  const n = notice as Partial<TuplesChanged>;
+  return n.all || !Array.isArray(n.orgs) ? 'all' : n.orgs.map((id) => `org:${Number(id)}`);
+}
 
 /**
  * clusters: these clusters changed or are gone (an inventory report applied, a hub recorded or taken back), and the
@@ -134,3 +169,15 @@ export type BillingChanged = Record<string, never>;
 export const MARKETPLACE_CHANGED = 'marketplace.changed';
 
 export type MarketplaceChanged = Record<string, never>;
+
+/** What the notices of the subjects that name what they changed name (KeptRead.about); any other subject names nothing. */
+export const NOTICE_NAMES: Readonly<Record<string, (notice: unknown) => string[] | 'all'>> = {
+  [ACCOUNTS_CHANGED]: accountsNamed,
+  [ORGS_CHANGED]: orgsNamed,
+  // What was read from (authz's `dependsOn` tags) and the organizations touched, for answers kept by either.
+  [TUPLES_CHANGED]: (notice) => {
+    const tags = tuplesNamed(notice);
+    const orgs = tupleOrgsNamed(notice);
+    return tags === 'all' || orgs === 'all' ? 'all' : [...tags, ...orgs];
+  },
+};

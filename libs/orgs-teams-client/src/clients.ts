@@ -11,6 +11,7 @@ import {
   orgsNamed,
   SIGNIN_CHANGED,
   TUPLES_CHANGED,
+  tupleOrgsNamed,
   type KeptRead,
   type NoticeRule,
   type ReadModel,
@@ -232,13 +233,13 @@ const retagged = (tags: string[] | 'all', from: string, to: string) => (tags ===
  * - **Accounts by id** (GetAccounts: login, email, type; the kept ones answered here, only the others asked): an
  *   account's or an organization's change drops it (accounts and organizations share one id space).
  * - **An organization as a caller sees it** (GetOrg for a viewer): its change (`identity.orgs.changed`) drops it, the
- *   viewer's account change drops the viewer's, and any tuple change empties them all (a membership decides who sees a
- *   private organization).
+ *   viewer's account change drops the viewer's, and a tuple change of the organization drops its views (a membership
+ *   decides who sees a private organization; authz's notice names the organizations a write touched).
  * - **A team without its roles** (GetTeam): a change of a team or of its organization is announced naming the
  *   organization.
  * - **An organization's lists of teams** (ListTeams, whole or one page; SearchTeams, by page and text): evicted by the
- *   organization's notice as a team is; they carry the teams' custom roles, which are authz's, so any tuple change
- *   empties them too. These are the only lists of teams kept anywhere: orgs-teams keeps none itself. A team with its
+ *   organization's notice as a team is; they carry the teams' custom roles, which are authz's, so a tuple change of the
+ *   organization drops them too. These are the only lists of teams kept anywhere: orgs-teams keeps none itself. A team with its
  *   roles (GetTeam withRoles) is asked afresh.
  * Either notice may name everything (`all`: a write that did not record what it changed), which drops all of it.
  * Misses are not kept. Each answer is served only after the reader's bus has caught up with the notices sent before
@@ -253,7 +254,6 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
   const teams = cache<orgsTeamsOrgsV1.Team>('teams');
   // Whole lists, pages and searches of an organization's teams.
   const teamLists = cache<orgsTeamsOrgsV1.ListTeamsResponse>('team-lists');
-  const everything = () => 'all' as const;
   const followed: [Pick<NoticeCache<unknown>, 'follow'>, NoticeRule[]][] = [
     [tokens, [{ subject: ACCOUNTS_CHANGED, stale: accountsNamed }]],
     [
@@ -267,7 +267,7 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
       orgViews,
       [
         { subject: ORGS_CHANGED, stale: orgsNamed },
-        { subject: TUPLES_CHANGED, stale: everything },
+        { subject: TUPLES_CHANGED, stale: tupleOrgsNamed },
         { subject: ACCOUNTS_CHANGED, stale: (n) => retagged(accountsNamed(n), 'account:', 'viewer:') },
       ],
     ],
@@ -276,7 +276,7 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
       teamLists,
       [
         { subject: ORGS_CHANGED, stale: orgsNamed },
-        { subject: TUPLES_CHANGED, stale: everything },
+        { subject: TUPLES_CHANGED, stale: tupleOrgsNamed },
       ],
     ],
   ];

@@ -155,9 +155,9 @@ describe('a server admitting callers by the method-policy table', () => {
       services: [
         bindService(authzV1.AuthzServiceService, {
           getVersion: async () => ({ version: '1', service: 'test' }),
-          check: async () => ({ allowed: true }),
-          batchCheck: async (r) => ({ allowed: r.checks.map(() => true) }),
-          checkPermission: async () => ({ allowed: true }),
+          check: async () => ({ allowed: true, dependsOn: [] }),
+          batchCheck: async (r) => ({ allowed: r.checks.map(() => true), dependsOn: [] }),
+          checkPermission: async () => ({ allowed: true, dependsOn: [] }),
           listRelations: async () => ({ relations: [] }),
           writeTuples: async () => ({}),
           readTuples: async () => ({ tuples: [] }),
@@ -166,7 +166,7 @@ describe('a server admitting callers by the method-policy table', () => {
           listObjects: async (r) => ({ objects: OBJECTS.filter((o) => o.startsWith(`${r.type}:`)) }),
           listUsers: async () => ({ users: USERS }),
           expand: async (r) => ({ tree: treeOf(r.object) }),
-          whoHasAccess: async () => ({ permissions: [] }),
+          whoHasAccess: async () => ({ permissions: [], dependsOn: [] }),
         }),
         bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
           getOrg: async (r: orgsTeamsOrgsV1.GetOrgRequest) => {

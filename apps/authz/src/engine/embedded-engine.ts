@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { CheckResolver } from './check';
+import { readAnything, readObjects, readTag, recordedSource, wrote } from './recorded';
 import { withContextualTuples, type ParsedTuple } from './contextual';
 import { InvalidTupleError } from './errors';
 import { ObjectCandidates } from './list-objects';
@@ -117,7 +118,7 @@ export class EmbeddedEngine implements AuthzEngine {
 
   /** Where checks read tuples now: memory when it is loaded and fresh enough, else the table. */
   private async source(): Promise<TupleSource> {
-    return this.memory && (await this.memory.usable()) ? this.memory : this.store;
+    return recordedSource(this.memory && (await this.memory.usable()) ? this.memory : this.store);
   }
 
   async listRelations(user: string, object: string, relations: string[]): Promise<string[]> {
@@ -183,6 +184,9 @@ export class EmbeddedEngine implements AuthzEngine {
     // Deletes are validated by shape only: a tuple the model no longer accepts must still be removable.
     const parsedDeletes = deletes.map((t) => ({ object: parseObject(t.object), relation: t.relation, user: parseUser(t.user) }));
     const parsedWrites = this.parseAll(writes);
+    // What is asked, before it is tried: a write that fails may have been applied in part.
+    wrote(writes);
+    wrote(deletes);
     const end = startLocalWrite(this.trx);
     try {
       await this.store.write(parsedWrites, parsedDeletes, opts);
@@ -204,6 +208,10 @@ export class EmbeddedEngine implements AuthzEngine {
     }
     if (filter.relation) assertRelationName(filter.relation);
     const user = filter.user ? parseUser(filter.user) : undefined;
+    if (objectId) readObjects(objectType!, [objectId]);
+    else if (objectType) readTag(`${objectType}:*`);
+    else if (user) readTag(`@${user.type}:${user.id}`);
+    else readAnything();
     return this.store.read({ objectType, objectId, relation: filter.relation, user });
   }
 

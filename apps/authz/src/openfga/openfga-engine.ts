@@ -10,6 +10,7 @@ import { UnavailableError } from '@platform/errors';
 import { chunks, type Logger } from '@platform/service-kit';
 import { InvalidTupleError, TupleConflictError } from '../engine/errors';
 import { modelFromDsl } from '../engine/model';
+import { wrote } from '../engine/recorded';
 import { tupleKey } from '../engine/tuple';
 import type {
   AuthzEngine,
@@ -171,6 +172,9 @@ export class OpenFgaEngine implements AuthzEngine {
    * and undoing would delete tuples that existed before it.
    */
   async write(writes: Tuple[], deletes: Tuple[], opts: WriteOptions = {}): Promise<void> {
+    // Named in the tuple notice whatever the server makes of it: a write that fails may have been applied in part.
+    wrote(writes);
+    wrote(deletes);
     const conflict = opts.idempotent
       ? {
           conflict: {

@@ -4,6 +4,7 @@ import { bindService, serviceLimits, TEXT_LIMITS as L, versionOf, withLimits, ty
 import { AllowedPermissions } from './allowed-permissions';
 import type { Roles } from './roles';
 import type { StoredRole } from './roles-store';
+import { wroteRow } from '../engine/recorded';
 
 /** The Role message of a stored role. */
 export function toRole(r: StoredRole): authzRolesV1.Role {
@@ -34,7 +35,8 @@ const ROLES_LIMITS = serviceLimits(authzRolesV1.RolesServiceService, {
 
 /**
  * The RolesService methods that change nothing; every other one is announced as a tuple change (tuples-changed.ts),
- * a role's rename too: readers keep the roles they resolve under the same notice.
+ * a role's rename too (its row is named as its parent tuple would be, `wroteRow`): readers keep the roles they resolve
+ * under the same notice.
  */
 export const ROLES_READS: readonly (keyof typeof authzRolesV1.RolesServiceService)[] = [
   'getVersion',
@@ -55,10 +57,15 @@ export function rolesService(roles: Roles, allowed: AllowedPermissions): Service
 function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding<typeof authzRolesV1.RolesServiceService> {
   return bindService(authzRolesV1.RolesServiceService, {
     getVersion: async () => versionOf('authz'),
-    createRole: async (req) => toRole(await roles.create(req)),
+    createRole: async (req) => {
+      const role = await roles.create(req);
+      wroteRow(`role:${role.id}`, `organization:${req.orgId}`);
+      return toRole(role);
+    },
     getRole: async (req) => toRole(await roles.get(req.orgId, req.id)),
     listRoles: async (req) => ({ roles: (await roles.list(req.orgId)).map(toRole), maxRolesPerTeam: roles.maxRolesPerTeam }),
-    updateRole: async (req) =>
+    updateRole: async (req) => (
+      wroteRow(`role:${req.id}`, `organization:${req.orgId}`),
       toRole(
         await roles.update({
           orgId: req.orgId,
@@ -68,12 +75,17 @@ function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding
           permissions: req.permissions?.permissions,
           teamIds: req.teamIds?.teamIds,
         }),
-      ),
-    deleteRole: async (req) => (await roles.delete(req.orgId, req.id), {}),
+      )
+    ),
+    deleteRole: async (req) => (wroteRow(`role:${req.id}`, `organization:${req.orgId}`), await roles.delete(req.orgId, req.id), {}),
     listPrincipals: async (req) => ({ principals: await roles.principals(req.orgId, req.id) }),
     allowedPermissions: async (req) => ({ objects: await allowed.of(req.userId, req.objects) }),
     assignTeamRoles: async (req) => ({ roleIds: await roles.assignTeamRoles(req.teamId, req.orgId, req.roleIds, req.until?.until) }),
-    deleteOrgRoles: async (req) => ({ roleIds: await roles.deleteOrgRoles(req.orgId) }),
+    deleteOrgRoles: async (req) => {
+      const roleIds = await roles.deleteOrgRoles(req.orgId);
+      for (const id of roleIds) wroteRow(`role:${id}`, `organization:${req.orgId}`);
+      return { roleIds };
+    },
     checkGrant: async (req) => ({
       missing: await roles.missingGrants(req.userId, req.orgId, {
         permissions: req.permissions,
