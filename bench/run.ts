@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, string> = {
   'auth-hook': 'auth-hook.ts',
   'authz-check': 'authz-check.ts',
   'grpc-check': 'grpc-check.ts',
+  import: 'import.ts',
   http: 'http.ts',
   ingestion: 'ingestion.ts',
   licenses: 'licenses.ts',

@@ -22,7 +22,9 @@ and docs/backup.md.`;
  */
 function program(io: CliIo, setExit: (code: number) => void): Command {
   const cli = new Command(NAME)
-    .description('Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies, OpenFGA, backups.')
+    .description(
+      'Administer the platform: site admins, passwords, tokens, configuration, migrations, dependencies, OpenFGA, backups, imports.',
+    )
     .version(PLATFORM_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
@@ -86,6 +88,22 @@ function program(io: CliIo, setExit: (code: number) => void): Command {
     .option('--store-name <name>', 'the store to find or create (when OPENFGA_STORE_ID is not set)')
     .option('--configmap <name>', "inside a pod: also record OPENFGA_STORE_ID in this ConfigMap of the pod's namespace")
     .action(async (opts) => done(await (await import('./openfga-setup-command')).setupOpenFga(opts, io)));
+
+  cli
+    .command('import')
+    .description(
+      'Import organizations with their teams, members and custom roles from a JSON or CSV file into the running platform ' +
+        "(POST /admin/orgs/import with a site admin's token in PLATFORM_TOKEN), in batches, with progress. Members must be " +
+        'existing users. Running it again changes nothing; a run cut short resumes where it stopped. See docs/import.md.',
+    )
+    .argument('<file>', 'the file to import')
+    .option('--format <format>', 'json or csv (default: by the file name, else json)')
+    .option('--url <url>', "the platform's address (default: PLATFORM_URL, else PUBLIC_URL, else http://localhost:8080/)")
+    .option('--token-stdin', 'read the token from the first line of standard input instead of PLATFORM_TOKEN')
+    .option('--batch-size <memberships>', 'memberships per request (whole organizations; default 5000)')
+    .option('--concurrency <n>', 'requests in flight at once (default 2)')
+    .option('--restart', 'send every batch again, ignoring the resume point of an earlier run')
+    .action(async (file: string, opts) => done(await (await import('./import-command')).importOrgs(file, opts, io)));
 
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   cli

@@ -52,17 +52,24 @@ export async function tuplesCalledFor(db: Database, tuples: Tuple[]): Promise<Se
     orgIds.size
       ? db
           .table('accounts')
-          .whereIn('id', [...orgIds])
+          .whereRaw('id = any(?::bigint[])', [[...orgIds]])
           .where({ type: ACCOUNT_TYPE.organization })
           .pluck('id')
       : [],
     teamIds.size
       ? db
           .table('teams')
-          .whereIn('id', [...teamIds])
+          .whereRaw('id = any(?::bigint[])', [[...teamIds]])
           .select('id', 'org_id', 'permission')
       : [],
-    pairs.length ? db.table('team_users').whereIn(['team_id', 'uid'], pairs).select('team_id', 'uid') : [],
+    // As two arrays, not a list of row values: an import reconciles thousands of memberships at once, and a long
+    // row-value list is one deep expression per pair (it exhausts the embedded database's stack).
+    pairs.length
+      ? db
+          .table('team_users')
+          .whereRaw('(team_id, uid) in (select * from unnest(?::bigint[], ?::bigint[]))', [pairs.map((p) => p[0]), pairs.map((p) => p[1])])
+          .select('team_id', 'uid')
+      : [],
   ]);
   const called = new Set<string>(orgs.map((id: number) => tupleKey(orgOnSite(id))));
   for (const team of teams as { id: number; org_id: number; permission: string }[]) {

@@ -1,0 +1,175 @@
+/**
+ * `npm run bench -- import [embedded,postgres]`: onboarding in bulk (docs/import.md). It generates an import file of
+ * BENCH_IMPORT_ORGS organizations (default 10,000) with BENCH_IMPORT_TEAMS teams (default 5) of BENCH_IMPORT_MEMBERS
+ * members (default 20) each, drawn from BENCH_IMPORT_USERS users made first through the admin API (default 400, not
+ * timed), and imports it with the admin CLI (`cli import`, its default batches) into a fresh platform:
+ *
+ * - `embedded`: `npm start`'s launcher on a fresh DATA_DIR (PGlite);
+ * - `postgres`: the same launcher with DATABASE_URL (a fresh database on BENCH_DATABASE_URL's server) and NATS_URL (a
+ *   NATS server of its own), the hosted topology's data path.
+ *
+ * Each mode imports the file, then imports it again (every organization found there, nothing written), and prints
+ * memberships a second for both, as JSON on stdout and into docs/benchmarks.md. Progress goes to stderr.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runLine, writeDocBlock } from './doc-block';
+import { dropDatabase, freePort, freshDatabase, ROOT, runPlatform, startNats, waitFor } from './support';
+
+const ORGS = Number(process.env.BENCH_IMPORT_ORGS ?? 10_000);
+const TEAMS = Number(process.env.BENCH_IMPORT_TEAMS ?? 5);
+const MEMBERS = Number(process.env.BENCH_IMPORT_MEMBERS ?? 20);
+const USERS = Number(process.env.BENCH_IMPORT_USERS ?? 400);
+const PASSWORD = 'bench-admin-password';
+const progress = (msg: string) => process.stderr.write(`[bench import] ${msg}\n`);
+
+interface Run {
+  seconds: number;
+  memberships: number;
+  perSecond: number;
+}
+
+interface ModeResult {
+  mode: string;
+  first: Run;
+  again: Run;
+}
+
+/** The file: organizations bench-<i>, owned by one of the users, each team of MEMBERS distinct users. */
+function importFile(dir: string): { file: string; memberships: number } {
+  const organizations = Array.from({ length: ORGS }, (_, i) => ({
+    name: `bench-${i}`,
+    owners: [`user-${i % USERS}`],
+    teams: Array.from({ length: TEAMS }, (_, t) => ({
+      name: `team-${t}`,
+      members: Array.from({ length: MEMBERS }, (_, m) => `user-${(i * 7 + t * MEMBERS + m) % USERS}`),
+    })),
+  }));
+  const file = path.join(dir, 'organizations.json');
+  fs.writeFileSync(file, JSON.stringify({ organizations }));
+  return { file, memberships: ORGS * TEAMS * MEMBERS };
+}
+
+/** `cli import <file>` against the platform at `url`, timed; its stderr (progress) goes to ours. */
+async function cliImport(file: string, url: string, token: string, memberships: number): Promise<Run> {
+  const began = performance.now();
+  const child = spawn(process.execPath, [path.join(ROOT, 'deploy/cli/cli.mjs'), 'import', file, '--url', url], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PLATFORM_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const seconds = (performance.now() - began) / 1000;
+  process.stderr.write(out);
+  if (code !== 0) throw new Error(`cli import exited with ${code}`);
+  return { seconds: Math.round(seconds * 10) / 10, memberships, perSecond: Math.round(memberships / seconds) };
+}
+
+async function call(base: string, method: string, p: string, body: unknown, auth: string): Promise<any> {
+  const res = await fetch(`${base}/api/v1${p}`, {
+    method,
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Makes the users through the admin API, a few at once (password hashing is what they cost). */
+async function makeUsers(base: string, token: string): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < USERS) {
+        const i = next++;
+        await call(
+          base,
+          'POST',
+          '/admin/users',
+          { username: `user-${i}`, email: `user-${i}@example.com`, password: 'bench-user-password', must_change_password: false },
+          `token ${token}`,
+        );
+      }
+    }),
+  );
+}
+
+async function benchMode(mode: string, file: string, memberships: number): Promise<ModeResult> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-import-${mode}-`));
+  const dbName = `bench_import_${process.pid}`;
+  const nats = mode === 'postgres' ? await startNats() : undefined;
+  const hosted: Record<string, string> = nats ? { DATABASE_URL: await freshDatabase(dbName), NATS_URL: nats.url } : {};
+  const platform = runPlatform('deploy/local/start.mjs', {
+    HTTP_PORT: String(port),
+    DATA_DIR: dataDir,
+    PLATFORM_ADMIN_USERNAME: 'root',
+    PLATFORM_ADMIN_PASSWORD: PASSWORD,
+    LOG_LEVEL: 'warn',
+    ...hosted,
+  });
+  const url = `http://127.0.0.1:${port}/`;
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    progress(`${mode}: starting the platform`);
+    await waitFor(`${base}/api/v1/version`, platform);
+    const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
+    const token = (await call(base, 'POST', '/users/root/tokens', { name: 'import' }, basic)).sha1 as string;
+    progress(`${mode}: making ${USERS} users (not timed)`);
+    await makeUsers(base, token);
+    progress(`${mode}: importing ${ORGS} organizations × ${TEAMS} teams × ${MEMBERS} members`);
+    const first = await cliImport(file, url, token, memberships);
+    progress(`${mode}: ${first.perSecond} memberships/s; importing the same file again`);
+    const again = await cliImport(file, url, token, memberships);
+    return { mode, first, again };
+  } finally {
+    platform.kill('SIGTERM');
+    await new Promise((r) => platform.once('exit', r));
+    if (nats) {
+      await nats.stop();
+      await dropDatabase(dbName);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const modes = (process.argv[2] ?? 'embedded,postgres').split(',');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-import-file-'));
+  const { file, memberships } = importFile(dir);
+  const results: ModeResult[] = [];
+  try {
+    for (const mode of modes) results.push(await benchMode(mode, file, memberships));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(`${JSON.stringify({ orgs: ORGS, teams: TEAMS, members: MEMBERS, users: USERS, results }, null, 2)}\n`);
+  const label: Record<string, string> = {
+    embedded: '`npm start`, embedded PGlite',
+    postgres: '`npm start` with DATABASE_URL (Postgres) and NATS_URL',
+  };
+  writeDocBlock(
+    'import',
+    [
+      runLine(
+        `${ORGS} organizations × ${TEAMS} teams × ${MEMBERS} members (${memberships} team memberships besides the owners) from ${USERS} users, ` +
+          '`cli import` with its default batches (5,000 memberships, 2 requests in flight).',
+      ),
+      '',
+      '| topology | first import | memberships/s | same file again | memberships/s |',
+      '|---|---|---|---|---|',
+      ...results.map(
+        (r) => `| ${label[r.mode] ?? r.mode} | ${r.first.seconds} s | ${r.first.perSecond} | ${r.again.seconds} s | ${r.again.perSecond} |`,
+      ),
+    ].join('\n'),
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
