@@ -103,6 +103,8 @@ const MATRIX: Record<string, Row> = {
     path: () => '/admin/users/no-such-user/orgs',
     body: (f) => ({ username: `made-for-${f.org}` }),
   },
+  // The bulk import (docs/import.md): site admins only; with no owners named, the importing admin owns it.
+  'POST /admin/orgs/import': { pass: ['siteadmin'], body: (f) => ({ organizations: [{ name: `imported-${f.org}` }] }) },
   // Second factors and credentials: the site admins'. An unknown user (404) counts as let through.
   'DELETE /admin/users/:username/two-factor': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/two-factor' },
   'DELETE /admin/users/:username/credentials': { pass: ['siteadmin'], path: () => '/admin/users/no-such-user/credentials' },
