@@ -174,6 +174,11 @@ export type MarketplaceChanged = Record<string, never>;
 export const NOTICE_NAMES: Readonly<Record<string, (notice: unknown) => string[] | 'all'>> = {
   [ACCOUNTS_CHANGED]: accountsNamed,
   [ORGS_CHANGED]: orgsNamed,
+  // The accounts whose sign-in state changed, or all of them when the write did not record which.
+  [SIGNIN_CHANGED]: (notice) => {
+    const ids = (notice as Partial<SignInChanged>).userIds ?? [];
+    return ids.length ? ids.map((id) => `account:${Number(id)}`) : 'all';
+  },
   // What was read from (authz's `dependsOn` tags) and the organizations touched, for answers kept by either.
   [TUPLES_CHANGED]: (notice) => {
     const tags = tuplesNamed(notice);

@@ -103,15 +103,20 @@ function untilFirst(times: readonly string[]): number | undefined {
 
 /** Milliseconds until the earliest of these Unix times (seconds) still to come; undefined when there is none. */
 function untilFirstUnix(times: readonly number[]): number | undefined {
-  const left = times.filter((t) => t > 0).map((t) => t * 1000 - Date.now()).filter((ms) => ms > 0);
+  const left = times
+    .filter((t) => t > 0)
+    .map((t) => t * 1000 - Date.now())
+    .filter((ms) => ms > 0);
   return left.length ? Math.min(...left) : undefined;
 }
 
 /**
  * What every other kept answer of orgs-teams shows: its accounts, organizations and teams (every write of which is
- * announced as ACCOUNTS_CHANGED or ORGS_CHANGED, or both meaning everything; changes.ts in orgs-teams), what it keeps
- * besides (settings, mappings, avatars, the audit trail, claims, sync tokens and bus accounts: ORGS_TEAMS_OTHER_CHANGED),
- * and the memberships and roles that are authz's tuples.
+ * announced as ACCOUNTS_CHANGED or ORGS_CHANGED, naming them, or both meaning everything; changes.ts in orgs-teams), what
+ * it keeps besides (settings, mappings, avatars, the audit trail, claims, sync tokens and bus accounts:
+ * ORGS_TEAMS_OTHER_CHANGED, which names nothing), and the memberships and roles that are authz's tuples. An answer about
+ * one organization or account says so (`about`), and goes only with a notice naming it; one that does not goes with
+ * every notice of the subjects it depends on.
  */
 const ORGS_TEAMS_ANSWER: KeptRead = { stale: [ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, TUPLES_CHANGED] };
 
@@ -121,6 +126,48 @@ const ORGS_TEAMS_ANSWER: KeptRead = { stale: [ACCOUNTS_CHANGED, ORGS_CHANGED, OR
  * incidental writes of its reads too (a token's last use is written at most once a minute).
  */
 const SIGNIN_ANSWER: KeptRead = { stale: [...ORGS_TEAMS_ANSWER.stale, SIGNIN_CHANGED] };
+
+const account = (id: number | string) => `account:${Number(id)}`;
+const org = (id: number | string) => `org:${Number(id)}`;
+/** Names nothing: only a notice naming everything drops the answer for that subject. */
+const none = () => [];
+
+/**
+ * An answer about one organization (its members, a member's permissions, a team with its roles, its mappings), and
+ * about the accounts `accounts` names; without `accounts`, any account's change drops it.
+ */
+const ofOrg = <R extends { orgId: number }>(accounts?: (req: R, answer: never) => readonly string[]): KeptRead['about'] => ({
+  [ORGS_CHANGED]: (req: R) => [org(req.orgId)],
+  [TUPLES_CHANGED]: (req: R) => [org(req.orgId)],
+  ...(accounts && { [ACCOUNTS_CHANGED]: accounts }),
+});
+
+/**
+ * An answer about one account's own state (its tokens, sessions, second factor, external identities): its account and
+ * sign-in notices name it; no organization's or tuple's change shows in it.
+ */
+const ofAccount = <R extends { userId: number }>(): KeptRead['about'] => ({
+  [ACCOUNTS_CHANGED]: (req: R) => [account(req.userId)],
+  [SIGNIN_CHANGED]: (req: R) => [account(req.userId)],
+  [ORGS_CHANGED]: none,
+  [TUPLES_CHANGED]: none,
+});
+
+/** Accounts by id: an account's or an organization's change (one id space), and its own tuples as a user. */
+const ofAccounts = (ids: readonly (number | string)[]) => ids.flatMap((id) => [account(id), org(id), `@user:${Number(id)}`]);
+const byIds = <R>(ids: (req: R, answer: never) => readonly (number | string)[]): KeptRead['about'] => ({
+  [ACCOUNTS_CHANGED]: (req: R, answer: never) => ofAccounts(ids(req, answer)),
+  [ORGS_CHANGED]: (req: R, answer: never) => ofAccounts(ids(req, answer)),
+  [TUPLES_CHANGED]: (req: R, answer: never) => ofAccounts(ids(req, answer)),
+});
+
+const membersOf = (req: { orgId?: number; teamId?: number; viewerId?: number }, answer: { members: { id: number }[] }) => [
+  ...(req.viewerId ? [account(req.viewerId)] : []),
+  ...answer.members.map((m) => account(m.id)),
+];
+
+/** The site's settings: written only as ORGS_TEAMS_OTHER_CHANGED announces. */
+const SITE_SETTINGS: KeptRead = { stale: [ORGS_TEAMS_OTHER_CHANGED] };
 
 /** How long a system-admin token shows recent activity after its last use (orgs-teams' org-tokens). */
 const RECENT_ACTIVITY_MS = 7 * 24 * 3600 * 1000;
@@ -134,37 +181,51 @@ const RECENT_ACTIVITY_MS = 7 * 24 * 3600 * 1000;
  */
 export const ORGS_TEAMS_READS = {
   identity: {
-    getUser: ORGS_TEAMS_ANSWER,
-    getUsers: ORGS_TEAMS_ANSWER,
+    getUser: { ...ORGS_TEAMS_ANSWER, about: byIds((_req, user: orgsTeamsV1.User) => [user.id]) },
+    getUsers: { ...ORGS_TEAMS_ANSWER, about: byIds((req: orgsTeamsV1.GetUsersRequest) => req.ids) },
     listUserAccounts: ORGS_TEAMS_ANSWER,
     searchUsers: {
       ...SIGNIN_ANSWER,
       ttlMs: (found) => untilFirstUnix((found as orgsTeamsV1.SearchUsersResponse).users.map((u) => u.signInLockedUntilUnix)),
     },
-    listTokens: SIGNIN_ANSWER,
+    listTokens: { ...SIGNIN_ANSWER, about: ofAccount() },
     listSessions: {
       ...SIGNIN_ANSWER,
+      about: ofAccount(),
       ttlMs: (found) => untilFirstUnix((found as orgsTeamsV1.ListSessionsResponse).sessions.map((s) => s.expiresUnix)),
     },
-    getTwoFactor: SIGNIN_ANSWER,
+    getTwoFactor: { ...SIGNIN_ANSWER, about: ofAccount() },
     getTwoFactorRequirement: ORGS_TEAMS_ANSWER,
-    listGroupMappings: ORGS_TEAMS_ANSWER,
-    listExternalIdentities: ORGS_TEAMS_ANSWER,
+    listGroupMappings: { ...ORGS_TEAMS_ANSWER, about: ofOrg(none) },
+    listExternalIdentities: { ...ORGS_TEAMS_ANSWER, about: ofAccount() },
   },
   organizations: {
     // With its roles only (keptOrgsTeams keeps a team without them), until the first of its time-bound roles ends.
     getTeam: {
       ...ORGS_TEAMS_ANSWER,
+      about: ofOrg(none),
       keep: (req: orgsTeamsOrgsV1.GetTeamRequest) => req.withRoles,
       ttlMs: (team) => untilFirst(Object.values((team as orgsTeamsOrgsV1.Team).roleUntil ?? {})),
     },
-    listMembers: ORGS_TEAMS_ANSWER,
-    getMembership: ORGS_TEAMS_ANSWER,
-    listTeamMembers: ORGS_TEAMS_ANSWER,
-    getTeamMember: ORGS_TEAMS_ANSWER,
+    listMembers: { ...ORGS_TEAMS_ANSWER, about: ofOrg(membersOf) },
+    // Asked by login: the account behind it is not known until answered, so any account's change drops it.
+    getMembership: { ...ORGS_TEAMS_ANSWER, about: ofOrg() },
+    // A team's members: its tuples name the team; its organization is not in the request, so any organization's change
+    // drops them.
+    listTeamMembers: {
+      ...ORGS_TEAMS_ANSWER,
+      about: {
+        [TUPLES_CHANGED]: (req: orgsTeamsOrgsV1.ListTeamMembersRequest) => [`team:${Number(req.teamId)}`],
+        [ACCOUNTS_CHANGED]: membersOf,
+      },
+    },
+    getTeamMember: {
+      ...ORGS_TEAMS_ANSWER,
+      about: { [TUPLES_CHANGED]: (req: orgsTeamsOrgsV1.GetTeamMemberRequest) => [`team:${Number(req.teamId)}`] },
+    },
     listOrgs: ORGS_TEAMS_ANSWER,
     listUserOrgs: ORGS_TEAMS_ANSWER,
-    getOrgPermissions: ORGS_TEAMS_ANSWER,
+    getOrgPermissions: { ...ORGS_TEAMS_ANSWER, about: ofOrg((req: orgsTeamsOrgsV1.GetOrgPermissionsRequest) => [account(req.userId)]) },
     // Teams of a user across organizations, with their custom roles (tuples): ORGS_TEAMS_ANSWER's notices.
     listUserTeams: ORGS_TEAMS_ANSWER,
   },
@@ -181,10 +242,15 @@ export const ORGS_TEAMS_READS = {
     listBusAccounts: ORGS_TEAMS_ANSWER,
   },
   claims: { oldestClaimable: ORGS_TEAMS_ANSWER, checkClaimable: ORGS_TEAMS_ANSWER },
-  siteSettings: { getBranding: ORGS_TEAMS_ANSWER, listAllowedDomains: ORGS_TEAMS_ANSWER, getRegistration: ORGS_TEAMS_ANSWER },
+  // The site's settings are kept whole by their own notice (site_settings, allowed_domains: changes.ts).
+  siteSettings: { getBranding: SITE_SETTINGS, listAllowedDomains: SITE_SETTINGS, getRegistration: SITE_SETTINGS },
   avatars: { getAvatar: ORGS_TEAMS_ANSWER },
   audit: { listAuditEvents: ORGS_TEAMS_ANSWER },
-  serviceAccounts: { listServiceAccounts: ORGS_TEAMS_ANSWER, getServiceAccount: ORGS_TEAMS_ANSWER, listServiceAccountTokens: SIGNIN_ANSWER },
+  serviceAccounts: {
+    listServiceAccounts: ORGS_TEAMS_ANSWER,
+    getServiceAccount: ORGS_TEAMS_ANSWER,
+    listServiceAccountTokens: SIGNIN_ANSWER,
+  },
 } satisfies { [S in keyof OrgsTeamsClients]?: { [M in keyof OrgsTeamsClients[S]]?: KeptRead } };
 
 /**
@@ -210,7 +276,10 @@ export function keptSyncTokens<C extends Pick<OrgsTeamsClients['orgTokens'], 'ge
           ),
   };
   const everything = () => 'all' as const;
-  const rules = [ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, TUPLES_CHANGED].map((subject) => ({ subject, stale: everything }));
+  const rules = [ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, TUPLES_CHANGED].map((subject) => ({
+    subject,
+    stale: everything,
+  }));
   return { client: kept, readModel: following(cache, rules) };
 }
 

@@ -1,8 +1,8 @@
-import { ACCOUNTS_CHANGED, ORGS_CHANGED, TUPLES_CHANGED } from '@platform/bus';
+import { ACCOUNTS_CHANGED, keptServiceReads, ORGS_CHANGED, SIGNIN_CHANGED, TUPLES_CHANGED } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { LaterBus } from '@platform/testing';
-import { keptOrgsTeams } from './clients';
+import { keptOrgsTeams, ORGS_TEAMS_READS } from './clients';
 
 // orgs-teams' read model, as its readers keep it: tokens, accounts, organizations as a caller sees them, teams and an
 // organization's list of teams. Each is asked once, asked again by the very next request after the notice that names
@@ -232,6 +232,100 @@ describe("orgs-teams' read model", () => {
     await bus.notify(ORGS_CHANGED, { orgIds: [], all: true });
     await readAll();
     expect(app.asked).toEqual(['accounts 1', 'org acme for 1', 'team 3', 'teams of 7']);
+    await stop();
+  });
+
+  it("drops an organization's views and lists of teams on a tuple notice naming it, and keeps another organization's", async () => {
+    const { app, clients, bus, stop } = await setUp();
+    app.orgs.set('acme', org(7, 'acme'));
+    app.orgs.set('other', org(8, 'other'));
+    app.teams.set(3, team(3, 7, 'ops'));
+    const read = async () => {
+      await clients.organizations.getOrg({ name: 'acme', viewerId: 1 });
+      await clients.organizations.listTeams({ orgId: 7 });
+    };
+    await read();
+    app.asked.length = 0;
+    // A member joins a team of organization 8, as authz names it.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:80', 'team:*', '@user:2'], orgs: [8] });
+    await read();
+    expect(app.asked).toEqual([]);
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:3', 'team:*', '@user:2'], orgs: [7] });
+    await read();
+    expect(app.asked).toEqual(['org acme for 1', 'teams of 7']);
+    await stop();
+  });
+});
+
+describe("orgs-teams' other kept reads, by what they are about", () => {
+  function members() {
+    const asked: string[] = [];
+    const of = (orgId: number) => [
+      orgsTeamsV1.User.fromPartial({ id: orgId * 10 + 1 }),
+      orgsTeamsV1.User.fromPartial({ id: orgId * 10 + 2 }),
+    ];
+    return {
+      asked,
+      organizations: {
+        listMembers: async (q: orgsTeamsOrgsV1.ListMembersRequest) => (
+          asked.push(`members of ${q.orgId}`),
+          orgsTeamsOrgsV1.ListMembersResponse.fromPartial({ members: of(q.orgId), total: 2 })
+        ),
+      },
+      identity: {
+        listTokens: async (q: orgsTeamsV1.ListTokensRequest) => (
+          asked.push(`tokens of ${q.userId}`),
+          orgsTeamsV1.ListTokensResponse.fromPartial({})
+        ),
+      },
+    };
+  }
+
+  it("drops an organization's members only on a notice naming the organization, one of its members or the viewer", async () => {
+    const app = members();
+    const services = { orgTokens: {}, claims: {}, siteSettings: {}, avatars: {}, audit: {}, serviceAccounts: {}, ...app };
+    const { clients, readModel } = keptServiceReads(services, ORGS_TEAMS_READS as never, { name: 'test.about', ttlMs: 60_000 });
+    const bus = new LaterBus();
+    const stop = await readModel.follow(bus);
+    const read = async () => {
+      await clients.organizations.listMembers({ orgId: 7, viewerId: 1, publicOnly: false });
+      await clients.identity.listTokens({ userId: 71 });
+    };
+    await read();
+    app.asked.length = 0;
+    // Another organization, its member, a tuple there, another user's sign-in: all kept.
+    for (const [subject, payload] of [
+      [ORGS_CHANGED, { orgIds: [8] }],
+      [ACCOUNTS_CHANGED, { userIds: [81] }],
+      [TUPLES_CHANGED, { tags: ['team:80'], orgs: [8] }],
+      [SIGNIN_CHANGED, { userIds: [81] }],
+    ] as const) {
+      await bus.notify(subject, payload);
+      await read();
+    }
+    expect(app.asked).toEqual([]);
+    // Organization 7, a member's account, the viewer's account, a tuple of organization 7: the members go each time.
+    for (const [subject, payload] of [
+      [ORGS_CHANGED, { orgIds: [7] }],
+      [ACCOUNTS_CHANGED, { userIds: [72] }],
+      [ACCOUNTS_CHANGED, { userIds: [1] }],
+      [TUPLES_CHANGED, { tags: ['team:70'], orgs: [7] }],
+    ] as const) {
+      await bus.notify(subject, payload);
+      await clients.organizations.listMembers({ orgId: 7, viewerId: 1, publicOnly: false });
+    }
+    expect(app.asked).toEqual(['members of 7', 'members of 7', 'members of 7', 'members of 7']);
+    // The token list of user 71 goes with its account's or its sign-in notice, or one naming every account.
+    app.asked.length = 0;
+    for (const [subject, payload] of [
+      [SIGNIN_CHANGED, { userIds: [71] }],
+      [ACCOUNTS_CHANGED, { userIds: [71] }],
+      [SIGNIN_CHANGED, { userIds: [] }],
+    ] as const) {
+      await bus.notify(subject, payload);
+      await clients.identity.listTokens({ userId: 71 });
+    }
+    expect(app.asked).toEqual(['tokens of 71', 'tokens of 71', 'tokens of 71']);
     await stop();
   });
 });
