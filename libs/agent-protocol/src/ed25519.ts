@@ -1,3 +1,4 @@
+import { cacheMetrics, sizeOf } from '@platform/telemetry';
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { fromSeed, Prefix, type KeyPair } from 'nkeys.js';
@@ -14,6 +15,7 @@ import { Codec } from 'nkeys.js/lib/codec';
 const encoder = new TextEncoder();
 /** Public keys already turned into key objects: a cluster signs every report with the same key. */
 const publicKeys = new LRUCache<string, KeyObject>({ max: 10_000 });
+const publicKeyLookups = cacheMetrics(sizeOf('agent-protocol.public-keys', publicKeys));
 
 function b64url(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64url');
@@ -26,6 +28,7 @@ export function rawUserPublicKey(publicKey: string): Uint8Array {
 
 function publicKeyObject(publicKey: string): KeyObject {
   let key = publicKeys.get(publicKey);
+  (key ? publicKeyLookups.hit : publicKeyLookups.miss).inc();
   if (!key) {
     key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64url(rawUserPublicKey(publicKey)) }, format: 'jwk' });
     publicKeys.set(publicKey, key);

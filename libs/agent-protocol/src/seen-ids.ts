@@ -1,3 +1,4 @@
+import { cacheMetrics, sizeOf, type CacheMetrics } from '@platform/telemetry';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -45,14 +46,18 @@ export class InMemorySeenIds implements SeenIds {
    * allocate room for all `maxIds` at once.
    */
   private readonly ids: LRUCache<string, number>;
+  private readonly metrics: CacheMetrics;
 
   constructor(maxIds = 1_000_000) {
     if (!Number.isInteger(maxIds) || maxIds < 1) throw new Error('maxIds must be a positive integer');
     this.ids = new LRUCache<string, number>({ maxSize: maxIds, sizeCalculation: () => 1 });
+    // A hit is a message seen before (a redelivery).
+    this.metrics = cacheMetrics(sizeOf('agent-protocol.seen-ids', this.ids, maxIds));
   }
 
   async remember(messageId: string, meta: { clusterUID: string; kind: string; at?: Date }): Promise<boolean> {
-    if (this.ids.has(messageId)) return false;
+    if (this.ids.has(messageId)) return (this.metrics.hit.inc(), false);
+    this.metrics.miss.inc();
     this.ids.set(messageId, (meta.at ?? new Date()).getTime());
     return true;
   }

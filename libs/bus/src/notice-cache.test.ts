@@ -280,10 +280,14 @@ describe('NoticeCache', () => {
     await stop();
   });
 
-  it('counts its hits, misses and evictions in the metrics', async () => {
+  it('counts its hits, misses and evictions in the metrics, beside its size and bound', async () => {
     const { bus, get, stop } = await setUp();
     await get(1);
     await get(1);
+    await get(2);
+    const before = (await metricsText()).body;
+    expect(before).toMatch(/cache_entries\{cache="test.things"\} 2\b/);
+    expect(before).toMatch(/cache_max_entries\{cache="test.things"\} [1-9]/);
     await bus.notify(CHANGED, { ids: [1] });
     const text = (await metricsText()).body;
     expect(text).toMatch(/cache_lookups_total\{cache="test.things",result="hit"\} [1-9]/);

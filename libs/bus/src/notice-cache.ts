@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Counter, Gauge } from '@platform/telemetry';
+import { cacheMetrics } from '@platform/telemetry';
 import type { Bus } from './bus';
 
 /**
@@ -45,26 +45,6 @@ export interface Keeping<V> {
 /** How long to wait before asking again when the bus could not catch up after a (re)connection. */
 const RETRUST_RETRY_MS = 200;
 
-const lookups = new Counter('cache_lookups_total', 'Lookups of the caches that follow bus notices, by cache and result.', [
-  'cache',
-  'result',
-]);
-const evictions = new Counter('cache_evictions_total', 'Evictions of the caches that follow bus notices, by cache and cause.', [
-  'cache',
-  'cause',
-]);
-
-/** The caches following a bus now, whose sizes a scrape reads. */
-const followingCaches = new Set<NoticeCache<unknown>>();
-const sizes = new Gauge('cache_entries', 'Answers kept now by the caches that follow bus notices, by cache.');
-sizes.source((add) => {
-  for (const cache of followingCaches) add({ cache: cache.name }, cache.size);
-});
-const bounds = new Gauge('cache_max_entries', 'Most answers each cache that follows bus notices keeps (its bound), by cache.');
-bounds.source((add) => {
-  for (const cache of followingCaches) add({ cache: cache.name }, cache.maxEntries);
-});
-
 interface Entry<V> {
   value: V;
   tags: readonly string[];
@@ -109,14 +89,13 @@ export class NoticeCache<V> {
   constructor(private readonly opts: NoticeCacheOptions) {
     this.entries = this.emptyEntries();
     this.trusted = opts.keepWithoutBus ?? false;
+    const metrics = cacheMetrics(this);
     this.metrics = {
-      hit: lookups.child(opts.name, 'hit'),
-      miss: lookups.child(opts.name, 'miss'),
-      bypass: lookups.child(opts.name, 'bypass'),
-      notice: evictions.child(opts.name, 'notice'),
-      bus: evictions.child(opts.name, 'bus'),
-      fence: evictions.child(opts.name, 'fence'),
-      local: evictions.child(opts.name, 'local'),
+      ...metrics,
+      notice: metrics.evicted('notice'),
+      bus: metrics.evicted('bus'),
+      fence: metrics.evicted('fence'),
+      local: metrics.evicted('local'),
     };
   }
 
@@ -305,7 +284,6 @@ export class NoticeCache<V> {
       ),
     );
     this.bus = bus;
-    followingCaches.add(this as NoticeCache<unknown>);
     let epoch = 0;
     let stopped = false;
     const apply = async (connected: boolean) => {
@@ -328,7 +306,6 @@ export class NoticeCache<V> {
     const unmissed = bus.onNoticesMissed(() => void apply(bus.health().connected));
     return async () => {
       stopped = true;
-      followingCaches.delete(this as NoticeCache<unknown>);
       this.trusted = false;
       this.bus = undefined;
       this.clear();

@@ -1,3 +1,4 @@
+import { cacheMetrics, sizeOf } from '@platform/telemetry';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { TooManyRequestsError } from '@platform/errors';
@@ -98,7 +99,10 @@ export class PasswordCheckGate {
 
   private refusal(): TooManyRequestsError {
     const wait = Math.max(1, Math.ceil(this.expectedWait(this.queue.length) / 1000));
-    return new TooManyRequestsError(`too many sign-in attempts on this site at once: the password check would wait too long; try again in ${wait} s`, wait);
+    return new TooManyRequestsError(
+      `too many sign-in attempts on this site at once: the password check would wait too long; try again in ${wait} s`,
+      wait,
+    );
   }
 
   /** Waits for a turn, or throws at once when the wait expected would be longer than `maxWaitMs`. */
@@ -143,6 +147,7 @@ export class PasswordVerifier {
   /** Per stored hash: the keyed hash of the password last verified against it. */
   private readonly verified: LRUCache<string, Buffer>;
   private readonly pending = new Map<string, Promise<boolean>>();
+  private readonly metrics;
 
   constructor(
     readonly gate: PasswordCheckGate,
@@ -157,6 +162,7 @@ export class PasswordVerifier {
       ttlResolution: 0,
       ...(opts.now && { perf: { now: opts.now } }),
     });
+    this.metrics = cacheMetrics(sizeOf('orgs-teams.verified-passwords', this.verified));
   }
 
   /**
@@ -176,13 +182,17 @@ export class PasswordVerifier {
     if (kind !== 'scrypt' || !key) return false;
     const tag = this.tag(password, stored, opts.who ?? '');
     const kept = this.verified.get(stored);
-    if (kept && timingSafeEqual(kept, tag)) return true;
+    if (kept && timingSafeEqual(kept, tag)) return (this.metrics.hit.inc(), true);
+    this.metrics.miss.inc();
     const id = tag.toString('base64');
     const joined = this.pending.get(id);
     if (joined) return joined;
     const check = (async () => {
       const expected = Buffer.from(key, 'base64');
-      const actual = await this.gate.run(() => derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }), opts);
+      const actual = await this.gate.run(
+        () => derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }),
+        opts,
+      );
       const ok = actual.length === expected.length && timingSafeEqual(actual, expected);
       if (ok) this.verified.set(stored, tag);
       return ok;

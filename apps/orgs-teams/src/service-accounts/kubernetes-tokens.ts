@@ -1,3 +1,4 @@
+import { cacheMetrics, sizeOf } from '@platform/telemetry';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as http from 'node:http';
@@ -54,6 +55,7 @@ function expiresInMs(token: string): number {
  */
 export class TokenReviewer {
   private readonly vouched = new LRUCache<string, KubernetesSubject>({ max: 10_000, ttl: VOUCHED_MS });
+  private readonly metrics = cacheMetrics(sizeOf('orgs-teams.vouched-kubernetes-tokens', this.vouched));
 
   constructor(
     private readonly api: KubernetesApi,
@@ -65,6 +67,7 @@ export class TokenReviewer {
   async subjectOf(token: string, call?: CallOptions): Promise<KubernetesSubject | undefined> {
     const key = createHash('sha256').update(token).digest('hex');
     const known = this.vouched.get(key);
+    (known ? this.metrics.hit : this.metrics.miss).inc();
     if (known) return known;
     const status = await this.review(token, call);
     // An API server that does not say the token is for our audience may not check audiences at all.
