@@ -98,7 +98,7 @@ export async function importOrgs(file: string, opts: ImportOptions, io: CliIo): 
   const worker = async () => {
     while (next < batches.length) {
       const i = next++;
-      const results = await send(url, token, batches[i]);
+      const results = await send(url, token, batches[i], (why) => io.err(`batch ${i + 1}: ${why}; sending it again\n`));
       for (const r of results) {
         add(totals.created, r.created);
         add(totals.existing, r.existing);
@@ -148,7 +148,7 @@ function readState(statePath: string): ImportState | undefined {
 }
 
 /** Sends one batch, again when the platform is unreachable, busy or failing (the batch is idempotent). */
-async function send(url: string, token: string, batch: ImportOrg[]): Promise<OrgResult[]> {
+async function send(url: string, token: string, batch: ImportOrg[], retrying: (why: string) => void): Promise<OrgResult[]> {
   const body = JSON.stringify({ organizations: batch });
   for (let attempt = 1; ; attempt++) {
     let status: number;
@@ -163,13 +163,16 @@ async function send(url: string, token: string, batch: ImportOrg[]): Promise<Org
       const text = await res.text();
       answer = text ? JSON.parse(text) : undefined;
     } catch (err) {
-      if (attempt >= ATTEMPTS) throw new CliError(`cannot reach ${url}: ${(err as Error).message}`, EXIT.unavailable);
+      const why = `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
+      if (attempt >= ATTEMPTS) throw new CliError(`cannot reach ${url}: ${why}`, EXIT.unavailable);
+      retrying(why);
       await pause(attempt);
       continue;
     }
     if (status === 200) return (answer as { results: OrgResult[] }).results;
     const message = (answer as { message?: string } | undefined)?.message ?? `HTTP ${status}`;
     if ((status === 429 || status >= 500) && attempt < ATTEMPTS) {
+      retrying(`${status} ${message}`);
       await pause(attempt);
       continue;
     }

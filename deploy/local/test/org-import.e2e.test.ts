@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 // The import of organizations in bulk over HTTP (POST /admin/orgs/import, docs/import.md): who may call it, what a bad
@@ -92,5 +97,50 @@ describe('POST /admin/orgs/import', () => {
     expect(res.body.results[0].existing).toEqual({ orgs: 1, teams: 3, memberships: 3, roles: 1, role_assignments: 1 });
     expect(res.body.results[1].errors).toEqual(['no user named "nobody": members must be existing users (create them first)']);
     expect((await api('root', 'GET', '/orgs/globex')).status).toBe(404);
+  });
+
+  it('cli import: a run cut short resumes from its resume point, and the same file again changes nothing', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'import-')), 'organizations.csv');
+    const csv = 'organization,team,username\nwayne,Owners,olivia\nwayne,a,mia\nstark,b,nora\numbrella,Owners,olivia\n';
+    fs.writeFileSync(file, csv);
+    // `npm run cli -- import`, as an operator runs it.
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve, reject) => {
+        const argv = ['import', file, '--url', harness.platform.url, '--batch-size', '2', ...args];
+        const child = spawn(process.execPath, [path.join(__dirname, '../../cli/cli.mjs'), ...argv], {
+          env: { PATH: process.env.PATH ?? '', PLATFORM_TOKEN: harness.tokens.root },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (err += d));
+        child.once('error', reject);
+        child.once('close', (code) => resolve({ code: code ?? -1, out, err }));
+      });
+    // An earlier run was killed after the platform confirmed its first batch (wayne): it left its resume point.
+    const first = await api('root', 'POST', '/admin/orgs/import', {
+      organizations: [{ name: 'wayne', owners: ['olivia'], teams: [{ name: 'a', members: ['mia'] }] }],
+    });
+    expect(first.body.results[0].outcome).toBe('created');
+    const url = new URL('api/v1/admin/orgs/import', harness.platform.url).toString();
+    const sha256 = createHash('sha256').update(csv).digest('hex');
+    fs.writeFileSync(`${file}.import-state`, JSON.stringify({ sha256, url, batchSize: 2, done: 1 }));
+
+    const resumed = await cli();
+    expect(resumed.err).toContain('resuming: 1 of 3 batches were imported by an earlier run');
+    expect(resumed.out).toContain('3 organizations in 3 batches: 2 created, 0 completed, 0 unchanged, 0 refused');
+    expect(resumed.code).toBe(0);
+    expect(fs.existsSync(`${file}.import-state`)).toBe(false);
+    expect((await api('nora', 'GET', '/orgs/stark/teams')).status).toBe(200);
+
+    const again = await cli();
+    expect(again.out).toContain('3 organizations in 3 batches: 0 created, 0 completed, 3 unchanged, 0 refused');
+    expect(again.code).toBe(0);
+
+    fs.writeFileSync(file, 'organization,team,username\ninitech,a,nobody\n');
+    const refused = await cli();
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('initech: refused: no user named "nobody"');
   });
 });

@@ -271,15 +271,19 @@ export function keptSyncTokens<C extends Pick<OrgsTeamsClients['orgTokens'], 'ge
         : cache.through(
             `${req.orgId}|${JSON.stringify(opts?.metadata ?? {})}`,
             () => client.getSyncToken(req, opts),
-            { alone: true, keep: (token) => !token.secretAccessKey },
+            { alone: true, keep: (token) => !token.secretAccessKey, tags: [org(req.orgId)] },
             opts?.arrivedAt,
           ),
   };
+  // An organization's token: its organization's notices and the tuple notices naming it drop it; an account's change
+  // (its access token's) and the other notice (the sync token itself) name no organization, so they drop every one.
   const everything = () => 'all' as const;
-  const rules = [ACCOUNTS_CHANGED, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, TUPLES_CHANGED].map((subject) => ({
-    subject,
-    stale: everything,
-  }));
+  const rules = [
+    { subject: ORGS_CHANGED, stale: orgsNamed },
+    { subject: TUPLES_CHANGED, stale: tupleOrgsNamed },
+    { subject: ACCOUNTS_CHANGED, stale: everything },
+    { subject: ORGS_TEAMS_OTHER_CHANGED, stale: everything },
+  ];
   return { client: kept, readModel: following(cache, rules) };
 }
 

@@ -118,9 +118,11 @@ export class OrgImport {
       const errors = results[index].errors;
       const taken = accounts.get(org.name.toLowerCase());
       if (taken && taken.type !== ACCOUNT_TYPE.organization) errors.push(`name "${org.name}": already taken by a user`);
-      const notUsers = loginsOf(org).filter((l) => accounts.get(l)?.type !== ACCOUNT_TYPE.user);
-      if (notUsers.length)
-        errors.push(`no user named ${notUsers.map((l) => `"${l}"`).join(', ')}: members must be existing users (create them first)`);
+      const quoted = (logins: string[]) => logins.map((l) => `"${l}"`).join(', ');
+      const unknown = loginsOf(org).filter((l) => !accounts.has(l));
+      const notUsers = loginsOf(org).filter((l) => accounts.has(l) && accounts.get(l)!.type !== ACCOUNT_TYPE.user);
+      if (unknown.length) errors.push(`no user named ${quoted(unknown)}: members must be existing users (create them first)`);
+      if (notUsers.length) errors.push(`${quoted(notUsers)}: an organization or a service account, not a user`);
       if (org.owners.length === 0 && !requesterIsUser) errors.push('owners: none given, and the requester is not a user who could own it');
       if (errors.length) continue;
       const id = (login: string) => accounts.get(login.toLowerCase())!.id;
