@@ -1,3 +1,4 @@
+import { keptClusters } from '@platform/clusters-client';
 import { announcingBackgroundWrites } from '@platform/db';
 import { openObjectStorage } from '@platform/object-storage';
 import { announcingWrites, defineApp, SecretBox, startService } from '@platform/service-kit';
@@ -5,7 +6,7 @@ import { migrations } from '../migrations';
 import { contractsLicensingEnv, type ContractsLicensingConfig } from './config';
 import { authorityFromConfig } from './licensing/authority';
 import { createContracts } from './contracts/contracts';
-import { clustersClient, clustersInventory, KeptInventory } from './contracts/inventory';
+import { clustersClient, clustersInventory } from './contracts/inventory';
 import { contractsChangedNotice } from './contracts-changed';
 import { CONTRACTS_READS, contractsService } from './contracts/service';
 import { ContractEndings } from './contracts/endings';
@@ -46,9 +47,11 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
       grpc: async ({ db, log, outbox, bus }) => {
         // The platform CA exists from the first start on (docs/licensing.md), before any license is asked for.
         const authority = await authorityFromConfig(db!, config, () => log.info('generated the platform license CA'));
-        // What the inventory answered, kept here and evicted by clusters' notices: a contract read is one call.
-        const inventory = new KeptInventory(clustersInventory(clusters), config.INVENTORY_CACHE_TTL_MS);
-        unfollowInventory = await inventory.follow(bus!);
+        // What the inventory answered, kept here by clusters' own read model (@platform/clusters-client) and evicted by
+        // its notices: a contract read is one call.
+        const keptInventory = keptClusters(clusters, { reader: 'contracts', ttlMs: config.INVENTORY_CACHE_TTL_MS });
+        unfollowInventory = await keptInventory.readModel.follow(bus!);
+        const inventory = clustersInventory(keptInventory.client);
         const contracts = createContracts(db!, storage, inventory, log);
         const licenses = new Licenses(db!, authority, contracts, inventory, billingUsage(billing), log);
         stopMetrics = startLicenseMetrics(db!, log, config.LICENSE_METRICS_INTERVAL_MS);
@@ -95,7 +98,11 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
           contractsLicensingService(),
           announcingWrites(contractsService(contracts), CONTRACTS_READS, changed),
           announcingWrites(licensingService(licenses, registration, authority.certificatePem), LICENSING_READS, changed),
-          announcingWrites(notificationsService(notices, webhooks), ['listWebhookEndpoints', 'listWebhookDeliveries', 'listNoticeMails'], changed),
+          announcingWrites(
+            notificationsService(notices, webhooks),
+            ['listWebhookEndpoints', 'listWebhookDeliveries', 'listNoticeMails'],
+            changed,
+          ),
         ];
       },
       onStop: async () => {

@@ -1,6 +1,11 @@
-import { CLUSTERS_CHANGED, InProcessBus, type ClustersChanged } from '@platform/bus';
+import { CLUSTERS_CHANGED, InProcessBus, type Bus, type ClustersChanged } from '@platform/bus';
+import { keptClusters } from '@platform/clusters-client';
+import type { clustersV1 } from '@platform/proto';
 import { LaterBus } from '@platform/testing';
-import { KeptInventory, type Inventory, type InventoryCluster } from '../src/contracts/inventory';
+import { clustersInventory, type InventoryCluster } from '../src/contracts/inventory';
+
+// contracts-licensing reads the inventory through clusters' own read model (keptClusters): what it asked is kept until
+// clusters' notice names it.
 
 const HUB = '0b7d4c1e-2f3a-4b5c-8d6e-7f8091a2b3c4';
 const SPOKE = '1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5';
@@ -23,40 +28,49 @@ const cluster = (uid: string, nodeCount = 3): InventoryCluster => ({
 function inventory() {
   const held = new Map<string, InventoryCluster>();
   const asked: string[] = [];
-  const inner: Inventory = {
-    cluster: async (uid) => (asked.push(`cluster ${uid}`), held.get(uid.toLowerCase())),
-    clustersByUid: async (uids) => (
-      asked.push(`clusters ${uids.join(',')}`),
-      new Map(uids.flatMap((u) => (held.has(u.toLowerCase()) ? [[u.toLowerCase(), held.get(u.toLowerCase())!] as const] : [])))
+  const service = {
+    getHub: async () => {
+      throw new Error('not asked');
+    },
+    getClusters: async (req: clustersV1.GetClustersRequest) => (
+      asked.push(`clusters ${req.uids.join(',')}`),
+      { clusters: req.uids.flatMap((u) => held.get(u.toLowerCase()) ?? []) } as clustersV1.ListClustersResponse
     ),
-    clustersOf: async (type, id) => (
-      asked.push(`owner ${type}:${id}`),
-      [...held.values()].filter((c) => c.ownerType === type && c.ownerId === id)
+    listOwnerClusters: async (req: clustersV1.ListHubsRequest) => (
+      asked.push(`owner ${req.ownerType}:${req.ownerId}`),
+      {
+        clusters: [...held.values()].filter((c) => c.ownerType === req.ownerType && c.ownerId === req.ownerId),
+      } as clustersV1.ListClustersResponse
     ),
   };
-  return { held, asked, inner };
+  return { held, asked, service };
 }
 
-describe("contracts' kept inventory", () => {
+/** The inventory as contracts-licensing reads it, following `bus` (none: not following, as before its start). */
+async function keptOf(inv: ReturnType<typeof inventory>, bus: Bus | undefined, ttlMs = 60_000) {
+  const kept = keptClusters(inv.service as never, { reader: 'test', ttlMs });
+  const stop = bus ? await kept.readModel.follow(bus) : async () => {};
+  return { kept: clustersInventory(kept.client as never), stop };
+}
+
+describe('the inventory as contracts-licensing keeps it', () => {
   it('asks clusters once per cluster, by UID in any case, and in one call only for the clusters it does not keep', async () => {
     const inv = inventory();
     inv.held.set(HUB, cluster(HUB));
     inv.held.set(SPOKE, cluster(SPOKE));
-    const kept = new KeptInventory(inv.inner, 60_000);
-    const stop = await kept.follow(new InProcessBus());
+    const { kept, stop } = await keptOf(inv, new InProcessBus());
     expect((await kept.cluster(HUB))?.uid).toBe(HUB);
     expect((await kept.cluster(HUB.toUpperCase()))?.uid).toBe(HUB);
     const both = await kept.clustersByUid([HUB, SPOKE.toUpperCase(), OTHER]);
     expect([...both.keys()].sort()).toEqual([HUB, SPOKE].sort());
     expect(await kept.clustersByUid([SPOKE, HUB])).toEqual(both);
-    expect(inv.asked).toEqual([`cluster ${HUB}`, `clusters ${SPOKE},${OTHER}`]);
+    expect(inv.asked).toEqual([`clusters ${HUB}`, `clusters ${SPOKE},${OTHER}`]);
     await stop();
   });
 
   it('keeps no miss: a cluster enrolled after a lookup found none is found by the next one', async () => {
     const inv = inventory();
-    const kept = new KeptInventory(inv.inner, 60_000);
-    const stop = await kept.follow(new InProcessBus());
+    const { kept, stop } = await keptOf(inv, new InProcessBus());
     expect(await kept.cluster(OTHER)).toBeUndefined();
     expect((await kept.clustersByUid([OTHER])).size).toBe(0);
     inv.held.set(OTHER, cluster(OTHER));
@@ -69,8 +83,7 @@ describe("contracts' kept inventory", () => {
     const bus = new LaterBus();
     const inv = inventory();
     inv.held.set(HUB, cluster(HUB));
-    const kept = new KeptInventory(inv.inner, 60_000);
-    const stop = await kept.follow(bus);
+    const { kept, stop } = await keptOf(inv, bus);
     await kept.cluster(HUB);
     expect((await kept.clustersOf('organization', 7)).map((c) => c.uid)).toEqual([HUB]);
 
@@ -93,11 +106,10 @@ describe("contracts' kept inventory", () => {
   it('keeps nothing before it follows the bus, or with a lifetime of 0', async () => {
     const inv = inventory();
     inv.held.set(HUB, cluster(HUB));
-    const unfollowed = new KeptInventory(inv.inner, 60_000);
+    const { kept: unfollowed } = await keptOf(inv, undefined);
     await unfollowed.cluster(HUB);
     await unfollowed.cluster(HUB);
-    const off = new KeptInventory(inv.inner, 0);
-    const stop = await off.follow(new InProcessBus());
+    const { kept: off, stop } = await keptOf(inv, new InProcessBus(), 0);
     await off.clustersByUid([HUB]);
     await off.clustersByUid([HUB]);
     expect(inv.asked).toHaveLength(4);

@@ -1,5 +1,4 @@
-import { CLUSTERS_CHANGED, NoticeCache, type Bus, type ClustersChanged } from '@platform/bus';
-import { NotAllowedError, NotFoundError } from '@platform/errors';
+import { NotAllowedError } from '@platform/errors';
 import { clustersV1 } from '@platform/proto';
 import { chunks, createClient, type PromiseClient } from '@platform/service-kit';
 
@@ -19,7 +18,7 @@ export interface Inventory {
   clustersOf(ownerType: string, ownerId: number): Promise<InventoryCluster[]>;
 }
 
-type ClustersClient = Pick<PromiseClient<typeof clustersV1.ClustersServiceService>, 'getCluster' | 'getClusters' | 'listOwnerClusters'>;
+type ClustersClient = Pick<PromiseClient<typeof clustersV1.ClustersServiceService>, 'getClusters' | 'listOwnerClusters'>;
 
 /** As many UIDs as the clusters service answers in one call. */
 const UIDS_PER_CALL = 1000;
@@ -27,13 +26,9 @@ const UIDS_PER_CALL = 1000;
 /** The inventory behind the clusters service's RPCs. */
 export function clustersInventory(client: ClustersClient): Inventory {
   return {
+    // By UID as a list is asked, so a reader keeping the inventory (keptClusters) answers both from what it keeps.
     async cluster(uid) {
-      try {
-        return await client.getCluster({ uid });
-      } catch (err) {
-        if (err instanceof NotFoundError) return undefined;
-        throw err;
-      }
+      return (await client.getClusters({ uids: [uid] })).clusters[0];
     },
     async clustersByUid(uids) {
       const wanted = [...new Set(uids)];
@@ -45,68 +40,6 @@ export function clustersInventory(client: ClustersClient): Inventory {
     },
   };
 }
-
-/**
- * The inventory's answers kept here, so a contract read is one call (to this app), not one more to clusters for the
- * clusters it shows. Two NoticeCaches (libs/bus): clusters by UID, and each owner's clusters; clusters' notice of
- * changed clusters (`clusters.changed`, sent once a change or an applied report has committed) evicts the clusters it
- * names and the lists of the owners it names, a fence passes before a kept answer is used, and nothing is kept
- * while the bus is away. A cluster the inventory does not have is not kept: one enrolled since is found at once.
- */
-export class KeptInventory implements Inventory {
-  private readonly clusters: NoticeCache<InventoryCluster | undefined>;
-  private readonly owners: NoticeCache<InventoryCluster[]>;
-
-  constructor(
-    private readonly inventory: Inventory,
-    ttlMs: number,
-    maxEntries = 10_000,
-  ) {
-    this.clusters = new NoticeCache({ name: 'contracts.inventory-clusters', ttlMs, maxEntries });
-    this.owners = new NoticeCache({ name: 'contracts.inventory-owners', ttlMs, maxEntries: Math.ceil(maxEntries / 10) });
-  }
-
-  /** Evicts on clusters' notices and follows the bus connection; until then nothing is kept. Answers how to stop. */
-  async follow(bus: Bus): Promise<() => Promise<void>> {
-    const stops = [
-      await this.clusters.follow(bus, [{ subject: CLUSTERS_CHANGED, stale: (n) => ((n as ClustersChanged).uids ?? []).map(clusterTag) }]),
-      await this.owners.follow(bus, [
-        {
-          subject: CLUSTERS_CHANGED,
-          stale: (n) => [...((n as ClustersChanged).uids ?? []).map(clusterTag), ...((n as ClustersChanged).owners ?? []).map(ownerTag)],
-        },
-      ]),
-    ];
-    return async () => {
-      for (const stop of stops) await stop();
-    };
-  }
-
-  cluster(uid: string): Promise<InventoryCluster | undefined> {
-    return this.clusters.through(uid.toLowerCase(), () => this.inventory.cluster(uid), {
-      keep: (found) => found !== undefined,
-      tags: (found) => [clusterTag(found!.uid)],
-    });
-  }
-
-  async clustersByUid(uids: string[]): Promise<Map<string, InventoryCluster>> {
-    const found = await this.clusters.throughMany(
-      uids.map((u) => u.toLowerCase()),
-      (missing) => this.inventory.clustersByUid(missing),
-      { tags: (cluster) => [clusterTag(cluster!.uid)] },
-    );
-    return found as Map<string, InventoryCluster>;
-  }
-
-  clustersOf(ownerType: string, ownerId: number): Promise<InventoryCluster[]> {
-    return this.owners.through(`${ownerType}:${ownerId}`, () => this.inventory.clustersOf(ownerType, ownerId), {
-      tags: (list) => [ownerTag(`${ownerType}:${ownerId}`), ...list.map((c) => clusterTag(c.uid))],
-    });
-  }
-}
-
-const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;
-const ownerTag = (owner: string) => `owner:${owner}`;
 
 /**
  * Whether the inventory's cluster is this account's own (enrolled by it, or a spoke of its hub). Users and
