@@ -8,7 +8,8 @@
  * - `postgres`: the same launcher with DATABASE_URL (a fresh database on BENCH_DATABASE_URL's server) and NATS_URL (a
  *   NATS server of its own), the hosted topology's data path.
  *
- * Each mode imports the file, then imports it again (every organization found there, nothing written), and prints
+ * With BENCH_IMPORT_ROLES=1 each organization also gets a custom role assigned to one of its teams (block
+ * `import-roles`). Each mode imports the file, then imports it again (every organization found there, nothing written), and prints
  * memberships a second for both, as JSON on stdout and into docs/benchmarks.md. Progress goes to stderr.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -22,6 +23,8 @@ const ORGS = Number(process.env.BENCH_IMPORT_ORGS ?? 10_000);
 const TEAMS = Number(process.env.BENCH_IMPORT_TEAMS ?? 5);
 const MEMBERS = Number(process.env.BENCH_IMPORT_MEMBERS ?? 20);
 const USERS = Number(process.env.BENCH_IMPORT_USERS ?? 400);
+/** BENCH_IMPORT_ROLES=1: each organization also gets a custom role, assigned to its first team (a block of its own). */
+const ROLES = process.env.BENCH_IMPORT_ROLES === '1';
 const PASSWORD = 'bench-admin-password';
 const progress = (msg: string) => process.stderr.write(`[bench import] ${msg}\n`);
 
@@ -47,7 +50,9 @@ function importFile(dir: string): { file: string; memberships: number } {
       members: Array.from({ length: MEMBERS }, (_, m) => m)
         .filter((m) => m % TEAMS === t)
         .map((m) => `user-${(i * 7 + m) % USERS}`),
+      roles: ROLES && t === 0 ? ['editors'] : [],
     })),
+    roles: ROLES ? [{ name: 'editors', permissions: [{ namespace: 'org', action: 'edit' }] }] : [],
   }));
   const file = path.join(dir, 'organizations.json');
   fs.writeFileSync(file, JSON.stringify({ organizations }));
@@ -158,10 +163,10 @@ async function main() {
     postgres: '`npm start` with DATABASE_URL (Postgres) and NATS_URL',
   };
   writeDocBlock(
-    'import',
+    ROLES ? 'import-roles' : 'import',
     [
       runLine(
-        `${ORGS} organizations of ${TEAMS} teams and ${MEMBERS} members each, every member in one team (${memberships} memberships, and an owner each), from ${USERS} users; ` +
+        `${ORGS} organizations of ${TEAMS} teams and ${MEMBERS} members each, every member in one team (${memberships} memberships, and an owner each)${ROLES ? ', a custom role each assigned to one team' : ''}, from ${USERS} users; ` +
           '`cli import` with its default batches (5,000 memberships, 2 requests in flight).',
       ),
       '',

@@ -117,7 +117,8 @@ export class OrgImport {
     for (const { org, index } of candidates) {
       const errors = results[index].errors;
       const taken = accounts.get(org.name.toLowerCase());
-      if (taken && taken.type !== ACCOUNT_TYPE.organization) errors.push(`name "${org.name}": already taken by a user`);
+      if (taken && taken.type !== ACCOUNT_TYPE.organization)
+        errors.push(`name "${org.name}": already taken by ${taken.type === ACCOUNT_TYPE.user ? 'a user' : 'a service account'}`);
       const quoted = (logins: string[]) => logins.map((l) => `"${l}"`).join(', ');
       const unknown = loginsOf(org).filter((l) => !accounts.has(l));
       const notUsers = loginsOf(org).filter((l) => accounts.has(l) && accounts.get(l)!.type !== ACCOUNT_TYPE.user);
