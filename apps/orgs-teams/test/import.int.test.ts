@@ -193,6 +193,14 @@ describe('OrganizationsService.ImportOrgs', () => {
     });
   });
 
+  it('imports an organization two batches bring at once only once: the later one finds it there', async () => {
+    const [a, b] = await Promise.all([importOrgs([org('oscorp')]), importOrgs([org('oscorp')])]);
+    expect([a.results[0].outcome, b.results[0].outcome].sort()).toEqual(['created', 'unchanged']);
+    expect(a.results[0].orgId).toBe(b.results[0].orgId);
+    const oscorp = await orgs.getOrg({ name: 'oscorp', viewerId: users.root });
+    expect((await orgs.listTeams({ orgId: oscorp.id })).teams.map((t) => t.name)).toEqual(['Owners', 'devs', 'ops']);
+  });
+
   it('completes a batch whose tuples could not be written: its rows stand, the relay writes them, the batch again finds all there', async () => {
     authz.state.failWrites = true;
     let cut: orgsTeamsImportV1.ImportOrgsResponse;
