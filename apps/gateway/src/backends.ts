@@ -1,11 +1,19 @@
-import { authzClients, type AuthzClients } from '@platform/authz-client';
-import { billingDashboardClients, type BillingDashboardClients } from '@platform/billing-dashboard-client';
-import { clustersClients, type ClustersClients } from '@platform/clusters-client';
-import { contractsLicensingClients, type ContractsLicensingClients } from '@platform/contracts-licensing-client';
-import { marketplaceListenerClients, type MarketplaceListenerClients } from '@platform/marketplace-listener-client';
-import { metricsproxyClients, type MetricsproxyClients } from '@platform/metricsproxy-client';
-import { orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsReadModel } from '@platform/orgs-teams-client';
-import { allOf } from '@platform/bus';
+import { type AUTHZ_KEPT, authzClients, type AuthzClients } from '@platform/authz-client';
+import { type BILLING_DASHBOARD_KEPT, billingDashboardClients, type BillingDashboardClients } from '@platform/billing-dashboard-client';
+import { type CLUSTERS_KEPT, clustersClients, type ClustersClients } from '@platform/clusters-client';
+import {
+  type CONTRACTS_LICENSING_KEPT,
+  contractsLicensingClients,
+  type ContractsLicensingClients,
+} from '@platform/contracts-licensing-client';
+import {
+  MARKETPLACE_LISTENER_KEPT,
+  marketplaceListenerClients,
+  type MarketplaceListenerClients,
+} from '@platform/marketplace-listener-client';
+import { type METRICSPROXY_KEPT, metricsproxyClients, type MetricsproxyClients } from '@platform/metricsproxy-client';
+import { type ORGS_TEAMS_KEPT, orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsReadModel } from '@platform/orgs-teams-client';
+import { allOf, type CallDoor, type KeptDoor } from '@platform/bus';
 import { type CallOptions, type PromiseClient } from '@platform/service-kit';
 import type { GatewayConfig } from './config';
 
@@ -19,6 +27,30 @@ export interface Backends {
   marketplaceListener: MarketplaceListenerClients;
   clusters: ClustersClients;
 }
+
+/**
+ * What each backend's owner keeps of its answers for the gateway, by backend (their client libraries' `*_KEPT`): the
+ * reads a handler makes through `ctx.kept`, and the only ones it may not make through `ctx.backends`.
+ */
+type KeptReads = {
+  authz: typeof AUTHZ_KEPT;
+  orgsTeams: typeof ORGS_TEAMS_KEPT;
+  contractsLicensing: typeof CONTRACTS_LICENSING_KEPT;
+  billingDashboard: typeof BILLING_DASHBOARD_KEPT;
+  metricsproxy: typeof METRICSPROXY_KEPT;
+  marketplaceListener: typeof MARKETPLACE_LISTENER_KEPT;
+  clusters: typeof CLUSTERS_KEPT;
+};
+
+/**
+ * The door a handler reads kept state through (`ctx.kept.<backend>.<service>.<read>`): the backends' read models, each
+ * answer served from what the gateway keeps once the request's fence has passed, or asked and kept. "Go to definition"
+ * on a read reaches the owner's rule.
+ */
+export type Kept = { readonly [B in keyof Backends]: KeptDoor<Backends[B], KeptReads[B]> };
+
+/** The door a handler calls a backend through (`ctx.backends`): every method but the kept reads, always asked. */
+export type Calls = { readonly [B in keyof Backends]: CallDoor<Backends[B], KeptReads[B]> };
 
 /** The backend apps; a route names the one answering it, so only its routes answer 503 when it is down. */
 export const BACKEND_APPS = {

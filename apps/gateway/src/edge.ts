@@ -17,7 +17,17 @@ import { bindBackends, type Backends } from './backends';
 import type { GatewayConfig } from './config';
 import { readMultipart } from './multipart';
 import type { PermissionObjectType } from '@platform/proto';
-import { bodyType, JsonStream, JsonText, type AuthzObject, type Denied, type EdgeContext, type Grant, type Requirement, type Route } from './route';
+import {
+  bodyType,
+  JsonStream,
+  JsonText,
+  type AuthzObject,
+  type Denied,
+  type EdgeContext,
+  type Grant,
+  type Requirement,
+  type Route,
+} from './route';
 import type { SignInFailures } from './sign-in-failures';
 import { assertBoundedInput, assertNoNul } from './validation';
 import type { ApiRequest, Outgoing } from './api-request';
@@ -109,7 +119,9 @@ async function serve(route: Route, req: ApiRequest, deps: EdgeDeps) {
   const backends = bindBackends(deps.backends, req.requestId, Date.now() + config.BACKEND_DEADLINE_MS, arrivedAt);
   const forgetTokens = (userIds?: number[]) => deps.forgetTokens?.(userIds);
   const ctx: EdgeContext = {
+    // One set of bound clients behind both doors: which reads are kept is their owners' to say (backends.ts).
     backends,
+    kept: backends,
     config,
     requestId: req.requestId,
     arrivedAt,
@@ -209,7 +221,7 @@ async function refusalOf(
   // With an optional `org` left out the request acts on the caller's own account: nothing to check there;
   // a user account named in the `account` mode has no organization relations (the row's site checks decide).
   if (r.on === 'org' && (!ctx.org || ctx.org.type === 'user')) return undefined;
-  const { authz } = ctx.backends.authz;
+  const { authz } = ctx.kept.authz;
   let object: AuthzObject | undefined;
   if (r.on === 'site') object = { type: 'site', id: 0 };
   else if (r.on === 'org') object = { type: 'organization', id: ctx.org!.id };
@@ -271,7 +283,7 @@ function assertDocumented(route: Route, reply: { status?: number; body?: unknown
 async function checkGrant(ctx: EdgeContext, grant: Grant | undefined): Promise<void> {
   if (!grant || !(grant.permissions?.length || grant.roleIds?.length || grant.teamIds?.length)) return;
   if (!ctx.caller) throw new NotAllowedError(`${grant.what} requires a signed-in user`);
-  const { missing } = await ctx.backends.authz.roles.checkGrant({
+  const { missing } = await ctx.kept.authz.roles.checkGrant({
     userId: ctx.caller.id,
     orgId: grant.orgId,
     permissions: grant.permissions ?? [],

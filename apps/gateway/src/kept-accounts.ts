@@ -15,11 +15,13 @@ const ACCOUNTS_PER_CALL = 1000;
  */
 export async function accountsOf(ctx: EdgeContext, ids: number[]): Promise<Map<number, AccountName>> {
   const distinct = [...new Set(ids.filter((id) => id > 0))];
-  const answers = await Promise.all(chunks(distinct, ACCOUNTS_PER_CALL).map((part) => ctx.backends.orgsTeams.identity.getAccounts({ ids: part })));
+  const answers = await Promise.all(
+    chunks(distinct, ACCOUNTS_PER_CALL).map((part) => ctx.kept.orgsTeams.identity.getAccounts({ ids: part })),
+  );
   return new Map(answers.flatMap((a) => a.users).map((u) => [u.id, { id: u.id, login: u.login, email: u.email, type: u.type }]));
 }
 
 /** The names of the organization's teams, by id: its list of teams, kept by orgs-teams' read model. */
 export async function teamNamesOf(ctx: EdgeContext, orgId: number): Promise<Map<number, string>> {
-  return new Map((await ctx.backends.orgsTeams.organizations.listTeams({ orgId })).teams.map((t) => [t.id, t.name]));
+  return new Map((await ctx.kept.orgsTeams.organizations.listTeams({ orgId })).teams.map((t) => [t.id, t.name]));
 }

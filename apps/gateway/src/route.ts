@@ -1,7 +1,7 @@
 import type { ApiRequest as Request } from './api-request';
 import type { z } from 'zod';
 import type { orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
-import type { BackendName, Backends } from './backends';
+import type { BackendName, Calls, Kept } from './backends';
 import type { GatewayConfig } from './config';
 import type { Tag } from './api-names';
 import type { Gate } from './gating';
@@ -59,8 +59,13 @@ export interface TokenScope {
 
 /** What the edge knows of every request; targets resolve with it, handlers get it too. */
 export interface EdgeContext {
-  /** Backend clients bound to this request: every call carries its request id and its deadline. */
-  backends: Backends;
+  /**
+   * Backend calls, bound to this request (every call carries its request id and its deadline): writes and the reads
+   * no read model keeps, always asked.
+   */
+  backends: Calls;
+  /** Kept reads (the backends' read models), fenced for this request: `kept.<backend>.<service>.<read>`. */
+  kept: Kept;
   config: GatewayConfig;
   requestId: string;
   /** When the request arrived (`performance.now()`): kept answers it reads fence once, for all of them (Bus.caughtUp). */

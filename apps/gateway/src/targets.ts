@@ -13,7 +13,7 @@ import type { ObjectResolver, Target } from './route';
 export const orgInPath: Target<'organization', orgsTeamsOrgsV1.Organization, { orgname: string }> = {
   type: 'organization',
   describe: 'organization `{orgname}`',
-  resolve: ({ orgname }, ctx) => ctx.backends.orgsTeams.organizations.getOrg({ name: orgname, viewerId: ctx.caller?.id ?? 0 }),
+  resolve: ({ orgname }, ctx) => ctx.kept.orgsTeams.organizations.getOrg({ name: orgname, viewerId: ctx.caller?.id ?? 0 }),
   id: (org) => org.id,
 };
 
@@ -36,7 +36,7 @@ function teamTarget(withRoles: boolean): Target<'team', orgsTeamsOrgsV1.Team, { 
     async resolve({ teamid, orgname }, ctx) {
       const orgId = orgname === undefined ? 0 : (await orgInPath.resolve({ orgname }, ctx)).id;
       // Without its roles, kept by orgs-teams' read model: a team's route makes the one call of its operation.
-      return ctx.backends.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles });
+      return ctx.kept.orgsTeams.organizations.getTeam({ teamId: teamid, orgId, withRoles });
     },
     id: (team) => team.id,
   };
@@ -49,7 +49,7 @@ export const roleOfOrg: Target<'role', authzRolesV1.Role, { id: number }> = {
   resolve: ({ id }, ctx) => {
     const orgId = ctx.org!.id;
     // Kept by authz's read model (@platform/authz-client): a role's row makes the one call of its operation or none.
-    return ctx.backends.authz.roles.getRole({ orgId, id });
+    return ctx.kept.authz.roles.getRole({ orgId, id });
   },
   id: (role) => role.id,
 };

@@ -64,9 +64,9 @@ describe('the org context at the edge', () => {
       services: [
         bindService(authzV1.AuthzServiceService, {
           checkPermission: async ({ userId, permission, objectId }: { userId: number; permission: string; objectId: number }) => {
-            if (userId === USERS.root.id) return { allowed: true };
-            if (permission.endsWith(':site_admin')) return { allowed: false };
-            return { allowed: !!byId(objectId)?.members.includes(userId) };
+            if (userId === USERS.root.id) return { allowed: true, dependsOn: [] };
+            if (permission.endsWith(':site_admin')) return { allowed: false, dependsOn: [] };
+            return { allowed: !!byId(objectId)?.members.includes(userId), dependsOn: [] };
           },
         } as never),
         bindService(authzRolesV1.RolesServiceService, { listRoles: async () => ({ roles: [], maxRolesPerTeam: 10 }) } as never),

@@ -33,7 +33,8 @@ describe("the dashboard's lists of a user's clusters, for a user with more than 
 
   const ctx = {
     config: loadConfig(gatewayEnv, { LOG_LEVEL: 'silent' }),
-    backends: {
+    // Every read these rows make is a kept one (the backends' read models).
+    kept: {
       billingDashboard: {
         licensed: {
           listUserClusters: async (q: licensedV1.LicensedQuery) => ({ entries: q.userId === USER ? entries : [] }),

@@ -42,7 +42,7 @@ const backends = {
     authz: {
       checkPermission: async ({ userId, permission, objectId }: { userId: number; permission: string; objectId: number }) => {
         calls.push(`checkPermission ${permission}`);
-        return { allowed: userId === USERS.bob && objectId === DEMO && permission === 'member:org' };
+        return { allowed: userId === USERS.bob && objectId === DEMO && permission === 'member:org', dependsOn: [] };
       },
     },
   },

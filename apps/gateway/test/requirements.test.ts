@@ -29,11 +29,11 @@ const backends = {
     authz: {
       checkPermission: async ({ permission, objectId }: { permission: string; objectId: number }) => {
         asked.push(`${permission}@${objectId}`);
-        return { allowed: held.has(`${permission}@${objectId}`) };
+        return { allowed: held.has(`${permission}@${objectId}`), dependsOn: [] };
       },
       check: async ({ tuple, contextualTuples }: { tuple: { relation: string; object: string }; contextualTuples: { user: string }[] }) => {
         asked.push(`${tuple.relation}@${tuple.object}${contextualTuples.map((t) => ` given ${t.user}`).join('')}`);
-        return { allowed: held.has(`${tuple.relation}@${tuple.object}`) };
+        return { allowed: held.has(`${tuple.relation}@${tuple.object}`), dependsOn: [] };
       },
     },
   },

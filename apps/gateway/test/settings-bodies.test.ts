@@ -66,8 +66,8 @@ describe('settings bodies at the edge', () => {
       host: '127.0.0.1',
       services: [
         bindService(authzV1.AuthzServiceService, {
-          checkPermission: async () => ({ allowed: true }),
-          check: async () => ({ allowed: true }),
+          checkPermission: async () => ({ allowed: true, dependsOn: [] }),
+          check: async () => ({ allowed: true, dependsOn: [] }),
         } as never),
       ],
       protoFiles: ['platformadmin/authz/v1/authz.proto'],

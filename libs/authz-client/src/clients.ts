@@ -203,3 +203,24 @@ function withKeptRoles<C extends Pick<AuthzClients['roles'], 'getRole'>>(client:
       cache.through(`${req.orgId}|${req.id}`, () => client.getRole(req, opts), { tags: [`role:${req.id}`] }, arrivedAt(opts)),
   };
 }
+
+/**
+ * Every read of authz a reader keeps (the gateway's `kept.authz`, KeptDoor): the decisions, who-has-access answers and
+ * roles of its read model (keptAuthz), and the other reads of authzReads.
+ */
+export const AUTHZ_KEPT = {
+  authz: {
+    /** A check without contextual tuples or a condition context, kept under what authz read to answer it. */
+    check: 'decision',
+    /** A permission of the spec checked, kept as a check is. */
+    checkPermission: 'decision',
+    /** Who holds each permission of an object, kept under what authz read, never past a grant's end. */
+    whoHasAccess: 'who has access',
+    ...authzReads(0).authz,
+  },
+  roles: {
+    /** A custom role by id, kept until a notice names it. */
+    getRole: 'role',
+    ...authzReads(0).roles,
+  },
+} as const;

@@ -1,1 +1,1 @@
-export { authzClients, keptAuthz, type AuthzClients, type AuthzKeeping } from './clients';
+export { AUTHZ_KEPT, authzClients, keptAuthz, type AuthzClients, type AuthzKeeping } from './clients';

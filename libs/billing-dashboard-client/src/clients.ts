@@ -87,6 +87,16 @@ export function billingDashboardClients(
 }
 
 /** The clients with the reads of BILLING_READS kept, one cache per service. */
-export function keptBilling<C extends { [S in keyof typeof BILLING_READS]: object }>(clients: C, keep: BillingDashboardKeeping): { clients: C; readModel: ReadModel } {
-  return keptServiceReads(clients, BILLING_READS as never, { name: `${keep.reader}.billing`, ttlMs: keep.ttlMs, available: keep.available });
+export function keptBilling<C extends { [S in keyof typeof BILLING_READS]: object }>(
+  clients: C,
+  keep: BillingDashboardKeeping,
+): { clients: C; readModel: ReadModel } {
+  return keptServiceReads(clients, BILLING_READS as never, {
+    name: `${keep.reader}.billing`,
+    ttlMs: keep.ttlMs,
+    available: keep.available,
+  });
 }
+
+/** Every read of billing-dashboard a reader keeps (the gateway's `kept.billingDashboard`, KeptDoor). */
+export const BILLING_DASHBOARD_KEPT = BILLING_READS;

@@ -1,4 +1,5 @@
 export {
+  BILLING_DASHBOARD_KEPT,
   billingDashboardClients,
   keptBilling,
   BILLING_READS,

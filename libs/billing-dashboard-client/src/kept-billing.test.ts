@@ -25,12 +25,16 @@ function dashboard() {
           asked.push(`view ${req.view}`);
           const rows = [...view.rows];
           yield usageReportV1.UsageViewChunk.fromPartial({ json: Buffer.from('{"rows":[') });
-          for (const [i, row] of rows.entries()) yield usageReportV1.UsageViewChunk.fromPartial({ json: Buffer.from(`${i ? ',' : ''}${row}`) });
+          for (const [i, row] of rows.entries())
+            yield usageReportV1.UsageViewChunk.fromPartial({ json: Buffer.from(`${i ? ',' : ''}${row}`) });
           yield usageReportV1.UsageViewChunk.fromPartial({ json: Buffer.from(']}') });
         })(),
     }),
     licensed: service({
-      listLicensedUsers: async (_q: licensedV1.LicensedQuery) => (asked.push('users'), licensedV1.LicensedEntries.fromPartial({ entries: [...users], reported: true })),
+      listLicensedUsers: async (_q: licensedV1.LicensedQuery) => (
+        asked.push('users'),
+        licensedV1.LicensedEntries.fromPartial({ entries: [...users], reported: true })
+      ),
     }),
     events: service({ getResourceHistory: async (_q: unknown) => (asked.push('history'), { items: [] }) }),
   };
@@ -65,7 +69,12 @@ describe("billing-dashboard's kept answers", () => {
     const { clients, readModel } = keptBilling(app, { reader: 'test', ttlMs: 60_000 });
     const bus = new LaterBus();
     const stop = await readModel.follow(bus);
-    const request = usageReportV1.UsageViewRequest.fromPartial({ year: 2026, month: 10, product: 'productdb', view: 'clusters-usage-view' });
+    const request = usageReportV1.UsageViewRequest.fromPartial({
+      year: 2026,
+      month: 10,
+      product: 'productdb',
+      view: 'clusters-usage-view',
+    });
     const text = async () => {
       const pieces: Uint8Array[] = [];
       for await (const chunk of clients.usageReport.getUsageView(request)) pieces.push(chunk.json);

@@ -21,6 +21,6 @@ export async function connectBus(natsUrl: string | undefined, name: string, opts
 export * from './notices';
 export { DecisionCache, decisionKey, type DecisionCacheOptions } from './decision-cache';
 export { NoticeCache, type NoticeCacheOptions, type NoticeRule, type Keeping } from './notice-cache';
-export { allOf, following, type ReadModel } from './read-model';
+export { allOf, following, type CallDoor, type KeptDoor, type ReadModel } from './read-model';
 export { keptReads, keptServiceReads, type KeptRead, type KeptReadsOptions } from './kept-reads';
 export { madeFrom } from './made-from';

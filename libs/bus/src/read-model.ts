@@ -27,3 +27,16 @@ export function allOf(models: readonly ReadModel[]): ReadModel {
     },
   };
 }
+
+/**
+ * The door a handler reads kept state through: of a reader's clients `C`, only the read methods its owner's read model
+ * keeps, as `R` names them (`R[service][method]`: the rule or the description of what is kept, in the owner's client
+ * library). Mapped over `R`, so that "go to definition" from a call reaches the owner's rule, not a generated client.
+ * Its calls are answered from what the reader keeps once the fence has passed, or asked and kept.
+ */
+export type KeptDoor<C, R> = {
+  readonly [S in keyof R]: S extends keyof C ? { readonly [M in keyof R[S]]: M extends keyof C[S] ? C[S][M] : never } : never;
+};
+
+/** Of a reader's clients `C`, every method but the kept reads `R` names: the door a handler calls a service through. */
+export type CallDoor<C, R> = { readonly [S in keyof C]: S extends keyof R ? Omit<C[S], keyof R[S]> : C[S] };

@@ -1,4 +1,13 @@
-import { allOf, CLUSTERS_CHANGED, following, keptServiceReads, NoticeCache, type ClustersChanged, type KeptRead, type ReadModel } from '@platform/bus';
+import {
+  allOf,
+  CLUSTERS_CHANGED,
+  following,
+  keptServiceReads,
+  NoticeCache,
+  type ClustersChanged,
+  type KeptRead,
+  type ReadModel,
+} from '@platform/bus';
 import { clientOrgsV1, clusterSetsV1, clustersV1, featureSetsV1 } from '@platform/proto';
 import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -26,7 +35,11 @@ export interface ClustersKeeping {
 type ClustersReads = Pick<ClustersClients['clusters'], 'getHub' | 'getClusters' | 'listOwnerClusters'>;
 
 /** clusters' clients, answering from what the reader keeps of the inventory when `keep` is given (see keptClusters). */
-export function clustersClients(address: string, opts: ClientOptions, keep?: ClustersKeeping): { clients: ClustersClients; readModel: ReadModel } {
+export function clustersClients(
+  address: string,
+  opts: ClientOptions,
+  keep?: ClustersKeeping,
+): { clients: ClustersClients; readModel: ReadModel } {
   const clients: ClustersClients = {
     clusters: createClient(clustersV1.ClustersServiceService, address, opts),
     clusterSets: createClient(clusterSetsV1.ClusterSetsServiceService, address, opts),
@@ -48,7 +61,14 @@ const CLUSTERS_ANSWER: KeptRead = { stale: [CLUSTERS_CHANGED] };
  * organizations cleaned up, user connections reconciled). None of these answers asks another service or the clock.
  */
 export const CLUSTERS_READS = {
-  clusters: { checkNewHub: CLUSTERS_ANSWER, listHubs: CLUSTERS_ANSWER, getCluster: CLUSTERS_ANSWER, listSpokes: CLUSTERS_ANSWER, getSpoke: CLUSTERS_ANSWER, listNamespaces: CLUSTERS_ANSWER },
+  clusters: {
+    checkNewHub: CLUSTERS_ANSWER,
+    listHubs: CLUSTERS_ANSWER,
+    getCluster: CLUSTERS_ANSWER,
+    listSpokes: CLUSTERS_ANSWER,
+    getSpoke: CLUSTERS_ANSWER,
+    listNamespaces: CLUSTERS_ANSWER,
+  },
   clusterSets: {
     listClusterSets: CLUSTERS_ANSWER,
     listMembers: CLUSTERS_ANSWER,
@@ -63,8 +83,15 @@ export const CLUSTERS_READS = {
 } satisfies { [S in keyof ClustersClients]?: { [M in keyof ClustersClients[S]]?: KeptRead } };
 
 /** The clients with the reads of CLUSTERS_READS kept, one cache per service. */
-export function keptClustersReads<C extends { [S in keyof typeof CLUSTERS_READS]: object }>(clients: C, keep: ClustersKeeping): { clients: C; readModel: ReadModel } {
-  return keptServiceReads(clients, CLUSTERS_READS as never, { name: `${keep.reader}.clusters`, ttlMs: keep.ttlMs, available: keep.available });
+export function keptClustersReads<C extends { [S in keyof typeof CLUSTERS_READS]: object }>(
+  clients: C,
+  keep: ClustersKeeping,
+): { clients: C; readModel: ReadModel } {
+  return keptServiceReads(clients, CLUSTERS_READS as never, {
+    name: `${keep.reader}.clusters`,
+    ttlMs: keep.ttlMs,
+    available: keep.available,
+  });
 }
 
 const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;
@@ -82,7 +109,11 @@ const clusterTag = (uid: string) => `cluster:${uid.toLowerCase()}`;
 export function keptClusters<C extends ClustersReads>(client: C, keep: ClustersKeeping): { client: C; readModel: ReadModel } {
   const hubs = new NoticeCache<clustersV1.Cluster>({ name: `${keep.reader}.hubs`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
   const byUid = new NoticeCache<clustersV1.Cluster>({ name: `${keep.reader}.clusters`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
-  const ofOwner = new NoticeCache<clustersV1.ListClustersResponse>({ name: `${keep.reader}.owner-clusters`, ttlMs: keep.ttlMs, maxEntries: 1_000 });
+  const ofOwner = new NoticeCache<clustersV1.ListClustersResponse>({
+    name: `${keep.reader}.owner-clusters`,
+    ttlMs: keep.ttlMs,
+    maxEntries: 1_000,
+  });
   const stale = (n: unknown) => {
     const { uids = [], owners = [], all } = n as Partial<ClustersChanged>;
     if (all) return 'all' as const;
@@ -92,7 +123,12 @@ export function keptClusters<C extends ClustersReads>(client: C, keep: ClustersK
   const kept: C = {
     ...client,
     getHub: (req: clustersV1.GetHubRequest, opts?: CallOptions) =>
-      hubs.through(`${req.ownerType}:${req.ownerId}|${req.name}`, () => client.getHub(req, opts), { tags: (hub) => [clusterTag(hub.uid)] }, opts?.arrivedAt),
+      hubs.through(
+        `${req.ownerType}:${req.ownerId}|${req.name}`,
+        () => client.getHub(req, opts),
+        { tags: (hub) => [clusterTag(hub.uid)] },
+        opts?.arrivedAt,
+      ),
     getClusters: async (req: clustersV1.GetClustersRequest, opts?: CallOptions) => {
       const found = await byUid.throughMany(
         req.uids.map((uid) => uid.toLowerCase()),
@@ -118,3 +154,22 @@ export function keptClusters<C extends ClustersReads>(client: C, keep: ClustersK
     readModel: allOf([hubs, byUid, ofOwner].map((cache) => following(cache, rules))),
   };
 }
+
+/**
+ * Every read of clusters a reader keeps (the gateway's `kept.clusters`, KeptDoor): hubs, clusters by UID and an owner's
+ * clusters of the inventory's read model (keptClusters), and the other reads of CLUSTERS_READS.
+ */
+export const CLUSTERS_KEPT = {
+  clusters: {
+    /** A hub by owner and name, kept until a notice names it. */
+    getHub: 'hub',
+    /** Clusters by UID, the kept ones answered here and only the others asked. */
+    getClusters: 'clusters by UID',
+    /** An owner's clusters, kept until a notice names the owner or one of them. */
+    listOwnerClusters: "owner's clusters",
+    ...CLUSTERS_READS.clusters,
+  },
+  clusterSets: CLUSTERS_READS.clusterSets,
+  featureSets: CLUSTERS_READS.featureSets,
+  clientOrgs: CLUSTERS_READS.clientOrgs,
+} as const;

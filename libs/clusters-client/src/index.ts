@@ -1,1 +1,9 @@
-export { clustersClients, keptClusters, keptClustersReads, CLUSTERS_READS, type ClustersClients, type ClustersKeeping } from './clients';
+export {
+  CLUSTERS_KEPT,
+  clustersClients,
+  keptClusters,
+  keptClustersReads,
+  CLUSTERS_READS,
+  type ClustersClients,
+  type ClustersKeeping,
+} from './clients';

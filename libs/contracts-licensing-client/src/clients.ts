@@ -1,4 +1,13 @@
-import { allOf, CLUSTERS_CHANGED, CONTRACTS_CHANGED, following, keptServiceReads, NoticeCache, type KeptRead, type ReadModel } from '@platform/bus';
+import {
+  allOf,
+  CLUSTERS_CHANGED,
+  CONTRACTS_CHANGED,
+  following,
+  keptServiceReads,
+  NoticeCache,
+  type KeptRead,
+  type ReadModel,
+} from '@platform/bus';
 import { contractsLicensingV1, contractsV1, licensingV1, notificationsV1 } from '@platform/proto';
 import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
@@ -46,11 +55,11 @@ export function contractsLicensingClients(
  * write methods and in the background (a notice sweep that decided, a delivery pass that attempted, a notice sent by
  * the outbox), each announced once it wrote.
  */
-export const NOTIFICATIONS_READS: { readonly [K in keyof ContractsLicensingClients['notifications']]?: KeptRead } = {
+export const NOTIFICATIONS_READS = {
   listWebhookEndpoints: { stale: [CONTRACTS_CHANGED] },
   listWebhookDeliveries: { stale: [CONTRACTS_CHANGED] },
   listNoticeMails: { stale: [CONTRACTS_CHANGED] },
-};
+} satisfies { readonly [K in keyof ContractsLicensingClients['notifications']]?: KeptRead };
 
 /**
  * The LicensingService reads a reader keeps. Licenses are revoked only by a write (a contract revoked) and registrations
@@ -58,11 +67,11 @@ export const NOTIFICATIONS_READS: { readonly [K in keyof ContractsLicensingClien
  * for days), so one kept ten seconds at most is as good as a new one. Not kept: a registration's verification (the
  * license presented is in the request, and it is a step of a write) and issued licenses (kept by keptContracts).
  */
-export const LICENSING_READS: { readonly [K in keyof ContractsLicensingClients['licenses']]?: KeptRead } = {
+export const LICENSING_READS = {
   caCertificate: { stale: [CONTRACTS_CHANGED] },
   revocationList: { stale: [CONTRACTS_CHANGED], ttlMs: () => 10_000 },
   listRegistrations: { stale: [CONTRACTS_CHANGED] },
-};
+} satisfies { readonly [K in keyof ContractsLicensingClients['licenses']]?: KeptRead };
 
 /** The reads of CONTRACT_READS, LICENSING_READS and NOTIFICATIONS_READS answered from what the reader keeps. */
 export function keptContractsLicensingReads<C extends { [S in 'contracts' | 'licenses' | 'notifications']: object }>(
@@ -70,7 +79,11 @@ export function keptContractsLicensingReads<C extends { [S in 'contracts' | 'lic
   keep: ContractsLicensingKeeping,
 ): { clients: C; readModel: ReadModel } {
   const reads = { contracts: CONTRACT_READS, licenses: LICENSING_READS, notifications: NOTIFICATIONS_READS };
-  return keptServiceReads(clients, reads as never, { name: `${keep.reader}.contracts-licensing`, ttlMs: keep.ttlMs, available: keep.available });
+  return keptServiceReads(clients, reads as never, {
+    name: `${keep.reader}.contracts-licensing`,
+    ttlMs: keep.ttlMs,
+    available: keep.available,
+  });
 }
 
 /**
@@ -86,7 +99,7 @@ const CONTRACT_ANSWER: KeptRead = { stale: [CONTRACTS_CHANGED, CLUSTERS_CHANGED]
  * is stored (its name, type and object path, changed only by a write), never its content. The cluster counts are kept
  * by keptContracts below.
  */
-export const CONTRACT_READS: { readonly [K in keyof ContractsLicensingClients['contracts']]?: KeptRead } = {
+export const CONTRACT_READS = {
   listContracts: CONTRACT_ANSWER,
   getContract: CONTRACT_ANSWER,
   listAudit: CONTRACT_ANSWER,
@@ -97,7 +110,7 @@ export const CONTRACT_READS: { readonly [K in keyof ContractsLicensingClients['c
   availableProducts: CONTRACT_ANSWER,
   associatedClusters: CONTRACT_ANSWER,
   getDocument: CONTRACT_ANSWER,
-};
+} satisfies { readonly [K in keyof ContractsLicensingClients['contracts']]?: KeptRead };
 
 /** A cluster's count as kept: how many active contracts bind it, and when the first of them ends (0: none). */
 interface ContractCount {
@@ -117,9 +130,16 @@ interface ContractCount {
  * bus is away.
  */
 export function keptContracts<
-  C extends { licenses: Pick<ContractsLicensingClients['licenses'], 'getIssuedLicenses'>; contracts: Pick<ContractsLicensingClients['contracts'], 'countClusterContracts'> },
+  C extends {
+    licenses: Pick<ContractsLicensingClients['licenses'], 'getIssuedLicenses'>;
+    contracts: Pick<ContractsLicensingClients['contracts'], 'countClusterContracts'>;
+  },
 >(clients: C, keep: ContractsLicensingKeeping): { clients: C; readModel: ReadModel } {
-  const issued = new NoticeCache<licensingV1.IssuedLicense | null>({ name: `${keep.reader}.issued-licenses`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
+  const issued = new NoticeCache<licensingV1.IssuedLicense | null>({
+    name: `${keep.reader}.issued-licenses`,
+    ttlMs: keep.ttlMs,
+    maxEntries: 10_000,
+  });
   const counts = new NoticeCache<ContractCount>({ name: `${keep.reader}.contract-counts`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
   const rules = [{ subject: CONTRACTS_CHANGED, stale: () => 'all' as const }];
   const { licenses, contracts } = clients;
@@ -139,7 +159,9 @@ export function keptContracts<
             undefined,
             opts?.arrivedAt,
           );
-          return { licenses: [...found.values()].filter((l): l is licensingV1.IssuedLicense => l !== null) } as licensingV1.IssuedLicenseList;
+          return {
+            licenses: [...found.values()].filter((l): l is licensingV1.IssuedLicense => l !== null),
+          } as licensingV1.IssuedLicenseList;
         },
       },
       contracts: {
@@ -167,3 +189,22 @@ export function keptContracts<
     readModel: allOf([issued, counts].map((cache) => following(cache, rules))),
   };
 }
+
+/**
+ * Every read of contracts-licensing a reader keeps (the gateway's `kept.contractsLicensing`, KeptDoor): issued licenses
+ * and cluster counts of its read model (keptContracts), and the other reads of CONTRACT_READS, LICENSING_READS and
+ * NOTIFICATIONS_READS.
+ */
+export const CONTRACTS_LICENSING_KEPT = {
+  contracts: {
+    /** How many active contracts bind each cluster, kept until a contract changes or the first counted one ends. */
+    countClusterContracts: 'cluster counts',
+    ...CONTRACT_READS,
+  },
+  licenses: {
+    /** Issued licenses by serial, a serial of none too, kept until a contract or license changes. */
+    getIssuedLicenses: 'issued licenses',
+    ...LICENSING_READS,
+  },
+  notifications: NOTIFICATIONS_READS,
+} as const;

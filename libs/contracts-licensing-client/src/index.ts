@@ -1,4 +1,5 @@
 export {
+  CONTRACTS_LICENSING_KEPT,
   contractsLicensingClients,
   keptContracts,
   keptContractsLicensingReads,

@@ -22,7 +22,10 @@ function contractsApp() {
 
 async function setUp() {
   const app = contractsApp();
-  const { clients, readModel } = keptContractsLicensingReads({ contracts: app, licenses: {}, notifications: {} }, { reader: 'test', ttlMs: 60_000 });
+  const { clients, readModel } = keptContractsLicensingReads(
+    { contracts: app, licenses: {}, notifications: {} },
+    { reader: 'test', ttlMs: 60_000 },
+  );
   const client = clients.contracts;
   const bus = new LaterBus();
   const stop = await readModel.follow(bus);

@@ -73,3 +73,6 @@ export function keptMarketplaceListener<C extends { [S in keyof typeof MARKETPLA
     available: keep.available,
   });
 }
+
+/** Every read of marketplace-listener a reader keeps (the gateway's `kept.marketplaceListener`, KeptDoor). */
+export const MARKETPLACE_LISTENER_KEPT = MARKETPLACE_READS;

@@ -1,4 +1,5 @@
 export {
+  MARKETPLACE_LISTENER_KEPT,
   keptMarketplaceListener,
   marketplaceListenerClients,
   MARKETPLACE_READS,

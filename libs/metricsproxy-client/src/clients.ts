@@ -45,7 +45,11 @@ const registrationTag = (ownerId: number, clusterUid: string) => `registration:$
  * kept while the bus is away.
  */
 export function keptBackends<C extends MetricsproxyReads>(client: C, keep: MetricsproxyKeeping): { client: C; readModel: ReadModel } {
-  const backends = new NoticeCache<metricsproxyV1.LookupBackendResponse>({ name: `${keep.reader}.metrics-backends`, ttlMs: keep.ttlMs, maxEntries: 10_000 });
+  const backends = new NoticeCache<metricsproxyV1.LookupBackendResponse>({
+    name: `${keep.reader}.metrics-backends`,
+    ttlMs: keep.ttlMs,
+    maxEntries: 10_000,
+  });
   const stale = (n: unknown) => {
     const { registrations, all } = (n ?? {}) as Partial<MetricsproxyChanged>;
     // A notice that names nothing this reader can read drops everything too.
@@ -75,6 +79,15 @@ export function metricsproxyChangedBy(call: Pick<WriteCall, 'request'>): Metrics
   const context = request?.context ?? request;
   const ownerId = Number(context?.ownerId);
   const clusterUid = context?.clusterUid;
-  if (!Number.isSafeInteger(ownerId) || ownerId <= 0 || typeof clusterUid !== 'string' || clusterUid === '') return { registrations: [], all: true };
+  if (!Number.isSafeInteger(ownerId) || ownerId <= 0 || typeof clusterUid !== 'string' || clusterUid === '')
+    return { registrations: [], all: true };
   return { registrations: [{ ownerId, clusterUid: clusterUid.toLowerCase() }] };
 }
+
+/** Every read of metricsproxy a reader keeps (the gateway's `kept.metricsproxy`, KeptDoor): its read model (keptBackends). */
+export const METRICSPROXY_KEPT = {
+  metricsproxy: {
+    /** What is registered for a cluster of an owner, found or not, kept until a notice names the cluster. */
+    lookupBackend: 'registration',
+  },
+} as const;

@@ -1,4 +1,5 @@
 export {
+  METRICSPROXY_KEPT,
   keptBackends,
   metricsproxyChangedBy,
   metricsproxyClients,

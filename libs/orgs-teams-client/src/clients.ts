@@ -419,3 +419,38 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
     },
   };
 }
+
+/**
+ * Every read of orgs-teams a reader keeps (the gateway's `kept.orgsTeams`, KeptDoor): who a token belongs to, accounts,
+ * organizations as a caller sees them, teams and lists of teams of its read model (keptOrgsTeams), a manager's sync
+ * token (keptSyncTokens), and the other reads of ORGS_TEAMS_READS.
+ */
+export const ORGS_TEAMS_KEPT = {
+  identity: {
+    /** Who a token belongs to, by the token's SHA-256, until its account's notice. */
+    authenticate: 'token',
+    /** Accounts by id (login, email, type), the kept ones answered here and only the others asked. */
+    getAccounts: 'accounts',
+    ...ORGS_TEAMS_READS.identity,
+  },
+  organizations: {
+    /** An organization as a caller sees it, by slug, until its, the caller's or its tuples' notice. */
+    getOrg: 'organization view',
+    /** An organization's teams, whole or a page, until its or its tuples' notice. */
+    listTeams: 'team list',
+    /** An organization's teams found by text, as its lists. */
+    searchTeams: 'team search',
+    // GetTeam: without its roles kept by the read model until its organization's notice, with them as this rule says.
+    ...ORGS_TEAMS_READS.organizations,
+  },
+  orgTokens: {
+    /** A manager's sync token once its secret is gone, until its organization's notice or any account's. */
+    getSyncToken: 'sync token',
+    ...ORGS_TEAMS_READS.orgTokens,
+  },
+  claims: ORGS_TEAMS_READS.claims,
+  siteSettings: ORGS_TEAMS_READS.siteSettings,
+  avatars: ORGS_TEAMS_READS.avatars,
+  audit: ORGS_TEAMS_READS.audit,
+  serviceAccounts: ORGS_TEAMS_READS.serviceAccounts,
+} as const;

@@ -1,1 +1,10 @@
-export { keptOrgsTeams, keptSyncTokens, ORGS_TEAMS_READS, orgsTeamsClients, type OrgsTeamsClients, type OrgsTeamsKeeping, type OrgsTeamsReadModel } from './clients';
+export {
+  ORGS_TEAMS_KEPT,
+  keptOrgsTeams,
+  keptSyncTokens,
+  ORGS_TEAMS_READS,
+  orgsTeamsClients,
+  type OrgsTeamsClients,
+  type OrgsTeamsKeeping,
+  type OrgsTeamsReadModel,
+} from './clients';

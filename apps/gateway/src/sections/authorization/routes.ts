@@ -123,9 +123,9 @@ export const authorizationRoutes = [
     params: z.object({ objectType: p.segment, objID: p.id }),
     requires: [MEMBERSHIP],
     response: { status: 200, schema: AllowedPermissionsJson },
-    async handle({ params }, { backends, caller }) {
+    async handle({ params }, { kept, caller }) {
       checkObjectTypes([params]);
-      const { objects } = await backends.authz.roles.allowedPermissions({
+      const { objects } = await kept.authz.roles.allowedPermissions({
         userId: caller.id,
         objects: [{ objectType: params.objectType, objectId: params.objID }],
       });
@@ -145,9 +145,9 @@ export const authorizationRoutes = [
     requires: [MEMBERSHIP],
     body: { schema: AuthObjectIdentifiers },
     response: { status: 200, schema: z.array(AllowedPermissionsJson) },
-    async handle({ body }, { backends, caller }) {
+    async handle({ body }, { kept, caller }) {
       checkObjectTypes(body);
-      const { objects } = await backends.authz.roles.allowedPermissions({
+      const { objects } = await kept.authz.roles.allowedPermissions({
         userId: caller.id,
         objects: body.map((o) => ({ objectType: o.objectType, objectId: o.objectID })),
       });
@@ -167,24 +167,24 @@ export const authorizationRoutes = [
     requires: [MEMBERSHIP, { on: 'org', permission: 'manage_owners:org', denied: 'org owner or site admin required' }],
     response: { status: 200, schema: WhoHasAccessJson },
     async handle({ params }, ctx) {
-      const { backends, org } = ctx;
+      const { kept, org } = ctx;
       const object = `${params.objectType}:${params.objID}`;
       // Only this organization's own objects: another's contract or cluster is not found here.
       const owned =
         params.objectType === 'organization'
           ? params.objID === String(org.id)
           : (
-              await backends.authz.authz.check({
+              await kept.authz.authz.check({
                 tuple: { user: `organization:${org.id}`, relation: 'owner', object },
                 contextualTuples: [],
               })
             ).allowed;
       if (!owned) throw new NotFoundError(`${params.objectType} ${params.objID} not found in this organization`);
-      const answer = await backends.authz.authz.whoHasAccess({ object });
+      const answer = await kept.authz.authz.whoHasAccess({ object });
       const { userIds, teamIds, withRoles } = principalsOf([answer], () => principalsIn(answer));
       const [names, roles] = await Promise.all([
         principalNames(ctx, org.id, teamIds, userIds),
-        withRoles ? backends.authz.roles.listRoles({ orgId: org.id }) : undefined,
+        withRoles ? kept.authz.roles.listRoles({ orgId: org.id }) : undefined,
       ]);
       const teamNames = teamIds.map((id) => names.teams.get(id));
       const logins = userIds.map((id) => names.users.get(id));
@@ -209,8 +209,8 @@ export const authorizationRoutes = [
     org: 'required',
     requires: [MEMBERSHIP],
     response: { status: 200, schema: PermissionCatalogJson },
-    async handle(_input, { backends }) {
-      return { body: permissionCatalogJson(await backends.authz.authz.permissionCatalog({})) };
+    async handle(_input, { kept }) {
+      return { body: permissionCatalogJson(await kept.authz.authz.permissionCatalog({})) };
     },
   }),
   roleRoute({
@@ -222,8 +222,8 @@ export const authorizationRoutes = [
     org: 'required',
     requires: [MEMBERSHIP],
     response: { status: 200, schema: z.array(RoleJson) },
-    async handle(_input, { backends, org }) {
-      const { roles } = await backends.authz.roles.listRoles({ orgId: org.id });
+    async handle(_input, { kept, org }) {
+      const { roles } = await kept.authz.roles.listRoles({ orgId: org.id });
       return { body: roles.map(roleJson) };
     },
   }),
@@ -327,7 +327,7 @@ export const authorizationRoutes = [
     requires: [MEMBERSHIP, { on: 'target', permission: 'viewer:role' }],
     response: { status: 200, schema: z.array(PrincipalJson) },
     async handle(_input, ctx) {
-      const { principals } = await ctx.backends.authz.roles.listPrincipals({ orgId: ctx.org.id, id: ctx.target.id });
+      const { principals } = await ctx.kept.authz.roles.listPrincipals({ orgId: ctx.org.id, id: ctx.target.id });
       const ids = (type: string) => principals.filter((x) => x.type === type).map((x) => x.id);
       const names = await principalNames(ctx, ctx.org.id, ids('team'), ids('user'));
       return { body: principals.map((x) => principalJson(x, (x.type === 'team' ? names.teams : names.users).get(x.id))) };

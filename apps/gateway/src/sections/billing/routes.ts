@@ -48,7 +48,7 @@ export const NamespaceBilling = z
 /** The UIDs of the organization's clusters: its hubs and every managed cluster under them. */
 async function orgClusterUids(org: OrgRef, ctx: EdgeContext): Promise<string[]> {
   // Kept by the inventory's read model (@platform/clusters-client): a report is the one call to billing-dashboard.
-  const { clusters } = await ctx.backends.clusters.clusters.listOwnerClusters({ ownerType: 'organization', ownerId: org.id });
+  const { clusters } = await ctx.kept.clusters.clusters.listOwnerClusters({ ownerType: 'organization', ownerId: org.id });
   return clusters.map((c) => c.uid);
 }
 
@@ -69,7 +69,7 @@ export const namespaceBillingRoutes: Route[] = [
         clusterUid: '',
         namespace: '',
       };
-      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getNamespaceBilling(request, streamed(ctx))) };
+      return { body: await JsonStream.of(ctx.kept.billingDashboard.usageReport.getNamespaceBilling(request, streamed(ctx))) };
     },
   }),
   route({
@@ -93,7 +93,7 @@ export const namespaceBillingRoutes: Route[] = [
         clusterUid: params.clusterID,
         namespace: params.namespaceName,
       };
-      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getNamespaceBilling(request, streamed(ctx))) };
+      return { body: await JsonStream.of(ctx.kept.billingDashboard.usageReport.getNamespaceBilling(request, streamed(ctx))) };
     },
   }),
 ];

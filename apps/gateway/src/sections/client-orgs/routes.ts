@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { clientOrgsV1 } from '@platform/proto';
-import type { Backends } from '../../backends';
+import type { Kept } from '../../backends';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { OrganizationJson, orgJson } from '../organizations/presenters';
@@ -75,8 +75,8 @@ const ClientOrgStatus = z
 const Message = z.object({ message: z.string() }).meta({ id: 'ApiResponseMessage' });
 
 /** The organization of a client org as orgs-teams has it (404 when it is gone). */
-async function organizationOf(backends: Backends, c: clientOrgsV1.ClientOrg, viewerId: number) {
-  return orgJson(await backends.orgsTeams.organizations.getOrg({ name: c.name, viewerId }));
+async function organizationOf(kept: Kept, c: clientOrgsV1.ClientOrg, viewerId: number) {
+  return orgJson(await kept.orgsTeams.organizations.getOrg({ name: c.name, viewerId }));
 }
 
 const ORG = { org: 'optional' as const };
@@ -93,9 +93,9 @@ export const clientOrgRoutes: Route[] = [
     ...ORG,
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
     response: { status: 200, schema: z.array(OrganizationJson) },
-    async handle(_in, { backends, caller }) {
-      const { clientOrgs } = await backends.clusters.clientOrgs.listClientOrgs({});
-      const orgs = await Promise.all(clientOrgs.map((c) => organizationOf(backends, c, caller.id).catch(() => undefined)));
+    async handle(_in, { kept, caller }) {
+      const { clientOrgs } = await kept.clusters.clientOrgs.listClientOrgs({});
+      const orgs = await Promise.all(clientOrgs.map((c) => organizationOf(kept, c, caller.id).catch(() => undefined)));
       return { body: orgs.filter((o) => o !== undefined) };
     },
   }),
@@ -110,9 +110,9 @@ export const clientOrgRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
     errors: [{ status: 404, description: 'when no client organization has this id' }],
     response: { status: 200, schema: OrganizationJson },
-    async handle({ params }, { backends, caller }) {
-      const c = await backends.clusters.clientOrgs.getClientOrg({ orgId: params.id, name: '' });
-      return { body: await organizationOf(backends, c, caller.id) };
+    async handle({ params }, { kept, caller }) {
+      const c = await kept.clusters.clientOrgs.getClientOrg({ orgId: params.id, name: '' });
+      return { body: await organizationOf(kept, c, caller.id) };
     },
   }),
   route({
@@ -125,8 +125,8 @@ export const clientOrgRoutes: Route[] = [
     params: ByName,
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
     response: { status: 200, schema: ClientOrgStatus },
-    async handle({ params }, { backends }) {
-      const { status } = await backends.clusters.clientOrgs.status({ name: params.orgname, cluster: '' });
+    async handle({ params }, { kept }) {
+      const { status } = await kept.clusters.clientOrgs.status({ name: params.orgname, cluster: '' });
       return { body: { status: status as z.input<typeof ClientOrgStatus>['status'] } };
     },
   }),
@@ -140,8 +140,8 @@ export const clientOrgRoutes: Route[] = [
     params: ByName.extend({ cluster: p.segment }),
     requires: [{ on: 'site', permission: 'Organization_SiteAdminCanViewClientOrg' }],
     response: { status: 200, schema: ClientOrgStatus },
-    async handle({ params }, { backends }) {
-      const { status } = await backends.clusters.clientOrgs.status({ name: params.orgname, cluster: params.cluster });
+    async handle({ params }, { kept }) {
+      const { status } = await kept.clusters.clientOrgs.status({ name: params.orgname, cluster: params.cluster });
       return { body: { status: status as z.input<typeof ClientOrgStatus>['status'] } };
     },
   }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '@platform/errors';
 import type { featureSetsV1 } from '@platform/proto';
-import type { Backends } from '../../backends';
+import type { Kept } from '../../backends';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
 import { HUB_MANAGE, HUB_PREFIX, HUB_READ, HubPath, hubInPath, type HubRef } from './hub';
@@ -111,8 +111,8 @@ const AutoUpdateCheck = z.object({ possible: z.boolean() }).meta({ id: 'AutoUpda
 const AutoUpdated = z.object({ message: z.string(), clusterSetVersion: z.string() }).meta({ id: 'AutoUpdateTriggered' });
 
 /** The sync status the clusters service computes, as JSON it answers. */
-const syncStatus = async (ctx: { backends: Backends; target: HubRef }, set: string, what: string, feature = '') =>
-  JSON.parse((await ctx.backends.clusters.featureSets.syncStatus({ hubUid: ctx.target.uid, clusterSet: set, what, feature })).json);
+const syncStatus = async (ctx: { kept: Kept; target: HubRef }, set: string, what: string, feature = '') =>
+  JSON.parse((await ctx.kept.clusters.featureSets.syncStatus({ hubUid: ctx.target.uid, clusterSet: set, what, feature })).json);
 
 export const featureSetRoutes: Route[] = [
   route({
@@ -126,8 +126,8 @@ export const featureSetRoutes: Route[] = [
     requires: HUB_READ,
     errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: z.array(FeatureSetInfo) },
-    async handle({ params }, { backends, target }) {
-      const { featureSets } = await backends.clusters.featureSets.listFeatureSets({ hubUid: target.uid, name: params.clusterset });
+    async handle({ params }, { kept, target }) {
+      const { featureSets } = await kept.clusters.featureSets.listFeatureSets({ hubUid: target.uid, name: params.clusterset });
       return { body: featureSets.map(featureSetInfo) };
     },
   }),
@@ -269,8 +269,8 @@ export const featureSetRoutes: Route[] = [
     requires: HUB_READ,
     errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: AutoUpdateCheck },
-    async handle({ params }, { backends, target }) {
-      const { possible } = await backends.clusters.featureSets.autoUpdateCheck({ hubUid: target.uid, name: params.clusterset });
+    async handle({ params }, { kept, target }) {
+      const { possible } = await kept.clusters.featureSets.autoUpdateCheck({ hubUid: target.uid, name: params.clusterset });
       return { body: { possible } };
     },
   }),

@@ -31,12 +31,12 @@ function ownerOf(owner: string, ctx: EdgeContext): Promise<Owner> {
 
 async function lookUpOwner(owner: string, ctx: EdgeContext): Promise<Owner> {
   try {
-    const org = await ctx.backends.orgsTeams.organizations.getOrg({ name: owner, viewerId: ctx.caller!.id });
+    const org = await ctx.kept.orgsTeams.organizations.getOrg({ name: owner, viewerId: ctx.caller!.id });
     return { type: 'organization', id: org.id, name: org.username };
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
-  const user = await ctx.backends.orgsTeams.identity.getUser({ id: 0, login: owner }).catch((e: unknown) => {
+  const user = await ctx.kept.orgsTeams.identity.getUser({ id: 0, login: owner }).catch((e: unknown) => {
     throw e instanceof NotFoundError ? new NotFoundError(`no organization or user named ${owner.slice(0, 80)}`) : e;
   });
   return { type: 'user', id: user.id, name: user.login };
@@ -101,7 +101,7 @@ export const hubInPath: Target<'cluster', HubRef, Params> = {
     const account = await ownerOf(owner, ctx);
     // Kept by the inventory's read model (@platform/clusters-client): a cluster-set route makes the one call of its
     // operation, not a lookup first.
-    const hub = await ctx.backends.clusters.clusters.getHub({ ownerType: account.type, ownerId: account.id, name: cluster });
+    const hub = await ctx.kept.clusters.clusters.getHub({ ownerType: account.type, ownerId: account.id, name: cluster });
     return { id: hub.id, uid: hub.uid, name: hub.name };
   },
   id: (hub) => hub.id,

@@ -40,8 +40,8 @@ export const clusterSetRoutes: Route[] = [
     target: hubInPath,
     requires: HUB_READ,
     response: { status: 200, schema: z.array(ListClusterSetResp) },
-    async handle(_in, { backends, target }) {
-      const { sets } = await backends.clusters.clusterSets.listClusterSets({ hubUid: target.uid });
+    async handle(_in, { kept, target }) {
+      const { sets } = await kept.clusters.clusterSets.listClusterSets({ hubUid: target.uid });
       return { body: sets.map(listClusterSetResp) };
     },
   }),
@@ -55,8 +55,8 @@ export const clusterSetRoutes: Route[] = [
     target: hubInPath,
     requires: HUB_READ,
     response: { status: 200, schema: z.array(ManagedClusterInfo) },
-    async handle(_in, { backends, target }) {
-      const { clusters } = await backends.clusters.clusterSets.listManagedClusters({ hubUid: target.uid });
+    async handle(_in, { kept, target }) {
+      const { clusters } = await kept.clusters.clusterSets.listManagedClusters({ hubUid: target.uid });
       return { body: clusters.map(managedClusterInfo) };
     },
   }),
@@ -71,8 +71,8 @@ export const clusterSetRoutes: Route[] = [
     target: hubInPath,
     requires: HUB_READ,
     response: { status: 200, schema: z.array(z.string()) },
-    async handle({ query }, { backends, target }) {
-      const { names } = await backends.clusters.clusterSets.listSetNames({
+    async handle({ query }, { kept, target }) {
+      const { names } = await kept.clusters.clusterSets.listSetNames({
         hubUid: target.uid,
         clientOrgOnly: query.type === 'client-org',
       });
@@ -182,8 +182,8 @@ export const clusterSetRoutes: Route[] = [
     requires: HUB_READ,
     errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: z.array(ClustersResp) },
-    async handle({ params }, { backends, target }) {
-      const { clusters } = await backends.clusters.clusterSets.listMembers({ hubUid: target.uid, name: params.clusterset });
+    async handle({ params }, { kept, target }) {
+      const { clusters } = await kept.clusters.clusterSets.listMembers({ hubUid: target.uid, name: params.clusterset });
       return { body: clusters.map(clustersResp) };
     },
   }),
@@ -198,8 +198,8 @@ export const clusterSetRoutes: Route[] = [
     requires: HUB_READ,
     errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: z.array(z.string()) },
-    async handle({ params }, { backends, target }) {
-      const { names } = await backends.clusters.clusterSets.listAddable({ hubUid: target.uid, name: params.clusterset });
+    async handle({ params }, { kept, target }) {
+      const { names } = await kept.clusters.clusterSets.listAddable({ hubUid: target.uid, name: params.clusterset });
       return { body: names };
     },
   }),
@@ -214,8 +214,8 @@ export const clusterSetRoutes: Route[] = [
     requires: HUB_READ,
     errors: [{ status: 404, description: 'for an unknown set' }],
     response: { status: 200, schema: AuthInfo },
-    async handle({ params }, { backends, target }) {
-      const { json } = await backends.clusters.clusterSets.authInfo({ hubUid: target.uid, name: params.clusterset });
+    async handle({ params }, { kept, target }) {
+      const { json } = await kept.clusters.clusterSets.authInfo({ hubUid: target.uid, name: params.clusterset });
       return { body: JSON.parse(json) as Record<string, string[]> };
     },
   }),
@@ -229,8 +229,8 @@ export const clusterSetRoutes: Route[] = [
     target: hubInPath,
     requires: HUB_READ,
     response: { status: 200, schema: BoundNamespaces },
-    async handle(_in, { backends, target }) {
-      const { json } = await backends.clusters.clusterSets.boundNamespaces({ hubUid: target.uid });
+    async handle(_in, { kept, target }) {
+      const { json } = await kept.clusters.clusterSets.boundNamespaces({ hubUid: target.uid });
       return { body: JSON.parse(json) as Record<string, string[]> };
     },
   }),

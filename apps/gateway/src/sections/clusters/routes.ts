@@ -75,8 +75,8 @@ export const clusterRoutes: Route[] = [
     target: orgInPath,
     requires: [{ on: 'target', permission: 'access:org' }],
     response: { status: 200, schema: z.array(ClusterJson) },
-    async handle(_input, { backends, target }) {
-      const { clusters } = await backends.clusters.clusters.listHubs({ ownerType: 'organization', ownerId: target.id });
+    async handle(_input, { kept, target }) {
+      const { clusters } = await kept.clusters.clusters.listHubs({ ownerType: 'organization', ownerId: target.id });
       return { body: clusters.map(clusterJson) };
     },
   }),

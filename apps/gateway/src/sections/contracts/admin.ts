@@ -59,7 +59,7 @@ export const adminContractRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
     response: { status: 200, schema: z.array(ContractJson) },
     async handle(_input, ctx) {
-      const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(listRequest(ownerOf(ctx).id));
+      const { contracts } = await ctx.kept.contractsLicensing.contracts.listContracts(listRequest(ownerOf(ctx).id));
       return { body: contracts.map((c) => contractJson(c)) };
     },
   }),
@@ -95,7 +95,7 @@ export const adminContractRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'create_contracts:site_admin' }],
     response: { status: 200, schema: ProductCatalogJson },
     async handle(_input, ctx) {
-      const { catalogJson } = await ctx.backends.contractsLicensing.contracts.availableProducts({});
+      const { catalogJson } = await ctx.kept.contractsLicensing.contracts.availableProducts({});
       return { body: JSON.parse(catalogJson || '{}') as Record<string, unknown> };
     },
   }),
@@ -110,7 +110,7 @@ export const adminContractRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
     response: { status: 200, schema: ContractClusterStatusJson },
     async handle({ params, query }, ctx) {
-      const status = await ctx.backends.contractsLicensing.contracts.clusterStatus({
+      const status = await ctx.kept.contractsLicensing.contracts.clusterStatus({
         ownerId: query.orgOrUserId || ownerOf(ctx).id,
         cluster: params.clusterID.toLowerCase(),
         contractId: query.contract ?? 0,
@@ -132,7 +132,7 @@ export const adminContractRoutes: Route[] = [
     body: { schema: ClustersBody },
     response: { status: 200, schema: z.array(ContractClusterStatusJson) },
     async handle({ query, body }, ctx) {
-      const { clusters } = await ctx.backends.contractsLicensing.contracts.batchClusterStatus({
+      const { clusters } = await ctx.kept.contractsLicensing.contracts.batchClusterStatus({
         ownerId: query.orgOrUserId || ownerOf(ctx).id,
         clusters: body.clusters.map((c) => c.toLowerCase()),
         contractId: query.contract ?? 0,
@@ -150,7 +150,7 @@ export const adminContractRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
     response: { status: 200, schema: ContractJson },
     async handle({ params }, ctx) {
-      const contract = await ctx.backends.contractsLicensing.contracts.getContract({
+      const contract = await ctx.kept.contractsLicensing.contracts.getContract({
         id: params.id,
         ownerId: ctx.org?.id ?? 0,
         actor: ctx.caller.login,
@@ -180,10 +180,9 @@ export const adminContractRoutes: Route[] = [
       const ownerId = ctx.org?.id ?? 0;
       if (READ_ONLY_FIELDS.some((f) => body[f] !== undefined)) {
         // The whole Contract sent back, as the product's clients do: its read-only fields must be as they are.
-        const current = await ctx.backends.contractsLicensing.contracts.getContract({ id: params.id, ownerId, actor: ctx.caller.login });
+        const current = await ctx.kept.contractsLicensing.contracts.getContract({ id: params.id, ownerId, actor: ctx.caller.login });
         const changes = readOnlyChanges(body, current);
-        if (changes.length > 0)
-          throw new InputError(changes.map((c) => `${c.field}: ${c.description}`).join('; '), changes);
+        if (changes.length > 0) throw new InputError(changes.map((c) => `${c.field}: ${c.description}`).join('; '), changes);
       }
       const contract = await ctx.backends.contractsLicensing.contracts.updateContract({
         id: params.id,
@@ -253,7 +252,7 @@ export const adminContractRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
     response: { status: 200, schema: DocumentUrlJson },
     async handle({ params }, ctx) {
-      const doc = await ctx.backends.contractsLicensing.contracts.getDocument({
+      const doc = await ctx.kept.contractsLicensing.contracts.getDocument({
         id: params.id,
         ownerId: ctx.org?.id ?? 0,
         actor: ctx.caller.login,
@@ -275,7 +274,7 @@ export const adminContractRoutes: Route[] = [
     ],
     response: { status: 200, schema: z.array(AuditEventJson) },
     async handle({ params }, ctx) {
-      const { events } = await ctx.backends.contractsLicensing.contracts.listAudit({
+      const { events } = await ctx.kept.contractsLicensing.contracts.listAudit({
         id: params.id,
         ownerId: ctx.org?.id ?? 0,
         actor: ctx.caller.login,
@@ -293,7 +292,7 @@ export const adminContractRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'add_cluster:site_admin' }],
     response: { status: 200, schema: z.array(ContractClusterStatusJson) },
     async handle({ params }, ctx) {
-      const { clusters } = await ctx.backends.contractsLicensing.contracts.listContractClusters({
+      const { clusters } = await ctx.kept.contractsLicensing.contracts.listContractClusters({
         id: params.id,
         ownerId: ctx.org?.id ?? 0,
         actor: ctx.caller.login,
@@ -331,7 +330,7 @@ export const adminContractRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'add_cluster:site_admin' }],
     response: { status: 200, schema: z.array(ImportableClusterJson) },
     async handle({ params }, ctx) {
-      const { clusters } = await ctx.backends.contractsLicensing.contracts.importableClusters({
+      const { clusters } = await ctx.kept.contractsLicensing.contracts.importableClusters({
         id: params.id,
         ownerId: ctx.org?.id ?? 0,
         actor: ctx.caller.login,

@@ -40,7 +40,7 @@ const contractOfAccount: ObjectResolver<{ params: { id: number } }, EdgeContext 
   describe: 'contract `{id}` of the account (403 also for another account’s contract)',
   async resolve({ params }, ctx) {
     const owner = ownerOf(ctx);
-    const { contracts } = ctx.backends.contractsLicensing;
+    const { contracts } = ctx.kept.contractsLicensing;
     await deniedWhenMissing(contracts.getContract({ id: params.id, ownerId: owner.id, actor: ctx.caller.login }));
     const object = `contract:${params.id}`;
     return { type: 'contract', id: params.id, contextualTuples: [{ user: `${owner.type}:${owner.id}`, relation: 'owner', object }] };
@@ -57,7 +57,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: z.array(UserContractJson) },
     async handle(_input, ctx) {
-      const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(listRequest(ownerOf(ctx).id));
+      const { contracts } = await ctx.kept.contractsLicensing.contracts.listContracts(listRequest(ownerOf(ctx).id));
       return { body: contracts.map((c) => userContractJson(c)) };
     },
   }),
@@ -70,7 +70,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: z.array(UserContractJson) },
     async handle(_input, ctx) {
-      const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(
+      const { contracts } = await ctx.kept.contractsLicensing.contracts.listContracts(
         listRequest(ownerOf(ctx).id, {
           activeOnly: true,
           offlineOnly: true,
@@ -114,7 +114,7 @@ export const userContractRoutes: Route[] = [
     response: { status: 200, schema: z.array(UserContractJson) },
     async handle({ params, query }, ctx) {
       const cluster = params.clusterID.toLowerCase();
-      const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(
+      const { contracts } = await ctx.kept.contractsLicensing.contracts.listContracts(
         listRequest(ownerOf(ctx).id, {
           activeOnly: true,
           offlineOnly: query.onlyOffline,
@@ -134,7 +134,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: z.array(UserContractJson) },
     async handle({ params }, ctx) {
-      const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(
+      const { contracts } = await ctx.kept.contractsLicensing.contracts.listContracts(
         listRequest(ownerOf(ctx).id, {
           activeOnly: true,
           notBoundTo: params.clusterID.toLowerCase(),
@@ -152,7 +152,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: z.array(AssociatedClusterJson) },
     async handle(_input, ctx) {
-      const { clusters } = await ctx.backends.contractsLicensing.contracts.associatedClusters({ ownerId: ownerOf(ctx).id });
+      const { clusters } = await ctx.kept.contractsLicensing.contracts.associatedClusters({ ownerId: ownerOf(ctx).id });
       return { body: clusters.map(associatedClusterJson) };
     },
   }),
@@ -167,7 +167,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: ContractClusterStatusJson },
     async handle({ params, query }, ctx) {
-      const status = await ctx.backends.contractsLicensing.contracts.clusterStatus({
+      const status = await ctx.kept.contractsLicensing.contracts.clusterStatus({
         ownerId: ownerOf(ctx).id,
         cluster: params.clusterID.toLowerCase(),
         contractId: query.contract ?? 0,
@@ -189,7 +189,7 @@ export const userContractRoutes: Route[] = [
     body: { schema: ClustersBody },
     response: { status: 200, schema: z.array(ContractClusterStatusJson) },
     async handle({ query, body }, ctx) {
-      const { clusters } = await ctx.backends.contractsLicensing.contracts.batchClusterStatus({
+      const { clusters } = await ctx.kept.contractsLicensing.contracts.batchClusterStatus({
         ownerId: ownerOf(ctx).id,
         clusters: body.clusters.map((c) => c.toLowerCase()),
         contractId: query.contract ?? 0,
@@ -207,7 +207,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: UserContractJson },
     async handle({ params }, ctx) {
-      const contract = await ctx.backends.contractsLicensing.contracts.getContract({
+      const contract = await ctx.kept.contractsLicensing.contracts.getContract({
         id: params.id,
         ownerId: ownerOf(ctx).id,
         actor: ctx.caller.login,
@@ -254,7 +254,7 @@ export const userContractRoutes: Route[] = [
     response: { status: 200, schema: z.array(AuditEventJson) },
     async handle({ params }, ctx) {
       const { events } = await deniedWhenMissing(
-        ctx.backends.contractsLicensing.contracts.listAudit({ id: params.id, ownerId: ownerOf(ctx).id, actor: ctx.caller.login }),
+        ctx.kept.contractsLicensing.contracts.listAudit({ id: params.id, ownerId: ownerOf(ctx).id, actor: ctx.caller.login }),
       );
       return { body: events.map(auditEventJson) };
     },
@@ -269,7 +269,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: DocumentUrlJson },
     async handle({ params }, ctx) {
-      const doc = await ctx.backends.contractsLicensing.contracts.getDocument({
+      const doc = await ctx.kept.contractsLicensing.contracts.getDocument({
         id: params.id,
         ownerId: ownerOf(ctx).id,
         actor: ctx.caller.login,
@@ -289,7 +289,7 @@ export const userContractRoutes: Route[] = [
     response: { status: 200, schema: z.array(ContractClusterStatusJson) },
     async handle({ params }, ctx) {
       const { clusters } = await deniedWhenMissing(
-        ctx.backends.contractsLicensing.contracts.listContractClusters({
+        ctx.kept.contractsLicensing.contracts.listContractClusters({
           id: params.id,
           ownerId: ownerOf(ctx).id,
           actor: ctx.caller.login,
@@ -334,7 +334,7 @@ export const userContractRoutes: Route[] = [
     requires: [MEMBERSHIP],
     response: { status: 200, schema: z.array(ImportableClusterJson) },
     async handle({ params }, ctx) {
-      const { clusters } = await ctx.backends.contractsLicensing.contracts.importableClusters({
+      const { clusters } = await ctx.kept.contractsLicensing.contracts.importableClusters({
         id: params.id,
         ownerId: ownerOf(ctx).id,
         actor: ctx.caller.login,

@@ -147,7 +147,7 @@ export const resourceEventRoutes: Route[] = [
     }),
     response: { status: 200, schema: EventsReport },
     async handle({ params, query }, ctx) {
-      const r = await ctx.backends.billingDashboard.events.getEventsReport({
+      const r = await ctx.kept.billingDashboard.events.getEventsReport({
         product: refOf(params),
         group: query.group ?? '',
         resource: query.resource ?? '',
@@ -179,7 +179,7 @@ export const resourceEventRoutes: Route[] = [
     query: z.object({ lastDays }),
     response: { status: 200, schema: z.array(ClusterResourceTabularForm) },
     async handle({ params, query }, ctx) {
-      const { events } = await ctx.backends.billingDashboard.events.listResourceEvents({
+      const { events } = await ctx.kept.billingDashboard.events.listResourceEvents({
         product: refOf(params),
         lastDays: query.lastDays,
       });
@@ -207,7 +207,7 @@ export const resourceEventRoutes: Route[] = [
     errors: [{ status: 404, description: 'when the product has no such event' }],
     response: { status: 200, schema: ResourceHistoryValue },
     async handle({ params, query }, ctx) {
-      const value = await ctx.backends.billingDashboard.events.getRawEvent({
+      const value = await ctx.kept.billingDashboard.events.getRawEvent({
         product: refOf(params),
         key: query.key,
         version: query.version,

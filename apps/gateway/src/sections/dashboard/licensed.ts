@@ -70,7 +70,9 @@ const query = (q: Partial<licensedV1.LicensedQuery>): licensedV1.LicensedQuery =
 
 /** The inventory's clusters of these (lower-case) UIDs, by UID: one GetClusters call per 1,000 not kept by its read model. */
 async function clustersOf(ctx: EdgeContext, uids: string[]): Promise<Map<string, clustersV1.Cluster>> {
-  const answers = await Promise.all(chunks(uids, CLUSTERS_PER_CALL).map((batch) => ctx.backends.clusters.clusters.getClusters({ uids: batch })));
+  const answers = await Promise.all(
+    chunks(uids, CLUSTERS_PER_CALL).map((batch) => ctx.kept.clusters.clusters.getClusters({ uids: batch })),
+  );
   return new Map(answers.flatMap((a) => a.clusters).map((c) => [c.uid, c]));
 }
 
@@ -82,7 +84,7 @@ const CLUSTERS_PER_CALL = 1000;
 
 /** The licenses the platform issued among these serials, by serial: one GetIssuedLicenses call for those not kept. */
 async function issuedLicensesOf(ctx: EdgeContext, serials: string[]): Promise<Map<string, licensingV1.IssuedLicense>> {
-  const { licenses } = await ctx.backends.contractsLicensing.licenses.getIssuedLicenses({ serials });
+  const { licenses } = await ctx.kept.contractsLicensing.licenses.getIssuedLicenses({ serials });
   return new Map(licenses.map((l) => [l.serial, l]));
 }
 
@@ -92,7 +94,7 @@ async function issuedLicensesOf(ctx: EdgeContext, serials: string[]): Promise<Ma
  */
 async function contractCounts(ctx: EdgeContext, clusterUids: string[]): Promise<Map<string, number>> {
   const answers = await Promise.all(
-    chunks(clusterUids, CLUSTERS_PER_CALL).map((clusters) => ctx.backends.contractsLicensing.contracts.countClusterContracts({ clusters })),
+    chunks(clusterUids, CLUSTERS_PER_CALL).map((clusters) => ctx.kept.contractsLicensing.contracts.countClusterContracts({ clusters })),
   );
   return new Map(answers.flatMap((a) => Object.entries(a.counts)));
 }
@@ -108,23 +110,22 @@ const neverLicense = (uid: number, cid: string, lid: string) =>
 
 /** The user's reports on the cluster (all time); 404 when the user never reported a licensed product there. */
 async function userCluster(ctx: EdgeContext, uid: number, cid: string): Promise<licensedV1.LicensedEntry> {
-  const [entry] = (await ctx.backends.billingDashboard.licensed.listUserClusters(query({ userId: uid, clusterUid: cid }))).entries;
+  const [entry] = (await ctx.kept.billingDashboard.licensed.listUserClusters(query({ userId: uid, clusterUid: cid }))).entries;
   if (!entry) throw neverOnCluster(uid, cid);
   return entry;
 }
 
 /** The license as the user reported it on the cluster (all time, with its products and clusters); 404 when never. */
 async function userLicense(ctx: EdgeContext, uid: number, cid: string, lid: string): Promise<licensedV1.LicensedEntry> {
-  const [entry] = (
-    await ctx.backends.billingDashboard.licensed.listClusterLicenses(query({ userId: uid, clusterUid: cid, licenseId: lid }))
-  ).entries;
+  const [entry] = (await ctx.kept.billingDashboard.licensed.listClusterLicenses(query({ userId: uid, clusterUid: cid, licenseId: lid })))
+    .entries;
   if (!entry) throw neverLicense(uid, cid, lid);
   return entry;
 }
 
 /** LicensedUserAPIForm of each reporting user, in the order billing answers (latest report first). */
 async function licensedUsers(ctx: EdgeContext, sinceUnix: number): Promise<z.input<typeof LicensedUserAPIForm>[]> {
-  const { entries } = await ctx.backends.billingDashboard.licensed.listLicensedUsers(query({ sinceUnix }));
+  const { entries } = await ctx.kept.billingDashboard.licensed.listLicensedUsers(query({ sinceUnix }));
   const accounts = await accountsOf(
     ctx,
     entries.map((e) => e.userId),
@@ -198,12 +199,12 @@ export const licensedRoutes = [
     summary: 'The user accounts (not organizations) that never reported a licensed product, by id',
     response: { status: 200, schema: z.array(LicensedUserAPIForm) },
     async handle(_input, ctx) {
-      const reported = new Set((await ctx.backends.billingDashboard.licensed.listLicensedUsers(query({}))).entries.map((e) => e.userId));
+      const reported = new Set((await ctx.kept.billingDashboard.licensed.listLicensedUsers(query({}))).entries.map((e) => e.userId));
       const inactive: z.input<typeof LicensedUserAPIForm>[] = [];
       // Keyset pages of 1,000 user accounts: one call per thousand accounts, each page one index range in orgs-teams.
       let afterId = 0;
       do {
-        const page = await ctx.backends.orgsTeams.identity.listUserAccounts({ afterId, limit: USER_ACCOUNTS_PER_PAGE });
+        const page = await ctx.kept.orgsTeams.identity.listUserAccounts({ afterId, limit: USER_ACCOUNTS_PER_PAGE });
         for (const u of page.users) if (!reported.has(u.id)) inactive.push(licensedUser(u.id, 0, u));
         afterId = page.nextAfterId;
       } while (afterId !== 0);
@@ -219,7 +220,7 @@ export const licensedRoutes = [
     params: UserParams,
     response: { status: 200, schema: z.array(ClusterInfo) },
     async handle({ params }, ctx) {
-      const { entries } = await ctx.backends.billingDashboard.licensed.listUserClusters(query({ userId: params.uid }));
+      const { entries } = await ctx.kept.billingDashboard.licensed.listUserClusters(query({ userId: params.uid }));
       return { body: await clusterInfos(ctx, entries) };
     },
   }),
@@ -234,7 +235,7 @@ export const licensedRoutes = [
     query: Window,
     response: { status: 200, schema: z.array(ActiveClustersAPIForm) },
     async handle({ params, query: q }, ctx) {
-      const { entries } = await ctx.backends.billingDashboard.licensed.listUserClusters(
+      const { entries } = await ctx.kept.billingDashboard.licensed.listUserClusters(
         query({ userId: params.uid, sinceUnix: unixOf(q.limit) }),
       );
       if (entries.length === 0) return { body: [] };
@@ -272,7 +273,7 @@ export const licensedRoutes = [
     errors: [{ status: 404, description: 'when the user never reported a licensed product on the cluster' }],
     response: { status: 200, schema: z.array(LicensedPlan) },
     async handle({ params }, ctx) {
-      const { entries } = await ctx.backends.billingDashboard.licensed.listClusterLicenses(
+      const { entries } = await ctx.kept.billingDashboard.licensed.listClusterLicenses(
         query({ userId: params.uid, clusterUid: params.cid }),
       );
       if (entries.length === 0) throw neverOnCluster(params.uid, params.cid);
@@ -292,7 +293,7 @@ export const licensedRoutes = [
     response: { status: 200, schema: z.array(ActiveLicenseAPIForm) },
     async handle({ params, query: q }, ctx) {
       const [{ entries, reported }, user] = await Promise.all([
-        ctx.backends.billingDashboard.licensed.listClusterLicenses(
+        ctx.kept.billingDashboard.licensed.listClusterLicenses(
           query({ userId: params.uid, clusterUid: params.cid, sinceUnix: unixOf(q.limit) }),
         ),
         accountOf(ctx, params.uid),
@@ -328,7 +329,7 @@ export const licensedRoutes = [
     response: { status: 200, schema: z.array(ReceivedLicensedProduct) },
     async handle({ params, query: q }, ctx) {
       const [{ entries, reported }, user] = await Promise.all([
-        ctx.backends.billingDashboard.licensed.listLicensedProducts(
+        ctx.kept.billingDashboard.licensed.listLicensedProducts(
           query({ userId: params.uid, clusterUid: params.cid, licenseId: params.lid, sinceUnix: unixOf(q.limit) }),
         ),
         accountOf(ctx, params.uid),
@@ -350,7 +351,7 @@ export const licensedRoutes = [
     async handle({ params, query: q }, ctx) {
       const since = unixOf(q.limit);
       const [{ entries }, user] = await Promise.all([
-        ctx.backends.billingDashboard.licensed.listLicensedProducts(
+        ctx.kept.billingDashboard.licensed.listLicensedProducts(
           query({ userId: params.uid, clusterUid: params.cid, licenseId: params.lid, product: params.productName, sinceUnix: since }),
         ),
         accountOf(ctx, params.uid),
@@ -372,7 +373,7 @@ export const licensedRoutes = [
     query: Window,
     response: { status: 200, schema: z.array(ActiveLicenseAPIForm) },
     async handle({ params, query: q }, ctx) {
-      const { entries } = await ctx.backends.billingDashboard.licensed.listActiveClusterLicenses(
+      const { entries } = await ctx.kept.billingDashboard.licensed.listActiveClusterLicenses(
         query({ clusterUid: params.cid, sinceUnix: unixOf(q.limit) }),
       );
       const accounts = await accountsOf(

@@ -99,8 +99,8 @@ export const dashboardMarketplaceRoutes: Route[] = [
     path: '/dashboard/marketplaces/subscriptions',
     summary: 'Marketplace subscriptions, most recently updated first (billing details omitted)',
     response: { status: 200, schema: z.array(Subscription) },
-    async handle(_input, { backends }) {
-      const list = await backends.marketplaceListener.listener.listSubscriptions({ marketplace: '' });
+    async handle(_input, { kept }) {
+      const list = await kept.marketplaceListener.listener.listSubscriptions({ marketplace: '' });
       return { body: list.subscriptions.map(subscriptionJson) };
     },
   }),
@@ -111,8 +111,8 @@ export const dashboardMarketplaceRoutes: Route[] = [
     path: '/dashboard/marketplaces/settings/warnings',
     summary: 'What is missing or wrong in each marketplace’s configuration',
     response: { status: 200, schema: SettingWarnings },
-    async handle(_input, { backends }) {
-      const out = await backends.marketplaceListener.listener.getSettingWarnings({});
+    async handle(_input, { kept }) {
+      const out = await kept.marketplaceListener.listener.getSettingWarnings({});
       return {
         body: {
           warnings: Object.fromEntries(
@@ -131,8 +131,8 @@ export const dashboardMarketplaceRoutes: Route[] = [
     params: SubscriptionParams,
     errors: [{ status: 400, description: 'for an unknown subscription or marketplace' }],
     response: { status: 200, schema: SubscriptionWithDetails },
-    async handle({ params }, { backends }) {
-      return { body: detailJson(await backends.marketplaceListener.listener.getSubscription(params)) };
+    async handle({ params }, { kept }) {
+      return { body: detailJson(await kept.marketplaceListener.listener.getSubscription(params)) };
     },
   }),
   route({
@@ -171,8 +171,8 @@ export const dashboardMarketplaceRoutes: Route[] = [
     params: SubscriptionParams,
     errors: [{ status: 400, description: 'for an unknown subscription or marketplace' }],
     response: { status: 200, schema: AuditReportsResp },
-    async handle({ params }, { backends }) {
-      const out = await backends.marketplaceListener.listener.listAuditReports(params);
+    async handle({ params }, { kept }) {
+      const out = await kept.marketplaceListener.listener.listAuditReports(params);
       return {
         body: {
           auditReports: Object.fromEntries(

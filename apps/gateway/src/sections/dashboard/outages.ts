@@ -90,9 +90,9 @@ async function accountOf(name: string, ctx: EdgeContext & { caller: { id: number
     if (e instanceof NotFoundError) return v;
     throw e;
   };
-  const user = await ctx.backends.orgsTeams.identity.getUser({ id: 0, login: name }).catch((e: unknown) => orDefault(e, undefined));
+  const user = await ctx.kept.orgsTeams.identity.getUser({ id: 0, login: name }).catch((e: unknown) => orDefault(e, undefined));
   if (user) return { id: user.id, name: user.login };
-  const org = await ctx.backends.orgsTeams.organizations
+  const org = await ctx.kept.orgsTeams.organizations
     .getOrg({ name, viewerId: ctx.caller.id })
     .catch((e: unknown) => orDefault(e, undefined));
   if (org) return { id: org.id, name: org.username };
@@ -148,7 +148,7 @@ export const systemOutageRoutes: Route[] = [
     query: ReportQuery,
     response: { status: 200, schema: SystemOutagesAndReportAPIForm },
     async handle({ query }, ctx) {
-      const { report, entries } = await ctx.backends.billingDashboard.outages.outageReport({
+      const { report, entries } = await ctx.kept.billingDashboard.outages.outageReport({
         startMs: query.start ? Date.parse(query.start) : 0,
         accountId: query.account_id ?? 0,
         clusterId: query.cluster_id ?? '',
@@ -179,7 +179,7 @@ export const systemOutageRoutes: Route[] = [
     summary: 'The unique tags of all system outages',
     response: { status: 200, schema: z.array(z.string()) },
     async handle(_input, ctx) {
-      const { tags } = await ctx.backends.billingDashboard.outages.listOutageTags({});
+      const { tags } = await ctx.kept.billingDashboard.outages.listOutageTags({});
       return { body: tags };
     },
   }),

@@ -28,7 +28,7 @@ export const summaryDownloadRoutes: Route[] = [
     },
     async handle({ params }, ctx) {
       // The title page names the site as its branding does (one row in orgs-teams).
-      const { appName } = await ctx.backends.orgsTeams.siteSettings.getBranding({});
+      const { appName } = await ctx.kept.orgsTeams.siteSettings.getBranding({});
       const doc = await ctx.backends.billingDashboard.summary.renderUsageSummary({
         year: params.year,
         month: params.month,

@@ -207,7 +207,9 @@ type ViewQuery = Partial<
 const VIEWS_ROOT = '/dashboard/summary/:year/:month/usage-report/products/:productKey/views';
 
 /** A streamed view's call: it may last until its last byte is read (BACKEND_STREAM_DEADLINE_MS). */
-export const streamed = (ctx: { config: { BACKEND_STREAM_DEADLINE_MS: number } }) => ({ deadlineMs: ctx.config.BACKEND_STREAM_DEADLINE_MS });
+export const streamed = (ctx: { config: { BACKEND_STREAM_DEADLINE_MS: number } }) => ({
+  deadlineMs: ctx.config.BACKEND_STREAM_DEADLINE_MS,
+});
 
 /** One monthly view row: the view's path segment, the query it takes, its shape. */
 /** The product parameter of a view: any product key, or productdb alone, as USAGE_VIEWS says. */
@@ -234,7 +236,7 @@ function viewRoute<Q extends z.ZodType>(spec: {
     response: { status: 200, schema: spec.schema },
     async handle({ params, query }, ctx) {
       const request = viewRequest(params, spec.view, spec.toRequest && query !== undefined ? spec.toRequest(query) : {});
-      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getUsageView(request, streamed(ctx))) };
+      return { body: await JsonStream.of(ctx.kept.billingDashboard.usageReport.getUsageView(request, streamed(ctx))) };
     },
   });
 }
@@ -275,7 +277,7 @@ function objectRoute(view: string, summary: string, schema: z.ZodType): Route {
     response: { status: 200, schema },
     async handle({ params }, ctx) {
       const request = viewRequest(params, view, { clusterUid: params.clusterUID }, params.objectID);
-      return { body: await JsonStream.of(ctx.backends.billingDashboard.usageReport.getUsageView(request, streamed(ctx))) };
+      return { body: await JsonStream.of(ctx.kept.billingDashboard.usageReport.getUsageView(request, streamed(ctx))) };
     },
   });
 }
@@ -292,7 +294,7 @@ export const usageReportRoutes: Route[] = [
     summary: 'The months that have usage samples, per year',
     response: { status: 200, schema: GeneratedDates },
     async handle(_input, ctx) {
-      const { months } = await ctx.backends.billingDashboard.usageReport.generatedMonths({});
+      const { months } = await ctx.kept.billingDashboard.usageReport.generatedMonths({});
       const yearMonthList: Record<string, (typeof MONTH_NAMES)[number][]> = {};
       // The backend answers them oldest first, so each year's names come in calendar order.
       for (const { year, month } of months) (yearMonthList[String(year)] ??= []).push(MONTH_NAMES[month - 1]);
@@ -312,7 +314,7 @@ export const usageReportRoutes: Route[] = [
     errors: [{ status: 404, description: 'when the object has no samples on that cluster' }],
     response: { status: 200, schema: ObjectQuotaHistory },
     async handle({ params }, ctx) {
-      const { json } = await ctx.backends.billingDashboard.usageReport.getObjectQuotaHistory({
+      const { json } = await ctx.kept.billingDashboard.usageReport.getObjectQuotaHistory({
         clusterUid: params.clusterUID,
         objectId: params.objectID,
       });

@@ -43,7 +43,12 @@ export const emailVerificationRoutes = [
       contentType: 'text/html',
       description: 'A page saying the address is verified, or (400) why the link is no longer valid',
     },
-    errors: [{ status: 400, description: 'when the link is unknown, used, replaced by a newer mail, expired, or for an address the account no longer has' }],
+    errors: [
+      {
+        status: 400,
+        description: 'when the link is unknown, used, replaced by a newer mail, expired, or for an address the account no longer has',
+      },
+    ],
     async handle({ query }, { backends, config }) {
       const consoleUrl = publicUrlOf(config);
       try {
@@ -81,7 +86,7 @@ export const emailVerificationRoutes = [
     method: 'post',
     scope: 'write:admin',
     path: '/admin/users/:username/verification-mail',
-    summary: "Mail a user a new link verifying its address (site admin); the old link stops working",
+    summary: 'Mail a user a new link verifying its address (site admin); the old link stops working',
     auth: 'token',
     requires: [SITE_ADMIN],
     params: z.object({ username: p.login }),
@@ -91,8 +96,8 @@ export const emailVerificationRoutes = [
       { status: 409, description: 'when the address is verified already' },
       { status: 429, description: 'within a minute of the last mail' },
     ],
-    async handle({ params }, { backends }) {
-      const user = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username });
+    async handle({ params }, { backends, kept }) {
+      const user = await kept.orgsTeams.identity.getUser({ id: 0, login: params.username });
       await backends.orgsTeams.identity.sendVerificationMail({ userId: user.id, login: '' });
       return {};
     },

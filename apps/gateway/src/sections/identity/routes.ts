@@ -121,7 +121,7 @@ export const identityRoutes = [
     checks: [OWN_TOKENS_ONLY],
     response: { status: 200, schema: z.array(AccessTokenJson), headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
-      const { tokens } = await ctx.backends.orgsTeams.identity.listTokens({ userId: ctx.caller.id });
+      const { tokens } = await ctx.kept.orgsTeams.identity.listTokens({ userId: ctx.caller.id });
       const page = pageOf(query);
       const shown = tokens.slice((page.page - 1) * page.limit, page.page * page.limit);
       return {
@@ -149,12 +149,12 @@ export const identityRoutes = [
     checks: [OWN_TOKENS_ONLY],
     response: { status: 204 },
     errors: [{ status: 404, description: 'when the caller has no token of that id or name' }],
-    async handle({ params }, { backends, caller, forgetTokens }) {
+    async handle({ params }, { backends, kept, caller, forgetTokens }) {
       const { identity } = backends.orgsTeams;
       const byId = p.id.safeParse(params.id);
       let id = byId.success ? byId.data : 0;
       if (!/^\d+$/.test(params.id)) {
-        const { tokens } = await identity.listTokens({ userId: caller.id });
+        const { tokens } = await kept.orgsTeams.identity.listTokens({ userId: caller.id });
         id = tokens.find((t) => t.name === params.id)?.id ?? 0;
       }
       if (!id) throw new NotFoundError(`access token ${quote(params.id)} does not exist`);
@@ -170,9 +170,9 @@ export const identityRoutes = [
     summary: 'Sign out: delete the token this request presents (the web console signs out with it)',
     auth: 'token',
     response: { status: 204 },
-    async handle(_input, { backends, caller, req, forgetTokens }) {
+    async handle(_input, { backends, kept, caller, req, forgetTokens }) {
       // A token may end its own life, as signing out does, but never another token's: that needs Basic auth.
-      const { tokenId } = await backends.orgsTeams.identity.authenticate({ token: presentedToken(req) ?? '' });
+      const { tokenId } = await kept.orgsTeams.identity.authenticate({ token: presentedToken(req) ?? '' });
       await backends.orgsTeams.identity.deleteToken({ userId: caller.id, id: tokenId });
       forgetTokens([caller.id]);
       return {};

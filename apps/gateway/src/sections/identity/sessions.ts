@@ -87,7 +87,11 @@ export const sessionRoutes = [
     summary:
       'Sign in to the console (HTTP Basic auth, failed attempts counted as on the token routes): starts a session, set as an HttpOnly cookie',
     auth: 'basic',
-    response: { status: 201, schema: SignedInJson, headers: { 'Set-Cookie': 'The session cookie (HttpOnly, SameSite=Strict, Path=/api/v1)' } },
+    response: {
+      status: 201,
+      schema: SignedInJson,
+      headers: { 'Set-Cookie': 'The session cookie (HttpOnly, SameSite=Strict, Path=/api/v1)' },
+    },
     errors: [{ status: 403, description: 'when password sign-in is kept for the break-glass account and this is another' }],
     async handle(_input, { backends, caller, config, req }) {
       const onlyFor = config.PASSWORD_SIGN_IN_ONLY_FOR;
@@ -138,8 +142,8 @@ export const sessionRoutes = [
     summary: "The caller's live console sessions, most recently used first: client, address, last use; `current` marks this one",
     auth: 'token',
     response: { status: 200, schema: z.array(SessionJson) },
-    async handle(_input, { backends, caller, req }) {
-      const { sessions } = await backends.orgsTeams.identity.listSessions({ userId: caller.id });
+    async handle(_input, { kept, caller, req }) {
+      const { sessions } = await kept.orgsTeams.identity.listSessions({ userId: caller.id });
       const current = currentSession(req)?.id;
       return { body: sessions.map((s) => sessionJson(s, current)) };
     },

@@ -89,7 +89,7 @@ export const userAdminRoutes = [
       const page = pageOf(query);
       // Every user is of the local source: another source holds none.
       if (query.source_id) return { body: [], headers: pageHeaders(ctx, page, 0) };
-      const { users, total } = await ctx.backends.orgsTeams.identity.searchUsers({
+      const { users, total } = await ctx.kept.orgsTeams.identity.searchUsers({
         q: query.q ?? '',
         uid: 0,
         loginName: query.login_name ?? '',
@@ -148,14 +148,16 @@ export const userAdminRoutes = [
     auth: 'token',
     requires: [SITE_ADMIN],
     params: UserInPath,
-    query: z.object({ purge: z.enum(['true', 'false']).optional().meta({ description: 'also delete the organizations it is the last owner of' }) }),
+    query: z.object({
+      purge: z.enum(['true', 'false']).optional().meta({ description: 'also delete the organizations it is the last owner of' }),
+    }),
     response: { status: 204 },
     errors: [
       { status: 404, description: 'for an unknown user' },
       { status: 422, description: 'while it is the last owner of an organization (without purge), or is yourself or the last site admin' },
     ],
-    async handle({ params, query }, { backends, caller, forgetTokens }) {
-      const user = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username });
+    async handle({ params, query }, { backends, kept, caller, forgetTokens }) {
+      const user = await kept.orgsTeams.identity.getUser({ id: 0, login: params.username });
       await backends.orgsTeams.identity.deleteUser({ login: params.username, purge: query.purge === 'true', deleterId: caller.id });
       forgetTokens([user.id]);
       return {};
@@ -187,7 +189,7 @@ export const userAdminRoutes = [
     response: { status: 200, schema: z.array(OrganizationJson), headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      const { orgs, total } = await ctx.backends.orgsTeams.organizations.listOrgs({ viewerId: ctx.caller.id, page });
+      const { orgs, total } = await ctx.kept.orgsTeams.organizations.listOrgs({ viewerId: ctx.caller.id, page });
       return { body: orgs.map(orgJson), headers: pageHeaders(ctx, page, Number(total)) };
     },
   }),
@@ -201,7 +203,7 @@ export const userAdminRoutes = [
     response: { status: 200, schema: SearchResults, headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      const { users, total } = await ctx.backends.orgsTeams.identity.searchUsers({
+      const { users, total } = await ctx.kept.orgsTeams.identity.searchUsers({
         q: query.q ?? '',
         uid: query.uid ?? 0,
         loginName: '',
@@ -223,8 +225,8 @@ export const userAdminRoutes = [
     params: UserInPath,
     response: { status: 200, schema: UserJson },
     errors: [{ status: 404, description: 'for an unknown user' }],
-    async handle({ params }, { backends, caller }) {
-      const user = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username });
+    async handle({ params }, { kept, caller }) {
+      const user = await kept.orgsTeams.identity.getUser({ id: 0, login: params.username });
       return { body: userJsonFor(user, caller) };
     },
   }),
@@ -235,8 +237,8 @@ export const userAdminRoutes = [
     summary: "The caller's own settings",
     auth: 'token',
     response: { status: 200, schema: UserSettingsJson },
-    async handle(_input, { backends, caller }) {
-      return { body: userSettingsJson(await backends.orgsTeams.identity.getUser({ id: caller.id, login: '' })) };
+    async handle(_input, { kept, caller }) {
+      return { body: userSettingsJson(await kept.orgsTeams.identity.getUser({ id: caller.id, login: '' })) };
     },
   }),
   route({

@@ -150,7 +150,7 @@ async function online(ctx: EdgeContext & { caller: User }, owner: Owner): Promis
 /** The contracts of an offline installer: those named, or every active one of the owner with the cluster bound. */
 async function contractsFor(ctx: EdgeContext, owner: Owner, cluster: string, named: number[] | undefined): Promise<number[]> {
   if (named) return [...new Set(named)];
-  const { contracts } = await ctx.backends.contractsLicensing.contracts.listContracts(
+  const { contracts } = await ctx.kept.contractsLicensing.contracts.listContracts(
     listRequest(owner.id, { activeOnly: true, boundTo: cluster }),
   );
   if (contracts.length === 0)
@@ -169,7 +169,8 @@ async function offline(
 ): Promise<Installer> {
   const baseURL = baseUrlOf(ctx);
   const ids = await contractsFor(ctx, owner, cluster, named);
-  const { contracts, licenses: issuer } = ctx.backends.contractsLicensing;
+  const { contracts } = ctx.kept.contractsLicensing;
+  const issuer = ctx.backends.contractsLicensing.licenses;
   // Every binding is found (400 for a contract without the cluster) before any license is issued.
   const bindings: { contractId: number; ccId: number }[] = [];
   for (const id of ids) {
@@ -192,7 +193,7 @@ async function offline(
     });
     licenses.push({ contractID: b.contractId, license: Buffer.from(issued.license).toString('base64') });
   }
-  const { pem } = await issuer.caCertificate({});
+  const { pem } = await ctx.kept.contractsLicensing.licenses.caCertificate({});
   const crl = `${baseURL}/api/v1/licenses/crl`;
   const helm = [
     `helm upgrade --install license-proxy ${LICENSE_PROXY_CHART}`,
@@ -239,7 +240,11 @@ export const licenseProxyRoute = route({
   checks: [
     {
       anyOf: [
-        { check: '`clusterID` (an offline installer: checked next)', holds: ({ body }) => Boolean(body.clusterID), denied: 'an online installer' },
+        {
+          check: '`clusterID` (an offline installer: checked next)',
+          holds: ({ body }) => Boolean(body.clusterID),
+          denied: 'an online installer',
+        },
         { check: 'no `org` (the caller’s own account)', holds: (_input, ctx) => !ctx.org, denied: 'another account' },
         { on: orgAccount, relation: 'issue_license', denied: PROXY_ISSUE_DENIED },
       ],

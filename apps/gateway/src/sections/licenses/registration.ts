@@ -81,7 +81,8 @@ export const registrationRoutes: Route[] = [
       },
       {
         status: 422,
-        description: 'for a missing, malformed, tampered, foreign, expired or revoked license, whatever the cluster; bytes after the one certificate are malformed',
+        description:
+          'for a missing, malformed, tampered, foreign, expired or revoked license, whatever the cluster; bytes after the one certificate are malformed',
       },
     ],
     response: { status: 200, schema: z.undefined() },
@@ -105,7 +106,7 @@ export const registrationRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'view_licensed_users:site_admin' }],
     response: { status: 200, schema: z.array(LicenseRegistrationJson) },
     async handle(_input, ctx) {
-      const { registrations } = await ctx.backends.contractsLicensing.licenses.listRegistrations({});
+      const { registrations } = await ctx.kept.contractsLicensing.licenses.listRegistrations({});
       return { body: registrations.map(registrationJson) };
     },
   }),

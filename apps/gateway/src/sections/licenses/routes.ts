@@ -56,7 +56,7 @@ const boundCluster: ObjectResolver<{ params: { id: number; ccID: number } }, Edg
   describe: 'the cluster contract `{id}` binds as `{ccID}` (its owner counts as the cluster’s for one not enrolled)',
   async resolve({ params }, ctx) {
     const owner = ownerOf(ctx);
-    const { clusters } = await ctx.backends.contractsLicensing.contracts.listContractClusters({
+    const { clusters } = await ctx.kept.contractsLicensing.contracts.listContractClusters({
       id: params.id,
       ownerId: owner.id,
       actor: '',
@@ -84,7 +84,7 @@ const issuingAccount = (ctx: Pick<EdgeContext, 'scope' | 'org'> & { caller: User
  */
 async function issuingOrganizations(ctx: EdgeContext & { caller: User }, cluster: string): Promise<number[]> {
   if (ctx.org || ctx.scope?.name === 'license-proxy') return [];
-  const { orgs } = await ctx.backends.orgsTeams.organizations.listUserOrgs({
+  const { orgs } = await ctx.kept.orgsTeams.organizations.listUserOrgs({
     userId: ctx.caller.id,
     username: '',
     viewerId: ctx.caller.id,
@@ -94,7 +94,7 @@ async function issuingOrganizations(ctx: EdgeContext & { caller: User }, cluster
   const allowed = await Promise.all(
     orgs.map(async (org) => {
       const object = clusterOwnedBy(uid, { id: org.id, login: org.username, type: 'organization' });
-      const { allowed } = await ctx.backends.authz.authz.check({
+      const { allowed } = await ctx.kept.authz.authz.check({
         tuple: { user: `user:${ctx.caller.id}`, relation: 'issue_license', object: `${object.type}:${object.id}` },
         contextualTuples: object.contextualTuples ?? [],
       });
@@ -263,7 +263,7 @@ export const licenseRoutes: Route[] = [
     query: z.object({ format: z.enum(['der', 'pem']).optional() }),
     response: { status: 200, schema: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }), contentType: 'application/pkix-crl' },
     async handle({ query }, ctx) {
-      const crl = await ctx.backends.contractsLicensing.licenses.revocationList({});
+      const crl = await ctx.kept.contractsLicensing.licenses.revocationList({});
       const pem = query.format === 'pem';
       return {
         body: pem ? Buffer.from(crl.pem) : Buffer.from(crl.der),
@@ -287,7 +287,7 @@ export const licenseRoutes: Route[] = [
       contentType: 'application/x-pem-file',
     },
     async handle(_input, ctx) {
-      const { pem } = await ctx.backends.contractsLicensing.licenses.caCertificate({});
+      const { pem } = await ctx.kept.contractsLicensing.licenses.caCertificate({});
       return { body: Buffer.from(pem), headers: { 'Content-Type': 'application/x-pem-file', 'Cache-Control': 'public, max-age=3600' } };
     },
   }),

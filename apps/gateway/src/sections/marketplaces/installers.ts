@@ -76,8 +76,8 @@ export const marketplaceInstallerRoutes: Route[] = [
     requires: [{ on: 'site', permission: 'admin:site' }],
     query: ListQuery,
     response: { status: 200, schema: z.array(InstallerJson) },
-    async handle({ query }, { backends }) {
-      const list = await backends.marketplaceListener.listener.listInstallers({
+    async handle({ query }, { kept }) {
+      const list = await kept.marketplaceListener.listener.listInstallers({
         marketplace: query.marketplace ?? '',
         unboundOnly: query.unbound === 'true',
         limit: 1000,

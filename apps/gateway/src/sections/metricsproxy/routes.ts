@@ -40,7 +40,7 @@ async function clusterOfOrg(
 ): Promise<{ clusterUid: string; hubUid: string }> {
   const refuse = (uid: string) => new NotAllowedError(`cluster ${uid} is not a cluster of organization ${org.name}`);
   const owned = async (uid: string) => {
-    const cluster = await ctx.backends.clusters.clusters.getCluster({ uid }).catch((e: unknown) => {
+    const cluster = await ctx.kept.clusters.clusters.getCluster({ uid }).catch((e: unknown) => {
       if (e instanceof NotFoundError && gone === 'refused') throw refuse(uid);
       if (e instanceof NotFoundError) return undefined;
       throw e;
@@ -128,14 +128,14 @@ function parseUidcid(uidcid: string): { ownerId: number; clusterUid: string; pro
  */
 async function loadFacts(ownerId: number, clusterUid: string, projectId: string, ctx: EdgeContext): Promise<Facts> {
   const [clusters, accounts] = await Promise.all([
-    ctx.backends.clusters.clusters.getClusters({ uids: [clusterUid] }),
-    ctx.backends.orgsTeams.identity.getAccounts({ ids: [ownerId] }),
+    ctx.kept.clusters.clusters.getClusters({ uids: [clusterUid] }),
+    ctx.kept.orgsTeams.identity.getAccounts({ ids: [ownerId] }),
   ]);
   const cluster = clusters.clusters.find((c) => c.uid.toLowerCase() === clusterUid);
   const owner = accounts.users.find((u) => u.id === ownerId);
   if (!owner) throw new NotFoundError(`no account ${ownerId}`);
   if (!cluster || cluster.ownerId !== ownerId) throw new NotFoundError(`account ${ownerId} has no cluster ${clusterUid}`);
-  const backend = await ctx.backends.metricsproxy.metricsproxy.lookupBackend({ ownerId, clusterUid, projectId });
+  const backend = await ctx.kept.metricsproxy.metricsproxy.lookupBackend({ ownerId, clusterUid, projectId });
   return { owner: owner.login, clusterName: cluster.name, clientOrg: backend.clientOrgId };
 }
 
@@ -148,7 +148,7 @@ async function mayRead(uidcid: string, ctx: EdgeContext & { caller: User }): Pro
   const { ownerId } = parseUidcid(uidcid);
   if (ctx.caller.id === ownerId) return true;
   // A user account has no members, so this holds only for an organization the caller is in.
-  const { allowed } = await ctx.backends.authz.authz.checkPermission({
+  const { allowed } = await ctx.kept.authz.authz.checkPermission({
     userId: ctx.caller.id,
     permission: 'member:org',
     objectId: ownerId,

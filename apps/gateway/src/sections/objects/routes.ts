@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '@platform/errors';
 import { isValidKey, openObjectStorage, type ObjectStorage } from '@platform/object-storage';
-import type { Backends } from '../../backends';
+import type { Calls } from '../../backends';
 import type { GatewayConfig } from '../../config';
 import { sectionRoutes } from '../../route';
 import { OBJECTS_PATH, signerFor } from '../../signed-objects';
@@ -23,7 +23,7 @@ function storageFor(config: GatewayConfig): ObjectStorage {
   return storage;
 }
 
-type Owner = (backends: Backends, key: string, config: GatewayConfig) => Promise<{ body: Uint8Array; contentType: string }>;
+type Owner = (backends: Calls, key: string, config: GatewayConfig) => Promise<{ body: Uint8Array; contentType: string }>;
 
 /**
  * Who answers for the objects under each key prefix: orgs-teams through its RPC for avatars (it renders the

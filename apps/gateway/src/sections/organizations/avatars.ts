@@ -57,7 +57,7 @@ export const avatarRoutes = [
     requires: [{ on: 'target', permission: 'view:avatar' }],
     response: { status: 200, schema: AvatarUrl },
     async handle(_input, ctx) {
-      return { body: await avatarUrl(ctx, await ctx.backends.orgsTeams.avatars.getAvatar({ orgId: ctx.target.id })) };
+      return { body: await avatarUrl(ctx, await ctx.kept.orgsTeams.avatars.getAvatar({ orgId: ctx.target.id })) };
     },
   }),
   route({

@@ -19,9 +19,9 @@ export const claimsRoutes = [
     gate: 'hosted',
     params: z.object({ claimID: p.segment }),
     response: { status: 200, schema: OrganizationJson },
-    async handle({ params }, { backends, caller }) {
+    async handle({ params }, { backends, kept, caller }) {
       const claimed = await backends.orgsTeams.claims.claimOrg({ claimId: params.claimID, userId: caller.id });
-      return { body: orgJson(await backends.orgsTeams.organizations.getOrg({ name: claimed.orgName, viewerId: caller.id })) };
+      return { body: orgJson(await kept.orgsTeams.organizations.getOrg({ name: claimed.orgName, viewerId: caller.id })) };
     },
   }),
   route({
@@ -33,8 +33,8 @@ export const claimsRoutes = [
     gate: 'marketplace-or-dev',
     requires: [{ on: 'site', permission: 'admin:site' }],
     response: { status: 200, schema: z.object({ isClaimable: z.boolean(), claimID: z.string() }).meta({ id: 'OrgClaimableCheck' }) },
-    async handle(_input, { backends }) {
-      const res = await backends.orgsTeams.claims.oldestClaimable({});
+    async handle(_input, { kept }) {
+      const res = await kept.orgsTeams.claims.oldestClaimable({});
       return { body: { isClaimable: res.isClaimable, claimID: res.claimId } };
     },
   }),

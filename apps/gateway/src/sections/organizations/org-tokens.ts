@@ -43,8 +43,8 @@ function syncTokenRoutes(segment: 'sync-token' | 'user-token'): Route[] {
       target: orgInPath,
       requires: [{ on: 'target', permission: 'view:sync-token' }],
       response: { status: 200, schema: ManagerApiTokenJson },
-      async handle(_input, { backends, target }) {
-        return { body: managerApiToken(await backends.orgsTeams.orgTokens.getSyncToken({ orgId: target.id })) };
+      async handle(_input, { kept, target }) {
+        return { body: managerApiToken(await kept.orgsTeams.orgTokens.getSyncToken({ orgId: target.id })) };
       },
     }),
     route({
@@ -97,8 +97,8 @@ export const orgTokensRoutes: Route[] = [
     target: orgInPath,
     requires: [{ on: 'target', permission: 'list:access-token' }],
     response: { status: 200, schema: z.array(AccessTokenInfoJson) },
-    async handle(_input, { backends, target }) {
-      const { tokens } = await backends.orgsTeams.orgTokens.listSystemAdminTokens({ orgId: target.id });
+    async handle(_input, { kept, target }) {
+      const { tokens } = await kept.orgsTeams.orgTokens.listSystemAdminTokens({ orgId: target.id });
       return { body: tokens.map(accessTokenInfo) };
     },
   }),
@@ -128,8 +128,8 @@ export const orgTokensRoutes: Route[] = [
     target: orgInPath,
     requires: [{ on: 'target', permission: 'list:bus-token' }],
     response: { status: 200, schema: z.array(BusAccountJson) },
-    async handle(_input, { backends, target }) {
-      const { accounts } = await backends.orgsTeams.orgTokens.listBusAccounts({ orgId: target.id });
+    async handle(_input, { kept, target }) {
+      const { accounts } = await kept.orgsTeams.orgTokens.listBusAccounts({ orgId: target.id });
       return { body: accounts.map(busAccount) };
     },
   }),

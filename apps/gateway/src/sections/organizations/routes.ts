@@ -34,7 +34,10 @@ const OrgFields = {
 export const CreateOrgOption = z.object({ username: z.string().min(1).max(L.login), ...OrgFields });
 
 /** A taken name is Gitea's 422 (docs/gitea-dialect.md), not the service's 409. */
-export const TAKEN_ORG_NAME = { status: 422, description: 'when the name is taken by a user or an organization (any case), as Gitea answers' };
+export const TAKEN_ORG_NAME = {
+  status: 422,
+  description: 'when the name is taken by a user or an organization (any case), as Gitea answers',
+};
 
 /** Creates an organization owned by `ownerId` (its Owners team's only member), as `POST /orgs` and the admin's create do. */
 export async function createOrgFor(backends: EdgeContext['backends'], ownerId: number, body: z.output<typeof CreateOrgOption>) {
@@ -131,7 +134,7 @@ function memberList(path: string, summary: string, publicOnly: boolean): Route {
     async handle({ query }, ctx) {
       const viewerId = ctx.caller?.id ?? 0;
       const page = pageOf(query);
-      const { members, total } = await ctx.backends.orgsTeams.organizations.listMembers({
+      const { members, total } = await ctx.kept.orgsTeams.organizations.listMembers({
         orgId: ctx.target.id,
         viewerId,
         publicOnly,
@@ -179,7 +182,7 @@ export const orgListRoutes: Route[] = [
     response: { status: 200, schema: z.array(OrganizationJson), headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      return orgPage(ctx, page, ctx.backends.orgsTeams.organizations.listOrgs({ viewerId: ctx.caller?.id ?? 0, page }));
+      return orgPage(ctx, page, ctx.kept.orgsTeams.organizations.listOrgs({ viewerId: ctx.caller?.id ?? 0, page }));
     },
   }),
   route({
@@ -195,7 +198,7 @@ export const orgListRoutes: Route[] = [
       return orgPage(
         ctx,
         page,
-        ctx.backends.orgsTeams.organizations.listUserOrgs({ userId: ctx.caller.id, username: '', viewerId: ctx.caller.id, page }),
+        ctx.kept.orgsTeams.organizations.listUserOrgs({ userId: ctx.caller.id, username: '', viewerId: ctx.caller.id, page }),
       );
     },
   }),
@@ -211,7 +214,7 @@ export const orgListRoutes: Route[] = [
     response: { status: 200, schema: z.array(OrganizationJson), headers: PAGE_HEADERS },
     async handle({ params, query }, ctx) {
       const page = pageOf(query);
-      const list = ctx.backends.orgsTeams.organizations.listUserOrgs({
+      const list = ctx.kept.orgsTeams.organizations.listUserOrgs({
         userId: 0,
         username: params.username,
         viewerId: ctx.caller?.id ?? 0,
@@ -243,7 +246,7 @@ export const orgListRoutes: Route[] = [
     ],
     response: { status: 200, schema: OrganizationPermissionsJson },
     async handle({ params }, ctx) {
-      const perms = await ctx.backends.orgsTeams.organizations.getOrgPermissions({
+      const perms = await ctx.kept.orgsTeams.organizations.getOrgPermissions({
         orgId: ctx.target.id,
         userId: 0,
         username: params.username,
@@ -298,10 +301,11 @@ export const organizationRoutes: Route[] = [
       { status: 403, description: 'when the user may not create organizations (allow_create_organization: false), as Gitea refuses it' },
       TAKEN_ORG_NAME,
     ],
-    async handle({ params, body }, { backends }) {
-      const owner = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username });
+    async handle({ params, body }, { backends, kept }) {
+      const owner = await kept.orgsTeams.identity.getUser({ id: 0, login: params.username });
       // Gitea's CreateOrganization asks the owner's CanCreateOrganization, whoever makes it.
-      if (!owner.isAdmin && !owner.allowCreateOrganization) throw new NotAllowedError(`user ${owner.login} is not allowed to create organizations`);
+      if (!owner.isAdmin && !owner.allowCreateOrganization)
+        throw new NotAllowedError(`user ${owner.login} is not allowed to create organizations`);
       return { body: orgJson(await createOrgFor(backends, owner.id, body)) };
     },
   }),
@@ -376,8 +380,8 @@ export const organizationRoutes: Route[] = [
     params: OrgMember,
     target: orgInPath,
     response: { status: 200, schema: ProfileJson },
-    async handle({ params }, { backends, caller }) {
-      const user = await backends.orgsTeams.identity.getUser({ id: 0, login: params.username }).catch((err) => {
+    async handle({ params }, { kept, caller }) {
+      const user = await kept.orgsTeams.identity.getUser({ id: 0, login: params.username }).catch((err) => {
         if (err instanceof NotFoundError) return undefined;
         throw err;
       });
@@ -427,7 +431,7 @@ export const organizationRoutes: Route[] = [
       also: [{ status: 302, description: 'the caller may not see private members: see /orgs/{orgname}/public_members/{username}' }],
     },
     async handle({ params }, ctx) {
-      const m = await ctx.backends.orgsTeams.organizations.getMembership({
+      const m = await ctx.kept.orgsTeams.organizations.getMembership({
         orgId: ctx.target.id,
         viewerId: ctx.caller?.id ?? 0,
         username: params.username,
@@ -466,7 +470,7 @@ export const organizationRoutes: Route[] = [
     target: orgInPath,
     response: { status: 204, description: 'a public member' },
     async handle({ params }, ctx) {
-      const m = await ctx.backends.orgsTeams.organizations.getMembership({
+      const m = await ctx.kept.orgsTeams.organizations.getMembership({
         orgId: ctx.target.id,
         viewerId: ctx.caller?.id ?? 0,
         username: params.username,
@@ -505,10 +509,10 @@ export const organizationRoutes: Route[] = [
       ],
       response: { status: 204 },
       errors: [{ status: 404, description: 'when `{username}` is no user, or not a member' }],
-      async handle({ params }, { backends, caller, target }) {
+      async handle({ params }, { backends, kept, caller, target }) {
         const userId = isCaller({ caller }, params.username)
           ? caller.id
-          : (await backends.orgsTeams.identity.getUser({ id: 0, login: params.username })).id;
+          : (await kept.orgsTeams.identity.getUser({ id: 0, login: params.username })).id;
         await backends.orgsTeams.organizations.setMemberVisibility({ orgId: target.id, userId, public: method === 'put' });
         return {};
       },

@@ -135,9 +135,9 @@ function scopeRoutes(scope: Scope): Route[] {
       summary: `List the ${scope.noun}s, by name (${scope.who})`,
       params: scope.params,
       response: { status: 200, schema: z.array(ServiceAccountJson) },
-      async handle(_input, { backends, target }) {
+      async handle(_input, { kept, target }) {
         const org = orgOf(target);
-        const { serviceAccounts } = await backends.orgsTeams.serviceAccounts.listServiceAccounts({ orgId: org.id });
+        const { serviceAccounts } = await kept.orgsTeams.serviceAccounts.listServiceAccounts({ orgId: org.id });
         return { body: serviceAccounts.map((a) => serviceAccountJson(a, org.name)) };
       },
     }),
@@ -180,10 +180,10 @@ function scopeRoutes(scope: Scope): Route[] {
       params: one,
       response: { status: 200, schema: ServiceAccountJson },
       errors: [UNKNOWN],
-      async handle({ params }, { backends, target }) {
+      async handle({ params }, { kept, target }) {
         const org = orgOf(target);
         return {
-          body: serviceAccountJson(await backends.orgsTeams.serviceAccounts.getServiceAccount({ orgId: org.id, id: params.id }), org.name),
+          body: serviceAccountJson(await kept.orgsTeams.serviceAccounts.getServiceAccount({ orgId: org.id, id: params.id }), org.name),
         };
       },
     }),
@@ -244,8 +244,8 @@ function scopeRoutes(scope: Scope): Route[] {
       params: one,
       response: { status: 200, schema: z.array(ServiceAccountTokenJson) },
       errors: [UNKNOWN],
-      async handle({ params }, { backends, target }) {
-        const { tokens } = await backends.orgsTeams.serviceAccounts.listServiceAccountTokens({ orgId: orgOf(target).id, id: params.id });
+      async handle({ params }, { kept, target }) {
+        const { tokens } = await kept.orgsTeams.serviceAccounts.listServiceAccountTokens({ orgId: orgOf(target).id, id: params.id });
         return { body: tokens.map(tokenJson) };
       },
     }),

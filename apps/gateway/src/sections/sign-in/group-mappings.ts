@@ -66,8 +66,8 @@ export const groupMappingRoutes = [
     target: orgInPath,
     requires: [OWNERS],
     response: { status: 200, schema: z.array(GroupMappingJson) },
-    async handle(_input, { backends, target }) {
-      const { mappings } = await backends.orgsTeams.identity.listGroupMappings({ orgId: target.id });
+    async handle(_input, { kept, target }) {
+      const { mappings } = await kept.orgsTeams.identity.listGroupMappings({ orgId: target.id });
       return { body: mappings.map(mappingJson) };
     },
   }),
@@ -76,7 +76,7 @@ export const groupMappingRoutes = [
     scope: 'write:organization',
     path: '/orgs/:orgname/group-mappings',
     summary:
-      "Map a provider group to a team of the organization: at each sign-in through the provider, people whose groups name it join the team, and leave it once they no longer do",
+      'Map a provider group to a team of the organization: at each sign-in through the provider, people whose groups name it join the team, and leave it once they no longer do',
     auth: 'token',
     params: Org,
     target: orgInPath,
@@ -116,8 +116,8 @@ export const groupMappingRoutes = [
     auth: 'token',
     requires: [SITE_ADMIN],
     response: { status: 200, schema: z.array(GroupMappingJson) },
-    async handle(_input, { backends }) {
-      const { mappings } = await backends.orgsTeams.identity.listGroupMappings({ orgId: 0 });
+    async handle(_input, { kept }) {
+      const { mappings } = await kept.orgsTeams.identity.listGroupMappings({ orgId: 0 });
       return { body: mappings.map(mappingJson) };
     },
   }),

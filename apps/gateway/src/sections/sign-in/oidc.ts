@@ -31,9 +31,7 @@ interface Settings {
 
 function settingsOf(config: GatewayConfig): Settings | undefined {
   if (!config.OIDC_ISSUER_URL) return undefined;
-  const secret = config.OIDC_CLIENT_SECRET_FILE
-    ? readFileSync(config.OIDC_CLIENT_SECRET_FILE, 'utf8').trim()
-    : config.OIDC_CLIENT_SECRET;
+  const secret = config.OIDC_CLIENT_SECRET_FILE ? readFileSync(config.OIDC_CLIENT_SECRET_FILE, 'utf8').trim() : config.OIDC_CLIENT_SECRET;
   if (!config.OIDC_CLIENT_ID || !secret)
     throw new UnavailableError('single sign-on is misconfigured: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET(_FILE) are needed');
   return {
@@ -56,7 +54,13 @@ function providerOf(s: Settings): Promise<oidc.Configuration> {
   if (!found) {
     // Plain http only for a provider on this machine: anywhere else the code and tokens would cross the network bare.
     const insecure = s.issuer.protocol === 'http:' && LOOPBACK.has(s.issuer.hostname);
-    found = oidc.discovery(s.issuer, s.clientId, s.clientSecret, undefined, insecure ? { execute: [oidc.allowInsecureRequests] } : undefined);
+    found = oidc.discovery(
+      s.issuer,
+      s.clientId,
+      s.clientSecret,
+      undefined,
+      insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
+    );
     found.catch(() => discovered.delete(key));
     discovered.set(key, found);
   }
@@ -257,8 +261,8 @@ export const oidcRoutes = [
     summary: "The accounts at OpenID providers linked to the caller's account (at most one per provider)",
     auth: 'token',
     response: { status: 200, schema: z.array(ExternalIdentityJson) },
-    async handle(_input, { backends, caller }) {
-      const { identities } = await backends.orgsTeams.identity.listExternalIdentities({ userId: caller.id });
+    async handle(_input, { kept, caller }) {
+      const { identities } = await kept.orgsTeams.identity.listExternalIdentities({ userId: caller.id });
       return {
         body: identities.map((x) => ({ issuer: x.issuer, subject: x.subject, created_at: new Date(x.createdUnix * 1000).toISOString() })),
       };
@@ -336,7 +340,11 @@ export const oidcRoutes = [
         }
         return {
           status: 302,
-          headers: { location: publicLink(consoleUrl(config), '/account?linked=1'), 'Cache-Control': 'no-store', 'Set-Cookie': flowCookie(req, '', 0) },
+          headers: {
+            location: publicLink(consoleUrl(config), '/account?linked=1'),
+            'Cache-Control': 'no-store',
+            'Set-Cookie': flowCookie(req, '', 0),
+          },
         };
       }
       try {

@@ -58,7 +58,10 @@ const RequirementJson = z
 const RequirementOption = z.strictObject({ requirement: RequirementJson.shape.requirement });
 
 const RevokedJson = z
-  .object({ tokens: z.number().int().meta({ description: 'Access tokens deleted' }), sessions: z.number().int().meta({ description: 'Console sessions ended' }) })
+  .object({
+    tokens: z.number().int().meta({ description: 'Access tokens deleted' }),
+    sessions: z.number().int().meta({ description: 'Console sessions ended' }),
+  })
   .meta({ id: 'RevokedCredentials' });
 
 export const twoFactorRoutes = [
@@ -69,8 +72,8 @@ export const twoFactorRoutes = [
     summary: "Whether the caller's account has a TOTP second factor, its recovery codes left, and whether the site requires one",
     auth: 'token',
     response: { status: 200, schema: StatusJson },
-    async handle(_input, { backends, caller }) {
-      const s = await backends.orgsTeams.identity.getTwoFactor({ userId: caller.id });
+    async handle(_input, { kept, caller }) {
+      const s = await kept.orgsTeams.identity.getTwoFactor({ userId: caller.id });
       return { body: { enabled: s.enabled, recovery_codes_left: s.recoveryCodesLeft, required: s.required } };
     },
   }),
@@ -161,7 +164,7 @@ export const twoFactorRoutes = [
     scope: 'write:admin',
     path: '/admin/users/:username/credentials',
     summary:
-      "Revoke every access token and console session of a user at once (site admin): each stops on its next request; the account stays",
+      'Revoke every access token and console session of a user at once (site admin): each stops on its next request; the account stays',
     auth: 'token',
     requires: [SITE_ADMIN],
     params: z.object({ username: p.login }),
@@ -180,8 +183,8 @@ export const twoFactorRoutes = [
     auth: 'token',
     requires: [SITE_ADMIN],
     response: { status: 200, schema: RequirementJson },
-    async handle(_input, { backends }) {
-      const { requirement } = await backends.orgsTeams.identity.getTwoFactorRequirement({ requirement: '' });
+    async handle(_input, { kept }) {
+      const { requirement } = await kept.orgsTeams.identity.getTwoFactorRequirement({ requirement: '' });
       return { body: { requirement: requirement as 'off' | 'admins' | 'all' } };
     },
   }),

@@ -129,8 +129,8 @@ export const siteSettingsRoutes = [
       schema: BrandingJson,
       also: [{ status: 304, description: 'the client has the current branding (If-None-Match)' }],
     },
-    async handle(_input, { backends, req }) {
-      return brandingReply(req, await backends.orgsTeams.siteSettings.getBranding({}));
+    async handle(_input, { kept, req }) {
+      return brandingReply(req, await kept.orgsTeams.siteSettings.getBranding({}));
     },
   }),
   route({
@@ -155,8 +155,8 @@ export const siteSettingsRoutes = [
     summary: 'The email-domain whitelist (empty when none)',
     auth: 'public',
     response: { status: 200, schema: z.array(z.string()) },
-    async handle(_input, { backends }) {
-      return { body: (await backends.orgsTeams.siteSettings.listAllowedDomains({})).names };
+    async handle(_input, { kept }) {
+      return { body: (await kept.orgsTeams.siteSettings.listAllowedDomains({})).names };
     },
   }),
   domainChange('post', 'Add an allowed email domain (edit_allowed_domains:site_admin); answers the new list'),
@@ -171,8 +171,8 @@ export const siteSettingsRoutes = [
     summary: 'Whether new-user registration is disabled',
     auth: 'public',
     response: { status: 200, schema: RegistrationJson },
-    async handle(_input, { backends }) {
-      const { disableRegistration } = await backends.orgsTeams.siteSettings.getRegistration({});
+    async handle(_input, { kept }) {
+      const { disableRegistration } = await kept.orgsTeams.siteSettings.getRegistration({});
       return { body: { disableRegistration } };
     },
   }),

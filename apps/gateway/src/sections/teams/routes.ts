@@ -23,7 +23,9 @@ const units = z.array(z.string()).optional();
 const unitsMap = z
   .record(z.string(), z.string().max(L.choice))
   .optional()
-  .meta({ description: 'Gitea’s unit to access map: its keys are the units when `units` is not given (the team’s permission is their access)' });
+  .meta({
+    description: 'Gitea’s unit to access map: its keys are the units when `units` is not given (the team’s permission is their access)',
+  });
 /** When each time-bound role ends; a role of assignedRoleIDs not named here is held for good. */
 const roleUntil = z
   .record(
@@ -47,33 +49,43 @@ function checkRoleEnds(body: { assignedRoleIDs?: number[]; assignedRoleUntil?: R
 export const DEFAULT_TEAM_TYPE = 'general';
 
 /** Names, types, permissions and units are checked by the service (400); shapes, the description's length included, here (422). */
-const CreateTeamOption = z.object({
-  name: z.string(),
-  // Gitea's clients know no team types: a team they create works on everything, as the owner team does.
-  type: z
-    .string()
-    .default(DEFAULT_TEAM_TYPE)
-    .meta({ description: `kubernetes or general (default ${DEFAULT_TEAM_TYPE})` }),
-  description: z.string().max(L.description).optional(),
-  permission: z.string().optional(),
-  assignedRoleIDs: roleIds,
-  assignedRoleUntil: roleUntil,
-  units,
-  units_map: unitsMap,
-}).superRefine(checkRoleEnds);
-const EditTeamOption = z.object({
-  name: z.string(),
-  description: z.string().max(L.description).optional(),
-  permission: z.string().optional(),
-  assignedRoleIDs: roleIds,
-  assignedRoleUntil: roleUntil,
-  type: z.string().optional(),
-  units,
-  units_map: unitsMap,
-}).superRefine(checkRoleEnds);
+const CreateTeamOption = z
+  .object({
+    name: z.string(),
+    // Gitea's clients know no team types: a team they create works on everything, as the owner team does.
+    type: z
+      .string()
+      .default(DEFAULT_TEAM_TYPE)
+      .meta({ description: `kubernetes or general (default ${DEFAULT_TEAM_TYPE})` }),
+    description: z.string().max(L.description).optional(),
+    permission: z.string().optional(),
+    assignedRoleIDs: roleIds,
+    assignedRoleUntil: roleUntil,
+    units,
+    units_map: unitsMap,
+  })
+  .superRefine(checkRoleEnds);
+const EditTeamOption = z
+  .object({
+    name: z.string(),
+    description: z.string().max(L.description).optional(),
+    permission: z.string().optional(),
+    assignedRoleIDs: roleIds,
+    assignedRoleUntil: roleUntil,
+    type: z.string().optional(),
+    units,
+    units_map: unitsMap,
+  })
+  .superRefine(checkRoleEnds);
 
 /** 400 for a name, type, permission or unit over its limit, as the service answers invalid ones (docs/limits.md). */
-function checkTeamTexts(body: { name: string; type?: string; permission?: string; units?: string[]; units_map?: Record<string, string> }): void {
+function checkTeamTexts(body: {
+  name: string;
+  type?: string;
+  permission?: string;
+  units?: string[];
+  units_map?: Record<string, string>;
+}): void {
   checkLengths([
     ['name', body.name, L.teamName],
     ['type', body.type, L.choice],
@@ -83,9 +95,12 @@ function checkTeamTexts(body: { name: string; type?: string; permission?: string
 }
 
 const wrapRoles = (ids: number[] | undefined, until: Record<string, string> | undefined) =>
-  ids === undefined ? undefined : { roleIds: ids, until: Object.fromEntries(Object.entries(until ?? {}).map(([id, at]) => [Number(id), at])) };
+  ids === undefined
+    ? undefined
+    : { roleIds: ids, until: Object.fromEntries(Object.entries(until ?? {}).map(([id, at]) => [Number(id), at])) };
 /** The units a body names: `units`, else the keys of Gitea's `units_map`; neither leaves them as they are. */
-const unitsOf = (body: { units?: string[]; units_map?: Record<string, string> }) => body.units ?? (body.units_map && Object.keys(body.units_map));
+const unitsOf = (body: { units?: string[]; units_map?: Record<string, string> }) =>
+  body.units ?? (body.units_map && Object.keys(body.units_map));
 const wrapUnits = (names: string[] | undefined) => (names === undefined ? undefined : { units: names });
 
 const Org = z.object({ orgname: p.login });
@@ -226,7 +241,7 @@ export const teamRoutes: Route[] = [
     response: { status: 200, schema: z.array(TeamJson), headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      const { teams, total } = await ctx.backends.orgsTeams.organizations.listUserTeams({ userId: ctx.caller.id, page });
+      const { teams, total } = await ctx.kept.orgsTeams.organizations.listUserTeams({ userId: ctx.caller.id, page });
       return { body: teams.map(teamJson), headers: pageHeaders(ctx, page, total) };
     },
   }),
@@ -243,7 +258,7 @@ export const teamRoutes: Route[] = [
     response: { status: 200, schema: z.array(TeamJson), headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      const { teams, total } = await ctx.backends.orgsTeams.organizations.listTeams({ orgId: ctx.target.id, page });
+      const { teams, total } = await ctx.kept.orgsTeams.organizations.listTeams({ orgId: ctx.target.id, page });
       return { body: teams.map(teamJson), headers: pageHeaders(ctx, page, total) };
     },
   }),
@@ -271,7 +286,7 @@ export const teamRoutes: Route[] = [
     },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      const { teams, total } = await ctx.backends.orgsTeams.organizations.searchTeams({
+      const { teams, total } = await ctx.kept.orgsTeams.organizations.searchTeams({
         orgId: ctx.target.id,
         q: query.q?.trim() ?? '',
         includeDesc: query.include_desc,
@@ -390,7 +405,7 @@ export const teamRoutes: Route[] = [
     response: { status: 200, schema: z.array(UserJson), headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      const { members, total } = await ctx.backends.orgsTeams.organizations.listTeamMembers({ teamId: ctx.target.id, page });
+      const { members, total } = await ctx.kept.orgsTeams.organizations.listTeamMembers({ teamId: ctx.target.id, page });
       return { body: members.map((u) => userJsonFor(u, ctx.caller)), headers: pageHeaders(ctx, page, total) };
     },
   }),
@@ -404,8 +419,8 @@ export const teamRoutes: Route[] = [
     target: teamInPath,
     requires: [{ on: 'target', permission: 'view:team-member' }],
     response: { status: 200, schema: UserJson },
-    async handle({ params }, { backends, caller, target }) {
-      const member = await backends.orgsTeams.organizations.getTeamMember({ teamId: target.id, username: params.username });
+    async handle({ params }, { kept, caller, target }) {
+      const member = await kept.orgsTeams.organizations.getTeamMember({ teamId: target.id, username: params.username });
       return { body: userJsonFor(member, caller) };
     },
   }),
@@ -454,7 +469,7 @@ export const teamRoutes: Route[] = [
       // On the owner team a user who is not a member is answered as a read of the member answers it (404 naming the team).
       const user =
         ctx.target.permission === 'owner'
-          ? await ctx.backends.orgsTeams.organizations.getTeamMember({ teamId: ctx.target.id, username: params.username })
+          ? await ctx.kept.orgsTeams.organizations.getTeamMember({ teamId: ctx.target.id, username: params.username })
           : { id: 0, login: params.username };
       await removeMember(ctx, ctx.target, { id: user.id, login: user.login });
       return {};
