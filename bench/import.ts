@@ -10,9 +10,12 @@
  *
  * With BENCH_IMPORT_ROLES=1 each organization also gets a custom role assigned to one of its teams (block
  * `import-roles`). Each mode imports the file, then imports it again (every organization found there, nothing written), and prints
- * memberships a second for both, as JSON on stdout and into docs/benchmarks.md. Progress goes to stderr.
+ * memberships a second for both, as JSON on stdout and into docs/benchmarks.md. Around the import it measures what a
+ * platform of that size costs: an organization's GET and teams list a second before and after it, the largest resident
+ * set of its processes, and a restart on the imported data until ready. Progress goes to stderr.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import autocannon from 'autocannon';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -38,6 +41,47 @@ interface ModeResult {
   mode: string;
   first: Run;
   again: Run;
+  /** After the import: the largest resident set of the platform's processes, in MB. */
+  rssMb: number;
+  /** A restart on the imported data: seconds from start until ready. */
+  restartSeconds: number;
+  /** The probe organization's reads a second, on the platform before the import and after it. */
+  reads: { row: string; before: number; after: number; share: number }[];
+}
+
+/** The reads measured before and after the import, on an organization of its own (`probe`, 5 teams). */
+const READS = [
+  { row: 'GET /orgs/probe', path: '/api/v1/orgs/probe' },
+  { row: 'GET /orgs/probe/teams', path: '/api/v1/orgs/probe/teams' },
+];
+/** Seconds each read is measured, after two seconds of warm-up. */
+const READ_SECONDS = Number(process.env.BENCH_IMPORT_READ_SECONDS ?? 5);
+
+/** Requests a second `path` answers with 8 clients for READ_SECONDS (after two seconds' warm-up); 2xx only. */
+async function readRate(base: string, pathname: string, token: string): Promise<number> {
+  const run = (duration: number) =>
+    autocannon({ url: `${base}${pathname}`, headers: { authorization: `token ${token}` }, connections: 8, duration });
+  await run(2);
+  const result = await run(READ_SECONDS);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${pathname}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return Math.round(result.requests.average);
+}
+
+/** The largest resident set among the process and its descendants, in MB (Linux /proc). */
+function largestRssMb(pid: number): number {
+  const children = (p: number): number[] => {
+    const out = spawnSync('pgrep', ['-P', String(p)], { encoding: 'utf8' }).stdout.trim();
+    return out ? out.split('\n').map(Number) : [];
+  };
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...children(all[i]));
+  let largest = 0;
+  for (const p of all) {
+    const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    largest = Math.max(largest, kb);
+  }
+  return Math.round(largest / 1024);
 }
 
 /** The file: organizations bench-<i>, owned by one of the users, their MEMBERS distinct users dealt over their teams. */
@@ -106,12 +150,7 @@ async function makeUsers(base: string, token: string): Promise<void> {
 }
 
 async function benchMode(mode: string, file: string, memberships: number): Promise<ModeResult> {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-import-${mode}-`));
-  const dbName = `bench_import_${process.pid}`;
-  const nats = mode === 'postgres' ? await startNats() : undefined;
-  const hosted: Record<string, string> = nats ? { DATABASE_URL: await freshDatabase(dbName), NATS_URL: nats.url } : {};
-  const platform = runPlatform('deploy/local/start.mjs', {
+  const env = (port: number, dataDir: string, hosted: Record<string, string>) => ({
     HTTP_PORT: String(port),
     DATA_DIR: dataDir,
     PLATFORM_ADMIN_USERNAME: 'root',
@@ -119,6 +158,12 @@ async function benchMode(mode: string, file: string, memberships: number): Promi
     LOG_LEVEL: 'warn',
     ...hosted,
   });
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-import-${mode}-`));
+  const dbName = `bench_import_${process.pid}`;
+  const nats = mode === 'postgres' ? await startNats() : undefined;
+  const hosted: Record<string, string> = nats ? { DATABASE_URL: await freshDatabase(dbName), NATS_URL: nats.url } : {};
+  let platform = runPlatform('deploy/local/start.mjs', env(port, dataDir, hosted));
   const url = `http://127.0.0.1:${port}/`;
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -128,11 +173,30 @@ async function benchMode(mode: string, file: string, memberships: number): Promi
     const token = (await call(base, 'POST', '/users/root/tokens', { name: 'import' }, basic)).sha1 as string;
     progress(`${mode}: making ${USERS} users (not timed)`);
     await makeUsers(base, token);
+    await call(base, 'POST', '/orgs', { username: 'probe' }, `token ${token}`);
+    for (let t = 0; t < 5; t++) await call(base, 'POST', '/orgs/probe/teams', { name: `team-${t}`, permission: 'read' }, `token ${token}`);
+    progress(`${mode}: reads of an organization before the import`);
+    const before = [];
+    for (const read of READS) before.push(await readRate(base, read.path, token));
     progress(`${mode}: importing ${ORGS} organizations of ${TEAMS} teams and ${MEMBERS} members`);
     const first = await cliImport(file, url, token, memberships);
     progress(`${mode}: ${first.perSecond} memberships/s; importing the same file again`);
     const again = await cliImport(file, url, token, memberships);
-    return { mode, first, again };
+    progress(`${mode}: reads of the same organization after the import`);
+    const reads = [];
+    for (const [i, read] of READS.entries()) {
+      const after = await readRate(base, read.path, token);
+      reads.push({ row: read.row, before: before[i], after, share: Math.round((after / before[i]) * 100) / 100 });
+    }
+    const rssMb = largestRssMb(platform.pid!);
+    progress(`${mode}: ${rssMb} MB resident at most; restarting on the imported data`);
+    platform.kill('SIGTERM');
+    await new Promise((r) => platform.once('exit', r));
+    const restarted = performance.now();
+    platform = runPlatform('deploy/local/start.mjs', env(port, dataDir, hosted));
+    await waitFor(`${base}/readyz`, platform);
+    const restartSeconds = Math.round((performance.now() - restarted) / 100) / 10;
+    return { mode, first, again, rssMb, restartSeconds, reads };
   } finally {
     platform.kill('SIGTERM');
     await new Promise((r) => platform.once('exit', r));
@@ -170,10 +234,19 @@ async function main() {
           '`cli import` with its default batches (5,000 memberships, 2 requests in flight).',
       ),
       '',
-      '| topology | first import | memberships/s | same file again | memberships/s |',
-      '|---|---|---|---|---|',
+      '| topology | first import | memberships/s | same file again | memberships/s | largest RSS after | restart until ready |',
+      '|---|---|---|---|---|---|---|',
       ...results.map(
-        (r) => `| ${label[r.mode] ?? r.mode} | ${r.first.seconds} s | ${r.first.perSecond} | ${r.again.seconds} s | ${r.again.perSecond} |`,
+        (r) =>
+          `| ${label[r.mode] ?? r.mode} | ${r.first.seconds} s | ${r.first.perSecond} | ${r.again.seconds} s | ${r.again.perSecond} | ${r.rssMb} MB | ${r.restartSeconds} s |`,
+      ),
+      '',
+      'Reads of an organization of 5 teams (`probe`) a second, 8 clients, before the import and after it (targets: RSS ≤ 300 MB, restart ≤ 15 s, reads within 10% of before):',
+      '',
+      '| topology | read | before | after | share |',
+      '|---|---|---|---|---|',
+      ...results.flatMap((r) =>
+        r.reads.map((x) => `| ${label[r.mode] ?? r.mode} | ${x.row} | ${x.before}/s | ${x.after}/s | ${Math.round(x.share * 100)}% |`),
       ),
     ].join('\n'),
   );
