@@ -42,4 +42,23 @@ describe("authz's kept reads", () => {
     expect(app.asked.filter((a) => a === 'roles')).toHaveLength(3);
     await stop();
   });
+
+  it("drops an organization's role list on a tuple notice naming the organization, and keeps another's", async () => {
+    const app = rolesApp();
+    const { clients, readModel } = keptServiceReads(app, authzReads(60_000) as never, { name: 'test.authz', ttlMs: 60_000 });
+    const bus = new LaterBus();
+    const stop = await readModel.follow(bus);
+    await clients.roles.listRoles({ orgId: 7 });
+    await bus.notify(TUPLES_CHANGED, { tags: ['role:80', 'role:*', '@organization:8'], orgs: [8] });
+    await clients.roles.listRoles({ orgId: 7 });
+    expect(app.asked).toEqual(['roles']);
+    await bus.notify(TUPLES_CHANGED, { tags: ['role:70', 'role:*', '@organization:7'], orgs: [7] });
+    await clients.roles.listRoles({ orgId: 7 });
+    expect(app.asked).toEqual(['roles', 'roles']);
+    // A change of the site's admins names everything.
+    await bus.notify(TUPLES_CHANGED, { all: true });
+    await clients.roles.listRoles({ orgId: 7 });
+    expect(app.asked).toEqual(['roles', 'roles', 'roles']);
+    await stop();
+  });
 });

@@ -4,7 +4,7 @@ import { LaterBus } from '@platform/testing';
 import { keptAuthz } from './clients';
 
 // The custom roles authz's readers keep: one call for a role read again, none once kept, and the very next read after
-// any tuple change (a rename too sends it) asks again, even when the notice reaches the reader late.
+// a tuple notice naming the role (a rename too sends it) asks again, even when the notice reaches the reader late.
 
 function roles() {
   const stored = new Map<string, authzRolesV1.Role>();
@@ -42,13 +42,20 @@ describe("the custom roles authz's readers keep", () => {
     expect(backend.calls.n).toBe(1);
     // Renamed by another replica of authz, which answered once its notice was sent; it has not arrived here yet.
     backend.stored.set('1|5', role('Writers'));
-    await bus.notify(TUPLES_CHANGED, {});
+    // Another role's rename leaves it kept; its own is named as its parent tuple would be.
+    await bus.notify(TUPLES_CHANGED, { tags: ['role:6', 'role:*', '@organization:1'], orgs: [1] });
+    expect((await clients.roles.getRole({ orgId: 1, id: 5 })).name).toBe('Editors');
+    await bus.notify(TUPLES_CHANGED, { tags: ['role:5', 'role:*', '@organization:1'], orgs: [1] });
     expect((await clients.roles.getRole({ orgId: 1, id: 5 })).name).toBe('Writers');
     expect(backend.calls.n).toBe(2);
+    backend.stored.set('1|5', role('Authors'));
+    await bus.notify(TUPLES_CHANGED, {});
+    expect((await clients.roles.getRole({ orgId: 1, id: 5 })).name).toBe('Authors');
+    expect(backend.calls.n).toBe(3);
     // A role of another organization is another question, and a missing one is not kept.
     await expect(clients.roles.getRole({ orgId: 2, id: 5 })).rejects.toThrow('does not exist');
     await expect(clients.roles.getRole({ orgId: 2, id: 5 })).rejects.toThrow('does not exist');
-    expect(backend.calls.n).toBe(4);
+    expect(backend.calls.n).toBe(5);
     await stop();
   });
 });
