@@ -51,7 +51,13 @@ function startAuthz(config: AuthzConfig) {
 function loadTuples(engine: EmbeddedEngine, log: Logger): void {
   const started = Date.now();
   engine.load().then(
-    () => log.info({ tuples: engine.inMemory?.size, ms: Date.now() - started }, 'authorization tuples loaded into memory'),
+    () =>
+      engine.inMemory?.mode === 'table'
+        ? log.info(
+            { maxTuples: engine.inMemory.maxTuples, ms: Date.now() - started },
+            'authorization tuples: more than AUTHZ_MEMORY_TUPLES_MAX, checks read the table through a bounded cache',
+          )
+        : log.info({ tuples: engine.inMemory?.size, ms: Date.now() - started }, 'authorization tuples loaded into memory'),
     (err: unknown) => log.warn({ err }, 'authorization tuples not loaded into memory; checks read the table'),
   );
 }
@@ -75,5 +81,6 @@ export async function chooseEngine(config: AuthzConfig, db: Database, log: Logge
     return { engine, model };
   }
   log.info('authorization engine: embedded');
-  return { engine: new EmbeddedEngine(db, model, { context }), model };
+  const memory = { maxTuples: config.AUTHZ_MEMORY_TUPLES_MAX, cacheTuples: config.AUTHZ_TUPLE_CACHE_MAX };
+  return { engine: new EmbeddedEngine(db, model, { context, memory }), model };
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { Gauge } from '@platform/telemetry';
 import type { TupleSource, UsersRead } from './source';
+import { TupleCache } from './tuple-cache';
 import { TupleGraph } from './tuple-graph';
 import type { TupleChange, TupleRow, TupleStore } from './tuple-store';
 import type { UserRef } from './tuple';
@@ -24,9 +26,32 @@ export interface MemoryTuplesOptions {
   pageSize?: number;
   /** More changes than this at once are not replayed: the tuples are loaded again instead. */
   maxChanges?: number;
+  /**
+   * Most tuples held in memory. With more in the table, checks read the table through a cache of `cacheTuples`
+   * (table mode); with at most `lowWater` of this again, all are loaded again (memory mode).
+   */
+  maxTuples?: number;
+  /** Most tuples the cache of table mode holds. */
+  cacheTuples?: number;
 }
 
-const DEFAULTS = { pollMs: 5_000, retentionSeconds: 3_600, pageSize: 20_000, maxChanges: 50_000 };
+/** Defaults of AUTHZ_MEMORY_TUPLES_MAX and AUTHZ_TUPLE_CACHE_MAX (docs/limits.md, "authz at scale"). */
+export const DEFAULT_MAX_TUPLES = 1_000_000;
+export const DEFAULT_CACHE_TUPLES = 200_000;
+/**
+ * Table mode goes back to memory once the table holds at most this share of `maxTuples`: a table hovering around the
+ * bound does not load everything, drop it and load it again.
+ */
+const LOW_WATER = 0.9;
+
+const DEFAULTS = {
+  pollMs: 5_000,
+  retentionSeconds: 3_600,
+  pageSize: 20_000,
+  maxChanges: 50_000,
+  maxTuples: DEFAULT_MAX_TUPLES,
+  cacheTuples: DEFAULT_CACHE_TUPLES,
+};
 // Pruning is a delete every replica may run; once in a while is enough to keep the log short.
 const PRUNE_EVERY_MS = 10 * 60_000;
 
@@ -57,10 +82,36 @@ export function startLocalWrite(trx?: Knex.Transaction): () => void {
   return end;
 }
 
+/** The engines' tuples open in this process (one in a served authz; tests open several). */
+const open = new Set<MemoryTuples>();
+new Gauge('authz_memory_tuples', 'Tuples authz holds in memory (0 in table mode, or while loading).').source((add) =>
+  add({}, [...open].reduce((n, m) => n + (m.size ?? 0), 0)),
+);
+new Gauge(
+  'authz_memory_tuples_max',
+  'Most tuples authz holds in memory (AUTHZ_MEMORY_TUPLES_MAX); beyond it checks read the table through a bounded cache.',
+).source((add) => add({}, [...open].reduce((n, m) => n + m.maxTuples, 0)));
+
 /**
- * The tuples of the authz schema held in memory (a TupleGraph), loaded from the table and kept current by the
- * change log the table's triggers write (migration 20261124080000_tuple_changes). Changes are applied in log
- * order and only once committed (a reader never sees uncommitted log rows), whoever made them.
+ * What the tuples are kept as: all of them (`memory`), or, when the table holds more than `maxTuples`, a bounded
+ * cache of what checks read from the table (`table`), with how many tuples the table holds (at least: a count
+ * stops past the bound) as counted at log number `countedAt`, plus the changes logged after it.
+ */
+type State = { mode: 'memory'; graph: TupleGraph } | { mode: 'table'; cache: TupleCache; count: number; countedAt: number };
+
+/** The mode a load or a change found: loading everything stopped at the bound. */
+class TooManyTuples extends Error {}
+
+/**
+ * The tuples of the authz schema held in memory, loaded from the table and kept current by the change log the
+ * table's triggers write (migration 20261124080000_tuple_changes). Changes are applied in log order and only once
+ * committed (a reader never sees uncommitted log rows), whoever made them.
+ *
+ * All of them are held (a TupleGraph: memory mode) while the table holds at most `maxTuples`; beyond, checks read
+ * the table through a bounded cache (a TupleCache: table mode), which the same log replay keeps correct by
+ * evicting what each change names. The mode is chosen when loading, from a count that stops past the bound, and
+ * chosen again as the log says the table grows past the bound (memory mode drops its tuples) or shrinks to
+ * `LOW_WATER` of it (table mode counts again and, when so, loads everything, answering from the cache meanwhile).
  *
  * Loading reads the table page by page without one long snapshot, then replays the log from the number read
  * before the first page: a tuple that changed meanwhile is set by its last logged change, one that did not
@@ -68,10 +119,12 @@ export function startLocalWrite(trx?: Knex.Transaction): () => void {
  * log), `usable` answers false and checks read the table as before.
  */
 export class MemoryTuples implements TupleSource {
-  private graph?: TupleGraph;
-  /** The log number the graph reflects. */
+  private state?: State;
+  /** The log number the state reflects. */
   private applied = 0;
   private loading?: Promise<void>;
+  /** Going back from table mode to memory mode: counting, then loading everything. */
+  private promoting?: Promise<void>;
   /** After an error that is not worth retrying (the schema lacks the change log): never load. */
   private disabled = false;
   private closed = false;
@@ -88,22 +141,23 @@ export class MemoryTuples implements TupleSource {
     options: MemoryTuplesOptions,
   ) {
     this.options = { ...DEFAULTS, ...options };
+    open.add(this);
   }
 
-  /** Loads the tuples (once; again after a failure); resolves when they are in memory. */
+  /** Loads the tuples (once; again after a failure); resolves when checks are answered from memory or the cache. */
   load(): Promise<void> {
-    if (this.graph) return Promise.resolve();
+    if (this.state) return Promise.resolve();
     if (this.disabled || this.closed) return Promise.reject(new Error('in-memory tuples are not available'));
     this.loading ??= this.loadAll().finally(() => (this.loading = undefined));
     return this.loading;
   }
 
   /**
-   * Whether checks may be answered from memory now: loaded, and as fresh as the freshness mode requires (this
+   * Whether checks may be answered from here now: loaded, and as fresh as the freshness mode requires (this
    * may read the log first). Starts loading when not loaded, and answers false meanwhile.
    */
   async usable(): Promise<boolean> {
-    if (!this.graph) {
+    if (!this.state) {
       if (!this.disabled && !this.closed) this.load().catch(() => undefined);
       return false;
     }
@@ -114,7 +168,7 @@ export class MemoryTuples implements TupleSource {
         return false; // the table answers instead (and reports the error, if it persists)
       }
     }
-    return !!this.graph;
+    return !!this.state;
   }
 
   /**
@@ -135,7 +189,7 @@ export class MemoryTuples implements TupleSource {
 
   /** catchUp, when the tuples are loaded (a write's commit; nothing to apply before). */
   catchUpIfLoaded(): Promise<void> {
-    return this.graph ? this.catchUp() : Promise.resolve();
+    return this.state ? this.catchUp() : Promise.resolve();
   }
 
   private send(): Promise<void> {
@@ -147,62 +201,124 @@ export class MemoryTuples implements TupleSource {
   }
 
   private async tail(): Promise<void> {
-    const graph = this.graph;
-    if (!graph) return;
+    const state = this.state;
+    if (!state) return;
     const writes = localWrites.started;
     const open = localWrites.open;
-    const caughtUp = await this.replay(graph, this.applied);
-    if (this.graph !== graph) return;
-    if (caughtUp === undefined) {
-      // Behind the pruned part of the log, or too far behind to replay: load everything again.
-      this.graph = undefined;
+    const from = this.applied;
+    const { head, pruned, changes, complete } = await this.store.readChanges(from, this.options.maxChanges);
+    if (this.state !== state) return;
+    if (pruned > from || !complete) {
+      // Behind the pruned part of the log, or too far behind to replay: load (or count) again.
+      this.drop();
       this.load().catch(() => undefined);
       return;
     }
-    this.applied = caughtUp;
+    if (state.mode === 'memory') for (const c of changes) apply(state.graph, c);
+    else for (const c of changes) evict(state, c);
+    this.applied = head;
     if (open === 0) this.seenWrites = writes;
+    if (state.mode === 'memory' && state.graph.size > this.options.maxTuples) {
+      // Grown past the bound: the cache takes over from the number the graph reached (it starts empty).
+      this.state = this.tableState(state.graph.size, head);
+    } else if (state.mode === 'table' && state.count <= this.options.maxTuples * LOW_WATER) {
+      this.promote(state);
+    }
   }
 
-  /** Applies the logged changes after `from` to `graph`; the number reached, or undefined when they cannot be replayed. */
-  private async replay(graph: TupleGraph, from: number): Promise<number | undefined> {
-    const { head, pruned, changes, complete } = await this.store.readChanges(from, this.options.maxChanges);
-    if (pruned > from || !complete) return undefined;
-    for (const c of changes) apply(graph, c);
-    return head;
+  /** Counts again and, when the tuples fit, loads them all; the cache answers until they are loaded. */
+  private promote(state: State & { mode: 'table' }): void {
+    if (this.promoting || this.closed) return;
+    this.promoting = (async () => {
+      const counted = await this.store.countTuples(this.options.maxTuples + 1);
+      if (this.state !== state) return;
+      if (counted.count > this.options.maxTuples * LOW_WATER) {
+        // Still many: the count is that of the head it was made at; only changes after it count from now on.
+        state.count = counted.count;
+        state.countedAt = counted.head;
+        return;
+      }
+      const loaded = await this.readGraph(counted.head);
+      if (this.state !== state || !loaded) return;
+      this.state.cache.close();
+      this.state = { mode: 'memory', graph: loaded.graph };
+      this.applied = loaded.reached;
+    })()
+      .catch(() => undefined) // the next change that finds the table small enough tries again
+      .finally(() => (this.promoting = undefined));
+  }
+
+  /** A table-mode state with an empty cache. */
+  private tableState(count: number, countedAt: number): State {
+    return { mode: 'table', cache: new TupleCache(this.store, this.options.cacheTuples), count, countedAt };
+  }
+
+  private drop(): void {
+    if (this.state?.mode === 'table') this.state.cache.close();
+    this.state = undefined;
   }
 
   private async loadAll(): Promise<void> {
     for (;;) {
       const writes = localWrites.started;
       const open = localWrites.open;
-      let start: number;
+      let counted: Awaited<ReturnType<TupleStore['countTuples']>>;
       try {
-        ({ head: start } = await this.store.readHead());
+        counted = await this.store.countTuples(this.options.maxTuples + 1);
       } catch (err) {
         // 42P01: no change log (a schema not migrated this far); the table answers every check.
         if ((err as { code?: string }).code === '42P01') this.disabled = true;
         throw err;
       }
-      const graph = new TupleGraph();
-      graph.beginLoading();
-      let after: TupleRow | undefined;
-      for (;;) {
-        if (this.closed) throw new Error('closed');
-        const page = await this.store.readPage(after, this.options.pageSize);
-        for (const row of page) graph.add(row);
-        if (page.length < this.options.pageSize) break;
-        after = page[page.length - 1];
-      }
-      graph.endLoading();
-      const reached = await this.replay(graph, start);
-      if (reached === undefined) continue; // the log moved on too far while loading: once more
       if (this.closed) throw new Error('closed');
+      let next: State;
+      let reached = counted.head;
+      if (counted.count > this.options.maxTuples) {
+        // Too many: the cache starts empty at the number counted, so it misses nothing logged after it.
+        next = this.tableState(counted.count, counted.head);
+      } else {
+        let loaded;
+        try {
+          loaded = await this.readGraph(counted.head);
+        } catch (err) {
+          if (!(err instanceof TooManyTuples)) throw err;
+          // Grown past the bound since it was counted: table mode, from where the pages began.
+          loaded = { graph: undefined, reached: counted.head };
+        }
+        if (!loaded) continue; // the log moved on too far while loading: once more
+        if (this.closed) throw new Error('closed');
+        reached = loaded.reached;
+        next = loaded.graph ? { mode: 'memory', graph: loaded.graph } : this.tableState(this.options.maxTuples + 1, counted.head);
+      }
       this.applied = reached;
       if (open === 0) this.seenWrites = writes;
-      this.graph = graph;
+      this.state = next;
       this.startPolling();
       return;
     }
+  }
+
+  /**
+   * Reads every tuple into a graph, pages from `start` on, then replays the log from `start`. Undefined when the
+   * log cannot be replayed from there; TooManyTuples past the bound.
+   */
+  private async readGraph(start: number): Promise<{ graph: TupleGraph; reached: number } | undefined> {
+    const graph = new TupleGraph();
+    graph.beginLoading();
+    let after: TupleRow | undefined;
+    for (;;) {
+      if (this.closed) throw new Error('closed');
+      const page = await this.store.readPage(after, this.options.pageSize);
+      for (const row of page) graph.add(row);
+      if (graph.size > this.options.maxTuples) throw new TooManyTuples();
+      if (page.length < this.options.pageSize) break;
+      after = page[page.length - 1];
+    }
+    graph.endLoading();
+    const { head, pruned, changes, complete } = await this.store.readChanges(start, this.options.maxChanges);
+    if (pruned > start || !complete) return undefined;
+    for (const c of changes) apply(graph, c);
+    return { graph, reached: head };
   }
 
   private startPolling(): void {
@@ -214,7 +330,7 @@ export class MemoryTuples implements TupleSource {
 
   private async poll(): Promise<void> {
     try {
-      if (this.graph) await this.catchUp();
+      if (this.state) await this.catchUp();
       if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
         await this.store.pruneChanges(this.options.retentionSeconds);
@@ -232,23 +348,45 @@ export class MemoryTuples implements TupleSource {
   /** Stops polling and loading; checks read the table from then on. */
   close(): void {
     this.closed = true;
-    this.graph = undefined;
+    this.drop();
     if (this.timer) clearInterval(this.timer);
+    open.delete(this);
   }
 
-  /** How many tuples are in memory (undefined while not loaded). */
+  /** Resolves once a return from table mode to memory mode under way (if any) is over, loaded or not. */
+  async settled(): Promise<void> {
+    await this.promoting;
+  }
+
+  /** The bound of memory mode. */
+  get maxTuples(): number {
+    return this.options.maxTuples;
+  }
+
+  /** `memory` (all tuples held), `table` (checks read the table through the cache), or undefined while not loaded. */
+  get mode(): 'memory' | 'table' | undefined {
+    return this.state?.mode;
+  }
+
+  /** How many tuples are in memory (undefined while not loaded, and in table mode). */
   get size(): number | undefined {
-    return this.graph?.size;
+    return this.state?.mode === 'memory' ? this.state.graph.size : undefined;
+  }
+
+  /** The cache of table mode (undefined in memory mode). */
+  get cache(): TupleCache | undefined {
+    return this.state?.mode === 'table' ? this.state.cache : undefined;
   }
 
   /** The tuples in memory, for comparing them with the table. */
   rows(): TupleRow[] {
-    return this.graph ? [...this.graph.rows()] : [];
+    return this.state?.mode === 'memory' ? [...this.state.graph.rows()] : [];
   }
 
   async readUsers(reads: UsersRead[]): Promise<Map<string, UserRef[]>[]> {
-    if (!this.graph) return this.store.readUsers(reads); // dropped for a reload in the middle of a check
-    return this.graph.readUsers(reads);
+    const state = this.state;
+    if (!state) return this.store.readUsers(reads); // dropped for a reload in the middle of a check
+    return state.mode === 'memory' ? state.graph.readUsers(reads) : state.cache.readUsers(reads);
   }
 
   /** Reverse lookups (list objects) stay in the table, whose second index serves them; memory keeps one index only. */
@@ -261,4 +399,13 @@ function apply(graph: TupleGraph, c: TupleChange): void {
   if (c.op === 'write') graph.add(c);
   else if (c.op === 'delete') graph.remove(c);
   else graph.clear();
+}
+
+/** A change in table mode: evicts what it names, and counts it (a logged write inserted a row, a delete removed one). */
+function evict(state: State & { mode: 'table' }, c: TupleChange): void {
+  if (c.op === 'truncate') state.cache.clear();
+  else state.cache.evict(c);
+  if (c.seq <= state.countedAt) return;
+  if (c.op === 'truncate') state.count = 0;
+  else state.count += c.op === 'write' ? 1 : -1;
 }

@@ -1,10 +1,12 @@
+import { metricsText } from '@platform/telemetry';
 import type { EmbeddedEngine, EmbeddedEngineOptions } from './embedded-engine';
 import { openEngineDatabase } from './test/engine-db';
 import { countAssertions, loadSuites, runSuiteTest, suiteDir, type StageEngines } from './test/openfga-suite';
 
 // OpenFGA's consolidated and ABAC conformance suites through the embedded engine's public entry points (Write, Check,
-// ListObjects, ListUsers; a model change is a new engine over the same tuples), twice: with every read from the
-// table, and from the tuples loaded in memory. docs/authorization.md, "OpenFGA's conformance suites", says where the
+// ListObjects, ListUsers; a model change is a new engine over the same tuples), three times: with every read from the
+// table, from the tuples loaded in memory, and in table mode (more tuples than memory may hold: reads from the table
+// through the bounded cache, which a bound of 0 tuples in memory makes every store with a tuple use). docs/authorization.md, "OpenFGA's conformance suites", says where the
 // suite files come from; without them this file registers a single skipped test.
 
 /**
@@ -19,9 +21,11 @@ const PINNED: Record<string, { sha256: string; assertions: number }> = {
 
 const suites = loadSuites();
 
-const MODES: { name: string; options: EmbeddedEngineOptions; load: boolean }[] = [
+const MODES: { name: string; options: EmbeddedEngineOptions; load: boolean; cached?: boolean }[] = [
   { name: 'reading the table', options: { memory: false }, load: false },
   { name: 'from memory', options: {}, load: true },
+  // A small cache, so that entries are pushed out and large families not kept, as with many tenants.
+  { name: 'through the bounded cache', options: { memory: { maxTuples: 0, cacheTuples: 100 } }, load: true, cached: true },
 ];
 
 if (suites.length === 0) {
@@ -80,7 +84,7 @@ if (suites.length === 0) {
         });
       }
 
-      it('asked every assertion of the suites, and every one held', () => {
+      it('asked every assertion of the suites, and every one held', async () => {
         const lines = suites.map((s) => {
           const c = counted.get(s.file)!;
           return `${s.file}: ${c.passed} of ${c.assertions} passed, ${c.skipped} skipped`;
@@ -92,6 +96,12 @@ if (suites.length === 0) {
           expect({ file: s.file, asked: c.assertions, passed: c.passed }).toEqual({ file: s.file, asked: all, passed: all });
           const pinned = PINNED[s.file];
           if (pinned?.sha256 === s.sha256) expect(all).toBe(pinned.assertions);
+        }
+        // The answers came through the cache: found there, and read from the table into it (the other modes use none).
+        if (mode.cached) {
+          const { body } = await metricsText();
+          const count = (result: string) => Number(body.match(new RegExp(`^authz_tuple_cache_lookups_total\\{result="${result}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+          expect({ hits: count('hit') > 0, misses: count('miss') > 0 }).toEqual({ hits: true, misses: true });
         }
       });
     });

@@ -155,6 +155,20 @@ export class TupleStore implements TupleSource {
   }
 
   /**
+   * Where the change log stands and how many tuples the table holds then, counting no further than `limit` (one
+   * statement, so one snapshot: the count is that of the head). Counting stops at the limit so it costs at most
+   * that many index entries however large the table is.
+   */
+  async countTuples(limit: number): Promise<ChangesHead & { count: number }> {
+    const [row] = await this.select<ChangesHead & { count: number }>(
+      `select seq as head, pruned, (select count(*) from (select 1 from ${this.qualified(TUPLES_TABLE)} limit ?) s)::int as count` +
+        ` from ${this.qualified(CHANGES_HEAD_TABLE)}`,
+      [limit],
+    );
+    return row;
+  }
+
+  /**
    * The changes logged after `after`, in order, with where the log stands: the changes are exactly those up to
    * `head`. At most `limit` changes; when there are more, or the log was pruned meanwhile, `complete` is false.
    *
