@@ -5,6 +5,7 @@ import * as path from 'node:path';
 const BENCHMARKS: Record<string, string> = {
   'auth-hook': 'auth-hook.ts',
   'authz-check': 'authz-check.ts',
+  'authz-scale': 'authz-scale.ts',
   'grpc-check': 'grpc-check.ts',
   import: 'import.ts',
   http: 'http.ts',

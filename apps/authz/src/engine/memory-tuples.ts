@@ -36,7 +36,7 @@ export interface MemoryTuplesOptions {
 }
 
 /** Defaults of AUTHZ_MEMORY_TUPLES_MAX and AUTHZ_TUPLE_CACHE_MAX (docs/limits.md, "authz at scale"). */
-export const DEFAULT_MAX_TUPLES = 1_000_000;
+export const DEFAULT_MAX_TUPLES = 500_000;
 export const DEFAULT_CACHE_TUPLES = 200_000;
 /**
  * Table mode goes back to memory once the table holds at most this share of `maxTuples`: a table hovering around the

@@ -16,12 +16,17 @@ interface Kept {
   condition?: TupleCondition;
 }
 
+/** Whether one user holds a tuple: not (null), without a condition (true), or under this condition. */
+type Point = null | true | TupleCondition;
+
 /**
- * One entry per what a check reads: all users of one kind on one object (a "family": `kind␀object`), or whether
- * one user holds it (a "point": `kind␀object␀user`, the read of a check naming its user). Its cost is one plus
- * the users it holds.
+ * One entry per kind of tuple on one object (`kind␀object`): all its users (`users`, what a read of every user
+ * found), or only whether some users hold it (`points`: each user id a check named). Its cost is one plus the
+ * users or points it holds.
  */
-type Entry = Kept[];
+type Entry = { users: Kept[] } | { points: Map<string, Point> };
+
+const costOf = (e: Entry) => 1 + ('users' in e ? e.users.length : e.points.size);
 
 /** An entry costing more than this share of the bound is answered but not kept: it would push out many others. */
 const LARGEST_SHARE = 16;
@@ -47,8 +52,9 @@ new Gauge('authz_tuple_cache_max_tuples', "Most tuples authz's cache of tuples r
  * are too many to hold all in memory (MemoryTuples' table mode).
  *
  * It is kept correct as the whole tuples in memory are: MemoryTuples replays the table's change log into it before a
- * check, and each change evicts what it names (its family and its point). A read from the table that was on its way
- * while a change to what it read was applied is answered but not kept (its snapshot may predate the change).
+ * check, and each change evicts what it names (the entry of its kind of tuple on its object). A read from the table
+ * that was on its way while a change to what it read was applied is answered but not kept (its snapshot may predate
+ * the change).
  */
 export class TupleCache {
   private readonly entries = new Map<string, Entry>();
@@ -78,14 +84,12 @@ export class TupleCache {
     return this.entries.size;
   }
 
-  /** Forgets what a logged change names: the family of its object and kind, and its point. */
+  /** Forgets what a logged change names: the entry of its kind of tuple on its object. */
   evict(row: TupleRow): void {
-    const family = kindKey(row.object_type, row.relation, row.user_type, row.user_relation) + SEP + row.object_id;
+    const key = kindKey(row.object_type, row.relation, row.user_type, row.user_relation) + SEP + row.object_id;
     this.version++;
-    for (const key of [family, family + SEP + row.user_id]) {
-      this.drop(key);
-      if (this.reading) this.evictedAt.set(key, this.version);
-    }
+    this.drop(key);
+    if (this.reading) this.evictedAt.set(key, this.version);
   }
 
   /** Forgets everything (a truncate, or a change of mode). */
@@ -112,10 +116,11 @@ export class TupleCache {
         const miss: Miss = { r, type: shape.type, relation: shape.relation, kind, objectIds: [], points: new Set() };
         const ids = new Set<string>();
         for (const objectId of read.objectIds) {
-          const family = this.get(kind + SEP + objectId);
-          if (family) {
+          const entry = this.get(kind + SEP + objectId);
+          if (entry && 'users' in entry) {
             HIT.inc();
-            this.answer(found[r], read, shape.type, shape.relation, objectId, shape.ids ? family.filter((u) => shape.ids!.includes(u.id)) : family);
+            const users = shape.ids ? entry.users.filter((u) => shape.ids!.includes(u.id)) : entry.users;
+            this.answer(found[r], read, shape.type, shape.relation, objectId, users);
             continue;
           }
           if (!shape.ids) {
@@ -125,10 +130,10 @@ export class TupleCache {
           }
           let missed = false;
           for (const id of shape.ids) {
-            const point = this.get(kind + SEP + objectId + SEP + id);
-            if (point) {
+            const point = entry?.points.get(id);
+            if (point !== undefined) {
               HIT.inc();
-              this.answer(found[r], read, shape.type, shape.relation, objectId, point);
+              if (point) this.answer(found[r], read, shape.type, shape.relation, objectId, [kept(id, point)]);
             } else {
               MISS.inc();
               ids.add(id);
@@ -160,16 +165,18 @@ export class TupleCache {
           const users: Kept[] = (answered[i].get(objectId) ?? []).map((u) => (u.condition ? { id: u.id, condition: u.condition } : { id: u.id }));
           if (!m.ids) {
             this.answer(found[m.r], read, m.type, m.relation, objectId, users);
-            this.keep(m.kind + SEP + objectId, users, started);
+            this.keepUsers(m.kind + SEP + objectId, users, started);
             continue;
           }
           // Only the points that missed: the others were answered from the cache already.
+          const points = new Map<string, Point>();
           for (const id of m.ids) {
             if (!m.points.has(objectId + SEP + id)) continue;
-            const point = users.filter((u) => u.id === id);
-            this.answer(found[m.r], read, m.type, m.relation, objectId, point);
-            this.keep(m.kind + SEP + objectId + SEP + id, point, started);
+            const user = users.find((u) => u.id === id);
+            if (user) this.answer(found[m.r], read, m.type, m.relation, objectId, [user]);
+            points.set(id, user ? (user.condition ?? true) : null);
           }
+          this.keepPoints(m.kind + SEP + objectId, points, started);
         }
       });
     } finally {
@@ -202,27 +209,76 @@ export class TupleCache {
     return entry;
   }
 
-  /** Keeps what a read found, unless a change to it was applied since the read started; makes room first. */
-  private keep(key: string, entry: Entry, started: number): void {
-    const cost = 1 + entry.length;
-    if (cost > this.maxTuples / LARGEST_SHARE) return;
-    if (this.clearedAt > started || (this.evictedAt.get(key) ?? 0) > started) return;
+  /** Whether what a read that started at `started` found for `key` may be kept: no change to it was applied since. */
+  private current(key: string, started: number): boolean {
+    return this.clearedAt <= started && (this.evictedAt.get(key) ?? 0) <= started;
+  }
+
+  /** Keeps all users of an entry, in place of what was kept of it. */
+  private keepUsers(key: string, users: Kept[], started: number): void {
+    const entry: Entry = { users };
+    if (costOf(entry) > this.largest() || !this.current(key, started)) return;
     this.drop(key);
+    this.makeRoom(costOf(entry));
+    this.entries.set(key, entry);
+    this.cost += costOf(entry);
+  }
+
+  /** Adds points to an entry (to a new one when none is kept); its oldest points go past the largest entry. */
+  private keepPoints(key: string, points: Map<string, Point>, started: number): void {
+    if (!this.current(key, started) || this.largest() < 2) return;
+    let entry = this.entries.get(key);
+    if (entry && 'users' in entry) return; // kept whole meanwhile, by a read as fresh
+    if (!entry) {
+      entry = { points: new Map() };
+      this.makeRoom(1);
+      this.entries.set(key, entry);
+      this.cost += 1;
+    }
+    for (const [id, point] of points) {
+      if (!entry.points.has(id)) {
+        if (costOf(entry) >= this.largest()) {
+          entry.points.delete(entry.points.keys().next().value as string);
+          this.cost--;
+        }
+        this.makeRoom(1, key);
+        this.cost++;
+      }
+      entry.points.set(id, point);
+    }
+  }
+
+  /** The largest cost an entry may have (a small bound, as in tests, still keeps small entries). */
+  private largest(): number {
+    return Math.max(this.maxTuples / LARGEST_SHARE, Math.min(this.maxTuples, 8));
+  }
+
+  /** Drops the least recently used entries (never `keep`) until `cost` more fits. */
+  private makeRoom(cost: number, keep?: string): void {
     while (this.cost + cost > this.maxTuples) {
-      const oldest = this.entries.keys().next().value as string;
+      let oldest = this.entries.keys().next().value as string | undefined;
+      if (oldest === undefined) return;
+      if (oldest === keep) {
+        // The entry being added to is the only one left, or the oldest: move it to the end and drop the next one.
+        const entry = this.entries.get(keep)!;
+        this.entries.delete(keep);
+        this.entries.set(keep, entry);
+        oldest = this.entries.keys().next().value as string;
+        if (oldest === keep) return;
+      }
       this.drop(oldest);
     }
-    this.entries.set(key, entry);
-    this.cost += cost;
   }
 
   private drop(key: string): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
     this.entries.delete(key);
-    this.cost -= 1 + entry.length;
+    this.cost -= costOf(entry);
   }
 }
+
+const kept = (id: string, point: true | TupleCondition): Kept => (point === true ? { id } : { id, condition: point });
 
 /** What a read found missing for one shape: which objects to read, and for a shape naming users, which points. */
 interface Miss {
