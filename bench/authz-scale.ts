@@ -119,7 +119,8 @@ async function replica(mode: 'memory' | 'table', members: number, url: string): 
   const rssAfter = memoryMb();
   const cache = engine.inMemory!.cache;
   const { body } = await metricsText();
-  const lookups = (result: string) => Number(new RegExp(`^authz_tuple_cache_lookups_total\\{result="${result}"\\} (\\d+)`, 'm').exec(body)?.[1] ?? 0);
+  const lookups = (result: string) =>
+    Number(new RegExp(`^cache_lookups_total\\{cache="authz.tuples",result="${result}"\\} (\\d+)`, 'm').exec(body)?.[1] ?? 0);
   const [hits, misses] = [lookups('hit'), lookups('miss')];
   const result = {
     mode: engine.inMemory!.mode,

@@ -100,7 +100,8 @@ if (suites.length === 0) {
         // The answers came through the cache: found there, and read from the table into it (the other modes use none).
         if (mode.cached) {
           const { body } = await metricsText();
-          const count = (result: string) => Number(body.match(new RegExp(`^authz_tuple_cache_lookups_total\\{result="${result}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+          const count = (result: string) =>
+            Number(body.match(new RegExp(`^cache_lookups_total\\{cache="authz.tuples",result="${result}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
           expect({ hits: count('hit') > 0, misses: count('miss') > 0 }).toEqual({ hits: true, misses: true });
         }
       });

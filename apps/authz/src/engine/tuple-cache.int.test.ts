@@ -152,14 +152,15 @@ describe('table mode', () => {
       }
       expect(cache().size).toBeGreaterThan(10);
       const { body } = await metricsText();
-      const value = (series: string) => Number(body.match(new RegExp(`^${series} (\\d+)`, 'm'))?.[1]);
-      expect(value('authz_tuple_cache_lookups_total{result="hit"}')).toBeGreaterThan(0);
-      expect(value('authz_tuple_cache_lookups_total{result="miss"}')).toBeGreaterThan(0);
+      const value = (series: string) => Number(body.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1]);
+      expect(value('cache_lookups_total{cache="authz.tuples",result="hit"}')).toBeGreaterThan(0);
+      expect(value('cache_lookups_total{cache="authz.tuples",result="miss"}')).toBeGreaterThan(0);
+      expect(value('cache_evictions_total{cache="authz.tuples",cause="size"}')).toBeGreaterThan(0);
       // Every engine open in this process adds its own; here the two replicas, both in table mode.
-      expect(value('authz_tuple_cache_max_tuples')).toBe(40);
+      expect(value('cache_max_entries{cache="authz.tuples"}')).toBe(40);
+      expect(value('cache_entries{cache="authz.tuples"}')).toBeLessThanOrEqual(40);
       expect(value('authz_memory_tuples_max')).toBe(20);
       expect(value('authz_memory_tuples')).toBe(0);
-      expect(value('authz_tuple_cache_tuples')).toBeLessThanOrEqual(40);
     } finally {
       await dispose();
     }

@@ -1,4 +1,4 @@
-import { Counter, Gauge } from '@platform/telemetry';
+import { cacheMetrics, type CacheMetrics, type CounterChild } from '@platform/telemetry';
 import type { TupleCondition } from './conditions';
 import type { TupleSource, UsersRead } from './source';
 import type { UserRef } from './tuple';
@@ -31,22 +31,6 @@ const costOf = (e: Entry) => 1 + ('users' in e ? e.users.length : e.points.size)
 /** An entry costing more than this share of the bound is answered but not kept: it would push out many others. */
 const LARGEST_SHARE = 16;
 
-const lookups = new Counter(
-  'authz_tuple_cache_lookups_total',
-  "Lookups of authz's cache of tuples read from the table (table mode, past AUTHZ_MEMORY_TUPLES_MAX), by result (hit, miss).",
-  ['result'],
-);
-const HIT = lookups.child('hit');
-const MISS = lookups.child('miss');
-/** The caches open in this process (one per engine in table mode: one in a served authz). */
-const open = new Set<TupleCache>();
-new Gauge('authz_tuple_cache_tuples', "Tuples held by authz's cache of tuples read from the table (table mode).").source((add) =>
-  add({}, [...open].reduce((n, c) => n + c.size, 0)),
-);
-new Gauge('authz_tuple_cache_max_tuples', "Most tuples authz's cache of tuples read from the table holds (AUTHZ_TUPLE_CACHE_MAX).").source(
-  (add) => add({}, [...open].reduce((n, c) => n + c.maxTuples, 0)),
-);
-
 /**
  * The tuples checks read from the table, kept in a bounded cache (least recently used first out) while the tuples
  * are too many to hold all in memory (MemoryTuples' table mode).
@@ -57,6 +41,8 @@ new Gauge('authz_tuple_cache_max_tuples', "Most tuples authz's cache of tuples r
  * the change).
  */
 export class TupleCache {
+  /** Its name in /metrics (`cache_entries{cache}`, `cache_max_entries`, `cache_lookups_total`, `cache_evictions_total`). */
+  readonly name = 'authz.tuples';
   private readonly entries = new Map<string, Entry>();
   /** Tuples held: the sum of the entries' costs. */
   private cost = 0;
@@ -66,12 +52,23 @@ export class TupleCache {
   /** Reads on their way to the table, and while any is: the version of each key's last eviction. */
   private reading = 0;
   private readonly evictedAt = new Map<string, number>();
+  private readonly metrics: CacheMetrics;
+  private readonly evictedByChange: CounterChild;
+  private readonly evictedBySize: CounterChild;
+  private closed = false;
 
   constructor(
     private readonly table: TupleSource,
     readonly maxTuples: number,
   ) {
-    open.add(this);
+    this.metrics = cacheMetrics(this);
+    this.evictedByChange = this.metrics.evicted('change');
+    this.evictedBySize = this.metrics.evicted('size');
+  }
+
+  /** The bound reported in /metrics: none once closed (a cache left behind by a change of mode). */
+  get maxEntries(): number {
+    return this.closed ? 0 : this.maxTuples;
   }
 
   /** Tuples held now (at most `maxTuples`). */
@@ -88,7 +85,7 @@ export class TupleCache {
   evict(row: TupleRow): void {
     const key = kindKey(row.object_type, row.relation, row.user_type, row.user_relation) + SEP + row.object_id;
     this.version++;
-    this.drop(key);
+    if (this.drop(key)) this.evictedByChange.inc();
     if (this.reading) this.evictedAt.set(key, this.version);
   }
 
@@ -103,7 +100,7 @@ export class TupleCache {
   /** Stops reporting to /metrics (the engine is closed, or left table mode). */
   close(): void {
     this.clear();
-    open.delete(this);
+    this.closed = true;
   }
 
   async readUsers(reads: UsersRead[]): Promise<Map<string, UserRef[]>[]> {
@@ -118,13 +115,13 @@ export class TupleCache {
         for (const objectId of read.objectIds) {
           const entry = this.get(kind + SEP + objectId);
           if (entry && 'users' in entry) {
-            HIT.inc();
+            this.metrics.hit.inc();
             const users = shape.ids ? entry.users.filter((u) => shape.ids!.includes(u.id)) : entry.users;
             this.answer(found[r], read, shape.type, shape.relation, objectId, users);
             continue;
           }
           if (!shape.ids) {
-            MISS.inc();
+            this.metrics.miss.inc();
             miss.objectIds.push(objectId);
             continue;
           }
@@ -132,10 +129,10 @@ export class TupleCache {
           for (const id of shape.ids) {
             const point = entry?.points.get(id);
             if (point !== undefined) {
-              HIT.inc();
+              this.metrics.hit.inc();
               if (point) this.answer(found[r], read, shape.type, shape.relation, objectId, [kept(id, point)]);
             } else {
-              MISS.inc();
+              this.metrics.miss.inc();
               ids.add(id);
               miss.points.add(objectId + SEP + id);
               missed = true;
@@ -240,6 +237,7 @@ export class TupleCache {
         if (costOf(entry) >= this.largest()) {
           entry.points.delete(entry.points.keys().next().value as string);
           this.cost--;
+          this.evictedBySize.inc();
         }
         this.makeRoom(1, key);
         this.cost++;
@@ -267,14 +265,17 @@ export class TupleCache {
         if (oldest === keep) return;
       }
       this.drop(oldest);
+      this.evictedBySize.inc();
     }
   }
 
-  private drop(key: string): void {
+  /** Removes an entry; whether there was one. */
+  private drop(key: string): boolean {
     const entry = this.entries.get(key);
-    if (entry === undefined) return;
+    if (entry === undefined) return false;
     this.entries.delete(key);
     this.cost -= costOf(entry);
+    return true;
   }
 }
 
