@@ -82,15 +82,24 @@ export function startLocalWrite(trx?: Knex.Transaction): () => void {
   return end;
 }
 
-/** The engines' tuples open in this process (one in a served authz; tests open several). */
-const open = new Set<MemoryTuples>();
+/** The engines' tuples open in this process (one in a served authz; tests open several), held weakly. */
+const open = new Set<WeakRef<MemoryTuples>>();
+const sum = (value: (m: MemoryTuples) => number) => {
+  let total = 0;
+  for (const ref of open) {
+    const m = ref.deref();
+    if (m) total += value(m);
+    else open.delete(ref);
+  }
+  return total;
+};
 new Gauge('authz_memory_tuples', 'Tuples authz holds in memory (0 in table mode, or while loading).').source((add) =>
-  add({}, [...open].reduce((n, m) => n + (m.size ?? 0), 0)),
+  add({}, sum((m) => m.size ?? 0)),
 );
 new Gauge(
   'authz_memory_tuples_max',
   'Most tuples authz holds in memory (AUTHZ_MEMORY_TUPLES_MAX); beyond it checks read the table through a bounded cache.',
-).source((add) => add({}, [...open].reduce((n, m) => n + m.maxTuples, 0)));
+).source((add) => add({}, sum((m) => m.maxTuples)));
 
 /**
  * What the tuples are kept as: all of them (`memory`), or, when the table holds more than `maxTuples`, a bounded
@@ -135,13 +144,14 @@ export class MemoryTuples implements TupleSource {
   private timer?: NodeJS.Timeout;
   private lastPrune = 0;
   private readonly options: Required<MemoryTuplesOptions>;
+  private readonly reported = new WeakRef(this);
 
   constructor(
     private readonly store: TupleStore,
     options: MemoryTuplesOptions,
   ) {
     this.options = { ...DEFAULTS, ...options };
-    open.add(this);
+    open.add(this.reported);
   }
 
   /** Loads the tuples (once; again after a failure); resolves when checks are answered from memory or the cache. */
@@ -233,7 +243,8 @@ export class MemoryTuples implements TupleSource {
       const counted = await this.store.countTuples(this.options.maxTuples + 1);
       if (this.state !== state) return;
       if (counted.count > this.options.maxTuples * LOW_WATER) {
-        // Still many: the count is that of the head it was made at; only changes after it count from now on.
+        // Still many: the count is that of the head it was made at; only changes after it count from now on (those
+        // applied meanwhile are lost to the count, which only decides when to count again).
         state.count = counted.count;
         state.countedAt = counted.head;
         return;
@@ -350,7 +361,7 @@ export class MemoryTuples implements TupleSource {
     this.closed = true;
     this.drop();
     if (this.timer) clearInterval(this.timer);
-    open.delete(this);
+    open.delete(this.reported);
   }
 
   /** Resolves once a return from table mode to memory mode under way (if any) is over, loaded or not. */
