@@ -142,7 +142,16 @@ async function replica(mode: 'memory' | 'table', members: number, url: string): 
 function inOwnProcess(mode: 'memory' | 'table', members: number, url: string) {
   const res = spawnSync(
     process.execPath,
-    [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', path.join('bench', 'authz-scale.ts'), '--replica', mode, String(members), url],
+    [
+      require.resolve('tsx/cli'),
+      '--tsconfig',
+      'tsconfig.base.json',
+      path.join('bench', 'authz-scale.ts'),
+      '--replica',
+      mode,
+      String(members),
+      url,
+    ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 2 ** 20 },
   );
   if (res.status !== 0) throw new Error(`the ${mode} replica exited with ${res.status}`);
@@ -163,7 +172,11 @@ async function service(mode: 'memory' | 'table', url: string): Promise<{ startMs
     AUTHZ_MEMORY_TUPLES_MAX: mode === 'table' ? '0' : '100000000',
   };
   const started = performance.now();
-  const child = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, 'dist/apps/authz/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, 'dist/apps/authz/main.js'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const line = await new Promise<string>((resolve, reject) => {
       let rest = '';
@@ -190,7 +203,10 @@ async function main(): Promise<void> {
     return;
   }
   const sizes = (process.argv[2] ?? '10000,100000,1000000').split(',').map(Number);
-  const bundled = spawnSync(process.execPath, [path.join(ROOT, 'deploy/docker/bundle.js'), 'authz'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const bundled = spawnSync(process.execPath, [path.join(ROOT, 'deploy/docker/bundle.js'), 'authz'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (bundled.status !== 0) throw new Error('bundling authz failed');
   const rows = [];
   for (const members of sizes) {
@@ -201,13 +217,16 @@ async function main(): Promise<void> {
     for (const [, sql] of seedSteps(db.schema, members)) await db.knex.raw(sql);
     await db.knex.raw(`vacuum analyze ${db.schema}.tuples`);
     const [{ count }] = (await db.knex.raw(`select count(*)::int as count from ${db.schema}.tuples`)).rows;
-    log(`${members.toLocaleString()} members: seeded ${count.toLocaleString()} tuples in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    log(
+      `${members.toLocaleString()} members: seeded ${count.toLocaleString()} tuples in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     await db.close();
     const memory = inOwnProcess('memory', members, url);
     log(`${members.toLocaleString()} members, memory mode: ${JSON.stringify(memory)}`);
     const table = inOwnProcess('table', members, url);
     log(`${members.toLocaleString()} members, table mode: ${JSON.stringify(table)}`);
-    if (memory.allowed !== table.allowed) throw new Error(`answers differ: ${memory.allowed} allowed from memory, ${table.allowed} from the table`);
+    if (memory.allowed !== table.allowed)
+      throw new Error(`answers differ: ${memory.allowed} allowed from memory, ${table.allowed} from the table`);
     const services = { memory: await service('memory', url), table: await service('table', url) };
     log(`${members.toLocaleString()} members, authz itself: ${JSON.stringify(services)}`);
     rows.push({ members, tuples: count, memory, table, services });

@@ -94,12 +94,20 @@ const sum = (value: (m: MemoryTuples) => number) => {
   return total;
 };
 new Gauge('authz_memory_tuples', 'Tuples authz holds in memory (0 in table mode, or while loading).').source((add) =>
-  add({}, sum((m) => m.size ?? 0)),
+  add(
+    {},
+    sum((m) => m.size ?? 0),
+  ),
 );
 new Gauge(
   'authz_memory_tuples_max',
   'Most tuples authz holds in memory (AUTHZ_MEMORY_TUPLES_MAX); beyond it checks read the table through a bounded cache.',
-).source((add) => add({}, sum((m) => m.maxTuples)));
+).source((add) =>
+  add(
+    {},
+    sum((m) => m.maxTuples),
+  ),
+);
 
 /**
  * What the tuples are kept as: all of them (`memory`), or, when the table holds more than `maxTuples`, a bounded

@@ -27,7 +27,8 @@ const BOUNDED: EmbeddedEngineOptions = { memory: { maxTuples: 10, cacheTuples: 2
 const t = (user: string, relation: string, object: string): Tuple => ({ user, relation, object });
 const can = (engine: EmbeddedEngine, user: string, relation: string, object: string) => engine.check({ user, relation, object });
 /** `count` members of a team. */
-const members = (count: number, team = 'team:big', from = 0) => Array.from({ length: count }, (_, i) => t(`user:u${from + i}`, 'member', team));
+const members = (count: number, team = 'team:big', from = 0) =>
+  Array.from({ length: count }, (_, i) => t(`user:u${from + i}`, 'member', team));
 
 let database: Awaited<ReturnType<typeof openEngineDatabase>>;
 
@@ -152,7 +153,13 @@ describe('table mode', () => {
       }
       expect(cache().size).toBeGreaterThan(10);
       const { body } = await metricsText();
-      const value = (series: string) => Number(body.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1]);
+      const value = (series: string) =>
+        Number(
+          body
+            .split('\n')
+            .find((l) => l.startsWith(`${series} `))
+            ?.split(' ')[1],
+        );
       expect(value('cache_lookups_total{cache="authz.tuples",result="hit"}')).toBeGreaterThan(0);
       expect(value('cache_lookups_total{cache="authz.tuples",result="miss"}')).toBeGreaterThan(0);
       expect(value('cache_evictions_total{cache="authz.tuples",cause="size"}')).toBeGreaterThan(0);
@@ -195,7 +202,8 @@ describe('table mode', () => {
             for (const user of users) {
               const expected = await answer(new CheckResolver(a.model, table), object, relation, user);
               const got = await engine.check({ user, relation, object }).then(String, (err: Error) => err.constructor.name);
-              if (got !== expected) expect({ seed, step, object, relation, user, got }).toEqual({ seed, step, object, relation, user, got: expected });
+              if (got !== expected)
+                expect({ seed, step, object, relation, user, got }).toEqual({ seed, step, object, relation, user, got: expected });
               if (expected === 'true') allowed++;
               compared++;
             }

@@ -159,7 +159,9 @@ export class TupleCache {
       misses.forEach((m, i) => {
         const read = reads[m.r];
         for (const objectId of m.objectIds) {
-          const users: Kept[] = (answered[i].get(objectId) ?? []).map((u) => (u.condition ? { id: u.id, condition: u.condition } : { id: u.id }));
+          const users: Kept[] = (answered[i].get(objectId) ?? []).map((u) =>
+            u.condition ? { id: u.id, condition: u.condition } : { id: u.id },
+          );
           if (!m.ids) {
             this.answer(found[m.r], read, m.type, m.relation, objectId, users);
             this.keepUsers(m.kind + SEP + objectId, users, started);
