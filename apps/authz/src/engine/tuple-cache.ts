@@ -28,6 +28,9 @@ type Entry = { users: Kept[] } | { points: Map<string, Point> };
 
 const costOf = (e: Entry) => 1 + ('users' in e ? e.users.length : e.points.size);
 
+/** Most evictions tracked while table reads are on their way. */
+const MAX_TRACKED = 10_000;
+
 /** An entry costing more than this share of the bound is answered but not kept: it would push out many others. */
 const LARGEST_SHARE = 16;
 
@@ -48,7 +51,8 @@ export class TupleCache {
   private cost = 0;
   /** Numbers the evictions, so a read knows whether one happened while it was on its way. */
   private version = 0;
-  private clearedAt = 0;
+  /** What reads that started before this version found is not kept (a clear, or too many evictions to track). */
+  private keptFrom = 0;
   /** Reads on their way to the table, and while any is: the version of each key's last eviction. */
   private reading = 0;
   private readonly evictedAt = new Map<string, number>();
@@ -86,13 +90,18 @@ export class TupleCache {
     const key = kindKey(row.object_type, row.relation, row.user_type, row.user_relation) + SEP + row.object_id;
     this.version++;
     if (this.drop(key)) this.evictedByChange.inc();
-    if (this.reading) this.evictedAt.set(key, this.version);
+    if (!this.reading) return;
+    // Reads are on their way as long as checks keep coming: past a bound, none of those on their way is kept.
+    if (this.evictedAt.size >= MAX_TRACKED) {
+      this.keptFrom = this.version;
+      this.evictedAt.clear();
+    } else this.evictedAt.set(key, this.version);
   }
 
   /** Forgets everything (a truncate, or a change of mode). */
   clear(): void {
     this.version++;
-    this.clearedAt = this.version;
+    this.keptFrom = this.version;
     this.entries.clear();
     this.cost = 0;
   }
@@ -210,7 +219,7 @@ export class TupleCache {
 
   /** Whether what a read that started at `started` found for `key` may be kept: no change to it was applied since. */
   private current(key: string, started: number): boolean {
-    return this.clearedAt <= started && (this.evictedAt.get(key) ?? 0) <= started;
+    return this.keptFrom <= started && (this.evictedAt.get(key) ?? 0) <= started;
   }
 
   /** Keeps all users of an entry, in place of what was kept of it. */
