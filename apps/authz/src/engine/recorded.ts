@@ -56,7 +56,7 @@ export function recordedSource(source: TupleSource): TupleSource {
   };
 }
 
-/** Runs `write` recording the tuples it writes and deletes; answers its value and them. */
+/** Runs `write` recording the tuples it writes and deletes (read back with `tuplesWritten` before it ends). */
 export async function recordingWrites<T>(write: () => Promise<T>): Promise<T> {
   return writes.run([], write);
 }
