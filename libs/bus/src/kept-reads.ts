@@ -19,7 +19,8 @@ export interface KeptRead {
   /**
    * What an answer is about, for the subjects whose notices name what they changed (`NOTICE_NAMES`): the names a notice
    * of that subject would give (`org:7`, `account:3`), from the request and the answer. Such an answer is dropped only
-   * by a notice naming one of them, or naming everything; for a subject not listed here, by every notice.
+   * by a notice naming one of them, or naming everything; for a subject not listed here, by every notice. The subject
+   * itself as a name means the answer is about anything that subject names (every notice of it drops the answer).
    */
   about?: { readonly [subject: string]: (request: never, answer: never) => readonly string[] };
 }

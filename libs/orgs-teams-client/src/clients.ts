@@ -133,14 +133,18 @@ const org = (id: number | string) => `org:${Number(id)}`;
 const none = () => [];
 
 /**
- * An answer about one organization (its members, a member's permissions, a team with its roles, its mappings), and
- * about the accounts `accounts` names; without `accounts`, any account's change drops it.
+ * An answer about one organization (its members, a member's permissions, a membership, its mappings), and about the
+ * accounts `accounts` names; without `accounts`, any account's change drops it. A request naming no organization
+ * (`orgId` 0: every organization's mappings) is dropped by every notice of either subject.
  */
-const ofOrg = <R extends { orgId: number }>(accounts?: (req: R, answer: never) => readonly string[]): KeptRead['about'] => ({
-  [ORGS_CHANGED]: (req: R) => [org(req.orgId)],
-  [TUPLES_CHANGED]: (req: R) => [org(req.orgId)],
-  ...(accounts && { [ACCOUNTS_CHANGED]: accounts }),
-});
+const ofOrg = <R extends { orgId: number }>(accounts?: (req: R, answer: never) => readonly string[]): KeptRead['about'] => {
+  const named = (subject: string) => (req: R) => (req.orgId ? [org(req.orgId)] : [subject]);
+  return {
+    [ORGS_CHANGED]: named(ORGS_CHANGED),
+    [TUPLES_CHANGED]: named(TUPLES_CHANGED),
+    ...(accounts && { [ACCOUNTS_CHANGED]: accounts }),
+  };
+};
 
 /**
  * An answer about one account's own state (its tokens, sessions, second factor, external identities): its account and
@@ -203,7 +207,15 @@ export const ORGS_TEAMS_READS = {
     // With its roles only (keptOrgsTeams keeps a team without them), until the first of its time-bound roles ends.
     getTeam: {
       ...ORGS_TEAMS_ANSWER,
-      about: ofOrg(none),
+      // By the organization the answer names (a request may leave it 0), and its role assignments (`@team:3`).
+      about: {
+        [ORGS_CHANGED]: (_req: orgsTeamsOrgsV1.GetTeamRequest, team: orgsTeamsOrgsV1.Team) => [org(team.organization?.id ?? 0)],
+        [TUPLES_CHANGED]: (req: orgsTeamsOrgsV1.GetTeamRequest, team: orgsTeamsOrgsV1.Team) => [
+          org(team.organization?.id ?? 0),
+          `@team:${Number(req.teamId)}`,
+        ],
+        [ACCOUNTS_CHANGED]: none,
+      },
       keep: (req: orgsTeamsOrgsV1.GetTeamRequest) => req.withRoles,
       ttlMs: (team) => untilFirst(Object.values((team as orgsTeamsOrgsV1.Team).roleUntil ?? {})),
     },

@@ -267,6 +267,7 @@ describe("orgs-teams' other kept reads, by what they are about", () => {
     return {
       asked,
       organizations: {
+        getTeam: async (q: orgsTeamsOrgsV1.GetTeamRequest) => (asked.push(`team ${q.teamId} with roles`), team(q.teamId, 7, 'ops')),
         listMembers: async (q: orgsTeamsOrgsV1.ListMembersRequest) => (
           asked.push(`members of ${q.orgId}`),
           orgsTeamsOrgsV1.ListMembersResponse.fromPartial({ members: of(q.orgId), total: 2 })
@@ -326,6 +327,27 @@ describe("orgs-teams' other kept reads, by what they are about", () => {
       await clients.identity.listTokens({ userId: 71 });
     }
     expect(app.asked).toEqual(['tokens of 71', 'tokens of 71', 'tokens of 71']);
+    await stop();
+  });
+
+  it('drops a team with its roles, asked without its organization, on a notice naming the organization the answer names', async () => {
+    const app = members();
+    const services = { orgTokens: {}, claims: {}, siteSettings: {}, avatars: {}, audit: {}, serviceAccounts: {}, ...app };
+    const { clients, readModel } = keptServiceReads(services, ORGS_TEAMS_READS as never, { name: 'test.about', ttlMs: 60_000 });
+    const bus = new LaterBus();
+    const stop = await readModel.follow(bus);
+    const read = () => clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: true });
+    await read();
+    await bus.notify(ORGS_CHANGED, { orgIds: [8] });
+    await bus.notify(TUPLES_CHANGED, { tags: ['role:80', 'role:*', '@team:80'], orgs: [8] });
+    await read();
+    expect(app.asked).toEqual(['team 3 with roles']);
+    // A role assigned to it (the notice names the team's tuples as a user, and its organization).
+    await bus.notify(TUPLES_CHANGED, { tags: ['role:70', 'role:*', '@team:3'], orgs: [7] });
+    await read();
+    await bus.notify(ORGS_CHANGED, { orgIds: [7] });
+    await read();
+    expect(app.asked).toEqual(['team 3 with roles', 'team 3 with roles', 'team 3 with roles']);
     await stop();
   });
 });
