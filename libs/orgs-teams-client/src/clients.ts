@@ -237,7 +237,13 @@ export const ORGS_TEAMS_READS = {
     },
     listOrgs: ORGS_TEAMS_ANSWER,
     listUserOrgs: ORGS_TEAMS_ANSWER,
-    getOrgPermissions: { ...ORGS_TEAMS_ANSWER, about: ofOrg((req: orgsTeamsOrgsV1.GetOrgPermissionsRequest) => [account(req.userId)]) },
+    getOrgPermissions: {
+      ...ORGS_TEAMS_ANSWER,
+      about: ofOrg((req: orgsTeamsOrgsV1.GetOrgPermissionsRequest) =>
+        // Asked by login, the account is not known until answered: any account's change drops it.
+        req.userId ? [account(req.userId)] : [ACCOUNTS_CHANGED],
+      ),
+    },
     // Teams of a user across organizations, with their custom roles (tuples): ORGS_TEAMS_ANSWER's notices.
     listUserTeams: ORGS_TEAMS_ANSWER,
   },
