@@ -11,7 +11,7 @@ import {
   type OrgsTeamsOtherChanged,
   type SignInChanged,
 } from '@platform/bus';
-import { statementWrite, type Database, type EffectHandler } from '@platform/db';
+import { statementWrites, type Database, type EffectHandler } from '@platform/db';
 import { announcingWrites, type Logger, type ServiceBinding } from '@platform/service-kit';
 
 /*
@@ -103,12 +103,11 @@ export class Changes {
 
   /** Notes a statement run for this change (the collector's knex listener). */
   statement(sql: string): void {
-    const write = statementWrite(sql);
-    if (!write) return;
-    const { schema, table } = write;
-    // Another service's schema (apps sharing the embedded database, calls in the same process): its owner announces it.
-    if (schema === undefined || table === undefined) this.written.add(UNKNOWN_TABLE);
-    else if (schema === this.schema) this.written.add(table);
+    for (const { schema, table } of statementWrites(sql)) {
+      // Another service's schema (apps sharing the embedded database, calls in the same process): its owner announces it.
+      if (schema === undefined || table === undefined) this.written.add(UNKNOWN_TABLE);
+      else if (schema === this.schema) this.written.add(table);
+    }
   }
 
   /**

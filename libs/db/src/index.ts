@@ -4,13 +4,14 @@ export { preparedRows } from './prepared';
 export { StaticMigrationSource, type Migration } from './migration';
 export { unixSeconds } from './time';
 export { announcingBackgroundWrites, writesDuring } from './writes-during';
-export { statementWrite } from './statement-write';
+export { statementWrite, statementWrites } from './statement-write';
 export { LeaseQueue, backoffMs, type Backoff, type HeldRow, type LeaseQueueOptions } from './lease-queue';
 export {
   Outbox,
   outboxMigration,
   type EffectHandler,
   type EffectContext,
+  type AppliedAs,
   type StageEffect,
   type OutboxOptions,
   type RunOptions,

@@ -20,7 +20,7 @@ import type { Migration } from './migration';
  * after the rows are put back, it converges to them).
  */
 export interface EffectHandler<P = any> {
-  apply(payload: P, ctx: EffectContext): Promise<void>;
+  apply(payload: P, ctx: EffectContext, applied?: AppliedAs): Promise<void>;
   invert?(payload: P): P;
 }
 
@@ -32,6 +32,17 @@ export interface EffectContext {
   requestId?: string;
   deadline?: Date;
   signal?: AbortSignal;
+}
+
+/** How an effect is being applied. */
+export interface AppliedAs {
+  /**
+   * By the change that staged it, right after its commit: the rows are as the change left them unless another change
+   * moved them since, so the effect may start from what the change staged instead of reading the rows first (it must
+   * still read them after, as another change may have moved them). Never so for the relay, which applies an entry at
+   * any later time.
+   */
+  afterCommit: boolean;
 }
 
 /** Records an effect of the running change; the change's effects are applied in order once it commits. */
@@ -84,6 +95,8 @@ interface Entry {
 }
 
 const TABLE = 'outbox';
+const AFTER_COMMIT: AppliedAs = { afterCommit: true };
+const LATER: AppliedAs = { afterCommit: false };
 /** Set only by tests that kill the process between the commit and the effects (docs/testing.md). */
 const FAULT = process.env.PLATFORM_TEST_FAULT;
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -168,28 +181,33 @@ export class Outbox {
   async run<T>(change: (trx: Knex.Transaction, stage: StageEffect) => Promise<T>, opts: RunOptions<T> = {}): Promise<T> {
     const owner = this.ownerOf(await this.hold());
     const effects: Effect[] = [];
-    const { result, id } = await this.db.transaction(async (trx) => {
+    const { result, id, stored } = await this.db.transaction(async (trx) => {
       const result = await change(trx, (kind, payload) => {
         const handler = this.handlers[kind];
         if (!handler) throw new Error(`no outbox handler for ${kind}`);
         if (opts.undo && !handler.invert) throw new Error(`effect ${kind} cannot be undone, so a change with an undo cannot stage it`);
         effects.push({ kind, payload });
       });
-      return { result, id: effects.length ? await this.insert(trx, effects, owner) : undefined };
+      if (!effects.length) return { result, id: undefined, stored: [] };
+      // Applied as they are stored (JSON), so an effect sees the same payload now as the relay would later.
+      const json = JSON.stringify(effects);
+      return { result, id: await this.insert(trx, json, owner), stored: JSON.parse(json) as Effect[] };
     });
     if (id === undefined) return result;
     if (FAULT === 'outbox-after-commit') process.kill(process.pid, 'SIGKILL');
 
     if (opts.detach && !opts.undo) {
       // Not for the call: its deadline or cancellation must not cut an effect the caller no longer waits for.
-      this.applyOwned(id, owner, undefined).catch(() =>
+      this.apply({ id, effects: stored, attempts: 0 }, owner, undefined, undefined, AFTER_COMMIT).catch(() =>
         this.opts.log?.warn({ entry: id }, 'an effect of a committed change failed; the outbox relay will complete it'),
       );
       return result;
     }
     const progress = { applied: 0 };
     try {
-      await this.applyOwned(id, owner, opts.call, progress);
+      // The entry was written by this very transaction and leased to this run for longer than any attempt: its effects
+      // are the ones in hand, and no one else may have applied or taken it, so it is not read back first.
+      await this.apply({ id, effects: stored, attempts: 0 }, owner, opts.call, progress, AFTER_COMMIT);
       return result;
     } catch (err) {
       if (!opts.undo) {
@@ -344,10 +362,10 @@ export class Outbox {
     return gone;
   }
 
-  private async insert(trx: Knex.Transaction, effects: Effect[], owner: string): Promise<number> {
+  private async insert(trx: Knex.Transaction, effects: string, owner: string): Promise<number> {
     const [row] = await this.db
       .table(TABLE, trx)
-      .insert({ effects: JSON.stringify(effects), ...this.queue.leased(owner) })
+      .insert({ effects, ...this.queue.leased(owner) })
       .returning('id');
     return row.id;
   }
@@ -358,10 +376,16 @@ export class Outbox {
   }
 
   /** Applies an entry's effects in order (each idempotent, so a retry starts over) and deletes it. */
-  private async apply(entry: Entry, owner: string, call: EffectContext | undefined, progress = { applied: 0 }): Promise<void> {
+  private async apply(
+    entry: Entry,
+    owner: string,
+    call: EffectContext | undefined,
+    progress = { applied: 0 },
+    applied: AppliedAs = LATER,
+  ): Promise<void> {
     try {
       for (const effect of entry.effects) {
-        await this.handlers[effect.kind].apply(effect.payload, call ?? {});
+        await this.handlers[effect.kind].apply(effect.payload, call ?? {}, applied);
         progress.applied += 1;
       }
     } catch (err) {
@@ -419,7 +443,7 @@ export class Outbox {
         await undo(trx, result);
         const ids: number[] = [];
         for (const e of [...touched].reverse())
-          ids.push(await this.insert(trx, [{ kind: e.kind, payload: this.handlers[e.kind].invert!(e.payload) }], owner));
+          ids.push(await this.insert(trx, JSON.stringify([{ kind: e.kind, payload: this.handlers[e.kind].invert!(e.payload) }]), owner));
         return ids;
       });
       for (const inverse of inverses) await this.applyOwned(inverse, owner, call).catch(() => undefined);

@@ -147,6 +147,8 @@ export class MemoryTuples implements TupleSource {
   private closed = false;
   private inFlight?: Promise<void>;
   private queued?: Promise<void>;
+  /** A write of this process committed since the log was last read (catchUpIfLoaded). */
+  private headMoved = false;
   /** `localWrites.started` as of the last catch-up that began with no local write open. */
   private seenWrites = -1;
   private timer?: NodeJS.Timeout;
@@ -207,7 +209,10 @@ export class MemoryTuples implements TupleSource {
 
   /** catchUp, when the tuples are loaded (a write's commit; nothing to apply before). */
   catchUpIfLoaded(): Promise<void> {
-    return this.state ? this.catchUp() : Promise.resolve();
+    if (!this.state) return Promise.resolve();
+    // The log's head moved with the write: the next read goes straight for the changes, not the head alone first.
+    this.headMoved = true;
+    return this.catchUp();
   }
 
   private send(): Promise<void> {
@@ -224,7 +229,9 @@ export class MemoryTuples implements TupleSource {
     const writes = localWrites.started;
     const open = localWrites.open;
     const from = this.applied;
-    const { head, pruned, changes, complete } = await this.store.readChanges(from, this.options.maxChanges);
+    const moved = this.headMoved;
+    this.headMoved = false;
+    const { head, pruned, changes, complete } = await this.store.readChanges(from, this.options.maxChanges, moved);
     if (this.state !== state) return;
     if (pruned > from || !complete) {
       // Behind the pruned part of the log, or too far behind to replay: load (or count) again.

@@ -175,12 +175,15 @@ export class TupleStore implements TupleSource {
    * The usual answer is "nothing new", so it is found by the smallest statement there is: the head row. Only
    * when the head moved do more statements follow: the head again with the first few changes (one snapshot),
    * then, when more wait, the rest up to that head; every change up to a head was committed before it, so the
-   * later statement sees them all, unless a prune removed some meanwhile, which it tells.
+   * later statement sees them all, unless a prune removed some meanwhile, which it tells. `headMoved` (a write was
+   * committed since the last read) skips the head alone: the changes are most likely there.
    */
-  async readChanges(after: number, limit: number): Promise<ChangesHead & { changes: TupleChange[]; complete: boolean }> {
-    const now = await this.readHead();
-    // A head behind `after` belongs to another history (the log was recreated): not complete, so memory reloads.
-    if (now.head <= after || now.pruned > after) return { ...now, changes: [], complete: now.head === after };
+  async readChanges(after: number, limit: number, headMoved = false): Promise<ChangesHead & { changes: TupleChange[]; complete: boolean }> {
+    if (!headMoved) {
+      const now = await this.readHead();
+      // A head behind `after` belongs to another history (the log was recreated): not complete, so memory reloads.
+      if (now.head <= after || now.pruned > after) return { ...now, changes: [], complete: now.head === after };
+    }
     const tuple = 'object_type, object_id, relation, user_type, user_id, user_relation, condition_name, condition_context';
     const first = Math.min(limit, FIRST_CHANGES);
     // Both parts are small plans (no join, a small limit): a large estimate would have Postgres compile (JIT) them.
@@ -193,6 +196,8 @@ export class TupleStore implements TupleSource {
     );
     const top = rows.find((r) => r.op === null)!;
     const head = { head: top.seq, pruned: top.pruned! };
+    // As for the head read alone: nothing new, or another history.
+    if (head.head <= after || head.pruned > after) return { ...head, changes: [], complete: head.head === after };
     let changes = rows.filter((r) => r.op !== null) as TupleChange[];
     let pruned = head.pruned;
     if (changes.length > first && first < limit) {
@@ -235,30 +240,42 @@ export class TupleStore implements TupleSource {
 
   /** Applies deletes then writes in one transaction; a missing delete or an existing write aborts it all. */
   async write(writes: ParsedTuple[], deletes: ParsedTuple[], opts: WriteOptions = {}): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      for (const part of chunks(deletes.map(toRow), CHUNK)) {
-        const gone: TupleRow[] = await this.db
-          .table(TUPLES_TABLE, trx)
-          .whereIn([...KEY_COLUMNS], part.map(keyValues))
-          .del([...KEY_COLUMNS]);
-        if (gone.length < part.length && !opts.idempotent) {
-          const missing = part.find((r) => !gone.some((g) => sameRow(g, r)))!;
-          throw new TupleConflictError(`cannot delete a tuple which does not exist: ${describe(missing)}`);
-        }
+    // An idempotent write of one statement (no more than a chunk of writes or of deletes, not both) is atomic by itself:
+    // it refuses nothing, so nothing of it ever needs undoing, and it goes without a transaction around it.
+    const single = opts.idempotent && (writes.length === 0 || deletes.length === 0) && writes.length + deletes.length <= CHUNK;
+    if (single) return this.writeWithin(undefined, writes, deletes, opts);
+    await this.db.transaction((trx) => this.writeWithin(trx, writes, deletes, opts));
+  }
+
+  /** The statements of a write, in `trx` when it needs one. */
+  private async writeWithin(
+    trx: Knex.Transaction | undefined,
+    writes: ParsedTuple[],
+    deletes: ParsedTuple[],
+    opts: WriteOptions,
+  ): Promise<void> {
+    for (const part of chunks(deletes.map(toRow), CHUNK)) {
+      const gone: TupleRow[] = await this.db
+        .table(TUPLES_TABLE, trx)
+        .whereIn([...KEY_COLUMNS], part.map(keyValues))
+        .del([...KEY_COLUMNS]);
+      if (gone.length < part.length && !opts.idempotent) {
+        const missing = part.find((r) => !gone.some((g) => sameRow(g, r)))!;
+        throw new TupleConflictError(`cannot delete a tuple which does not exist: ${describe(missing)}`);
       }
-      for (const part of chunks(writes.map(toRow), CHUNK)) {
-        const added: TupleRow[] = await this.db
-          .table(TUPLES_TABLE, trx)
-          .insert(part)
-          .onConflict([...KEY_COLUMNS])
-          .ignore()
-          .returning([...KEY_COLUMNS]);
-        if (added.length < part.length && !opts.idempotent) {
-          const existing = part.find((r) => !added.some((a) => sameRow(a, r)))!;
-          throw new TupleConflictError(`cannot write a tuple which already exists: ${describe(existing)}`);
-        }
+    }
+    for (const part of chunks(writes.map(toRow), CHUNK)) {
+      const added: TupleRow[] = await this.db
+        .table(TUPLES_TABLE, trx)
+        .insert(part)
+        .onConflict([...KEY_COLUMNS])
+        .ignore()
+        .returning([...KEY_COLUMNS]);
+      if (added.length < part.length && !opts.idempotent) {
+        const existing = part.find((r) => !added.some((a) => sameRow(a, r)))!;
+        throw new TupleConflictError(`cannot write a tuple which already exists: ${describe(existing)}`);
       }
-    });
+    }
   }
 
   /** Stored tuples matching the (already parsed) filter fields, in key order. */

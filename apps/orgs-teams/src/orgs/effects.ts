@@ -13,6 +13,11 @@ import { tuplesCalledFor } from './tuples';
 export interface TupleChange {
   /** The tuples the change touched; each is written or deleted as the rows call for when applied. */
   tuples: Tuple[];
+  /**
+   * The change left rows that call for every one of these tuples (a create, an add). Applied right after its commit, the
+   * tuples are written without reading the rows first; they are read after the write all the same (reconcileTuples).
+   */
+  calledFor?: true;
 }
 
 /**
@@ -38,9 +43,12 @@ export const EFFECT = {
   clusterConnection: CLUSTER_CONNECTION_EFFECT,
 } as const;
 
-/** Stages bringing these tuples in line with the rows, once the change committed (nothing when none). */
-export function stageTuples(stage: StageEffect, tuples: Tuple[]): void {
-  if (tuples.length) stage(EFFECT.tuples, { tuples } satisfies TupleChange);
+/**
+ * Stages bringing these tuples in line with the rows, once the change committed (nothing when none); `calledFor` when
+ * the change's rows call for every one of them (TupleChange).
+ */
+export function stageTuples(stage: StageEffect, tuples: Tuple[], calledFor?: { calledFor: true }): void {
+  if (tuples.length) stage(EFFECT.tuples, { tuples, ...calledFor } satisfies TupleChange);
 }
 
 /** Stages replacing a team's custom roles (nothing when they stay the same). */
@@ -66,7 +74,7 @@ export function orgEffects(
   clusters: ClusterConnections,
 ): Record<string, EffectHandler> {
   const tuples: EffectHandler<TupleChange> = {
-    apply: (c, call) => reconcileTuples(db, authz, c.tuples, call, tuplesCalledFor),
+    apply: (c, call, applied) => reconcileTuples(db, authz, c.tuples, call, tuplesCalledFor, applied?.afterCommit && c.calledFor),
     // Applied again after an undo put the rows back, it brings the tuples back in line with them.
     invert: (c) => c,
   };
@@ -100,6 +108,8 @@ const RECONCILE_ROUNDS = 5;
  * Writes the tuples the rows call for (`calledFor` reads which) and deletes the others, then reads the rows again:
  * when another change moved them meanwhile, its own write may have landed before ours, so we go again until they
  * hold still. Whichever reconcile writes last has read the newest rows, so the tuples end matching them.
+ * `allCalledFor`: the change applying this right after its commit left rows calling for every tuple, so the first
+ * round writes them all without reading the rows (the read after the write still tells whether another change moved them).
  */
 export async function reconcileTuples(
   db: Database,
@@ -107,9 +117,10 @@ export async function reconcileTuples(
   touched: Tuple[],
   call: EffectContext,
   calledFor: (db: Database, tuples: Tuple[]) => Promise<Set<string>>,
+  allCalledFor?: boolean,
 ): Promise<void> {
   const tuples = [...new Map(touched.map((t) => [tupleKey(t), t])).values()];
-  let called = await calledFor(db, tuples);
+  let called = allCalledFor ? new Set(tuples.map(tupleKey)) : await calledFor(db, tuples);
   for (let round = 0; round < RECONCILE_ROUNDS; round++) {
     const writes = tuples.filter((t) => called.has(tupleKey(t)));
     const deletes = tuples.filter((t) => !called.has(tupleKey(t)));

@@ -4,6 +4,7 @@ import { InputError, NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
 import { pageOfQuery, type Page, type Paged } from './paging';
+import type { TeamRow } from './rows';
 
 /** A user account as memberships need it. */
 export interface AccountRef {
@@ -52,17 +53,34 @@ export class MembersStore {
    * A user or a service account (with the organization it belongs to: null for a site-wide one), in the one read
    * `user` makes; an organization is refused as `user` refuses it.
    */
-  async person(ref: { id?: number; login?: string }): Promise<AccountRef & { service_account_org_id: number | string | null }> {
+  async person(ref: { id?: number; login?: string }): Promise<PersonRow> {
     const q = this.db.table('accounts');
-    const columns = ['id', 'type', 'login', 'is_admin', 'service_account_org_id'];
     const row = ref.id
-      ? await q.where({ id: ref.id }).first(columns)
+      ? await q.where({ id: ref.id }).first(PERSON_COLUMNS)
       : ref.login
-        ? await q.where({ lower_login: ref.login.toLowerCase() }).first(columns)
+        ? await q.where({ lower_login: ref.login.toLowerCase() }).first(PERSON_COLUMNS)
         : undefined;
-    if (!row) throw new NotFoundError(`user ${ref.login || ref.id} does not exist`);
-    if (row.type === ACCOUNT_TYPE.organization) throw new InputError(`${row.login} is an organization, not a user`);
-    return row;
+    return checkPerson(row, ref);
+  }
+
+  /**
+   * The team row (undefined when there is none) and the user `ref` names, as `user` answers it, read in one statement;
+   * the user's refusals (404, 400) only once the team is there, as reading the team first, then the user, would.
+   */
+  async teamAndUser(teamId: number, ref: { id?: number; login?: string }): Promise<{ team?: TeamRow; user?: AccountRef }> {
+    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const by = ref.id ? ['a.id = ?', ref.id] : ref.login ? ['a.lower_login = ?', ref.login.toLowerCase()] : ['false', undefined];
+    const { rows } = await this.db.knex.raw<{ rows: (TeamRow & Record<`a_${(typeof PERSON_COLUMNS)[number]}`, unknown>)[] }>(
+      `select t.*, ${PERSON_COLUMNS.map((c) => `a.${c} as a_${c}`).join(', ')} from (select 1) as one` +
+        ` left join ${t('teams')} as t on t.id = ? left join ${t('accounts')} as a on ${by[0]}`,
+      by[1] === undefined ? [teamId] : [teamId, by[1]],
+    );
+    const { a_id, a_type, a_login, a_is_admin, a_service_account_org_id, ...team } = rows[0];
+    if (team.id === null) return {};
+    const person = a_id === null ? undefined : { id: a_id, type: a_type, login: a_login, is_admin: a_is_admin, service_account_org_id: a_service_account_org_id };
+    const user = checkPerson(person as PersonRow | undefined, ref);
+    if (user.type === ACCOUNT_TYPE.serviceAccount) throw notAUser(user);
+    return { team: team as TeamRow, user };
   }
 
   /** Whether an account (a user, or a site-wide service account) is a site admin (the flag mirrors the site#admin tuple). */
@@ -202,6 +220,22 @@ export class MembersStore {
     return inserted.length > 0;
   }
 
+  /**
+   * Adds a user to a team and, when that is new, to the team's organization (privately), in one statement: whether each
+   * was new. ON CONFLICT, as joinTeam: of two concurrent adds of one user, the one that inserts nothing finds a member.
+   */
+  async joinTeamAndOrg(membership: TeamMembership, trx: Knex.Transaction): Promise<{ joinedTeam: boolean; joinedOrg: boolean }> {
+    changed.orgs([membership.org_id]);
+    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const { rows } = await trx.raw<{ rows: { team: number; org: number }[] }>(
+      `with team as (insert into ${t('team_users')} (team_id, org_id, uid) values (?, ?, ?) on conflict (team_id, uid) do nothing returning org_id, uid),` +
+        ` org as (insert into ${t('org_users')} (org_id, uid, is_public) select org_id, uid, false from team on conflict (org_id, uid) do nothing returning uid)` +
+        ` select (select count(*) from team)::int as team, (select count(*) from org)::int as org`,
+      [membership.team_id, membership.org_id, membership.uid],
+    );
+    return { joinedTeam: rows[0].team > 0, joinedOrg: rows[0].org > 0 };
+  }
+
   /** Puts team memberships back as they were. */
   async insertTeamMemberships(rows: TeamMembership[], trx?: Knex.Transaction): Promise<void> {
     changed.orgs(rows.map((r) => r.org_id));
@@ -224,6 +258,17 @@ export class MembersStore {
     changed.orgs([orgId]);
     await this.db.table('team_users', trx).where({ org_id: orgId, uid }).whereIn('team_id', teamIds).delete();
   }
+}
+
+/** A user or a service account, with the organization a service account belongs to (null for a site-wide one). */
+type PersonRow = AccountRef & { service_account_org_id: number | string | null };
+const PERSON_COLUMNS = ['id', 'type', 'login', 'is_admin', 'service_account_org_id'] as const;
+
+/** The account `ref` named, as a person: 404 when none, 400 for an organization. */
+function checkPerson(row: PersonRow | undefined, ref: { id?: number; login?: string }): PersonRow {
+  if (!row) throw new NotFoundError(`user ${ref.login || ref.id} does not exist`);
+  if (row.type === ACCOUNT_TYPE.organization) throw new InputError(`${row.login} is an organization, not a user`);
+  return row;
 }
 
 /** The refusal of a service account where a user is asked for. */

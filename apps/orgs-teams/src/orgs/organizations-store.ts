@@ -6,6 +6,7 @@ import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgCache } from './org-cache';
 import { pageOfQuery, type Page, type Paged } from './paging';
 import type { OrgRow } from './rows';
+import type { TeamFields } from './teams-store';
 
 /** Who lists organizations: 0 for an anonymous caller; site admins see every organization. */
 export interface Viewer {
@@ -32,6 +33,17 @@ const ORG_COLUMNS = [
 
 /** What a create or an edit writes of an organization besides its name. */
 export type OrgFields = Pick<OrgRow, 'full_name' | 'description' | 'website' | 'location' | 'manager_endpoint' | 'visibility' | 'email'>;
+
+/** The columns of OrgFields, in the order a create writes them. */
+const ORG_FIELD_COLUMNS: readonly (keyof OrgFields)[] = [
+  'full_name',
+  'description',
+  'website',
+  'location',
+  'manager_endpoint',
+  'visibility',
+  'email',
+];
 
 /** The rows of organizations: accounts of type organization (identity.accounts). Every method takes an optional transaction. */
 export class OrganizationsStore {
@@ -130,11 +142,63 @@ export class OrganizationsStore {
     return row;
   }
 
+  /**
+   * Creates an organization with its owner team and the creator in both, in one statement: none of it when the creator
+   * is not a user (undefined then; the caller tells why). A taken name is the unique violation of the account's insert.
+   */
+  async insertOwned(
+    login: string,
+    fields: OrgFields,
+    ownerTeam: Omit<TeamFields, 'units'>,
+    creatorId: number,
+    trx: Knex.Transaction,
+  ): Promise<{ org: OrgRow; ownerTeamId: number } | undefined> {
+    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const { rows } = await trx.raw<{ rows: (OrgRow & { owner_team_id: number })[] }>(
+      `with org as (insert into ${t('accounts')} (type, login, lower_login, ${ORG_FIELD_COLUMNS.join(', ')})` +
+        ` select ?, ?, ?, ${ORG_FIELD_COLUMNS.map(() => '?').join(', ')}` +
+        ` where exists (select 1 from ${t('accounts')} where id = ? and type = ?) returning ${ORG_COLUMNS.join(', ')}),` +
+        ` team as (insert into ${t('teams')} (org_id, name, lower_name, description, permission, type)` +
+        ` select id, ?, ?, ?, ?, ? from org returning id),` +
+        ` team_member as (insert into ${t('team_users')} (team_id, org_id, uid) select team.id, org.id, ? from team, org returning uid),` +
+        ` org_member as (insert into ${t('org_users')} (org_id, uid, is_public) select org.id, ?, false from org returning uid)` +
+        ` select org.*, team.id as owner_team_id from org, team`,
+      [
+        ACCOUNT_TYPE.organization,
+        login,
+        login.toLowerCase(),
+        ...ORG_FIELD_COLUMNS.map((c) => fields[c]),
+        creatorId,
+        ACCOUNT_TYPE.user,
+        ownerTeam.name,
+        ownerTeam.name.toLowerCase(),
+        ownerTeam.description,
+        ownerTeam.permission,
+        ownerTeam.type,
+        creatorId,
+        creatorId,
+      ],
+    );
+    if (!rows.length) return undefined;
+    const { owner_team_id: ownerTeamId, ...org } = rows[0];
+    changed.orgs([org.id]);
+    return { org, ownerTeamId };
+  }
+
   /** Changes an organization (its call announces it). */
   async update(id: number, changes: Partial<OrgFields>, trx?: Knex.Transaction): Promise<void> {
     this.cache?.evict(id);
     changed.orgs([id]);
     await this.db.table('accounts', trx).where({ id }).update(changes);
+  }
+
+  /** Changes an organization (its call announces it) and answers it as changed; 404 when there is none. */
+  async edit(id: number, changes: Partial<OrgFields>): Promise<OrgRow> {
+    this.cache?.evict(id);
+    changed.orgs([id]);
+    const [row] = await this.organizations().where({ id }).update(changes).returning(ORG_COLUMNS);
+    if (!row) throw new NotFoundError(`organization ${id} does not exist`);
+    return row;
   }
 
   /** Deletes the organization; its teams, memberships and avatar row go with it (on delete cascade). */

@@ -24,6 +24,9 @@ const TEAM_LEVELS: Record<string, number> = { none: 0, read: 1, custom: 1, write
 /** The type the owner team gets: it spans the whole organization. */
 const OWNER_TEAM_TYPE = 'general';
 
+/** Nothing was created: the creator is not a user (which `MembersStore.user` tells apart). */
+class CreatorNotAUser extends Error {}
+
 /** Organizations: create (with the owner team), read as a viewer may, edit, delete. */
 export class Organizations {
   private readonly organizations: OrganizationsStore;
@@ -46,13 +49,12 @@ export class Organizations {
       throw new ValidationError(`username: ${description}`, [{ field: 'username', description }]);
     }
     const visibility = requestedVisibility(req.orgType, req.visibility) ?? 0;
-    const creator = await this.members.user({ id: req.creatorId });
-    if (await this.organizations.nameTaken(req.username)) throw new ConflictError(`the name ${req.username} is already taken`);
-
+    // Neither the creator nor the name is read first: the one statement that writes the rows inserts nothing for a
+    // creator who is not a user (read then, to tell why), and a taken name is its unique violation.
     const created = await this.orgs.outbox
       .run(
         async (trx, stage) => {
-          const org = await this.organizations.insert(
+          const owned = await this.organizations.insertOwned(
             req.username,
             {
               full_name: req.fullName,
@@ -63,36 +65,30 @@ export class Organizations {
               visibility,
               email: req.email ?? '',
             },
+            { name: OWNER_TEAM_NAME, description: 'Owners of the organization', permission: OWNER_PERMISSION, type: OWNER_TEAM_TYPE },
+            req.creatorId,
             trx,
           );
-          const team = await this.teams.insert(
-            org.id,
-            {
-              name: OWNER_TEAM_NAME,
-              description: 'Owners of the organization',
-              permission: OWNER_PERMISSION,
-              type: OWNER_TEAM_TYPE,
-              units: null,
-            },
-            trx,
+          if (!owned) throw new CreatorNotAUser();
+          const { org, ownerTeamId } = owned;
+          stageTuples(
+            stage,
+            [orgOnSite(org.id), ...teamOfOrg(org.id, ownerTeamId), ownerTeamOfOrg(org.id, ownerTeamId), teamMember(ownerTeamId, req.creatorId)],
+            { calledFor: true },
           );
-          await this.members.joinTeam({ team_id: team.id, org_id: org.id, uid: creator.id }, trx);
-          await this.members.joinOrg(org.id, creator.id, trx);
-          stageTuples(stage, [
-            orgOnSite(org.id),
-            ...teamOfOrg(org.id, team.id),
-            ownerTeamOfOrg(org.id, team.id),
-            teamMember(team.id, creator.id),
-          ]);
           return org;
         },
         // Teams and memberships go with the account (on delete cascade).
         { call: ctx, undo: (trx, org) => this.organizations.delete(org.id, trx) },
       )
-      .catch((err) => {
+      .catch(async (err) => {
         // An undone creation had committed, so a read may have kept it meanwhile: its insert recorded it, so the call's
         // announcement (changes.ts) tells the readers, failed or not.
         if (isUniqueViolation(err)) throw new ConflictError(`the name ${req.username} is already taken`);
+        if (err instanceof CreatorNotAUser) {
+          await this.members.user({ id: req.creatorId });
+          throw new NotFoundError(`user ${req.creatorId} does not exist`);
+        }
         throw err;
       });
     return toOrganization(created);
@@ -161,7 +157,6 @@ export class Organizations {
 
   /** Changes the supplied fields. */
   async edit(req: orgsTeamsOrgsV1.EditOrgRequest): Promise<orgsTeamsOrgsV1.Organization> {
-    await this.organizations.get(req.orgId);
     const changes: Partial<OrgFields> = {};
     if (req.fullName !== undefined) changes.full_name = req.fullName;
     if (req.description !== undefined) changes.description = req.description;
@@ -171,7 +166,8 @@ export class Organizations {
     if (req.email !== undefined) changes.email = req.email;
     const visibility = requestedVisibility(req.orgType, req.visibility);
     if (visibility !== undefined) changes.visibility = visibility;
-    if (Object.keys(changes).length > 0) await this.organizations.update(req.orgId, changes);
+    // The update answers the row it changed: neither read before (404 when it changed none) nor after.
+    if (Object.keys(changes).length > 0) return toOrganization(await this.organizations.edit(req.orgId, changes));
     return toOrganization(await this.organizations.get(req.orgId));
   }
 

@@ -50,15 +50,16 @@ export class TeamMembers {
    * refuses, a user this call added leaves the team again and the refusal is the answer.
    */
   async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, ctx: CallContext): Promise<boolean> {
-    const team = await this.teams.row(req.teamId);
-    const user = await this.members.user({ id: req.userId, login: req.username });
+    const { team, user } = await this.members.teamAndUser(req.teamId, { id: req.userId, login: req.username });
+    if (!team || !user) throw new NotFoundError(`team ${req.teamId} does not exist`);
     const connection = team.permission === OWNER_PERMISSION ? req.clusterConnection : undefined;
     const { added } = await this.orgs.outbox.run(
       async (trx, stage) => {
         let added: { joinedOrg: boolean } | undefined;
-        if (await this.members.joinTeam({ team_id: team.id, org_id: team.org_id, uid: user.id }, trx)) {
-          added = { joinedOrg: await this.members.joinOrg(team.org_id, user.id, trx) };
-          stageTuples(stage, [teamMember(team.id, user.id)]);
+        const joined = await this.members.joinTeamAndOrg({ team_id: team.id, org_id: team.org_id, uid: user.id }, trx);
+        if (joined.joinedTeam) {
+          added = { joinedOrg: joined.joinedOrg };
+          stageTuples(stage, [teamMember(team.id, user.id)], { calledFor: true });
         } else if (req.conflictIfMember) {
           throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
         }

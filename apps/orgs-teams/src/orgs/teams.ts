@@ -149,7 +149,7 @@ export class Teams {
             trx,
           );
           // The team's tuples first: authz attaches roles only to a team of the organization.
-          stageTuples(stage, teamOfOrg(org.id, row.id));
+          stageTuples(stage, teamOfOrg(org.id, row.id), { calledFor: true });
           stageTeamRoles(stage, { orgId: org.id, teamId: row.id, roleIds, until, previous: [] });
           return row;
         },
@@ -159,7 +159,8 @@ export class Teams {
         if (isUniqueViolation(err)) throw new ConflictError(`team ${req.name} already exists in ${org.login}`);
         throw err;
       });
-    return this.get(row.id, org.id, true, ctx);
+    // Without custom roles the new team is the row just written; with them it is read back with the roles authz holds.
+    return roleIds.length ? this.get(row.id, org.id, true, ctx) : toTeam(row, org);
   }
 
   /**

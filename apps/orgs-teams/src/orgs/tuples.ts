@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Database } from '@platform/db';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { tupleKey, type Tuple } from '../relationships';
@@ -32,6 +33,15 @@ const idOf = (ref: string, type: string): number | undefined => {
   return m ? Number(m[1]) : undefined;
 };
 
+/** A row of tuplesCalledFor's statement: an organization, a team with its organization, or a membership. */
+interface CalledRow {
+  org: number | string | null;
+  team: number | string | null;
+  team_org: number | string | null;
+  permission: string | null;
+  uid: number | string | null;
+}
+
 /**
  * Which of these tuples the rows call for now: the organization exists, the team is the organization's
  * (its owner team, for `owner`), the user is in the team. The outbox's tuple effects write exactly these and
@@ -48,34 +58,40 @@ export async function tuplesCalledFor(db: Database, tuples: Tuple[]): Promise<Se
     else if (team !== undefined) teamIds.add(team);
     else throw new Error(`orgs-teams keeps no tuple like ${tupleKey(t)}`);
   }
-  const [orgs, teams, members] = await Promise.all([
-    orgIds.size
-      ? db
-          .table('accounts')
-          .whereRaw('id = any(?::bigint[])', [[...orgIds]])
-          .where({ type: ACCOUNT_TYPE.organization })
-          .pluck('id')
-      : [],
-    teamIds.size
-      ? db
-          .table('teams')
-          .whereRaw('id = any(?::bigint[])', [[...teamIds]])
-          .select('id', 'org_id', 'permission')
-      : [],
-    // As two arrays, not a list of row values: an import reconciles thousands of memberships at once, and a long
-    // row-value list is one deep expression per pair (it exhausts the embedded database's stack).
-    pairs.length
-      ? db
-          .table('team_users')
-          .whereRaw('(team_id, uid) in (select * from unnest(?::bigint[], ?::bigint[]))', [pairs.map((p) => p[0]), pairs.map((p) => p[1])])
-          .select('team_id', 'uid')
-      : [],
-  ]);
-  const called = new Set<string>(orgs.map((id: number) => tupleKey(orgOnSite(id))));
-  for (const team of teams as { id: number; org_id: number; permission: string }[]) {
-    for (const t of teamOfOrg(team.org_id, team.id)) called.add(tupleKey(t));
-    if (team.permission === OWNER_PERMISSION) called.add(tupleKey(ownerTeamOfOrg(team.org_id, team.id)));
+  // One statement, whatever the tuples name: each part reads one table, and a row says which by the columns it fills.
+  const q = (table: string) => db.table(table);
+  const none = (type: string, as: string) => db.knex.raw(`null::${type} as ${as}`);
+  const parts: Knex.QueryBuilder[] = [];
+  if (orgIds.size)
+    parts.push(
+      q('accounts')
+        .whereRaw('id = any(?::bigint[])', [[...orgIds]])
+        .where({ type: ACCOUNT_TYPE.organization })
+        .select('id as org', none('bigint', 'team'), none('bigint', 'team_org'), none('text', 'permission'), none('bigint', 'uid')),
+    );
+  if (teamIds.size)
+    parts.push(
+      q('teams')
+        .whereRaw('id = any(?::bigint[])', [[...teamIds]])
+        .select(none('bigint', 'org'), 'id as team', 'org_id as team_org', db.knex.raw('permission::text'), none('bigint', 'uid')),
+    );
+  // As two arrays, not a list of row values: an import reconciles thousands of memberships at once, and a long
+  // row-value list is one deep expression per pair (it exhausts the embedded database's stack).
+  if (pairs.length)
+    parts.push(
+      q('team_users')
+        .whereRaw('(team_id, uid) in (select * from unnest(?::bigint[], ?::bigint[]))', [pairs.map((p) => p[0]), pairs.map((p) => p[1])])
+        .select(none('bigint', 'org'), 'team_id as team', none('bigint', 'team_org'), none('text', 'permission'), 'uid'),
+    );
+  const rows: CalledRow[] = parts.length > 1 ? await parts[0].unionAll(parts.slice(1), true) : parts.length ? await parts[0] : [];
+  const called = new Set<string>();
+  for (const r of rows) {
+    if (r.org !== null) called.add(tupleKey(orgOnSite(Number(r.org))));
+    else if (r.uid !== null) called.add(tupleKey(teamMember(Number(r.team), Number(r.uid))));
+    else {
+      for (const t of teamOfOrg(Number(r.team_org), Number(r.team))) called.add(tupleKey(t));
+      if (r.permission === OWNER_PERMISSION) called.add(tupleKey(ownerTeamOfOrg(Number(r.team_org), Number(r.team))));
+    }
   }
-  for (const m of members as { team_id: number; uid: number }[]) called.add(tupleKey(teamMember(m.team_id, m.uid)));
   return called;
 }
