@@ -157,6 +157,8 @@ export class Organizations {
 
   /** Changes the supplied fields. */
   async edit(req: orgsTeamsOrgsV1.EditOrgRequest): Promise<orgsTeamsOrgsV1.Organization> {
+    // 404 before anything is written (kept: the gateway has just read the same organization).
+    await this.organizations.get(req.orgId);
     const changes: Partial<OrgFields> = {};
     if (req.fullName !== undefined) changes.full_name = req.fullName;
     if (req.description !== undefined) changes.description = req.description;
@@ -166,7 +168,7 @@ export class Organizations {
     if (req.email !== undefined) changes.email = req.email;
     const visibility = requestedVisibility(req.orgType, req.visibility);
     if (visibility !== undefined) changes.visibility = visibility;
-    // The update answers the row it changed: neither read before (404 when it changed none) nor after.
+    // The update answers the row it changed, not read again after (404 should it be gone meanwhile).
     if (Object.keys(changes).length > 0) return toOrganization(await this.organizations.edit(req.orgId, changes));
     return toOrganization(await this.organizations.get(req.orgId));
   }
