@@ -572,6 +572,7 @@ export const METHOD_POLICIES: ServicePolicies[] = [
   policiesOf(orgsTeamsAuditV1.AuditServiceService, {
     getVersion: ANY_CALLER,
     recordAuditEvent: INTERNAL,
+    recordAuditEvents: INTERNAL,
     listAuditEvents: INTERNAL,
   }),
   policiesOf(orgsTeamsAvatarsV1.AvatarsServiceService, {

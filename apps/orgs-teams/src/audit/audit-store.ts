@@ -31,25 +31,35 @@ export class AuditStore {
   }
 
   /** Stores one event; the same id again changes nothing, so a retried delivery is kept once. */
-  async record(e: AuditEvent): Promise<void> {
-    if (!isUuidAnyCase(e.id)) throw new InputError('id must be a UUID');
-    if (!e.action || !e.actorLogin || !e.actorId) throw new InputError('an audit event needs an action and an actor');
+  record(e: AuditEvent): Promise<void> {
+    return this.recordAll([e]);
+  }
+
+  /** Stores events as `record` does, in one statement; nothing when one of them is not valid (400). */
+  async recordAll(events: AuditEvent[]): Promise<void> {
+    for (const e of events) {
+      if (!isUuidAnyCase(e.id)) throw new InputError('id must be a UUID');
+      if (!e.action || !e.actorLogin || !e.actorId) throw new InputError('an audit event needs an action and an actor');
+    }
+    if (events.length === 0) return;
     await this.db
       .table('audit_events')
-      .insert({
-        id: e.id,
-        at: new Date(e.timeUnixMs || Date.now()),
-        actor_id: e.actorId,
-        actor_login: e.actorLogin.slice(0, 64),
-        action: e.action.slice(0, 64),
-        method: e.method.slice(0, 8),
-        route: e.route.slice(0, 255),
-        target: e.target.slice(0, 1024),
-        org: e.org.slice(0, 64),
-        status: e.status,
-        request_id: e.requestId.slice(0, 128),
-        client: e.client.slice(0, 64),
-      })
+      .insert(
+        events.map((e) => ({
+          id: e.id,
+          at: new Date(e.timeUnixMs || Date.now()),
+          actor_id: e.actorId,
+          actor_login: e.actorLogin.slice(0, 64),
+          action: e.action.slice(0, 64),
+          method: e.method.slice(0, 8),
+          route: e.route.slice(0, 255),
+          target: e.target.slice(0, 1024),
+          org: e.org.slice(0, 64),
+          status: e.status,
+          request_id: e.requestId.slice(0, 128),
+          client: e.client.slice(0, 64),
+        })),
+      )
       .onConflict('id')
       .ignore();
   }

@@ -15,6 +15,10 @@ export function auditService(db: Database) {
       await store.record(req);
       return {};
     },
+    recordAuditEvents: async (req) => {
+      await store.recordAll(req.events);
+      return {};
+    },
     listAuditEvents: (req) => store.list(req),
   });
 }
