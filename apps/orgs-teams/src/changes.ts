@@ -258,7 +258,7 @@ export function announcedEffects(announcer: ChangeAnnouncer, handlers: Record<st
       kind,
       {
         ...handler,
-        apply: (payload: unknown, call) => announcingChanges(announcer, () => handler.apply(payload, call)),
+        apply: (payload: unknown, call, applied) => announcingChanges(announcer, () => handler.apply(payload, call, applied)),
       } satisfies EffectHandler,
     ]),
   );

@@ -122,6 +122,28 @@ describe('Outbox', () => {
     }
   });
 
+  it('tells an effect applied right after its change committed from one the relay applies later, and gives it the payload as stored', async () => {
+    const seen: string[] = [];
+    const told: EffectHandler<{ at: unknown }> = {
+      apply: async (p, _call, applied) => {
+        if (state.down) throw new UnavailableError('remote is down');
+        seen.push(`${applied?.afterCommit ? 'after commit' : 'later'} ${JSON.stringify(p)}`);
+      },
+    };
+    const box = new Outbox(db, { told }, { leaseMs: 60_000, relayIntervalMs: 50 });
+    boxes.push(box);
+    const at = new Date(0);
+    await box.run(async (_trx, stage) => stage('told', { at }));
+    state.down = true;
+    await box.run(async (_trx, stage) => stage('told', { at }));
+    state.down = false;
+    // After its backoff, the relay applies it.
+    await eventually(async () => (await box.relay()) === 1, 10_000);
+    expect(await box.pending()).toBe(0);
+    const stored = JSON.stringify({ at: at.toISOString() });
+    expect(seen).toEqual([`after commit ${stored}`, `later ${stored}`]);
+  });
+
   it('answers a detached change once it committed, before its effects are applied, and applies them after', async () => {
     const box = outbox();
     let release!: () => void;

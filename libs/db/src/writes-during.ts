@@ -47,7 +47,7 @@ export function announcingBackgroundWrites(db: Database, announce: () => Promise
         announced(work),
     effect: <P>(handler: EffectHandler<P>): EffectHandler<P> => ({
       ...handler,
-      apply: (payload, ctx) => announced(() => handler.apply(payload, ctx)),
+      apply: (payload, ctx, applied) => announced(() => handler.apply(payload, ctx, applied)),
     }),
   };
 }
