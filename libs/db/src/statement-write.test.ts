@@ -27,5 +27,6 @@ describe('statementWrites', () => {
     expect(statementWrites(update)).toEqual([statementWrite(update)]);
     expect(statementWrites('select * from "identity"."accounts"')).toEqual([]);
     expect(statementWrites('with a as (select 1) select * from a')).toEqual([]);
+    expect(statementWrites('(select "id" from "identity"."accounts") union all (select "id" from "identity"."teams")')).toEqual([]);
   });
 });

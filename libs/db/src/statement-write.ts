@@ -1,9 +1,12 @@
 /** A statement that writes: its table, schema-qualified as knex writes it, when it names one. */
 const WRITE =
   /^\s*(?:insert\s+into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?)\s+(?:only\s+)?(?:"?(\w+)"?\s*\.\s*)?"?(\w+)"?/i;
-/** Statements that change no row: reads (locking ones too), transaction control, a transaction's settings. */
+/**
+ * Statements that change no row: reads (locking ones too, and a union of reads whose first part is in parentheses),
+ * transaction control, a transaction's settings.
+ */
 const NO_WRITE =
-  /^\s*(select|show|begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|set\s+local|declare|fetch|move|close)\b/i;
+  /^[\s(]*(select|show|begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|set\s+local|declare|fetch|move|close)\b/i;
 const DATA_MODIFYING = /\b(insert|update|delete|merge|truncate)\b/i;
 
 /**

@@ -83,7 +83,9 @@ export async function tuplesCalledFor(db: Database, tuples: Tuple[]): Promise<Se
         .whereRaw('(team_id, uid) in (select * from unnest(?::bigint[], ?::bigint[]))', [pairs.map((p) => p[0]), pairs.map((p) => p[1])])
         .select(none('bigint', 'org'), 'team_id as team', none('bigint', 'team_org'), none('text', 'permission'), 'uid'),
     );
-  const rows: CalledRow[] = parts.length > 1 ? await parts[0].unionAll(parts.slice(1), true) : parts.length ? await parts[0] : [];
+  // Not in parentheses: a statement that starts with `select` is a read to whatever tells reads from writes (the
+  // embedded database's result cache, the announcement of the call's changes).
+  const rows: CalledRow[] = parts.length ? await parts[0].unionAll(parts.slice(1)) : [];
   const called = new Set<string>();
   for (const r of rows) {
     if (r.org !== null) called.add(tupleKey(orgOnSite(Number(r.org))));
