@@ -113,7 +113,7 @@ function untilFirstUnix(times: readonly number[]): number | undefined {
 /**
  * What every other kept answer of orgs-teams shows: its accounts, organizations and teams (every write of which is
  * announced as ACCOUNTS_CHANGED or ORGS_CHANGED, naming them, or both meaning everything; changes.ts in orgs-teams), what
- * it keeps besides (settings, mappings, avatars, the audit trail, claims, sync tokens and bus accounts:
+ * it keeps besides (settings, mappings, avatars, claims, sync tokens and bus accounts:
  * ORGS_TEAMS_OTHER_CHANGED, which names nothing), and the memberships and roles that are authz's tuples. An answer about
  * one organization or account says so (`about`), and goes only with a notice naming it; one that does not goes with
  * every notice of the subjects it depends on.
@@ -181,7 +181,8 @@ const RECENT_ACTIVITY_MS = 7 * 24 * 3600 * 1000;
  * sign-in state by the sign-in notice too. What changes with the clock alone is kept until it would: a lockout until
  * it ends, a session until it expires, a token's recent activity until it is no longer recent. A sync token's secret is
  * shown once: kept only once it is gone (keptSyncTokens). Not kept: a user search counting who is locked out beside a
- * page (none asks that), and a verification link's answer (it is spent by the asking).
+ * page (none asks that), a verification link's answer (it is spent by the asking), and the audit trail (site admins
+ * list it; an event is written with every change made through the API, which, were it kept, would drop all of these).
  */
 export const ORGS_TEAMS_READS = {
   identity: {
@@ -263,7 +264,6 @@ export const ORGS_TEAMS_READS = {
   // The site's settings are kept whole by their own notice (site_settings, allowed_domains: changes.ts).
   siteSettings: { getBranding: SITE_SETTINGS, listAllowedDomains: SITE_SETTINGS, getRegistration: SITE_SETTINGS },
   avatars: { getAvatar: ORGS_TEAMS_ANSWER },
-  audit: { listAuditEvents: ORGS_TEAMS_ANSWER },
   serviceAccounts: {
     listServiceAccounts: ORGS_TEAMS_ANSWER,
     getServiceAccount: ORGS_TEAMS_ANSWER,
@@ -469,6 +469,5 @@ export const ORGS_TEAMS_KEPT = {
   claims: ORGS_TEAMS_READS.claims,
   siteSettings: ORGS_TEAMS_READS.siteSettings,
   avatars: ORGS_TEAMS_READS.avatars,
-  audit: ORGS_TEAMS_READS.audit,
   serviceAccounts: ORGS_TEAMS_READS.serviceAccounts,
 } as const;

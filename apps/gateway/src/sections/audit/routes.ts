@@ -46,7 +46,7 @@ export const auditRoutes = [
     response: { status: 200, schema: z.array(AuditEventJson), headers: PAGE_HEADERS },
     async handle({ query }, ctx) {
       const page = pageOf(query);
-      const { events, total } = await ctx.kept.orgsTeams.audit.listAuditEvents({
+      const { events, total } = await ctx.backends.orgsTeams.audit.listAuditEvents({
         actor: query.actor ?? '',
         action: query.action ?? '',
         targetPrefix: query.target ?? '',
