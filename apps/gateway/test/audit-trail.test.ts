@@ -23,7 +23,13 @@ function trail(fail = false) {
   const deps = { backends: { orgsTeams: { audit } } as unknown as Backends, log: log as never };
   const route = { method: 'post', path: '/orgs' } as Route;
   const change = (target: string) =>
-    recordChange(route, { baseUrl: '/api/v1', path: target, requestId: `r-${target}`, ip: '127.0.0.1' } as never, { caller: { id: 1, login: 'ann' } } as never, 201, deps);
+    recordChange(
+      route,
+      { baseUrl: '/api/v1', path: target, requestId: `r-${target}`, ip: '127.0.0.1' } as never,
+      { caller: { id: 1, login: 'ann' } } as never,
+      201,
+      deps,
+    );
   /** Answers the calls on their way, and lets what follows them run. */
   const answerAll = async () => {
     while (waiting.length) waiting.shift()!();

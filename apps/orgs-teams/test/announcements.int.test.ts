@@ -129,7 +129,16 @@ describe("orgs-teams' writes announce themselves", () => {
     // Several at once, the one already stored among them kept once.
     const more = { ...event, id: randomUUID(), target: '/more' };
     expect(await heardDuring(() => audit.recordAuditEvents({ events: [event, more] }))).toEqual([]);
-    const stored = await audit.listAuditEvents({ actor: 'alice', action: 'test', targetPrefix: '', org: '', sinceUnixMs: 0, untilUnixMs: 0, page: 1, limit: 10 });
+    const stored = await audit.listAuditEvents({
+      actor: 'alice',
+      action: 'test',
+      targetPrefix: '',
+      org: '',
+      sinceUnixMs: 0,
+      untilUnixMs: 0,
+      page: 1,
+      limit: 10,
+    });
     expect(stored.events.map((e) => e.target).sort()).toEqual(['/', '/more']);
     expect(await heardDuring(() => orgs.editOrg({ orgId: 999_999, description: 'x' }).catch(() => undefined))).toEqual([]);
   });

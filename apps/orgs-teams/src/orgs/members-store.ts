@@ -77,7 +77,10 @@ export class MembersStore {
     );
     const { a_id, a_type, a_login, a_is_admin, a_service_account_org_id, ...team } = rows[0];
     if (team.id === null) return {};
-    const person = a_id === null ? undefined : { id: a_id, type: a_type, login: a_login, is_admin: a_is_admin, service_account_org_id: a_service_account_org_id };
+    const person =
+      a_id === null
+        ? undefined
+        : { id: a_id, type: a_type, login: a_login, is_admin: a_is_admin, service_account_org_id: a_service_account_org_id };
     const user = checkPerson(person as PersonRow | undefined, ref);
     if (user.type === ACCOUNT_TYPE.serviceAccount) throw notAUser(user);
     return { team: team as TeamRow, user };

@@ -73,7 +73,12 @@ export class Organizations {
           const { org, ownerTeamId } = owned;
           stageTuples(
             stage,
-            [orgOnSite(org.id), ...teamOfOrg(org.id, ownerTeamId), ownerTeamOfOrg(org.id, ownerTeamId), teamMember(ownerTeamId, req.creatorId)],
+            [
+              orgOnSite(org.id),
+              ...teamOfOrg(org.id, ownerTeamId),
+              ownerTeamOfOrg(org.id, ownerTeamId),
+              teamMember(ownerTeamId, req.creatorId),
+            ],
             { calledFor: true },
           );
           return org;
