@@ -24,3 +24,4 @@ export { NoticeCache, type NoticeCacheOptions, type NoticeRule, type Keeping } f
 export { allOf, following, type CallDoor, type KeptDoor, type ReadModel } from './read-model';
 export { keptReads, keptServiceReads, type KeptRead, type KeptReadsOptions } from './kept-reads';
 export { madeFrom } from './made-from';
+export { FORGET_AFTER_MS, SILENT_AFTER_MS } from './liveness';
