@@ -164,17 +164,25 @@ export class NatsBus implements Bus {
         await new Promise((r) => setTimeout(r, RETRY_EVERY_MS));
       }
     }
-    let jsm: JetStreamManager;
-    try {
-      jsm = await nc.jetstreamManager();
-    } catch (err) {
-      await nc.close();
-      const code = String((err as { code?: string }).code ?? '');
-      throw new BusConnectError(
-        server,
-        'no-jetstream',
-        code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
-      );
+    let jsm: JetStreamManager | undefined;
+    while (!jsm) {
+      try {
+        jsm = await nc.jetstreamManager();
+      } catch (err) {
+        const code = String((err as { code?: string }).code ?? '');
+        // A cluster still electing its JetStream leader (just started, or a node just lost) does not answer in time:
+        // asked again until the deadline. No responders (503) is JetStream turned off: said at once.
+        if (code !== '503' && Date.now() + RETRY_EVERY_MS < deadline) {
+          await new Promise((r) => setTimeout(r, RETRY_EVERY_MS));
+          continue;
+        }
+        await nc.close();
+        throw new BusConnectError(
+          server,
+          'no-jetstream',
+          code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
+        );
+      }
     }
     const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name);
     bus.watch();
