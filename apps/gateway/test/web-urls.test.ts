@@ -140,6 +140,12 @@ describe('URL fields at the edge', () => {
       }),
       refusedWith: 422,
     },
+    {
+      row: 'POST /admin/orgs/import',
+      field: 'organizations.0.website',
+      body: (website) => ({ organizations: [{ name: 'imported', website }] }),
+      refusedWith: 422,
+    },
     // The spec calls a bad enrolment an invalid cluster: 400, as every other bad field of this row.
     { row: 'POST /orgs/acme/clusters', field: 'managerEndpoint', body: (url) => ({ name: 'hub', managerEndpoint: url }), refusedWith: 400 },
   ];

@@ -1,3 +1,4 @@
+import { webUrl } from '../../web-url';
 import { z } from 'zod';
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { sectionRoutes } from '../../route';
@@ -14,18 +15,18 @@ export const IMPORT_BATCH_MAX_ORGS = 1000;
 const login = z.string().min(1).max(L.login);
 const text = (max: number) => z.string().max(max).optional();
 
-const ImportedPermission = z.object({
+const ImportedPermission = z.strictObject({
   namespace: z.string().min(1).max(L.permissionPart),
   action: z.string().min(1).max(L.permissionPart),
 });
 
-const ImportedRole = z.object({
+const ImportedRole = z.strictObject({
   name: z.string().min(1).max(L.roleName),
   description: text(L.description),
   permissions: z.array(ImportedPermission).max(1000),
 });
 
-const ImportedTeam = z.object({
+const ImportedTeam = z.strictObject({
   name: z.string().min(1).max(L.teamName),
   description: text(L.description),
   permission: z.enum(['read', 'write', 'admin']).optional().meta({ description: 'read when absent' }),
@@ -34,11 +35,12 @@ const ImportedTeam = z.object({
   roles: z.array(z.string().min(1).max(L.roleName)).max(100).default([]).meta({ description: "names of the organization's custom roles" }),
 });
 
-const ImportedOrg = z.object({
+const ImportedOrg = z.strictObject({
   name: login.meta({ description: "the organization's name (slug)" }),
   full_name: text(L.fullName),
   description: text(L.description),
-  website: text(L.website),
+  // As POST /orgs takes it: http(s) only, so an imported organization links to no script.
+  website: webUrl(L.website, "The organization's website").optional(),
   location: text(L.location),
   visibility: z.enum(['public', 'limited', 'private']).optional().meta({ description: 'public when absent' }),
   owners: z
@@ -51,7 +53,7 @@ const ImportedOrg = z.object({
 });
 
 export const ImportOrgsOption = z
-  .object({ organizations: z.array(ImportedOrg).min(1).max(IMPORT_BATCH_MAX_ORGS) })
+  .strictObject({ organizations: z.array(ImportedOrg).min(1).max(IMPORT_BATCH_MAX_ORGS) })
   .meta({ id: 'ImportOrgsOption', description: 'One batch of an import file' });
 
 const ImportCountsJson = z
