@@ -361,7 +361,8 @@ async function writesManifest({ db, dir, manifestPath }: Fixture, sql: pg.Client
   fs.rmSync(manifestPath);
   const third = await npmStart({ ...env(), PLATFORM_ADMIN_PASSWORD: 'not-the-admin-password' });
   try {
-    await eventually(async () => /demo seed failed/.test(third.logs()), 60_000);
+    // The failure and what follows it are two lines: wait for the last one, not the first.
+    await eventually(async () => /demo seed: the platform keeps running/.test(third.logs()), 60_000);
     expect(third.logs()).toMatch(/\[platform\] demo seed failed: signing in as admin .*wrong username or password/);
     expect(third.logs()).toMatch(/\[platform\] demo seed: the platform keeps running; no manifest was written/);
     expect((await fetch(`${third.url}api/v1/version`)).status).toBe(200);
