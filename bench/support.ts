@@ -179,6 +179,36 @@ export function cpuBetween(before: Map<number, number>, after: Map<number, numbe
   return seconds;
 }
 
+/** What each process is, for a breakdown: the app a bundle runs, or the command's name (postgres, nats-server, node). */
+function processName(pid: number): string {
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const app = argv.map((a) => /dist\/apps\/([^/]+)\/main\.js$/.exec(a)?.[1]).find(Boolean);
+    return app ?? path.basename(argv[0] ?? String(pid)).split(':')[0];
+  } catch {
+    return String(pid);
+  }
+}
+
+/**
+ * CPU µs per answer between two readings, summed by process name (every Postgres backend as one), largest first:
+ * where a row's CPU column goes (BENCH_CPU_BY_PROCESS=1 prints it beside each row).
+ */
+export function cpuByProcess(before: Map<number, number>, after: Map<number, number>, answered: number): string {
+  const by = new Map<string, number>();
+  for (const [pid, then] of before) {
+    const now = after.get(pid);
+    if (now === undefined) continue;
+    const name = processName(pid);
+    by.set(name, (by.get(name) ?? 0) + now - then);
+  }
+  return [...by]
+    .filter(([, s]) => s > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, s]) => `${name} ${Math.round((s * 1e6) / Math.max(answered, 1))}`)
+    .join(', ');
+}
+
 /** The Postgres backends serving database `name` on the server now (the connections of whoever uses it). */
 export async function backendPids(name: string, server = PG_SERVER): Promise<number[]> {
   const admin = new pg.Client({ connectionString: server });
