@@ -570,9 +570,36 @@ describe('the apps’ keys and their gRPC ports', () => {
       key: 'keys',
       optional: true,
     });
-    // existingSecret alone leaves the keys to the chart: they are the release's own, not a setting to supply.
-    const shared = helmTemplate(['--set', 'existingSecret=platform-secrets-own']);
-    expect(ofKind(shared, 'Secret').map((m) => m.metadata.name)).toEqual(['platform-app-keys']);
+  });
+
+  it('takes the keys from existingSecret, as every other secret, when nothing else names them: no Secret of the chart, renders alike', () => {
+    const args = ['--set', 'existingSecret=platform-secrets-own'];
+    const rendered = helmTemplateText(args);
+    // Nothing generated: two renders (GitOps: Argo CD renders at every sync) are the same, byte for byte.
+    expect(helmTemplateText(args)).toBe(rendered);
+    const manifests = parseManifests(rendered);
+    expect(ofKind(manifests, 'Secret')).toEqual([]);
+    const fromExisting = { name: 'platform-secrets-own', key: 'PLATFORM_APP_KEYS' };
+    const checksums = new Set<string>();
+    for (const app of APPS) {
+      const d = find(manifests, 'Deployment', `platform-${app}`);
+      expect(envEntry(d, 'PLATFORM_APP_KEYS').valueFrom.secretKeyRef).toEqual(fromExisting);
+      checksums.add(d.spec.template.metadata.annotations['checksum/app-keys']);
+    }
+    // `helm template` cannot look the Secret up: one checksum for every app, the same at every render (above).
+    expect(checksums.size).toBe(1);
+    expect(envEntry(find(manifests, 'Job', 'platform-migrations'), 'PLATFORM_APP_KEYS').valueFrom.secretKeyRef).toEqual({
+      ...fromExisting,
+      optional: true,
+    });
+    // appKeys.existingSecret wins over existingSecret (above), and so do keys given as values, in the chart's Secret.
+    const given = helmTemplate([...args, '--set-json', `appKeys.keys=${JSON.stringify([KEY_A])}`]);
+    expect(ofKind(given, 'Secret').map((m) => m.metadata.name)).toEqual(['platform-app-keys']);
+    expect(Buffer.from(find(given, 'Secret', 'platform-app-keys').data!.PLATFORM_APP_KEYS, 'base64').toString()).toBe(KEY_A);
+    expect(envEntry(find(given, 'Deployment', 'platform-authz'), 'PLATFORM_APP_KEYS').valueFrom.secretKeyRef).toEqual({
+      name: 'platform-app-keys',
+      key: 'PLATFORM_APP_KEYS',
+    });
   });
 });
 
@@ -1012,6 +1039,11 @@ describe('secrets from Secrets of your own, and GitOps', () => {
     const rendered = helmTemplateText(own);
     expect(helmTemplateText(own)).toBe(rendered);
     expect(rendered).not.toMatch(/^kind: Secret$/m);
+    // existingSecret alone covers the app keys as well.
+    const shared = ['--set', 'existingSecret=platform-secrets-gitops'];
+    const sharedRender = helmTemplateText(shared);
+    expect(helmTemplateText(shared)).toBe(sharedRender);
+    expect(sharedRender).not.toMatch(/^kind: Secret$/m);
     // Per group as well: the generated ones each from a Secret of their own.
     const groups = [
       ...DATABASE,
@@ -1138,6 +1170,35 @@ describe('secrets from Secrets of your own, and GitOps', () => {
       expect(checksums(before.stdout).size).toBe(1);
       expect(checksums(after.stdout).size).toBe(1);
       expect([...checksums(after.stdout)]).not.toEqual([...checksums(before.stdout)]);
+    });
+
+    it('with existingSecret, rolls every app when its PLATFORM_APP_KEYS change, and refuses that Secret without them', async () => {
+      const args = ['--set', 'existingSecret=own-secrets'];
+      const checksums = (stdout: string) =>
+        new Set(ofKind(parseManifests(stdout), 'Deployment').map((d) => d.spec.template.metadata.annotations['checksum/app-keys']));
+      secrets.set('own-secrets', { DATABASE_URL: b64('postgres://platform@postgres/platform'), PLATFORM_APP_KEYS: b64(KEY_A) });
+      const before = await render(args);
+      expect(before.stderr).toBe('');
+      expect(ofKind(parseManifests(before.stdout), 'Secret')).toEqual([]);
+      secrets.set('own-secrets', {
+        DATABASE_URL: b64('postgres://platform@postgres/platform'),
+        PLATFORM_APP_KEYS: b64(`${KEY_A},${KEY_B}`),
+      });
+      const after = await render(args);
+      expect(checksums(before.stdout).size).toBe(1);
+      expect(checksums(after.stdout).size).toBe(1);
+      expect([...checksums(after.stdout)]).not.toEqual([...checksums(before.stdout)]);
+      // Without the keys no app would start (a missing key of a secretKeyRef): refused, saying how to carry the
+      // release's keys over, and without showing them.
+      secrets.set('own-secrets', { DATABASE_URL: b64('postgres://platform@postgres/platform') });
+      secrets.set('platform-app-keys', { PLATFORM_APP_KEYS: b64(KEY_A) });
+      const missing = await render(args);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toMatch(/the Secret own-secrets \(existingSecret\) has no key PLATFORM_APP_KEYS/);
+      expect(missing.stderr).toContain('platform-app-keys');
+      expect(missing.stderr).not.toContain(KEY_A);
+      // With the keys named elsewhere, that Secret need not hold them.
+      expect((await render([...args, '--set', 'appKeys.existingSecret=own-keys'])).code).toBe(0);
     });
   });
 });

@@ -269,17 +269,48 @@ answers that itself). Context: dict "root" $ "app" "<app>"
 {{- end }}
 
 {{/*
-The Secret holding PLATFORM_APP_KEYS: appKeys.existingSecret, or the chart's <fullname>-app-keys. Root context.
+Where PLATFORM_APP_KEYS comes from, first that applies:
+  own     appKeys.existingSecret: a Secret of the operator's, key appKeys.existingSecretKey
+  values  appKeys.keys: written into the chart's Secret <fullname>-app-keys
+  shared  existingSecret: the operator's Secret of every other secret, key PLATFORM_APP_KEYS
+  chart   the chart's Secret <fullname>-app-keys, its keys kept from the cluster (lookup) or one generated
+Only the last generates anything: `helm template` (GitOps) renders the same manifests twice with any other.
+Root context.
 */}}
-{{- define "platform.appKeysSecretName" -}}
-{{- .Values.appKeys.existingSecret | default (printf "%s-app-keys" (include "platform.fullname" .)) }}
+{{- define "platform.appKeysSource" -}}
+{{- if .Values.appKeys.existingSecret }}own
+{{- else if .Values.appKeys.keys }}values
+{{- else if .Values.existingSecret }}shared
+{{- else }}chart
+{{- end }}
 {{- end }}
 
 {{/*
-The key of PLATFORM_APP_KEYS in that Secret. Root context.
+Whether the chart renders its Secret <fullname>-app-keys ("true" or ""): unless a Secret of the operator's holds
+the keys. Root context.
+*/}}
+{{- define "platform.appKeysInChartSecret" -}}
+{{- if has (include "platform.appKeysSource" .) (list "values" "chart") }}true{{ end }}
+{{- end }}
+
+{{/*
+The Secret holding PLATFORM_APP_KEYS: appKeys.existingSecret, existingSecret, or the chart's <fullname>-app-keys
+(platform.appKeysSource). Root context.
+*/}}
+{{- define "platform.appKeysSecretName" -}}
+{{- $source := include "platform.appKeysSource" . }}
+{{- if eq $source "own" }}{{ .Values.appKeys.existingSecret }}
+{{- else if eq $source "shared" }}{{ .Values.existingSecret }}
+{{- else }}{{ printf "%s-app-keys" (include "platform.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The key of PLATFORM_APP_KEYS in that Secret: appKeys.existingSecretKey in appKeys.existingSecret, else
+PLATFORM_APP_KEYS (existingSecret holds every secret under its env name). Root context.
 */}}
 {{- define "platform.appKeysSecretKey" -}}
-{{- if .Values.appKeys.existingSecret }}{{ .Values.appKeys.existingSecretKey | default "PLATFORM_APP_KEYS" }}{{ else }}PLATFORM_APP_KEYS{{ end }}
+{{- if eq (include "platform.appKeysSource" .) "own" }}{{ .Values.appKeys.existingSecretKey | default "PLATFORM_APP_KEYS" }}{{ else }}PLATFORM_APP_KEYS{{ end }}
 {{- end }}
 
 {{/*
@@ -305,13 +336,26 @@ install would find checksums that differ from the install's and roll every pod f
 
 {{/*
 A digest of the app keys, for the pods' checksum/app-keys annotation: a change of keys rolls every app (a
-rotation step is a rollout). From the chart's Secret, or the operator's (where the chart can look: helm
-install/upgrade; `helm template` cannot, so there the pods are restarted by hand). Root context.
+rotation step is a rollout). From the chart's Secret, or the operator's (appKeys.existingSecret or
+existingSecret) where the chart can look: helm install/upgrade; `helm template` cannot, so there it is the digest
+of nothing, the same at every render, and the pods are restarted by hand after a change of keys.
+
+An operator's existingSecret that the chart finds without PLATFORM_APP_KEYS is refused: every app would be stuck
+on the missing key (a release that took its keys from the chart's Secret before existingSecret covered them,
+upgraded without carrying them over). Root context.
 */}}
 {{- define "platform.appKeysChecksum" -}}
-{{- if .Values.appKeys.existingSecret }}
-{{- $own := lookup "v1" "Secret" .Release.Namespace .Values.appKeys.existingSecret | default (dict) }}
-{{- index ($own.data | default (dict)) (include "platform.appKeysSecretKey" .) | default "" | sha256sum }}
+{{- $source := include "platform.appKeysSource" . }}
+{{- if has $source (list "own" "shared") }}
+{{- $name := include "platform.appKeysSecretName" . }}
+{{- $key := include "platform.appKeysSecretKey" . }}
+{{- $own := lookup "v1" "Secret" .Release.Namespace $name | default (dict) }}
+{{- $value := index ($own.data | default (dict)) $key | default "" }}
+{{- if and (eq $source "shared") $own (not $value) }}
+{{- $chartSecret := printf "%s-app-keys" (include "platform.fullname" .) }}
+{{- fail (printf "the Secret %s (existingSecret) has no key PLATFORM_APP_KEYS, or an empty one, and every app reads it from there (the keys the apps sign their calls to each other with; the chart README, App keys). Add it: the release's current keys, if it has the Secret %s (kubectl -n %s get secret %s -o jsonpath='{.data.PLATFORM_APP_KEYS}' | base64 -d), else a new key (openssl rand -base64 32). Or name another Secret in appKeys.existingSecret, or give appKeys.keys." $name $chartSecret .Release.Namespace $chartSecret) }}
+{{- end }}
+{{- $value | sha256sum }}
 {{- else }}
 {{- include "platform.appKeys" . | sha256sum }}
 {{- end }}
