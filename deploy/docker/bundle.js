@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Bundles one app into dist/<project root>/main.js for the image: workspace code (@platform/* and relative
-// imports) is inlined, npm packages stay external and come from node_modules at run time.
+// imports) and the npm packages it uses are inlined, but for the few in EXTERNAL below, which come from
+// node_modules at run time (the image keeps only those and what they need: deploy/docker/runtime-modules.js).
 //
 //   node deploy/docker/bundle.js <app> [entry]
 //
@@ -10,8 +11,9 @@
 //
 // Beside the bundle it writes main.js.meta.json, esbuild's metafile: the files the bundle was made from
 // (the production-topology test rebuilds a bundle when one of them is newer) and the packages it requires.
-// Every package a bundle requires must be a production dependency of package.json: the image installs only
-// those (`npm ci --omit=dev`), so a bundle that requires a devDependency fails here, not in a pod.
+// Every package the workspace code imports, and every package a bundle requires at run time, must be a production
+// dependency of package.json: the image installs only those (`npm ci --omit=dev`), so a bundle that requires a
+// devDependency fails here, not in a pod.
 const fs = require('node:fs');
 const path = require('node:path');
 const { isBuiltin } = require('node:module');
@@ -28,25 +30,65 @@ const entry = path.resolve(root, entryArg ?? path.join('apps', app, 'src/main.ts
 const projectRoot = path.relative(root, path.dirname(path.dirname(entry)));
 const outfile = path.join(root, 'dist', projectRoot, 'main.js');
 
+/** "@scope/name/sub/path" -> "@scope/name"; "name/sub" -> "name". */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+/**
+ * The packages left out of the bundles, loaded from node_modules at run time:
+ * - those OpenTelemetry instruments: its instrumentations patch a module as Node's require loads it, which a module
+ *   inlined in the bundle never is (express, pg, knex, gRPC and its companions);
+ * - those that read their own files at run time, found from their own folder (the PGlite engine's WASM and data,
+ *   PDFKit's fonts, Swagger UI's pages), and knex-pglite, which loads PGlite.
+ */
+const EXTERNAL = new Set([
+  'express',
+  'pg',
+  'knex',
+  '@grpc/grpc-js',
+  '@grpc/proto-loader',
+  '@grpc/reflection',
+  'grpc-health-check',
+  '@electric-sql/pglite',
+  'knex-pglite',
+  'pdfkit',
+  'swagger-ui-dist',
+]);
+
 const externalPackages = {
   name: 'external-packages',
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@platform/')) return undefined; // resolved through tsconfig paths
-      return { path: args.path, external: true };
+      if (args.path.startsWith('@platform/') || isBuiltin(args.path)) return undefined; // tsconfig paths; Node's own
+      if (EXTERNAL.has(packageOf(args.path))) return { path: args.path, external: true };
+      // An optional dependency of a package that is not installed (a driver knex or a logger could use): its
+      // require fails at run time as it did before bundling, inside the try that expects it to.
+      try {
+        require.resolve(args.path, { paths: [args.resolveDir] });
+      } catch {
+        return { path: args.path, external: true };
+      }
+      return undefined;
     });
   },
 };
 
-/** "@scope/name/sub/path" -> "@scope/name"; "name/sub" -> "name". */
-const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
-
-/** Packages the bundle requires that `npm ci --omit=dev` would not install. */
+/**
+ * Packages the workspace code imports, or the bundle requires at run time, that `npm ci --omit=dev` would not
+ * install. (Those the bundle requires only inside a try, as optional, are not installed in development either.)
+ */
 function missingFromProduction(metafile) {
   const { dependencies = {} } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   const required = new Set();
   for (const output of Object.values(metafile.outputs)) {
-    for (const imp of output.imports) if (imp.external && !isBuiltin(imp.path)) required.add(packageOf(imp.path));
+    for (const imp of output.imports) if (imp.external && EXTERNAL.has(packageOf(imp.path))) required.add(packageOf(imp.path));
+  }
+  for (const [file, input] of Object.entries(metafile.inputs)) {
+    if (file.includes('node_modules/')) continue;
+    for (const imp of input.imports) {
+      const spec = imp.original ?? imp.path;
+      if (/^[./]/.test(spec) || spec.startsWith('@platform/') || isBuiltin(spec)) continue;
+      required.add(packageOf(spec));
+    }
   }
   return [...required].filter((name) => !(name in dependencies)).sort();
 }
@@ -59,7 +101,11 @@ esbuild
     platform: 'node',
     // The image runs a current LTS; the code also runs on the Node 20 of the development machines.
     target: 'node20',
+    // Source maps beside the bundles (the image keeps them only when asked: SOURCE_MAPS=true); whitespace and syntax
+    // made smaller, names kept, so a stack trace without its map still names the functions.
     sourcemap: true,
+    minifyWhitespace: true,
+    minifySyntax: true,
     metafile: true,
     absWorkingDir: root,
     tsconfig: path.join(root, 'tsconfig.base.json'),
@@ -83,7 +129,10 @@ esbuild
     const kib = Math.round(fs.statSync(outfile).size / 1024);
     console.log(`bundled ${app} -> ${path.relative(root, outfile)} (${kib} KiB)`);
   })
-  .catch(() => process.exit(1));
+  .catch((err) => {
+    if (!err.errors) console.error(err);
+    process.exit(1);
+  });
 
 /** Writes a file under another name, then renames it into place: a reader sees the old file or the new one, whole. */
 function writeWhole(file, contents) {

@@ -20,8 +20,9 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 function imageFiles(): [string, string][] {
   const dockerfile = fs.readFileSync(path.join(ROOT, 'deploy/docker/Dockerfile'), 'utf8');
   const runtime = dockerfile.slice(dockerfile.search(/^FROM \S+ AS runtime$/m));
-  expect(runtime).toMatch(/^COPY --from=prod-deps \/app\/node_modules \.\/node_modules$/m);
-  const copies = [...runtime.matchAll(/^COPY --from=build \/src\/(\S+) \.\/(\S+)$/gm)].map((c): [string, string] => [c[1], c[2]]);
+  expect(runtime).toMatch(/^COPY --from=runtime-deps \/app\/node_modules \.\/node_modules$/m);
+  // From the build stage, or from its bundles (the same files, less their source maps and metafiles).
+  const copies = [...runtime.matchAll(/^COPY --from=(?:build|bundles) \/src\/(\S+) \.\/(\S+)$/gm)].map((c): [string, string] => [c[1], c[2]]);
   expect(copies.map(([from]) => from)).toEqual(
     expect.arrayContaining(['package.json', 'dist/apps', 'proto', 'deploy/docker/entrypoint.sh']),
   );

@@ -172,6 +172,12 @@ export const serviceEnv = {
    * pending migrations and stop, exit code 0; no bus, no servers.
    */
   RUN_MIGRATIONS_ONLY: boolVar.default(false),
+  /**
+   * How long an app keeps answering after SIGTERM before it stops taking calls (docs/operations.md, "Rolling
+   * restarts"): Kubernetes takes a terminating pod out of its Services while it already runs, so calls still come
+   * for a moment. Meanwhile it reports itself not ready and closes each HTTP connection after its next answer.
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
   ...httpServerEnv,
 };
 export type ServiceConfig = ConfigOf<typeof serviceEnv>;

@@ -79,7 +79,7 @@ export function runMain<S extends EnvShape>(app: AppDefinition<S>): void {
   const { METRICS_PORT, RUN_MIGRATIONS_ONLY } = config as { METRICS_PORT?: number; RUN_MIGRATIONS_ONLY?: boolean };
   startWithOperations(() => startConfigured(app, config), { METRICS_PORT: RUN_MIGRATIONS_ONLY ? undefined : METRICS_PORT }, log).then(
     async (running) => {
-      if (!running.migrationsOnly) return stopOnSignal(running.stop, log);
+      if (!running.migrationsOnly) return stopOnSignal(running.stop, log, running.drain);
       await running.stop(); // gives back the DATA_DIR lock of the embedded database
       process.exit(0);
     },

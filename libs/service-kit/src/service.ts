@@ -72,6 +72,11 @@ export interface RunningService {
   ctx: ServiceContext;
   /** Started with RUN_MIGRATIONS_ONLY: the schema was migrated and closed again, nothing serves (grpcPort 0). */
   migrationsOnly?: boolean;
+  /**
+   * The first step of a shutdown on SIGTERM: reports the app not ready, has its HTTP answers close their connections,
+   * and keeps serving for SHUTDOWN_DELAY_MS, while Kubernetes takes the pod out of its Services.
+   */
+  drain?(): Promise<void>;
   /** Stops taking calls, lets in-flight ones finish, closes pools. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -186,8 +191,14 @@ export async function startService(
     if (bus && spec.bus === true) cleanups.push(readinessFollowsBus(bus, grpc, log));
 
     let httpPort: number | undefined;
+    let draining = false;
     if (spec.http) {
       const server = createHttpServer(await spec.http.handler(ctx), config);
+      // While draining, each answer closes its connection: a keep-alive client opens its next one through the
+      // Service, to another pod, instead of finding this one closed under a request it just sent.
+      server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+        if (draining) res.shouldKeepAlive = false;
+      });
       await new Promise<void>((resolve, reject) => {
         server.once('error', (err) => reject(portError(err, spec.http!.portSetting ?? 'HTTP_PORT', spec.http!.port)));
         server.listen(spec.http!.port, spec.http!.host, () => resolve());
@@ -204,21 +215,29 @@ export async function startService(
       );
     }
     log.info({ grpcPort: grpc.port, httpPort }, `${spec.name} started`);
-    return { name: spec.name, grpcPort: grpc.port, httpPort, ctx, stop: stopAll };
+    const drain = async () => {
+      draining = true;
+      grpc.setServing(false);
+      if (config.SHUTDOWN_DELAY_MS > 0) {
+        log.info({ delayMs: config.SHUTDOWN_DELAY_MS }, 'draining: not ready, still answering');
+        await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
+      }
+    };
+    return { name: spec.name, grpcPort: grpc.port, httpPort, ctx, drain, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
   }
 }
 
-/** Runs `stop` once on SIGTERM or SIGINT, then exits. */
-export function stopOnSignal(stop: () => Promise<void>, log: Logger): void {
+/** Runs `drain`, then `stop`, once on SIGTERM or SIGINT, then exits. */
+export function stopOnSignal(stop: () => Promise<void>, log: Logger, drain: () => Promise<void> = async () => {}): void {
   let stopping = false;
   const handler = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    stop().then(
+    drain().then(stop).then(
       () => process.exit(0),
       (err) => {
         log.error({ err }, 'shutdown failed');
