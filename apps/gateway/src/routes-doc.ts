@@ -3,17 +3,23 @@ import * as path from 'node:path';
 import { operationIdOf, TAG_LIST } from './api-names';
 import { requirementsOf } from './openapi';
 import type { Route } from './route';
+import { routeSources, type RouteSource } from './route-sources';
 import { ROUTES } from './sections';
 
 /** The command that rewrites docs/routes.md; the freshness test names it. */
 export const REGENERATE_ROUTES_COMMAND = 'npx tsx --tsconfig tsconfig.base.json apps/gateway/src/routes-doc.ts';
 
-/** docs/routes.md, found by walking up to the workspace root (the directory holding nx.json). */
-export function routesDocPath(start: string = __dirname): string {
+/** The workspace root: the directory holding nx.json, above `start`. */
+function workspaceRoot(start: string = __dirname): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'nx.json'))) return path.join(dir, 'docs', 'routes.md');
+    if (fs.existsSync(path.join(dir, 'nx.json'))) return dir;
     if (path.dirname(dir) === dir) throw new Error('workspace root (nx.json) not found');
   }
+}
+
+/** docs/routes.md, found by walking up to the workspace root (the directory holding nx.json). */
+export function routesDocPath(start: string = __dirname): string {
+  return path.join(workspaceRoot(start), 'docs', 'routes.md');
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
@@ -31,8 +37,15 @@ function who(r: Route): string {
 /** The error answers the row documents besides those its declarations give, as a cell. */
 const errors = (r: Route) => cell((r.errors ?? []).map((e) => `${e.status} ${e.description}`).join('; '));
 
+/** The gRPC methods the handler may call, as a cell: `Service.Method`, kept reads marked. */
+const grpc = (s: RouteSource) => (s.calls.length ? s.calls.map((c) => c.replace(/^(\S+)( \(kept\))?$/, '`$1`$2')).join(', ') : 'none');
+
+/** The file declaring the row, as a link from docs/ whose text is its path from the workspace root. */
+const source = (s: RouteSource) => `[${s.file}](../${s.file})`;
+
 /** The route table as Markdown, from the rows themselves. Deterministic: the same rows give the same bytes. */
 export function renderRoutesDoc(routes: Route[] = ROUTES): string {
+  const sources = routeSources(routes, workspaceRoot());
   const out = [
     '# Routes of /api/v1',
     '',
@@ -47,6 +60,12 @@ export function renderRoutesDoc(routes: Route[] = ROUTES): string {
     '**Gate**: the deployments the route exists on (elsewhere 404). The schemas of every parameter,',
     'body and answer are in the API document (`/api/v1/openapi.json`, browsable at `/api/v1/docs/`).',
     '',
+    '**gRPC**: the methods of the backends the handler may call, read from its source (every branch counts, unless the',
+    "row's own factory arguments decide it); *(kept)* marks a read served from the gateway's copy of the owner's read",
+    'model, which asks the backend only when it holds no answer. The lookup of the target and the authorization checks',
+    'the edge makes before the handler are not listed; **none**: the handler answers from what the edge resolved.',
+    '**Source**: the file declaring the row, from the workspace root (apps/gateway/src/route-sources.ts reads both).',
+    '',
   ];
   for (const tag of TAG_LIST) {
     const rows = routes.filter((r) => r.tag === tag.name);
@@ -56,13 +75,13 @@ export function renderRoutesDoc(routes: Route[] = ROUTES): string {
       '',
       `${tag.description}.`,
       '',
-      '| method | path | operation | who | success | errors | backend | gate | summary |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| method | path | operation | who | success | errors | backend | gRPC | gate | summary | source |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of rows) {
       const p = r.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
       out.push(
-        `| ${r.method.toUpperCase()} | \`${p}\` | \`${operationIdOf(r)}\` | ${who(r)} | ${r.response.status} | ${errors(r)} | ${r.backend} | ${r.gate ?? 'all'} | ${cell(r.summary)} |`,
+        `| ${r.method.toUpperCase()} | \`${p}\` | \`${operationIdOf(r)}\` | ${who(r)} | ${r.response.status} | ${errors(r)} | ${r.backend} | ${grpc(sources.get(r)!)} | ${r.gate ?? 'all'} | ${cell(r.summary)} | ${source(sources.get(r)!)} |`,
       );
     }
     out.push('');
