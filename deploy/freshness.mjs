@@ -53,8 +53,8 @@ export const runNx = (target, ...args) => run(path.join(ROOT, 'node_modules/.bin
 export const runCommand = (command) => run('/bin/sh', ['-c', command]);
 
 /**
- * Makes sure an entry's bundle (deploy/docker/bundle.js: workspace code inlined, npm packages left to node_modules)
- * is there and newer than every file it was made from, bundling again only when it is not (about a second).
+ * Makes sure an entry's bundle (deploy/docker/bundle.js: workspace code and npm packages inlined but the few it
+ * keeps external) is there and newer than every file it was made from, bundling again only when it is not (about a second).
  * Freshness is read from esbuild's metafile beside the bundle, which lists each input; the lockfile, the TypeScript
  * settings and the bundler count too. Bundling holds the checkout's build lock, so it never reads the generated
  * proto code while another start writes it; the bundler writes each file whole under another name and renames it

@@ -20,6 +20,11 @@ import { JsonStream, sectionRoutes } from '../src/route';
  */
 describe('a streamed JSON body at the edge', () => {
   const PIECES = 400; // 400 rows of ~100 KB: ~40 MB
+  /**
+   * What the ~40 MB tests may take: a few seconds on a quiet machine, several times that beside busy neighbours. The
+   * suite's 30 s would make them fail for the machine's load, not for anything the gateway did.
+   */
+  const HEAVY_MS = 180_000;
   const ROW = 'x'.repeat(100_000);
   /** How the next stream behaves. */
   let fail: 'before' | 'middle' | 'never' | 'offSchema' = 'never';
@@ -120,7 +125,7 @@ describe('a streamed JSON body at the edge', () => {
     await new Promise((r) => setImmediate(r));
     process.off('warning', onWarning);
     expect(leaks).toEqual([]);
-  });
+  }, HEAVY_MS);
 
   it("answers a refusal before the first piece with the refusal's status", async () => {
     fail = 'before';
@@ -157,5 +162,5 @@ describe('a streamed JSON body at the edge', () => {
     const bad = await fetch(validating);
     expect(bad.status).toBe(200);
     await expect(bad.text()).rejects.toThrow();
-  });
+  }, HEAVY_MS);
 });
