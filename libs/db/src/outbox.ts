@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Knex } from 'knex';
-import { DomainError, type ErrorKind } from '@platform/errors';
+import { crashPoint, DomainError, type ErrorKind } from '@platform/errors';
 import type { Database } from './database';
 import { LeaseQueue } from './lease-queue';
 import type { Migration } from './migration';
@@ -97,8 +97,6 @@ interface Entry {
 const TABLE = 'outbox';
 const AFTER_COMMIT: AppliedAs = { afterCommit: true };
 const LATER: AppliedAs = { afterCommit: false };
-/** Set only by tests that kill the process between the commit and the effects (docs/testing.md). */
-const FAULT = process.env.PLATFORM_TEST_FAULT;
 const MAX_BACKOFF_MS = 5 * 60_000;
 /** Failures that may pass by themselves; any other domain error is the other side refusing the effect for good. */
 const TRANSIENT: ErrorKind[] = ['unavailable', 'deadline', 'internal', 'too-many-requests'];
@@ -194,7 +192,7 @@ export class Outbox {
       return { result, id: await this.insert(trx, json, owner), stored: JSON.parse(json) as Effect[] };
     });
     if (id === undefined) return result;
-    if (FAULT === 'outbox-after-commit') process.kill(process.pid, 'SIGKILL');
+    crashPoint('outbox-after-commit');
 
     if (opts.detach && !opts.undo) {
       // Not for the call: its deadline or cancellation must not cut an effect the caller no longer waits for.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { isUniqueViolation, type Database, type EffectContext, type EffectHandler, type Outbox } from '@platform/db';
-import { ConflictError, DomainError, InputError, NotFoundError, UnavailableError } from '@platform/errors';
+import { ConflictError, crashPoint, DomainError, InputError, NotFoundError, UnavailableError } from '@platform/errors';
 import type { clientOrgsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import type { CallOptions, PromiseClient } from '@platform/service-kit';
 import { ClustersStore } from '../inventory/clusters-store';
@@ -12,8 +12,6 @@ import type { ClientOrgs } from './client-orgs';
 export const PROVISION_CLIENT_ORG_EFFECT = 'client-org.provision';
 
 const TABLE = 'client_org_provisions';
-/** Set only by the test that kills the process between the steps (docs/testing.md). */
-const FAULT = process.env.PLATFORM_TEST_FAULT;
 const TRANSIENT = ['unavailable', 'deadline', 'internal', 'too-many-requests'];
 const isTransient = (err: unknown) => !(err instanceof DomainError) || TRANSIENT.includes(err.kind);
 
@@ -342,5 +340,5 @@ function callOptions(call: EffectContext): CallOptions {
  * test that proves a crash there leaves all or nothing.
  */
 function fault(step: string): void {
-  if (FAULT === `client-org-after-${step}`) process.kill(process.pid, 'SIGKILL');
+  crashPoint(`client-org-after-${step}`);
 }

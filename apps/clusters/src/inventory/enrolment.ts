@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, type Database, type EffectContext, type EffectHandler, type Outbox } from '@platform/db';
-import { ConflictError, DomainError, InputError, NotFoundError, UnavailableError } from '@platform/errors';
+import { ConflictError, crashPoint, DomainError, InputError, NotFoundError, UnavailableError } from '@platform/errors';
 import type { clustersV1, orgTokensV1 } from '@platform/proto';
 import type { CallContext, CallOptions, PromiseClient } from '@platform/service-kit';
 import type { Clusters } from './clusters';
@@ -10,8 +10,6 @@ import { ClustersStore } from './clusters-store';
 export const ENROLL_HUB_EFFECT = 'hub.enroll';
 
 const TABLE = 'hub_enrolments';
-/** Set only by the test that kills the process between the steps (docs/testing.md). */
-const FAULT = process.env.PLATFORM_TEST_FAULT;
 const TRANSIENT = ['unavailable', 'deadline', 'internal', 'too-many-requests'];
 const isTransient = (err: unknown) => !(err instanceof DomainError) || TRANSIENT.includes(err.kind);
 
@@ -190,5 +188,5 @@ export class HubEnrolment {
 
 /** Kills the process after a step, for the test that proves a crash there leaves all or nothing. */
 function fault(step: string): void {
-  if (FAULT === `enrolment-after-${step}`) process.kill(process.pid, 'SIGKILL');
+  crashPoint(`enrolment-after-${step}`);
 }
