@@ -1,5 +1,5 @@
 import { announcingWrites, ANSWER_BEFORE_DEADLINE_MS } from './announcing-writes';
-import type { ServiceBinding } from './grpc-server';
+import type { ServiceBinding } from './service-binding';
 
 interface Methods {
   save: unknown;

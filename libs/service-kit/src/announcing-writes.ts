@@ -1,5 +1,5 @@
 import type { CallContext } from './call-context';
-import type { ServiceBinding } from './grpc-server';
+import type { ServiceBinding } from './service-binding';
 
 /**
  * How long before its caller's deadline a write answers at the latest while its announcement is still on its way: the

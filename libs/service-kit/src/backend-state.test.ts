@@ -4,7 +4,8 @@ import { DeadlineError, UnavailableError } from '@platform/errors';
 import { gatewayV1 } from '@platform/proto';
 import { metricsText } from '@platform/telemetry';
 import { createClient } from './grpc-client';
-import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { bindService } from './service-binding';
 import { createLogger } from './logger';
 import { versionOf } from './service';
 

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DeadlineError, UnavailableError } from '@platform/errors';
-import type { Caller } from './caller';
+import type { CallingAccount } from '@platform/proto';
 import type { Logger } from './logger';
+
+/** Who is calling a gRPC method: one of the platform's apps, or a service account of another team. */
+export type Caller = { kind: 'app'; app: string } | { kind: 'account'; account: CallingAccount & { login: string } };
 
 /**
  * What one call is served with: the request id that travels from the gateway through every hop, a logger

@@ -20,7 +20,8 @@ import {
 } from '@platform/proto';
 import { appCredential } from './app-credential';
 import { CredentialCache, type CallerAccess } from './caller';
-import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { bindService } from './service-binding';
 import { createLogger } from './logger';
 
 const log = createLogger('test', 'silent');

@@ -4,11 +4,8 @@ import { accountsNamed, ACCOUNTS_CHANGED, NoticeCache, type Bus } from '@platfor
 import { NotAllowedError, NotAuthenticatedError, UnavailableError } from '@platform/errors';
 import { authzV1, orgsTeamsV1, type AccessQuestion, type AskAccount, type CallingAccount, type MethodPolicy } from '@platform/proto';
 import { appCredential, isAppToken, jwtPart } from './app-credential';
-import type { CallContext } from './call-context';
+import type { CallContext, Caller } from './call-context';
 import { createClient } from './grpc-client';
-
-/** Who is calling a gRPC method: one of the platform's apps, or a service account of another team. */
-export type Caller = { kind: 'app'; app: string } | { kind: 'account'; account: CallingAccount & { login: string } };
 
 /** The longest bearer token looked at; longer ones are refused without asking anyone. */
 const MAX_TOKEN_LENGTH = 8192;

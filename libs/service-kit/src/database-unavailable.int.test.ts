@@ -5,7 +5,8 @@ import { gatewayV1 } from '@platform/proto';
 import { toHttpError, UnavailableError } from '@platform/errors';
 import { testPostgresUrl } from '@platform/testing';
 import { createClient } from './grpc-client';
-import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { bindService } from './service-binding';
 import { createLogger } from './logger';
 
 // A Postgres server that refuses a service's new connection (too many clients: SQLSTATE 53300, here a role whose

@@ -11,7 +11,7 @@ import {
 } from '@grpc/grpc-js';
 import { DomainError, fromGrpcError, messageSizeError, UnavailableError, DeadlineError } from '@platform/errors';
 import { status as Status } from '@grpc/grpc-js';
-import { fullServiceName, REQUEST_ID_KEY } from './grpc-server';
+import { fullServiceName, REQUEST_ID_KEY } from './service-binding';
 import { appCredential } from './app-credential';
 import { LocalCall, localMethod, type LocalMethod, type LocalStreamMethod } from './in-process';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';

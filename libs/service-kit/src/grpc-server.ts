@@ -18,48 +18,13 @@ import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { methodPolicy, PROTO_ROOT, type MethodPolicy } from '@platform/proto';
-import { LazyCallContext, type CallContext } from './call-context';
-import { admit, callerOf, type Admitted, type Caller, type CallerAccess } from './caller';
+import { LazyCallContext, type CallContext, type Caller } from './call-context';
+import { admit, callerOf, type Admitted, type CallerAccess } from './caller';
 import { serveLocally, stopServingLocally, type LocalMethod, type LocalStreamMethod } from './in-process';
-import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, type FieldLimits } from './limits';
+import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
+import { fullServiceName, REQUEST_ID_KEY, type FieldLimits, type ServiceBinding, type UnaryMethod } from './service-binding';
 import type { Logger } from './logger';
 import { measuredHandlers } from './rpc-telemetry';
-
-/** Metadata key carrying the request id from the gateway through every hop. */
-export const REQUEST_ID_KEY = 'x-request-id';
-
-type UnaryMethod = {
-  requestDeserialize: (b: Buffer) => unknown;
-  responseSerialize: (v: never) => Buffer;
-  path: string;
-  responseStream?: boolean;
-};
-type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
-type ResponseOf<M> = M extends { responseSerialize: (v: infer R) => Buffer } ? R : never;
-
-/**
- * Handlers for every method of a generated service definition: a promise of the answer, or, for a method that
- * answers a stream (`returns (stream ...)`), the messages as an async iterable, sent as they come with the
- * stream's backpressure (so a handler reading a cursor holds a bounded part of the answer).
- */
-export type Handlers<D> = {
-  [K in keyof D]: D[K] extends { responseStream: true }
-    ? (request: RequestOf<D[K]>, ctx: CallContext) => AsyncIterable<ResponseOf<D[K]>>
-    : (request: RequestOf<D[K]>, ctx: CallContext) => Promise<ResponseOf<D[K]>>;
-};
-
-/** One gRPC service to serve: its generated definition and its handlers. */
-export interface ServiceBinding<D = Record<string, UnaryMethod>> {
-  definition: D;
-  handlers: Handlers<D>;
-  /** Length limits of request fields per method (see withLimits); every other string field gets MAX_STRING_FIELD. */
-  limits?: { [K in keyof D]?: FieldLimits };
-}
-
-/** Builds a binding with the handler types checked against the definition. */
-export function bindService<D>(definition: D, handlers: Handlers<D>): ServiceBinding<D> {
-  return { definition, handlers };
-}
 
 export interface GrpcServerOptions {
   name: string;
@@ -327,8 +292,3 @@ function authenticatedReflection(access: CallerAccess | undefined, log: Logger):
   };
 }
 
-/** "platformadmin.orgsteams.v1.OrgsTeamsService" from a generated definition's method paths. */
-export function fullServiceName(definition: unknown): string {
-  const first = Object.values(definition as Record<string, UnaryMethod>)[0];
-  return first.path.split('/')[1];
-}

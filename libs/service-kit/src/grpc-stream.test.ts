@@ -3,7 +3,8 @@ import { usageReportV1 } from '@platform/proto';
 import { metricsText } from '@platform/telemetry';
 import { eventually } from '@platform/testing';
 import { createClient, type PromiseClient } from './grpc-client';
-import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { bindService } from './service-binding';
 import { createLogger } from './logger';
 
 // UsageReportService's GetUsageView answers a stream (pieces of a view's JSON text): the subject here, with a

@@ -2,7 +2,8 @@ import { common, gatewayV1, orgsTeamsV1 } from '@platform/proto';
 import { UnavailableError, DeadlineError, ConflictError, InputError } from '@platform/errors';
 import type { CallContext } from './call-context';
 import { createClient as createKitClient, type ClientOptions } from './grpc-client';
-import { bindService, startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { startGrpcServer, type RunningGrpcServer } from './grpc-server';
+import { bindService } from './service-binding';
 import { MAX_STRING_FIELD, serviceLimits, withLimits } from './limits';
 import { createLogger } from './logger';
 

@@ -1,7 +1,7 @@
 import * as net from 'node:net';
 import { gatewayV1 } from '@platform/proto';
 import { loadConfig, serviceEnv } from './config';
-import { bindService } from './grpc-server';
+import { bindService } from './service-binding';
 import { createLogger } from './logger';
 import { startService, versionOf, type RunningService } from './service';
 

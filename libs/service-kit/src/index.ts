@@ -2,8 +2,9 @@ export * from './config';
 export { publicUrlVar, publicUrlOf, publicLink } from './public-url';
 export { createLogger, type Logger } from './logger';
 export { PLATFORM_VERSION } from './version';
-export { startGrpcServer, bindService, REQUEST_ID_KEY, type Handlers, type ServiceBinding, type RunningGrpcServer } from './grpc-server';
-export { createCallContext, type CallContext } from './call-context';
+export { startGrpcServer, type RunningGrpcServer } from './grpc-server';
+export { bindService, fullServiceName, REQUEST_ID_KEY, type FieldLimits, type Handlers, type ServiceBinding } from './service-binding';
+export { createCallContext, type CallContext, type Caller } from './call-context';
 export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
 export {
   TEXT_LIMITS,
@@ -14,7 +15,6 @@ export {
   checkRequestLimits,
   serviceLimits,
   withLimits,
-  type FieldLimits,
   type ServiceLimits,
   type LengthCheck,
 } from './limits';
@@ -66,10 +66,9 @@ export {
   type Readiness,
 } from './health';
 export { HttpMetrics, expressRoute } from './http-metrics';
-export { fullServiceName } from './grpc-server';
 export { PortInUseError, EXIT_CONFIG, portError, databaseStartError, describeStartError } from './start-errors';
 export { appCredential, useAppKeys, AppCredential, APP_TOKEN_ISSUER, jwtPart } from './app-credential';
-export { admit, callerOf, CredentialCache, grpcCallerAccess, type Caller, type CallerAccess } from './caller';
+export { admit, callerOf, CredentialCache, grpcCallerAccess, type CallerAccess } from './caller';
 export {
   ACCESS_SCOPE_CATEGORIES,
   TOKEN_ACCESS_SCOPES,

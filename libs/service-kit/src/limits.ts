@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InputError, ValidationError, type FieldViolation } from '@platform/errors';
-import type { ServiceBinding } from './grpc-server';
+import type { FieldLimits, ServiceBinding } from './service-binding';
 
 /** Characters of a base64 `data:` URI holding `bytes` bytes of an image, with room for its media-type prefix. */
 const dataUriLength = (bytes: number) => Math.ceil(bytes / 3) * 4 + 64;
@@ -99,12 +99,6 @@ export function checkLengths(checks: LengthCheck[], kind: 'input' | 'validation'
   const message = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
   throw kind === 'input' ? new InputError(message, violations) : new ValidationError(message, violations);
 }
-
-/**
- * Length limits of one RPC's request fields, by path: `name`, `objects[].objectType` (`[]` for every element
- * of a list). Fields not named get MAX_STRING_FIELD.
- */
-export type FieldLimits = Record<string, number>;
 
 /** Refuses (400) a request with a string field over its limit, naming the field; bytes fields are not text. */
 export function checkRequestLimits(request: unknown, limits: FieldLimits = {}, fallback = MAX_STRING_FIELD): void {

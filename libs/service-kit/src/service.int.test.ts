@@ -8,7 +8,7 @@ import { gatewayV1 } from '@platform/proto';
 import { eventually, freePort, startPrivateNats, type PrivateNats } from '@platform/testing';
 import { loadConfig, serviceEnv } from './config';
 import { EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';
-import { bindService } from './grpc-server';
+import { bindService } from './service-binding';
 import { createLogger } from './logger';
 import { startService, versionOf, type RunningService } from './service';
 

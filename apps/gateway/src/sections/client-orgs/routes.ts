@@ -3,7 +3,7 @@ import type { clientOrgsV1 } from '@platform/proto';
 import type { Kept } from '../../backends';
 import * as p from '../../params';
 import { sectionRoutes, type Route } from '../../route';
-import { OrganizationJson, orgJson } from '../organizations/presenters';
+import { OrganizationJson, orgJson } from '../identity/presenters';
 import { webUrl } from '../../web-url';
 
 const route = sectionRoutes({ tag: 'Client organizations', backend: 'clusters' });

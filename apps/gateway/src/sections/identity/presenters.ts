@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { userAsSeenBy, type orgsTeamsV1, type UserViewer } from '@platform/proto';
+import { userAsSeenBy, type orgsTeamsOrgsV1, type orgsTeamsV1, type UserViewer } from '@platform/proto';
 import { GITEA_ZERO_TIME, giteaTime } from '../../gitea';
 import { rfc3339 } from '../../presenters';
 
@@ -136,3 +136,41 @@ export const AccessTokenJson = z
       .meta({ description: `When it was last used (to the minute); Gitea's zero time ${GITEA_ZERO_TIME} when never (lists only)` }),
   })
   .meta({ id: 'AccessToken' });
+
+// An organization is an account, as in Gitea: presented here with users, so that the organizations' routes and the
+// users' (a user's organizations) both take it from identity, and neither folder imports the other.
+/** The spec's Organization; `orgType` is 0 public, 1 limited, 2 private. */
+export const OrganizationJson = z
+  .object({
+    id: z.number().int(),
+    /** The slug, as Gitea names it; `username` is the same. */
+    name: z.string(),
+    username: z.string(),
+    full_name: z.string(),
+    email: z.string(),
+    avatar_url: z.string(),
+    description: z.string(),
+    website: z.string(),
+    location: z.string(),
+    managerManagementClusterEndPoint: z.string(),
+    visibility: z.enum(['', 'public', 'limited', 'private']),
+    orgType: z.number().int(),
+  })
+  .meta({ id: 'Organization' });
+
+export function orgJson(o: orgsTeamsOrgsV1.Organization): z.input<typeof OrganizationJson> {
+  return {
+    id: o.id,
+    name: o.username,
+    username: o.username,
+    full_name: o.fullName,
+    email: o.email,
+    avatar_url: o.avatarUrl,
+    description: o.description,
+    website: o.website,
+    location: o.location,
+    managerManagementClusterEndPoint: o.managerEndpoint,
+    visibility: o.visibility as z.input<typeof OrganizationJson>['visibility'],
+    orgType: o.orgType,
+  };
+}

@@ -4,8 +4,7 @@ import { pageHeaders, pageOf, Paging, PAGE_HEADERS } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes } from '../../route';
 import { currentSession } from '../../session-cookie';
-import { OrganizationJson, orgJson } from '../organizations/presenters';
-import { UserJson, userJsonFor, UserSettingsJson, userSettingsJson } from './presenters';
+import { OrganizationJson, orgJson, UserJson, userJsonFor, UserSettingsJson, userSettingsJson } from './presenters';
 import { webUrl } from '../../web-url';
 
 const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });

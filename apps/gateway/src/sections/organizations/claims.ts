@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import * as p from '../../params';
 import { sectionRoutes } from '../../route';
-import { OrganizationJson, orgJson } from './presenters';
+import { OrganizationJson, orgJson } from '../identity/presenters';
 
 const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });
 

@@ -1,41 +1,5 @@
 import { z } from 'zod';
-import { userAsSeenBy, type orgsTeamsOrgsV1, type orgsTeamsV1, type orgTokensV1, type UserViewer } from '@platform/proto';
-
-/** The spec's Organization; `orgType` is 0 public, 1 limited, 2 private. */
-export const OrganizationJson = z
-  .object({
-    id: z.number().int(),
-    /** The slug, as Gitea names it; `username` is the same. */
-    name: z.string(),
-    username: z.string(),
-    full_name: z.string(),
-    email: z.string(),
-    avatar_url: z.string(),
-    description: z.string(),
-    website: z.string(),
-    location: z.string(),
-    managerManagementClusterEndPoint: z.string(),
-    visibility: z.enum(['', 'public', 'limited', 'private']),
-    orgType: z.number().int(),
-  })
-  .meta({ id: 'Organization' });
-
-export function orgJson(o: orgsTeamsOrgsV1.Organization): z.input<typeof OrganizationJson> {
-  return {
-    id: o.id,
-    name: o.username,
-    username: o.username,
-    full_name: o.fullName,
-    email: o.email,
-    avatar_url: o.avatarUrl,
-    description: o.description,
-    website: o.website,
-    location: o.location,
-    managerManagementClusterEndPoint: o.managerEndpoint,
-    visibility: o.visibility as z.input<typeof OrganizationJson>['visibility'],
-    orgType: o.orgType,
-  };
-}
+import { userAsSeenBy, type orgsTeamsV1, type orgTokensV1, type UserViewer } from '@platform/proto';
 
 /** The spec's Profile of a user. */
 export const ProfileJson = z

@@ -6,8 +6,8 @@ import * as p from '../../params';
 import { sectionRoutes, type EdgeContext, type Requirement, type Route } from '../../route';
 import { takenNameIs422 } from '../../gitea';
 import { orgInPath } from '../../targets';
-import { UserJson, userJsonFor } from '../identity/presenters';
-import { OrganizationJson, orgJson, ProfileJson, profileJson } from './presenters';
+import { OrganizationJson, orgJson, UserJson, userJsonFor } from '../identity/presenters';
+import { ProfileJson, profileJson } from './presenters';
 import { webUrl } from '../../web-url';
 
 const route = sectionRoutes({ tag: 'Organizations', backend: 'orgs-teams' });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
-import { OrganizationJson, orgJson } from '../organizations/presenters';
+import { OrganizationJson, orgJson } from '../identity/presenters';
 
 /** The spec's Team; `role_ids` only when custom roles are assigned, `role_until` only when some are held until a time. */
 export const TeamJson = z
