@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConflictError } from '@platform/errors';
+import { ConflictError, UnavailableError } from '@platform/errors';
 import type { orgsTeamsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import type { Identity } from './identity';
@@ -63,8 +63,17 @@ export async function ensureSiteAdmin(
       ctx,
     );
   } catch (err) {
-    // Taken meanwhile by another replica's bootstrap: its admin stands (a taken name with no admin is still an error).
-    if (err instanceof ConflictError && (await existing())) return;
+    if (!(err instanceof ConflictError)) throw err;
+    // Taken meanwhile by another replica's bootstrap: its admin stands.
+    if (await existing()) return;
+    // Taken and given back: the other replica's grant failed (authz not up yet) and it removed its user again, to try
+    // later. Retried like an unreachable authz (seen when two orgs-teams pods started on a fresh database).
+    const stillTaken = await identity.getUser({ id: 0, login: settings.username }).then(
+      () => true,
+      () => false,
+    );
+    if (!stillTaken) throw new UnavailableError(`another replica is creating the site admin "${settings.username}"; retrying`);
+    // A user of that name who is no site admin: an error of the settings, not a race.
     throw err;
   }
   ctx.log.info({ userId: user.id, login: user.login }, 'site admin created');
