@@ -90,7 +90,7 @@ export class Pod {
   }
 
   /** Polls the startup probe, then readiness and liveness, until the pod stops; resolves once it is ready. */
-  async probe(cluster: Cluster, say: Say): Promise<void> {
+  async probe(say: Say): Promise<void> {
     const c = this.deployment.container;
     const startup: Probe | undefined = c.startupProbe;
     const readiness: Probe | undefined = c.readinessProbe;
@@ -119,7 +119,6 @@ export class Pod {
       if (this.ready !== passing && !this.terminating) say(`${this.name}: ${passing ? 'ready again' : 'not ready'}`);
       this.ready = passing;
     });
-    void cluster;
   }
 
   /** Polls until one success (true), or until the failure threshold (startup) or forever (readiness) runs out. */
@@ -177,10 +176,9 @@ export class Pod {
   }
 
   logs(lines = 60): string {
-    return (
-      spawnSync('podman', ['logs', '--tail', String(lines), this.name], { encoding: 'utf8' }).stdout +
-      spawnSync('podman', ['logs', '--tail', String(lines), this.name], { encoding: 'utf8' }).stderr
-    );
+    // One read: podman gives the container's stdout and stderr on its own.
+    const res = spawnSync('podman', ['logs', '--tail', String(lines), this.name], { encoding: 'utf8' });
+    return res.stdout + res.stderr;
   }
 
   /** SIGTERM, then SIGKILL after the grace period, as the kubelet stops a pod: its exit code and how long it took. */
@@ -435,7 +433,7 @@ export class Cluster {
     const pod = new Pod(`${d.name}-${randomBytes(3).toString('hex')}`, d);
     d.pods.push(pod);
     await pod.start(this);
-    await pod.probe(this, this.say);
+    await pod.probe(this.say);
     return pod;
   }
 
