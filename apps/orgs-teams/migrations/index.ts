@@ -16,6 +16,7 @@ import { twoFactor } from './20261215010000_two_factor';
 import { externalIdentities } from './20261220000000_external_identities';
 import { groupMappings } from './20261222000000_group_mappings';
 import { emailVerification } from './20261230000000_email_verification';
+import { passwordResets } from './20270110000000_password_resets';
 
 /** Every migration of the identity schema, oldest first. */
 export const migrations: Migration[] = [
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   externalIdentities,
   groupMappings,
   emailVerification,
+  passwordResets,
 ];

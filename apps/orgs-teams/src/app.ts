@@ -23,6 +23,8 @@ import { GroupMappings } from './accounts/group-mappings';
 import { GroupMappingStore } from './identity/group-mapping-store';
 import { ExternalSignIn } from './identity/oidc';
 import { EmailVerification, verificationMailEffects } from './identity/email-verification';
+import { PasswordReset, passwordResetMailEffects } from './identity/password-reset';
+import { AuditStore } from './audit/audit-store';
 import { notificationsV1 } from '@platform/proto';
 import { TwoFactor } from './identity/totp';
 import { BOOTSTRAP_PASSWORD_FILE, ensureSiteAdmin, type SiteAdminSettings } from './identity/site-admin';
@@ -62,7 +64,8 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
   const importRoles = new GrpcImportRoles(config.AUTHZ_GRPC_ADDR);
   const storage = openObjectStorage(config);
   const clusters = clusterConnectionsClient(config.CLUSTERS_GRPC_ADDR);
-  // Mails verifying addresses go out through contracts-licensing's mailer, so they are sent or kept as notices are.
+  // Mails verifying addresses and resetting passwords go out through contracts-licensing's mailer, so they are sent or
+  // kept as notices are.
   const notifications = createClient(notificationsV1.NotificationsServiceService, config.CONTRACTS_LICENSING_GRPC_ADDR, {
     name: 'contracts-licensing',
     deadlineMs: 60_000,
@@ -108,9 +111,24 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
             ...serviceAccountEffects(db!, orgAuthz),
             ...userAdminEffects(db!, orgAuthz),
             ...verificationMailEffects(secrets, publicUrlOf(config), async (mail) => void (await notifications.sendMail(mail))),
+            ...passwordResetMailEffects(secrets, publicUrlOf(config), async (mail) => void (await notifications.sendMail(mail))),
           }),
         );
         const verification = new EmailVerification(db!, outbox, secrets, config.VERIFICATION_MAIL_INTERVAL * 1000);
+        const passwordReset = new PasswordReset(
+          db!,
+          outbox,
+          secrets,
+          accountFailures,
+          AuditStore.create(db!),
+          {
+            lifetimeMs: config.PASSWORD_RESET_LINK_LIFETIME * 1000,
+            maxPerAddress: config.PASSWORD_RESET_MAX_PER_ADDRESS,
+            maxPerAccount: config.PASSWORD_RESET_MAX_PER_ACCOUNT,
+            windowMs: config.PASSWORD_RESET_WINDOW * 1000,
+          },
+          log,
+        );
         const serviceAccounts = new ServiceAccounts(db!, outbox, orgAuthz);
         const orgTokens = new OrgTokens(db!, secrets, bus!.namespace);
         const admin = {
@@ -168,6 +186,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
               externalSignIn,
               new GroupMappingStore(db!),
               verification,
+              passwordReset,
             ),
             ORGS_TEAMS_READS,
             announcer,

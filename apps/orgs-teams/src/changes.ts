@@ -69,9 +69,11 @@ export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOL
   sessions: SIGNIN,
   two_factor: SIGNIN,
   recovery_codes: SIGNIN,
-  // Kept by no reader: a verification link is answered once; the outbox; the audit trail, written with every change
-  // made through the API and listed by site admins alone (kept, each event would drop every reader's other answers).
+  // Kept by no reader: a verification or password-reset link is answered once; the outbox; the audit trail, written
+  // with every change made through the API and listed by site admins alone (kept, each event would drop every reader's
+  // other answers).
   email_verifications: [],
+  password_resets: [],
   audit_events: [],
   outbox: [],
   knex_migrations: [],

@@ -50,6 +50,13 @@ export const orgsTeamsEnv = {
   SIGNUP_WINDOW: durationVar.default(3600),
   /** A new mail verifying an account's address is sent at most this often (docs/authentication.md, "Verified e-mail addresses"). */
   VERIFICATION_MAIL_INTERVAL: durationVar.default(60),
+  /** How long a mailed password-reset link works (docs/authentication.md, "Forgotten passwords"): 30m, 1h, 900. */
+  PASSWORD_RESET_LINK_LIFETIME: durationVar.default(30 * 60),
+  /** Password-reset requests and invalid reset links one client address may send per PASSWORD_RESET_WINDOW before 429. */
+  PASSWORD_RESET_MAX_PER_ADDRESS: maxFailuresVar.default(10),
+  /** Password-reset requests per login or address named (429 beyond), and mails per account, per PASSWORD_RESET_WINDOW. */
+  PASSWORD_RESET_MAX_PER_ACCOUNT: maxFailuresVar.default(3),
+  PASSWORD_RESET_WINDOW: durationVar.default(3600),
   /**
    * How long an organization read stays cached (0: no cache). Changes evict it at once, on every replica (a
    * bus notice); the lifetime only bounds how long a replica that missed a notice serves an old row.

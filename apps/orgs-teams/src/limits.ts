@@ -35,6 +35,8 @@ export const ORGS_TEAMS_LIMITS: ServiceLimits[] = [
     createToken: { name: L.tokenName },
     signUp: { username: L.login, email: L.email, password: L.password, fullName: L.fullName },
     createGroupMapping: { group: GROUP_VALUE_LIMIT },
+    requestPasswordReset: { login: L.email },
+    resetPassword: { newPassword: L.password },
   }),
   serviceLimits(orgsTeamsOrgsV1.OrganizationsServiceService, {
     createOrg: { username: L.login, ...orgFields },

@@ -668,6 +668,9 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     unlinkExternalIdentity: INTERNAL,
     sendVerificationMail: INTERNAL,
     verifyEmail: INTERNAL,
+    requestPasswordReset: INTERNAL,
+    checkPasswordReset: INTERNAL,
+    resetPassword: INTERNAL,
   }),
   policiesOf(outagesV1.SystemOutagesServiceService, {
     createOutage: INTERNAL,

@@ -8,6 +8,7 @@ import type { TwoFactor } from './totp';
 import type { ExternalSignIn } from './oidc';
 import type { GroupMappingStore } from './group-mapping-store';
 import type { EmailVerification } from './email-verification';
+import type { PasswordReset } from './password-reset';
 import { createUser } from './site-admin';
 
 /**
@@ -30,6 +31,7 @@ export interface UserAdministration {
  * - authenticate, authenticateBasic: the token's last use and the account's last sign-in, each refreshed at most once a
  *   minute; authenticateBasic also counts failures toward a lockout, in memory, and may spend a second factor's code.
  * - authenticateSession: the session's last use, or the deletion of an expired session.
+ * - checkPasswordReset: a wrong code counted against its client address, in memory, or an expired link's row deleted.
  */
 export const ORGS_TEAMS_READS: readonly (keyof typeof orgsTeamsV1.OrgsTeamsServiceService)[] = [
   'getVersion',
@@ -47,6 +49,7 @@ export const ORGS_TEAMS_READS: readonly (keyof typeof orgsTeamsV1.OrgsTeamsServi
   'getTwoFactorRequirement',
   'listGroupMappings',
   'listExternalIdentities',
+  'checkPasswordReset',
 ];
 
 /** The OrgsTeamsService RPCs: accounts, personal access tokens and authentication. */
@@ -65,6 +68,8 @@ export function orgsTeamsService(
   groupMappings?: GroupMappingStore,
   /** Verification of users' addresses; absent, those methods are unavailable. */
   emailVerification?: EmailVerification,
+  /** Forgotten passwords' reset links; absent, those methods are unavailable. */
+  passwordReset?: PasswordReset,
 ): ServiceBinding<typeof orgsTeamsV1.OrgsTeamsServiceService> {
   return bindService(orgsTeamsV1.OrgsTeamsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
@@ -118,7 +123,15 @@ export function orgsTeamsService(
       return {};
     },
     verifyEmail: (req) => verification().verify(req.token),
+    requestPasswordReset: async (req) => (reset().request(req.login, req.address), {}),
+    checkPasswordReset: (req) => reset().check(req.code, req.address),
+    resetPassword: (req, ctx) => reset().reset(req, ctx.requestId),
   });
+
+  function reset(): PasswordReset {
+    if (!passwordReset) throw new UnavailableError('password reset is not served here');
+    return passwordReset;
+  }
 
   function external(): ExternalSignIn {
     if (!externalSignIn) throw new UnavailableError('single sign-on is not served here');
