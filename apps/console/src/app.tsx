@@ -3,6 +3,7 @@ import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-route
 import { appNameOf, useBranding } from './branding';
 import { useSession } from './session';
 import { SignIn } from './sign-in';
+import { ActionScope } from './ui/last-action';
 import { NotFound } from './ui/not-found';
 
 // One chunk per area: the first load carries the shell and the sign-in only.
@@ -111,7 +112,7 @@ function Shell({ admin, children }: { admin: boolean; children: ReactNode }) {
             ))}
           </nav>
         )}
-        {children}
+        <ActionScope>{children}</ActionScope>
       </main>
       <footer className="foot">
         {/* Plain links: the API reference is the gateway's page, not a console screen. */}
@@ -131,4 +132,3 @@ function NotAllowed() {
     </section>
   );
 }
-

@@ -3,6 +3,7 @@ import { render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { createQueryClient } from '../src/query';
+import { ActionScope } from '../src/ui/last-action';
 
 /** One stubbed answer of the API: a status, a JSON body and headers (`X-Total-Count` of a page), or a function of the request making one. */
 type Reply = [status: number, body?: unknown, headers?: Record<string, string>];
@@ -15,9 +16,9 @@ export interface StubbedApi {
 }
 
 /**
- * Renders a screen at `path` (matched by `pattern`, for its route parameters) with the console's query client and
- * an API that answers from `answers`; an unstubbed request answers 404 so a test fails visibly when a screen asks
- * for something it should not.
+ * Renders a screen at `path` (matched by `pattern`, for its route parameters) with the console's query client, the
+ * shell's scope of messages (`ActionScope`) and an API that answers from `answers`; an unstubbed request answers 404
+ * so a test fails visibly when a screen asks for something it should not.
  */
 export function renderScreen(
   screen: ReactElement,
@@ -31,16 +32,25 @@ export function renderScreen(
     const json = text && (req.headers.get('content-type') ?? '').includes('json');
     calls.push({ call: `${req.method} ${url.pathname.replace(/^\/api\/v1/, '')}${url.search}`, ...(json && { body: JSON.parse(text) }) });
     const answer = opts.answers[`${req.method} ${url.pathname.replace(/^\/api\/v1/, '')}`];
-    const [status, body, headers] = typeof answer === 'function' ? await answer(new Request(req.url, { method: req.method, headers: req.headers, body: text || undefined })) : (answer ?? [404, { message: 'not stubbed' }]);
-    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+    const [status, body, headers] =
+      typeof answer === 'function'
+        ? await answer(new Request(req.url, { method: req.method, headers: req.headers, body: text || undefined }))
+        : (answer ?? [404, { message: 'not stubbed' }]);
+    return new Response(body === undefined ? null : JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
   }) as typeof fetch;
   const path = opts.path ?? '/';
   const rendered = render(
     <QueryClientProvider client={createQueryClient()}>
       <MemoryRouter initialEntries={[path]}>
-        <Routes>
-          <Route path={opts.pattern ?? path} element={screen} />
-        </Routes>
+        {/* As the console's shell holds every screen: messages belong to the screen's last action. */}
+        <ActionScope>
+          <Routes>
+            <Route path={opts.pattern ?? path} element={screen} />
+          </Routes>
+        </ActionScope>
       </MemoryRouter>
     </QueryClientProvider>,
   );

@@ -1,4 +1,5 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useId, useState } from 'react';
+import { useActionScope } from './last-action';
 
 /**
  * What a screen shows while it loads: a query's answer (`useQuery`) or several joined (`joined`). `Show` renders it.
@@ -23,35 +24,58 @@ export function joined<T extends Record<string, unknown>>(parts: { [K in keyof T
 
 export interface Action {
   busy: boolean;
+  /** Why the last run failed (the API's error, or a problem found before sending); only while it is the screen's last action. */
   error: unknown;
-  /** What the last successful run said, for a status line. */
+  /** What the last successful run said, for a status line; only while it is the screen's last action. */
   done: string | undefined;
   run(fn: () => Promise<string | void>): Promise<boolean>;
+  /** A problem found before anything was sent (a form's check), shown as this action's outcome: it too is an action. */
+  refuse(problem: string): void;
   clear(): void;
 }
 
-/** A user's action (a form's submit, a button): busy while it runs, its error or its outcome shown after. */
+/**
+ * A user's action (a form's submit, a button): busy while it runs, its error or its outcome shown after, as long as
+ * nothing else was done on the screen since (`ActionScope`): messages belong to the last action only.
+ */
 export function useAction(): Action {
+  const id = useId();
+  const scope = useActionScope();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState<string>();
-  const run = useCallback(async (fn: () => Promise<string | void>) => {
-    setBusy(true);
-    setError(undefined);
-    setDone(undefined);
-    try {
-      setDone((await fn()) || undefined);
-      return true;
-    } catch (err) {
-      setError(err);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  }, []);
+  const begin = scope?.begin;
+  const run = useCallback(
+    async (fn: () => Promise<string | void>) => {
+      begin?.(id);
+      setBusy(true);
+      setError(undefined);
+      setDone(undefined);
+      try {
+        setDone((await fn()) || undefined);
+        return true;
+      } catch (err) {
+        setError(err);
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [begin, id],
+  );
+  const refuse = useCallback(
+    (problem: string) => {
+      begin?.(id);
+      setDone(undefined);
+      setError(new Error(problem));
+    },
+    [begin, id],
+  );
   const clear = useCallback(() => {
     setError(undefined);
     setDone(undefined);
   }, []);
-  return { busy, error, done, run, clear };
+  // Another action began after this one: its messages are the ones shown.
+  const current = !scope || scope.last === id;
+  return { busy, error: current ? error : undefined, done: current ? done : undefined, run, refuse, clear };
 }

@@ -3,6 +3,7 @@ import { ApiError } from '../api/client';
 import type { Action, Loaded } from './data';
 
 export { joined, useAction } from './data';
+export { ActionScope, useNothingDoneYet } from './last-action';
 
 /** The API's `message` (or the browser's), as an alert screen readers announce, with each field's problem on a 422. */
 export function ErrorMessage({ error }: { error: unknown }) {
@@ -64,7 +65,8 @@ export function Outcome({ action }: { action: Action }) {
 
 /**
  * A form that validates before it sends: `validate` returns the first problem (shown, nothing sent) or nothing;
- * `submit` runs as the action, its API error shown under the form.
+ * `submit` runs as the action, its API error shown under the form. Either is the screen's last action, so what an
+ * earlier one said goes (`ActionScope`).
  */
 export function Form({
   action,
@@ -81,14 +83,13 @@ export function Form({
   label: string;
   submitLabel?: string;
 }) {
-  const [problem, setProblem] = useState<string>();
   const onSubmit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = e.currentTarget;
     const data = new FormData(form);
     const wrong = validate?.(data);
-    setProblem(wrong);
-    if (wrong) return;
+    // A problem found before sending is this form's outcome: it replaces what the form (or anything else) said before.
+    if (wrong) return action.refuse(wrong);
     if (await action.run(() => submit(data, form))) form.reset();
   };
   return (
@@ -97,11 +98,6 @@ export function Form({
       <button type="submit" disabled={action.busy}>
         {action.busy ? 'Working…' : submitLabel}
       </button>
-      {problem && (
-        <p role="alert" className="error">
-          {problem}
-        </p>
-      )}
       <Outcome action={action} />
     </form>
   );
@@ -241,9 +237,7 @@ export function Table<T>({
   const shownRows = useMemo(() => {
     const needle = filter.trim().toLocaleLowerCase();
     const kept = needle
-      ? rows.filter((row) =>
-          columns.some((c) => sortableColumn(c) && String(valueOf(c, row)).toLocaleLowerCase().includes(needle)),
-        )
+      ? rows.filter((row) => columns.some((c) => sortableColumn(c) && String(valueOf(c, row)).toLocaleLowerCase().includes(needle)))
       : rows;
     const by = sort && columns.find((c) => c.header === sort.header);
     if (!by) return kept;

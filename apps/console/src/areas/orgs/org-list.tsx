@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import type { Schema } from '../../api/client';
-import { Field, Form, Section, Select, Show, Table, useAction } from '../../ui';
+import { Field, Form, Section, Select, Show, Table, useAction, useNothingDoneYet } from '../../ui';
 import { fetchMyOrgs, orgKeys, useCreateOrg } from './api';
 import { lengthProblem, loginProblem, text } from './names';
 import { Pager } from './paging';
@@ -24,12 +24,13 @@ export function orgPath(name: string): string {
 export function OrgList() {
   const [page, setPage] = useState(1);
   const orgs = useQuery({ queryKey: orgKeys.mine(page), queryFn: () => fetchMyOrgs(page, PAGE_SIZE) });
-  // What the screen that led here did (an organization deleted on its settings).
+  // What the screen that led here did (an organization deleted on its settings), until something is done here.
   const done = (useLocation().state as { done?: unknown } | null)?.done;
+  const nothingDoneYet = useNothingDoneYet();
   return (
     <>
       <h1>My organizations</h1>
-      {typeof done === 'string' && (
+      {typeof done === 'string' && nothingDoneYet && (
         <p role="status" className="done">
           {done}
         </p>
@@ -92,7 +93,8 @@ function CreateOrg() {
         <Field label="Description" name="description" />
         <Select label="Visibility" name="visibility" options={VISIBILITIES} defaultValue="public" />
       </Form>
-      {created && (
+      {/* The way to the new organization is part of the creation's outcome, and goes with it. */}
+      {created && action.done && (
         <p>
           <Link to={orgPath(created)}>Open {created}</Link>
         </p>
