@@ -8,6 +8,7 @@ import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJsonFor } from './presenters';
 import { emailVerificationRoutes } from './email-verification';
+import { passwordResetRoutes } from './password-reset';
 import { sessionRoutes } from './sessions';
 import { userAdminRoutes } from './users';
 
@@ -181,4 +182,5 @@ export const identityRoutes = [
   ...userAdminRoutes,
   ...sessionRoutes,
   ...emailVerificationRoutes,
+  ...passwordResetRoutes,
 ];
