@@ -10,6 +10,7 @@ import { AllowedPermissions } from './roles/allowed-permissions';
 import { Roles } from './roles/roles';
 import { ROLES_READS, rolesService } from './roles/service';
 import { AUTHZ_READS, authzService } from './service';
+import { describeStore } from './store-description';
 import { recordingTupleWrites, tuplesChangedNotice } from './tuples-changed';
 
 /** The authz service: the OpenFGA model, checks, and the relationship tuples other services write. */
@@ -34,8 +35,9 @@ function startAuthz(config: AuthzConfig) {
         // method not listed as a read, which names what it wrote.
         const tuplesChanged = tuplesChangedNotice(bus, log, chosen);
         const roles = new Roles(db!, chosen, { maxRolesPerTeam: config.MAX_ROLES_PER_TEAM, log });
+        const store = await describeStore(db!, model.model);
         return [
-          recordingTupleWrites(announcingWrites(authzService(new Authorization(chosen, model)), AUTHZ_READS, tuplesChanged)),
+          recordingTupleWrites(announcingWrites(authzService(new Authorization(chosen, model), store), AUTHZ_READS, tuplesChanged)),
           recordingTupleWrites(announcingWrites(rolesService(roles, new AllowedPermissions(chosen, model)), ROLES_READS, tuplesChanged)),
         ];
       },

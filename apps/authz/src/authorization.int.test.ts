@@ -1,4 +1,5 @@
 import { DomainError } from '@platform/errors';
+import { authzV1 } from '@platform/proto';
 import { Authorization } from './authorization';
 import { openEngineDatabase } from './engine/test/engine-db';
 import { authzService, LIST_MAX_RESULTS } from './service';
@@ -156,7 +157,7 @@ describe('lists through the service', () => {
       [...orgs.map((o) => t('user:9', 'member', o)), ...members.filter((u) => u !== 'user:1000').map((u) => t(u, 'member', 'organization:1000'))],
       [],
     );
-    const { handlers } = authzService(authorization);
+    const { handlers } = authzService(authorization, authzV1.DescribeStoreResponse.fromPartial({}));
     const listObjects = handlers.listObjects as (r: unknown, ctx: never) => Promise<{ objects: string[] }>;
     const listUsers = handlers.listUsers as (r: unknown, ctx: never) => Promise<{ users: string[] }>;
     const objects = (await listObjects({ user: 'user:9', relation: 'member', type: 'organization', contextualTuples: [], contextJson: '' }, {} as never))

@@ -66,6 +66,7 @@ export const AUTHZ_READS: readonly (keyof typeof authzV1.AuthzServiceService)[] 
   'whoHasAccess',
   'permissionCatalog',
   'expand',
+  'describeStore',
 ];
 
 /**
@@ -78,7 +79,10 @@ export async function withDependsOn<T>(ctx: CallContext, read: () => Promise<T>)
 }
 
 /** The AuthzService RPCs (proto/platformadmin/authz/v1/authz.proto). */
-export function authzService(authorization: Authorization): ServiceBinding<typeof authzV1.AuthzServiceService> {
+export function authzService(
+  authorization: Authorization,
+  store: authzV1.DescribeStoreResponse,
+): ServiceBinding<typeof authzV1.AuthzServiceService> {
   return bindService(authzV1.AuthzServiceService, {
     getVersion: async () => versionOf('authz'),
     check: async (req, ctx) => {
@@ -147,6 +151,7 @@ export function authzService(authorization: Authorization): ServiceBinding<typeo
         })),
       };
     },
+    describeStore: async () => store,
     permissionCatalog: async () => ({
       permissions: authorization.catalog().map((p) => ({
         namespace: p.namespace,

@@ -1,4 +1,5 @@
 import { InProcessBus, TUPLES_CHANGED, type TuplesChanged } from '@platform/bus';
+import { authzV1 } from '@platform/proto';
 import { announcingWrites, createLogger, type ServiceBinding } from '@platform/service-kit';
 import type { AllowedPermissions } from './roles/allowed-permissions';
 import type { Authorization } from './authorization';
@@ -67,7 +68,13 @@ describe("authz's writes, announced by method", () => {
   it('announces WriteTuples and the roles writes that change a role, a refused change too, naming what they touched; no read', async () => {
     const { bus, heard } = await counted();
     const announce = tuplesChangedNotice(bus, log, stored([{ user: 'organization:7', relation: 'organization', object: 'team:12' }]));
-    const authz = recordingTupleWrites(announcingWrites(authzService(answeringNothing<Authorization>()), AUTHZ_READS, announce));
+    const authz = recordingTupleWrites(
+      announcingWrites(
+        authzService(answeringNothing<Authorization>(), authzV1.DescribeStoreResponse.fromPartial({})),
+        AUTHZ_READS,
+        announce,
+      ),
+    );
     const roles = recordingTupleWrites(
       announcingWrites(rolesService(answeringNothing<Roles>(), answeringNothing<AllowedPermissions>()), ROLES_READS, announce),
     );

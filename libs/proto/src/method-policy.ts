@@ -305,6 +305,24 @@ const listUsers = publicMethod<authzV1.ListUsersRequest, authzV1.ListUsersRespon
   answer: async (res, ask) => ({ ...res, users: await usersSeen(res.users, ask) }),
 }));
 
+/**
+ * ReadTuples as the ListUsers of stored tuples: the tuples of one object, which the account must see (and the object
+ * the filter's user names, as a Check's), unless the filter asks about the account itself; tuples whose user side names
+ * a userset or object it does not see are left out, as ListUsers leaves them out. A read without an object, or of a
+ * whole type (`team:`), is refused: it would read every tenant's tuples to cut them.
+ */
+const readTuples = publicMethod<authzV1.ReadTuplesRequest, authzV1.ReadTuplesResponse>((r, account) => {
+  if (!r.object || r.object.endsWith(':'))
+    return { questions: [], refused: 'a service account reads the tuples of one object it names (type:id)' };
+  return {
+    ...toAsk<authzV1.ReadTuplesRequest>([{ user: r.user || undefined, object: r.object }], account),
+    answer: async (res, ask) => {
+      const kept = new Set(await usersSeen([...new Set(res.tuples.map((t) => t.user))], ask));
+      return { ...res, tuples: res.tuples.filter((t) => kept.has(t.user)) };
+    },
+  };
+});
+
 type TreeNode = authzV1.UsersetTree_Node;
 
 /** Every object a userset tree names besides its own (the users of its leaves, the parents of a tuple to userset). */
@@ -405,13 +423,15 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     ),
     listRelations: publicMethod<authzV1.ListRelationsRequest>((r, account) => toAsk([{ user: r.user, object: r.object }], account)),
     writeTuples: INTERNAL,
-    readTuples: INTERNAL,
+    readTuples: readTuples,
     permissionCatalog: ANY_CALLER,
     listObjects: listObjects,
     listUsers: listUsers,
     expand: expand,
     // Answers about other users without authorizing the caller: the gateway's route rows do that.
     whoHasAccess: INTERNAL,
+    // The store's and model's ids and the model are no secret: the model is the platform's published one.
+    describeStore: ANY_CALLER,
   }),
   policiesOf(billingDashboardV1.BillingDashboardServiceService, {
     getVersion: ANY_CALLER,

@@ -120,7 +120,8 @@ describe('the method-policy table', () => {
   it('keeps writes of relationships and roles internal, and the checks public', () => {
     const policy = (m: { path: string }) => methodPolicy(m.path)?.access;
     expect(policy(authzV1.AuthzServiceService.writeTuples)).toBe('internal');
-    expect(policy(authzV1.AuthzServiceService.readTuples)).toBe('internal');
+    // Reading stored tuples is public as ListUsers is: one object the account sees, its answer cut to what it sees.
+    expect(policy(authzV1.AuthzServiceService.readTuples)).toBe('public');
     expect(policy(proto.authzRolesV1.RolesServiceService.assignTeamRoles)).toBe('internal');
     expect(policy(authzV1.AuthzServiceService.check)).toBe('public');
     for (const method of ['listObjects', 'listUsers', 'expand'] as const)
@@ -161,13 +162,21 @@ describe('a server admitting callers by the method-policy table', () => {
           checkPermission: async () => ({ allowed: true, dependsOn: [] }),
           listRelations: async () => ({ relations: [] }),
           writeTuples: async () => ({}),
-          readTuples: async () => ({ tuples: [] }),
+          // The same tuples of any object, whoever asks: the policy cuts the answer.
+          readTuples: async (r) => ({
+            tuples: ['user:5', 'team:31#member', 'team:30#member', 'organization:8'].map((user) => ({
+              user,
+              relation: 'member',
+              object: r.object,
+            })),
+          }),
           permissionCatalog: async () => ({ permissions: [] }),
           // Every object of the type the stand-in knows, whoever asks: the policy cuts the answer.
           listObjects: async (r) => ({ objects: OBJECTS.filter((o) => o.startsWith(`${r.type}:`)) }),
           listUsers: async () => ({ users: USERS }),
           expand: async (r) => ({ tree: treeOf(r.object) }),
           whoHasAccess: async () => ({ permissions: [], dependsOn: [] }),
+          describeStore: async () => authzV1.DescribeStoreResponse.fromPartial({}),
         }),
         bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
           getOrg: async (r: orgsTeamsOrgsV1.GetOrgRequest) => {
@@ -413,6 +422,21 @@ describe('a server admitting callers by the method-policy table', () => {
         status.PERMISSION_DENIED,
       );
       expect((await authz('expand', { object: 'token:1', relation: 'view', contextualTuples: [] })).code).toBe(status.PERMISSION_DENIED);
+    });
+
+    it('reads the tuples of an object it sees without the usersets and objects it does not see, and no other read', async () => {
+      const read = (object: string, user = '') => authz('readTuples', { object, relation: '', user });
+      expect(await read('organization:7')).toMatchObject({ code: status.OK });
+      expect((await read('organization:7')).response.tuples.map((t: authzV1.TupleKey) => t.user)).toEqual(['user:5', 'team:31#member']);
+      expect(await read('organization:8')).toMatchObject({
+        code: status.PERMISSION_DENIED,
+        details: expect.stringContaining('organization:8'),
+      });
+      // Every tenant's tuples, or a whole type's, are never read to be cut.
+      for (const everyone of ['', 'organization:']) expect((await read(everyone)).code).toBe(status.PERMISSION_DENIED);
+      // A user filter is held as a Check's user: a userset it does not see is refused; about itself, any object.
+      expect((await read('organization:7', 'team:30#member')).code).toBe(status.PERMISSION_DENIED);
+      expect((await read('organization:8', `user:${SA.id}`)).code).toBe(status.OK);
     });
 
     it("answers the platform's own apps whole", async () => {
