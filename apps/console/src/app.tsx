@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { appNameOf, useBranding } from './branding';
+import { RESET_PASSWORD_PATH, ResetPassword } from './password-reset';
 import { useSession } from './session';
 import { SignIn } from './sign-in';
 import { ActionScope } from './ui/last-action';
@@ -39,6 +40,8 @@ export function App() {
   const { session, restoring } = useSession();
   const location = useLocation();
   if (restoring) return <p aria-busy="true">Loading…</p>;
+  // A mailed reset link opens its page whether or not someone is signed in here.
+  if (location.pathname === RESET_PASSWORD_PATH) return <ResetPassword />;
   if (!session) return <SignIn from={location.pathname === '/signin' ? '/' : location.pathname + location.search} />;
   const admin = session.user.is_admin === true;
   const adminOnly = (element: ReactNode) => (admin ? element : <NotAllowed />);

@@ -3,19 +3,21 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, ApiError, ok } from './api/client';
 import { appNameOf, useBranding } from './branding';
+import { ForgotPassword } from './password-reset';
 import { useSession } from './session';
 import { SignUp, useRegistrationOpen } from './sign-up';
 import { Field, Form, missing, useAction } from './ui';
 
 /**
  * Sign in through the site's identity provider when it has one, with a username and password (a session kept in an
- * HttpOnly cookie) or with a pasted token; while the site takes sign-ups, create an account instead.
+ * HttpOnly cookie) or with a pasted token; while the site takes sign-ups, create an account instead. A forgotten password
+ * is reset by a mailed link.
  */
 export function SignIn({ from }: { from: string }) {
   const { branding } = useBranding();
   const { signInWithPassword, signInWithToken, signedOut } = useSession();
   const navigate = useNavigate();
-  const [mode, setMode] = useState<'password' | 'token' | 'sign-up'>('password');
+  const [mode, setMode] = useState<'password' | 'token' | 'sign-up' | 'forgot'>('password');
   // Until the gateway answers, the password form shows as before: a site without single sign-on must not wait for it.
   const methods = useQuery({ queryKey: ['sign-in-methods'], queryFn: () => ok(api.GET('/sign-in/methods')) }).data;
   const sso = methods?.oidc ?? undefined;
@@ -37,6 +39,14 @@ export function SignIn({ from }: { from: string }) {
         <SignUp from={from} onCancel={() => setMode('password')} />
       </main>
     );
+  if (mode === 'forgot')
+    return (
+      <main id="main" className="sign-in">
+        {branding?.logo && <img src={branding.logo} alt="" className="logo" />}
+        <h1>Forgot password · {appNameOf(branding)}</h1>
+        <ForgotPassword onCancel={() => setMode('password')} />
+      </main>
+    );
   return (
     <main id="main" className="sign-in">
       {branding?.logo && <img src={branding.logo} alt="" className="logo" />}
@@ -49,9 +59,7 @@ export function SignIn({ from }: { from: string }) {
       {sso && (
         <p className="sso">
           {/* A plain link: the start is a redirect to the provider, not a console screen. */}
-          <a href={sso.start_url}>
-            Sign in with {sso.name}
-          </a>
+          <a href={sso.start_url}>Sign in with {sso.name}</a>
         </p>
       )}
       {!formsShown && (
@@ -154,6 +162,13 @@ export function SignIn({ from }: { from: string }) {
                 hint="A personal access token; it is kept for this tab only."
               />
             </Form>
+          )}
+          {mode === 'password' && (
+            <p>
+              <button type="button" onClick={() => setMode('forgot')}>
+                Forgot password?
+              </button>
+            </p>
           )}
         </>
       )}
