@@ -7,14 +7,16 @@ import { gatewayEnv, type GatewayConfig } from './config';
 import { createGatewayHttp } from './http';
 import { backendChecks } from './operations';
 import { ROUTES } from './sections';
+import { openFgaApi, type OpenFgaApi } from './sections/openfga/api';
 import { SharedSignInFailures } from './sign-in-failures';
 
-/** The gateway: REST /api/v1 translated to gRPC, the listener proxy and the web frontend. */
+/** The gateway: REST /api/v1 translated to gRPC, OpenFGA's API for service accounts, the listener proxy and the web frontend. */
 export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: startGateway });
 
 function startGateway(config: GatewayConfig) {
   const { backends, readModel } = connectBackends(config, true);
   const checks = backendChecks(config);
+  let openfga: OpenFgaApi | undefined;
   let unfollowReadModels: (() => Promise<void>) | undefined;
   let addressFailures: SharedSignInFailures | undefined;
   return startService(
@@ -36,12 +38,23 @@ function startGateway(config: GatewayConfig) {
           // The bus is reported by /readyz but not required: without it tokens are only not cached.
           const busState = bus ? [{ ...busCheck(bus), required: false }] : [];
           if (db) addressFailures = new SharedSignInFailures(db, addressFailureLimits(config), log);
-          return createGatewayHttp({ routes: ROUTES, backends, config, log, checks: [...busState, ...checks], forgetTokens: readModel.forgetTokens, addressFailures });
+          openfga = openFgaApi(config, log);
+          return createGatewayHttp({
+            routes: ROUTES,
+            backends,
+            config,
+            log,
+            checks: [...busState, ...checks],
+            forgetTokens: readModel.forgetTokens,
+            addressFailures,
+            openfga,
+          });
         },
       },
       onStop: async () => {
         await unfollowReadModels?.();
         addressFailures?.close();
+        openfga?.close();
         closeBackends(backends);
         for (const check of checks) check.close();
       },

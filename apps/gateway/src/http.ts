@@ -19,6 +19,7 @@ import { securePages } from './page-headers';
 import { sendBody } from './replies';
 import type { Route } from './route';
 import { routeTable } from './route-table';
+import type { OpenFgaApi } from './sections/openfga/api';
 import { LocalSignInFailures, type SignInFailures } from './sign-in-failures';
 
 const LISTENER_ROOT = '/marketplace/api/v1';
@@ -43,7 +44,8 @@ export function registeredRoutes(routes: Route[], config: GatewayConfig): Route[
 }
 
 /**
- * The entry URL: /api/v1, the webhook listener on marketplace deployments, and the web frontend.
+ * The entry URL: /api/v1, OpenFGA's API under /openfga, the webhook listener on marketplace deployments, and the web
+ * frontend.
  *
  * Every request gets its request id, its access line and, when it accepts an encoding, compression. The API's rows
  * (and its document) are then answered on node's own request and response: their row found in the route table, the
@@ -62,6 +64,8 @@ export function createGatewayHttp(opts: {
   forgetTokens?: (accountIds?: number[]) => void;
   /** Where failed Basic-auth attempts per address are counted; none: in this process's memory. */
   addressFailures?: SignInFailures;
+  /** OpenFGA's API for service accounts under /openfga (sections/openfga); none: not served. */
+  openfga?: OpenFgaApi;
 }): RequestListener {
   const { backends, config, log } = opts;
   const routes = registeredRoutes(opts.routes, config);
@@ -113,7 +117,7 @@ export function createGatewayHttp(opts: {
     accessLog(access, req, res, trust);
     const route = () => {
       const api = UNDER_API_ROOT.exec(req.url ?? '');
-      if (!api || UNDER_API_DOCS.test(api[2])) return void others(req, res);
+      if (!api || UNDER_API_DOCS.test(api[2])) return void (opts.openfga?.serve(req, res, trust) || others(req, res));
       serveApi(req, res, api[1], api[2], api[3]).catch((err: unknown) => fail(err, req, res));
     };
     // A client that accepts no encoding gets every answer as it is: the middleware, which wraps the response's writes
