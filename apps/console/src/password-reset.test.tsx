@@ -64,7 +64,7 @@ describe('forgotten passwords', () => {
       'POST /user/password-reset/new-password': [204],
     });
     await screen.findByText('omar');
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Set a new password · Platform');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Set a new password');
     await waitFor(() => expect(screen.getByLabelText('Address').textContent).toBe('/reset-password'));
     expect(calls.filter((c) => c.call === 'POST /user/password-reset/check').map((c) => c.body)).toEqual([{ code: CODE }]);
 

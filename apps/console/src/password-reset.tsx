@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { api, ApiError, ok } from './api/client';
-import { appNameOf, useBranding } from './branding';
+import { useBranding } from './branding';
 import { useSession } from './session';
 import { ErrorMessage, Field, Form, missing, useAction } from './ui';
 
@@ -53,15 +53,13 @@ export function ForgotPassword({ onCancel }: { onCancel: () => void }) {
   );
 }
 
-/** The frame of the signed-out pages: the site's logo and name above. */
+/** The frame of the signed-out pages, as the sign-in screen's: the site's logo above. */
 function SignedOutPage({ title, children }: { title: string; children: ReactNode }) {
   const { branding } = useBranding();
   return (
     <main id="main" className="sign-in">
       {branding?.logo && <img src={branding.logo} alt="" className="logo" />}
-      <h1>
-        {title} · {appNameOf(branding)}
-      </h1>
+      <h1>{title}</h1>
       {children}
     </main>
   );
@@ -106,7 +104,7 @@ export function ResetPassword() {
     );
   if (askNew)
     return (
-      <SignedOutPage title="Forgot password">
+      <SignedOutPage title="Forgot your password?">
         <ForgotPassword onCancel={() => navigate('/signin')} />
       </SignedOutPage>
     );

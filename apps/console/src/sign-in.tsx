@@ -43,7 +43,7 @@ export function SignIn({ from }: { from: string }) {
     return (
       <main id="main" className="sign-in">
         {branding?.logo && <img src={branding.logo} alt="" className="logo" />}
-        <h1>Forgot password · {appNameOf(branding)}</h1>
+        <h1>Forgot your password?</h1>
         <ForgotPassword onCancel={() => setMode('password')} />
       </main>
     );
