@@ -5,6 +5,7 @@ import { RESET_PASSWORD_PATH, ResetPassword } from './password-reset';
 import { useSession } from './session';
 import { SignIn } from './sign-in';
 import { ActionScope } from './ui/last-action';
+import { NoAccess, ScreenAccess } from './ui/no-access';
 import { NotFound } from './ui/not-found';
 
 // One chunk per area: the first load carries the shell and the sign-in only.
@@ -44,28 +45,30 @@ export function App() {
   if (location.pathname === RESET_PASSWORD_PATH) return <ResetPassword />;
   if (!session) return <SignIn from={location.pathname === '/signin' ? '/' : location.pathname + location.search} />;
   const admin = session.user.is_admin === true;
-  const adminOnly = (element: ReactNode) => (admin ? element : <NotAllowed />);
+  const adminOnly = (element: ReactNode) => (admin ? element : <NoAccess who="site admins" />);
   return (
     <Shell admin={admin}>
-      <Suspense fallback={<p aria-busy="true">Loading…</p>}>
-        <Routes>
-          <Route path="/" element={<Navigate to="/orgs" replace />} />
-          <Route path="/signin" element={<Navigate to="/orgs" replace />} />
-          <Route path="/orgs/:org/clusters/*" element={<ClustersArea />} />
-          <Route path="/orgs/:org/contracts/*" element={<OrgContractsArea />} />
-          <Route path="/orgs/:org/service-accounts/*" element={<OrgServiceAccountsArea />} />
-          <Route path="/orgs/:org/notifications/*" element={<OrgNotificationsArea />} />
-          <Route path="/orgs/:org/usage/*" element={<OrgUsageArea />} />
-          <Route path="/orgs/*" element={<OrgsArea />} />
-          <Route path="/account" element={<AccountArea />} />
-          <Route path="/admin/billing/*" element={adminOnly(<BillingArea />)} />
-          <Route path="/admin/contracts/*" element={adminOnly(<AdminContractsArea />)} />
-          <Route path="/admin/service-accounts/*" element={adminOnly(<AdminServiceAccountsArea />)} />
-          <Route path="/admin/notifications/*" element={adminOnly(<AdminNotificationsArea />)} />
-          <Route path="/admin/*" element={adminOnly(<AdminArea />)} />
-          <Route path="*" element={<NotFound />} />
-        </Routes>
-      </Suspense>
+      <ScreenAccess>
+        <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+          <Routes>
+            <Route path="/" element={<Navigate to="/orgs" replace />} />
+            <Route path="/signin" element={<Navigate to="/orgs" replace />} />
+            <Route path="/orgs/:org/clusters/*" element={<ClustersArea />} />
+            <Route path="/orgs/:org/contracts/*" element={<OrgContractsArea />} />
+            <Route path="/orgs/:org/service-accounts/*" element={<OrgServiceAccountsArea />} />
+            <Route path="/orgs/:org/notifications/*" element={<OrgNotificationsArea />} />
+            <Route path="/orgs/:org/usage/*" element={<OrgUsageArea />} />
+            <Route path="/orgs/*" element={<OrgsArea />} />
+            <Route path="/account" element={<AccountArea />} />
+            <Route path="/admin/billing/*" element={adminOnly(<BillingArea />)} />
+            <Route path="/admin/contracts/*" element={adminOnly(<AdminContractsArea />)} />
+            <Route path="/admin/service-accounts/*" element={adminOnly(<AdminServiceAccountsArea />)} />
+            <Route path="/admin/notifications/*" element={adminOnly(<AdminNotificationsArea />)} />
+            <Route path="/admin/*" element={adminOnly(<AdminArea />)} />
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        </Suspense>
+      </ScreenAccess>
     </Shell>
   );
 }
@@ -122,16 +125,5 @@ function Shell({ admin, children }: { admin: boolean; children: ReactNode }) {
         <a href="/api/v1/docs/">API reference</a> · <a href="/api/v1/openapi.json">API document</a>
       </footer>
     </div>
-  );
-}
-
-function NotAllowed() {
-  return (
-    <section className="panel">
-      <h1>Not available</h1>
-      <p role="alert" className="error">
-        This screen is for site admins.
-      </p>
-    </section>
   );
 }

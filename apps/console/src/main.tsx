@@ -6,9 +6,10 @@ import { App } from './app';
 import { BrandingProvider } from './branding';
 import { createQueryClient } from './query';
 import { SessionProvider } from './session';
+import { reportCaughtError } from './ui/no-access';
 import './styles.css';
 
-createRoot(document.getElementById('root')!).render(
+createRoot(document.getElementById('root')!, { onCaughtError: reportCaughtError }).render(
   <StrictMode>
     <QueryClientProvider client={createQueryClient()}>
       <BrowserRouter>

@@ -4,6 +4,7 @@ import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { createQueryClient } from '../src/query';
 import { ActionScope } from '../src/ui/last-action';
+import { reportCaughtError, ScreenAccess } from '../src/ui/no-access';
 
 /** One stubbed answer of the API: a status, a JSON body and headers (`X-Total-Count` of a page), or a function of the request making one. */
 type Reply = [status: number, body?: unknown, headers?: Record<string, string>];
@@ -16,9 +17,10 @@ export interface StubbedApi {
 }
 
 /**
- * Renders a screen at `path` (matched by `pattern`, for its route parameters) with the console's query client, the
- * shell's scope of messages (`ActionScope`) and an API that answers from `answers`; an unstubbed request answers 404
- * so a test fails visibly when a screen asks for something it should not.
+ * Renders a screen at `path` (matched by `pattern`, for its route parameters) as the console's shell holds it (the
+ * query client, the scope of messages `ActionScope` and the "no access" page `ScreenAccess`) with an API that answers
+ * from `answers`; an unstubbed request answers 404 so a test fails visibly when a screen asks for something it should
+ * not.
  */
 export function renderScreen(
   screen: ReactElement,
@@ -47,12 +49,15 @@ export function renderScreen(
       <MemoryRouter initialEntries={[path]}>
         {/* As the console's shell holds every screen: messages belong to the screen's last action. */}
         <ActionScope>
-          <Routes>
-            <Route path={opts.pattern ?? path} element={screen} />
-          </Routes>
+          <ScreenAccess>
+            <Routes>
+              <Route path={opts.pattern ?? path} element={screen} />
+            </Routes>
+          </ScreenAccess>
         </ActionScope>
       </MemoryRouter>
     </QueryClientProvider>,
+    { onCaughtError: reportCaughtError },
   );
   return Object.assign(rendered, { calls });
 }

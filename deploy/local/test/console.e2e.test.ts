@@ -240,11 +240,13 @@ describeInBrowser('the web console in a browser', () => {
     await web.shot(page, 'who-has-access');
     await context.close();
 
-    // The member holding edit:org through the role may not look.
+    // The member holding edit:org through the role may not look: the "no access" page, and nothing of the screen.
     const asEditor = await web.newPage();
     await web.signIn(asEditor.page, editor, `${editor}-password`);
     await asEditor.page.goto(`${base}/orgs/${org}/access`);
-    await asEditor.page.getByText(`Only the owners of ${org} and site admins see who has access.`).waitFor();
+    const refused = asEditor.page.getByRole('region', { name: 'You don’t have access to this' });
+    await refused.getByText(`This screen is for the owners of ${org} and site admins.`, { exact: false }).waitFor();
+    expect(await asEditor.page.getByRole('form', { name: 'Show access to' }).count()).toBe(0);
     await asEditor.context.close();
   });
 
@@ -400,7 +402,10 @@ describeInBrowser('the web console in a browser', () => {
     await nav.getByRole('link', { name: 'Organizations' }).waitFor();
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Organizations']);
     await page.goto(`${base}/admin/billing`);
-    await page.getByText('This screen is for site admins.').waitFor();
+    await page
+      .getByRole('region', { name: 'You don’t have access to this' })
+      .getByText('This screen is for site admins.', { exact: false })
+      .waitFor();
     const refused = await demo.t.api(
       undefined,
       'GET',

@@ -1,9 +1,11 @@
 import { isValidElement, useId, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
 import type { Action, Loaded } from './data';
+import { isRefusal, NoAccess } from './no-access';
 
 export { joined, useAction } from './data';
 export { ActionScope, useNothingDoneYet } from './last-action';
+export { NoAccess, Refusal, ScreenAccess } from './no-access';
 
 /** The API's `message` (or the browser's), as an alert screen readers announce, with each field's problem on a 422. */
 export function ErrorMessage({ error }: { error: unknown }) {
@@ -44,8 +46,16 @@ function fieldErrors(errors: unknown): { field: string; description: string }[] 
     .filter((e) => e.description);
 }
 
-/** A loaded value: a spinner line while loading, the error if it failed, else the children. */
-export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ReactNode }) {
+/**
+ * A loaded value: a spinner line while loading, the error if it failed, else the children. A refusal (403) is not an
+ * error to show here: the whole screen becomes the "no access" page (thrown to the shell's boundary), unless this is
+ * a `part` of a screen the caller does see (who holds a role, on the role's page), which then says so in a line.
+ */
+export function Show<T>({ loaded, children, part }: { loaded: Loaded<T>; children: (data: T) => ReactNode; part?: string }) {
+  if (isRefusal(loaded.error)) {
+    if (part) return <NoAccess part={part} reason={loaded.error.message} />;
+    throw loaded.error;
+  }
   if (loaded.error) return <ErrorMessage error={loaded.error} />;
   if (loaded.data === undefined) return <p aria-busy="true">Loading…</p>;
   return <>{children(loaded.data)}</>;

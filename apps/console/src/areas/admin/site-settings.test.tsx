@@ -45,12 +45,14 @@ describe('the site settings screen', () => {
     );
   });
 
-  it("shows the API's refusal of the list", async () => {
+  it('shows the API\'s refusal of the list on the "no access" page', async () => {
     renderScreen(<Settings />, {
       ...settingsAt,
       answers: settingsAnswers({ 'GET /allowed-domains': [403, { message: 'you may not edit allowed domains' }] }),
     });
-    expect((await screen.findByText(/you may not edit allowed domains/)).textContent).toBe('you may not edit allowed domains (403)');
+    // The "no access" page, with the API's words.
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText('The platform answered: “you may not edit allowed domains”.')).toBeTruthy();
   });
 
   it('shows the fields the API refused on a new domain (422), under the form', async () => {

@@ -37,12 +37,14 @@ describe('the licensed users of the billing dashboard', () => {
     );
   });
 
-  it("shows the API's refusal", async () => {
+  it('shows the API\'s refusal on the "no access" page', async () => {
     renderScreen(<BillingArea />, {
       ...licensedAt,
       answers: answers({ 'GET /dashboard/users/': [403, { message: 'you may not view licensed users' }] }),
     });
-    expect((await screen.findByRole('alert')).textContent).toBe('you may not view licensed users (403)');
+    // The "no access" page, with the API's words.
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText('The platform answered: “you may not view licensed users”.')).toBeTruthy();
   });
 
   it('says so when there is no organization to give the reports a context', async () => {

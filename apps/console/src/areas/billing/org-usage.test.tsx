@@ -128,14 +128,28 @@ describe("an organization's usage, for its owners", () => {
     expect(await screen.findByText('No usage reported by the clusters of acme yet.')).toBeTruthy();
   });
 
-  it('tells a member that only owners see it, and has no tab for them', async () => {
+  it('shows a plain member who opens an owner’s URL the "no access" page alone, not a usage screen drawn in part', async () => {
     renderScreen(signedIn(<OrgUsage />), {
       ...at(),
       answers: usage(MEMBER_HOLDS, { 'GET /dbaas/billing/reports/namespaces': [403, { message: 'org ownership required' }] }),
     });
-    expect(await screen.findByText('Only the owners of acme and site admins see its usage.')).toBeTruthy();
-    const tabs = screen.getByRole('navigation', { name: 'Organization acme' });
-    await within(tabs).findByRole('link', { name: 'Contracts' });
-    expect(within(tabs).queryByRole('link', { name: 'Usage' })).toBeNull();
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    // Who may (the tab's words) or what the API said, whichever came first; either way one page, and the way back.
+    expect(within(page).getByText(/If you need it, ask an owner of acme\.$/)).toBeTruthy();
+    expect(within(page).getByRole('link', { name: 'Your organizations' }).getAttribute('href')).toBe('/orgs');
+    // Nothing of the usage screen: no tabs, no choices, no raw refusal.
+    expect(screen.queryByRole('navigation', { name: 'Organization acme' })).toBeNull();
+    expect(screen.queryByRole('group', { name: 'Usage shown' })).toBeNull();
+    expect(screen.queryByText(/org ownership required \(403\)/)).toBeNull();
+  });
+
+  it('shows the "no access" page with the API’s words when the API refuses one the tabs let in', async () => {
+    renderScreen(signedIn(<OrgUsage />), {
+      ...at(),
+      answers: usage(OWNER_HOLDS, { 'GET /dbaas/billing/reports/namespaces': [403, { message: 'org ownership required' }] }),
+    });
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText('The platform answered: “org ownership required”.')).toBeTruthy();
+    expect(screen.queryByRole('group', { name: 'Usage shown' })).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import { useMemo, type ReactNode } from 'react';
 import { Link, Route, Routes, useParams, useSearchParams } from 'react-router';
 import { api, ApiError, ok, type Schema } from '../../api/client';
 import { ErrorMessage, Section, Table, type Column } from '../../ui';
+import { isRefusal } from '../../ui/no-access';
 import { NotFound } from '../../ui/not-found';
 import { OrgNav } from '../../ui/org-nav';
 import { useReport } from './api';
@@ -36,17 +37,15 @@ type ObjectRow = Schema<'NamespaceBillingObjectRow'>;
 type Quantities = Record<Quantity, number>;
 
 /**
- * The report, or what keeps it from being shown said plainly: not an owner (403), or, for the organization's report,
- * billing off on this deployment (its routes are not registered there: 404). A namespace's 404 is the API's: the
- * cluster is not the organization's.
+ * The report, or what keeps it from being shown said plainly: not an owner (403: the whole screen is the "no access"
+ * page), or, for the organization's report, billing off on this deployment (its routes are not registered there:
+ * 404). A namespace's 404 is the API's: the cluster is not the organization's.
  */
 function Report<T>({
-  org,
   loaded,
   gatedWhenMissing,
   children,
 }: {
-  org: string;
   loaded: { data: T | undefined; error: unknown };
   gatedWhenMissing?: boolean;
   children: (data: T) => ReactNode;
@@ -54,7 +53,7 @@ function Report<T>({
   const { error } = loaded;
   if (gatedWhenMissing && error instanceof ApiError && error.status === 404)
     return <p className="empty">Usage reports are not available on this deployment: it runs without billing (BILLING_ENABLED).</p>;
-  if (error instanceof ApiError && error.status === 403) return <p className="empty">Only the owners of {org} and site admins see its usage.</p>;
+  if (isRefusal(error)) throw error;
   if (error) return <ErrorMessage error={error} />;
   if (loaded.data === undefined) return <p aria-busy="true">Loading…</p>;
   return <>{children(loaded.data)}</>;
@@ -158,7 +157,7 @@ function NamespacesScreen({ org }: { org: string }) {
         What the clusters of {org} reported (its hubs and their managed clusters), per namespace and month, in UTC.
       </p>
       {choices}
-      <Report org={org} loaded={report} gatedWhenMissing>
+      <Report loaded={report} gatedWhenMissing>
         {({ rows, totals }) =>
           rows.length === 0 ? (
             <p className="empty">No usage reported by the clusters of {org} yet.</p>
@@ -212,7 +211,7 @@ function NamespaceScreen({ org }: { org: string }) {
         <Link to={back}>Every namespace of {org}</Link>
       </p>
       {choices}
-      <Report org={org} loaded={report}>
+      <Report loaded={report}>
         {({ rows, totals }) =>
           rows.length === 0 ? (
             <p className="empty">No licensed object of {namespace} reported usage.</p>

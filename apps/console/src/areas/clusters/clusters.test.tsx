@@ -99,12 +99,14 @@ describe('the hub clusters of an organization', () => {
     );
   });
 
-  it("shows the API's refusal", async () => {
+  it('shows the API\'s refusal on the "no access" page', async () => {
     renderScreen(signedIn(<HubsScreen org="acme" />), {
       ...hubsAt,
       answers: { ...hubAnswers([]), 'GET /orgs/acme/clusters': [403, { message: 'you are not a member of organization acme' }] },
     });
-    expect((await screen.findByRole('alert')).textContent).toBe('you are not a member of organization acme (403)');
+    // The "no access" page, with the API's words.
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText('The platform answered: “you are not a member of organization acme”.')).toBeTruthy();
   });
 });
 

@@ -101,12 +101,14 @@ describe("an organization's contracts", () => {
     expect((await screen.findByText(/^Contracts of acme:/)).textContent).toBe('Contracts of acme: No contract yet.');
   });
 
-  it("shows the API's refusal", async () => {
+  it('shows the API\'s refusal on the "no access" page', async () => {
     renderScreen(signedIn(<OrgContracts />), {
       ...listAt,
       answers: { ...contractAnswers(MEMBER_HOLDS), 'GET /user/contracts': [403, { message: 'org membership required' }] },
     });
-    expect((await screen.findByRole('alert')).textContent).toBe('org membership required (403)');
+    // The "no access" page, with the API's words.
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText('The platform answered: “org membership required”.')).toBeTruthy();
   });
 
   it('offers binding a cluster to several contracts only to whoever may assign clusters', async () => {

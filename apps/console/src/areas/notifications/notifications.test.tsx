@@ -40,12 +40,14 @@ describe("an organization's webhook endpoints", () => {
     );
   });
 
-  it("shows the API's refusal to one who is not an owner", async () => {
+  it('shows one who is not an owner the "no access" page, with the API\'s words', async () => {
     renderScreen(signedIn(<Webhooks routes={routes} />), {
       ...at,
       answers: answers({ 'GET /orgs/acme/notifications/webhooks': [403, { message: 'org ownership required' }] }),
     });
-    expect((await screen.findByRole('alert')).textContent).toBe('org ownership required (403)');
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText('The platform answered: “org ownership required”.')).toBeTruthy();
+    expect(screen.queryByRole('form')).toBeNull();
   });
 
   it('refuses a URL that is not https before sending, shows the API refusing a private one, and shows a new secret once', async () => {

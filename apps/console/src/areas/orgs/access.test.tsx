@@ -66,9 +66,10 @@ describe('who has access', () => {
     expect(calls.map((c) => c.call)).toContain('GET /authz/objects/contract/c-9/access?org=acme');
   });
 
-  it('tells a member who is not an owner that only owners and site admins may look, and asks nothing', async () => {
+  it('shows a member who is not an owner the "no access" page, and asks nothing', async () => {
     const { calls } = renderScreen(signedIn(<Access />), { ...accessAt, answers: acme(MEMBER_HOLDS) });
-    expect(await screen.findByText('Only the owners of acme and site admins see who has access.')).toBeTruthy();
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText(/^This screen is for the owners of acme and site admins\./)).toBeTruthy();
     expect(calls.some((c) => c.call.includes('/access'))).toBe(false);
   });
 

@@ -32,8 +32,8 @@ export function pathText(p: Path): string {
 
 /**
  * `/orgs/:org/access`: for owners and site admins, every user holding each permission of the organization (or of a
- * contract or cluster it owns, picked below) with the paths that give it. Others are told they may not look, as the
- * API would answer them.
+ * contract or cluster it owns, picked below) with the paths that give it. Anyone else gets the "no access" page (the
+ * tab's, `OrgNav`), as the API would refuse them.
  */
 export function Access() {
   const org = useOrgName();
@@ -50,9 +50,7 @@ export function Access() {
   return (
     <>
       <OrgNav org={org} />
-      {!can('manage_owners') ? (
-        <p className="empty">Only the owners of {org} and site admins see who has access.</p>
-      ) : (
+      {can('manage_owners') && (
         <>
           <Form
             label="Show access to"

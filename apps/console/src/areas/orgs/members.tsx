@@ -148,7 +148,7 @@ function AddMember({ org, ownersToo }: { org: string; ownersToo: boolean }) {
   return (
     <Section title="Add a member">
       <p className="muted">A user becomes a member by being added to a team; the owner team makes them an owner.</p>
-      <Show loaded={teams}>
+      <Show loaded={teams} part="the teams a member is added to">
         {(all) => {
           // Only owners add owners: the owner team is offered to those who may manage them.
           const list = all.filter((t) => ownersToo || !isOwnerTeam(t));

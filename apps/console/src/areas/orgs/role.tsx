@@ -38,7 +38,7 @@ function Principals({ org, role }: { org: string; role: Role }) {
   const principals = usePrincipals(org, role);
   return (
     <Section title={`Who holds ${role.name}`}>
-      <Show loaded={principals}>
+      <Show loaded={principals} part={`who holds ${role.name}`}>
         {(list) => (
           <Table
             caption={`Principals of role ${role.name}`}

@@ -55,4 +55,16 @@ describe('the custom roles of an organization', () => {
     expect(screen.queryByRole('form', { name: 'Edit role auditor' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Delete role auditor' })).toBeNull();
   });
+
+  it('keeps the role’s page for one refused its holders, saying in a line that they may not see who holds it', async () => {
+    renderScreen(signedIn(<RolePage />), {
+      path: '/orgs/acme/roles/7',
+      pattern: '/orgs/:org/roles/:id',
+      answers: { ...acme(MEMBER_HOLDS), 'GET /authz/roles/7/principals': [403, { message: 'missing relation viewer on role 7' }] },
+    });
+    expect((await screen.findByText(/^You don’t have access to who holds auditor\./)).textContent).toBe(
+      'You don’t have access to who holds auditor. The platform answered: “missing relation viewer on role 7”.',
+    );
+    expect(screen.getByRole('navigation', { name: 'Organization acme' })).toBeTruthy();
+  });
 });

@@ -120,9 +120,12 @@ describe("an organization's settings", () => {
     expect((await within(form).findByRole('alert')).textContent).toBe('acme has 1 other owner: remove them from Owners first (403)');
   });
 
-  it('offers a member nothing to change', async () => {
+  it('shows a member who opens it the "no access" page, and nothing of the screen', async () => {
     renderScreen(signedIn(<OrgSettings />), { ...at, answers: acme(MEMBER_HOLDS) });
-    expect(await screen.findByText('Only those who may edit acme change its settings.')).toBeTruthy();
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText(/^This screen is for those who may edit acme, change its avatar or delete it\./)).toBeTruthy();
+    expect(within(page).getByRole('link', { name: 'Back to acme' }).getAttribute('href')).toBe('/orgs/acme');
     expect(screen.queryByRole('form')).toBeNull();
+    expect(screen.queryByRole('navigation', { name: 'Organization acme' })).toBeNull();
   });
 });

@@ -27,19 +27,17 @@ const AVATAR_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 /**
  * `/orgs/:org/settings`, as Gitea's organization settings: the organization's options (`edit:org`), its avatar
  * (`update:avatar`, `delete:avatar`) and deleting it (`delete:org`: its last owner or a site admin), each part offered
- * to whoever holds its relation.
+ * to whoever holds its relation; anyone holding none gets the "no access" page (the tab's, `OrgNav`).
  */
 export function OrgSettings() {
   const org = useOrgName();
   const can = useOrgAllowed(org);
-  const offered = can('edit') || can('update_avatar') || can('delete_avatar') || can('delete');
   return (
     <>
       <OrgNav org={org} />
       {can('edit') && <Options org={org} />}
       {(can('update_avatar') || can('delete_avatar')) && <Avatar org={org} upload={can('update_avatar')} remove={can('delete_avatar')} />}
       {can('delete') && <DeleteOrg org={org} />}
-      {can.known && !offered && <p className="empty">Only those who may edit {org} change its settings.</p>}
     </>
   );
 }
@@ -119,7 +117,7 @@ function Avatar({ org, upload, remove }: { org: string; upload: boolean; remove:
   const reset = useAction();
   return (
     <Section title="Avatar">
-      <Show loaded={avatar}>
+      <Show loaded={avatar} part="the current avatar">
         {(url) => {
           const src = shownAvatar(url);
           return src ? (

@@ -42,12 +42,14 @@ describe("an organization's service accounts", () => {
     );
   });
 
-  it("shows the API's refusal to one who is not an owner", async () => {
+  it('shows one who is not an owner the "no access" page, with the API\'s words', async () => {
     renderScreen(signedIn(<AccountList routes={routes} />), {
       ...at,
       answers: answers({ 'GET /orgs/acme/service-accounts': [403, { message: 'org ownership required' }] }),
     });
-    expect((await screen.findByRole('alert')).textContent).toBe('org ownership required (403)');
+    const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
+    expect(within(page).getByText('The platform answered: “org ownership required”.')).toBeTruthy();
+    expect(screen.queryByRole('form')).toBeNull();
   });
 
   it('shows each field the API refused on a new account (422), and a created one joins the list', async () => {
