@@ -15,6 +15,8 @@
 // CONSOLE_DIR (the gateway's setting) moves the build: it is made there when that folder holds no whole build
 // (never rebuilt for newer sources, since it may be a build from elsewhere). Unset, it is dist/apps/console, built
 // again whenever an input is newer than its last build.
+// First: a DATA_DIR in use stops the start here, before anything is built or loaded.
+import './data-dir-check.mjs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { withBuildLock } from './build-lock.mjs';

@@ -3,7 +3,7 @@ import { createLogger, describeStartError, keepServingOnBusFailures, loadConfig,
 import { serveMetrics, stopTracing, type MetricsServer } from '@platform/telemetry';
 import { startDemoSeed } from './demo-seed';
 import { whenParentGone } from './parent-watch';
-import { AppStartError, startPlatform } from './platform';
+import { AppStartError, startPlatform, type LocalPlatform } from './platform';
 
 /**
  * `npm start`: the whole platform in one process, embedded defaults, stopped cleanly by Ctrl-C (SIGINT),
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     throw err;
   });
   progress(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s (pid ${process.pid})`);
-  process.stdout.write(`\nPlatform is up at ${platform.url}  (API: ${platform.url}api/v1/version)\n\n`);
+  process.stdout.write(`\nPlatform is up at ${platform.url}  (API: ${platform.url}api/v1/version)\n${grpcAddresses(platform)}\n`);
   // DEMO_SEED_MANIFEST: demo data through the API and the in-process simulator, in the background (a failure is
   // logged and the platform keeps serving).
   const demo = startDemoSeed(process.env, platform, progress);
@@ -66,6 +66,19 @@ async function main(): Promise<void> {
         },
       );
   };
+}
+
+/** The apps whose gRPC services other teams call (docs/grpc.md); the others' methods are internal. */
+const PUBLIC_GRPC = ['authz', 'orgs-teams', 'contracts-licensing'];
+
+/**
+ * Where each app answers gRPC, on loopback: the public ones (a service account's token) first, then the internal
+ * ones, printed once ready so nobody has to find them in the JSON logs (GRPC_PORT_BASE fixes them).
+ */
+function grpcAddresses(platform: LocalPlatform): string {
+  const at = (names: string[]) => names.map((name) => `${name} 127.0.0.1:${platform.apps.get(name)!.grpcPort}`).join(', ');
+  const internal = [...platform.apps.keys()].filter((name) => !PUBLIC_GRPC.includes(name));
+  return `gRPC for service accounts (docs/grpc.md): ${at(PUBLIC_GRPC)}\ngRPC internal to the platform: ${at(internal)}\n`;
 }
 
 /** Fails with the start error for a port in use when `port` cannot be listened on now (as the gateway will). */

@@ -9,7 +9,16 @@ import { gatewayApp } from '@platform/app-gateway';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { loadConfig, lockDataDir, serviceEnv, startApp, type AppDefinition, type RunningService } from '@platform/service-kit';
+import {
+  loadConfig,
+  lockDataDir,
+  portError,
+  portVar,
+  serviceEnv,
+  startApp,
+  type AppDefinition,
+  type RunningService,
+} from '@platform/service-kit';
 
 /**
  * The backend apps in start order and the variable naming each one's address: an app starts after those it
@@ -74,6 +83,12 @@ function listenOn(port: number): Promise<{ port: number; release(): Promise<void
   });
 }
 
+/**
+ * GRPC_PORT_BASE: fixes the apps' gRPC ports, the first app (in ALL's order) on this port and each next one on the
+ * next, so a client tried against `npm start` finds them at the same address every start. Unset: free ports.
+ */
+const grpcPortBaseVar = portVar.max(65535 - 8).optional();
+
 /** The apps' key of this process (every start of the platform in it, as a test may start it twice), unless PLATFORM_APP_KEYS is given. */
 const PROCESS_APP_KEY = randomBytes(32).toString('base64');
 
@@ -131,7 +146,10 @@ export async function startPlatform(
   onProgress: (msg: string) => void = () => {},
 ): Promise<LocalPlatform> {
   // Every app takes the lock again as it starts (it counts its users); this one spans the platform's life.
-  const { DATABASE_URL, DATA_DIR } = loadConfig({ DATABASE_URL: serviceEnv.DATABASE_URL, DATA_DIR: serviceEnv.DATA_DIR }, env);
+  const { DATABASE_URL, DATA_DIR, GRPC_PORT_BASE } = loadConfig(
+    { DATABASE_URL: serviceEnv.DATABASE_URL, DATA_DIR: serviceEnv.DATA_DIR, GRPC_PORT_BASE: grpcPortBaseVar },
+    env,
+  );
   // All apps share one metrics registry: the gateway answers /metrics on HTTP_PORT for all of them.
   // The gateway forwards the webhook listener's requests over loopback and names the client in X-Forwarded-For.
   // Only the gateway's HTTP port faces the network: the backends' gRPC ports and the listener stay on loopback, and
@@ -211,11 +229,21 @@ export async function startPlatform(
   };
 
   try {
-    for (const [app, addrVar] of BACKENDS) {
-      const hold = await holdPort();
+    for (const [i, [app, addrVar]] of BACKENDS.entries()) {
+      const hold = GRPC_PORT_BASE
+        ? await listenOn(GRPC_PORT_BASE + i).catch((err) => {
+            throw portError(err, 'GRPC_PORT_BASE', GRPC_PORT_BASE + i);
+          })
+        : await holdPort();
       held.set(app.name, hold);
       grpcPorts.set(app.name, hold.port);
       wiring[addrVar] = `127.0.0.1:${hold.port}`;
+    }
+    if (GRPC_PORT_BASE) {
+      // The gateway's too, held like the others, so a port in use is said before anything starts.
+      const port = GRPC_PORT_BASE + BACKENDS.length;
+      held.set(gatewayApp.name, await listenOn(port).catch((err) => Promise.reject(portError(err, 'GRPC_PORT_BASE', port))));
+      grpcPorts.set(gatewayApp.name, port);
     }
     for (const [i, app] of ALL.entries()) {
       onProgress(`starting ${app.name} (${i + 1}/${ALL.length})`);

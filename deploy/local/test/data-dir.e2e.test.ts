@@ -53,7 +53,10 @@ describe('one platform per DATA_DIR, and the server goes with its launcher', () 
     token = ((await created.json()) as { sha1: string }).sha1;
     expect((await api(first, 'POST', '/orgs', { username: 'acme' })).status).toBe(201);
 
-    const second = await npmStart(env).then(
+    // package.json's own start script, with the console to be built in a folder of its own: the second start stops
+    // before it builds or loads anything, so that folder stays empty.
+    const consoleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-console-'));
+    const second = await npmStart({ ...env, CONSOLE_DIR: consoleDir }, { script: true }).then(
       () => {
         throw new Error('the second start did not stop');
       },
@@ -66,6 +69,9 @@ describe('one platform per DATA_DIR, and the server goes with its launcher', () 
         `^platform: DATA_DIR ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by process ${first.pid} \\(started \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); stop it first or choose another DATA_DIR$`,
       ),
     );
+
+    expect(fs.readdirSync(consoleDir)).toEqual([]);
+    fs.rmSync(consoleDir, { recursive: true, force: true });
 
     expect((await api(first, 'GET', '/orgs/acme')).status).toBe(200);
   }, 60_000);

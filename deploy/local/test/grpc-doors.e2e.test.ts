@@ -34,22 +34,29 @@ describe('npm start: the gRPC ports as a stranger on this machine or the network
   let authz: string;
   let grpcPorts: number[];
 
+  // GRPC_PORT_BASE fixes the ports: eight consecutive ones from a base drawn below the ephemeral range.
+  const base = 30_000 + 10 * Math.floor(Math.random() * 900);
+
   beforeAll(async () => {
-    started = await npmStart({ DATA_DIR: dataDir, PLATFORM_ADMIN_PASSWORD: 'admin-password' });
-    // Every app's start line, the gateway's included (it may come just after the entry URL).
-    const ports = () => [...started.logs().matchAll(/"grpcPort":(\d+)/g)].map((m) => Number(m[1]));
-    await eventually(async () => ports().length === 8, 10_000);
-    grpcPorts = ports();
-    const port = /"grpcPort":(\d+)[^\n]*"msg":"authz started"/.exec(started.logs())?.[1];
-    authz = `127.0.0.1:${port}`;
+    started = await npmStart({ DATA_DIR: dataDir, PLATFORM_ADMIN_PASSWORD: 'admin-password', GRPC_PORT_BASE: String(base) });
+    // The addresses printed once the platform is ready: the public apps' line, then the internal ones'.
+    const printed = () => /gRPC for service accounts \(docs\/grpc.md\): (.*)\ngRPC internal to the platform: (.*)\n/.exec(started.logs());
+    await eventually(async () => printed() !== null, 10_000);
+    const [, publicOnes, internalOnes] = printed()!;
+    const addresses = new Map(`${publicOnes}, ${internalOnes}`.split(', ').map((entry) => entry.split(' ') as [string, string]));
+    expect([...addresses.keys()].slice(0, 3)).toEqual(['authz', 'orgs-teams', 'contracts-licensing']);
+    grpcPorts = [...addresses.values()].map((a) => Number(a.replace('127.0.0.1:', '')));
+    authz = addresses.get('authz')!;
   }, 120_000);
   afterAll(async () => {
     if (started) expect(await interrupt(started.child)).toBe(0);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('logs every backend gRPC port on loopback only', async () => {
-    expect(grpcPorts.length).toBe(8);
+  it('prints every app’s gRPC address once ready, from GRPC_PORT_BASE, each on loopback only', async () => {
+    expect([...grpcPorts].sort()).toEqual(Array.from({ length: 8 }, (_, i) => base + i));
+    // The apps' own start lines say the same.
+    expect([...started.logs().matchAll(/"grpcPort":(\d+)/g)].map((m) => Number(m[1])).sort()).toEqual([...grpcPorts].sort());
     const outside = outsideAddress();
     for (const port of grpcPorts) {
       expect(await accepts('127.0.0.1', port)).toBe(true);

@@ -9,6 +9,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { status } from '@grpc/grpc-js';
+import { orgsTeamsOrgsV1 } from '@platform/proto';
+import { callAsStranger } from '@platform/service-testing';
 import { createTestDatabase, eventually, freePort, testNatsUrl } from '@platform/testing';
 import { APPS, containerEnv, find, helmTemplate, ROOT, type AppName, type Manifest } from './chart';
 import { buildDocumentedStubs, documentedBlock, PythonClient, pythonClientAvailable, runPython } from './python-client';
@@ -499,4 +502,74 @@ describe('the production topology: built bundles as separate processes with the 
     },
     90_000,
   );
+
+  /** `request` as the whole message of OrganizationsService's `method` (`listTeams`: a ListTeamsRequest). */
+  const requestOf = (method: string, request: object) => {
+    const type = `${method[0].toUpperCase()}${method.slice(1)}Request` as keyof typeof orgsTeamsOrgsV1;
+    return (orgsTeamsOrgsV1[type] as { fromPartial(o: object): unknown }).fromPartial(request);
+  };
+
+  it('answers another team’s Node client as docs/grpc.md walks it through, an organization named by its name or its id', async () => {
+    const admin = await tokenFor('admin', ADMIN_PASSWORD, 'node-client');
+    const dana = await call('POST', '/admin/users', admin, { username: 'dana', email: 'dana@example.com', password: 'dana-password' });
+    const hooli = await call('POST', '/orgs', admin, { username: 'hooli' });
+    const umbrella = await call('POST', '/orgs', admin, { username: 'umbrella', visibility: 'private' });
+    const team = await call('POST', '/orgs/hooli/teams', admin, { name: 'platform', type: 'general' });
+    expect([dana.status, hooli.status, umbrella.status, team.status]).toEqual([201, 201, 201, 201]);
+    expect(await call('PUT', `/teams/${team.body.id}/members/dana`, admin)).toMatchObject({ status: 204 });
+    const account = await call('POST', '/orgs/hooli/service-accounts', admin, { name: 'hooli-reader' });
+    const minted = await call('POST', `/orgs/hooli/service-accounts/${account.body.id}/tokens`, admin, { name: 'node' });
+    expect([account.status, minted.status]).toEqual([201, 201]);
+    const token: string = minted.body.sha1;
+
+    // The walk-through as written, with this deployment's addresses, token, proto directory and user; run by node
+    // from the repository, where @grpc/grpc-js and @grpc/proto-loader are installed as a team would install them.
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-node-'));
+    try {
+      const tokenFile = path.join(scratch, 'token');
+      fs.writeFileSync(tokenFile, `${token}\n`);
+      const ours = (text: string) =>
+        text
+          .replaceAll('platform-authz.platform.svc:50051', grpcAddress.get('authz')!)
+          .replaceAll('platform-orgs-teams.platform.svc:50051', grpcAddress.get('orgs-teams')!)
+          .replaceAll('/var/run/secrets/platformadmin/token', tokenFile)
+          .replaceAll("'./proto'", JSON.stringify(path.join(ROOT, 'proto')))
+          .replaceAll('user:1234', `user:${dana.body.id}`);
+      const example = spawnSync(process.execPath, ['--input-type=module', '-'], {
+        input: ours(documentedBlock('node-example')),
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect({ status: example.status, stderr: example.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(example.stdout.trim()).toBe(ours(documentedBlock('node-example-output')).trim());
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+
+    // By name or id alike, as the account may see the organization; a name and an id of two organizations refused.
+    // Each request whole (absent fields as their defaults), as the generated encoders expect it.
+    const orgsCall = (method: string, request: object) =>
+      callAsStranger(grpcAddress.get('orgs-teams')!, orgsTeamsOrgsV1.OrganizationsServiceService, method, requestOf(method, request), {
+        authorization: `Bearer ${token}`,
+      });
+    const members = await orgsCall('listMembers', { orgName: 'hooli' });
+    expect(members).toMatchObject({ code: status.OK });
+    expect((members.response as { members: { login: string }[] }).members.map((m) => m.login)).toContain('dana');
+    expect(await orgsCall('getMembership', { orgName: 'hooli', username: 'dana' })).toMatchObject({ response: { member: true } });
+    expect(await orgsCall('getTeam', { teamId: team.body.id, orgName: 'hooli' })).toMatchObject({ response: { name: 'platform' } });
+    expect(await orgsCall('getTeam', { teamId: team.body.id, orgName: 'umbrella' })).toMatchObject({ code: status.NOT_FOUND });
+    expect(await orgsCall('listTeams', { orgName: 'hooli', orgId: umbrella.body.id })).toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+    // Another tenant's private organization is answered as one that does not exist, naming no more than was asked.
+    for (const orgId of [umbrella.body.id, 987_654_321])
+      expect(await orgsCall('getOrg', { orgId })).toEqual({ code: status.NOT_FOUND, details: `organization ${orgId} does not exist` });
+    for (const orgName of ['umbrella', 'no-such-org'])
+      expect(await orgsCall('listTeams', { orgName })).toEqual({ code: status.NOT_FOUND, details: `organization ${orgName} does not exist` });
+    // A public organization of another tenant is known by name (GetOrg answers it), but its teams are not the account's.
+    expect(await call('POST', '/orgs', admin, { username: 'vandelay' })).toMatchObject({ status: 201 });
+    expect(await orgsCall('getOrg', { name: 'vandelay' })).toMatchObject({ code: status.OK });
+    expect(await orgsCall('listTeams', { orgName: 'vandelay' })).toMatchObject({ code: status.PERMISSION_DENIED });
+  }, 90_000);
 });

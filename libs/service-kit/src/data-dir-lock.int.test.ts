@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -320,4 +320,67 @@ describe('lockDataDir', () => {
     },
     RACE_TEST_MS,
   );
+});
+
+// `npm start` looks at the lock before it builds or loads anything (deploy/data-dir-check.mjs, plain JavaScript since
+// nothing is built yet), and must reach the verdict this module reaches.
+describe("npm start's first look at the lock", () => {
+  const CHECK = path.join(ROOT, 'deploy/data-dir-check.mjs');
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const c of children) c.kill('SIGKILL');
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const dir = () => {
+    const d = tempDir();
+    dirs.push(d);
+    return d;
+  };
+  const look = (d: string, env: Record<string, string> = {}) => {
+    const run = spawnSync(process.execPath, [CHECK], { env: { PATH: process.env.PATH, DATA_DIR: d, ...env }, encoding: 'utf8' });
+    return { status: run.status, stderr: run.stderr };
+  };
+  /** What lockDataDir says of `d`: the refusal's message, or undefined when it could take the lock (then given back). */
+  const lockSays = (d: string) => {
+    try {
+      lockDataDir(d).release();
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+
+  it("stops with 78 and the launcher's own line while a running process holds the DATA_DIR, and only then", async () => {
+    const held = dir();
+    const holder = idleProcess();
+    children.push(holder);
+    await new Promise((resolve) => holder.once('spawn', resolve));
+    writeRecord(held, 2, { pid: holder.pid, started: '2024-05-06T07:08:09.000Z' });
+    expect(look(held)).toEqual({ status: 78, stderr: `platform: ${lockSays(held)}\n` });
+    // On DATABASE_URL nothing of the database is under DATA_DIR: the launcher takes no lock, and the look stops nothing.
+    expect(look(held, { DATABASE_URL: 'postgres://127.0.0.1/x' })).toEqual({ status: 0, stderr: '' });
+
+    const free: string[] = [];
+    free.push(dir()); // never used
+    const released = dir();
+    lockDataDir(released).release();
+    free.push(released);
+    const killed = idleProcess();
+    await new Promise((resolve) => killed.once('spawn', resolve));
+    killed.kill('SIGKILL');
+    await exited(killed);
+    const dead = dir();
+    writeRecord(dead, 5, { pid: killed.pid });
+    free.push(dead);
+    if (fs.existsSync('/proc/self/stat')) {
+      const reused = dir();
+      writeRecord(reused, 1, { pid: holder.pid, ticks: '1' }); // the pid runs, but started at another time
+      free.push(reused);
+    }
+    for (const d of free) {
+      expect(look(d)).toEqual({ status: 0, stderr: '' });
+      expect(lockSays(d)).toBeUndefined();
+    }
+  });
 });

@@ -72,7 +72,8 @@ async function admitted(
 ): Promise<Admitted> {
   const who = await caller(ctx);
   ctx.caller = who;
-  const call = await admit(method.policy, who, request, method.access, ctx);
+  const named = method.names ? await method.names(request, ctx) : request;
+  const call = await admit(method.policy, who, named, method.access, ctx);
   checkRequestLimits(call.request, method.limits);
   return call;
 }
@@ -145,6 +146,8 @@ interface Served {
   rpc: string;
   handler: Handler | StreamHandler;
   limits: FieldLimits | undefined;
+  /** The request with what it names by another name resolved (ServiceBinding.names). */
+  names: ((request: unknown, ctx: CallContext) => Promise<unknown>) | undefined;
   policy: MethodPolicy;
   access: CallerAccess | undefined;
 }
@@ -220,7 +223,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       const policy = methodPolicy(definition.path);
       // A method nobody declared a policy for is not served at all (libs/proto method-policy.ts).
       if (!policy) throw new Error(`${definition.path} has no policy in the method-policy table`);
-      const served: Served = { rpc: `${opts.name}.${method}`, handler, limits: svc.limits?.[method], policy, access: opts.access };
+      const names = (svc.names as Record<string, Served['names']> | undefined)?.[method];
+      const served: Served = { rpc: `${opts.name}.${method}`, handler, limits: svc.limits?.[method], names, policy, access: opts.access };
       const maxBytes = opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES;
       impl[method] = definition.responseStream ? wrapStream(opts.log, served) : wrap(opts.log, served);
       local.set(

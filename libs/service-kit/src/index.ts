@@ -3,7 +3,7 @@ export { publicUrlVar, publicUrlOf, publicLink } from './public-url';
 export { createLogger, type Logger } from './logger';
 export { PLATFORM_VERSION } from './version';
 export { startGrpcServer, type RunningGrpcServer } from './grpc-server';
-export { bindService, fullServiceName, REQUEST_ID_KEY, type FieldLimits, type Handlers, type ServiceBinding } from './service-binding';
+export { bindService, fullServiceName, REQUEST_ID_KEY, withNames, type FieldLimits, type Handlers, type ServiceBinding } from './service-binding';
 export { createCallContext, type CallContext, type Caller } from './call-context';
 export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
 export {

@@ -36,11 +36,22 @@ export interface ServiceBinding<D = Record<string, UnaryMethod>> {
   handlers: Handlers<D>;
   /** Length limits of request fields per method (see withLimits); every other string field gets MAX_STRING_FIELD. */
   limits?: { [K in keyof D]?: FieldLimits };
+  /**
+   * Per method, the request with what it names by another name made the one its policy and handler read (an
+   * organization given by name gets its id), run once the caller is known and before the policy: so a method may
+   * accept either name while its policy asks about one. See withNames.
+   */
+  names?: { [K in keyof D]?: (request: RequestOf<D[K]>, ctx: CallContext) => Promise<RequestOf<D[K]>> };
 }
 
 /** Builds a binding with the handler types checked against the definition. */
 export function bindService<D>(definition: D, handlers: Handlers<D>): ServiceBinding<D> {
   return { definition, handlers };
+}
+
+/** A binding whose methods also accept what they name by another name (ServiceBinding.names). */
+export function withNames<D>(binding: ServiceBinding<D>, names: NonNullable<ServiceBinding<D>['names']>): ServiceBinding<D> {
+  return { ...binding, names };
 }
 
 /** "platformadmin.orgsteams.v1.OrgsTeamsService" from a generated definition's method paths. */

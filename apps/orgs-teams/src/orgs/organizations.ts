@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, type StageEffect } from '@platform/db';
-import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
+import { ConflictError, InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { EFFECT, stageTuples } from './effects';
@@ -104,6 +104,37 @@ export class Organizations {
     const org = await this.organizations.findByName(name);
     if (!org || !(await this.visibleTo(org, viewerId))) throw new NotFoundError(`organization ${name} does not exist`);
     return toOrganization(org);
+  }
+
+  /**
+   * A request that names an organization by id or by name (`org_id`, `org_name`), with the id filled in, as the
+   * viewer may see the organization: one it may not see is as unknown as one that does not exist, so a name never
+   * tells more than GetOrg would. Both given must name the same organization; neither is left as it is (the
+   * method answers what it answers for no organization).
+   */
+  async byIdOrName<R extends { orgId: number; orgName?: string }>(request: R, viewerId: number | 'app'): Promise<R> {
+    if (!request.orgName) return request;
+    const org = await this.organizations.findByName(request.orgName);
+    if (!org || (viewerId !== 'app' && !(await this.visibleTo(org, viewerId))))
+      throw new NotFoundError(`organization ${request.orgName} does not exist`);
+    if (request.orgId && request.orgId !== org.id)
+      throw new InputError('org_id and org_name name different organizations', [
+        { field: 'org_name', description: `is organization ${org.id}, not ${request.orgId}` },
+      ]);
+    return { ...request, orgId: org.id };
+  }
+
+  /** GetOrg's request with the name filled in when it gives the id alone; 404 as `byIdOrName`. */
+  async nameOf(request: orgsTeamsOrgsV1.GetOrgRequest, viewerId: number | 'app'): Promise<orgsTeamsOrgsV1.GetOrgRequest> {
+    if (!request.orgId) return request;
+    const org = await this.organizations.find(request.orgId);
+    if (!org || (viewerId !== 'app' && !(await this.visibleTo(org, viewerId))))
+      throw new NotFoundError(`organization ${request.orgId} does not exist`);
+    if (request.name && request.name.toLowerCase() !== org.login.toLowerCase())
+      throw new InputError('name and org_id name different organizations', [
+        { field: 'name', description: `organization ${request.orgId} is ${org.login}` },
+      ]);
+    return { ...request, name: org.login };
   }
 
   /** Whether a viewer (0: anonymous) may see an organization. */

@@ -1,5 +1,5 @@
 import { orgsTeamsOrgsV1 } from '@platform/proto';
-import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
+import { bindService, versionOf, withNames, type CallContext, type ServiceBinding } from '@platform/service-kit';
 import { OrgImport } from './import/org-import';
 import type { ImportRoles } from './import/import-roles';
 import type { OrgsContext } from './orgs-context';
@@ -37,7 +37,7 @@ export function organizationsService(
   const teams = new Teams(context, authz);
   const teamMembers = new TeamMembers(context, teams);
   const orgImport = new OrgImport(context, importRoles);
-  return bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
+  const binding = bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
     getVersion: async () => versionOf('orgs-teams'),
     createOrg: (req, ctx) => orgs.create(req, ctx),
     getOrg: (req) => orgs.get(req.name, req.viewerId),
@@ -62,5 +62,15 @@ export function organizationsService(
     getOrgPermissions: (req) => orgs.permissions(req),
     listUserTeams: (req, ctx) => teams.listOfUser(req, ctx),
     importOrgs: (req, ctx) => orgImport.importOrgs(req, ctx),
+  });
+  // Every public method that takes an organization takes its id or its name, as the REST routes name it by name:
+  // the id is filled in before the policy asks about it. A service account resolves a name as it may see it.
+  const viewer = (ctx: CallContext) => (ctx.caller?.kind === 'account' ? ctx.caller.account.id : 'app');
+  return withNames(binding, {
+    getOrg: (req, ctx) => orgs.nameOf(req, viewer(ctx)),
+    listMembers: (req, ctx) => orgs.byIdOrName(req, viewer(ctx)),
+    getMembership: (req, ctx) => orgs.byIdOrName(req, viewer(ctx)),
+    listTeams: (req, ctx) => orgs.byIdOrName(req, viewer(ctx)),
+    getTeam: (req, ctx) => orgs.byIdOrName(req, viewer(ctx)),
   });
 }
