@@ -75,6 +75,7 @@ describe('password reset by a mailed link', () => {
     await eventually(async () => mailsTo(to).length >= n, 10_000);
     const mail = mailsTo(to)[n - 1];
     expect(mail.subject).toBe('Reset your password');
+    expect(mail.text).toContain('open this link within 30 minutes (it works once)');
     const link = /https:\/\/\S+/.exec(mail.text)![0];
     expect(link).toMatch(/^https:\/\/platform\.example\/reset-password#code=/);
     return new URL(link).hash.slice('#code='.length);

@@ -46,7 +46,8 @@ interface ResetMail {
   to: string;
   login: string;
   sealedCode: string;
-  minutes: number;
+  /** How long the link works, in words: "30 minutes". */
+  lifetime: string;
   dedupeKey: string;
 }
 
@@ -67,11 +68,18 @@ const CODE = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 /** What identifies the password a link was made for, without keeping anything of it that could be checked offline. */
 const fingerprint = (passwordHash: string) => createHash('sha256').update(passwordHash, 'utf8').digest('hex');
 
+/** A link's lifetime in words, in the largest whole unit: "30 minutes", "1 hour", "45 seconds". */
+export function lifetimeInWords(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const [n, unit] = seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
 const escapeHtml = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The mail of a link, plain text and HTML. */
-export function passwordResetMail(login: string, link: string, to: string, minutes: number) {
-  const intro = `someone, hopefully you, asked to set a new password for the account ${login}. To choose one, open this link within ${minutes} minutes (it works once):`;
+export function passwordResetMail(login: string, link: string, to: string, lifetime: string) {
+  const intro = `someone, hopefully you, asked to set a new password for the account ${login}. To choose one, open this link within ${lifetime} (it works once):`;
   const outro = 'If you did not ask for it, ignore this mail: your password stays as it is.';
   return {
     to,
@@ -89,7 +97,7 @@ export function passwordResetMailEffects(secrets: SecretBox, publicUrl: string, 
   const mail: EffectHandler<ResetMail> = {
     apply: async (m) => {
       const link = publicLink(publicUrl, `${RESET_PAGE}#code=${secrets.open(m.sealedCode)}`);
-      await send({ ...passwordResetMail(m.login, link, m.to, m.minutes), dedupeKey: m.dedupeKey });
+      await send({ ...passwordResetMail(m.login, link, m.to, m.lifetime), dedupeKey: m.dedupeKey });
     },
   };
   return { [PASSWORD_RESET_MAIL_EFFECT]: mail };
@@ -165,7 +173,7 @@ export class PasswordReset {
           to: user.email,
           login: user.login,
           sealedCode: this.secrets.seal(`${selector}.${verifier}`),
-          minutes: Math.round(this.limits.lifetimeMs / 60_000),
+          lifetime: lifetimeInWords(this.limits.lifetimeMs),
           // Names the link by its selector, never by its secret: the key is listed with the kept mails.
           dedupeKey: `password-reset:${user.id}:${selector}`,
         } satisfies ResetMail);
