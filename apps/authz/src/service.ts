@@ -138,6 +138,7 @@ export function authzService(
         dependsOn,
         permissions: value.map((p) => ({
           permission: p.permission,
+          description: p.description,
           relation: p.relation,
           users: p.users.map((u) => ({
             userId: u.userId,

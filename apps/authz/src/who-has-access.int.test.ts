@@ -50,6 +50,7 @@ describe('who has access', () => {
       expect(probes.mock.calls[0][0]).toHaveLength(answer.length * 5);
       const edit = answer.find((p) => p.permission === 'edit:org')!;
       expect(edit.relation).toBe('edit');
+      expect(edit.description).toBe('Edit the organization');
       expect(edit.users).toEqual([
         { userId: 1, paths: [{ kind: 'site_admin' }] },
         { userId: 2, paths: [{ kind: 'owner' }] },
@@ -58,6 +59,8 @@ describe('who has access', () => {
       ]);
       // A plain member reads teams through membership, not edit.
       const viewTeam = answer.find((p) => p.relation === 'view_team')!;
+      // Named as the catalog's permission a custom role grants as that relation, not as the relation.
+      expect([viewTeam.permission, viewTeam.description]).toEqual(['view:team', 'View teams']);
       expect(viewTeam.users.find((u) => u.userId === 6)).toEqual({ userId: 6, paths: [{ kind: 'relation', relation: 'member' }] });
       // A team carrying a role is not thereby a member: its member holds only what the role grants.
       expect(viewTeam.users.map((u) => u.userId)).toEqual([1, 2, 3, 6, 8]);

@@ -1,7 +1,8 @@
 import { InputError, NotFoundError } from '@platform/errors';
 import type { AuthzEngine, RequestContext, Tuple, TypeSystem } from './engine';
 import { parseObject } from './engine/tuple';
-import { permissionsOn, SITE_OBJECT, type ObjectType } from './permissions';
+import { accessName } from './access-names';
+import { SITE_OBJECT, type ObjectType } from './permissions';
 
 /** One way a user holds a permission. */
 export interface AccessPath {
@@ -22,8 +23,10 @@ export interface AccessPath {
 }
 
 export interface PermissionAccess {
-  /** The catalog's name of the permission (`edit:org`), or the relation's when the catalog has none (`view`). */
+  /** The catalog's name of the permission (`edit:org`, `view:role`), or the relation's when the catalog has none (`view`). */
   permission: string;
+  /** What it lets one do: the catalog's description, or the model's relation in words (access-names.ts). */
+  description: string;
   relation: string;
   users: { userId: number; paths: AccessPath[] }[];
 }
@@ -70,7 +73,6 @@ export class WhoHasAccess {
     const sources = await this.sources(object, ref.type, context);
     // Every relation of the type but the structural links (an organization's site): each is a permission someone holds.
     const relations = this.model.relationsOf(ref.type).filter((r) => !STRUCTURAL.has(r));
-    const named = new Map(permissionsOn(ref.type as ObjectType).map((p) => [p.relation, p.name]));
     // Which grant gives which relation: one batch of probe checks.
     const probes = relations.flatMap((relation) =>
       sources.map((s) => ({ user: PROBE, relation, object, contextualTuples: [s.probe], context })),
@@ -89,7 +91,11 @@ export class WhoHasAccess {
         return [relation, paths.sort((a, b) => a.userId - b.userId)];
       }),
     );
-    return relations.map((relation) => ({ permission: named.get(relation) ?? relation, relation, users: byRelation.get(relation) ?? [] }));
+    return relations.map((relation) => ({
+      ...accessName(ref.type as ObjectType, relation),
+      relation,
+      users: byRelation.get(relation) ?? [],
+    }));
   }
 
   /** Every grant reaching the object: its own tuples, its owning organization's owners, members and roles, site admins. */

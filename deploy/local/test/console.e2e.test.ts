@@ -233,8 +233,10 @@ describeInBrowser('the web console in a browser', () => {
     await web.signIn(page, owner, demo.manifest.owner.password);
     await page.goto(`${base}/orgs/${org}`);
     await page.getByRole('link', { name: 'Who has access' }).click();
-    const table = page.getByRole('table', { name: /^Permissions on organization:\d+ / });
-    const edit = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'edit:org', exact: true }) });
+    // Named, not numbered: the organization by its name, each permission in the catalog's words with its name.
+    await page.getByRole('heading', { name: `Who has access to the organization ${org}` }).waitFor();
+    const table = page.getByRole('table', { name: new RegExp(`^Permissions on the organization ${org} `) });
+    const edit = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Edit the organization edit:org', exact: true }) });
     await edit.getByText(`${editor}: role Org editors through team editors`).waitFor();
     await edit.getByText(`${owner}: owner through team Owners`).waitFor();
     await web.shot(page, 'who-has-access');

@@ -1,5 +1,5 @@
 import { fireEvent, screen, within } from '@testing-library/react';
-import { renderScreen } from '../../../test/render';
+import { renderScreen, type Answer } from '../../../test/render';
 import { signedIn } from '../../../test/signed-in';
 import { Access, pathText } from './access';
 import { acme, MEMBER_HOLDS, OWNER_HOLDS } from './fixtures';
@@ -11,6 +11,7 @@ const ORG_ACCESS = {
   permissions: [
     {
       permission: 'edit:org',
+      description: 'Edit the organization',
       relation: 'edit',
       users: [
         { id: 1, login: 'olivia', paths: [{ kind: 'owner', team_id: 100, team_name: 'Owners' }] },
@@ -22,20 +23,37 @@ const ORG_ACCESS = {
         { id: 9, login: 'root', paths: [{ kind: 'site_admin' }] },
       ],
     },
-    { permission: 'view_team', relation: 'view_team', users: [{ id: 3, login: 'mo', paths: [{ kind: 'relation', relation: 'member' }] }] },
-    { permission: 'delete:org', relation: 'delete', users: [] },
+    {
+      permission: 'view:team',
+      description: 'View teams',
+      relation: 'view_team',
+      users: [{ id: 3, login: 'mo', paths: [{ kind: 'relation', relation: 'member' }] }],
+    },
+    { permission: 'delete:org', description: 'Delete the organization', relation: 'delete', users: [] },
   ],
 };
 
+/** The contracts and clusters of acme, by name: one contract, a hub and the cluster it manages. */
+const OBJECTS: Record<string, Answer> = {
+  'GET /user/contracts': [200, [{ id: 9, name: 'Enterprise', product: 'productdb' }]],
+  'GET /orgs/acme/clusters': [200, [{ uid: 'a0000000-0000-4000-8000-000000000001', name: 'hub1' }]],
+  'GET /clusters/acme/hub1/available-clusters': [200, [{ uid: 'b0000000-0000-4000-8000-000000000002', name: 'edge1' }]],
+};
+
 describe('who has access', () => {
-  it("shows an owner each permission's holders and how they hold it, time-bound roles with their end", async () => {
+  it("shows an owner each permission's holders and how they hold it, named as the catalog names them, time-bound roles with their end", async () => {
     const { calls } = renderScreen(signedIn(<Access />), {
       ...accessAt,
-      answers: { ...acme(OWNER_HOLDS), 'GET /authz/objects/organization/10/access': [200, ORG_ACCESS] },
+      answers: { ...acme(OWNER_HOLDS), ...OBJECTS, 'GET /authz/objects/organization/10/access': [200, ORG_ACCESS] },
     });
-    const table = await screen.findByRole('table', { name: 'Permissions on organization:10 (2)' });
+    expect(await screen.findByRole('heading', { name: 'Who has access to the organization acme' })).toBeTruthy();
+    const table = screen.getByRole('table', { name: 'Permissions on the organization acme (2)' });
     const rows = within(table).getAllByRole('row').slice(1);
-    expect(rows.map((r) => within(r).getAllByRole('cell')[0].textContent)).toEqual(['edit:org', 'view_team']);
+    expect(rows.map((r) => within(r).getAllByRole('cell')[0].textContent)).toEqual([
+      'Edit the organization edit:org',
+      'View teams view:team',
+    ]);
+    expect(screen.queryByText(/organization:10/)).toBeNull();
     const edit = within(rows[0])
       .getAllByRole('listitem')
       .map((li) => li.textContent);
@@ -46,24 +64,34 @@ describe('who has access', () => {
     expect(calls.map((c) => c.call)).toContain('GET /authz/objects/organization/10/access?org=acme');
   });
 
-  it('asks about a contract of the organization when one is picked, and shows a refusal as the API words it', async () => {
+  it('offers the contracts and clusters of the organization by name, and names the one shown; a refusal as the API words it', async () => {
     const { calls } = renderScreen(signedIn(<Access />), {
       ...accessAt,
       answers: {
         ...acme(OWNER_HOLDS),
+        ...OBJECTS,
         'GET /authz/objects/organization/10/access': [200, ORG_ACCESS],
-        'GET /authz/objects/contract/c-9/access': [404, { message: 'contract c-9 not found in this organization' }],
+        'GET /authz/objects/cluster/b0000000-0000-4000-8000-000000000002/access': [200, { ...ORG_ACCESS, object: 'cluster:b0000000' }],
+        'GET /authz/objects/contract/9/access': [404, { message: 'contract 9 not found in this organization' }],
       },
     });
-    await screen.findByRole('table', { name: 'Permissions on organization:10 (2)' });
+    await screen.findByRole('table', { name: 'Permissions on the organization acme (2)' });
     const form = screen.getByRole('form', { name: 'Show access to' });
-    fireEvent.change(within(form).getByLabelText('Object'), { target: { value: 'contract' } });
+    const picker = within(form).getByLabelText('Object');
+    await within(picker).findByRole('option', { name: 'Cluster edge1, managed by hub1' });
+    expect(
+      within(picker)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual(['The organization acme', 'Contract Enterprise (productdb)', 'Cluster hub1 (hub)', 'Cluster edge1, managed by hub1']);
+    fireEvent.change(picker, { target: { value: 'cluster:b0000000-0000-4000-8000-000000000002' } });
     fireEvent.submit(form);
-    expect((await within(form).findByRole('alert')).textContent).toBe('Give the id of the contract or cluster.');
-    fireEvent.change(within(form).getByLabelText('Contract or cluster id'), { target: { value: 'c-9' } });
+    expect(await screen.findByRole('table', { name: 'Permissions on cluster edge1, managed by hub1 (2)' })).toBeTruthy();
+
+    fireEvent.change(within(form).getByLabelText('Object'), { target: { value: 'contract:9' } });
     fireEvent.submit(form);
-    expect(await screen.findByText(/contract c-9 not found in this organization/)).toBeTruthy();
-    expect(calls.map((c) => c.call)).toContain('GET /authz/objects/contract/c-9/access?org=acme');
+    expect(await screen.findByText(/contract 9 not found in this organization/)).toBeTruthy();
+    expect(calls.map((c) => c.call)).toContain('GET /authz/objects/contract/9/access?org=acme');
   });
 
   it('shows a member who is not an owner the "no access" page, and asks nothing', async () => {

@@ -1,19 +1,60 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ok, type Schema } from '../../api/client';
-import { Form, Section, Select, Field, Show, Table, useAction, when } from '../../ui';
+import { api, ApiError, ok, type Schema } from '../../api/client';
+import { Form, Section, Select, Show, Table, useAction, when } from '../../ui';
 import { OrgNav } from '../../ui/org-nav';
 import { orgKeys, useOrg, useOrgAllowed } from './api';
 import { useOrgName } from './org-data';
 
 export type WhoHasAccess = Schema<'WhoHasAccessResponse'>;
-type Holder = WhoHasAccess['permissions'][number]['users'][number];
+type Permission = WhoHasAccess['permissions'][number];
+type Holder = Permission['users'][number];
 type Path = Holder['paths'][number];
 type Kind = 'organization' | 'contract' | 'cluster';
+
+/** An object of the organization one may ask about, by its name: the organization, a contract, a cluster. */
+export interface AccessObject {
+  objectType: Kind;
+  objID: string;
+  /** How it is named on the screen: "the organization demo", "contract Demo enterprise", "cluster prod-eastus". */
+  name: string;
+}
 
 /** Who holds each permission of the organization, or of one of its contracts or clusters, and through what. */
 export const fetchAccess = (org: string, objectType: Kind, objID: string) =>
   ok(api.GET('/authz/objects/{objectType}/{objID}/access', { params: { path: { objectType, objID }, query: { org } } }));
+
+/** A list this deployment may not serve (contracts are hosted deployments' only: 404 elsewhere) is an empty one. */
+const noneWhenMissing = <T,>(call: Promise<T[]>): Promise<T[]> =>
+  call.catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 404) return [];
+    throw err;
+  });
+
+/**
+ * The contracts and clusters of the organization, by name, to pick from: its contracts, its hubs and the clusters
+ * each hub manages (the objects `GET /authz/objects/{type}/{id}/access` answers for).
+ */
+export async function fetchAccessObjects(org: string): Promise<AccessObject[]> {
+  const [contracts, hubs] = await Promise.all([
+    noneWhenMissing(ok(api.GET('/user/contracts', { params: { query: { org } } }))),
+    ok(api.GET('/orgs/{orgname}/clusters', { params: { path: { orgname: org } } })),
+  ]);
+  const managed = await Promise.all(
+    hubs.map((hub) =>
+      noneWhenMissing(
+        ok(api.GET('/clusters/{owner}/{cluster}/available-clusters', { params: { path: { owner: org, cluster: hub.name } } })),
+      ).then((clusters) =>
+        clusters.map((c) => ({ objectType: 'cluster' as const, objID: c.uid, name: `cluster ${c.name}, managed by ${hub.name}` })),
+      ),
+    ),
+  );
+  return [
+    ...contracts.map((c) => ({ objectType: 'contract' as const, objID: String(c.id), name: `contract ${c.name || c.id} (${c.product})` })),
+    ...hubs.map((h) => ({ objectType: 'cluster' as const, objID: h.uid, name: `cluster ${h.name} (hub)` })),
+    ...managed.flat(),
+  ];
+}
 
 /** One path in words: "owner through team Owners", "role Editors through team devs, until 1 Jan 2027", "member". */
 export function pathText(p: Path): string {
@@ -30,72 +71,85 @@ export function pathText(p: Path): string {
   }
 }
 
+const keyOf = (o: Pick<AccessObject, 'objectType' | 'objID'>) => `${o.objectType}:${o.objID}`;
+
 /**
  * `/orgs/:org/access`: for owners and site admins, every user holding each permission of the organization (or of a
- * contract or cluster it owns, picked below) with the paths that give it. Anyone else gets the "no access" page (the
- * tab's, `OrgNav`), as the API would refuse them.
+ * contract or cluster it owns, picked below by name) with the paths that give it, each permission named as the
+ * catalog names it and said in its words. Anyone else gets the "no access" page (the tab's, `OrgNav`), as the API
+ * would refuse them.
  */
 export function Access() {
   const org = useOrgName();
   const orgId = useOrg(org).data?.id;
   const can = useOrgAllowed(org);
-  const [object, setObject] = useState<{ objectType: Kind; objID: string }>();
-  const target = object ?? (orgId !== undefined ? { objectType: 'organization' as const, objID: String(orgId) } : undefined);
+  const owner = can('manage_owners');
+  const whole: AccessObject | undefined =
+    orgId === undefined ? undefined : { objectType: 'organization', objID: String(orgId), name: `the organization ${org}` };
+  const objects = useQuery({ queryKey: orgKeys.accessObjects(org), enabled: owner, queryFn: () => fetchAccessObjects(org) });
+  const choices = [...(whole ? [whole] : []), ...(objects.data ?? [])];
+  const [picked, setPicked] = useState<AccessObject>();
+  const target = picked ?? whole;
   const access = useQuery({
     queryKey: orgKeys.access(org, target?.objectType ?? 'organization', target?.objID ?? ''),
-    enabled: target !== undefined && can('manage_owners'),
+    enabled: target !== undefined && owner,
     queryFn: () => fetchAccess(org, target!.objectType, target!.objID),
   });
   const action = useAction();
   return (
     <>
       <OrgNav org={org} />
-      {can('manage_owners') && (
+      {owner && (
         <>
           <Form
             label="Show access to"
             action={action}
             submitLabel="Show"
-            validate={(data) =>
-              data.get('objectType') !== 'organization' && !String(data.get('objID') ?? '').trim()
-                ? 'Give the id of the contract or cluster.'
-                : undefined
-            }
             submit={async (data) => {
-              const objectType = String(data.get('objectType')) as Kind;
-              setObject(objectType === 'organization' ? undefined : { objectType, objID: String(data.get('objID')).trim() });
+              const key = String(data.get('object'));
+              setPicked(key === (whole && keyOf(whole)) ? undefined : choices.find((o) => keyOf(o) === key));
             }}
           >
             <Select
+              // A fresh list once the contracts and clusters are in, keeping what is shown picked.
+              key={choices.length}
               label="Object"
-              name="objectType"
-              options={[
-                ['organization', `The organization ${org}`],
-                ['contract', 'A contract'],
-                ['cluster', 'A cluster'],
-              ]}
+              name="object"
+              defaultValue={target && keyOf(target)}
+              options={choices.map((o) => [keyOf(o), o.name[0].toUpperCase() + o.name.slice(1)])}
             />
-            <Field label="Contract or cluster id" name="objID" hint="Left empty for the organization" />
           </Form>
-          <Show loaded={access}>{(answer) => <AccessTable answer={answer} />}</Show>
+          {target && <Show loaded={access}>{(answer) => <AccessTable answer={answer} object={target} />}</Show>}
         </>
       )}
     </>
   );
 }
 
-function AccessTable({ answer }: { answer: WhoHasAccess }) {
+function AccessTable({ answer, object }: { answer: WhoHasAccess; object: AccessObject }) {
   const rows = answer.permissions.filter((p) => p.users.length > 0);
   return (
-    <Section title={`Who has access to ${answer.object}`}>
+    <Section title={`Who has access to ${object.name}`}>
       <Table
-        caption={`Permissions on ${answer.object} (${rows.length})`}
+        caption={`Permissions on ${object.name} (${rows.length})`}
         rows={rows}
         rowKey={(p) => p.relation}
         pageSize={100}
         empty="Nobody holds any permission."
         columns={[
-          { header: 'Permission', cell: (p) => p.permission },
+          {
+            header: 'Permission',
+            // The catalog's words first, its name beside them (the name the API's messages and the roles use).
+            cell: (p) =>
+              p.description ? (
+                <>
+                  {p.description} <code>{p.permission}</code>
+                </>
+              ) : (
+                <code>{p.permission}</code>
+              ),
+            value: (p) => `${p.description} ${p.permission}`,
+          },
           {
             header: 'Users and how they hold it',
             cell: (p) => (

@@ -34,6 +34,8 @@ export const orgKeys = {
   allowed: (org: string, objectType: string, id: number | undefined) => ['orgs', org, 'allowed', objectType, id] as const,
   /** Who holds what on the organization or one of its contracts or clusters (any change of the organization refreshes it). */
   access: (org: string, objectType: string, id: string) => ['orgs', org, 'access', objectType, id] as const,
+  /** The contracts and clusters of the organization, by name, that who-has-access may be asked about. */
+  accessObjects: (org: string) => ['orgs', org, 'access-objects'] as const,
 };
 
 /** Users found by what was typed (`GET /users/search`), under `users`: no organization's change touches them. */

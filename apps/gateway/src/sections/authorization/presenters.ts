@@ -106,7 +106,8 @@ export const WhoHasAccessJson = z
     object: z.string().meta({ description: '`organization:<id>`, `contract:<id>` or `cluster:<uuid>`' }),
     permissions: z.array(
       z.object({
-        permission: z.string(),
+        permission: z.string().meta({ description: 'The catalog’s name (`edit:org`, `view:role`), or the relation’s when it has none' }),
+        description: z.string().meta({ description: 'What it lets one do: the catalog’s description, or the relation in words' }),
         relation: z.string(),
         users: z.array(z.object({ id: z.number().int(), login: z.string().optional(), paths: z.array(AccessPathJson) })),
       }),
@@ -121,6 +122,7 @@ export function whoHasAccessJson(object: string, r: authzV1.WhoHasAccessResponse
     object,
     permissions: r.permissions.map((p) => ({
       permission: p.permission,
+      description: p.description,
       relation: p.relation,
       users: p.users.map((u) => ({
         id: u.userId,
