@@ -1,4 +1,4 @@
-import type { ChangeEvent, ReactNode } from 'react';
+import { useId, type ChangeEvent, type ReactNode } from 'react';
 
 export interface Choice {
   value: string;
@@ -11,6 +11,7 @@ export interface Choice {
  */
 export function Choices({
   legend,
+  description,
   name,
   choices,
   checked,
@@ -18,15 +19,23 @@ export function Choices({
   onChange,
 }: {
   legend: string;
+  /** What the group is about, under its legend. */
+  description?: ReactNode;
   name: string;
   choices: Choice[];
   checked: ReadonlySet<string>;
   empty?: ReactNode;
   onChange?: (e: ChangeEvent<HTMLInputElement>) => void;
 }) {
+  const id = useId();
   return (
-    <fieldset>
+    <fieldset aria-describedby={description ? id : undefined}>
       <legend>{legend}</legend>
+      {description && (
+        <p id={id} className="muted choices-about">
+          {description}
+        </p>
+      )}
       {choices.length === 0 && <span className="muted">{empty ?? 'None.'}</span>}
       {choices.map((c) => (
         <label key={c.value}>
