@@ -1,6 +1,6 @@
 import { NotFoundError } from '@platform/errors';
-import { authzRolesV1, authzV1, orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1 } from '@platform/proto';
-import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { startFakeBackends, type FakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The `org` context at the edge (docs/gateway.md): an `org` the caller cannot act for — unknown, or private and
@@ -22,67 +22,49 @@ const byId = (id: number) => Object.values(ORGS).find((o) => o.id === id);
 
 describe('the org context at the edge', () => {
   let base: string;
-  let orgsTeams: RunningGrpcServer;
-  let authz: RunningGrpcServer;
+  let backends: FakeBackends;
   let close: () => void;
-  const asked: string[] = [];
+  /** The organizations orgs-teams was asked for, by name. */
+  const asked = () => backends.orgsTeams.callsTo('organizations', 'getOrg').map((r) => r.name);
 
   beforeAll(async () => {
-    const log = createLogger('stub', 'silent');
-    orgsTeams = await startGrpcServer({
-      name: 'orgs-teams',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(orgsTeamsV1.OrgsTeamsServiceService, {
-          authenticate: async ({ token }: { token: string }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
-          getUser: async ({ login }: { login: string }) => {
+    backends = await startFakeBackends({
+      orgsTeams: {
+        identity: {
+          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          getUser: async ({ login }) => {
             if (!USERS[login]) throw new NotFoundError(`user ${login} does not exist`);
             return USERS[login];
           },
-        } as never),
-        bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
-          getOrg: async ({ name, viewerId }: { name: string; viewerId: number }) => {
-            asked.push(name);
+        },
+        organizations: {
+          getOrg: async ({ name, viewerId }) => {
             const org = ORGS[name];
             const sees = org && (org.visibility === 'public' || org.members.includes(viewerId) || viewerId === USERS.root.id);
             if (!sees) throw new NotFoundError(`organization ${name} does not exist`);
             return orgsTeamsOrgsV1.Organization.fromPartial({ id: org.id, username: name, visibility: org.visibility });
           },
-        } as never),
-        bindService(orgsTeamsSettingsV1.SiteSettingsServiceService, {
-          addAllowedDomain: async ({ name }: { name: string }) => ({ names: [name] }),
-        } as never),
-      ],
-      protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto', 'platformadmin/orgsteams/v1/orgs.proto', 'platformadmin/orgsteams/v1/settings.proto'],
-      log,
-    });
-    authz = await startGrpcServer({
-      name: 'authz',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(authzV1.AuthzServiceService, {
-          checkPermission: async ({ userId, permission, objectId }: { userId: number; permission: string; objectId: number }) => {
+        },
+        siteSettings: {
+          addAllowedDomain: async ({ name }) => ({ names: [name] }),
+        },
+      },
+      authz: {
+        authz: {
+          checkPermission: async ({ userId, permission, objectId }) => {
             if (userId === USERS.root.id) return { allowed: true, dependsOn: [] };
             if (permission.endsWith(':site_admin')) return { allowed: false, dependsOn: [] };
             return { allowed: !!byId(objectId)?.members.includes(userId), dependsOn: [] };
           },
-        } as never),
-        bindService(authzRolesV1.RolesServiceService, { listRoles: async () => ({ roles: [], maxRolesPerTeam: 10 }) } as never),
-      ],
-      protoFiles: ['platformadmin/authz/v1/authz.proto', 'platformadmin/authz/v1/roles.proto'],
-      log,
+        },
+        roles: { listRoles: async () => ({ roles: [], maxRolesPerTeam: 10 }) },
+      },
     });
-    ({ base, close } = await startTestGateway({
-      ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeams.port}`,
-      AUTHZ_GRPC_ADDR: `127.0.0.1:${authz.port}`,
-    }));
+    ({ base, close } = await startTestGateway(backends.env));
   });
   afterAll(async () => {
     close?.();
-    await orgsTeams?.shutdown(100);
-    await authz?.shutdown(100);
+    await backends?.close();
   });
 
   const call = async (who: string, method: string, path: string, body?: unknown) => {
@@ -117,7 +99,7 @@ describe('the org context at the edge', () => {
   });
 
   it('refuses a non-admin on a site-admin row with 403 whatever org names, before looking it up', async () => {
-    asked.length = 0;
+    backends.orgsTeams.reset();
     for (const org of ['nosuchorg', 'hidden', 'acme']) {
       expect(await call('bob', 'POST', `/allowed-domains?org=${org}`, { name: 'example.com' })).toEqual({
         status: 403,
@@ -125,18 +107,18 @@ describe('the org context at the edge', () => {
       });
     }
     expect((await call('bob', 'POST', '/allowed-domains', { name: 'example.com' })).status).toBe(403);
-    expect(asked).toEqual([]);
+    expect(asked()).toEqual([]);
   });
 
   it('answers an org longer than any login as an unknown one, quoting only its start, without asking orgs-teams', async () => {
-    asked.length = 0;
+    backends.orgsTeams.reset();
     const long = 'a'.repeat(5_000);
     const refused = await call('alice', 'GET', `/authz/roles?org=${long}`);
     expect(refused.status).toBe(403);
     expect(refused.message).toMatch(/^you cannot act for organization "a+…" \(5000 characters\)$/);
     expect(refused.message!.length).toBeLessThan(300);
     expect((await call('root', 'GET', `/authz/roles?org=${long}`)).status).toBe(404);
-    expect(asked).toEqual([]);
+    expect(asked()).toEqual([]);
   });
 
   it('still answers 400 for a missing or repeated org', async () => {

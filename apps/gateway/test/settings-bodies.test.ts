@@ -1,5 +1,5 @@
-import { contractsV1, authzV1, notificationsV1, orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1 } from '@platform/proto';
-import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { contractsV1, notificationsV1, orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1 } from '@platform/proto';
+import { startFakeBackends, type FakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Settings and switches never fail open (docs/site-settings.md): a body that gives no value — `{}`, nulls, a
@@ -11,39 +11,34 @@ const ROOT = orgsTeamsV1.User.fromPartial({ id: 1, login: 'root', active: true, 
 describe('settings bodies at the edge', () => {
   let base: string;
   let close: () => void;
-  const servers: RunningGrpcServer[] = [];
+  let backends: FakeBackends;
   /** Every write a backend was asked for, as `rpc json`. */
   const writes: string[] = [];
   const record = (rpc: string, req: object) => writes.push(`${rpc} ${JSON.stringify(req)}`);
 
   beforeAll(async () => {
-    const log = createLogger('stub', 'silent');
-    const orgsTeams = await startGrpcServer({
-      name: 'orgs-teams',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(orgsTeamsV1.OrgsTeamsServiceService, {
+    backends = await startFakeBackends({
+      orgsTeams: {
+        identity: {
           authenticate: async () => ({ user: ROOT, tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
-          editUserSettings: async (req: orgsTeamsV1.EditUserSettingsRequest) => {
+          editUserSettings: async (req) => {
             record('editUserSettings', { hideEmail: req.hideEmail, fullName: req.fullName });
             return ROOT;
           },
-          setTwoFactorRequirement: async (req: { requirement: string }) => {
+          setTwoFactorRequirement: async (req) => {
             record('setTwoFactorRequirement', req);
             return req;
           },
-        } as never),
-        bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
-          getOrg: async ({ name }: { name: string }) =>
-            orgsTeamsOrgsV1.Organization.fromPartial({ id: 10, username: name, visibility: 'public' }),
-        } as never),
-        bindService(orgsTeamsSettingsV1.SiteSettingsServiceService, {
-          setRegistration: async (req: orgsTeamsSettingsV1.SetRegistrationRequest) => {
+        },
+        organizations: {
+          getOrg: async ({ name }) => orgsTeamsOrgsV1.Organization.fromPartial({ id: 10, username: name, visibility: 'public' }),
+        },
+        siteSettings: {
+          setRegistration: async (req) => {
             record('setRegistration', { disableRegistration: req.disableRegistration });
             return { disableRegistration: req.disableRegistration };
           },
-          updateBranding: async (req: orgsTeamsSettingsV1.UpdateBrandingRequest) => {
+          updateBranding: async (req) => {
             record('updateBranding', { appName: req.appName, showAppTag: req.showAppTag });
             return orgsTeamsSettingsV1.Branding.fromPartial({
               appName: req.appName ?? 'Platform',
@@ -51,42 +46,24 @@ describe('settings bodies at the edge', () => {
               etag: '"e"',
             });
           },
-        } as never),
-      ],
-      protoFiles: [
-        'platformadmin/orgsteams/v1/orgsteams.proto',
-        'platformadmin/orgsteams/v1/orgs.proto',
-        'platformadmin/orgsteams/v1/settings.proto',
-      ],
-      log,
-    });
-    const authz = await startGrpcServer({
-      name: 'authz',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(authzV1.AuthzServiceService, {
+        },
+      },
+      authz: {
+        authz: {
           checkPermission: async () => ({ allowed: true, dependsOn: [] }),
           check: async () => ({ allowed: true, dependsOn: [] }),
-        } as never),
-      ],
-      protoFiles: ['platformadmin/authz/v1/authz.proto'],
-      log,
-    });
-    const contracts = await startGrpcServer({
-      name: 'contracts-licensing',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(contractsV1.ContractsServiceService, {
-          getContract: async ({ id }: { id: number }) => contractsV1.Contract.fromPartial({ id, ownerId: ROOT.id }),
-          setPreferences: async (req: contractsV1.SetPreferencesRequest) => {
+        },
+      },
+      contractsLicensing: {
+        contracts: {
+          getContract: async ({ id }) => contractsV1.Contract.fromPartial({ id, ownerId: ROOT.id }),
+          setPreferences: async (req) => {
             record('setPreferences', { autoAssignCluster: req.autoAssignCluster, usageAlertClient: req.usageAlertClient });
             return contractsV1.Contract.fromPartial({ id: req.id, ownerId: ROOT.id });
           },
-        } as never),
-        bindService(notificationsV1.NotificationsServiceService, {
-          setWebhookEndpointEnabled: async (req: notificationsV1.SetWebhookEndpointEnabledRequest) => {
+        },
+        notifications: {
+          setWebhookEndpointEnabled: async (req) => {
             record('setWebhookEndpointEnabled', { enabled: req.enabled });
             return notificationsV1.WebhookEndpoint.fromPartial({
               id: req.id,
@@ -95,23 +72,14 @@ describe('settings bodies at the edge', () => {
               enabled: req.enabled,
             });
           },
-        } as never),
-      ],
-      protoFiles: ['platformadmin/contractslicensing/v1/contracts.proto', 'platformadmin/contractslicensing/v1/notifications.proto'],
-      log,
+        },
+      },
     });
-    servers.push(orgsTeams, authz, contracts);
-    ({ base, close } = await startTestGateway({
-      ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeams.port}`,
-      AUTHZ_GRPC_ADDR: `127.0.0.1:${authz.port}`,
-      CONTRACTS_LICENSING_GRPC_ADDR: `127.0.0.1:${contracts.port}`,
-      DEPLOYMENT_TYPE: 'Hosted',
-      PLATFORM_ADMIN_ORG: 'none',
-    }));
+    ({ base, close } = await startTestGateway({ ...backends.env, DEPLOYMENT_TYPE: 'Hosted', PLATFORM_ADMIN_ORG: 'none' }));
   });
   afterAll(async () => {
     close?.();
-    for (const s of servers) await s.shutdown(100);
+    await backends?.close();
   });
 
   const send = async (method: string, path: string, body: unknown) => {

@@ -1,6 +1,6 @@
 import { NotAuthenticatedError, NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { startFakeBackends, type FakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // What others see of an account (docs/authentication.md): its e-mail address and its flags (is_admin, last_login,
@@ -54,42 +54,37 @@ const decided = (u: Record<string, unknown>) => Object.fromEntries(Object.entrie
 
 describe("others' account flags at the edge", () => {
   let base: string;
-  let backend: RunningGrpcServer;
+  let backends: FakeBackends;
   let close: () => void;
 
   beforeAll(async () => {
-    backend = await startGrpcServer({
-      name: 'orgs-teams',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(orgsTeamsV1.OrgsTeamsServiceService, {
-          authenticate: async ({ token }: { token: string }) => {
+    // orgs-teams answers every user whole, as it does; the edge decides what each caller sees of them.
+    backends = await startFakeBackends({
+      orgsTeams: {
+        identity: {
+          authenticate: async ({ token }) => {
             const caller = USERS.find((u) => u.login === token);
             if (!caller) throw new NotAuthenticatedError('invalid token');
             return { user: caller, tokenId: caller.id, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
           },
           searchUsers: async () => ({ users: USERS, total: USERS.length }),
-          getUser: async ({ login }: { login: string }) => {
+          getUser: async ({ login }) => {
             const found = USERS.find((u) => u.login === login);
             if (!found) throw new NotFoundError(`user ${login} does not exist`);
             return found;
           },
-        } as never),
-        bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
-          getOrg: async ({ name }: { name: string }) =>
-            orgsTeamsOrgsV1.Organization.fromPartial({ id: 10, username: name, visibility: 'public' }),
+        },
+        organizations: {
+          getOrg: async ({ name }) => orgsTeamsOrgsV1.Organization.fromPartial({ id: 10, username: name, visibility: 'public' }),
           listMembers: async () => ({ members: USERS, total: USERS.length }),
-        } as never),
-      ],
-      protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto', 'platformadmin/orgsteams/v1/orgs.proto'],
-      log: createLogger('stub', 'silent'),
+        },
+      },
     });
-    ({ base, close } = await startTestGateway({ ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${backend.port}`, PLATFORM_ADMIN_ORG: 'none' }));
+    ({ base, close } = await startTestGateway({ ...backends.env, PLATFORM_ADMIN_ORG: 'none' }));
   });
   afterAll(async () => {
     close?.();
-    await backend?.shutdown(100);
+    await backends?.close();
   });
 
   const get = async (path: string, token?: string) => {

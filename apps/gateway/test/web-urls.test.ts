@@ -1,5 +1,5 @@
-import { authzV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { startFakeBackends, type FakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Every URL a caller sets (websites, multi-cluster-manager endpoints) is http:// or https:// (apps/gateway/src/web-url.ts):
@@ -23,68 +23,50 @@ const WEB = ['https://acme.example.com/about', 'http://acme.example.com', ''];
 describe('URL fields at the edge', () => {
   let base: string;
   let close: () => void;
-  const servers: RunningGrpcServer[] = [];
+  let backends: FakeBackends;
   /** Every write a backend was asked for, as `rpc url`. */
   const writes: string[] = [];
 
   beforeAll(async () => {
-    const log = createLogger('stub', 'silent');
-    const orgsTeams = await startGrpcServer({
-      name: 'orgs-teams',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(orgsTeamsV1.OrgsTeamsServiceService, {
+    backends = await startFakeBackends({
+      orgsTeams: {
+        identity: {
           authenticate: async () => ({ user: ROOT, tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
           getUser: async () => ROOT,
-          editUser: async (req: orgsTeamsV1.EditUserRequest) => {
+          editUser: async (req) => {
             writes.push(`editUser ${req.website}`);
             return ROOT;
           },
-          editUserSettings: async (req: orgsTeamsV1.EditUserSettingsRequest) => {
+          editUserSettings: async (req) => {
             writes.push(`editUserSettings ${req.website}`);
             return ROOT;
           },
-        } as never),
-        bindService(orgsTeamsOrgsV1.OrganizationsServiceService, {
+        },
+        organizations: {
           getOrg: async () => ORG,
-          createOrg: async (req: orgsTeamsOrgsV1.CreateOrgRequest) => {
+          createOrg: async (req) => {
             writes.push(`createOrg ${req.website}`);
             return ORG;
           },
-          editOrg: async (req: orgsTeamsOrgsV1.EditOrgRequest) => {
+          editOrg: async (req) => {
             // A PATCH sends only what it changes.
             writes.push(`editOrg ${req.website ?? req.managerEndpoint}`);
             return ORG;
           },
-        } as never),
-      ],
-      protoFiles: ['platformadmin/orgsteams/v1/orgsteams.proto', 'platformadmin/orgsteams/v1/orgs.proto'],
-      log,
-    });
-    const authz = await startGrpcServer({
-      name: 'authz',
-      port: 0,
-      host: '127.0.0.1',
-      services: [
-        bindService(authzV1.AuthzServiceService, {
+        },
+      },
+      authz: {
+        authz: {
           checkPermission: async () => ({ allowed: true, dependsOn: [] }),
           check: async () => ({ allowed: true, dependsOn: [] }),
-        } as never),
-      ],
-      protoFiles: ['platformadmin/authz/v1/authz.proto'],
-      log,
+        },
+      },
     });
-    servers.push(orgsTeams, authz);
-    ({ base, close } = await startTestGateway({
-      ORGS_TEAMS_GRPC_ADDR: `127.0.0.1:${orgsTeams.port}`,
-      AUTHZ_GRPC_ADDR: `127.0.0.1:${authz.port}`,
-      PLATFORM_ADMIN_ORG: 'none',
-    }));
+    ({ base, close } = await startTestGateway({ ...backends.env, PLATFORM_ADMIN_ORG: 'none' }));
   });
   afterAll(async () => {
     close?.();
-    for (const s of servers) await s.shutdown(100);
+    await backends?.close();
   });
 
   const send = async (row: string, body: unknown) => {

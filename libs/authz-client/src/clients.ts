@@ -12,13 +12,19 @@ import {
   type ReadModel,
 } from '@platform/bus';
 import { authzRolesV1, authzV1 } from '@platform/proto';
-import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClients, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
 
 /** The calls authz's read model answers. */
 interface AuthzReads {
   authz: Pick<AuthzClients['authz'], 'check' | 'checkPermission' | 'whoHasAccess'>;
   roles: Pick<AuthzClients['roles'], 'getRole'>;
 }
+
+/** authz's gRPC services, by the name its clients go by: what its clients and its test stand-ins are made from. */
+export const AUTHZ_SERVICES = {
+  authz: authzV1.AuthzServiceService,
+  roles: authzRolesV1.RolesServiceService,
+} as const;
 
 /** authz's services as another app calls them. */
 export interface AuthzClients {
@@ -56,10 +62,7 @@ export interface AuthzKeeping {
  * is kept while the bus is away.
  */
 export function authzClients(address: string, opts: ClientOptions, keep?: AuthzKeeping): { clients: AuthzClients; readModel: ReadModel } {
-  const clients = {
-    authz: createClient(authzV1.AuthzServiceService, address, opts),
-    roles: createClient(authzRolesV1.RolesServiceService, address, opts),
-  };
+  const clients: AuthzClients = createClients(AUTHZ_SERVICES, address, opts);
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptAuthz(clients, keep);
   const reads = keptServiceReads(kept.clients, authzReads(keep.decisions.ttlMs), {

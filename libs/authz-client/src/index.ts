@@ -1,1 +1,1 @@
-export { AUTHZ_KEPT, authzClients, keptAuthz, type AuthzClients, type AuthzKeeping } from './clients';
+export { AUTHZ_KEPT, authzClients, keptAuthz, type AuthzClients, type AuthzKeeping, AUTHZ_SERVICES } from './clients';

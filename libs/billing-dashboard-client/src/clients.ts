@@ -1,6 +1,16 @@
 import { allOf, BILLING_CHANGED, keptReads, keptServiceReads, type KeptRead, type ReadModel } from '@platform/bus';
 import { billingDashboardV1, eventsV1, licensedV1, outagesV1, summaryV1, usageReportV1 } from '@platform/proto';
-import { backendState, createClient, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClients, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** billing-dashboard's gRPC services, by the name its clients go by: what its clients and its test stand-ins are made from. */
+export const BILLING_DASHBOARD_SERVICES = {
+  billing: billingDashboardV1.BillingDashboardServiceService,
+  outages: outagesV1.SystemOutagesServiceService,
+  usageReport: usageReportV1.UsageReportServiceService,
+  licensed: licensedV1.LicensedUsageServiceService,
+  events: eventsV1.ResourceEventsServiceService,
+  summary: summaryV1.UsageSummaryServiceService,
+} as const;
 
 /** billing-dashboard's services as another app calls them. */
 export interface BillingDashboardClients {
@@ -74,14 +84,7 @@ export function billingDashboardClients(
   opts: ClientOptions,
   keep?: BillingDashboardKeeping,
 ): { clients: BillingDashboardClients; readModel: ReadModel } {
-  const clients: BillingDashboardClients = {
-    billing: createClient(billingDashboardV1.BillingDashboardServiceService, address, opts),
-    outages: createClient(outagesV1.SystemOutagesServiceService, address, opts),
-    usageReport: createClient(usageReportV1.UsageReportServiceService, address, opts),
-    licensed: createClient(licensedV1.LicensedUsageServiceService, address, opts),
-    events: createClient(eventsV1.ResourceEventsServiceService, address, opts),
-    summary: createClient(summaryV1.UsageSummaryServiceService, address, opts),
-  };
+  const clients: BillingDashboardClients = createClients(BILLING_DASHBOARD_SERVICES, address, opts);
   if (!keep) return { clients, readModel: allOf([]) };
   return keptBilling(clients, { ...keep, available: () => backendState(opts.name).available });
 }

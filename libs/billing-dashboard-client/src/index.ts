@@ -5,4 +5,5 @@ export {
   BILLING_READS,
   type BillingDashboardClients,
   type BillingDashboardKeeping,
+  BILLING_DASHBOARD_SERVICES,
 } from './clients';

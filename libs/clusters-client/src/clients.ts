@@ -9,7 +9,15 @@ import {
   type ReadModel,
 } from '@platform/bus';
 import { clientOrgsV1, clusterSetsV1, clustersV1, featureSetsV1 } from '@platform/proto';
-import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClients, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** clusters's gRPC services, by the name its clients go by: what its clients and its test stand-ins are made from. */
+export const CLUSTERS_SERVICES = {
+  clusters: clustersV1.ClustersServiceService,
+  clusterSets: clusterSetsV1.ClusterSetsServiceService,
+  featureSets: featureSetsV1.FeatureSetsServiceService,
+  clientOrgs: clientOrgsV1.ClientOrgsServiceService,
+} as const;
 
 /** clusters' services as another app calls them. */
 export interface ClustersClients {
@@ -40,12 +48,7 @@ export function clustersClients(
   opts: ClientOptions,
   keep?: ClustersKeeping,
 ): { clients: ClustersClients; readModel: ReadModel } {
-  const clients: ClustersClients = {
-    clusters: createClient(clustersV1.ClustersServiceService, address, opts),
-    clusterSets: createClient(clusterSetsV1.ClusterSetsServiceService, address, opts),
-    featureSets: createClient(featureSetsV1.FeatureSetsServiceService, address, opts),
-    clientOrgs: createClient(clientOrgsV1.ClientOrgsServiceService, address, opts),
-  };
+  const clients: ClustersClients = createClients(CLUSTERS_SERVICES, address, opts);
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptClusters(clients.clusters, keep);
   const reads = keptClustersReads({ ...clients, clusters: kept.client }, { ...keep, available: () => backendState(opts.name).available });

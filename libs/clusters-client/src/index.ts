@@ -6,4 +6,5 @@ export {
   CLUSTERS_READS,
   type ClustersClients,
   type ClustersKeeping,
+  CLUSTERS_SERVICES,
 } from './clients';

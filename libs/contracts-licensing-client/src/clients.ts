@@ -9,7 +9,15 @@ import {
   type ReadModel,
 } from '@platform/bus';
 import { contractsLicensingV1, contractsV1, licensingV1, notificationsV1 } from '@platform/proto';
-import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClients, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** contracts-licensing's gRPC services, by the name its clients go by: what its clients and its test stand-ins are made from. */
+export const CONTRACTS_LICENSING_SERVICES = {
+  licensing: contractsLicensingV1.ContractsLicensingServiceService,
+  contracts: contractsV1.ContractsServiceService,
+  licenses: licensingV1.LicensingServiceService,
+  notifications: notificationsV1.NotificationsServiceService,
+} as const;
 
 /** contracts-licensing's services as another app calls them. */
 export interface ContractsLicensingClients {
@@ -38,12 +46,7 @@ export function contractsLicensingClients(
   opts: ClientOptions,
   keep?: ContractsLicensingKeeping,
 ): { clients: ContractsLicensingClients; readModel: ReadModel } {
-  const clients: ContractsLicensingClients = {
-    licensing: createClient(contractsLicensingV1.ContractsLicensingServiceService, address, opts),
-    contracts: createClient(contractsV1.ContractsServiceService, address, opts),
-    licenses: createClient(licensingV1.LicensingServiceService, address, opts),
-    notifications: createClient(notificationsV1.NotificationsServiceService, address, opts),
-  };
+  const clients: ContractsLicensingClients = createClients(CONTRACTS_LICENSING_SERVICES, address, opts);
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptContracts(clients, keep);
   const reads = keptContractsLicensingReads(kept.clients, { ...keep, available: () => backendState(opts.name).available });

@@ -6,4 +6,5 @@ export {
   CONTRACT_READS,
   type ContractsLicensingClients,
   type ContractsLicensingKeeping,
+  CONTRACTS_LICENSING_SERVICES,
 } from './clients';

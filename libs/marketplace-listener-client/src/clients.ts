@@ -1,6 +1,11 @@
 import { allOf, keptServiceReads, MARKETPLACE_CHANGED, type KeptRead, type ReadModel } from '@platform/bus';
 import { marketplaceListenerV1 } from '@platform/proto';
-import { backendState, createClient, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClients, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** marketplace-listener's gRPC services, by the name its clients go by: what its clients and its test stand-ins are made from. */
+export const MARKETPLACE_LISTENER_SERVICES = {
+  listener: marketplaceListenerV1.MarketplaceListenerServiceService,
+} as const;
 
 /** marketplace-listener's services as another app calls them. */
 export interface MarketplaceListenerClients {
@@ -55,9 +60,7 @@ export function marketplaceListenerClients(
   opts: ClientOptions,
   keep?: MarketplaceListenerKeeping,
 ): { clients: MarketplaceListenerClients; readModel: ReadModel } {
-  const clients: MarketplaceListenerClients = {
-    listener: createClient(marketplaceListenerV1.MarketplaceListenerServiceService, address, opts),
-  };
+  const clients: MarketplaceListenerClients = createClients(MARKETPLACE_LISTENER_SERVICES, address, opts);
   if (!keep) return { clients, readModel: allOf([]) };
   return keptMarketplaceListener(clients, { ...keep, available: () => backendState(opts.name).available });
 }

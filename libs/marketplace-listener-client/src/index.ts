@@ -5,4 +5,5 @@ export {
   MARKETPLACE_READS,
   type MarketplaceListenerClients,
   type MarketplaceListenerKeeping,
+  MARKETPLACE_LISTENER_SERVICES,
 } from './clients';

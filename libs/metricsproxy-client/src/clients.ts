@@ -1,6 +1,11 @@
 import { allOf, following, METRICSPROXY_CHANGED, NoticeCache, type MetricsproxyChanged, type ReadModel } from '@platform/bus';
 import { metricsproxyV1 } from '@platform/proto';
-import { createClient, type CallOptions, type ClientOptions, type PromiseClient, type WriteCall } from '@platform/service-kit';
+import { createClients, type CallOptions, type ClientOptions, type PromiseClient, type WriteCall } from '@platform/service-kit';
+
+/** metricsproxy's gRPC services, by the name its clients go by: what its clients and its test stand-ins are made from. */
+export const METRICSPROXY_SERVICES = {
+  metricsproxy: metricsproxyV1.MetricsproxyServiceService,
+} as const;
 
 /** metricsproxy's services as another app calls them. */
 export interface MetricsproxyClients {
@@ -24,9 +29,7 @@ export function metricsproxyClients(
   opts: ClientOptions,
   keep?: MetricsproxyKeeping,
 ): { clients: MetricsproxyClients; readModel: ReadModel } {
-  const clients: MetricsproxyClients = {
-    metricsproxy: createClient(metricsproxyV1.MetricsproxyServiceService, address, opts),
-  };
+  const clients: MetricsproxyClients = createClients(METRICSPROXY_SERVICES, address, opts);
   if (!keep) return { clients, readModel: allOf([]) };
   const kept = keptBackends(clients.metricsproxy, keep);
   return { clients: { metricsproxy: kept.client }, readModel: kept.readModel };

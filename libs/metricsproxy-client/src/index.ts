@@ -5,4 +5,5 @@ export {
   metricsproxyClients,
   type MetricsproxyClients,
   type MetricsproxyKeeping,
+  METRICSPROXY_SERVICES,
 } from './clients';

@@ -26,7 +26,19 @@ import {
   orgTokensV1,
   serviceAccountsV1,
 } from '@platform/proto';
-import { backendState, createClient, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+import { backendState, createClients, type CallOptions, type ClientOptions, type PromiseClient } from '@platform/service-kit';
+
+/** orgs-teams's gRPC services, by the name its clients go by: what its clients and its test stand-ins are made from. */
+export const ORGS_TEAMS_SERVICES = {
+  identity: orgsTeamsV1.OrgsTeamsServiceService,
+  organizations: orgsTeamsOrgsV1.OrganizationsServiceService,
+  orgTokens: orgTokensV1.OrgTokensServiceService,
+  claims: orgClaimsV1.OrgClaimsServiceService,
+  siteSettings: orgsTeamsSettingsV1.SiteSettingsServiceService,
+  avatars: orgsTeamsAvatarsV1.AvatarsServiceService,
+  audit: orgsTeamsAuditV1.AuditServiceService,
+  serviceAccounts: serviceAccountsV1.ServiceAccountsServiceService,
+} as const;
 
 /** orgs-teams' services as another app calls them. */
 export interface OrgsTeamsClients {
@@ -70,16 +82,7 @@ export function orgsTeamsClients(
   opts: ClientOptions,
   keep?: OrgsTeamsKeeping,
 ): { clients: OrgsTeamsClients; readModel: OrgsTeamsReadModel } {
-  const clients: OrgsTeamsClients = {
-    identity: createClient(orgsTeamsV1.OrgsTeamsServiceService, address, opts),
-    organizations: createClient(orgsTeamsOrgsV1.OrganizationsServiceService, address, opts),
-    orgTokens: createClient(orgTokensV1.OrgTokensServiceService, address, opts),
-    claims: createClient(orgClaimsV1.OrgClaimsServiceService, address, opts),
-    siteSettings: createClient(orgsTeamsSettingsV1.SiteSettingsServiceService, address, opts),
-    avatars: createClient(orgsTeamsAvatarsV1.AvatarsServiceService, address, opts),
-    audit: createClient(orgsTeamsAuditV1.AuditServiceService, address, opts),
-    serviceAccounts: createClient(serviceAccountsV1.ServiceAccountsServiceService, address, opts),
-  };
+  const clients: OrgsTeamsClients = createClients(ORGS_TEAMS_SERVICES, address, opts);
   if (!keep) return { clients, readModel: { ...allOf([]), forgetTokens: () => {} } };
   const available = () => backendState(opts.name).available;
   const kept = keptOrgsTeams(clients, keep);

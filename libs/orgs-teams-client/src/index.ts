@@ -7,4 +7,5 @@ export {
   type OrgsTeamsClients,
   type OrgsTeamsKeeping,
   type OrgsTeamsReadModel,
+  ORGS_TEAMS_SERVICES,
 } from './clients';

@@ -69,6 +69,20 @@ export interface ClientOptions {
 }
 
 /**
+ * A client of every service in an app's table (its client library's `*_SERVICES`), under the same names: the one
+ * list of what an app serves, which its clients and its test stand-ins (@platform/service-testing) are both made from.
+ */
+export function createClients<S extends Record<string, object>>(
+  services: S,
+  address: string,
+  opts: ClientOptions,
+): { [K in keyof S]: PromiseClient<S[K]> } {
+  return Object.fromEntries(Object.entries(services).map(([name, definition]) => [name, createClient(definition, address, opts)])) as {
+    [K in keyof S]: PromiseClient<S[K]>;
+  };
+}
+
+/**
  * Creates a client whose methods return promises, carry the request id and a deadline (never later than a
  * `deadline` given with the call), are cancelled when a given `signal` aborts, and turn failures back into
  * DomainErrors. Retries of idempotent calls use grpc-js's own retry policy.

@@ -5,7 +5,7 @@ export { PLATFORM_VERSION } from './version';
 export { startGrpcServer, type RunningGrpcServer } from './grpc-server';
 export { bindService, fullServiceName, REQUEST_ID_KEY, withNames, type FieldLimits, type Handlers, type ServiceBinding } from './service-binding';
 export { createCallContext, type CallContext, type Caller } from './call-context';
-export { createClient, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
+export { createClient, createClients, type PromiseClient, type CallOptions, type ClientOptions } from './grpc-client';
 export {
   TEXT_LIMITS,
   MAX_STRING_FIELD,

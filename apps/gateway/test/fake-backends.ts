@@ -1,0 +1,55 @@
+import { AUTHZ_SERVICES } from '@platform/authz-client';
+import { BILLING_DASHBOARD_SERVICES } from '@platform/billing-dashboard-client';
+import { CLUSTERS_SERVICES } from '@platform/clusters-client';
+import { CONTRACTS_LICENSING_SERVICES } from '@platform/contracts-licensing-client';
+import { MARKETPLACE_LISTENER_SERVICES } from '@platform/marketplace-listener-client';
+import { METRICSPROXY_SERVICES } from '@platform/metricsproxy-client';
+import { ORGS_TEAMS_SERVICES } from '@platform/orgs-teams-client';
+import { startFakeApp, type FakeApp, type FakeHandlers } from '@platform/service-testing';
+import type { Backends } from '../src/backends';
+
+/** Every backend app's services and the variable the gateway finds it by. */
+const APPS = {
+  authz: { services: AUTHZ_SERVICES, env: 'AUTHZ_GRPC_ADDR', name: 'authz' },
+  orgsTeams: { services: ORGS_TEAMS_SERVICES, env: 'ORGS_TEAMS_GRPC_ADDR', name: 'orgs-teams' },
+  contractsLicensing: { services: CONTRACTS_LICENSING_SERVICES, env: 'CONTRACTS_LICENSING_GRPC_ADDR', name: 'contracts-licensing' },
+  billingDashboard: { services: BILLING_DASHBOARD_SERVICES, env: 'BILLING_DASHBOARD_GRPC_ADDR', name: 'billing-dashboard' },
+  metricsproxy: { services: METRICSPROXY_SERVICES, env: 'METRICSPROXY_GRPC_ADDR', name: 'metricsproxy' },
+  marketplaceListener: { services: MARKETPLACE_LISTENER_SERVICES, env: 'MARKETPLACE_LISTENER_GRPC_ADDR', name: 'marketplace-listener' },
+  clusters: { services: CLUSTERS_SERVICES, env: 'CLUSTERS_GRPC_ADDR', name: 'clusters' },
+} as const satisfies Record<keyof Backends, unknown>;
+type Apps = typeof APPS;
+
+/** The answers a test gives each backend, typed by its services (`orgsTeams.organizations.getOrg`). */
+export type FakeBackendHandlers = { [B in keyof Apps]?: FakeHandlers<Apps[B]['services']> };
+
+/** Stand-ins for every backend app of the gateway: each a FakeApp, and the settings that point the gateway at them. */
+export type FakeBackends = { [B in keyof Apps]: FakeApp<Apps[B]['services']> } & {
+  /** AUTHZ_GRPC_ADDR and the others, for startTestGateway. */
+  env: Record<string, string>;
+  /** Every stand-in back to its first answers, its calls forgotten. */
+  reset(): void;
+  close(): Promise<void>;
+};
+
+/**
+ * Starts a stand-in for each of the seven backend apps (every method answered: empty by default, as `handlers` say
+ * where given), so a gateway route runs in the unit tier against its route table, schema and authorization, with
+ * what each backend is asked recorded.
+ */
+export async function startFakeBackends(handlers: FakeBackendHandlers = {}): Promise<FakeBackends> {
+  const entries = await Promise.all(
+    (Object.keys(APPS) as (keyof Apps)[]).map(
+      async (key) => [key, await startFakeApp(APPS[key].name, APPS[key].services, (handlers[key] ?? {}) as never)] as const,
+    ),
+  );
+  const apps = Object.fromEntries(entries) as { [B in keyof Apps]: FakeApp<Apps[B]['services']> };
+  return {
+    ...apps,
+    env: Object.fromEntries(entries.map(([key, app]) => [APPS[key].env, app.address])),
+    reset: () => entries.forEach(([, app]) => app.reset()),
+    close: async () => {
+      await Promise.all(entries.map(([, app]) => app.close()));
+    },
+  };
+}
