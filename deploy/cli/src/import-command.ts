@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { withRetries } from '@platform/service-kit';
 import { SingleBar } from 'cli-progress';
 import { batchesOf, formatOf, membershipsOf, readImportFile, type ImportOrg } from './import-file';
 import { CliError, EXIT, type CliIo } from './io';
@@ -147,41 +148,45 @@ function readState(statePath: string): ImportState | undefined {
   }
 }
 
-/** Sends one batch, again when the platform is unreachable, busy or failing (the batch is idempotent). */
-async function send(url: string, token: string, batch: ImportOrg[], retrying: (why: string) => void): Promise<OrgResult[]> {
-  const body = JSON.stringify({ organizations: batch });
-  for (let attempt = 1; ; attempt++) {
-    let status: number;
-    let answer: unknown;
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-        body,
-      });
-      status = res.status;
-      const text = await res.text();
-      answer = text ? JSON.parse(text) : undefined;
-    } catch (err) {
-      const why = `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
-      if (attempt >= ATTEMPTS) throw new CliError(`cannot reach ${url}: ${why}`, EXIT.unavailable);
-      retrying(why);
-      await pause(attempt);
-      continue;
-    }
-    if (status === 200) return (answer as { results: OrgResult[] }).results;
-    const message = (answer as { message?: string } | undefined)?.message ?? `HTTP ${status}`;
-    if ((status === 429 || status >= 500) && attempt < ATTEMPTS) {
-      retrying(`${status} ${message}`);
-      await pause(attempt);
-      continue;
-    }
-    if (status === 401 || status === 403) throw new CliError(`the platform refused the token (${status}): ${message}`);
-    throw new CliError(`the platform refused a batch (${status}): ${message}`, status >= 500 ? EXIT.unavailable : EXIT.failed);
+/** A failure worth another try; `final` is what the command says when no try is left. */
+class Retryable extends Error {
+  constructor(
+    readonly why: string,
+    readonly final: CliError,
+  ) {
+    super(why);
   }
 }
 
-const pause = (attempt: number) => new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)));
+/** Sends one batch, again when the platform is unreachable, busy or failing (the batch is idempotent). */
+async function send(url: string, token: string, batch: ImportOrg[], retrying: (why: string) => void): Promise<OrgResult[]> {
+  const body = JSON.stringify({ organizations: batch });
+  const once = async (): Promise<OrgResult[]> => {
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, { method: 'POST', headers: { authorization: `token ${token}`, 'content-type': 'application/json' }, body });
+      text = await res.text();
+    } catch (err) {
+      const why = `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
+      throw new Retryable(why, new CliError(`cannot reach ${url}: ${why}`, EXIT.unavailable));
+    }
+    const answer: unknown = text ? JSON.parse(text) : undefined;
+    if (res.status === 200) return (answer as { results: OrgResult[] }).results;
+    const message = (answer as { message?: string } | undefined)?.message ?? `HTTP ${res.status}`;
+    if (res.status === 401 || res.status === 403) throw new CliError(`the platform refused the token (${res.status}): ${message}`);
+    const refused = new CliError(`the platform refused a batch (${res.status}): ${message}`, res.status >= 500 ? EXIT.unavailable : EXIT.failed);
+    if (res.status === 429 || res.status >= 500) throw new Retryable(`${res.status} ${message}`, refused);
+    throw refused;
+  };
+  return withRetries(
+    { attempts: ATTEMPTS, baseDelayMs: 500, jitter: 'none' },
+    (err, failed) => err instanceof Retryable && failed < ATTEMPTS && (retrying(err.why), true),
+    once,
+  ).catch((err: unknown) => {
+    throw err instanceof Retryable ? err.final : err;
+  });
+}
 
 const counts = () => ({ orgs: 0, teams: 0, memberships: 0, roles: 0, role_assignments: 0 });
 const add = (into: Record<string, number>, c: Record<string, number>) => {

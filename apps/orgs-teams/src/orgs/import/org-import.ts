@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, type StageEffect } from '@platform/db';
 import type { orgsTeamsImportV1 } from '@platform/proto';
-import { chunks, type CallContext } from '@platform/service-kit';
+import { chunks, withRetries, type CallContext } from '@platform/service-kit';
 import { changed } from '../../changes';
 import { ACCOUNT_TYPE } from '../../identity/identity';
 import type { Tuple } from '../../relationships';
@@ -74,16 +74,16 @@ export class OrgImport {
     const accepted = await this.resolveAccounts(req, results);
     let written = new Map<number, Written>();
     if (accepted.length) {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          written = await this.orgs.outbox.run((trx, stage) => this.write(trx, stage, accepted, results), { call: ctx });
-          break;
-        } catch (err) {
-          // Another change took a name of the batch meanwhile: the next attempt finds it and counts it as existing.
-          if (!isUniqueViolation(err) || attempt === WRITE_ATTEMPTS) throw err;
-          for (const a of accepted) Object.assign(results[a.index], { created: noCounts(), existing: noCounts() });
-        }
-      }
+      // Another change took a name of the batch meanwhile (a unique violation): the next attempt, at once, finds it and
+      // counts it as existing.
+      written = await withRetries(
+        { attempts: WRITE_ATTEMPTS, baseDelayMs: 0 },
+        (err) => isUniqueViolation(err),
+        (attempt) => {
+          if (attempt > 1) for (const a of accepted) Object.assign(results[a.index], { created: noCounts(), existing: noCounts() });
+          return this.orgs.outbox.run((trx, stage) => this.write(trx, stage, accepted, results), { call: ctx });
+        },
+      );
       await this.writeRoles(accepted, written, results, ctx);
     }
     for (const r of results) r.outcome = outcomeOf(r);
