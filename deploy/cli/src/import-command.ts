@@ -175,7 +175,10 @@ async function send(url: string, token: string, batch: ImportOrg[], retrying: (w
     if (res.status === 200) return (answer as { results: OrgResult[] }).results;
     const message = (answer as { message?: string } | undefined)?.message ?? `HTTP ${res.status}`;
     if (res.status === 401 || res.status === 403) throw new CliError(`the platform refused the token (${res.status}): ${message}`);
-    const refused = new CliError(`the platform refused a batch (${res.status}): ${message}`, res.status >= 500 ? EXIT.unavailable : EXIT.failed);
+    const refused = new CliError(
+      `the platform refused a batch (${res.status}): ${message}`,
+      res.status >= 500 ? EXIT.unavailable : EXIT.failed,
+    );
     if (res.status === 429 || res.status >= 500) throw new Retryable(`${res.status} ${message}`, refused);
     throw refused;
   };
