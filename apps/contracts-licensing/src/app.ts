@@ -11,7 +11,7 @@ import { contractsChangedNotice } from './contracts-changed';
 import { CONTRACTS_READS, contractsService } from './contracts/service';
 import { ContractEndings } from './contracts/endings';
 import { Licenses } from './licenses/licenses';
-import { billingClient, billingUsage } from './licenses/quota';
+import { billingClient, billingUsage, measureQuota } from './licenses/quota';
 import { startLicenseMetrics } from './licenses/license-metrics';
 import { holderAccountsClient, LicenseRegistration, REGISTER_LICENSE_EFFECT } from './licenses/registration';
 import { LICENSING_READS, licensingService } from './licenses/service';
@@ -96,7 +96,11 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
         };
         return [
           contractsLicensingService(),
-          announcingWrites(contractsService(contracts), CONTRACTS_READS, changed),
+          announcingWrites(
+            contractsService(contracts, (ref) => measureQuota(ref, store, inventory, billingUsage(billing))),
+            CONTRACTS_READS,
+            changed,
+          ),
           announcingWrites(licensingService(licenses, registration, authority.certificatePem), LICENSING_READS, changed),
           announcingWrites(
             notificationsService(notices, webhooks),

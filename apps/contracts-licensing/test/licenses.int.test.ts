@@ -11,7 +11,8 @@ import { migrations } from '../migrations';
 import { createContracts, type Contracts } from '../src/contracts/contracts';
 import type { Inventory, InventoryCluster } from '../src/contracts/inventory';
 import { Licenses } from '../src/licenses/licenses';
-import type { UsageSource } from '../src/licenses/quota';
+import { measureQuota, type UsageSource } from '../src/licenses/quota';
+import { ContractsStore } from '../src/contracts/contracts-store';
 import { authorityFromPem, generateAuthority, LicenseRejectedError, x509, type LicenseAuthority } from '../src/licensing';
 
 const ORG = 42;
@@ -166,6 +167,30 @@ describe('Licenses', () => {
     used = 100;
     await expect(issue()).rejects.toBeInstanceOf(NotAllowedError);
     expect((await events(c.id)).filter((e) => e.startsWith('quota-threshold-crossed'))).toHaveLength(3);
+    used = 0;
+  });
+
+  it('measures what a contract used of its quota when asked, as license issuing does: the figure its refusal names', async () => {
+    const store = ContractsStore.create(db);
+    const measure = (id: number, ownerId = ORG) => measureQuota({ id, ownerId }, store, inventory, usage);
+    const c = await contract({
+      quota: { enabled: true, metric: 'cpu-core-hours', limit: 100, alertThresholds: [50], disableLicenseOnLimitReached: true },
+    });
+    used = 120;
+    // Nothing bound, nothing counted.
+    expect(await measure(c.id)).toMatchObject({ enabled: true, metric: 'cpu-core-hours', limit: 100, used: 0 });
+    const cc = await bind(c.id, SPOKE);
+    const asked = Math.floor(Date.now() / 1000);
+    const measured = await measure(c.id);
+    expect(measured).toMatchObject({ enabled: true, metric: 'cpu-core-hours', limit: 100, used: 120 });
+    // Measured when asked, not read back from an earlier measure.
+    expect(measured.measuredUnix).toBeGreaterThanOrEqual(asked);
+    await expect(licenses.issueForBinding({ contractId: c.id, ccId: cc.id, ownerId: ORG, actor: 'alice', ownerEmail: '' })).rejects.toThrow(
+      'has used its quota: 120.00 of 100 cpu-core-hours',
+    );
+    // Another owner's contract is not found; a contract without a quota says so.
+    await expect(measure(c.id, ORG + 1)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await measure((await contract()).id)).toMatchObject({ enabled: false, used: 0 });
     used = 0;
   });
 

@@ -490,6 +490,7 @@ export const METHOD_POLICIES: ServicePolicies[] = [
     revokeContract: INTERNAL,
     getDocument: INTERNAL,
     listAudit: INTERNAL,
+    getQuotaUsage: INTERNAL,
     listContractClusters: INTERNAL,
     bindClusters: INTERNAL,
     importableClusters: INTERNAL,

@@ -11,6 +11,7 @@ export const CONTRACTS_READS: readonly (keyof typeof contractsV1.ContractsServic
   'getContract',
   'getDocument',
   'listAudit',
+  'getQuotaUsage',
   'listContractClusters',
   'importableClusters',
   'clusterStatus',
@@ -20,8 +21,14 @@ export const CONTRACTS_READS: readonly (keyof typeof contractsV1.ContractsServic
   'countClusterContracts',
 ];
 
+/** What a contract used of its quota, measured now (licenses/quota.ts measureQuota, which reads billing's usage). */
+export type QuotaMeasure = (ref: { id: number; ownerId: number }) => Promise<contractsV1.QuotaUsage>;
+
 /** The ContractsService binding: one line per RPC of proto/platformadmin/contractslicensing/v1/contracts.proto. */
-export function contractsService(contracts: Contracts): ServiceBinding<typeof contractsV1.ContractsServiceService> {
+export function contractsService(
+  contracts: Contracts,
+  quotaUsage: QuotaMeasure,
+): ServiceBinding<typeof contractsV1.ContractsServiceService> {
   const list = (views: ContractView[]) => ({ contracts: views.map(toContract) });
   return bindService(contractsV1.ContractsServiceService, {
     createContracts: async (req) => list(await contracts.lifecycle.create(req)),
@@ -42,6 +49,7 @@ export function contractsService(contracts: Contracts): ServiceBinding<typeof co
     revokeContract: async (req) => (await contracts.lifecycle.revoke(req.id, req.ownerId, req.actor), {}),
     getDocument: (req) => contracts.documents.of(req.id, req.ownerId),
     listAudit: async (req) => ({ events: await contracts.auditTrail.of(req.id, req.ownerId) }),
+    getQuotaUsage: (req) => quotaUsage(req),
     listContractClusters: async (req) => ({ clusters: await contracts.listing.clusters(req.id, req.ownerId) }),
     bindClusters: async (req) => ({ clusters: await contracts.binding.bind(req.id, req.ownerId, req.clusters, req.actor) }),
     importableClusters: async (req) => ({ clusters: await contracts.binding.importable(req.id, req.ownerId) }),

@@ -1,4 +1,5 @@
-import { billingDashboardV1, isQuotaMetric, type QuotaMetric } from '@platform/proto';
+import { NotFoundError } from '@platform/errors';
+import { billingDashboardV1, isQuotaMetric, type contractsV1, type QuotaMetric } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { quotaAmount, type UsageHours } from '../contracts/catalog';
 import type { ContractRow, ContractsStore } from '../contracts/contracts-store';
@@ -58,4 +59,24 @@ export async function quotaUse(
   const end = new Date(Math.min(Date.now(), new Date(contract.end_at).getTime()));
   if (clusters.length === 0 || end <= start) return undefined;
   return { metric, limit: q.limit!, used: quotaAmount(metric, await usage.usage(contract.product, clusters, start, end)) };
+}
+
+/**
+ * What contract `id` (of `ownerId`; 0: any owner) used of its quota, measured now as issuing a license and the quota
+ * notices measure it, for the quota screens (GetQuotaUsage): the figure they show is the one the platform acts on.
+ * NotFound for another owner's contract, as every owner-scoped read.
+ */
+export async function measureQuota(
+  ref: { id: number; ownerId: number },
+  store: ContractsStore,
+  inventory: Inventory,
+  usage: UsageSource,
+): Promise<contractsV1.QuotaUsage> {
+  const contract = await store.find(ref.id, ref.ownerId);
+  if (!contract) throw new NotFoundError(`contract ${ref.id} does not exist`);
+  const q = contract.quota;
+  const measuredUnix = Math.floor(Date.now() / 1000);
+  if (!q.enabled) return { enabled: false, metric: '', limit: 0, used: 0, measuredUnix };
+  const use = await quotaUse(contract, store, inventory, usage);
+  return { enabled: true, metric: q.metric ?? '', limit: q.limit ?? 0, used: use?.used ?? 0, measuredUnix };
 }

@@ -11,6 +11,7 @@ import { api, ok, type Schema } from '../../api/client';
 export type Contract = Schema<'Contract'> | Schema<'UserContract'>;
 export type Binding = Schema<'ContractClusterStatus'>;
 export type AuditEvent = Schema<'ContractAuditEvent'>;
+export type QuotaUsage = Schema<'ContractQuotaUsage'>;
 export type ImportableCluster = Schema<'ImportableCluster'>;
 export type License = Schema<'License'>;
 export type ClusterReference = Schema<'ClusterReference'>;
@@ -25,6 +26,7 @@ export const contractKeys = {
   list: (routes: Pick<ContractRoutes, 'key'>, owner = '') => [...routes.key, 'list', owner] as const,
   contract: (routes: Pick<ContractRoutes, 'key'>, id: number) => [...routes.key, id] as const,
   audit: (routes: Pick<ContractRoutes, 'key'>, id: number) => [...routes.key, id, 'audit'] as const,
+  quotaUsage: (routes: Pick<ContractRoutes, 'key'>, id: number) => [...routes.key, id, 'quota-usage'] as const,
   unbound: (routes: Pick<ContractRoutes, 'key'>, id: number) => [...routes.key, id, 'unbound'] as const,
   document: (routes: Pick<ContractRoutes, 'key'>, id: number, path: string) => [...routes.key, id, 'document', path] as const,
   /** The clusters an organization's members may name when binding: enrolled ones and those bound already. */
@@ -45,6 +47,8 @@ export interface ContractRoutes {
   unbind(id: number, ccID: number): Promise<unknown>;
   issueLicense(id: number, ccID: number): Promise<License>;
   audit(id: number): Promise<AuditEvent[]>;
+  /** What the contract used of its quota, measured by the platform when asked (as license issuing measures it). */
+  quotaUsage(id: number): Promise<QuotaUsage>;
   /** A URL that downloads the contract document without a token, valid 30 minutes. */
   documentUrl(id: number): Promise<string>;
 }
@@ -62,6 +66,7 @@ export function accountRoutes(org: string): ContractRoutes {
     issueLicense: (id, ccID) =>
       ok(api.POST('/user/contracts/{id}/clusters/{ccID}/issue-license', { params: { path: { id, ccID }, query } })),
     audit: (id) => ok(api.GET('/user/contracts/{id}/audit', { params: { path: { id }, query } })),
+    quotaUsage: (id) => ok(api.GET('/user/contracts/{id}/quota-usage', { params: { path: { id }, query } })),
     documentUrl: (id) => ok(api.GET('/user/contracts/{id}/document', { params: { path: { id }, query } })),
   };
 }
@@ -79,6 +84,7 @@ export const adminRoutes: ContractRoutes = {
   unbind: (id, ccID) => ok(api.DELETE('/contracts/{id}/clusters/{ccID}', { params: { path: { id, ccID } } })),
   issueLicense: (id, ccID) => ok(api.POST('/contracts/{id}/clusters/{ccID}/issue-license', { params: { path: { id, ccID } } })),
   audit: (id) => ok(api.GET('/contracts/{id}/audit', { params: { path: { id } } })),
+  quotaUsage: (id) => ok(api.GET('/contracts/{id}/quota-usage', { params: { path: { id } } })),
   documentUrl: (id) => ok(api.GET('/contracts/{id}/document', { params: { path: { id } } })),
 };
 
@@ -86,6 +92,13 @@ export const useContract = (routes: ContractRoutes, id: number) =>
   useQuery({ queryKey: contractKeys.contract(routes, id), queryFn: () => routes.get(id) });
 export const useContractAudit = (routes: ContractRoutes, id: number) =>
   useQuery({ queryKey: contractKeys.audit(routes, id), queryFn: () => routes.audit(id) });
+/** The quota's usage, for a contract with a quota; asked again with every change of the contract's side, and on focus. */
+export const useQuotaUsage = (routes: ContractRoutes, contract: Contract) =>
+  useQuery({
+    queryKey: contractKeys.quotaUsage(routes, contract.id),
+    queryFn: () => routes.quotaUsage(contract.id),
+    enabled: contract.quota.enabled,
+  });
 export const useUnboundClusters = (routes: ContractRoutes, id: number) =>
   useQuery({ queryKey: contractKeys.unbound(routes, id), queryFn: () => routes.unbound(id) });
 /** A signed URL valid 30 minutes: kept 20 before it is asked again. */
@@ -124,7 +137,8 @@ export const useKnownClusters = (org: string) =>
 
 /**
  * A change of a contract (binding, unbinding, a license issued, extending, revoking): once it is done, whether it
- * succeeded or not (a refused license records quota alerts in the audit trail), everything of its side is asked again.
+ * succeeded or not (a refused license records quota alerts in the audit trail), everything of its side is asked again,
+ * the quota's usage too.
  */
 export function useContractChange<In, Out>(routes: Pick<ContractRoutes, 'key'>, change: (input: In) => Promise<Out>) {
   const client = useQueryClient();

@@ -21,11 +21,9 @@ interface Props {
   routes: ContractRoutes;
   contract: Contract;
   may: ContractRights;
-  /** A license refused: its message, which names the quota's usage when the quota is why. */
-  refused(message: string): void;
 }
 
-export function BoundClusters({ routes, contract, may, refused }: Props) {
+export function BoundClusters({ routes, contract, may }: Props) {
   const action = useAction();
   const issuing = useContractChange(routes, (ccID: number) => routes.issueLicense(contract.id, ccID));
   const unbinding = useContractChange(routes, (ccID: number) => routes.unbind(contract.id, ccID));
@@ -36,14 +34,9 @@ export function BoundClusters({ routes, contract, may, refused }: Props) {
   const issue = (b: Binding) =>
     action.run(async () => {
       const name = clusterName(b);
-      try {
-        const license = await issuing.mutateAsync(b.id);
-        setIssued((prev) => ({ ...prev, [b.id]: license }));
-        return `License issued for ${name}, ${licenseValidity(license)}. Use "Download license for ${name}" to save it.`;
-      } catch (err) {
-        if (err instanceof Error) refused(err.message);
-        throw err;
-      }
+      const license = await issuing.mutateAsync(b.id);
+      setIssued((prev) => ({ ...prev, [b.id]: license }));
+      return `License issued for ${name}, ${licenseValidity(license)}. Use "Download license for ${name}" to save it.`;
     });
 
   const download = (b: Binding, license: License) => action.run(async () => `Saved ${saveLicense(license, clusterName(b))}`);

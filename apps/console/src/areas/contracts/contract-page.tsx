@@ -1,13 +1,14 @@
-import { useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { Section, Show, Table, instant, when, type Column } from '../../ui';
 import type { Loaded } from '../../ui/data';
 import { BindCluster, BoundClusters } from './clusters';
-import { QuotaSection, readingFromAudit, readingFromRefusal, type QuotaReading } from './quota';
+import { QuotaSection } from './quota';
 import {
   useContract,
   useContractAudit,
   useDocumentUrl,
+  useQuotaUsage,
   type AuditEvent,
   type Contract,
   type ContractRights,
@@ -33,7 +34,6 @@ export function ContractPage({
 }) {
   const contract = useContract(routes, id);
   const audit = useContractAudit(routes, id);
-  const [refusal, setRefusal] = useState<QuotaReading>();
   return (
     <>
       <p>
@@ -43,14 +43,9 @@ export function ContractPage({
         {(c) => (
           <>
             <Terms contract={c} />
-            <BoundClusters
-              routes={routes}
-              contract={c}
-              may={may}
-              refused={(message) => setRefusal((prev) => readingFromRefusal(message) ?? prev)}
-            />
+            <BoundClusters routes={routes} contract={c} may={may} />
             {may.bind && <BindCluster routes={routes} contract={c} />}
-            <QuotaSection contract={c} reading={refusal ?? readingFromAudit(audit.data ?? [], c.quota.metric)} />
+            <Quota routes={routes} contract={c} />
             <DocumentSection routes={routes} contract={c} />
             {more?.(c)}
             <AuditTrail audit={audit} contract={c} />
@@ -59,6 +54,11 @@ export function ContractPage({
       </Show>
     </>
   );
+}
+
+/** The quota with its usage, measured by the platform (asked again after every change of the contract, a refused license too). */
+function Quota({ routes, contract }: { routes: ContractRoutes; contract: Contract }) {
+  return <QuotaSection contract={contract} usage={useQuotaUsage(routes, contract)} />;
 }
 
 const RECIPIENTS: Record<string, string> = {

@@ -172,6 +172,59 @@ describe("a contract's page", () => {
     expect(within(alert).getByRole('listitem').textContent).toBe('displayName: too long');
   });
 
+  it('shows the quota used as the platform measured it, agreeing with its audit trail though no license was ever issued', async () => {
+    const overQuota = {
+      ...CONTRACT,
+      quota: { enabled: true, limit: 1, metric: 'object-hours', alertThresholds: [50, 80, 100], disableLicenseOnLimitReached: true },
+    };
+    let used = 2100;
+    const api = renderScreen(signedIn(<OrgContracts />), {
+      ...contractAt,
+      answers: {
+        ...contractAnswers(ADMIN_OF_CONTRACTS),
+        'GET /user/contracts/3': [200, overQuota],
+        'GET /user/contracts/3/audit': [
+          200,
+          [
+            { id: 1, contractID: 3, addedBy: 'root', event: `cluster-bound: ${UUID}`, createdUnix: 1_700_000_100 },
+            {
+              id: 2,
+              contractID: 3,
+              addedBy: 'notifications',
+              event: 'quota-notice: 100% of 1 object-hours (used 2100.00), to 1 recipient(s)',
+              createdUnix: 1_700_000_200,
+            },
+          ],
+        ],
+        'GET /user/contracts/3/quota-usage': () => [
+          200,
+          { enabled: true, metric: 'object-hours', limit: 1, used, measuredUnix: 1_700_000_300 },
+        ],
+        'POST /user/contracts/3/clusters/31/issue-license': () => (
+          (used = 2101.5),
+          [403, { message: 'contract 3 has used its quota: 2101.50 of 1 object-hours; licenses are disabled until it is raised' }]
+        ),
+      },
+    });
+    const gauge = await screen.findByRole('meter', { name: 'Quota used (Object-hours)' });
+    expect(gauge.getAttribute('value')).toBe('2100');
+    expect(screen.getByText('2,100 / 1 Object-hours (210000%)')).toBeTruthy();
+    expect(screen.getByText(/^The quota is used up\. Measured at /)).toBeTruthy();
+    expect(screen.queryByText(/Not measured yet/)).toBeNull();
+    expect(api.calls.map((c) => c.call)).toContain('GET /user/contracts/3/quota-usage?org=acme');
+
+    // A refused license: the usage is measured again, and says what the refusal says.
+    fireEvent.click(screen.getByRole('button', { name: 'Issue license for edge1' }));
+    await screen.findByText(/has used its quota: 2101\.50 of 1 object-hours/);
+    expect(await screen.findByText('2,101.5 / 1 Object-hours (210150%)')).toBeTruthy();
+  });
+
+  it('says without a quota that licenses are not limited, and asks for no usage', async () => {
+    const api = renderScreen(signedIn(<OrgContracts />), { ...contractAt, answers: contractAnswers(MEMBER_HOLDS) });
+    expect(await screen.findByText('No quota: licenses are not limited by usage.')).toBeTruthy();
+    expect(api.calls.map((c) => c.call)).not.toContain('GET /user/contracts/3/quota-usage?org=acme');
+  });
+
   it('offers a plain member the contract without issuing, unbinding or binding', async () => {
     const api = renderScreen(signedIn(<OrgContracts />), { ...contractAt, answers: contractAnswers(MEMBER_HOLDS) });
     await screen.findByRole('table', { name: 'Clusters bound to contract 3' });

@@ -26,6 +26,8 @@ import {
   ImportableClusterJson,
   importableClusterJson,
   ProductCatalogJson,
+  QuotaUsageJson,
+  quotaUsageJson,
 } from './presenters';
 import { ClusterId, ContractClusterId, ContractId, contractQuery, listRequest, documentUrl, ownerOf } from './shared';
 
@@ -280,6 +282,25 @@ export const adminContractRoutes: Route[] = [
         actor: ctx.caller.login,
       });
       return { body: events.map(auditEventJson) };
+    },
+  }),
+  route({
+    ...common,
+    method: 'get',
+    scope: 'read:organization',
+    path: '/contracts/:id/quota-usage',
+    summary: 'What a contract used of its quota, measured now from what its bound clusters reported (as license issuing measures it)',
+    params: ContractId,
+    requires: [{ on: 'site', permission: 'view_contracts:site_admin' }],
+    response: { status: 200, schema: QuotaUsageJson },
+    async handle({ params }, ctx) {
+      // Not kept: usage grows with every report, which no contract notice announces.
+      const usage = await ctx.backends.contractsLicensing.contracts.getQuotaUsage({
+        id: params.id,
+        ownerId: ctx.org?.id ?? 0,
+        actor: ctx.caller.login,
+      });
+      return { body: quotaUsageJson(usage) };
     },
   }),
   route({

@@ -164,6 +164,28 @@ export const auditEventJson = (e: contractsV1.AuditEvent): z.input<typeof AuditE
   createdUnix: e.createdUnix,
 });
 
+export const QuotaUsageJson = z
+  .object({
+    enabled: z.boolean().meta({ description: 'Whether the contract has a quota; nothing else is set without one' }),
+    metric: z.string().meta({ description: 'The quota’s metric, as the contract names it (`object-hours`)' }),
+    limit: z.number(),
+    used: z
+      .number()
+      .meta({
+        description: 'What the bound clusters reported since the contract’s start, in the metric’s unit, as license issuing measures it',
+      }),
+    measuredUnix: unix.meta({ description: 'When it was measured (Unix seconds): now' }),
+  })
+  .meta({ id: 'ContractQuotaUsage' });
+
+export const quotaUsageJson = (u: contractsV1.QuotaUsage): z.input<typeof QuotaUsageJson> => ({
+  enabled: u.enabled,
+  metric: u.metric,
+  limit: u.limit,
+  used: u.used,
+  measuredUnix: u.measuredUnix,
+});
+
 export const ImportableClusterJson = z
   .object({
     id: z.string().meta({ description: 'The cluster UUID (as `uid`)' }),

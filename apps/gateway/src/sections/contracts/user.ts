@@ -13,6 +13,8 @@ import {
   DocumentUrlJson,
   ImportableClusterJson,
   importableClusterJson,
+  QuotaUsageJson,
+  quotaUsageJson,
   UserContractJson,
   userContractJson,
 } from './presenters';
@@ -213,6 +215,25 @@ export const userContractRoutes: Route[] = [
         actor: ctx.caller.login,
       });
       return { body: userContractJson(contract) };
+    },
+  }),
+  route({
+    ...common,
+    method: 'get',
+    scope: 'read:organization',
+    path: '/user/contracts/:id/quota-usage',
+    summary: 'What one of the account’s contracts used of its quota, measured now (404 for another account’s)',
+    params: ContractId,
+    requires: [MEMBERSHIP],
+    response: { status: 200, schema: QuotaUsageJson },
+    async handle({ params }, ctx) {
+      // Not kept: usage grows with every report, which no contract notice announces.
+      const usage = await ctx.backends.contractsLicensing.contracts.getQuotaUsage({
+        id: params.id,
+        ownerId: ownerOf(ctx).id,
+        actor: ctx.caller.login,
+      });
+      return { body: quotaUsageJson(usage) };
     },
   }),
   route({
