@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
 const BENCHMARKS: Record<string, string> = {
+  'api-reference': 'api-reference.ts',
   'auth-hook': 'auth-hook.ts',
   'authz-check': 'authz-check.ts',
   'authz-scale': 'authz-scale.ts',

@@ -5,6 +5,7 @@ import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, NotFoundError, toHttpError, truncate, UnavailableError, ValidationError, type HttpError } from '@platform/errors';
 import { HttpMetrics, publicLink, publicUrlOf, type DependencyCheck, type Logger } from '@platform/service-kit';
+import { apiReference } from './api-reference';
 import { ApiRequest, clientAddress, compileTrust, type Incoming, type Outgoing, type Trust } from './api-request';
 import { addressFailureLimits } from './authentication';
 import type { Backends } from './backends';
@@ -13,7 +14,7 @@ import { compressAnswers } from './compress';
 import { serveRoute } from './edge';
 import { webFrontend } from './frontend';
 import { gateOpen } from './gating';
-import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument, apiReference } from './openapi';
+import { API_DOCS_PATH, API_DOCUMENT_PATH, apiDocument } from './openapi';
 import { addOperationalRoutes } from './operations';
 import { securePages } from './page-headers';
 import { sendBody } from './replies';
@@ -100,7 +101,7 @@ export function createGatewayHttp(opts: {
     await served;
   };
 
-  const others = otherPaths(opts, documentUrl, fail);
+  const others = otherPaths(opts, documentUrl, fail, document);
   const compress = compressAnswers();
   // The access line's fields are fixed and hold no secret (the row's path, never the URL): written without the
   // redaction every other line goes through, which walked each field against every redacted path (a tenth of a
@@ -133,6 +134,7 @@ function otherPaths(
   opts: Parameters<typeof createGatewayHttp>[0],
   documentUrl: () => string,
   fail: (err: unknown, req: Incoming, res: Outgoing) => void,
+  document: object,
 ): (req: Incoming, res: Outgoing) => void {
   const { backends, config } = opts;
   const app = express();
@@ -142,7 +144,7 @@ function otherPaths(
   app.set('query parser', 'extended');
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   addOperationalRoutes(app, { checks: opts.checks ?? [], metricsOnHttp: config.METRICS_ON_HTTP_PORT, documentUrl });
-  app.use(API_DOCS_PATH, apiReference());
+  app.use(API_DOCS_PATH, apiReference(document));
   // Under the API root nothing else is Express's: what the reference does not answer is no route.
   app.use(API_ROOT, (req) => {
     throw noRoute(req.method, req.path);

@@ -1,15 +1,12 @@
-import * as path from 'node:path';
-import express from 'express';
 import { z } from 'zod';
 import { PLATFORM_VERSION } from '@platform/service-kit';
 import { operationIdOf, TAG_LIST } from './api-names';
 import type { PermissionObjectType } from '@platform/proto';
 import { bodyType, type Requirement, type Route } from './route';
-import { pageHeaders } from './page-headers';
 
 /** Where the API document is served; every error body points here. */
 export const API_DOCUMENT_PATH = '/api/v1/openapi.json';
-/** Where the browsable API reference (Swagger UI, bundled from npm) is served. */
+/** Where the browsable API reference is served (api-reference.ts; Swagger UI under `swagger/`). */
 export const API_DOCS_PATH = '/api/v1/docs';
 
 /** The error body every failure answers: `message`, the document's `url`, and `errors` per field. */
@@ -226,81 +223,4 @@ export function apiDocument(routes: Route[]): object {
     },
     paths,
   };
-}
-
-/**
- * What the reference page may load: Swagger UI's scripts from beside it (no inline script, no eval), its styles
- * (React sets style attributes, hence 'unsafe-inline' for styles only), its data: icons, the document and "Try it
- * out" calls to the same origin; no site may frame it.
- */
-export const API_DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-/** The reference page's start-up script, served beside Swagger UI's assets. */
-const REFERENCE_SCRIPT = 'platform-reference.js';
-
-function referenceScript(): string {
-  return `window.ui = SwaggerUIBundle({
-  url: ${JSON.stringify(API_DOCUMENT_PATH)},
-  dom_id: '#swagger-ui',
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout',
-  deepLinking: true,
-});
-`;
-}
-
-/** Swagger UI over the document, served from the swagger-ui-dist package (no CDN). */
-export function apiReference(): express.Router {
-  const router = express.Router();
-  const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  const page = referencePage();
-  const headers = pageHeaders(API_DOCS_CSP);
-  router.use((_req, res, next) => {
-    res.set(headers);
-    next();
-  });
-  router.get('/', (req, res) => {
-    // Relative asset paths need the trailing slash.
-    if (!req.originalUrl.split('?')[0].endsWith('/')) return res.redirect(301, `${API_DOCS_PATH}/`);
-    res.locals.route = API_DOCS_PATH;
-    res.type('html').send(page);
-  });
-  // The page's own start-up script is a file too, so the policy needs no inline script.
-  router.get(`/${REFERENCE_SCRIPT}`, (_req, res) => {
-    res.locals.route = `${API_DOCS_PATH}/${REFERENCE_SCRIPT}`;
-    res.type('js').send(referenceScript());
-  });
-  router.use(express.static(dist, { index: false, fallthrough: false }));
-  return router;
-}
-
-/** The reference page: Swagger UI's assets from beside it, pointed at the served document. */
-function referencePage(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <title>Platform administration API ${PLATFORM_VERSION}</title>
-  <link rel="stylesheet" href="./swagger-ui.css">
-  <link rel="icon" type="image/png" href="./favicon-32x32.png">
-</head>
-<body>
-  <div id="swagger-ui"></div>
-  <script src="./swagger-ui-bundle.js"></script>
-  <script src="./swagger-ui-standalone-preset.js"></script>
-  <script src="./${REFERENCE_SCRIPT}"></script>
-</body>
-</html>
-`;
 }

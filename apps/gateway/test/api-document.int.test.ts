@@ -44,12 +44,15 @@ type JsonSchema = {
  */
 function refusals(schema: JsonSchema, value: unknown, schemas: Record<string, JsonSchema>, at = '$'): string[] {
   if (schema.$ref) return refusals(schemas[schema.$ref.split('/').pop()!], value, schemas, at);
-  if (schema.anyOf) return schema.anyOf.some((alt) => refusals(alt, value, schemas, at).length === 0) ? [] : [`${at}: matches no alternative`];
+  if (schema.anyOf)
+    return schema.anyOf.some((alt) => refusals(alt, value, schemas, at).length === 0) ? [] : [`${at}: matches no alternative`];
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
   const types = schema.type === undefined ? undefined : [schema.type].flat();
-  if (types && !types.includes(kind) && !(kind === 'integer' && types.includes('number'))) return [`${at}: ${kind} where ${types.join('|')}`];
+  if (types && !types.includes(kind) && !(kind === 'integer' && types.includes('number')))
+    return [`${at}: ${kind} where ${types.join('|')}`];
   if (schema.format === 'date-time' && !(typeof value === 'string' && RFC3339.test(value))) return [`${at}: not an RFC 3339 date-time`];
-  if (kind === 'array') return (value as unknown[]).flatMap((v, i) => (schema.items ? refusals(schema.items, v, schemas, `${at}[${i}]`) : []));
+  if (kind === 'array')
+    return (value as unknown[]).flatMap((v, i) => (schema.items ? refusals(schema.items, v, schemas, `${at}[${i}]`) : []));
   if (kind !== 'object') return [];
   const given = value as Record<string, unknown>;
   return [
@@ -112,7 +115,7 @@ describe('the API document and the route table', () => {
     expect((join as unknown as { 'x-requires': string[] })['x-requires']).toEqual(['join:team on team `{teamid}`']);
   });
 
-  it('takes no contextual tuple or condition context from a caller: the questions the API asks authz are the platform\'s own', () => {
+  it("takes no contextual tuple or condition context from a caller: the questions the API asks authz are the platform's own", () => {
     // A door that took them would let a caller add relationships to its own question (docs/grpc.md, "What a question
     // adds"); such a door must hold each object and userset named to what the caller sees, as the gRPC methods do.
     const schemas = (doc as unknown as { components?: { schemas?: Record<string, unknown> } }).components?.schemas ?? {};
@@ -139,26 +142,47 @@ describe('the API document and the route table', () => {
     expect(named).toEqual([]);
   });
 
-  it('serves a browsable reference of the document, from bundled assets', async () => {
+  it('serves a browsable reference of the document as one page without a script: every operation, every schema', async () => {
     const page = await fetch(`${base}/api/v1/docs/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await page.text();
-    // No site may frame the page, and it runs only scripts served beside it: none inline, so the policy allows none.
+    // No site may frame the page, and it runs no script at all: its policy allows none, and its one style by hash.
     const policy = page.headers.get('content-security-policy') ?? '';
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).not.toContain('script-src');
+    expect(policy).toMatch(/style-src 'sha256-[^']+'$/);
+    expect(html).not.toContain('<script');
+    const doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    for (const op of Object.values(doc.paths).flatMap((ops) => Object.values(ops))) expect(html).toContain(`id="${op.operationId}"`);
+    expect(html.match(/<details class="schema"/g)).toHaveLength(Object.keys(doc.components.schemas).length);
+    // An operation says who may call it, as the document's extensions say.
+    expect(html).toContain('Requires: view_contracts:site_admin on the site');
+    expect((await fetch(`${base}/api/v1/docs`, { redirect: 'manual' })).headers.get('location')).toBe('/api/v1/docs/');
+  });
+
+  it('keeps Swagger UI under the reference, for trying calls, from bundled assets', async () => {
+    const page = await fetch(`${base}/api/v1/docs/swagger/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    // It runs only scripts served beside it: none inline, so the policy allows none.
+    const policy = page.headers.get('content-security-policy') ?? '';
     expect(policy).toContain("script-src 'self';");
     expect(policy).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
     expect([...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>/g)]).toEqual([]);
-    const start = await fetch(`${base}/api/v1/docs/platform-reference.js`);
+    const start = await fetch(`${base}/api/v1/docs/swagger/platform-reference.js`);
     expect(start.headers.get('content-type')).toMatch(/javascript/);
     expect(await start.text()).toContain('"/api/v1/openapi.json"');
     for (const asset of html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)) {
-      const res = await fetch(`${base}/api/v1/docs/${asset[1]}`);
+      const res = await fetch(`${base}/api/v1/docs/swagger/${asset[1]}`);
       expect([asset[1], res.status, res.headers.get('x-frame-options')]).toEqual([asset[1], 200, 'DENY']);
     }
-    expect((await fetch(`${base}/api/v1/docs`, { redirect: 'manual' })).headers.get('location')).toBe('/api/v1/docs/');
+    expect((await fetch(`${base}/api/v1/docs/swagger`, { redirect: 'manual' })).headers.get('location')).toBe('/api/v1/docs/swagger/');
   });
 
   it('names every row once in the operationId table, with unique ids', () => {
@@ -207,13 +231,36 @@ describe('the API document and the route table', () => {
         expect([name, field, schema]).toEqual([name, field, expect.objectContaining({ type: 'string', format: 'date-time' })]);
       }
     }
-    expect(dateTimes).toEqual(expect.arrayContaining(['User.last_login', 'User.created', 'AccessToken.created_at', 'AccessToken.last_used_at']));
+    expect(dateTimes).toEqual(
+      expect.arrayContaining(['User.last_login', 'User.created', 'AccessToken.created_at', 'AccessToken.last_used_at']),
+    );
 
-    const never = userJson(orgsTeamsV1.User.fromPartial({ id: 7, login: 'new', active: true, createdUnix: 1_767_225_600, lastLoginUnix: 0 }));
+    const never = userJson(
+      orgsTeamsV1.User.fromPartial({ id: 7, login: 'new', active: true, createdUnix: 1_767_225_600, lastLoginUnix: 0 }),
+    );
     expect(never).toMatchObject({ last_login: GITEA_ZERO_TIME, created: '2026-01-01T00:00:00Z' });
-    const signedIn = userJson(orgsTeamsV1.User.fromPartial({ id: 8, login: 'old', active: true, createdUnix: 1_767_225_600, lastLoginUnix: 1_767_312_000, signInLockedUntilUnix: 1_767_313_000 }));
-    const token = { id: 3, name: 'ci', sha1: '', token_last_eight: '12345678', scopes: ['all'], created_at: giteaTime(1_767_225_600), last_used_at: giteaTime(0) };
-    const accountToken = tokenJson(orgsTeamsV1.TokenInfo.fromPartial({ id: 4, name: 'ci', tokenLastEight: '12345678', createdUnix: 1_767_225_600, lastUsedUnix: 0 }));
+    const signedIn = userJson(
+      orgsTeamsV1.User.fromPartial({
+        id: 8,
+        login: 'old',
+        active: true,
+        createdUnix: 1_767_225_600,
+        lastLoginUnix: 1_767_312_000,
+        signInLockedUntilUnix: 1_767_313_000,
+      }),
+    );
+    const token = {
+      id: 3,
+      name: 'ci',
+      sha1: '',
+      token_last_eight: '12345678',
+      scopes: ['all'],
+      created_at: giteaTime(1_767_225_600),
+      last_used_at: giteaTime(0),
+    };
+    const accountToken = tokenJson(
+      orgsTeamsV1.TokenInfo.fromPartial({ id: 4, name: 'ci', tokenLastEight: '12345678', createdUnix: 1_767_225_600, lastUsedUnix: 0 }),
+    );
     const answers: [string, unknown][] = [
       ['User', never],
       ['User', signedIn],

@@ -92,6 +92,8 @@ describe('HTML pages', () => {
     expect(expectPageHeaders(await page('/orgs/demo', 200), 'console')).toContain("script-src 'self'");
     expectPageHeaders(await page('/api/v1/docs/', 200), 'API reference');
     expectPageHeaders(await page('/api/v1/docs', 301), 'API reference redirect');
+    expectPageHeaders(await page('/api/v1/docs/swagger/', 200), 'Swagger UI');
+    expectPageHeaders(await page('/api/v1/docs/swagger', 301), 'Swagger UI redirect');
     for (const p of ['/api/v1/user/email-verification?code=abc', '/api/v1/user/email-verification']) {
       const verification = await page(p, 400);
       expect(expectPageHeaders(verification, p)).toBe("default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
