@@ -12,16 +12,21 @@ const route = sectionRoutes({ tag: 'Users', backend: 'orgs-teams' });
 /** The link's code: what follows `#code=` in the mailed URL (a fragment, which browsers send to no server). */
 const code = z.string().min(1).max(200).meta({ description: 'The code of the mailed link: what follows `#code=` in its URL' });
 
-const PasswordResetRequestOption = z.object({
-  login: z.string().min(1).max(L.email).meta({ description: 'The login or e-mail address of the account' }),
-});
+// The platform's own bodies (no Gitea client sends them): a field they do not know is refused, never ignored.
+const PasswordResetRequestOption = z
+  .object({
+    login: z.string().min(1).max(L.email).meta({ description: 'The login or e-mail address of the account' }),
+  })
+  .strict();
 
-const PasswordResetCheckOption = z.object({ code });
+const PasswordResetCheckOption = z.object({ code }).strict();
 
-const PasswordResetOption = z.object({
-  code,
-  new_password: z.string().min(1).max(L.password).meta({ description: 'At least 8 characters' }),
-});
+const PasswordResetOption = z
+  .object({
+    code,
+    new_password: z.string().min(1).max(L.password).meta({ description: 'At least 8 characters' }),
+  })
+  .strict();
 
 const PasswordResetLinkJson = z
   .object({
