@@ -2,9 +2,9 @@
  * The API reference page (`/api/v1/docs/`): the API document as one HTML page the gateway renders once, with no
  * script, so the browser shows it as it arrives. Swagger UI took 11 to 19 s to draw the 600 KB document (its
  * OpenAPI 3.1 parser reads every schema before it draws anything); this page draws its first section in well under a
- * second (docs/benchmarks.md, "The API reference"). Every section lists its operations at once; an operation's
- * parameters, body and answers, and each schema, open when clicked (`<details>`: the browser's find and `#` links
- * open them too). Swagger UI stays at `/api/v1/docs/swagger/` for trying calls from the browser.
+ * second (docs/benchmarks.md, "The API reference"). Every section lists its operations at once, each opening to its
+ * requirements, parameters, body and answers when clicked (`<details>`); the schemas follow, open, so that a link to
+ * one lands on it. Swagger UI stays at `/api/v1/docs/swagger/` for trying calls from the browser.
  */
 
 type Json = Record<string, any>;
@@ -180,7 +180,8 @@ export function renderReference(doc: ApiDocument, links: { document: string; swa
   const schemas = Object.entries(doc.components?.schemas ?? {})
     .map(
       ([name, s]) =>
-        `<details class="schema" id="${schemaId(name)}"><summary><code>${escape(name)}</code>${s.description ? ` <span class="summary">${prose(s.description)}</span>` : ''}</summary><div class="body">${shape(s)}</div></details>`,
+        // Always open: a link to a schema lands on it (a browser does not open a closed <details> it is sent to).
+        `<div class="schema" id="${schemaId(name)}"><h3><code>${escape(name)}</code>${s.description ? ` <span class="summary">${prose(s.description)}</span>` : ''}</h3>${shape(s)}</div>`,
     )
     .join('');
   return `<!doctype html>
@@ -215,6 +216,8 @@ details { background: #fff; border: 1px solid #d9dee7; border-radius: 6px; margi
 summary { cursor: pointer; padding: .45rem .75rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; }
 summary::before { content: '▸'; color: #5b6475; } details[open] > summary::before { content: '▾'; }
 details .body { padding: 0 .9rem .75rem; border-top: 1px solid #eef0f4; overflow-x: auto; }
+.schema { background: #fff; border: 1px solid #d9dee7; border-radius: 6px; margin: .5rem 0; padding: .25rem .9rem .6rem; overflow-x: auto; }
+.schema h3 { font-size: 1rem; margin: .4rem 0; display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; }
 .method { display: inline-block; min-width: 4.2rem; text-align: center; font-weight: 600; font-size: .8rem; border-radius: 4px; padding: .1rem .35rem; color: #fff; }
 .get { background: #2f6fdb; } .post { background: #1a7f37; } .put { background: #9a6700; } .patch { background: #8250df; } .delete { background: #b42318; }
 .path { font-weight: 600; } .summary { color: #3d4657; }

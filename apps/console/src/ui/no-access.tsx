@@ -1,6 +1,7 @@
 import { Component, useId, type ReactNode } from 'react';
 import { Link, useLocation } from 'react-router';
 import { ApiError } from '../api/client';
+import { orgTabOf } from './org-tabs';
 
 /**
  * What a caller sees of a screen their role does not let them see: one page for every screen, as Grafana's and
@@ -39,7 +40,11 @@ function orgOf(pathname: string): string | undefined {
  */
 export function NoAccess({ who, reason, part }: { who?: string; reason?: string; part?: string }) {
   const id = useId();
-  const org = orgOf(useLocation().pathname);
+  const { pathname } = useLocation();
+  const org = orgOf(pathname);
+  // An organization's tab says who it is for, whether the API or the tab refused.
+  const tab = orgTabOf(pathname);
+  who ??= tab?.tab[3](tab.org);
   const because = reason && <span className="muted">The platform answered: “{reason}”.</span>;
   if (part)
     return (
@@ -54,7 +59,7 @@ export function NoAccess({ who, reason, part }: { who?: string; reason?: string;
         {who ? `This screen is for ${who}.` : 'Your account does not hold the permission this screen needs.'} If you need it, ask{' '}
         {org ? `an owner of ${org}` : 'a site admin'}.
       </p>
-      {reason && reason !== who && <p>{because}</p>}
+      {reason && <p>{because}</p>}
       <nav aria-label="Where to go instead">
         {org && (
           <>

@@ -134,8 +134,7 @@ describe("an organization's usage, for its owners", () => {
       answers: usage(MEMBER_HOLDS, { 'GET /dbaas/billing/reports/namespaces': [403, { message: 'org ownership required' }] }),
     });
     const page = await screen.findByRole('region', { name: 'You don’t have access to this' });
-    // Who may (the tab's words) or what the API said, whichever came first; either way one page, and the way back.
-    expect(within(page).getByText(/If you need it, ask an owner of acme\.$/)).toBeTruthy();
+    expect(within(page).getByText('This screen is for the owners of acme and site admins. If you need it, ask an owner of acme.')).toBeTruthy();
     expect(within(page).getByRole('link', { name: 'Your organizations' }).getAttribute('href')).toBe('/orgs');
     // Nothing of the usage screen: no tabs, no choices, no raw refusal.
     expect(screen.queryByRole('navigation', { name: 'Organization acme' })).toBeNull();

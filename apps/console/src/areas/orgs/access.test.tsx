@@ -87,6 +87,8 @@ describe('who has access', () => {
     fireEvent.change(picker, { target: { value: 'cluster:b0000000-0000-4000-8000-000000000002' } });
     fireEvent.submit(form);
     expect(await screen.findByRole('table', { name: 'Permissions on cluster edge1, managed by hub1 (2)' })).toBeTruthy();
+    // The picker names what is shown.
+    expect((within(form).getByLabelText('Object') as HTMLSelectElement).value).toBe('cluster:b0000000-0000-4000-8000-000000000002');
 
     fireEvent.change(within(form).getByLabelText('Object'), { target: { value: 'contract:9' } });
     fireEvent.submit(form);

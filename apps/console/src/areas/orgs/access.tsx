@@ -111,8 +111,8 @@ export function Access() {
             }}
           >
             <Select
-              // A fresh list once the contracts and clusters are in, keeping what is shown picked.
-              key={choices.length}
+              // A fresh list once the contracts and clusters are in, and after each pick: it names what is shown.
+              key={`${choices.length}:${target ? keyOf(target) : ''}`}
               label="Object"
               name="object"
               defaultValue={target && keyOf(target)}
