@@ -280,6 +280,7 @@ const MATRIX: Record<string, Row> = {
   'POST /contracts/:id/revoke': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/revoke` },
   'GET /contracts/:id/document': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/document` },
   'GET /contracts/:id/audit': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/audit` },
+  'GET /contracts/:id/quota-usage': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/quota-usage` },
   'GET /contracts/:id/clusters': { pass: ['siteadmin'], contract: true, path: (f) => `/contracts/${f.contract}/clusters` },
   'POST /contracts/:id/clusters': {
     pass: ['siteadmin'],
@@ -341,6 +342,7 @@ const MATRIX: Record<string, Row> = {
     body: () => ({ autoAssignCluster: true }),
   },
   'GET /user/contracts/:id/audit': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}/audit` },
+  'GET /user/contracts/:id/quota-usage': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}/quota-usage` },
   'GET /user/contracts/:id/document': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}/document` },
   'GET /user/contracts/:id/clusters': { pass: MEMBERS, contract: true, path: (f) => `/user/contracts/${f.contract}/clusters` },
   'POST /user/contracts/:id/clusters': {

@@ -14,10 +14,10 @@ describe('the embedded database: one message per plain statement', () => {
   let worker: PGliteWorker;
   let s: PGliteLike;
   let other: PGliteLike;
-  /** As knex sends it: plain parameters, no options (the one-message path). */
-  const plain = async (sql: string, params: unknown[] = []) => (await s.query(sql, params)) as Answer;
-  /** The same through PGlite's query() (options given keep a statement on that path). */
-  const viaQuery = async (sql: string, params: unknown[] = []) => (await s.query(sql, params, {})) as Answer;
+  /** As knex sends it: plain parameters, no options (`{}`: the one-message path). */
+  const plain = async (sql: string, params: unknown[] = []) => (await s.query(sql, params, {})) as Answer;
+  /** The same through PGlite's query() (an option given, even its default, keeps a statement on that path). */
+  const viaQuery = async (sql: string, params: unknown[] = []) => (await s.query(sql, params, { rowMode: 'object' })) as Answer;
 
   beforeAll(async () => {
     worker = openPGliteWorker(dataDir);

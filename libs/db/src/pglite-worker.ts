@@ -46,7 +46,8 @@ const db = new PGlite(workerData.dataDir);
 // of the extended protocol (parse, bind, describe, execute, sync), its parameters as text for the server to read by
 // the types it infers, as node-postgres sends them to a Postgres server: one pass through the engine instead of the six
 // PGlite's query() makes (it asks the parameters' types first, then sends each step alone), about 2.4 times cheaper
-// for a one-row insert. Others (dates, objects, arrays, buffers) keep query(), which serializes them by their types.
+// for a one-row insert. Others (dates, objects, arrays, buffers), and any statement with options (knex gives none: an empty object),
+// keep query(), which serializes parameters by their types.
 const plain = (v) => v === null || v === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof v);
 async function runPlain(sql, params) {
   const message = Buffer.concat([
@@ -122,7 +123,7 @@ async function run(msg) {
   let reply;
   try {
     const res =
-      msg.options === undefined && (msg.params ?? []).every(plain)
+      (msg.options === undefined || Object.keys(msg.options).length === 0) && (msg.params ?? []).every(plain)
         ? await runPlain(msg.sql, msg.params ?? [])
         : await db.query(msg.sql, msg.params, msg.options);
     reply = { id: msg.id, result: { rows: res.rows, fields: res.fields, affectedRows: res.affectedRows } };
