@@ -33,8 +33,9 @@ const ORG_ACCESS = {
   ],
 };
 
-/** The clusters of acme, by name: a hub and the cluster it manages. */
+/** The contracts and clusters of acme, by name: one contract, a hub and the cluster it manages. */
 const OBJECTS: Record<string, Answer> = {
+  'GET /user/contracts': [200, [{ id: 9, name: 'Enterprise', product: 'productdb' }]],
   'GET /orgs/acme/clusters': [200, [{ uid: 'a0000000-0000-4000-8000-000000000001', name: 'hub1' }]],
   'GET /clusters/acme/hub1/available-clusters': [200, [{ uid: 'b0000000-0000-4000-8000-000000000002', name: 'edge1' }]],
 };
@@ -63,7 +64,7 @@ describe('who has access', () => {
     expect(calls.map((c) => c.call)).toContain('GET /authz/objects/organization/10/access?org=acme');
   });
 
-  it('offers the clusters of the organization by name, not its contracts, and names the one shown; a refusal as the API words it', async () => {
+  it('offers the contracts and clusters of the organization by name, and names the one shown; a refusal as the API words it', async () => {
     const { calls } = renderScreen(signedIn(<Access />), {
       ...accessAt,
       answers: {
@@ -71,10 +72,7 @@ describe('who has access', () => {
         ...OBJECTS,
         'GET /authz/objects/organization/10/access': [200, ORG_ACCESS],
         'GET /authz/objects/cluster/b0000000-0000-4000-8000-000000000002/access': [200, { ...ORG_ACCESS, object: 'cluster:b0000000' }],
-        'GET /authz/objects/cluster/a0000000-0000-4000-8000-000000000001/access': [
-          404,
-          { message: 'cluster a0000000-0000-4000-8000-000000000001 not found in this organization' },
-        ],
+        'GET /authz/objects/contract/9/access': [404, { message: 'contract 9 not found in this organization' }],
       },
     });
     await screen.findByRole('table', { name: 'Permissions on the organization acme (2)' });
@@ -85,17 +83,17 @@ describe('who has access', () => {
       within(picker)
         .getAllByRole('option')
         .map((o) => o.textContent),
-    ).toEqual(['The organization acme', 'Cluster hub1 (hub)', 'Cluster edge1, managed by hub1']);
-    expect(calls.map((c) => c.call)).not.toContain('GET /user/contracts?org=acme');
+    ).toEqual(['The organization acme', 'Contract Enterprise (productdb)', 'Cluster hub1 (hub)', 'Cluster edge1, managed by hub1']);
     fireEvent.change(picker, { target: { value: 'cluster:b0000000-0000-4000-8000-000000000002' } });
     fireEvent.submit(form);
     expect(await screen.findByRole('table', { name: 'Permissions on cluster edge1, managed by hub1 (2)' })).toBeTruthy();
     // The picker names what is shown.
     expect((within(form).getByLabelText('Object') as HTMLSelectElement).value).toBe('cluster:b0000000-0000-4000-8000-000000000002');
 
-    fireEvent.change(within(form).getByLabelText('Object'), { target: { value: 'cluster:a0000000-0000-4000-8000-000000000001' } });
+    fireEvent.change(within(form).getByLabelText('Object'), { target: { value: 'contract:9' } });
     fireEvent.submit(form);
-    expect(await screen.findByText(/cluster a0000000-0000-4000-8000-000000000001 not found in this organization/)).toBeTruthy();
+    expect(await screen.findByText(/contract 9 not found in this organization/)).toBeTruthy();
+    expect(calls.map((c) => c.call)).toContain('GET /authz/objects/contract/9/access?org=acme');
   });
 
   it('shows a member who is not an owner the "no access" page, and asks nothing', async () => {

@@ -24,7 +24,7 @@ export interface AccessObject {
 export const fetchAccess = (org: string, objectType: Kind, objID: string) =>
   ok(api.GET('/authz/objects/{objectType}/{objID}/access', { params: { path: { objectType, objID }, query: { org } } }));
 
-/** A list that is not there (a hub whose managed clusters cannot be listed: 404) is an empty one. */
+/** A list this deployment may not serve (contracts are hosted deployments' only: 404 elsewhere) is an empty one. */
 const noneWhenMissing = <T,>(call: Promise<T[]>): Promise<T[]> =>
   call.catch((err: unknown) => {
     if (err instanceof ApiError && err.status === 404) return [];
@@ -32,12 +32,14 @@ const noneWhenMissing = <T,>(call: Promise<T[]>): Promise<T[]> =>
   });
 
 /**
- * The clusters of the organization, by name, to pick from: its hubs and the clusters each hub manages (objects
- * `GET /authz/objects/{type}/{id}/access` answers for). Not its contracts: a contract's owner is handed to authz with
- * each question about it rather than stored, so who has access to a contract is not answered yet (the API's 404).
+ * The contracts and clusters of the organization, by name, to pick from: its contracts, its hubs and the clusters
+ * each hub manages (the objects `GET /authz/objects/{type}/{id}/access` answers for).
  */
 export async function fetchAccessObjects(org: string): Promise<AccessObject[]> {
-  const hubs = await ok(api.GET('/orgs/{orgname}/clusters', { params: { path: { orgname: org } } }));
+  const [contracts, hubs] = await Promise.all([
+    noneWhenMissing(ok(api.GET('/user/contracts', { params: { query: { org } } }))),
+    ok(api.GET('/orgs/{orgname}/clusters', { params: { path: { orgname: org } } })),
+  ]);
   const managed = await Promise.all(
     hubs.map((hub) =>
       noneWhenMissing(
@@ -48,6 +50,7 @@ export async function fetchAccessObjects(org: string): Promise<AccessObject[]> {
     ),
   );
   return [
+    ...contracts.map((c) => ({ objectType: 'contract' as const, objID: String(c.id), name: `contract ${c.name || c.id} (${c.product})` })),
     ...hubs.map((h) => ({ objectType: 'cluster' as const, objID: h.uid, name: `cluster ${h.name} (hub)` })),
     ...managed.flat(),
   ];
