@@ -71,8 +71,8 @@ export class Authorization {
    * time. The answer reads every tuple reaching the object and lists the users of each relation; its reader keeps it
    * (authz's read model, @platform/authz-client), as it keeps checks.
    */
-  whoHasAccess(object: string): Promise<PermissionAccess[]> {
-    return new WhoHasAccess(this.engine, this.model).of(object, { current_time: new Date().toISOString() });
+  whoHasAccess(object: string, owner?: string): Promise<PermissionAccess[]> {
+    return new WhoHasAccess(this.engine, this.model).of(object, { current_time: new Date().toISOString() }, owner);
   }
 
   write(writes: Tuple[], deletes: Tuple[], opts?: WriteOptions): Promise<void> {

@@ -133,7 +133,7 @@ export function authzService(
     }),
     expand: async (req) => ({ tree: await authorization.expand(req.object, req.relation, req.contextualTuples.map(toTuple)) }),
     whoHasAccess: async (req, ctx) => {
-      const { value, dependsOn } = await withDependsOn(ctx, () => authorization.whoHasAccess(req.object));
+      const { value, dependsOn } = await withDependsOn(ctx, () => authorization.whoHasAccess(req.object, req.owner || undefined));
       return {
         dependsOn,
         permissions: value.map((p) => ({

@@ -65,21 +65,30 @@ export class WhoHasAccess {
     private readonly model: TypeSystem,
   ) {}
 
-  async of(object: string, context: RequestContext): Promise<PermissionAccess[]> {
+  /**
+   * `owner`: the object's owning account when authz keeps none (a contract's, handed to every question about it),
+   * counted as the tuple `<owner> owner <object>` for this answer only, as a check counts a contextual tuple.
+   */
+  async of(object: string, context: RequestContext, owner?: string): Promise<PermissionAccess[]> {
     const ref = parseObject(object);
     if (!TYPES.includes(ref.type as ObjectType)) {
       throw new InputError(`who has access answers for an organization, a contract or a cluster, not a ${ref.type}`);
     }
-    const sources = await this.sources(object, ref.type, context);
+    if (owner !== undefined && (ref.type === 'organization' || !/^(organization|user):\d+$/.test(owner)))
+      throw new InputError(`an owner is given for a contract or a cluster, as organization:<id> or user:<id>, not ${owner}`);
+    const owned: Tuple[] = owner ? [{ user: owner, relation: 'owner', object }] : [];
+    const sources = await this.sources(object, ref.type, context, owned);
     // Every relation of the type but the structural links (an organization's site): each is a permission someone holds.
     const relations = this.model.relationsOf(ref.type).filter((r) => !STRUCTURAL.has(r));
     // Which grant gives which relation: one batch of probe checks.
     const probes = relations.flatMap((relation) =>
-      sources.map((s) => ({ user: PROBE, relation, object, contextualTuples: [s.probe], context })),
+      sources.map((s) => ({ user: PROBE, relation, object, contextualTuples: [s.probe, ...owned], context })),
     );
     const granted = await this.engine.batchCheck(probes);
     const holders = await Promise.all(
-      relations.map((relation) => this.engine.listUsers({ object, relation, userFilters: [{ type: 'user' }], context })),
+      relations.map((relation) =>
+        this.engine.listUsers({ object, relation, userFilters: [{ type: 'user' }], contextualTuples: owned, context }),
+      ),
     );
     const byRelation = new Map(
       relations.map((relation, r) => {
@@ -99,10 +108,10 @@ export class WhoHasAccess {
   }
 
   /** Every grant reaching the object: its own tuples, its owning organization's owners, members and roles, site admins. */
-  private async sources(object: string, type: string, context: RequestContext): Promise<Source[]> {
+  private async sources(object: string, type: string, context: RequestContext, owned: Tuple[]): Promise<Source[]> {
     const sources: Source[] = [];
     let org: string | undefined = type === 'organization' ? object : undefined;
-    for (const t of await this.engine.readTuples({ object })) {
+    for (const t of [...owned, ...(await this.engine.readTuples({ object }))]) {
       if (t.user.startsWith('organization:')) org = t.user;
       else if (type !== 'organization')
         await this.add(sources, t, { kind: t.relation === 'owner' ? 'owner' : 'relation', relation: t.relation });

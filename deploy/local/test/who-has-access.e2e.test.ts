@@ -1,4 +1,4 @@
-import { bootTestPlatform, type TestPlatform } from './harness';
+import { bootTestPlatform, formOf, type TestPlatform } from './harness';
 
 // "Who has access" over HTTP: an org owner or a site admin sees every user holding each permission of the
 // organization with the grant that gives it; nobody else may look, and another organization's objects are not found.
@@ -83,6 +83,33 @@ describe('GET /authz/objects/{objectType}/{objID}/access', () => {
       expect(res.body.message).toMatch(/owner or site admin/);
     }
     expect((await api('otto', 'GET', path('organization', acme))).status).toBe(403);
+  });
+
+  it("shows who holds each permission of one of the organization's contracts, whose owner authz is told, not kept", async () => {
+    const end = String(Math.floor(Date.now() / 1000) + 365 * 24 * 3600);
+    const contract = async (org: string) => {
+      const created = await harness.send('root', 'POST', `/contracts?org=${org}`, formOf({ products: 'productdb', end }));
+      expect(created.status).toBe(201);
+      return created.body[0].id as number;
+    };
+    const ours = await contract('acme');
+    const theirs = await contract('globex');
+    const res = await api('olivia', 'GET', path('contract', ours));
+    expect(res.status).toBe(200);
+    expect(res.body.object).toBe(`contract:${ours}`);
+    const holders = (relation: string) =>
+      Object.fromEntries(
+        res.body.permissions
+          .find((p: { relation: string }) => p.relation === relation)
+          .users.map((u: { login: string; paths: { kind: string }[] }) => [u.login, u.paths.map((p) => p.kind)]),
+      );
+    // Every member of acme sees its contract; its owners, through the Owners team, issue its licenses.
+    expect(Object.keys(holders('view')).sort()).toEqual(expect.arrayContaining(['mia', 'nora', 'olivia']));
+    expect(holders('issue_license').olivia).toEqual(['owner']);
+    expect(holders('issue_license').nora).toBeUndefined();
+    // Another organization's contract, and one that does not exist, are not found here.
+    expect((await api('olivia', 'GET', path('contract', theirs))).status).toBe(404);
+    expect((await api('olivia', 'GET', path('contract', 987_654))).status).toBe(404);
   });
 
   it('answers 404 for another organization, or a contract or cluster the organization does not own; 400 for another kind', async () => {

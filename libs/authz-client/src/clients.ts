@@ -176,7 +176,7 @@ function withKeptAccess<C extends Pick<AuthzClients['authz'], 'whoHasAccess'>>(
     ...client,
     whoHasAccess: (req: authzV1.WhoHasAccessRequest, opts?: CallOptions) =>
       cache.through(
-        req.object,
+        req.owner ? `${req.object} owned by ${req.owner}` : req.object,
         () => client.whoHasAccess(req, opts),
         { ttlMs: untilEarliestEnd, tags: (answer) => readFrom(answer.dependsOn) },
         arrivedAt(opts),

@@ -72,7 +72,11 @@ describe('who has access', () => {
         ...OBJECTS,
         'GET /authz/objects/organization/10/access': [200, ORG_ACCESS],
         'GET /authz/objects/cluster/b0000000-0000-4000-8000-000000000002/access': [200, { ...ORG_ACCESS, object: 'cluster:b0000000' }],
-        'GET /authz/objects/contract/9/access': [404, { message: 'contract 9 not found in this organization' }],
+        'GET /authz/objects/contract/9/access': [200, { ...ORG_ACCESS, object: 'contract:9' }],
+        'GET /authz/objects/cluster/a0000000-0000-4000-8000-000000000001/access': [
+          404,
+          { message: 'cluster a0000000-0000-4000-8000-000000000001 not found in this organization' },
+        ],
       },
     });
     await screen.findByRole('table', { name: 'Permissions on the organization acme (2)' });
@@ -92,8 +96,12 @@ describe('who has access', () => {
 
     fireEvent.change(within(form).getByLabelText('Object'), { target: { value: 'contract:9' } });
     fireEvent.submit(form);
-    expect(await screen.findByText(/contract 9 not found in this organization/)).toBeTruthy();
+    expect(await screen.findByRole('table', { name: 'Permissions on contract Enterprise (productdb) (2)' })).toBeTruthy();
     expect(calls.map((c) => c.call)).toContain('GET /authz/objects/contract/9/access?org=acme');
+
+    fireEvent.change(within(form).getByLabelText('Object'), { target: { value: 'cluster:a0000000-0000-4000-8000-000000000001' } });
+    fireEvent.submit(form);
+    expect(await screen.findByText(/cluster a0000000-0000-4000-8000-000000000001 not found in this organization/)).toBeTruthy();
   });
 
   it('shows a member who is not an owner the "no access" page, and asks nothing', async () => {

@@ -169,18 +169,30 @@ export const authorizationRoutes = [
     async handle({ params }, ctx) {
       const { kept, org } = ctx;
       const object = `${params.objectType}:${params.objID}`;
-      // Only this organization's own objects: another's contract or cluster is not found here.
-      const owned =
-        params.objectType === 'organization'
-          ? params.objID === String(org.id)
-          : (
-              await kept.authz.authz.check({
-                tuple: { user: `organization:${org.id}`, relation: 'owner', object },
-                contextualTuples: [],
-              })
-            ).allowed;
-      if (!owned) throw new NotFoundError(`${params.objectType} ${params.objID} not found in this organization`);
-      const answer = await kept.authz.authz.whoHasAccess({ object });
+      const notFound = () => new NotFoundError(`${params.objectType} ${params.objID} not found in this organization`);
+      // Only this organization's own objects: another's contract or cluster is not found here. A contract's owner is
+      // contracts-licensing's to say (authz keeps none: it is handed to each question), and handed to authz with it.
+      let owner: string | undefined;
+      if (params.objectType === 'contract') {
+        const id = Number(params.objID);
+        if (!Number.isSafeInteger(id) || id <= 0) throw notFound();
+        await kept.contractsLicensing.contracts.getContract({ id, ownerId: org.id, actor: ctx.caller.login }).catch((err: unknown) => {
+          throw err instanceof NotFoundError ? notFound() : err;
+        });
+        owner = `organization:${org.id}`;
+      } else {
+        const owned =
+          params.objectType === 'organization'
+            ? params.objID === String(org.id)
+            : (
+                await kept.authz.authz.check({
+                  tuple: { user: `organization:${org.id}`, relation: 'owner', object },
+                  contextualTuples: [],
+                })
+              ).allowed;
+        if (!owned) throw notFound();
+      }
+      const answer = await kept.authz.authz.whoHasAccess({ object, owner });
       const { userIds, teamIds, withRoles } = principalsOf([answer], () => principalsIn(answer));
       const [names, roles] = await Promise.all([
         principalNames(ctx, org.id, teamIds, userIds),
