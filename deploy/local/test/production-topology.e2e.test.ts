@@ -353,7 +353,7 @@ describe('the production topology: built bundles as separate processes with the 
       expect(minted.status).toBe(201);
       const token: string = minted.body.sha1;
 
-      // The stubs, built exactly as docs/grpc.md says (its block run by bash), from the nine files it lists.
+      // The stubs, built exactly as docs/grpc.md says (its block run by bash), from the files it lists.
       const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-python-'));
       const stubs = buildDocumentedStubs(scratch);
       const python = await PythonClient.start(stubs);
@@ -535,9 +535,12 @@ describe('the production topology: built bundles as separate processes with the 
           .replaceAll('/var/run/secrets/platformadmin/token', tokenFile)
           .replaceAll("'./proto'", JSON.stringify(path.join(ROOT, 'proto')))
           .replaceAll('user:1234', `user:${dana.body.id}`);
+      // Without colours (a CI may force them), so what it prints is the page's text.
+      const { FORCE_COLOR: _force, ...env } = process.env;
       const example = spawnSync(process.execPath, ['--input-type=module', '-'], {
         input: ours(documentedBlock('node-example')),
         cwd: ROOT,
+        env: { ...env, NO_COLOR: '1' },
         encoding: 'utf8',
         timeout: 60_000,
       });
