@@ -24,10 +24,10 @@ describeInBrowser('the notifications screens in the web console', () => {
     ]);
     web = new ConsoleBrowser(browser, demo.t.platform.url);
   }, 240_000);
+  // Chromium and the demo platform stop side by side; on a loaded machine that has taken over a minute and a half.
   afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-  });
+    await Promise.all([browser?.close(), demo?.stop()]);
+  }, 240_000);
   afterEach(() => {
     expect(web.problems.splice(0)).toEqual([]);
   });
