@@ -12,6 +12,7 @@ const secs = (ms) => `${(ms / 1000).toFixed(1).padStart(7)} s`;
 let passed = 0;
 let failed = extraFailures;
 const files = [];
+const failures = [];
 for (const tier of TIERS) {
   const file = path.join(root, 'reports', `jest-${tier}.json`);
   if (!fs.existsSync(file)) {
@@ -29,7 +30,23 @@ for (const tier of TIERS) {
     `${tier.padEnd(12)} ${secs(end - r.startTime)}  ${String(r.numTotalTestSuites).padStart(4)} files  ` +
       `${r.numPassedTests} passed, ${r.numFailedTests + broken} failed`,
   );
-  for (const s of r.testResults) files.push({ tier, file: path.relative(root, s.name), ms: s.endTime - s.startTime });
+  for (const s of r.testResults) {
+    const file = path.relative(root, s.name);
+    files.push({ tier, file, ms: s.endTime - s.startTime });
+    if (s.status !== 'failed') continue;
+    const names = s.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName);
+    // The first line of a suite's message says why it failed to load or which hook timed out.
+    failures.push({ tier, file, names, why: (s.message ?? '').split('\n').find((l) => l.trim()) ?? '' });
+  }
+}
+// CI keeps only the end of the log, so what failed is said here, next to the counts.
+if (failures.length > 0) {
+  console.log('what failed:');
+  for (const f of failures) {
+    console.log(`  ${f.tier.padEnd(12)} ${f.file}`);
+    for (const n of f.names) console.log(`      ${n}`);
+    if (f.names.length === 0) console.log(`      ${f.why.trim().slice(0, 200)}`);
+  }
 }
 console.log('the ten slowest files:');
 for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${secs(f.ms)}  ${f.tier.padEnd(12)} ${f.file}`);
