@@ -1,8 +1,11 @@
-import { orgsTeamsV1 } from '@platform/proto';
+import { giteaApi } from 'gitea-js';
+import { InputError, NotAuthenticatedError } from '@platform/errors';
+import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
 import { parseAccessScopes, scopesCover } from '@platform/service-kit';
 import { assertTokenMayCall } from '../src/edge';
 import { ROUTES } from '../src/sections';
+import { startFakeBackends, type FakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Token limits at the edge (docs/authentication.md): a license-proxy token gets through only the rows that list its
@@ -18,9 +21,9 @@ describe('token limits at the edge', () => {
     expect(() => assertTokenMayCall({ ...row, uses: ['license-proxy'] }, { scope: PROXY, accessScopes: ALL })).not.toThrow();
     expect(() => assertTokenMayCall(row, { scope: PROXY, accessScopes: ALL })).toThrow('this token may only be used by a license proxy');
     expect(() => assertTokenMayCall(row, { scope: undefined, accessScopes: ALL })).not.toThrow();
-    expect(() => assertTokenMayCall({ ...row, uses: ['license-proxy'] }, { scope: { name: 'other', accountId: 1 }, accessScopes: ALL })).toThrow(
-      /only be used for other/,
-    );
+    expect(() =>
+      assertTokenMayCall({ ...row, uses: ['license-proxy'] }, { scope: { name: 'other', accountId: 1 }, accessScopes: ALL }),
+    ).toThrow(/only be used for other/);
   });
 
   it('refuses a token whose scopes do not cover the row, naming the scope; Basic credentials pass', () => {
@@ -52,7 +55,8 @@ describe('token limits at the edge', () => {
     const navigationsThatWrite = new Set(['/user/oidc/link/start']);
     for (const r of ROUTES) {
       expect([r.method, r.path, /^(read|write):(organization|user|admin|misc)$/.test(r.scope)]).toEqual([r.method, r.path, true]);
-      if (r.method === 'get') expect([r.path, r.scope.startsWith(navigationsThatWrite.has(r.path) ? 'write:' : 'read:')]).toEqual([r.path, true]);
+      if (r.method === 'get')
+        expect([r.path, r.scope.startsWith(navigationsThatWrite.has(r.path) ? 'write:' : 'read:')]).toEqual([r.path, true]);
       if (r.path.startsWith('/admin/')) expect([r.path, r.scope.endsWith(':admin')]).toEqual([r.path, true]);
     }
   });
@@ -111,6 +115,119 @@ describe('token limits at the edge', () => {
       expect(res.status).toBe(403);
       expect(((await res.json()) as { message: string }).message).toMatch(/required scope\(s\): \[write:organization\]/);
       expect((await get('/user', 'read-user')).status).toBe(200);
+    });
+  });
+
+  describe('tokens made with scopes and used', () => {
+    // A stand-in orgs-teams keeps alice's tokens with the scopes it was asked for, normalized and checked by the
+    // same parseAccessScopes orgs-teams uses (its own test covers what it stores); the edge does the rest.
+    const ALICE = orgsTeamsV1.User.fromPartial({ id: 5, login: 'alice', active: true, allowCreateOrganization: true });
+    const BASIC = `Basic ${Buffer.from('alice:alice-password').toString('base64')}`;
+    let backends: FakeBackends;
+    let base: string;
+    let close: () => void;
+    const tokens: { id: number; name: string; sha1: string; accessScopes: string[] }[] = [];
+
+    beforeAll(async () => {
+      backends = await startFakeBackends({
+        orgsTeams: {
+          identity: {
+            authenticateBasic: async ({ username, password }) => {
+              if (username !== 'alice' || password !== 'alice-password') throw new NotAuthenticatedError('invalid credentials');
+              return orgsTeamsV1.AuthenticateResponse.fromPartial({ user: ALICE });
+            },
+            authenticate: async ({ token }) => {
+              const found = tokens.find((t) => t.sha1 === token);
+              if (!found) throw new NotAuthenticatedError('invalid token');
+              return { user: ALICE, tokenId: found.id, scope: '', scopeAccountId: 0, accessScopes: found.accessScopes };
+            },
+            createToken: async ({ name, accessScopes }) => {
+              const { scopes, unknown } = parseAccessScopes(accessScopes);
+              if (unknown.length) throw new InputError(`invalid access token scope: ${unknown.join(', ')}`);
+              const made = { id: tokens.length + 1, name, sha1: String(tokens.length + 1).padStart(40, 'a'), accessScopes: scopes };
+              tokens.push(made);
+              return { ...made, tokenLastEight: made.sha1.slice(-8) };
+            },
+            listTokens: async () => ({
+              tokens: tokens.map((t) => orgsTeamsV1.TokenInfo.fromPartial({ id: t.id, name: t.name, accessScopes: t.accessScopes })),
+            }),
+          },
+          organizations: {
+            createOrg: async ({ username }) => orgsTeamsOrgsV1.Organization.fromPartial({ id: 10, username, visibility: 'public' }),
+            getOrg: async ({ name }) => orgsTeamsOrgsV1.Organization.fromPartial({ id: 10, username: name, visibility: 'public' }),
+          },
+        },
+        authz: { authz: { checkPermission: async () => ({ allowed: true, dependsOn: [] }) } },
+      });
+      ({ base, close } = await startTestGateway({ ...backends.env, PLATFORM_ADMIN_ORG: 'none' }));
+    });
+    afterAll(async () => {
+      close?.();
+      await backends?.close();
+    });
+
+    const call = async (authorization: string, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}/api/v1${path}`, {
+        method,
+        headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const create = (body: unknown) => call(BASIC, 'POST', '/users/alice/tokens', body);
+    const as = (token: string, method: string, path: string, body?: unknown) => call(`token ${token}`, method, path, body);
+
+    it('limits a read:user token to reading the user: creating an organization is 403 naming write:organization, made nowhere', async () => {
+      const made = await create({ name: 'reader', scopes: ['read:user'] });
+      expect(made).toMatchObject({ status: 201, body: { name: 'reader', scopes: ['read:user'] } });
+      const token = made.body.sha1 as string;
+
+      expect((await as(token, 'GET', '/user')).body.login).toBe('alice');
+      const refused = await as(token, 'POST', '/orgs', { username: 'scoped-co' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('required scope(s): [write:organization]');
+      expect(backends.orgsTeams.callsTo('organizations', 'createOrg')).toEqual([]);
+      // Reading organizations is outside read:user too, and so is a public row when the token is presented.
+      expect((await as(token, 'GET', '/user/orgs')).status).toBe(403);
+      const version = await as(token, 'GET', '/version');
+      expect(version.status).toBe(403);
+      expect(version.body.message).toContain('[read:misc]');
+    });
+
+    it('lets write cover read and keeps an unscoped token able to do everything', async () => {
+      const writer = (await create({ name: 'org-writer', scopes: ['write:organization'] })).body.sha1 as string;
+      expect((await as(writer, 'POST', '/orgs', { username: 'writer-co' })).status).toBe(201);
+      expect((await as(writer, 'GET', '/orgs/writer-co/teams')).status).toBe(200);
+      expect((await as(writer, 'GET', '/user')).status).toBe(403);
+
+      const plain = await create({ name: 'plain' });
+      expect(plain.body.scopes).toEqual(['all']);
+      expect((await as(plain.body.sha1, 'GET', '/user')).status).toBe(200);
+      expect((await as(plain.body.sha1, 'GET', '/version')).status).toBe(200);
+    });
+
+    it('refuses scopes outside the vocabulary with 400 naming them, and makes nothing', async () => {
+      const bad = await create({ name: 'repo', scopes: ['write:repository', 'read:user'] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toContain('write:repository');
+      const listed = await call(BASIC, 'GET', '/users/alice/tokens');
+      expect(listed.body.map((t: { name: string }) => t.name)).not.toContain('repo');
+    });
+
+    it('returns each token with its scopes in the list, as gitea-js reads them', async () => {
+      const gitea = giteaApi(base, {
+        customFetch: (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+          const headers = new Headers(init?.headers);
+          headers.set('authorization', BASIC);
+          return fetch(input, { ...init, headers });
+        },
+      });
+      const made = await gitea.users.userCreateToken('alice', { name: 'from-gitea-js', scopes: ['read:organization', 'read:misc'] });
+      expect(made.data.scopes).toEqual(['read:organization', 'read:misc']);
+      const { data } = await gitea.users.userGetTokens('alice');
+      const byName = Object.fromEntries(data.map((t) => [t.name, t.scopes]));
+      expect(byName).toMatchObject({ reader: ['read:user'], 'org-writer': ['write:organization'], plain: ['all'] });
+      expect(byName['from-gitea-js']).toEqual(['read:organization', 'read:misc']);
     });
   });
 });
