@@ -1,5 +1,4 @@
-import { DomainError, UnavailableError } from '@platform/errors';
-import { withRetries, type RetryPolicy } from '@platform/service-kit';
+import { DomainError, UnavailableError, withRetries, type RetryPolicy } from '@platform/errors';
 
 /** Where a dashboard API is and how to call it; `name` is how errors name it ("flavor A"). */
 export interface DashboardApiOptions {

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { UnavailableError } from '@platform/errors';
+import { UnavailableError, withRetries, type RetryPolicy } from '@platform/errors';
 import {
   createCallContext,
   createClient,
@@ -8,9 +8,7 @@ import {
   publicUrlOf,
   SecretBox,
   startService,
-  withRetries,
   type Logger,
-  type RetryPolicy,
 } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { kubernetesApiUrl, orgsTeamsEnv, type OrgsTeamsConfig } from './config';

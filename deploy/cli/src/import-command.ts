@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { withRetries } from '@platform/service-kit';
+import { withRetries } from '@platform/errors';
 import { SingleBar } from 'cli-progress';
 import { batchesOf, formatOf, membershipsOf, readImportFile, type ImportOrg } from './import-file';
 import { CliError, EXIT, type CliIo } from './io';

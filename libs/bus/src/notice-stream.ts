@@ -10,6 +10,7 @@ import {
   type NatsConnection,
   type Subscription,
 } from 'nats';
+import { withRetries, type RetryPolicy } from '@platform/errors';
 import { scopedSubject, streamOf, type BusLogger, type NoticeHandler, type Unsubscribe } from './bus';
 import { HEARTBEAT_EVERY_MS, Liveness, SILENT_AFTER_MS } from './liveness';
 
@@ -46,6 +47,8 @@ const PUBLISH_DEADLINE_MS = 10_000;
 const PUBLISH_ATTEMPT_MS = 1_000;
 /** How long a notice sent while the connection is away waits for it: as long as the stream would keep it. */
 const AWAY_WAIT_MS = NOTICE_MAX_AGE_MS;
+// Waits between attempts to store a notice: 50 ms, doubled, never more than 400 ms (the deadline bounds the attempts).
+const PUBLISH_RETRY: RetryPolicy = { attempts: Infinity, baseDelayMs: 50, maxDelayMs: 400, jitter: 'none' };
 /** Replicas of the stream on a cluster: a notice survives the loss of one node. */
 const CLUSTER_REPLICAS = 3;
 /** How long a catch-up may take before the kept answers are not trusted for the requests waiting on it. */
@@ -198,27 +201,26 @@ export class NoticeStream {
   async publish(subject: string, payload: unknown): Promise<void> {
     const data = codec.encode(payload);
     let deadline = Date.now() + PUBLISH_DEADLINE_MS;
-    let attempt = 0;
-    for (;;) {
+    let stayedAway: Error | undefined;
+    // Tried until the deadline, not a number of times: a stream without a leader is back within seconds.
+    const retryable = (err: unknown) => err !== stayedAway && !this.closed && (this.away !== undefined || Date.now() + 100 < deadline);
+    await withRetries(PUBLISH_RETRY, retryable, async () => {
       if (this.away) {
-        if (!(await this.backWithin(AWAY_WAIT_MS))) throw new Error('the NATS connection stayed away; notice not sent');
+        if (!(await this.backWithin(AWAY_WAIT_MS))) throw (stayedAway = new Error('the NATS connection stayed away; notice not sent'));
         deadline = Date.now() + PUBLISH_DEADLINE_MS;
-        attempt = 0;
       }
       try {
         await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time');
         await this.js.publish(this.prefix + subject, data, { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() });
         this.lastSentAt = this.ackedAt = performance.now();
-        return;
       } catch (err) {
         // Stored twice at worst (an attempt that timed out after all): an eviction twice is the same eviction.
-        if (this.closed || (!this.away && Date.now() + 100 >= deadline)) throw err;
         // No leader yet, or no stream (the servers restarted and it lived in memory): looked for, and made, again by
         // the next attempt.
         this.streamReady = undefined;
-        await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt++, 400)));
+        throw err;
       }
-    }
+    });
   }
 
   /** Resolves true once the connection is back, false when it is not within `ms` or the stream is closed. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { retryDelayMs } from '@platform/errors';
 import type { Database } from './database';
 
 /** How the wait after a failed attempt grows: `baseMs` after the first failure, doubled after each next one. */
@@ -6,13 +7,11 @@ export interface Backoff {
   baseMs: number;
   /** The longest wait. */
   maxMs: number;
-  /** Failures after which the wait stops doubling, even below `maxMs`; none unless said. */
-  maxDoublings?: number;
 }
 
-/** The wait before the next attempt once `failures` attempts in a row have failed. */
+/** The wait before the next attempt once `failures` attempts in a row have failed: the retry policy's, without jitter. */
 export function backoffMs(failures: number, backoff: Backoff): number {
-  return Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(failures - 1, backoff.maxDoublings ?? Infinity));
+  return retryDelayMs({ baseDelayMs: backoff.baseMs, maxDelayMs: backoff.maxMs, jitter: 'none' }, failures);
 }
 
 export interface LeaseQueueOptions {

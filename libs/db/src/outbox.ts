@@ -166,7 +166,7 @@ export class Outbox {
       dueAt: 'lease_until',
       owner: 'lease_owner',
       leaseMs: opts.leaseMs ?? 15_000,
-      backoff: { baseMs: this.relayIntervalMs, maxMs: MAX_BACKOFF_MS, maxDoublings: 16 },
+      backoff: { baseMs: this.relayIntervalMs, maxMs: MAX_BACKOFF_MS },
     });
   }
 

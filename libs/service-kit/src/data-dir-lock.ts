@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { withRetriesSync, type RetryPolicy } from '@platform/errors';
 import { ConfigError } from './config';
 
 /**
@@ -67,6 +68,8 @@ interface Held {
 
 // Locks this process holds, by real path of the DATA_DIR.
 const held = new Map<string, Held>();
+// Processes starting side by side settle who holds the lock within a few tries; each waits up to 25 ms at random.
+const LOCK_RETRY: RetryPolicy = { attempts: 100, baseDelayMs: 25, factor: 1, jitter: 'full' };
 let exitHookInstalled = false;
 
 /**
@@ -116,30 +119,36 @@ function acquire(lockDir: string, shownDir: string): Held {
   const text = `${JSON.stringify(record)}\n`;
   const tmp = path.join(lockDir, `.${record.nonce}.tmp`);
   fs.writeFileSync(tmp, text, { flag: 'wx' });
+  // A race lost to another process starting on the same directory (a record replaced while read, a number taken
+  // first, a later number written meanwhile) is looked at again from the start, after a short random wait.
+  const raced = new Error(`could not take the lock in ${lockDir}: it keeps changing`);
   try {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const top = newest(lockDir);
-      if (top >= 0) {
-        const current = readText(path.join(lockDir, String(top)));
-        if (current === undefined) continue; // superseded while we looked: look again
-        const holder = parseRecord(current);
-        if (holder && isRunning(holder)) throw new DataDirInUseError(shownDir, holder);
-      }
-      const file = path.join(lockDir, String(top + 1));
-      try {
-        fs.linkSync(tmp, file);
-      } catch (err) {
-        if (errno(err) === 'EEXIST') continue; // another process took this number first
-        throw err;
-      }
-      if (newest(lockDir) === top + 1) {
+    return withRetriesSync(
+      LOCK_RETRY,
+      (err) => err === raced,
+      () => {
+        const top = newest(lockDir);
+        if (top >= 0) {
+          const current = readText(path.join(lockDir, String(top)));
+          if (current === undefined) throw raced; // superseded while we looked
+          const holder = parseRecord(current);
+          if (holder && isRunning(holder)) throw new DataDirInUseError(shownDir, holder);
+        }
+        const file = path.join(lockDir, String(top + 1));
+        try {
+          fs.linkSync(tmp, file);
+        } catch (err) {
+          if (errno(err) === 'EEXIST') throw raced; // another process took this number first
+          throw err;
+        }
+        if (newest(lockDir) !== top + 1) {
+          fs.rmSync(file, { force: true }); // we acted on an old state: a later number exists
+          throw raced;
+        }
         tidy(lockDir, top + 1);
         return { file, text, users: 0 };
-      }
-      fs.rmSync(file, { force: true }); // we acted on an old state: a later number exists
-      pause(5 + Math.random() * 20);
-    }
-    throw new Error(`could not take the lock in ${lockDir}: it keeps changing`);
+      },
+    );
   } finally {
     fs.rmSync(tmp, { force: true });
   }
@@ -240,8 +249,4 @@ function readText(file: string): string | undefined {
 
 function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException).code;
-}
-
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -22,7 +22,6 @@ export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningSe
 export { runMain, defineApp, startApp, type AppDefinition } from './main';
 export { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';
 export { keyFromFile } from './key-file';
-export { withRetries, type RetryPolicy } from './retry';
 export { chunks } from './chunks';
 export { backendState } from './backend-state';
 export { announcingWrites, type WriteCall } from './announcing-writes';

@@ -4,7 +4,8 @@ import {
   MeterUsageCommand,
   type UsageRecord,
 } from '@aws-sdk/client-marketplace-metering';
-import { chunks, withRetries, type RetryPolicy } from '@platform/service-kit';
+import { withRetries, type RetryPolicy } from '@platform/errors';
+import { chunks } from '@platform/service-kit';
 import type { SubscriptionRow } from '../subscriptions/subscriptions-store';
 import { describe, type MeteringProvider, type Readiness, type SettingWarning, type Usage, type UsageOutcome } from './provider';
 

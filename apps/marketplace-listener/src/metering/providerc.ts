@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { JWT } from 'google-auth-library';
-import { chunks, withRetries, type RetryPolicy } from '@platform/service-kit';
+import { withRetries, type RetryPolicy } from '@platform/errors';
+import { chunks } from '@platform/service-kit';
 import type { SubscriptionRow } from '../subscriptions/subscriptions-store';
 import { describe, type MeteringProvider, type Readiness, type SettingWarning, type Usage, type UsageOutcome } from './provider';
 

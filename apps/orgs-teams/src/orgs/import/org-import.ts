@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, type StageEffect } from '@platform/db';
 import type { orgsTeamsImportV1 } from '@platform/proto';
-import { chunks, withRetries, type CallContext } from '@platform/service-kit';
+import { withRetries } from '@platform/errors';
+import { chunks, type CallContext } from '@platform/service-kit';
 import { changed } from '../../changes';
 import { ACCOUNT_TYPE } from '../../identity/identity';
 import type { Tuple } from '../../relationships';

@@ -1,4 +1,4 @@
-import { withRetries } from './retry';
+import { retryDelayMs, withRetries, withRetriesSync } from './retry';
 
 describe('withRetries', () => {
   beforeEach(() => jest.useFakeTimers({ now: 0 }));
@@ -63,5 +63,67 @@ describe('withRetries', () => {
     jest.spyOn(Math, 'random').mockReturnValue(0.5);
     const r = await run({ attempts: 4, baseDelayMs: 200 }, [1, 2, 3]);
     expect(r.started).toEqual([0, 100, 300, 700]);
+  });
+
+  it('never waits longer than the longest wait', async () => {
+    const r = await run({ attempts: 5, baseDelayMs: 50, maxDelayMs: 120, jitter: 'none' }, [1, 2, 3, 4]);
+    expect(r.started).toEqual([0, 50, 150, 270, 390]);
+  });
+});
+
+describe('retryDelayMs', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('is the base after one failure, multiplied after each next one, up to the longest wait, and never overflows', () => {
+    const policy = { baseDelayMs: 10, maxDelayMs: 300_000, jitter: 'none' as const };
+    expect([1, 2, 3, 17, 1_100].map((failed) => retryDelayMs(policy, failed))).toEqual([10, 20, 40, 300_000, 300_000]);
+  });
+
+  it('draws a wait at random up to that with full jitter', () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0.25);
+    expect(retryDelayMs({ baseDelayMs: 100, factor: 3 }, 3)).toBe(225);
+  });
+});
+
+describe('withRetriesSync', () => {
+  it('tries again without yielding until the step succeeds, and throws a final failure at once', () => {
+    const seen: number[] = [];
+    const value = withRetriesSync(
+      { attempts: 5, baseDelayMs: 1, jitter: 'none' },
+      () => true,
+      (attempt) => {
+        seen.push(attempt);
+        if (attempt < 3) throw new Error('raced');
+        return 'held';
+      },
+    );
+    expect({ value, seen }).toEqual({ value: 'held', seen: [1, 2, 3] });
+
+    const final = new Error('in use');
+    let tries = 0;
+    expect(() =>
+      withRetriesSync(
+        { attempts: 5, baseDelayMs: 1 },
+        (err) => err !== final,
+        () => {
+          tries += 1;
+          throw final;
+        },
+      ),
+    ).toThrow(final);
+    expect(tries).toBe(1);
+  });
+
+  it('throws the last failure once the attempts are spent', () => {
+    let tries = 0;
+    expect(() =>
+      withRetriesSync(
+        { attempts: 3, baseDelayMs: 1 },
+        () => true,
+        () => {
+          throw new Error(`attempt ${++tries}`);
+        },
+      ),
+    ).toThrow('attempt 3');
   });
 });
