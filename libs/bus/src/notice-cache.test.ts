@@ -39,6 +39,16 @@ class Source {
   }
 }
 
+/**
+ * Lifetimes on a fake clock from here on: the cache counts them on performance.now(), an answer's own end on Date, and
+ * jest's fake timers drive both. Started a moment in, since lru-cache takes an answer stamped at 0 for one stamped never.
+ */
+function fakeClock(): void {
+  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  jest.advanceTimersByTime(1);
+}
+afterEach(() => jest.useRealTimers());
+
 async function setUp(opts: { ttlMs?: number; maxEntries?: number; bus?: InProcessBus } = {}) {
   const bus = opts.bus ?? new InProcessBus();
   const source = new Source();
@@ -204,13 +214,17 @@ describe('NoticeCache', () => {
       expect(await get(1)).toBe('b');
       await stop();
     }
+    fakeClock();
     const shortLived = await setUp({ ttlMs: 20 });
     shortLived.source.values.set('thing:1', 'a');
     await shortLived.get(1);
     shortLived.source.values.set('thing:1', 'b');
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await jest.advanceTimersByTimeAsync(20);
+    expect(await shortLived.get(1)).toBe('a');
+    await jest.advanceTimersByTimeAsync(1);
     expect(await shortLived.get(1)).toBe('b');
     await shortLived.stop();
+    jest.useRealTimers();
 
     const small = await setUp({ maxEntries: 2 });
     await small.get(1);
@@ -228,9 +242,9 @@ describe('NoticeCache', () => {
   });
 
   it('keeps only what its keeping says, for no longer than the answer says', async () => {
+    fakeClock();
     const { cache, stop } = await setUp();
     let n = 0;
-    // A short lifetime, long enough that two reads in a row fall within it on a loaded machine.
     const how = {
       keep: (v: string) => v !== 'absent',
       ttlMs: (v: string) => (v.startsWith('short') ? 250 : v.startsWith('never') ? 0 : undefined),
@@ -242,8 +256,9 @@ describe('NoticeCache', () => {
       expect(n - before).toBe(2);
     }
     await cache.through('short', async () => (n++, 'short'), how);
+    await jest.advanceTimersByTimeAsync(250);
     expect(await cache.through('short', async () => (n++, 'short2'), how)).toBe('short');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await jest.advanceTimersByTimeAsync(1);
     expect(await cache.through('short', async () => (n++, 'short3'), how)).toBe('short3');
     await stop();
   });

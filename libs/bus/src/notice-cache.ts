@@ -242,6 +242,9 @@ export class NoticeCache<V> {
     const entries: LRUCache<string, Entry<V>> = new LRUCache<string, Entry<V>>({
       max,
       ttl: Math.ceil(this.opts.ttlMs),
+      // Lifetimes are counted on the process's performance clock, looked up at each use rather than the one lru-cache
+      // captured when it loaded: the same clock, which a test's fake timers then drive as they drive Date.
+      perf: { now: () => performance.now() },
       // Whatever removes an answer (a notice, its lifetime, room for another, a newer one) also unindexes it; the
       // answers of a map swapped out by `clear` no longer have an index to leave.
       dispose: (entry, key) => {
