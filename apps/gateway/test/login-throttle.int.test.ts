@@ -16,7 +16,12 @@ const user = (id: number, login: string) => orgsTeamsV1.User.fromPartial({ id, l
  * A stand-in orgs-teams: "right" is every account's password, "locked" is over its per-account limit. While `hold`
  * is set, each check waits until `letGo()`, as slow password checks would: the attempts pile up in flight.
  */
-async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: string[]; hold: { on: boolean; waiting: number; letGo(): void }; onCall: () => void }> {
+async function startOrgsTeams(): Promise<{
+  server: RunningGrpcServer;
+  calls: string[];
+  hold: { on: boolean; waiting: number; letGo(): void };
+  onCall: () => void;
+}> {
   const calls: string[] = [];
   const waiters: (() => void)[] = [];
   const stub = {
@@ -48,6 +53,11 @@ async function startOrgsTeams(): Promise<{ server: RunningGrpcServer; calls: str
           if (username === 'locked') throw new TooManyRequestsError('too many failed sign-in attempts for this account', 7);
           if (password !== 'right') throw new NotAuthenticatedError('invalid username or password');
           return { user: user(calls.length, username), tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: [] };
+        },
+        // A token is taken whatever the address's count: the limit is on guessing passwords.
+        authenticate: async ({ token }: orgsTeamsV1.AuthenticateRequest) => {
+          if (token !== 'alice-token') throw new NotAuthenticatedError('invalid token');
+          return { user: user(1, 'alice'), tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
         },
         listTokens: async () => ({ tokens: [] }),
         getVersion: async () => ({ version: 'test', service: 'orgs-teams' }),
@@ -113,6 +123,9 @@ describe('gateway: failed Basic-auth attempts per client address', () => {
       // Claiming another address changes nothing while TRUST_PROXY is unset.
       expect((await gw.list('dave', 'right', '203.0.113.9')).status).toBe(429);
       expect(orgsTeams.calls).toEqual(['alice', 'alice', 'bob', 'carol']);
+      // Tokens still work from the address while its passwords are refused.
+      const byToken = await fetch(`${gw.base}/user`, { headers: { authorization: 'token alice-token' } });
+      expect([byToken.status, ((await byToken.json()) as { login: string }).login]).toEqual([200, 'alice']);
     } finally {
       gw.close();
     }
@@ -122,7 +135,11 @@ describe('gateway: failed Basic-auth attempts per client address', () => {
     const gw = await gateway(env());
     const call = async (path: string, login: string, password: string) => {
       const res = await fetch(`${gw.base}${path}`, { headers: { authorization: basic(login, password) } });
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { login?: string; message?: string } };
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: (await res.json()) as { login?: string; message?: string },
+      };
     };
     try {
       // A token row and a public row sign the caller in with the password, as the token routes do.
