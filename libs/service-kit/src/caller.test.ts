@@ -489,6 +489,8 @@ describe('a server admitting callers by the method-policy table', () => {
 });
 
 describe('the credential cache', () => {
+  afterEach(() => jest.useRealTimers());
+
   it('keeps an account until orgs-teams says it changed, and keeps nothing while the bus is away', async () => {
     const bus = new InProcessBus();
     const cache = new CredentialCache(60_000);
@@ -515,17 +517,22 @@ describe('the credential cache', () => {
   });
 
   it('never keeps a Kubernetes token past its own expiry', async () => {
+    // On fake time (Date for the token's expiry, performance.now() for the cache's own lifetime: both jest's), a
+    // moment in, since the cache takes an answer stamped at 0 for one stamped never.
+    jest.useFakeTimers({ now: 1_790_000_000_000, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    jest.advanceTimersByTime(1);
     const bus = new InProcessBus();
     const cache = new CredentialCache(60_000);
     const stop = await cache.follow(bus);
     const jwt = (exp: number) => `e30.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.c2ln`;
     let asks = 0;
     const ask = async () => (asks++, SA);
-    const soon = jwt(Math.floor(Date.now() / 1_000) + 2);
+    const soon = jwt(1_790_000_002); // 1,999 ms from now
     await cache.answer(soon, ask);
+    await jest.advanceTimersByTimeAsync(1_998);
     await cache.answer(soon, ask);
     expect(asks).toBe(1);
-    await new Promise((r) => setTimeout(r, 2_100));
+    await jest.advanceTimersByTimeAsync(2);
     await cache.answer(soon, ask);
     expect(asks).toBe(2);
     // Expired already: never kept.
