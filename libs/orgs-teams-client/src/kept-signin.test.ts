@@ -79,6 +79,8 @@ async function setUp() {
 }
 
 describe("orgs-teams' sign-in state, as its readers keep it", () => {
+  afterEach(() => jest.useRealTimers());
+
   it('keeps a token list until the sign-in notice, which leaves who a token belongs to kept', async () => {
     const { app, clients, bus, stop } = await setUp();
     const list = () => clients.identity.listTokens({ userId: 1 });
@@ -96,19 +98,25 @@ describe("orgs-teams' sign-in state, as its readers keep it", () => {
   });
 
   it('shows a lockout no longer than it lasts, and its beginning at once', async () => {
+    // On fake time (Date for the lockout's end, performance.now() for the cache's own lifetime: both jest's), a
+    // moment past a whole second, since the cache takes an answer stamped at 0 for one stamped never.
+    jest.useFakeTimers({ now: 1_790_000_000_000, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    jest.advanceTimersByTime(1);
     const { app, clients, bus, stop } = await setUp();
     const users = async () =>
       (await clients.identity.searchUsers(orgsTeamsV1.SearchUsersRequest.fromPartial({ withLockout: true }))).users[0];
     expect((await users()).signInLockedUntilUnix).toBe(0);
     // Locked out through another replica: the failure that locked it is announced.
-    app.state.lockedUntil = Math.ceil(Date.now() / 1000) + 1;
+    app.state.lockedUntil = 1_790_000_001; // 999 ms from now
     await bus.notify(SIGNIN_CHANGED, { userIds: [1] });
     expect((await users()).signInLockedUntilUnix).toBe(app.state.lockedUntil);
     expect((await users()).signInLockedUntilUnix).toBe(app.state.lockedUntil);
     expect(app.asked).toEqual(['users with lockouts', 'users with lockouts']);
-    // The lockout ends with no write: the kept answer ends with it.
+    // The lockout ends with no write: the kept answer ends with it, shown to its last millisecond and not after.
     app.state.lockedUntil = 0;
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await jest.advanceTimersByTimeAsync(998);
+    expect((await users()).signInLockedUntilUnix).toBe(1_790_000_001);
+    await jest.advanceTimersByTimeAsync(2);
     expect((await users()).signInLockedUntilUnix).toBe(0);
     expect(app.asked).toHaveLength(3);
     await stop();
