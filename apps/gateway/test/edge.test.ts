@@ -5,6 +5,7 @@ import pino from 'pino';
 import { NotAuthenticatedError } from '@platform/errors';
 import { orgsTeamsV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
+import { eventually } from '@platform/testing';
 
 // What the edge owns whatever the route: malformed requests are 4xx with the error body (never 500, never
 // an error-level log line), and every request leaves one access-log line without secrets.
@@ -52,6 +53,13 @@ describe('the edge', () => {
     close?.();
     await backend?.shutdown(100);
   });
+
+  /** The access lines once `n` have been written (each when its response was sent, not when the client read it). */
+  const accessLines = async (n: number) => {
+    const requests = () => lines.filter((l) => l.msg === 'request');
+    await eventually(async () => requests().length >= n, 10_000, 5);
+    return requests();
+  };
 
   const errorBody = (message: string | RegExp) => ({
     message: typeof message === 'string' ? message : expect.stringMatching(message),
@@ -102,7 +110,11 @@ describe('the edge', () => {
       Buffer.from([0x61, 0x3a, 0xff, 0xfe]).toString('base64'), // not UTF-8
     ]) {
       const res = await tokens(spelling);
-      expect([spelling, res.status, ((await res.json()) as { message: string }).message]).toEqual([spelling, 401, 'malformed basic credentials']);
+      expect([spelling, res.status, ((await res.json()) as { message: string }).message]).toEqual([
+        spelling,
+        401,
+        'malformed basic credentials',
+      ]);
     }
     expect(basicSignIns).toEqual([]);
     // The canonical spelling signs in.
@@ -117,8 +129,8 @@ describe('the edge', () => {
     expect(res.status).toBe(200);
     await fetch(`${base}/api/v1/orgs/%FF`);
     await fetch(`${base}/api/v1/no/route?token=very-secret-token`, { headers: { authorization: 'token very-secret-token' } });
-    await new Promise((r) => setTimeout(r, 50));
-    const requests = lines.filter((l) => l.msg === 'request');
+    // A line is written when the server has finished sending, which may come after the client has its answer.
+    const requests = await accessLines(3);
     expect(requests).toEqual([
       expect.objectContaining({ requestId: 'trace-me-1', method: 'GET', route: '/version', status: 200, durationMs: expect.any(Number) }),
       // The path could not be decoded, so no row matched it.
@@ -138,8 +150,7 @@ describe('the edge', () => {
       body: JSON.stringify({ name: 'x' }),
     });
     await fetch(`${base}/api/v1/user`, { headers: { authorization: 'token alices-token' } });
-    await new Promise((r) => setTimeout(r, 50));
-    const requests = lines.filter((l) => l.msg === 'request');
+    const requests = await accessLines(2);
     expect(requests).toEqual([
       expect.objectContaining({ status: 401, login: 'alice', client: '127.0.0.1', level: 40 }),
       expect.objectContaining({ route: '/user', user: 'alice', client: '127.0.0.1' }),
