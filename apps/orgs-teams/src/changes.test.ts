@@ -160,18 +160,20 @@ describe("orgs-teams' change announcements", () => {
     await announcingChanges(announcer, async () => run('update "identity"."accounts" set "active" = false'));
     expect(heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[],"all":true}`, `${ORGS_CHANGED} {"orgIds":[],"all":true}`]);
     heard.length = 0;
-    // Work a call leaves running after it answered (an effect applied detached) announces on its own.
+    // Work a call leaves running after it answered (an effect applied detached) announces on its own: started inside
+    // the call, it goes on once the test has the call's answer.
+    let answered!: () => void;
+    const callAnswered = new Promise<void>((resolve) => (answered = resolve));
     let detached: Promise<unknown> = Promise.resolve();
     const late = await setUp({
       getThing: async () => undefined,
       changeThing: async () => {
         changed.accounts([6]);
-        detached = new Promise((resolve) => setTimeout(resolve, 10)).then(() =>
-          announcingChanges(late.announcer, async () => changed.orgs([8])),
-        );
+        detached = callAnswered.then(() => announcingChanges(late.announcer, async () => changed.orgs([8])));
       },
     });
     await late.call('changeThing');
+    answered();
     await detached;
     expect(late.heard).toEqual([`${ACCOUNTS_CHANGED} {"userIds":[6]}`, `${ORGS_CHANGED} {"orgIds":[8]}`]);
     // Outside any call or pass (a read's incidental write), nothing is collected or sent.
