@@ -35,19 +35,31 @@ describe('resource-history request/reply', () => {
     keys = createUser();
   });
   afterEach(async () => {
+    jest.useRealTimers();
     for (const stop of stops.splice(0)) await stop();
     await bus.close();
   });
 
   it('asks the cluster with the query and returns its verified answer', async () => {
     const asked: agentV1.ResourceHistoryRequest[] = [];
+    // Both sides' clocks: the cluster's reads the request a second after it was sent, within its deadline.
     stops.push(
-      await answerResourceHistory(bus, HUB, keys, async (req) => {
-        asked.push(req);
-        return ITEMS;
-      }),
+      await answerResourceHistory(
+        bus,
+        HUB,
+        keys,
+        async (req) => {
+          asked.push(req);
+          return ITEMS;
+        },
+        { now: () => 1_780_000_001_000 },
+      ),
     );
-    const reply = await fetchResourceHistory(bus, QUERY, { accounts: accountsFor(keys, [HUB]), timeoutMs: 2_000 });
+    const reply = await fetchResourceHistory(bus, QUERY, {
+      accounts: accountsFor(keys, [HUB]),
+      timeoutMs: 2_000,
+      now: () => 1_780_000_000_000,
+    });
     expect(reply.items).toEqual(ITEMS);
     expect(reply.error).toBe('');
     expect(asked).toHaveLength(1);
@@ -60,7 +72,8 @@ describe('resource-history request/reply', () => {
       resource: 'postgreses',
     });
     expect(asked[0].requestId).toBe(reply.requestId);
-    expect(asked[0].deadlineMs).toBeGreaterThan(Date.now());
+    // The asker's deadline, by its clock: when it asked and the time it waits.
+    expect(asked[0].deadlineMs).toBe(1_780_000_002_000);
   });
 
   it("passes the cluster's own failure through in `error`", async () => {
@@ -93,31 +106,29 @@ describe('resource-history request/reply', () => {
   });
 
   it('answers 504 when the cluster is too slow; a cluster declines a request past its deadline', async () => {
-    let late: ReturnType<typeof setTimeout> | undefined;
-    stops.push(
-      await answerResourceHistory(
-        bus,
-        HUB,
-        keys,
-        () =>
-          new Promise((resolve) => {
-            late = setTimeout(() => resolve(ITEMS), 300);
-          }),
-      ),
-    );
-    const started = Date.now();
-    const err = await fetchResourceHistory(bus, QUERY, { accounts: accountsFor(keys, [HUB]), timeoutMs: 100 }).catch((e) => e);
+    // On fake time, a cluster that answers only once the asker has given up: the 504 comes when the asker's 100 ms
+    // have passed, not a millisecond before.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    let release!: () => void;
+    const asked = new Promise<void>((resolve) => (release = resolve));
+    stops.push(await answerResourceHistory(bus, HUB, keys, () => asked.then(() => ITEMS)));
+    let err: unknown;
+    const asking = fetchResourceHistory(bus, QUERY, { accounts: accountsFor(keys, [HUB]), timeoutMs: 100 }).catch((e) => (err = e));
+    await jest.advanceTimersByTimeAsync(99);
+    expect(err).toBeUndefined();
+    await jest.advanceTimersByTimeAsync(1);
     expect(err).toBeInstanceOf(DeadlineError);
-    expect(Date.now() - started).toBeLessThan(250);
-    await new Promise((r) => setTimeout(r, 300));
-    clearTimeout(late);
-    // A request already past its deadline (by the cluster's clock here) is declined without asking the handler.
+    await asking;
+    release();
+    jest.useRealTimers();
+    // A request already past its deadline (by the cluster's clock, a minute ahead of the asker's here) is declined
+    // without asking the handler.
     const handler = jest.fn(async () => ITEMS);
-    stops.push(await answerResourceHistory(bus, OTHER, keys, handler, { now: () => Date.now() + 60_000 }));
+    stops.push(await answerResourceHistory(bus, OTHER, keys, handler, { now: () => 1_780_000_060_000 }));
     const expired = await fetchResourceHistory(
       bus,
       { ...QUERY, clusterUID: OTHER },
-      { accounts: accountsFor(keys, [OTHER]), timeoutMs: 100 },
+      { accounts: accountsFor(keys, [OTHER]), timeoutMs: 10_000, now: () => 1_780_000_000_000 },
     ).catch((e) => e);
     expect(expired).toBeInstanceOf(UnavailableError);
     expect(expired.message).toBe(`cluster ${OTHER} declined the resource-history request`);
