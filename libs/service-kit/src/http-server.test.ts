@@ -1,5 +1,6 @@
 import * as net from 'node:net';
 import { gatewayV1 } from '@platform/proto';
+import { eventually } from '@platform/testing';
 import { loadConfig, serviceEnv } from './config';
 import { bindService } from './service-binding';
 import { createLogger } from './logger';
@@ -69,9 +70,11 @@ describe('the HTTP server of an app', () => {
     app = await start({ HTTP_MAX_CONNECTIONS: '2' });
     const port = app.httpPort!;
     const held = [connect(port), connect(port)];
-    await Promise.all(held.map(({ socket }) => new Promise((r) => socket.once('connect', r))));
-    // Give the server the moment it needs to count both.
-    await new Promise((r) => setTimeout(r, 100));
+    // Each held connection answered once: the server has taken both (and keeps them open).
+    for (const { socket, received } of held) {
+      socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+      await eventually(async () => /^HTTP\/1\.1 200 .*\r\n\r\n0$/s.test(received()), 10_000, 5);
+    }
     const third = connect(port);
     third.socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
     await third.closed;
@@ -79,9 +82,8 @@ describe('the HTTP server of an app', () => {
     // Once one is let go, a new connection is served again.
     held[0].socket.destroy();
     await held[0].closed;
-    await new Promise((r) => setTimeout(r, 100));
-    const res = await fetch(`http://127.0.0.1:${port}/`);
-    expect(res.status).toBe(200);
+    // The server lets go of it when it hears the close, a moment later: until then a new connection is still refused.
+    await eventually(async () => (await fetch(`http://127.0.0.1:${port}/`)).status === 200, 10_000, 5);
     held[1].socket.destroy();
   }, 20_000);
 });
