@@ -2,7 +2,9 @@ import { eventually } from '@platform/testing';
 import { basic, bootTestPlatform, type Reply, type TestPlatform } from './harness';
 
 // A forgotten password, end to end through the API as the console drives it (docs/authentication.md, "Forgotten
-// passwords"): the mail is kept by contracts-licensing without SMTP_URL and read back from the site admins' list.
+// passwords"): the mail is kept by contracts-licensing without SMTP_URL and read back from the site admins' list. The
+// last case follows the other mailed link the same way: a sign-up's, verifying its address ("Verified e-mail
+// addresses"); sign-up's rules row by row: apps/orgs-teams/test/signup.int.test.ts, apps/gateway/test/signup.test.ts.
 
 describe('forgotten password: a reset link by mail', () => {
   let harness: TestPlatform;
@@ -91,5 +93,36 @@ describe('forgotten password: a reset link by mail', () => {
       expect(refused.body.message).toMatch(/^too many password-reset requests for this account; try again in \d+ s$/);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     }
+  }, 60_000);
+
+  it('verifies a sign-up by its mailed link: until it is followed the password does not sign in where domains are listed', async () => {
+    expect((await harness.api('root', 'POST', '/disable-registration?org=platform-admin', { disableRegistration: false })).status).toBe(
+      200,
+    );
+    expect((await harness.api('root', 'POST', '/allowed-domains?org=platform-admin', { name: 'corp.example' })).status).toBe(200);
+    const made = await harness.api(undefined, 'POST', '/user/signup', {
+      username: 'omar',
+      email: 'omar@CORP.example',
+      password: 'signup-password',
+    });
+    expect(made).toMatchObject({ status: 201, body: { user: { login: 'omar', email_verified: false }, session: null } });
+    const refused = await session('omar', 'signup-password');
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/^your e-mail address omar@CORP\.example is not verified yet/);
+
+    // The link is on the configured public URL; the page it opens verifies the address once.
+    await eventually(async () => (await mailsTo('omar@CORP.example')).length >= 1, 15_000);
+    const mail = (await mailsTo('omar@CORP.example'))[0];
+    expect(mail.subject).toBe('Verify your e-mail address');
+    const link = /https:\/\/platform\.example\/api\/v1(\S+)/.exec(mail.text)![1];
+    const followed = await harness.send(undefined, 'GET', link);
+    expect(followed.status).toBe(200);
+    expect(followed.body).toContain('omar@CORP.example is verified');
+    expect((await harness.send(undefined, 'GET', link)).status).toBe(400);
+
+    expect((await session('omar', 'signup-password')).status).toBe(201);
+    expect((await harness.api('root', 'GET', '/admin/users?q=omar')).body).toEqual([
+      expect.objectContaining({ login: 'omar', email_verified: true }),
+    ]);
   }, 60_000);
 });
