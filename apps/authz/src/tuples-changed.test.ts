@@ -65,6 +65,8 @@ async function announcers(binding: ServiceBinding<any>, heard: { n: number }): P
 }
 
 describe("authz's writes, announced by method", () => {
+  afterEach(() => jest.useRealTimers());
+
   it('announces WriteTuples and the roles writes that change a role, a refused change too, naming what they touched; no read', async () => {
     const { bus, heard } = await counted();
     const announce = tuplesChangedNotice(bus, log, stored([{ user: 'organization:7', relation: 'organization', object: 'team:12' }]));
@@ -99,10 +101,16 @@ describe("authz's writes, announced by method", () => {
     expect(over).toBe(false);
     taken!();
     await announced;
-    // NATS slow to take it: answered after the wait all the same.
-    const started = Date.now();
-    await afterWriting([aTuple], tuplesChangedNotice(bus, log, tuples, 50));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    // NATS slow to take it: answered after the wait all the same (on fake time: when the 50 ms have passed, not before).
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    let late = false;
+    const waited = afterWriting([aTuple], tuplesChangedNotice(bus, log, tuples, 50)).then(() => (late = true));
+    await jest.advanceTimersByTimeAsync(49);
+    expect(late).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(late).toBe(true);
+    await waited;
+    jest.useRealTimers();
   });
 
   it('does not hold a write up while the bus is disconnected: the notice goes once it is back', async () => {

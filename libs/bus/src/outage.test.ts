@@ -27,6 +27,8 @@ function pendingSend() {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('Outage: how long a writer waits for its notice', () => {
+  afterEach(() => jest.useRealTimers());
+
   it('resolves once the notice is acknowledged', async () => {
     const { log, lines } = capture();
     const outage = new Outage(log, 50);
@@ -44,11 +46,17 @@ describe('Outage: how long a writer waits for its notice', () => {
     const { log, lines } = capture();
     const outage = new Outage(log, 50);
     const stuck = [pendingSend(), pendingSend(), pendingSend()];
-    const began = Date.now();
-    // Three writers at once, none acknowledged: each is answered after the bound, not after the stream's retries.
-    await Promise.all(stuck.map((p) => outage.notice(p.send)));
-    expect(Date.now() - began).toBeGreaterThanOrEqual(45);
-    expect(Date.now() - began).toBeLessThan(1_000);
+    // Three writers at once, none acknowledged: each is answered after the bound (on fake time: exactly then), not
+    // after the stream's retries.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    let answered = 0;
+    const writers = Promise.all(stuck.map((p) => outage.notice(p.send).then(() => answered++)));
+    await jest.advanceTimersByTimeAsync(49);
+    expect(answered).toBe(0);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(answered).toBe(3);
+    await writers;
+    jest.useRealTimers();
     expect(lines.map((l) => l.line)).toEqual([
       'warn notices not acknowledged in time by the notice stream; writers are answered without waiting, the notices follow',
     ]);
@@ -71,9 +79,14 @@ describe('Outage: how long a writer waits for its notice', () => {
     const { log, lines } = capture();
     const outage = new Outage(log, 60_000);
     outage.begin('127.0.0.1:4222');
-    const began = Date.now();
-    await outage.notice(pendingSend().send);
-    expect(Date.now() - began).toBeLessThan(100);
+    // At once: with no time passing (fake timers), not after the minute's bound.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    let answered = false;
+    const writer = outage.notice(pendingSend().send).then(() => (answered = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(answered).toBe(true);
+    await writer;
+    jest.useRealTimers();
     outage.end('127.0.0.1:4222');
     expect(lines.map((l) => l.line)).toEqual(['warn NATS connection lost; reconnecting', 'info NATS connection restored']);
     expect(lines[1].obj).toEqual({ server: '127.0.0.1:4222', disconnectedMs: expect.any(Number), deferredNotices: 1 });
