@@ -1,8 +1,11 @@
+import { orgClaimsV1 } from '@platform/proto';
+import { createClient } from '@platform/service-kit';
 import { basic, bootTestPlatform, type TestPlatform } from './harness';
 
 // Caching whom a token belongs to must not trade correctness away. A token deleted through the API,
 // a member removed from an organization and a role taken from a team are refused on the very next request,
-// also when the gateway has just answered that token (and so has it cached).
+// also when the gateway has just answered that token (and so has it cached); so are a deleted organization's machine
+// credentials, and a claimed organization's previous owner.
 
 describe('what is revoked is refused on the next request (gateway token cache)', () => {
   let t: TestPlatform;
@@ -171,5 +174,31 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect((await t.api('alice', 'DELETE', `/authz/roles/${id}?org=acme`)).status).toBe(204);
     expect((await role()).status).toBe(404);
     expect((await t.api('alice', 'GET', `/authz/roles/${id}/principals?org=acme`)).status).toBe(404);
+  });
+
+  it("refuses a deleted organization's sync token, and gives a claimed organization to its claimer, on the next request", async () => {
+    // The sync token signs in as the organization's system admin, an account orgs-teams removes with the organization.
+    const made = await t.api('alice', 'POST', '/orgs', { username: 'doomed', managerManagementClusterEndPoint: 'https://hub.example.com' });
+    expect(made.status).toBe(201);
+    expect((await t.api('alice', 'POST', '/orgs/doomed/manager/sync-token', {})).status).toBe(200);
+    const secret = (await t.api('alice', 'GET', '/orgs/doomed/manager/sync-token')).body.secretAccessKey as string;
+    const asSystemAdmin = () => t.api(undefined, 'GET', '/user', undefined, { authorization: `token ${secret}` });
+    expect((await asSystemAdmin()).status).toBe(200);
+    expect((await asSystemAdmin()).status).toBe(200);
+    expect((await t.api('alice', 'DELETE', '/orgs/doomed')).status).toBe(204);
+    expect((await asSystemAdmin()).status).toBe(401);
+
+    // A claim moves the ownership tuples in authz: the gateway's answers about both owners change at once.
+    expect((await t.api('root', 'POST', '/orgs', { username: 'standalone' })).status).toBe(201);
+    const standalone = (await t.api('root', 'GET', '/orgs/standalone')).body;
+    const claims = createClient(orgClaimsV1.OrgClaimsServiceService, t.grpcAddress('orgs-teams'), { name: 'orgs-teams' });
+    const { claimId } = await claims.createClaim({ orgId: standalone.id, backoffSeconds: 0, ifAbsent: false });
+    claims.close();
+    expect((await t.api('bob', 'GET', '/orgs/standalone/is-owner')).status).toBe(403);
+    expect((await t.api('root', 'GET', '/orgs/standalone/is-owner')).status).toBe(200);
+    expect((await t.api('bob', 'PATCH', `/orgs/claim/${claimId}`)).body).toMatchObject({ id: standalone.id, username: 'standalone' });
+    expect((await t.api('bob', 'GET', '/orgs/standalone/is-owner')).status).toBe(200);
+    expect((await t.api('bob', 'PATCH', '/orgs/standalone', { description: 'mine now' })).status).toBe(200);
+    expect((await t.api('root', 'GET', '/orgs/standalone/is-owner')).status).toBe(403);
   });
 });
