@@ -63,11 +63,10 @@ export function marketplaceListenerService(
     getVersion: async () => versionOf('marketplace-listener'),
     createInstaller: async (req) => installerOf(await listener.createInstaller(req.marketplace, req.optionsJson, req.actor)),
     listInstallers: async (req) => {
-      if (req.limit < 0 || req.limit > 1000) throw new InputError('limit must be between 1 and 1000');
       const rows = await listener.installers.list({
         marketplace: req.marketplace || undefined,
         unboundOnly: req.unboundOnly,
-        limit: req.limit || 100,
+        limit: req.limit,
       });
       return { installers: rows.map(installerOf) };
     },

@@ -16,3 +16,4 @@ export {
   type OutboxOptions,
   type RunOptions,
 } from './outbox';
+export { pageOf, pageOfList, pageOfQuery, type Page, type PageLimits, type PageRequest, type Paged, type WholeListLimits } from './paging';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { LeaseQueue, type Database, type EffectHandler, type Outbox } from '@platform/db';
+import { LeaseQueue, pageOf, type Database, type EffectHandler, type Outbox, type PageLimits } from '@platform/db';
 import type { notificationsV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import type { ContractRow, ContractsStore } from '../contracts/contracts-store';
@@ -20,6 +20,11 @@ const RECIPIENTS: Record<EventKind, string[]> = {
 const SEND = 'notice.send';
 const SECONDS = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
 const MAX_BACKOFF_MS = 3_600_000;
+/**
+ * The delivery log and the mail list answer the newest N, the first page of a list newest first: 50 unless asked, at
+ * most 200, a limit outside moved to the nearer end. Clamped here once; the webhook list is handed the clamped N.
+ */
+const NEWEST: PageLimits = { defaultLimit: 50, maxLimit: 200 };
 /**
  * Mails taken for one round of attempts, all attempted at once (each on its own connection, few enough for any mail
  * server's limit per client), and how long they belong to it: an attempt takes at most SMTP_TIMEOUT_MS (up to 120 s),
@@ -400,7 +405,7 @@ export class Notices {
    * mails, one line per endpoint or recipient (no mail's body).
    */
   async deliveries(ownerId: number, limit: number): Promise<notificationsV1.WebhookDelivery[]> {
-    const n = Math.min(Math.max(limit || 50, 1), 200);
+    const { limit: n } = pageOf({ limit }, NEWEST);
     const q = this.db
       .table('notice_mails as m')
       .join('notices as n', 'n.id', 'm.notice_id')
@@ -432,13 +437,14 @@ export class Notices {
 
   /** The mails notices sent or kept, newest first (owner 0: all); those not sent yet, or given up, are in the delivery log. */
   async mails(ownerId: number, limit: number): Promise<notificationsV1.NoticeMail[]> {
+    const { limit: n } = pageOf({ limit }, NEWEST);
     const q = this.db
       .table('notice_mails as m')
       .leftJoin('notices as n', 'n.id', 'm.notice_id')
       .whereIn('m.status', ['sent', 'kept'])
       .select('m.*', 'n.contract_id')
       .orderBy('m.id', 'desc')
-      .limit(Math.min(Math.max(limit || 50, 1), 200));
+      .limit(n);
     if (ownerId) q.where('m.owner_id', ownerId);
     return (await q).map((r: any) => ({
       id: Number(r.id),

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import { pageOf, type Database, type PageLimits } from '@platform/db';
 import type { StoredBinding } from './archive';
 
 /** A row of marketplace.installers. */
@@ -13,6 +13,9 @@ export interface InstallerRow {
   bound_at: Date | null;
   binding: StoredBinding | null;
 }
+
+/** The newest 100 installers unless asked, at most 1000; a limit outside is refused, as it always was. */
+const NEWEST: PageLimits = { defaultLimit: 100, maxLimit: 1000, outside: 'refuse' };
 
 /** Installers and their one binding. Every method takes an optional transaction. */
 export class InstallersStore {
@@ -34,8 +37,10 @@ export class InstallersStore {
     return this.db.table('installers', trx).where({ id }).first();
   }
 
+  /** The newest installers, the first page of the list newest first; `limit` 0 for the default. */
   async list(filter: { marketplace?: string; unboundOnly: boolean; limit: number }): Promise<InstallerRow[]> {
-    const q = this.db.table('installers').orderBy('created_at', 'desc').orderBy('id').limit(filter.limit);
+    const { limit } = pageOf(filter, NEWEST);
+    const q = this.db.table('installers').orderBy('created_at', 'desc').orderBy('id').limit(limit);
     if (filter.marketplace) q.where({ marketplace: filter.marketplace });
     if (filter.unboundOnly) q.whereNull('subscription_id');
     return q;

@@ -1,9 +1,19 @@
 import type { Knex } from 'knex';
-import { ConflictError, InputError, NotAllowedError, NotFoundError, ValidationError, type FieldViolation } from '@platform/errors';
-import { isUniqueViolation, type Database, type EffectHandler, type Outbox, type StageEffect } from '@platform/db';
+import { ConflictError, NotAllowedError, NotFoundError, ValidationError, type FieldViolation } from '@platform/errors';
+import {
+  isUniqueViolation,
+  pageOf,
+  pageOfQuery,
+  type Database,
+  type EffectHandler,
+  type Outbox,
+  type PageLimits,
+  type StageEffect,
+} from '@platform/db';
 import type { orgsTeamsV1 } from '@platform/proto';
 import { TEXT_LIMITS, type CallContext } from '@platform/service-kit';
 import { changed } from '../changes';
+import { containing } from '../like';
 import { reconcileTuples, stageTuples } from '../orgs/effects';
 import type { OrgAuthz } from '../orgs/org-authz';
 import { OWNER_PERMISSION } from '../orgs/rows';
@@ -20,8 +30,8 @@ const DIFF_VIEW_STYLES = ['unified', 'split'];
 const MAX_THEME = 64;
 const MAX_LANGUAGE = 16;
 const MAX_LOGIN_NAME = 255;
-/** Most users one search answers. */
-const MAX_SEARCH_PAGE = 1000;
+/** 30 users a search answers unless asked, at most 1000; a limit outside is refused, as it always was. */
+const SEARCH_PAGES: PageLimits = { defaultLimit: 30, maxLimit: 1000, outside: 'refuse' };
 
 /** The outbox effect bringing users' site-admin tuples in line with their rows. */
 export const USER_SITE_ADMIN_TUPLES = 'authz.user-site-admin';
@@ -65,9 +75,6 @@ function assertValid(violations: FieldViolation[]): void {
   if (violations.length) throw new ValidationError(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
 }
 
-/** `%` and `_` are meant literally in a search. */
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * Site admins' administration of users (Gitea's /admin/users) and a user's own account settings and password
  * (docs/authentication.md). Changes that reach authz (the site-admin tuple, the memberships of a deleted user) go
@@ -93,9 +100,7 @@ export class UserAdmin implements UserAdministration {
   }
 
   async search(req: orgsTeamsV1.SearchUsersRequest): Promise<orgsTeamsV1.SearchUsersResponse> {
-    const limit = req.limit || 30;
-    if (limit < 1 || limit > MAX_SEARCH_PAGE) throw new InputError(`limit must be between 1 and ${MAX_SEARCH_PAGE}`);
-    const page = Math.max(1, req.page || 1);
+    const page = pageOf(req, SEARCH_PAGES);
     const q = this.users();
     if (req.uid) q.andWhere({ id: req.uid });
     if (req.loginName) {
@@ -103,20 +108,15 @@ export class UserAdmin implements UserAdministration {
       q.andWhereRaw(`lower(case when login_name = '' then login else login_name end) = ?`, [req.loginName.toLowerCase()]);
     }
     if (req.q) {
-      const like = `%${escapeLike(req.q.toLowerCase())}%`;
+      const like = containing(req.q.toLowerCase());
       q.andWhere((w) => {
         w.where('lower_login', 'like', like).orWhereRaw('lower(full_name) like ?', [like]);
         if (req.matchEmail) w.orWhere('lower_email', 'like', like);
       });
     }
-    const [{ count }] = await q.clone().count<{ count: string }[]>('id as count');
-    const rows = await q
-      .orderBy('id')
-      .offset((page - 1) * limit)
-      .limit(limit)
-      .select(...USER_COLUMNS);
+    const { rows, total } = await pageOfQuery<AccountRow>(q, page, (r) => r.orderBy('id').select(...USER_COLUMNS));
     const users: orgsTeamsV1.User[] = rows.map(toUser);
-    return { users: req.withLockout ? users.map((u) => this.withLockout(u)) : users, total: Number(count) };
+    return { users: req.withLockout ? users.map((u) => this.withLockout(u)) : users, total };
   }
 
   /** 422 when no other active site admin who may sign in would remain besides `uid`. */

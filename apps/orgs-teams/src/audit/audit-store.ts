@@ -1,11 +1,12 @@
 import { InputError } from '@platform/errors';
-import type { Database } from '@platform/db';
+import { pageOf, pageOfQuery, type Database, type PageLimits } from '@platform/db';
 import { isUuidAnyCase, type orgsTeamsAuditV1 } from '@platform/proto';
 
 type AuditEvent = orgsTeamsAuditV1.AuditEvent;
 type Filters = orgsTeamsAuditV1.ListAuditEventsRequest;
 
-const MAX_PAGE = 100;
+/** 30 events a page unless asked, at most 100; a limit outside is moved to the nearer end. */
+const PAGES: PageLimits = { defaultLimit: 30, maxLimit: 100 };
 
 interface AuditRow {
   id: string;
@@ -66,8 +67,6 @@ export class AuditStore {
 
   /** One page of the events matching `f`, newest first, and how many match in all. */
   async list(f: Filters): Promise<{ events: AuditEvent[]; total: number }> {
-    const limit = Math.min(Math.max(f.limit || 30, 1), MAX_PAGE);
-    const page = Math.max(f.page || 1, 1);
     const matching = this.db.table('audit_events').where((q) => {
       if (f.actor) q.where('actor_login', f.actor);
       if (f.action) q.where('action', f.action);
@@ -76,17 +75,14 @@ export class AuditStore {
       if (f.sinceUnixMs) q.where('at', '>=', new Date(f.sinceUnixMs));
       if (f.untilUnixMs) q.where('at', '<', new Date(f.untilUnixMs));
     });
-    // One statement: the page and the count of all matches (a window over the filtered rows).
-    const rows: (AuditRow & { total: string | number })[] = await matching
-      .clone()
-      .select('*', this.db.knex.raw('count(*) over () as total'))
-      .orderBy([
-        { column: 'at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit)
-      .offset((page - 1) * limit);
-    const total = rows.length > 0 ? Number(rows[0].total) : page === 1 ? 0 : Number((await matching.clone().count({ n: '*' }))[0].n);
+    const { rows, total } = await pageOfQuery<AuditRow>(matching, pageOf(f, PAGES), (q) =>
+      q
+        .orderBy([
+          { column: 'at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .select('*'),
+    );
     return { events: rows.map(toEvent), total };
   }
 }

@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import { pageOf, pageOfQuery, type Database, type PageRequest, type Paged, type WholeListLimits } from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
-import { pageOfQuery, type Page, type Paged } from './paging';
 import type { TeamRow } from './rows';
+
+/** Member lists are whole unless a page is asked for, with no maximum: services read every member, the gateway pages. */
+const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
 
 /** A user account as memberships need it. */
 export interface AccountRef {
@@ -110,10 +112,10 @@ export class MembersStore {
   }
 
   /** One page of the organization's members (only the public ones when asked), by login. */
-  async orgMembers(orgId: number, publicOnly: boolean, page?: Page): Promise<Paged<AccountRow>> {
+  async orgMembers(orgId: number, publicOnly: boolean, page?: PageRequest): Promise<Paged<AccountRow>> {
     const base = this.db.table('org_users as m').join('accounts as a', 'a.id', 'm.uid').where('m.org_id', orgId);
     if (publicOnly) base.andWhere('m.is_public', true);
-    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select('a.*'));
+    return pageOfQuery(base, pageOf(page, PAGES), (q) => q.orderBy('a.lower_login').select('a.*'));
   }
 
   /** The membership of the user with this login, or undefined when they are not a member. */
@@ -171,9 +173,9 @@ export class MembersStore {
   }
 
   /** One page of the team's members, by login. */
-  async teamMembers(teamId: number, page?: Page): Promise<Paged<AccountRow>> {
+  async teamMembers(teamId: number, page?: PageRequest): Promise<Paged<AccountRow>> {
     const base = this.db.table('team_users as m').join('accounts as a', 'a.id', 'm.uid').where('m.team_id', teamId);
-    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select('a.*'));
+    return pageOfQuery(base, pageOf(page, PAGES), (q) => q.orderBy('a.lower_login').select('a.*'));
   }
 
   /** The permissions of the teams of the organization the user is in. */

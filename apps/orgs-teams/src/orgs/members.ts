@@ -7,7 +7,6 @@ import { stageClusterConnection } from './cluster-connections';
 import { stageTuples } from './effects';
 import { MembersStore, type AccountRef } from './members-store';
 import { OrganizationsStore } from './organizations-store';
-import { pageOf } from './paging';
 import { protectsSiteAdmins, type OrgsContext } from './orgs-context';
 import type { OrgRow } from './rows';
 import { TeamsStore } from './teams-store';
@@ -128,7 +127,7 @@ export class Members {
   async list(req: orgsTeamsOrgsV1.ListMembersRequest): Promise<orgsTeamsOrgsV1.ListMembersResponse> {
     await this.organizations.get(req.orgId);
     const all = !req.publicOnly && (await this.seesPrivate(req.orgId, req.viewerId));
-    const { rows, total } = await this.members.orgMembers(req.orgId, !all, pageOf(req.page));
+    const { rows, total } = await this.members.orgMembers(req.orgId, !all, req.page);
     return { members: rows.map(toUser), total };
   }
 

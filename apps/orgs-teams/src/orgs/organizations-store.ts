@@ -1,10 +1,9 @@
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import { pageOf, pageOfList, pageOfQuery, type Database, type PageRequest, type Paged, type WholeListLimits } from '@platform/db';
 import { NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgCache } from './org-cache';
-import { pageOfQuery, type Page, type Paged } from './paging';
 import type { OrgRow } from './rows';
 import type { TeamFields } from './teams-store';
 
@@ -13,6 +12,12 @@ export interface Viewer {
   id: number;
   siteAdmin: boolean;
 }
+
+/**
+ * Organization lists are whole unless a page is asked for, with no maximum: the platform's services read them whole,
+ * and the gateway asks for pages within its own maximum.
+ */
+const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
 
 /** The orgs-teams schema's name, for subqueries knex does not qualify itself. */
 const inSchema = (db: Database, table: string) => `${db.schema}.${table}`;
@@ -100,9 +105,9 @@ export class OrganizationsStore {
   }
 
   /** One page of the organizations the viewer may see, by name. */
-  async listVisible(viewer: Viewer, page: Page | undefined): Promise<Paged<OrgRow>> {
+  async listVisible(viewer: Viewer, page: PageRequest | undefined): Promise<Paged<OrgRow>> {
     const base = this.visibleTo(this.db.table('accounts as a').where('a.type', ACCOUNT_TYPE.organization), viewer);
-    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select(ORG_COLUMNS.map((c) => `a.${c}`)));
+    return pageOfQuery(base, pageOf(page, PAGES), (q) => q.orderBy('a.lower_login').select(ORG_COLUMNS.map((c) => `a.${c}`)));
   }
 
   /**
@@ -110,7 +115,7 @@ export class OrganizationsStore {
    * else sees those the viewer may see where the membership is public or the viewer is a member too, as the
    * member lists show memberships.
    */
-  async listOfUser(uid: number, viewer: Viewer, all: boolean, page: Page | undefined): Promise<Paged<OrgRow>> {
+  async listOfUser(uid: number, viewer: Viewer, all: boolean, page: PageRequest | undefined): Promise<Paged<OrgRow>> {
     let base = this.db
       .table('accounts as a')
       .join('org_users as m', 'm.org_id', 'a.id')
@@ -125,7 +130,14 @@ export class OrganizationsStore {
         ),
       );
     }
-    return pageOfQuery(base, page, (q) => q.orderBy('a.lower_login').select(ORG_COLUMNS.map((c) => `a.${c}`)));
+    return pageOfQuery(base, pageOf(page, PAGES), (q) => q.orderBy('a.lower_login').select(ORG_COLUMNS.map((c) => `a.${c}`)));
+  }
+
+  /** A service account's own organization (none for a site-wide one) as a list, paged as the others. */
+  async listOwn(orgId: number | null, page: PageRequest | undefined): Promise<Paged<OrgRow>> {
+    // One organization at most: read as any other, through the cache, rather than by a list query.
+    const orgs = orgId === null ? [] : [await this.get(orgId)];
+    return pageOfList(orgs, pageOf(page, PAGES));
   }
 
   /** Whether any account, user or organization, has this name (case-insensitive). */

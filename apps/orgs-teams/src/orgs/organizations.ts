@@ -8,7 +8,6 @@ import { ACCOUNT_TYPE } from '../identity/identity';
 import { MembersStore, notAUser } from './members-store';
 import type { OrgAuthz } from './org-authz';
 import { OrganizationsStore, type OrgFields } from './organizations-store';
-import { pageOf } from './paging';
 import type { OrgsContext } from './orgs-context';
 import { OWNER_PERMISSION, OWNER_TEAM_NAME, toOrganization, type OrgRow } from './rows';
 import { TeamsStore } from './teams-store';
@@ -150,7 +149,7 @@ export class Organizations {
   /** One page of the organizations the viewer (0: anonymous) may see, by name. */
   async list(req: orgsTeamsOrgsV1.ListOrgsRequest): Promise<orgsTeamsOrgsV1.ListOrgsResponse> {
     const viewer = { id: req.viewerId, siteAdmin: await this.members.isSiteAdmin(req.viewerId) };
-    const { rows, total } = await this.organizations.listVisible(viewer, pageOf(req.page));
+    const { rows, total } = await this.organizations.listVisible(viewer, req.page);
     return { orgs: rows.map(toOrganization), total };
   }
 
@@ -162,14 +161,12 @@ export class Organizations {
       // site-wide one. Asked about by anyone else, it is not a user.
       if (user.id !== req.viewerId) throw notAUser(user);
       const own = user.service_account_org_id;
-      const orgs = own === null ? [] : [await this.organizations.get(Number(own))];
-      const page = pageOf(req.page);
-      const shown = page ? orgs.slice(page.offset, page.offset + page.limit) : orgs;
-      return { orgs: shown.map(toOrganization), total: orgs.length };
+      const { rows, total } = await this.organizations.listOwn(own === null ? null : Number(own), req.page);
+      return { orgs: rows.map(toOrganization), total };
     }
     const viewer = { id: req.viewerId, siteAdmin: await this.members.isSiteAdmin(req.viewerId) };
     const all = viewer.siteAdmin || (viewer.id > 0 && viewer.id === user.id);
-    const { rows, total } = await this.organizations.listOfUser(user.id, viewer, all, pageOf(req.page));
+    const { rows, total } = await this.organizations.listOfUser(user.id, viewer, all, req.page);
     return { orgs: rows.map(toOrganization), total };
   }
 

@@ -7,7 +7,6 @@ import { stageTuples } from './effects';
 import { Memberships } from './members';
 import { MembersStore } from './members-store';
 import { OrganizationsStore } from './organizations-store';
-import { pageOf } from './paging';
 import { OWNER_PERMISSION } from './rows';
 import type { OrgsContext } from './orgs-context';
 import type { Teams } from './teams';
@@ -31,7 +30,7 @@ export class TeamMembers {
   /** One page of a team's members, by login. */
   async list(req: orgsTeamsOrgsV1.ListTeamMembersRequest): Promise<orgsTeamsOrgsV1.ListTeamMembersResponse> {
     await this.teams.row(req.teamId);
-    const { rows, total } = await this.members.teamMembers(req.teamId, pageOf(req.page));
+    const { rows, total } = await this.members.teamMembers(req.teamId, req.page);
     return { members: rows.map(toUser), total };
   }
 

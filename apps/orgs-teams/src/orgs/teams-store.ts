@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
-import type { Database } from '@platform/db';
+import { pageOf, pageOfQuery, type Database, type PageRequest, type Paged, type WholeListLimits } from '@platform/db';
 import { changed } from '../changes';
-import { containing, pageOfQuery, type Page, type Paged } from './paging';
+import { containing } from '../like';
 import { OWNER_PERMISSION, type TeamRow } from './rows';
+
+/** Team lists are whole unless a page is asked for, with no maximum: services read every team, the gateway pages. */
+const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
 
 /** What a create or an edit writes of a team (the lower-cased name follows the name). */
 export type TeamFields = Pick<TeamRow, 'name' | 'description' | 'permission' | 'type' | 'units'>;
@@ -36,7 +39,7 @@ export class TeamsStore {
    * One page of the organization's teams, owner team first, then by name; with `q`, those whose name (or with
    * `includeDesc` description) contains it, regardless of case.
    */
-  async pageOfOrg(orgId: number, page: Page | undefined, search?: { q: string; includeDesc: boolean }): Promise<Paged<TeamRow>> {
+  async pageOfOrg(orgId: number, page: PageRequest | undefined, search?: { q: string; includeDesc: boolean }): Promise<Paged<TeamRow>> {
     const base = this.db.table('teams').where({ org_id: orgId });
     if (search?.q) {
       const pattern = containing(search.q.toLowerCase());
@@ -45,15 +48,15 @@ export class TeamsStore {
         if (search.includeDesc) w.orWhereRaw('lower(description) like ?', [pattern]);
       });
     }
-    return pageOfQuery(base, page, (q) => q.orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]).select('*'));
+    return pageOfQuery(base, pageOf(page, PAGES), (q) => q.orderByRaw('(permission = ?) desc, lower_name', [OWNER_PERMISSION]).select('*'));
   }
 
   /** One page of the teams the user is in, across organizations, by name (then by id, the older first). */
-  async pageOfMember(uid: number, page: Page | undefined): Promise<Paged<TeamRow>> {
+  async pageOfMember(uid: number, page: PageRequest | undefined): Promise<Paged<TeamRow>> {
     const base = this.db
       .table('teams as t')
       .whereIn('t.id', (sub: Knex.QueryBuilder) => sub.select('team_id').from(`${this.db.schema}.team_users`).where({ uid }));
-    return pageOfQuery(base, page, (q) => q.orderBy([{ column: 't.lower_name' }, { column: 't.id' }]).select('t.*'));
+    return pageOfQuery(base, pageOf(page, PAGES), (q) => q.orderBy([{ column: 't.lower_name' }, { column: 't.id' }]).select('t.*'));
   }
 
   /** The id of the organization's owner team; `lock` holds its row until the transaction ends. */

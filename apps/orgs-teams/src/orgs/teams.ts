@@ -8,7 +8,6 @@ import { MembersStore } from './members-store';
 import type { OrgAuthz, RoleUntil, TeamRoles } from './org-authz';
 import { OrganizationsStore } from './organizations-store';
 import type { OrgsContext } from './orgs-context';
-import { pageOf } from './paging';
 import { OWNER_PERMISSION, toTeam, type OrgRow, type TeamRow } from './rows';
 import { TeamsStore, type TeamFields } from './teams-store';
 import { teamMember, teamOfOrg } from './tuples';
@@ -92,14 +91,14 @@ export class Teams {
    */
   async list(req: orgsTeamsOrgsV1.ListTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
-    const { rows, total } = await this.teams.pageOfOrg(org.id, pageOf(req.page));
+    const { rows, total } = await this.teams.pageOfOrg(org.id, req.page);
     return { teams: await this.present(rows, org, ctx), total };
   }
 
   /** One page of the organization's teams whose name (or description, with includeDesc) contains `q`. */
   async search(req: orgsTeamsOrgsV1.SearchTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const org = await this.organizations.get(req.orgId);
-    const { rows, total } = await this.teams.pageOfOrg(org.id, pageOf(req.page), { q: req.q, includeDesc: req.includeDesc });
+    const { rows, total } = await this.teams.pageOfOrg(org.id, req.page, { q: req.q, includeDesc: req.includeDesc });
     return { teams: await this.present(rows, org, ctx), total };
   }
 
@@ -110,7 +109,7 @@ export class Teams {
   async listOfUser(req: orgsTeamsOrgsV1.ListUserTeamsRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.ListTeamsResponse> {
     const person = await this.members.person({ id: req.userId });
     if (person.type === ACCOUNT_TYPE.serviceAccount) return { teams: [], total: 0 };
-    const { rows, total } = await this.teams.pageOfMember(person.id, pageOf(req.page));
+    const { rows, total } = await this.teams.pageOfMember(person.id, req.page);
     const orgs = new Map<number, OrgRow>();
     for (const orgId of new Set(rows.map((r) => r.org_id))) orgs.set(orgId, await this.organizations.get(orgId));
     const roles = await this.authz.listTeamRoles(

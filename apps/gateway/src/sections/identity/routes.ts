@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { pageOf as rowsOf, pageOfList } from '@platform/db';
 import { NotFoundError, quote } from '@platform/errors';
 import { TEXT_LIMITS as L, TOKEN_ACCESS_SCOPES } from '@platform/service-kit';
 import { presentedToken } from '../../authentication';
 import { giteaTime, takenNameIs422 } from '../../gitea';
-import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
 import { sectionRoutes, type Requirement, type User } from '../../route';
 import { AccessTokenJson, UserJson, userJsonFor } from './presenters';
@@ -124,9 +125,10 @@ export const identityRoutes = [
     async handle({ query }, ctx) {
       const { tokens } = await ctx.kept.orgsTeams.identity.listTokens({ userId: ctx.caller.id });
       const page = pageOf(query);
-      const shown = tokens.slice((page.page - 1) * page.limit, page.page * page.limit);
+      // The kept list holds a user's tokens whole, as orgs-teams answers them, so the page is taken from it here.
+      const { rows: shown, total } = pageOfList(tokens, rowsOf(page, { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: MAX_PAGE_SIZE }));
       return {
-        headers: pageHeaders(ctx, page, tokens.length),
+        headers: pageHeaders(ctx, page, total),
         body: shown.map((t) => ({
           id: t.id,
           name: t.name,

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openDatabase, type Database } from '@platform/db';
+import { openDatabase, type Database } from './database';
 import { pageOfQuery } from './paging';
 
 describe('a page of a list', () => {
@@ -38,6 +38,12 @@ describe('a page of a list', () => {
 
   it('still counts every row for a page past the end', async () => {
     expect(await pageOfQuery(kept(), { limit: 2, offset: 10 }, byName)).toEqual({ rows: [], total: 4 });
+  });
+
+  it('answers an empty first page in one statement: no row at all', async () => {
+    statements = 0;
+    expect(await pageOfQuery(db.table('items').where({ name: 'none' }), { limit: 2, offset: 0 }, byName)).toEqual({ rows: [], total: 0 });
+    expect(statements).toBe(1);
   });
 
   it('answers the whole list, counted, when no page is asked for', async () => {
