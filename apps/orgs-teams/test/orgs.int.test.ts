@@ -27,6 +27,11 @@ describe('OrganizationsService', () => {
     }
   }
   const has = (user: string, relation: string, object: string) => authz.tuples.has(`${user} ${relation} ${object}`);
+  /**
+   * Waits until the outbox has applied every change of the tests before (those made while authz failed are the
+   * relay's, which retries them in the background), so counting authz's writes from here sees this test's only.
+   */
+  const settled = () => eventually(async () => Number((await app.running.ctx.db!.table('outbox').count({ n: '*' }))[0].n) === 0, 30_000);
   const memberLogins = async (teamId: number) => (await orgs.listTeamMembers({ teamId })).members.map((u) => u.login);
   const orgMembers = async (orgId: number) =>
     (await orgs.listMembers({ orgId, viewerId: users.root, publicOnly: false })).members.map((u) => u.login);
@@ -107,6 +112,7 @@ describe('OrganizationsService', () => {
     authz.roles.set(5, org.id);
     authz.roles.set(7, org.id);
     authz.roles.set(41, other.id);
+    await settled();
     const [writes, calls] = [authz.state.writes, authz.state.calls.length];
     await expect(newTeam(org.id, 'mixed', [5, 41, 42])).rejects.toMatchObject({
       kind: 'input',
@@ -129,6 +135,7 @@ describe('OrganizationsService', () => {
     const org = await orgs.getOrg({ name: 'acme', viewerId: 0 });
     const many = Array.from({ length: MAX_ROLES_PER_TEAM + 1 }, (_, i) => 200 + i);
     for (const id of many) authz.roles.set(id, org.id);
+    await settled();
     const [writes, calls] = [authz.state.writes, authz.state.calls.length];
     await expect(newTeam(org.id, 'crowded', many)).rejects.toMatchObject({
       kind: 'input',
@@ -148,6 +155,7 @@ describe('OrganizationsService', () => {
     authz.roles.set(5, org.id);
     authz.roles.set(7, org.id);
     const end = new Date(Date.now() + 3_600_000).toISOString();
+    await settled();
     const [writes, calls] = [authz.state.writes, authz.state.calls.length];
     await expect(newTeam(org.id, 'late', [5], { 5: '2001-01-01T00:00:00Z' })).rejects.toMatchObject({
       kind: 'input',
