@@ -130,5 +130,10 @@ describe('RolesService.CheckGrant', () => {
     expect(await status(roles.checkGrant({ userId: 21, orgId: 1, permissions: [], roleIds: [], teamIds: [0] }))).toBe(400);
     const long = perm('org', 'x'.repeat(65));
     expect(await status(roles.checkGrant({ userId: 21, orgId: 1, permissions: [long], roleIds: [], teamIds: [] }))).toBe(400);
+    // A 100,000-character namespace (a custom role's body, checked before the role is made) is named with its limit.
+    const huge = await roles
+      .checkGrant({ userId: 21, orgId: 1, permissions: [perm('o'.repeat(100_000), 'edit')], roleIds: [], teamIds: [] })
+      .catch((e) => e);
+    expect(huge).toMatchObject({ httpStatus: 400, message: 'permissions[].namespace: at most 64 characters' });
   });
 });
