@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { renderScreen, type Answer } from '../../../test/render';
 import { signedIn } from '../../../test/signed-in';
 import { acme, MEMBER_HOLDS, OWNER_HOLDS } from '../orgs/fixtures';
@@ -84,13 +84,18 @@ describe("an organization's contracts", () => {
     const quota = (metric: string, limit: number) => ({ ...CONTRACT, quota: { enabled: true, limit, metric, alertThresholds: [80] } });
     renderScreen(signedIn(<OrgContracts />), {
       ...listAt,
-      answers: { ...contractAnswers(MEMBER_HOLDS), 'GET /user/contracts': [200, [quota('cpu_core_month', 12), { ...quota('object-hours', 500), id: 4 }]] },
+      answers: {
+        ...contractAnswers(MEMBER_HOLDS),
+        'GET /user/contracts': [200, [quota('cpu_core_month', 12), { ...quota('object-hours', 500), id: 4 }]],
+      },
     });
     const table = await screen.findByRole('table', { name: 'Contracts of acme' });
-    expect(within(table).getAllByRole('row').slice(1).map((r) => within(r).getAllByRole('cell').at(-1)?.textContent)).toEqual([
-      '12 CPU core-months',
-      '500 Object-hours',
-    ]);
+    expect(
+      within(table)
+        .getAllByRole('row')
+        .slice(1)
+        .map((r) => within(r).getAllByRole('cell').at(-1)?.textContent),
+    ).toEqual(['12 CPU core-months', '500 Object-hours']);
   });
 
   it('says when there is no contract', async () => {
@@ -119,8 +124,9 @@ describe("an organization's contracts", () => {
   it('offers a plain member no binding', async () => {
     renderScreen(signedIn(<OrgContracts />), { ...listAt, answers: contractAnswers(MEMBER_HOLDS) });
     await screen.findByRole('table', { name: 'Contracts of acme' });
-    // The answer about the caller's relations arrives after the list: give it the time to.
-    await act(() => new Promise((r) => setTimeout(r, 50)));
+    // The answer about the caller's relations arrives after the list: the organization's Contracts tab, which needs
+    // it, is drawn once it is in.
+    await screen.findByRole('link', { name: 'Contracts' });
     expect(screen.queryByRole('form', { name: 'Bind a cluster to several contracts' })).toBeNull();
   });
 });
@@ -229,7 +235,8 @@ describe("a contract's page", () => {
     const api = renderScreen(signedIn(<OrgContracts />), { ...contractAt, answers: contractAnswers(MEMBER_HOLDS) });
     await screen.findByRole('table', { name: 'Clusters bound to contract 3' });
     await screen.findByRole('table', { name: 'Audit trail of contract 3' });
-    await act(() => new Promise((r) => setTimeout(r, 50)));
+    // Once the caller's relations are in (the Contracts tab needs them).
+    await screen.findByRole('link', { name: 'Contracts' });
     expect(screen.queryByRole('button', { name: /^Issue license/ })).toBeNull();
     expect(screen.queryByRole('button', { name: /^Unbind/ })).toBeNull();
     expect(screen.queryByRole('form', { name: 'Bind a cluster' })).toBeNull();
