@@ -545,6 +545,26 @@ describe('Notices', () => {
     ]) {
       await expect(create(url)).rejects.toThrow(/webhooks reach only global unicast/);
     }
+    // Each refusal says why, naming the field, as the API answers it (422).
+    for (const [url, why] of [
+      ['https://[::127.0.0.1]/hook', /IPv4-compatible/],
+      ['https://[::ffff:7f00:1]/hook', /loopback/],
+      ['https://[64:ff9b::127.0.0.1]/hook', /loopback/],
+      ['https://[64:ff9b:1::808:808]/hook', /NAT64/],
+      ['https://[2002:7f00:1::1]/hook', /6to4/],
+      ['https://[2001::1]/hook', /Teredo/],
+      ['https://198.18.0.1/hook', /reserved/],
+      ['https://192.0.0.8/hook', /reserved/],
+      ['https://2130706433/hook', /127\.0\.0\.1 is a loopback/],
+      ['https://0x7f.1/hook', /127\.0\.0\.1 is a loopback/],
+      ['https://localhost/hook', /localhost resolves to \S+, a loopback/],
+    ] as const) {
+      await expect(create(url)).rejects.toMatchObject({
+        kind: 'validation',
+        message: expect.stringMatching(why),
+        fieldViolations: [{ field: 'url', description: expect.stringMatching(why) }],
+      });
+    }
     for (const url of ['https://8.8.8.8/hook', 'https://[2606:4700::1111]/hook', 'https://[64:ff9b::808:808]/hook']) {
       const made = await create(url);
       expect(made.endpoint!.url).toBe(url);

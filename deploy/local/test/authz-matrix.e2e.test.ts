@@ -663,7 +663,7 @@ describe('authorization matrix of the route table', () => {
 
   beforeAll(async () => {
     // The spec's relations as written: no administrative organization, so POST /branding follows
-    // edit_branding_options:org in any organization (the default PLATFORM_ADMIN_ORG is covered in settings.e2e).
+    // edit_branding_options:org in any organization (the default PLATFORM_ADMIN_ORG: apps/gateway/test/site-settings.test.ts).
     t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', RUN_MODE: 'dev', PLATFORM_ADMIN_ORG: 'none', BILLING_ENABLED: 'true' });
     for (const who of ['owner', 'member', 'holder', 'outsider']) await t.signUp(who);
     // Any org will do for reading the catalog.
