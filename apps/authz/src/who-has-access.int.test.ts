@@ -84,6 +84,23 @@ describe('who has access', () => {
     }
   });
 
+  it('answers a contract authz keeps no owner of through the owner it is handed, for this answer only', async () => {
+    const { engine, dispose } = await organization();
+    try {
+      // contract:c3 has no tuple: contracts-licensing says whose it is, with every question.
+      const answer = await new WhoHasAccess(engine, engine.model).of('contract:c3', NOW, 'organization:1');
+      const holders = (relation: string) =>
+        Object.fromEntries(answer.find((p) => p.relation === relation)!.users.map((u) => [u.userId, u.paths.map((x) => x.kind)]));
+      // Every member of the organization sees it; its owners, directly or through the Owners team, issue its licenses.
+      expect(Object.keys(holders('view')).map(Number)).toEqual([1, 2, 3, 4, 6, 8]);
+      expect(holders('issue_license')).toEqual({ 1: ['site_admin'], 2: ['owner'], 3: ['owner'] });
+      await expect(new WhoHasAccess(engine, engine.model).of('contract:c3', NOW)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(new WhoHasAccess(engine, engine.model).of('organization:1', NOW, 'organization:2')).rejects.toBeInstanceOf(InputError);
+    } finally {
+      await dispose();
+    }
+  });
+
   it('refuses other kinds of object and an object nothing is known of', async () => {
     const { engine, dispose } = await organization();
     try {

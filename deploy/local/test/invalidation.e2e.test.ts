@@ -176,6 +176,38 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect((await t.api('alice', 'GET', `/authz/roles/${id}/principals?org=acme`)).status).toBe(404);
   });
 
+  it('shows a team’s and a role’s new names and a new holder in who has access on the next request (the gateway’s answers and names)', async () => {
+    await t.signUp('carol');
+    const acme = (await t.api('alice', 'GET', '/orgs/acme')).body.id as number;
+    const makers = (await t.api('alice', 'POST', '/orgs/acme/teams', { name: 'makers', type: 'general' })).body.id as number;
+    expect((await t.api('alice', 'PUT', `/teams/${makers}/members/bob`)).status).toBe(204);
+    const role = await t.api('alice', 'POST', '/authz/roles?org=acme', {
+      name: 'writers',
+      permissions: [{ namespace: 'org', action: 'edit' }],
+      teamIDs: [makers],
+    });
+    expect(role.status).toBe(201);
+    /** How each user holds edit:org through a custom role, as who has access shows it. */
+    const viaRole = async () => {
+      const res = await t.api('alice', 'GET', `/authz/objects/organization/${acme}/access?org=acme`);
+      expect(res.status).toBe(200);
+      const edit = res.body.permissions.find((p: { permission: string }) => p.permission === 'edit:org');
+      return Object.fromEntries(
+        edit.users.map((u: { login: string; paths: { kind: string }[] }) => [u.login, u.paths.find((x) => x.kind === 'role')]),
+      );
+    };
+    // Read twice: the second answer is the one the gateway kept.
+    expect((await viaRole()).bob).toMatchObject({ team_name: 'makers', role_name: 'writers' });
+    expect((await viaRole()).bob).toMatchObject({ team_name: 'makers', role_name: 'writers' });
+    expect((await t.api('alice', 'PATCH', `/teams/${makers}`, { name: 'builders' })).status).toBe(200);
+    expect((await viaRole()).bob).toMatchObject({ team_name: 'builders', role_name: 'writers' });
+    expect((await t.api('alice', 'PUT', `/authz/roles/${role.body.id}?org=acme`, { name: 'authors' })).status).toBe(200);
+    expect((await viaRole()).bob).toMatchObject({ team_name: 'builders', role_name: 'authors' });
+    expect('carol' in (await viaRole())).toBe(false);
+    expect((await t.api('alice', 'PUT', `/teams/${makers}/members/carol`)).status).toBe(204);
+    expect((await viaRole()).carol).toMatchObject({ kind: 'role', team_name: 'builders', role_name: 'authors' });
+  });
+
   it("refuses a deleted organization's sync token, and gives a claimed organization to its claimer, on the next request", async () => {
     // The sync token signs in as the organization's system admin, an account orgs-teams removes with the organization.
     const made = await t.api('alice', 'POST', '/orgs', { username: 'doomed', managerManagementClusterEndPoint: 'https://hub.example.com' });
