@@ -1,8 +1,11 @@
-import { bootTestPlatform, type TestPlatform } from './harness';
+import { basic, bootTestPlatform, type TestPlatform } from './harness';
 
-// Listing organizations and teams as Gitea's clients do: GET /orgs, /user/orgs, /users/{username}/orgs, team
-// search, a user's permissions in an organization, and the paging (`page`, `limit`, X-Total-Count, Link) of the
-// organization, member and team lists. Decisions: docs/organizations-and-teams.md.
+// An organization's life as a client walks it, where the apps act together: listing organizations and teams as
+// Gitea's clients do (GET /orgs, /user/orgs, /users/{username}/orgs, team search, a user's permissions in an
+// organization, the paging of the organization, member and team lists), and what orgs-teams, authz and the gateway's
+// caches must agree on at once, such as a service account's token acting as its account until it is revoked. Each
+// row's statuses for each caller are unit tests (apps/gateway/test), each app's own rules its integration tests.
+// Decisions: docs/organizations-and-teams.md.
 
 describe('organization and team lists over HTTP, the Gitea way', () => {
   let harness: TestPlatform;
@@ -205,6 +208,113 @@ describe('organization and team lists over HTTP, the Gitea way', () => {
       expect((await api('bob', 'GET', '/users/alice/orgs/lim-a/permissions')).status).toBe(403);
       expect((await api('bob', 'GET', '/users/alice/orgs/priv-a/permissions')).status).toBe(404);
       expect((await api('alice', 'GET', '/users/nobody/orgs/pub-a/permissions')).status).toBe(404);
+    });
+  });
+
+  describe("an organization's service account", () => {
+    /** Calls as the holder of a service account's token, sent as `Authorization: Bearer`. */
+    const as = (token: string, method: string, path: string, json?: unknown) =>
+      api(undefined, method, path, json, { authorization: `Bearer ${token}` });
+
+    it('acts as its account, holding what its role gives and what a member sees, until its token is revoked, it is paused or its organization goes', async () => {
+      const role = await api('alice', 'POST', '/authz/roles?org=priv-a', {
+        name: 'team-maker',
+        permissions: [{ namespace: 'team', action: 'create' }],
+      });
+      expect(role.status).toBe(201);
+      const made = await api('alice', 'POST', '/orgs/priv-a/service-accounts', { name: 'priv-ci', roles: [role.body.id] });
+      expect(made.status).toBe(201);
+      const accounts = `/orgs/priv-a/service-accounts/${made.body.id}`;
+      const token = (await api('alice', 'POST', `${accounts}/tokens`, { name: 'pipeline' })).body;
+      expect((await as(token.sha1, 'GET', '/user')).body).toMatchObject({ id: made.body.id, login: 'priv-ci', type: 2 });
+      expect((await api(undefined, 'GET', '/user', undefined, { authorization: `token ${token.sha1}` })).status).toBe(200);
+      // What a member sees, in its private organization, and what its role gives.
+      expect((await as(token.sha1, 'GET', '/orgs/priv-a')).status).toBe(200);
+      expect(names((await as(token.sha1, 'GET', '/user/orgs')).body)).toEqual(['priv-a']);
+      expect((await as(token.sha1, 'POST', '/orgs/priv-a/teams', { name: 'made-by-ci', type: 'general' })).status).toBe(201);
+      // Nothing more.
+      expect((await as(token.sha1, 'PATCH', '/orgs/priv-a', { description: 'changed' })).status).toBe(403);
+      expect((await as(token.sha1, 'GET', '/orgs/priv-a/service-accounts')).status).toBe(403);
+      expect((await as(token.sha1, 'POST', '/orgs/pub-b/teams', { name: 'x', type: 'general' })).status).toBe(403);
+      expect((await as(token.sha1, 'GET', '/admin/audit-events')).status).toBe(403);
+      // The role names it among its principals, and its token's use is recorded.
+      expect((await api('alice', 'GET', `/authz/roles/${role.body.id}/principals?org=priv-a`)).body).toContainEqual({
+        type: 'user',
+        id: made.body.id,
+        name: 'priv-ci',
+        teams: [],
+      });
+      expect((await api('alice', 'GET', `${accounts}/tokens`)).body[0].last_used_at).toMatch(/Z$/);
+
+      // Revoked: refused on the very next request.
+      expect((await api('alice', 'DELETE', `${accounts}/tokens/${token.id}`)).status).toBe(204);
+      expect((await as(token.sha1, 'GET', '/user')).status).toBe(401);
+      // Paused: refused at once, and back once active again, without the role taken with the edit.
+      const second = (await api('alice', 'POST', `${accounts}/tokens`, { name: 'second' })).body;
+      expect((await as(second.sha1, 'GET', '/user')).status).toBe(200);
+      expect((await api('alice', 'PATCH', accounts, { active: false, roles: [] })).status).toBe(200);
+      expect((await as(second.sha1, 'GET', '/user')).status).toBe(401);
+      expect((await api('alice', 'PATCH', accounts, { active: true })).status).toBe(200);
+      expect((await as(second.sha1, 'GET', '/user')).status).toBe(200);
+      expect((await as(second.sha1, 'POST', '/orgs/priv-a/teams', { name: 'no-longer', type: 'general' })).status).toBe(403);
+      // Deleted with its tokens; and an organization's accounts go with it.
+      expect((await api('alice', 'DELETE', accounts)).status).toBe(204);
+      expect((await as(second.sha1, 'GET', '/user')).status).toBe(401);
+      expect((await api('alice', 'POST', '/orgs', { username: 'short-lived' })).status).toBe(201);
+      const doomed = (await api('alice', 'POST', '/orgs/short-lived/service-accounts', { name: 'short-lived-ci' })).body;
+      const { sha1 } = (await api('alice', 'POST', `/orgs/short-lived/service-accounts/${doomed.id}/tokens`, { name: 'ci' })).body;
+      expect((await as(sha1, 'GET', '/user')).status).toBe(200);
+      expect((await api('alice', 'DELETE', '/orgs/short-lived')).status).toBe(204);
+      expect((await as(sha1, 'GET', '/user')).status).toBe(401);
+    });
+
+    it('a site-wide one a site admin makes holds the site while it is a site admin, on the very next request', async () => {
+      const made = await api('root', 'POST', '/admin/service-accounts', { name: 'site-ops', site_admin: true });
+      expect(made.status).toBe(201);
+      const { sha1 } = (await api('root', 'POST', `/admin/service-accounts/${made.body.id}/tokens`, { name: 'ops' })).body;
+      expect((await as(sha1, 'GET', '/admin/audit-events')).status).toBe(200);
+      expect((await as(sha1, 'GET', '/orgs/priv-a')).status).toBe(200);
+      expect((await api('root', 'PATCH', `/admin/service-accounts/${made.body.id}`, { site_admin: false })).status).toBe(200);
+      expect((await as(sha1, 'GET', '/admin/audit-events')).status).toBe(403);
+      expect((await api('root', 'DELETE', `/admin/service-accounts/${made.body.id}`)).status).toBe(204);
+      expect((await as(sha1, 'GET', '/user')).status).toBe(401);
+    });
+  });
+
+  describe("a site admin's changes to accounts", () => {
+    it('hold on the very next request: deactivated, prohibited, demoted, signed out, deleted with the organizations it alone owned', async () => {
+      for (const login of ['ann', 'ben', 'cat']) await harness.signUp(login);
+      const annBasic = { authorization: basic('ann', 'ann-password') };
+      expect((await api('ann', 'GET', '/user')).status).toBe(200); // kept by the gateway now
+      expect((await api('root', 'PATCH', '/admin/users/ann', { active: false })).body.active).toBe(false);
+      expect(await api('ann', 'GET', '/user')).toMatchObject({ status: 401, body: { message: 'user is not active' } });
+      expect((await api(undefined, 'POST', '/users/ann/tokens', { name: 'x' }, annBasic)).status).toBe(401);
+      expect((await api('root', 'PATCH', '/admin/users/ann', { active: true, prohibit_login: true })).status).toBe(200);
+      expect(await api('ann', 'GET', '/user')).toMatchObject({ status: 403, body: { message: 'user is prohibited from logging in' } });
+      expect((await api(undefined, 'POST', '/users/ann/tokens', { name: 'x' }, annBasic)).status).toBe(403);
+      expect((await api('root', 'PATCH', '/admin/users/ann', { prohibit_login: false })).status).toBe(200);
+      expect((await api('ann', 'GET', '/user')).status).toBe(200);
+
+      expect((await api('root', 'PATCH', '/admin/users/ben', { admin: true })).body.is_admin).toBe(true);
+      expect((await api('ben', 'GET', '/admin/users')).status).toBe(200);
+      expect((await api('root', 'PATCH', '/admin/users/ben', { admin: false })).status).toBe(200);
+      expect((await api('ben', 'GET', '/admin/users')).status).toBe(403);
+      expect((await api('ben', 'GET', '/user')).body.is_admin).toBe(false);
+
+      // Signing out ends the token presented, and only that one.
+      const session = await harness.tokenFor('ann', 'ann-password', 'console session');
+      const bySession = { authorization: `token ${session}` };
+      expect((await api(undefined, 'DELETE', '/user/token', undefined, bySession)).status).toBe(204);
+      expect((await api(undefined, 'GET', '/user', undefined, bySession)).status).toBe(401);
+      expect((await api('ann', 'GET', '/user')).status).toBe(200);
+
+      expect((await api('cat', 'POST', '/orgs', { username: 'cat-co' })).status).toBe(201);
+      expect((await api('root', 'DELETE', '/admin/users/cat')).status).toBe(422);
+      expect((await api('cat', 'GET', '/user')).status).toBe(200);
+      expect((await api('root', 'DELETE', '/admin/users/cat?purge=true')).status).toBe(204);
+      expect((await api('cat', 'GET', '/user')).status).toBe(401);
+      expect((await api('root', 'GET', '/orgs/cat-co')).status).toBe(404);
+      expect((await api('root', 'GET', '/users/cat')).status).toBe(404);
     });
   });
 });
