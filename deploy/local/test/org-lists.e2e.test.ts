@@ -1,3 +1,7 @@
+import { createHmac } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { basic, bootTestPlatform, type TestPlatform } from './harness';
 
 // An organization's life as a client walks it, where the apps act together: listing organizations and teams as
@@ -9,6 +13,7 @@ import { basic, bootTestPlatform, type TestPlatform } from './harness';
 
 describe('organization and team lists over HTTP, the Gitea way', () => {
   let harness: TestPlatform;
+  let dataDir: string;
   const api: TestPlatform['api'] = (...args) => harness.api(...args);
   const names = (orgs: { username: string }[]) => orgs.map((o) => o.username);
   const logins = (users: { login: string }[]) => users.map((u) => u.login);
@@ -34,14 +39,19 @@ describe('organization and team lists over HTTP, the Gitea way', () => {
   }
 
   beforeAll(async () => {
-    harness = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'platform-admins' });
+    // Its own DATA_DIR, to find the object storage's generated signing key and files in.
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-lists-e2e-'));
+    harness = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'platform-admins', DATA_DIR: dataDir });
     for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
     expect((await api('alice', 'POST', '/orgs', { username: 'pub-a', email: 'hello@pub-a.example.com' })).status).toBe(201);
     expect((await api('alice', 'POST', '/orgs', { username: 'lim-a', visibility: 'limited' })).status).toBe(201);
     expect((await api('alice', 'POST', '/orgs', { username: 'priv-a', visibility: 'private' })).status).toBe(201);
     expect((await api('bob', 'POST', '/orgs', { username: 'pub-b' })).status).toBe(201);
   }, 120_000);
-  afterAll(() => harness?.stop());
+  afterAll(async () => {
+    await harness?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
   describe('organizations carry Gitea’s name and email', () => {
     it('keeps the email given on create and edit, and names the organization in `name`', async () => {
@@ -315,6 +325,72 @@ describe('organization and team lists over HTTP, the Gitea way', () => {
       expect((await api('cat', 'GET', '/user')).status).toBe(401);
       expect((await api('root', 'GET', '/orgs/cat-co')).status).toBe(404);
       expect((await api('root', 'GET', '/users/cat')).status).toBe(404);
+    });
+  });
+
+  describe("an organization's avatar", () => {
+    const PNG_1x1 = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const upload = (who: string, org: string) => {
+      const form = new FormData();
+      form.append('avatar', new Blob([PNG_1x1], { type: 'image/png' }), 'logo.png');
+      return harness.send(who, 'POST', `/orgs/${org}/avatar/`, form);
+    };
+    /** Fetches an avatar URL as a browser would: no credentials. */
+    const image = async (url: string) => {
+      const res = await fetch(url);
+      return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+    };
+
+    it('is stored, served back and deleted; a custom role granting update:avatar holds from the very next request, and its removal too', async () => {
+      expect((await api('alice', 'POST', '/orgs', { username: 'studio' })).status).toBe(201);
+      const painters = await api('alice', 'POST', '/orgs/studio/teams', { name: 'painters', type: 'general' });
+      expect((await api('alice', 'PUT', `/teams/${painters.body.id}/members/carol`)).status).toBe(204);
+      const generated = await image((await api('carol', 'GET', '/orgs/studio/avatar/')).body);
+      expect([generated.status, generated.type]).toEqual([200, 'image/png']);
+      expect((await upload('carol', 'studio')).status).toBe(403);
+
+      const role = await api('alice', 'POST', '/authz/roles?org=studio', {
+        name: 'avatar-editors',
+        permissions: [{ namespace: 'avatar', action: 'update' }],
+        teamIDs: [painters.body.id],
+      });
+      expect(role.status).toBe(201);
+      const stored = await upload('carol', 'studio');
+      expect(stored.status).toBe(200);
+      expect((await api('alice', 'GET', '/orgs/studio/avatar/')).body).toBe(stored.body);
+      const served = await image(stored.body);
+      expect([served.status, served.type, served.bytes.equals(PNG_1x1)]).toEqual([200, 'image/png', true]);
+      // The role carries update only: deleting still takes delete:avatar.
+      expect((await api('carol', 'POST', '/orgs/studio/avatar/delete')).status).toBe(403);
+      expect((await api('alice', 'DELETE', `/authz/roles/${role.body.id}?org=studio`)).status).toBe(204);
+      expect((await upload('carol', 'studio')).status).toBe(403);
+
+      expect((await api('alice', 'POST', '/orgs/studio/avatar/delete')).status).toBe(200);
+      expect((await image(stored.body)).status).toBe(404);
+    });
+
+    it('is signed, without OBJECT_STORAGE_SIGNING_KEY, with a key generated under DATA_DIR that every signing app shares, kept across a gateway restart', async () => {
+      // The marketplace listener (installer links) reads the key at its start, the gateway on first use; the first
+      // to create the file wins and both sign with it.
+      const keyFile = path.join(dataDir, 'object-storage', 'signing-key');
+      const url = new URL((await upload('alice', 'studio')).body);
+      const key = fs.readFileSync(keyFile, 'utf8').trim();
+      expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+      const objectKey = url.pathname.replace('/api/v1/objects/', '');
+      const expires = url.searchParams.get('expires');
+      expect(url.searchParams.get('signature')).toBe(createHmac('sha256', key).update(`${objectKey}\n${expires}`).digest('base64url'));
+      // Stored as a file under DATA_DIR/objects.
+      expect(fs.existsSync(path.join(dataDir, 'objects', ...objectKey.split('/')))).toBe(true);
+
+      await harness.platform.stopApp('gateway');
+      await harness.platform.startApp('gateway');
+      const port = harness.platform.apps.get('gateway')!.httpPort;
+      const again = await image(`http://localhost:${port}${url.pathname}${url.search}`);
+      expect([again.status, again.bytes.equals(PNG_1x1)]).toEqual([200, true]);
+      expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key);
     });
   });
 });
