@@ -1,3 +1,5 @@
+import { clustersV1 } from '@platform/proto';
+import { createClient } from '@platform/service-kit';
 import { eventually } from '@platform/testing';
 import type { DemoManifest } from '../src/demo-seed';
 import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
@@ -7,7 +9,8 @@ import type { TestPlatform } from './harness';
  * Feature sets, sync status and auto-update (docs/cluster-sets.md) over HTTP on the demo seed, whose
  * simulated hub agent applies the desired state the platform sends and reports what runs: an install followed to
  * in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature set and then
- * updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers.
+ * updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers; and team
+ * auto-connect, a new owner connected on the hub and every spoke by the agent and disconnected again.
  * In-process bus (no NATS_URL), shared by the platform and the seed's simulator.
  */
 const LATEST = 'v2026.11.0';
@@ -28,7 +31,8 @@ describe('feature sets and sync status over HTTP on the demo seed', () => {
   };
 
   beforeAll(async () => {
-    demo = await bootDemoPlatform();
+    // The clusters service's reconcile pass often, so a removal through the organization's routes is followed here.
+    demo = await bootDemoPlatform({ CONNECTION_RECONCILE_INTERVAL_MS: '500' });
     ({ t, manifest } = demo);
     owner = manifest.owner.username;
     hubPath = `/clusters/${manifest.owner.org}/${manifest.hub.name}`;
@@ -147,6 +151,43 @@ describe('feature sets and sync status over HTTP on the demo seed', () => {
     expect((await install('"text"')).status).toBe(422);
     expect((await install('{"featureSet":"no-such-set"}')).status).toBe(400);
     expect((await install('{"featureSet":"opscenter-backup","features":["productdb-operator"]}')).status).toBe(400);
+  });
+
+  it('team auto-connect: the agent connects a new owner on the hub and every spoke, and disconnects one who leaves', async () => {
+    const org = manifest.owner.org;
+    const clusters = createClient(clustersV1.ClustersServiceService, t.grpcAddress('clusters'), { name: 'clusters' });
+    /** Waits until the agent reports exactly these users connected on the hub (in the API's answer) and every spoke. */
+    const reported = async (users: { login: string; role: string }[]) => {
+      const everywhere = async () => {
+        const listed = await t.api(owner, 'GET', `/orgs/${org}/clusters`);
+        expect(listed.status).toBe(200);
+        const hub = (listed.body as { name: string; connectedUsers: unknown[] }[]).find((c) => c.name === manifest.hub.name)!;
+        const { clusters: spokes } = await clusters.listSpokes({ hubUid: manifest.hub.uid });
+        expect(spokes.length).toBeGreaterThan(1);
+        const want = JSON.stringify(users);
+        return [hub.connectedUsers, ...spokes.map((x) => x.connectedUsers.map((u) => ({ login: u.login, role: u.role })))].every(
+          (l) => JSON.stringify(l) === want,
+        );
+      };
+      await eventually(everywhere, 20_000);
+    };
+    try {
+      const teams = (await t.api(owner, 'GET', `/orgs/${org}/teams`)).body as { id: number; permission: string }[];
+      const owners = teams.find((x) => x.permission === 'owner')!.id;
+      await reported([]);
+      await t.signUp('tess');
+      expect((await t.api(owner, 'PUT', `/teams/${owners}/members/tess?autoConnectClusters=true`)).status).toBe(204);
+      await reported([{ login: 'tess', role: 'cluster-admin' }]);
+      expect((await t.api(owner, 'DELETE', `/teams/${owners}/members/tess`)).status).toBe(204);
+      await reported([]);
+      // Taken out of the organization through its member routes: the clusters service's reconcile pass follows.
+      expect((await t.api(owner, 'PUT', `/teams/${owners}/members/tess?autoConnectClusters=true`)).status).toBe(204);
+      await reported([{ login: 'tess', role: 'cluster-admin' }]);
+      expect((await t.api(owner, 'DELETE', `/orgs/${org}/members/tess`)).status).toBe(204);
+      await reported([]);
+    } finally {
+      clusters.close();
+    }
   });
 
   it('who may call: members of the owner read, others 403; unknown sets and features 404; no token 401', async () => {
