@@ -584,7 +584,7 @@ const MATRIX: Record<string, Row> = {
   // Console sessions and sign-up (docs/authentication.md, "Console sessions"): each caller acts on its own sessions
   // only (another's or an unknown id is 404, through here); with a token there is no current session (404). Sign-up is
   // open to anyone while registration is enabled, as it is here. Signing in (POST /user/session, HTTP Basic) is
-  // played by sessions.e2e.
+  // played by apps/gateway/test/sessions.test.ts.
   'GET /user/session': { pass: AUTHENTICATED },
   'DELETE /user/session': { pass: AUTHENTICATED },
   'GET /user/sessions': { pass: AUTHENTICATED },
@@ -646,7 +646,7 @@ function sectionRoutes() {
       ) &&
       // `:action` catch-alls only answer 400 for unknown actions; the named actions are in the table.
       !r.path.endsWith('/:action') &&
-      // HTTP Basic rows take no token: their own tests play their callers (sessions.e2e signs in).
+      // HTTP Basic rows take no token: their own tests play their callers (apps/gateway/test/sessions.test.ts signs in).
       r.auth !== 'basic',
   );
 }
