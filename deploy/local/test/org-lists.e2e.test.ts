@@ -221,6 +221,48 @@ describe('organization and team lists over HTTP, the Gitea way', () => {
     });
   });
 
+  describe("an organization's life", () => {
+    it('its owner, members and visibility hold from the very next request, and once deleted nothing of it is left to a new one of its name', async () => {
+      const made = await api('alice', 'POST', '/orgs', { username: 'life' });
+      expect(made.status).toBe(201);
+      // Made with its Owners team, the creator its only member and an owner in authz.
+      const teams = await api('alice', 'GET', '/orgs/life/teams');
+      expect(teams.body).toEqual([expect.objectContaining({ name: 'Owners', permission: 'owner' })]);
+      expect(logins((await api('alice', 'GET', `/teams/${teams.body[0].id}/members`)).body)).toEqual(['alice']);
+      expect((await api('alice', 'GET', '/orgs/life/is-owner')).status).toBe(200);
+
+      // A user added to a team is a member on the next request; removed, not.
+      expect((await api('bob', 'GET', '/orgs/life/teams')).status).toBe(403);
+      const devs = (await api('alice', 'POST', '/orgs/life/teams', { name: 'devs', type: 'general' })).body.id;
+      expect((await api('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
+      expect((await api('bob', 'GET', '/orgs/life/teams')).status).toBe(200);
+      expect((await api('alice', 'POST', `/orgs/life/members/action/remove?uid=${harness.ids.bob}`)).status).toBe(200);
+      expect((await api('bob', 'GET', '/orgs/life/teams')).status).toBe(403);
+      expect((await api('bob', 'GET', `/teams/${devs}`)).status).toBe(403);
+      expect((await api('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
+      expect((await api('alice', 'DELETE', '/orgs/life/members/bob')).status).toBe(204);
+      expect((await api('bob', 'GET', '/orgs/life/teams')).status).toBe(403);
+
+      // Made private, it is hidden from everyone outside it on the next request.
+      expect((await api('carol', 'GET', '/orgs/life')).status).toBe(200);
+      expect((await api('alice', 'PATCH', '/orgs/life', { visibility: 'private' })).status).toBe(200);
+      expect((await api('carol', 'GET', '/orgs/life')).status).toBe(404);
+
+      // Deleted by its last owner, once, whoever asks at the same moment; its teams go with it.
+      const replies = await Promise.all([1, 2, 3, 4].map(() => api('alice', 'DELETE', '/orgs/life')));
+      expect(replies.map((r) => r.status).sort()).toEqual([204, 404, 404, 404]);
+      for (const r of replies.filter((x) => x.status === 404)) expect(r.body.message).not.toMatch(/tuple/i);
+      expect((await api('alice', 'GET', '/orgs/life')).status).toBe(404);
+      expect((await api('alice', 'GET', `/teams/${devs}`)).status).toBe(404);
+      const again = await api('carol', 'POST', '/orgs', { username: 'life' });
+      expect(again.status).toBe(201);
+      expect(again.body.id).not.toBe(made.body.id);
+      expect(logins((await api('carol', 'GET', '/orgs/life/members')).body)).toEqual(['carol']);
+      expect((await api('alice', 'GET', '/orgs/life/teams')).status).toBe(403);
+      expect((await api('alice', 'GET', '/orgs/life/is-owner')).status).toBe(403);
+    });
+  });
+
   describe("an organization's service account", () => {
     /** Calls as the holder of a service account's token, sent as `Authorization: Bearer`. */
     const as = (token: string, method: string, path: string, json?: unknown) =>
