@@ -138,8 +138,13 @@ describe('users, tokens and one’s own account at the edge', () => {
         last_used_at: '0001-01-01T00:00:00Z',
       },
     ]);
-    // Another user's tokens are not one's own.
+    // Another user's tokens are not one's own, whatever the row.
+    backends.orgsTeams.reset();
     expect(await call('basic:bob', 'GET', '/users/root/tokens')).toMatchObject({ status: 403 });
+    expect(await call('basic:bob', 'POST', '/users/root/tokens', { name: 'theirs' })).toMatchObject({ status: 403 });
+    expect(await call('basic:bob', 'DELETE', '/users/root/tokens/1')).toMatchObject({ status: 403 });
+    expect(backends.orgsTeams.callsTo('identity', 'createToken')).toEqual([]);
+    expect(backends.orgsTeams.callsTo('identity', 'deleteToken')).toEqual([]);
     expect(await call('basic:bob', 'DELETE', '/users/bob/tokens/9')).toEqual({ status: 204, body: undefined });
     expect(backends.orgsTeams.callsTo('identity', 'deleteToken').at(-1)).toEqual({ userId: USERS.bob.id, id: 9 });
     expect((await call('basic:bob', 'DELETE', '/users/bob/tokens/8')).status).toBe(404);

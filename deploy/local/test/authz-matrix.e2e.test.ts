@@ -1017,10 +1017,10 @@ describe('authorization matrix of the route table', () => {
 describe('the authorization matrix against the route rows', () => {
   const keyOf = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
   const COVERED_ELSEWHERE: Record<string, string> = {
-    'POST /users/:username/tokens': 'identity.e2e: another user’s tokens are 403 (HTTP Basic)',
-    'GET /users/:username/tokens': 'identity.e2e: another user’s tokens are 403 (HTTP Basic)',
-    'DELETE /users/:username/tokens/:id': 'identity.e2e: another user’s tokens are 403 (HTTP Basic)',
-    'GET /objects/*key': 'avatars.e2e: a missing, forged, tampered or expired signature is 403',
+    'POST /users/:username/tokens': 'apps/gateway/test/identity.test.ts: another user’s tokens are 403 (HTTP Basic)',
+    'GET /users/:username/tokens': 'apps/gateway/test/identity.test.ts: another user’s tokens are 403 (HTTP Basic)',
+    'DELETE /users/:username/tokens/:id': 'apps/gateway/test/identity.test.ts: another user’s tokens are 403 (HTTP Basic)',
+    'GET /objects/*key': 'apps/gateway/test/avatars.test.ts: a missing, forged, tampered or expired signature is 403',
   };
   const declares = (r: ReturnType<typeof sectionRoutes>[number]) => Boolean(r.requires?.length || r.checks?.length || r.gives);
 

@@ -41,7 +41,8 @@ describe('organization and team lists over HTTP, the Gitea way', () => {
   beforeAll(async () => {
     // Its own DATA_DIR, to find the object storage's generated signing key and files in.
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-lists-e2e-'));
-    harness = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'platform-admins', DATA_DIR: dataDir });
+    // Decisions are kept one second, so a role whose end passed stops granting soon after (a team's roles wait it out).
+    harness = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'platform-admins', DATA_DIR: dataDir, AUTHZ_DECISION_CACHE_TTL_MS: '1000' });
     for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
     expect((await api('alice', 'POST', '/orgs', { username: 'pub-a', email: 'hello@pub-a.example.com' })).status).toBe(201);
     expect((await api('alice', 'POST', '/orgs', { username: 'lim-a', visibility: 'limited' })).status).toBe(201);
@@ -261,6 +262,51 @@ describe('organization and team lists over HTTP, the Gitea way', () => {
       expect((await api('alice', 'GET', '/orgs/life/teams')).status).toBe(403);
       expect((await api('alice', 'GET', '/orgs/life/is-owner')).status).toBe(403);
     });
+  });
+
+  describe("a team's custom roles", () => {
+    it("give the team's members their permissions from the very next request, until the end they are given until, and go with the team", async () => {
+      expect((await api('alice', 'POST', '/orgs', { username: 'roles-co' })).status).toBe(201);
+      const role = await api('alice', 'POST', '/authz/roles?org=roles-co', {
+        name: 'team-editor',
+        permissions: [{ namespace: 'team', action: 'edit' }],
+      });
+      expect(role.status).toBe(201);
+      const editor = role.body.id;
+      const qa = (await api('alice', 'POST', '/orgs/roles-co/teams', { name: 'qa', assignedRoleIDs: [editor] })).body;
+      expect(qa.role_ids).toEqual([editor]);
+      const ops = (await api('alice', 'POST', '/orgs/roles-co/teams', { name: 'ops' })).body.id;
+      const editsOps = async () => (await api('carol', 'PATCH', `/teams/${ops}`, { name: 'ops' })).status;
+
+      expect((await api('alice', 'PUT', `/teams/${qa.id}/members/carol`)).status).toBe(204);
+      expect(await editsOps()).toBe(200);
+      expect((await api('carol', 'DELETE', `/teams/${ops}`)).status).toBe(403);
+      expect((await api('alice', 'DELETE', `/teams/${qa.id}/members/carol`)).status).toBe(204);
+      expect(await editsOps()).toBe(403);
+
+      // A few seconds ahead, in whole seconds as authz keeps it: granted until then, and not after.
+      const end = new Date(Math.ceil((Date.now() + 4_000) / 1000) * 1000);
+      const timed = await api('alice', 'PATCH', `/teams/${qa.id}`, {
+        name: 'qa',
+        assignedRoleIDs: [editor],
+        assignedRoleUntil: { [editor]: end.toISOString() },
+      });
+      expect(Date.parse(timed.body.role_until[editor])).toBe(end.getTime());
+      expect((await api('alice', 'PUT', `/teams/${qa.id}/members/carol`)).status).toBe(204);
+      expect(await editsOps()).toBe(200);
+      // Past the end, and past the second a decision is kept.
+      await new Promise((r) => setTimeout(r, end.getTime() - Date.now() + 1_000 + 500));
+      expect(await editsOps()).toBe(403);
+      // Given again without an end, the role is held for good.
+      const again = await api('alice', 'PATCH', `/teams/${qa.id}`, { name: 'qa', assignedRoleIDs: [editor] });
+      expect(again.body).not.toHaveProperty('role_until');
+      expect(await editsOps()).toBe(200);
+
+      // A deleted team takes its roles along.
+      expect((await api('alice', 'DELETE', `/teams/${qa.id}`)).status).toBe(204);
+      expect(await editsOps()).toBe(403);
+      expect((await api('alice', 'GET', `/authz/roles/${editor}/principals?org=roles-co`)).body).toEqual([]);
+    }, 30_000);
   });
 
   describe("an organization's service account", () => {
