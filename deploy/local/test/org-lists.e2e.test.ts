@@ -6,12 +6,13 @@ import { basic, bootTestPlatform, type TestPlatform } from './harness';
 
 // An organization's life as a client walks it, where the apps act together: listing organizations and teams as
 // Gitea's clients do (GET /orgs, /user/orgs, /users/{username}/orgs, team search, a user's permissions in an
-// organization, the paging of the organization, member and team lists), and what orgs-teams, authz and the gateway's
-// caches must agree on at once, such as a service account's token acting as its account until it is revoked. Each
-// row's statuses for each caller are unit tests (apps/gateway/test), each app's own rules its integration tests.
-// Decisions: docs/organizations-and-teams.md.
+// organization, the paging of the organization, member and team lists), and what orgs-teams, authz, the object storage
+// and the gateway's caches must agree on from the very next request: an organization made, joined, left, hidden and
+// deleted; a team's custom roles and their end; a service account's token acting as its account until it is revoked;
+// a site admin's changes to accounts; an avatar stored, served and signed. Each row's statuses for each caller are
+// unit tests (apps/gateway/test), each app's own rules its integration tests. Decisions: docs/organizations-and-teams.md.
 
-describe('organization and team lists over HTTP, the Gitea way', () => {
+describe('an organization as a client walks it', () => {
   let harness: TestPlatform;
   let dataDir: string;
   const api: TestPlatform['api'] = (...args) => harness.api(...args);
