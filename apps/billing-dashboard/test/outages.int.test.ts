@@ -3,6 +3,7 @@ import { ConflictError, ValidationError } from '@platform/errors';
 import { createTestDatabase } from '@platform/testing';
 import { migrations } from '../migrations';
 import { Outages, type OutageInput } from '../src/outages/outages';
+import { systemOutagesService } from '../src/outages/service';
 
 describe('system outages (docs/system-outages.md)', () => {
   let db: Database;
@@ -132,6 +133,43 @@ describe('system outages (docs/system-outages.md)', () => {
 
     it('lists the distinct tags, sorted', async () => {
       expect(await outages.tags()).toEqual(['db', 'network', 'power']);
+    });
+  });
+
+  // The gateway sends 0 for "no account" and for "no filter"; the service turns them into none before the rules run.
+  describe('the RPCs', () => {
+    const rpc = () => systemOutagesService(outages).handlers;
+    const ctx = undefined as never;
+    const request = (from: number, to: number, accountId = 0) => ({
+      accountId,
+      accountName: accountId ? 'acme' : '',
+      clusterId: '',
+      startMs: at(from).getTime(),
+      endMs: at(to).getTime(),
+      tags: [' power ', 'power'],
+      comments: '',
+      createdBy: 'root',
+    });
+    beforeAll(async () => {
+      await db.table('system_outages').del();
+    });
+
+    it('stores an outage of no account as none, and holds two of no account to the overlap rule', async () => {
+      const stored = await rpc().createOutage(request(20, 26), ctx);
+      expect(stored).toMatchObject({ accountId: 0, accountName: '', clusterId: '', tags: ['power'], startMs: at(20).getTime() });
+      expect((await db.table('system_outages').where({ id: stored.id }).first()).account_id).toBeNull();
+      await expect(rpc().createOutage(request(25, 27), ctx)).rejects.toBeInstanceOf(ConflictError);
+      await rpc().createOutage(request(25, 27, 7), ctx);
+    });
+
+    it('reads 0 and empty filters as none, and the others as given', async () => {
+      const all = await rpc().outageReport({ startMs: 0, accountId: 0, clusterId: '', tags: [] }, ctx);
+      expect(all.report?.totalOutages).toBe(2);
+      expect(all.entries.map((e) => e.accountId)).toEqual([7, 0]);
+      expect((await rpc().outageReport({ startMs: 0, accountId: 7, clusterId: '', tags: [] }, ctx)).report?.totalOutages).toBe(1);
+      const late = await rpc().outageReport({ startMs: at(26.5).getTime(), accountId: 0, clusterId: '', tags: [] }, ctx);
+      expect(late.entries.map((e) => e.accountId)).toEqual([7]);
+      expect(await rpc().listOutageTags({}, ctx)).toEqual({ tags: ['power'] });
     });
   });
 });
