@@ -6,6 +6,7 @@ import { createTestDatabase, pdfText } from '@platform/testing';
 import { migrations } from '../migrations';
 import { IngestionStore } from '../src/ingestion/ingestion-store';
 import { sampleRows } from '../src/ingestion/ingestion';
+import { usageSummaryService } from '../src/summary/service';
 import { renderSummaryPdf, summaryFileName } from '../src/summary/summary-pdf';
 import { SUMMARY_LIMITS, UsageSummary } from '../src/summary/usage-summary';
 import { testCluster } from './agent-reports';
@@ -190,6 +191,23 @@ describe('the PDF usage summary of a month (docs/usage-summary-pdf.md)', () => {
     const { pages } = await pdfText(await renderSummaryPdf(s, meta));
     expect(pages).toHaveLength(1);
     expect(pages[0]).toContain('No usage of productdb was reported for January 2025.');
+  });
+
+  it('answers the RPC with the document and its file name, naming the site it is asked for and the deployment it runs on', async () => {
+    const service = usageSummaryService(summaries, 'Hosted').handlers;
+    // The handler reads nothing of its caller.
+    const render = (year: number, month: number) => service.renderUsageSummary({ year, month, siteName: 'Acme Cloud' }, {} as never);
+    const rendered = await render(2026, 10);
+    expect(rendered.fileName).toBe('usage-summary-productdb-2026-10.pdf');
+    const { pages, info } = await pdfText(Buffer.from(rendered.pdf));
+    expect(pages[0]).toContain('Site: Acme Cloud');
+    expect(pages[0]).toContain('Deployment: Hosted');
+    expect(info).toMatchObject({ Author: 'Acme Cloud' });
+    // Each table names its cluster by UID too, beside the name it last reported.
+    expect(pages.join('\n')).toContain(`cluster UID ${hub.clusterUID}`);
+    const empty = await render(2001, 1);
+    expect(empty.fileName).toBe('usage-summary-productdb-2001-01.pdf');
+    expect((await pdfText(Buffer.from(empty.pdf))).pages[0]).toContain('No usage of productdb was reported for January 2001.');
   });
 
   it('refuses a month outside 1..12 or a year that is not four digits', async () => {
