@@ -43,7 +43,12 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
   let license: string;
 
   const createContract = async (org: string | undefined, fields: Record<string, string>) => {
-    const created = await t.send('root', 'POST', `/contracts${org ? `?org=${org}` : ''}`, formOf({ products: 'productdb', end: String(NOW + YEAR), ...fields }));
+    const created = await t.send(
+      'root',
+      'POST',
+      `/contracts${org ? `?org=${org}` : ''}`,
+      formOf({ products: 'productdb', end: String(NOW + YEAR), ...fields }),
+    );
     expect(created.status).toBe(201);
     return created.body[0].id as number;
   };
@@ -120,7 +125,9 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     expect(issued.body.contract.id).toBe(own);
     expect(new X509Certificate(Buffer.from(issued.body.license, 'base64')).subject).toContain('L=AllowOffline=true');
     // Auto-assigned: the cluster is now bound to that contract.
-    expect(((await api('root', 'GET', `/contracts/${own}/clusters`)).body as { cluster: string }[]).map((c) => c.cluster)).toEqual([OFFLINE]);
+    expect(((await api('root', 'GET', `/contracts/${own}/clusters`)).body as { cluster: string }[]).map((c) => c.cluster)).toEqual([
+      OFFLINE,
+    ]);
     expect((await api('mia', 'POST', '/license/issue', { cluster: HUB })).status).toBe(404);
   });
 
@@ -159,8 +166,49 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     expect((await api('mia', 'POST', '/license/issue', { cluster: HUB })).status).toBe(404);
   });
 
+  it('a license proxy made by a holder of issue-license through a custom role issues until the role is taken or its token deleted, each seen on the very next request', async () => {
+    // mia joins acme in a team that carries no role yet: no proxy for her.
+    const team = await api('olivia', 'POST', '/orgs/acme/teams', { name: 'licensers', type: 'general' });
+    expect(team.status).toBe(201);
+    expect((await api('olivia', 'PUT', `/teams/${team.body.id}/members/mia`)).status).toBe(204);
+    expect((await api('mia', 'POST', '/user/license-proxy?org=acme', {})).status).toBe(403);
+    const role = await api('olivia', 'POST', '/authz/roles?org=acme', {
+      name: 'licensers',
+      permissions: [{ namespace: 'cluster', action: 'issue-license' }],
+    });
+    expect(role.status).toBe(201);
+    const assign = (ids: number[]) => api('olivia', 'PATCH', `/teams/${team.body.id}`, { name: 'licensers', assignedRoleIDs: ids });
+    expect((await assign([role.body.id])).status).toBe(200);
+    const proxyOf = async (who: string) => {
+      const made = await api(who, 'POST', '/user/license-proxy?org=acme', {});
+      expect(made.status).toBe(200);
+      return (/token: ([0-9a-f]{40})/.exec(made.body.yaml) ?? [])[1];
+    };
+    t.tokens.miaProxy = await proxyOf('mia');
+    const issued = await api('miaProxy', 'POST', '/license/issue', { cluster: HUB });
+    expect(issued.status).toBe(200);
+    expect(
+      new X509Certificate(Buffer.from(issued.body.license, 'base64')).checkIssued(new X509Certificate((await bytes('/licenses/ca')).body)),
+    ).toBe(true);
+    expect((await assign([])).status).toBe(200);
+    expect(await api('miaProxy', 'POST', '/license/issue', { cluster: HUB })).toMatchObject({
+      status: 403,
+      body: { message: 'the license proxy’s token belongs to someone who may no longer issue licenses for the organization' },
+    });
+    // The owner's proxy issues until its token is deleted.
+    t.tokens.oliviaProxy = await proxyOf('olivia');
+    expect((await api('oliviaProxy', 'POST', '/license/issue', { cluster: HUB })).status).toBe(200);
+    const auth = { authorization: basic('olivia', 'olivia-password') };
+    const listed = (await api(undefined, 'GET', '/users/olivia/tokens', undefined, auth)).body as { id: number; scope?: string }[];
+    const proxies = listed.filter((x) => x.scope === 'license-proxy');
+    expect(proxies).toHaveLength(1);
+    expect((await api(undefined, 'DELETE', `/users/olivia/tokens/${proxies[0].id}`, undefined, auth)).status).toBe(204);
+    expect((await api('oliviaProxy', 'POST', '/license/issue', { cluster: HUB })).status).toBe(401);
+  });
+
   it('registers a cluster with a valid license, recorded once and listed to site admins; 400 for empty features, 422 for a tampered license or bytes after it', async () => {
-    const register = (body: Record<string, unknown>) => api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license, ...body });
+    const register = (body: Record<string, unknown>) =>
+      api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license, ...body });
     expect((await register({})).status).toBe(200);
     expect((await register({})).status).toBe(200);
     expect((await register({ features: '' })).status).toBe(400);
@@ -180,7 +228,12 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     expect(listed.status).toBe(200);
     const mine = (listed.body as any[]).filter((r) => r.licenseID === serial);
     expect(mine).toEqual([
-      expect.objectContaining({ clusterID: HUB, contractID: contractId, ownerName: 'acme', email: new X509Certificate(der).subjectAltName!.split('email:')[1] }),
+      expect.objectContaining({
+        clusterID: HUB,
+        contractID: contractId,
+        ownerName: 'acme',
+        email: new X509Certificate(der).subjectAltName!.split('email:')[1],
+      }),
     ]);
     expect((await api('olivia', 'GET', '/licenses/registrations')).status).toBe(403);
     expect((await api(undefined, 'GET', '/licenses/registrations')).status).toBe(401);
@@ -191,7 +244,8 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     const own = (await api('root', 'GET', '/contracts')).body.find((c: any) => c.autoAssignCluster && c.allowOffline);
     const issued = await api('root', 'POST', '/license/issue', { cluster: AIRGAPPED, features: ['postgres'] });
     expect(issued.status).toBe(200);
-    const register = () => api(undefined, 'POST', '/register', { clusterUID: AIRGAPPED, features: 'postgres', license: issued.body.license });
+    const register = () =>
+      api(undefined, 'POST', '/register', { clusterUID: AIRGAPPED, features: 'postgres', license: issued.body.license });
     expect((await register()).status).toBe(200);
     expect(((await api('root', 'GET', '/licenses/registrations')).body as any[]).map((r) => r.clusterID)).toContain(AIRGAPPED);
     const cc = ((await api('root', 'GET', `/contracts/${own.id}/clusters`)).body as any[]).find((c) => c.cluster === AIRGAPPED);
@@ -225,8 +279,11 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
       fs.writeFileSync(path.join(dir, 'ca.pem'), (await bytes('/licenses/ca')).body);
       fs.writeFileSync(path.join(dir, 'license.b64'), license);
       // OpenSSL, a third implementation, lists the serial.
-      const openssl = spawnSync('openssl', ['crl', '-inform', 'DER', '-in', path.join(dir, 'crl.der'), '-noout', '-text'], { encoding: 'utf8' });
-      if (openssl.status === 0) expect(openssl.stdout.replace(/\s/g, '')).toContain(BigInt(serial).toString(16).toUpperCase().padStart(16, '0'));
+      const openssl = spawnSync('openssl', ['crl', '-inform', 'DER', '-in', path.join(dir, 'crl.der'), '-noout', '-text'], {
+        encoding: 'utf8',
+      });
+      if (openssl.status === 0)
+        expect(openssl.stdout.replace(/\s/g, '')).toContain(BigInt(serial).toString(16).toUpperCase().padStart(16, '0'));
       const cli = spawnSync(
         process.execPath,
         [
@@ -277,21 +334,43 @@ describe('license registration on a self-hosted platform', () => {
         actor: 'root',
       })
     ).contracts;
-    const [cc] = (await contracts.bindClusters({ id: contract.id, ownerId: 0, clusters: [{ cluster: OFFLINE, displayName: '', tags: [] }], actor: 'root' }))
-      .clusters;
-    const license = await licensing.issueContractLicense({ contractId: contract.id, ccId: cc.id, ownerId: 0, actor: 'root', ownerEmail: 'dana.ops@customer.example' });
+    const [cc] = (
+      await contracts.bindClusters({
+        id: contract.id,
+        ownerId: 0,
+        clusters: [{ cluster: OFFLINE, displayName: '', tags: [] }],
+        actor: 'root',
+      })
+    ).clusters;
+    const license = await licensing.issueContractLicense({
+      contractId: contract.id,
+      ccId: cc.id,
+      ownerId: 0,
+      actor: 'root',
+      ownerEmail: 'dana.ops@customer.example',
+    });
     contracts.close();
     licensing.close();
 
     const register = () =>
-      t.api(undefined, 'POST', '/register', { clusterUID: OFFLINE, features: 'postgres', license: Buffer.from(license.license).toString('base64') });
+      t.api(undefined, 'POST', '/register', {
+        clusterUID: OFFLINE,
+        features: 'postgres',
+        license: Buffer.from(license.license).toString('base64'),
+      });
     expect((await register()).status).toBe(200);
     expect((await register()).status).toBe(200);
     const holder = await t.api('root', 'GET', '/users/dana.ops');
     expect(holder).toMatchObject({ status: 200, body: { login: 'dana.ops', email: 'dana.ops@customer.example' } });
     const registrations = (await t.api('root', 'GET', '/licenses/registrations')).body as any[];
     expect(registrations).toEqual([
-      expect.objectContaining({ licenseID: license.serial, clusterID: OFFLINE, userID: holder.body.id, username: 'dana.ops', ownerName: 'olivia' }),
+      expect.objectContaining({
+        licenseID: license.serial,
+        clusterID: OFFLINE,
+        userID: holder.body.id,
+        username: 'dana.ops',
+        ownerName: 'olivia',
+      }),
     ]);
     // No password until its holder sets one through a reset.
     for (const password of ['', 'password', 'dana.ops-password'])
