@@ -1,8 +1,7 @@
-import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
-import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
-import { orgsTeamsApp } from '../src/app';
-import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgsTeamsOrgsV1 } from '@platform/proto';
+import type { PromiseClient } from '@platform/service-kit';
+import type { AuthzStub } from './authz-stub';
+import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // Organizations' own rules (docs/organizations-and-teams.md): `orgType` and `visibility` as one setting, names unique
 // among accounts in any case, who sees a public, limited or private organization and its private members, the last
@@ -11,10 +10,9 @@ import { startAuthzStub, type AuthzStub } from './authz-stub';
 
 describe('organizations: visibility, members and owners', () => {
   let authz: AuthzStub;
-  let app: AppUnderTest;
   let orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
-  let identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
   const ids: Record<string, number> = {};
+  let started: OrgsTeamsUnderTest;
 
   const create = (username: string, creator: string, fields: { orgType?: string; visibility?: string } = {}) =>
     orgs.createOrg({
@@ -42,35 +40,16 @@ describe('organizations: visibility, members and owners', () => {
   const add = (teamId: number, login: string) => orgs.addTeamMember({ teamId, userId: ids[login], username: '', conflictIfMember: false });
 
   beforeAll(async () => {
-    authz = await startAuthzStub();
-    app = await startAppForTest(orgsTeamsApp, {
-      AUTHZ_GRPC_ADDR: authz.address,
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      PLATFORM_ADMIN_ORG: 'platform-admins',
+    started = await startOrgsTeams({
+      users: ['alice', 'bob', 'carol', 'dave'],
+      env: {
+        PLATFORM_ADMIN_ORG: 'platform-admins',
+      },
     });
-    orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
-    identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
-    ids.root = (await identity.getUser({ id: 0, login: 'root' })).id;
-    for (const login of ['alice', 'bob', 'carol', 'dave']) {
-      const user = await identity.createUser({
-        username: login,
-        email: `${login}@example.com`,
-        password: `${login}-password`,
-        fullName: '',
-        mustChangePassword: false,
-        isAdmin: false,
-      });
-      ids[login] = user.id;
-    }
+    ({ authz, orgs } = started);
+    Object.assign(ids, started.ids);
   });
-  afterAll(async () => {
-    orgs?.close();
-    identity?.close();
-    await app?.stop();
-    await authz?.server.shutdown(100);
-  });
+  afterAll(() => started?.stop());
 
   it('takes orgType public, limited, private as 0, 1, 2, visibility as the same setting; refuses disagreeing or unknown ones', async () => {
     expect(await create('acme', 'alice', { orgType: 'public' })).toMatchObject({ orgType: 0, visibility: 'public' });

@@ -1,8 +1,7 @@
-import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
-import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
-import { orgsTeamsApp } from '../src/app';
-import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgsTeamsOrgsV1 } from '@platform/proto';
+import type { PromiseClient } from '@platform/service-kit';
+import type { AuthzStub } from './authz-stub';
+import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // Teams' own rules (docs/organizations-and-teams.md): names unique in their organization in any case, the accepted
 // types and permissions, units with the team's permission as their access, a team found only under its own
@@ -12,10 +11,9 @@ import { startAuthzStub, type AuthzStub } from './authz-stub';
 
 describe('teams: names, types, members and the owner team', () => {
   let authz: AuthzStub;
-  let app: AppUnderTest;
   let orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
-  let identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
   const ids: Record<string, number> = {};
+  let started: OrgsTeamsUnderTest;
   let globex: orgsTeamsOrgsV1.Organization;
   let initech: orgsTeamsOrgsV1.Organization;
 
@@ -33,26 +31,9 @@ describe('teams: names, types, members and the owner team', () => {
   const isMember = async (login: string) => (await orgs.getMembership({ orgId: globex.id, viewerId: ids.alice, username: login })).member;
 
   beforeAll(async () => {
-    authz = await startAuthzStub();
-    app = await startAppForTest(orgsTeamsApp, {
-      AUTHZ_GRPC_ADDR: authz.address,
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-    });
-    orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
-    identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
-    for (const login of ['alice', 'bob', 'carol', 'erin']) {
-      const user = await identity.createUser({
-        username: login,
-        email: `${login}@example.com`,
-        password: `${login}-password`,
-        fullName: '',
-        mustChangePassword: false,
-        isAdmin: false,
-      });
-      ids[login] = user.id;
-    }
+    started = await startOrgsTeams({ users: ['alice', 'bob', 'carol', 'erin'] });
+    ({ authz, orgs } = started);
+    Object.assign(ids, started.ids);
     const org = (username: string, creator: string) =>
       orgs.createOrg({
         creatorId: ids[creator],
@@ -68,12 +49,7 @@ describe('teams: names, types, members and the owner team', () => {
     globex = await org('globex', 'alice');
     initech = await org('initech', 'erin');
   });
-  afterAll(async () => {
-    orgs?.close();
-    identity?.close();
-    await app?.stop();
-    await authz?.server.shutdown(100);
-  });
+  afterAll(() => started?.stop());
 
   it('makes teams of the accepted types and permissions, listed after the owner team; units take the team’s permission, read by default', async () => {
     expect(await newTeam('devs', { type: 'kubernetes', permission: 'write' })).toMatchObject({ type: 'kubernetes', permission: 'write' });

@@ -1,9 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { orgsTeamsV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
-import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
-import { orgsTeamsApp } from '../src/app';
-import { startAuthzStub, type AuthzStub } from './authz-stub';
+import type { PromiseClient } from '@platform/service-kit';
+import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // A TOTP second factor for local accounts in orgs-teams (docs/authentication.md, "Second factor (TOTP)"): enrolment
 // confirmed by a first code, a password sign-in then needing a code (each taken once) or a recovery code (once),
@@ -16,38 +14,16 @@ const codeOf = (secret: string, steps = 0) =>
   new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: Date.now() + steps * 30_000 });
 
 describe('TOTP second factor for local accounts', () => {
-  let authz: AuthzStub;
-  let app: AppUnderTest;
   let identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
   const ids: Record<string, number> = {};
+  let started: OrgsTeamsUnderTest;
 
   beforeAll(async () => {
-    authz = await startAuthzStub();
-    app = await startAppForTest(orgsTeamsApp, {
-      AUTHZ_GRPC_ADDR: authz.address,
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-    });
-    identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
-    for (const login of ['alice', 'bob', 'dave', 'erin', 'frank', 'gina', 'ivan']) {
-      const user = await identity.createUser({
-        username: login,
-        email: `${login}@example.com`,
-        password: `${login}-password`,
-        fullName: '',
-        mustChangePassword: false,
-        isAdmin: false,
-      });
-      ids[login] = user.id;
-    }
-    ids.root = (await identity.getUser({ id: 0, login: 'root' })).id;
+    started = await startOrgsTeams({ users: ['alice', 'bob', 'dave', 'erin', 'frank', 'gina', 'ivan'] });
+    ({ identity } = started);
+    Object.assign(ids, started.ids);
   });
-  afterAll(async () => {
-    identity?.close();
-    await app?.stop();
-    await authz?.server.shutdown(100);
-  });
+  afterAll(() => started?.stop());
 
   /** A password sign-in (Basic credentials), with the code given as X-Gitea-OTP; answers the user or the refusal. */
   const signIn = (login: string, otp = '') =>

@@ -1,8 +1,7 @@
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
-import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
-import { orgsTeamsApp } from '../src/app';
-import { startAuthzStub, type AuthzStub } from './authz-stub';
+import type { PromiseClient } from '@platform/service-kit';
+import type { AuthzStub } from './authz-stub';
+import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // A site admin's edits and deletions of users, and a user's own settings and password (docs/authentication.md):
 // deactivating and prohibiting refuse the account's credentials, no admin takes away their own rights, deleting
@@ -12,10 +11,10 @@ import { startAuthzStub, type AuthzStub } from './authz-stub';
 
 describe('user administration and one’s own account', () => {
   let authz: AuthzStub;
-  let app: AppUnderTest;
   let identity: PromiseClient<typeof orgsTeamsV1.OrgsTeamsServiceService>;
   let orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
   const ids: Record<string, number> = {};
+  let started: OrgsTeamsUnderTest;
 
   const newOrg = (username: string, creatorId: number) =>
     orgs.createOrg({
@@ -32,36 +31,17 @@ describe('user administration and one’s own account', () => {
   const basic = (username: string, password: string) => identity.authenticateBasic({ username, password });
 
   beforeAll(async () => {
-    authz = await startAuthzStub();
-    app = await startAppForTest(orgsTeamsApp, {
-      AUTHZ_GRPC_ADDR: authz.address,
-      PLATFORM_ADMIN_USERNAME: 'root',
-      PLATFORM_ADMIN_EMAIL: 'root@example.com',
-      PLATFORM_ADMIN_PASSWORD: 'root-password',
-      // A low account limit, so a lockout is reached in a few tries.
-      LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+    started = await startOrgsTeams({
+      users: ['ann', 'ben', 'cat', 'dan', 'eve', 'gus'],
+      env: {
+        // A low account limit, so a lockout is reached in a few tries.
+        LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+      },
     });
-    identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
-    orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
-    ids.root = (await identity.getUser({ id: 0, login: 'root' })).id;
-    for (const login of ['ann', 'ben', 'cat', 'dan', 'eve', 'gus']) {
-      const user = await identity.createUser({
-        username: login,
-        email: `${login}@example.com`,
-        password: `${login}-password`,
-        fullName: '',
-        mustChangePassword: false,
-        isAdmin: false,
-      });
-      ids[login] = user.id;
-    }
+    ({ authz, identity, orgs } = started);
+    Object.assign(ids, started.ids);
   });
-  afterAll(async () => {
-    identity?.close();
-    orgs?.close();
-    await app?.stop();
-    await authz?.server.shutdown(100);
-  });
+  afterAll(() => started?.stop());
 
   it('refuses a deactivated user’s token and password (401), and a prohibited one’s (403), until they are given back', async () => {
     const { sha1 } = await identity.createToken({ userId: ids.ann, name: 'cli', scope: '', scopeAccountId: 0, accessScopes: [] });
