@@ -294,6 +294,43 @@ describe('Contracts', () => {
     ]);
   });
 
+  it('refuses another owner’s enrolled cluster by every door without naming it, and records nothing of it', async () => {
+    const [{ contract }] = await create({ products: ['productdb'] });
+    const refusals = [
+      contracts.binding.bind(contract.id, ORG, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'alice'),
+      contracts.binding.bind(contract.id, 0, [{ cluster: FOREIGN, displayName: '', tags: [] }], 'root'),
+      contracts.binding.assign({ ownerId: ORG, cluster: FOREIGN, displayName: '', contractIds: [contract.id], actor: 'alice' }),
+    ];
+    for (const refused of refusals) {
+      const error = await refused.then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error).toBeInstanceOf(NotAllowedError);
+      // Neither the other owner's name for it nor anything else of its inventory.
+      expect(JSON.stringify({ message: error!.message, ...error })).not.toMatch(/theirs/);
+    }
+    expect(await contracts.listing.clusters(contract.id, ORG)).toEqual([]);
+    expect((await events(contract.id)).join('\n')).not.toContain(FOREIGN);
+  });
+
+  it('refuses a contract name with a NUL or over 255 characters on create and on update, and takes 255', async () => {
+    const [{ contract }] = await create();
+    for (const name of ['a\u0000b', 'n'.repeat(256)]) {
+      await expect(create({ fields: fields({ name }) })).rejects.toThrow(/^name: at most 255 characters, without NUL/);
+      await expect(
+        contracts.lifecycle.update({ id: contract.id, ownerId: 0, fields: fields({ name }), actor: 'root' }),
+      ).rejects.toBeInstanceOf(InputError);
+    }
+    const fine = await contracts.lifecycle.update({
+      id: contract.id,
+      ownerId: 0,
+      fields: fields({ name: 'n'.repeat(255) }),
+      actor: 'root',
+    });
+    expect(fine.contract.name).toBe('n'.repeat(255));
+  });
+
   it('assigns one cluster to several contracts atomically, answers its status, and lists associated clusters', async () => {
     const [{ contract: a }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });
     const [{ contract: b }] = await create({ ownerId: 77, ownerLogin: 'solo', ownerType: 'user' });

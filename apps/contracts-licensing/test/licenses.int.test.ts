@@ -381,6 +381,8 @@ describe('Licenses', () => {
     expect(await register()).toMatchObject({ serial: license.serial, clusterUid: SPOKE, features: ['postgres', 'mysql'] });
     expect(await register({ caCert: Buffer.from(authority.certificatePem) })).toMatchObject({ serial: license.serial });
     await expect(register({ features: [] })).rejects.toBeInstanceOf(InputError);
+    // Empty features are refused before the license is read, whatever it is.
+    await expect(register({ features: [' '], license: Buffer.from('not a certificate') })).rejects.toThrow(/^features: /);
     await expect(register({ features: ['kafka'] })).rejects.toMatchObject({ reason: 'no-feature-overlap' });
     await expect(register({ clusterUid: HUB })).rejects.toMatchObject({ reason: 'wrong-cluster' });
     const tampered = Buffer.from(license.license);

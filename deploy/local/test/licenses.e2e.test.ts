@@ -266,6 +266,70 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     }
   });
 
+  it('keeps a cluster to the tenant that enrolled it: refused to another’s contracts by every door without its name, and a UUID licensed before its owner enrolled it licensed no more', async () => {
+    const ENROLLED = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a70';
+    const TAKEN_LATER = '3c1f9a2e-7b4d-4e6f-8a1b-2c3d4e5f6a71';
+    for (const who of ['alice', 'bob']) await t.signUp(who);
+    expect((await api('alice', 'POST', '/orgs', { username: 'alpha' })).status).toBe(201);
+    expect((await api('bob', 'POST', '/orgs', { username: 'bravo' })).status).toBe(201);
+    expect((await api('alice', 'POST', '/orgs/alpha/clusters', { name: 'secret-prod', uid: ENROLLED })).status).toBe(201);
+    const bravos = await createContract('bravo', { features: JSON.stringify(['postgres']), allowOffline: 'true' });
+    /** Nothing of alpha's in an answer: not its name, not its cluster's. */
+    const alphaFree = (res: { body: unknown }) => expect(JSON.stringify(res.body)).not.toMatch(/alpha|secret-prod/);
+
+    // alpha's enrolled cluster: the clusters app's inventory, as contracts-licensing keeps it, refuses it to bravo.
+    for (const refused of [
+      await api('bob', 'POST', '/user/contracts/assign-cluster?org=bravo', { clusterId: ENROLLED, contractIds: [bravos] }),
+      await api('bob', 'POST', `/user/contracts/${bravos}/clusters?org=bravo`, [{ cluster: ENROLLED }]),
+      await api('root', 'POST', `/contracts/${bravos}/clusters?org=bravo`, [{ cluster: ENROLLED }]),
+    ]) {
+      expect(refused.status).toBe(403);
+      alphaFree(refused);
+    }
+    const own = await createContract('bob', { allowOffline: 'true', autoAssignCluster: 'true' });
+    expect(await api('bob', 'POST', '/license/issue', { cluster: ENROLLED })).toMatchObject({
+      status: 404,
+      body: { message: `no active contract of the account covers cluster ${ENROLLED}` },
+    });
+    expect((await api('bob', 'GET', `/user/contracts/${own}/clusters`)).body).toEqual([]);
+    const status = await api('bob', 'GET', `/user/contracts/active/associated-clusters/${ENROLLED}/status?org=bravo`);
+    expect(status.body.clusterStatus).toMatchObject({ isImported: false, name: '' });
+    const theirs = await api('alice', 'GET', `/user/contracts/active/associated-clusters/${ENROLLED}/status?org=alpha`);
+    expect(theirs.body.clusterStatus).toMatchObject({ isImported: true, name: 'secret-prod' });
+    const audit = await api('bob', 'GET', `/user/contracts/${bravos}/audit?org=bravo`);
+    alphaFree(audit);
+    expect(JSON.stringify(audit.body)).not.toContain(ENROLLED);
+
+    // A UUID nobody had enrolled: bravo binds and licenses it, until alpha enrolls its cluster under it.
+    const bound = await api('bob', 'POST', `/user/contracts/${bravos}/clusters?org=bravo`, [{ cluster: TAKEN_LATER }]);
+    expect(bound.status).toBe(201);
+    const issue = `/user/contracts/${bravos}/clusters/${bound.body[0].id}/issue-license?org=bravo`;
+    const early = await api('bob', 'POST', issue);
+    expect(early.status).toBe(200);
+    expect((await api('alice', 'POST', '/orgs/alpha/clusters', { name: 'late', uid: TAKEN_LATER })).status).toBe(201);
+    for (const refused of [
+      await api('bob', 'POST', issue),
+      await api('bob', 'POST', '/user/license-proxy?org=bravo', { clusterID: TAKEN_LATER, contractIDs: [bravos] }),
+    ]) {
+      expect(refused.status).toBe(403);
+      alphaFree(refused);
+    }
+    const register = (license: string) => api(undefined, 'POST', '/register', { clusterUID: TAKEN_LATER, features: 'postgres', license });
+    const registered = await register(early.body.license);
+    expect([registered.status, registered.body.message]).toEqual([400, `cluster ${TAKEN_LATER} is not registered with the platform`]);
+    const listed = ((await api('bob', 'GET', `/user/contracts/${bravos}/clusters?org=bravo`)).body as any[]).find(
+      (c) => c.cluster === TAKEN_LATER,
+    );
+    expect(listed.clusterStatus).toMatchObject({ isImported: false, name: '' });
+    // alpha's own license for its cluster registers.
+    const alphas = await createContract('alpha', { features: JSON.stringify(['postgres']) });
+    const mine = await api('root', 'POST', `/contracts/${alphas}/clusters?org=alpha`, [{ cluster: TAKEN_LATER }]);
+    expect(mine.status).toBe(201);
+    const license = await api('alice', 'POST', `/user/contracts/${alphas}/clusters/${mine.body[0].id}/issue-license?org=alpha`);
+    expect(license.status).toBe(200);
+    expect((await register(license.body.license)).status).toBe(200);
+  });
+
   it('revoking the contract publishes the license on the CRL; /register and the command-line verifier refuse it', async () => {
     expect((await api('root', 'POST', `/contracts/${contractId}/revoke`)).status).toBe(200);
     const crl = await bytes('/licenses/crl');
@@ -375,19 +439,5 @@ describe('license registration on a self-hosted platform', () => {
     // No password until its holder sets one through a reset.
     for (const password of ['', 'password', 'dana.ops-password'])
       expect((await t.api(undefined, 'GET', '/user', undefined, { authorization: basic('dana.ops', password) })).status).toBe(401);
-  });
-});
-
-describe('licenses on a marketplace deployment', () => {
-  let t: TestPlatform;
-  beforeAll(async () => {
-    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'ProviderBMarketplace', MARKETPLACE_API_SECRET: 'market-secret-for-tests' });
-  }, 120_000);
-  afterAll(() => t?.stop());
-
-  it('refuses self-registration (403) and has no contract routes (404)', async () => {
-    const registered = await t.api(undefined, 'POST', '/register', { clusterUID: HUB, features: 'postgres', license: 'AAAA' });
-    expect(registered.status).toBe(403);
-    expect((await t.api('root', 'POST', '/contracts/1/clusters/1/issue-license')).status).toBe(404);
   });
 });
