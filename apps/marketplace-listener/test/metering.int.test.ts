@@ -47,6 +47,7 @@ describe('metered billing and the dashboard rows', () => {
       .insert([
         row('ProviderA', 'sub-a', { providerAAccountID: '111122223333' }, [501, 502]),
         row('ProviderA', 'sub-a-gone', { providerAAccountID: '111122223333' }, [], 'Deleted'),
+        row('ProviderA', 'sub-a-revoked', { providerAAccountID: '111122223333' }, [], 'Revoked'),
         row('ProviderA', 'sub-a-noaccount', {}, []),
         row('ProviderB', 'sub-b', { managedResourceGroupId: '/subscriptions/x/resourceGroups/y' }, [503]),
         row('ProviderC', 'sub-c', { consumerId: 'project:buyer-project' }, []),
@@ -143,6 +144,7 @@ describe('metered billing and the dashboard rows', () => {
         ['sub-a', [records(1)[0], records(1)[0]], /repeats the dimension and timestamp/],
         ['nosuch', records(1), /no subscription nosuch/],
         ['sub-a-gone', records(1), /is Deleted and can no longer be billed/],
+        ['sub-a-revoked', records(1), /is Revoked and can no longer be billed/],
         ['sub-a-noaccount', records(1), /no providerAAccountID/],
       ];
       for (const [sub, recs, message] of cases) {
@@ -259,6 +261,9 @@ describe('metered billing and the dashboard rows', () => {
       const revoked = await grpc.revokeSubscription({ marketplace: 'ProviderB', subscriptionId: 'sub-b', actor: 'root' });
       expect(revoked).toMatchObject({ state: 'Revoked', isRevocable: false });
       expect(dir.revoked).toContain(503);
+      expect(
+        await db.table('audit_events').where({ marketplace: 'ProviderB', subscription_id: 'sub-b' }).orderBy('id').pluck('description'),
+      ).toEqual([expect.stringMatching(/revoked by site admin root/)]);
       await expect(grpc.revokeSubscription({ marketplace: 'ProviderB', subscriptionId: 'sub-b', actor: 'root' })).rejects.toMatchObject({
         kind: 'input',
         message: expect.stringMatching(/not revocable/),

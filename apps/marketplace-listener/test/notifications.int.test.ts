@@ -317,11 +317,12 @@ describe('marketplace notifications', () => {
     });
 
     it('answers a GET on a notification route with 405 (POST only)', async () => {
-      for (const p of ['providera', 'providerb', 'providerc']) {
-        const res = await fetch(`${base}/marketplaces/${p}/notification/resource`);
-        expect([res.status, res.headers.get('allow')]).toEqual([405, 'POST']);
-        expect(await res.json()).toEqual({ message: 'GET is not allowed here; notifications are POST only' });
-      }
+      for (const p of ['providera', 'providerb', 'providerc'])
+        for (const method of ['GET', 'PUT', 'DELETE']) {
+          const res = await fetch(`${base}/marketplaces/${p}/notification/resource`, { method });
+          expect([res.status, res.headers.get('allow')]).toEqual([405, 'POST']);
+          expect(await res.json()).toEqual({ message: `${method} is not allowed here; notifications are POST only` });
+        }
     });
 
     it('refuses a tampered or expired download link with 403', async () => {
@@ -353,6 +354,9 @@ describe('marketplace notifications', () => {
         body: { message: 'the secret does not match' },
       });
       expect((await providerB(put('Accepted', '2026-11-23T05:00:00Z'), null)).status).toBe(403);
+      // An empty secret and one a character short are as wrong as any other.
+      for (const secret of ['', SECRET.slice(0, -1)])
+        expect((await providerB(put('Accepted', '2026-11-23T05:00:00Z'), secret)).status).toBe(403);
       expect(await counts()).toEqual(before);
     });
 
@@ -478,6 +482,12 @@ describe('marketplace notifications', () => {
       );
       expect((await providerC({ eventType: 'x' })).body.message).toBe('bindingInfo is required');
       expect((await providerC({ bindingInfo: binding('ProviderC', 'nope') })).status).toBe(400);
+      expect((await providerC({ eventTime: 'yesterday', bindingInfo: binding('ProviderC', id) })).body.message).toMatch(
+        /eventTime: must be an RFC3339 date-time/,
+      );
+      expect((await providerC({ bindingInfo: binding('ProviderC', id, { adminUsername: 'not a name!' }) })).body.message).toMatch(
+        /adminUsername: must be a user name/,
+      );
       const ok = await providerC({ eventType: 'subscribe', eventTime: '2026-11-23T06:30:00Z', bindingInfo: binding('ProviderC', id) });
       expect(ok.status).toBe(200);
       expect(ok.body.link).toContain(`/installers/${id}/archive`);
@@ -568,5 +578,8 @@ describe('claimable check through a central marketplace server', () => {
     expect((await check('44444444-4444-4444-8444-444444444444')).status).toBe(404);
     expect((await check('55555555-5555-4555-8555-555555555555')).status).toBe(500);
     expect(asked[0]).toBe('/marketplace/api/v1/marketplaces/standalone-organizations/11111111-1111-4111-8111-111111111111/claimable');
+    // What is not a claim ID never leaves the platform.
+    expect((await check('not-a-claim')).status).toBe(404);
+    expect(asked).toHaveLength(5);
   });
 });

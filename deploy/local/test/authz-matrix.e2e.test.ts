@@ -507,7 +507,7 @@ const MATRIX: Record<string, Row> = {
   // Marketplace rows — site admins (view_marketplace_usage:site_admin) only. The fixture has no subscription, so
   // the rows naming one answer 400 to a site admin (through). The metered-billing proxy is not here: its
   // pairs exist only on ProviderAMarketplace and ProviderCMarketplace (404 on this Hosted deployment), so
-  // marketplace-metered-billing.e2e.test.ts boots those two and checks 401/403 for every non-admin caller there.
+  // apps/gateway/test/marketplaces.test.ts checks 401/403 for every non-admin caller on those two.
   'GET /dashboard/marketplaces/subscriptions': { pass: ['siteadmin'] },
   'GET /dashboard/marketplaces/settings/warnings': { pass: ['siteadmin'] },
   'GET /dashboard/marketplaces/:marketplace/:subscriptionId': { pass: ['siteadmin'], path: () => '/dashboard/marketplaces/ProviderA/none' },

@@ -49,16 +49,6 @@ export function marketplaceKit(t: () => TestPlatform) {
   });
 
   const subscription = (marketplace: string, id: string) => db().table('subscriptions').where({ marketplace, subscription_id: id }).first();
-  const auditOf = async (
-    marketplace: string,
-    id: string,
-  ): Promise<{ status: string; operation_type: string; description: string; data: unknown }[]> =>
-    db()
-      .table('audit_events')
-      .where({ marketplace, subscription_id: id })
-      .orderBy('id')
-      .select('status', 'operation_type', 'description', 'data');
-
   /** The archive behind a `{link}`, fetched as a buyer would, as the text of its tar (gunzipped). */
   const download = async (link: string) => {
     const res = await fetch(link);
@@ -107,5 +97,5 @@ export function marketplaceKit(t: () => TestPlatform) {
     }
   };
 
-  return { root, db, post, installer, binding, footprint, subscription, auditOf, download, claimable, contractsOf, claimOrg, membersOf };
+  return { root, db, post, installer, binding, footprint, subscription, download, claimable, contractsOf, claimOrg, membersOf };
 }
