@@ -1,7 +1,7 @@
 import { NotAuthenticatedError, NotFoundError } from '@platform/errors';
 import { orgsTeamsAuditV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The audit trail at the edge (docs/audit.md): every successful change is sent to orgs-teams with who made it, the
@@ -37,10 +37,7 @@ describe('the audit trail at the edge', () => {
           },
         },
         identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
           authenticateBasic: async ({ username, password }) => {
             if (username !== 'alice' || password !== 'alice-password') throw new NotAuthenticatedError('invalid credentials');
             return orgsTeamsV1.AuthenticateResponse.fromPartial({ user: ALICE });

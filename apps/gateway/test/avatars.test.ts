@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { InputError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
+import { InputError, NotFoundError, ValidationError } from '@platform/errors';
 import { orgsTeamsAvatarsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Organization avatars at the edge (docs/object-storage.md), against a stand-in orgs-teams: the view, update and
@@ -42,10 +42,7 @@ describe('organization avatars at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name }) => {

@@ -1,6 +1,6 @@
 import { NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackendHandlers, type FakeBackends } from './fake-backends';
+import { type FakeBackendHandlers, type FakeBackends, startFakeBackends, userByLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The `org` context at the edge (docs/gateway.md): an `org` the caller cannot act for — unknown, or private and
@@ -31,10 +31,7 @@ const HANDLERS: FakeBackendHandlers = {
   orgsTeams: {
     identity: {
       authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
-      getUser: async ({ login }) => {
-        if (!USERS[login]) throw new NotFoundError(`user ${login} does not exist`);
-        return USERS[login];
-      },
+      getUser: userByLogin(USERS),
     },
     organizations: {
       getOrg: async ({ name, viewerId }) => {

@@ -4,7 +4,9 @@ import { CLUSTERS_SERVICES } from '@platform/clusters-client';
 import { CONTRACTS_LICENSING_SERVICES } from '@platform/contracts-licensing-client';
 import { MARKETPLACE_LISTENER_SERVICES } from '@platform/marketplace-listener-client';
 import { METRICSPROXY_SERVICES } from '@platform/metricsproxy-client';
+import { NotAuthenticatedError, NotFoundError } from '@platform/errors';
 import { ORGS_TEAMS_SERVICES } from '@platform/orgs-teams-client';
+import type { orgsTeamsV1 } from '@platform/proto';
 import { startFakeApp, type FakeApp, type FakeHandlers } from '@platform/service-testing';
 import type { Backends } from '../src/backends';
 
@@ -51,5 +53,32 @@ export async function startFakeBackends(handlers: FakeBackendHandlers = {}): Pro
     close: async () => {
       await Promise.all(entries.map(([, app]) => app.close()));
     },
+  };
+}
+
+/** The users a test knows, by login (or as a list). */
+type KnownUsers = Record<string, orgsTeamsV1.User> | orgsTeamsV1.User[];
+const byLogin = (users: KnownUsers) => (Array.isArray(users) ? Object.fromEntries(users.map((u) => [u.login, u])) : users);
+
+/**
+ * orgs-teams' `authenticate` as most gateway tests answer it: a token is one of `users`' login, with every scope;
+ * anything else is refused as an unknown token, as orgs-teams refuses it.
+ */
+export function tokenIsLogin(users: KnownUsers) {
+  const known = byLogin(users);
+  return async ({ token }: orgsTeamsV1.AuthenticateRequest): Promise<orgsTeamsV1.AuthenticateResponse> => {
+    const user = known[token];
+    if (!user) throw new NotAuthenticatedError('invalid token');
+    return { user, tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
+  };
+}
+
+/** orgs-teams' `getUser` by login among `users`, 404 for any other, as orgs-teams answers it. */
+export function userByLogin(users: KnownUsers) {
+  const known = byLogin(users);
+  return async ({ login }: orgsTeamsV1.GetUserRequest): Promise<orgsTeamsV1.User> => {
+    const user = known[login];
+    if (!user) throw new NotFoundError(`user ${login} does not exist`);
+    return user;
   };
 }

@@ -1,6 +1,6 @@
-import { ConflictError, InputError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
+import { ConflictError, InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin, userByLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Organizations, members and public members at the edge (docs/organizations-and-teams.md), against a stand-in
@@ -50,14 +50,8 @@ describe('organizations and their members at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
-          getUser: async ({ login }) => {
-            if (!USERS[login]) throw new NotFoundError(`user ${login} does not exist`);
-            return USERS[login];
-          },
+          authenticate: tokenIsLogin(USERS),
+          getUser: userByLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name, viewerId }) => {

@@ -1,7 +1,7 @@
-import { ConflictError, InputError, NotAuthenticatedError, NotFoundError } from '@platform/errors';
+import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { orgsTeamsAuditV1, orgsTeamsOrgsV1, orgsTeamsV1, serviceAccountsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Service accounts at the edge (docs/service-accounts.md), against a stand-in orgs-teams: an organization's rows are
@@ -47,10 +47,7 @@ describe('service accounts at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name, viewerId }) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { NotAuthenticatedError, NotFoundError } from '@platform/errors';
 import { orgsTeamsSettingsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The console's sessions at the edge (docs/authentication.md, "Console sessions"): a password sign-in answered with an
@@ -40,10 +40,7 @@ describe('console sessions at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
           authenticateBasic: async ({ username, password }) => {
             if (!USERS[username] || password !== `${username}-password`) throw new NotAuthenticatedError('wrong username or password');
             return { user: USERS[username], tokenId: 0, scope: '', scopeAccountId: 0, accessScopes: ['all'] };

@@ -1,6 +1,6 @@
-import { ConflictError, InputError, NotAuthenticatedError, NotFoundError } from '@platform/errors';
+import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Teams, team actions and team members at the edge (docs/organizations-and-teams.md), against a stand-in orgs-teams
@@ -72,10 +72,7 @@ describe('teams and their members at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name, viewerId }) => {

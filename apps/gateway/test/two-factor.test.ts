@@ -8,7 +8,7 @@ import {
 } from '@platform/errors';
 import { orgsTeamsAuditV1, orgsTeamsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The second factor at the edge (docs/authentication.md, "Second factor (TOTP)"): enrolment answered with the
@@ -40,10 +40,7 @@ describe('the second factor at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
           // bob has a second factor: his code is 123456.
           authenticateBasic: async ({ username, password, otp }) => {
             if (!USERS[username] || password !== `${username}-password`) throw new NotAuthenticatedError('wrong username or password');
