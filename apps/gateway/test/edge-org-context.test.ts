@@ -1,6 +1,6 @@
 import { NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { type FakeBackendHandlers, type FakeBackends, startFakeBackends, userByLogin } from './fake-backends';
+import { type FakeBackendHandlers, type FakeBackends, startFakeBackends, tokenIsLogin, userByLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The `org` context at the edge (docs/gateway.md): an `org` the caller cannot act for — unknown, or private and
@@ -30,7 +30,7 @@ const byId = (id: number) => Object.values(ORGS).find((o) => o.id === id);
 const HANDLERS: FakeBackendHandlers = {
   orgsTeams: {
     identity: {
-      authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+      authenticate: tokenIsLogin(USERS),
       getUser: userByLogin(USERS),
     },
     organizations: {

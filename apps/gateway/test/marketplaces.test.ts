@@ -1,7 +1,7 @@
 import { InputError, NotFoundError, ValidationError } from '@platform/errors';
 import { marketplaceListenerV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { registeredRoutesOn } from '../src';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The marketplace rows at the edge (docs/marketplaces.md) against a stand-in marketplace-listener: the installers a
@@ -58,7 +58,7 @@ describe('marketplace rows at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name }) => {

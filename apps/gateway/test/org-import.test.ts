@@ -1,5 +1,5 @@
 import { orgsTeamsImportV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The import of organizations in bulk at the edge (POST /admin/orgs/import, docs/import.md): site admins only, a body
@@ -33,7 +33,7 @@ describe('POST /admin/orgs/import at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           importOrgs: async ({ orgs }) => ({

@@ -1,6 +1,6 @@
-import { ConflictError, InputError, NotAuthenticatedError, NotFoundError } from '@platform/errors';
+import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1, orgTokensV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // An organization's machine credentials and claims over HTTP (docs/organization-tokens.md): the sync token's rows
@@ -26,11 +26,7 @@ describe('organization tokens and claims at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            const user = USERS.find((u) => u.login === token);
-            if (!user) throw new NotAuthenticatedError('invalid token');
-            return { user, tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name }) => {

@@ -1,6 +1,6 @@
 import { DeadlineError, NotFoundError } from '@platform/errors';
 import { eventsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The licensed-resource rows of the admin billing dashboard at the edge (`.../products/{productName}/resources`,
@@ -59,7 +59,7 @@ describe('licensed-resource rows at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name }) => {

@@ -1,6 +1,6 @@
 import { ConflictError, NotAllowedError, NotAuthenticatedError, NotFoundError, TooManyRequestsError } from '@platform/errors';
 import { orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Sign-up and verified addresses over HTTP (docs/authentication.md): the sign-up row answers the new account and,
@@ -31,11 +31,7 @@ describe('sign-up and verified addresses at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => {
-            const user = USERS.find((u) => u.login === token);
-            if (!user) throw new NotAuthenticatedError('invalid token');
-            return { user, tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
+          authenticate: tokenIsLogin(USERS),
           authenticateSession: async ({ secret }) => {
             if (secret !== SECRET) throw new NotAuthenticatedError('invalid session');
             return { user: NINA, session };

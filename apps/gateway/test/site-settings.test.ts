@@ -1,6 +1,6 @@
 import { ConflictError, InputError, NotFoundError, ValidationError } from '@platform/errors';
 import { notificationsV1, orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway, type TestGateway } from './test-gateway';
 
 // Site settings as a client walks them (docs/site-settings.md): branding (its ETag, 304, edit_branding_options:org on
@@ -47,7 +47,7 @@ describe('site settings at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async ({ name }) => {

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1, outagesV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The system outages of the admin billing dashboard at the edge (docs/system-outages.md): the account named by a
@@ -42,7 +42,7 @@ describe('system outages at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          authenticate: tokenIsLogin(USERS),
           getUser: async ({ login }) => {
             if (!USERS[login]) throw new NotFoundError(`user ${login} does not exist`);
             return USERS[login];

@@ -1,6 +1,6 @@
 import { NotFoundError, UnavailableError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Team auto-connect at the edge (docs/organizations-and-teams.md): `autoConnectClusters` on the owner team asks
@@ -32,7 +32,7 @@ describe('team auto-connect at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          authenticate: tokenIsLogin(USERS),
         },
         organizations: {
           getOrg: async () => ORG,

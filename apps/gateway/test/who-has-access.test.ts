@@ -1,6 +1,6 @@
 import { NotFoundError } from '@platform/errors';
 import { authzRolesV1, authzV1, contractsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
+import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // "Who has access" at the edge (docs/authorization.md): an org owner or a site admin sees every user holding each
@@ -70,7 +70,7 @@ describe('who has access at the edge', () => {
     backends = await startFakeBackends({
       orgsTeams: {
         identity: {
-          authenticate: async ({ token }) => ({ user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] }),
+          authenticate: tokenIsLogin(USERS),
           getAccounts: async ({ ids }) => ({ users: Object.values(USERS).filter((u) => ids.includes(u.id)) }),
         },
         organizations: {
