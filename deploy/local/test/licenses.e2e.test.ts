@@ -3,8 +3,10 @@ import { X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { BILLING_CHANGED } from '@platform/bus';
 import { contractsV1, licensingV1 } from '@platform/proto';
 import { createClient } from '@platform/service-kit';
+import { eventually } from '@platform/testing';
 import { basic, formOf, bootTestPlatform, type TestPlatform } from './harness';
 import { ROOT } from './launcher';
 
@@ -58,7 +60,8 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
   };
 
   beforeAll(async () => {
-    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted' });
+    // Billing enabled for the dashboard's licensed rows, which read the licenses and contracts kept here.
+    t = await bootTestPlatform({ DEPLOYMENT_TYPE: 'Hosted', BILLING_ENABLED: 'true' });
     for (const who of ['olivia', 'mia', 'solo']) await t.signUp(who);
     expect((await api('olivia', 'POST', '/orgs', { username: 'acme' })).status).toBe(201);
     expect((await api('olivia', 'POST', '/orgs/acme/clusters', { name: 'prod', uid: HUB })).status).toBe(201);
@@ -328,6 +331,62 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     const license = await api('alice', 'POST', `/user/contracts/${alphas}/clusters/${mine.body[0].id}/issue-license?org=alpha`);
     expect(license.status).toBe(200);
     expect((await register(license.body.license)).status).toBe(200);
+  });
+
+  it('shows on the billing dashboard an organization’s new email and a contract’s revocation on the very next request, though the gateway keeps accounts, issued licenses and contract counts', async () => {
+    const acme = (await api('root', 'GET', '/orgs/acme')).body as { id: number; email: string };
+    // A second contract of acme binding the hub, and its license for the hub, reported as used by the hub.
+    const second = await createContract('acme', { features: JSON.stringify(['postgres']) });
+    const [cc] = (await api('root', 'POST', `/contracts/${second}/clusters?org=acme`, [{ cluster: HUB }])).body as { id: number }[];
+    const issued = await api('root', 'POST', `/contracts/${second}/clusters/${cc.id}/issue-license`);
+    expect(issued.status).toBe(200);
+    const lid = BigInt(`0x${new X509Certificate(Buffer.from(issued.body.license, 'base64')).serialNumber}`).toString();
+    const reported = new Date(Date.now() - 3_600_000);
+    const billing = t.platform.apps.get('billing-dashboard')!.ctx;
+    await billing.db!.table('licensed_products').insert({
+      user_id: acme.id,
+      cluster_uid: HUB,
+      license_id: lid,
+      product: 'productdb',
+      first_received_at: reported,
+      last_received_at: reported,
+    });
+    // Written behind billing-dashboard's back, so announced as its ingestion announces the reports it applies.
+    await billing.bus!.notify(BILLING_CHANGED, {});
+    const dashboard = async (p: string) => {
+      const res = await api('root', 'GET', `${p}${p.includes('?') ? '&' : '?'}org=acme`);
+      expect({ p, status: res.status }).toEqual({ p, status: 200 });
+      return res.body;
+    };
+    const emailOf = async () => (await dashboard('/dashboard/users/')).find((u: { userID: number }) => u.userID === acme.id)?.email;
+    await eventually(async () => (await emailOf()) !== undefined, 10_000);
+    // Read twice: the second answers come from what the gateway kept.
+    expect(await emailOf()).toBe(acme.email);
+    expect(await emailOf()).toBe(acme.email);
+    expect((await api('olivia', 'PATCH', '/orgs/acme', { email: 'licensing@acme.example.com' })).status).toBe(200);
+    expect(await emailOf()).toBe('licensing@acme.example.com');
+
+    const hubCount = async () =>
+      (await dashboard(`/dashboard/users/${acme.id}/clusters/active`)).find((c: { clusterID: string }) => c.clusterID === HUB)
+        .noOfAssociatedContracts;
+    const license = async () => (await dashboard(`/dashboard/users/${acme.id}/clusters/${HUB}/licenses/${lid}`)).license;
+    const before = await hubCount();
+    expect(before).toBeGreaterThanOrEqual(2);
+    expect(await hubCount()).toBe(before);
+    const issuedAt = (await license()).updatedAt;
+    expect(await license()).toMatchObject({
+      licenseID: lid,
+      clusters: [HUB],
+      updatedAt: issuedAt,
+      planName: expect.stringMatching(/-enterprise$/),
+    });
+
+    expect((await api('root', 'POST', `/contracts/${second}/revoke`)).status).toBe(200);
+    expect(await hubCount()).toBe(before - 1);
+    // A revoked license's updatedAt is its revocation.
+    const revokedAt = (await t.platform.apps.get('contracts-licensing')!.ctx.db!.table('issued_licenses').where({ serial: lid }).first())
+      .revoked_at;
+    expect((await license()).updatedAt).toBe(Math.floor(new Date(revokedAt).getTime() / 1000));
   });
 
   it('revoking the contract publishes the license on the CRL; /register and the command-line verifier refuse it', async () => {
