@@ -11,10 +11,13 @@ import { basic, formOf, bootTestPlatform, type TestPlatform } from './harness';
 import { ROOT } from './launcher';
 
 /**
- * Licenses over HTTP (docs/licensing.md): issued for a cluster bound to a contract (admin and user rows),
- * for a cluster from the caller's own contracts (`POST /license/issue`), verified at `POST /register`, and,
- * once the contract is revoked, on the published revocation list and refused by `/register` and by the
- * command-line verifier. Read back with Node's X.509 implementation, not the library that built them.
+ * A license's life across the apps (docs/licensing.md): issued for a cluster bound to a contract (admin and user rows),
+ * for a cluster from the caller's own contracts (`POST /license/issue`), through a license proxy while its maker may
+ * issue, verified at `POST /register`, kept to the tenant that enrolled the cluster once the clusters app has it,
+ * shown on the billing dashboard, and, once the contract is revoked, on the published revocation list and refused by
+ * `/register` and by the command-line verifier. Read back with Node's X.509 implementation, not the library that
+ * built them. The rows' statuses for each caller are in the unit tier (apps/gateway/test/license-*.test.ts,
+ * licensed-dashboard.test.ts), contracts-licensing's rules in its integration tests.
  */
 
 const NOW = Math.floor(Date.now() / 1000);
