@@ -388,7 +388,7 @@ const MATRIX: Record<string, Row> = {
   },
   // Any account's own contracts (none here: 404); registration and the CRL and CA certificate are public.
   // With `org` (appended), the organization's contracts: who may issue its licenses. Without it, the caller's own
-  // account, open to anyone signed in (license-proxy.e2e, licenses.e2e).
+  // account, open to anyone signed in (apps/gateway/test/license-proxy.test.ts, licenses.e2e).
   'POST /license/issue': { pass: HOLDERS, grant: 'issue-license:cluster', body: () => ({ cluster: CLUSTER }) },
   'POST /register': { pass: EVERYONE, body: () => ({ clusterUID: CLUSTER, features: 'postgres', license: 'AAAA' }) },
   'GET /licenses/crl': { pass: EVERYONE },
@@ -396,7 +396,7 @@ const MATRIX: Record<string, Row> = {
   // The licenses clusters registered: site admins (view_licensed_users:site_admin) only.
   'GET /licenses/registrations': { pass: ['siteadmin'] },
   // Installers: an online installer for an organization (an empty body) carries its license issuing, so it takes who
-  // may issue them, not only membership (license-proxy.e2e).
+  // may issue them, not only membership (apps/gateway/test/license-proxy.test.ts).
   'POST /user/license-proxy': { pass: HOLDERS, grant: 'issue-license:cluster', body: () => ({}) },
   // System outages — site admins (view_system_outages:site_admin) only; `org` (appended) is required.
   'POST /dashboard/system-outages/': {
