@@ -124,11 +124,13 @@ describe('ClusterSetsService', () => {
     expect((await sets.listSetNames({ hubUid: hub.uid, clientOrgOnly: false })).names).toEqual(['client', 'empty', 'prod', 'staging']);
   });
 
-  it('answers auth-info: the creator holds the set admin role-ref', async () => {
+  it('answers auth-info: the creator holds the set admin role-ref; 404 for an unknown set on each read of a set', async () => {
     expect(JSON.parse((await sets.authInfo({ hubUid: hub.uid, name: 'prod' })).json)).toEqual({
       'open-cluster-management:managedclusterset:admin': ['alice'],
     });
     await expect(sets.authInfo({ hubUid: hub.uid, name: 'nope' })).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(sets.listMembers({ hubUid: hub.uid, name: 'nope' })).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(sets.listAddable({ hubUid: hub.uid, name: 'nope' })).rejects.toMatchObject({ kind: 'not-found' });
   });
 
   it('binds and unbinds hub namespaces; 400 for an unknown namespace or set', async () => {

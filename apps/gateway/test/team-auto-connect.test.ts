@@ -9,7 +9,7 @@ import { startTestGateway } from './test-gateway';
 // leave action) disconnects; a user not in it is 404 with nothing asked; orgs-teams' refusal when the clusters service
 // is down is the answer. orgs-teams' side: apps/orgs-teams/test/cluster-connections.int.test.ts; the clusters service:
 // apps/clusters/test/connected-users.int.test.ts; the agent connecting and reporting them on the demo hub:
-// deploy/local/test/cluster-sets.e2e.test.ts.
+// deploy/local/test/cluster-sets-features.e2e.test.ts.
 
 const USERS: Record<string, orgsTeamsV1.User> = {
   owner: orgsTeamsV1.User.fromPartial({ id: 1, login: 'owner', active: true }),

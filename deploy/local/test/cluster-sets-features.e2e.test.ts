@@ -6,10 +6,11 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import type { TestPlatform } from './harness';
 
 /**
- * Feature sets, sync status and auto-update (docs/cluster-sets.md) over HTTP on the demo seed, whose
- * simulated hub agent applies the desired state the platform sends and reports what runs: an install followed to
- * in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature set and then
- * updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers; and team
+ * Cluster sets, feature sets, sync status and auto-update (docs/cluster-sets.md) over HTTP on the demo seed, whose
+ * simulated hub agent applies the desired state the platform sends and reports what runs: a set of the spokes the
+ * agent reported, each change read at once through the gateway, its clusters and bindings freed by deletion; an
+ * install followed to in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature
+ * set and then updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers; and team
  * auto-connect, a new owner connected on the hub and every spoke by the agent and disconnected again.
  * In-process bus (no NATS_URL), shared by the platform and the seed's simulator.
  */
@@ -46,6 +47,41 @@ describe('feature sets and sync status over HTTP on the demo seed', () => {
   }, 600_000);
   afterAll(async () => {
     await demo?.stop();
+  });
+
+  it("a set of the demo hub's spokes as its agent reported them; each change read at once through the gateway; deletion frees them", async () => {
+    // The sets' rows one by one: apps/gateway/test/cluster-sets.test.ts; their rules: apps/clusters/test/cluster-sets.int.test.ts.
+    const [first] = free;
+    expect(await call(owner, 'POST', '/clustersets/create', { clusterSet: 'prod', clusters: [first] })).toMatchObject({
+      status: 200,
+      body: { clusterSetName: 'prod', clusterSetTitle: '', clusters: 1 },
+    });
+    expect(await get('/clustersets')).toContainEqual({ clusterSetName: 'prod', clusterSetTitle: '', clusters: 1 });
+    const members = await get('/clustersets/prod/clusters');
+    expect(members).toEqual([
+      {
+        name: first,
+        displayName: expect.any(String),
+        clusterNode: expect.any(Number),
+        provider: expect.any(String),
+        kubernetesVersion: expect.any(String),
+        imported: true,
+      },
+    ]);
+    expect(members[0].clusterNode).toBeGreaterThan(0);
+    const setOf = async (name: string) =>
+      ((await get('/available-clusters')) as { name: string; clusterSet: string }[]).find((c) => c.name === name)?.clusterSet;
+    expect(await setOf(first)).toBe('prod');
+    expect(await get('/clustersets/prod/clusterlist')).not.toContain(first);
+    expect((await call(owner, 'POST', '/bound-namespaces/bind', { clusterSet: 'prod', namespace: manifest.namespace })).status).toBe(200);
+    expect(await get('/bound-namespaces')).toEqual({ [manifest.namespace]: ['prod'] });
+    expect((await call(owner, 'POST', '/clustersets/delete', { clusterSet: 'prod' })).body).toMatchObject({
+      clusterSetName: 'prod',
+      clusters: 1,
+    });
+    expect(await setOf(first)).toBe('');
+    expect(await get('/bound-namespaces')).toEqual({});
+    expect((await get('/clustersets')).map((s: { clusterSetName: string }) => s.clusterSetName)).not.toContain('prod');
   });
 
   it("lists the catalog on the demo's outdated set: nothing installed; auto-update is not possible (400 {message})", async () => {
