@@ -1,5 +1,3 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
@@ -8,7 +6,8 @@ import { bootTestPlatform, type TestPlatform } from './harness';
  * delete, the signed document URL, the audit trail, cluster binding against clusters enrolled through
  * POST /orgs/{org}/clusters, tags synced across contracts, statuses, the product catalog, and the user side
  * with its owner scoping and sanitized contracts. Their absence (404) on a self-hosted deployment:
- * apps/gateway/test/contracts-self-hosted.test.ts.
+ * apps/gateway/test/contracts-self-hosted.test.ts; the document on S3: apps/gateway/test/contract-documents-s3.test.ts
+ * and apps/contracts-licensing/test/contract-documents-s3.int.test.ts.
  */
 
 const NOW = Math.floor(Date.now() / 1000);
@@ -681,87 +680,5 @@ describe('contracts over HTTP on a hosted deployment', () => {
       const url = (await api('root', 'GET', `/contracts/${db.id}/document`)).body;
       expect((await fetch(url)).status).toBe(200);
     });
-  });
-});
-
-/**
- * A bucket of an S3-compatible store: PUT with the SDK's signed requests (contracts-licensing stores the
- * document), GET only with a presigned URL's query (X-Amz-Signature), as S3 does for a client without credentials.
- */
-async function startBucket() {
-  const objects = new Map<string, { body: Buffer; type: string }>();
-  const gets: string[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url!, 'http://s3');
-      const key = decodeURIComponent(url.pathname.split('/').slice(2).join('/'));
-      const signedHeader = /^AWS4-HMAC-SHA256 Credential=AKIDCONTRACTS\//.test(req.headers.authorization ?? '');
-      const presigned = url.searchParams.get('X-Amz-Credential')?.startsWith('AKIDCONTRACTS/') && !!url.searchParams.get('X-Amz-Signature');
-      if (req.method === 'PUT' && signedHeader) {
-        objects.set(key, { body: Buffer.concat(chunks), type: String(req.headers['content-type']) });
-        res.writeHead(200, { etag: '"x"' }).end();
-      } else if (req.method === 'GET' && (signedHeader || presigned)) {
-        if (presigned) gets.push(req.url!);
-        const obj = objects.get(key);
-        if (!obj) res.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
-        else res.writeHead(200, { 'content-type': obj.type }).end(obj.body);
-      } else if (req.method === 'DELETE' && signedHeader) {
-        objects.delete(key);
-        res.writeHead(204).end();
-      } else {
-        res.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code></Error>');
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, objects, gets, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-describe('contract documents on S3 (OBJECT_STORAGE_URL)', () => {
-  let t: TestPlatform;
-  let bucket: Awaited<ReturnType<typeof startBucket>>;
-
-  beforeAll(async () => {
-    bucket = await startBucket();
-    t = await bootTestPlatform({
-      DEPLOYMENT_TYPE: 'Hosted',
-      OBJECT_STORAGE_URL: bucket.url,
-      OBJECT_STORAGE_BUCKET: 'contracts-bucket',
-      OBJECT_STORAGE_REGION: 'eu-test-1',
-      OBJECT_STORAGE_ACCESS_KEY_ID: 'AKIDCONTRACTS',
-      OBJECT_STORAGE_SECRET_ACCESS_KEY: 'secret-of-the-contracts-test',
-      OBJECT_STORAGE_SIGNING_KEY: 'k'.repeat(40),
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await t?.stop();
-    await bucket?.close();
-  });
-
-  it('stores the document in the bucket and answers a URL presigned for 30 minutes that the bucket serves', async () => {
-    const made = await t.send(
-      'root',
-      'POST',
-      '/contracts',
-      form({ products: 'productdb', end: String(NOW + YEAR) }, { body: DOCUMENT, name: 'contract.txt' }),
-    );
-    expect(made.status).toBe(201);
-    expect([...bucket.objects.keys()]).toEqual([made.body[0].documentPath]);
-    const res = await t.api('root', 'GET', `/contracts/${made.body[0].id}/document`);
-    expect(res.status).toBe(200);
-    const url = new URL(res.body);
-    expect(url.origin).toBe(bucket.url);
-    expect(url.pathname).toBe(`/contracts-bucket/${made.body[0].documentPath}`);
-    expect(url.searchParams.get('X-Amz-Expires')).toBe('1800');
-    expect(url.searchParams.get('X-Amz-Credential')).toMatch(/^AKIDCONTRACTS\/\d{8}\/eu-test-1\/s3\/aws4_request$/);
-    const download = await fetch(url);
-    expect(download.status).toBe(200);
-    expect(await download.text()).toBe(DOCUMENT);
-    expect(bucket.gets).toHaveLength(1);
-    const user = await t.api('root', 'GET', `/user/contracts/${made.body[0].id}/document`);
-    expect(new URL(user.body).searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
   });
 });
