@@ -379,6 +379,18 @@ describe('Contracts', () => {
     expect((await events(contract.id)).at(-1)).toBe('preferences-updated: autoAssignCluster=true, usageAlertClient=[alerts@acme.io]');
   });
 
+  it('leaves a revoked contract out of the active offline ones; revoking or deleting an unknown contract is NotFound', async () => {
+    const [kept, revoked] = (await create({ products: ['productdb', 'productbackup'], fields: fields({ allowOffline: true }) })).map(
+      (v) => v.contract,
+    );
+    await contracts.lifecycle.revoke(revoked.id, 0, 'root');
+    const offline = (await contracts.listing.list({ ownerId: ORG, activeOnly: true, offlineOnly: true })).map((v) => v.contract.id);
+    expect(offline).toContain(kept.id);
+    expect(offline).not.toContain(revoked.id);
+    await expect(contracts.lifecycle.revoke(999_999, 0, 'root')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(contracts.lifecycle.delete(999_999, 0)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it('deletes a contract with its bindings and events, and its document once nothing refers to it', async () => {
     const made = await create({
       products: ['productvault', 'productingress'],

@@ -2,12 +2,13 @@ import { bootTestPlatform, type TestPlatform } from './harness';
 
 /**
  * Contracts for site admins and an account's own contracts over HTTP, as a client
- * walks them (docs/contracts.md): multipart create with a document, list, get, update, extend, revoke,
- * delete, the signed document URL, the audit trail, cluster binding against clusters enrolled through
+ * walks them (docs/contracts.md): multipart create with a document, list, get, update, extend, the signed
+ * document URL, the audit trail, cluster binding against clusters enrolled through
  * POST /orgs/{org}/clusters, tags synced across contracts, statuses, the product catalog, and the user side
  * with its owner scoping and sanitized contracts. Their absence (404) on a self-hosted deployment:
  * apps/gateway/test/contracts-self-hosted.test.ts; the document on S3: apps/gateway/test/contract-documents-s3.test.ts
- * and apps/contracts-licensing/test/contract-documents-s3.int.test.ts.
+ * and apps/contracts-licensing/test/contract-documents-s3.int.test.ts; revoking and deleting a contract:
+ * apps/gateway/test/contract-ending.test.ts and apps/contracts-licensing/test/contracts.int.test.ts.
  */
 
 const NOW = Math.floor(Date.now() / 1000);
@@ -658,27 +659,6 @@ describe('contracts over HTTP on a hosted deployment', () => {
       const events = (await api('mia', 'GET', `/user/contracts/${backup.id}/audit?org=acme`)).body.map((e: any) => e.event);
       for (const kind of ['cluster-bound', 'cluster-renamed', 'cluster-tags', 'cluster-unbound'])
         expect(events).toContainEqual(expect.stringContaining(kind));
-    });
-  });
-
-  describe('admin, the end of a contract', () => {
-    it('revokes a contract: 200, then revoked and no longer active; 404 for an unknown one', async () => {
-      expect((await api('olivia', 'POST', `/contracts/${backup.id}/revoke`)).status).toBe(403);
-      expect((await api('root', 'POST', `/contracts/${backup.id}/revoke`)).status).toBe(200);
-      expect((await api('root', 'GET', `/contracts/${backup.id}`)).body.revoked).toBe(true);
-      expect((await api('mia', 'GET', '/user/contracts/active-offline-contracts?org=acme')).body.map((c: any) => c.id)).toEqual([db.id]);
-      expect((await audit(backup.id)).at(-1)).toBe('contract-revoked');
-      expect((await api('root', 'POST', '/contracts/999999/revoke')).status).toBe(404);
-    });
-
-    it('deletes a contract: 200, then 404; 404 for an unknown one', async () => {
-      expect((await api('olivia', 'DELETE', `/contracts/${backup.id}`)).status).toBe(403);
-      expect((await api('root', 'DELETE', `/contracts/${backup.id}`)).status).toBe(200);
-      expect((await api('root', 'GET', `/contracts/${backup.id}`)).status).toBe(404);
-      expect((await api('root', 'DELETE', `/contracts/${backup.id}`)).status).toBe(404);
-      // Deleting a contract leaves the documents other contracts refer to: db's still downloads.
-      const url = (await api('root', 'GET', `/contracts/${db.id}/document`)).body;
-      expect((await fetch(url)).status).toBe(200);
     });
   });
 });
