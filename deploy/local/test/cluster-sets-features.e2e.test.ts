@@ -1,3 +1,4 @@
+import { fromPublic, fromSeed } from 'nkeys.js';
 import { clustersV1 } from '@platform/proto';
 import { createClient } from '@platform/service-kit';
 import { eventually } from '@platform/testing';
@@ -6,11 +7,12 @@ import { bootDemoPlatform, type DemoPlatform } from './demo-platform';
 import type { TestPlatform } from './harness';
 
 /**
- * Cluster sets, feature sets, sync status and auto-update (docs/cluster-sets.md) over HTTP on the demo seed, whose
- * simulated hub agent applies the desired state the platform sends and reports what runs: a set of the spokes the
- * agent reported, each change read at once through the gateway, its clusters and bindings freed by deletion; an
- * install followed to in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature
- * set and then updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers; and team
+ * Hub enrolment (docs/clusters.md), cluster sets, feature sets, sync status and auto-update (docs/cluster-sets.md)
+ * over HTTP on the demo seed, whose simulated hub agent applies the desired state the platform sends and reports what
+ * runs: a hub enrolled with its real bus credentials, its account and its owner tuple; a set of the spokes the agent
+ * reported, each change read at once through the gateway, its clusters and bindings freed by deletion; an install
+ * followed to in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature set and
+ * then updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers; and team
  * auto-connect, a new owner connected on the hub and every spoke by the agent and disconnected again.
  * In-process bus (no NATS_URL), shared by the platform and the seed's simulator.
  */
@@ -82,6 +84,37 @@ describe('feature sets and sync status over HTTP on the demo seed', () => {
     expect(await setOf(first)).toBe('');
     expect(await get('/bound-namespaces')).toEqual({});
     expect((await get('/clustersets')).map((s: { clusterSetName: string }) => s.clusterSetName)).not.toContain('prod');
+  });
+
+  it('enrolls a hub: its real bus seed answered once, its account listed by orgs-teams, its owner tuple in authz, listed at once', async () => {
+    // The enrolment's rows one by one: apps/gateway/test/clusters.test.ts; its steps: apps/clusters/test/operations.int.test.ts.
+    const org = manifest.owner.org;
+    const accounts = async () => (await t.api(owner, 'GET', `/orgs/${org}/tokens/bus-tokens/`)).body as { clusterID: string }[];
+    // Read once before, so the gateway has the list kept when the hub is enrolled.
+    expect((await t.api(owner, 'GET', `/orgs/${org}/clusters`)).body.map((c: { name: string }) => c.name)).not.toContain('enrolled-hub');
+    const res = await t.api(owner, 'POST', `/orgs/${org}/clusters`, { name: 'enrolled-hub' });
+    expect(res.status).toBe(201);
+    const { cluster, bus } = res.body;
+    expect(fromPublic(bus.publicKey).getPublicKey()).toBe(bus.publicKey);
+    expect(fromSeed(new TextEncoder().encode(bus.seed)).getPublicKey()).toBe(bus.publicKey);
+    const listed = await accounts();
+    expect(listed).toContainEqual(
+      expect.objectContaining({ id: bus.accountID, busPubKey: bus.publicKey, clusterID: cluster.uid, revoked: false }),
+    );
+    expect(JSON.stringify(listed)).not.toContain(bus.seed);
+    expect((await t.api(owner, 'GET', `/orgs/${org}/clusters`)).body.map((c: { name: string }) => c.name)).toContain('enrolled-hub');
+    // The owner tuple on cluster:<uid>: the organization's owner may view the hub, a stranger may not.
+    expect(await t.api(owner, 'GET', `/clusters/${org}/enrolled-hub/clustersets`)).toMatchObject({ status: 200, body: [] });
+    expect((await t.api('eve', 'GET', `/clusters/${org}/enrolled-hub/clustersets`)).status).toBe(403);
+    const clusters = createClient(clustersV1.ClustersServiceService, t.grpcAddress('clusters'), { name: 'clusters' });
+    try {
+      expect((await clusters.getCluster({ uid: cluster.uid })).ownerId).toBe((await t.api(owner, 'GET', `/orgs/${org}`)).body.id);
+    } finally {
+      clusters.close();
+    }
+    // A taken uid is refused before any bus account is issued.
+    expect((await t.api(owner, 'POST', `/orgs/${org}/clusters`, { name: 'again', uid: cluster.uid })).status).toBe(409);
+    expect(await accounts()).toEqual(listed);
   });
 
   it("lists the catalog on the demo's outdated set: nothing installed; auto-update is not possible (400 {message})", async () => {
