@@ -55,8 +55,11 @@ describe('npm start: the gRPC ports as a stranger on this machine or the network
 
   it('prints every app’s gRPC address once ready, from GRPC_PORT_BASE, each on loopback only', async () => {
     expect([...grpcPorts].sort()).toEqual(Array.from({ length: 8 }, (_, i) => base + i));
-    // The apps' own start lines say the same.
-    expect([...started.logs().matchAll(/"grpcPort":(\d+)/g)].map((m) => Number(m[1])).sort()).toEqual([...grpcPorts].sort());
+    // The apps' own start lines say the same. They are written by each app's logger on its own stream, which may
+    // reach the output a moment after the launcher's lines: waited for, not assumed to be there already.
+    const logged = () => [...started.logs().matchAll(/"grpcPort":(\d+)/g)].map((m) => Number(m[1]));
+    await eventually(async () => logged().length >= grpcPorts.length, 10_000);
+    expect(logged().sort()).toEqual([...grpcPorts].sort());
     const outside = outsideAddress();
     for (const port of grpcPorts) {
       expect(await accepts('127.0.0.1', port)).toBe(true);
