@@ -1,6 +1,6 @@
-import { ConflictError, NotFoundError } from '@platform/errors';
+import { ConflictError } from '@platform/errors';
 import { clustersV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
+import { type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Enrolling and listing an organization's hub clusters at the edge (docs/clusters.md) against stand-in backends: the
@@ -58,23 +58,9 @@ describe('hub clusters at the edge', () => {
 
   beforeAll(async () => {
     backends = await startFakeBackends({
-      orgsTeams: {
-        identity: { authenticate: tokenIsLogin(USERS) },
-        organizations: {
-          getOrg: async ({ name }) => {
-            if (name === ACME.username) return ACME;
-            throw new NotFoundError(`organization ${name} does not exist`);
-          },
-        },
-      },
-      authz: {
-        authz: {
-          checkPermission: async ({ userId, permission }) => ({
-            allowed: userId === USERS.root.id || (HOLDS[permission] ?? []).some((login) => USERS[login].id === userId),
-            dependsOn: [],
-          }),
-        },
-      },
+      ...fakeOrgAndCaller(USERS, ACME, (userId, permission) =>
+        [USERS.root, ...(HOLDS[permission] ?? []).map((login) => USERS[login])].some((u) => u.id === userId),
+      ),
       clusters: {
         clusters: {
           enrollHub: async (req) => {

@@ -6,7 +6,7 @@ import { MARKETPLACE_LISTENER_SERVICES } from '@platform/marketplace-listener-cl
 import { METRICSPROXY_SERVICES } from '@platform/metricsproxy-client';
 import { NotAuthenticatedError, NotFoundError } from '@platform/errors';
 import { ORGS_TEAMS_SERVICES } from '@platform/orgs-teams-client';
-import type { orgsTeamsV1 } from '@platform/proto';
+import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { startFakeApp, type FakeApp, type FakeHandlers } from '@platform/service-testing';
 import type { Backends } from '../src/backends';
 
@@ -81,4 +81,40 @@ export function userByLogin(users: KnownUsers) {
     if (!user) throw new NotFoundError(`user ${login} does not exist`);
     return user;
   };
+}
+
+/** Whether the user `userId` holds `permission` on the object `objectId` (an organization's id; 0 for the site). */
+export type Holds = (userId: number, permission: string, objectId: number) => boolean;
+
+/** What most route tests let callers do: `admin` holds everything, `owner` every permission of `org` but the site's. */
+export function adminAndOwner(admin: orgsTeamsV1.User, owner: orgsTeamsV1.User, org: orgsTeamsOrgsV1.Organization): Holds {
+  return (userId, permission, objectId) =>
+    userId === admin.id || (!permission.endsWith(':site_admin') && userId === owner.id && objectId === org.id);
+}
+
+/**
+ * orgs-teams' and authz's answers as most route tests give them: a token is one of `users`' login (`tokenIsLogin`),
+ * a user is found by login (`userByLogin`), `org` is the one organization there is (any other name 404, as orgs-teams
+ * answers), and authz allows what `holds` says. Spread into startFakeBackends' handlers beside the other backends'.
+ */
+export function fakeOrgAndCaller(users: KnownUsers, org: orgsTeamsOrgsV1.Organization, holds: Holds) {
+  return {
+    orgsTeams: {
+      identity: { authenticate: tokenIsLogin(users), getUser: userByLogin(users) },
+      organizations: {
+        getOrg: async ({ name }: orgsTeamsOrgsV1.GetOrgRequest) => {
+          if (name !== org.username) throw new NotFoundError(`organization ${name} does not exist`);
+          return org;
+        },
+      },
+    },
+    authz: {
+      authz: {
+        checkPermission: async ({ userId, permission, objectId }: { userId: number; permission: string; objectId: number }) => ({
+          allowed: holds(userId, permission, objectId),
+          dependsOn: [],
+        }),
+      },
+    },
+  } satisfies FakeBackendHandlers;
 }

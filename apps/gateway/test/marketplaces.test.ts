@@ -1,7 +1,7 @@
-import { InputError, NotFoundError, ValidationError } from '@platform/errors';
+import { InputError, ValidationError } from '@platform/errors';
 import { marketplaceListenerV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { registeredRoutesOn } from '../src';
-import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
+import { adminAndOwner, type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The marketplace rows at the edge (docs/marketplaces.md) against a stand-in marketplace-listener: the installers a
@@ -56,26 +56,8 @@ describe('marketplace rows at the edge', () => {
 
   beforeAll(async () => {
     backends = await startFakeBackends({
-      orgsTeams: {
-        identity: {
-          authenticate: tokenIsLogin(USERS),
-        },
-        organizations: {
-          getOrg: async ({ name }) => {
-            if (name !== 'acme') throw new NotFoundError(`organization ${name} does not exist`);
-            return ACME;
-          },
-        },
-      },
-      authz: {
-        // Site permissions are root's alone; orgowner owns acme, which gives it nothing here.
-        authz: {
-          checkPermission: async ({ userId, permission, objectId }) => ({
-            allowed: userId === USERS.root.id || (!permission.includes(':site') && userId === USERS.orgowner.id && objectId === ACME.id),
-            dependsOn: [],
-          }),
-        },
-      },
+      // Site permissions are root's alone; orgowner owns acme, which gives it nothing here.
+      ...fakeOrgAndCaller(USERS, ACME, adminAndOwner(USERS.root, USERS.orgowner, ACME)),
       marketplaceListener: {
         listener: {
           // As the listener answers (apps/marketplace-listener/test/notifications.int.test.ts, metering.int.test.ts).

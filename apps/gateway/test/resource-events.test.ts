@@ -1,6 +1,6 @@
 import { DeadlineError, NotFoundError } from '@platform/errors';
 import { eventsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
+import { adminAndOwner, type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The licensed-resource rows of the admin billing dashboard at the edge (`.../products/{productName}/resources`,
@@ -57,27 +57,8 @@ describe('licensed-resource rows at the edge', () => {
 
   beforeAll(async () => {
     backends = await startFakeBackends({
-      orgsTeams: {
-        identity: {
-          authenticate: tokenIsLogin(USERS),
-        },
-        organizations: {
-          getOrg: async ({ name }) => {
-            if (name !== 'demo') throw new NotFoundError(`organization ${name} does not exist`);
-            return DEMO;
-          },
-        },
-      },
-      authz: {
-        // Site permissions are root's alone; olivia owns demo, which gives her nothing here.
-        authz: {
-          checkPermission: async ({ userId, permission, objectId }) => ({
-            allowed:
-              userId === USERS.root.id || (!permission.endsWith(':site_admin') && userId === USERS.olivia.id && objectId === DEMO.id),
-            dependsOn: [],
-          }),
-        },
-      },
+      // Site permissions are root's alone; olivia owns demo, which gives her nothing here.
+      ...fakeOrgAndCaller(USERS, DEMO, adminAndOwner(USERS.root, USERS.olivia, DEMO)),
       billingDashboard: {
         events: {
           // As billing-dashboard answers (apps/billing-dashboard/test/events.int.test.ts): lic-0 was never reported,

@@ -1,6 +1,6 @@
-import { ConflictError, NotFoundError } from '@platform/errors';
+import { ConflictError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1, outagesV1 } from '@platform/proto';
-import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
+import { adminAndOwner, type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The system outages of the admin billing dashboard at the edge (docs/system-outages.md): the account named by a
@@ -40,31 +40,8 @@ describe('system outages at the edge', () => {
 
   beforeAll(async () => {
     backends = await startFakeBackends({
-      orgsTeams: {
-        identity: {
-          authenticate: tokenIsLogin(USERS),
-          getUser: async ({ login }) => {
-            if (!USERS[login]) throw new NotFoundError(`user ${login} does not exist`);
-            return USERS[login];
-          },
-        },
-        organizations: {
-          getOrg: async ({ name }) => {
-            if (name !== 'acme') throw new NotFoundError(`organization ${name} does not exist`);
-            return ACME;
-          },
-        },
-      },
-      authz: {
-        // Site permissions are root's alone; olivia owns acme, which gives her nothing here.
-        authz: {
-          checkPermission: async ({ userId, permission, objectId }) => ({
-            allowed:
-              userId === USERS.root.id || (!permission.endsWith(':site_admin') && userId === USERS.olivia.id && objectId === ACME.id),
-            dependsOn: [],
-          }),
-        },
-      },
+      // Site permissions are root's alone; olivia owns acme, which gives her nothing here.
+      ...fakeOrgAndCaller(USERS, ACME, adminAndOwner(USERS.root, USERS.olivia, ACME)),
       billingDashboard: {
         outages: {
           // As billing-dashboard answers: the outage stored, or the overlap refused (cluster "busy" stands for one).
