@@ -104,4 +104,37 @@ describe('client organizations: records and asynchronous cleanup', () => {
     await expect(orgs.get(900, '')).rejects.toMatchObject({ kind: 'not-found' });
     expect(await orgs.status('never', '')).toBe('NotFound');
   });
+
+  it('imports a spoke of the hub once, removes it by a pass; keeps a gateway config another uses; a deleted one’s set is free again', async () => {
+    await db().table('clusters').insert({ uid: randomUUID(), hub_id: hub.id, owner_type: 'organization', owner_id: 51, name: 'spoke-b' });
+    await expect(create({ orgId: 910, name: 'x', hubUid: spokeUid })).rejects.toThrow(`hubClusterUID ${spokeUid} is not a hub cluster`);
+    await expect(create({ orgId: 910, name: 'x', importSets: ['nope'] })).rejects.toThrow('cluster set nope does not exist on hub hub');
+    // The set client 900 imported is free again now that it is deleted.
+    await create({ orgId: 910, name: 'sharing', usableAsShared: true });
+    await create({ orgId: 911, name: 'user', importSets: [], gatewayConfigRef: 'sharing' });
+    await expect(create({ orgId: 912, name: 'x', importSets: [], gatewayConfigRef: 'user' })).rejects.toMatchObject({ kind: 'input' });
+
+    const add = (clientOrg: string, spokeClusterName: string) =>
+      orgs.addCluster({ clientOrg, hubUid: hub.uid, spokeClusterName, settingsJson: '{}' });
+    await add('user', 'spoke-b');
+    expect(await orgs.status('user', 'spoke-b')).toBe('Active');
+    await expect(add('user', 'spoke-b')).rejects.toThrow('cluster spoke-b is already imported');
+    await expect(add('user', 'spoke-a')).rejects.toThrow('cluster spoke-a is already imported by another client organization');
+    await expect(add('user', 'nope')).rejects.toThrow('nope is not a managed cluster of the hub');
+    await expect(add('never', 'spoke-b')).rejects.toMatchObject({ kind: 'not-found' });
+    const remove = () => orgs.removeCluster({ clientOrg: 'user', hubUid: hub.uid, spokeClusterName: 'spoke-b' });
+    await remove();
+    expect(await orgs.status('user', 'spoke-b')).toBe('Deleting');
+    await orgs.cleanup();
+    expect(await orgs.status('user', 'spoke-b')).toBe('Deleted');
+    await expect(remove()).rejects.toMatchObject({ kind: 'not-found' });
+
+    await expect(orgs.delete(910, 1)).rejects.toThrow('client organization sharing is still referenced by the gateway config of user');
+    await expect(orgs.delete(999_999, 1)).rejects.toMatchObject({ kind: 'not-found' });
+    await orgs.delete(911, 1);
+    await orgs.cleanup();
+    await orgs.delete(910, 1);
+    await orgs.cleanup();
+    expect([await orgs.status('user', ''), await orgs.status('sharing', '')]).toEqual(['Deleted', 'Deleted']);
+  });
 });

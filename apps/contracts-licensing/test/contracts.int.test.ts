@@ -206,6 +206,40 @@ describe('Contracts', () => {
     expect((await events(contract.id)).filter((e) => e === 'contract-revoked')).toHaveLength(1);
   });
 
+  it('answers NotFound for another owner’s contract or none at every door naming it, and for a document never given; binding to it is 400', async () => {
+    await expect(create({ products: [] })).rejects.toThrow(new InputError('products: at least one product is required'));
+    const [{ contract }] = await create();
+    for (const [id, ownerId] of [
+      [contract.id, OTHER],
+      [999_999, 0],
+    ]) {
+      const ref = { id, ccId: 1, ownerId, actor: 'x' };
+      for (const door of [
+        contracts.lifecycle.update({ id, ownerId, fields: fields({ name: 'x' }), actor: 'x' }),
+        contracts.lifecycle.extend(id, ownerId, now + DAY, 'x'),
+        contracts.lifecycle.setPreferences({
+          id,
+          ownerId,
+          autoAssignCluster: true,
+          usageAlertClient: [],
+          usageAlertClientGiven: false,
+          actor: 'x',
+        }),
+        contracts.documents.of(id, ownerId),
+        contracts.listing.clusters(id, ownerId),
+        contracts.binding.rename(ref, 'x'),
+        contracts.binding.setTags(ref, []),
+        contracts.binding.unbind(ref),
+      ])
+        await expect(door).rejects.toBeInstanceOf(NotFoundError);
+      await expect(contracts.binding.bind(id, ownerId, [{ cluster: SPOKE, displayName: '', tags: [] }], 'x')).rejects.toBeInstanceOf(
+        InputError,
+      );
+    }
+    await expect(contracts.documents.of(contract.id, ORG)).rejects.toThrow(/has no document/);
+    expect(await events(contract.id)).toEqual(['contract-created: productdb']);
+  });
+
   it('binds clusters all or nothing, with their status and the features other contracts already cover', async () => {
     const [{ contract: a }] = await create({ fields: fields({ features: ['postgres', 'mysql'], featuresGiven: true }) });
     const [{ contract: b }] = await create({ fields: fields({ features: ['mysql', 'redis'], featuresGiven: true }) });
@@ -355,8 +389,8 @@ describe('Contracts', () => {
     expect((await contracts.listing.list({ ownerId: 77, notBoundTo: uid })).length).toBe(0);
   });
 
-  it('changes preferences: auto-assignment and valid usage-alert recipients only', async () => {
-    const [{ contract }] = await create();
+  it('changes preferences: auto-assignment and valid usage-alert recipients only, the admin-only lists kept', async () => {
+    const [{ contract }] = await create({ fields: fields({ emails: emails({ contactPerson: ['c@acme.io'] }) }) });
     await expect(
       contracts.lifecycle.setPreferences({
         id: contract.id,
@@ -376,6 +410,7 @@ describe('Contracts', () => {
     });
     expect(view.contract.auto_assign_cluster).toBe(true);
     expect(view.contract.emails.usageAlertClient).toEqual(['alerts@acme.io']);
+    expect(view.contract.emails.contactPerson).toEqual(['c@acme.io']);
     expect((await events(contract.id)).at(-1)).toBe('preferences-updated: autoAssignCluster=true, usageAlertClient=[alerts@acme.io]');
   });
 

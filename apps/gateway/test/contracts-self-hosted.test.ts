@@ -5,7 +5,7 @@ import { startTestGateway } from './test-gateway';
 
 // Contracts exist on hosted deployments only (docs/contracts.md): on a self-hosted one every admin and user contract
 // route is absent, 404 to a site admin too, and contracts-licensing is never asked. The routes themselves on a
-// hosted deployment: the contracts e2e file.
+// hosted deployment: apps/gateway/test/contracts.test.ts.
 
 const ROOT = orgsTeamsV1.User.fromPartial({ id: 1, login: 'root', active: true, isAdmin: true });
 const CLUSTER = '11111111-aaaa-4aaa-8aaa-111111111111';

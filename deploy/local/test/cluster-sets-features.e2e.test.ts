@@ -13,7 +13,8 @@ import type { TestPlatform } from './harness';
  * reported, each change read at once through the gateway, its clusters and bindings freed by deletion; an install
  * followed to in-sync, the demo's outdated set refused auto-update until its agent is upgraded by a feature set and
  * then updated, disabling with required features, per-cluster values, and the 400/401/403/404/422 answers; and team
- * auto-connect, a new owner connected on the hub and every spoke by the agent and disconnected again.
+ * auto-connect, a new owner connected on the hub and every spoke by the agent and disconnected again; a client
+ * organization (docs/client-organizations.md) made on a set of the hub, its namespace made and taken down by the agent.
  * In-process bus (no NATS_URL), shared by the platform and the seed's simulator.
  */
 const LATEST = 'v2026.11.0';
@@ -34,8 +35,9 @@ describe('feature sets and sync status over HTTP on the demo seed', () => {
   };
 
   beforeAll(async () => {
-    // The clusters service's reconcile pass often, so a removal through the organization's routes is followed here.
-    demo = await bootDemoPlatform({ CONNECTION_RECONCILE_INTERVAL_MS: '500' });
+    // The clusters service's reconcile and cleanup passes often, so removals through the organization's routes and
+    // a client organization's deletion are followed here.
+    demo = await bootDemoPlatform({ CONNECTION_RECONCILE_INTERVAL_MS: '500', CLIENT_ORG_CLEANUP_INTERVAL_MS: '200' });
     ({ t, manifest } = demo);
     owner = manifest.owner.username;
     hubPath = `/clusters/${manifest.owner.org}/${manifest.hub.name}`;
@@ -115,6 +117,63 @@ describe('feature sets and sync status over HTTP on the demo seed', () => {
     // A taken uid is refused before any bus account is issued.
     expect((await t.api(owner, 'POST', `/orgs/${org}/clusters`, { name: 'again', uid: cluster.uid })).status).toBe(409);
     expect(await accounts()).toEqual(listed);
+  });
+
+  it('a client organization on the demo hub: its admin user owns it and the set, the agent makes its namespace on the spoke; deleted, all of it goes', async () => {
+    // Its rows one by one: apps/gateway/test/client-orgs.test.ts; its records and cleanup: apps/clusters/test/client-orgs.int.test.ts.
+    const root = (method: string, path: string, body?: unknown) => t.api('root', method, path, body);
+    const clusters = createClient(clustersV1.ClustersServiceService, t.grpcAddress('clusters'), { name: 'clusters' });
+    const namespacesOf = async (spoke: string) => {
+      const { uid } = await clusters.getSpoke({ hubUid: manifest.hub.uid, name: spoke });
+      return (await clusters.listNamespaces({ clusterUid: uid })).namespaces.map((n) => n.name);
+    };
+    const choices = async () => (await root('GET', `${hubPath}/available-clustersets?type=client-org`)).body as string[];
+    const spoke = free[1];
+    try {
+      // The demo's shared gateway config is kept while its other client organization uses it.
+      expect(await root('DELETE', `/user/client/delete/${manifest.sharedGatewayClientOrg}`)).toMatchObject({
+        status: 400,
+        body: { message: expect.stringContaining('demo-client-tenant') },
+      });
+      expect((await call(owner, 'POST', '/clustersets/create', { clusterSet: 'tenant-a', clusters: [spoke] })).status).toBe(200);
+      expect(await choices()).toContain('tenant-a');
+      const made = await root('POST', '/user/client/create', {
+        clientOrg: { orgName: 'acme-client' },
+        hubClusterUID: manifest.hub.uid,
+        hubClusterOwnerName: manifest.owner.org,
+        userPermission: {
+          userName: 'acme-client-admin',
+          email: 'acme-client-admin@example.com',
+          permissions: [
+            {
+              name: 'tenant-a',
+              isClusterSet: true,
+              roleType: 'ClusterRole',
+              roleRefName: 'open-cluster-management:managedclusterset:admin',
+            },
+          ],
+          importCluster: true,
+          clientOrg: true,
+        },
+      });
+      expect(made).toMatchObject({ status: 200, body: { username: 'acme-client' } });
+      expect(made.body.managerManagementClusterEndPoint).not.toBe('');
+      expect((await root('GET', '/orgs/acme-client/members')).body.map((u: { login: string }) => u.login)).toEqual(['acme-client-admin']);
+      expect(
+        (await root('GET', `${hubPath}/clustersets/tenant-a/auth-info`)).body['open-cluster-management:managedclusterset:admin'],
+      ).toContain('acme-client-admin');
+      expect(await choices()).not.toContain('tenant-a');
+      await eventually(async () => (await namespacesOf(spoke)).includes('client-acme-client'), 30_000);
+
+      expect((await root('DELETE', `/user/client/delete/${made.body.id}`)).status).toBe(200);
+      await eventually(async () => (await root('GET', '/user/client/acme-client/status')).body.status === 'Deleted', 20_000);
+      expect((await root('GET', '/orgs/acme-client')).status).toBe(404);
+      await eventually(async () => !(await namespacesOf(spoke)).includes('client-acme-client'), 30_000);
+      expect(await choices()).toContain('tenant-a');
+      expect((await call(owner, 'POST', '/clustersets/delete', { clusterSet: 'tenant-a' })).status).toBe(200);
+    } finally {
+      clusters.close();
+    }
   });
 
   it("lists the catalog on the demo's outdated set: nothing installed; auto-update is not possible (400 {message})", async () => {
