@@ -3,8 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError, NotFoundError } from '@platform/errors';
 import { FileObjectStorage } from '@platform/object-storage';
-import { contractsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { type FakeBackends, startFakeBackends, tokenIsLogin, userByLogin } from './fake-backends';
+import { contractsV1, orgsTeamsOrgsV1, orgsTeamsV1, QUOTA_METRICS } from '@platform/proto';
+import { type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The admin and user contract rows at the edge (docs/contracts.md), against a stand-in contracts-licensing: the
@@ -90,27 +90,20 @@ describe('contracts at the edge', () => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-contracts-'));
     await new FileObjectStorage(path.join(dataDir, 'objects')).put(DOCUMENT_KEY, Buffer.from(DOCUMENT), 'text/plain');
+    // Site permissions are root's; members hold access:org, owners everything on their organization.
+    const callers = fakeOrgAndCaller(
+      USERS,
+      [ACME, GLOBEX],
+      (userId, permission, objectId) =>
+        userId === USERS.root.id ||
+        (!permission.endsWith(':site_admin') &&
+          (OWNERS[objectId]?.includes(userId) || (permission === 'access:org' && !!MEMBERS[objectId]?.includes(userId)))),
+    );
     backends = await startFakeBackends({
-      orgsTeams: {
-        identity: { authenticate: tokenIsLogin(USERS), getUser: userByLogin(USERS) },
-        organizations: {
-          getOrg: async ({ name }) => {
-            const org = { acme: ACME, globex: GLOBEX }[name];
-            if (!org) throw new NotFoundError(`organization ${name} does not exist`);
-            return org;
-          },
-        },
-      },
+      ...callers,
       authz: {
         authz: {
-          // Site permissions are root's; members hold access:org, owners everything on their organization.
-          checkPermission: async ({ userId, permission, objectId }) => ({
-            allowed:
-              userId === USERS.root.id ||
-              (!permission.endsWith(':site_admin') &&
-                (OWNERS[objectId]?.includes(userId) || (permission === 'access:org' && !!MEMBERS[objectId]?.includes(userId)))),
-            dependsOn: [],
-          }),
+          ...callers.authz.authz,
           // updated_preferences on a contract: the owners of the owner organization handed as a contextual tuple.
           check: async ({ tuple, contextualTuples }) => {
             const owner = contextualTuples.find((t) => t.relation === 'owner' && t.object === tuple?.object)?.user;
@@ -281,16 +274,8 @@ describe('contracts at the edge', () => {
       for (const name of ['CreateContractForm', 'UpdateContractForm']) {
         const field = doc.components.schemas[name].properties.quota;
         expect(field).toMatchObject({ type: 'string', contentMediaType: 'application/json' });
-        expect(field.contentSchema.properties.metric.enum).toEqual(
-          expect.arrayContaining([
-            'cpu_core_month',
-            'memory_gib_month',
-            'cpu-core-hours',
-            'memory-gib-hours',
-            'storage-gib-hours',
-            'object-hours',
-          ]),
-        );
+        // Every metric contracts-licensing takes (which its integration tests name).
+        expect(field.contentSchema.properties.metric.enum).toEqual(expect.arrayContaining([...QUOTA_METRICS]));
       }
     });
 

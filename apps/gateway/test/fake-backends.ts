@@ -94,16 +94,18 @@ export function adminAndOwner(admin: orgsTeamsV1.User, owner: orgsTeamsV1.User, 
 
 /**
  * orgs-teams' and authz's answers as most route tests give them: a token is one of `users`' login (`tokenIsLogin`),
- * a user is found by login (`userByLogin`), `org` is the one organization there is (any other name 404, as orgs-teams
+ * a user is found by login (`userByLogin`), `orgs` are the organizations there are (any other name 404, as orgs-teams
  * answers), and authz allows what `holds` says. Spread into startFakeBackends' handlers beside the other backends'.
  */
-export function fakeOrgAndCaller(users: KnownUsers, org: orgsTeamsOrgsV1.Organization, holds: Holds) {
+export function fakeOrgAndCaller(users: KnownUsers, orgs: orgsTeamsOrgsV1.Organization | orgsTeamsOrgsV1.Organization[], holds: Holds) {
+  const known = [orgs].flat();
   return {
     orgsTeams: {
       identity: { authenticate: tokenIsLogin(users), getUser: userByLogin(users) },
       organizations: {
         getOrg: async ({ name }: orgsTeamsOrgsV1.GetOrgRequest) => {
-          if (name !== org.username) throw new NotFoundError(`organization ${name} does not exist`);
+          const org = known.find((o) => o.username === name);
+          if (!org) throw new NotFoundError(`organization ${name} does not exist`);
           return org;
         },
       },
