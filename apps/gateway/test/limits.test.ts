@@ -99,14 +99,10 @@ describe('bounded input at the edge', () => {
   describe('a 100,000-character objectType', () => {
     const huge = 'x'.repeat(100_000);
 
-    it('answers 400 at once without asking authz, quoting none of it, while another tenant’s authz calls all answer 200', async () => {
-      const big = async () => {
-        const started = Date.now();
-        const res = await call('olivia', 'POST', '/authz/objects/allowed-permissions?org=acme', [
-          { objectType: huge, objectID: ORGS.acme.id },
-        ]);
-        return { res, ms: Date.now() - started };
-      };
+    // "At once" is what authz was asked (nothing of it), not a time: a busy machine makes any bound a race.
+    it('answers 400 without asking authz, quoting none of it, while another tenant’s authz calls all answer 200', async () => {
+      const big = () =>
+        call('olivia', 'POST', '/authz/objects/allowed-permissions?org=acme', [{ objectType: huge, objectID: ORGS.acme.id }]);
       const otherTenant = async () => {
         const replies = [];
         for (let i = 0; i < 10; i++) {
@@ -124,13 +120,13 @@ describe('bounded input at the edge', () => {
 
       // One assertion, so a failure shows both sides: what the big requests got and what the other tenant got.
       expect({
-        big: bigs.map(({ res, ms }) => ({ status: res.status, message: res.body?.message, fast: ms < 2_000 })),
+        big: bigs.map((res) => ({ status: res.status, message: res.body?.message })),
         otherTenant: others.map((r) => r.status),
       }).toEqual({
-        big: bigs.map(() => ({ status: 400, message: 'objectType: at most 32 characters', fast: true })),
+        big: bigs.map(() => ({ status: 400, message: 'objectType: at most 32 characters' })),
         otherTenant: others.map(() => 200),
       });
-      for (const { res } of bigs) expectShortMessage(res, huge);
+      for (const res of bigs) expectShortMessage(res, huge);
       expect(others[0].body).toEqual([{ objectType: 'organization', objectID: ORGS.globex.id, allowedPermissions: ['owner'] }]);
       // authz was asked only the other tenant's questions.
       expect(new Set(asked())).toEqual(new Set(['organization']));

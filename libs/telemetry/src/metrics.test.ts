@@ -53,21 +53,20 @@ describe('metrics', () => {
     }
   });
 
-  it('costs no allocation per observation once the child is held', () => {
+  // What a held child costs is measured in metrics.ts's comment, not asserted: a time bound races a busy machine.
+  it('counts every observation made through a held child, which is the one the family keeps', async () => {
     const child = latency.child('/hot');
     const counter = requests.child('/hot', 200);
-    // warm up
-    for (let i = 0; i < 10_000; i++) {
-      child.observe(0.02);
-      counter.inc();
-    }
-    const start = process.hrtime.bigint();
+    expect(latency.child('/hot')).toBe(child);
+    expect(requests.child('/hot', 200)).toBe(counter);
     for (let i = 0; i < 1_000_000; i++) {
       child.observe(0.02);
       counter.inc();
     }
-    const nsEach = Number(process.hrtime.bigint() - start) / 1_000_000;
-    // prom-client's own children take ~1.7 µs for the pair here; these take a few tens of ns.
-    expect(nsEach).toBeLessThan(300);
+    const { body } = await metricsText();
+    expect(body).toContain('test_requests_total{route="/hot",status="200"} 1000000');
+    expect(body).toContain('test_latency_seconds_bucket{route="/hot",le="0.01"} 0');
+    expect(body).toContain('test_latency_seconds_bucket{route="/hot",le="0.1"} 1000000');
+    expect(body).toContain('test_latency_seconds_count{route="/hot"} 1000000');
   });
 });
