@@ -10,7 +10,8 @@ import { browserTestsRequired, chromiumPath, launchChromium, SCREENSHOTS, watchP
  */
 
 const executablePath = chromiumPath();
-if (!executablePath && browserTestsRequired()) throw new Error('no Chromium for the browser tests: install Debian’s chromium or set CHROMIUM_PATH');
+if (!executablePath && browserTestsRequired())
+  throw new Error('no Chromium for the browser tests: install Debian’s chromium or set CHROMIUM_PATH');
 if (!executablePath) console.warn('console browser tests skipped: no Chromium (install Debian’s chromium or set CHROMIUM_PATH)');
 
 /** `describe` where there is a Chromium, else `describe.skip`. */
@@ -24,6 +25,8 @@ export class ConsoleBrowser {
   /** What the pages logged that a user would not see as an error but a developer must; the tests expect none. */
   readonly problems: string[] = [];
   readonly base: string;
+  /** The browser sessions opened and not closed yet: a test that failed half-way leaves its own open. */
+  private readonly open = new Set<BrowserContext>();
 
   constructor(
     readonly browser: Browser,
@@ -36,12 +39,23 @@ export class ConsoleBrowser {
   /** A fresh browser session (its own sessionStorage) at 1280 px unless told. */
   async newPage(width = 1280): Promise<{ context: BrowserContext; page: Page }> {
     const context = await this.browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
+    this.open.add(context);
+    context.on('close', () => this.open.delete(context));
     // Shorter than the test's own timeout, so a missing control is named in the failure.
     context.setDefaultTimeout(20_000);
     const page = await context.newPage();
     const seen = watchPage(page);
     page.on('close', () => this.problems.push(...seen));
     return { context, page };
+  }
+
+  /**
+   * For a test's `afterEach`: closes the sessions the test left open (it failed before closing them), so the next
+   * test starts with none of its pages, then answers what the test's pages logged and forgets it.
+   */
+  async endTest(): Promise<string[]> {
+    await Promise.allSettled([...this.open].map((context) => context.close()));
+    return this.problems.splice(0);
   }
 
   async signIn(page: Page, username: string, password: string): Promise<void> {

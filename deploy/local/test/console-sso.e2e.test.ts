@@ -9,6 +9,9 @@ import { startTestProvider, type TestProvider } from './oidc-test-provider';
  * the provider's own login form, lands in the console signed in and finds the organization the group placed them
  * in. Once the provider no longer puts them in the group, signing out (of the provider too) and in again takes
  * them out of the team. The API is asked each time whether it agrees.
+ *
+ * A platform of its own, not the one of console.e2e.test.ts: its provider is set when it starts (OIDC_*), and its
+ * password sign-in is only for the break-glass account, where every other area signs people in by password.
  */
 jest.setTimeout(90_000);
 
@@ -37,13 +40,15 @@ describeInBrowser('single sign-on in the web console', () => {
     provider.register(harness.platform.url);
     web = new ConsoleBrowser(browser, harness.platform.url);
   }, 240_000);
+  // Chromium, the platform and the provider stop side by side, each whatever the others do.
   afterAll(async () => {
-    await browser?.close();
-    await harness?.stop();
-    await provider?.stop();
-  });
-  afterEach(() => {
-    expect(web.problems.splice(0)).toEqual([]);
+    const stopped = await Promise.allSettled([browser?.close(), harness?.stop(), provider?.stop()]);
+    const failed = stopped.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+  }, 240_000);
+  // The pages a failed test left open are closed first.
+  afterEach(async () => {
+    expect((await web?.endTest()) ?? []).toEqual([]);
   });
 
   /** From the console's sign-in screen through the provider's login form, back into the console signed in. */
