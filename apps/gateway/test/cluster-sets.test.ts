@@ -1,6 +1,6 @@
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { clusterSetsV1, clustersV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { type FakeBackends, startFakeBackends, tokenIsLogin, userByLogin } from './fake-backends';
+import { type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // The cluster-set and bound-namespace rows at the edge (docs/cluster-sets.md) against stand-in backends: what each row
@@ -37,25 +37,19 @@ describe('cluster sets at the edge', () => {
   let close: () => void;
 
   beforeAll(async () => {
+    // The demo organization is public; eve-private is seen by eve only. Site permissions are root's.
+    const callers = fakeOrgAndCaller(
+      USERS,
+      [ORG, orgsTeamsOrgsV1.Organization.fromPartial({ id: 11, username: 'eve-private', visibility: 'private' })],
+      (userId, permission, objectId) =>
+        userId === USERS.root.id ||
+        (permission === 'access:org' && ((objectId === ORG.id && MEMBERS.has(userId)) || (objectId === 11 && userId === USERS.eve.id))),
+    );
     backends = await startFakeBackends({
-      orgsTeams: {
-        identity: { authenticate: tokenIsLogin(USERS), getUser: userByLogin(USERS) },
-        organizations: {
-          // The demo organization is public; eve-private is seen by eve only.
-          getOrg: async ({ name, viewerId }) => {
-            if (name === ORG.username) return ORG;
-            if (name === 'eve-private' && viewerId === USERS.eve.id)
-              return orgsTeamsOrgsV1.Organization.fromPartial({ id: 11, username: name });
-            throw new NotFoundError(`organization ${name} does not exist`);
-          },
-        },
-      },
+      ...callers,
       authz: {
         authz: {
-          checkPermission: async ({ userId, permission, objectId }) => ({
-            allowed: userId === USERS.root.id || (permission === 'access:org' && objectId === ORG.id && MEMBERS.has(userId)),
-            dependsOn: [],
-          }),
+          ...callers.authz.authz,
           // view on the hub for the organization's members, manage for its owner.
           check: async ({ tuple }) => ({
             allowed:

@@ -95,7 +95,8 @@ export function adminAndOwner(admin: orgsTeamsV1.User, owner: orgsTeamsV1.User, 
 /**
  * orgs-teams' and authz's answers as most route tests give them: a token is one of `users`' login (`tokenIsLogin`),
  * a user is found by login (`userByLogin`), `orgs` are the organizations there are (any other name 404, as orgs-teams
- * answers), and authz allows what `holds` says. Spread into startFakeBackends' handlers beside the other backends'.
+ * answers, and a private one 404 to a viewer who may not act for it), and authz allows what `holds` says. Spread into
+ * startFakeBackends' handlers beside the other backends' (and other services of orgs-teams and authz beside these).
  */
 export function fakeOrgAndCaller(users: KnownUsers, orgs: orgsTeamsOrgsV1.Organization | orgsTeamsOrgsV1.Organization[], holds: Holds) {
   const known = [orgs].flat();
@@ -103,9 +104,10 @@ export function fakeOrgAndCaller(users: KnownUsers, orgs: orgsTeamsOrgsV1.Organi
     orgsTeams: {
       identity: { authenticate: tokenIsLogin(users), getUser: userByLogin(users) },
       organizations: {
-        getOrg: async ({ name }: orgsTeamsOrgsV1.GetOrgRequest) => {
+        getOrg: async ({ name, viewerId }: orgsTeamsOrgsV1.GetOrgRequest) => {
           const org = known.find((o) => o.username === name);
-          if (!org) throw new NotFoundError(`organization ${name} does not exist`);
+          if (!org || (org.visibility === 'private' && !holds(viewerId, 'access:org', org.id)))
+            throw new NotFoundError(`organization ${name} does not exist`);
           return org;
         },
       },

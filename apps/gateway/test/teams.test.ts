@@ -1,6 +1,6 @@
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
+import { type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
 
 // Teams, team actions and team members at the edge (docs/organizations-and-teams.md), against a stand-in orgs-teams
@@ -69,18 +69,13 @@ describe('teams and their members at the edge', () => {
   let close: () => void;
 
   beforeAll(async () => {
+    // initech is private: erin and root see it, no one else.
+    const callers = fakeOrgAndCaller(USERS, [GLOBEX, INITECH], holds);
     backends = await startFakeBackends({
       orgsTeams: {
-        identity: {
-          authenticate: tokenIsLogin(USERS),
-        },
+        ...callers.orgsTeams,
         organizations: {
-          getOrg: async ({ name, viewerId }) => {
-            const org = { globex: GLOBEX, initech: INITECH }[name];
-            if (!org || (org === INITECH && viewerId !== USERS.erin.id && viewerId !== USERS.root.id))
-              throw new NotFoundError(`organization ${name} does not exist`);
-            return org;
-          },
+          ...callers.orgsTeams.organizations,
           getTeam: async ({ teamId, orgId }) => {
             const found = TEAMS[teamId];
             if (!found || (orgId && found.organization?.id !== orgId)) throw new NotFoundError(`team ${teamId} does not exist`);
@@ -127,9 +122,7 @@ describe('teams and their members at the edge', () => {
         },
       },
       authz: {
-        authz: {
-          checkPermission: async ({ userId, permission, objectId }) => ({ allowed: holds(userId, permission, objectId), dependsOn: [] }),
-        },
+        ...callers.authz,
         roles: {
           // bob holds edit:team and add:team-member only: the powerful role, the vault team's, and `admin` are beyond him.
           checkGrant: async ({ userId, roleIds, teamIds, permissions }) => {
