@@ -1,3 +1,5 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { orgClaimsV1 } from '@platform/proto';
 import { createClient } from '@platform/service-kit';
 import { basic, bootTestPlatform, type TestPlatform } from './harness';
@@ -5,16 +7,32 @@ import { basic, bootTestPlatform, type TestPlatform } from './harness';
 // Caching whom a token belongs to must not trade correctness away. A token deleted through the API,
 // a member removed from an organization and a role taken from a team are refused on the very next request,
 // also when the gateway has just answered that token (and so has it cached); so are a deleted organization's machine
-// credentials, and a claimed organization's previous owner.
+// credentials, a claimed organization's previous owner, and a removed member at the metrics auth hook, which also
+// answers a registration's new client organization at once.
+
+/** A flavor A dashboard API that takes every registration (finds nothing, makes and deletes anything). */
+async function startAcceptingDashboard(): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    const found = req.method !== 'GET';
+    req.resume().on('end', () => res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' }).end(found ? '{"id":1}' : '{}'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
 
 describe('what is revoked is refused on the next request (gateway token cache)', () => {
   let t: TestPlatform;
+  let dashboard: Awaited<ReturnType<typeof startAcceptingDashboard>>;
   beforeAll(async () => {
-    t = await bootTestPlatform();
+    dashboard = await startAcceptingDashboard();
+    t = await bootTestPlatform({ FLAVORA_URL: dashboard.url, FLAVORA_TOKEN: 'sa-token' });
     for (const login of ['alice', 'bob']) await t.signUp(login);
     expect((await t.api('alice', 'POST', '/orgs', { username: 'acme' })).status).toBe(201);
   }, 120_000);
-  afterAll(() => t?.stop());
+  afterAll(async () => {
+    await t?.stop();
+    dashboard?.close();
+  });
 
   it('refuses a deleted personal token at once', async () => {
     const created = await t.send(undefined, 'POST', '/users/bob/tokens', JSON.stringify({ name: 'short-lived' }), {
@@ -232,5 +250,33 @@ describe('what is revoked is refused on the next request (gateway token cache)',
     expect((await t.api('bob', 'GET', '/orgs/standalone/is-owner')).status).toBe(200);
     expect((await t.api('bob', 'PATCH', '/orgs/standalone', { description: 'mine now' })).status).toBe(200);
     expect((await t.api('root', 'GET', '/orgs/standalone/is-owner')).status).toBe(403);
+  });
+
+  it("refuses a member removed from the organization at the metrics hook on the next request, and answers a registration's new client organization at once", async () => {
+    expect((await t.api('alice', 'POST', '/orgs', { username: 'metered' })).status).toBe(201);
+    const owner = (await t.api('alice', 'GET', '/orgs/metered')).body.id;
+    const prod = (await t.api('alice', 'POST', '/orgs/metered/clusters', { name: 'prod' })).body.cluster.uid;
+    const devs = (await t.api('alice', 'POST', '/orgs/metered/teams', { name: 'devs', type: 'general' })).body.id;
+    expect((await t.api('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
+    const hook = (who: string) => t.api(who, 'GET', `/metricsproxy/auth/${owner}.${prod}/api/v1/query`);
+    expect((await hook('bob')).body).toEqual({ owner: 'metered', clusterName: 'prod', tenantID: `${owner}.${prod}` });
+    // A site admin is no member: authz's decision, not the hook's.
+    expect((await hook('root')).status).toBe(401);
+
+    // Each registration's client organization, and its removal, on the next request though the gateway keeps them.
+    const register = (clientOrgID: string) =>
+      t.api('alice', 'POST', '/metricsproxy/register?org=metered', { clusterUID: prod, backend: { url: 'http://prom:9090' }, clientOrgID });
+    expect((await register('client-a')).status).toBe(200);
+    expect((await hook('bob')).body.clientOrg).toBe('client-a');
+    expect((await hook('bob')).headers.get('x-metrics-client-org')).toBe('client-a');
+    expect((await register('client-b')).status).toBe(200);
+    expect((await hook('bob')).body.clientOrg).toBe('client-b');
+    expect((await t.api('alice', 'POST', '/metricsproxy/unregister?org=metered', { clusterUID: prod })).status).toBe(200);
+    expect((await hook('bob')).body.clientOrg).toBeUndefined();
+
+    expect((await t.api('alice', 'DELETE', `/teams/${devs}/members/bob`)).status).toBe(204);
+    expect((await hook('bob')).status).toBe(401);
+    expect((await t.api('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
+    expect((await hook('bob')).status).toBe(200);
   });
 });

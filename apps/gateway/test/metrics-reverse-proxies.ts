@@ -124,3 +124,24 @@ export async function startEchoUpstream(): Promise<{ url: string; hits: () => nu
   const port = await listen(server);
   return { url: `http://127.0.0.1:${port}`, hits: () => hits, stop: () => new Promise((r) => server.close(() => r())) };
 }
+
+/**
+ * Through `proxy` to `upstream`: `member`'s query reaches the backend with the hook's tenant header; `stranger`'s
+ * and an anonymous one are 401 and never reach it.
+ */
+export async function expectOnlyMembersThrough(
+  proxy: ReverseProxy,
+  upstream: Awaited<ReturnType<typeof startEchoUpstream>>,
+  uidcid: string,
+  tokens: { member: string; stranger: string },
+): Promise<void> {
+  const query = `${proxy.url}/metrics/${uidcid}/api/v1/query?query=up`;
+  const member = await fetch(query, { headers: { authorization: `token ${tokens.member}` } });
+  expect({ proxy: proxy.name, status: member.status }).toEqual({ proxy: proxy.name, status: 200 });
+  expect(await member.json()).toEqual({ path: '/api/v1/query?query=up', tenant: uidcid });
+  const hits = upstream.hits();
+  const stranger = await fetch(query, { headers: { authorization: `token ${tokens.stranger}` } });
+  expect({ proxy: proxy.name, status: stranger.status }).toEqual({ proxy: proxy.name, status: 401 });
+  expect((await fetch(query)).status).toBe(401);
+  expect(upstream.hits()).toBe(hits);
+}
