@@ -1,82 +1,34 @@
-import { NotAuthenticatedError, NotFoundError } from '@platform/errors';
-import { orgsTeamsOrgsV1, orgsTeamsSettingsV1, orgsTeamsV1 } from '@platform/proto';
+import { orgsTeamsSettingsV1 } from '@platform/proto';
 import { registeredRoutesOn } from '../src';
-import { startFakeBackends, type FakeBackends } from './fake-backends';
-import { startTestGateway } from './test-gateway';
+import { usageReportStandIns } from './usage-report-stand-ins';
 
 // The PDF usage summary's row (docs/usage-summary-pdf.md): site admins with view_usage_analytics:site_admin, `org`
 // required, billing-enabled deployments only. The row reads the month (a number or a name), names the site as the
 // branding does and sends billing-dashboard's document as a download. What the document says, and its file name:
 // apps/billing-dashboard/test/summary-pdf.int.test.ts.
 
-const ROOT = orgsTeamsV1.User.fromPartial({ id: 1, login: 'root', active: true, isAdmin: true });
-const MALLORY = orgsTeamsV1.User.fromPartial({ id: 5, login: 'mallory', active: true });
-/** Owns the demo organization: no site admin, so no more than mallory here. */
-const OWNER = orgsTeamsV1.User.fromPartial({ id: 6, login: 'demo-owner', active: true });
-const USERS: Record<string, orgsTeamsV1.User> = { root: ROOT, mallory: MALLORY, owner: OWNER };
-const DEMO = orgsTeamsOrgsV1.Organization.fromPartial({ id: 10, username: 'demo', visibility: 'public' });
 const PDF = Buffer.from('%PDF-1.7 a stand-in document');
 
 describe('the PDF usage summary row', () => {
-  let backends: FakeBackends;
-  const gateways: { base: string; close(): void }[] = [];
-  let base: string;
-  let disabled: string;
-
-  beforeAll(async () => {
-    backends = await startFakeBackends({
-      orgsTeams: {
-        identity: {
-          authenticate: async ({ token }) => {
-            if (!USERS[token]) throw new NotAuthenticatedError('invalid token');
-            return { user: USERS[token], tokenId: 1, scope: '', scopeAccountId: 0, accessScopes: ['all'] };
-          },
-        },
-        organizations: {
-          getOrg: async ({ name }) => {
-            if (name !== 'demo') throw new NotFoundError(`organization ${name} does not exist`);
-            return DEMO;
-          },
-        },
-        siteSettings: {
-          getBranding: async () => orgsTeamsSettingsV1.Branding.fromPartial({ appName: 'Acme Cloud' }),
-        },
+  const standIns = usageReportStandIns({
+    orgsTeams: { siteSettings: { getBranding: async () => orgsTeamsSettingsV1.Branding.fromPartial({ appName: 'Acme Cloud' }) } },
+    billingDashboard: {
+      summary: {
+        renderUsageSummary: async ({ year, month }) => ({
+          pdf: PDF,
+          fileName: `usage-summary-productdb-${year}-${String(month).padStart(2, '0')}.pdf`,
+        }),
       },
-      authz: {
-        authz: {
-          // The owner may do anything to its organization; only root holds permissions on the site.
-          checkPermission: async ({ userId, objectId }) => ({
-            allowed: userId === ROOT.id || (userId === OWNER.id && objectId === DEMO.id),
-            dependsOn: [],
-          }),
-        },
-      },
-      billingDashboard: {
-        summary: {
-          renderUsageSummary: async ({ year, month }) => ({
-            pdf: PDF,
-            fileName: `usage-summary-productdb-${year}-${String(month).padStart(2, '0')}.pdf`,
-          }),
-        },
-      },
-    });
-    for (const billing of ['true', 'false'])
-      gateways.push(await startTestGateway({ ...backends.env, BILLING_ENABLED: billing, PLATFORM_ADMIN_ORG: 'none' }));
-    [base, disabled] = gateways.map((g) => g.base);
+    },
   });
-  afterAll(async () => {
-    gateways.forEach((g) => g.close());
-    await backends?.close();
-  });
-  beforeEach(() => backends.reset());
 
-  const download = async (path: string, who?: string, on = base) => {
+  const download = async (path: string, who?: string, on = standIns.base) => {
     const res = await fetch(`${on}/api/v1${path}`, { headers: who ? { authorization: `token ${who}` } : {} });
     const bytes = Buffer.from(await res.arrayBuffer());
     const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(bytes.toString()) : undefined;
     return { status: res.status, headers: res.headers, bytes, message: json?.message as string | undefined };
   };
-  const asked = () => backends.billingDashboard.callsTo('summary', 'renderUsageSummary');
+  const asked = () => standIns.backends.billingDashboard.callsTo('summary', 'renderUsageSummary');
 
   it("sends billing's document as an attachment, asked for the month with the site's name", async () => {
     const res = await download('/dashboard/summary/2026/10/download?org=demo', 'root');
@@ -134,7 +86,7 @@ describe('the PDF usage summary row', () => {
     const rows = (env: Record<string, string>) => registeredRoutesOn(env).filter((r) => r.path.endsWith('/:year/:month/download'));
     expect(rows({ BILLING_ENABLED: 'true' })).toHaveLength(1);
     expect(rows({})).toEqual([]);
-    const res = await download('/dashboard/summary/2026/10/download?org=demo', 'root', disabled);
+    const res = await download('/dashboard/summary/2026/10/download?org=demo', 'root', standIns.disabled);
     expect(res.status).toBe(404);
     expect(typeof res.message).toBe('string');
     expect(asked()).toEqual([]);

@@ -392,6 +392,18 @@ describe('licenses over HTTP (issue-license of contracts, license registration) 
     expect((await license()).updatedAt).toBe(Math.floor(new Date(revokedAt).getTime() / 1000));
   });
 
+  it("counts a cluster an organization records in its namespace billing on the very next request, though the gateway keeps the organization's clusters", async () => {
+    expect((await api('solo', 'POST', '/orgs', { username: 'solo-org' })).status).toBe(201);
+    const uid = '5d1c0a9e-4b7f-4c2a-9e3d-0a1b2c3d4e5f';
+    const fresh = `/dbaas/billing/reports/clusters/${uid}/namespaces/default?org=solo-org`;
+    // Asked twice: the second answer comes from the clusters the gateway kept.
+    expect((await api('solo', 'GET', '/dbaas/billing/reports/namespaces?org=solo-org')).body.rows).toEqual([]);
+    expect((await api('solo', 'GET', fresh)).status).toBe(404);
+    expect((await api('solo', 'GET', fresh)).status).toBe(404);
+    expect((await api('solo', 'POST', '/orgs/solo-org/clusters', { name: 'fresh-hub', uid })).status).toBe(201);
+    expect((await api('solo', 'GET', fresh)).body).toMatchObject({ clusterUID: uid, namespace: 'default', rows: [] });
+  });
+
   it('revoking the contract publishes the license on the CRL; /register and the command-line verifier refuse it', async () => {
     expect((await api('root', 'POST', `/contracts/${contractId}/revoke`)).status).toBe(200);
     const crl = await bytes('/licenses/crl');
