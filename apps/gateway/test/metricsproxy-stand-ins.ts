@@ -1,6 +1,6 @@
 import { NotFoundError } from '@platform/errors';
 import { clustersV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, tokenIsLogin, type FakeBackends } from './fake-backends';
+import { fakeOrgAndCaller, startFakeBackends, type FakeBackends, type Holds } from './fake-backends';
 import { startTestGateway, type TestGateway } from './test-gateway';
 
 // The stand-in backends of the metrics-proxy rows' tests: two organizations with their clusters in the inventory,
@@ -21,31 +21,20 @@ const CLUSTERS = [cluster(PROD, 'prod', ACME.id), cluster(EDGE, 'edge', ACME.id)
 
 /** A gateway on stand-ins for the organizations, users and clusters above, metricsproxy answering registrations. */
 export async function startMetricsProxyStandIns(): Promise<{ backends: FakeBackends; gateway: TestGateway; close(): Promise<void> }> {
+  // olivia and mallory own their organizations; bob is a member of acme and may do nothing more.
+  const holds: Holds = (userId, permission, objectId) =>
+    (userId === 1 && objectId === ACME.id) ||
+    (userId === 3 && objectId === OTHER.id) ||
+    (userId === 2 && objectId === ACME.id && permission === 'member:org');
+  const callers = fakeOrgAndCaller(USERS, [ACME, OTHER], holds);
   const backends = await startFakeBackends({
+    ...callers,
     orgsTeams: {
+      ...callers.orgsTeams,
       identity: {
-        authenticate: tokenIsLogin(USERS),
+        ...callers.orgsTeams.identity,
         getAccounts: async ({ ids }) => ({
           users: [ACME, OTHER].filter((o) => ids.includes(o.id)).map((o) => ({ ...user(o.id, o.username), type: 1 })),
-        }),
-      },
-      organizations: {
-        getOrg: async ({ name }) => {
-          const org = [ACME, OTHER].find((o) => o.username === name);
-          if (!org) throw new NotFoundError(`organization ${name} does not exist`);
-          return org;
-        },
-      },
-    },
-    authz: {
-      authz: {
-        // olivia and mallory own their organizations; bob is a member of acme and may do nothing more.
-        checkPermission: async ({ userId, permission, objectId }) => ({
-          allowed:
-            (userId === 1 && objectId === ACME.id) ||
-            (userId === 3 && objectId === OTHER.id) ||
-            (userId === 2 && objectId === ACME.id && permission === 'member:org'),
-          dependsOn: [],
         }),
       },
     },

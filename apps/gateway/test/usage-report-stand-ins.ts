@@ -1,6 +1,12 @@
-import { NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { startFakeBackends, tokenIsLogin, type FakeBackendHandlers, type FakeBackends } from './fake-backends';
+import {
+  adminAndOwner,
+  fakeOrgAndCaller,
+  startFakeBackends,
+  type FakeBackendHandlers,
+  type FakeBackends,
+  type Holds,
+} from './fake-backends';
 import { startTestGateway, type TestGateway } from './test-gateway';
 
 // The stand-in backends of the usage-report rows' tests: root, a site admin; mallory, a user; the owner of the demo
@@ -35,33 +41,20 @@ export function usageReportStandIns(handlers: Parameters<typeof startUsageReport
 
 /**
  * The gateways on stand-ins where orgs-teams knows the users above and the demo organization (with `orgsTeams`' other
- * answers), authz lets root do anything, the owner anything to its organization and the member be one, and billing-dashboard answers
- * as `billingDashboard` says.
+ * answers), authz lets root do anything, the owner anything to its organization but the site's, and the member be
+ * one; billing-dashboard and clusters answer as `handlers` say.
  */
 export async function startUsageReportStandIns(
   handlers: Pick<FakeBackendHandlers, 'orgsTeams' | 'billingDashboard' | 'clusters'>,
 ): Promise<UsageReportStandIns> {
+  const owner = adminAndOwner(ROOT, OWNER, DEMO);
+  const holds: Holds = (userId, permission, objectId) =>
+    owner(userId, permission, objectId) || (userId === MEMBER.id && objectId === DEMO.id && permission === 'member:org');
+  const callers = fakeOrgAndCaller([ROOT, MALLORY, OWNER, MEMBER], DEMO, holds);
   const backends = await startFakeBackends({
     ...handlers,
-    orgsTeams: {
-      ...handlers.orgsTeams,
-      identity: { authenticate: tokenIsLogin([ROOT, MALLORY, OWNER, MEMBER]) },
-      organizations: {
-        getOrg: async ({ name }) => {
-          if (name !== 'demo') throw new NotFoundError(`organization ${name} does not exist`);
-          return DEMO;
-        },
-      },
-    },
-    authz: {
-      authz: {
-        checkPermission: async ({ userId, permission, objectId }) => ({
-          allowed:
-            userId === ROOT.id || (objectId === DEMO.id && (userId === OWNER.id || (userId === MEMBER.id && permission === 'member:org'))),
-          dependsOn: [],
-        }),
-      },
-    },
+    ...callers,
+    orgsTeams: { ...handlers.orgsTeams, ...callers.orgsTeams },
   });
   const gateways: TestGateway[] = [];
   for (const billing of ['true', 'false'])
