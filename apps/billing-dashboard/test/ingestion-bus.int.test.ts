@@ -1,5 +1,6 @@
 import { subjectOf } from '@platform/agent-protocol';
-import { InProcessBus, NatsBus, type Bus } from '@platform/bus';
+import { InProcessBus, type Bus } from '@platform/bus';
+import { NatsBus } from '@platform/bus/nats';
 import { openDatabase, type Database } from '@platform/db';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { metricsText } from '@platform/telemetry';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createUser, type KeyPair } from 'nkeys.js';
 import { seal, subjectOf, toBusPayload } from '@platform/agent-protocol';
-import { CLUSTERS_CHANGED, NatsBus, type ClustersChanged } from '@platform/bus';
+import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
+import { NatsBus } from '@platform/bus/nats';
 import { agentV1, clustersV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';

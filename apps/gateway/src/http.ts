@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import bodyParser from 'body-parser';
 import express from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, NotFoundError, toHttpError, truncate, UnavailableError, ValidationError, type HttpError } from '@platform/errors';
 import { HttpMetrics, publicLink, publicUrlOf, type DependencyCheck, type Logger } from '@platform/service-kit';
 import { apiReference } from './api-reference';
@@ -151,6 +150,9 @@ function otherPaths(
   });
 
   if (gateOpen('marketplace', config)) {
+    // Loaded only where the marketplace listener is reachable (a marketplace deployment).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createProxyMiddleware } = require('http-proxy-middleware') as typeof import('http-proxy-middleware');
     app.use(
       createProxyMiddleware({
         target: config.MARKETPLACE_LISTENER_HTTP_URL,

@@ -1,5 +1,4 @@
 import type { ApiRequest } from './api-request';
-import multer from 'multer';
 import { z } from 'zod';
 import { InputError, PayloadTooLargeError, ValidationError } from '@platform/errors';
 import type { GatewayConfig } from './config';
@@ -7,8 +6,11 @@ import type { GatewayConfig } from './config';
 /**
  * multipart/form-data bodies, read at the edge for every row that declares one (`body.multipart`): text
  * fields and at most one file part, in memory (multer), bounded before and while reading. The row's schema
- * then parses `{ ...fields, [file]: FormFile }` like any body.
+ * then parses `{ ...fields, [file]: FormFile }` like any body. multer is loaded on the first form, not with the
+ * route table.
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const multerLib = () => require('multer') as typeof import('multer');
 
 /** What a row says about its form. */
 export interface MultipartSpec {
@@ -46,7 +48,7 @@ function tooLarge(spec: MultipartSpec, maxBytes: number, what: string): Error {
 
 /** Multer's and busboy's failures: a file over the limit per the row, anything else wrong with the form 422. */
 function formError(err: unknown, spec: MultipartSpec, maxBytes: number): unknown {
-  if (err instanceof multer.MulterError) {
+  if (err instanceof multerLib().MulterError) {
     if (err.code === 'LIMIT_FILE_SIZE') return tooLarge(spec, maxBytes, spec.tooLarge === 413 ? 'file' : 'image');
     if (err.code === 'LIMIT_UNEXPECTED_FILE') {
       return new ValidationError(`unexpected file field "${err.field}": the file goes in "${spec.file}"`, [
@@ -70,6 +72,7 @@ export async function readMultipart(req: ApiRequest, spec: MultipartSpec, config
   if (Number.isFinite(declared) && declared > maxBytes + spec.fields * spec.fieldSize + FRAMING_BYTES) {
     throw tooLarge(spec, maxBytes, 'request');
   }
+  const multer = multerLib();
   const upload = multer({
     storage: multer.memoryStorage(),
     limits: {

@@ -1,4 +1,5 @@
-import { MARKETPLACE_CHANGED, NatsBus } from '@platform/bus';
+import { MARKETPLACE_CHANGED } from '@platform/bus';
+import { NatsBus } from '@platform/bus/nats';
 import { marketplaceListenerV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { seal, subjectOf, toBusPayload } from '@platform/agent-protocol';
-import { InProcessBus, NatsBus, type Bus } from '@platform/bus';
+import { InProcessBus, type Bus } from '@platform/bus';
+import { NatsBus } from '@platform/bus/nats';
 import { authzV1, clustersV1, type agentV1 } from '@platform/proto';
 import { createClient } from '@platform/service-kit';
 import { eventually, startPrivateNats, type PrivateNats } from '@platform/testing';

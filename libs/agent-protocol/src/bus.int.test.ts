@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createUser } from 'nkeys.js';
-import { InProcessBus, NatsBus, type Bus } from '@platform/bus';
+import { InProcessBus, type Bus } from '@platform/bus';
+import { NatsBus } from '@platform/bus/nats';
 import { DeadlineError } from '@platform/errors';
 import { testNatsUrl } from '@platform/testing';
 import type { agentV1 } from '@platform/proto';

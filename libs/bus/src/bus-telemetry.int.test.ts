@@ -3,7 +3,8 @@ import { context, SpanKind, trace } from '@opentelemetry/api';
 import { node, tracing } from '@opentelemetry/sdk-node';
 import { metricsText } from '@platform/telemetry';
 import { testNatsUrl } from '@platform/testing';
-import { InProcessBus, NatsBus, type Bus } from './index';
+import { InProcessBus, type Bus } from './index';
+import { NatsBus } from './nats-bus';
 
 /**
  * Traces and metrics on the bus: a consumer's handler runs in the trace of the call that published the

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { testNatsUrl } from '@platform/testing';
-import { BusTimeoutError, InProcessBus, NatsBus, type Bus, type BusLogger } from './index';
+import { BusTimeoutError, InProcessBus, type Bus, type BusLogger } from './index';
+import { NatsBus } from './nats-bus';
 
 /** The contract both buses keep; the same assertions run on NATS and on the in-process bus. */
 function busContract(open: () => Promise<Bus>) {

@@ -1,10 +1,12 @@
 import type { Bus } from './bus';
 import { InProcessBus } from './in-process-bus';
-import { NatsBus, type NatsBusOptions } from './nats-bus';
+import type { NatsBusOptions } from './nats-bus';
 
 export * from './bus';
 export { InProcessBus } from './in-process-bus';
-export { NatsBus, natsServerAddress, NATS_STARTUP_TIMEOUT_MS, type NatsBusOptions } from './nats-bus';
+// NATS's own classes are `@platform/bus/nats`: loaded only when a NATS URL is configured (connectBus), so a process on the
+// in-process bus, and every unit test, never loads the NATS client.
+export type { NatsBusOptions } from './nats-bus';
 
 let shared: InProcessBus | undefined;
 
@@ -14,7 +16,11 @@ let shared: InProcessBus | undefined;
  * after a few seconds of retrying.
  */
 export async function connectBus(natsUrl: string | undefined, name: string, opts: NatsBusOptions = {}): Promise<Bus> {
-  if (natsUrl) return NatsBus.create(natsUrl, name, opts);
+  if (natsUrl) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when NATS is configured
+    const { NatsBus } = require('./nats-bus') as typeof import('./nats-bus');
+    return NatsBus.create(natsUrl, name, opts);
+  }
   shared ??= new InProcessBus();
   return shared;
 }

@@ -1,5 +1,6 @@
 import { eventually, freePort, startPrivateNats, type PrivateNats } from '@platform/testing';
-import { BusConnectError, InProcessBus, NatsBus, natsServerAddress, type BusHealth, type BusLogger } from './index';
+import { BusConnectError, InProcessBus, type BusHealth, type BusLogger } from './index';
+import { NatsBus, natsServerAddress } from './nats-bus';
 
 /** A logger that keeps its lines. */
 function capture() {

@@ -1,6 +1,7 @@
 import { eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@platform/testing';
 import { connect } from 'nats';
-import { NatsBus, type Bus } from './index';
+import type { Bus } from './index';
+import { NatsBus } from './nats-bus';
 import { NOTICE_STREAM } from './notice-stream';
 import { HEARTBEAT_EVERY_MS, SILENT_AFTER_MS } from './liveness';
 

@@ -1,14 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
+import type { Knex } from 'knex';
 import { observeKnex, observeResultCache } from './db-metrics';
 import { knexLog } from './knex-log';
 import { StaticMigrationSource, type Migration } from './migration';
+import { drivers } from './drivers';
 import { openPGliteWorker, type PGliteWorker } from './pglite-worker';
-
-// int8 ids are JS numbers everywhere (ids stay far below 2^53); pg would hand them back as strings.
-pg.types.setTypeParser(20, (v: string) => Number(v));
 
 /** A service's view of Postgres: its own schema, migrated, behind knex. */
 export interface Database {
@@ -91,7 +88,7 @@ function openEmbedded(dataDir: string, resultCacheEntries = 0): { knex: Knex; wo
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGLite = require('knex-pglite');
   const worker = openPGliteWorker(dir, { resultCache: { entries: resultCacheEntries, maxAnswerSize: MAX_KEPT_ANSWER } });
-  const knex = knexFactory({
+  const knex = drivers().knex({
     client: overWorker(countingDeletes(ClientPGLite), worker),
     dialect: 'postgres',
     connection: { pglite: worker },
@@ -152,7 +149,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const opened = isEmbedded ? openEmbedded(opts.dataDir, opts.resultCacheEntries) : undefined;
   const knex = opened
     ? opened.knex
-    : knexFactory({
+    : drivers().knex({
         client: 'pg',
         connection: opts.url,
         pool: { min: 0, max: opts.poolMax ?? 10 },

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './database';
+import { drivers } from './drivers';
 
 /** A statement as pg runs it: `$n` placeholders, and a name to prepare it under (none past the cap). */
 interface Statement {
@@ -36,7 +37,7 @@ export async function preparedRows<T>(db: Database, sql: string, values: readonl
   if (client.config.client === 'pg') {
     const connection: unknown = await client.acquireConnection();
     try {
-      if (connection instanceof pg.Client) {
+      if (connection instanceof drivers().pg.Client) {
         const { text, name } = statementOf(sql);
         return (await connection.query<T & pg.QueryResultRow>({ text, name, values: [...values] })).rows;
       }

@@ -13,9 +13,7 @@ import {
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { HealthImplementation } from 'grpc-health-check';
-import { ReflectionService } from '@grpc/reflection';
 import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { methodPolicy, PROTO_ROOT, type MethodPolicy } from '@platform/proto';
 import { LazyCallContext, type CallContext, type Caller } from './call-context';
@@ -209,7 +207,10 @@ function wrapLocalStream(log: Logger, served: Served, method: UnaryMethod, maxBy
 /** Starts a gRPC server with the standard health service and reflection. */
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
   // Both limits explicit: a larger message is refused with RESOURCE_EXHAUSTED, which clients map to 413.
-  const server = new Server({ ...grpcMessageOptions(opts.maxMessageBytes), interceptors: [authenticatedReflection(opts.access, opts.log)] });
+  const server = new Server({
+    ...grpcMessageOptions(opts.maxMessageBytes),
+    interceptors: [authenticatedReflection(opts.access, opts.log)],
+  });
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   const serviceNames: string[] = [];
@@ -237,6 +238,11 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');
   }
+  // Loaded when a server starts, not with the library: a process or test that only calls never loads them.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { loadSync } = require('@grpc/proto-loader') as typeof import('@grpc/proto-loader');
+  const { ReflectionService } = require('@grpc/reflection') as typeof import('@grpc/reflection');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const packageDefinition = loadSync(opts.protoFiles, { includeDirs: [PROTO_ROOT] });
   new ReflectionService(packageDefinition).addToServer(server);
 
@@ -286,7 +292,11 @@ function authenticatedReflection(access: CallerAccess | undefined, log: Logger):
                 () => pass(metadata),
                 (err: unknown) => {
                   const status = toGrpcStatus(err);
-                  call.sendStatus({ code: status.code ?? Status.UNAUTHENTICATED, details: status.details ?? '', metadata: status.metadata });
+                  call.sendStatus({
+                    code: status.code ?? Status.UNAUTHENTICATED,
+                    details: status.details ?? '',
+                    metadata: status.metadata,
+                  });
                 },
               );
             })
@@ -295,4 +305,3 @@ function authenticatedReflection(access: CallerAccess | undefined, log: Logger):
     });
   };
 }
-

@@ -1,5 +1,4 @@
 import pino, { type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
 import { traceLogFields, tracingStarted } from '@platform/telemetry';
 
 export type { Logger };
@@ -43,6 +42,9 @@ export function logFormat(env: NodeJS.ProcessEnv = process.env, stdoutIsTTY = pr
  * `service` field is left out.
  */
 export function prettyDestination(out: pino.DestinationStream, colorize = false): pino.DestinationStream {
+  // Loaded here: a process logging JSON (a container, every test) never loads the pretty printer.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { prettyFactory } = require('pino-pretty') as typeof import('pino-pretty');
   const prettify = prettyFactory({ colorize, singleLine: true, ignore: 'pid,hostname,service', translateTime: 'SYS:HH:MM:ss.l' });
   return { write: (line: string) => void out.write(prettify(line)) };
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import YAML from 'yaml';
 import { InputError, ValidationError } from '@platform/errors';
 import { publicUrlOf } from '@platform/service-kit';
 import { sectionRoutes, type AuthzObject, type EdgeContext, type ObjectResolver, type User } from '../../route';
@@ -113,7 +112,12 @@ function deployment(secretEnv: { name: string; key: string }[], mounts: boolean)
   };
 }
 
-const manifests = (docs: object[]) => docs.map((d) => YAML.stringify(d)).join('---\n');
+const manifests = (docs: object[]) => {
+  // Loaded on the first installer asked for, not with the route table.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { stringify } = require('yaml') as typeof import('yaml');
+  return docs.map((d) => stringify(d)).join('---\n');
+};
 
 /** An online installer: a token scoped to `license-proxy` acting for the owner, and where the platform is. */
 async function online(ctx: EdgeContext & { caller: User }, owner: Owner): Promise<Installer> {
