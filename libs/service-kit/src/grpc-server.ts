@@ -13,7 +13,6 @@ import {
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { HealthImplementation } from 'grpc-health-check';
 import { DomainError, toGrpcStatus, truncate } from '@platform/errors';
 import { methodPolicy, PROTO_ROOT, type MethodPolicy } from '@platform/proto';
 import { LazyCallContext, type CallContext, type Caller } from './call-context';
@@ -211,6 +210,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     ...grpcMessageOptions(opts.maxMessageBytes),
     interceptors: [authenticatedReflection(opts.access, opts.log)],
   });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- with reflection below: loaded by a serving process only
+  const { HealthImplementation } = require('grpc-health-check') as typeof import('grpc-health-check');
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   const serviceNames: string[] = [];

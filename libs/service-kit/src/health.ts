@@ -1,6 +1,5 @@
 import type * as http from 'node:http';
 import { credentials, makeGenericClientConstructor, type Client, type ServiceDefinition } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
 import type { Bus } from '@platform/bus';
 import type { Database } from '@platform/db';
 
@@ -98,7 +97,13 @@ export function ownDependencyChecks(ctx: { db?: Database; bus?: Bus }): Dependen
 type HealthClient = Client & {
   check(req: { service: string }, opts: { deadline: Date }, cb: (err: Error | null, res?: { status: string }) => void): void;
 };
-const HealthClientCtor = makeGenericClientConstructor(healthService as unknown as ServiceDefinition, 'grpc.health.v1.Health');
+/** The health client's class, made on the first check: grpc-health-check brings its own proto loader and protobufjs. */
+let healthClientCtor: ReturnType<typeof makeGenericClientConstructor> | undefined;
+function HealthClientClass(): ReturnType<typeof makeGenericClientConstructor> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  const { service } = require('grpc-health-check') as typeof import('grpc-health-check');
+  return (healthClientCtor ??= makeGenericClientConstructor(service as unknown as ServiceDefinition, 'grpc.health.v1.Health'));
+}
 
 /** A gRPC app asked through the standard grpc.health.v1 Check whether `service` is SERVING (its readiness). */
 export interface GrpcServingCheck extends DependencyCheck {
@@ -107,7 +112,7 @@ export interface GrpcServingCheck extends DependencyCheck {
 
 /** A check of a gRPC app's readiness: grpc.health.v1 Check of its service at `address`, up only when SERVING. */
 export function grpcServingCheck(name: string, address: string, service: string, required: boolean): GrpcServingCheck {
-  const client = new HealthClientCtor(address, credentials.createInsecure(), {
+  const client = new (HealthClientClass())(address, credentials.createInsecure(), {
     // Reconnect as quickly as the API clients do, so readiness follows a restarted backend within a couple of seconds.
     'grpc.initial_reconnect_backoff_ms': 200,
     'grpc.max_reconnect_backoff_ms': 2000,

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { z } from 'zod';
 import { DomainError, NotAllowedError, NotFoundError, UnavailableError } from '@platform/errors';
 import { publicLink, publicUrlOf } from '@platform/service-kit';
@@ -44,6 +44,10 @@ function settingsOf(config: GatewayConfig): Settings | undefined {
   };
 }
 
+/** The OpenID client, loaded on the first single sign-on rather than with the route table. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const openid = () => require('openid-client') as typeof import('openid-client');
+
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The provider's metadata, read once (a failed read is tried again on the next sign-in). */
@@ -54,12 +58,12 @@ function providerOf(s: Settings): Promise<oidc.Configuration> {
   if (!found) {
     // Plain http only for a provider on this machine: anywhere else the code and tokens would cross the network bare.
     const insecure = s.issuer.protocol === 'http:' && LOOPBACK.has(s.issuer.hostname);
-    found = oidc.discovery(
+    found = openid().discovery(
       s.issuer,
       s.clientId,
       s.clientSecret,
       undefined,
-      insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      insecure ? { execute: [openid().allowInsecureRequests] } : undefined,
     );
     found.catch(() => discovered.delete(key));
     discovered.set(key, found);
@@ -151,18 +155,18 @@ async function startFlow(config: GatewayConfig, req: Request, link?: number) {
     throw new UnavailableError(`the identity provider cannot be reached: ${(err as Error).message}`);
   });
   const flow: Flow = {
-    state: oidc.randomState(),
-    nonce: oidc.randomNonce(),
-    verifier: oidc.randomPKCECodeVerifier(),
+    state: openid().randomState(),
+    nonce: openid().randomNonce(),
+    verifier: openid().randomPKCECodeVerifier(),
     expires: Math.floor(Date.now() / 1000) + FLOW_SECONDS,
     ...(link ? { link } : {}),
   };
-  const location = oidc.buildAuthorizationUrl(provider, {
+  const location = openid().buildAuthorizationUrl(provider, {
     redirect_uri: redirectUri(config),
     scope: s.scopes,
     state: flow.state,
     nonce: flow.nonce,
-    code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+    code_challenge: await openid().calculatePKCECodeChallenge(flow.verifier),
     code_challenge_method: 'S256',
     // Linking asks the person to sign in at the provider even when a provider session exists: the account linked is
     // then the one they chose now, not whoever last signed in there in this browser.
@@ -212,7 +216,7 @@ export const oidcRoutes = [
         // The provider may be down; the console still offers the button, which then tells the person.
         const provider = await providerOf(s).catch(() => undefined);
         if (provider?.serverMetadata().end_session_endpoint)
-          logoutUrl = oidc.buildEndSessionUrl(provider, { client_id: s.clientId, post_logout_redirect_uri: consoleUrl(config) }).href;
+          logoutUrl = openid().buildEndSessionUrl(provider, { client_id: s.clientId, post_logout_redirect_uri: consoleUrl(config) }).href;
       }
       return {
         body: {
@@ -317,7 +321,7 @@ export const oidcRoutes = [
         const provider = await providerOf(s);
         const current = new URL(redirectUri(config));
         current.search = new URL(req.originalUrl, 'http://x').search;
-        const tokens = await oidc.authorizationCodeGrant(provider, current, {
+        const tokens = await openid().authorizationCodeGrant(provider, current, {
           pkceCodeVerifier: flow.verifier,
           expectedState: flow.state,
           expectedNonce: flow.nonce,
@@ -326,7 +330,9 @@ export const oidcRoutes = [
         claims = tokens.claims()!;
         // Providers that keep the profile out of the ID token (Entra ID's groups overage aside) answer it at userinfo.
         if (provider.serverMetadata().userinfo_endpoint && (!claims[s.claims.email] || !(s.claims.groups in claims)))
-          userinfo = await oidc.fetchUserInfo(provider, tokens.access_token, claims.sub).catch(() => ({}));
+          userinfo = await openid()
+            .fetchUserInfo(provider, tokens.access_token, claims.sub)
+            .catch(() => ({}));
       } catch (err) {
         return refusal(req, 400, `The identity provider's answer could not be accepted: ${(err as Error).message}`);
       }
