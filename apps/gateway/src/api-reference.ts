@@ -77,11 +77,11 @@ function pageAt(router: express.Router, base: string, mount: string, html: () =>
  * does not change while the gateway runs), and Swagger UI under `swagger/`, served from the swagger-ui-dist package
  * (no CDN).
  */
-export function apiReference(document: object): express.Router {
+export function apiReference(document: () => object): express.Router {
   const router = express.Router();
   let page: string | undefined;
   const reference = () =>
-    (page ??= renderReference(document as Parameters<typeof renderReference>[0], {
+    (page ??= renderReference(document() as Parameters<typeof renderReference>[0], {
       document: API_DOCUMENT_PATH,
       swagger: `${SWAGGER_UI_PATH}/`,
     }));

@@ -78,15 +78,17 @@ export function createGatewayHttp(opts: {
   const documentUrl = () => documentAddress;
   const fail = failure(log, documentUrl);
 
-  // Every row in one radix tree, the API document among them: a request finds its row in one walk of its path.
-  const document = apiDocument(routes);
+  // Every row in one radix tree, the API document among them: a request finds its row in one walk of its path. The
+  // document is made on its first reader (every row's schema turned into JSON Schema is a good part of a start).
+  let made: object | undefined;
+  const document = () => (made ??= apiDocument(routes));
   const table = routeTable([
     {
       method: 'get',
       path: API_DOCUMENT_PATH.slice(API_ROOT.length),
       handler: async (req) => {
         req.res.locals.route = API_DOCUMENT_PATH;
-        sendBody(req.res, document);
+        sendBody(req.res, document());
       },
     },
     ...routes.map((route) => ({ method: route.method, path: route.path, handler: serveRoute(route, deps) })),
@@ -133,7 +135,7 @@ function otherPaths(
   opts: Parameters<typeof createGatewayHttp>[0],
   documentUrl: () => string,
   fail: (err: unknown, req: Incoming, res: Outgoing) => void,
-  document: object,
+  document: () => object,
 ): (req: Incoming, res: Outgoing) => void {
   const { backends, config } = opts;
   const app = express();

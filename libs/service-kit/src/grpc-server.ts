@@ -31,7 +31,7 @@ export interface GrpcServerOptions {
   /** How service accounts are authenticated and authorized; without it only platform apps are admitted. */
   access?: CallerAccess;
   services: ServiceBinding<any>[];
-  /** .proto files (relative to the proto root) offered through server reflection. */
+  /** .proto files (relative to the proto root) offered through server reflection; none: no reflection service. */
   protoFiles: string[];
   log: Logger;
   /** Largest message received or sent (GRPC_MAX_MESSAGE_BYTES); default 4 MiB. */
@@ -239,13 +239,16 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');
   }
-  // Loaded when a server starts, not with the library: a process or test that only calls never loads them.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { loadSync } = require('@grpc/proto-loader') as typeof import('@grpc/proto-loader');
-  const { ReflectionService } = require('@grpc/reflection') as typeof import('@grpc/reflection');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  const packageDefinition = loadSync(opts.protoFiles, { includeDirs: [PROTO_ROOT] });
-  new ReflectionService(packageDefinition).addToServer(server);
+  // Loaded when a server offers reflection, not with the library: a process or test that only calls, or a stand-in
+  // server with no .proto files to offer, never loads them.
+  if (opts.protoFiles.length > 0) {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { loadSync } = require('@grpc/proto-loader') as typeof import('@grpc/proto-loader');
+    const { ReflectionService } = require('@grpc/reflection') as typeof import('@grpc/reflection');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const packageDefinition = loadSync(opts.protoFiles, { includeDirs: [PROTO_ROOT] });
+    new ReflectionService(packageDefinition).addToServer(server);
+  }
 
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
