@@ -1,7 +1,7 @@
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { clientOrgsV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
-import { startTestGateway } from './test-gateway';
+import { startTestGateway, callApi } from './test-gateway';
 
 // Client organizations at the edge (docs/client-organizations.md), against a stand-in clusters app and orgs-teams:
 // site admins only (401, 403 with nothing asked), bodies checked before clusters is asked (422), the create body
@@ -93,15 +93,7 @@ describe('client organizations at the edge', () => {
   });
   beforeEach(() => backends.clusters.reset());
 
-  const api = async (who: string | undefined, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/api/v1${path}`, {
-      method,
-      headers: { ...(who && { authorization: `token ${who}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = (who: string | undefined, method: string, path: string, body?: unknown) => callApi(base, who, method, path, body);
   const asked = (method: keyof clientOrgsV1.ClientOrgsServiceService & string) => backends.clusters.callsTo('clientOrgs', method);
 
   it('is for site admins only: 401 without a token, 403 to others, clusters not asked', async () => {

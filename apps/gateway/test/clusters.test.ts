@@ -1,7 +1,7 @@
 import { ConflictError } from '@platform/errors';
 import { clustersV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
-import { startTestGateway } from './test-gateway';
+import { startTestGateway, callApi } from './test-gateway';
 
 // Enrolling and listing an organization's hub clusters at the edge (docs/clusters.md) against stand-in backends: the
 // body checked before clusters is asked (400 "invalid cluster ..."), what enrollHub is asked (the uid lower-cased, made
@@ -86,15 +86,7 @@ describe('hub clusters at the edge', () => {
     await backends?.close();
   });
 
-  const call = async (who: string | undefined, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/api/v1${path}`, {
-      method,
-      headers: { ...(who ? { authorization: `token ${who}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => callApi(base, who, method, path, body);
   const enrolled = () => backends.clusters.callsTo('clusters', 'enrollHub');
 
   it('enrolls a hub: 201 with the cluster and its bus credentials, enrollHub asked with every field and the uid lower-cased', async () => {

@@ -2,7 +2,7 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { orgsTeamsAuditV1, orgsTeamsOrgsV1, orgsTeamsV1, serviceAccountsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
 import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
-import { startTestGateway } from './test-gateway';
+import { startTestGateway, callApi } from './test-gateway';
 
 // Service accounts at the edge (docs/service-accounts.md), against a stand-in orgs-teams: an organization's rows are
 // for its owners and site admins (a member 403, a stranger to the private organization 404, no token 401), the
@@ -136,15 +136,7 @@ describe('service accounts at the edge', () => {
     await backends?.close();
   });
 
-  const call = async (who: string | undefined, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/api/v1${path}`, {
-      method,
-      headers: { ...(who ? { authorization: `token ${who}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => callApi(base, who, method, path, body);
   const status = async (...args: Parameters<typeof call>) => (await call(...args)).status;
   let account: { id: number };
 

@@ -1,7 +1,7 @@
 import { ConflictError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1, outagesV1 } from '@platform/proto';
 import { adminAndOwner, type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
-import { startTestGateway } from './test-gateway';
+import { startTestGateway, callApi } from './test-gateway';
 
 // The system outages of the admin billing dashboard at the edge (docs/system-outages.md): the account named by a
 // user's or an organization's login, the body and the report's filters checked before billing-dashboard is asked, its
@@ -26,16 +26,7 @@ describe('system outages at the edge', () => {
   let billing: { base: string; close(): void };
   let noBilling: { base: string; close(): void };
 
-  const api = async (base: string, who: string | undefined, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/api/v1${path}`, {
-      method,
-      headers: { ...(who && { authorization: `token ${who}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
-  const post = (body: unknown, who = 'root') => api(billing.base, who, 'POST', `${OUTAGES}/?org=acme`, body);
+  const post = (body: unknown, who = 'root') => callApi(billing.base, who, 'POST', `${OUTAGES}/?org=acme`, body);
   const created = () => backends.billingDashboard.callsTo('outages', 'createOutage');
 
   beforeAll(async () => {
@@ -159,7 +150,7 @@ describe('system outages at the edge', () => {
   });
 
   it('hands the report its filters and answers its totals, shares and entries; zeros when it has none', async () => {
-    const res = await api(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme`);
+    const res = await callApi(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme`);
     expect(res).toEqual({
       status: 200,
       body: {
@@ -185,20 +176,20 @@ describe('system outages at the edge', () => {
         ],
       },
     });
-    const filtered = await api(
+    const filtered = await callApi(
       billing.base,
       'root',
       'GET',
       `${OUTAGES}/report?org=acme&start=${encodeURIComponent(at(14))}&account_id=10&cluster_id=c1&tags=db&tags=power`,
     );
     expect(filtered.status).toBe(200);
-    expect((await api(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme&tags=power`)).status).toBe(200);
+    expect((await callApi(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme&tags=power`)).status).toBe(200);
     expect(backends.billingDashboard.callsTo('outages', 'outageReport')).toEqual([
       { startMs: 0, accountId: 0, clusterId: '', tags: [] },
       { startMs: T0 + 14 * H, accountId: 10, clusterId: 'c1', tags: ['db', 'power'] },
       { startMs: 0, accountId: 0, clusterId: '', tags: ['power'] },
     ]);
-    expect(await api(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme&account_id=99`)).toEqual({
+    expect(await callApi(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme&account_id=99`)).toEqual({
       status: 200,
       body: {
         report: { totalOutages: 0, totalDurationHours: 0, topTagsPercentage: [], topAccountsDuration: [], topClustersDuration: [] },
@@ -209,14 +200,17 @@ describe('system outages at the edge', () => {
 
   it('answers 400 for a malformed report filter, asking nothing', async () => {
     for (const query of ['&start=yesterday', '&start=2026-10-01', '&account_id=abc', '&account_id=-1']) {
-      const res = await api(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme${query}`);
+      const res = await callApi(billing.base, 'root', 'GET', `${OUTAGES}/report?org=acme${query}`);
       expect({ query, status: res.status }).toEqual({ query, status: 400 });
     }
     expect(backends.billingDashboard.callsTo('outages', 'outageReport')).toEqual([]);
   });
 
   it('lists the tags billing-dashboard keeps', async () => {
-    expect(await api(billing.base, 'root', 'GET', `${OUTAGES}/tags?org=acme`)).toEqual({ status: 200, body: ['db', 'network', 'power'] });
+    expect(await callApi(billing.base, 'root', 'GET', `${OUTAGES}/tags?org=acme`)).toEqual({
+      status: 200,
+      body: ['db', 'network', 'power'],
+    });
   });
 
   it('is for site admins: 401 without a token, 403 for others (an org owner too), 400 without org', async () => {
@@ -226,10 +220,10 @@ describe('system outages at the edge', () => {
       ['GET', `${OUTAGES}/report`, undefined],
       ['GET', `${OUTAGES}/tags`, undefined],
     ] as const) {
-      expect((await api(billing.base, undefined, method, `${path}?org=acme`, json)).status).toBe(401);
-      expect((await api(billing.base, 'mallory', method, `${path}?org=acme`, json)).status).toBe(403);
-      expect((await api(billing.base, 'olivia', method, `${path}?org=acme`, json)).status).toBe(403);
-      const noOrg = await api(billing.base, 'root', method, path, json);
+      expect((await callApi(billing.base, undefined, method, `${path}?org=acme`, json)).status).toBe(401);
+      expect((await callApi(billing.base, 'mallory', method, `${path}?org=acme`, json)).status).toBe(403);
+      expect((await callApi(billing.base, 'olivia', method, `${path}?org=acme`, json)).status).toBe(403);
+      const noOrg = await callApi(billing.base, 'root', method, path, json);
       expect(noOrg).toMatchObject({ status: 400, body: { message: expect.stringMatching(/org/) } });
     }
     expect(created()).toEqual([]);
@@ -243,7 +237,7 @@ describe('system outages at the edge', () => {
       ['GET', `${OUTAGES}/report`, undefined],
       ['GET', `${OUTAGES}/tags`, undefined],
     ] as const) {
-      const res = await api(noBilling.base, 'root', method, `${path}?org=acme`, json);
+      const res = await callApi(noBilling.base, 'root', method, `${path}?org=acme`, json);
       expect({ path, status: res.status, message: typeof res.body?.message }).toEqual({ path, status: 404, message: 'string' });
     }
     expect(created()).toEqual([]);

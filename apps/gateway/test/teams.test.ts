@@ -1,7 +1,7 @@
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { type FakeBackends, fakeOrgAndCaller, startFakeBackends } from './fake-backends';
-import { startTestGateway } from './test-gateway';
+import { startTestGateway, callApi } from './test-gateway';
 
 // Teams, team actions and team members at the edge (docs/organizations-and-teams.md), against a stand-in orgs-teams
 // and authz: who may call each row (401, 403 naming the permission, 404 for an organization the caller cannot see or
@@ -143,15 +143,7 @@ describe('teams and their members at the edge', () => {
     await backends?.close();
   });
 
-  const call = async (who: string | undefined, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/api/v1${path}`, {
-      method,
-      headers: { ...(who ? { authorization: `token ${who}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => callApi(base, who, method, path, body);
   const status = async (...args: Parameters<typeof call>) => (await call(...args)).status;
   type Method = 'createTeam' | 'editTeam' | 'deleteTeam' | 'addTeamMember' | 'removeTeamMember';
   const asked = (method: Method) => backends.orgsTeams.callsTo('organizations', method);

@@ -33,3 +33,28 @@ export async function startTestGateway(
     },
   };
 }
+
+/**
+ * A gateway's answer as the route tests read it: the status and the JSON body (undefined when there is none);
+ * `headers` is not enumerable, so `toEqual({ status, body })` holds.
+ */
+export interface ApiAnswer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/**
+ * Calls `/api/v1{path}` of the gateway at `base` as `who` (a token, sent as `token <who>`; undefined: anonymous), with
+ * `body` as JSON when given.
+ */
+export async function callApi(base: string, who: string | undefined, method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  const res = await fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: { ...(who ? { authorization: `token ${who}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const answer = { status: res.status, body: text ? JSON.parse(text) : undefined } as ApiAnswer;
+  return Object.defineProperty(answer, 'headers', { value: res.headers, enumerable: false });
+}
