@@ -226,7 +226,7 @@ describe('the production topology: built bundles as separate processes with the 
     }
     // The pods found nothing left to migrate.
     for (const app of APPS.filter((a) => a !== 'gateway')) expect(running.get(app)!.output()).toMatch(/"applied":0/);
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const p of running.values()) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
