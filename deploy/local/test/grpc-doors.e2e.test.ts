@@ -77,8 +77,9 @@ describe('npm start: the gRPC ports as a stranger on this machine or the network
   let addresses: Map<string, string>;
   let grpcPorts: number[];
 
-  // GRPC_PORT_BASE fixes the ports: eight consecutive ones from a base drawn below the ephemeral range.
-  const base = 30_000 + 10 * Math.floor(Math.random() * 900);
+  // GRPC_PORT_BASE fixes the ports: eight consecutive ones from a base drawn below the ephemeral range (32768 on
+  // Linux), where another file's platform on port 0 never lands; 30000-38990 once met one.
+  const base = 20_000 + 10 * Math.floor(Math.random() * 1_200);
 
   /** Calls /api/v1 with `authorization` (a Basic or token header value) and a JSON body. */
   async function api(authorization: string, method: string, route: string, json?: unknown) {
