@@ -100,9 +100,12 @@ type HealthClient = Client & {
 /** The health client's class, made on the first check: grpc-health-check brings its own proto loader and protobufjs. */
 let healthClientCtor: ReturnType<typeof makeGenericClientConstructor> | undefined;
 function HealthClientClass(): ReturnType<typeof makeGenericClientConstructor> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
-  const { service } = require('grpc-health-check') as typeof import('grpc-health-check');
-  return (healthClientCtor ??= makeGenericClientConstructor(service as unknown as ServiceDefinition, 'grpc.health.v1.Health'));
+  if (!healthClientCtor) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+    const { service } = require('grpc-health-check') as typeof import('grpc-health-check');
+    healthClientCtor = makeGenericClientConstructor(service as unknown as ServiceDefinition, 'grpc.health.v1.Health');
+  }
+  return healthClientCtor;
 }
 
 /** A gRPC app asked through the standard grpc.health.v1 Check whether `service` is SERVING (its readiness). */
