@@ -171,6 +171,30 @@ describe('Outbox', () => {
     await eventually(async () => (await box.pending()) === 0, 10_000);
   });
 
+  it('waits, when stopped, for a detached effect still applying, then refuses changes and holds no connection', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slowBox = new Outbox(db, { names: { ...names, apply: async (p, call) => (await held, names.apply(p, call)) } }, { leaseMs: 60_000 });
+    await slowBox.run(
+      async (trx, stage) => {
+        await db.table('things', trx).insert({ name: 'at-stop' });
+        stage('names', { add: ['at-stop'] });
+      },
+      { detach: true },
+    );
+    let stopped = false;
+    const stopping = slowBox.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(remote.has('at-stop')).toBe(true);
+    await expect(addThing(slowBox, 'after-stop')).rejects.toThrow(UnavailableError);
+    expect(await rows()).not.toContain('after-stop');
+    // The holder's connection went back to the pool and no change took it again: the database can close.
+    expect((db.knex.client as any).pool.numUsed()).toBe(0);
+  });
+
   it("leaves a live replica's entry to it until its lease runs out, and only then relays it", async () => {
     const live = outbox({ leaseMs: 1_000 });
     state.down = true;

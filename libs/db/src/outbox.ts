@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Knex } from 'knex';
-import { crashPoint, DomainError, type ErrorKind } from '@platform/errors';
+import { crashPoint, DomainError, UnavailableError, type ErrorKind } from '@platform/errors';
 import type { Database } from './database';
 import { LeaseQueue } from './lease-queue';
 import type { Migration } from './migration';
@@ -154,6 +154,13 @@ export class Outbox {
   private holderId?: string;
   private holding?: Promise<string>;
   private lockConnection?: { conn: any; lost: boolean };
+  /**
+   * Set by `stop`: a change or relay asked afterwards is refused. Taking the holder's lock again would keep a
+   * connection out of the pool for good, and the database's close, which waits for every connection, would never end.
+   */
+  private stopped = false;
+  /** Changes and detached effects in progress: `stop` waits for them before it lets go of the lock. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly db: Database,
@@ -176,7 +183,12 @@ export class Outbox {
    * the failure rethrown; without, the committed change stands, the relay completes it, and the result is
    * answered all the same.
    */
-  async run<T>(change: (trx: Knex.Transaction, stage: StageEffect) => Promise<T>, opts: RunOptions<T> = {}): Promise<T> {
+  run<T>(change: (trx: Knex.Transaction, stage: StageEffect) => Promise<T>, opts: RunOptions<T> = {}): Promise<T> {
+    if (this.stopped) return Promise.reject(new UnavailableError(`the outbox is stopped: the service is shutting down`));
+    return this.tracked(this.runNow(change, opts));
+  }
+
+  private async runNow<T>(change: (trx: Knex.Transaction, stage: StageEffect) => Promise<T>, opts: RunOptions<T>): Promise<T> {
     const owner = this.ownerOf(await this.hold());
     const effects: Effect[] = [];
     const { result, id, stored } = await this.db.transaction(async (trx) => {
@@ -196,8 +208,10 @@ export class Outbox {
 
     if (opts.detach && !opts.undo) {
       // Not for the call: its deadline or cancellation must not cut an effect the caller no longer waits for.
-      this.apply({ id, effects: stored, attempts: 0 }, owner, undefined, undefined, AFTER_COMMIT).catch(() =>
-        this.opts.log?.warn({ entry: id }, 'an effect of a committed change failed; the outbox relay will complete it'),
+      void this.tracked(
+        this.apply({ id, effects: stored, attempts: 0 }, owner, undefined, undefined, AFTER_COMMIT).catch(() =>
+          this.opts.log?.warn({ entry: id }, 'an effect of a committed change failed; the outbox relay will complete it'),
+        ),
       );
       return result;
     }
@@ -231,11 +245,17 @@ export class Outbox {
     this.timer.unref();
   }
 
-  /** Stops the relay, waits for a pass in progress and lets go of the holder's lock. */
+  /**
+   * Stops the relay, refuses changes from now on, waits for a pass, the changes and the detached effects in progress,
+   * and lets go of the holder's lock.
+   */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.relaying?.catch(() => 0);
+    // A change in progress may detach an effect as it ends: waited for until none is left.
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.holding?.catch(() => undefined);
     this.holding = undefined;
     await this.unlock();
@@ -243,9 +263,18 @@ export class Outbox {
 
   /** Applies every entry whose lease has run out, oldest first; answers how many were applied. */
   relay(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
     // One pass at a time per process; several processes share the work through leases.
     this.relaying ??= this.relayPass().finally(() => (this.relaying = undefined));
     return this.relaying;
+  }
+
+  /** `work`, counted among what `stop` waits for until it settles. */
+  private tracked<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    const done = () => this.inFlight.delete(work);
+    work.then(done, done);
+    return work;
   }
 
   /** Entries not applied yet (for readiness, metrics and tests). */

@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { connect } from 'nats';
 import { BusTimeoutError } from '@platform/bus';
+import { outboxMigration, type Outbox } from '@platform/db';
+import { UnavailableError } from '@platform/errors';
 import { gatewayV1 } from '@platform/proto';
-import { eventually, freePort, startPrivateNats, type PrivateNats } from '@platform/testing';
+import { createTestDatabase, eventually, freePort, startPrivateNats, type PrivateNats } from '@platform/testing';
 import { loadConfig, serviceEnv } from './config';
 import { EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';
 import { bindService } from './service-binding';
@@ -168,4 +171,40 @@ describe('an unreachable NATS at start', () => {
         'start NATS with JetStream there (nats-server -js) or point NATS_URL at a running one\n',
     });
   }, 30_000);
+});
+
+describe('a shutdown', () => {
+  it("stops the app's own work while its outbox and database still work, and ends", async () => {
+    const db = await createTestDatabase();
+    const done: string[] = [];
+    let box: Outbox | undefined;
+    try {
+      const running = await startService(
+        {
+          name: 'stop-order',
+          protoPackage: 'gateway',
+          database: { schema: 'stop_order', migrations: [outboxMigration('20260101000000_outbox')] },
+          grpc: (ctx) => {
+            box = ctx.outbox({ seen: { apply: async () => void done.push('effect') } });
+            return [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('stop-order') })];
+          },
+          // Background work that writes through the outbox as it is stopped, as a sweep in progress does.
+          onStop: async () => {
+            await box!.run(async (trx, stage) => {
+              await trx.raw('select 1');
+              stage('seen', {});
+            });
+            done.push('own work');
+          },
+        },
+        loadConfig(serviceEnv, { GRPC_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: db.url, DATA_DIR: os.tmpdir() }),
+      );
+      await running.stop();
+      expect(done).toEqual(['effect', 'own work']);
+      // Stopped, the outbox refuses a change instead of taking a connection again.
+      await expect(box!.run(async () => 0)).rejects.toThrow(UnavailableError);
+    } finally {
+      await db.drop();
+    }
+  });
 });

@@ -61,7 +61,10 @@ export interface ServiceSpec {
     portSetting?: string;
     handler(ctx: ServiceContext): http.RequestListener | Promise<http.RequestListener>;
   };
-  /** Called last on shutdown, after servers stopped (close clients, consumers). */
+  /**
+   * Stops the app's background work, then closes its clients and consumers: on shutdown right after the servers stopped,
+   * while its outbox, bus and database still work (they close after it).
+   */
   onStop?(): Promise<void>;
 }
 
@@ -101,8 +104,16 @@ export async function startService(
     for (const fn of cleanups.reverse()) await fn().catch((err) => log.error({ err }, 'shutdown step failed'));
     cleanups.length = 0;
   };
-  // Registered first so it runs last, and also when the start fails half-way (clients opened before start).
-  if (spec.onStop) cleanups.push(spec.onStop);
+  // The app's background work and clients stop once: right after its servers (registered again below, so it runs
+  // before the outbox, bus and database its work uses are closed: a sweep that ran on after the outbox stopped used to
+  // take a connection the database's close then waited for forever), or last when the start failed before the servers.
+  let onStop = spec.onStop;
+  const stopOwnWork = async () => {
+    const fn = onStop;
+    onStop = undefined;
+    await fn?.();
+  };
+  cleanups.push(stopOwnWork);
   try {
     let db: Database | undefined;
     if (spec.database) {
@@ -188,6 +199,7 @@ export async function startService(
     }).catch((err) => {
       throw portError(err, 'GRPC_PORT', config.GRPC_PORT);
     });
+    cleanups.push(stopOwnWork);
     cleanups.push(() => grpc.shutdown());
     if (bus && spec.bus === true) cleanups.push(readinessFollowsBus(bus, grpc, log));
 
