@@ -70,14 +70,17 @@ export class Traffic {
   async setUp(): Promise<void> {
     const { username, password } = this.admin;
     const basic = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-    const token = await this.http('POST', `/users/${username}/tokens`, basic, { name: `rollout-${this.run}` });
-    if (token.status !== 201) throw new Error(`the admin's token: ${token.status} ${JSON.stringify(token.body)}`);
-    this.adminToken = `token ${token.body.sha1}`;
+    // Each failure names its call and how long it took: a call that ran into its 30 s timeout said only "aborted".
     const must = async (what: string, expected: number, call: Promise<Answer>) => {
-      const answer = await call;
+      const began = Date.now();
+      const answer = await call.catch((err: Error) => {
+        throw new Error(`${what}: ${err.message} after ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      });
       if (answer.status !== expected) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
       return answer.body;
     };
+    const token = await must("the admin's token", 201, this.http('POST', `/users/${username}/tokens`, basic, { name: `rollout-${this.run}` }));
+    this.adminToken = `token ${token.sha1}`;
     await must(
       'a user',
       201,
