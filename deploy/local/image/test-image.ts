@@ -250,12 +250,11 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   );
   if (!setUp) return;
   traffic.start(2);
-  // Gateway first (two pods or more, behind its Service), then each other Deployment in turn.
-  const order: Deployment[] = [gateway, ...cluster.deployments.filter((d) => d !== gateway)];
+  // The gateway first (three pods behind its Service, the client's way in), then every other Deployment at once, as a
+  // `helm upgrade` to a new image rolls them: each one pod at a time, a new pod ready before an old one is stopped.
   const stops: string[] = [];
   let exitedBadly = 0;
-  for (const d of order) {
-    const before = traffic.calls;
+  const roll = async (d: Deployment) => {
     const began = Date.now();
     const stopped = await cluster.roll(d);
     for (const s of stopped) {
@@ -264,9 +263,12 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
       );
       if (s.exitCode !== 0 || s.killed) exitedBadly++;
     }
-    say(
-      `rolled ${d.name} (${stopped.length} pods) in ${((Date.now() - began) / 1000).toFixed(0)} s, ${traffic.calls - before} calls meanwhile; ${traffic.failures.length} failed so far`,
-    );
+    say(`rolled ${d.name} (${stopped.length} pods) in ${((Date.now() - began) / 1000).toFixed(0)} s; ${traffic.failures.length} calls failed so far`);
+  };
+  for (const group of [[gateway], cluster.deployments.filter((d) => d !== gateway)]) {
+    const before = traffic.calls;
+    await Promise.all(group.map(roll));
+    say(`${traffic.calls - before} calls while ${group.map((d) => d.name).join(', ')} rolled`);
   }
   await traffic.stop();
   for (const s of stops) say(`  ${s}`);
