@@ -29,6 +29,21 @@ describe('Outbox', () => {
     boxes.push(box);
     return box;
   };
+  /** An outbox whose `names` effect waits until `release` is called, as one on a slow remote would. */
+  const heldOutbox = () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow: EffectHandler<{ add?: string[]; remove?: string[] }> = {
+      ...names,
+      apply: async (p, call) => {
+        await held;
+        await names.apply(p, call);
+      },
+    };
+    const box = new Outbox(db, { names: slow }, { leaseMs: 60_000, relayIntervalMs: 50 });
+    boxes.push(box);
+    return { box, release };
+  };
   const rows = async () => (await db.table('things').orderBy('name').pluck('name')) as string[];
   const addThing = (box: Outbox, name: string, undo = true) =>
     box.run(
@@ -146,16 +161,7 @@ describe('Outbox', () => {
 
   it('answers a detached change once it committed, before its effects are applied, and applies them after', async () => {
     const box = outbox();
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const slow: EffectHandler<{ add: string[] }> = {
-      apply: async (p, call) => {
-        await held;
-        await names.apply(p, call);
-      },
-    };
-    const slowBox = new Outbox(db, { names: slow }, { leaseMs: 60_000, relayIntervalMs: 50 });
-    boxes.push(slowBox);
+    const { box: slowBox, release } = heldOutbox();
     const answered = await slowBox.run(
       async (trx, stage) => {
         await db.table('things', trx).insert({ name: 'detached' });
@@ -172,9 +178,7 @@ describe('Outbox', () => {
   });
 
   it('waits, when stopped, for a detached effect still applying, then refuses changes and holds no connection', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const slowBox = new Outbox(db, { names: { ...names, apply: async (p, call) => (await held, names.apply(p, call)) } }, { leaseMs: 60_000 });
+    const { box: slowBox, release } = heldOutbox();
     await slowBox.run(
       async (trx, stage) => {
         await db.table('things', trx).insert({ name: 'at-stop' });
