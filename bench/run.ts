@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, string> = {
   'auth-hook': 'auth-hook.ts',
   'authz-check': 'authz-check.ts',
   'authz-scale': 'authz-scale.ts',
+  'embedded-statements': 'embedded-statements.ts',
   'grpc-check': 'grpc-check.ts',
   import: 'import.ts',
   http: 'http.ts',

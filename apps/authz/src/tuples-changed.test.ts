@@ -139,6 +139,23 @@ describe('what a tuple notice names', () => {
     expect(notice.all).toBeUndefined();
   });
 
+  it('reads a parent from the tuples in memory when the engine holds them all, and from the table only when it does not', async () => {
+    const asked: string[] = [];
+    const table = stored([orgOf('team:5', 2)]);
+    const reader = (memory: Record<string, string[]> | undefined) => ({
+      readTuples: async (filter: { object?: string; relation?: string }) => {
+        asked.push(`table ${filter.object}`);
+        return table.readTuples(filter);
+      },
+      keptUsers: async (object: string, relation: string) => (memory ? (memory[`${object}#${relation}`] ?? []) : undefined),
+    });
+    const member = { user: 'user:9', relation: 'member', object: 'team:5' };
+    expect((await noticeOf([member], reader({ 'team:5#organization': ['organization:2'] }))).orgs).toEqual([2]);
+    expect(asked).toEqual([]);
+    expect((await noticeOf([member], reader(undefined))).orgs).toEqual([2]);
+    expect(asked).toEqual(['table team:5']);
+  });
+
   it('names the owner organization of a cluster, and none for a user’s cluster', async () => {
     const owned = stored([
       { user: 'organization:4', relation: 'owner', object: 'cluster:a' },

@@ -1,6 +1,9 @@
 import { TUPLES_CHANGED, tupleTags, type Bus, type TuplesChanged } from '@platform/bus';
 import type { Logger, ServiceBinding, WriteCall } from '@platform/service-kit';
 import type { AuthzEngine, Tuple } from './engine';
+
+/** What a notice reads of the tuples: the engine's Read, and the embedded engine's tuples in memory when it has them. */
+type Reader = Pick<AuthzEngine, 'readTuples'> & { keptUsers?(object: string, relation: string): Promise<string[] | undefined> };
 import { recordingWrites, tuplesWritten } from './engine/recorded';
 
 /** Longest a write waits for its notice to reach NATS before it is answered anyway. */
@@ -48,7 +51,7 @@ export function recordingTupleWrites<D>(binding: ServiceBinding<D>): ServiceBind
 export function tuplesChangedNotice(
   bus: Bus | undefined,
   log: Logger,
-  engine: Pick<AuthzEngine, 'readTuples'>,
+  engine: Reader,
   waitMs = NOTICE_WAIT_MS,
 ): (call: WriteCall) => Promise<void> {
   return async () => {
@@ -75,7 +78,7 @@ export function tuplesChangedNotice(
 }
 
 /** What a notice of these tuples names: their tags and their objects' organizations, or everything. */
-export async function noticeOf(tuples: readonly Tuple[], engine: Pick<AuthzEngine, 'readTuples'>): Promise<TuplesChanged> {
+export async function noticeOf(tuples: readonly Tuple[], engine: Reader): Promise<TuplesChanged> {
   const tags = new Set<string>();
   for (const t of tuples) for (const tag of tupleTags(t)) tags.add(tag);
   if (tags.size > MAX_NAMED_TAGS) return { all: true };
@@ -86,7 +89,8 @@ export async function noticeOf(tuples: readonly Tuple[], engine: Pick<AuthzEngin
 /**
  * The organizations objects belong to: an organization itself; a team or role through its `organization`, a cluster,
  * contract, robot account or token through its `owner` (an organization, or a user, which belongs to none), read from
- * the write itself first (a team created or deleted with its parent) and else from the tuples. The site's objects reach
+ * the write itself first (a team created or deleted with its parent) and else from the tuples (those in memory when
+ * the engine holds them all, so a write's notice costs no statement). The site's objects reach
  * every organization (`admin from site`), and an object whose organization cannot be found might belong to any: both
  * answer 'all'.
  */
@@ -95,7 +99,7 @@ class Organizations {
 
   constructor(
     private readonly written: readonly Tuple[],
-    private readonly engine: Pick<AuthzEngine, 'readTuples'>,
+    private readonly engine: Reader,
   ) {}
 
   async of(tuples: readonly Tuple[]): Promise<number[] | 'all'> {
@@ -125,7 +129,8 @@ class Organizations {
     const cached = this.known.get(key);
     if (cached) return cached;
     const parents = new Set(this.written.filter((t) => t.object === object && t.relation === relation).map((t) => t.user));
-    for (const t of await this.engine.readTuples({ object, relation })) parents.add(t.user);
+    const kept = await this.engine.keptUsers?.(object, relation);
+    for (const user of kept ?? (await this.engine.readTuples({ object, relation })).map((t) => t.user)) parents.add(user);
     let found: number[] | 'all' = parents.size === 0 ? 'all' : [];
     for (const parent of parents) {
       const theirs = await this.ofObject(parent, depth + 1);

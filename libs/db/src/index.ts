@@ -1,6 +1,7 @@
 export { openDatabase, type Database, type MigrateOptions, type OpenDatabaseOptions, type RollbackOptions } from './database';
 export { isUniqueViolation } from './errors';
 export { preparedRows } from './prepared';
+export { KEPT_STATEMENTS, openPGliteWorker, type PGliteLike, type PGliteWorker, type PGliteWorkerOptions } from './pglite-worker';
 export { StaticMigrationSource, type Migration } from './migration';
 export { unixSeconds } from './time';
 export { announcingBackgroundWrites, writesDuring } from './writes-during';

@@ -75,4 +75,42 @@ describe('the embedded database: one message per plain statement', () => {
     await plain('rollback');
     expect((await seen).rows).toEqual([{ c: 0 }]);
   });
+
+  describe('a statement run again is bound to its kept parse', () => {
+    it('answers the same rows each time, and a failure of a kept statement leaves it usable', async () => {
+      const insert = 'insert into things (name, n) values ($1, $2) returning name, n';
+      for (let i = 0; i < 5; i++) expect((await plain(insert, [`kept-${i}`, i])).rows).toEqual([{ name: `kept-${i}`, n: i }]);
+      await expect(plain(insert, ['kept-0', 9])).rejects.toMatchObject({ code: '23505' });
+      expect((await plain(insert, ['kept-5', 5])).rows).toEqual([{ name: 'kept-5', n: 5 }]);
+      const read = 'select count(*)::int as c from things where name like $1';
+      expect((await plain(read, ['kept-%'])).rows).toEqual([{ c: 6 }]);
+      expect((await plain(read, ['kept-%'])).rows).toEqual([{ c: 6 }]);
+    });
+
+    it('sees a changed table: a kept read of every column answers the column added since', async () => {
+      await plain('create table shapes (id int primary key, a text)');
+      const read = 'select * from shapes where id = $1';
+      await plain('insert into shapes (id, a) values ($1, $2)', [1, 'x']);
+      expect((await plain(read, [1])).rows).toEqual([{ id: 1, a: 'x' }]);
+      expect((await plain(read, [1])).rows).toEqual([{ id: 1, a: 'x' }]);
+      // Inside a transaction, as a migration runs: the kept parse must not be used after it.
+      await plain('begin');
+      await plain('alter table shapes add column b text default $$y$$');
+      expect((await plain(read, [1])).rows).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+      await plain('commit');
+      expect((await plain(read, [1])).rows).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+      await plain('alter table shapes drop column a');
+      expect((await plain(read, [1])).rows).toEqual([{ id: 1, b: 'y' }]);
+    });
+
+    it('keeps running when more statements were run than it keeps, and after a rollback', async () => {
+      const distinct = (i: number) => `select $1::int + ${i} as v`;
+      for (let i = 0; i < 300; i++) expect((await plain(distinct(i), [1])).rows).toEqual([{ v: 1 + i }]);
+      for (let i = 0; i < 300; i += 37) expect((await plain(distinct(i), [2])).rows).toEqual([{ v: 2 + i }]);
+      await plain('begin');
+      expect((await plain(distinct(1000), [3])).rows).toEqual([{ v: 1003 }]);
+      await plain('rollback');
+      expect((await plain(distinct(1000), [4])).rows).toEqual([{ v: 1004 }]);
+    });
+  });
 });

@@ -49,15 +49,76 @@ const db = new PGlite(workerData.dataDir);
 // for a one-row insert. Others (dates, objects, arrays, buffers), and any statement with options (knex gives none: an empty object),
 // keep query(), which serializes parameters by their types.
 const plain = (v) => v === null || v === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof v);
+// Statements the engine keeps parsed, by their text: a read or write run again (every statement knex makes for a route
+// is the same text each time) is bound to its named statement instead of parsed, analysed and planned again, which
+// halves its time in the engine. At most PREPARED_MAX, the least recently run closed first; a long text (a batch's
+// many rows) is not kept. A statement that changes the schema (anything but a read, a write or transaction control)
+// closes them all, since a kept plan may no longer fit the tables; Postgres plans again itself after most changes.
+const PREPARED_MAX = workerData.keptStatements;
+const PREPARED_TEXT_MAX = 4096;
+const KEPT = new Set(['select', 'insert', 'update', 'delete', 'with']);
+const KEEPS_SCHEMA = new Set([...KEPT, 'begin', 'start', 'commit', 'end', 'rollback', 'abort', 'savepoint', 'release', 'set', 'show', 'lock', 'values', 'explain']);
+// A statement's first word, lower-case, after any space, parentheses and comments (written without backslashes: this
+// source is a template string).
+function firstWord(sql) {
+  let i = 0;
+  for (;;) {
+    if (i < sql.length && (sql.charCodeAt(i) <= 32 || sql[i] === '(')) i++;
+    else if (sql.startsWith('--', i)) i = sql.includes(String.fromCharCode(10), i) ? sql.indexOf(String.fromCharCode(10), i) + 1 : sql.length;
+    else if (sql.startsWith('/*', i)) i = sql.includes('*/', i + 2) ? sql.indexOf('*/', i + 2) + 2 : sql.length;
+    else break;
+  }
+  let j = i;
+  while (j < sql.length && /[a-zA-Z]/.test(sql[j])) j++;
+  return sql.slice(i, j).toLowerCase();
+}
+const prepared = new Map();
+let closing = [];
+let preparedCount = 0;
+function forgetPrepared() {
+  closing.push(...prepared.values());
+  prepared.clear();
+}
 async function runPlain(sql, params) {
-  const message = Buffer.concat([
-    serialize.parse({ text: sql, types: [] }),
-    serialize.bind({ values: params.map((v) => (v === null || v === undefined ? null : String(v))) }),
+  const parts = [];
+  // A named statement is closed only outside a transaction (an aborted one refuses every message but its end).
+  if (closing.length && !db.isInTransaction()) {
+    for (const name of closing) parts.push(serialize.close({ type: 'S', name }));
+    closing = [];
+  }
+  let name = prepared.get(sql);
+  if (name !== undefined) {
+    prepared.delete(sql);
+    prepared.set(sql, name); // the most recently run last
+  } else {
+    name = PREPARED_MAX > 0 && KEPT.has(firstWord(sql)) && sql.length <= PREPARED_TEXT_MAX ? 'p' + ++preparedCount : '';
+    parts.push(serialize.parse({ text: sql, name, types: [] }));
+  }
+  parts.push(
+    serialize.bind({ statement: name, values: params.map((v) => (v === null || v === undefined ? null : String(v))) }),
     serialize.describe({ type: 'P' }),
     serialize.execute({}),
     serialize.sync(),
-  ]);
-  const { messages } = await db.execProtocol(message, { syncToFs: false });
+  );
+  let messages;
+  try {
+    ({ messages } = await db.execProtocol(Buffer.concat(parts), { syncToFs: false }));
+  } catch (err) {
+    if (name) {
+      // Parsed or not, the name is not used again: closing a statement that does not exist is no error.
+      if (prepared.get(sql) === name) prepared.delete(sql);
+      closing.push(name);
+    }
+    throw err;
+  }
+  if (name && !prepared.has(sql)) {
+    prepared.set(sql, name);
+    if (prepared.size > PREPARED_MAX) {
+      const [oldest, oldestName] = prepared.entries().next().value;
+      prepared.delete(oldest);
+      closing.push(oldestName);
+    }
+  }
   // As PGlite's query() answers: rows by field name, each value read by its type's parser; the rows a write touched.
   let fields = [];
   const rows = [];
@@ -130,6 +191,7 @@ async function run(msg) {
   } catch (err) {
     reply = { id: msg.id, error: errorOf(err) };
   }
+  if (typeof msg.sql === 'string' && !KEEPS_SCHEMA.has(firstWord(msg.sql))) forgetPrepared();
   owner = !closed && db.isInTransaction() ? msg.session : undefined;
   // Whether the session is inside a transaction now: its reads then bypass the main thread's result cache.
   reply.inTransaction = owner === msg.session;
@@ -156,16 +218,26 @@ parentPort.on('message', (msg) => {
 type Reply = { id?: number; result?: unknown; error?: Record<string, unknown>; closed?: boolean; inTransaction?: boolean };
 type Pending = { resolve(reply: Reply): void; reject(e: unknown): void; onReply?(reply: Reply): void };
 
+/** How many statements the engine keeps parsed (the least recently run closed first), unless told otherwise. */
+export const KEPT_STATEMENTS = 256;
+
 export interface PGliteWorkerOptions {
   /** Keeps read answers until the next write (result-cache.ts); off when absent. */
   resultCache?: ResultCacheOptions;
+  /** Statements kept parsed, by their text (KEPT_STATEMENTS when absent; 0: each parsed every time it runs). */
+  keptStatements?: number;
 }
 
 /** Opens PGlite on `dataDir` in a worker thread; `close()` ends the worker. */
 export function openPGliteWorker(dataDir: string, options: PGliteWorkerOptions = {}): PGliteWorker {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { dataDir, pglitePath: require.resolve('@electric-sql/pglite'), pgProtocolPath: require.resolve('pg-protocol') },
+    workerData: {
+      dataDir,
+      pglitePath: require.resolve('@electric-sql/pglite'),
+      pgProtocolPath: require.resolve('pg-protocol'),
+      keptStatements: options.keptStatements ?? KEPT_STATEMENTS,
+    },
   });
   const cache = new ResultCache(options.resultCache ?? { entries: 0, maxAnswerSize: 0 });
   const pending = new Map<number, Pending>();

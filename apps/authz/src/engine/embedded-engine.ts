@@ -198,6 +198,22 @@ export class EmbeddedEngine implements AuthzEngine {
     await this.memory?.catchUpIfLoaded().catch(() => undefined);
   }
 
+  /**
+   * The users of `object#relation` held in memory (of the types the model relates to it directly), or undefined unless
+   * every tuple is in memory: how a write's notice finds an object's parent without a statement. A write's memory has
+   * caught up with it (`write` above), so it holds every tuple committed before the write's own.
+   */
+  async keptUsers(object: string, relation: string): Promise<string[] | undefined> {
+    if (this.memory?.mode !== 'memory') return undefined;
+    const { type, id } = parseObject(object);
+    const shapes = this.model
+      .directTypes(type, relation)
+      .filter((r) => !r.wildcard)
+      .map((r) => ({ type: r.type, relation: r.relation ?? '' }));
+    const [found] = await this.memory.readUsers([{ objectType: type, objectIds: [id], relation, shapes }]);
+    return [...new Set((found.get(id) ?? []).map(formatUser))];
+  }
+
   async readTuples(filter: TupleFilter): Promise<Tuple[]> {
     let objectType: string | undefined;
     let objectId: string | undefined;

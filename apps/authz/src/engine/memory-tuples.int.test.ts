@@ -211,6 +211,17 @@ describe('changes reach every replica before its next check', () => {
     expect(await can(a, 'user:anyone', 'create', 'org:acme')).toBe(true);
   });
 
+  it("answers a write's question about an object's users from memory, another replica's earlier writes included", async () => {
+    const { a, b, schema } = replicas;
+    await b.write([t('team:1#member', 'assignee', 'role:r'), t('user:u', 'assignee', 'role:r')], []);
+    await a.write([t('user:m', 'member', 'team:1')], []);
+    expect((await a.keptUsers('role:r', 'assignee'))?.sort()).toEqual(['team:1#member', 'user:u']);
+    expect(await a.keptUsers('role:none', 'assignee')).toEqual([]);
+    // Without the tuples in memory there is nothing to answer from: the caller reads the table.
+    const tableOnly = await database.replica(schema, MODEL, { memory: false });
+    expect(await tableOnly.engine.keptUsers('role:r', 'assignee')).toBeUndefined();
+  });
+
   it('a change of many tuples arrives whole, past what the first read of the log takes', async () => {
     const { a, b, db } = replicas;
     const members = Array.from({ length: 250 }, (_, i) => t(`user:u${i}`, 'member', 'team:big'));
