@@ -76,6 +76,59 @@ describe('openDatabase on a real Postgres server', () => {
     drop = t.drop;
     return openDatabase({ url: t.url, dataDir: '', schema: 'svc' });
   });
+
+  describe('reads and writes kept parsed by the server, by their text', () => {
+    let t: Awaited<ReturnType<typeof createTestDatabase>>;
+    let db: Database;
+    beforeAll(async () => {
+      t = await createTestDatabase();
+      // One connection: every statement below runs on the session whose prepared statements are read.
+      db = await openDatabase({ url: t.url, dataDir: '', schema: 'kept', poolMax: 1 });
+      await db.knex.raw('create table kept.shapes (id int primary key, a text)');
+      await db.table('shapes').insert({ id: 1, a: 'x' });
+    });
+    afterAll(async () => {
+      await db?.close();
+      await t?.drop();
+    });
+    const prepared = async () =>
+      (await db.knex.raw<{ rows: { statement: string }[] }>('select statement from pg_prepared_statements')).rows.map((r) => r.statement);
+    const read = () => db.table('shapes').where({ id: 1 }).select('*');
+
+    it('prepares a read once on its connection and answers the same rows each time', async () => {
+      expect(await read()).toEqual([{ id: 1, a: 'x' }]);
+      expect(await read()).toEqual([{ id: 1, a: 'x' }]);
+      expect((await prepared()).filter((text) => text.startsWith('select * from "kept"."shapes"'))).toHaveLength(1);
+    });
+
+    it('reads a table changed by its own migration with its new columns', async () => {
+      await read();
+      await db.transaction(async (trx) => {
+        await trx.raw("alter table kept.shapes add column b text default 'y'");
+        expect(await db.table('shapes', trx).where({ id: 1 }).select('*')).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+      });
+      expect(await read()).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+    });
+
+    it('reads a table another process changed: once again outside a transaction, failing once inside one', async () => {
+      await read();
+      const other = await openDatabase({ url: t.url, dataDir: '', schema: 'kept' });
+      try {
+        await other.knex.raw("alter table kept.shapes add column c text default 'z'");
+      } finally {
+        await other.close();
+      }
+      expect(await read()).toEqual([{ id: 1, a: 'x', b: 'y', c: 'z' }]);
+      const other2 = await openDatabase({ url: t.url, dataDir: '', schema: 'kept' });
+      try {
+        await other2.knex.raw('alter table kept.shapes drop column c');
+      } finally {
+        await other2.close();
+      }
+      await expect(db.transaction((trx) => db.table('shapes', trx).where({ id: 1 }).select('*'))).rejects.toMatchObject({ code: '0A000' });
+      expect(await db.transaction((trx) => db.table('shapes', trx).where({ id: 1 }).select('*'))).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+    });
+  });
 });
 
 describe('openDatabase on the embedded engine (PGlite under DATA_DIR)', () => {

@@ -5,6 +5,7 @@ import { observeKnex, observeResultCache } from './db-metrics';
 import { knexLog } from './knex-log';
 import { StaticMigrationSource, type Migration } from './migration';
 import { drivers } from './drivers';
+import { keptStatementsClient } from './kept-statements';
 import { openPGliteWorker, type PGliteWorker } from './pglite-worker';
 
 /** A service's view of Postgres: its own schema, migrated, behind knex. */
@@ -150,7 +151,8 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const knex = opened
     ? opened.knex
     : drivers().knex({
-        client: 'pg',
+        client: keptStatementsClient(drivers().ClientPG),
+        dialect: 'postgres',
         connection: opts.url,
         pool: { min: 0, max: opts.poolMax ?? 10 },
         acquireConnectionTimeout: 10_000,

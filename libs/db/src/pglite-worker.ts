@@ -54,6 +54,7 @@ const plain = (v) => v === null || v === undefined || ['string', 'number', 'bool
 // halves its time in the engine. At most PREPARED_MAX, the least recently run closed first; a long text (a batch's
 // many rows) is not kept. A statement that changes the schema (anything but a read, a write or transaction control)
 // closes them all, since a kept plan may no longer fit the tables; Postgres plans again itself after most changes.
+// The same rules as kept-statements.ts, which the server path uses: this copy is here because this source is a string.
 const PREPARED_MAX = workerData.keptStatements;
 const PREPARED_TEXT_MAX = 4096;
 const KEPT = new Set(['select', 'insert', 'update', 'delete', 'with']);

@@ -34,7 +34,7 @@ function statementOf(sql: string): Statement {
  */
 export async function preparedRows<T>(db: Database, sql: string, values: readonly unknown[]): Promise<T[]> {
   const client = db.knex.client as Knex.Client;
-  if (client.config.client === 'pg') {
+  if (!db.embedded) {
     const connection: unknown = await client.acquireConnection();
     try {
       if (connection instanceof drivers().pg.Client) {

@@ -51,7 +51,7 @@ export class EmbeddedEngine implements AuthzEngine {
     this.store = TupleStore.create(db);
     if (db.knex.isTransaction) this.trx = db.knex as Knex.Transaction;
     else if (options.memory !== false) {
-      const onServer = (db.knex.client as Knex.Client).config.client === 'pg';
+      const onServer = !db.embedded;
       this.memory = new MemoryTuples(this.store, {
         freshness: onServer ? 'strict' : 'local',
         ...(typeof options.memory === 'object' ? options.memory : {}),
