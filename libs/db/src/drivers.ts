@@ -2,7 +2,7 @@
  * knex and the pg driver, loaded when a process opens its first database: a process that opens none (the gateway) and
  * every unit test that only imports `@platform/db` never pay for loading them (some 350 modules).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- knex's dialect classes are untyped
+// ClientPG is untyped: knex ships no types for its dialect classes.
 let loaded: { knex: (typeof import('knex'))['knex']; pg: typeof import('pg'); ClientPG: any } | undefined;
 
 export function drivers(): NonNullable<typeof loaded> {

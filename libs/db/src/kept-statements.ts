@@ -80,7 +80,6 @@ class Names {
  * process changed its table's columns (a rolling upgrade's migration) starts a new generation and, outside a
  * transaction, runs again once under its new name; inside one the failure stands, as any failure does there.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- knex's client classes are untyped
 export function keptStatementsClient(ClientPG: any): any {
   const names = new Names();
   return class extends ClientPG {
