@@ -298,7 +298,19 @@ describe('authorization decisions kept by the readers of authz replicas', () => 
         },
         FORGET_AFTER_MS + 15_000,
         50,
-      );
+      ).catch((err: Error) => {
+        // This has failed in CI (once, after passing in about 3 s everywhere else) with no word of why: say what the
+        // reader's notice stream was waiting for.
+        const stream = (a.running.ctx.bus as unknown as { notices?: Record<string, any> }).notices;
+        const state = stream && {
+          away: Boolean(stream.away),
+          trustInMs: Math.round(stream.trustFrom - performance.now()),
+          unanswered: Boolean(stream.unanswered),
+          silent: stream.liveness?.silent() ?? null,
+          health: a.running.ctx.bus!.health(),
+        };
+        throw new Error(`${err.message}; the notice stream: ${JSON.stringify(state)}`);
+      });
     },
     FORGET_AFTER_MS + 60_000,
   );
