@@ -2,8 +2,8 @@
  * Statements a Postgres server keeps parsed, by their text (decision D113). knex sends every statement unnamed, which
  * the server parses, analyses and plans on every run; the same route runs the same texts again and again. On a server,
  * the pg client class here gives each read and write a name, so pg prepares it once per connection and then only binds
- * and executes it (the embedded engine does the same in its worker, pglite-worker.ts, which holds its own copy of
- * these rules: its source is a string).
+ * and executes it. The embedded engine does the same in its worker (pglite-worker.ts), told by these rules which
+ * statements to keep.
  */
 
 /** The statements kept: reads and writes. */
@@ -57,7 +57,7 @@ const isStalePlan = (err: unknown): boolean =>
  * name, so each connection prepares it again against the tables as they now are (the old names go with their
  * connections).
  */
-class Names {
+class KeptNames {
   private generation = 0;
   private readonly names = new Map<string, string>();
 
@@ -81,7 +81,8 @@ class Names {
  * transaction, runs again once under its new name; inside one the failure stands, as any failure does there.
  */
 export function keptStatementsClient(ClientPG: any): any {
-  const names = new Names();
+  // One registry per database opened (each its own pool).
+  const names = new KeptNames();
   return class extends ClientPG {
     async _query(connection: { __knexTxId?: string }, obj: { sql?: string; options?: object }) {
       const sql = obj.sql ?? '';

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { isKept, keepsSchema } from './kept-statements';
 import { ResultCache, type QueryAnswer, type ResultCacheOptions } from './result-cache';
 
 /**
@@ -51,28 +52,10 @@ const db = new PGlite(workerData.dataDir);
 const plain = (v) => v === null || v === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof v);
 // Statements the engine keeps parsed, by their text: a read or write run again (every statement knex makes for a route
 // is the same text each time) is bound to its named statement instead of parsed, analysed and planned again, which
-// halves its time in the engine. At most PREPARED_MAX, the least recently run closed first; a long text (a batch's
-// many rows) is not kept. A statement that changes the schema (anything but a read, a write or transaction control)
-// closes them all, since a kept plan may no longer fit the tables; Postgres plans again itself after most changes.
-// The same rules as kept-statements.ts, which the server path uses: this copy is here because this source is a string.
+// halves its time in the engine. At most PREPARED_MAX, the least recently run closed first. Which statements are kept,
+// and which may change the schema (then every kept one is closed, since a kept plan may no longer fit the tables), the
+// request thread tells with each statement (keep, changesSchema), by the rules of kept-statements.ts.
 const PREPARED_MAX = workerData.keptStatements;
-const PREPARED_TEXT_MAX = 4096;
-const KEPT = new Set(['select', 'insert', 'update', 'delete', 'with']);
-const KEEPS_SCHEMA = new Set([...KEPT, 'begin', 'start', 'commit', 'end', 'rollback', 'abort', 'savepoint', 'release', 'set', 'show', 'lock', 'values', 'explain']);
-// A statement's first word, lower-case, after any space, parentheses and comments (written without backslashes: this
-// source is a template string).
-function firstWord(sql) {
-  let i = 0;
-  for (;;) {
-    if (i < sql.length && (sql.charCodeAt(i) <= 32 || sql[i] === '(')) i++;
-    else if (sql.startsWith('--', i)) i = sql.includes(String.fromCharCode(10), i) ? sql.indexOf(String.fromCharCode(10), i) + 1 : sql.length;
-    else if (sql.startsWith('/*', i)) i = sql.includes('*/', i + 2) ? sql.indexOf('*/', i + 2) + 2 : sql.length;
-    else break;
-  }
-  let j = i;
-  while (j < sql.length && /[a-zA-Z]/.test(sql[j])) j++;
-  return sql.slice(i, j).toLowerCase();
-}
 const prepared = new Map();
 let closing = [];
 let preparedCount = 0;
@@ -80,7 +63,7 @@ function forgetPrepared() {
   closing.push(...prepared.values());
   prepared.clear();
 }
-async function runPlain(sql, params) {
+async function runPlain(sql, params, keep) {
   const parts = [];
   // A named statement is closed only outside a transaction (an aborted one refuses every message but its end).
   if (closing.length && !db.isInTransaction()) {
@@ -92,7 +75,7 @@ async function runPlain(sql, params) {
     prepared.delete(sql);
     prepared.set(sql, name); // the most recently run last
   } else {
-    name = PREPARED_MAX > 0 && KEPT.has(firstWord(sql)) && sql.length <= PREPARED_TEXT_MAX ? 'p' + ++preparedCount : '';
+    name = PREPARED_MAX > 0 && keep ? 'p' + ++preparedCount : '';
     parts.push(serialize.parse({ text: sql, name, types: [] }));
   }
   parts.push(
@@ -186,13 +169,13 @@ async function run(msg) {
   try {
     const res =
       (msg.options === undefined || Object.keys(msg.options).length === 0) && (msg.params ?? []).every(plain)
-        ? await runPlain(msg.sql, msg.params ?? [])
+        ? await runPlain(msg.sql, msg.params ?? [], msg.keep)
         : await db.query(msg.sql, msg.params, msg.options);
     reply = { id: msg.id, result: { rows: res.rows, fields: res.fields, affectedRows: res.affectedRows } };
   } catch (err) {
     reply = { id: msg.id, error: errorOf(err) };
   }
-  if (typeof msg.sql === 'string' && !KEEPS_SCHEMA.has(firstWord(msg.sql))) forgetPrepared();
+  if (msg.changesSchema) forgetPrepared();
   owner = !closed && db.isInTransaction() ? msg.session : undefined;
   // Whether the session is inside a transaction now: its reads then bypass the main thread's result cache.
   reply.inTransaction = owner === msg.session;
@@ -289,7 +272,10 @@ export function openPGliteWorker(dataDir: string, options: PGliteWorkerOptions =
           if (kept) return kept;
           const sentAt = cache.current;
           // Parsers and serializers are functions, which cannot cross threads; knex passes none.
-          const reply = await send({ session, sql, params, options: queryOptions && cloneable(queryOptions) }, (r) => {
+          // Which statements the engine keeps parsed, and which make it forget them, is told here (kept-statements.ts).
+          const keeping = { keep: isKept(sql), changesSchema: !keepsSchema(sql) };
+          const message = { session, sql, params, options: queryOptions && cloneable(queryOptions), ...keeping };
+          const reply = await send(message, (r) => {
             cached.answered(sql, key, sentAt, r.error ? undefined : (r.result as QueryAnswer), r.inTransaction === true);
           });
           return answerOf(reply);
