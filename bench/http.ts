@@ -30,7 +30,6 @@
  * what running the bundles is worth).
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -56,6 +55,7 @@ import {
   waitFor,
   type Bare,
 } from './support';
+import { startAppProcesses } from './separate';
 import { WRITES_TAG, WRITE_ROWS, WRITE_TARGETS, startWriteBares, writeCalls, type WriteBares } from './writes';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2);
@@ -80,16 +80,6 @@ const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
 /** Print, beside each measurement, its CPU per request by process (where a row's CPU column goes). */
 const CPU_BY_PROCESS = process.env.BENCH_CPU_BY_PROCESS === '1';
 const PASSWORD = 'bench-admin-password';
-const APPS = ['authz', 'orgs-teams', 'contracts-licensing', 'billing-dashboard', 'metricsproxy', 'clusters', 'marketplace-listener'];
-const ADDR_VARS: Record<string, string> = {
-  authz: 'AUTHZ_GRPC_ADDR',
-  'orgs-teams': 'ORGS_TEAMS_GRPC_ADDR',
-  'contracts-licensing': 'CONTRACTS_LICENSING_GRPC_ADDR',
-  'billing-dashboard': 'BILLING_DASHBOARD_GRPC_ADDR',
-  metricsproxy: 'METRICSPROXY_GRPC_ADDR',
-  clusters: 'CLUSTERS_GRPC_ADDR',
-  'marketplace-listener': 'MARKETPLACE_LISTENER_GRPC_ADDR',
-};
 /**
  * The deployment measured: hosted (contracts), billing on (the dashboard routes) and RUN_MODE=dev (the claim
  * route). The marketplace routes need a marketplace deployment type instead, and are listed as not measured.
@@ -374,7 +364,6 @@ async function startSeparate(): Promise<Platform> {
   const databaseUrl = await freshDatabase(name);
   const nats = await startNats();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-http-'));
-  const ports = Object.fromEntries(await Promise.all(APPS.map(async (a) => [a, await freePort()] as const)));
   const common = {
     ...DEPLOYMENT,
     DATABASE_URL: databaseUrl,
@@ -383,61 +372,29 @@ async function startSeparate(): Promise<Platform> {
     LOG_LEVEL: 'info',
     PLATFORM_ADMIN_USERNAME: 'root',
     PLATFORM_ADMIN_PASSWORD: PASSWORD,
-    // The apps call each other as one release: the chart gives every pod the same keys (docs/grpc.md).
-    PLATFORM_APP_KEYS: randomBytes(32).toString('base64'),
-    ...Object.fromEntries(APPS.map((a) => [ADDR_VARS[a], `127.0.0.1:${ports[a]}`])),
   };
-  const children: ChildProcess[] = [];
-  let stopping = false;
-  const listenerHttp = await freePort();
-  for (const app of APPS) {
-    const child = runPlatform(`dist/apps/${app}/main.js`, {
-      ...common,
-      GRPC_PORT: String(ports[app]),
-      // Each pod has its own 9464; here they share one host.
-      METRICS_PORT: String(await freePort()),
-      MARKETPLACE_HTTP_PORT: String(listenerHttp),
-    });
-    children.push(child);
-    // Their logs go nowhere here: an app that stops says so, rather than leaving the run waiting.
-    child.once('exit', (code, signal) => {
-      if (!stopping) progress(`${SEPARATE}: ${app} exited (${signal ?? code}); run it by hand with this run's environment to see why`);
-    });
-    // authz first: the others write relationships at start.
-    if (app === 'authz' || app === 'orgs-teams') await new Promise((r) => setTimeout(r, 4000));
-  }
-  const httpPort = await freePort();
-  const gateway = runPlatform('dist/apps/gateway/main.js', {
-    ...common,
-    GRPC_PORT: String(await freePort()),
-    METRICS_PORT: String(await freePort()),
-    HTTP_PORT: String(httpPort),
-    MARKETPLACE_LISTENER_HTTP_URL: `http://127.0.0.1:${listenerHttp}`,
-  });
-  children.push(gateway);
-  const base = `http://127.0.0.1:${httpPort}`;
-  const killAll = () => {
-    stopping = true;
-    children.forEach((c) => c.kill('SIGTERM'));
-    void nats.stop();
-  };
-  // A platform that does not come up leaves no process behind (one would hold its ports for the next run).
-  await waitFor(`${base}/api/v1/version`, gateway).catch((err) => {
-    killAll();
+  const apps = await startAppProcesses(common, (msg) => progress(`${SEPARATE}: ${msg}`)).catch(async (err) => {
+    await nats.stop();
     throw err;
   });
-  const manifest = await seedSeparate(base, common, ports.clusters, children).catch((err) => {
-    killAll();
+  const children = [...apps.processes.values()];
+  const manifest = await seedSeparate(apps.base, apps.env, apps.ports.clusters, children).catch(async (err) => {
+    await apps.stop();
+    await nats.stop();
     throw err;
   });
   return {
-    base,
+    base: apps.base,
     manifest,
     // Its own Postgres backends (those on its database) and its own NATS server: nothing else the machine runs.
     pids: async () => [...children.filter((c) => c.exitCode === null).map((c) => c.pid!), nats.pid, ...(await backendPids(name))],
     async stop() {
-      killAll();
-      await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+      // The demo seed's simulated hub too: it stops with the apps.
+      children.forEach((c) => c.kill('SIGTERM'));
+      await apps.stop();
+      await Promise.all(
+        children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)),
+      );
       await nats.stop();
       await dropDatabase(name);
       fs.rmSync(dataDir, { recursive: true, force: true });

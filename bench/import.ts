@@ -1,12 +1,15 @@
 /**
- * `npm run bench -- import [embedded,postgres]`: onboarding in bulk (docs/import.md). It generates an import file of
+ * `npm run bench -- import [embedded,postgres,separate]`: onboarding in bulk (docs/import.md). It generates an import file of
  * BENCH_IMPORT_ORGS organizations (default 10,000) with BENCH_IMPORT_TEAMS teams (default 5) and BENCH_IMPORT_MEMBERS
  * members (default 20) each, every member in one of its teams (200,000 memberships by default), drawn from
  * BENCH_IMPORT_USERS users made first through the admin API (default 400, not timed), and imports it with the admin CLI (`cli import`, its default batches) into a fresh platform:
  *
  * - `embedded`: `npm start`'s launcher on a fresh DATA_DIR (PGlite);
  * - `postgres`: the same launcher with DATABASE_URL (a fresh database on BENCH_DATABASE_URL's server) and NATS_URL (a
- *   NATS server of its own), the hosted topology's data path.
+ *   NATS server of its own), the hosted topology's data path;
+ * - `separate`: the chart's topology, one process per app from its bundle (bench/separate.ts), on a database and NATS
+ *   server as `postgres`'s; its memory is told per process, after the import and after the restart, which starts
+ *   every app at once as a rollout of the chart does.
  *
  * With BENCH_IMPORT_ROLES=1 each organization also gets a custom role assigned to one of its teams (block
  * `import-roles`). Each mode imports the file, then imports it again (every organization found there, nothing written), and prints
@@ -20,6 +23,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runLine, writeDocBlock } from './doc-block';
+import { startAppProcesses, type AppProcesses } from './separate';
 import { dropDatabase, freePort, freshDatabase, ROOT, runPlatform, startNats, waitFor } from './support';
 
 const ORGS = Number(process.env.BENCH_IMPORT_ORGS ?? 10_000);
@@ -43,6 +47,8 @@ interface ModeResult {
   again: Run;
   /** After the import: the largest resident set of the platform's processes, in MB. */
   rssMb: number;
+  /** `separate`: each app's resident set in MB, after the import and after the restart. */
+  rssByApp?: { afterImport: Record<string, number>; afterRestart: Record<string, number> };
   /** A restart on the imported data: seconds from start until ready. */
   restartSeconds: number;
   /** The probe organization's reads a second, on the platform before the import and after it. */
@@ -75,13 +81,18 @@ function largestRssMb(pid: number): number {
   };
   const all = [pid];
   for (let i = 0; i < all.length; i++) all.push(...children(all[i]));
-  let largest = 0;
-  for (const p of all) {
-    const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    largest = Math.max(largest, kb);
-  }
-  return Math.round(largest / 1024);
+  return Math.max(...all.map(rssMbOf));
+}
+
+/** A process's resident set, in MB (Linux /proc). */
+function rssMbOf(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** Each app's resident set, in MB. */
+function rssByApp(apps: AppProcesses): Record<string, number> {
+  return Object.fromEntries([...apps.processes].map(([app, child]) => [app, rssMbOf(child.pid!)]));
 }
 
 /** The file: organizations bench-<i>, owned by one of the users, their MEMBERS distinct users dealt over their teams. */
@@ -149,26 +160,82 @@ async function makeUsers(base: string, token: string): Promise<void> {
   );
 }
 
-async function benchMode(mode: string, file: string, memberships: number): Promise<ModeResult> {
-  const env = (port: number, dataDir: string, hosted: Record<string, string>) => ({
-    HTTP_PORT: String(port),
-    DATA_DIR: dataDir,
-    PLATFORM_ADMIN_USERNAME: 'root',
-    PLATFORM_ADMIN_PASSWORD: PASSWORD,
-    LOG_LEVEL: 'warn',
-    ...hosted,
-  });
+/** A platform under measure, whichever its topology. */
+interface Running {
+  base: string;
+  /** The largest resident set of its processes, in MB, and each app's where apps run apart. */
+  rss(): { largest: number; byApp?: Record<string, number> };
+  /** Stops it and starts it again on the same data; answers the seconds until it is ready. */
+  restart(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const ADMIN = { PLATFORM_ADMIN_USERNAME: 'root', PLATFORM_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' };
+
+/** `npm start`'s launcher, on the embedded database or on `hosted`'s Postgres and NATS. */
+async function startLauncher(dataDir: string, hosted: Record<string, string>): Promise<Running> {
   const port = await freePort();
+  const env = { HTTP_PORT: String(port), DATA_DIR: dataDir, ...ADMIN, ...hosted };
+  const base = `http://127.0.0.1:${port}`;
+  let platform = runPlatform('deploy/local/start.mjs', env);
+  const stop = async () => {
+    if (platform.exitCode !== null || platform.signalCode !== null) return;
+    platform.kill('SIGTERM');
+    await new Promise((r) => platform.once('exit', r));
+  };
+  await waitFor(`${base}/api/v1/version`, platform).catch(async (err) => {
+    await stop();
+    throw err;
+  });
+  return {
+    base,
+    rss: () => ({ largest: largestRssMb(platform.pid!) }),
+    async restart() {
+      await stop();
+      const began = performance.now();
+      platform = runPlatform('deploy/local/start.mjs', env);
+      await waitFor(`${base}/readyz`, platform);
+      return Math.round((performance.now() - began) / 100) / 10;
+    },
+    stop,
+  };
+}
+
+/** One process per app (the chart's topology) on `hosted`'s Postgres and NATS. */
+async function startSeparate(dataDir: string, hosted: Record<string, string>): Promise<Running> {
+  const settings = { DEPLOYMENT_TYPE: 'Hosted', DATA_DIR: dataDir, ...ADMIN, ...hosted };
+  const say = (msg: string) => progress(`separate: ${msg}`);
+  let apps = await startAppProcesses(settings, say);
+  return {
+    get base() {
+      return apps.base;
+    },
+    rss: () => {
+      const byApp = rssByApp(apps);
+      return { largest: Math.max(...Object.values(byApp)), byApp };
+    },
+    async restart() {
+      await apps.stop();
+      const began = performance.now();
+      // Every app at once, as a rollout of the chart starts its pods.
+      apps = await startAppProcesses(settings, say, { staggerMs: 0 });
+      await waitFor(`${apps.base}/readyz`, apps.processes.get('gateway')!);
+      return Math.round((performance.now() - began) / 100) / 10;
+    },
+    stop: () => apps.stop(),
+  };
+}
+
+async function benchMode(mode: string, file: string, memberships: number): Promise<ModeResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-import-${mode}-`));
   const dbName = `bench_import_${process.pid}`;
-  const nats = mode === 'postgres' ? await startNats() : undefined;
+  const nats = mode === 'embedded' ? undefined : await startNats();
   const hosted: Record<string, string> = nats ? { DATABASE_URL: await freshDatabase(dbName), NATS_URL: nats.url } : {};
-  let platform = runPlatform('deploy/local/start.mjs', env(port, dataDir, hosted));
-  const url = `http://127.0.0.1:${port}/`;
-  const base = `http://127.0.0.1:${port}`;
+  let platform: Running | undefined;
   try {
     progress(`${mode}: starting the platform`);
-    await waitFor(`${base}/api/v1/version`, platform);
+    platform = mode === 'separate' ? await startSeparate(dataDir, hosted) : await startLauncher(dataDir, hosted);
+    const base = platform.base;
     const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
     const token = (await call(base, 'POST', '/users/root/tokens', { name: 'import' }, basic)).sha1 as string;
     progress(`${mode}: making ${USERS} users (not timed)`);
@@ -179,27 +246,27 @@ async function benchMode(mode: string, file: string, memberships: number): Promi
     const before = [];
     for (const read of READS) before.push(await readRate(base, read.path, token));
     progress(`${mode}: importing ${ORGS} organizations of ${TEAMS} teams and ${MEMBERS} members`);
-    const first = await cliImport(file, url, token, memberships);
+    const first = await cliImport(file, `${base}/`, token, memberships);
     progress(`${mode}: ${first.perSecond} memberships/s; importing the same file again`);
-    const again = await cliImport(file, url, token, memberships);
+    const again = await cliImport(file, `${base}/`, token, memberships);
     progress(`${mode}: reads of the same organization after the import`);
     const reads = [];
     for (const [i, read] of READS.entries()) {
       const after = await readRate(base, read.path, token);
       reads.push({ row: read.row, before: before[i], after, share: Math.round((after / before[i]) * 100) / 100 });
     }
-    const rssMb = largestRssMb(platform.pid!);
-    progress(`${mode}: ${rssMb} MB resident at most; restarting on the imported data`);
-    platform.kill('SIGTERM');
-    await new Promise((r) => platform.once('exit', r));
-    const restarted = performance.now();
-    platform = runPlatform('deploy/local/start.mjs', env(port, dataDir, hosted));
-    await waitFor(`${base}/readyz`, platform);
-    const restartSeconds = Math.round((performance.now() - restarted) / 100) / 10;
-    return { mode, first, again, rssMb, restartSeconds, reads };
+    const afterImport = platform.rss();
+    progress(
+      `${mode}: ${afterImport.largest} MB resident at most${afterImport.byApp ? ` (${JSON.stringify(afterImport.byApp)})` : ''}; restarting on the imported data`,
+    );
+    const restartSeconds = await platform.restart();
+    const afterRestart = platform.rss();
+    if (afterRestart.byApp) progress(`${mode}: after the restart ${JSON.stringify(afterRestart.byApp)}`);
+    const rssByApp =
+      afterImport.byApp && afterRestart.byApp ? { afterImport: afterImport.byApp, afterRestart: afterRestart.byApp } : undefined;
+    return { mode, first, again, rssMb: afterImport.largest, rssByApp, restartSeconds, reads };
   } finally {
-    platform.kill('SIGTERM');
-    await new Promise((r) => platform.once('exit', r));
+    await platform?.stop();
     if (nats) {
       await nats.stop();
       await dropDatabase(dbName);
@@ -212,7 +279,7 @@ async function main() {
   // The CLI's bundle made before anything is timed (`npm run cli` makes it when a source is newer).
   if (spawnSync(process.execPath, [path.join(ROOT, 'deploy/cli-ready.mjs')], { cwd: ROOT, stdio: 'inherit' }).status !== 0)
     throw new Error('bundling the CLI failed');
-  const modes = (process.argv[2] ?? 'embedded,postgres').split(',');
+  const modes = (process.argv[2] ?? 'embedded,postgres,separate').split(',');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-import-file-'));
   const { file, memberships } = importFile(dir);
   const results: ModeResult[] = [];
@@ -222,34 +289,57 @@ async function main() {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.stdout.write(`${JSON.stringify({ orgs: ORGS, teams: TEAMS, members: MEMBERS, users: USERS, results }, null, 2)}\n`);
-  const label: Record<string, string> = {
-    embedded: '`npm start`, embedded PGlite',
-    postgres: '`npm start` with DATABASE_URL (Postgres) and NATS_URL',
-  };
-  writeDocBlock(
-    ROLES ? 'import-roles' : 'import',
-    [
-      runLine(
-        `${ORGS} organizations of ${TEAMS} teams and ${MEMBERS} members each, every member in one team (${memberships} memberships, and an owner each)${ROLES ? ', a custom role each assigned to one team' : ''}, from ${USERS} users; ` +
-          '`cli import` with its default batches (5,000 memberships, 2 requests in flight).',
-      ),
-      '',
-      '| topology | first import | memberships/s | same file again | memberships/s | largest RSS after | restart until ready |',
-      '|---|---|---|---|---|---|---|',
-      ...results.map(
-        (r) =>
-          `| ${label[r.mode] ?? r.mode} | ${r.first.seconds} s | ${r.first.perSecond} | ${r.again.seconds} s | ${r.again.perSecond} | ${r.rssMb} MB | ${r.restartSeconds} s |`,
-      ),
-      '',
-      'Reads of an organization of 5 teams (`probe`) a second, 8 clients, before the import and after it (targets: RSS ≤ 300 MB, restart ≤ 15 s, reads within 10% of before):',
-      '',
-      '| topology | read | before | after | share |',
-      '|---|---|---|---|---|',
-      ...results.flatMap((r) =>
-        r.reads.map((x) => `| ${label[r.mode] ?? r.mode} | ${x.row} | ${x.before}/s | ${x.after}/s | ${Math.round(x.share * 100)}% |`),
-      ),
-    ].join('\n'),
-  );
+  // The launcher's topologies and the chart's each have a block of their own, so a run of one leaves the other's.
+  const launcher = results.filter((r) => r.mode !== 'separate');
+  const chart = results.filter((r) => r.mode === 'separate');
+  const name = ROLES ? 'import-roles' : 'import';
+  if (launcher.length) writeDocBlock(name, docBlock(launcher, memberships));
+  if (chart.length) writeDocBlock(`${name}-separate`, docBlock(chart, memberships));
+}
+
+const LABEL: Record<string, string> = {
+  embedded: '`npm start`, embedded PGlite',
+  postgres: '`npm start` with DATABASE_URL (Postgres) and NATS_URL',
+  separate: 'one process per app (the chart), Postgres and NATS',
+};
+
+function docBlock(results: ModeResult[], memberships: number): string {
+  const label = (r: ModeResult) => LABEL[r.mode] ?? r.mode;
+  return [
+    runLine(
+      `${ORGS} organizations of ${TEAMS} teams and ${MEMBERS} members each, every member in one team (${memberships} memberships, and an owner each)${ROLES ? ', a custom role each assigned to one team' : ''}, from ${USERS} users; ` +
+        '`cli import` with its default batches (5,000 memberships, 2 requests in flight).',
+    ),
+    '',
+    '| topology | first import | memberships/s | same file again | memberships/s | largest RSS after | restart until ready |',
+    '|---|---|---|---|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${label(r)} | ${r.first.seconds} s | ${r.first.perSecond} | ${r.again.seconds} s | ${r.again.perSecond} | ${r.rssMb} MB | ${r.restartSeconds} s |`,
+    ),
+    ...results
+      .filter((r) => r.rssByApp)
+      .flatMap((r) => {
+        const apps = Object.keys(r.rssByApp!.afterImport);
+        return [
+          '',
+          `${label(r)}: each process's resident set (MB) after the import and the reads, and after the restart:`,
+          '',
+          `| | ${apps.join(' | ')} |`,
+          `|---|${apps.map(() => '---|').join('')}`,
+          `| after the import | ${apps.map((app) => r.rssByApp!.afterImport[app]).join(' | ')} |`,
+          `| after the restart | ${apps.map((app) => r.rssByApp!.afterRestart[app] ?? '—').join(' | ')} |`,
+        ];
+      }),
+    '',
+    'Reads of an organization of 5 teams (`probe`) a second, 8 clients, before the import and after it (targets: RSS ≤ 300 MB, restart ≤ 15 s, reads within 10% of before):',
+    '',
+    '| topology | read | before | after | share |',
+    '|---|---|---|---|---|',
+    ...results.flatMap((r) =>
+      r.reads.map((x) => `| ${label(r)} | ${x.row} | ${x.before}/s | ${x.after}/s | ${Math.round(x.share * 100)}% |`),
+    ),
+  ].join('\n');
 }
 
 main().catch((err) => {

@@ -38,7 +38,8 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
  * - those OpenTelemetry instruments: its instrumentations patch a module as Node's require loads it, which a module
  *   inlined in the bundle never is (express, pg, knex, gRPC and its companions);
  * - those that read their own files at run time, found from their own folder (the PGlite engine's WASM and data,
- *   PDFKit's fonts, Swagger UI's pages), and knex-pglite, which loads PGlite.
+ *   PDFKit's fonts, Swagger UI's pages), and knex-pglite, which loads PGlite;
+ * - pg-protocol, which the embedded engine's worker thread loads by its path (libs/db/src/pglite-worker.ts).
  */
 const EXTERNAL = new Set([
   'express',
@@ -50,6 +51,7 @@ const EXTERNAL = new Set([
   'grpc-health-check',
   '@electric-sql/pglite',
   'knex-pglite',
+  'pg-protocol',
   'pdfkit',
   'swagger-ui-dist',
 ]);
@@ -104,6 +106,9 @@ esbuild
     // Source maps beside the bundles (the image keeps them only when asked: SOURCE_MAPS=true); whitespace and syntax
     // made smaller, names kept, so a stack trace without its map still names the functions.
     sourcemap: true,
+    // Mappings only: a stack trace needs file, line and column, not the sources' text, which would be most of a map
+    // (17 MB of the launcher's 26) and, under --enable-source-maps, held in memory by every process that loads it.
+    sourcesContent: false,
     minifyWhitespace: true,
     minifySyntax: true,
     metafile: true,
