@@ -9,6 +9,15 @@ const extraFailures = Number(process.argv[2] ?? 0);
 const root = path.join(__dirname, '..');
 const secs = (ms) => `${(ms / 1000).toFixed(1).padStart(7)} s`;
 
+/** A failure's first lines without colours: the assertion, what was expected and received, and where. */
+const firstLines = (message, max = 14) =>
+  message
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(0, max)
+    .map((l) => l.slice(0, 200));
+
 let passed = 0;
 let failed = extraFailures;
 const files = [];
@@ -34,7 +43,9 @@ for (const tier of TIERS) {
     const file = path.relative(root, s.name);
     files.push({ tier, file, ms: s.endTime - s.startTime });
     if (s.status !== 'failed') continue;
-    const names = s.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName);
+    const names = s.assertionResults
+      .filter((a) => a.status === 'failed')
+      .map((a) => ({ name: a.fullName, lines: firstLines((a.failureMessages ?? []).join('\n')) }));
     // The first line of a suite's message says why it failed to load or which hook timed out.
     failures.push({ tier, file, names, why: (s.message ?? '').split('\n').find((l) => l.trim()) ?? '' });
   }
@@ -44,7 +55,10 @@ if (failures.length > 0) {
   console.log('what failed:');
   for (const f of failures) {
     console.log(`  ${f.tier.padEnd(12)} ${f.file}`);
-    for (const n of f.names) console.log(`      ${n}`);
+    for (const n of f.names) {
+      console.log(`      ${n.name}`);
+      for (const l of n.lines) console.log(`          ${l}`);
+    }
     if (f.names.length === 0) console.log(`      ${f.why.trim().slice(0, 200)}`);
   }
 }
