@@ -141,6 +141,16 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
   const deadlineOf = (callOpts: CallOptions) =>
     new Date(Math.min(Date.now() + (callOpts.deadlineMs ?? defaultDeadline), callOpts.deadline?.getTime() ?? Infinity));
   const late = () => new DeadlineError(`${opts.name} did not answer in time`);
+  /**
+   * Why a call its caller's signal cut short failed: the deadline when the signal says that was its cause (an incoming
+   * call's context counts its caller's cancel at the deadline as the deadline) or ours has passed (it is never later
+   * than the incoming one), else a cancellation. Not the clock alone: on a loaded machine the caller's cancel at its
+   * deadline can arrive before ours passes.
+   */
+  const abandonedBy = (signal: AbortSignal | undefined, deadline: Date) =>
+    signal?.reason instanceof DeadlineError || deadline.getTime() <= Date.now()
+      ? late()
+      : new UnavailableError(`the call to ${opts.name} was cancelled`);
   /** A failed call's error as callers see it; an unreachable backend also counts in its outage. */
   const failure = (err: ServiceError): Error => {
     if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
@@ -158,8 +168,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
       out[key] = measuredStreamCall(method.path, async function* (request: unknown, callOpts: CallOptions = {}) {
         const deadline = deadlineOf(callOpts);
         const { signal } = callOpts;
-        const abandoned = () =>
-          deadline.getTime() <= Date.now() ? late() : new UnavailableError(`the call to ${opts.name} was cancelled`);
+        const abandoned = () => abandonedBy(signal, deadline);
         if (signal?.aborted) throw abandoned();
         const requestId = callOpts.requestId ?? randomUUID();
         const local = opts.inProcess === false ? undefined : localMethod<LocalStreamMethod>(address, method.path);
@@ -195,9 +204,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         const requestId = callOpts.requestId ?? randomUUID();
         const deadline = deadlineOf(callOpts);
         const { signal } = callOpts;
-        // Aborted by the incoming deadline (our deadline is never later), or by the caller cancelling.
-        const abandoned = () =>
-          deadline.getTime() <= Date.now() ? late() : new UnavailableError(`the call to ${opts.name} was cancelled`);
+        const abandoned = () => abandonedBy(signal, deadline);
         if (signal?.aborted) return reject(abandoned());
         const local = opts.inProcess === false ? undefined : localMethod(address, method.path);
         if (local)
@@ -211,15 +218,20 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
             maxMessageBytes,
           }).then(resolve, reject);
         const cancel = () => call.cancel();
-        const call: ClientUnaryCall = fn(request, metadataOf(requestId, callOpts), { deadline }, (err: ServiceError | null, res: unknown) => {
-          signal?.removeEventListener('abort', cancel);
-          if (!err) {
-            state.answered();
-            return resolve(res);
-          }
-          if (err.code === Status.CANCELLED && signal?.aborted) return reject(abandoned());
-          reject(failure(err));
-        });
+        const call: ClientUnaryCall = fn(
+          request,
+          metadataOf(requestId, callOpts),
+          { deadline },
+          (err: ServiceError | null, res: unknown) => {
+            signal?.removeEventListener('abort', cancel);
+            if (!err) {
+              state.answered();
+              return resolve(res);
+            }
+            if (err.code === Status.CANCELLED && signal?.aborted) return reject(abandoned());
+            reject(failure(err));
+          },
+        );
         signal?.addEventListener('abort', cancel, { once: true });
       });
     out[key] = measuredCall(methodPath(definition, key), out[key] as never);
@@ -288,12 +300,7 @@ async function* streamLocally(
  * A call to a server of this process (in-process.ts): the request is encoded and the answer decoded as on the
  * wire, size limits and deadlines hold as on the wire, and a failure comes back as the same gRPC status.
  */
-async function callLocally(
-  local: LocalMethod,
-  method: UnaryDefinition,
-  request: unknown,
-  c: LocalCallOptions,
-): Promise<unknown> {
+async function callLocally(local: LocalMethod, method: UnaryDefinition, request: unknown, c: LocalCallOptions): Promise<unknown> {
   const bytes = method.requestSerialize(request);
   const tooLarge = (details: string) =>
     messageSizeError({ code: Status.RESOURCE_EXHAUSTED, details, metadata: new Metadata() } as ServiceError, c.name, c.maxMessageBytes);
