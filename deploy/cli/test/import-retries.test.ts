@@ -70,7 +70,7 @@ describe('cli import: a batch sent again', () => {
   }
 
   beforeEach(() => {
-    jest.useFakeTimers({ doNotFake: NOT_FAKED });
+    jest.useFakeTimers({ doNotFake: [...NOT_FAKED] });
     asked = 0;
     err = '';
     fs.rmSync(`${file}.import-state`, { force: true });
