@@ -48,7 +48,9 @@ interface ModeResult {
   /** After the import: the largest resident set of the platform's processes, in MB. */
   rssMb: number;
   /** `separate`: each app's resident set in MB, after the import and after the restart. */
-  rssByApp?: { afterImport: Record<string, number>; afterRestart: Record<string, number> };
+  rssByApp?: { peak: Record<string, number>; afterImport: Record<string, number>; afterRestart: Record<string, number> };
+  /** `separate`: each app's memory limit in MiB when it ran in a cgroup of its pod's limit (bench/pod-limits.ts). */
+  limitsMiB?: Record<string, number>;
   /** A restart on the imported data: seconds from start until ready. */
   restartSeconds: number;
   /** The probe organization's reads a second, on the platform before the import and after it. */
@@ -165,6 +167,8 @@ interface Running {
   base: string;
   /** The largest resident set of its processes, in MB, and each app's where apps run apart. */
   rss(): { largest: number; byApp?: Record<string, number> };
+  /** Each app's memory limit in bytes where it runs in a cgroup of its pod's limit. */
+  memoryLimits?: Record<string, number>;
   /** Stops it and starts it again on the same data; answers the seconds until it is ready. */
   restart(): Promise<number>;
   stop(): Promise<void>;
@@ -210,6 +214,9 @@ async function startSeparate(dataDir: string, hosted: Record<string, string>): P
     get base() {
       return apps.base;
     },
+    get memoryLimits() {
+      return apps.memoryLimits;
+    },
     rss: () => {
       const byApp = rssByApp(apps);
       return { largest: Math.max(...Object.values(byApp)), byApp };
@@ -223,6 +230,26 @@ async function startSeparate(dataDir: string, hosted: Record<string, string>): P
       return Math.round((performance.now() - began) / 100) / 10;
     },
     stop: () => apps.stop(),
+  };
+}
+
+/** Samples each app's resident set every second until stopped; answers the highest of each. */
+function peakRss(platform: Running): { stop(): Record<string, number> } {
+  const peak: Record<string, number> = {};
+  const sample = () => {
+    try {
+      for (const [app, mb] of Object.entries(platform.rss().byApp ?? {})) peak[app] = Math.max(peak[app] ?? 0, mb);
+    } catch {
+      // an app that exited: the run says so where it waits on it
+    }
+  };
+  const timer = setInterval(sample, 1000);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
   };
 }
 
@@ -246,6 +273,7 @@ async function benchMode(mode: string, file: string, memberships: number): Promi
     const before = [];
     for (const read of READS) before.push(await readRate(base, read.path, token));
     progress(`${mode}: importing ${ORGS} organizations of ${TEAMS} teams and ${MEMBERS} members`);
+    const peak = peakRss(platform);
     const first = await cliImport(file, `${base}/`, token, memberships);
     progress(`${mode}: ${first.perSecond} memberships/s; importing the same file again`);
     const again = await cliImport(file, `${base}/`, token, memberships);
@@ -255,6 +283,7 @@ async function benchMode(mode: string, file: string, memberships: number): Promi
       const after = await readRate(base, read.path, token);
       reads.push({ row: read.row, before: before[i], after, share: Math.round((after / before[i]) * 100) / 100 });
     }
+    const peakByApp = peak.stop();
     const afterImport = platform.rss();
     progress(
       `${mode}: ${afterImport.largest} MB resident at most${afterImport.byApp ? ` (${JSON.stringify(afterImport.byApp)})` : ''}; restarting on the imported data`,
@@ -263,8 +292,12 @@ async function benchMode(mode: string, file: string, memberships: number): Promi
     const afterRestart = platform.rss();
     if (afterRestart.byApp) progress(`${mode}: after the restart ${JSON.stringify(afterRestart.byApp)}`);
     const rssByApp =
-      afterImport.byApp && afterRestart.byApp ? { afterImport: afterImport.byApp, afterRestart: afterRestart.byApp } : undefined;
-    return { mode, first, again, rssMb: afterImport.largest, rssByApp, restartSeconds, reads };
+      afterImport.byApp && afterRestart.byApp
+        ? { peak: peakByApp, afterImport: afterImport.byApp, afterRestart: afterRestart.byApp }
+        : undefined;
+    const limits = platform.memoryLimits ?? {};
+    const limitsMiB = Object.keys(limits).length ? Object.fromEntries(Object.entries(limits).map(([a, b]) => [a, b / 2 ** 20])) : undefined;
+    return { mode, first, again, rssMb: afterImport.largest, rssByApp, limitsMiB, restartSeconds, reads };
   } finally {
     await platform?.stop();
     if (nats) {
@@ -303,6 +336,20 @@ const LABEL: Record<string, string> = {
   separate: 'one process per app (the chart), Postgres and NATS',
 };
 
+/** How the apps' memory was bounded: their pods' limits (the heap V8 sizes from them), or the host's. */
+function limitsSaid(limitsMiB: Record<string, number> | undefined): string {
+  if (!limitsMiB)
+    return "each with this host's memory (BENCH_POD_LIMITS=off, or no cgroup could be made), so V8 sized its heap from that, not from its pod's limit";
+  const distinct = [...new Set(Object.values(limitsMiB))];
+  const said =
+    distinct.length === 1
+      ? `${distinct[0]} MiB each`
+      : Object.entries(limitsMiB)
+          .map(([app, mib]) => `${app} ${mib} MiB`)
+          .join(', ');
+  return `each in a memory cgroup of its pod's limit in the chart's values (${said}), from which V8 sizes its heap as in the pod`;
+}
+
 function docBlock(results: ModeResult[], memberships: number): string {
   const label = (r: ModeResult) => LABEL[r.mode] ?? r.mode;
   return [
@@ -323,10 +370,11 @@ function docBlock(results: ModeResult[], memberships: number): string {
         const apps = Object.keys(r.rssByApp!.afterImport);
         return [
           '',
-          `${label(r)}: each process's resident set (MB) after the import and the reads, and after the restart:`,
+          `${label(r)}: each process's resident set (MB) after the import and the reads, and after the restart; ${limitsSaid(r.limitsMiB)}:`,
           '',
           `| | ${apps.join(' | ')} |`,
           `|---|${apps.map(() => '---|').join('')}`,
+          `| highest, sampled each second through the imports and the reads | ${apps.map((app) => r.rssByApp!.peak[app]).join(' | ')} |`,
           `| after the import | ${apps.map((app) => r.rssByApp!.afterImport[app]).join(' | ')} |`,
           `| after the restart | ${apps.map((app) => r.rssByApp!.afterRestart[app] ?? '—').join(' | ')} |`,
         ];

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { chartMemoryLimits, memoryCgroup, type MemoryCgroup } from './pod-limits';
 import { freePort, runPlatform, waitFor } from './support';
 
 // The chart's topology on one host: one process per app, each from its bundle as the image runs it, on the Postgres
@@ -30,6 +31,8 @@ export interface AppProcesses {
   processes: Map<string, ChildProcess>;
   /** Each app's `/metrics` port (METRICS_PORT), the gateway included. */
   metricsPorts: Record<string, number>;
+  /** Each app's memory limit in bytes, its pod's, when the apps run in memory cgroups (pod-limits.ts); else empty. */
+  memoryLimits: Record<string, number>;
   /** Stops every app (SIGTERM) and waits for each to exit. */
   stop(): Promise<void>;
 }
@@ -39,7 +42,8 @@ export interface AppProcesses {
  * deployment), and answers once the gateway answers. `say` hears of an app that exits before `stop` is asked.
  * `staggerMs` (default 4 s) is waited after authz and after orgs-teams, so that on an empty database authz's and
  * then orgs-teams' migrations and first writes are done before the apps that call them start; 0 starts every app
- * at once, as a rollout of the chart on an existing database does.
+ * at once, as a rollout of the chart on an existing database does. Each app runs in a memory cgroup of its pod's
+ * limit when this host lets us make one (pod-limits.ts); `say` hears once when it does not.
  */
 export async function startAppProcesses(
   settings: Record<string, string>,
@@ -66,6 +70,11 @@ export async function startAppProcesses(
     });
   };
   const listenerHttp = await freePort();
+  const cgroups = podCgroups(say);
+  const memoryLimits = Object.fromEntries([...cgroups].map(([app, c]) => [app, c.bytes]));
+  const removeCgroups = () => {
+    for (const c of cgroups.values()) c.cgroup.remove();
+  };
   const killAll = () => {
     stopping = true;
     for (const child of processes.values()) child.kill('SIGTERM');
@@ -74,24 +83,34 @@ export async function startAppProcesses(
     for (const app of APPS) {
       watch(
         app,
-        runPlatform(`dist/apps/${app}/main.js`, {
-          ...env,
-          GRPC_PORT: String(ports[app]),
-          // Each pod has its own 9464; here they share one host.
-          METRICS_PORT: String(metricsPorts[app]),
-          MARKETPLACE_HTTP_PORT: String(listenerHttp),
-        }),
+        runPlatform(
+          `dist/apps/${app}/main.js`,
+          {
+            ...env,
+            GRPC_PORT: String(ports[app]),
+            // Each pod has its own 9464; here they share one host.
+            METRICS_PORT: String(metricsPorts[app]),
+            MARKETPLACE_HTTP_PORT: String(listenerHttp),
+          },
+          undefined,
+          cgroups.get(app)?.cgroup.procs,
+        ),
       );
       if (staggerMs && (app === 'authz' || app === 'orgs-teams')) await new Promise((r) => setTimeout(r, staggerMs));
     }
     const httpPort = await freePort();
-    const gateway = runPlatform('dist/apps/gateway/main.js', {
-      ...env,
-      GRPC_PORT: String(await freePort()),
-      METRICS_PORT: String(metricsPorts.gateway),
-      HTTP_PORT: String(httpPort),
-      MARKETPLACE_LISTENER_HTTP_URL: `http://127.0.0.1:${listenerHttp}`,
-    });
+    const gateway = runPlatform(
+      'dist/apps/gateway/main.js',
+      {
+        ...env,
+        GRPC_PORT: String(await freePort()),
+        METRICS_PORT: String(metricsPorts.gateway),
+        HTTP_PORT: String(httpPort),
+        MARKETPLACE_LISTENER_HTTP_URL: `http://127.0.0.1:${listenerHttp}`,
+      },
+      undefined,
+      cgroups.get('gateway')?.cgroup.procs,
+    );
     watch('gateway', gateway);
     const base = `http://127.0.0.1:${httpPort}`;
     await waitFor(`${base}/api/v1/version`, gateway);
@@ -101,6 +120,7 @@ export async function startAppProcesses(
       ports,
       processes,
       metricsPorts,
+      memoryLimits,
       async stop() {
         killAll();
         await Promise.all(
@@ -108,11 +128,36 @@ export async function startAppProcesses(
             c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined,
           ),
         );
+        removeCgroups();
       },
     };
   } catch (err) {
     // A platform that does not come up leaves no process behind (one would hold its ports for the next run).
     killAll();
+    removeCgroups();
     throw err;
   }
+}
+
+let cgroupRuns = 0;
+
+/** A memory cgroup per app of its pod's limit, or none at all when this host does not let us make them. */
+function podCgroups(say: (msg: string) => void): Map<string, { cgroup: MemoryCgroup; bytes: number }> {
+  const made = new Map<string, { cgroup: MemoryCgroup; bytes: number }>();
+  // BENCH_POD_LIMITS=off: the host's memory for every app, to compare.
+  if (process.env.BENCH_POD_LIMITS === 'off') return made;
+  const run = `platform-bench-${process.pid}-${++cgroupRuns}`;
+  for (const [app, bytes] of Object.entries(chartMemoryLimits())) {
+    if (app !== 'gateway' && !APPS.includes(app)) continue;
+    const cgroup = memoryCgroup(`${run}-${app}`, bytes);
+    if (!cgroup) {
+      for (const c of made.values()) c.cgroup.remove();
+      say(
+        "no memory cgroup could be made here (root on cgroup v1 or v2 can): the apps' heaps are sized by this host's memory, not their pods' limits",
+      );
+      return new Map();
+    }
+    made.set(app, { cgroup, bytes });
+  }
+  return made;
 }

@@ -65,7 +65,12 @@ const bundled = new Set<string>();
  * bundle) or an app's bundle as the image runs it (`dist/apps/<app>/main.js`, made here at its first start in a run),
  * with their node flags.
  */
-export function runPlatform(entry: string, env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
+export function runPlatform(
+  entry: string,
+  env: Record<string, string>,
+  onStderr?: (line: string) => boolean | void,
+  cgroupProcs?: string,
+): ChildProcess {
   const app = /^dist\/apps\/([^/]+)\/main\.js$/.exec(entry)?.[1];
   // Once a run: a second start of the same app (a restart the bench times) runs the bundle it already made.
   if (app && !bundled.has(app)) {
@@ -80,7 +85,7 @@ export function runPlatform(entry: string, env: Record<string, string>, onStderr
   // loads none; here they lie beside the bundles, and loading them would cost each app's process memory (the map's
   // mappings and every source's text) that a pod does not spend.
   const flags = app ? PLATFORM_NODE_FLAGS.filter((f) => f !== '--enable-source-maps') : PLATFORM_NODE_FLAGS;
-  return runNode([...flags, entry], env, onStderr);
+  return runNode([...flags, entry], env, onStderr, cgroupProcs);
 }
 
 /** The platform's launcher from its TypeScript through tsx, with the platform's node flags (BENCH_FROM_SOURCE). */
@@ -92,11 +97,19 @@ export function runPlatformSource(entry: string, env: Record<string, string>, on
   );
 }
 
-function runNode(args: string[], env: Record<string, string>, onStderr?: (line: string) => boolean | void): ChildProcess {
+/** Runs node with `args`; with `cgroupProcs`, it joins that cgroup before node starts (so V8 sizes its heap by its limit). */
+function runNode(
+  args: string[],
+  env: Record<string, string>,
+  onStderr?: (line: string) => boolean | void,
+  cgroupProcs?: string,
+): ChildProcess {
   // BENCH_CPU_PROFILE=<dir>: every process started here writes a V8 CPU profile there when it exits (open it in
   // Chrome's DevTools), to see where a route's time goes inside the platform.
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
-  const child = spawn(process.execPath, [...profile, ...args], {
+  const command = [process.execPath, ...profile, ...args];
+  const [file, ...argv] = cgroupProcs ? ['/bin/sh', '-c', 'echo $$ > "$1" && shift && exec "$@"', 'sh', cgroupProcs, ...command] : command;
+  const child = spawn(file, argv, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'ignore', onStderr ? 'pipe' : 'inherit'],
