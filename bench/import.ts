@@ -49,8 +49,8 @@ interface ModeResult {
   rssMb: number;
   /** `separate`: each app's resident set in MB, after the import and after the restart. */
   rssByApp?: { peak: Record<string, number>; afterImport: Record<string, number>; afterRestart: Record<string, number> };
-  /** `separate`: each app's memory limit in MiB when it ran in a cgroup of its pod's limit (bench/pod-limits.ts). */
-  limitsMiB?: Record<string, number>;
+  /** `separate`: each app's memory limit in bytes where it ran in a cgroup of its pod's limit (bench/pod-limits.ts). */
+  memoryLimits?: Record<string, number>;
   /** A restart on the imported data: seconds from start until ready. */
   restartSeconds: number;
   /** The probe organization's reads a second, on the platform before the import and after it. */
@@ -295,9 +295,7 @@ async function benchMode(mode: string, file: string, memberships: number): Promi
       afterImport.byApp && afterRestart.byApp
         ? { peak: peakByApp, afterImport: afterImport.byApp, afterRestart: afterRestart.byApp }
         : undefined;
-    const limits = platform.memoryLimits ?? {};
-    const limitsMiB = Object.keys(limits).length ? Object.fromEntries(Object.entries(limits).map(([a, b]) => [a, b / 2 ** 20])) : undefined;
-    return { mode, first, again, rssMb: afterImport.largest, rssByApp, limitsMiB, restartSeconds, reads };
+    return { mode, first, again, rssMb: afterImport.largest, rssByApp, memoryLimits: platform.memoryLimits, restartSeconds, reads };
   } finally {
     await platform?.stop();
     if (nats) {
@@ -337,8 +335,9 @@ const LABEL: Record<string, string> = {
 };
 
 /** How the apps' memory was bounded: their pods' limits (the heap V8 sizes from them), or the host's. */
-function limitsSaid(limitsMiB: Record<string, number> | undefined): string {
-  if (!limitsMiB)
+function limitsSaid(memoryLimits: Record<string, number> = {}): string {
+  const limitsMiB = Object.fromEntries(Object.entries(memoryLimits).map(([app, bytes]) => [app, bytes / 2 ** 20]));
+  if (Object.keys(limitsMiB).length === 0)
     return "each with this host's memory (BENCH_POD_LIMITS=off, or no cgroup could be made), so V8 sized its heap from that, not from its pod's limit";
   const distinct = [...new Set(Object.values(limitsMiB))];
   const said =
@@ -370,7 +369,7 @@ function docBlock(results: ModeResult[], memberships: number): string {
         const apps = Object.keys(r.rssByApp!.afterImport);
         return [
           '',
-          `${label(r)}: each process's resident set (MB) after the import and the reads, and after the restart; ${limitsSaid(r.limitsMiB)}:`,
+          `${label(r)}: each process's resident set (MB) after the import and the reads, and after the restart; ${limitsSaid(r.memoryLimits)}:`,
           '',
           `| | ${apps.join(' | ')} |`,
           `|---|${apps.map(() => '---|').join('')}`,
