@@ -3,6 +3,7 @@
 //   unit         x.test.ts, x.test.tsx   nothing outside the jest process: no database (not even the embedded one),
 //                                        no bus, no browser, no child process; stand-in backends on loopback are fine
 //   integration  x.int.test.ts           one app or lib against real Postgres and NATS (or the embedded database)
+//                                        or a flow across the gateway and the few backends it crosses
 //   e2e          x.e2e.test.ts           the platform as users run it: the launcher, the production topology, drills,
 //                                        the NATS cluster, the browser, the Python client
 //

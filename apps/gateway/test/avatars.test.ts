@@ -12,7 +12,7 @@ import { startTestGateway } from './test-gateway';
 // orgs-teams' own rules (types by their bytes, dimensions, lookups, storing and deleting the files):
 // apps/orgs-teams/src/avatars/avatars.int.test.ts. An uploaded image served back and a custom role granting
 // update:avatar on the next request, and the generated key kept across a gateway restart:
-// deploy/local/test/org-lists.e2e.test.ts.
+// deploy/local/test/org-lists.int.test.ts.
 
 const SIGNING_KEY = 'unit-signing-key-0123456789abcdef0123456789';
 const MiB = 1024 * 1024;

@@ -10,7 +10,7 @@ import { startTestGateway } from './test-gateway';
 // bad body 422 naming its fields, 403 to anyone else) and their audit events; a user who must change its password
 // kept to signing in, itself, the change and signing out; the password change and settings passed on. orgs-teams'
 // own rules: apps/orgs-teams/test/user-admin.int.test.ts, orgs-teams.int.test.ts; refused on the very next request:
-// deploy/local/test/org-lists.e2e.test.ts.
+// deploy/local/test/org-lists.int.test.ts.
 
 const SECRET = 'e'.repeat(40);
 const user = (id: number, login: string, extra: Partial<orgsTeamsV1.User> = {}) =>

@@ -10,7 +10,7 @@ import { startTestGateway } from './test-gateway';
 // view_marketplace_usage:site_admin), each checked before the listener is asked and answered in the API's shape.
 // What the listener itself does (notifications, metering against the providers' doubles, revocation, audit periods,
 // warnings): apps/marketplace-listener/test/notifications.int.test.ts and metering.int.test.ts; a subscription's
-// organization, claim and contracts across the apps: deploy/local/test/marketplaces.e2e.test.ts.
+// organization, claim and contracts across the apps: deploy/local/test/marketplaces.int.test.ts.
 
 const USERS: Record<string, orgsTeamsV1.User> = {
   root: orgsTeamsV1.User.fromPartial({ id: 1, login: 'root', active: true, isAdmin: true }),

@@ -6,7 +6,7 @@ import { startTestGateway } from './test-gateway';
 // of the wrong shape 422 before orgs-teams is asked, the batch handed on as sent and what became of each organization
 // answered. What orgs-teams makes of a batch (created, unchanged, refused naming the fault, the tuples):
 // apps/orgs-teams/test/import.int.test.ts; an imported organization read and authorized by the ordinary routes:
-// deploy/local/test/authz.e2e.test.ts.
+// deploy/local/test/authz.int.test.ts.
 
 const USERS: Record<string, orgsTeamsV1.User> = {
   root: orgsTeamsV1.User.fromPartial({ id: 1, login: 'root', active: true, isAdmin: true }),

@@ -9,7 +9,7 @@ import { startTestGateway } from './test-gateway';
 // member acted on), Gitea's answers (a taken name 422, the membership check's redirect for non-members, is-owner's
 // empty 200, member actions' uid), and orgs-teams' refusals passed on. orgs-teams' own rules (orgType and visibility,
 // who sees what, the last owner, the administrative organization, deletion): apps/orgs-teams/test/org-membership.int.test.ts,
-// orgs.int.test.ts. Membership seen on the very next request: deploy/local/test/org-lists.e2e.test.ts.
+// orgs.int.test.ts. Membership seen on the very next request: deploy/local/test/org-lists.int.test.ts.
 
 const user = (id: number, login: string, extra: Partial<orgsTeamsV1.User> = {}) =>
   orgsTeamsV1.User.fromPartial({ id, login, email: `${login}@example.com`, active: true, allowCreateOrganization: true, ...extra });

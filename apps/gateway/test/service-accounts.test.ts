@@ -10,7 +10,7 @@ import { startTestGateway, callApi } from './test-gateway';
 // bind Kubernetes ServiceAccounts; the account and its tokens in Grafana's shape, the secret shown once; each change
 // in the audit trail. orgs-teams' own rules (names taken, roles of another organization, an account only under its
 // organization, tokens, deactivation): apps/orgs-teams/test/service-accounts.int.test.ts. A token acting as its
-// account across the platform: deploy/local/test/org-lists.e2e.test.ts.
+// account across the platform: deploy/local/test/org-lists.int.test.ts.
 
 const USERS: Record<string, orgsTeamsV1.User> = {
   root: orgsTeamsV1.User.fromPartial({ id: 1, login: 'root', active: true, isAdmin: true }),

@@ -11,7 +11,7 @@ import { startTestGateway, callApi } from './test-gateway';
 // (422), the owner team kept to owners, and giving no more than one holds (403 naming what authz says is missing).
 // orgs-teams' own rules: apps/orgs-teams/test/teams.int.test.ts, orgs.int.test.ts; authz's count of what is missing:
 // apps/authz/test/grants.int.test.ts; roles granting on the very next request and a role's end:
-// deploy/local/test/org-lists.e2e.test.ts.
+// deploy/local/test/org-lists.int.test.ts.
 
 const user = (id: number, login: string, extra: Partial<orgsTeamsV1.User> = {}) =>
   orgsTeamsV1.User.fromPartial({ id, login, email: `${login}@example.com`, active: true, ...extra });

@@ -7,7 +7,7 @@ import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test
 // deactivating and prohibiting refuse the account's credentials, no admin takes away their own rights, deleting
 // the last owner of an organization takes `purge` (which deletes the organization too) while a member's memberships
 // simply go, a wrong old password is counted toward the lockout a site admin can lift. The rows over HTTP:
-// apps/gateway/test/identity.test.ts; refused on the gateway's very next request: deploy/local/test/org-lists.e2e.test.ts.
+// apps/gateway/test/identity.test.ts; refused on the gateway's very next request: deploy/local/test/org-lists.int.test.ts.
 
 describe('user administration and one’s own account', () => {
   let authz: AuthzStub;

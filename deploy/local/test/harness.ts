@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTestDatabase, testNatsUrl } from '@platform/testing';
-import { startPlatform, type LocalPlatform } from '../src/platform';
+import { startPlatform, type LocalPlatform, type StartOptions } from '../src/platform';
 import { platformTemplate } from './platform-template';
 
 /** An HTTP answer, body parsed when there is one; `headers` is not enumerable, so `toEqual({ status, body })` holds. */
@@ -44,24 +44,31 @@ export interface TestPlatform {
 
 export const ROOT_PASSWORD = 'root-password';
 
-/** Boots the platform for one test file; `env` adds or overrides settings. */
-export async function bootTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+/**
+ * Boots the platform for one test file; `env` adds or overrides settings. `options.apps` starts only those apps and
+ * the gateway (an integration test of a flow across them); the others answer as stopped apps do.
+ */
+export async function bootTestPlatform(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestPlatform> {
   // A copy of a database every app's migrations were applied to, made once: the boot skips running them.
   const db = await createTestDatabase({ template: await platformTemplate() });
-  const platform = await startPlatform({
-    DATABASE_URL: db.url,
-    NATS_URL: await testNatsUrl(),
-    HTTP_PORT: '0',
-    LOG_LEVEL: 'silent',
-    // Every answer of the suite is checked against the API document's schema for it.
-    VALIDATE_RESPONSES: 'true',
-    PLATFORM_ADMIN_USERNAME: 'root',
-    PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
-    PLATFORM_ADMIN_EMAIL: 'root@example.com',
-    // Key files and objects of this test file only, never in the working tree.
-    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-')),
-    ...env,
-  }).catch(async (err) => {
+  const platform = await startPlatform(
+    {
+      DATABASE_URL: db.url,
+      NATS_URL: await testNatsUrl(),
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'silent',
+      // Every answer of the suite is checked against the API document's schema for it.
+      VALIDATE_RESPONSES: 'true',
+      PLATFORM_ADMIN_USERNAME: 'root',
+      PLATFORM_ADMIN_PASSWORD: ROOT_PASSWORD,
+      PLATFORM_ADMIN_EMAIL: 'root@example.com',
+      // Key files and objects of this test file only, never in the working tree.
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-')),
+      ...env,
+    },
+    undefined,
+    options,
+  ).catch(async (err) => {
     await db.drop();
     throw err;
   });

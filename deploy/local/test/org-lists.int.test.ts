@@ -43,7 +43,10 @@ describe('an organization as a client walks it', () => {
     // Its own DATA_DIR, to find the object storage's generated signing key and files in.
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-lists-e2e-'));
     // Decisions are kept one second, so a role whose end passed stops granting soon after (a team's roles wait it out).
-    harness = await bootTestPlatform({ PLATFORM_ADMIN_ORG: 'platform-admins', DATA_DIR: dataDir, AUTHZ_DECISION_CACHE_TTL_MS: '1000' });
+    harness = await bootTestPlatform(
+      { PLATFORM_ADMIN_ORG: 'platform-admins', DATA_DIR: dataDir, AUTHZ_DECISION_CACHE_TTL_MS: '1000' },
+      { apps: ['authz', 'orgs-teams'] },
+    );
     for (const login of ['alice', 'bob', 'carol']) await harness.signUp(login);
     expect((await api('alice', 'POST', '/orgs', { username: 'pub-a', email: 'hello@pub-a.example.com' })).status).toBe(201);
     expect((await api('alice', 'POST', '/orgs', { username: 'lim-a', visibility: 'limited' })).status).toBe(201);

@@ -55,7 +55,7 @@ describe("OpenFGA's JS SDK against the platform, as a service account", () => {
   }
 
   beforeAll(async () => {
-    harness = await bootTestPlatform();
+    harness = await bootTestPlatform({}, { apps: ['authz', 'orgs-teams'] });
     ids = harness.ids;
     for (const name of ['olivia', 'mia', 'otto', 'gus']) await harness.signUp(name);
     acme = (await harness.api('olivia', 'POST', '/orgs', { username: 'acme' })).body.id;

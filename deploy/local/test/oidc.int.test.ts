@@ -18,7 +18,9 @@ describe('single sign-on through an OpenID provider', () => {
   async function link(login: string, subject: string) {
     const jar = new CookieJar();
     const token = await harness.tokenFor(login, `${login}-password`, `link-${subject}`);
-    const atProvider = await browse(jar, `${harness.platform.url}api/v1/user/oidc/link/start`, { headers: { authorization: `token ${token}` } });
+    const atProvider = await browse(jar, `${harness.platform.url}api/v1/user/oidc/link/start`, {
+      headers: { authorization: `token ${token}` },
+    });
     expect(atProvider.url.origin).toBe(provider.issuer);
     return submitLogin(jar, atProvider, subject);
   }
@@ -31,14 +33,17 @@ describe('single sign-on through an OpenID provider', () => {
     jest.spyOn(console, 'warn').mockImplementation(() => {});
     jest.spyOn(console, 'info').mockImplementation(() => {});
     provider = await startTestProvider();
-    harness = await bootTestPlatform({
-      OIDC_ISSUER_URL: provider.issuer,
-      OIDC_CLIENT_ID: provider.clientId,
-      OIDC_CLIENT_SECRET: provider.clientSecret,
-      OIDC_SCOPES: 'openid profile email groups',
-      OIDC_DISPLAY_NAME: 'Test IdP',
-      PASSWORD_SIGN_IN_ONLY_FOR: 'root',
-    });
+    harness = await bootTestPlatform(
+      {
+        OIDC_ISSUER_URL: provider.issuer,
+        OIDC_CLIENT_ID: provider.clientId,
+        OIDC_CLIENT_SECRET: provider.clientSecret,
+        OIDC_SCOPES: 'openid profile email groups',
+        OIDC_DISPLAY_NAME: 'Test IdP',
+        PASSWORD_SIGN_IN_ONLY_FOR: 'root',
+      },
+      { apps: ['authz', 'orgs-teams'] },
+    );
     provider.register(harness.platform.url);
     platformHost = new URL(harness.platform.url).host;
   }, 120_000);
@@ -53,7 +58,11 @@ describe('single sign-on through an OpenID provider', () => {
       status: 200,
       body: {
         password: 'one-account',
-        oidc: { name: 'Test IdP', start_url: '/api/v1/user/oidc/start', logout_url: expect.stringContaining(`${provider.issuer}/session/end`) },
+        oidc: {
+          name: 'Test IdP',
+          start_url: '/api/v1/user/oidc/start',
+          logout_url: expect.stringContaining(`${provider.issuer}/session/end`),
+        },
       },
     });
     await harness.signUp('carol');
@@ -118,12 +127,19 @@ describe('single sign-on through an OpenID provider', () => {
     const team = (await harness.api('olivia', 'POST', '/orgs/sso-org/teams', { name: 'platform', type: 'general' })).body.id as number;
     const mapped = await harness.api('olivia', 'POST', '/orgs/sso-org/group-mappings', { group: 'platform-eng', team_id: team });
     expect(mapped).toMatchObject({ status: 201, body: { group: 'platform-eng', team: { id: team, name: 'platform' }, site_admin: false } });
-    expect((await harness.api('olivia', 'POST', '/orgs/sso-org/group-mappings', { group: 'platform-eng', team_id: team })).status).toBe(409);
+    expect((await harness.api('olivia', 'POST', '/orgs/sso-org/group-mappings', { group: 'platform-eng', team_id: team })).status).toBe(
+      409,
+    );
     expect((await harness.api('olivia', 'GET', '/orgs/sso-org/group-mappings')).body).toEqual([mapped.body]);
     const members = async () =>
       ((await harness.api('olivia', 'GET', `/teams/${team}/members`)).body as { login: string }[]).map((u) => u.login);
 
-    provider.people.set('gina-sub', { preferred_username: 'gina', email: 'gina@example.com', email_verified: true, groups: ['platform-eng', 'other'] });
+    provider.people.set('gina-sub', {
+      preferred_username: 'gina',
+      email: 'gina@example.com',
+      email_verified: true,
+      groups: ['platform-eng', 'other'],
+    });
     const first = await signIn('gina-sub');
     expect(await me(first.session!)).toMatchObject({ status: 200, body: { login: 'gina' } });
     expect(await members()).toContain('gina');
@@ -135,7 +151,12 @@ describe('single sign-on through an OpenID provider', () => {
 
     // Once the owner removes the mapping, the group no longer places anyone.
     expect((await harness.api('olivia', 'DELETE', `/orgs/sso-org/group-mappings/${mapped.body.id}`)).status).toBe(204);
-    provider.people.set('gina-sub', { preferred_username: 'gina', email: 'gina@example.com', email_verified: true, groups: ['platform-eng'] });
+    provider.people.set('gina-sub', {
+      preferred_username: 'gina',
+      email: 'gina@example.com',
+      email_verified: true,
+      groups: ['platform-eng'],
+    });
     await signIn('gina-sub');
     expect(await members()).not.toContain('gina');
   }, 60_000);
@@ -143,8 +164,12 @@ describe('single sign-on through an OpenID provider', () => {
   it('refuses a disabled account, a callback without its flow, and ends the session on sign-out', async () => {
     provider.people.set('frank-sub', { preferred_username: 'frank', email: 'frank@corp.example', email_verified: true });
     const frank = await signIn('frank-sub');
-    const csrf = (await harness.api(undefined, 'GET', '/user/session', undefined, { cookie: `platform_session=${frank.session}` })).body.csrf_token;
-    const out = await harness.api(undefined, 'DELETE', '/user/session', undefined, { cookie: `platform_session=${frank.session}`, 'x-csrf-token': csrf });
+    const csrf = (await harness.api(undefined, 'GET', '/user/session', undefined, { cookie: `platform_session=${frank.session}` })).body
+      .csrf_token;
+    const out = await harness.api(undefined, 'DELETE', '/user/session', undefined, {
+      cookie: `platform_session=${frank.session}`,
+      'x-csrf-token': csrf,
+    });
     expect(out.status).toBe(204);
     expect((await me(frank.session!)).status).toBe(401);
 
@@ -175,7 +200,10 @@ describe('single sign-on through an OpenID provider', () => {
     // The real nora, vouched for by the provider, gets the account; the unverified person still gets nothing.
     provider.people.set('real-nora', { preferred_username: 'nora', email: 'nora@corp.example', email_verified: true });
     const real = await signIn('real-nora');
-    expect(await me(real.session!)).toMatchObject({ status: 200, body: { login: 'nora', email: 'nora@corp.example', email_verified: true } });
+    expect(await me(real.session!)).toMatchObject({
+      status: 200,
+      body: { login: 'nora', email: 'nora@corp.example', email_verified: true },
+    });
     expect((await signIn('mallory-nora')).session).toBeUndefined();
     // Another subject claiming the same verified address does not reach the account linked to the first.
     provider.people.set('second-nora', { preferred_username: 'nora', email: 'nora@corp.example', email_verified: true });
@@ -187,7 +215,11 @@ describe('single sign-on through an OpenID provider', () => {
 
   it("does not hand a sign-up's unverified address to the person the provider vouches for", async () => {
     // The attacker signs up with carol's address and a password of their own (the site lists corp.example).
-    const attacker = await harness.api(undefined, 'POST', '/user/signup', { username: 'carol-corp', email: 'carol@corp.example', password: 'attacker-password' });
+    const attacker = await harness.api(undefined, 'POST', '/user/signup', {
+      username: 'carol-corp',
+      email: 'carol@corp.example',
+      password: 'attacker-password',
+    });
     expect(attacker).toMatchObject({ status: 201, body: { user: { login: 'carol-corp', email_verified: false }, session: null } });
     provider.people.set('real-carol', { preferred_username: 'carol', email: 'carol@corp.example', email_verified: true });
     const carol = await signIn('real-carol');

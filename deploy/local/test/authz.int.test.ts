@@ -24,7 +24,7 @@ describe('authorization and custom roles over HTTP', () => {
 
   // acme (owner olivia): team devs with mia, team ops with nora. globex (owner otto): team g.
   beforeAll(async () => {
-    harness = await bootTestPlatform({ MAX_ROLES_PER_TEAM: '2' });
+    harness = await bootTestPlatform({ MAX_ROLES_PER_TEAM: '2' }, { apps: ['authz', 'orgs-teams'] });
     ids = harness.ids;
     for (const name of ['olivia', 'mia', 'nora', 'otto']) await harness.signUp(name);
     const org = await api('olivia', 'POST', '/orgs', { username: 'acme' });

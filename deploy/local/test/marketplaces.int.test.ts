@@ -29,14 +29,17 @@ describe('marketplace subscriptions across the apps', () => {
   });
 
   beforeAll(async () => {
-    t = await bootTestPlatform({
-      DEPLOYMENT_TYPE: 'ProviderAMarketplace',
-      BILLING_ENABLED: 'true',
-      TRUST_PROXY: 'loopback',
-      PROVIDERA_ALLOWED_CIDRS: '+198.51.100.0/24',
-      MARKETPLACE_API_SECRET: SECRET,
-      MARKETPLACE_CLAIM_BACKOFF_SECONDS: '600',
-    });
+    t = await bootTestPlatform(
+      {
+        DEPLOYMENT_TYPE: 'ProviderAMarketplace',
+        BILLING_ENABLED: 'true',
+        TRUST_PROXY: 'loopback',
+        PROVIDERA_ALLOWED_CIDRS: '+198.51.100.0/24',
+        MARKETPLACE_API_SECRET: SECRET,
+        MARKETPLACE_CLAIM_BACKOFF_SECONDS: '600',
+      },
+      { apps: ['authz', 'orgs-teams', 'contracts-licensing', 'marketplace-listener'] },
+    );
     await t.signUp('buyer');
     await t.signUp('orgowner');
     expect((await t.api('orgowner', 'POST', '/orgs', { username: 'acme' })).status).toBe(201);

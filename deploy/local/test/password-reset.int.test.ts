@@ -10,11 +10,14 @@ describe('forgotten password: a reset link by mail', () => {
   let harness: TestPlatform;
 
   beforeAll(async () => {
-    harness = await bootTestPlatform({
-      PUBLIC_URL: 'https://platform.example/',
-      PASSWORD_RESET_MAX_PER_ACCOUNT: '2',
-      PASSWORD_RESET_MAX_PER_ADDRESS: '50',
-    });
+    harness = await bootTestPlatform(
+      {
+        PUBLIC_URL: 'https://platform.example/',
+        PASSWORD_RESET_MAX_PER_ACCOUNT: '2',
+        PASSWORD_RESET_MAX_PER_ADDRESS: '50',
+      },
+      { apps: ['authz', 'orgs-teams', 'contracts-licensing'] },
+    );
     await harness.signUp('nora');
   }, 120_000);
   afterAll(() => harness?.stop());

@@ -56,7 +56,7 @@ describe('organizations and teams through the gitea-js client', () => {
   let root: ReturnType<typeof giteaApi>;
 
   beforeAll(async () => {
-    harness = await bootTestPlatform();
+    harness = await bootTestPlatform({}, { apps: ['authz', 'orgs-teams'] });
     for (const login of ['alice', 'bob', 'carol', 'dave', 'erin']) await harness.signUp(login);
     const base = harness.platform.url.replace(/\/$/, '');
     alice = giteaApi(base, { token: harness.tokens.alice });
@@ -287,7 +287,7 @@ describe('user administration and own settings through the gitea-js client', () 
 
   beforeAll(async () => {
     // A low account limit, so a lockout is reached in a few tries.
-    harness = await bootTestPlatform({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3' });
+    harness = await bootTestPlatform({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3' }, { apps: ['authz', 'orgs-teams'] });
     for (const login of ['kim', 'lee', 'max', 'ned', 'oli', 'pat']) await harness.signUp(login);
     base = harness.platform.url.replace(/\/$/, '');
     root = giteaApi(base, { token: harness.tokens.root });
