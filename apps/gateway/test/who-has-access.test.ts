@@ -8,7 +8,7 @@ import { startTestGateway } from './test-gateway';
 // else may look (a member whose role lets it edit the organization neither), and another organization's objects are
 // not found. Against stand-ins: authz answers the holders (apps/authz/src/who-has-access.int.test.ts says which),
 // orgs-teams the names, contracts-licensing whose a contract is. Names shown fresh after a rename:
-// deploy/local/test/invalidation.e2e.test.ts.
+// deploy/local/test/invalidation.int.test.ts.
 
 const USERS: Record<string, orgsTeamsV1.User> = {
   root: orgsTeamsV1.User.fromPartial({ id: 1, login: 'root', active: true, isAdmin: true }),

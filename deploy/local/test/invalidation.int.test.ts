@@ -25,7 +25,10 @@ describe('what is revoked is refused on the next request (gateway token cache)',
   let dashboard: Awaited<ReturnType<typeof startAcceptingDashboard>>;
   beforeAll(async () => {
     dashboard = await startAcceptingDashboard();
-    t = await bootTestPlatform({ FLAVORA_URL: dashboard.url, FLAVORA_TOKEN: 'sa-token' });
+    t = await bootTestPlatform(
+      { FLAVORA_URL: dashboard.url, FLAVORA_TOKEN: 'sa-token' },
+      { apps: ['authz', 'orgs-teams', 'clusters', 'metricsproxy'] },
+    );
     for (const login of ['alice', 'bob']) await t.signUp(login);
     expect((await t.api('alice', 'POST', '/orgs', { username: 'acme' })).status).toBe(201);
   }, 120_000);
