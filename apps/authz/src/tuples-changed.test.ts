@@ -139,6 +139,14 @@ describe('what a tuple notice names', () => {
     expect(notice.all).toBeUndefined();
   });
 
+  it('names the organization of a tuple’s user too: a role granted to a team changes what is kept of that team', async () => {
+    // The team's roles are kept by the team's organization (the teams list shows them), whichever organization the
+    // role is of.
+    const grant = { user: 'team:5#member', relation: 'assignee', object: 'role:8' };
+    const notice = await noticeOf([grant], stored([orgOf('team:5', 2), orgOf('role:8', 3)]));
+    expect(notice.orgs?.sort()).toEqual([2, 3]);
+  });
+
   it('reads a parent from the tuples in memory when the engine holds them all, and from the table only when it does not', async () => {
     const asked: string[] = [];
     const table = stored([orgOf('team:5', 2)]);

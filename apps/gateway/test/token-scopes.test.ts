@@ -3,6 +3,7 @@ import { InputError, NotAuthenticatedError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { bindService, createLogger, startGrpcServer, type RunningGrpcServer } from '@platform/service-kit';
 import { parseAccessScopes, scopesCover } from '@platform/service-kit';
+import { isAudited } from '../src/audit';
 import { assertTokenMayCall } from '../src/edge';
 import { ROUTES } from '../src/sections';
 import { startFakeBackends, type FakeBackends } from './fake-backends';
@@ -49,7 +50,7 @@ describe('token limits at the edge', () => {
     expect(parseAccessScopes(['write:repository', 'read:user']).unknown).toEqual(['write:repository']);
   });
 
-  it('declares a scope on every row that a token may call, reads for GET', () => {
+  it('declares a scope on every row that a token may call, reads for GET, writes for every change', () => {
     // A browser's navigation that begins a change (linking the provider's account: the link is written at the
     // provider's redirect back) is a GET and still needs the scope of the change.
     const navigationsThatWrite = new Set(['/user/oidc/link/start']);
@@ -58,6 +59,9 @@ describe('token limits at the edge', () => {
       if (r.method === 'get')
         expect([r.path, r.scope.startsWith(navigationsThatWrite.has(r.path) ? 'write:' : 'read:')]).toEqual([r.path, true]);
       if (r.path.startsWith('/admin/')) expect([r.path, r.scope.endsWith(':admin')]).toEqual([r.path, true]);
+      // A row that changes something (every write the audit trail records) needs a write scope; a question asked by
+      // POST (not audited) may take a read one.
+      if (isAudited(r)) expect([r.method, r.path, r.scope.startsWith('write:')]).toEqual([r.method, r.path, true]);
     }
   });
 
