@@ -22,7 +22,7 @@
 //
 // Environment: TEST_DATABASE_URL and TEST_NATS_URL (the machine's Postgres and NATS; default the local ones),
 // IMAGE_DEBIAN_MIRROR (default http://deb.debian.org/debian), IMAGE_TAG (default localhost/platform:test), IMAGE_HELM_SET
-// (more chart values, `helm --set` syntax).
+// (more chart values, `helm --set` syntax), IMAGE_BUILD_ONLY=1 (steps 1-3 only).
 // Runs as root: it installs packages, and gives the Services their addresses on this machine (ip addr).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -263,7 +263,9 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
       );
       if (s.exitCode !== 0 || s.killed) exitedBadly++;
     }
-    say(`rolled ${d.name} (${stopped.length} pods) in ${((Date.now() - began) / 1000).toFixed(0)} s; ${traffic.failures.length} calls failed so far`);
+    say(
+      `rolled ${d.name} (${stopped.length} pods) in ${((Date.now() - began) / 1000).toFixed(0)} s; ${traffic.failures.length} calls failed so far`,
+    );
   };
   for (const group of [[gateway], cluster.deployments.filter((d) => d !== gateway)]) {
     const before = traffic.calls;
@@ -294,6 +296,9 @@ async function main(): Promise<number> {
   tools();
   base();
   build();
+  // IMAGE_BUILD_ONLY=1: only the base and the image, into podman's store. CI builds them early, beside a step that
+  // keeps one core busy; the full run later finds every layer cached and goes straight to the checks.
+  if (process.env.IMAGE_BUILD_ONLY === '1') return (say(`built ${IMAGE}`), 0);
   await imageChecks();
   if (process.env.IMAGE_SKIP_PODS !== '1') await pods();
   const added = Math.round((imageSize(IMAGE) - imageSize(BASE)) / 1e6);
