@@ -660,6 +660,10 @@ describe('authorization matrix of the route table', () => {
   let t: TestPlatform;
   let next = 0;
   let catalog: { namespace: string; action: string }[];
+  const routes = sectionRoutes();
+  /** The permission a row's holder gets through their custom role. */
+  const grantOf = (route: (typeof routes)[number], row: Row) => row.grant ?? route.requires?.at(-1)?.permission;
+  const isRead = (method: string) => method === 'get' || method === 'head';
 
   beforeAll(async () => {
     // The spec's relations as written: no administrative organization, so POST /branding follows
@@ -671,45 +675,62 @@ describe('authorization matrix of the route table', () => {
     catalog = (await t.api('owner', 'GET', '/authz/roles/available_permissions?org=catalog')).body.permissions;
     // Registration arrives closed; the sign-up row is about who may call it once a site admin opened it.
     expect((await t.api('root', 'POST', '/disable-registration?org=catalog', { disableRegistration: false })).status).toBe(200);
+    await importFixtures(rowFixtures());
   }, 120_000);
   afterAll(() => t?.stop());
 
   /**
-   * A fresh organization: owner; team devs with member; team holders with holder, whose role carries `grant`;
-   * with `contract`, a contract of the organization (made by the site admin) with one cluster bound.
+   * Fixture organizations are imported ahead (docs/import.md), in a few requests, not made call by call (an organization,
+   * two teams, two members and a role: seven writes each, most of the file's time): the import writes the rows and
+   * tuples those routes write, so every route meets the same organization. Those not yet handed out, by the grant of
+   * their role ('' for none).
+   */
+  const imported = new Map<string, { org: string; orgId: number }[]>();
+
+  /** Imports one organization per grant given (repeats make several), in batches the route takes. */
+  async function importFixtures(grants: (string | undefined)[]): Promise<void> {
+    const wanted = grants.map((grant) => ({ org: `mx${next++}`, grant }));
+    for (let at = 0; at < wanted.length; at += 500) {
+      const batch = wanted.slice(at, at + 500);
+      const organizations = batch.map(({ org, grant }) => {
+        const permission = grant ? splitName(grant) : undefined;
+        const assignable = permission && catalog.some((p) => p.namespace === permission.namespace && p.action === permission.action);
+        return {
+          name: org,
+          owners: ['owner'],
+          teams: [
+            { name: 'devs', type: 'general', members: ['member'] },
+            { name: 'holders', type: 'general', members: ['holder'], roles: ['grant'] },
+          ],
+          roles: [{ name: 'grant', permissions: assignable ? [permission] : [] }],
+        };
+      });
+      const answer = await t.api('root', 'POST', '/admin/orgs/import', { organizations });
+      expect(answer.status).toBe(200);
+      const results = answer.body.results as { name: string; outcome: string; id: number; errors: string[] }[];
+      expect(results.filter((r) => r.outcome !== 'created')).toEqual([]);
+      results.forEach((r, i) => {
+        const key = batch[i].grant ?? '';
+        imported.set(key, [...(imported.get(key) ?? []), { org: r.name, orgId: r.id }]);
+      });
+    }
+  }
+
+  /**
+   * An organization no other caller has had: owner; team devs with member; team holders with holder, whose custom role
+   * carries `grant`; with `contract`, a contract of the organization (made by the site admin) with one cluster bound;
+   * with `hub`, its hub cluster.
    */
   async function fixture(me: Actor, grant: string | undefined, contract = false, hub = false): Promise<Fixture> {
-    const org = `mx${next++}`;
-    const created = await t.api('owner', 'POST', '/orgs', { username: org });
-    expect(created.status).toBe(201);
-    const wanted = grant ? splitName(grant) : undefined;
-    const assignable = wanted && catalog.some((p) => p.namespace === wanted.namespace && p.action === wanted.action);
-    // What needs only the organization is made at once: the two teams with their members (then the role, on holders),
-    // the contract and the hub.
-    /** A team of the organization with one member; answers its id. */
-    const team = async (name: string, who: string): Promise<number> => {
-      const made = await t.api('owner', 'POST', `/orgs/${org}/teams`, { name, type: 'general' });
-      expect(made.status).toBe(201);
-      expect((await t.api('owner', 'PUT', `/teams/${made.body.id}/members/${who}`)).status).toBe(204);
-      return made.body.id;
-    };
-    /** The custom role carrying `grant`, on team holders; answers its id. */
-    const role = async (holders: number): Promise<number> => {
-      const made = await t.api('owner', 'POST', `/authz/roles?org=${org}`, {
-        name: 'grant',
-        permissions: assignable ? [wanted] : [],
-        teamIDs: [holders],
-      });
-      expect(made.status).toBe(201);
-      return made.body.id;
-    };
-    const [devs, roleId, made, hubUid] = await Promise.all([
-      team('devs', 'member'),
-      team('holders', 'holder').then(role),
+    if (!imported.get(grant ?? '')?.length) await importFixtures([grant]);
+    const { org, orgId } = imported.get(grant ?? '')!.pop()!;
+    const [teams, made, hubUid] = await Promise.all([
+      t.api('owner', 'GET', `/orgs/${org}/teams`),
       contract ? contractOf(org) : { contract: 0, ccID: 0 },
       hub ? hubOf(org) : '',
     ]);
-    return { org, orgId: created.body.id, devs, roleId, me, ids: t.ids, ...made, hubUid };
+    const team = (name: string) => (teams.body as { id: number; name: string; role_ids?: number[] }[]).find((x) => x.name === name)!;
+    return { org, orgId, devs: team('devs').id, roleId: team('holders').role_ids![0], me, ids: t.ids, ...made, hubUid };
   }
 
   /** A contract of the organization, made by the site admin, with one cluster bound. */
@@ -730,6 +751,26 @@ describe('authorization matrix of the route table', () => {
     const enrolled = await t.api('owner', 'POST', `/orgs/${org}/clusters`, { name: 'hub' });
     expect(enrolled.status).toBe(201);
     return enrolled.body.cluster.uid;
+  }
+
+  /** The grants of the organizations the rows below take, one per organization, as `organizationOf` hands them out. */
+  function rowFixtures(): (string | undefined)[] {
+    const grants: (string | undefined)[] = [];
+    const shared = new Set<string>();
+    for (const route of routes) {
+      const row = MATRIX[`${route.method.toUpperCase()} ${route.path}`];
+      if (!row) continue;
+      const grant = grantOf(route, row);
+      if (isRead(route.method)) {
+        const key = JSON.stringify([grant ?? null, Boolean(row.contract), Boolean(row.hub)]);
+        if (!shared.has(key)) grants.push(grant);
+        shared.add(key);
+        continue;
+      }
+      const through = ACTORS.filter((me) => row.pass.includes(me)).length;
+      grants.push(...Array<string | undefined>(through + (through < ACTORS.length ? 1 : 0)).fill(grant));
+    }
+    return grants;
   }
 
   /** The organizations GET rows share (see the header), one per (grant, contract, hub), made on first use. */
@@ -969,7 +1010,6 @@ describe('authorization matrix of the route table', () => {
     expect(await check('member', ops)).toMatchObject({ code: grpcStatus.OK, response: { allowed: false } });
   });
 
-  const routes = sectionRoutes();
   for (const route of routes) {
     const key = `${route.method.toUpperCase()} ${route.path}`;
     const row = MATRIX[key];
@@ -977,11 +1017,11 @@ describe('authorization matrix of the route table', () => {
     it(`${key}: ${row.pass.join(', ')} get through; the others are refused`, async () => {
       const outcomes: string[] = [];
       const method = route.method.toUpperCase();
-      const grant = row.grant ?? route.requires?.at(-1)?.permission;
+      const grant = grantOf(route, row);
       // Who shares an organization, and why that is safe: the header.
       let refusals: Promise<Fixture> | undefined;
       const organizationOf = async (me: Actor): Promise<Fixture> => {
-        if (method === 'GET' || method === 'HEAD') return { ...(await sharedFixture(grant, row.contract, row.hub)), me };
+        if (isRead(route.method)) return { ...(await sharedFixture(grant, row.contract, row.hub)), me };
         if (row.pass.includes(me)) return fixture(me, grant, row.contract, row.hub);
         return { ...(await (refusals ??= fixture('anonymous', grant, row.contract, row.hub))), me };
       };
