@@ -1,13 +1,14 @@
 import { metricsText } from '@platform/telemetry';
-import type { EmbeddedEngine, EmbeddedEngineOptions } from './embedded-engine';
-import { openEngineDatabase } from './test/engine-db';
-import { countAssertions, loadSuites, runSuiteTest, suiteDir, type StageEngines } from './test/openfga-suite';
+import type { EmbeddedEngine, EmbeddedEngineOptions } from '../embedded-engine';
+import { openEngineDatabase } from './engine-db';
+import { countAssertions, loadSuites, runSuiteTest, suiteDir, type StageEngines } from './openfga-suite';
 
 // OpenFGA's consolidated and ABAC conformance suites through the embedded engine's public entry points (Write, Check,
-// ListObjects, ListUsers; a model change is a new engine over the same tuples), three times: with every read from the
-// table, from the tuples loaded in memory, and in table mode (more tuples than memory may hold: reads from the table
-// through the bounded cache, which a bound of 0 tuples in memory makes every store with a tuple use). docs/authorization.md, "OpenFGA's conformance suites", says where the
-// suite files come from; without them this file registers a single skipped test.
+// ListObjects, ListUsers; a model change is a new engine over the same tuples), in three modes, a test file each so
+// that they run side by side: with every read from the table, from the tuples loaded in memory, and in table mode
+// (more tuples than memory may hold: reads from the table through the bounded cache, which a bound of 0 tuples in
+// memory makes every store with a tuple use). docs/authorization.md, "OpenFGA's conformance suites", says where the
+// suite files come from; without them a file registers a single skipped test.
 
 /**
  * The versions of the suite files these counts belong to (sha256: the consolidated and ABAC suites as OpenFGA's
@@ -19,32 +20,39 @@ const PINNED: Record<string, { sha256: string; assertions: number }> = {
   'abac_tests.yaml': { sha256: 'cf0f2d882f884355a344f0c21c60e62aa397552bf5268eb64afe6ed4a9c2c6c4', assertions: 291 },
 };
 
-const suites = loadSuites();
+interface Mode {
+  name: string;
+  options: EmbeddedEngineOptions;
+  load: boolean;
+  cached?: boolean;
+}
 
-const MODES: { name: string; options: EmbeddedEngineOptions; load: boolean; cached?: boolean }[] = [
-  { name: 'reading the table', options: { memory: false }, load: false },
-  { name: 'from memory', options: {}, load: true },
+export const MODES = {
+  table: { name: 'reading the table', options: { memory: false }, load: false },
+  memory: { name: 'from memory', options: {}, load: true },
   // A small cache, so that entries are pushed out and large families not kept, as with many tenants.
-  { name: 'through the bounded cache', options: { memory: { maxTuples: 0, cacheTuples: 100 } }, load: true, cached: true },
-];
+  cached: { name: 'through the bounded cache', options: { memory: { maxTuples: 0, cacheTuples: 100 } }, load: true, cached: true },
+} satisfies Record<string, Mode>;
 
-if (suites.length === 0 && process.env.OPENFGA_TESTS_DIR) {
-  // Pointed at the suites (CI is): their absence is a failure, not a skip.
-  it('finds OpenFGA conformance suites where OPENFGA_TESTS_DIR points', () => {
-    throw new Error(`no OpenFGA conformance suite in ${suiteDir()} (OPENFGA_TESTS_DIR)`);
-  });
-} else if (suites.length === 0) {
-  it.skip(`OpenFGA conformance suites (none found in ${suiteDir()}; set OPENFGA_TESTS_DIR)`, () => undefined);
-} else {
-  let database: Awaited<ReturnType<typeof openEngineDatabase>>;
-  beforeAll(async () => {
-    database = await openEngineDatabase();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
+/** Registers the suites' tests in one mode, in the test file that calls it. */
+export function conformanceSuites(mode: Mode): void {
+  const suites = loadSuites();
+  if (suites.length === 0 && process.env.OPENFGA_TESTS_DIR) {
+    // Pointed at the suites (CI is): their absence is a failure, not a skip.
+    it('finds OpenFGA conformance suites where OPENFGA_TESTS_DIR points', () => {
+      throw new Error(`no OpenFGA conformance suite in ${suiteDir()} (OPENFGA_TESTS_DIR)`);
+    });
+  } else if (suites.length === 0) {
+    it.skip(`OpenFGA conformance suites (none found in ${suiteDir()}; set OPENFGA_TESTS_DIR)`, () => undefined);
+  } else {
+    let database: Awaited<ReturnType<typeof openEngineDatabase>>;
+    beforeAll(async () => {
+      database = await openEngineDatabase();
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
 
-  for (const mode of MODES) {
     describe(`OpenFGA conformance, ${mode.name}`, () => {
       const counted = new Map<string, { assertions: number; passed: number; skipped: number }>();
 

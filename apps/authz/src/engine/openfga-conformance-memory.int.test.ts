@@ -1,0 +1,3 @@
+import { conformanceSuites, MODES } from './test/openfga-conformance';
+
+conformanceSuites(MODES.memory);
