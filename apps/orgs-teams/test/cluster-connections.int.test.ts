@@ -238,7 +238,14 @@ describe('team auto-connect: the cluster connection goes with the owner-team mem
     });
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code, signal) => resolve(signal ? -1 : code)));
     const address = `127.0.0.1:${port}`;
-    await eventually(async () => (await healthStatus(address).catch(() => '')) === 'SERVING', 60_000);
+    // Loading its TypeScript through tsx takes the longest on a busy machine: the bound is the test's, not "long
+    // enough"; an exit before it serves fails at once.
+    await Promise.race([
+      eventually(async () => (await healthStatus(address).catch(() => '')) === 'SERVING', 150_000),
+      exited.then((code) => {
+        throw new Error(`orgs-teams exited (${code}) before it served`);
+      }),
+    ]);
     const killed = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, address, { name: 'orgs-teams', inProcess: false });
     try {
       await expect(
@@ -262,5 +269,5 @@ describe('team auto-connect: the cluster connection goes with the owner-team mem
     } finally {
       again.close();
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -69,6 +69,8 @@ interface Row {
 }
 
 const CLUSTER = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
+/** Fixture organizations per import request (see `importFixtures`). */
+const IMPORT_BATCH = 25;
 const YEAR = 365 * 24 * 3600;
 /** The usage views of October 2026's productdb. */
 const USAGE_VIEWS = '/dashboard/summary/2026/10/usage-report/products/productdb/views';
@@ -687,11 +689,14 @@ describe('authorization matrix of the route table', () => {
    */
   const imported = new Map<string, { org: string; orgId: number }[]>();
 
-  /** Imports one organization per grant given (repeats make several), in batches the route takes. */
+  /**
+   * Imports one organization per grant given (repeats make several), a few at a time: each request must end inside
+   * the gateway's deadline (BACKEND_DEADLINE_MS) on a busy machine too, and each organization's role is a call to authz.
+   */
   async function importFixtures(grants: (string | undefined)[]): Promise<void> {
     const wanted = grants.map((grant) => ({ org: `mx${next++}`, grant }));
-    for (let at = 0; at < wanted.length; at += 500) {
-      const batch = wanted.slice(at, at + 500);
+    for (let at = 0; at < wanted.length; at += IMPORT_BATCH) {
+      const batch = wanted.slice(at, at + IMPORT_BATCH);
       const organizations = batch.map(({ org, grant }) => {
         const permission = grant ? splitName(grant) : undefined;
         const assignable = permission && catalog.some((p) => p.namespace === permission.namespace && p.action === permission.action);
