@@ -307,6 +307,11 @@ describe('authorization decisions kept by the readers of authz replicas', () => 
           trustInMs: Math.round(stream.trustFrom - performance.now()),
           unanswered: Boolean(stream.unanswered),
           silent: stream.liveness?.silent() ?? null,
+          // What a catch-up waits for: the last notice handed over here, and the questions waiting for a later one.
+          handled: stream.handled ?? null,
+          waitingFor: [...((stream.waiting as Set<{ seq: number }> | undefined) ?? [])].map((w) => w.seq),
+          resync: Boolean(stream.resync),
+          subscribed: Boolean(stream.sub) && !stream.sub.isClosed?.(),
           health: a.running.ctx.bus!.health(),
         };
         throw new Error(`${err.message}; the notice stream: ${JSON.stringify(state)}`);
