@@ -40,9 +40,28 @@ export function helmBinary(): string {
   return helmPath;
 }
 
-/** `helm template platform <chart> <args>`: the objects, or the error helm printed (thrown). */
+/**
+ * What each distinct `helm template` printed in this test file, or the error it failed with: a file renders the same
+ * values many times over (each case of a table from the same base), and one render costs a quarter of a second of
+ * CPU. The chart does not change while a file runs. Only `helmTemplate` answers from it: `helmTemplateText` always
+ * renders, so a test that the same values render the same text renders twice.
+ */
+const rendered = new Map<string, { text: string } | { error: Error }>();
+
+/** `helm template platform <chart> <args>`: the objects (parsed afresh at each call), or the error helm printed (thrown). */
 export function helmTemplate(args: string[] = [], release = 'platform'): Manifest[] {
-  return parseManifests(helmTemplateText(args, release));
+  const key = JSON.stringify([release, ...args]);
+  let render = rendered.get(key);
+  if (!render) {
+    try {
+      render = { text: helmTemplateText(args, release) };
+    } catch (err) {
+      render = { error: err as Error };
+    }
+    rendered.set(key, render);
+  }
+  if ('error' in render) throw render.error;
+  return parseManifests(render.text);
 }
 
 /** `helm template platform <chart> <args>` as helm printed it. */
