@@ -126,8 +126,8 @@ function base(): void {
 function build(): void {
   say(`building ${IMAGE} from deploy/docker/Dockerfile (about 5 minutes without cached layers)`);
   // prettier-ignore
-  run('podman', ['build', '--network', 'host', '-f', 'deploy/docker/Dockerfile', '--ignorefile', 'deploy/docker/Dockerfile.dockerignore',
-    '--build-arg', `NODE_IMAGE=${BASE}`, '-t', IMAGE, '.'], { cwd: ROOT });
+  run('podman', ['build', '--network', 'host', '-f', 'deploy/docker/Dockerfile', '--build-arg', `NODE_IMAGE=${BASE}`, '-t', IMAGE, '.'],
+    { cwd: ROOT });
 }
 
 const results: { name: string; ok: boolean }[] = [];
