@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -13,14 +13,21 @@ import { killLaunched, npmStart, ROOT } from './launcher';
  */
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-start-errors-'));
+/** The apps run on their own below. */
+const ON_THEIR_OWN = ['gateway', 'marketplace-listener', 'authz', 'orgs-teams'];
+beforeAll(() => {
+  const ready = spawnSync(process.execPath, [path.join(ROOT, 'deploy/apps-ready.mjs'), ...ON_THEIR_OWN], { cwd: ROOT, encoding: 'utf8' });
+  if (ready.status !== 0) throw new Error(`the apps' bundles could not be made:\n${ready.stderr}`);
+}, 120_000);
 afterAll(() => {
   killLaunched();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Runs `apps/<app>/src/main.ts` as its own process and waits for it to exit. */
+/** Runs an app's bundle (dist/apps/<app>/main.js, as its image does) as its own process and waits for it to exit. */
 function runApp(app: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--tsconfig', 'tsconfig.base.json', `apps/${app}/src/main.ts`], {
+  if (!ON_THEIR_OWN.includes(app)) throw new Error(`${app} is not among the apps whose bundles are made first`);
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -148,7 +155,7 @@ describe('the one-process launcher', () => {
     expect(fs.existsSync(fresh)).toBe(false);
   }, 60_000);
 
-    it('finds HTTP_PORT in use before anything starts: one line, exit 78, nothing migrated, no password made', async () => {
+  it('finds HTTP_PORT in use before anything starts: one line, exit 78, nothing migrated, no password made', async () => {
     await withPortTaken(async (port) => {
       const { code, output } = await launchFails({ HTTP_PORT: String(port) });
       expect(code).toBe(78);
