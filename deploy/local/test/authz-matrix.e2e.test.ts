@@ -716,7 +716,9 @@ describe('authorization matrix of the route table', () => {
       expect(results.filter((r) => r.outcome !== 'created')).toEqual([]);
       results.forEach((r, i) => {
         const key = batch[i].grant ?? '';
-        imported.set(key, [...(imported.get(key) ?? []), { org: r.name, orgId: r.id }]);
+        let left = imported.get(key);
+        if (!left) imported.set(key, (left = []));
+        left.push({ org: r.name, orgId: r.id });
       });
     }
   }
@@ -758,7 +760,17 @@ describe('authorization matrix of the route table', () => {
     return enrolled.body.cluster.uid;
   }
 
-  /** The grants of the organizations the rows below take, one per organization, as `organizationOf` hands them out. */
+  /**
+   * Which organization a caller of a row takes (who shares one, and why that is safe: the header): every caller of a
+   * GET row the one shared by the GET rows of the same grant, contract and hub; on a write row, each caller it lets
+   * through one of its own, and the callers it refuses one between them.
+   */
+  function takes(route: (typeof routes)[number], row: Row, me: Actor): 'shared' | 'own' | 'refused' {
+    if (isRead(route.method)) return 'shared';
+    return row.pass.includes(me) ? 'own' : 'refused';
+  }
+
+  /** The grants of the organizations the rows below take, one per organization, as `takes` hands them out. */
   function rowFixtures(): (string | undefined)[] {
     const grants: (string | undefined)[] = [];
     const shared = new Set<string>();
@@ -766,14 +778,12 @@ describe('authorization matrix of the route table', () => {
       const row = MATRIX[`${route.method.toUpperCase()} ${route.path}`];
       if (!row) continue;
       const grant = grantOf(route, row);
-      if (isRead(route.method)) {
-        const key = JSON.stringify([grant ?? null, Boolean(row.contract), Boolean(row.hub)]);
-        if (!shared.has(key)) grants.push(grant);
-        shared.add(key);
-        continue;
-      }
-      const through = ACTORS.filter((me) => row.pass.includes(me)).length;
-      grants.push(...Array<string | undefined>(through + (through < ACTORS.length ? 1 : 0)).fill(grant));
+      const taken = ACTORS.map((me) => takes(route, row, me));
+      const key = JSON.stringify([grant ?? null, Boolean(row.contract), Boolean(row.hub)]);
+      if (taken.includes('shared') && !shared.has(key)) grants.push(grant);
+      if (taken.includes('shared')) shared.add(key);
+      for (const one of taken) if (one === 'own') grants.push(grant);
+      if (taken.includes('refused')) grants.push(grant);
     }
     return grants;
   }
@@ -1023,11 +1033,11 @@ describe('authorization matrix of the route table', () => {
       const outcomes: string[] = [];
       const method = route.method.toUpperCase();
       const grant = grantOf(route, row);
-      // Who shares an organization, and why that is safe: the header.
       let refusals: Promise<Fixture> | undefined;
       const organizationOf = async (me: Actor): Promise<Fixture> => {
-        if (isRead(route.method)) return { ...(await sharedFixture(grant, row.contract, row.hub)), me };
-        if (row.pass.includes(me)) return fixture(me, grant, row.contract, row.hub);
+        const taken = takes(route, row, me);
+        if (taken === 'shared') return { ...(await sharedFixture(grant, row.contract, row.hub)), me };
+        if (taken === 'own') return fixture(me, grant, row.contract, row.hub);
         return { ...(await (refusals ??= fixture('anonymous', grant, row.contract, row.hub))), me };
       };
       // The callers at once: the platform serves concurrent callers in production anyway (one after the other, the
