@@ -80,6 +80,46 @@ describe("orgs-teams' change announcements", () => {
     }
   });
 
+  it("says when an organization's teams or members alone changed, by the tables written, and then leaves its row kept", async () => {
+    const cases: [string, string[], string][] = [
+      ['a team made', ['insert into "identity"."teams" ("org_id", "name") values ($1, $2) returning *'], ',"only":"teams"'],
+      [
+        'a member added to a team and the organization',
+        [
+          'with t as (insert into "identity"."team_users" ("team_id", "uid") values ($1, $2)) insert into "identity"."org_users" ("org_id", "uid") values ($3, $4)',
+        ],
+        ',"only":"members"',
+      ],
+      [
+        'a team deleted with its members',
+        ['delete from "identity"."team_users" where "team_id" = $1', 'delete from "identity"."teams" where "id" = $1'],
+        ',"only":"teams"',
+      ],
+      ['the organization renamed', ['update "identity"."accounts" set "login" = $1 where "id" = $2'], ''],
+      [
+        'a member added and the organization renamed',
+        [
+          'insert into "identity"."org_users" ("org_id", "uid") values ($1, $2)',
+          'update "identity"."accounts" set "full_name" = $1 where "id" = $2',
+        ],
+        '',
+      ],
+    ];
+    for (const [what, statements, only] of cases) {
+      const { heard, evicted, call } = await setUp({
+        getThing: async () => undefined,
+        changeThing: async () => {
+          changed.orgs([7]);
+          for (const sql of statements) run(sql);
+        },
+      });
+      await call('changeThing');
+      expect([what, heard]).toEqual([what, [`${ORGS_CHANGED} {"orgIds":[7]${only}}`]]);
+      // This replica's organization rows: only a change of a row evicts it.
+      expect([what, evicted]).toEqual([what, only ? [] : ['org 7']]);
+    }
+  });
+
   it('announces a failed write too, and nothing when nothing readers keep changed', async () => {
     const failing = await setUp({
       getThing: async () => undefined,
@@ -90,7 +130,7 @@ describe("orgs-teams' change announcements", () => {
       },
     });
     await expect(failing.call('changeThing')).rejects.toThrow('refused after writing');
-    expect(failing.heard).toEqual([`${ORGS_CHANGED} {"orgIds":[7]}`]);
+    expect(failing.heard).toEqual([`${ORGS_CHANGED} {"orgIds":[7],"only":"teams"}`]);
 
     const quiet = [
       // Refused before writing anything.

@@ -84,6 +84,8 @@ export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOL
 interface Announcement {
   userIds: number[];
   orgIds: number[];
+  /** What alone changed of the organizations (OrgsChanged.only), told by the tables written. */
+  only?: 'teams' | 'members';
   other: boolean;
   /** The accounts whose sign-in state changed (empty: unrecorded), when it did. */
   signin?: number[];
@@ -128,7 +130,24 @@ export class Changes {
       else if (!kinds || (kinds.length > 0 && !kinds.some((kind) => this[kind].size > 0))) return 'everything';
     }
     if (this.accounts.size === 0 && this.orgs.size === 0 && !other && !signin) return undefined;
-    return { userIds: [...this.accounts], orgIds: [...this.orgs], other, signin: signin ? [...this.signin] : undefined };
+    return {
+      userIds: [...this.accounts],
+      orgIds: [...this.orgs],
+      ...(this.orgs.size > 0 && this.orgsOnly() ? { only: this.orgsOnly() } : {}),
+      other,
+      signin: signin ? [...this.signin] : undefined,
+    };
+  }
+
+  /**
+   * What alone changed of the organizations recorded, by the tables written: no account row (an organization's row is
+   * one) and no table that could not be told, and of the organizations' own tables only their teams, or only who is in
+   * them. Undefined when their rows may have changed too.
+   */
+  private orgsOnly(): 'teams' | 'members' | undefined {
+    if (this.written.has('accounts') || this.written.has(UNKNOWN_TABLE)) return undefined;
+    if (this.written.has('teams')) return 'teams';
+    return this.written.has('org_users') || this.written.has('team_users') ? 'members' : undefined;
   }
 }
 
@@ -198,14 +217,16 @@ export class ChangeAnnouncer {
     const what = changes ? changes.announcement() : 'everything';
     if (what === undefined) return;
     const accounts: AccountsChanged = what === 'everything' ? { userIds: [], all: true } : { userIds: what.userIds };
-    const orgs: OrgsChanged = what === 'everything' ? { orgIds: [], all: true } : { orgIds: what.orgIds };
+    const orgs: OrgsChanged =
+      what === 'everything' ? { orgIds: [], all: true } : { orgIds: what.orgIds, ...(what.only ? { only: what.only } : {}) };
     if (what === 'everything') this.orgRows?.clear();
-    else for (const id of orgs.orgIds) this.orgRows?.evict(id);
+    else if (!orgs.only) for (const id of orgs.orgIds) this.orgRows?.evict(id);
     const sends: Promise<void>[] = [];
     if (accounts.all || accounts.userIds.length) sends.push(this.notify(ACCOUNTS_CHANGED, accounts));
     if (orgs.all || orgs.orgIds.length) sends.push(this.notify(ORGS_CHANGED, orgs));
     if (what === 'everything' || what.other) sends.push(this.notify(ORGS_TEAMS_OTHER_CHANGED, {}));
-    if (what === 'everything' || what.signin) sends.push(this.notify(SIGNIN_CHANGED, { userIds: what === 'everything' ? [] : what.signin! }));
+    if (what === 'everything' || what.signin)
+      sends.push(this.notify(SIGNIN_CHANGED, { userIds: what === 'everything' ? [] : what.signin! }));
     await Promise.all(sends);
   }
 

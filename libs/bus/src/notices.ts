@@ -43,7 +43,8 @@ export interface SignInChanged {
 
 /**
  * orgs-teams: these organizations' rows, members or teams changed, or they are gone (every reader drops what it keeps
- * of them: the organization, its teams and lists of teams; the other replicas of orgs-teams their organization rows).
+ * of them: the organization, its teams and lists of teams; the other replicas of orgs-teams their organization rows),
+ * or, as `only` says, their teams or members alone (docs/decisions.md, D116).
  */
 export const ORGS_CHANGED = 'identity.orgs.changed';
 
@@ -51,6 +52,13 @@ export interface OrgsChanged {
   orgIds: number[];
   /** Any organization may have changed (a write that did not record which): drop everything kept of them. */
   all?: true;
+  /**
+   * What alone changed of the organizations named: their teams (and perhaps who is in them), or who is in them. Absent:
+   * their rows may have changed too. A reader of an organization's row (its name, visibility, contact) keeps it across
+   * such a change; one that keeps what the membership decides (who sees a private organization) or an organization's
+   * teams drops what it keeps of them. A reader that does not know the field drops everything named, as before.
+   */
+  only?: 'teams' | 'members';
 }
 
 /** The tags of the accounts a notice names (`account:3`), or 'all' for the notice meaning every one. */
@@ -63,6 +71,16 @@ export function accountsNamed(notice: unknown): string[] | 'all' {
 export function orgsNamed(notice: unknown): string[] | 'all' {
   const n = notice as Partial<OrgsChanged>;
   return n.all ? 'all' : (n.orgIds ?? []).map((id) => `org:${Number(id)}`);
+}
+
+/** The organizations a notice names whose rows may have changed (`org:7`): none when their teams or members alone did. */
+export function orgRowsNamed(notice: unknown): string[] | 'all' {
+  return (notice as Partial<OrgsChanged>).only ? [] : orgsNamed(notice);
+}
+
+/** The organizations a notice names whose teams may have changed (`org:7`): none when who is in them alone did. */
+export function orgTeamsNamed(notice: unknown): string[] | 'all' {
+  return (notice as Partial<OrgsChanged>).only === 'members' ? [] : orgsNamed(notice);
 }
 
 /**

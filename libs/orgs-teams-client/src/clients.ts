@@ -8,7 +8,9 @@ import {
   NoticeCache,
   ORGS_CHANGED,
   ORGS_TEAMS_OTHER_CHANGED,
+  orgRowsNamed,
   orgsNamed,
+  orgTeamsNamed,
   SIGNIN_CHANGED,
   TUPLES_CHANGED,
   tupleOrgsNamed,
@@ -318,6 +320,7 @@ const accountTag = (id: number | string) => `account:${Number(id)}`;
 const orgTag = (id: number | string) => `org:${Number(id)}`;
 /** The tags a notice's names are found by in another cache (an organization is an account too; a caller's views). */
 const retagged = (tags: string[] | 'all', from: string, to: string) => (tags === 'all' ? tags : tags.map((t) => t.replace(from, to)));
+const both = (a: string[] | 'all', b: string[] | 'all'): string[] | 'all' => (a === 'all' || b === 'all' ? 'all' : [...a, ...b]);
 
 /**
  * orgs-teams' read model, as it defines it for the apps that read it. Its rules, written here by orgs-teams:
@@ -326,11 +329,12 @@ const retagged = (tags: string[] | 'all', from: string, to: string) => (tags ===
  *   (`identity.accounts.changed`) and drops its tokens.
  * - **Accounts by id** (GetAccounts: login, email, type; the kept ones answered here, only the others asked): an
  *   account's or an organization's change drops it (accounts and organizations share one id space).
- * - **An organization as a caller sees it** (GetOrg for a viewer): its change (`identity.orgs.changed`) drops it, the
- *   viewer's account change drops the viewer's, and a tuple change of the organization drops its views (a membership
- *   decides who sees a private organization; authz's notice names the organizations a write touched).
+ * - **An organization as a caller sees it** (GetOrg for a viewer): a change of its row (`identity.orgs.changed`
+ *   without `only`) drops it, the viewer's account change drops the viewer's, and a private organization's views go
+ *   with any change of who is in it too (the notice of any change of its teams or members, and authz's notice naming
+ *   it): who is in it decides who sees it. A public or limited organization is seen whoever is in it.
  * - **A team without its roles** (GetTeam): a change of a team or of its organization is announced naming the
- *   organization.
+ *   organization; a change of who is in its teams alone (`only: 'members'`) leaves it.
  * - **An organization's lists of teams** (ListTeams, whole or one page; SearchTeams, by page and text): evicted by the
  *   organization's notice as a team is; they carry the teams' custom roles, which are authz's, so a tuple change of the
  *   organization drops them too. These are the only lists of teams kept anywhere: orgs-teams keeps none itself. A team with its
@@ -354,18 +358,21 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
       accounts,
       [
         { subject: ACCOUNTS_CHANGED, stale: accountsNamed },
-        { subject: ORGS_CHANGED, stale: (n) => retagged(orgsNamed(n), 'org:', 'account:') },
+        // An organization is an account too; a change of its teams or members alone leaves the account as it was.
+        { subject: ORGS_CHANGED, stale: (n) => retagged(orgRowsNamed(n), 'org:', 'account:') },
       ],
     ],
     [
       orgViews,
       [
-        { subject: ORGS_CHANGED, stale: orgsNamed },
-        { subject: TUPLES_CHANGED, stale: tupleOrgsNamed },
+        // Its row (`org:`), and who is in it (`members:`), which only a private organization's views are kept under.
+        { subject: ORGS_CHANGED, stale: (n) => both(orgRowsNamed(n), retagged(orgsNamed(n), 'org:', 'members:')) },
+        { subject: TUPLES_CHANGED, stale: (n) => retagged(tupleOrgsNamed(n), 'org:', 'members:') },
         { subject: ACCOUNTS_CHANGED, stale: (n) => retagged(accountsNamed(n), 'account:', 'viewer:') },
       ],
     ],
-    [teams, [{ subject: ORGS_CHANGED, stale: orgsNamed }]],
+    // A team (and the organization it shows) until its organization's row or teams change; not who is in it.
+    [teams, [{ subject: ORGS_CHANGED, stale: orgTeamsNamed }]],
     [
       teamLists,
       [
@@ -403,7 +410,9 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
         orgViews.through(
           `${req.viewerId}|${req.name.toLowerCase()}`,
           () => organizations.getOrg(req, opts),
-          { tags: (org) => [orgTag(org.id), `viewer:${req.viewerId}`] },
+          // Who may see a private organization is decided by who is in it; anyone (signed in, for a limited one) sees
+          // the others, whoever is in them.
+          { tags: (org) => [orgTag(org.id), `viewer:${req.viewerId}`, ...(org.visibility === 'private' ? [`members:${org.id}`] : [])] },
           since(opts),
         ),
       getTeam: (req: orgsTeamsOrgsV1.GetTeamRequest, opts?: CallOptions) =>
@@ -455,7 +464,7 @@ export const ORGS_TEAMS_KEPT = {
     ...ORGS_TEAMS_READS.identity,
   },
   organizations: {
-    /** An organization as a caller sees it, by slug, until its, the caller's or its tuples' notice. */
+    /** An organization as a caller sees it, by slug, until its row's or the caller's notice (a private one: its members' too). */
     getOrg: 'organization view',
     /** An organization's teams, whole or a page, until its or its tuples' notice. */
     listTeams: 'team list',

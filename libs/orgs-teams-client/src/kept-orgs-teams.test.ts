@@ -9,7 +9,8 @@ import { keptOrgsTeams, ORGS_TEAMS_READS } from './clients';
 // it (even one still on its way), kept through another's notice, and never kept when it is a miss.
 
 const user = (id: number, login = `u${id}`) => orgsTeamsV1.User.fromPartial({ id, login });
-const org = (id: number, username: string, description = '') => orgsTeamsOrgsV1.Organization.fromPartial({ id, username, description });
+const org = (id: number, username: string, description = '', visibility = 'public') =>
+  orgsTeamsOrgsV1.Organization.fromPartial({ id, username, description, visibility });
 const team = (id: number, orgId: number, name: string) =>
   orgsTeamsOrgsV1.Team.fromPartial({ id, name, organization: orgsTeamsOrgsV1.Organization.fromPartial({ id: orgId }) });
 
@@ -235,13 +236,14 @@ describe("orgs-teams' read model", () => {
     await stop();
   });
 
-  it("drops an organization's views and lists of teams on a tuple notice naming it, and keeps another organization's", async () => {
+  it("drops a private organization's views and an organization's lists of teams on a tuple notice naming it; keeps a public one's view and another organization's", async () => {
     const { app, clients, bus, stop } = await setUp();
     app.orgs.set('acme', org(7, 'acme'));
-    app.orgs.set('other', org(8, 'other'));
+    app.orgs.set('secret', org(9, 'secret', '', 'private'));
     app.teams.set(3, team(3, 7, 'ops'));
     const read = async () => {
       await clients.organizations.getOrg({ name: 'acme', viewerId: 1 });
+      await clients.organizations.getOrg({ name: 'secret', viewerId: 1 });
       await clients.organizations.listTeams({ orgId: 7 });
     };
     await read();
@@ -250,9 +252,44 @@ describe("orgs-teams' read model", () => {
     await bus.notify(TUPLES_CHANGED, { tags: ['team:80', 'team:*', '@user:2'], orgs: [8] });
     await read();
     expect(app.asked).toEqual([]);
-    await bus.notify(TUPLES_CHANGED, { tags: ['team:3', 'team:*', '@user:2'], orgs: [7] });
+    // Who is in a public organization does not decide who sees it; who is in a private one does.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:3', 'team:*', '@user:2'], orgs: [7, 9] });
     await read();
-    expect(app.asked).toEqual(['org acme for 1', 'teams of 7']);
+    expect(app.asked).toEqual(['org secret for 1', 'teams of 7']);
+    await stop();
+  });
+
+  it("keeps what an organization's row answers across a change of its teams or members alone, and a team across a change of its members", async () => {
+    const { app, clients, bus, stop } = await setUp();
+    app.accounts.set(7, user(7));
+    app.orgs.set('acme', org(7, 'acme'));
+    app.orgs.set('secret', org(9, 'secret', '', 'private'));
+    app.teams.set(3, team(3, 7, 'ops'));
+    app.teams.set(4, team(4, 9, 'spies'));
+    const read = async () => {
+      await clients.identity.getAccounts({ ids: [7] });
+      await clients.organizations.getOrg({ name: 'acme', viewerId: 1 });
+      await clients.organizations.getOrg({ name: 'secret', viewerId: 1 });
+      await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false });
+      await clients.organizations.getTeam({ teamId: 4, orgId: 0, withRoles: false });
+      await clients.organizations.listTeams({ orgId: 7 });
+    };
+    await read();
+    app.asked.length = 0;
+    // Someone joins a team of each: the private organization's view goes (who sees it may have changed), and the lists.
+    await bus.notify(ORGS_CHANGED, { orgIds: [7, 9], only: 'members' });
+    await read();
+    expect(app.asked).toEqual(['org secret for 1', 'teams of 7']);
+    app.asked.length = 0;
+    // A team made or changed in each: their teams go too; what their rows answer stays.
+    await bus.notify(ORGS_CHANGED, { orgIds: [7, 9], only: 'teams' });
+    await read();
+    expect(app.asked).toEqual(['org secret for 1', 'team 3', 'team 4', 'teams of 7']);
+    app.asked.length = 0;
+    // A change of the rows themselves: everything of them goes.
+    await bus.notify(ORGS_CHANGED, { orgIds: [7, 9] });
+    await read();
+    expect(app.asked).toEqual(['accounts 7', 'org acme for 1', 'org secret for 1', 'team 3', 'team 4', 'teams of 7']);
     await stop();
   });
 });

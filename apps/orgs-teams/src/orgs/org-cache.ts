@@ -1,4 +1,4 @@
-import { NoticeCache, ORGS_CHANGED, orgsNamed, type Bus, type Keeping } from '@platform/bus';
+import { NoticeCache, ORGS_CHANGED, orgRowsNamed, type Bus, type Keeping } from '@platform/bus';
 import type { OrgRow } from './rows';
 
 /** A row is found by its id and by its slug, and goes with its organization's tag. */
@@ -49,6 +49,7 @@ export class OrgCache {
 
   /** Follows the other replicas' organization notices (see NoticeCache.follow). */
   follow(bus: Bus): Promise<() => Promise<void>> {
-    return this.rows.follow(bus, [{ subject: ORGS_CHANGED, stale: orgsNamed }]);
+    // A change of an organization's teams or members alone leaves its row as it was.
+    return this.rows.follow(bus, [{ subject: ORGS_CHANGED, stale: orgRowsNamed }]);
   }
 }
