@@ -1,8 +1,7 @@
 import { metricsText } from '@platform/telemetry';
 import { CheckResolver } from './check';
-import { withContextualTuples } from './contextual';
 import type { EmbeddedEngine, EmbeddedEngineOptions } from './embedded-engine';
-import { answer, MIXED_DSL, random, randomQuestions, randomTuples } from './test/random-tuples';
+import { answer, memorySource, MIXED_DSL, random, randomQuestions, randomTuples } from './test/random-tuples';
 import { openEngineDatabase } from './test/engine-db';
 import type { TupleSource } from './source';
 import { TUPLES_TABLE, TupleStore } from './tuple-store';
@@ -181,10 +180,8 @@ describe('table mode', () => {
    * the memory's).
    */
   async function tableNow(table: TupleStore): Promise<TupleSource> {
-    const none: TupleSource = { readUsers: async (reads) => reads.map(() => new Map()), readObjectIds: async () => [] };
     const rows = await table.readPage(undefined, 100_000);
-    return withContextualTuples(
-      none,
+    return memorySource(
       rows.map((r) => ({
         object: { type: r.object_type, id: r.object_id },
         relation: r.relation,
