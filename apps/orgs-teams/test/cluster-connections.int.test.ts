@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -222,24 +222,21 @@ describe('team auto-connect: the cluster connection goes with the owner-team mem
   });
 
   it('has the relay of the next start connect a user whose process was killed between the membership and the call', async () => {
-    // The same orgs-teams, as its own process, killed right after a change commits (the outbox's test-only fault).
+    // The same orgs-teams, as its own process run from its bundle as its image runs it (made fresh first), killed
+    // right after a change commits (the outbox's test-only fault).
+    const ready = spawnSync(process.execPath, [path.join(ROOT, 'deploy/apps-ready.mjs'), 'orgs-teams'], { cwd: ROOT, encoding: 'utf8' });
+    if (ready.status !== 0) throw new Error(`the orgs-teams bundle could not be made:\n${ready.stderr}`);
     await app.running.stop();
     const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/orgs-teams/src/main.ts')], {
+    child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/orgs-teams/main.js')], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        ...app.env,
-        GRPC_PORT: String(port),
-        PLATFORM_TEST_FAULT: 'outbox-after-commit',
-        TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.base.json'),
-      },
+      env: { ...process.env, ...app.env, GRPC_PORT: String(port), PLATFORM_TEST_FAULT: 'outbox-after-commit' },
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code, signal) => resolve(signal ? -1 : code)));
     const address = `127.0.0.1:${port}`;
-    // Loading its TypeScript through tsx takes the longest on a busy machine: the bound is the test's, not "long
-    // enough"; an exit before it serves fails at once.
+    // Until it serves, however long a busy machine takes: the bound is the test's, not "long enough"; an exit before
+    // it serves fails at once.
     await Promise.race([
       eventually(async () => (await healthStatus(address).catch(() => '')) === 'SERVING', 150_000),
       exited.then((code) => {
