@@ -97,6 +97,14 @@ describe("orgs-teams' change announcements", () => {
       ],
       ['the organization renamed', ['update "identity"."accounts" set "login" = $1 where "id" = $2'], ''],
       [
+        'a team made and the organization’s avatar changed',
+        [
+          'insert into "identity"."teams" ("org_id", "name") values ($1, $2)',
+          'update "identity"."org_avatars" set "data" = $1 where "org_id" = $2',
+        ],
+        '',
+      ],
+      [
         'a member added and the organization renamed',
         [
           'insert into "identity"."org_users" ("org_id", "uid") values ($1, $2)',

@@ -140,12 +140,17 @@ export class Changes {
   }
 
   /**
-   * What alone changed of the organizations recorded, by the tables written: no account row (an organization's row is
-   * one) and no table that could not be told, and of the organizations' own tables only their teams, or only who is in
-   * them. Undefined when their rows may have changed too.
+   * What alone changed of the organizations recorded, by the tables written: their teams, or who is in them, when
+   * every other table written is one no reader keeps (the outbox, the audit trail). Undefined when anything else was
+   * written (an account row, which an organization's row is, a table kept whole, one that could not be told): their
+   * rows may have changed too.
    */
   private orgsOnly(): 'teams' | 'members' | undefined {
-    if (this.written.has('accounts') || this.written.has(UNKNOWN_TABLE)) return undefined;
+    const ofTeams = ['teams', 'org_users', 'team_users'];
+    for (const table of this.written) {
+      const kinds = READERS_KEEP[table];
+      if (!ofTeams.includes(table) && !(Array.isArray(kinds) && kinds.length === 0)) return undefined;
+    }
     if (this.written.has('teams')) return 'teams';
     return this.written.has('org_users') || this.written.has('team_users') ? 'members' : undefined;
   }
