@@ -252,6 +252,19 @@ describe('an organization as a client walks it', () => {
       expect((await api('carol', 'GET', '/orgs/life')).status).toBe(200);
       expect((await api('alice', 'PATCH', '/orgs/life', { visibility: 'private' })).status).toBe(200);
       expect((await api('carol', 'GET', '/orgs/life')).status).toBe(404);
+      // Private, it is seen by its members alone, from the very next request as they come and go (asked twice: the
+      // second answer is the one kept), whoever else joins its teams meanwhile.
+      expect((await api('alice', 'PUT', `/teams/${devs}/members/bob`)).status).toBe(204);
+      expect((await api('bob', 'GET', '/orgs/life')).status).toBe(200);
+      expect((await api('bob', 'GET', '/orgs/life')).status).toBe(200);
+      expect((await api('alice', 'PUT', `/teams/${devs}/members/carol`)).status).toBe(204);
+      expect((await api('carol', 'GET', '/orgs/life')).status).toBe(200);
+      expect((await api('alice', 'POST', '/orgs/life/teams', { name: 'ops', type: 'general' })).status).toBe(201);
+      expect((await api('alice', 'DELETE', '/orgs/life/members/bob')).status).toBe(204);
+      expect((await api('bob', 'GET', '/orgs/life')).status).toBe(404);
+      expect((await api('carol', 'GET', '/orgs/life')).status).toBe(200);
+      expect((await api('alice', 'DELETE', `/teams/${devs}/members/carol`)).status).toBe(204);
+      expect((await api('carol', 'GET', '/orgs/life')).status).toBe(404);
 
       // Deleted by its last owner, once, whoever asks at the same moment; its teams go with it.
       const replies = await Promise.all([1, 2, 3, 4].map(() => api('alice', 'DELETE', '/orgs/life')));
