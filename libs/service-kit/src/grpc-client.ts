@@ -34,7 +34,10 @@ export interface CallOptions {
   deadline?: Date;
   /** Cancels the call when it aborts (the incoming call was cancelled or its deadline passed). */
   signal?: AbortSignal;
-  /** Extra metadata (the caller's identity, for example). */
+  /**
+   * Extra metadata (the caller's identity, for example). A call that brings its own goes over the network even to a
+   * server of this process: only there is the credential it presents checked.
+   */
   metadata?: Record<string, string>;
   /**
    * When the request this call serves arrived (`performance.now()` in this process). Not sent: a client that answers
@@ -129,6 +132,13 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
     close: () => client.close(),
     target: address,
   };
+  /**
+   * Whether a call may go to a server of this process without the network: not when the client is told not to, nor
+   * when the caller brings its own metadata (a credential of its own): an in-process call is always this process's
+   * app, so only the network path can check what the caller presents.
+   */
+  const inProcess = (callOpts: CallOptions) => opts.inProcess !== false && !callOpts.metadata;
+
   /** The call's metadata: its request id, the platform's own credential unless the caller brings one. */
   const metadataOf = (requestId: string, callOpts: CallOptions) => {
     const md = new Metadata();
@@ -171,7 +181,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         const abandoned = () => abandonedBy(signal, deadline);
         if (signal?.aborted) throw abandoned();
         const requestId = callOpts.requestId ?? randomUUID();
-        const local = opts.inProcess === false ? undefined : localMethod<LocalStreamMethod>(address, method.path);
+        const local = inProcess(callOpts) ? localMethod<LocalStreamMethod>(address, method.path) : undefined;
         if (local) {
           yield* streamLocally(local, method, request, { requestId, deadline, signal, late, abandoned, name: opts.name, maxMessageBytes });
           return;
@@ -206,7 +216,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
         const { signal } = callOpts;
         const abandoned = () => abandonedBy(signal, deadline);
         if (signal?.aborted) return reject(abandoned());
-        const local = opts.inProcess === false ? undefined : localMethod(address, method.path);
+        const local = inProcess(callOpts) ? localMethod(address, method.path) : undefined;
         if (local)
           return callLocally(local, method, request, {
             requestId,

@@ -6,7 +6,9 @@ import { EventEmitter } from 'node:events';
  * loopback round trip. The call still goes through the generated encode and decode on both sides, the
  * server's field limits, its error mapping and the message-size limits, so the contract is exercised
  * exactly as over the network; only the transport is skipped. A server that stops is removed first, so
- * its clients fall back to the network and see it unavailable, as they would in separate processes.
+ * its clients fall back to the network and see it unavailable, as they would in separate processes. The caller of an
+ * in-process call is this process's app: a call that presents a credential of its own goes over the network, where
+ * the server checks it (grpc-client.ts).
  */
 
 /**
