@@ -91,6 +91,9 @@ interface Announcement {
   signin?: number[];
 }
 
+/** An organization's teams and who is in them: the tables whose writes alone leave its row as it was (OrgsChanged.only). */
+const TEAM_TABLES: readonly string[] = ['teams', 'org_users', 'team_users'];
+
 /** A write whose table could not be told: covered by no record. */
 const UNKNOWN_TABLE = '?';
 
@@ -130,10 +133,11 @@ export class Changes {
       else if (!kinds || (kinds.length > 0 && !kinds.some((kind) => this[kind].size > 0))) return 'everything';
     }
     if (this.accounts.size === 0 && this.orgs.size === 0 && !other && !signin) return undefined;
+    const only = this.orgs.size > 0 ? this.orgsOnly() : undefined;
     return {
       userIds: [...this.accounts],
       orgIds: [...this.orgs],
-      ...(this.orgs.size > 0 && this.orgsOnly() ? { only: this.orgsOnly() } : {}),
+      ...(only ? { only } : {}),
       other,
       signin: signin ? [...this.signin] : undefined,
     };
@@ -146,10 +150,9 @@ export class Changes {
    * rows may have changed too.
    */
   private orgsOnly(): 'teams' | 'members' | undefined {
-    const ofTeams = ['teams', 'org_users', 'team_users'];
     for (const table of this.written) {
       const kinds = READERS_KEEP[table];
-      if (!ofTeams.includes(table) && !(Array.isArray(kinds) && kinds.length === 0)) return undefined;
+      if (!TEAM_TABLES.includes(table) && !(Array.isArray(kinds) && kinds.length === 0)) return undefined;
     }
     if (this.written.has('teams')) return 'teams';
     return this.written.has('org_users') || this.written.has('team_users') ? 'members' : undefined;

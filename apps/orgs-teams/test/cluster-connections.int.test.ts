@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -14,7 +14,7 @@ import {
   type RunningService,
 } from '@platform/service-kit';
 import { healthStatus, startAppForTest, type AppUnderTest } from '@platform/service-testing';
-import { eventually } from '@platform/testing';
+import { appBundles, eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 
@@ -224,11 +224,10 @@ describe('team auto-connect: the cluster connection goes with the owner-team mem
   it('has the relay of the next start connect a user whose process was killed between the membership and the call', async () => {
     // The same orgs-teams, as its own process run from its bundle as its image runs it (made fresh first), killed
     // right after a change commits (the outbox's test-only fault).
-    const ready = spawnSync(process.execPath, [path.join(ROOT, 'deploy/apps-ready.mjs'), 'orgs-teams'], { cwd: ROOT, encoding: 'utf8' });
-    if (ready.status !== 0) throw new Error(`the orgs-teams bundle could not be made:\n${ready.stderr}`);
+    const bundle = appBundles(['orgs-teams'])['orgs-teams'];
     await app.running.stop();
     const port = await freePort();
-    child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/orgs-teams/main.js')], {
+    child = spawn(process.execPath, [bundle], {
       cwd: ROOT,
       env: { ...process.env, ...app.env, GRPC_PORT: String(port), PLATFORM_TEST_FAULT: 'outbox-after-commit' },
       stdio: 'ignore',

@@ -780,8 +780,10 @@ describe('authorization matrix of the route table', () => {
       const grant = grantOf(route, row);
       const taken = ACTORS.map((me) => takes(route, row, me));
       const key = JSON.stringify([grant ?? null, Boolean(row.contract), Boolean(row.hub)]);
-      if (taken.includes('shared') && !shared.has(key)) grants.push(grant);
-      if (taken.includes('shared')) shared.add(key);
+      if (taken.includes('shared') && !shared.has(key)) {
+        grants.push(grant);
+        shared.add(key);
+      }
       for (const one of taken) if (one === 'own') grants.push(grant);
       if (taken.includes('refused')) grants.push(grant);
     }

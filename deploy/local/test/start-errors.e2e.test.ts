@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort } from '@platform/testing';
+import { appBundles, freePort } from '@platform/testing';
 import { killLaunched, npmStart, ROOT } from './launcher';
 
 /**
@@ -13,11 +13,11 @@ import { killLaunched, npmStart, ROOT } from './launcher';
  */
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-start-errors-'));
-/** The apps run on their own below. */
-const ON_THEIR_OWN = ['gateway', 'marketplace-listener', 'authz', 'orgs-teams'];
+/** The apps run on their own below, and their bundles (made fresh first). */
+const ON_THEIR_OWN = ['gateway', 'marketplace-listener', 'authz', 'orgs-teams'] as const;
+let bundles: Record<(typeof ON_THEIR_OWN)[number], string>;
 beforeAll(() => {
-  const ready = spawnSync(process.execPath, [path.join(ROOT, 'deploy/apps-ready.mjs'), ...ON_THEIR_OWN], { cwd: ROOT, encoding: 'utf8' });
-  if (ready.status !== 0) throw new Error(`the apps' bundles could not be made:\n${ready.stderr}`);
+  bundles = appBundles(ON_THEIR_OWN);
 }, 120_000);
 afterAll(() => {
   killLaunched();
@@ -25,9 +25,11 @@ afterAll(() => {
 });
 
 /** Runs an app's bundle (dist/apps/<app>/main.js, as its image does) as its own process and waits for it to exit. */
-function runApp(app: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  if (!ON_THEIR_OWN.includes(app)) throw new Error(`${app} is not among the apps whose bundles are made first`);
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'main.js')], {
+function runApp(
+  app: (typeof ON_THEIR_OWN)[number],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bundles[app]], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -73,7 +75,7 @@ describe('an app run on its own', () => {
     ['GRPC_PORT', 'gateway'],
     ['METRICS_PORT', 'gateway'],
     ['MARKETPLACE_HTTP_PORT', 'marketplace-listener'],
-  ])(
+  ] as const)(
     'stops with exit code 78 and one line naming %s when its port is in use (%s)',
     async (setting, app) => {
       await withPortTaken(async (port) => {

@@ -1,5 +1,6 @@
 export { testPostgresUrl, testNatsUrl, createTestDatabase, templateDatabase, MissingServiceError } from './services';
 export { eventually } from './eventually';
+export { appBundles } from './app-bundles';
 export { startPrivateNats, startPrivateNatsCluster, freePort, type PrivateNats, type PrivateNatsCluster } from './private-nats';
 export { pdfText } from './pdf-text';
 export {

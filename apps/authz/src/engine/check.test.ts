@@ -1,8 +1,8 @@
 import { CheckResolver } from './check';
 import { withContextualTuples } from './contextual';
 import { PLATFORM_MODEL_FILE, TypeSystem } from './model';
-import type { TupleSource, UsersRead } from './source';
-import { answer, memorySource, MIXED, random, randomQuestions, randomTuples } from './test/random-tuples';
+import type { UsersRead } from './source';
+import { answer, EMPTY_SOURCE, memorySource, MIXED, random, randomQuestions, randomTuples } from './test/random-tuples';
 import { parseObject, parseUser } from './tuple';
 
 // The resolver over an in-memory source, to see how often it reads.
@@ -17,11 +17,9 @@ type org
     define c: b and a and owner
 `);
 
-const empty: TupleSource = { readUsers: async (reads) => reads.map(() => new Map()), readObjectIds: async () => [] };
-
 function countingSource(tuples: [string, string, string][]) {
   const inner = withContextualTuples(
-    empty,
+    EMPTY_SOURCE,
     tuples.map(([user, relation, object]) => ({ user: parseUser(user), relation, object: parseObject(object) })),
   );
   const source = {

@@ -94,7 +94,8 @@ export async function answer(resolver: CheckResolver, object: string, relation: 
   }
 }
 
-const NONE: TupleSource = { readUsers: async (reads) => reads.map(() => new Map()), readObjectIds: async () => [] };
+/** A source holding no tuple. */
+export const EMPTY_SOURCE: TupleSource = { readUsers: async (reads) => reads.map(() => new Map()), readObjectIds: async () => [] };
 
 /**
  * The tuples as a source read in memory: what `withContextualTuples` answers over them, each read looking only at the
@@ -108,8 +109,8 @@ export function memorySource(tuples: ParsedTuple[]): TupleSource {
     if (!kind) byKind.set(key, (kind = []));
     kind.push(t);
   }
-  const sources = new Map([...byKind].map(([key, kind]) => [key, withContextualTuples(NONE, kind)]));
-  const of = (objectType: string, relation: string) => sources.get(`${objectType}#${relation}`) ?? NONE;
+  const sources = new Map([...byKind].map(([key, kind]) => [key, withContextualTuples(EMPTY_SOURCE, kind)]));
+  const of = (objectType: string, relation: string) => sources.get(`${objectType}#${relation}`) ?? EMPTY_SOURCE;
   return {
     readUsers: (reads) => Promise.all(reads.map(async (read) => (await of(read.objectType, read.relation).readUsers([read]))[0])),
     readObjectIds: (objectType, relation, users) => of(objectType, relation).readObjectIds(objectType, relation, users),
