@@ -84,10 +84,10 @@ describe("authz's writes, announced by method", () => {
     expect(await announcers(authz, heard)).toEqual([]);
     const write = authz.handlers.writeTuples as (request: unknown, ctx: never) => Promise<unknown>;
     await write({ writes: [aTuple], deletes: [] }, {} as never);
-    expect(heard.last).toEqual({ tags: ['team:12', 'team:*', '@user:3'], orgs: [7] });
+    expect(heard.last).toEqual({ tags: ['team:12', 'team:12#member', 'team:*', '@user:3'], relations: true, orgs: [7] });
     // A role created, renamed or deleted is named as its organization's, even when the change fails (nothing is stored here).
     expect(await announcers(roles, heard)).toEqual(['createRole', 'updateRole', 'deleteRole']);
-    expect(heard.last).toEqual({ tags: ['role:0', 'role:*', '@organization:0'], orgs: [0] });
+    expect(heard.last).toEqual({ tags: ['role:0', 'role:0#organization', 'role:*', '@organization:0'], relations: true, orgs: [0] });
   });
 
   it('lets the caller hear of a write only once NATS has its notice, and at most after the bounded wait', async () => {
@@ -175,7 +175,8 @@ describe('what a tuple notice names', () => {
 
   it('names only the organization when the site is the user of a tuple (every organization has the site)', async () => {
     expect(await noticeOf([{ user: 'site:platform', relation: 'site', object: 'organization:7' }], stored([]))).toEqual({
-      tags: ['organization:7', 'organization:*', '@site:platform'],
+      tags: ['organization:7', 'organization:7#site', 'organization:*', '@site:platform'],
+      relations: true,
       orgs: [7],
     });
   });

@@ -83,7 +83,7 @@ export async function noticeOf(tuples: readonly Tuple[], engine: Reader): Promis
   for (const t of tuples) for (const tag of tupleTags(t)) tags.add(tag);
   if (tags.size > MAX_NAMED_TAGS) return { all: true };
   const orgs = await new Organizations(tuples, engine).of(tuples);
-  return orgs === 'all' ? { all: true } : { tags: [...tags], orgs };
+  return orgs === 'all' ? { all: true } : { tags: [...tags], relations: true, orgs };
 }
 
 /**

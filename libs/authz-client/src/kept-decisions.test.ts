@@ -127,6 +127,37 @@ describe("the decisions authz's readers keep", () => {
     await stop();
   });
 
+  it('keeps an answer read from one relation of a team through a write of another relation of it', async () => {
+    const bus = new LaterBus();
+    const cache = new DecisionCache<authzV1.CheckResponse>({ ttlMs: 60_000, maxEntries: 1000 });
+    const stop = await cache.followTuples(bus);
+    let calls = 0;
+    // authz read the team's members (and says so relation by relation, with every relation's tag beside it).
+    const dependsOn = ['organization:7#owner', 'organization:7#*', 'team:70#member', 'team:70#*'];
+    const client = withKeptDecisions(
+      {
+        check: async () => ({ allowed: false, dependsOn: [] }),
+        checkPermission: async (_req: authzV1.CheckPermissionRequest) => (calls++, { allowed: true, dependsOn }),
+      },
+      cache,
+    );
+    const ask = () => client.checkPermission({ userId: 1, permission: 'edit:org', objectId: 7 });
+    await ask();
+    // A maintainer of the team is named: the answer read no maintainer, and stays.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:70', 'team:70#maintainer', 'team:*', '@user:2'], relations: true, orgs: [7] });
+    await ask();
+    expect(calls).toBe(1);
+    // A member of it is: dropped.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:70', 'team:70#member', 'team:*', '@user:2'], relations: true, orgs: [7] });
+    await ask();
+    expect(calls).toBe(2);
+    // An authz that names objects alone (an older replica, during a rolling upgrade) drops it for any relation of the team.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:70', 'team:*', '@user:2'], orgs: [7] });
+    await ask();
+    expect(calls).toBe(3);
+    await stop();
+  });
+
   it('forgets what it kept once a write through another replica of authz is answered, before the notice reaches it', async () => {
     const bus = new LaterBus();
     const tuples = new Set<string>();

@@ -87,10 +87,15 @@ export function orgTeamsNamed(notice: unknown): string[] | 'all' {
  * authz: relationship tuples were written or deleted (any write method of authz's services, answered or not: a member,
  * team, role or organization changed). The notice names what the write touched, so that a reader drops only what
  * depends on it (docs/decisions.md, "tuple notices name what they touched"):
- * - `tags`: for every tuple written or deleted, its object (`team:12`), its object's type (`team:*`, which answers that
- *   looked for objects of a type carry) and its user's object (`@organization:7`, which answers that looked for the
- *   tuples of a user carry). authz's answers to the platform's apps say which of these they were read from
- *   (`dependsOn`), and are kept under them.
+ * - `tags`: for every tuple written or deleted, its object (`team:12`), its object and relation (`team:12#member`), its
+ *   object's type (`team:*`, which answers that looked for objects of a type carry) and its user's object
+ *   (`@organization:7`, which answers that looked for the tuples of a user carry). authz's answers to the platform's
+ *   apps say which of these they were read from (`dependsOn`), and are kept under them: an answer that read one
+ *   relation of an object (`team:12#maintainer`) outlives a write of another (`team:12#member`), as OpenFGA's check
+ *   cache, keyed by object and relation, does.
+ * - `relations`: set when `tags` name each tuple's object and relation. An answer read from one relation of an object
+ *   also carries `team:12#*`, which a notice without it (from an authz that named objects alone, during a rolling
+ *   upgrade) names for each object it names, so such a notice still drops every answer read from that object.
  * - `orgs`: the organizations the touched objects belong to (a team's, a role's, a cluster's owner), for what is kept
  *   by organization (an organization as a viewer sees it, its lists of teams, its custom roles).
  * - `all`: the write could not be named (the site's admins changed, which reach every organization; a write too large
@@ -101,6 +106,7 @@ export const TUPLES_CHANGED = 'authz.tuples.changed';
 
 export interface TuplesChanged {
   tags?: string[];
+  relations?: true;
   orgs?: number[];
   all?: true;
 }
@@ -108,17 +114,26 @@ export interface TuplesChanged {
 /** The tag every answer of authz whose reads are not known carries (an OpenFGA server's): any tuple notice drops it. */
 export const ANY_TUPLE = 'tuples:any';
 
-/** The tags of one tuple a tuple notice names: its object, its object's type and its user's object. */
-export function tupleTags(tuple: { user: string; object: string }): string[] {
+/** The tags of one tuple a tuple notice names: its object, its object and relation, its object's type and its user's object. */
+export function tupleTags(tuple: { user: string; relation: string; object: string }): string[] {
   const type = tuple.object.slice(0, tuple.object.indexOf(':'));
   const hash = tuple.user.indexOf('#');
-  return [tuple.object, `${type}:*`, `@${hash < 0 ? tuple.user : tuple.user.slice(0, hash)}`];
+  return [tuple.object, `${tuple.object}#${tuple.relation}`, `${type}:*`, `@${hash < 0 ? tuple.user : tuple.user.slice(0, hash)}`];
 }
+
+/** The tags an answer read from the tuples on `object#relation` carries: the relation's, and every relation's (`#*`). */
+export const relationTags = (object: string, relation: string): [string, string] => [`${object}#${relation}`, `${object}#*`];
+
+/** An object's tag (`team:12`), as opposed to a type's (`team:*`), a user's (`@user:3`) or a relation's (`team:12#member`). */
+const isObjectTag = (tag: string) => !tag.startsWith('@') && !tag.endsWith(':*') && !tag.includes('#');
 
 /** What a tuple notice makes stale among answers kept under authz's `dependsOn` tags, or 'all'. */
 export function tuplesNamed(notice: unknown): string[] | 'all' {
   const n = notice as Partial<TuplesChanged>;
-  return n.all || !Array.isArray(n.tags) ? 'all' : [...n.tags, ANY_TUPLE];
+  if (n.all || !Array.isArray(n.tags)) return 'all';
+  if (n.relations) return [...n.tags, ANY_TUPLE];
+  // Named by object alone: every relation of each object may have changed.
+  return [...n.tags, ...n.tags.filter(isObjectTag).map((tag) => `${tag}#*`), ANY_TUPLE];
 }
 
 /** The organizations a tuple notice names (`org:7`), or 'all'. */

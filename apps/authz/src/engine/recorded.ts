@@ -1,13 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ANY_TUPLE } from '@platform/bus';
+import { ANY_TUPLE, relationTags } from '@platform/bus';
 import type { TupleSource } from './source';
 import type { Tuple } from './types';
 
 /**
  * What one call read and wrote, recorded as the engine reads and writes, so that authz's answers can say what they were
  * read from (`dependsOn`) and its tuple notices what they touched (tuples-changed.ts). Both speak in the tags of
- * `tupleTags` (@platform/bus): an object (`team:12`), a type (`team:*`, for reads that look for objects of a type) and a
- * user's tuples (`@team:12`). A reader keeps an answer under what it read and drops it when a notice names any of it,
+ * `tupleTags` (@platform/bus): an object (`team:12`, for reads of all its tuples), an object's relation
+ * (`team:12#member`, with `team:12#*` beside it for notices that name objects alone), a type (`team:*`, for reads that
+ * look for objects of a type) and a user's tuples (`@team:12`). A reader keeps an answer under what it read and drops it when a notice names any of it,
  * which is exact: an answer changes only if a tuple it read (or looked for and did not find) changes.
  *
  * Recording is asked per call (`recordingReads`, `recordingWrites`); outside one, the engine records nothing.
@@ -31,6 +32,12 @@ export function readObjects(type: string, ids: readonly string[]): void {
   if (tags) for (const id of ids) tags.add(`${type}:${id}`);
 }
 
+/** Records that one relation of objects was read (the tuples on `type:id#relation`, found or not). */
+export function readRelation(type: string, ids: readonly string[], relation: string): void {
+  const tags = reads.getStore();
+  if (tags) for (const id of ids) for (const tag of relationTags(`${type}:${id}`, relation)) tags.add(tag);
+}
+
 /** Records a read of a type's objects (which objects hold a relation) or of a user's tuples (`@type:id`). */
 export function readTag(tag: string): void {
   reads.getStore()?.add(tag);
@@ -46,7 +53,7 @@ export function recordedSource(source: TupleSource): TupleSource {
   if (!recordsReads()) return source;
   return {
     readUsers(asked) {
-      for (const read of asked) readObjects(read.objectType, read.objectIds);
+      for (const read of asked) readRelation(read.objectType, read.objectIds, read.relation);
       return source.readUsers(asked);
     },
     readObjectIds(objectType, relation, users) {
