@@ -1,10 +1,10 @@
 import { InputError } from '@platform/errors';
 import { authzV1 } from '@platform/proto';
-import { bindService, versionOf, type CallContext, type ServiceBinding } from '@platform/service-kit';
+import { bindService, versionOf, type ServiceBinding } from '@platform/service-kit';
 import type { Authorization } from './authorization';
 import { measureCheck } from './check-metrics';
 import type { CheckRequest, RequestContext, Tuple } from './engine';
-import { recordingReads } from './engine/recorded';
+import { withDependsOn } from './engine/recorded';
 
 /** A JSON object carried as text (a context, a condition's parameters); empty means none. */
 function parseJsonObject(text: string, what: string): Record<string, unknown> | undefined {
@@ -68,15 +68,6 @@ export const AUTHZ_READS: readonly (keyof typeof authzV1.AuthzServiceService)[] 
   'expand',
   'describeStore',
 ];
-
-/**
- * The answer of `read` with what it was read from (`dependsOn`), for the platform's own apps, which keep answers under
- * it (@platform/authz-client); another caller (a service account) is not shown which objects an answer reached.
- */
-export async function withDependsOn<T>(ctx: CallContext, read: () => Promise<T>): Promise<{ value: T; dependsOn: string[] }> {
-  if (ctx.caller?.kind !== 'app') return { value: await read(), dependsOn: [] };
-  return recordingReads(read);
-}
 
 /** The AuthzService RPCs (proto/platformadmin/authz/v1/authz.proto). */
 export function authzService(

@@ -2,11 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
-import { keptAuthz, type AuthzClients } from '@platform/authz-client';
+import { authzReads, keptAuthz, type AuthzClients } from '@platform/authz-client';
 import { authzRolesV1, authzV1 } from '@platform/proto';
 import { createClient, startApp, type PromiseClient, type RunningService } from '@platform/service-kit';
 import { createTestDatabase, eventually, startPrivateNats, type PrivateNats } from '@platform/testing';
-import { FORGET_AFTER_MS } from '@platform/bus';
+import { FORGET_AFTER_MS, keptServiceReads } from '@platform/bus';
 import { authzApp } from '../src/app';
 
 // Decisions kept by authz's readers (its read model, @platform/authz-client), over real gRPC, Postgres and NATS: two
@@ -256,6 +256,55 @@ describe('authorization decisions kept by the readers of authz replicas', () => 
     await warm(b, [edit], false);
     await b.authz.writeTuples({ writes: [t(edit.user, 'member', `team:${org.devs}`)], deletes: [] });
     for (const via of [a, b]) expect(await holds(via, edit)).toBe(true);
+  });
+
+  it('keeps whether a user may give a team its roles until a write changes what it was read from, through either replica', async () => {
+    const org = await newOrg(a);
+    const outsider = nextId++;
+    await a.authz.writeTuples({ writes: [t(`user:${outsider}`, 'member', `team:${org.owners + 700}`)], deletes: [] });
+    // b's reader: the kept reads of a gateway beside b, counting what reaches b.
+    let asked = 0;
+    const roles = { ...b.roles, checkGrant: (req: authzRolesV1.CheckGrantRequest) => (asked++, b.roles.checkGrant(req)) };
+    const reader = keptServiceReads({ authz: b.authz, roles }, authzReads(300_000) as never, { name: 'test.grants', ttlMs: 300_000 });
+    const unfollow = await reader.readModel.follow(b.running.ctx.bus!);
+    try {
+      // Whether the outsider may add a member to the developers' team, which carries the `editor` role (edit:org).
+      const missing = async () =>
+        (await reader.clients.roles.checkGrant({ userId: outsider, orgId: org.id, teamIds: [org.devs], roleIds: [], permissions: [] }))
+          .missing;
+      expect(await missing()).toEqual(['edit:org']);
+      expect(await missing()).toEqual(['edit:org']);
+      expect(asked).toBe(1);
+      // A maintainer of the team, made through the other replica, changes nothing it read: kept.
+      await a.authz.writeTuples({ writes: [t(`user:${nextId++}`, 'maintainer', `team:${org.devs}`)], deletes: [] });
+      expect(await missing()).toEqual(['edit:org']);
+      expect(asked).toBe(1);
+      // The role's permissions change: asked again.
+      await a.roles.updateRole({
+        orgId: org.id,
+        id: org.role,
+        permissions: { permissions: [{ namespace: 'org', action: 'create_role' }] },
+      });
+      expect(await missing()).toEqual(['create_role:org']);
+      expect(asked).toBe(2);
+      // Another role given to the team: asked again.
+      const { id: second } = await a.roles.createRole({
+        orgId: org.id,
+        name: 'auditor',
+        description: '',
+        permissions: [{ namespace: 'org', action: 'admin' }],
+        teamIds: [],
+      });
+      await a.roles.assignTeamRoles({ teamId: org.devs, orgId: org.id, roleIds: [org.role, second] });
+      expect([...(await missing())].sort()).toEqual(['admin:org', 'create_role:org']);
+      expect(asked).toBe(3);
+      // The outsider joins the team, and so holds what its roles give: asked again.
+      await a.authz.writeTuples({ writes: [t(`user:${outsider}`, 'member', `team:${org.devs}`)], deletes: [] });
+      expect(await missing()).toEqual([]);
+      expect(asked).toBe(4);
+    } finally {
+      await unfollow();
+    }
   });
 
   it(

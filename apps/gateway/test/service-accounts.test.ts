@@ -126,7 +126,7 @@ describe('service accounts at the edge', () => {
             dependsOn: [],
           }),
         },
-        roles: { checkGrant: async () => ({ missing: [] }) },
+        roles: { checkGrant: async () => ({ missing: [], dependsOn: [] }) },
       },
     });
     ({ base, close } = await startTestGateway({ ...backends.env, DEPLOYMENT_TYPE: 'Hosted', PLATFORM_ADMIN_ORG: 'none' }));

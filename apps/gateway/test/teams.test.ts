@@ -126,12 +126,12 @@ describe('teams and their members at the edge', () => {
         roles: {
           // bob holds edit:team and add:team-member only: the powerful role, the vault team's, and `admin` are beyond him.
           checkGrant: async ({ userId, roleIds, teamIds, permissions }) => {
-            if (userId !== USERS.bob.id) return { missing: [] };
+            if (userId !== USERS.bob.id) return { missing: [], dependsOn: [] };
             const missing = [
               ...(roleIds.includes(POWERFUL) || teamIds.includes(103) ? ['edit:org', 'create_role:org', 'list:bus-token'] : []),
               ...(permissions.some((p) => p.namespace === 'org' && p.action === 'admin') ? ['admin:org'] : []),
             ];
-            return { missing };
+            return { missing, dependsOn: [] };
           },
         },
       },

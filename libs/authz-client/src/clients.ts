@@ -78,12 +78,12 @@ export function authzClients(address: string, opts: ClientOptions, keep?: AuthzK
  * a user holds on objects, the teams' roles and whether a user may give a grant. Those of one organization are dropped
  * by a tuple notice naming it (the organization of every object a write touched: a team's members and a role's
  * assignees are always of the team's or role's own organization, which every writer of the platform ensures); the
- * teams' roles by a notice naming a team's tuples as a user (`@team:3`: its role assignments); the rest by every tuple
- * notice. Those that follow from the tuples (all but the catalog) are, like a kept check, kept no longer than a check
+ * teams' roles by a notice naming a team's tuples as a user (`@team:3`: its role assignments); whether a user may give a
+ * grant by a notice naming what authz read to answer it (`dependsOn`); the rest by every tuple notice. Those that follow from the tuples (all but the catalog) are, like a kept check, kept no longer than a check
  * is (`decisionsTtlMs`): a time-bound grant ends with no write, and these answers do not say when.
  */
 export function authzReads(decisionsTtlMs: number) {
-  const ofOrg = (about: (request: never) => readonly string[]): KeptRead => ({
+  const ofOrg = (about: (request: never, answer: never) => readonly string[]): KeptRead => ({
     stale: [TUPLES_CHANGED],
     ttlMs: () => decisionsTtlMs,
     about: { [TUPLES_CHANGED]: about },
@@ -94,7 +94,10 @@ export function authzReads(decisionsTtlMs: number) {
     roles: {
       listRoles: ofOrg((req: authzRolesV1.ListRolesRequest) => [org(req.orgId)]),
       listPrincipals: ofOrg((req: authzRolesV1.ListPrincipalsRequest) => [org(req.orgId)]),
-      checkGrant: ofOrg((req: authzRolesV1.CheckGrantRequest) => [org(req.orgId)]),
+      // Under what authz read to answer it; an authz that does not say (the version before): the organization.
+      checkGrant: ofOrg((req: authzRolesV1.CheckGrantRequest, answer: authzRolesV1.CheckGrantResponse) =>
+        answer.dependsOn?.length ? answer.dependsOn : [org(req.orgId)],
+      ),
       // An organization's permissions by its organization; those on other objects by any tuple notice.
       allowedPermissions: ofOrg((req: authzRolesV1.AllowedPermissionsRequest) =>
         req.objects.map((o) => (o.objectType === 'organization' ? org(o.objectId) : ANY_TUPLE)),

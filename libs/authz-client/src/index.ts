@@ -1,1 +1,1 @@
-export { AUTHZ_KEPT, authzClients, keptAuthz, type AuthzClients, type AuthzKeeping, AUTHZ_SERVICES } from './clients';
+export { AUTHZ_KEPT, authzClients, authzReads, keptAuthz, type AuthzClients, type AuthzKeeping, AUTHZ_SERVICES } from './clients';

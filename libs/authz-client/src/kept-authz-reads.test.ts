@@ -72,4 +72,35 @@ describe("authz's kept reads", () => {
     expect(app.asked).toEqual(['roles', 'roles', 'roles']);
     await stop();
   });
+
+  it('keeps whether a user may give a grant under what authz read for it: a member added elsewhere in the organization leaves it', async () => {
+    const asked: number[] = [];
+    // authz says what it read: the team's role assignments and the roles they carry (an older authz says nothing).
+    const dependsOn: Record<number, string[]> = { 12: ['@team:12', 'role:5'], 13: [] };
+    const app = {
+      authz: {},
+      roles: {
+        checkGrant: async (q: { orgId: number; teamIds: number[] }) => (
+          asked.push(q.teamIds[0]),
+          { missing: [], dependsOn: dependsOn[q.teamIds[0]] }
+        ),
+      },
+    };
+    const { clients, readModel } = keptServiceReads(app, authzReads(60_000) as never, { name: 'test.authz', ttlMs: 60_000 });
+    const bus = new LaterBus();
+    const stop = await readModel.follow(bus);
+    const ask = (team: number) => clients.roles.checkGrant({ orgId: 7, teamIds: [team] });
+    await ask(12);
+    await ask(13);
+    // A member joins team 14 of the same organization: team 12's answer read nothing of it; team 13's is kept by organization.
+    await bus.notify(TUPLES_CHANGED, { tags: ['team:14', 'team:14#member', 'team:*', '@user:3'], relations: true, orgs: [7] });
+    await ask(12);
+    await ask(13);
+    expect(asked).toEqual([12, 13, 13]);
+    // Role 5's permissions change: gone.
+    await bus.notify(TUPLES_CHANGED, { tags: ['role:5', 'role:5#organization', 'role:*', '@organization:7'], relations: true, orgs: [7] });
+    await ask(12);
+    expect(asked).toEqual([12, 13, 13, 12]);
+    await stop();
+  });
 });

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ANY_TUPLE, relationTags } from '@platform/bus';
+import type { CallContext } from '@platform/service-kit';
 import type { TupleSource } from './source';
 import type { Tuple } from './types';
 
@@ -21,6 +22,15 @@ export async function recordingReads<T>(read: () => Promise<T>): Promise<{ value
   const tags = new Set<string>();
   const value = await reads.run(tags, read);
   return { value, dependsOn: [...tags] };
+}
+
+/**
+ * The answer of `read` with what it was read from (`dependsOn`), for the platform's own apps, which keep answers under
+ * it (@platform/authz-client); another caller (a service account) is not shown which objects an answer reached.
+ */
+export async function withDependsOn<T>(ctx: CallContext, read: () => Promise<T>): Promise<{ value: T; dependsOn: string[] }> {
+  if (ctx.caller?.kind !== 'app') return { value: await read(), dependsOn: [] };
+  return recordingReads(read);
 }
 
 /** Whether the current call records its reads. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, type Database } from '@platform/db';
+import { readObjects, readTag } from '../engine/recorded';
 
 /** A permission as a role stores it: one namespace/action pair of the catalog. */
 export interface RolePermission {
@@ -157,12 +158,16 @@ export class RolesStore {
    */
   async permissionsOf(orgId: number, roleIds: number[], teamIds: number[]): Promise<RolePermission[][]> {
     if (roleIds.length === 0 && teamIds.length === 0) return [];
-    const rows: Pick<RoleRow, 'permissions'>[] = await this.roles()
+    // Recorded as the tuples that go with these rows would be: a team's roles as its role assignments (`@team:12`, the
+    // team's members as a role's assignees), a role's permissions as the role (a change of them names it).
+    for (const team of teamIds) readTag(`@team:${team}`);
+    const rows: Pick<RoleRow, 'id' | 'permissions'>[] = await this.roles()
       .where({ org_id: orgId })
       .where((q) => {
         q.whereIn('id', roleIds).orWhereIn('id', this.roleTeams().whereIn('team_id', teamIds).select('role_id'));
       })
-      .select('permissions');
+      .select('id', 'permissions');
+    readObjects('role', [...new Set([...roleIds, ...rows.map((r) => r.id)])].map(String));
     return rows.map((r) => normalize(r as RoleRow).permissions);
   }
 

@@ -4,7 +4,7 @@ import { bindService, serviceLimits, TEXT_LIMITS as L, versionOf, withLimits, ty
 import { AllowedPermissions } from './allowed-permissions';
 import type { Roles } from './roles';
 import type { StoredRole } from './roles-store';
-import { wroteRow } from '../engine/recorded';
+import { withDependsOn, wroteRow } from '../engine/recorded';
 
 /** The Role message of a stored role. */
 export function toRole(r: StoredRole): authzRolesV1.Role {
@@ -86,13 +86,12 @@ function rolesBinding(roles: Roles, allowed: AllowedPermissions): ServiceBinding
       for (const id of roleIds) wroteRow(`role:${id}`, `organization:${req.orgId}`);
       return { roleIds };
     },
-    checkGrant: async (req) => ({
-      missing: await roles.missingGrants(req.userId, req.orgId, {
-        permissions: req.permissions,
-        roleIds: req.roleIds,
-        teamIds: req.teamIds,
-      }),
-    }),
+    checkGrant: async (req, ctx) => {
+      const { value, dependsOn } = await withDependsOn(ctx, () =>
+        roles.missingGrants(req.userId, req.orgId, { permissions: req.permissions, roleIds: req.roleIds, teamIds: req.teamIds }),
+      );
+      return { missing: value, dependsOn };
+    },
     async listTeamRoles(req) {
       const [byTeam, until] = await Promise.all([roles.listTeamRoles(req.teamIds), roles.teamRolesUntil(req.teamIds)]);
       return {
