@@ -76,6 +76,16 @@ export class LeaseQueue {
     return this.opts.owner ? q.where(this.opts.owner, row.owner ?? null) : q;
   }
 
+  /** Several rows, each as its holder may write it (`held`), in one statement. */
+  heldAll(rows: readonly HeldRow[], trx?: Knex.Transaction): Knex.QueryBuilder {
+    if (rows.length === 1) return this.held(rows[0], trx);
+    const { owner } = this.opts;
+    return this.db.table(this.opts.table, trx).where((any) => {
+      for (const row of rows)
+        any.orWhere((one) => (owner ? one.where({ id: row.id }).where(owner, row.owner ?? null) : one.where({ id: row.id })));
+    });
+  }
+
   /** When a row is due again once `failures` attempts in a row have failed. */
   private retryAt(failures: number): Date {
     return new Date(Date.now() + backoffMs(failures, this.opts.backoff));

@@ -85,6 +85,33 @@ describe('Outbox', () => {
     expect(await box.pending()).toBe(0);
   });
 
+  it('keeps no entry of changes made at once, each gone when its change answers, in fewer deletes than changes', async () => {
+    const box = outbox();
+    const deletes: string[] = [];
+    const seen = (q: { sql: string }) => void (/^delete from "outbox_test"."outbox"/.test(q.sql) && deletes.push(q.sql));
+    db.knex.on('query', seen);
+    try {
+      const names = Array.from({ length: 12 }, (_, i) => `many-${i}`);
+      await Promise.all(
+        names.map(async (name) => {
+          await addThing(box, name);
+          // This change's entry is gone by the time it answers, whichever delete took it.
+          const [{ n }] = await db
+            .table('outbox')
+            .whereRaw(`effects::text like ?`, [`%"${name}"%`])
+            .count({ n: '*' });
+          expect(Number(n)).toBe(0);
+        }),
+      );
+      for (const name of names) expect(remote.has(name)).toBe(true);
+      expect(await box.pending()).toBe(0);
+      expect(deletes.length).toBeGreaterThan(0);
+      expect(deletes.length).toBeLessThan(names.length);
+    } finally {
+      db.knex.off('query', seen);
+    }
+  });
+
   it('commits nothing, rows or effects, when the change itself fails', async () => {
     const box = outbox();
     await expect(
@@ -298,12 +325,39 @@ describe('Outbox on the embedded database', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('keeps no entry of changes made at once, in fewer deletes than changes', async () => {
+    const box = new Outbox(db, { names }, { leaseMs: 600_000, relayIntervalMs: 60_000 });
+    const deletes: string[] = [];
+    const seen = (q: { sql: string }) => void (/^delete from "outbox_embedded"."outbox"/.test(q.sql) && deletes.push(q.sql));
+    db.knex.on('query', seen);
+    try {
+      const added = Array.from({ length: 12 }, (_, i) => `at-once-${i}`);
+      await Promise.all(added.map((name) => box.run(async (_trx, stage) => stage('names', { add: [name] }))));
+      expect(remote).toEqual(expect.arrayContaining(added));
+      expect(await box.pending()).toBe(0);
+      expect(deletes.length).toBeGreaterThan(0);
+      expect(deletes.length).toBeLessThan(added.length);
+    } finally {
+      db.knex.off('query', seen);
+      await box.stop();
+      remote.splice(0);
+    }
+  });
+
   it("takes over at start-up what an earlier process left under lease, and leaves this process's own leases alone", async () => {
     // Left by the process that held DATA_DIR before this one (its holder id differs), and by a version before holders.
     const future = new Date(Date.now() + 600_000);
     await db.table('outbox').insert([
-      { effects: JSON.stringify([{ kind: 'names', payload: { add: ['left'] } }]), lease_owner: '12345:0123456789abcdef', lease_until: future },
-      { effects: JSON.stringify([{ kind: 'names', payload: { add: ['older'] } }]), lease_owner: '7c9e6679-7425-40de-944b-e07fc1f90ae7', lease_until: future },
+      {
+        effects: JSON.stringify([{ kind: 'names', payload: { add: ['left'] } }]),
+        lease_owner: '12345:0123456789abcdef',
+        lease_until: future,
+      },
+      {
+        effects: JSON.stringify([{ kind: 'names', payload: { add: ['older'] } }]),
+        lease_owner: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+        lease_until: future,
+      },
     ]);
     const box = new Outbox(db, { names }, { leaseMs: 600_000, relayIntervalMs: 60_000 });
     try {
@@ -311,7 +365,11 @@ describe('Outbox on the embedded database', () => {
       state.down = true;
       await box.run(async (_trx, stage) => stage('names', { add: ['mine'] }));
       state.down = false;
-      await db.table('outbox').where('lease_owner', 'not like', '12345:%').where('lease_owner', 'like', '%:%').update({ lease_until: future });
+      await db
+        .table('outbox')
+        .where('lease_owner', 'not like', '12345:%')
+        .where('lease_owner', 'like', '%:%')
+        .update({ lease_until: future });
       expect(await box.relay()).toBe(2);
       expect(remote).toEqual(['left', 'older']);
       expect(await box.pending()).toBe(1);

@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { Knex } from 'knex';
 import { crashPoint, DomainError, UnavailableError, type ErrorKind } from '@platform/errors';
 import type { Database } from './database';
-import { LeaseQueue } from './lease-queue';
+import { LeaseQueue, type HeldRow } from './lease-queue';
 import type { Migration } from './migration';
 
 /**
@@ -98,6 +98,8 @@ const TABLE = 'outbox';
 const AFTER_COMMIT: AppliedAs = { afterCommit: true };
 const LATER: AppliedAs = { afterCommit: false };
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** Most applied entries one delete names. */
+const MAX_FORGOTTEN_AT_ONCE = 100;
 /** Failures that may pass by themselves; any other domain error is the other side refusing the effect for good. */
 const TRANSIENT: ErrorKind[] = ['unavailable', 'deadline', 'internal', 'too-many-requests'];
 const isPermanent = (err: unknown) => err instanceof DomainError && !TRANSIENT.includes(err.kind);
@@ -161,6 +163,9 @@ export class Outbox {
   private stopped = false;
   /** Changes and detached effects in progress: `stop` waits for them before it lets go of the lock. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Entries applied and waiting for their delete (`forget`), and whether a delete is running. */
+  private readonly appliedEntries: { row: HeldRow; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private forgetting = false;
 
   constructor(
     private readonly db: Database,
@@ -345,7 +350,9 @@ export class Outbox {
       conn.on?.('end', lost);
       let held = false;
       try {
-        const { rows } = await this.db.knex.raw('select pg_try_advisory_lock(?, ?) as held', [HOLDER_LOCK_SPACE, Number(id)]).connection(conn);
+        const { rows } = await this.db.knex
+          .raw('select pg_try_advisory_lock(?, ?) as held', [HOLDER_LOCK_SPACE, Number(id)])
+          .connection(conn);
         held = rows[0].held === true;
       } finally {
         if (!held) await client.releaseConnection(conn);
@@ -363,7 +370,11 @@ export class Outbox {
     const held = this.lockConnection;
     this.lockConnection = undefined;
     if (!held) return;
-    if (!held.lost) await this.db.knex.raw('select pg_advisory_unlock_all()').connection(held.conn).catch(() => undefined);
+    if (!held.lost)
+      await this.db.knex
+        .raw('select pg_advisory_unlock_all()')
+        .connection(held.conn)
+        .catch(() => undefined);
     await (this.db.knex.client as any).releaseConnection(held.conn);
   }
 
@@ -419,7 +430,36 @@ export class Outbox {
       await this.failed(entry, owner, err);
       throw err;
     }
-    await this.queue.held({ id: entry.id, owner }).delete();
+    await this.forget({ id: entry.id, owner });
+  }
+
+  /**
+   * Deletes an applied entry, in one statement with the other entries applied while the previous delete ran: under load
+   * a write's outbox costs its insert and a share of one delete. Answers once the entry is gone (or the delete failed:
+   * the entry is then applied again by the relay, which its effects allow).
+   */
+  private forget(row: HeldRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.appliedEntries.push({ row, resolve, reject });
+      if (!this.forgetting) void this.forgetApplied();
+    });
+  }
+
+  private async forgetApplied(): Promise<void> {
+    this.forgetting = true;
+    try {
+      while (this.appliedEntries.length > 0) {
+        const batch = this.appliedEntries.splice(0, MAX_FORGOTTEN_AT_ONCE);
+        try {
+          await this.queue.heldAll(batch.map((b) => b.row)).delete();
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.forgetting = false;
+    }
   }
 
   /**
