@@ -79,8 +79,9 @@ export function authzClients(address: string, opts: ClientOptions, keep?: AuthzK
  * by a tuple notice naming it (the organization of every object a write touched: a team's members and a role's
  * assignees are always of the team's or role's own organization, which every writer of the platform ensures); the
  * teams' roles by a notice naming a team's tuples as a user (`@team:3`: its role assignments); whether a user may give a
- * grant by a notice naming what authz read to answer it (`dependsOn`); the rest by every tuple notice. Those that follow from the tuples (all but the catalog) are, like a kept check, kept no longer than a check
- * is (`decisionsTtlMs`): a time-bound grant ends with no write, and these answers do not say when.
+ * grant by a notice naming what authz read to answer it (`dependsOn`); the rest by every tuple notice. Those that
+ * follow from the tuples (all but the catalog) are, like a kept check, kept no longer than a check is
+ * (`decisionsTtlMs`): a time-bound grant ends with no write, and these answers do not say when.
  */
 export function authzReads(decisionsTtlMs: number) {
   const ofOrg = (about: (request: never, answer: never) => readonly string[]): KeptRead => ({

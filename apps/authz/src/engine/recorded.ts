@@ -9,8 +9,9 @@ import type { Tuple } from './types';
  * read from (`dependsOn`) and its tuple notices what they touched (tuples-changed.ts). Both speak in the tags of
  * `tupleTags` (@platform/bus): an object (`team:12`, for reads of all its tuples), an object's relation
  * (`team:12#member`, with `team:12#*` beside it for notices that name objects alone), a type (`team:*`, for reads that
- * look for objects of a type) and a user's tuples (`@team:12`). A reader keeps an answer under what it read and drops it when a notice names any of it,
- * which is exact: an answer changes only if a tuple it read (or looked for and did not find) changes.
+ * look for objects of a type) and a user's tuples (`@team:12`). A reader keeps an answer under what it read and drops
+ * it when a notice names any of it, which is exact: an answer changes only if a tuple it read (or looked for and did
+ * not find) changes.
  *
  * Recording is asked per call (`recordingReads`, `recordingWrites`); outside one, the engine records nothing.
  */
