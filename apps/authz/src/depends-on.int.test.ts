@@ -68,6 +68,7 @@ const QUESTIONS = [1, 2].flatMap((org) =>
 );
 
 let database: Awaited<ReturnType<typeof openEngineDatabase>>;
+type Engine = Awaited<ReturnType<typeof database.engine>>['engine'];
 beforeAll(async () => {
   database = await openEngineDatabase();
 });
@@ -79,12 +80,20 @@ describe.each([
   ['in memory', { memory: true, inMemory: true }],
   ['from the table', { memory: false, inMemory: false }],
 ])('what an answer was read from, checks %s', (_mode, options) => {
-  it('meets what every write that changes the answer names', async () => {
+  /** Runs `test` on an engine holding STORED (in memory too, in that mode), disposed after. */
+  const withStored = async (test: (engine: Engine, authorization: Authorization) => Promise<void>) => {
     const { engine, dispose } = await database.engine(undefined, options);
     try {
-      const authorization = new Authorization(engine, engine.model);
       await engine.write(STORED, []);
       if (options.inMemory) await engine.load();
+      await test(engine, new Authorization(engine, engine.model));
+    } finally {
+      await dispose();
+    }
+  };
+
+  it('meets what every write that changes the answer names', async () => {
+    await withStored(async (engine, authorization) => {
       const answers = async () => Promise.all(QUESTIONS.map((q) => recordingReads(() => authorization.check(q))));
       const before = await answers();
       let changed = 0;
@@ -103,17 +112,11 @@ describe.each([
       }
       // The writes do change answers (else this would prove nothing).
       expect(changed).toBeGreaterThan(20);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   it("leaves another organization's answers out of what a write in one organization names", async () => {
-    const { engine, dispose } = await database.engine(undefined, options);
-    try {
-      const authorization = new Authorization(engine, engine.model);
-      await engine.write(STORED, []);
-      if (options.inMemory) await engine.load();
+    await withStored(async (engine, authorization) => {
       const ofOrg2 = QUESTIONS.filter(
         (q) => q.object.endsWith(':2') || q.object.endsWith('21') || q.object.endsWith('25') || q.object === 'cluster:c2',
       );
@@ -129,17 +132,11 @@ describe.each([
         expect(named.tags!.filter((tag) => read.has(tag))).toEqual([]);
       }
       expect(tupleTags(t('user:23', 'member', 'team:21')).some((tag) => read.has(tag))).toBe(true);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   it('keeps an answer read from one relation of an object through a write of another relation of it', async () => {
-    const { engine, dispose } = await database.engine(undefined, options);
-    try {
-      const authorization = new Authorization(engine, engine.model);
-      await engine.write(STORED, []);
-      if (options.inMemory) await engine.load();
+    await withStored(async (engine, authorization) => {
       // Whether team 11's member may edit organization 1 reads the organization's relations and the team's members,
       // never the team's maintainers.
       const asked = await recordingReads(() => authorization.check({ user: 'user:12', relation: 'edit', object: 'organization:1' }));
@@ -155,8 +152,6 @@ describe.each([
       const { relations: _, ...byObject } = named;
       expect(drops({ ...byObject, tags: byObject.tags!.filter((tag) => !tag.includes('#')) }, asked.dependsOn)).toBe(true);
       await engine.write([], [maintainer]);
-    } finally {
-      await dispose();
-    }
+    });
   });
 });
