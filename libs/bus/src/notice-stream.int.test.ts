@@ -1,6 +1,6 @@
 import { eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@platform/testing';
 import { connect } from 'nats';
-import type { Bus } from './index';
+import { ACCOUNTS_CHANGED, type AccountsChanged, type Bus } from './index';
 import { NatsBus } from './nats-bus';
 import { NOTICE_STREAM } from './notice-stream';
 import { HEARTBEAT_EVERY_MS, SILENT_AFTER_MS } from './liveness';
@@ -47,6 +47,20 @@ describe('notices on a three-node NATS cluster', () => {
     const writer = await busOn(0);
     const reader = await busOn(2);
     await writeThenFence(writer, reader, 'fencetest.all-up', 100);
+  }, 30_000);
+
+  it('sends the notices of a subject sent at once in fewer messages, each heard elsewhere before the next fence passes', async () => {
+    const writer = await busOn(0);
+    const reader = await busOn(1);
+    const heard: AccountsChanged[] = [];
+    await reader.listen(ACCOUNTS_CHANGED, (_s, p) => heard.push(p as AccountsChanged));
+    await eventually(async () => reader.caughtUp(), 20_000, 100);
+    const ids = Array.from({ length: 50 }, (_, i) => i + 1);
+    await Promise.all(ids.map((id) => writer.notify(ACCOUNTS_CHANGED, { userIds: [id] } satisfies AccountsChanged)));
+    expect(await reader.caughtUp()).toBe(true);
+    expect(heard.flatMap((n) => n.userIds).sort((a, b) => a - b)).toEqual(ids);
+    expect(heard.length).toBeGreaterThan(1);
+    expect(heard.length).toBeLessThan(ids.length / 2);
   }, 30_000);
 
   it('fences a request once: a catch-up asked after it arrived covers its later reads, and a later request asks again', async () => {

@@ -12,7 +12,9 @@ import {
 } from 'nats';
 import { withRetries, type RetryPolicy } from '@platform/errors';
 import { scopedSubject, streamOf, type BusLogger, type NoticeHandler, type Unsubscribe } from './bus';
+import { CoalescedSends } from './coalesced-sends';
 import { HEARTBEAT_EVERY_MS, Liveness, SILENT_AFTER_MS } from './liveness';
+import { NOTICE_MERGES } from './notices';
 
 const codec = JSONCodec();
 
@@ -193,12 +195,29 @@ export class NoticeStream {
   }
 
   /**
-   * Stores a notice on the stream; resolves once it is acknowledged, retried while the stream has no leader. While the
+   * The notices on their way: one at a time per subject, those sent meanwhile merged into the next (NOTICE_MERGES), so
+   * that many writes at once cost every process a notice per round trip to the stream rather than one each.
+   */
+  private readonly sends = new CoalescedSends<unknown>(
+    (subject, payload) => this.store(subject, payload),
+    (subject) => NOTICE_MERGES[subject],
+  );
+
+  /**
+   * Stores a notice on the stream (merged with others of its subject sent while one is on its way); resolves once the
+   * stream acknowledged the message that carries it.
+   */
+  publish(subject: string, payload: unknown): Promise<void> {
+    return this.sends.send(subject, payload);
+  }
+
+  /**
+   * Stores one message on the stream; resolves once it is acknowledged, retried while the stream has no leader. While the
    * connection is away nothing is tried: the notice waits for it (at most AWAY_WAIT_MS), and its time to be stored
    * starts again once it is back. No attempt waits more than PUBLISH_ATTEMPT_MS, for the stream to be found or for
    * its acknowledgement: a question asked before the connection was lost is never waited for after it is back.
    */
-  async publish(subject: string, payload: unknown): Promise<void> {
+  private async store(subject: string, payload: unknown): Promise<void> {
     const data = codec.encode(payload);
     let deadline = Date.now() + PUBLISH_DEADLINE_MS;
     let stayedAway: Error | undefined;

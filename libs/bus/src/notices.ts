@@ -219,3 +219,66 @@ export const NOTICE_NAMES: Readonly<Record<string, (notice: unknown) => string[]
     return tags === 'all' || orgs === 'all' ? 'all' : [...tags, ...orgs];
   },
 };
+
+/** Most names (ids, tags) a notice merged from several carries; past it the notices go apart. */
+const MAX_MERGED_NAMES = 5_000;
+
+/** The union of two lists of names, or undefined when it would be longer than a merged notice may name. */
+function union<T>(a: readonly T[], b: readonly T[]): T[] | undefined {
+  const all = [...new Set([...a, ...b])];
+  return all.length > MAX_MERGED_NAMES ? undefined : all;
+}
+
+/** A notice that names nothing (it says its owner's answers all changed): two are one. */
+const same = (a: unknown) => a;
+
+/**
+ * How two notices of one subject sent close together become one that drops what both drop (NoticeStream sends a
+ * subject's notices one at a time and merges those that wait: see coalesced-sends.ts). Each merge is a notice of the
+ * same subject as every reader of it already reads, so readers of any version understand it; it may drop more than
+ * the two would (an organization's row with another's teams), never less. A subject missing here is sent as it comes.
+ */
+export const NOTICE_MERGES: Readonly<Record<string, (a: any, b: any) => unknown>> = {
+  [ACCOUNTS_CHANGED]: (a: AccountsChanged, b: AccountsChanged): AccountsChanged | undefined => {
+    if (a.all || b.all) return { userIds: [], all: true };
+    const userIds = union(a.userIds, b.userIds);
+    return userIds && { userIds };
+  },
+  [ORGS_CHANGED]: (a: OrgsChanged, b: OrgsChanged): OrgsChanged | undefined => {
+    if (a.all || b.all) return { orgIds: [], all: true };
+    const orgIds = union(a.orgIds, b.orgIds);
+    if (!orgIds) return undefined;
+    // Teams changed covers members changed; anything else, or a row, is no `only`.
+    const only = !a.only || !b.only ? undefined : a.only === b.only ? a.only : 'teams';
+    return only ? { orgIds, only } : { orgIds };
+  },
+  // An empty list names every account.
+  [SIGNIN_CHANGED]: (a: SignInChanged, b: SignInChanged): SignInChanged | undefined => {
+    if (!a.userIds?.length || !b.userIds?.length) return { userIds: [] };
+    const userIds = union(a.userIds, b.userIds);
+    return userIds && { userIds };
+  },
+  [TUPLES_CHANGED]: (a: TuplesChanged, b: TuplesChanged): TuplesChanged | undefined => {
+    if (a.all || b.all || !Array.isArray(a.tags) || !Array.isArray(b.tags)) return { all: true };
+    const tags = union(a.tags, b.tags);
+    if (!tags) return undefined;
+    // Without `orgs` a notice names every organization; without `relations` its object tags stand for every relation.
+    const orgs = Array.isArray(a.orgs) && Array.isArray(b.orgs) ? union(a.orgs, b.orgs) : undefined;
+    return { tags, ...(a.relations && b.relations ? { relations: true as const } : {}), ...(orgs ? { orgs } : {}) };
+  },
+  [CLUSTERS_CHANGED]: (a: ClustersChanged, b: ClustersChanged): ClustersChanged | undefined => {
+    if (a.all || b.all) return { uids: [], owners: [], all: true };
+    const uids = union(a.uids, b.uids);
+    const owners = union(a.owners, b.owners);
+    return uids && owners && { uids, owners };
+  },
+  [METRICSPROXY_CHANGED]: (a: MetricsproxyChanged, b: MetricsproxyChanged): MetricsproxyChanged | undefined => {
+    if (a.all || b.all) return { registrations: [], all: true };
+    const byKey = new Map([...a.registrations, ...b.registrations].map((r) => [`${r.ownerId}/${r.clusterUid}`, r]));
+    return byKey.size > MAX_MERGED_NAMES ? undefined : { registrations: [...byKey.values()] };
+  },
+  [ORGS_TEAMS_OTHER_CHANGED]: same,
+  [CONTRACTS_CHANGED]: same,
+  [BILLING_CHANGED]: same,
+  [MARKETPLACE_CHANGED]: same,
+};
