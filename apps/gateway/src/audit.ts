@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CoalescedSends } from '@platform/bus';
 import type { ApiRequest as Request } from './api-request';
 import type { Logger } from '@platform/service-kit';
 import { operationIdOf } from './api-names';
@@ -25,10 +26,16 @@ export const isAudited = (route: Route) => route.method !== 'get' && route.audit
  * Records a change the API answered with success: one `audit` log line (the complete trail, for log collectors)
  * and one event in orgs-teams' audit table (listed by GET /admin/audit-events). Nothing the request carried
  * is kept beyond its path and org context, so no secret of a body reaches the trail. Recording never delays or
- * fails the answer: the event is sent after it (with others answered meanwhile: AuditTrail), and a failure to store
+ * fails the answer: the event is sent after it (with others answered meanwhile: auditTrail), and a failure to store
  * it is logged with the event.
  */
-export function recordChange(route: Route, req: Request, ctx: Pick<EdgeContext, 'caller' | 'org'>, status: number, deps: { backends: Backends; log: Logger }): void {
+export function recordChange(
+  route: Route,
+  req: Request,
+  ctx: Pick<EdgeContext, 'caller' | 'org'>,
+  status: number,
+  deps: { backends: Backends; log: Logger },
+): void {
   if (!ctx.caller || !isAudited(route)) return;
   const event = {
     id: randomUUID(),
@@ -45,7 +52,9 @@ export function recordChange(route: Route, req: Request, ctx: Pick<EdgeContext, 
     client: req.ip ?? '',
   };
   deps.log.info({ audit: event }, 'audit');
-  trailOf(deps.backends.orgsTeams.audit).send(event, deps.log);
+  trailOf(deps.backends.orgsTeams.audit)
+    .send(TRAIL, [event])
+    .catch((err: unknown) => deps.log.warn({ err, audit: event }, 'audit event not stored (it is in this log line)'));
 }
 
 type AuditClient = Backends['orgsTeams']['audit'];
@@ -53,46 +62,28 @@ type AuditEvent = Parameters<AuditClient['recordAuditEvent']>[0];
 
 /** Most events one call stores. */
 const MAX_EVENTS_PER_CALL = 100;
+/** The one subject of a trail's sends. */
+const TRAIL = 'audit';
 
 /**
  * Sends the events to orgs-teams, one call on its way at a time: the events of changes answered while a call is on its
  * way go together in the next (RecordAuditEvents), so that under many writes at once the trail costs a call and a
  * statement per batch, not per write; a lone event goes as soon as it comes (RecordAuditEvent).
  */
-class AuditTrail {
-  private waiting: { event: AuditEvent; log: Logger }[] = [];
-  private sending = false;
-
-  constructor(private readonly audit: AuditClient) {}
-
-  send(event: AuditEvent, log: Logger): void {
-    this.waiting.push({ event, log });
-    if (!this.sending) void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    this.sending = true;
-    try {
-      while (this.waiting.length) {
-        const batch = this.waiting.splice(0, MAX_EVENTS_PER_CALL);
-        const call = { requestId: batch[0].event.requestId };
-        try {
-          if (batch.length === 1) await this.audit.recordAuditEvent(batch[0].event, call);
-          else await this.audit.recordAuditEvents({ events: batch.map((b) => b.event) }, call);
-        } catch (err) {
-          for (const { event, log } of batch) log.warn({ err, audit: event }, 'audit event not stored (it is in this log line)');
-        }
-      }
-    } finally {
-      this.sending = false;
-    }
-  }
-}
+const auditTrail = (audit: AuditClient) =>
+  new CoalescedSends<AuditEvent[]>(
+    async (_subject, events) => {
+      const call = { requestId: events[0].requestId };
+      if (events.length === 1) await audit.recordAuditEvent(events[0], call);
+      else await audit.recordAuditEvents({ events }, call);
+    },
+    () => (a, b) => (a.length + b.length > MAX_EVENTS_PER_CALL ? undefined : [...a, ...b]),
+  );
 
 /** The trail of each orgs-teams audit client (one per gateway). */
-const trails = new WeakMap<AuditClient, AuditTrail>();
-const trailOf = (audit: AuditClient): AuditTrail => {
+const trails = new WeakMap<AuditClient, CoalescedSends<AuditEvent[]>>();
+const trailOf = (audit: AuditClient): CoalescedSends<AuditEvent[]> => {
   let trail = trails.get(audit);
-  if (!trail) trails.set(audit, (trail = new AuditTrail(audit)));
+  if (!trail) trails.set(audit, (trail = auditTrail(audit)));
   return trail;
 };

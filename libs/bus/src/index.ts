@@ -25,6 +25,7 @@ export async function connectBus(natsUrl: string | undefined, name: string, opts
   return shared;
 }
 export * from './notices';
+export { CoalescedSends, type Merge } from './coalesced-sends';
 export { DecisionCache, decisionKey, type DecisionCacheOptions } from './decision-cache';
 export { NoticeCache, type NoticeCacheOptions, type NoticeRule, type Keeping } from './notice-cache';
 export { allOf, following, type CallDoor, type KeptDoor, type ReadModel } from './read-model';
