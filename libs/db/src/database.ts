@@ -6,7 +6,7 @@ import { knexLog } from './knex-log';
 import { StaticMigrationSource, type Migration } from './migration';
 import { drivers } from './drivers';
 import { keptStatementsClient } from './kept-statements';
-import { openPGliteWorker, type PGliteWorker } from './pglite-worker';
+import { freshDatabaseCache, openPGliteWorker, type PGliteWorker } from './pglite-worker';
 
 /** A service's view of Postgres: its own schema, migrated, behind knex. */
 export interface Database {
@@ -88,7 +88,10 @@ function openEmbedded(dataDir: string, resultCacheEntries = 0): { knex: Knex; wo
   // runs in a worker thread, off the request thread (pglite-worker.ts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGLite = require('knex-pglite');
-  const worker = openPGliteWorker(dir, { resultCache: { entries: resultCacheEntries, maxAnswerSize: MAX_KEPT_ANSWER } });
+  const worker = openPGliteWorker(dir, {
+    resultCache: { entries: resultCacheEntries, maxAnswerSize: MAX_KEPT_ANSWER },
+    freshDatabase: freshDatabaseCache(),
+  });
   const knex = drivers().knex({
     client: overWorker(countingDeletes(ClientPGLite), worker),
     dialect: 'postgres',

@@ -114,3 +114,49 @@ describe('the embedded database: one message per plain statement', () => {
     });
   });
 });
+
+describe('a new embedded database: a copy of the fresh one kept for this user', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pglite-fresh-'));
+  const fresh = path.join(root, 'fresh');
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  /** Opens an empty data directory named `name` with the fresh database at `fresh`, and answers whether it serves. */
+  const opened = async (name: string): Promise<string> => {
+    const dataDir = path.join(root, name);
+    fs.mkdirSync(dataDir);
+    const worker = openPGliteWorker(dataDir, { freshDatabase: fresh });
+    try {
+      await worker.waitReady;
+      const s = worker.session();
+      await s.query('create table t (id int)', [], {});
+      await s.query('insert into t values (1)', [], {});
+      const { rows } = (await s.query('select count(*)::int as n from t', [], {})) as { rows: { n: number }[] };
+      return `${rows[0].n} row`;
+    } finally {
+      await worker.close();
+    }
+  };
+  const holds = (name: string, file: string) => fs.existsSync(path.join(root, name, file));
+
+  it('makes the fresh database the first time, only this user may write it, and copies it into every new one after', async () => {
+    expect(await opened('first')).toBe('1 row');
+    // initdb's own mode, 0750: no one but this user may write to it.
+    expect(fs.statSync(fresh).mode & 0o022).toBe(0);
+    expect(holds('first', 'PG_VERSION')).toBe(true);
+    // What it holds is a fresh database: the first one's table is not in it.
+    fs.writeFileSync(path.join(fresh, 'copied-from-fresh'), '');
+    expect(await opened('second')).toBe('1 row');
+    expect(holds('second', 'copied-from-fresh')).toBe(true);
+    expect(fs.readdirSync(root).filter((n) => n.includes('.making-'))).toEqual([]);
+  }, 60_000);
+
+  it('makes a new one itself when the fresh one could have been written by others, or is no database', async () => {
+    fs.chmodSync(fresh, 0o777);
+    expect(await opened('shared')).toBe('1 row');
+    expect(holds('shared', 'copied-from-fresh')).toBe(false);
+    fs.chmodSync(fresh, 0o750);
+    fs.rmSync(path.join(fresh, 'PG_VERSION'));
+    expect(await opened('broken')).toBe('1 row');
+    expect(holds('broken', 'copied-from-fresh')).toBe(false);
+  }, 60_000);
+});

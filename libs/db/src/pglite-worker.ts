@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { isKept, keepsSchema } from './kept-statements';
 import { ResultCache, type QueryAnswer, type ResultCacheOptions } from './result-cache';
@@ -40,9 +43,41 @@ export interface PGliteWorker {
 // bundled apps alike (no separate file to ship). PGlite's path comes resolved from the main thread.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
 const { PGlite } = require(workerData.pglitePath);
 const { serialize } = require(workerData.pgProtocolPath);
-const db = new PGlite(workerData.dataDir);
+let db;
+// A new database is a copy of a fresh one kept in the temporary directory (freshDatabaseCache), made there once:
+// PGlite's initdb costs seconds of CPU, a copy well under one. The copy is trusted only when this user made it (a
+// directory of ours that no one else may write to); anything that fails leaves the data directory empty for initdb.
+function usableFresh(dir) {
+  try {
+    const s = fs.lstatSync(dir);
+    return s.isDirectory() && s.uid === process.getuid() && (s.mode & 0o022) === 0 && fs.existsSync(dir + '/PG_VERSION');
+  } catch {
+    return false;
+  }
+}
+async function fromFresh(dataDir, fresh) {
+  if (!fresh || typeof process.getuid !== 'function' || fs.readdirSync(dataDir).length > 0) return;
+  try {
+    if (!usableFresh(fresh)) {
+      // Made aside and renamed into place, so a half-made one is never found; a process that made it first wins.
+      const making = fs.mkdtempSync(fresh + '.making-');
+      try {
+        const initdb = new PGlite(making);
+        await initdb.waitReady;
+        await initdb.close();
+        fs.renameSync(making, fresh);
+      } catch {
+        fs.rmSync(making, { recursive: true, force: true });
+      }
+    }
+    if (usableFresh(fresh)) fs.cpSync(fresh, dataDir, { recursive: true });
+  } catch {
+    for (const name of fs.readdirSync(dataDir)) fs.rmSync(dataDir + '/' + name, { recursive: true, force: true });
+  }
+}
 // A statement whose parameters are all plain values (text, numbers, booleans, nulls) goes to the engine as one message
 // of the extended protocol (parse, bind, describe, execute, sync), its parameters as text for the server to read by
 // the types it infers, as node-postgres sends them to a Postgres server: one pass through the engine instead of the six
@@ -125,7 +160,11 @@ async function runPlain(sql, params, keep) {
   }
   return { rows, fields, affectedRows };
 }
-const ready = db.waitReady.then(
+const ready = (async () => {
+  await fromFresh(workerData.dataDir, workerData.freshDatabase);
+  db = new PGlite(workerData.dataDir);
+  await db.waitReady;
+})().then(
   () => parentPort.postMessage({ ready: true }),
   (err) => parentPort.postMessage({ ready: false, error: { message: String(err && err.message || err) } }),
 );
@@ -210,6 +249,20 @@ export interface PGliteWorkerOptions {
   resultCache?: ResultCacheOptions;
   /** Statements kept parsed, by their text (KEPT_STATEMENTS when absent; 0: each parsed every time it runs). */
   keptStatements?: number;
+  /** Where a fresh database is kept to copy into an empty `dataDir` (freshDatabaseCache); none: initdb every time. */
+  freshDatabase?: string;
+}
+
+/**
+ * Where this user's fresh embedded database is kept, made the first time a process creates one: in the temporary
+ * directory, by PGlite's version (its initdb's files are that version's) and by user (only a directory this user made is
+ * used). About 27 MB. Undefined where users are not told apart (no `getuid`).
+ */
+export function freshDatabaseCache(): string | undefined {
+  if (typeof process.getuid !== 'function') return undefined;
+  const pglite = path.dirname(path.dirname(require.resolve('@electric-sql/pglite')));
+  const { version } = JSON.parse(fs.readFileSync(path.join(pglite, 'package.json'), 'utf8')) as { version: string };
+  return path.join(os.tmpdir(), `platform-pglite-fresh-${version}-${process.getuid()}`);
 }
 
 /** Opens PGlite on `dataDir` in a worker thread; `close()` ends the worker. */
@@ -221,6 +274,7 @@ export function openPGliteWorker(dataDir: string, options: PGliteWorkerOptions =
       pglitePath: require.resolve('@electric-sql/pglite'),
       pgProtocolPath: require.resolve('pg-protocol'),
       keptStatements: options.keptStatements ?? KEPT_STATEMENTS,
+      freshDatabase: options.freshDatabase,
     },
   });
   const cache = new ResultCache(options.resultCache ?? { entries: 0, maxAnswerSize: 0 });
