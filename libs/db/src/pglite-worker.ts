@@ -59,7 +59,13 @@ function usableFresh(dir) {
   }
 }
 async function fromFresh(dataDir, fresh) {
-  if (!fresh || typeof process.getuid !== 'function' || fs.readdirSync(dataDir).length > 0) return;
+  if (!fresh || typeof process.getuid !== 'function') return;
+  try {
+    // Only into a directory there and empty: anything else is a database already, or PGlite's to make.
+    if (fs.readdirSync(dataDir).length > 0) return;
+  } catch {
+    return;
+  }
   try {
     if (!usableFresh(fresh)) {
       // Made aside and renamed into place, so a half-made one is never found; a process that made it first wins.
