@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CoalescedSends } from '@platform/bus';
+import { CoalescedSends, type Merge } from '@platform/bus';
 import type { ApiRequest as Request } from './api-request';
 import type { Logger } from '@platform/service-kit';
 import { operationIdOf } from './api-names';
@@ -77,8 +77,11 @@ const auditTrail = (audit: AuditClient) =>
       if (events.length === 1) await audit.recordAuditEvent(events[0], call);
       else await audit.recordAuditEvents({ events }, call);
     },
-    () => (a, b) => (a.length + b.length > MAX_EVENTS_PER_CALL ? undefined : [...a, ...b]),
+    () => upToACall,
   );
+
+/** Events sent meanwhile go in one call, up to MAX_EVENTS_PER_CALL. */
+const upToACall: Merge<AuditEvent[]> = (a, b) => (a.length + b.length > MAX_EVENTS_PER_CALL ? undefined : [...a, ...b]);
 
 /** The trail of each orgs-teams audit client (one per gateway). */
 const trails = new WeakMap<AuditClient, CoalescedSends<AuditEvent[]>>();

@@ -31,12 +31,7 @@ export class CoalescedSends<P> {
     const lane = this.lanes.get(subject);
     if (!lane) {
       this.lanes.set(subject, []);
-      const sent = this.store(subject, payload);
-      void sent.then(
-        () => this.next(subject),
-        () => this.next(subject),
-      );
-      return sent;
+      return this.carry(subject, payload);
     }
     return new Promise<void>((resolve, reject) => {
       const last = lane[lane.length - 1];
@@ -48,6 +43,16 @@ export class CoalescedSends<P> {
     });
   }
 
+  /** Stores `payload` as the subject's message on its way; once it is stored or failed, the next one goes. */
+  private carry(subject: string, payload: P): Promise<void> {
+    const sent = this.store(subject, payload);
+    void sent.then(
+      () => this.next(subject),
+      () => this.next(subject),
+    );
+    return sent;
+  }
+
   /** The send on `subject`'s way ended: the oldest waiting message goes, or the lane closes. */
   private next(subject: string): void {
     const lane = this.lanes.get(subject)!;
@@ -56,15 +61,9 @@ export class CoalescedSends<P> {
       this.lanes.delete(subject);
       return;
     }
-    this.store(subject, waiting.payload).then(
-      () => {
-        for (const s of waiting.settles) s.resolve();
-        this.next(subject);
-      },
-      (err: unknown) => {
-        for (const s of waiting.settles) s.reject(err);
-        this.next(subject);
-      },
+    this.carry(subject, waiting.payload).then(
+      () => waiting.settles.forEach((s) => s.resolve()),
+      (err: unknown) => waiting.settles.forEach((s) => s.reject(err)),
     );
   }
 }
