@@ -50,13 +50,18 @@ let db;
 // A new database is a copy of a fresh one kept in the temporary directory (freshDatabaseCache), made there once:
 // PGlite's initdb costs seconds of CPU, a copy well under one. The copy is trusted only when this user made it (a
 // directory of ours that no one else may write to); anything that fails leaves the data directory empty for initdb.
-function usableFresh(dir) {
+// 'none' when there is nothing there yet (so it is made), 'refused' when what is there may not be trusted (so it is
+// left alone, and this one database made by initdb: making another aside would fail to take its place anyway).
+function freshState(dir) {
+  let s;
   try {
-    const s = fs.lstatSync(dir);
-    return s.isDirectory() && s.uid === process.getuid() && (s.mode & 0o022) === 0 && fs.existsSync(dir + '/PG_VERSION');
+    s = fs.lstatSync(dir);
   } catch {
-    return false;
+    return 'none';
   }
+  return s.isDirectory() && s.uid === process.getuid() && (s.mode & 0o022) === 0 && fs.existsSync(dir + '/PG_VERSION')
+    ? 'usable'
+    : 'refused';
 }
 async function fromFresh(dataDir, fresh) {
   if (!fresh || typeof process.getuid !== 'function') return;
@@ -67,7 +72,7 @@ async function fromFresh(dataDir, fresh) {
     return;
   }
   try {
-    if (!usableFresh(fresh)) {
+    if (freshState(fresh) === 'none') {
       // Made aside and renamed into place, so a half-made one is never found; a process that made it first wins.
       const making = fs.mkdtempSync(fresh + '.making-');
       try {
@@ -79,7 +84,7 @@ async function fromFresh(dataDir, fresh) {
         fs.rmSync(making, { recursive: true, force: true });
       }
     }
-    if (usableFresh(fresh)) fs.cpSync(fresh, dataDir, { recursive: true });
+    if (freshState(fresh) === 'usable') fs.cpSync(fresh, dataDir, { recursive: true });
   } catch {
     for (const name of fs.readdirSync(dataDir)) fs.rmSync(dataDir + '/' + name, { recursive: true, force: true });
   }
