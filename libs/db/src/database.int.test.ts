@@ -193,6 +193,19 @@ describe('openDatabase on the embedded engine (PGlite under DATA_DIR)', () => {
   });
 });
 
+/** A migration making a second table, for a batch of more than one. */
+const moreNotes: Migration = {
+  name: '20260104000000_more_notes',
+  async up(knex: Knex, schema: string) {
+    await knex.schema.withSchema(schema).createTable('more_notes', (t) => {
+      t.increments('id');
+    });
+  },
+  async down(knex: Knex, schema: string) {
+    await knex.schema.withSchema(schema).dropTable('more_notes');
+  },
+};
+
 describe('migrating to a named migration and rolling back (real Postgres)', () => {
   const steps: Migration[] = [
     notes[0],
@@ -283,5 +296,22 @@ describe('migrating to a named migration and rolling back (real Postgres)', () =
     await expect(db.migrate(steps, { to: '20260104000000_unknown' })).rejects.toThrow('no migration named 20260104000000_unknown');
     await expect(db.rollback(steps, { to: '20260104000000_unknown' })).rejects.toThrow('no migration named 20260104000000_unknown');
     expect(await tables()).toEqual(['notes', 'tags']);
+  });
+
+  it('applies a batch whole or not at all: a failing migration leaves the ones before it in the batch unapplied', async () => {
+    const failing: Migration = {
+      name: '20260105000000_fails',
+      async up(knex: Knex, schema: string) {
+        await knex.raw('select * from ??.no_such_table', [schema]);
+      },
+      async down() {},
+    };
+    const withFailing: Migration[] = [...steps, moreNotes, failing];
+    await expect(db.migrate(withFailing)).rejects.toThrow(/no_such_table/);
+    expect(await tables()).toEqual(['notes', 'tags']);
+    expect(await db.knex('steps.knex_migrations').orderBy('id').pluck('name')).toEqual([first, second, third]);
+    // Without the failing one the batch goes in, and the migrator is not left locked.
+    expect(await db.migrate(withFailing.slice(0, -1))).toEqual(['20260104000000_more_notes']);
+    expect(await tables()).toEqual(['more_notes', 'notes', 'tags']);
   });
 });

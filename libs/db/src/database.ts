@@ -22,8 +22,8 @@ export interface Database {
   /** Runs fn in one transaction: it all commits or nothing does. */
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
-   * Applies pending migrations one at a time, oldest first, up to and including `to` (default: all), and
-   * answers their names; the second argument may also be just the progress callback.
+   * Applies pending migrations oldest first, up to and including `to` (default: all), in one transaction (all of
+   * them or none), and answers their names; the second argument may also be just the progress callback.
    */
   migrate(migrations: Migration[], opts?: MigrateOptions | ((msg: string) => void)): Promise<string[]>;
   /** Rolls applied migrations back one at a time, newest first, down to just after `to` (default: all), and answers their names. */
@@ -199,11 +199,20 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       const config = migratorConfig(migrations);
       const applied = await appliedNames(config);
       const pending = migrations.slice(0, last + 1).filter((m) => !applied.has(m.name));
-      // One at a time, so a person watching start-up sees which migration is running.
-      for (const [i, m] of pending.entries()) {
-        onProgress?.(`applying migration ${i + 1}/${pending.length}: ${schema}.${m.name}`);
-        await knex.migrate.up({ ...config, name: m.name });
-      }
+      if (pending.length === 0) return [];
+      // One run of knex's migrator for the whole batch: its bookkeeping (the tables' existence through
+      // information_schema, the lock, the list of applied ones) once, not once per migration, which was most of a
+      // first start's statements. knex runs a batch in one transaction. Each migration still says when it starts.
+      const told = pending.map((m, i) => ({
+        ...m,
+        up: (k: Knex, s: string) => (onProgress?.(`applying migration ${i + 1}/${pending.length}: ${schema}.${m.name}`), m.up(k, s)),
+      }));
+      // The list was checked against what is applied just above; later migrations than `to` stay out of this one.
+      await knex.migrate.latest({
+        ...config,
+        migrationSource: new StaticMigrationSource(told, schema),
+        disableMigrationsListValidation: true,
+      });
       return pending.map((m) => m.name);
     },
     async rollback(migrations, { to, onProgress } = {}) {
