@@ -13,8 +13,11 @@ import { AUTHZ_READS, authzService } from './service';
 import { describeStore } from './store-description';
 import { recordingTupleWrites, tuplesChangedNotice } from './tuples-changed';
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'authz', migrations };
+
 /** The authz service: the OpenFGA model, checks, and the relationship tuples other services write. */
-export const authzApp = defineApp({ name: 'authz', env: authzEnv, start: startAuthz });
+export const authzApp = defineApp({ name: 'authz', env: authzEnv, database: DATABASE, start: startAuthz });
 
 function startAuthz(config: AuthzConfig) {
   assertOpenFgaSettings(config);
@@ -23,7 +26,7 @@ function startAuthz(config: AuthzConfig) {
     {
       name: 'authz',
       protoPackage: 'authz',
-      database: { schema: 'authz', migrations },
+      database: DATABASE,
       // Only to send its tuple notices; a write is not held up while it is disconnected, so readiness does not follow it.
       bus: 'notices',
       async grpc({ db, log, bus }) {

@@ -36,11 +36,15 @@ export interface BillingDashboardDeps {
   ingestion?: { durablePrefix?: string; clusterUID?: string; maxBatch?: number };
 }
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'billing', migrations };
+
 /** The billing-dashboard app over the given dependencies. */
 export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
   return defineApp({
     name: 'billing-dashboard',
     env: billingDashboardEnv,
+    database: DATABASE,
     start: (config) => {
       let stopIngestion: Unsubscribe | undefined;
       let stopPruning: (() => void) | undefined;
@@ -54,7 +58,7 @@ export function createBillingDashboardApp(deps: BillingDashboardDeps = {}) {
         {
           name: 'billing-dashboard',
           protoPackage: 'billingdashboard',
-          database: { schema: 'billing', migrations },
+          database: DATABASE,
           // Consumes agent reports (docs/billing-ingestion.md); readiness follows the bus connection.
           bus: true,
           grpc: async (svc) => {

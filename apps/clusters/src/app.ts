@@ -19,8 +19,11 @@ import { ENROLL_HUB_EFFECT, HubEnrolment } from './inventory/enrolment';
 import { Relationships, TUPLES_EFFECT } from './inventory/tuples';
 import { CLUSTERS_READS, clustersService } from './service';
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'clusters', migrations };
+
 /** Starts the clusters service: the cluster inventory (hubs, managed clusters, namespaces, installed features) and its ingestion. */
-export const clustersApp = defineApp({ name: 'clusters', env: clustersEnv, start: startClusters });
+export const clustersApp = defineApp({ name: 'clusters', env: clustersEnv, database: DATABASE, start: startClusters });
 
 function startClusters(config: ClustersConfig) {
   const relationships = new Relationships(config.AUTHZ_GRPC_ADDR);
@@ -34,7 +37,7 @@ function startClusters(config: ClustersConfig) {
     {
       name: 'clusters',
       protoPackage: 'clusters',
-      database: { schema: 'clusters', migrations },
+      database: DATABASE,
       // Consumes agent inventory reports (a durable consumer); readiness follows the bus connection.
       bus: true,
       grpc: async ({ db, bus, outbox, log }) => {

@@ -22,8 +22,16 @@ import { notificationsService } from './notices/service';
 import { Webhooks } from './notices/webhooks';
 import { contractsLicensingService } from './service';
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'contracts', migrations };
+
 /** Starts the contracts-licensing service: contracts, contract clusters, audit events and issued licenses */
-export const contractsLicensingApp = defineApp({ name: 'contracts-licensing', env: contractsLicensingEnv, start: startContractsLicensing });
+export const contractsLicensingApp = defineApp({
+  name: 'contracts-licensing',
+  env: contractsLicensingEnv,
+  database: DATABASE,
+  start: startContractsLicensing,
+});
 
 function startContractsLicensing(config: ContractsLicensingConfig) {
   const storage = openObjectStorage(config);
@@ -41,7 +49,7 @@ function startContractsLicensing(config: ContractsLicensingConfig) {
     {
       name: 'contracts-licensing',
       protoPackage: 'contractslicensing',
-      database: { schema: 'contracts', migrations },
+      database: DATABASE,
       // Publishes and consumes events (docs/architecture.md); readiness follows the bus connection.
       bus: true,
       grpc: async ({ db, log, outbox, bus }) => {

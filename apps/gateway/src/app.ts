@@ -10,8 +10,11 @@ import { ROUTES } from './sections';
 import { openFgaApi, type OpenFgaApi } from './sections/openfga/api';
 import { SharedSignInFailures } from './sign-in-failures';
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'gateway', migrations, serverOnly: true };
+
 /** The gateway: REST /api/v1 translated to gRPC, OpenFGA's API for service accounts, the listener proxy and the web frontend. */
-export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, start: startGateway });
+export const gatewayApp = defineApp({ name: 'gateway', env: gatewayEnv, database: DATABASE, start: startGateway });
 
 function startGateway(config: GatewayConfig) {
   const { backends, readModel } = connectBackends(config, true);
@@ -25,7 +28,7 @@ function startGateway(config: GatewayConfig) {
       protoPackage: 'gateway',
       // Failed sign-ins per client address are counted in Postgres, where every replica sees them, when there is a
       // Postgres server. The embedded database is one process's, and one process is one gateway: it counts in memory.
-      database: config.DATABASE_URL ? { schema: 'gateway', migrations } : undefined,
+      database: config.DATABASE_URL ? DATABASE : undefined,
       // Only for the notices that evict cached tokens; without the bus, tokens are simply not cached.
       bus: 'notices',
       grpc: () => [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('gateway') })],

@@ -21,9 +21,17 @@ export interface MarketplaceListenerDeps {
   directory?: (config: ListenerConfig) => SubscriberDirectory;
 }
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'marketplace', migrations };
+
 /** The marketplace webhook listener: its own HTTP root plus a gRPC API for the gateway's installer route. */
 export function createMarketplaceListenerApp(deps: MarketplaceListenerDeps = {}) {
-  return defineApp({ name: 'marketplace-listener', env: listenerEnv, start: (config: ListenerConfig) => start(config, deps) });
+  return defineApp({
+    name: 'marketplace-listener',
+    env: listenerEnv,
+    database: DATABASE,
+    start: (config: ListenerConfig) => start(config, deps),
+  });
 }
 
 async function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
@@ -35,7 +43,7 @@ async function start(config: ListenerConfig, deps: MarketplaceListenerDeps) {
     {
       name: 'marketplace-listener',
       protoPackage: 'marketplacelistener',
-      database: { schema: 'marketplace', migrations },
+      database: DATABASE,
       // Only sends notices: the gateways keep what the dashboard's marketplace rows answered until one says it changed.
       bus: 'notices',
       grpc: (svc) => {

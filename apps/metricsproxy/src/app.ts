@@ -6,16 +6,20 @@ import { Registrations } from './registrations';
 import { registrationsChangedNotice } from './registrations-changed';
 import { METRICSPROXY_READS, metricsproxyService } from './service';
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'metricsproxy', migrations };
+
 /** Starts the metricsproxy service: per-cluster metrics backends registered as dashboard datasources */
 export const metricsproxyApp = defineApp({
   name: 'metricsproxy',
   env: metricsproxyEnv,
+  database: DATABASE,
   start: (config) =>
     startService(
       {
         name: 'metricsproxy',
         protoPackage: 'metricsproxy',
-        database: { schema: 'metricsproxy', migrations },
+        database: DATABASE,
         // Only sends notices: the gateways keep what LookupBackend answered until a write's notice names it.
         bus: 'notices',
         grpc: (svc) => {

@@ -52,8 +52,11 @@ import { ServiceAccounts } from './service-accounts/service-accounts';
 import { SERVICE_ACCOUNTS_READS, serviceAccountsService } from './service-accounts/service';
 import { serviceAccountEffects } from './service-accounts/tuples';
 
+/** Its schema and the migrations that make it. */
+const DATABASE = { schema: 'identity', migrations };
+
 /** orgs-teams: identity (accounts, tokens), organizations and teams. */
-export const orgsTeamsApp = defineApp({ name: 'orgs-teams', env: orgsTeamsEnv, start: startOrgsTeams });
+export const orgsTeamsApp = defineApp({ name: 'orgs-teams', env: orgsTeamsEnv, database: DATABASE, start: startOrgsTeams });
 
 function startOrgsTeams(config: OrgsTeamsConfig) {
   const kubernetesUrl = kubernetesApiUrl(config);
@@ -75,7 +78,7 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
     {
       name: 'orgs-teams',
       protoPackage: 'orgsteams',
-      database: { schema: 'identity', migrations },
+      database: DATABASE,
       // To tell its readers what its writes changed (changes.ts), and follow the other replicas'; readiness does not follow it.
       bus: 'notices',
       async grpc({ db, log, bus, outbox: openOutbox }) {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database, type Migration } from '@platform/db';
+import { keptMigratedDatabase, openDatabase, type Database, type Migration } from '@platform/db';
 import { DataDirInUseError, loadConfig, lockDataDir, serviceEnv, type DataDirLock } from '@platform/service-kit';
 import { refuseUnfinished } from './backup/unfinished';
 import { CliError, EXIT } from './io';
@@ -26,7 +26,16 @@ export interface Databases {
  */
 export async function withDatabase<T>(
   env: NodeJS.ProcessEnv,
-  opts: { create: boolean; /** Only the restore works on a target an interrupted restore left. */ unfinishedRestore?: 'allow' },
+  opts: {
+    create: boolean;
+    /** Only the restore works on a target an interrupted restore left. */
+    unfinishedRestore?: 'allow';
+    /**
+     * A new embedded database starts as a copy of the one every app's migrations made (keptMigratedDatabase), made
+     * the first time: the commands that migrate every schema next. It loads every app's code.
+     */
+    migrated?: boolean;
+  },
   fn: (dbs: Databases) => Promise<T>,
 ): Promise<T> {
   const { DATABASE_URL, DATA_DIR } = loadConfig(databaseEnv, env);
@@ -48,13 +57,15 @@ export async function withDatabase<T>(
   }
   const opened = new Map<string, Database>();
   try {
+    const isNew = embedded && !fs.existsSync(path.join(DATA_DIR, 'postgres', 'PG_VERSION'));
+    const migratedDatabase = isNew && opts.migrated ? await platformMigratedDatabase() : undefined;
     return await fn({
       where,
       embedded,
       async open(schema) {
         let db = opened.get(schema);
         if (!db) {
-          db = await openDatabase({ url: DATABASE_URL, dataDir: DATA_DIR, schema, poolMax: 2 }).catch((err) => {
+          db = await openDatabase({ url: DATABASE_URL, dataDir: DATA_DIR, schema, poolMax: 2, migratedDatabase }).catch((err) => {
             throw databaseError(err, where);
           });
           opened.set(schema, db);
@@ -66,6 +77,13 @@ export async function withDatabase<T>(
     for (const db of opened.values()) await db.close().catch(() => undefined);
     lock?.release();
   }
+}
+
+/** The embedded database with every app's schema migrated, kept to start new ones from; undefined when it cannot be. */
+async function platformMigratedDatabase(): Promise<string | undefined> {
+  // Loaded here, not above: a restore marks its target before any app's code is loaded (restore-command.ts).
+  const { APPS } = await import('./apps');
+  return keptMigratedDatabase(APPS.flatMap(({ database }) => (database && !database.serverOnly ? [database] : [])));
 }
 
 /**

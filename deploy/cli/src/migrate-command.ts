@@ -12,12 +12,13 @@ import { CliError, EXIT, type CliIo } from './io';
  * holds the DATA_DIR lock meanwhile).
  */
 export async function migrate(io: CliIo): Promise<number> {
-  await withDatabase(io.env, { create: true }, async (dbs) => {
+  await withDatabase(io.env, { create: true, migrated: true }, async (dbs) => {
     io.err(`migrating ${dbs.where}\n`);
     for (const { app, database } of APPS) {
       if (!database || (database.serverOnly && dbs.embedded)) continue;
       const db: Database = await dbs.open(database.schema);
-      const pending = await pendingMigrations(db, database.migrations);
+      // A new embedded database comes with every migration applied (a copy of the migrated one): all are new here.
+      const pending = db.created ? database.migrations.length : await pendingMigrations(db, database.migrations);
       try {
         // The app's log would go to stdout as JSON; what happened is said below instead.
         const running = await startApp(app, { ...io.env, RUN_MIGRATIONS_ONLY: 'true', GRPC_PORT: '0', LOG_LEVEL: 'silent' });

@@ -1,21 +1,14 @@
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { migratedDatabaseCache } from '@platform/db';
 import { APPS } from '../src/apps';
 import { cli } from './helpers';
 
-/** What a migrated embedded database is made of: every app's migrations (names and code) and the PGlite build. */
+/** What a migrated embedded database is made of: every app's migrations and the PGlite build (the kept one's key). */
 function templateHash(): string {
-  const hash = createHash('sha256');
-  for (const { database } of APPS) {
-    if (!database) continue;
-    hash.update(`${database.schema}\0`);
-    for (const m of database.migrations) hash.update(`${m.name}\0${m.up.toString()}\0${m.down.toString()}\0`);
-  }
-  const pglite = path.dirname(path.dirname(require.resolve('@electric-sql/pglite')));
-  hash.update(fs.readFileSync(path.join(pglite, 'package.json')));
-  return hash.digest('hex').slice(0, 16);
+  const schemas = APPS.flatMap(({ database }) => (database && !database.serverOnly ? [database] : []));
+  return path.basename(migratedDatabaseCache(schemas)!).replace('platform-pglite-migrated-', '');
 }
 
 let made: string | undefined;

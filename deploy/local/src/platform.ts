@@ -9,11 +9,14 @@ import { gatewayApp } from '@platform/app-gateway';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as path from 'node:path';
+import { keptMigratedDatabase, openDatabase, type Database } from '@platform/db';
 import {
   loadConfig,
   lockDataDir,
   portError,
   portVar,
+  RESTORE_MARKER_FILE,
   serviceEnv,
   startApp,
   type AppDefinition,
@@ -39,6 +42,22 @@ const BACKENDS: [AppDefinition<any>, string][] = [
 ];
 /** Every app of the platform, in start order. */
 export const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatewayApp];
+
+/**
+ * A new embedded database (none under DATA_DIR yet) as a copy of the one every app's migrations made
+ * (keptMigratedDatabase, made the first time): each app's migrations then find nothing to apply. Opened before the apps,
+ * with their settings, so that they share it, and closed after them. Not where an interrupted restore left its marker
+ * (the apps refuse to start there before any database is made), and not when it cannot be had: then each app makes and
+ * migrates its schema as before, and says why it cannot.
+ */
+async function openNewDatabase(dataDir: string, resultCacheEntries: number): Promise<Database | undefined> {
+  if (fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')) || fs.existsSync(path.join(dataDir, RESTORE_MARKER_FILE)))
+    return undefined;
+  const schemas = ALL.flatMap(({ database }) => (database && !database.serverOnly ? [database] : []));
+  const migratedDatabase = await keptMigratedDatabase(schemas);
+  if (!migratedDatabase) return undefined;
+  return openDatabase({ dataDir, schema: schemas[0].schema, resultCacheEntries, migratedDatabase }).catch(() => undefined);
+}
 
 /**
  * A free port, held (listened on) until `release`, so nothing else takes it before its app binds it. A client that
@@ -160,8 +179,13 @@ export async function startPlatform(
   const unknown = options.apps?.filter((name) => !ALL.some((app) => app.name === name)) ?? [];
   if (unknown.length) throw new Error(`no app ${unknown.join(', ')}`);
   // Every app takes the lock again as it starts (it counts its users); this one spans the platform's life.
-  const { DATABASE_URL, DATA_DIR, GRPC_PORT_BASE } = loadConfig(
-    { DATABASE_URL: serviceEnv.DATABASE_URL, DATA_DIR: serviceEnv.DATA_DIR, GRPC_PORT_BASE: grpcPortBaseVar },
+  const { DATABASE_URL, DATA_DIR, GRPC_PORT_BASE, EMBEDDED_RESULT_CACHE_ENTRIES } = loadConfig(
+    {
+      DATABASE_URL: serviceEnv.DATABASE_URL,
+      DATA_DIR: serviceEnv.DATA_DIR,
+      GRPC_PORT_BASE: grpcPortBaseVar,
+      EMBEDDED_RESULT_CACHE_ENTRIES: serviceEnv.EMBEDDED_RESULT_CACHE_ENTRIES,
+    },
     env,
   );
   // All apps share one metrics registry: the gateway answers /metrics on HTTP_PORT for all of them.
@@ -196,6 +220,7 @@ export async function startPlatform(
     await gatewayPortHold?.release();
     throw err;
   }
+  const newDatabase = DATABASE_URL ? undefined : await openNewDatabase(DATA_DIR, EMBEDDED_RESULT_CACHE_ENTRIES);
   const apps = new Map<string, RunningService>();
   // Every app's gRPC port, and the listener's HTTP port, once known; a restart reuses them.
   const wiring: Record<string, string> = { GRPC_PORT: '0', MARKETPLACE_HTTP_PORT: env.MARKETPLACE_HTTP_PORT ?? '0' };
@@ -239,6 +264,7 @@ export async function startPlatform(
   const stop = async () => {
     // Gateway first, so no new work reaches the backends while they drain.
     for (const app of [...ALL].reverse()) await stopApp(app.name);
+    await newDatabase?.close();
     await releaseHeld();
     lock?.release();
   };

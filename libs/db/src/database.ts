@@ -17,6 +17,11 @@ export interface Database {
    * process left in it, that process is gone.
    */
   readonly embedded: boolean;
+  /**
+   * The embedded database did not exist before this process opened it: it was made now (as a copy of a migrated one
+   * when the opener named one, so what its migrations did is new here too). Always false on Postgres.
+   */
+  readonly created: boolean;
   /** A query builder on one of this service's tables (always schema-qualified). */
   table<T extends object = any>(name: string, trx?: Knex.Transaction): Knex.QueryBuilder<T>;
   /** Runs fn in one transaction: it all commits or nothing does. */
@@ -64,25 +69,35 @@ export interface OpenDatabaseOptions {
    * first opener of a data directory decides, as all apps of a process share its database.
    */
   resultCacheEntries?: number;
+  /**
+   * Embedded only: a database with every schema migrated (keptMigratedDatabase) to copy when the data directory holds
+   * none yet, instead of a fresh one. The first opener of a data directory decides.
+   */
+  migratedDatabase?: string;
 }
 
 // The embedded engine is one process-wide PGlite per data directory, shared by every service of the process
 // through one knex. PGlite has a single connection; the worker gives knex a pool of sessions over it and keeps
 // each transaction's statements from interleaving with the others' (pglite-worker.ts).
-const embedded = new Map<string, { knex: Knex; worker: PGliteWorker; users: number; unobserve(): void }>();
+const embedded = new Map<string, { knex: Knex; worker: PGliteWorker; users: number; created: boolean; unobserve(): void }>();
 /** knex's pool over the embedded database: enough for the worker to always have the next statement at hand. */
 const EMBEDDED_SESSIONS = 8;
 
 // Answers larger than this (about 1 MB of text) are not kept: a month's usage view can be tens of megabytes.
 const MAX_KEPT_ANSWER = 1_000_000;
 
-function openEmbedded(dataDir: string, resultCacheEntries = 0): { knex: Knex; worker: PGliteWorker } {
+function openEmbedded(
+  dataDir: string,
+  resultCacheEntries = 0,
+  migratedDatabase?: string,
+): { knex: Knex; worker: PGliteWorker; created: boolean } {
   const dir = path.resolve(dataDir, 'postgres');
   const existing = embedded.get(dir);
   if (existing) {
     existing.users += 1;
     return existing;
   }
+  const created = !fs.existsSync(path.join(dir, 'PG_VERSION'));
   fs.mkdirSync(dir, { recursive: true });
   // Loaded lazily: production images talking to a real server never pay for the WASM engine. PGlite itself
   // runs in a worker thread, off the request thread (pglite-worker.ts).
@@ -91,6 +106,7 @@ function openEmbedded(dataDir: string, resultCacheEntries = 0): { knex: Knex; wo
   const worker = openPGliteWorker(dir, {
     resultCache: { entries: resultCacheEntries, maxAnswerSize: MAX_KEPT_ANSWER },
     freshDatabase: freshDatabaseCache(),
+    migratedDatabase,
   });
   const knex = drivers().knex({
     client: overWorker(countingDeletes(ClientPGLite), worker),
@@ -99,8 +115,8 @@ function openEmbedded(dataDir: string, resultCacheEntries = 0): { knex: Knex; wo
   } as Knex.Config);
   observeKnex(knex, 'embedded');
   const unobserve = observeResultCache(worker.resultCache, 'embedded');
-  embedded.set(dir, { knex, worker, users: 1, unobserve });
-  return { knex, worker };
+  embedded.set(dir, { knex, worker, users: 1, created, unobserve });
+  return { knex, worker, created };
 }
 
 /**
@@ -150,7 +166,7 @@ async function releaseEmbedded(knex: Knex): Promise<void> {
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (!/^[a-z][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const isEmbedded = !opts.url;
-  const opened = isEmbedded ? openEmbedded(opts.dataDir, opts.resultCacheEntries) : undefined;
+  const opened = isEmbedded ? openEmbedded(opts.dataDir, opts.resultCacheEntries, opts.migratedDatabase) : undefined;
   const knex = opened
     ? opened.knex
     : drivers().knex({
@@ -187,6 +203,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     knex,
     schema,
     embedded: isEmbedded,
+    created: opened?.created ?? false,
     table(name, trx) {
       return (trx ?? knex).withSchema(schema).table(name);
     },

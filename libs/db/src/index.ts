@@ -3,6 +3,7 @@ export { isUniqueViolation } from './errors';
 export { preparedRows } from './prepared';
 export { KEPT_STATEMENTS, openPGliteWorker, type PGliteLike, type PGliteWorker, type PGliteWorkerOptions } from './pglite-worker';
 export { StaticMigrationSource, type Migration } from './migration';
+export { keptMigratedDatabase, migratedDatabaseCache, type SchemaMigrations } from './migrated-database';
 export { unixSeconds } from './time';
 export { announcingBackgroundWrites, writesDuring } from './writes-during';
 export { statementWrite, statementWrites } from './statement-write';

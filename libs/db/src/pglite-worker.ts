@@ -48,8 +48,9 @@ const { PGlite } = require(workerData.pglitePath);
 const { serialize } = require(workerData.pgProtocolPath);
 let db;
 // A new database is a copy of a fresh one kept in the temporary directory (freshDatabaseCache), made there once:
-// PGlite's initdb costs seconds of CPU, a copy well under one. The copy is trusted only when this user made it (a
-// directory of ours that no one else may write to); anything that fails leaves the data directory empty for initdb.
+// PGlite's initdb costs seconds of CPU, a copy well under one; or, when the opener names one, of a migrated one
+// (migrated-database.ts), which saves the migrations too. A copy is trusted only when this user made it (a directory of
+// ours that no one else may write to); anything that fails leaves the data directory empty for initdb.
 // 'none' when there is nothing there yet (so it is made), 'refused' when what is there may not be trusted (so it is
 // left alone, and this one database made by initdb: making another aside would fail to take its place anyway).
 function freshState(dir) {
@@ -63,7 +64,7 @@ function freshState(dir) {
     ? 'usable'
     : 'refused';
 }
-async function fromFresh(dataDir, fresh) {
+async function fromFresh(dataDir, fresh, migrated) {
   if (!fresh || typeof process.getuid !== 'function') return;
   try {
     // Only into a directory there and empty: anything else is a database already, or PGlite's to make.
@@ -72,6 +73,10 @@ async function fromFresh(dataDir, fresh) {
     return;
   }
   try {
+    if (migrated && freshState(migrated) === 'usable') {
+      fs.cpSync(migrated, dataDir, { recursive: true });
+      return;
+    }
     if (freshState(fresh) === 'none') {
       // Made aside and renamed into place, so a half-made one is never found; a process that made it first wins.
       const making = fs.mkdtempSync(fresh + '.making-');
@@ -172,7 +177,7 @@ async function runPlain(sql, params, keep) {
   return { rows, fields, affectedRows };
 }
 const ready = (async () => {
-  await fromFresh(workerData.dataDir, workerData.freshDatabase);
+  await fromFresh(workerData.dataDir, workerData.freshDatabase, workerData.migratedDatabase);
   db = new PGlite(workerData.dataDir);
   await db.waitReady;
 })().then(
@@ -262,6 +267,11 @@ export interface PGliteWorkerOptions {
   keptStatements?: number;
   /** Where a fresh database is kept to copy into an empty `dataDir` (freshDatabaseCache); none: initdb every time. */
   freshDatabase?: string;
+  /**
+   * A migrated database to copy into an empty `dataDir` instead of the fresh one, when it is there and this user's
+   * (migrated-database.ts); the fresh one otherwise.
+   */
+  migratedDatabase?: string;
 }
 
 /**
@@ -286,6 +296,7 @@ export function openPGliteWorker(dataDir: string, options: PGliteWorkerOptions =
       pgProtocolPath: require.resolve('pg-protocol'),
       keptStatements: options.keptStatements ?? KEPT_STATEMENTS,
       freshDatabase: options.freshDatabase,
+      migratedDatabase: options.migratedDatabase,
     },
   });
   const cache = new ResultCache(options.resultCache ?? { entries: 0, maxAnswerSize: 0 });

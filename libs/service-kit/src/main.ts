@@ -1,3 +1,4 @@
+import type { Migration } from '@platform/db';
 import { keepServingOnBusFailures } from './bus-readiness';
 import { loadConfig, type ConfigOf, type EnvShape } from './config';
 import { lockDataDir } from './data-dir-lock';
@@ -11,7 +12,19 @@ export interface AppDefinition<S extends EnvShape = EnvShape> {
   name: string;
   /** Environment variables it reads, with their validation. */
   env: S;
+  /**
+   * The schema it keeps its data in and the migrations that make it, as its start opens them: the launcher and the
+   * admin CLI read every app's here. `serverOnly`: only on a Postgres server, never on the embedded database.
+   */
+  database?: AppDatabase;
   start(config: ConfigOf<S>): Promise<RunningService>;
+}
+
+/** An app's schema and its migrations. */
+export interface AppDatabase {
+  schema: string;
+  migrations: Migration[];
+  serverOnly?: boolean;
 }
 
 /** Defines an app (keeps env and start's config type in step). */

@@ -133,7 +133,9 @@ export async function startService(
       // One line per migration at debug: a first start applies ~40, which buried the admin password and the URL;
       // the "database ready" line below says how many were applied.
       const applied = await db.migrate(spec.database.migrations, (msg) => log.debug(msg));
-      log.info({ schema: db.schema, applied: applied.length, embedded: !config.DATABASE_URL }, 'database ready');
+      // A new embedded database may come migrated (a copy: migrated-database.ts); what it holds is new here all the same.
+      const newHere = db.created ? spec.database.migrations.length : applied.length;
+      log.info({ schema: db.schema, applied: newHere, embedded: !config.DATABASE_URL }, 'database ready');
       // The migration Job makes the installation's table too, so serving apps need no right to create a schema; the
       // installation itself is made at the first start that serves (a template database copied for many keeps none).
       if (config.RUN_MIGRATIONS_ONLY) await prepareInstallationTable(db.knex);

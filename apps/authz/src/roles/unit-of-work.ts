@@ -21,6 +21,7 @@ function boundTo(db: Database, trx: Knex.Transaction): Database {
     knex: trx,
     schema: db.schema,
     embedded: db.embedded,
+    created: db.created,
     table: (name, t) => db.table(name, t ?? trx),
     // A nested knex transaction is a savepoint of the outer one.
     transaction: (fn) => trx.transaction(fn),

@@ -61,11 +61,20 @@ export async function dumpSchemaRows(
   return counts;
 }
 
-/** Empties the schema's tables (what its migrations seeded) before the archive's rows go in. */
+/**
+ * Empties the schema's tables (what its migrations seeded) before the archive's rows go in. Only those holding rows are
+ * truncated: a truncate makes each table's files anew, and most of a newly migrated schema's tables are empty.
+ */
 export async function emptyTables(trx: Knex.Transaction, schema: string): Promise<void> {
   const tables = await tablesOf(trx, schema);
   if (tables.length === 0) return;
-  await trx.raw(`truncate table ${tables.map(() => '??.??').join(', ')} cascade`, tables.flatMap((t) => [schema, t]));
+  const holding = await trx.raw(
+    tables.map(() => `select ?::text as t where exists (select from ??.??)`).join(' union all '),
+    tables.flatMap((t) => [t, schema, t]),
+  );
+  const filled: string[] = holding.rows.map((r: { t: string }) => r.t);
+  if (filled.length === 0) return;
+  await trx.raw(`truncate table ${filled.map(() => '??.??').join(', ')} cascade`, filled.flatMap((t) => [schema, t]));
 }
 
 /** Loads one chunk of a table's rows; the generated columns are computed again, identity values kept. */

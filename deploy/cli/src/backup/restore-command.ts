@@ -173,7 +173,7 @@ async function restoreEmbedded(run: Run, dataDir: string): Promise<void> {
       await withArchive(run, async (source) => {
         fs.rmSync(staging, { recursive: true, force: true });
         fs.mkdirSync(staging, { recursive: true, mode: 0o700 });
-        await withDatabase(env, { create: true, unfinishedRestore: 'allow' }, async (dbs) => {
+        await withDatabase(env, { create: true, unfinishedRestore: 'allow', migrated: true }, async (dbs) => {
           const into = openObjectStore(env, staging);
           try {
             await fill(run, source, { dbs, store: into, target: { DATA_DIR: staging }, touched: () => (lost = sharedStore && hadData) });
