@@ -224,7 +224,7 @@ function withAuthzRetry(fn: () => Promise<void>, log: Logger): Promise<void> {
     AUTHZ_START_RETRY,
     (err, failed) => {
       if (!(err instanceof UnavailableError)) return false;
-      if (failed === 1) log.warn('authz is not reachable yet; retrying the site-admin bootstrap');
+      if (failed === 1) log.warn({ reason: err.message }, 'retrying the bootstrap (site admin, administrative organization)');
       return true;
     },
     fn,

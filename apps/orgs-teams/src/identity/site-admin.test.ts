@@ -42,3 +42,37 @@ describe('ensureSiteAdmin when the name was taken meanwhile', () => {
     await expect(ensureSiteAdmin(identity([], true), relationships, settings, ctx)).rejects.toBeInstanceOf(ConflictError);
   });
 });
+
+// The bootstrap's own admin when authz is not up yet: kept for the retry, never removed (another replica starting
+// beside it may already have found it and made the administrative organization with it as owner).
+describe('ensureSiteAdmin while authz is not up', () => {
+  const ctx = createCallContext(createLogger('site-admin-test', 'silent'));
+  const settings = { username: 'admin', email: 'admin@example.com', password: 'correct horse battery' };
+
+  it('keeps the admin it created when the grant fails, and grants it on the retry', async () => {
+    const admins: number[] = [];
+    const removed: number[] = [];
+    const identity = {
+      siteAdminIds: async () => [...admins],
+      createUser: async () => {
+        admins.push(7);
+        return { id: 7, login: 'admin' };
+      },
+      deleteAccount: async (id: number) => void removed.push(id),
+      passwordMatches: async () => true,
+    } as unknown as Identity;
+    let authzUp = false;
+    const granted: string[] = [];
+    const relationships = {
+      write: async (w: { user: string }[]) => {
+        if (!authzUp) throw new UnavailableError('authz is down');
+        granted.push(...w.map((t) => t.user));
+      },
+    };
+    await expect(ensureSiteAdmin(identity, relationships, settings, ctx)).rejects.toBeInstanceOf(UnavailableError);
+    expect({ admins, removed }).toEqual({ admins: [7], removed: [] });
+    authzUp = true;
+    await expect(ensureSiteAdmin(identity, relationships, settings, ctx)).resolves.toBeUndefined();
+    expect(granted).toEqual(['user:7']);
+  });
+});

@@ -49,25 +49,20 @@ export async function ensureSiteAdmin(
   const password = settings.password ?? randomBytes(18).toString('base64url');
   let user: orgsTeamsV1.User;
   try {
-    user = await createUser(
-      identity,
-      relationships,
-      {
-        username: settings.username,
-        email: settings.email,
-        password,
-        fullName: 'Site administrator',
-        mustChangePassword: false,
-        isAdmin: true,
-      },
-      ctx,
-    );
+    // Not createUser's undo on a failed grant: another replica may already have found this admin and gone on with it.
+    user = await identity.createUser({
+      username: settings.username,
+      email: settings.email,
+      password,
+      fullName: 'Site administrator',
+      mustChangePassword: false,
+      isAdmin: true,
+    });
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     // Taken meanwhile by another replica's bootstrap: its admin stands.
     if (await existing()) return;
-    // Taken and given back: the other replica's grant failed (authz not up yet) and it removed its user again, to try
-    // later. Retried like an unreachable authz (seen when two orgs-teams pods started on a fresh database).
+    // Taken and gone again (removed meanwhile): retried like an unreachable authz.
     const stillTaken = await identity.getUser({ id: 0, login: settings.username }).then(
       () => true,
       () => false,
@@ -87,6 +82,9 @@ export async function ensureSiteAdmin(
         `  Lost it? npm run -s cli -- reset-password ${user.login}. Set PLATFORM_ADMIN_PASSWORD to choose one.\n\n`,
     );
   }
+  // Granted after the password is shown: while authz is not up this fails, the start's retry finds this admin and
+  // grants it then (as after a crash between the two writes), and the password stays the one shown.
+  await grantSiteAdmin(relationships, user.id, ctx);
 }
 
 /**

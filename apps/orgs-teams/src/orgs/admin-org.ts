@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '@platform/errors';
+import { ConflictError, NotFoundError, UnavailableError } from '@platform/errors';
 import type { CallContext } from '@platform/service-kit';
 import type { Identity } from '../identity/identity';
 import type { Organizations } from './organizations';
@@ -10,6 +10,9 @@ import type { Organizations } from './organizations';
  */
 export async function ensureAdminOrg(identity: Identity, orgs: Organizations, slug: string, ctx: CallContext): Promise<void> {
   const [adminId] = await identity.siteAdminIds();
+  // None (the admin this replica's bootstrap found was removed meanwhile): retried as an unreachable authz is; the
+  // organization is never made without an owner.
+  if (adminId === undefined) throw new UnavailableError('there is no site admin yet to own the administrative organization; retrying');
   const exists = () =>
     orgs.get(slug, adminId).then(
       () => true,
@@ -19,23 +22,25 @@ export async function ensureAdminOrg(identity: Identity, orgs: Organizations, sl
       },
     );
   if (await exists()) return;
-  const org = await orgs.create(
-    {
-      creatorId: adminId,
-      username: slug,
-      fullName: 'Platform administration',
-      description: 'The administrative organization: site-wide settings are changed through it',
-      website: '',
-      location: '',
-      orgType: 'private',
-      visibility: '',
-      managerEndpoint: '',
-    },
-    ctx,
-  ).catch(async (err) => {
-    if (err instanceof ConflictError && (await exists())) return undefined;
-    throw err;
-  });
+  const org = await orgs
+    .create(
+      {
+        creatorId: adminId,
+        username: slug,
+        fullName: 'Platform administration',
+        description: 'The administrative organization: site-wide settings are changed through it',
+        website: '',
+        location: '',
+        orgType: 'private',
+        visibility: '',
+        managerEndpoint: '',
+      },
+      ctx,
+    )
+    .catch(async (err) => {
+      if (err instanceof ConflictError && (await exists())) return undefined;
+      throw err;
+    });
   if (!org) return;
   ctx.log.info({ orgId: org.id, org: slug }, 'administrative organization created');
 }
