@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pg from 'pg';
-import { keptMigratedDatabase, openDatabase, type Database, type Migration } from '@platform/db';
-import { DataDirInUseError, loadConfig, lockDataDir, serviceEnv, type DataDirLock } from '@platform/service-kit';
+import { hasEmbeddedDatabase, keptMigratedDatabase, openDatabase, type Database, type Migration } from '@platform/db';
+import { DataDirInUseError, embeddedDatabases, loadConfig, lockDataDir, serviceEnv, type DataDirLock } from '@platform/service-kit';
 import { refuseUnfinished } from './backup/unfinished';
 import { CliError, EXIT } from './io';
 
@@ -57,7 +57,7 @@ export async function withDatabase<T>(
   }
   const opened = new Map<string, Database>();
   try {
-    const isNew = embedded && !fs.existsSync(path.join(DATA_DIR, 'postgres', 'PG_VERSION'));
+    const isNew = embedded && !hasEmbeddedDatabase(DATA_DIR);
     const migratedDatabase = isNew && opts.migrated ? await platformMigratedDatabase() : undefined;
     return await fn({
       where,
@@ -83,7 +83,7 @@ export async function withDatabase<T>(
 async function platformMigratedDatabase(): Promise<string | undefined> {
   // Loaded here, not above: a restore marks its target before any app's code is loaded (restore-command.ts).
   const { APPS } = await import('./apps');
-  return keptMigratedDatabase(APPS.flatMap(({ database }) => (database && !database.serverOnly ? [database] : [])));
+  return keptMigratedDatabase(embeddedDatabases(APPS));
 }
 
 /**

@@ -2,12 +2,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { migratedDatabaseCache } from '@platform/db';
+import { embeddedDatabases } from '@platform/service-kit';
 import { APPS } from '../src/apps';
 import { cli } from './helpers';
 
 /** What a migrated embedded database is made of: every app's migrations and the PGlite build (the kept one's key). */
 function templateHash(): string {
-  const schemas = APPS.flatMap(({ database }) => (database && !database.serverOnly ? [database] : []));
+  const schemas = embeddedDatabases(APPS);
   return path.basename(migratedDatabaseCache(schemas)!).replace('platform-pglite-migrated-', '');
 }
 

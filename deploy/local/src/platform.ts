@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { keptMigratedDatabase, openDatabase, type Database } from '@platform/db';
+import { hasEmbeddedDatabase, keptMigratedDatabase, openDatabase, type Database } from '@platform/db';
 import {
+  embeddedDatabases,
   loadConfig,
   lockDataDir,
   portError,
@@ -51,9 +52,8 @@ export const ALL: AppDefinition<any>[] = [...BACKENDS.map(([app]) => app), gatew
  * migrates its schema as before, and says why it cannot.
  */
 async function openNewDatabase(dataDir: string, resultCacheEntries: number): Promise<Database | undefined> {
-  if (fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')) || fs.existsSync(path.join(dataDir, RESTORE_MARKER_FILE)))
-    return undefined;
-  const schemas = ALL.flatMap(({ database }) => (database && !database.serverOnly ? [database] : []));
+  if (hasEmbeddedDatabase(dataDir) || fs.existsSync(path.join(dataDir, RESTORE_MARKER_FILE))) return undefined;
+  const schemas = embeddedDatabases(ALL);
   const migratedDatabase = await keptMigratedDatabase(schemas);
   if (!migratedDatabase) return undefined;
   return openDatabase({ dataDir, schema: schemas[0].schema, resultCacheEntries, migratedDatabase }).catch(() => undefined);

@@ -80,6 +80,12 @@ export interface OpenDatabaseOptions {
 // through one knex. PGlite has a single connection; the worker gives knex a pool of sessions over it and keeps
 // each transaction's statements from interleaving with the others' (pglite-worker.ts).
 const embedded = new Map<string, { knex: Knex; worker: PGliteWorker; users: number; created: boolean; unobserve(): void }>();
+
+/** Whether DATA_DIR holds an embedded database: PGlite's folder has PG_VERSION once a database was made in it. */
+export function hasEmbeddedDatabase(dataDir: string): boolean {
+  return fs.existsSync(path.resolve(dataDir, 'postgres', 'PG_VERSION'));
+}
+
 /** knex's pool over the embedded database: enough for the worker to always have the next statement at hand. */
 const EMBEDDED_SESSIONS = 8;
 
@@ -97,7 +103,7 @@ function openEmbedded(
     existing.users += 1;
     return existing;
   }
-  const created = !fs.existsSync(path.join(dir, 'PG_VERSION'));
+  const created = !hasEmbeddedDatabase(dataDir);
   fs.mkdirSync(dir, { recursive: true });
   // Loaded lazily: production images talking to a real server never pay for the WASM engine. PGlite itself
   // runs in a worker thread, off the request thread (pglite-worker.ts).

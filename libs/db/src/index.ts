@@ -1,4 +1,11 @@
-export { openDatabase, type Database, type MigrateOptions, type OpenDatabaseOptions, type RollbackOptions } from './database';
+export {
+  hasEmbeddedDatabase,
+  openDatabase,
+  type Database,
+  type MigrateOptions,
+  type OpenDatabaseOptions,
+  type RollbackOptions,
+} from './database';
 export { isUniqueViolation } from './errors';
 export { preparedRows } from './prepared';
 export { KEPT_STATEMENTS, openPGliteWorker, type PGliteLike, type PGliteWorker, type PGliteWorkerOptions } from './pglite-worker';

@@ -19,7 +19,7 @@ export {
   type LengthCheck,
 } from './limits';
 export { startService, stopOnSignal, versionOf, type ServiceSpec, type RunningService, type ServiceContext } from './service';
-export { runMain, defineApp, startApp, type AppDatabase, type AppDefinition } from './main';
+export { runMain, defineApp, embeddedDatabases, startApp, type AppDatabase, type AppDefinition } from './main';
 export { DependencyError, EXIT_DEPENDENCY_UNAVAILABLE } from './dependency-error';
 export { keyFromFile } from './key-file';
 export { chunks } from './chunks';

@@ -27,6 +27,11 @@ export interface AppDatabase {
   serverOnly?: boolean;
 }
 
+/** The databases of `apps` that the embedded database holds (every one but those only on a Postgres server). */
+export function embeddedDatabases(apps: readonly { database?: AppDatabase }[]): AppDatabase[] {
+  return apps.flatMap(({ database }) => (database && !database.serverOnly ? [database] : []));
+}
+
 /** Defines an app (keeps env and start's config type in step). */
 export function defineApp<S extends EnvShape>(app: AppDefinition<S>): AppDefinition<S> {
   return app;
