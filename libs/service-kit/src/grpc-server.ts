@@ -21,6 +21,7 @@ import { serveLocally, stopServingLocally, type LocalMethod, type LocalStreamMet
 import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 import { fullServiceName, REQUEST_ID_KEY, type FieldLimits, type ServiceBinding, type UnaryMethod } from './service-binding';
 import type { Logger } from './logger';
+import { addReflection } from './reflection';
 import { measuredHandlers } from './rpc-telemetry';
 
 export interface GrpcServerOptions {
@@ -239,16 +240,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     server.addService(svc.definition as unknown as ServiceDefinition, impl);
     health.setStatus(serviceName, 'SERVING');
   }
-  // Loaded when a server offers reflection, not with the library: a process or test that only calls, or a stand-in
-  // server with no .proto files to offer, never loads them.
-  if (opts.protoFiles.length > 0) {
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    const { loadSync } = require('@grpc/proto-loader') as typeof import('@grpc/proto-loader');
-    const { ReflectionService } = require('@grpc/reflection') as typeof import('@grpc/reflection');
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    const packageDefinition = loadSync(opts.protoFiles, { includeDirs: [PROTO_ROOT] });
-    new ReflectionService(packageDefinition).addToServer(server);
-  }
+  // A stand-in server with no .proto files to offer has no reflection, and never loads its modules.
+  if (opts.protoFiles.length > 0) addReflection(server, opts.protoFiles, PROTO_ROOT);
 
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
