@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createUser, type KeyPair } from 'nkeys.js';
-import { seal, toBusPayload, type AccountLookup } from '@platform/agent-protocol';
+import { createUser } from 'nkeys.js';
+import { seal, signerOf, toBusPayload, type AccountLookup, type Signer } from '@platform/agent-protocol';
 import { agentV1 } from '@platform/proto';
 import type { BindingContract, IssuedLicenseRecord, LicensingRecords } from '../src/ingestion/attribution';
 
@@ -11,9 +11,12 @@ import type { BindingContract, IssuedLicenseRecord, LicensingRecords } from '../
 export function testCluster(opts: { ownerId?: number } = {}) {
   const ownerId = opts.ownerId ?? 2;
   const clusterUID = randomUUID();
-  const keys: KeyPair = createUser();
+  // A signer made once: nkeys.js derives a key pair's public key from its seed in plain JavaScript at each use
+  // (milliseconds each), which every seal and every lookup paid again when they were handed the key pair.
+  const signer = signerOf(createUser());
+  const keys: Signer & { getPublicKey(): string } = { ...signer, getPublicKey: () => signer.publicKey };
   const accounts: AccountLookup = {
-    accountOf: async (pub) => (pub === keys.getPublicKey() ? { busPubKey: pub, revoked: false, id: 1, ownerId } : undefined),
+    accountOf: async (pub) => (pub === signer.publicKey ? { busPubKey: pub, revoked: false, id: 1, ownerId } : undefined),
     mayReportFor: async (_account, uid) => uid === clusterUID,
   };
   const usage = (receivedAtMs: number): agentV1.LicenseUsage => ({
