@@ -1,5 +1,5 @@
-import { createAccount, createUser, fromPublic } from 'nkeys.js';
-import { rawUserPublicKey, signerOf, verifySignature } from './ed25519';
+import { createAccount, createUser, fromPublic, fromSeed } from 'nkeys.js';
+import { newUserKeys, rawUserPublicKey, signerOf, verifySignature } from './ed25519';
 
 describe('Ed25519 with nkey user keys', () => {
   const data = new TextEncoder().encode('platform.agent.v1\nsome bytes to sign');
@@ -40,5 +40,18 @@ describe('Ed25519 with nkey user keys', () => {
     expect(() => rawUserPublicKey(pub.slice(0, -2) + (pub.endsWith('AA') ? 'BB' : 'AA'))).toThrow();
     expect(() => signerOf(createAccount())).toThrow(/user seed/);
     expect(rawUserPublicKey(pub)).toHaveLength(32);
+  });
+
+  it("makes new key pairs that nkeys.js reads as its own: the seed's public key is the one given, and it verifies", () => {
+    for (let i = 0; i < 5; i++) {
+      const { seed, publicKey } = newUserKeys();
+      expect(seed).toMatch(/^SU[A-Z2-7]{56}$/);
+      expect(publicKey).toMatch(/^U[A-Z2-7]{55}$/);
+      const theirs = fromSeed(new TextEncoder().encode(seed));
+      expect(theirs.getPublicKey()).toBe(publicKey);
+      expect(signerOf(seed).publicKey).toBe(publicKey);
+      expect(fromPublic(publicKey).verify(data, signerOf(seed).sign(data))).toBe(true);
+    }
+    expect(newUserKeys().seed).not.toBe(newUserKeys().seed);
   });
 });

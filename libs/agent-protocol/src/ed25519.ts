@@ -1,7 +1,7 @@
 import { cacheMetrics, sizeOf } from '@platform/telemetry';
-import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { fromSeed, Prefix, type KeyPair } from 'nkeys.js';
+import { Prefix, type KeyPair } from 'nkeys.js';
 // nkeys.js' own codec (base32, prefix byte, CRC-16 checksum); the package exports no other way to the raw key.
 import { Codec } from 'nkeys.js/lib/codec';
 
@@ -13,6 +13,9 @@ import { Codec } from 'nkeys.js/lib/codec';
  */
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** What precedes an Ed25519 seed in its PKCS #8 form (RFC 8410), so Node takes the bare 32 bytes as a private key. */
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 /** Public keys already turned into key objects: a cluster signs every report with the same key. */
 const publicKeys = new LRUCache<string, KeyObject>({ max: 10_000 });
 const publicKeyLookups = cacheMetrics(sizeOf('agent-protocol.public-keys', publicKeys));
@@ -63,13 +66,26 @@ export interface Signer {
 }
 
 export function signerOf(key: string | Uint8Array | KeyPair): Signer {
-  const pair = typeof key === 'string' ? fromSeed(encoder.encode(key)) : key instanceof Uint8Array ? fromSeed(key) : key;
-  const decoded = Codec.decodeSeed(pair.getSeed());
+  const seed = typeof key === 'string' ? encoder.encode(key) : key instanceof Uint8Array ? key : key.getSeed();
+  const decoded = Codec.decodeSeed(seed);
   if (decoded.prefix !== Prefix.User) throw new Error('the seed is not an nkey user seed');
-  const publicKey = pair.getPublicKey();
-  const privateKey = createPrivateKey({
-    key: { kty: 'OKP', crv: 'Ed25519', d: b64url(decoded.buf), x: b64url(rawUserPublicKey(publicKey)) },
-    format: 'jwk',
-  });
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, decoded.buf]), format: 'der', type: 'pkcs8' });
+  // The public key by Node's Ed25519 too: nkeys.js derives it in plain JavaScript, milliseconds at each ask.
+  const publicKey = userPublicKeyOf(createPublicKey(privateKey));
   return { publicKey, sign: (data) => new Uint8Array(sign(null, data, privateKey)) };
+}
+
+/**
+ * A new nkey user key pair, its seed ("SU...") and public key ("U...") as nkeys.js writes them, made by Node's
+ * Ed25519 (nkeys.js' `createUser` and `getPublicKey` take about 10 ms of plain JavaScript between them).
+ */
+export function newUserKeys(): { seed: string; publicKey: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const rawSeed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
+  return { seed: decoder.decode(Codec.encodeSeed(Prefix.User, rawSeed)), publicKey: userPublicKeyOf(publicKey) };
+}
+
+/** An Ed25519 public key as an nkey user public key ("U..."). */
+function userPublicKeyOf(key: KeyObject): string {
+  return decoder.decode(Codec.encode(Prefix.User, Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url')));
 }

@@ -2,7 +2,7 @@
 // verified envelopes, message-id deduplication and the resource-history request/reply.
 export * from './subjects';
 export * from './envelope';
-export { signerOf, verifySignature, rawUserPublicKey, type Signer } from './ed25519';
+export { newUserKeys, signerOf, verifySignature, rawUserPublicKey, type Signer } from './ed25519';
 export * from './seen-ids';
 export * from './resource-history';
 export * from './accounts';

@@ -1,5 +1,5 @@
-import { createUser as createNkeyUser } from 'nkeys.js';
 import type { Knex } from 'knex';
+import { newUserKeys } from '@platform/agent-protocol';
 import { ConflictError, InputError, NotFoundError, ValidationError } from '@platform/errors';
 import { isUniqueViolation, type Database, unixSeconds } from '@platform/db';
 import type { orgTokensV1 } from '@platform/proto';
@@ -194,13 +194,12 @@ export class OrgTokens {
   /** Issues a NATS user key pair for the system admin; only the public key is stored, the seed is returned once. */
   async createBusAccount(req: orgTokensV1.CreateBusAccountRequest): Promise<orgTokensV1.CreatedBusAccount> {
     await this.org(req.orgId);
-    const keys = createNkeyUser();
-    const seed = new TextDecoder().decode(keys.getSeed());
+    const { seed, publicKey } = newUserKeys();
     const row = await this.db.transaction(async (trx) => {
       const uid = await this.ensureSystemAdmin(req.orgId, trx);
       const [inserted] = await this.db
         .table('bus_accounts', trx)
-        .insert({ uid, bus_pub_key: keys.getPublicKey(), cluster_id: req.clusterId, product_name: req.productName })
+        .insert({ uid, bus_pub_key: publicKey, cluster_id: req.clusterId, product_name: req.productName })
         .returning('*');
       return inserted;
     });
