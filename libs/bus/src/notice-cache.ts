@@ -42,6 +42,9 @@ export interface Keeping<V> {
   alone?: boolean;
 }
 
+/** Most answers kept when the options name no size. */
+const DEFAULT_MAX_ENTRIES = 10_000;
+
 /** How long to wait before asking again when the bus could not catch up after a (re)connection. */
 const RETRUST_RETRY_MS = 200;
 
@@ -75,7 +78,14 @@ interface Entry<V> {
  * - **Metrics.** `cache_lookups_total{cache, result=hit|miss|bypass}` and `cache_evictions_total{cache, cause}`.
  */
 export class NoticeCache<V> {
+  /**
+   * The kept answers; made at the first answer kept, and again after a clear. A map is sized for `maxEntries` when it
+   * is made (lru-cache allocates its arrays up front: megabytes for a decision cache of 100,000), which every cache
+   * paid at its construction and again at the clears a start makes, kept answers or none.
+   */
   private entries: LRUCache<string, Entry<V>> | undefined;
+  /** Whether it keeps answers at all (a lifetime and a size above 0). */
+  private readonly keeps: boolean;
   /** The keys of each tag's answers, so a notice finds them. */
   private byTag = new Map<string, Set<string>>();
   private readonly pending = new Map<string, { generation: number; read: Promise<V> }>();
@@ -87,7 +97,7 @@ export class NoticeCache<V> {
   private readonly metrics;
 
   constructor(private readonly opts: NoticeCacheOptions) {
-    this.entries = this.emptyEntries();
+    this.keeps = opts.ttlMs > 0 && (opts.maxEntries ?? DEFAULT_MAX_ENTRIES) > 0;
     this.trusted = opts.keepWithoutBus ?? false;
     const metrics = cacheMetrics(this);
     this.metrics = {
@@ -106,7 +116,7 @@ export class NoticeCache<V> {
    * arrived (`performance.now()`); a fence asked after it covers the request (Bus.caughtUp).
    */
   async ready(arrivedAt?: number): Promise<boolean> {
-    if (!this.entries || !this.trusted) return false;
+    if (!this.keeps || !this.trusted) return false;
     const bus = this.bus;
     if (!bus) return true;
     if (!bus.health().connected) return false;
@@ -135,16 +145,17 @@ export class NoticeCache<V> {
    * so it fails at once instead; and the same kept object then always means the same content (madeFrom).
    */
   keep(since: number, key: string, value: V, how: Keeping<V> = {}): void {
-    if (!this.entries || !this.trusted || since !== this.generation) return;
+    if (!this.keeps || !this.trusted || since !== this.generation) return;
     if (how.keep && !how.keep(value)) return;
+    const entries = (this.entries ??= this.emptyEntries());
     deepFreeze(value);
     const ttl = how.ttlMs?.(value);
     if (ttl === 0) return;
     const tags = typeof how.tags === 'function' ? how.tags(value) : (how.tags ?? []);
-    const options = ttl === undefined ? undefined : { ttl: Math.min(Math.ceil(ttl), this.entries.ttl) };
+    const options = ttl === undefined ? undefined : { ttl: Math.min(Math.ceil(ttl), entries.ttl) };
     for (const at of new Set([key, ...(how.alsoAt?.(value) ?? [])])) {
       // Indexed after the set: replacing an answer disposes the old one, which unindexes its key.
-      this.entries.set(at, { value, tags }, options);
+      entries.set(at, { value, tags }, options);
       for (const tag of tags) {
         let keys = this.byTag.get(tag);
         if (!keys) this.byTag.set(tag, (keys = new Set()));
@@ -162,7 +173,7 @@ export class NoticeCache<V> {
       this.metrics.bypass.inc();
       return load();
     }
-    const kept = this.entries!.get(key);
+    const kept = this.entries?.get(key);
     if (kept) {
       this.metrics.hit.inc();
       return kept.value;
@@ -232,15 +243,13 @@ export class NoticeCache<V> {
     this.pending.clear();
     if (!this.entries?.size) return;
     this.metrics[cause].inc(this.entries.size);
-    this.entries = this.emptyEntries();
+    this.entries = undefined;
     this.byTag = new Map();
   }
 
-  private emptyEntries(): LRUCache<string, Entry<V>> | undefined {
-    const max = this.opts.maxEntries ?? 10_000;
-    if (!(this.opts.ttlMs > 0 && max > 0)) return undefined;
+  private emptyEntries(): LRUCache<string, Entry<V>> {
     const entries: LRUCache<string, Entry<V>> = new LRUCache<string, Entry<V>>({
-      max,
+      max: this.opts.maxEntries ?? DEFAULT_MAX_ENTRIES,
       ttl: Math.ceil(this.opts.ttlMs),
       // Lifetimes are counted on the process's performance clock, looked up at each use rather than the one lru-cache
       // captured when it loaded: the same clock, which a test's fake timers then drive as they drive Date.
@@ -261,7 +270,7 @@ export class NoticeCache<V> {
 
   /** Most answers kept (0 when it keeps none). */
   get maxEntries(): number {
-    return this.entries ? (this.opts.maxEntries ?? 10_000) : 0;
+    return this.keeps ? (this.opts.maxEntries ?? DEFAULT_MAX_ENTRIES) : 0;
   }
 
   /** Its name in the metrics. */
