@@ -42,7 +42,9 @@ describe('server reflection, built when first asked', () => {
   it("lists the services of the server's .proto files, in v1 and v1alpha", async () => {
     for (const version of ['v1', 'v1alpha'] as const) {
       const answer = await ask(address, version, { listServices: '' });
-      expect(answer.listServicesResponse.service.map((s: { name: string }) => s.name)).toContain('platformadmin.orgsteams.v1.OrgsTeamsService');
+      expect(answer.listServicesResponse.service.map((s: { name: string }) => s.name)).toContain(
+        'platformadmin.orgsteams.v1.OrgsTeamsService',
+      );
     }
   });
 
@@ -51,6 +53,23 @@ describe('server reflection, built when first asked', () => {
     expect(found.fileDescriptorResponse.fileDescriptorProto.length).toBeGreaterThan(0);
     const unknown = await ask(address, 'v1', { fileContainingSymbol: 'platformadmin.orgsteams.v1.NoSuchService' });
     expect(unknown.errorResponse.errorCode).toBe(5); // NOT_FOUND
+  });
+
+  it("answers on each server of a process with that server's own files", async () => {
+    const other = new Server();
+    addReflection(other, protoFilesOf('authz'), PROTO_ROOT);
+    const port = await new Promise<number>((resolve, reject) =>
+      other.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    try {
+      const names = async (at: string) =>
+        (await ask(at, 'v1', { listServices: '' })).listServicesResponse.service.map((s: { name: string }) => s.name);
+      expect(await names(`127.0.0.1:${port}`)).toContain('platformadmin.authz.v1.AuthzService');
+      expect(await names(`127.0.0.1:${port}`)).not.toContain('platformadmin.orgsteams.v1.OrgsTeamsService');
+      expect(await names(address)).toContain('platformadmin.orgsteams.v1.OrgsTeamsService');
+    } finally {
+      other.forceShutdown();
+    }
   });
 
   it('refuses to be offered for a .proto file that is not there', () => {

@@ -25,8 +25,10 @@ export function addReflection(server: Pick<Server, 'addService'>, protoFiles: st
     );
     return built.get(service)!;
   };
-  // The services' definitions come from a reflection of nothing, which costs nothing to make.
-  for (const registration of registrations(new Reflection({}))) {
+  // The services' definitions come from a reflection of nothing, made once a process: it costs little, but loads the
+  // reflection protocol's own .proto files, for each server that asked.
+  emptyReflection ??= registrations(new Reflection({}));
+  for (const registration of emptyReflection) {
     const service = serviceOf(registration);
     const lazy: UntypedServiceImplementation = {};
     for (const method of Object.keys(registration.implementation)) {
@@ -44,6 +46,9 @@ export function addReflection(server: Pick<Server, 'addService'>, protoFiles: st
     server.addService(registration.definition, lazy);
   }
 }
+
+/** The definitions of the reflection services (v1 and v1alpha), the same for every server. */
+let emptyReflection: Registration[] | undefined;
 
 /** What a reflection service registers on a server, caught instead of registered. */
 function registrations(reflection: ReflectionService): Registration[] {
