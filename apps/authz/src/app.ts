@@ -4,7 +4,7 @@ import { announcingWrites, defineApp, startService, type Logger } from '@platfor
 import { migrations } from '../migrations';
 import { Authorization } from './authorization';
 import { assertOpenFgaSettings, authzEnv, type AuthzConfig } from './config';
-import { EmbeddedEngine, PLATFORM_MODEL_FILE, TypeSystem, type AuthzEngine } from './engine';
+import { EmbeddedEngine, modelOfFile, PLATFORM_MODEL_FILE, TypeSystem, type AuthzEngine } from './engine';
 import { OpenFgaEngine } from './openfga/openfga-engine';
 import { AllowedPermissions } from './roles/allowed-permissions';
 import { Roles } from './roles/roles';
@@ -70,7 +70,7 @@ function loadTuples(engine: EmbeddedEngine, log: Logger): void {
 /** The engine the configuration asks for: OpenFGA when OPENFGA_API_URL is set, else the embedded one (also the admin CLI's). */
 export async function chooseEngine(config: AuthzConfig, db: Database, log: Logger): Promise<{ engine: AuthzEngine; model: TypeSystem }> {
   const dsl = fs.readFileSync(PLATFORM_MODEL_FILE, 'utf8');
-  const model = TypeSystem.fromDsl(dsl);
+  const model = new TypeSystem(modelOfFile(PLATFORM_MODEL_FILE, dsl));
   // Time-bound grants (a team's custom role until a date, the model's `not_after`) end at authz's clock, never the caller's.
   const context = () => ({ current_time: new Date().toISOString() });
   if (config.OPENFGA_API_URL) {
