@@ -389,8 +389,11 @@ async function startSeparate(): Promise<Platform> {
     // Its own Postgres backends (those on its database) and its own NATS server: nothing else the machine runs.
     pids: async () => [...children.filter((c) => c.exitCode === null).map((c) => c.pid!), nats.pid, ...(await backendPids(name))],
     async stop() {
-      // The demo seed's simulated hub too: it stops with the apps.
-      children.forEach((c) => c.kill('SIGTERM'));
+      // The demo seed's simulated hub too: it stops with the apps. The apps are signalled once, by `apps.stop`: a
+      // second SIGTERM would end them at once (their handler is a `once`), skipping their graceful stop and the CPU
+      // profiles BENCH_CPU_PROFILE asks for.
+      const appProcesses = new Set(apps.processes.values());
+      children.filter((c) => !appProcesses.has(c)).forEach((c) => c.kill('SIGTERM'));
       await apps.stop();
       await Promise.all(
         children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)),

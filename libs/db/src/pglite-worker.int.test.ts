@@ -49,6 +49,46 @@ describe('the embedded database: one message per plain statement', () => {
     expect(await plain(read, ['one', 42, true])).toEqual(await viaQuery(read, ['one', 42, true]));
   });
 
+  it('answers dates and arrays as query() answers them', async () => {
+    const insert = 'insert into things (name, at, tags) values ($1, $2, $3) returning at, tags';
+    const at = new Date('2026-11-30T01:02:03.456Z');
+    // Quotes, backslashes, commas, braces, spaces, an empty text and a null: each element arrives as it was.
+    const tags = ['a"b', 'c\\d', 'e,f', '{g}', ' h ', '', null, 'NULL'];
+    const one = await plain(insert, ['dated-one', at, tags]);
+    expect(one).toEqual(await viaQuery(insert, ['dated-two', at, tags]));
+    expect(one.rows[0].at).toEqual(at);
+    expect(one.rows[0].tags).toEqual(expect.arrayContaining(tags.slice(0, 6)));
+    // Read back in SQL (PGlite's parse of a text[] answers a null element as the word): a null, then the word.
+    const stored = 'select tags[7] is null as missing, tags[8] as word from things where name = $1';
+    expect((await plain(stored, ['dated-one'])).rows).toEqual([{ missing: true, word: 'NULL' }]);
+    const byIds = 'select name from things where id = any($1::bigint[]) and at = $2 order by name';
+    const ids = (await plain('select id from things where name like $1', ['dated-%'])).rows.map((r) => Number(r.id));
+    expect((await plain(byIds, [ids, at])).rows).toEqual([{ name: 'dated-one' }, { name: 'dated-two' }]);
+    expect(await plain(byIds, [ids, at])).toEqual(await viaQuery(byIds, [ids, at]));
+    const nested = 'select $1::int[] as flat, $2::int[][] as grid, $3::bool[] as flags, $4::text[] as none';
+    const values = [
+      [1, 2],
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [true, false],
+      [],
+    ];
+    expect(await plain(nested, values)).toEqual(await viaQuery(nested, values));
+    expect((await plain(nested, values)).rows).toEqual([
+      {
+        flat: [1, 2],
+        grid: [
+          [1, 2],
+          [3, 4],
+        ],
+        flags: [true, false],
+        none: [],
+      },
+    ]);
+  });
+
   it('counts the rows an update or a delete touched', async () => {
     expect((await plain('update things set n = n + $1 where ok = $2', [1, true])).affectedRows).toBe(2);
     expect((await plain('delete from things where name = $1', ['nothing'])).affectedRows).toBe(0);

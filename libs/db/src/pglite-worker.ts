@@ -98,9 +98,19 @@ async function fromFresh(dataDir, fresh, migrated) {
 // of the extended protocol (parse, bind, describe, execute, sync), its parameters as text for the server to read by
 // the types it infers, as node-postgres sends them to a Postgres server: one pass through the engine instead of the six
 // PGlite's query() makes (it asks the parameters' types first, then sends each step alone), about 2.4 times cheaper
-// for a one-row insert. Others (dates, objects, arrays, buffers), and any statement with options (knex gives none: an empty object),
-// keep query(), which serializes parameters by their types.
-const plain = (v) => v === null || v === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof v);
+// for a one-row insert. Dates and arrays of such values go so too, as text written the way query() writes them (a date
+// by toISOString(), an array as Postgres' array literal, every element quoted): the outbox's lease and an audit event's
+// time are dates, a read by ids an array, in most writes. Others (objects, buffers, arrays holding them, an invalid
+// date), and any statement with options (knex gives none: an empty object), keep query(), which serializes parameters
+// by their types.
+const scalar = (v) => v === null || v === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof v);
+const plainArray = (a) => Array.isArray(a) && a.every((e) => scalar(e) || plainArray(e));
+const plain = (v) => scalar(v) || (v instanceof Date && !Number.isNaN(v.getTime())) || plainArray(v);
+const arrayLiteral = (a) =>
+  '{' +
+  a.map((e) => (e === null || e === undefined ? 'NULL' : Array.isArray(e) ? arrayLiteral(e) : '"' + String(e).replace(/[\\\\"]/g, '\\\\$&') + '"')).join(',') +
+  '}';
+const asText = (v) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : Array.isArray(v) ? arrayLiteral(v) : String(v));
 // Statements the engine keeps parsed, by their text: a read or write run again (every statement knex makes for a route
 // is the same text each time) is bound to its named statement instead of parsed, analysed and planned again, which
 // halves its time in the engine. At most PREPARED_MAX, the least recently run closed first. Which statements are kept,
@@ -130,7 +140,7 @@ async function runPlain(sql, params, keep) {
     parts.push(serialize.parse({ text: sql, name, types: [] }));
   }
   parts.push(
-    serialize.bind({ statement: name, values: params.map((v) => (v === null || v === undefined ? null : String(v))) }),
+    serialize.bind({ statement: name, values: params.map(asText) }),
     serialize.describe({ type: 'P' }),
     serialize.execute({}),
     serialize.sync(),
