@@ -24,5 +24,8 @@ export {
   type StageEffect,
   type OutboxOptions,
   type RunOptions,
+  StatementColumn,
+  type EffectInStatement,
+  type EntryInStatement,
 } from './outbox';
 export { pageOf, pageOfList, pageOfQuery, type Page, type PageLimits, type PageRequest, type Paged, type WholeListLimits } from './paging';

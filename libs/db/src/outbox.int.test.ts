@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConflictError, InputError, UnavailableError } from '@platform/errors';
 import { createTestDatabase, eventually } from '@platform/testing';
-import { openDatabase, Outbox, outboxMigration, type Database, type EffectContext, type EffectHandler } from './index';
+import { openDatabase, Outbox, outboxMigration, StatementColumn, type Database, type EffectContext, type EffectHandler } from './index';
 
 // The outbox against real Postgres, with a remote side that is a set of strings which can fail on demand.
 describe('Outbox', () => {
@@ -162,6 +162,96 @@ describe('Outbox', () => {
     } finally {
       await box.stop();
     }
+  });
+
+  describe('a change written by one statement', () => {
+    /** Inserts a thing and its entry in one statement; the entry's payload takes the name from the statement's row. */
+    const addInOne = (box: Outbox, name: string, undo = true) =>
+      box.runInOne(
+        async (entry) => {
+          const { rows: written } = await db.knex.raw<{ rows: { name: string }[] }>(
+            `with thing as (insert into outbox_test.things (name) select ? where ? <> 'nobody' returning name), entry as (?) select thing.name, ? from thing, entry`,
+            [
+              name,
+              name,
+              entry.insert('thing', [{ kind: 'names', payload: { add: StatementColumn.of('thing.name'), note: { as: ['json'] } } }]),
+              entry.columns,
+            ],
+          );
+          return { result: written[0]?.name, row: written[0] };
+        },
+        undo ? { undo: (trx) => db.table('things', trx).where({ name }).delete() } : {},
+      );
+    const payloads = (handler: EffectHandler<{ add?: string[] | string }>): EffectHandler => ({
+      ...handler,
+      // The payload's `add` is the statement's column (one name), as the relay too reads it from the stored entry.
+      apply: (p: { add: string }, call, applied) => handler.apply({ add: [p.add] }, call, applied),
+    });
+    const inOne = () => {
+      const box = new Outbox(db, { names: payloads(names) }, { leaseMs: 60_000, relayIntervalMs: 50 });
+      boxes.push(box);
+      return box;
+    };
+
+    it('writes the rows and the entry in one statement, applies the effects, and keeps no entry', async () => {
+      const box = inOne();
+      await addInOne(box, 'one-first'); // the first takes the holder's lock (a statement of its own, once)
+      const statements: string[] = [];
+      const seen = (q: { sql: string }) => void statements.push(q.sql.split(' ')[0].toLowerCase());
+      db.knex.on('query', seen);
+      try {
+        expect(await addInOne(box, 'one-a')).toBe('one-a');
+      } finally {
+        db.knex.off('query', seen);
+      }
+      expect(remote.has('one-a')).toBe(true);
+      expect(await box.pending()).toBe(0);
+      // No transaction around it: the statement, then the entry's delete.
+      expect(statements).toEqual(['with', 'delete']);
+    });
+
+    it('writes no entry when the statement writes nothing', async () => {
+      const box = inOne();
+      expect(await addInOne(box, 'nobody')).toBeUndefined();
+      expect(await box.pending()).toBe(0);
+      expect(remote.has('nobody')).toBe(false);
+    });
+
+    it('puts the rows back and takes the effects back when an effect fails', async () => {
+      const box = inOne();
+      state.down = true;
+      await expect(addInOne(box, 'one-c')).rejects.toThrow('remote is down');
+      expect(await rows()).not.toContain('one-c');
+      expect(await box.pending()).toBe(1);
+      state.down = false;
+      await new Promise((r) => setTimeout(r, 150)); // its backoff
+      expect(await box.relay()).toBe(1);
+      expect(remote.has('one-c')).toBe(false);
+    });
+
+    it('keeps a committed change without an undo and lets the relay apply the entry as the statement stored it', async () => {
+      const box = inOne();
+      state.down = true;
+      expect(await addInOne(box, 'one-e', false)).toBe('one-e');
+      const [stored] = await db.table('outbox').pluck('effects');
+      expect(stored).toEqual([{ kind: 'names', payload: { add: 'one-e', note: { as: ['json'] } } }]);
+      state.down = false;
+      await new Promise((r) => setTimeout(r, 150));
+      expect(await box.relay()).toBe(1);
+      expect(remote.has('one-e')).toBe(true);
+    });
+
+    it('refuses an effect with no handler, or a payload column that is not one, before writing anything', async () => {
+      const box = inOne();
+      await expect(
+        box.runInOne(async (entry) => ({ result: entry.insert('thing', [{ kind: 'nothing', payload: {} }]), row: undefined })),
+      ).rejects.toThrow('no outbox handler for nothing');
+      expect(() => StatementColumn.of('thing.name; drop table things')).toThrow('not a column');
+      await expect(
+        box.runInOne(async (entry) => ({ result: entry.insert('thing; drop table things', []), row: undefined })),
+      ).rejects.toThrow('not a list of CTE names');
+      expect(await box.pending()).toBe(0);
+    });
   });
 
   it('tells an effect applied right after its change committed from one the relay applies later, and gives it the payload as stored', async () => {

@@ -48,6 +48,44 @@ export interface AppliedAs {
 /** Records an effect of the running change; the change's effects are applied in order once it commits. */
 export type StageEffect = (kind: string, payload: unknown) => void;
 
+/**
+ * A value of an effect's payload that the statement writing the change makes: a column of one of its CTEs. A class of
+ * its own, so that no payload value of another shape is ever taken for SQL.
+ */
+export class StatementColumn {
+  private constructor(readonly column: string) {}
+
+  /** The payload's value is the column `ref` (`org.id`) of the statement's row. */
+  static of(ref: string): StatementColumn {
+    if (!/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/.test(ref)) throw new Error(`not a column of a CTE: ${ref}`);
+    return new StatementColumn(ref);
+  }
+}
+
+/** An effect whose payload's values are bound, or read from the statement's row (`statementColumn`). */
+export interface EffectInStatement {
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/** The outbox entry of a change written by one statement (`Outbox.runInOne`). */
+export interface EntryInStatement {
+  /**
+   * The body of the statement's `entry as (...)` CTE: it inserts the entry, its effects' payloads made from their bound
+   * values and from the columns of `from` (the statement's CTEs, which answer one row, or none when the change wrote
+   * nothing: then no entry is written either).
+   */
+  insert(from: string, effects: EffectInStatement[]): Knex.Raw;
+  /** The entry's columns, for the statement's last select (which reads `entry` too). */
+  readonly columns: Knex.Raw;
+}
+
+/** What a statement of `runInOne` answers of its entry, by these names (EntryInStatement.columns). */
+interface EntryColumns {
+  outbox_entry_id?: number | string;
+  outbox_entry_effects?: Effect[];
+}
+
 /** What the outbox logs through (pino's Logger fits). */
 export interface OutboxLogger {
   info(obj: object, msg: string): void;
@@ -103,6 +141,8 @@ const MAX_FORGOTTEN_AT_ONCE = 100;
 /** Failures that may pass by themselves; any other domain error is the other side refusing the effect for good. */
 const TRANSIENT: ErrorKind[] = ['unavailable', 'deadline', 'internal', 'too-many-requests'];
 const isPermanent = (err: unknown) => err instanceof DomainError && !TRANSIENT.includes(err.kind);
+/** CTE names, as `insert`'s `from` takes them: `org, team`. */
+const CTE_NAMES = /^[a-z_][a-z0-9_]*(, [a-z_][a-z0-9_]*)*$/;
 
 /*
  * Who holds a lease. `lease_owner` is `<holder>:<run>`: the holder is the process's outbox (one per process and
@@ -193,14 +233,66 @@ export class Outbox {
     return this.tracked(this.runNow(change, opts));
   }
 
+  /**
+   * Runs a change that one statement writes, its outbox entry inserted by a CTE of that statement (`entry`): a statement
+   * is atomic by itself, so this takes one round trip where `run` takes four (BEGIN, the rows, the entry, COMMIT).
+   * `write` runs the statement and answers the change's result and the statement's row (none when it wrote nothing:
+   * then there is no entry either). The effects are then applied, and undone on failure, as `run` does.
+   */
+  runInOne<T>(write: (entry: EntryInStatement) => Promise<{ result: T; row: object | undefined }>, opts: RunOptions<T> = {}): Promise<T> {
+    if (this.stopped) return Promise.reject(new UnavailableError(`the outbox is stopped: the service is shutting down`));
+    return this.tracked(this.runInOneNow(write, opts));
+  }
+
+  private async runInOneNow<T>(
+    write: (entry: EntryInStatement) => Promise<{ result: T; row: object | undefined }>,
+    opts: RunOptions<T>,
+  ): Promise<T> {
+    const owner = this.ownerOf(await this.hold());
+    const knex = this.db.knex;
+    const entry: EntryInStatement = {
+      insert: (from, effects) => {
+        if (!CTE_NAMES.test(from)) throw new Error(`not a list of CTE names: ${from}`);
+        for (const { kind } of effects) this.check(kind, opts);
+        // Each payload a jsonb object: a column read as it is, a bound value as its JSON.
+        const payload = (p: Record<string, unknown>) =>
+          knex.raw(
+            `jsonb_build_object(${Object.keys(p)
+              .map(() => '?::text, ?')
+              .join(', ')})`,
+            Object.entries(p).flatMap(([key, v]) => [
+              key,
+              v instanceof StatementColumn ? knex.raw(v.column) : knex.raw('?::jsonb', [JSON.stringify(v)]),
+            ]),
+          );
+        const built = effects.map((e) => knex.raw(`jsonb_build_object('kind', ?::text, 'payload', ?)`, [e.kind, payload(e.payload)]));
+        const lease = this.queue.leased(owner) as { lease_owner: string; lease_until: Date };
+        return knex.raw(
+          `insert into ?? (effects, lease_owner, lease_until) select jsonb_build_array(${built.map(() => '?').join(', ')}), ?, ? from ${from} returning id, effects`,
+          [`${this.db.schema}.${TABLE}`, ...built, lease.lease_owner, lease.lease_until],
+        );
+      },
+      columns: knex.raw('entry.id as outbox_entry_id, entry.effects as outbox_entry_effects'),
+    };
+    const { result, row } = await write(entry);
+    const { outbox_entry_id: id, outbox_entry_effects: stored } = (row ?? {}) as EntryColumns;
+    if (id === undefined || !stored) return result;
+    return this.afterCommit(Number(id), stored, stored, result, owner, opts);
+  }
+
+  /** Whether an effect of this kind may be staged by a change with these options; throws when not. */
+  private check(kind: string, opts: { undo?: unknown }): void {
+    const handler = this.handlers[kind];
+    if (!handler) throw new Error(`no outbox handler for ${kind}`);
+    if (opts.undo && !handler.invert) throw new Error(`effect ${kind} cannot be undone, so a change with an undo cannot stage it`);
+  }
+
   private async runNow<T>(change: (trx: Knex.Transaction, stage: StageEffect) => Promise<T>, opts: RunOptions<T>): Promise<T> {
     const owner = this.ownerOf(await this.hold());
     const effects: Effect[] = [];
     const { result, id, stored } = await this.db.transaction(async (trx) => {
       const result = await change(trx, (kind, payload) => {
-        const handler = this.handlers[kind];
-        if (!handler) throw new Error(`no outbox handler for ${kind}`);
-        if (opts.undo && !handler.invert) throw new Error(`effect ${kind} cannot be undone, so a change with an undo cannot stage it`);
+        this.check(kind, opts);
         effects.push({ kind, payload });
       });
       if (!effects.length) return { result, id: undefined, stored: [] };
@@ -209,6 +301,14 @@ export class Outbox {
       return { result, id: await this.insert(trx, json, owner), stored: JSON.parse(json) as Effect[] };
     });
     if (id === undefined) return result;
+    return this.afterCommit(id, effects, stored, result, owner, opts);
+  }
+
+  /**
+   * Applies a committed change's entry (`effects` as staged, `stored` as stored) for the call, as `run` and `runInOne`
+   * describe, and answers the change's result.
+   */
+  private async afterCommit<T>(id: number, effects: Effect[], stored: Effect[], result: T, owner: string, opts: RunOptions<T>): Promise<T> {
     crashPoint('outbox-after-commit');
 
     if (opts.detach && !opts.undo) {

@@ -1,10 +1,10 @@
-import type { Database, EffectContext, EffectHandler, StageEffect } from '@platform/db';
+import type { Database, EffectContext, EffectHandler, EffectInStatement, StageEffect, StatementColumn } from '@platform/db';
 import { UnavailableError } from '@platform/errors';
 import { changed } from '../changes';
 import { tupleKey, type Tuple } from '../relationships';
 import { CLUSTER_CONNECTION_EFFECT, clusterConnectionEffect, type ClusterConnections } from './cluster-connections';
 import type { OrgAuthz, RoleUntil } from './org-authz';
-import { tuplesCalledFor } from './tuples';
+import { ownedOrgTuples, tuplesCalledFor } from './tuples';
 
 /**
  * What orgs-teams' changes need done outside its own rows, as outbox effects (libs/db outbox): each one is
@@ -33,8 +33,19 @@ export interface TeamRolesChange {
   previousUntil?: RoleUntil;
 }
 
+/**
+ * An organization made with its owner team and its creator in it, by the one statement that wrote them (its ids are
+ * that statement's): the tuples those rows call for (ownedOrgTuples).
+ */
+export interface OrgCreated {
+  orgId: number;
+  ownerTeamId: number;
+  creatorId: number;
+}
+
 export const EFFECT = {
   tuples: 'authz.tuples',
+  orgCreated: 'authz.org-created',
   teamRoles: 'authz.team-roles',
   orgRolesDeleted: 'authz.org-roles-deleted',
   avatarDiscarded: 'avatars.discarded',
@@ -49,6 +60,11 @@ export const EFFECT = {
  */
 export function stageTuples(stage: StageEffect, tuples: Tuple[], calledFor?: { calledFor: true }): void {
   if (tuples.length) stage(EFFECT.tuples, { tuples, ...calledFor } satisfies TupleChange);
+}
+
+/** The effect of an organization's creation, its ids the columns of the statement that makes them. */
+export function orgCreated(made: { orgId: StatementColumn; ownerTeamId: StatementColumn; creatorId: number }): EffectInStatement {
+  return { kind: EFFECT.orgCreated, payload: made };
 }
 
 /** Stages replacing a team's custom roles (nothing when they stay the same). */
@@ -78,6 +94,12 @@ export function orgEffects(
     // Applied again after an undo put the rows back, it brings the tuples back in line with them.
     invert: (c) => c,
   };
+  const created: EffectHandler<OrgCreated> = {
+    apply: (c, call, applied) =>
+      tuples.apply({ tuples: ownedOrgTuples(c.orgId, c.ownerTeamId, c.creatorId), calledFor: true }, call, applied),
+    // As the tuples' effect: applied again after an undo removed the rows, it removes the tuples.
+    invert: (c) => c,
+  };
   const teamRoles: EffectHandler<TeamRolesChange> = {
     apply: async (c, call) => void (await authz.assignTeamRoles(c.orgId, c.teamId, c.roleIds, c.until, call)),
     invert: (c) => ({ ...c, roleIds: c.previous, previous: c.roleIds, until: c.previousUntil, previousUntil: c.until }),
@@ -94,6 +116,7 @@ export function orgEffects(
   };
   return {
     [EFFECT.tuples]: tuples,
+    [EFFECT.orgCreated]: created,
     [EFFECT.teamRoles]: teamRoles,
     [EFFECT.orgRolesDeleted]: orgRolesDeleted,
     [EFFECT.avatarDiscarded]: avatarDiscarded,

@@ -1,5 +1,16 @@
 import type { Knex } from 'knex';
-import { pageOf, pageOfList, pageOfQuery, type Database, type PageRequest, type Paged, type WholeListLimits } from '@platform/db';
+import {
+  pageOf,
+  pageOfList,
+  pageOfQuery,
+  StatementColumn,
+  type Database,
+  type EffectInStatement,
+  type EntryInStatement,
+  type PageRequest,
+  type Paged,
+  type WholeListLimits,
+} from '@platform/db';
 import { NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
@@ -163,18 +174,21 @@ export class OrganizationsStore {
     fields: OrgFields,
     ownerTeam: Omit<TeamFields, 'units'>,
     creatorId: number,
-    trx: Knex.Transaction,
-  ): Promise<{ org: OrgRow; ownerTeamId: number } | undefined> {
+    entry: EntryInStatement,
+    effects: (made: { orgId: StatementColumn; ownerTeamId: StatementColumn }) => EffectInStatement[],
+  ): Promise<{ org: OrgRow; ownerTeamId: number; row: object } | undefined> {
     const t = (table: string) => `"${this.db.schema}"."${table}"`;
-    const { rows } = await trx.raw<{ rows: (OrgRow & { owner_team_id: number })[] }>(
+    const outbox = entry.insert('org, team', effects({ orgId: StatementColumn.of('org.id'), ownerTeamId: StatementColumn.of('team.id') }));
+    const { rows } = await this.db.knex.raw<{ rows: (OrgRow & { owner_team_id: number })[] }>(
       `with org as (insert into ${t('accounts')} (type, login, lower_login, ${ORG_FIELD_COLUMNS.join(', ')})` +
         ` select ?, ?, ?, ${ORG_FIELD_COLUMNS.map(() => '?').join(', ')}` +
         ` where exists (select 1 from ${t('accounts')} where id = ? and type = ?) returning ${ORG_COLUMNS.join(', ')}),` +
         ` team as (insert into ${t('teams')} (org_id, name, lower_name, description, permission, type)` +
         ` select id, ?, ?, ?, ?, ? from org returning id),` +
         ` team_member as (insert into ${t('team_users')} (team_id, org_id, uid) select team.id, org.id, ? from team, org returning uid),` +
-        ` org_member as (insert into ${t('org_users')} (org_id, uid, is_public) select org.id, ?, false from org returning uid)` +
-        ` select org.*, team.id as owner_team_id from org, team`,
+        ` org_member as (insert into ${t('org_users')} (org_id, uid, is_public) select org.id, ?, false from org returning uid),` +
+        ` entry as (?)` +
+        ` select org.*, team.id as owner_team_id, ? from org, team, entry`,
       [
         ACCOUNT_TYPE.organization,
         login,
@@ -189,12 +203,23 @@ export class OrganizationsStore {
         ownerTeam.type,
         creatorId,
         creatorId,
+        outbox,
+        entry.columns,
       ],
     );
     if (!rows.length) return undefined;
-    const { owner_team_id: ownerTeamId, ...org } = rows[0];
+    const {
+      owner_team_id: ownerTeamId,
+      outbox_entry_id: _id,
+      outbox_entry_effects: _effects,
+      ...org
+    } = rows[0] as OrgRow & {
+      owner_team_id: number;
+      outbox_entry_id: unknown;
+      outbox_entry_effects: unknown;
+    };
     changed.orgs([org.id]);
-    return { org, ownerTeamId };
+    return { org, ownerTeamId, row: rows[0] };
   }
 
   /** Changes an organization (its call announces it). */

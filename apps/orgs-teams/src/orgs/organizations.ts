@@ -3,7 +3,7 @@ import { isUniqueViolation, type StageEffect } from '@platform/db';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, ValidationError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
-import { EFFECT, stageTuples } from './effects';
+import { EFFECT, orgCreated, stageTuples } from './effects';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { MembersStore, notAUser } from './members-store';
 import type { OrgAuthz } from './org-authz';
@@ -51,8 +51,8 @@ export class Organizations {
     // Neither the creator nor the name is read first: the one statement that writes the rows inserts nothing for a
     // creator who is not a user (read then, to tell why), and a taken name is its unique violation.
     const created = await this.orgs.outbox
-      .run(
-        async (trx, stage) => {
+      .runInOne(
+        async (entry) => {
           const owned = await this.organizations.insertOwned(
             req.username,
             {
@@ -66,21 +66,11 @@ export class Organizations {
             },
             { name: OWNER_TEAM_NAME, description: 'Owners of the organization', permission: OWNER_PERMISSION, type: OWNER_TEAM_TYPE },
             req.creatorId,
-            trx,
+            entry,
+            (made) => [orgCreated({ ...made, creatorId: req.creatorId })],
           );
           if (!owned) throw new CreatorNotAUser();
-          const { org, ownerTeamId } = owned;
-          stageTuples(
-            stage,
-            [
-              orgOnSite(org.id),
-              ...teamOfOrg(org.id, ownerTeamId),
-              ownerTeamOfOrg(org.id, ownerTeamId),
-              teamMember(ownerTeamId, req.creatorId),
-            ],
-            { calledFor: true },
-          );
-          return org;
+          return { result: owned.org, row: owned.row };
         },
         // Teams and memberships go with the account (on delete cascade).
         { call: ctx, undo: (trx, org) => this.organizations.delete(org.id, trx) },

@@ -28,6 +28,14 @@ export const ownerTeamOfOrg = (orgId: number, teamId: number): Tuple => ({
 /** A user is a member of a team. */
 export const teamMember = (teamId: number, uid: number): Tuple => ({ user: `user:${uid}`, relation: 'member', object: `team:${teamId}` });
 
+/** A new organization's tuples: on the site, its owner team, and the creator in that team. */
+export const ownedOrgTuples = (orgId: number, ownerTeamId: number, creatorId: number): Tuple[] => [
+  orgOnSite(orgId),
+  ...teamOfOrg(orgId, ownerTeamId),
+  ownerTeamOfOrg(orgId, ownerTeamId),
+  teamMember(ownerTeamId, creatorId),
+];
+
 const idOf = (ref: string, type: string): number | undefined => {
   const m = new RegExp(`^${type}:(\\d+)(#member)?$`).exec(ref);
   return m ? Number(m[1]) : undefined;
