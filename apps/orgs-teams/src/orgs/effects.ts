@@ -4,7 +4,7 @@ import { changed } from '../changes';
 import { tupleKey, type Tuple } from '../relationships';
 import { CLUSTER_CONNECTION_EFFECT, clusterConnectionEffect, type ClusterConnections } from './cluster-connections';
 import type { OrgAuthz, RoleUntil } from './org-authz';
-import { ownedOrgTuples, tuplesCalledFor } from './tuples';
+import { ownedOrgTuples, teamOfOrg, tuplesCalledFor } from './tuples';
 
 /**
  * What orgs-teams' changes need done outside its own rows, as outbox effects (libs/db outbox): each one is
@@ -43,9 +43,16 @@ export interface OrgCreated {
   creatorId: number;
 }
 
+/** A team made in an organization, by the one statement that wrote it: the tuples its row calls for (teamOfOrg). */
+export interface TeamCreated {
+  orgId: number;
+  teamId: number;
+}
+
 export const EFFECT = {
   tuples: 'authz.tuples',
   orgCreated: 'authz.org-created',
+  teamCreated: 'authz.team-created',
   teamRoles: 'authz.team-roles',
   orgRolesDeleted: 'authz.org-roles-deleted',
   avatarDiscarded: 'avatars.discarded',
@@ -65,6 +72,16 @@ export function stageTuples(stage: StageEffect, tuples: Tuple[], calledFor?: { c
 /** The effect of an organization's creation, its ids the columns of the statement that makes them. */
 export function orgCreated(made: { orgId: StatementColumn; ownerTeamId: StatementColumn; creatorId: number }): EffectInStatement {
   return { kind: EFFECT.orgCreated, payload: made };
+}
+
+/**
+ * The effects of a team's creation, its id the column of the statement that makes it: its tuples first (authz attaches
+ * roles only to a team of the organization), then its custom roles when it has any.
+ */
+export function teamCreated(orgId: number, teamId: StatementColumn, roleIds: number[], until: RoleUntil): EffectInStatement[] {
+  const created: EffectInStatement = { kind: EFFECT.teamCreated, payload: { orgId, teamId } };
+  if (!roleIds.length && !Object.keys(until).length) return [created];
+  return [created, { kind: EFFECT.teamRoles, payload: { orgId, teamId, roleIds, until, previous: [] } }];
 }
 
 /** Stages replacing a team's custom roles (nothing when they stay the same). */
@@ -100,6 +117,10 @@ export function orgEffects(
     // As the tuples' effect: applied again after an undo removed the rows, it removes the tuples.
     invert: (c) => c,
   };
+  const teamMade: EffectHandler<TeamCreated> = {
+    apply: (c, call, applied) => tuples.apply({ tuples: teamOfOrg(c.orgId, c.teamId), calledFor: true }, call, applied),
+    invert: (c) => c,
+  };
   const teamRoles: EffectHandler<TeamRolesChange> = {
     apply: async (c, call) => void (await authz.assignTeamRoles(c.orgId, c.teamId, c.roleIds, c.until, call)),
     invert: (c) => ({ ...c, roleIds: c.previous, previous: c.roleIds, until: c.previousUntil, previousUntil: c.until }),
@@ -117,6 +138,7 @@ export function orgEffects(
   return {
     [EFFECT.tuples]: tuples,
     [EFFECT.orgCreated]: created,
+    [EFFECT.teamCreated]: teamMade,
     [EFFECT.teamRoles]: teamRoles,
     [EFFECT.orgRolesDeleted]: orgRolesDeleted,
     [EFFECT.avatarDiscarded]: avatarDiscarded,

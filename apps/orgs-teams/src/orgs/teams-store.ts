@@ -1,5 +1,15 @@
 import type { Knex } from 'knex';
-import { pageOf, pageOfQuery, type Database, type PageRequest, type Paged, type WholeListLimits } from '@platform/db';
+import {
+  pageOf,
+  pageOfQuery,
+  StatementColumn,
+  type Database,
+  type EffectInStatement,
+  type EntryInStatement,
+  type PageRequest,
+  type Paged,
+  type WholeListLimits,
+} from '@platform/db';
 import { changed } from '../changes';
 import { containing } from '../like';
 import { OWNER_PERMISSION, type TeamRow } from './rows';
@@ -65,13 +75,27 @@ export class TeamsStore {
     return (await (lock ? q.forUpdate() : q))?.id;
   }
 
-  async insert(orgId: number, fields: TeamFields, trx?: Knex.Transaction): Promise<TeamRow> {
-    const [row] = await this.db
-      .table('teams', trx)
+  /**
+   * Inserts a team and, in the same statement, the outbox entry of `effects` (Outbox.runInOne), which take the new
+   * team's id from the statement; answers the row, and the statement's row for the outbox.
+   */
+  async insertInOne(
+    orgId: number,
+    fields: TeamFields,
+    entry: EntryInStatement,
+    effects: (teamId: StatementColumn) => EffectInStatement[],
+  ): Promise<{ row: TeamRow; written: object }> {
+    const insert = this.db
+      .table('teams')
       .insert({ org_id: orgId, ...columns(fields) })
       .returning('*');
+    const { rows } = await this.db.knex.raw<{ rows: (TeamRow & { outbox_entry_id: unknown; outbox_entry_effects: unknown })[] }>(
+      'with team as (?), entry as (?) select team.*, ? from team, entry',
+      [insert, entry.insert('team', effects(StatementColumn.of('team.id'))), entry.columns],
+    );
+    const { outbox_entry_id: _id, outbox_entry_effects: _effects, ...row } = rows[0];
     changed.orgs([orgId]);
-    return row;
+    return { row, written: rows[0] };
   }
 
   /** Changes the given fields and sets `updated_at`. */

@@ -3,7 +3,7 @@ import { ConflictError, InputError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { ACCOUNT_TYPE } from '../identity/identity';
-import { stageTeamRoles, stageTuples } from './effects';
+import { stageTeamRoles, stageTuples, teamCreated } from './effects';
 import { MembersStore } from './members-store';
 import type { OrgAuthz, RoleUntil, TeamRoles } from './org-authz';
 import { OrganizationsStore } from './organizations-store';
@@ -140,17 +140,15 @@ export class Teams {
     await this.checkRoles(org.id, roleIds, until, ctx);
 
     const row = await this.orgs.outbox
-      .run(
-        async (trx, stage) => {
-          const row = await this.teams.insert(
+      .runInOne(
+        async (entry) => {
+          const { row, written } = await this.teams.insertInOne(
             org.id,
             { name: req.name, description: req.description, permission, type: req.type, units: req.units ? req.units.units : null },
-            trx,
+            entry,
+            (teamId) => teamCreated(org.id, teamId, roleIds, until),
           );
-          // The team's tuples first: authz attaches roles only to a team of the organization.
-          stageTuples(stage, teamOfOrg(org.id, row.id), { calledFor: true });
-          stageTeamRoles(stage, { orgId: org.id, teamId: row.id, roleIds, until, previous: [] });
-          return row;
+          return { result: row, row: written };
         },
         { call: ctx, undo: (trx, row) => this.teams.delete(row.id, trx) },
       )
