@@ -276,7 +276,7 @@ export class Outbox {
     };
     const { result, row } = await write(entry);
     const { outbox_entry_id: id, outbox_entry_effects: stored } = (row ?? {}) as EntryColumns;
-    if (id === undefined || !stored) return result;
+    if (id === undefined || id === null || !stored) return result;
     return this.afterCommit(Number(id), stored, stored, result, owner, opts);
   }
 
