@@ -174,7 +174,9 @@ describe('Outbox', () => {
             [
               name,
               name,
-              entry.insert('thing', [{ kind: 'names', payload: { add: StatementColumn.of('thing.name'), note: { as: ['json'] } } }]),
+              entry.insert('thing', [
+                { kind: 'names', payload: { add: StatementColumn.of('thing.name'), note: { as: ['json'] }, left: undefined } },
+              ]),
               entry.columns,
             ],
           );

@@ -254,17 +254,18 @@ export class Outbox {
       insert: (from, effects) => {
         if (!CTE_NAMES.test(from)) throw new Error(`not a list of CTE names: ${from}`);
         for (const { kind } of effects) this.check(kind, opts);
-        // Each payload a jsonb object: a column read as it is, a bound value as its JSON.
-        const payload = (p: Record<string, unknown>) =>
-          knex.raw(
-            `jsonb_build_object(${Object.keys(p)
-              .map(() => '?::text, ?')
-              .join(', ')})`,
-            Object.entries(p).flatMap(([key, v]) => [
+        // Each payload a jsonb object: a column read as it is, a bound value as its JSON (an undefined one left out, as
+        // JSON.stringify leaves it out of the entries `run` stores).
+        const payload = (p: Record<string, unknown>) => {
+          const fields = Object.entries(p).filter(([, v]) => v !== undefined);
+          return knex.raw(
+            `jsonb_build_object(${fields.map(() => '?::text, ?').join(', ')})`,
+            fields.flatMap(([key, v]) => [
               key,
               v instanceof StatementColumn ? knex.raw(v.column) : knex.raw('?::jsonb', [JSON.stringify(v)]),
             ]),
           );
+        };
         const built = effects.map((e) => knex.raw(`jsonb_build_object('kind', ?::text, 'payload', ?)`, [e.kind, payload(e.payload)]));
         const lease = this.queue.leased(owner) as { lease_owner: string; lease_until: Date };
         return knex.raw(
