@@ -1,4 +1,4 @@
-import type { Database, EffectContext, EffectHandler, StageEffect } from '@platform/db';
+import type { Database, EffectContext, EffectHandler, EffectInStatement, StageEffect, StatementColumn } from '@platform/db';
 import { clustersV1 } from '@platform/proto';
 import { createClient, type CallOptions } from '@platform/service-kit';
 import { MembersStore } from './members-store';
@@ -33,18 +33,27 @@ export interface ClusterConnectionChange {
   userId: number;
   login: string;
   role: string;
-  /** true connects, false disconnects; undefined changes nothing (the undo of a change that had nothing to take back). */
-  connect?: boolean;
   /**
-   * What undoing the change sets: false (disconnect) when the change made the user an owner, else undefined —
-   * a removal put back, or a member already in the team, keeps whatever connection the clusters service has.
+   * true connects, false disconnects; undefined or null changes nothing (the undo of a change that had nothing to take
+   * back).
    */
-  onUndo?: boolean;
+  connect?: boolean | null;
+  /**
+   * What undoing the change sets: false (disconnect) when the change made the user an owner, else undefined or null
+   * (as a statement makes it: `on_undo`, MembersStore.joinTeamAndOrg) — a removal put back, or a member already in the
+   * team, keeps whatever connection the clusters service has.
+   */
+  onUndo?: boolean | null;
 }
 
 /** Stages setting the user's connection; applied after the membership commits, in order after its tuples. */
 export function stageClusterConnection(stage: StageEffect, change: ClusterConnectionChange): void {
   stage(CLUSTER_CONNECTION_EFFECT, change);
+}
+
+/** The same effect, for a change written by one statement: what its undo sets is a column of that statement. */
+export function clusterConnectionInStatement(change: Omit<ClusterConnectionChange, 'onUndo'>, onUndo: StatementColumn): EffectInStatement {
+  return { kind: CLUSTER_CONNECTION_EFFECT, payload: { ...change, onUndo } };
 }
 
 /**
@@ -60,7 +69,7 @@ export function clusterConnectionEffect(db: Database, clusters: ClusterConnectio
   };
   return {
     async apply(c: ClusterConnectionChange, call: EffectContext) {
-      if (c.connect === undefined) return;
+      if (c.connect === undefined || c.connect === null) return;
       const connect = c.connect && (await isOwner(c.orgId, c.userId));
       await clusters.setUserConnection(
         { ownerType: 'organization', ownerId: c.orgId, userId: c.userId, login: c.login, role: c.role, connect },

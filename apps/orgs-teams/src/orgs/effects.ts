@@ -69,6 +69,11 @@ export function stageTuples(stage: StageEffect, tuples: Tuple[], calledFor?: { c
   if (tuples.length) stage(EFFECT.tuples, { tuples, ...calledFor } satisfies TupleChange);
 }
 
+/** Bringing these tuples in line with rows that call for every one of them, for a change written by one statement. */
+export function tuplesInStatement(tuples: Tuple[]): EffectInStatement {
+  return { kind: EFFECT.tuples, payload: { tuples, calledFor: true } satisfies TupleChange };
+}
+
 /** The effect of an organization's creation, its ids the columns of the statement that makes them. */
 export function orgCreated(made: { orgId: StatementColumn; ownerTeamId: StatementColumn; creatorId: number }): EffectInStatement {
   return { kind: EFFECT.orgCreated, payload: made };

@@ -1,5 +1,15 @@
 import type { Knex } from 'knex';
-import { pageOf, pageOfQuery, type Database, type PageRequest, type Paged, type WholeListLimits } from '@platform/db';
+import {
+  pageOf,
+  pageOfQuery,
+  StatementColumn,
+  type Database,
+  type EffectInStatement,
+  type EntryInStatement,
+  type PageRequest,
+  type Paged,
+  type WholeListLimits,
+} from '@platform/db';
 import { InputError, NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
@@ -226,19 +236,35 @@ export class MembersStore {
   }
 
   /**
-   * Adds a user to a team and, when that is new, to the team's organization (privately), in one statement: whether each
-   * was new. ON CONFLICT, as joinTeam: of two concurrent adds of one user, the one that inserts nothing finds a member.
+   * Adds a user to a team and, when that is new, to the team's organization (privately), in one statement with its
+   * outbox entry (Outbox.runInOne): whether each was new, and the statement's row for the outbox. ON CONFLICT, as
+   * joinTeam: of two concurrent adds of one user, the one that inserts nothing finds a member. `effects(onUndo)`
+   * answers the entry's effects and whether it is written `always` or only for a user new to the team; `onUndo` is a
+   * column that is false for a user new to the team and null otherwise.
    */
-  async joinTeamAndOrg(membership: TeamMembership, trx: Knex.Transaction): Promise<{ joinedTeam: boolean; joinedOrg: boolean }> {
+  async joinTeamAndOrg(
+    membership: TeamMembership,
+    entry: EntryInStatement,
+    effects: (onUndo: StatementColumn) => { effects: EffectInStatement[]; always: boolean },
+  ): Promise<{ joinedTeam: boolean; joinedOrg: boolean; written: object }> {
     changed.orgs([membership.org_id]);
     const t = (table: string) => `"${this.db.schema}"."${table}"`;
-    const { rows } = await trx.raw<{ rows: { team: number; org: number }[] }>(
+    const staged = effects(StatementColumn.of('joined.on_undo'));
+    const { rows } = await this.db.knex.raw<{ rows: { team: number; org: number }[] }>(
       `with team as (insert into ${t('team_users')} (team_id, org_id, uid) values (?, ?, ?) on conflict (team_id, uid) do nothing returning org_id, uid),` +
-        ` org as (insert into ${t('org_users')} (org_id, uid, is_public) select org_id, uid, false from team on conflict (org_id, uid) do nothing returning uid)` +
-        ` select (select count(*) from team)::int as team, (select count(*) from org)::int as org`,
-      [membership.team_id, membership.org_id, membership.uid],
+        ` org as (insert into ${t('org_users')} (org_id, uid, is_public) select org_id, uid, false from team on conflict (org_id, uid) do nothing returning uid),` +
+        ` joined as (select case when exists (select 1 from team) then false end as on_undo),` +
+        ` entry as (?)` +
+        ` select (select count(*) from team)::int as team, (select count(*) from org)::int as org, ? from joined left join entry on true`,
+      [
+        membership.team_id,
+        membership.org_id,
+        membership.uid,
+        entry.insert(staged.always ? 'joined' : 'team', staged.effects),
+        entry.columns,
+      ],
     );
-    return { joinedTeam: rows[0].team > 0, joinedOrg: rows[0].org > 0 };
+    return { joinedTeam: rows[0].team > 0, joinedOrg: rows[0].org > 0, written: rows[0] };
   }
 
   /** Puts team memberships back as they were. */

@@ -2,8 +2,8 @@ import { ConflictError, NotFoundError } from '@platform/errors';
 import type { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import type { CallContext } from '@platform/service-kit';
 import { toUser } from '../identity/identity';
-import { stageClusterConnection } from './cluster-connections';
-import { stageTuples } from './effects';
+import { clusterConnectionInStatement } from './cluster-connections';
+import { tuplesInStatement } from './effects';
 import { Memberships } from './members';
 import { MembersStore } from './members-store';
 import { OrganizationsStore } from './organizations-store';
@@ -52,27 +52,29 @@ export class TeamMembers {
     const { team, user } = await this.members.teamAndUser(req.teamId, { id: req.userId, login: req.username });
     if (!team || !user) throw new NotFoundError(`team ${req.teamId} does not exist`);
     const connection = team.permission === OWNER_PERMISSION ? req.clusterConnection : undefined;
-    const { added } = await this.orgs.outbox.run(
-      async (trx, stage) => {
-        let added: { joinedOrg: boolean } | undefined;
-        const joined = await this.members.joinTeamAndOrg({ team_id: team.id, org_id: team.org_id, uid: user.id }, trx);
-        if (joined.joinedTeam) {
-          added = { joinedOrg: joined.joinedOrg };
-          stageTuples(stage, [teamMember(team.id, user.id)], { calledFor: true });
-        } else if (req.conflictIfMember) {
-          throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
-        }
-        if (connection)
-          stageClusterConnection(stage, {
-            orgId: team.org_id,
-            userId: user.id,
-            login: user.login,
-            role: connection.role,
-            connect: connection.connect,
-            // Undone, a new owner leaves the team, so must not stay connected; an owner already is keeps theirs.
-            onUndo: added ? false : undefined,
-          });
-        return { added };
+    const membership = { team_id: team.id, org_id: team.org_id, uid: user.id };
+    const { added } = await this.orgs.outbox.runInOne(
+      async (entry) => {
+        const joined = await this.members.joinTeamAndOrg(membership, entry, (onUndo) => ({
+          // The member's tuple, and the connection when asked for; a 409 for a member already writes no entry, so
+          // then only a new member's is written. With a connection asked for, a member already gets the entry too (its
+          // tuple written again changes nothing): the connection is set for members already as well.
+          effects: [
+            tuplesInStatement([teamMember(team.id, user.id)]),
+            ...(connection
+              ? [
+                  clusterConnectionInStatement(
+                    { orgId: team.org_id, userId: user.id, login: user.login, role: connection.role, connect: connection.connect },
+                    onUndo,
+                  ),
+                ]
+              : []),
+          ],
+          always: !!connection && !req.conflictIfMember,
+        }));
+        if (!joined.joinedTeam && req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
+        const added = joined.joinedTeam ? { joinedOrg: joined.joinedOrg } : undefined;
+        return { result: { added }, row: joined.written };
       },
       {
         call: ctx,
