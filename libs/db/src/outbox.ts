@@ -62,7 +62,7 @@ export class StatementColumn {
   }
 }
 
-/** An effect whose payload's values are bound, or read from the statement's row (`statementColumn`). */
+/** An effect whose payload's values are bound, or read from the statement's row (`StatementColumn.of`). */
 export interface EffectInStatement {
   kind: string;
   payload: Record<string, unknown>;
