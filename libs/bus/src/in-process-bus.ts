@@ -13,6 +13,7 @@ import {
   type Unsubscribe,
 } from './bus';
 import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from './bus-telemetry';
+import { deepFreeze } from './notice-cache';
 
 interface Consumer {
   filter: RegExp;
@@ -97,8 +98,11 @@ export class InProcessBus implements Bus {
   }
 
   async notify(subject: string, payload: unknown): Promise<void> {
-    const copy = JSON.stringify(payload);
-    for (const l of [...this.listeners]) if (l.filter.test(subject)) l.handler(subject, JSON.parse(copy));
+    // One copy for every listener, as NATS hands each process one decoded notice for all its listeners: a copy each
+    // cost a parse per cache of every app, on every write. Frozen, so a listener that would change what the others
+    // read fails here at once.
+    const copy: unknown = deepFreeze(JSON.parse(JSON.stringify(payload)));
+    for (const l of [...this.listeners]) if (l.filter.test(subject)) l.handler(subject, copy);
   }
 
   /** Every notice was handed over as it was sent. */
