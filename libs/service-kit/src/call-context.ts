@@ -34,8 +34,14 @@ export interface CallContext {
 const cancelled = () => new UnavailableError('the call was cancelled by its caller');
 const deadlinePassed = () => new DeadlineError("the caller's deadline passed");
 
-/** A cancellation this close to the deadline is the deadline passing on the caller's side. */
+/**
+ * A cancellation this close to the deadline is the deadline passing on the caller's side: at least 100 ms, and a
+ * quarter of the time the call was given. Our deadline is counted from when this process read the call, so on a
+ * loaded machine it runs later than the caller's by however long the call waited to be read; the caller's cancel at
+ * its own deadline then arrives that much before ours.
+ */
 const CLOCK_SLACK_MS = 100;
+const SLACK_SHARE = 0.25;
 
 /** The grpc-js server call as a context needs it: cancelled flag and event. */
 interface CancellableCall {
@@ -53,6 +59,8 @@ export class LazyCallContext implements CallContext {
   caller?: Caller;
   readonly arrivedAt = performance.now();
   private timer?: NodeJS.Timeout;
+  /** How close to the deadline a caller's cancel counts as the deadline (CLOCK_SLACK_MS). */
+  private readonly slackMs: number;
 
   constructor(
     readonly requestId: string,
@@ -61,7 +69,9 @@ export class LazyCallContext implements CallContext {
     readonly deadline?: Date,
     private readonly call?: CancellableCall,
     private readonly parentSignal?: AbortSignal,
-  ) {}
+  ) {
+    this.slackMs = Math.max(CLOCK_SLACK_MS, deadline ? (deadline.getTime() - Date.now()) * SLACK_SHARE : 0);
+  }
 
   get log(): Logger {
     return (this.childLog ??= this.parentLog.child({ requestId: this.requestId, ...this.bindings }));
@@ -76,7 +86,7 @@ export class LazyCallContext implements CallContext {
       controller.abort(reason());
     };
     // The caller's own deadline timer cancels the call a hair before ours fires (its clock started first).
-    const whyCancelled = () => (this.deadline && this.deadline.getTime() - Date.now() <= CLOCK_SLACK_MS ? deadlinePassed() : cancelled());
+    const whyCancelled = () => (this.deadline && this.deadline.getTime() - Date.now() <= this.slackMs ? deadlinePassed() : cancelled());
     if (this.call?.cancelled) abort(whyCancelled);
     else this.call?.once('cancelled', () => abort(whyCancelled));
     if (this.parentSignal?.aborted) abort(() => this.parentSignal!.reason);

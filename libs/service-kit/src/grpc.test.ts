@@ -178,10 +178,10 @@ describe.each([
     const atB = deferred<{ requestId: string; deadline?: Date; at: number; aborted?: { afterMs: number; reason: unknown } }>();
     const atA = deferred<{ err: unknown }>();
     let started = 0;
-    // B is slow: it would take 3 s, far beyond A's deadline, and its own client's default of 5 s.
+    // B is slow: it would take 20 s, far beyond A's deadline, and its own client's default of 5 s.
     const b = await serving(async (_req, ctx) => {
       const at = Date.now();
-      atB.resolve({ requestId: ctx.requestId, deadline: ctx.deadline, at, aborted: await abortedWithin(ctx.signal, started, 3_000) });
+      atB.resolve({ requestId: ctx.requestId, deadline: ctx.deadline, at, aborted: await abortedWithin(ctx.signal, started, 20_000) });
       return { version: 'b', service: 'b' };
     });
     servers.push(b);
@@ -198,15 +198,18 @@ describe.each([
     const toA = createClient(Service, `127.0.0.1:${a.port}`, { name: 'a' });
 
     started = Date.now();
-    await expect(toA.getVersion({}, { requestId: 'chain-1', deadlineMs: 300 })).rejects.toBeInstanceOf(DeadlineError);
+    // 2 s: A counts its deadline from when it read the call, so under load the client's cancel at its own deadline
+    // reaches A up to however long the call waited to be read before A's; within a quarter of the call's time, A
+    // takes it for the deadline (call-context.ts).
+    await expect(toA.getVersion({}, { requestId: 'chain-1', deadlineMs: 2_000 })).rejects.toBeInstanceOf(DeadlineError);
     const fromA = await atA.promise;
     expect(fromA.err).toBeInstanceOf(DeadlineError);
     const fromB = await atB.promise;
     expect(fromB.requestId).toBe('chain-1');
-    // B's deadline is A's (what is left of the 300 ms, counted from each hop's arrival; a millisecond of rounding a
+    // B's deadline is A's (what is left of the 2 s, counted from each hop's arrival; a millisecond of rounding a
     // hop), not B's client default of 5 s.
-    expect(fromB.deadline!.getTime()).toBeLessThanOrEqual(fromB.at + 302);
-    // Cancelled when A's deadline passed, not after its own 3 s.
+    expect(fromB.deadline!.getTime()).toBeLessThanOrEqual(fromB.at + 2_002);
+    // Cancelled when A's deadline passed, not after its own 20 s.
     expect(fromB.aborted).toBeDefined();
     toA.close();
     toB.close();
