@@ -1,0 +1,50 @@
+import { EventEmitter } from 'node:events';
+import { DeadlineError, UnavailableError } from '@platform/errors';
+import { createLogger } from './logger';
+import { LazyCallContext } from './call-context';
+
+// Why a handler's signal aborted when its caller cancelled: the caller's deadline passing (a cancel close to ours,
+// which is counted from when this process read the call) or a cancellation. Clocks are jest's, never the machine's.
+
+/** A grpc-js server call as the context sees it: cancelled once `cancel` is called. */
+class FakeCall extends EventEmitter {
+  cancelled = false;
+  cancel(): void {
+    this.cancelled = true;
+    this.emit('cancelled');
+  }
+}
+
+describe('a call cancelled by its caller', () => {
+  const log = createLogger('call-context-test', 'silent');
+  beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-30T00:00:00Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  /** The reason the handler's signal gives when the caller cancels `afterMs` into a call given `givenMs`. */
+  const reasonOf = (givenMs: number, afterMs: number) => {
+    const call = new FakeCall();
+    const ctx = new LazyCallContext('r-1', log, {}, new Date(Date.now() + givenMs), call);
+    const { signal } = ctx;
+    jest.advanceTimersByTime(afterMs);
+    call.cancel();
+    ctx.end();
+    return signal.reason;
+  };
+
+  it('reads as the deadline within a quarter of the time the call was given, and at least 100 ms', () => {
+    expect(reasonOf(2_000, 1_600)).toBeInstanceOf(DeadlineError);
+    expect(reasonOf(200, 120)).toBeInstanceOf(DeadlineError);
+  });
+
+  it('reads as a cancellation earlier than that', () => {
+    expect(reasonOf(2_000, 1_400)).toBeInstanceOf(UnavailableError);
+    expect(reasonOf(200, 50)).toBeInstanceOf(UnavailableError);
+  });
+
+  it('reads as the deadline when ours passes first', () => {
+    const ctx = new LazyCallContext('r-2', log, {}, new Date(Date.now() + 300), new FakeCall());
+    const { signal } = ctx;
+    jest.advanceTimersByTime(300);
+    expect(signal.reason).toBeInstanceOf(DeadlineError);
+  });
+});
