@@ -8,7 +8,8 @@
 //   Service's ready pods, round robin. A pod that is not ready, or is terminating, gets no new connection; the
 //   connections it has stay, as they do through kube-proxy.
 // - Probes are polled as the kubelet polls them: startup first, then readiness and liveness, each with its period,
-//   timeout and failure threshold. gRPC probes ask grpc.health.v1; HTTP probes GET their path.
+//   timeout and failure threshold. gRPC probes ask grpc.health.v1; HTTP probes GET their path. A container that exits
+//   before its startup probe passed is started again after the kubelet's back-off, twice at most.
 // - Postgres and NATS are the machine's, reached through a forwarder on another such address (the pods cannot reach
 //   the machine's loopback).
 // - A rolling update is Kubernetes' default (maxSurge 25% rounded up, maxUnavailable 25% rounded down): a new pod
@@ -41,6 +42,9 @@ const DEFAULT_GRACE_S = 30;
  * takes the pod out of its endpoints at the same time, and kube-proxy on every node learns of it a moment later.
  */
 const ENDPOINTS_LAG_MS = 1_000;
+/** The kubelet's first back-off before restarting an exited container (it doubles), and how many restarts this test allows. */
+const RESTART_BACKOFF_S = 10;
+const MAX_RESTARTS = 2;
 
 interface Probe {
   grpc?: { port: number; service?: string };
@@ -61,6 +65,8 @@ export class Pod {
   terminating = false;
   /** Set when it exited (or was found dead): its exit code. */
   exitCode: number | undefined;
+  /** How often it was started again after exiting before its startup probe passed. */
+  restarts = 0;
   /** Set when a liveness probe failed its threshold: Kubernetes would restart it; the test fails. */
   livenessFailed: string | undefined;
   private stopProbes = false;
@@ -96,8 +102,19 @@ export class Pod {
     const readiness: Probe | undefined = c.readinessProbe;
     const liveness: Probe | undefined = c.livenessProbe;
     if (startup) {
-      const ok = await this.until(startup, true);
-      if (!ok) throw new Error(`${this.name} never passed its startup probe:\n${this.logs()}`);
+      for (let backoffS = RESTART_BACKOFF_S; !(await this.until(startup, true)); backoffS *= 2) {
+        // A container that exits is restarted by the kubelet (a Deployment's restartPolicy is Always), after a
+        // back-off of 10 s, doubling: an app that gives up at start (its bus not answering in time on a loaded
+        // machine, say) comes back. A few times only here; a probe that runs out of failures fails at once.
+        if (!this.exited() || this.restarts >= MAX_RESTARTS)
+          throw new Error(`${this.name} never passed its startup probe:\n${this.logs()}`);
+        const why = this.logs(1).trim();
+        say(
+          `${this.name}: exited (${this.exitCode}) before its startup probe passed; restarted in ${backoffS} s, as the kubelet would: ${why}`,
+        );
+        await sleep(backoffS * 1000);
+        await this.restart();
+      }
     }
     this.started = true;
     if (liveness)
@@ -119,6 +136,15 @@ export class Pod {
       if (this.ready !== passing && !this.terminating) say(`${this.name}: ${passing ? 'ready again' : 'not ready'}`);
       this.ready = passing;
     });
+  }
+
+  /** Starts the exited container again, as the kubelet restarts one: same spec, a new address if podman gives one. */
+  private async restart(): Promise<void> {
+    const res = await podmanAsync(['start', this.name]);
+    if (res.code !== 0) throw new Error(`${this.name}: podman start failed: ${res.stderr.trim()}`);
+    this.restarts++;
+    this.exitCode = undefined;
+    this.ip = podman(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', this.name]);
   }
 
   /** Polls until one success (true), or until the failure threshold (startup) or forever (readiness) runs out. */
