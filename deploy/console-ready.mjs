@@ -1,5 +1,5 @@
-// What `npm start` runs before the launcher: makes sure the web console's build (and the generated code it depends
-// on) is there, whole, and newer than every input of `nx run console:build`, building only when it is not. Up to
+// What `npm start` runs before the launcher: makes sure the web console's build is there, whole, and newer than
+// every input of `nx run console:build` (the console's own files and the packages), building only when it is not. Up to
 // date, it prints nothing and takes a fraction of a second instead of Nx's start-up and its report of cache hits, so
 // the platform's own lines (the URL, a generated admin password) are what a person sees. Build output goes to
 // stderr, as the launcher's progress does.
@@ -20,7 +20,7 @@ import './data-dir-check.mjs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { withBuildLock } from './build-lock.mjs';
-import { newest, protoStale, ROOT, runCommand, runNx } from './freshness.mjs';
+import { newest, ROOT, runCommand } from './freshness.mjs';
 
 const at = (p) => path.join(ROOT, p);
 const DEFAULT_DIR = at('dist/apps/console');
@@ -28,25 +28,14 @@ const dir = process.env.CONSOLE_DIR ? path.resolve(process.env.CONSOLE_DIR) : DE
 // When the last successful build of dist/apps/console started; kept outside it, since Nx's console:build (npm test,
 // npm run build) writes that folder too.
 const stamp = at('node_modules/.cache/platform/console-built');
-const API_TYPES = at('apps/console/src/api/gen/schema.d.ts');
-// Produced by the build's own steps from the inputs below: their times say nothing about staleness.
-const generated = new Set([at('libs/proto/src/gen'), at('apps/console/src/api/gen')]);
+// The API types generated from the route rows (console:generate-api) serve the typecheck only, not the build: their
+// times say nothing about staleness.
+const generated = new Set([at('apps/console/src/api/gen')]);
 const project = JSON.parse(fs.readFileSync(at('apps/console/project.json'), 'utf8'));
 
-/** The newest input of generate-api: the route rows and everything they import, and the protos. */
-function apiInputsChangedAt() {
-  const libs = fs.readdirSync(at('libs')).map((lib) => at(`libs/${lib}/src`));
-  return Math.max(...[at('apps/gateway/src'), ...libs, at('proto'), at('tsconfig.base.json')].map((p) => newest(p)));
-}
-
-/** The inputs of console:build, its generate-api step and proto:generate (apps/console/project.json, nx.json). */
+/** The inputs of console:build (apps/console/project.json, nx.json): the console's files, tsconfig and the packages. */
 function inputsChangedAt() {
-  const libs = fs.readdirSync(at('libs')).map((lib) => at(`libs/${lib}/src`));
-  return Math.max(
-    ...[at('apps/console'), at('apps/gateway/src'), ...libs, at('proto'), at('tsconfig.base.json'), at('package-lock.json')].map((p) =>
-      newest(p, generated),
-    ),
-  );
+  return Math.max(...[at('apps/console'), at('tsconfig.base.json'), at('package-lock.json')].map((p) => newest(p, generated)));
 }
 
 /** The files `index.html` of a build names (its own, by absolute path) that are not in the build; index.html itself when absent. */
@@ -70,7 +59,7 @@ function upToDate() {
   if (missingFiles(dir).length > 0) return false;
   if (dir !== DEFAULT_DIR) return true;
   const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
-  return built > 0 && fs.existsSync(API_TYPES) && !protoStale() && inputsChangedAt() <= built;
+  return built > 0 && inputsChangedAt() <= built;
 }
 
 /** Removes what builds killed midway left beside the build (only the lock's holder may). */
@@ -86,15 +75,11 @@ function removeLeftovers() {
 async function build() {
   const startedAt = new Date();
   removeLeftovers();
-  if (protoStale()) await runNx('proto:generate');
-  if (!fs.existsSync(API_TYPES) || apiInputsChangedAt() > fs.statSync(API_TYPES).mtimeMs) {
-    await runCommand(project.targets['generate-api'].options.command);
-  }
   const building = `${dir}.building-${process.pid}`;
   const replaced = `${dir}.replaced-${process.pid}`;
   const shown = path.relative(ROOT, dir).startsWith('..') ? dir : path.relative(ROOT, dir);
-  process.stderr.write(`building the web console into ${shown} (about 20 s)\n`);
-  // console:build's own command (a typecheck, then Vite), its output moved to the folder beside the build.
+  process.stderr.write(`building the web console into ${shown} (about 15 s)\n`);
+  // console:build's own command (Vite), its output moved to the folder beside the build.
   await runCommand(`${project.targets.build.options.command} --outDir '${building.replaceAll("'", "'\\''")}' --emptyOutDir`);
   const missing = missingFiles(building);
   if (missing.length > 0) {
@@ -105,7 +90,7 @@ async function build() {
   if (fs.existsSync(dir)) fs.renameSync(dir, replaced);
   fs.renameSync(building, dir);
   fs.rmSync(replaced, { recursive: true, force: true });
-  // Again: a build killed with -9 leaves its typecheck and Vite running a while, writing into their folder.
+  // Again: a build killed with -9 leaves Vite running a while, writing into its folder.
   removeLeftovers();
   if (dir === DEFAULT_DIR) {
     fs.mkdirSync(path.dirname(stamp), { recursive: true });

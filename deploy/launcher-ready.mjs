@@ -5,6 +5,8 @@
 // of the live heap, which every collection walked.
 import * as path from 'node:path';
 import { bundleReady, ROOT } from './freshness.mjs';
+// The bundle is made from the generated proto code too: generated first when missing or older than the protos.
+import './proto-ready.mjs';
 
 export const LAUNCHER_BUNDLE = path.join(ROOT, 'dist/deploy/local/main.js');
 
