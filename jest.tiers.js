@@ -48,7 +48,16 @@ const WORKERS = { unit: 2, integration: 3, e2e: 3 };
  */
 const TIMEOUT_MS = { unit: 30_000, integration: 120_000, e2e: 120_000 };
 
-module.exports = { TIERS, ignoredOutside, WORKERS, TIMEOUT_MS };
+/**
+ * A worker whose heap is past this after a test file is replaced by a new one (jest's workerIdleMemoryLimit). Jest
+ * gives every file a module registry of its own, and what a file leaves reachable (a timer, a listener, a cached
+ * client) keeps its registry alive: a worker's heap grew file by file to over 1 GB, and the collector's work on it
+ * slowed every later file (the check walk's comparisons took 20-36 s late in a worker, 5 s early). A new worker
+ * costs about half a second; the unit tier is a fifth quicker for it (docs/testing.md).
+ */
+const WORKER_MEMORY_LIMIT = '800MB';
+
+module.exports = { TIERS, ignoredOutside, WORKERS, TIMEOUT_MS, WORKER_MEMORY_LIMIT };
 
 if (require.main === module) {
   const { spawnSync } = require('node:child_process');
@@ -90,6 +99,7 @@ if (require.main === module) {
         '--ci',
         `--maxWorkers=${workers}`,
         `--testTimeout=${TIMEOUT_MS[tier]}`,
+        `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`,
         '--passWithNoTests',
         '--json',
         `--outputFile=${report}`,
