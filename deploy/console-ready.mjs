@@ -78,7 +78,7 @@ async function build() {
   const building = `${dir}.building-${process.pid}`;
   const replaced = `${dir}.replaced-${process.pid}`;
   const shown = path.relative(ROOT, dir).startsWith('..') ? dir : path.relative(ROOT, dir);
-  process.stderr.write(`building the web console into ${shown} (about 15 s)\n`);
+  process.stderr.write(`building the web console into ${shown} (a few seconds)\n`);
   // console:build's own command (Vite), its output moved to the folder beside the build.
   await runCommand(`${project.targets.build.options.command} --outDir '${building.replaceAll("'", "'\\''")}' --emptyOutDir`);
   const missing = missingFiles(building);
