@@ -92,7 +92,7 @@ export class Pod {
     const args = cluster.runArgs(this.name, this.deployment.template.spec);
     const res = await podmanAsync(['run', '-d', ...args]);
     if (res.code !== 0) throw new Error(`${this.name}: podman run failed: ${res.stderr.trim()}`);
-    this.ip = podman(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', this.name]);
+    this.ip = this.address();
   }
 
   /** Polls the startup probe, then readiness and liveness, until the pod stops; resolves once it is ready. */
@@ -138,13 +138,18 @@ export class Pod {
     });
   }
 
+  /** The container's address on the cluster's network (podman gives it at each start). */
+  private address(): string {
+    return podman(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', this.name]);
+  }
+
   /** Starts the exited container again, as the kubelet restarts one: same spec, a new address if podman gives one. */
   private async restart(): Promise<void> {
     const res = await podmanAsync(['start', this.name]);
     if (res.code !== 0) throw new Error(`${this.name}: podman start failed: ${res.stderr.trim()}`);
     this.restarts++;
     this.exitCode = undefined;
-    this.ip = podman(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', this.name]);
+    this.ip = this.address();
   }
 
   /** Polls until one success (true), or until the failure threshold (startup) or forever (readiness) runs out. */
@@ -316,14 +321,17 @@ class Service {
   }
 }
 
-/** Both ways, each side closed or reset as the other is. */
+/**
+ * Both ways, as the kernel forwards a connection: a side that ends (FIN) ends the other once what it sent has been
+ * written (pipe's own end), and a side that fails (a reset, a refused connect) resets the other. Destroying a side when
+ * the other closes would drop what is still being written to it: the last answer of a pod that closes its connection
+ * right after sending it.
+ */
 function pipe(a: net.Socket, b: net.Socket): void {
   a.pipe(b);
   b.pipe(a);
   a.on('error', () => b.destroy());
   b.on('error', () => a.destroy());
-  a.on('close', () => b.destroy());
-  b.on('close', () => a.destroy());
 }
 
 /** Forwards connections to `address:port` (the pods' view of a machine service) to `target` on this machine. */

@@ -280,7 +280,7 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
         `${traffic.failures.length} failed:\n${traffic.failures
           .slice(0, 20)
           .map((f) => `  ${new Date(f.at).toISOString()} ${f.what}: ${f.got}`)
-          .join('\n')}`,
+          .join('\n')}${outagesSeenBy(gateway)}`,
       );
   });
   await check('every old pod exited 0 within its grace period', () => {
@@ -290,6 +290,18 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   await check('no pod failed its liveness probe', () => {
     if (unhealthy.length > 0) throw new Error(unhealthy.map((p) => `${p.name}: ${p.livenessFailed}`).join('; '));
   });
+}
+
+/** The outages the gateway's pods logged (a backend unavailable, and gRPC's reason): where a failed call went wrong. */
+function outagesSeenBy(gateway: Deployment): string {
+  const lines = gateway.pods.flatMap((p) =>
+    p
+      .logs(2000)
+      .split('\n')
+      .filter((line) => line.includes('is unavailable'))
+      .map((line) => `  ${p.name}: ${line}`),
+  );
+  return lines.length === 0 ? '' : `\nthe gateway's pods logged:\n${lines.join('\n')}`;
 }
 
 async function main(): Promise<number> {

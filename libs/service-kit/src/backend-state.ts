@@ -28,11 +28,12 @@ class BackendState {
     return this.downSince === undefined;
   }
 
-  unavailable(): void {
+  /** A call found it unavailable; `why` is gRPC's own account (no connection, a connection dropped), logged once. */
+  unavailable(why: string): void {
     this.calls.inc();
     if (this.downSince !== undefined) return;
     this.downSince = Date.now();
-    this.log.warn({ backend: this.backend }, `${this.backend} is unavailable; calls to it fail with 503 until it answers again`);
+    this.log.warn({ backend: this.backend, why }, `${this.backend} is unavailable; calls to it fail with 503 until it answers again`);
   }
 
   answered(): void {

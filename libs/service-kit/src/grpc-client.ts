@@ -164,7 +164,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
   /** A failed call's error as callers see it; an unreachable backend also counts in its outage. */
   const failure = (err: ServiceError): Error => {
     if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
-      state.unavailable();
+      state.unavailable(err.details);
       return new UnavailableError(`${opts.name} is unavailable`);
     }
     // Any other answer came from the server, so it is up.
