@@ -84,6 +84,16 @@ function failed(log: Logger, ctx: LazyCallContext, err: unknown) {
 }
 
 /**
+ * Says so when a call ends after its deadline: its caller was answered 504 (or had given up) long before, and only
+ * this line, under the request id, tells which method took the time and how long.
+ */
+function answeredLate(ctx: LazyCallContext): void {
+  const deadline = ctx.deadline?.getTime();
+  if (deadline === undefined || Date.now() <= deadline) return;
+  ctx.log.warn({ tookMs: Math.round(performance.now() - ctx.arrivedAt), lateMs: Date.now() - deadline }, 'call ended after its deadline');
+}
+
+/**
  * One call of a method, whichever transport brought it: field limits, the handler, logging, and failures
  * as gRPC statuses (the rejection is the status the client maps back to a DomainError).
  */
@@ -96,6 +106,7 @@ function serveCall(
 ): Promise<unknown> {
   return admitted(method, request, ctx, caller)
     .then(async (call) => call.answer(await (method.handler as Handler)(call.request, ctx)))
+    .finally(() => answeredLate(ctx))
     .catch((err: unknown) => {
       throw failed(log, ctx, err);
     })

@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { common, gatewayV1, orgsTeamsV1 } from '@platform/proto';
 import { UnavailableError, DeadlineError, ConflictError, InputError } from '@platform/errors';
 import type { CallContext } from './call-context';
@@ -69,6 +71,41 @@ describe.each([
     server = await serverWith(() => new Promise((r) => setTimeout(() => r({ version: '1', service: 's' }), 500)));
     const client = createClient(Service, `127.0.0.1:${server.port}`, { name: 'orgs-teams', deadlineMs: 50 });
     await expect(client.getVersion({})).rejects.toBeInstanceOf(DeadlineError);
+    client.close();
+  });
+
+  it('logs a call that ends after its deadline, under its request id, with how long it took', async () => {
+    const release = deferred<void>();
+    const logged = deferred<Record<string, unknown>>();
+    const lines = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          if (entry.msg === 'call ended after its deadline') logged.resolve(entry);
+        }
+        done();
+      },
+    });
+    server = await startGrpcServer({
+      name: 'test',
+      port: 0,
+      host: '127.0.0.1',
+      services: [bindService(Service, { getVersion: async () => (await release.promise, { version: '1', service: 's' }) })],
+      protoFiles: ['platformadmin/gateway/v1/gateway.proto'],
+      log: pino({ level: 'info' }, lines),
+    });
+    const client = createClient(Service, `127.0.0.1:${server.port}`, { name: 'orgs-teams', deadlineMs: 50 });
+    await expect(client.getVersion({}, { requestId: 'late-1' })).rejects.toBeInstanceOf(DeadlineError);
+    // The caller has its 504; the handler ends only now, past the deadline.
+    release.resolve();
+    const entry = await logged.promise;
+    expect(entry).toMatchObject({
+      level: 40,
+      requestId: 'late-1',
+      rpc: 'test.getVersion',
+      tookMs: expect.any(Number),
+      lateMs: expect.any(Number),
+    });
     client.close();
   });
 
