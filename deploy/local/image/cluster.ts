@@ -42,6 +42,8 @@ const DEFAULT_GRACE_S = 30;
  * takes the pod out of its endpoints at the same time, and kube-proxy on every node learns of it a moment later.
  */
 const ENDPOINTS_LAG_MS = 1_000;
+/** How much of a pod's log is kept, or searched, for the lines of a failed call. */
+const DEPARTED_LOG_LINES = 5_000;
 /** The kubelet's first back-off before restarting an exited container (it doubles), and how many restarts this test allows. */
 const RESTART_BACKOFF_S = 10;
 const MAX_RESTARTS = 2;
@@ -482,10 +484,28 @@ export class Cluster {
       await this.addPod(d);
       const result = await pod.terminate();
       stopped.push({ pod: pod.name, ...result });
+      this.departedLogs.set(pod.name, pod.logs(DEPARTED_LOG_LINES));
       pod.remove();
       d.pods.splice(d.pods.indexOf(pod), 1);
     }
     return stopped;
+  }
+
+  /** The last lines of each pod a roll stopped (it is removed then), by pod: what it logged about a failed call. */
+  readonly departedLogs = new Map<string, string>();
+
+  /** Every line any pod logged with `text` in it, the stopped ones' included, each after its pod's name. */
+  linesWith(text: string): string[] {
+    const logs: [string, string][] = [
+      ...this.departedLogs,
+      ...this.allPods().map((p): [string, string] => [p.name, p.logs(DEPARTED_LOG_LINES)]),
+    ];
+    return logs.flatMap(([pod, log]) =>
+      log
+        .split('\n')
+        .filter((line) => line.includes(text))
+        .map((line) => `${pod}: ${line}`),
+    );
   }
 
   /** Every pod, the network, the Services' addresses and the forwarders gone. */

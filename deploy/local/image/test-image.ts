@@ -279,8 +279,8 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
       throw new Error(
         `${traffic.failures.length} failed:\n${traffic.failures
           .slice(0, 20)
-          .map((f) => `  ${new Date(f.at).toISOString()} ${f.what}: ${f.got}`)
-          .join('\n')}${outagesSeenBy(gateway)}`,
+          .map((f) => `  ${new Date(f.at).toISOString()} ${f.what}: ${f.got}${linesOf(cluster, f.requestId)}`)
+          .join('\n')}${outagesSeenBy(cluster)}`,
       );
   });
   await check('every old pod exited 0 within its grace period', () => {
@@ -292,16 +292,22 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   });
 }
 
-/** The outages the gateway's pods logged (a backend unavailable, and gRPC's reason): where a failed call went wrong. */
-function outagesSeenBy(gateway: Deployment): string {
-  const lines = gateway.pods.flatMap((p) =>
-    p
-      .logs(2000)
-      .split('\n')
-      .filter((line) => line.includes('is unavailable'))
-      .map((line) => `  ${p.name}: ${line}`),
-  );
-  return lines.length === 0 ? '' : `\nthe gateway's pods logged:\n${lines.join('\n')}`;
+/** What every pod logged about one failed call (found by the request id it sent), cut to a screenful. */
+function linesOf(cluster: Cluster, requestId: string | undefined): string {
+  if (!requestId) return '';
+  const lines = cluster.linesWith(requestId);
+  return lines.length === 0
+    ? ` (no pod logged ${requestId})`
+    : `\n${lines
+        .slice(0, 12)
+        .map((l) => `      ${l.slice(0, 400)}`)
+        .join('\n')}`;
+}
+
+/** The outages the pods logged (a backend unavailable, and gRPC's reason): where a failed call may have gone wrong. */
+function outagesSeenBy(cluster: Cluster): string {
+  const lines = cluster.linesWith('is unavailable');
+  return lines.length === 0 ? '' : `\nthe pods logged:\n${lines.map((l) => `  ${l.slice(0, 400)}`).join('\n')}`;
 }
 
 async function main(): Promise<number> {

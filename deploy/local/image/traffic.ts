@@ -10,9 +10,11 @@ export interface Failure {
   what: string;
   got: string;
   at: number;
+  /** The request id an HTTP call sent (x-request-id): every pod logs its lines about the call under it. */
+  requestId?: string;
 }
 
-type Answer = { status: number; body: any };
+type Answer = { status: number; body: any; requestId?: string };
 
 export class Traffic {
   calls = 0;
@@ -35,7 +37,10 @@ export class Traffic {
   ) {}
 
   private async http(method: string, url: string, auth: string | undefined, json?: unknown): Promise<Answer> {
-    const headers: Record<string, string> = {};
+    // Our own request id, which the gateway takes and passes on to every backend it calls: a failed call's lines can
+    // then be found in every pod's log.
+    const requestId = randomUUID();
+    const headers: Record<string, string> = { 'x-request-id': requestId };
     if (auth) headers.authorization = auth;
     const form = json instanceof FormData;
     if (json !== undefined && !form) headers['content-type'] = 'application/json';
@@ -44,9 +49,15 @@ export class Traffic {
       headers,
       body: json === undefined ? undefined : form ? json : JSON.stringify(json),
       signal: AbortSignal.timeout(30_000),
+    }).catch((err: Error) => {
+      throw Object.assign(err, { requestId });
     });
     const text = await res.text();
-    return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text };
+    return {
+      status: res.status,
+      body: (res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text,
+      requestId,
+    };
   }
 
   /** One call, expected to answer `expected`: its body, or undefined after counting it failed. */
@@ -55,15 +66,19 @@ export class Traffic {
     try {
       const answer = await call();
       if (answer.status === expected) return answer.body;
-      this.fail(what, `${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+      this.fail(what, `${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`, answer.requestId);
     } catch (err) {
-      this.fail(what, `${(err as Error).message}${(err as { cause?: Error }).cause ? `: ${(err as { cause: Error }).cause.message}` : ''}`);
+      this.fail(
+        what,
+        `${(err as Error).message}${(err as { cause?: Error }).cause ? `: ${(err as { cause: Error }).cause.message}` : ''}`,
+        (err as { requestId?: string }).requestId,
+      );
     }
     return undefined;
   }
 
-  private fail(what: string, got: string): void {
-    this.failures.push({ what, got, at: Date.now() });
+  private fail(what: string, got: string, requestId?: string): void {
+    this.failures.push({ what, got, at: Date.now(), requestId });
   }
 
   /** What the rounds need: the admin's token, a user, an organization, a contract to license from, a service account. */
@@ -79,7 +94,11 @@ export class Traffic {
       if (answer.status !== expected) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
       return answer.body;
     };
-    const token = await must("the admin's token", 201, this.http('POST', `/users/${username}/tokens`, basic, { name: `rollout-${this.run}` }));
+    const token = await must(
+      "the admin's token",
+      201,
+      this.http('POST', `/users/${username}/tokens`, basic, { name: `rollout-${this.run}` }),
+    );
     this.adminToken = `token ${token.sha1}`;
     await must(
       'a user',
