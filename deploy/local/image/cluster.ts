@@ -494,18 +494,9 @@ export class Cluster {
   /** The last lines of each pod a roll stopped (it is removed then), by pod: what it logged about a failed call. */
   readonly departedLogs = new Map<string, string>();
 
-  /** Every line any pod logged with `text` in it, the stopped ones' included, each after its pod's name. */
-  linesWith(text: string): string[] {
-    const logs: [string, string][] = [
-      ...this.departedLogs,
-      ...this.allPods().map((p): [string, string] => [p.name, p.logs(DEPARTED_LOG_LINES)]),
-    ];
-    return logs.flatMap(([pod, log]) =>
-      log
-        .split('\n')
-        .filter((line) => line.includes(text))
-        .map((line) => `${pod}: ${line}`),
-    );
+  /** Every pod's log by pod, the stopped ones' included: read once, then searched for each failed call. */
+  allLogs(): [string, string][] {
+    return [...this.departedLogs, ...this.allPods().map((p): [string, string] => [p.name, p.logs(DEPARTED_LOG_LINES)])];
   }
 
   /** Every pod, the network, the Services' addresses and the forwarders gone. */

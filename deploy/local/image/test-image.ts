@@ -278,13 +278,14 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   await traffic.stop();
   for (const s of stops) say(`  ${s}`);
   await check(`${traffic.calls} calls while every Deployment was rolled: none failed`, () => {
-    if (traffic.failures.length > 0)
-      throw new Error(
-        `${traffic.failures.length} failed:\n${traffic.failures
-          .slice(0, 20)
-          .map((f) => `  ${new Date(f.at).toISOString()} ${f.what}: ${f.got}${linesOf(cluster, f.requestId)}`)
-          .join('\n')}${outagesSeenBy(cluster)}`,
-      );
+    if (traffic.failures.length === 0) return;
+    const logs = cluster.allLogs();
+    throw new Error(
+      `${traffic.failures.length} failed:\n${traffic.failures
+        .slice(0, 20)
+        .map((f) => `  ${new Date(f.at).toISOString()} ${f.what}: ${f.got}${linesOf(logs, f.requestId)}`)
+        .join('\n')}${outagesSeenBy(logs)}`,
+    );
   });
   await check('every old pod exited 0 within its grace period', () => {
     if (exitedBadly > 0) throw new Error(`${exitedBadly} did not (above)`);
@@ -295,10 +296,20 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   });
 }
 
+/** Every line of `logs` (by pod) with `text` in it, each after its pod's name. */
+function linesWith(logs: [string, string][], text: string): string[] {
+  return logs.flatMap(([pod, log]) =>
+    log
+      .split('\n')
+      .filter((line) => line.includes(text))
+      .map((line) => `${pod}: ${line}`),
+  );
+}
+
 /** What every pod logged about one failed call (found by the request id it sent), cut to a screenful. */
-function linesOf(cluster: Cluster, requestId: string | undefined): string {
+function linesOf(logs: [string, string][], requestId: string | undefined): string {
   if (!requestId) return '';
-  const lines = cluster.linesWith(requestId);
+  const lines = linesWith(logs, requestId);
   return lines.length === 0
     ? ` (no pod logged ${requestId})`
     : `\n${lines
@@ -308,8 +319,8 @@ function linesOf(cluster: Cluster, requestId: string | undefined): string {
 }
 
 /** The outages the pods logged (a backend unavailable, and gRPC's reason): where a failed call may have gone wrong. */
-function outagesSeenBy(cluster: Cluster): string {
-  const lines = cluster.linesWith('is unavailable');
+function outagesSeenBy(logs: [string, string][]): string {
+  const lines = linesWith(logs, 'is unavailable');
   return lines.length === 0 ? '' : `\nthe pods logged:\n${lines.map((l) => `  ${l.slice(0, 400)}`).join('\n')}`;
 }
 
