@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { DeadlineError, UnavailableError } from '@platform/errors';
 import { createLogger } from './logger';
-import { LazyCallContext } from './call-context';
+import { atDeadline, LazyCallContext } from './call-context';
 
 // Why a handler's signal aborted when its caller cancelled: the caller's deadline passing (a cancel close to ours,
 // which is counted from when this process read the call) or a cancellation. Clocks are jest's, never the machine's.
@@ -46,5 +46,34 @@ describe('a call cancelled by its caller', () => {
     const { signal } = ctx;
     jest.advanceTimersByTime(300);
     expect(signal.reason).toBeInstanceOf(DeadlineError);
+  });
+});
+
+describe("a call's deadline timer", () => {
+  const log = createLogger('call-context-test', 'silent');
+  beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-30T00:00:00Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  // Node counts a timer in milliseconds of its own monotonic clock, which can end a millisecond before the wall
+  // clock's: the wall clock is set back by that millisecond here.
+  it('aborts the handler only once the wall clock reaches the deadline, however early its timer fires', () => {
+    const deadline = new Date(Date.now() + 300);
+    const ctx = new LazyCallContext('r-3', log, {}, deadline, new FakeCall());
+    const { signal } = ctx;
+    jest.setSystemTime(Date.now() - 1);
+    jest.advanceTimersByTime(300);
+    expect(Date.now()).toBeLessThan(deadline.getTime());
+    expect(signal.aborted).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(signal.reason).toBeInstanceOf(DeadlineError);
+  });
+
+  it('fires once, on time, when the clocks agree, and never once cancelled', () => {
+    const fired: number[] = [];
+    atDeadline(new Date(Date.now() + 100), () => fired.push(Date.now()));
+    const cancel = atDeadline(new Date(Date.now() + 100), () => fired.push(-1));
+    cancel();
+    jest.advanceTimersByTime(1_000);
+    expect(fired).toEqual([new Date('2026-11-30T00:00:00.100Z').getTime()]);
   });
 });

@@ -14,6 +14,7 @@ import { status as Status } from '@grpc/grpc-js';
 import { fullServiceName, REQUEST_ID_KEY } from './service-binding';
 import { appCredential } from './app-credential';
 import { LocalCall, localMethod, type LocalMethod, type LocalStreamMethod } from './in-process';
+import { atDeadline } from './call-context';
 import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
 import { answersStream, measuredCall, measuredStreamCall, methodPath } from './rpc-telemetry';
 import { backendState } from './backend-state';
@@ -286,7 +287,7 @@ async function* streamLocally(
   c: LocalCallOptions,
 ): AsyncGenerator<unknown> {
   const call = new LocalCall(c.requestId, c.deadline);
-  const timer = setTimeout(() => call.cancel(), Math.max(0, c.deadline.getTime() - Date.now()));
+  const stopTimer = atDeadline(c.deadline, () => call.cancel());
   const onAbort = () => call.cancel();
   c.signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -299,7 +300,7 @@ async function* streamLocally(
   } catch (err) {
     throw localFailure(err, c);
   } finally {
-    clearTimeout(timer);
+    stopTimer();
     c.signal?.removeEventListener('abort', onAbort);
     // The reader stopped early: the handler is told, as a cancelled call on the wire tells it.
     call.cancel();
@@ -316,17 +317,14 @@ async function callLocally(local: LocalMethod, method: UnaryDefinition, request:
     messageSizeError({ code: Status.RESOURCE_EXHAUSTED, details, metadata: new Metadata() } as ServiceError, c.name, c.maxMessageBytes);
   if (bytes.length > c.maxMessageBytes) throw tooLarge(`Attempted to send message with a size larger than ${c.maxMessageBytes}`);
   const call = new LocalCall(c.requestId, c.deadline);
-  let timer: NodeJS.Timeout | undefined;
+  let stopTimer: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
   // The caller stops waiting at its deadline or when its signal aborts; the server's handler is told so.
   const gaveUp = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => {
-        call.cancel();
-        reject(c.late());
-      },
-      Math.max(0, c.deadline.getTime() - Date.now()),
-    );
+    stopTimer = atDeadline(c.deadline, () => {
+      call.cancel();
+      reject(c.late());
+    });
     onAbort = () => {
       call.cancel();
       reject(c.abandoned());
@@ -343,7 +341,7 @@ async function callLocally(local: LocalMethod, method: UnaryDefinition, request:
   } catch (err) {
     throw localFailure(err, c);
   } finally {
-    clearTimeout(timer);
+    stopTimer?.();
     if (onAbort) c.signal?.removeEventListener('abort', onAbort);
   }
 }
