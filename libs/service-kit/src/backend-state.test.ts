@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { UnavailableError } from '@platform/errors';
 import { gatewayV1 } from '@platform/proto';
 import { metricsText } from '@platform/telemetry';
+import { LogLines } from '@platform/testing';
 import { createClient } from './grpc-client';
 import { startGrpcServer, type RunningGrpcServer } from './grpc-server';
 import { bindService } from './service-binding';
@@ -19,18 +19,6 @@ const serve = (port = 0) =>
     log: createLogger('flaky', 'silent'),
   });
 
-/** The JSON lines a logger wrote. */
-function capturingLogger() {
-  const lines: { level: number; msg: string; backend?: string }[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: 'info' }, stream), lines };
-}
-
 const unavailableCount = async (backend: string) => {
   const line = (await metricsText()).body.split('\n').find((l) => l.startsWith(`grpc_client_unavailable_total{backend="${backend}"}`));
   return line ? Number(line.split(' ').pop()) : 0;
@@ -46,7 +34,8 @@ describe('a backend outage as its callers see it', () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     server = await serve();
     const port = server.port;
-    const { log, lines } = capturingLogger();
+    const lines = new LogLines();
+    const log = pino({ level: 'info' }, lines.stream);
     const client = createClient(gatewayV1.GatewayServiceService, `127.0.0.1:${port}`, {
       name: 'flaky-backend',
       inProcess: false,
@@ -70,7 +59,7 @@ describe('a backend outage as its callers see it', () => {
         unavailable++;
         await jest.advanceTimersByTimeAsync(150);
       }
-      expect(lines.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg)).toEqual([
+      expect(lines.entries.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg)).toEqual([
         'flaky-backend is unavailable; calls to it fail with 503 until it answers again',
       ]);
       expect(await unavailableCount('flaky-backend')).toBe(unavailable);
@@ -89,7 +78,7 @@ describe('a backend outage as its callers see it', () => {
         waited += 20;
       }
       expect(waited).toBeLessThanOrEqual(600);
-      const said = lines.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg);
+      const said = lines.entries.filter((l) => l.backend === 'flaky-backend').map((l) => l.msg);
       expect(said).toHaveLength(2);
       expect(said[1]).toBe('flaky-backend answers again');
     } finally {

@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { common, gatewayV1, orgsTeamsV1 } from '@platform/proto';
 import { UnavailableError, DeadlineError, ConflictError, InputError } from '@platform/errors';
+import { LogLines } from '@platform/testing';
 import type { CallContext } from './call-context';
 import { createClient as createKitClient, type ClientOptions } from './grpc-client';
 import { startGrpcServer, type RunningGrpcServer } from './grpc-server';
@@ -75,16 +75,7 @@ describe.each([
   });
 
   it('logs a call that ends after its deadline, under its request id, with how long it took', async () => {
-    const logged = deferred<Record<string, unknown>>();
-    const lines = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) {
-          const entry = JSON.parse(line) as Record<string, unknown>;
-          if (entry.msg === 'call ended after its deadline') logged.resolve(entry);
-        }
-        done();
-      },
-    });
+    const lines = new LogLines();
     // The handler ends just after its own deadline: over the network the server counts the call's timeout from when
     // the call reached it, so its deadline falls after the client's, later by the call's way there.
     const pastOwnDeadline = (ctx: CallContext) =>
@@ -95,13 +86,13 @@ describe.each([
       host: '127.0.0.1',
       services: [bindService(Service, { getVersion: async (_req, ctx) => (await pastOwnDeadline(ctx), { version: '1', service: 's' }) })],
       protoFiles: ['platformadmin/gateway/v1/gateway.proto'],
-      log: pino({ level: 'info' }, lines),
+      log: pino({ level: 'info' }, lines.stream),
     });
     // Long enough for the call to reach the server on a busy machine: a call the client gave up before it arrived runs
     // no handler at all.
     const client = createClient(Service, `127.0.0.1:${server.port}`, { name: 'orgs-teams', deadlineMs: 1_000 });
     await expect(client.getVersion({}, { requestId: 'late-1' })).rejects.toBeInstanceOf(DeadlineError);
-    const entry = await logged.promise;
+    const entry = await lines.first((l) => l.msg === 'call ended after its deadline');
     expect(entry).toMatchObject({
       level: 40,
       requestId: 'late-1',

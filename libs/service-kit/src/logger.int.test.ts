@@ -1,27 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
+import { LogLines } from '@platform/testing';
 import { createLogger, logFormat } from './logger';
-
-/** A destination that keeps what it is given, line by line. */
-function sink(): { lines: string[]; stream: Writable } {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { lines, stream };
-}
 
 describe('an app’s log lines', () => {
   it('name the level and give an ISO 8601 time, the service, and never a secret', () => {
-    const { lines: text, stream } = sink();
-    const log = createLogger('orgs-teams', 'info', stream);
+    const written = new LogLines();
+    const log = createLogger('orgs-teams', 'info', written.stream);
     log.warn({ user: 'alice', password: 'hunter22', req: { headers: { authorization: 'token abc' } } }, 'something happened');
     log.debug('not at info level');
-    const lines = text.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = written.entries;
     expect(lines).toEqual([
       expect.objectContaining({ level: 'warn', service: 'orgs-teams', user: 'alice', password: '[redacted]', msg: 'something happened' }),
     ]);
@@ -30,8 +18,9 @@ describe('an app’s log lines', () => {
   });
 
   it('are human lines in the pretty format: time, level, service and message on one line, secrets still redacted', () => {
-    const { lines, stream } = sink();
-    const log = createLogger('gateway', 'info', stream, 'pretty');
+    const written = new LogLines();
+    const log = createLogger('gateway', 'info', written.stream, 'pretty');
+    const lines = written.text;
     log.info({ port: 8080, password: 'hunter22' }, 'listening');
     expect(lines).toHaveLength(1);
     expect(() => JSON.parse(lines[0])).toThrow();

@@ -11,3 +11,4 @@ export {
   type ServiceControlDouble,
 } from './metering-doubles';
 export { LaterBus } from './later-bus';
+export { LogLines, type LogEntry } from './log-lines';
