@@ -1,6 +1,7 @@
 import { gatewayV1 } from '@platform/proto';
 import { bindService, busCheck, defineApp, startService, versionOf } from '@platform/service-kit';
 import { migrations } from '../migrations';
+import { flushAuditTrail } from './audit';
 import { addressFailureLimits } from './authentication';
 import { closeBackends, connectBackends } from './backends';
 import { gatewayEnv, type GatewayConfig } from './config';
@@ -56,6 +57,8 @@ function startGateway(config: GatewayConfig) {
       },
       onStop: async () => {
         await unfollowReadModels?.();
+        // The audit events of the last answers, before the clients close.
+        await flushAuditTrail(backends.orgsTeams.audit);
         addressFailures?.close();
         openfga?.close();
         closeBackends(backends);

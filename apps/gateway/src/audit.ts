@@ -62,13 +62,20 @@ type AuditEvent = Parameters<AuditClient['recordAuditEvent']>[0];
 
 /** Most events one call stores. */
 const MAX_EVENTS_PER_CALL = 100;
+/**
+ * How long an event waits for others to go in the same call. At a hundred writes a second a call's round trip is too
+ * short for events to meet on their own, so each write paid a call and a statement for its event; waiting this long
+ * sends a few in each. Nobody waits for the event (the log line is written at once), and a stopping gateway sends
+ * what waits first (flushAuditTrail).
+ */
+const LINGER_MS = 25;
 /** The one subject of a trail's sends. */
 const TRAIL = 'audit';
 
 /**
- * Sends the events to orgs-teams, one call on its way at a time: the events of changes answered while a call is on its
- * way go together in the next (RecordAuditEvents), so that under many writes at once the trail costs a call and a
- * statement per batch, not per write; a lone event goes as soon as it comes (RecordAuditEvent).
+ * Sends the events to orgs-teams, one call on its way at a time: the events of changes answered within LINGER_MS of
+ * each other, or while a call is on its way, go together (RecordAuditEvents), so that under many writes at once the
+ * trail costs a call and a statement per batch, not per write; a lone event goes alone (RecordAuditEvent).
  */
 const auditTrail = (audit: AuditClient) =>
   new CoalescedSends<AuditEvent[]>(
@@ -78,6 +85,7 @@ const auditTrail = (audit: AuditClient) =>
       else await audit.recordAuditEvents({ events }, call);
     },
     () => upToACall,
+    { lingerMs: LINGER_MS },
   );
 
 /** Events sent meanwhile go in one call, up to MAX_EVENTS_PER_CALL. */
@@ -90,3 +98,6 @@ const trailOf = (audit: AuditClient): CoalescedSends<AuditEvent[]> => {
   if (!trail) trails.set(audit, (trail = auditTrail(audit)));
   return trail;
 };
+
+/** Sends the events still waiting and resolves once each is stored or logged as not stored: the gateway is stopping. */
+export const flushAuditTrail = (audit: AuditClient): Promise<void> => trails.get(audit)?.flush() ?? Promise.resolve();

@@ -1,9 +1,10 @@
-import { recordChange } from '../src/audit';
+import { flushAuditTrail, recordChange } from '../src/audit';
 import type { Backends } from '../src/backends';
 import type { Route } from '../src/route';
 
-// How the gateway sends the audit trail to orgs-teams: a lone event at once; events of changes answered while a call
-// is on its way together in the next call; a failed call logs each of its events.
+// How the gateway sends the audit trail to orgs-teams: an event waits 25 ms for others, and those answered meanwhile go
+// in its call; events of changes answered while a call is on its way go together in the next call; a failed call logs
+// each of its events. On jest's clock.
 
 type Event = { id: string; target: string };
 
@@ -33,35 +34,61 @@ function trail(fail = false) {
   /** Answers the calls on their way, and lets what follows them run. */
   const answerAll = async () => {
     while (waiting.length) waiting.shift()!();
-    await new Promise((r) => setImmediate(r));
+    await jest.advanceTimersByTimeAsync(0);
   };
-  return { calls, warned, change, answerAll };
+  return { calls, warned, change, answerAll, audit: audit as unknown as Backends['orgsTeams']['audit'] };
 }
 
 describe('the audit trail', () => {
-  it('sends a lone event at once, and the events answered meanwhile together in the next call', async () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('sends an event after 25 ms with those answered meanwhile, and those answered while it is on its way in the next call', async () => {
     const t = trail();
     t.change('/orgs/a');
-    expect(t.calls).toEqual([['/orgs/a']]);
+    await jest.advanceTimersByTimeAsync(24);
     t.change('/orgs/b');
+    expect(t.calls).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(t.calls).toEqual([['/orgs/a', '/orgs/b']]);
     t.change('/orgs/c');
+    t.change('/orgs/d');
+    await jest.advanceTimersByTimeAsync(100);
     expect(t.calls).toHaveLength(1);
     await t.answerAll();
-    expect(t.calls).toEqual([['/orgs/a'], ['/orgs/b', '/orgs/c']]);
+    expect(t.calls).toEqual([
+      ['/orgs/a', '/orgs/b'],
+      ['/orgs/c', '/orgs/d'],
+    ]);
     await t.answerAll();
-    t.change('/orgs/d');
-    expect(t.calls).toEqual([['/orgs/a'], ['/orgs/b', '/orgs/c'], ['/orgs/d']]);
+    // A lone event goes alone once its 25 ms are over.
+    t.change('/orgs/e');
+    await jest.advanceTimersByTimeAsync(25);
+    expect(t.calls.at(-1)).toEqual(['/orgs/e']);
     await t.answerAll();
   });
 
   it('logs every event of a call that failed, and goes on with the next', async () => {
     const t = trail(true);
     t.change('/orgs/a');
+    await jest.advanceTimersByTimeAsync(25);
     t.change('/orgs/b');
     t.change('/orgs/c');
     await t.answerAll();
     await t.answerAll();
     expect(t.warned).toEqual(['/orgs/a', '/orgs/b', '/orgs/c']);
     expect(t.calls).toEqual([['/orgs/a'], ['/orgs/b', '/orgs/c']]);
+  });
+
+  it('sends what waits at once when the gateway stops, and resolves once it is stored', async () => {
+    const t = trail();
+    t.change('/orgs/a');
+    let flushed = false;
+    void flushAuditTrail(t.audit).then(() => (flushed = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(t.calls).toEqual([['/orgs/a']]);
+    expect(flushed).toBe(false);
+    await t.answerAll();
+    expect(flushed).toBe(true);
   });
 });

@@ -117,3 +117,52 @@ describe('sends coalesced by subject', () => {
     expect(db.sent.map((m) => m.payload)).toEqual([[1], [2, 3, 4], [5, 6]]);
   });
 });
+
+describe('sends that linger', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('waits lingerMs before the first message, so that what is sent meanwhile goes with it', async () => {
+    jest.useFakeTimers();
+    const db = new Store();
+    const sends = new CoalescedSends(db.store, () => concat, { lingerMs: 25 });
+    const seen = outcomes([sends.send('s', [1]), sends.send('s', [2])]);
+    await jest.advanceTimersByTimeAsync(24);
+    expect(db.sent).toEqual([]);
+    void sends.send('s', [3]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(db.sent.map((m) => m.payload)).toEqual([[1, 2, 3]]);
+
+    // While it is on its way the next ones wait for it, not for a linger of their own.
+    void sends.send('s', [4]);
+    db.sent[0].ack();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual(['stored', 'stored']);
+    expect(db.sent.map((m) => m.payload)).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('sends what lingers at once on flush, and resolves once every message is stored or failed', async () => {
+    jest.useFakeTimers();
+    const db = new Store();
+    const sends = new CoalescedSends(db.store, () => atMostThree, { lingerMs: 1_000 });
+    const seen = outcomes([1, 2, 3, 4].map((n) => sends.send('s', [n])));
+    const other = outcomes([sends.send('t', [9])]);
+    let flushed = false;
+    void sends.flush().then(() => (flushed = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(db.sent.map((m) => [m.subject, m.payload])).toEqual([
+      ['s', [1, 2, 3]],
+      ['t', [9]],
+    ]);
+    db.sent[0].ack();
+    db.sent[1].fail(new Error('down'));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(flushed).toBe(false);
+    expect(db.sent.map((m) => m.payload)).toEqual([[1, 2, 3], [9], [4]]);
+    db.sent[2].ack();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(flushed).toBe(true);
+    expect(seen).toEqual(['stored', 'stored', 'stored', 'stored']);
+    expect(other).toEqual(['failed: down']);
+    await expect(sends.flush()).resolves.toBeUndefined();
+  });
+});
