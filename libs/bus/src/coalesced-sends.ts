@@ -14,9 +14,9 @@ interface Waiting<P> {
  * Sends with at most one message of a subject on its way: what is sent on that subject meanwhile is merged into one
  * message, sent when the one on its way is stored, so that under many writes at once a subject costs a message per
  * round trip, not per write. A lone message goes at once, as without this, unless `lingerMs` asks it to wait that long
- * for others to go with it (for sends nobody waits on, where a message a write is cheaper to lose than to make).
- * Each `send` resolves once the message that carries it is stored (or rejects with its failure). Subjects without a
- * merge are sent as they come.
+ * for others to go with it (for sends nobody waits on, where a message per write costs more than the wait). Each `send`
+ * resolves once the message that carries it is stored (or rejects with its failure). Subjects without a merge are sent
+ * as they come.
  */
 export class CoalescedSends<P> {
   /** Per subject with a message on its way: the messages waiting, oldest first (more than one only when a merge refused). */
