@@ -494,9 +494,13 @@ export class Cluster {
   /** The last lines of each pod a roll stopped (it is removed then), by pod: what it logged about a failed call. */
   readonly departedLogs = new Map<string, string>();
 
-  /** Every pod's log by pod, the stopped ones' included: read once, then searched for each failed call. */
-  allLogs(): [string, string][] {
-    return [...this.departedLogs, ...this.allPods().map((p): [string, string] => [p.name, p.logs(DEPARTED_LOG_LINES)])];
+  /** Every pod's log lines by pod, the stopped ones' included: read and split once, then searched for each failed call. */
+  allLogs(): [string, string[]][] {
+    const logs: [string, string][] = [
+      ...this.departedLogs,
+      ...this.allPods().map((p): [string, string] => [p.name, p.logs(DEPARTED_LOG_LINES)]),
+    ];
+    return logs.map(([pod, log]) => [pod, log.split('\n')]);
   }
 
   /** Every pod, the network, the Services' addresses and the forwarders gone. */

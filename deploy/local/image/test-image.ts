@@ -30,7 +30,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { helmTemplate, PRODUCTION_VALUES, type Manifest } from '../test/chart';
-import { Cluster, MACHINE, type Deployment } from './cluster';
+import { Cluster, MACHINE } from './cluster';
 import { imageExists, imageSize, output, podman, PODMAN_ENV, run } from './podman';
 import { Traffic } from './traffic';
 
@@ -257,8 +257,9 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   // What is checked is the rollout of each Deployment.
   const stops: string[] = [];
   let exitedBadly = 0;
-  const roll = async (d: Deployment) => {
+  for (const d of [gateway, ...cluster.deployments.filter((d) => d !== gateway)]) {
     const began = Date.now();
+    const before = traffic.calls;
     const stopped = await cluster.roll(d);
     for (const s of stopped) {
       stops.push(
@@ -267,13 +268,8 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
       if (s.exitCode !== 0 || s.killed) exitedBadly++;
     }
     say(
-      `rolled ${d.name} (${stopped.length} pods) in ${((Date.now() - began) / 1000).toFixed(0)} s; ${traffic.failures.length} calls failed so far`,
+      `rolled ${d.name} (${stopped.length} pods) in ${((Date.now() - began) / 1000).toFixed(0)} s, ${traffic.calls - before} calls meanwhile; ${traffic.failures.length} calls failed so far`,
     );
-  };
-  for (const group of [[gateway], ...cluster.deployments.filter((d) => d !== gateway).map((d) => [d])]) {
-    const before = traffic.calls;
-    await Promise.all(group.map(roll));
-    say(`${traffic.calls - before} calls while ${group.map((d) => d.name).join(', ')} rolled`);
   }
   await traffic.stop();
   for (const s of stops) say(`  ${s}`);
@@ -297,17 +293,12 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
 }
 
 /** Every line of `logs` (by pod) with `text` in it, each after its pod's name. */
-function linesWith(logs: [string, string][], text: string): string[] {
-  return logs.flatMap(([pod, log]) =>
-    log
-      .split('\n')
-      .filter((line) => line.includes(text))
-      .map((line) => `${pod}: ${line}`),
-  );
+function linesWith(logs: [string, string[]][], text: string): string[] {
+  return logs.flatMap(([pod, lines]) => lines.filter((line) => line.includes(text)).map((line) => `${pod}: ${line}`));
 }
 
 /** What every pod logged about one failed call (found by the request id it sent), cut to a screenful. */
-function linesOf(logs: [string, string][], requestId: string | undefined): string {
+function linesOf(logs: [string, string[]][], requestId: string | undefined): string {
   if (!requestId) return '';
   const lines = linesWith(logs, requestId);
   return lines.length === 0
@@ -319,7 +310,7 @@ function linesOf(logs: [string, string][], requestId: string | undefined): strin
 }
 
 /** The outages the pods logged (a backend unavailable, and gRPC's reason): where a failed call may have gone wrong. */
-function outagesSeenBy(logs: [string, string][]): string {
+function outagesSeenBy(logs: [string, string[]][]): string {
   const lines = linesWith(logs, 'is unavailable');
   return lines.length === 0 ? '' : `\nthe pods logged:\n${lines.map((l) => `  ${l.slice(0, 400)}`).join('\n')}`;
 }
