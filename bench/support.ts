@@ -206,6 +206,8 @@ function processName(pid: number): string {
   try {
     const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     const app = argv.map((a) => /dist\/apps\/([^/]+)\/main\.js$/.exec(a)?.[1]).find(Boolean);
+    // A Postgres backend's title is "postgres: 15/main: user db host ...": named for the server, not its cluster.
+    if (argv[0]?.startsWith('postgres:')) return 'postgres';
     return app ?? path.basename(argv[0] ?? String(pid)).split(':')[0];
   } catch {
     return String(pid);

@@ -1,7 +1,7 @@
 import { CLUSTERS_CHANGED, InProcessBus, type Bus, type ClustersChanged } from '@platform/bus';
 import { keptClusters } from '@platform/clusters-client';
 import type { clustersV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { clustersInventory, type InventoryCluster } from '../src/contracts/inventory';
 
 // contracts-licensing reads the inventory through clusters' own read model (keptClusters): what it asked is kept until

@@ -1,5 +1,5 @@
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
+import { createClient, startApp, type PromiseClient } from '@platform/service-kit';
 import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
@@ -48,9 +48,7 @@ describe('orgs-teams', () => {
 
     it('keeps the first site admin across restarts', async () => {
       const written = authz.tuples.size;
-      const again = await import('@platform/service-kit').then(({ startApp }) =>
-        startApp(orgsTeamsApp, { ...app.env, PLATFORM_ADMIN_USERNAME: 'other' }),
-      );
+      const again = await startApp(orgsTeamsApp, { ...app.env, PLATFORM_ADMIN_USERNAME: 'other' });
       await again.stop();
       expect(authz.tuples.size).toBe(written);
       await expect(client.getUser({ id: 0, login: 'other' })).rejects.toMatchObject({ kind: 'not-found' });
@@ -146,7 +144,9 @@ describe('orgs-teams', () => {
       expect(token.tokenLastEight).toBe(token.sha1.slice(-8));
       expect((await client.authenticate({ token: token.sha1 })).user!.login).toBe('Alice');
 
-      await expect(client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0, accessScopes: [] })).rejects.toMatchObject({
+      await expect(
+        client.createToken({ userId: user!.id, name: 'ci', scope: '', scopeAccountId: 0, accessScopes: [] }),
+      ).rejects.toMatchObject({
         kind: 'conflict',
       });
       const { tokens } = await client.listTokens({ userId: user!.id });
@@ -159,7 +159,13 @@ describe('orgs-teams', () => {
 
     it('issues scoped tokens that say their scope and the account they act for', async () => {
       const { user } = await client.authenticateBasic({ username: 'Alice', password: 'password1' });
-      const token = await client.createToken({ userId: user!.id, name: 'proxy', scope: 'license-proxy', scopeAccountId: user!.id, accessScopes: [] });
+      const token = await client.createToken({
+        userId: user!.id,
+        name: 'proxy',
+        scope: 'license-proxy',
+        scopeAccountId: user!.id,
+        accessScopes: [],
+      });
       expect(await client.authenticate({ token: token.sha1 })).toMatchObject({ scope: 'license-proxy', scopeAccountId: user!.id });
       const { tokens } = await client.listTokens({ userId: user!.id });
       expect(tokens.find((t) => t.name === 'proxy')).toMatchObject({ scope: 'license-proxy', scopeAccountId: user!.id });
@@ -168,7 +174,9 @@ describe('orgs-teams', () => {
       ).rejects.toMatchObject({
         kind: 'input',
       });
-      await expect(client.createToken({ userId: user!.id, name: 'bad', scope: 'license-proxy', scopeAccountId: 0, accessScopes: [] })).rejects.toMatchObject({
+      await expect(
+        client.createToken({ userId: user!.id, name: 'bad', scope: 'license-proxy', scopeAccountId: 0, accessScopes: [] }),
+      ).rejects.toMatchObject({
         kind: 'input',
       });
       await client.deleteToken({ userId: user!.id, id: token.id });

@@ -1,6 +1,6 @@
 import { TUPLES_CHANGED } from '@platform/bus';
 import { authzV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptAuthz } from './clients';
 
 // Who-has-access answers as authz's readers keep them: one call for an object looked at again, the very next look after

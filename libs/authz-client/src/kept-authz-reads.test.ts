@@ -1,5 +1,5 @@
 import { keptServiceReads, TUPLES_CHANGED } from '@platform/bus';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { authzReads } from './clients';
 
 // authz's other reads as a gateway keeps them: a role list asked again is answered from memory; a tuple write through

@@ -1,7 +1,7 @@
 import { DecisionCache, TUPLES_CHANGED, type Bus } from '@platform/bus';
 import { authzV1 } from '@platform/proto';
 import { announcingWrites, type ServiceBinding } from '@platform/service-kit';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { withKeptDecisions } from './clients';
 
 /** authz as the gateway sees it: answers from a set of held permissions, counting the calls. */

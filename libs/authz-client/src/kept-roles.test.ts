@@ -1,6 +1,6 @@
 import { TUPLES_CHANGED } from '@platform/bus';
 import type { authzRolesV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptAuthz } from './clients';
 
 // The custom roles authz's readers keep: one call for a role read again, none once kept, and the very next read after

@@ -1,6 +1,6 @@
 import { BILLING_CHANGED } from '@platform/bus';
 import { licensedV1, usageReportV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptBilling } from './clients';
 
 // billing-dashboard's answers as a gateway keeps them: asked again, answered from memory; reports applied or a write

@@ -1,4 +1,4 @@
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from './later-bus';
 import { keptReads } from './kept-reads';
 import { ORGS_CHANGED } from './notices';
 

@@ -1,4 +1,4 @@
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from './later-bus';
 import { keptReads, wireBytes } from './kept-reads';
 
 // A service's read method answering a stream, as a reader keeps it: the first call passes the messages on as they come

@@ -1,5 +1,5 @@
 import { metricsText } from '@platform/telemetry';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from './later-bus';
 import type { BusHealth } from './bus';
 import { InProcessBus } from './in-process-bus';
 import { NoticeCache, type NoticeRule } from './notice-cache';

@@ -1,7 +1,7 @@
 import { CLUSTERS_CHANGED, type ClustersChanged } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import { clustersV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptClusters } from './clients';
 
 // The inventory's read model, as its readers keep it: one call for what was asked before, the very next request after

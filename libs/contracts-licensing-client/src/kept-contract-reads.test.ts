@@ -1,6 +1,6 @@
 import { CLUSTERS_CHANGED, CONTRACTS_CHANGED } from '@platform/bus';
 import { contractsV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptContractsLicensingReads } from './clients';
 
 // The contract reads as a gateway keeps them: a contract asked again is answered from memory; a write through another

@@ -1,6 +1,6 @@
 import { CONTRACTS_CHANGED } from '@platform/bus';
 import { contractsV1, licensingV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptContracts } from './clients';
 
 // contracts-licensing's read model, as its readers keep it: licenses by serial (a serial of no issued license too) and

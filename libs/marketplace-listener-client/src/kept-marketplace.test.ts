@@ -1,7 +1,7 @@
 import { BILLING_CHANGED, MARKETPLACE_CHANGED } from '@platform/bus';
 import { InputError } from '@platform/errors';
 import { marketplaceListenerV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptMarketplaceListener, MARKETPLACE_READS } from './clients';
 
 // marketplace-listener's answers as a gateway keeps them: asked again, answered from memory; a write answered by

@@ -1,6 +1,6 @@
 import { METRICSPROXY_CHANGED } from '@platform/bus';
 import { metricsproxyV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptBackends, metricsproxyChangedBy } from './clients';
 
 // metricsproxy's read model, as its readers keep it: one call for what was asked before, the very next request after a

@@ -1,7 +1,7 @@
 import { ACCOUNTS_CHANGED, keptServiceReads, ORGS_CHANGED, SIGNIN_CHANGED, TUPLES_CHANGED } from '@platform/bus';
 import { NotFoundError } from '@platform/errors';
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptOrgsTeams, ORGS_TEAMS_READS } from './clients';
 
 // orgs-teams' read model, as its readers keep it: tokens, accounts, organizations as a caller sees them, teams and an

@@ -1,6 +1,6 @@
 import { keptServiceReads, ORGS_TEAMS_OTHER_CHANGED, SIGNIN_CHANGED } from '@platform/bus';
 import { orgTokensV1, orgsTeamsV1 } from '@platform/proto';
-import { LaterBus } from '@platform/testing';
+import { LaterBus } from '@platform/bus/testing';
 import { keptOrgsTeams, keptSyncTokens, ORGS_TEAMS_READS } from './clients';
 
 // What shows sign-in state, as orgs-teams' readers keep it: a token list, the site admin's user list with lockouts, a

@@ -41,6 +41,19 @@ describe('a call cancelled by its caller', () => {
     expect(reasonOf(200, 50)).toBeInstanceOf(UnavailableError);
   });
 
+  it('is no cancellation once the call is answered: grpc-js says "cancelled" when any stream closes', () => {
+    const call = new FakeCall();
+    const ctx = new LazyCallContext('r-3', log, {}, new Date(Date.now() + 2_000), call);
+    const { signal } = ctx;
+    ctx.end();
+    call.cancel();
+    expect(signal.aborted).toBe(false);
+    // Nor for a signal first asked for after the answer (work the handler left running).
+    const later = new LazyCallContext('r-4', log, {}, new Date(Date.now() + 2_000), call);
+    later.end();
+    expect(later.signal.aborted).toBe(false);
+  });
+
   it('reads as the deadline when ours passes first', () => {
     const ctx = new LazyCallContext('r-2', log, {}, new Date(Date.now() + 300), new FakeCall());
     const { signal } = ctx;

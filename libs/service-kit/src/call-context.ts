@@ -80,6 +80,8 @@ export class LazyCallContext implements CallContext {
   caller?: Caller;
   readonly arrivedAt = performance.now();
   private stopTimer?: () => void;
+  /** Set once the call is answered (`end`). */
+  private ended = false;
   /** How close to the deadline a caller's cancel counts as the deadline (CLOCK_SLACK_MS). */
   private readonly slackMs: number;
 
@@ -108,8 +110,13 @@ export class LazyCallContext implements CallContext {
     };
     // The caller's own deadline timer cancels the call a hair before ours fires (its clock started first).
     const whyCancelled = () => (this.deadline && this.deadline.getTime() - Date.now() <= this.slackMs ? deadlinePassed() : cancelled());
-    if (this.call?.cancelled) abort(whyCancelled);
-    else this.call?.once('cancelled', () => abort(whyCancelled));
+    // grpc-js tells a server call "cancelled" whenever its stream closes, an answered call's too: only a call still
+    // unanswered was cancelled (and an error made for every answered call was measurable).
+    const onCancelled = () => {
+      if (!this.ended) abort(whyCancelled);
+    };
+    if (this.call?.cancelled) onCancelled();
+    else this.call?.once('cancelled', onCancelled);
     if (this.parentSignal?.aborted) abort(() => this.parentSignal!.reason);
     else this.parentSignal?.addEventListener('abort', () => abort(() => this.parentSignal!.reason), { once: true });
     if (this.deadline && !controller.signal.aborted) {
@@ -119,8 +126,9 @@ export class LazyCallContext implements CallContext {
     return controller.signal;
   }
 
-  /** Releases the deadline timer once the call is answered. */
+  /** Releases the deadline timer once the call is answered; its stream closing afterwards is no cancellation. */
   end(): void {
+    this.ended = true;
     this.stopTimer?.();
   }
 }

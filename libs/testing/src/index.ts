@@ -10,5 +10,4 @@ export {
   type AwsUsageRecord,
   type ServiceControlDouble,
 } from './metering-doubles';
-export { LaterBus } from './later-bus';
 export { LogLines, type LogEntry } from './log-lines';

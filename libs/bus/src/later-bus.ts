@@ -1,4 +1,4 @@
-import { InProcessBus } from '@platform/bus';
+import { InProcessBus } from './in-process-bus';
 
 /**
  * A bus that hands notices over later, in the order they were sent, as NATS does to each connection: a test can
