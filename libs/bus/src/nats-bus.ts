@@ -27,6 +27,7 @@ import {
   type ReplyHandler,
   type Unsubscribe,
 } from './bus';
+import { withRetries, type RetryPolicy } from '@platform/errors';
 import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from './bus-telemetry';
 import { Outage } from './outage';
 import { NoticeStream } from './notice-stream';
@@ -45,6 +46,8 @@ function decoded(data: Uint8Array): unknown {
 /** How long the first connection is retried at start before giving up (a pod is restarted anyway). */
 export const NATS_STARTUP_TIMEOUT_MS = 5_000;
 const RETRY_EVERY_MS = 500;
+/** At start, the server (or its JetStream) is asked again every RETRY_EVERY_MS until NATS_STARTUP_TIMEOUT_MS. */
+const STARTUP_RETRY: RetryPolicy = { attempts: Infinity, baseDelayMs: RETRY_EVERY_MS, factor: 1, jitter: 'none' };
 
 const silent: BusLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -64,6 +67,37 @@ export function natsServerAddress(url: string): string {
       return /:\d+$/.test(hostPort) ? hostPort : `${hostPort}:4222`;
     })
     .join(',');
+}
+
+/**
+ * What `connect` is given for a NATS_URL: its servers without credentials, and the credentials the URL carries as
+ * options (`nats://user:password@host`, or `nats://token@host`). nats.js reads none from a URL: given as they are,
+ * they were dropped and the server refused the connection. A cluster's URL lists every node with the same
+ * credentials; the first given are used.
+ */
+export function natsConnectOptions(url: string): { servers: string[]; user?: string; pass?: string; token?: string } {
+  const servers: string[] = [];
+  let credentials: { user?: string; pass?: string; token?: string } = {};
+  for (const part of url
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const at = part.lastIndexOf('@');
+    if (at < 0) {
+      servers.push(part);
+      continue;
+    }
+    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(part)?.[0] ?? '';
+    const userinfo = part.slice(scheme.length, at);
+    servers.push(scheme + part.slice(at + 1));
+    if (credentials.user !== undefined || credentials.token !== undefined || !userinfo) continue;
+    const colon = userinfo.indexOf(':');
+    credentials =
+      colon < 0
+        ? { token: decodeURIComponent(userinfo) }
+        : { user: decodeURIComponent(userinfo.slice(0, colon)), pass: decodeURIComponent(userinfo.slice(colon + 1)) };
+  }
+  return { servers, ...credentials };
 }
 
 /** A failed connect attempt in a few words. */
@@ -145,48 +179,41 @@ export class NatsBus implements Bus {
     const log = opts.log ?? silent;
     const timeoutMs = opts.startupTimeoutMs ?? NATS_STARTUP_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
-    let nc: NatsConnection | undefined;
     // Quietly: the one line the caller reports when this gives up says what happened.
-    while (!nc) {
-      try {
-        const left = deadline - Date.now();
-        nc = await connect({
-          servers: url,
+    const nc = await withRetries(
+      STARTUP_RETRY,
+      (err) => !isCredentialError(err) && Date.now() + RETRY_EVERY_MS < deadline,
+      () =>
+        connect({
+          ...natsConnectOptions(url),
           name,
           maxReconnectAttempts: -1,
           reconnectTimeWait: RETRY_EVERY_MS,
-          timeout: Math.min(Math.max(left, RETRY_EVERY_MS), 2_000),
+          timeout: Math.min(Math.max(deadline - Date.now(), RETRY_EVERY_MS), 2_000),
           // No stack captured up front for every request and publish in case it times out (two errors made per
           // notice and fence, 1-2% of a busy process); a timeout still fails with its error, made when it happens.
           noAsyncTraces: true,
-        });
-      } catch (err) {
-        if (isCredentialError(err)) throw new BusConnectError(server, 'credentials', 'the server refused the credentials');
-        if (Date.now() + RETRY_EVERY_MS >= deadline)
-          throw new BusConnectError(server, 'unreachable', `not reachable within ${timeoutMs / 1000} s (${describeConnectError(err)})`);
-        await new Promise((r) => setTimeout(r, RETRY_EVERY_MS));
-      }
-    }
-    let jsm: JetStreamManager | undefined;
-    while (!jsm) {
-      try {
-        jsm = await nc.jetstreamManager();
-      } catch (err) {
-        const code = String((err as { code?: string }).code ?? '');
-        // A cluster still electing its JetStream leader (just started, or a node just lost) does not answer in time:
-        // asked again until the deadline. No responders (503) is JetStream turned off: said at once.
-        if (code !== '503' && Date.now() + RETRY_EVERY_MS < deadline) {
-          await new Promise((r) => setTimeout(r, RETRY_EVERY_MS));
-          continue;
-        }
-        await nc.close();
-        throw new BusConnectError(
-          server,
-          'no-jetstream',
-          code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
-        );
-      }
-    }
+        }),
+    ).catch((err: unknown) => {
+      if (isCredentialError(err)) throw new BusConnectError(server, 'credentials', 'the server refused the credentials');
+      throw new BusConnectError(server, 'unreachable', `not reachable within ${timeoutMs / 1000} s (${describeConnectError(err)})`);
+    });
+    // A cluster still electing its JetStream leader (just started, or a node just lost) does not answer in time: asked
+    // again until the deadline. No responders (503) is JetStream turned off: said at once.
+    const codeOf = (err: unknown) => String((err as { code?: string }).code ?? '');
+    const jsm = await withRetries(
+      STARTUP_RETRY,
+      (err) => codeOf(err) !== '503' && Date.now() + RETRY_EVERY_MS < deadline,
+      () => nc.jetstreamManager(),
+    ).catch(async (err: unknown) => {
+      await nc.close();
+      const code = codeOf(err);
+      throw new BusConnectError(
+        server,
+        'no-jetstream',
+        code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
+      );
+    });
     const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name);
     bus.watch();
     log.info({ server, namespace: opts.namespace }, 'NATS connected');

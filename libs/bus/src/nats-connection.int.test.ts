@@ -1,6 +1,6 @@
 import { eventually, freePort, startPrivateNats, type PrivateNats } from '@platform/testing';
 import { BusConnectError, InProcessBus, type BusHealth, type BusLogger } from './index';
-import { NatsBus, natsServerAddress } from './nats-bus';
+import { NatsBus } from './nats-bus';
 
 /** A logger that keeps its lines. */
 function capture() {
@@ -141,12 +141,51 @@ describe('NATS connection loss after start', () => {
     expect(lines).toEqual([]);
   });
 
-  it('names servers by host:port only', () => {
-    expect(natsServerAddress('nats://user:pa:ss@nats.example:4223')).toBe('nats.example:4223');
-    expect(natsServerAddress('tls://token@nats.example')).toBe('nats.example:4222');
-    expect(natsServerAddress('nats://a:1, nats://u:p@b:2/x')).toBe('a:1,b:2');
-    expect(natsServerAddress('127.0.0.1:4222')).toBe('127.0.0.1:4222');
-  });
+  it('fails at once, naming the credentials, when the server refuses them', async () => {
+    const { log, text } = capture();
+    const nats = await startPrivateNats({ user: { name: 'tester', password: 'right-pass' } });
+    try {
+      // Given a minute: a refusal that were tried again until then would outlast the test's bound.
+      const err = await NatsBus.create(`nats://tester:s3cret-wrong@127.0.0.1:${nats.port}`, 'start-test', {
+        log,
+        startupTimeoutMs: 60_000,
+      }).catch((e) => e);
+      expect(err).toBeInstanceOf(BusConnectError);
+      expect(err).toMatchObject({ server: `127.0.0.1:${nats.port}`, kind: 'credentials', reason: 'the server refused the credentials' });
+      expect(err.message + text()).not.toContain('s3cret');
+      // The right ones, in the URL as NATS_URL carries them, connect.
+      const bus = await NatsBus.create(`nats://tester:right-pass@127.0.0.1:${nats.port}`, 'start-test', { log });
+      await bus.close();
+    } finally {
+      await nats.dispose();
+    }
+  }, 20_000);
+
+  it('connects with a token carried in the URL', async () => {
+    const { log } = capture();
+    const nats = await startPrivateNats({ token: 's3cret-token' });
+    try {
+      const bus = await NatsBus.create(`nats://s3cret-token@127.0.0.1:${nats.port}`, 'start-test', { log });
+      expect(bus.health().connected).toBe(true);
+      await bus.close();
+      const err = await NatsBus.create(nats.url, 'start-test', { log, startupTimeoutMs: 60_000 }).catch((e) => e);
+      expect(err).toMatchObject({ kind: 'credentials' });
+    } finally {
+      await nats.dispose();
+    }
+  }, 20_000);
+
+  it('fails at once when the server has no JetStream', async () => {
+    const { log } = capture();
+    const nats = await startPrivateNats({ jetstream: false });
+    try {
+      const err = await NatsBus.create(nats.url, 'start-test', { log, startupTimeoutMs: 60_000 }).catch((e) => e);
+      expect(err).toBeInstanceOf(BusConnectError);
+      expect(err).toMatchObject({ kind: 'no-jetstream', reason: 'JetStream is not enabled' });
+    } finally {
+      await nats.dispose();
+    }
+  }, 20_000);
 
   it('the in-process bus is always connected', () => {
     const bus = new InProcessBus();

@@ -95,12 +95,22 @@ function natsProcess(bin: string, port: number, args: string[]) {
   return { start, kill, forget, pause, resume };
 }
 
-/** Starts `nats-server -js` on a free loopback port with its own storage directory. */
-export async function startPrivateNats(): Promise<PrivateNats> {
+/**
+ * Starts `nats-server -js` on a free loopback port with its own storage directory; `jetstream: false` without JetStream,
+ * `user` with that one user and password required, `token` with that token.
+ */
+export async function startPrivateNats(
+  opts: { jetstream?: boolean; user?: { name: string; password: string }; token?: string } = {},
+): Promise<PrivateNats> {
   const bin = natsServerBinary();
   const port = await freePort();
   const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'private-nats-'));
-  const server = natsProcess(bin, port, ['-js', '-sd', storeDir]);
+  const args = [
+    ...(opts.jetstream === false ? [] : ['-js', '-sd', storeDir]),
+    ...(opts.user ? ['--user', opts.user.name, '--pass', opts.user.password] : []),
+    ...(opts.token ? ['--auth', opts.token] : []),
+  ];
+  const server = natsProcess(bin, port, args);
   await server.start();
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -193,7 +203,14 @@ export async function startPrivateNatsCluster(size = 3): Promise<PrivateNatsClus
     return undefined;
   };
   const stepDown = async (stream: string) => {
-    for (const p of ports) if (await jsRequest(p.client, `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`).then(() => true, () => false)) return;
+    for (const p of ports)
+      if (
+        await jsRequest(p.client, `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
   };
   return { nodes, url: nodes.map((n) => n.url).join(','), streamLeader, stepDown, dispose };
 }
