@@ -70,10 +70,10 @@ export function natsServerAddress(url: string): string {
 }
 
 /**
- * What `connect` is given for a NATS_URL: its servers without credentials, and the credentials the URL carries as
- * options (`nats://user:password@host`, or `nats://token@host`). nats.js reads none from a URL: given as they are,
- * they were dropped and the server refused the connection. A cluster's URL lists every node with the same
- * credentials; the first given are used.
+ * What `connect` is given for a NATS_URL: its servers, one by one and without credentials, and the credentials the URL
+ * carries as options (`nats://user:password@host`, or `nats://token@host`). nats.js reads neither from a URL: it took
+ * a list as one address (the last node's port, the first node's host) and dropped the credentials, which the server
+ * then refused. A cluster's URL lists every node with the same credentials; the first given are used.
  */
 export function natsConnectOptions(url: string): { servers: string[]; user?: string; pass?: string; token?: string } {
   const servers: string[] = [];
@@ -186,6 +186,8 @@ export class NatsBus implements Bus {
       () =>
         connect({
           ...natsConnectOptions(url),
+          // The servers tried in the order NATS_URL lists them (nats.js shuffles them otherwise).
+          noRandomize: true,
           name,
           maxReconnectAttempts: -1,
           reconnectTimeWait: RETRY_EVERY_MS,
