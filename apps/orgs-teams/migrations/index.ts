@@ -17,6 +17,7 @@ import { externalIdentities } from './20261220000000_external_identities';
 import { groupMappings } from './20261222000000_group_mappings';
 import { emailVerification } from './20261230000000_email_verification';
 import { passwordResets } from './20270110000000_password_resets';
+import { orgRowVersion } from './20270120000000_org_row_version';
 
 /** Every migration of the identity schema, oldest first. */
 export const migrations: Migration[] = [
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   groupMappings,
   emailVerification,
   passwordResets,
+  orgRowVersion,
 ];

@@ -28,7 +28,11 @@ async function setUp(handlers: Record<keyof Methods, () => Promise<unknown>>) {
     'identity',
     bus,
     { warn: ((_fields: unknown, message: string) => void warned.push(message)) as never },
-    { evict: (id) => evicted.push(`org ${id}`), clear: () => evicted.push('all') },
+    {
+      evict: (id) => evicted.push(`org ${id}`),
+      edited: (rows) => evicted.push(...rows.map((r) => `org ${r.id} kept at v${r.version}`)),
+      clear: () => evicted.push('all'),
+    },
   );
   const binding = { definition: {}, handlers } as unknown as ServiceBinding<Methods>;
   const { handlers: served } = announcedWrites(binding, ['getThing'], announcer);
@@ -126,6 +130,37 @@ describe("orgs-teams' change announcements", () => {
       // This replica's organization rows: only a change of a row evicts it.
       expect([what, evicted]).toEqual([what, only ? [] : ['org 7']]);
     }
+  });
+
+  it("carries an edited organization's row when its row alone changed, and not when anything else of it did", async () => {
+    const row = { id: 7, username: 'acme', description: 'new', version: 3 };
+    const edit = 'update "identity"."accounts" set "description" = $1, "version" = version + 1 where "id" = $2 returning *';
+    const cases: [string, () => void, string][] = [
+      ['an edit of its fields', () => (changed.orgs([7]), run(edit), changed.orgRow(row)), `,"rows":[${JSON.stringify(row)}]`],
+      [
+        'an edit beside a member added',
+        () => (
+          changed.orgs([7]),
+          run(edit),
+          changed.orgRow(row),
+          run('insert into "identity"."org_users" ("org_id", "uid") values ($1, $2)')
+        ),
+        '',
+      ],
+      // Recorded again after its row was: what the row says may no longer be the organization's.
+      ['an edit then another change of it', () => (changed.orgs([7]), run(edit), changed.orgRow(row), changed.orgs([7])), ''],
+    ];
+    for (const [what, change, rows] of cases) {
+      const { heard, evicted, call } = await setUp({ getThing: async () => undefined, changeThing: async () => change() });
+      await call('changeThing');
+      expect([what, heard.filter((h) => h.startsWith(ORGS_CHANGED))]).toEqual([what, [`${ORGS_CHANGED} {"orgIds":[7]${rows}}`]]);
+      // This replica's row: kept as the edit left it when the notice brings it, else forgotten.
+      expect([what, evicted]).toEqual([what, [rows ? 'org 7 kept at v3' : 'org 7']]);
+    }
+    // A row given without its organization recorded first is not taken: the write recorded nothing, so everything goes.
+    const { heard, call } = await setUp({ getThing: async () => undefined, changeThing: async () => (run(edit), changed.orgRow(row)) });
+    await call('changeThing');
+    expect(heard.filter((h) => h.startsWith(ORGS_CHANGED))).toEqual([`${ORGS_CHANGED} {"orgIds":[],"all":true}`]);
   });
 
   it('announces a failed write too, and nothing when nothing readers keep changed', async () => {

@@ -8,10 +8,13 @@ import {
   type AccountsChanged,
   type Bus,
   type OrgsChanged,
+  orgRowsBrought,
+  type OrgRowNotice,
   type OrgsTeamsOtherChanged,
   type SignInChanged,
 } from '@platform/bus';
 import { statementWrites, type Database, type EffectHandler } from '@platform/db';
+import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { announcingWrites, type Logger, type ServiceBinding } from '@platform/service-kit';
 
 /*
@@ -84,6 +87,8 @@ export const READERS_KEEP: Readonly<Record<string, readonly Kind[] | typeof WHOL
 interface Announcement {
   userIds: number[];
   orgIds: number[];
+  /** The rows of organizations the change left as they are (OrgsChanged.rows). */
+  rows?: OrgRowNotice[];
   /** What alone changed of the organizations (OrgsChanged.only), told by the tables written. */
   only?: 'teams' | 'members';
   other: boolean;
@@ -102,6 +107,11 @@ export class Changes {
   readonly accounts = new Set<number>();
   readonly orgs = new Set<number>();
   readonly signin = new Set<number>();
+  /**
+   * Organizations whose row the change left as recorded here (an edit's answer, with its new version): the notice carries
+   * them when nothing else was written of them (`rowsAlone`), so readers replace what they keep instead of dropping it.
+   */
+  readonly orgRows = new Map<number, OrgRowNotice>();
   /** The tables of this schema its statements wrote. */
   readonly written = new Set<string>();
   /** Announced: work that goes on in its context afterwards (an effect applied detached) needs a collector of its own. */
@@ -134,13 +144,29 @@ export class Changes {
     }
     if (this.accounts.size === 0 && this.orgs.size === 0 && !other && !signin) return undefined;
     const only = this.orgs.size > 0 ? this.orgsOnly() : undefined;
+    const rows = this.rowsAlone() ? [...this.orgRows.values()] : [];
     return {
       userIds: [...this.accounts],
       orgIds: [...this.orgs],
       ...(only ? { only } : {}),
+      ...(rows.length ? { rows } : {}),
       other,
       signin: signin ? [...this.signin] : undefined,
     };
+  }
+
+  /**
+   * Whether the rows recorded are all that changed of the organizations: the account table (an organization's row) is
+   * the only one written that readers keep. Anything else (who is in an organization, its teams, a table that could
+   * not be told) may change what readers keep beside the row, which only dropping it covers.
+   */
+  private rowsAlone(): boolean {
+    if (this.orgRows.size === 0) return false;
+    for (const table of this.written) {
+      const kinds = READERS_KEEP[table];
+      if (table !== 'accounts' && !(Array.isArray(kinds) && kinds.length === 0)) return false;
+    }
+    return true;
   }
 
   /**
@@ -164,7 +190,12 @@ const collector = new AsyncLocalStorage<Changes>();
 const record = (kind: Kind, ids: Iterable<number | string | null | undefined>) => {
   const changes = collector.getStore();
   if (!changes) return;
-  for (const id of ids) if (id) changes[kind].add(Number(id));
+  for (const id of ids) {
+    if (!id) continue;
+    changes[kind].add(Number(id));
+    // A change recorded after a row was: the row recorded may no longer be the organization's.
+    if (kind === 'orgs') changes.orgRows.delete(Number(id));
+  }
 };
 
 /**
@@ -176,6 +207,11 @@ export const changed = {
   accounts: (ids: Iterable<number | string | null | undefined>): void => record('accounts', ids),
   /** These organizations' rows, members or teams. */
   orgs: (ids: Iterable<number | string | null | undefined>): void => record('orgs', ids),
+  /** An organization's row as the statement that changed it (recorded with `orgs` before it) answered it. */
+  orgRow: (row: OrgRowNotice): void => {
+    const changes = collector.getStore();
+    if (changes?.orgs.has(row.id)) changes.orgRows.set(row.id, row);
+  },
   /** These accounts' sign-in state alone: a last use or last sign-in written, a failure counted toward a lockout. */
   signin: (ids: Iterable<number | string | null | undefined>): void => record('signin', ids),
 };
@@ -191,9 +227,13 @@ export function watchStatements(db: Database): void {
   });
 }
 
-/** The other side of `OrgCache`: the replica that made a change forgets it at once, before it answers. */
+/**
+ * The other side of `OrgCache`: the replica that made a change forgets it at once, before it answers, or, for an edit
+ * whose row the notice brings, keeps that row when it is newer.
+ */
 export interface LocalOrgRows {
   evict(orgId: number): void;
+  edited(rows: orgsTeamsOrgsV1.Organization[]): void;
   clear(): void;
 }
 
@@ -226,9 +266,15 @@ export class ChangeAnnouncer {
     if (what === undefined) return;
     const accounts: AccountsChanged = what === 'everything' ? { userIds: [], all: true } : { userIds: what.userIds };
     const orgs: OrgsChanged =
-      what === 'everything' ? { orgIds: [], all: true } : { orgIds: what.orgIds, ...(what.only ? { only: what.only } : {}) };
+      what === 'everything'
+        ? { orgIds: [], all: true }
+        : { orgIds: what.orgIds, ...(what.only ? { only: what.only } : {}), ...(what.rows ? { rows: what.rows } : {}) };
     if (what === 'everything') this.orgRows?.clear();
-    else if (!orgs.only) for (const id of orgs.orgIds) this.orgRows?.evict(id);
+    else if (!orgs.only) {
+      const rows = orgRowsBrought(orgs);
+      if (rows.size) this.orgRows?.edited([...rows.values()] as orgsTeamsOrgsV1.Organization[]);
+      for (const id of orgs.orgIds) if (!rows.has(id)) this.orgRows?.evict(id);
+    }
     const sends: Promise<void>[] = [];
     if (accounts.all || accounts.userIds.length) sends.push(this.notify(ACCOUNTS_CHANGED, accounts));
     if (orgs.all || orgs.orgIds.length) sends.push(this.notify(ORGS_CHANGED, orgs));

@@ -57,7 +57,8 @@ describe("orgs-teams' writes announce themselves", () => {
       }),
       await bus.listen(ORGS_CHANGED, (_s, p) => {
         const n = p as OrgsChanged;
-        heard.push(n.all ? 'orgs all' : `orgs ${n.orgIds.join(',')}`);
+        const rows = (n.rows ?? []).map((r) => ` row ${r.id} v${r.version} ${(r as { description?: string }).description}`);
+        heard.push(n.all ? 'orgs all' : `orgs ${n.orgIds.join(',')}${rows.join('')}`);
       }),
     ];
     const client = <D>(definition: D) => createClient(definition, app.address, { name: 'orgs-teams' });
@@ -100,7 +101,14 @@ describe("orgs-teams' writes announce themselves", () => {
     expect(
       await heardDuring(() => orgs.createTeam({ orgId: org.id, name: 'ops', description: '', permission: '', type: 'general' })),
     ).toEqual([`orgs ${org.id}`]);
-    expect(await heardDuring(() => orgs.editOrg({ orgId: org.id, description: 'changed' }))).toEqual([`orgs ${org.id}`]);
+    // An edit's notice brings the row it left, one version more each time, for readers to replace what they keep.
+    expect(org.version).toBe(0);
+    expect(await heardDuring(() => orgs.editOrg({ orgId: org.id, description: 'changed' }))).toEqual([
+      `orgs ${org.id} row ${org.id} v1 changed`,
+    ]);
+    const again = await orgs.editOrg({ orgId: org.id, description: 'again' });
+    expect(again).toMatchObject({ description: 'again', version: 2 });
+    expect(await orgs.getOrg({ name: 'acme', viewerId: alice })).toMatchObject({ description: 'again', version: 2 });
     expect(
       await heardDuring(async () => {
         await orgs.getOrg({ name: 'acme', viewerId: alice });

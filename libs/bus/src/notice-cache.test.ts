@@ -117,6 +117,55 @@ describe('NoticeCache', () => {
     await stop();
   });
 
+  it('replaces what a notice brings anew, keeping its tags and what is left of its lifetime; a read in flight keeps nothing', async () => {
+    fakeClock();
+    const bus = new InProcessBus();
+    const source = new Source();
+    const cache = new NoticeCache<string>({ name: 'test.fresh', ttlMs: 100, maxEntries: 100 });
+    // A notice of new values: `{ values: { 1: 'x' } }` replaces thing 1's answer by 'x', or drops it when 'x' is 'drop'.
+    const stop = await cache.follow(bus, [
+      {
+        subject: CHANGED,
+        stale: () => [],
+        fresh: (p) =>
+          new Map(
+            Object.entries((p as { values: Record<string, string> }).values).map(([id, v]) => [
+              `thing:${id}`,
+              (kept: string) => (v === 'drop' ? undefined : `${kept}>${v}`),
+            ]),
+          ),
+      },
+    ]);
+    const get = (id: number) => cache.through(`thing:${id}`, () => source.read(`thing:${id}`), { tags: [`thing:${id}`] });
+    source.values.set('thing:1', 'a');
+    source.values.set('thing:2', 'b');
+    await get(1);
+    await get(2);
+    await jest.advanceTimersByTimeAsync(60);
+    await bus.notify(CHANGED, { values: { 1: 'x', 2: 'drop' } });
+    expect(await get(1)).toBe('a>x');
+    expect(source.reads).toBe(2);
+    expect(await get(2)).toBe('b');
+    expect(source.reads).toBe(3);
+    // Replaced again through the same tag, and gone when its first lifetime ends, not a new one.
+    await bus.notify(CHANGED, { values: { 1: 'y' } });
+    expect(await get(1)).toBe('a>x>y');
+    await jest.advanceTimersByTimeAsync(41);
+    source.values.set('thing:1', 'fresh');
+    expect(await get(1)).toBe('fresh');
+    // A read that began before a replacement answers what it read and keeps nothing.
+    source.values.set('thing:3', 'old');
+    const reached = source.hold();
+    const answer = get(3);
+    await reached;
+    source.values.set('thing:3', 'new');
+    await bus.notify(CHANGED, { values: { 9: 'z' } });
+    source.release();
+    expect(await answer).toBe('old');
+    expect(await get(3)).toBe('new');
+    await stop();
+  });
+
   it('shares one read among concurrent misses of a key', async () => {
     const { source, get, stop } = await setUp();
     source.values.set('thing:1', 'a');

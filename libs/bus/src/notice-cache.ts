@@ -9,6 +9,12 @@ import type { Bus } from './bus';
 export interface NoticeRule {
   subject: string;
   stale(payload: unknown): readonly string[] | 'all';
+  /**
+   * What the notice brings anew, as Kubernetes' informers update the one object an event names: each answer kept under
+   * one of these tags is handed to the tag's function and replaced by what it answers (the same answer: kept as it is),
+   * or dropped when it answers nothing. Applied before `stale`, which should not name these tags again.
+   */
+  fresh?(payload: unknown): ReadonlyMap<string, (kept: any) => unknown>;
 }
 
 export interface NoticeCacheOptions {
@@ -235,6 +241,37 @@ export class NoticeCache<V> {
   }
 
   /**
+   * Replaces each answer carrying one of these tags by what the tag's function makes of it, or forgets it when that is
+   * nothing (a notice that brings the new state of what it names: `NoticeRule.fresh`). A replaced answer keeps its
+   * tags and what is left of its lifetime. Reads in flight forget what they read, as at an eviction.
+   */
+  refresh(updates: ReadonlyMap<string, (kept: V) => V | undefined>): void {
+    this.generation++;
+    this.pending.clear();
+    const entries = this.entries;
+    if (!entries) return;
+    for (const [tag, fresh] of updates) {
+      for (const key of [...(this.byTag.get(tag) ?? [])]) {
+        const entry = entries.peek(key);
+        if (!entry) continue;
+        const value = fresh(entry.value);
+        if (value === entry.value) continue;
+        if (value === undefined) {
+          if (entries.delete(key)) this.metrics.notice.inc();
+          continue;
+        }
+        // Replacing disposes the old entry, which unindexes its key: indexed again under the same tags.
+        entries.set(key, { value: deepFreeze(value), tags: entry.tags }, { noUpdateTTL: true });
+        for (const t of entry.tags) {
+          let keys = this.byTag.get(t);
+          if (!keys) this.byTag.set(t, (keys = new Set()));
+          keys.add(key);
+        }
+      }
+    }
+  }
+
+  /**
    * Forgets every answer, and makes every read in flight forget what it read. Empty maps are swapped in rather than
    * the kept answers disposed one by one: a clear costs the same whatever the cache holds.
    */
@@ -289,6 +326,8 @@ export class NoticeCache<V> {
     const unlisten = await Promise.all(
       rules.map((rule) =>
         bus.listen(rule.subject, (_subject, payload) => {
+          const fresh = rule.fresh?.(payload);
+          if (fresh?.size) this.refresh(fresh as ReadonlyMap<string, (kept: V) => V | undefined>);
           const stale = rule.stale(payload);
           if (stale === 'all') this.clear('notice');
           else this.evict(stale, 'notice');

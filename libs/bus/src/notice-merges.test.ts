@@ -12,6 +12,7 @@ import {
   ORGS_TEAMS_OTHER_CHANGED,
   SIGNIN_CHANGED,
   TUPLES_CHANGED,
+  orgRowsBrought,
   orgRowsNamed,
   orgTeamsNamed,
   tupleTags,
@@ -154,6 +155,18 @@ describe('notices merged', () => {
     expect(merged).toEqual({ tags: expect.arrayContaining(['team:1#member', '@user:3', '@user:4']), relations: true, orgs: [7] });
     // A kept answer of another relation of the same team survives it.
     expect(tuplesNamed(merged)).not.toContain('team:1#maintainer');
+  });
+
+  it("keeps an organization's row only when every notice naming it brings one, and then the newer", () => {
+    const merge = NOTICE_MERGES[ORGS_CHANGED];
+    const row = (id: number, version: number) => ({ id, version, description: `v${version}` });
+    expect(merge({ orgIds: [1], rows: [row(1, 2)] }, { orgIds: [1], rows: [row(1, 3)] })).toEqual({ orgIds: [1], rows: [row(1, 3)] });
+    expect(merge({ orgIds: [1], rows: [row(1, 3)] }, { orgIds: [1], rows: [row(1, 2)] })).toEqual({ orgIds: [1], rows: [row(1, 3)] });
+    expect(merge({ orgIds: [1], rows: [row(1, 2)] }, { orgIds: [2] })).toEqual({ orgIds: [1, 2], rows: [row(1, 2)] });
+    // Named without a row by the other (another change of it, a delete): dropped, never replaced.
+    expect(merge({ orgIds: [1], rows: [row(1, 2)] }, { orgIds: [1, 2] })).toEqual({ orgIds: [1, 2] });
+    expect(merge({ orgIds: [1], rows: [row(1, 2)] }, { orgIds: [1], only: 'members' })).toEqual({ orgIds: [1] });
+    expect(orgRowsBrought(merge({ orgIds: [1], rows: [row(1, 2)] }, { orgIds: [1], all: true }))).toEqual(new Map());
   });
 
   it('sends apart notices that together would name more than a message should carry', () => {

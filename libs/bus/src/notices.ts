@@ -59,6 +59,23 @@ export interface OrgsChanged {
    * teams drops what it keeps of them. A reader that does not know the field drops everything named, as before.
    */
   only?: 'teams' | 'members';
+  /**
+   * The rows of organizations named that the change left as they are, and nothing else of them changed (an edit of their
+   * fields): the Organization message, its `version` one more than before. A reader may replace what it keeps of such an
+   * organization by a row of a higher version instead of dropping it (an older row reaching it later changes nothing);
+   * a reader that does not know the field drops what it keeps, as before. An organization named without a row is dropped.
+   */
+  rows?: OrgRowNotice[];
+}
+
+/** An organization's row in a notice: the Organization message of orgs-teams, with its `id` and `version`. */
+export type OrgRowNotice = { id: number; version: number };
+
+/** The rows an organizations notice carries, by organization id (none for a notice of its teams or members alone). */
+export function orgRowsBrought(notice: unknown): Map<number, OrgRowNotice> {
+  const n = notice as Partial<OrgsChanged>;
+  if (n.all || n.only || !Array.isArray(n.rows)) return new Map();
+  return new Map(n.rows.filter((r) => Number.isSafeInteger(r?.id) && Number.isSafeInteger(r?.version)).map((r) => [r.id, r]));
 }
 
 /** The tags of the accounts a notice names (`account:3`), or 'all' for the notice meaning every one. */
@@ -250,7 +267,19 @@ export const NOTICE_MERGES: Readonly<Record<string, (a: any, b: any) => unknown>
     if (!orgIds) return undefined;
     // Teams changed covers members changed; anything else, or a row, is no `only`.
     const only = !a.only || !b.only ? undefined : a.only === b.only ? a.only : 'teams';
-    return only ? { orgIds, only } : { orgIds };
+    if (only) return { orgIds, only };
+    // A row stays only for an organization that every notice naming it brings a row of (the newer one): named without
+    // one, something else of it changed, which only dropping it covers.
+    const [rowsA, rowsB] = [orgRowsBrought(a), orgRowsBrought(b)];
+    const rows: OrgRowNotice[] = [];
+    for (const id of orgIds) {
+      const [ra, rb] = [rowsA.get(id), rowsB.get(id)];
+      const namedWithout = (a.orgIds.includes(id) && !ra) || (b.orgIds.includes(id) && !rb);
+      if (namedWithout) continue;
+      const newer = ra && rb ? (rb.version > ra.version ? rb : ra) : (ra ?? rb);
+      if (newer) rows.push(newer);
+    }
+    return rows.length ? { orgIds, rows } : { orgIds };
   },
   // An empty list names every account.
   [SIGNIN_CHANGED]: (a: SignInChanged, b: SignInChanged): SignInChanged | undefined => {

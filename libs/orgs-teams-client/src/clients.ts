@@ -8,6 +8,7 @@ import {
   NoticeCache,
   ORGS_CHANGED,
   ORGS_TEAMS_OTHER_CHANGED,
+  orgRowsBrought,
   orgRowsNamed,
   orgsNamed,
   orgTeamsNamed,
@@ -321,6 +322,23 @@ const orgTag = (id: number | string) => `org:${Number(id)}`;
 /** The tags a notice's names are found by in another cache (an organization is an account too; a caller's views). */
 const retagged = (tags: string[] | 'all', from: string, to: string) => (tags === 'all' ? tags : tags.map((t) => t.replace(from, to)));
 const both = (a: string[] | 'all', b: string[] | 'all'): string[] | 'all' => (a === 'all' || b === 'all' ? 'all' : [...a, ...b]);
+/** Tags of `tags` but those of organizations the notice brings a row of (`fresh` handles their answers). */
+const without = (tags: string[] | 'all', rows: Map<number, unknown>, prefix: string) =>
+  tags === 'all' || rows.size === 0 ? tags : tags.filter((t) => !rows.has(Number(t.slice(prefix.length))));
+
+/**
+ * An organization view replaced by the row a notice brings when the row is newer and the organization as visible as
+ * before (its answer is the same whoever asks, so one row serves every viewer's); dropped when its visibility changed,
+ * since who may see it then changed. A row no newer leaves the view as it is.
+ */
+function viewsOfRows(notice: unknown): Map<string, (kept: orgsTeamsOrgsV1.Organization) => orgsTeamsOrgsV1.Organization | undefined> {
+  const fresh = new Map<string, (kept: orgsTeamsOrgsV1.Organization) => orgsTeamsOrgsV1.Organization | undefined>();
+  for (const [id, row] of orgRowsBrought(notice)) {
+    const org = orgsTeamsOrgsV1.Organization.fromJSON(row);
+    fresh.set(orgTag(id), (kept) => (org.version <= kept.version ? kept : org.visibility === kept.visibility ? org : undefined));
+  }
+  return fresh;
+}
 
 /**
  * orgs-teams' read model, as it defines it for the apps that read it. Its rules, written here by orgs-teams:
@@ -365,8 +383,16 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
     [
       orgViews,
       [
-        // Its row (`org:`), and who is in it (`members:`), which only a private organization's views are kept under.
-        { subject: ORGS_CHANGED, stale: (n) => both(orgRowsNamed(n), retagged(orgsNamed(n), 'org:', 'members:')) },
+        // Its row (`org:`), and who is in it (`members:`), which only a private organization's views are kept under; an
+        // organization whose new row the notice brings is replaced rather than dropped (`fresh`).
+        {
+          subject: ORGS_CHANGED,
+          fresh: viewsOfRows,
+          stale: (n) => {
+            const rows = orgRowsBrought(n);
+            return both(without(orgRowsNamed(n), rows, 'org:'), without(retagged(orgsNamed(n), 'org:', 'members:'), rows, 'members:'));
+          },
+        },
         { subject: TUPLES_CHANGED, stale: (n) => retagged(tupleOrgsNamed(n), 'org:', 'members:') },
         { subject: ACCOUNTS_CHANGED, stale: (n) => retagged(accountsNamed(n), 'account:', 'viewer:') },
       ],

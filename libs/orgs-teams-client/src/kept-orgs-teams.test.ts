@@ -292,6 +292,50 @@ describe("orgs-teams' read model", () => {
     expect(app.asked).toEqual(['accounts 7', 'org acme for 1', 'org secret for 1', 'team 3', 'team 4', 'teams of 7']);
     await stop();
   });
+
+  it("replaces an organization's views by the newer row an edit's notice brings, for every viewer, and asks nothing", async () => {
+    const { app, clients, bus, stop } = await setUp();
+    const version = (o: orgsTeamsOrgsV1.Organization, v: number) => ({ ...o, version: v });
+    app.orgs.set('acme', version(org(7, 'acme', 'v1'), 1));
+    app.orgs.set('secret', version(org(9, 'secret', 'v1', 'private'), 1));
+    app.teams.set(3, team(3, 7, 'ops'));
+    const views = async () => [
+      (await clients.organizations.getOrg({ name: 'acme', viewerId: 1 })).description,
+      (await clients.organizations.getOrg({ name: 'ACME', viewerId: 2 })).description,
+      (await clients.organizations.getOrg({ name: 'secret', viewerId: 1 })).description,
+    ];
+    await views();
+    await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false });
+    app.asked.length = 0;
+
+    // Both edited: the rows the notice brings are what every caller is answered, without a call.
+    const acme2 = version(org(7, 'acme', 'v2'), 2);
+    await bus.notify(ORGS_CHANGED, { orgIds: [7, 9], rows: [acme2, version(org(9, 'secret', 'v2', 'private'), 2)] });
+    expect(await views()).toEqual(['v2', 'v2', 'v2']);
+    expect(app.asked).toEqual([]);
+    // What else shows the organization goes as on any change of its row (a team shows its organization).
+    await clients.organizations.getTeam({ teamId: 3, orgId: 0, withRoles: false });
+    expect(app.asked).toEqual(['team 3']);
+    app.asked.length = 0;
+
+    // An older row reaching the reader later (notices of two edits stored in the other order) changes nothing.
+    await bus.notify(ORGS_CHANGED, { orgIds: [7], rows: [version(org(7, 'acme', 'v1 again'), 1)] });
+    expect(await views()).toEqual(['v2', 'v2', 'v2']);
+    expect(app.asked).toEqual([]);
+
+    // A row whose visibility changed: who may see it changed, so its views go and are asked again.
+    app.orgs.set('acme', version(org(7, 'acme', 'v3', 'private'), 3));
+    await bus.notify(ORGS_CHANGED, { orgIds: [7], rows: [app.orgs.get('acme')!] });
+    expect(await views()).toEqual(['v3', 'v3', 'v2']);
+    expect(app.asked).toEqual(['org acme for 1', 'org ACME for 2']);
+    app.asked.length = 0;
+
+    // Named without a row (another change of it): dropped, as before.
+    await bus.notify(ORGS_CHANGED, { orgIds: [9], rows: [] });
+    await views();
+    expect(app.asked).toEqual(['org secret for 1']);
+    await stop();
+  });
 });
 
 describe("orgs-teams' other kept reads, by what they are about", () => {

@@ -1,6 +1,6 @@
 import { InProcessBus, ORGS_CHANGED } from '@platform/bus';
 import { OrgCache } from './org-cache';
-import type { OrgRow } from './rows';
+import { toOrganization, type OrgRow } from './rows';
 
 // The organizations cache's wiring: its keys, tags and notices. What every notice-following cache does (lifetime,
 // size, a read during an eviction, the fence, a lost bus) is tested once, in libs/bus (notice-cache.test.ts).
@@ -16,6 +16,7 @@ const row = (id: number, login: string, description = ''): OrgRow => ({
   manager_endpoint: '',
   visibility: 0,
   email: '',
+  version: 0,
 });
 
 describe('OrgCache', () => {
@@ -52,6 +53,29 @@ describe('OrgCache', () => {
     expect((await cache.byName('acme', async () => row(1, 'acme', 'newest')))?.description).toBe('newest');
     cache.clear();
     expect((await cache.byId(1, async () => row(1, 'acme', 'cleared')))?.description).toBe('cleared');
+    await stop();
+  });
+
+  it("keeps an edited organization's newer row, by id and by slug, from an edit here or another replica's notice", async () => {
+    const cache = new OrgCache(60_000);
+    const bus = new InProcessBus();
+    const stop = await cache.follow(bus);
+    const at = (version: number, description: string) => ({ ...row(1, 'acme', description), version });
+    const never = async () => row(1, 'acme', 'read');
+    await cache.byId(1, async () => at(1, 'v1'));
+    cache.replaced([at(2, 'v2')]);
+    expect((await cache.byName('acme', never))?.description).toBe('v2');
+    // An older row (an edit that committed first but reached here later) changes nothing.
+    cache.replaced([at(1, 'v1 late')]);
+    expect((await cache.byId(1, never))?.description).toBe('v2');
+    // Another replica's edit: its notice brings the row as the Organization message.
+    await bus.notify(ORGS_CHANGED, { orgIds: [1], rows: [toOrganization(at(3, 'v3'))] });
+    expect((await cache.byId(1, never))?.description).toBe('v3');
+    expect((await cache.byName('ACME', never))?.version).toBe(3);
+    // Nothing kept, nothing made: the next read reads.
+    cache.clear();
+    cache.replaced([at(4, 'v4')]);
+    expect((await cache.byId(1, never))?.description).toBe('read');
     await stop();
   });
 });

@@ -1,5 +1,10 @@
-import { NoticeCache, ORGS_CHANGED, orgRowsNamed, type Bus, type Keeping } from '@platform/bus';
-import type { OrgRow } from './rows';
+import { NoticeCache, ORGS_CHANGED, orgRowsBrought, orgRowsNamed, type Bus, type Keeping } from '@platform/bus';
+import { orgsTeamsOrgsV1 } from '@platform/proto';
+import { fromOrganization, type OrgRow } from './rows';
+
+/** Each kept row of these organizations replaced by the given one when that is newer (a row no newer changes nothing). */
+const newer = (rows: Iterable<OrgRow>) =>
+  new Map([...rows].map((row) => [`org:${row.id}`, (kept: OrgRow | undefined) => (kept && kept.version >= row.version ? kept : row)]));
 
 /** A row is found by its id and by its slug, and goes with its organization's tag. */
 const KEEPING: Keeping<OrgRow | undefined> = {
@@ -37,6 +42,20 @@ export class OrgCache {
     return this.rows.through(`name:${name.toLowerCase()}`, load, KEEPING);
   }
 
+  /**
+   * An organization's row as an edit left it, or as an edit's notice brings it: what is kept of it is replaced when this
+   * one is newer (by `version`, which follows the commits), and reads in flight forget what they read. Not kept when
+   * nothing is: the next read finds it.
+   */
+  replaced(rows: Iterable<OrgRow>): void {
+    this.rows.refresh(newer(rows));
+  }
+
+  /** The rows of organizations a change of this replica edited, as its notice brings them (`replaced`). */
+  edited(orgs: orgsTeamsOrgsV1.Organization[]): void {
+    this.replaced(orgs.map(fromOrganization));
+  }
+
   /** Forgets an organization (changed or deleted), and makes reads in flight forget what they read. */
   evict(id: number): void {
     this.rows.evict([`org:${id}`]);
@@ -49,7 +68,17 @@ export class OrgCache {
 
   /** Follows the other replicas' organization notices (see NoticeCache.follow). */
   follow(bus: Bus): Promise<() => Promise<void>> {
-    // A change of an organization's teams or members alone leaves its row as it was.
-    return this.rows.follow(bus, [{ subject: ORGS_CHANGED, stale: orgRowsNamed }]);
+    // A change of an organization's teams or members alone leaves its row as it was; an edit's notice brings the row.
+    return this.rows.follow(bus, [
+      {
+        subject: ORGS_CHANGED,
+        fresh: (n) => newer([...orgRowsBrought(n).values()].map((row) => fromOrganization(orgsTeamsOrgsV1.Organization.fromJSON(row)))),
+        stale: (n) => {
+          const rows = orgRowsBrought(n);
+          const named = orgRowsNamed(n);
+          return named === 'all' ? named : named.filter((tag) => !rows.has(Number(tag.slice('org:'.length))));
+        },
+      },
+    ]);
   }
 }

@@ -15,7 +15,7 @@ import { NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgCache } from './org-cache';
-import type { OrgRow } from './rows';
+import { toOrganization, type OrgRow } from './rows';
 import type { TeamFields } from './teams-store';
 
 /** Who lists organizations: 0 for an anonymous caller; site admins see every organization. */
@@ -45,6 +45,7 @@ const ORG_COLUMNS = [
   'manager_endpoint',
   'visibility',
   'email',
+  'version',
 ];
 
 /** What a create or an edit writes of an organization besides its name. */
@@ -230,11 +231,20 @@ export class OrganizationsStore {
   }
 
   /** Changes an organization (its call announces it) and answers it as changed; 404 when there is none. */
+  /**
+   * Edits an organization's fields, one more on its version (under the row's lock, so versions follow the commits),
+   * and records the row it left for the notice: readers replace what they keep of it by a newer row.
+   */
   async edit(id: number, changes: Partial<OrgFields>): Promise<OrgRow> {
-    this.cache?.evict(id);
     changed.orgs([id]);
-    const [row] = await this.organizations().where({ id }).update(changes).returning(ORG_COLUMNS);
+    const [row] = await this.organizations()
+      .where({ id })
+      .update({ ...changes, version: this.db.knex.raw('version + 1') })
+      .returning(ORG_COLUMNS);
     if (!row) throw new NotFoundError(`organization ${id} does not exist`);
+    // Kept here as it now is (a newer row than any read before the update), rather than dropped and read again.
+    this.cache?.replaced([row]);
+    changed.orgRow(toOrganization(row));
     return row;
   }
 

@@ -180,7 +180,7 @@ export class Organizations {
 
   /** Changes the supplied fields. */
   async edit(req: orgsTeamsOrgsV1.EditOrgRequest): Promise<orgsTeamsOrgsV1.Organization> {
-    // 404 before anything is written (kept: the gateway has just read the same organization).
+    // 404 before anything is written, so a refused edit announces nothing (kept, unless the last edit evicted it).
     await this.organizations.get(req.orgId);
     const changes: Partial<OrgFields> = {};
     if (req.fullName !== undefined) changes.full_name = req.fullName;

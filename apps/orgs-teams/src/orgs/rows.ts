@@ -14,6 +14,8 @@ export interface OrgRow {
   visibility: number;
   /** The contact address (accounts.email; organizations keep lower_email null, so it is not unique). */
   email: string;
+  /** One more at each edit of these fields (Organization.version). */
+  version: number;
 }
 
 export interface TeamRow {
@@ -47,6 +49,24 @@ export function toOrganization(row: OrgRow): orgsTeamsOrgsV1.Organization {
     visibility: visibilityName(row.visibility),
     orgType: row.visibility,
     email: row.email ?? '',
+    version: row.version,
+  };
+}
+
+/** The account row of an Organization message (an organization's row a notice brings): toOrganization undone. */
+export function fromOrganization(org: orgsTeamsOrgsV1.Organization): OrgRow {
+  return {
+    id: org.id,
+    login: org.username,
+    full_name: org.fullName,
+    avatar_url: org.avatarUrl,
+    description: org.description,
+    website: org.website,
+    location: org.location,
+    manager_endpoint: org.managerEndpoint,
+    visibility: org.orgType,
+    email: org.email,
+    version: org.version,
   };
 }
 
