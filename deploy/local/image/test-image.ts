@@ -12,8 +12,9 @@
 //      an address cannot exist here (NATS, Postgres, OpenFGA, object storage, a trace collector) and for the hosted
 //      deployment, which serves every route (licenses are issued from contracts, which only it makes). The migration
 //      Job first, then every Deployment; a pod that never becomes ready fails the run with its logs.
-//   5. Rolling restarts: a client (deploy/local/image/traffic.ts) calls all along while each Deployment is rolled in turn,
-//      the gateway with two pods: every failed call is listed, and each old pod's exit code and shutdown time.
+//   5. Rolling restarts: a client (deploy/local/image/traffic.ts) calls all along while every Deployment is rolled, the
+//      gateway first and alone, the others two at a time: every failed call is listed, and each old pod's exit code and
+//      shutdown time.
 //   6. `N passed, 0 failed` and `image size: N MB`: what the image adds above its base.
 //
 // Podman's settings are deploy/local/image/containers.conf (CONTAINERS_CONF), so nothing of the machine's is changed. The
@@ -250,25 +251,28 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   );
   if (!setUp) return;
   traffic.start(2);
-  // The gateway first (three pods behind its Service, the client's way in), then each other Deployment in turn: each one
-  // pod at a time, a new pod ready before an old one is stopped. Not all at once, as `helm upgrade` starts them: here
-  // every pod of the release shares two cores, and twelve new pods starting together beside fifteen serving ones
-  // starve them all (calls slowed to 11 s, past the gateway's 10 s deadline), which a cluster's nodes do not.
-  // What is checked is the rollout of each Deployment.
+  // The gateway first (three pods behind its Service, the client's way in), then the other Deployments two at a time:
+  // each one pod at a time, a new pod ready before an old one is stopped. Not all at once, as `helm upgrade` starts
+  // them: here every pod of the release shares two cores, and twelve new pods starting together beside fifteen serving
+  // ones starve them all (calls slowed to 11 s, past the gateway's 10 s deadline), which a cluster's nodes do not; two
+  // at a time is as many new pods as the gateway's own roll has beside it. What is checked is the rollout of each
+  // Deployment.
   const stops: string[] = [];
   let exitedBadly = 0;
-  for (const d of [gateway, ...cluster.deployments.filter((d) => d !== gateway)]) {
+  const others = cluster.deployments.filter((d) => d !== gateway);
+  const batches = [[gateway], ...others.map((_, i) => others.slice(i, i + 2)).filter((_, i) => i % 2 === 0)];
+  for (const batch of batches) {
     const began = Date.now();
     const before = traffic.calls;
-    const stopped = await cluster.roll(d);
-    for (const s of stopped) {
+    const rolled = await Promise.all(batch.map(async (d) => ({ d, stopped: await cluster.roll(d) })));
+    for (const s of rolled.flatMap((r) => r.stopped)) {
       stops.push(
         `${s.pod}: exit ${s.exitCode} after ${s.seconds.toFixed(1)} s${s.killed ? ' (killed at the end of its grace period)' : ''}`,
       );
       if (s.exitCode !== 0 || s.killed) exitedBadly++;
     }
     say(
-      `rolled ${d.name} (${stopped.length} pods) in ${((Date.now() - began) / 1000).toFixed(0)} s, ${traffic.calls - before} calls meanwhile; ${traffic.failures.length} calls failed so far`,
+      `rolled ${rolled.map((r) => `${r.d.name} (${r.stopped.length} pods)`).join(' and ')} in ${((Date.now() - began) / 1000).toFixed(0)} s, ${traffic.calls - before} calls meanwhile; ${traffic.failures.length} calls failed so far`,
     );
   }
   await traffic.stop();
