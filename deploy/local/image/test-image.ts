@@ -12,9 +12,9 @@
 //      an address cannot exist here (NATS, Postgres, OpenFGA, object storage, a trace collector) and for the hosted
 //      deployment, which serves every route (licenses are issued from contracts, which only it makes). The migration
 //      Job first, then every Deployment; a pod that never becomes ready fails the run with its logs.
-//   5. Rolling restarts: a client (deploy/local/image/traffic.ts) calls all along while every Deployment is rolled, the
-//      gateway first and alone, the others two at a time: every failed call is listed, and each old pod's exit code and
-//      shutdown time.
+//   5. Rolling restarts: a client (deploy/local/image/traffic.ts) calls all along while every Deployment is rolled, in
+//      two batches side by side (the gateway and two others, then the other four): every failed call is listed, and
+//      each old pod's exit code and shutdown time.
 //   6. `N passed, 0 failed` and `image size: N MB`: what the image adds above its base.
 //
 // Podman's settings are deploy/local/image/containers.conf (CONTAINERS_CONF), so nothing of the machine's is changed. The
@@ -251,16 +251,16 @@ async function rollingRestarts(cluster: Cluster): Promise<void> {
   );
   if (!setUp) return;
   traffic.start(2);
-  // The gateway first (three pods behind its Service, the client's way in), then the other Deployments two at a time:
-  // each one pod at a time, a new pod ready before an old one is stopped. Not all at once, as `helm upgrade` starts
-  // them: here every pod of the release shares two cores, and twelve new pods starting together beside fifteen serving
-  // ones starve them all (calls slowed to 11 s, past the gateway's 10 s deadline), which a cluster's nodes do not; two
-  // at a time is as many new pods as the gateway's own roll has beside it. What is checked is the rollout of each
-  // Deployment.
+  // Two batches of Deployments rolled side by side: the gateway (three pods behind its Service, the client's way in)
+  // with two others, then the other four; each Deployment one pod at a time, a new pod ready before an old one is
+  // stopped. Not all seven at once, as `helm upgrade` starts them: here every pod of the release shares two cores, and
+  // twelve new pods starting together beside fifteen serving ones starved them all (calls slowed to 11 s, past the
+  // gateway's 10 s deadline), which a cluster's nodes do not; three or four new pods at a time do not. What is checked
+  // is the rollout of each Deployment.
   const stops: string[] = [];
   let exitedBadly = 0;
   const others = cluster.deployments.filter((d) => d !== gateway);
-  const batches = [[gateway], ...others.map((_, i) => others.slice(i, i + 2)).filter((_, i) => i % 2 === 0)];
+  const batches = [[gateway, ...others.slice(0, 2)], others.slice(2)];
   for (const batch of batches) {
     const began = Date.now();
     const before = traffic.calls;
