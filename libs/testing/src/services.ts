@@ -28,6 +28,8 @@ async function fromContainers(): Promise<{ postgres: string; nats: string }> {
     const { GenericContainer, Wait } = await import('testcontainers');
     const postgres = await new GenericContainer('postgres:16-alpine')
       .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_DB: 'test' })
+      // Room for the e2e tier's platforms side by side (.ci/run gives a local cluster the same).
+      .withCommand(['postgres', '-c', 'max_connections=300'])
       .withExposedPorts(5432)
       .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
       .start();
