@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { ACCOUNTS_CHANGED, InProcessBus, ORGS_CHANGED, ORGS_TEAMS_OTHER_CHANGED, SIGNIN_CHANGED } from '@platform/bus';
 import type { Database } from '@platform/db';
+import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { ServiceBinding } from '@platform/service-kit';
 import { announcedWrites, announcingChanges, ChangeAnnouncer, changed, watchStatements } from './changes';
 
@@ -133,7 +134,8 @@ describe("orgs-teams' change announcements", () => {
   });
 
   it("carries an edited organization's row when its row alone changed, and not when anything else of it did", async () => {
-    const row = { id: 7, username: 'acme', description: 'new', version: 3 };
+    // Part of the Organization message: what the notice carries is what was recorded.
+    const row = { id: 7, username: 'acme', description: 'new', version: 3 } as orgsTeamsOrgsV1.Organization;
     const edit = 'update "identity"."accounts" set "description" = $1, "version" = version + 1 where "id" = $2 returning *';
     const cases: [string, () => void, string][] = [
       ['an edit of its fields', () => (changed.orgs([7]), run(edit), changed.orgRow(row)), `,"rows":[${JSON.stringify(row)}]`],

@@ -8,8 +8,6 @@ import {
   type AccountsChanged,
   type Bus,
   type OrgsChanged,
-  orgRowsBrought,
-  type OrgRowNotice,
   type OrgsTeamsOtherChanged,
   type SignInChanged,
 } from '@platform/bus';
@@ -88,7 +86,7 @@ interface Announcement {
   userIds: number[];
   orgIds: number[];
   /** The rows of organizations the change left as they are (OrgsChanged.rows). */
-  rows?: OrgRowNotice[];
+  rows?: orgsTeamsOrgsV1.Organization[];
   /** What alone changed of the organizations (OrgsChanged.only), told by the tables written. */
   only?: 'teams' | 'members';
   other: boolean;
@@ -111,7 +109,7 @@ export class Changes {
    * Organizations whose row the change left as recorded here (an edit's answer, with its new version): the notice carries
    * them when nothing else was written of them (`rowsAlone`), so readers replace what they keep instead of dropping it.
    */
-  readonly orgRows = new Map<number, OrgRowNotice>();
+  readonly orgRows = new Map<number, orgsTeamsOrgsV1.Organization>();
   /** The tables of this schema its statements wrote. */
   readonly written = new Set<string>();
   /** Announced: work that goes on in its context afterwards (an effect applied detached) needs a collector of its own. */
@@ -208,7 +206,7 @@ export const changed = {
   /** These organizations' rows, members or teams. */
   orgs: (ids: Iterable<number | string | null | undefined>): void => record('orgs', ids),
   /** An organization's row as the statement that changed it (recorded with `orgs` before it) answered it. */
-  orgRow: (row: OrgRowNotice): void => {
+  orgRow: (row: orgsTeamsOrgsV1.Organization): void => {
     const changes = collector.getStore();
     if (changes?.orgs.has(row.id)) changes.orgRows.set(row.id, row);
   },
@@ -271,9 +269,10 @@ export class ChangeAnnouncer {
         : { orgIds: what.orgIds, ...(what.only ? { only: what.only } : {}), ...(what.rows ? { rows: what.rows } : {}) };
     if (what === 'everything') this.orgRows?.clear();
     else if (!orgs.only) {
-      const rows = orgRowsBrought(orgs);
-      if (rows.size) this.orgRows?.edited([...rows.values()] as orgsTeamsOrgsV1.Organization[]);
-      for (const id of orgs.orgIds) if (!rows.has(id)) this.orgRows?.evict(id);
+      // This replica's rows: an edited one kept as the edit left it, any other forgotten.
+      const rows = what.rows ?? [];
+      if (rows.length) this.orgRows?.edited(rows);
+      for (const id of orgs.orgIds) if (!rows.some((r) => r.id === id)) this.orgRows?.evict(id);
     }
     const sends: Promise<void>[] = [];
     if (accounts.all || accounts.userIds.length) sends.push(this.notify(ACCOUNTS_CHANGED, accounts));

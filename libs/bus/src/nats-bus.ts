@@ -56,17 +56,27 @@ const silent: BusLogger = { info: () => {}, warn: () => {}, error: () => {} };
  * scheme, user, password or token and path are dropped, so credentials never show.
  */
 export function natsServerAddress(url: string): string {
-  return url
-    .split(',')
-    .map((part) => {
-      const hostPort = part
-        .trim()
-        .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
-        .replace(/^.*@/, '')
-        .replace(/[/?#].*$/, '');
+  return natsServers(url)
+    .map(({ rest }) => {
+      const hostPort = rest.replace(/[/?#].*$/, '');
       return /:\d+$/.test(hostPort) ? hostPort : `${hostPort}:4222`;
     })
     .join(',');
+}
+
+/** Each server of a NATS URL (comma-separated): its scheme (`nats://`, or none), its credentials as written, the rest. */
+function natsServers(url: string): { scheme: string; userinfo: string | undefined; rest: string }[] {
+  return url
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(part)?.[0] ?? '';
+      const at = part.lastIndexOf('@');
+      return at < 0
+        ? { scheme, userinfo: undefined, rest: part.slice(scheme.length) }
+        : { scheme, userinfo: part.slice(scheme.length, at), rest: part.slice(at + 1) };
+    });
 }
 
 /**
@@ -76,28 +86,16 @@ export function natsServerAddress(url: string): string {
  * then refused. A cluster's URL lists every node with the same credentials; the first given are used.
  */
 export function natsConnectOptions(url: string): { servers: string[]; user?: string; pass?: string; token?: string } {
-  const servers: string[] = [];
-  let credentials: { user?: string; pass?: string; token?: string } = {};
-  for (const part of url
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const at = part.lastIndexOf('@');
-    if (at < 0) {
-      servers.push(part);
-      continue;
-    }
-    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(part)?.[0] ?? '';
-    const userinfo = part.slice(scheme.length, at);
-    servers.push(scheme + part.slice(at + 1));
-    if (credentials.user !== undefined || credentials.token !== undefined || !userinfo) continue;
-    const colon = userinfo.indexOf(':');
-    credentials =
-      colon < 0
+  const servers = natsServers(url);
+  const userinfo = servers.find((s) => s.userinfo)?.userinfo;
+  const colon = userinfo?.indexOf(':') ?? -1;
+  const credentials =
+    userinfo === undefined
+      ? {}
+      : colon < 0
         ? { token: decodeURIComponent(userinfo) }
         : { user: decodeURIComponent(userinfo.slice(0, colon)), pass: decodeURIComponent(userinfo.slice(colon + 1)) };
-  }
-  return { servers, ...credentials };
+  return { servers: servers.map(({ scheme, rest }) => scheme + rest), ...credentials };
 }
 
 /** A failed connect attempt in a few words. */

@@ -162,11 +162,7 @@ export class NoticeCache<V> {
     for (const at of new Set([key, ...(how.alsoAt?.(value) ?? [])])) {
       // Indexed after the set: replacing an answer disposes the old one, which unindexes its key.
       entries.set(at, { value, tags }, options);
-      for (const tag of tags) {
-        let keys = this.byTag.get(tag);
-        if (!keys) this.byTag.set(tag, (keys = new Set()));
-        keys.add(at);
-      }
+      this.index(at, tags);
     }
   }
 
@@ -262,11 +258,7 @@ export class NoticeCache<V> {
         }
         // Replacing disposes the old entry, which unindexes its key: indexed again under the same tags.
         entries.set(key, { value: deepFreeze(value), tags: entry.tags }, { noUpdateTTL: true });
-        for (const t of entry.tags) {
-          let keys = this.byTag.get(t);
-          if (!keys) this.byTag.set(t, (keys = new Set()));
-          keys.add(key);
-        }
+        this.index(key, entry.tags);
       }
     }
   }
@@ -365,6 +357,14 @@ export class NoticeCache<V> {
       // All of them, even when the connection is already closed and unsubscribing fails.
       await Promise.allSettled(unlisten.map((stop) => stop()));
     };
+  }
+
+  private index(key: string, tags: readonly string[]): void {
+    for (const tag of tags) {
+      let keys = this.byTag.get(tag);
+      if (!keys) this.byTag.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
   }
 
   private unindex(key: string, tags: readonly string[]): void {

@@ -78,6 +78,15 @@ export function orgRowsBrought(notice: unknown): Map<number, OrgRowNotice> {
   return new Map(n.rows.filter((r) => Number.isSafeInteger(r?.id) && Number.isSafeInteger(r?.version)).map((r) => [r.id, r]));
 }
 
+/**
+ * `tags` of a notice (`org:7`, `members:7`) but those of the organizations whose new row it brings: a reader that takes
+ * the rows (NoticeRule.fresh) replaces what it keeps of them instead of dropping it.
+ */
+export function besidesRowsBrought(tags: string[] | 'all', notice: unknown): string[] | 'all' {
+  const rows = orgRowsBrought(notice);
+  return tags === 'all' || rows.size === 0 ? tags : tags.filter((t) => !rows.has(Number(t.slice(t.indexOf(':') + 1))));
+}
+
 /** The tags of the accounts a notice names (`account:3`), or 'all' for the notice meaning every one. */
 export function accountsNamed(notice: unknown): string[] | 'all' {
   const n = notice as Partial<AccountsChanged>;

@@ -3,6 +3,7 @@ import {
   accountsNamed,
   ACCOUNTS_CHANGED,
   allOf,
+  besidesRowsBrought,
   following,
   keptServiceReads,
   NoticeCache,
@@ -322,10 +323,6 @@ const orgTag = (id: number | string) => `org:${Number(id)}`;
 /** The tags a notice's names are found by in another cache (an organization is an account too; a caller's views). */
 const retagged = (tags: string[] | 'all', from: string, to: string) => (tags === 'all' ? tags : tags.map((t) => t.replace(from, to)));
 const both = (a: string[] | 'all', b: string[] | 'all'): string[] | 'all' => (a === 'all' || b === 'all' ? 'all' : [...a, ...b]);
-/** Tags of `tags` but those of organizations the notice brings a row of (`fresh` handles their answers). */
-const without = (tags: string[] | 'all', rows: Map<number, unknown>, prefix: string) =>
-  tags === 'all' || rows.size === 0 ? tags : tags.filter((t) => !rows.has(Number(t.slice(prefix.length))));
-
 /**
  * An organization view replaced by the row a notice brings when the row is newer and the organization as visible as
  * before (its answer is the same whoever asks, so one row serves every viewer's); dropped when its visibility changed,
@@ -388,10 +385,7 @@ export function keptOrgsTeams<C extends OrgsTeamsReads>(clients: C, keep: OrgsTe
         {
           subject: ORGS_CHANGED,
           fresh: viewsOfRows,
-          stale: (n) => {
-            const rows = orgRowsBrought(n);
-            return both(without(orgRowsNamed(n), rows, 'org:'), without(retagged(orgsNamed(n), 'org:', 'members:'), rows, 'members:'));
-          },
+          stale: (n) => besidesRowsBrought(both(orgRowsNamed(n), retagged(orgsNamed(n), 'org:', 'members:')), n),
         },
         { subject: TUPLES_CHANGED, stale: (n) => retagged(tupleOrgsNamed(n), 'org:', 'members:') },
         { subject: ACCOUNTS_CHANGED, stale: (n) => retagged(accountsNamed(n), 'account:', 'viewer:') },

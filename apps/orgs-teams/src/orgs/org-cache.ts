@@ -1,4 +1,4 @@
-import { NoticeCache, ORGS_CHANGED, orgRowsBrought, orgRowsNamed, type Bus, type Keeping } from '@platform/bus';
+import { besidesRowsBrought, NoticeCache, ORGS_CHANGED, orgRowsBrought, orgRowsNamed, type Bus, type Keeping } from '@platform/bus';
 import { orgsTeamsOrgsV1 } from '@platform/proto';
 import { fromOrganization, type OrgRow } from './rows';
 
@@ -73,11 +73,7 @@ export class OrgCache {
       {
         subject: ORGS_CHANGED,
         fresh: (n) => newer([...orgRowsBrought(n).values()].map((row) => fromOrganization(orgsTeamsOrgsV1.Organization.fromJSON(row)))),
-        stale: (n) => {
-          const rows = orgRowsBrought(n);
-          const named = orgRowsNamed(n);
-          return named === 'all' ? named : named.filter((tag) => !rows.has(Number(tag.slice('org:'.length))));
-        },
+        stale: (n) => besidesRowsBrought(orgRowsNamed(n), n),
       },
     ]);
   }

@@ -242,8 +242,7 @@ export class OrganizationsStore {
       .update({ ...changes, version: this.db.knex.raw('version + 1') })
       .returning(ORG_COLUMNS);
     if (!row) throw new NotFoundError(`organization ${id} does not exist`);
-    // Kept here as it now is (a newer row than any read before the update), rather than dropped and read again.
-    this.cache?.replaced([row]);
+    // The call's announcement keeps it here as it now is (OrgCache.edited) and tells the readers.
     changed.orgRow(toOrganization(row));
     return row;
   }
