@@ -180,8 +180,8 @@ export class Organizations {
 
   /** Changes the supplied fields. */
   async edit(req: orgsTeamsOrgsV1.EditOrgRequest): Promise<orgsTeamsOrgsV1.Organization> {
-    // 404 before anything is written, so a refused edit announces nothing (kept, unless the last edit evicted it).
-    await this.organizations.get(req.orgId);
+    // Nothing is read first: the update itself answers 404 for an unknown organization. A kept read here would wait for
+    // the notice stream to catch up (a question to NATS) on every edit, for an answer the update gives anyway.
     const changes: Partial<OrgFields> = {};
     if (req.fullName !== undefined) changes.full_name = req.fullName;
     if (req.description !== undefined) changes.description = req.description;
