@@ -4,12 +4,23 @@ import { NoticeStream } from './notice-stream';
 
 const quiet: BusLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
-/** A JetStream API that answers `info` as a stream that is there until `fail` is set, then with `fail`. */
+/**
+ * A JetStream API that describes a stream that is there until `fail` is set, then fails with `fail` (JetStreamManager's
+ * `info` as the start asks it, STREAM.INFO requests as fences ask it); `missing` answers STREAM.INFO as JetStream does
+ * for a stream that does not exist.
+ */
 function fakeNats(opts: { namespace?: string } = {}) {
   const ordered = opts.namespace ? `${opts.namespace}.notices-ordered.>` : 'notices-ordered.>';
-  const state = { fail: undefined as Error | undefined, asked: [] as string[], subscribed: [] as string[] };
+  const state = { fail: undefined as Error | undefined, missing: false, asked: [] as string[], subscribed: [] as string[] };
   let deliver: ((err: Error | null, m: unknown) => void) | undefined;
+  const described = { created: 'then', config: { republish: { dest: ordered } }, state: { last_seq: 0 }, cluster: {} };
   const nc = {
+    request: async (subject: string) => {
+      state.asked.push(subject);
+      if (state.fail) throw state.fail;
+      const answer = state.missing ? { error: { code: 404, err_code: 10059, description: 'stream not found' } } : described;
+      return { data: new TextEncoder().encode(JSON.stringify(answer)) };
+    },
     info: {},
     subscribe: (subject: string, o: { callback: (err: Error | null, m: unknown) => void }) => {
       state.subscribed.push(subject);
@@ -25,7 +36,7 @@ function fakeNats(opts: { namespace?: string } = {}) {
       info: async (name: string) => {
         state.asked.push(name);
         if (state.fail) throw state.fail;
-        return { created: 'then', config: { republish: { dest: ordered } }, state: { last_seq: 0 }, cluster: {} };
+        return described;
       },
     },
   } as unknown as JetStreamManager;
@@ -49,6 +60,26 @@ describe('NoticeStream when NATS fails a question', () => {
     await stream.listen('identity.>', () => {});
     nats.state.fail = Object.assign(new Error('TIMEOUT'), { name: 'NatsError', code: 'TIMEOUT' });
     await expect(stream.caughtUp()).resolves.toBe(false);
+  });
+
+  it('passes a fence once the stream is asked, and asks the stream of its own namespace', async () => {
+    const nats = fakeNats({ namespace: 'site-a' });
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, 'site-a');
+    streams.push(stream);
+    await stream.listen('identity.>', () => {});
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    expect(nats.state.asked).toContain('$JS.API.STREAM.INFO.SITE_A_NOTICES');
+  });
+
+  it('answers a fence false when the stream is gone and could not be found again', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {});
+    streams.push(stream);
+    await stream.listen('identity.>', () => {});
+    nats.state.missing = true;
+    await expect(stream.caughtUp()).resolves.toBe(false);
+    // Looked for again (and made, were it not there) before the fence gave up: asked twice as a fence, once to make it.
+    expect(nats.state.asked.filter((s) => s.startsWith('$JS.API.STREAM.INFO.'))).toHaveLength(2);
   });
 
   it('hands a notice to every listener when one of them throws, and logs the failure', async () => {
