@@ -148,7 +148,18 @@ describe("orgs-teams' writes announce themselves", () => {
       limit: 10,
     });
     expect(stored.events.map((e) => e.target).sort()).toEqual(['/', '/more']);
-    expect(await heardDuring(() => orgs.editOrg({ orgId: 999_999, description: 'x' }).catch(() => undefined))).toEqual([]);
+    // Refused before its statement (the visibility is none Gitea knows): nothing written, nothing said.
+    expect(await heardDuring(() => expect(orgs.editOrg({ orgId: 999_999, visibility: 'secret' })).rejects.toThrow(/visibility/))).toEqual(
+      [],
+    );
+  });
+
+  it('names only the organization an edit names when there is no such organization', async () => {
+    // The update itself finds none (nothing is read first); named all the same, since a statement whose answer is lost
+    // may have written: a notice of an id that is no organization drops nothing anywhere.
+    expect(await heardDuring(() => expect(orgs.editOrg({ orgId: 999_999, description: 'x' })).rejects.toThrow(/does not exist/))).toEqual([
+      'orgs 999999',
+    ]);
   });
 
   it('announces everything for a statement on a kept table that recorded nothing, in a transaction too', async () => {

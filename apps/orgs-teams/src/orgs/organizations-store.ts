@@ -34,7 +34,7 @@ const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
 const inSchema = (db: Database, table: string) => `${db.schema}.${table}`;
 
 /** The columns an organization is read with (OrgRow), not the password and login columns of the account row. */
-const ORG_COLUMNS = [
+export const ORG_COLUMNS = [
   'id',
   'login',
   'full_name',
@@ -230,12 +230,13 @@ export class OrganizationsStore {
     await this.db.table('accounts', trx).where({ id }).update(changes);
   }
 
-  /** Changes an organization (its call announces it) and answers it as changed; 404 when there is none. */
   /**
    * Edits an organization's fields, one more on its version (under the row's lock, so versions follow the commits),
    * and records the row it left for the notice: readers replace what they keep of it by a newer row.
    */
   async edit(id: number, changes: Partial<OrgFields>): Promise<OrgRow> {
+    // Recorded before the statement: should its answer be lost, it may still have been written. An organization that
+    // does not exist is named all the same (its notice drops nothing anywhere).
     changed.orgs([id]);
     const [row] = await this.organizations()
       .where({ id })
