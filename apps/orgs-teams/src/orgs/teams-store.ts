@@ -12,13 +12,18 @@ import {
 } from '@platform/db';
 import { changed } from '../changes';
 import { containing } from '../like';
-import { OWNER_PERMISSION, type TeamRow } from './rows';
+import { ACCOUNT_TYPE } from '../identity/identity';
+import { ORG_COLUMNS } from './organizations-store';
+import { OWNER_PERMISSION, type OrgRow, type TeamRow } from './rows';
 
 /** Team lists are whole unless a page is asked for, with no maximum: services read every team, the gateway pages. */
 const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
 
 /** What a create or an edit writes of a team (the lower-cased name follows the name). */
 export type TeamFields = Pick<TeamRow, 'name' | 'description' | 'permission' | 'type' | 'units'>;
+
+/** What the organization's columns are called beside a team's in the answer of the statement that creates it. */
+const ORG_PREFIX = 'organization__';
 
 /** Columns of team fields: `lower_name` beside the name, units as JSON. */
 function columns(fields: Partial<TeamFields>): Record<string, unknown> {
@@ -76,26 +81,43 @@ export class TeamsStore {
   }
 
   /**
-   * Inserts a team and, in the same statement, the outbox entry of `effects` (Outbox.runInOne), which take the new
-   * team's id from the statement; answers the row, and the statement's row for the outbox.
+   * Inserts a team into its organization and, in the same statement, the outbox entry of `effects` (Outbox.runInOne),
+   * which take the new team's id from the statement; answers the row, the organization's row as the statement read it,
+   * and the statement's row for the outbox. Nothing is written, and undefined answered, when `orgId` is no organization.
    */
   async insertInOne(
     orgId: number,
     fields: TeamFields,
     entry: EntryInStatement,
     effects: (teamId: StatementColumn) => EffectInStatement[],
-  ): Promise<{ row: TeamRow; written: object }> {
-    const insert = this.db
-      .table('teams')
-      .insert({ org_id: orgId, ...columns(fields) })
-      .returning('*');
-    const { rows } = await this.db.knex.raw<{ rows: (TeamRow & { outbox_entry_id: unknown; outbox_entry_effects: unknown })[] }>(
-      'with team as (?), entry as (?) select team.*, ? from team, entry',
-      [insert, entry.insert('team', effects(StatementColumn.of('team.id'))), entry.columns],
+  ): Promise<{ row: TeamRow; org: OrgRow; written: object } | undefined> {
+    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const values = Object.entries({ org_id: orgId, ...columns(fields) }).filter(([, v]) => v !== undefined);
+    const { rows } = await this.db.knex.raw<{ rows: Record<string, unknown>[] }>(
+      `with org as (select ${ORG_COLUMNS.join(', ')} from ${t('accounts')} where id = ? and type = ?),` +
+        ` team as (insert into ${t('teams')} (${values.map(() => '??').join(', ')})` +
+        ` select ${values.map(() => '?').join(', ')} from org returning *),` +
+        ` entry as (?)` +
+        ` select team.*, ${ORG_COLUMNS.map((c) => `org.${c} as ${ORG_PREFIX}${c}`).join(', ')}, ? from team, org, entry`,
+      [
+        orgId,
+        ACCOUNT_TYPE.organization,
+        ...values.map(([k]) => k),
+        ...values.map(([, v]) => v),
+        entry.insert('team', effects(StatementColumn.of('team.id'))),
+        entry.columns,
+      ],
     );
-    const { outbox_entry_id: _id, outbox_entry_effects: _effects, ...row } = rows[0];
+    if (!rows.length) return undefined;
+    const written = rows[0];
+    const row: Record<string, unknown> = {};
+    const org: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(written)) {
+      if (k.startsWith(ORG_PREFIX)) org[k.slice(ORG_PREFIX.length)] = v;
+      else if (k !== 'outbox_entry_id' && k !== 'outbox_entry_effects') row[k] = v;
+    }
     changed.orgs([orgId]);
-    return { row, written: rows[0] };
+    return { row: row as unknown as TeamRow, org: org as unknown as OrgRow, written };
   }
 
   /** Changes the given fields and sets `updated_at`. */
