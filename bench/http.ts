@@ -147,6 +147,11 @@ export interface Call {
   against?: 'insert' | 'scrypt' | 'alone';
   /** Load run beside the platform's measurement (not the bare one's), for as long: answers its 2xx a second. */
   beside?: (durationS: number) => Promise<number>;
+  /**
+   * Calls made before what a call costs is counted (WARM_CALLS unless set): a row whose requests go round many targets
+   * (the member row's teams) warms each once, or its count is of first visits that its load seldom makes.
+   */
+  warmCalls?: number;
 }
 
 /** A route that is not measured, and why. */
@@ -689,7 +694,7 @@ async function probe(base: string, c: Call): Promise<{ status: number; answer?: 
   const res = await call();
   const text = await res.text();
   if (res.status >= 200 && res.status < 300) {
-    for (let i = 1; i < WARM_CALLS; i++) await (await call()).arrayBuffer();
+    for (let i = 1; i < (c.warmCalls ?? WARM_CALLS); i++) await (await call()).arrayBuffer();
     // The process's counters also count its own background work (outbox relays, polls), now and then: of a few
     // batches of calls, the least each counter moved is what the calls cost.
     const batches: Work[] = [];
