@@ -15,7 +15,7 @@ import { NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgCache } from './org-cache';
-import { toOrganization, type OrgRow } from './rows';
+import { ORG_COLUMNS, toOrganization, type OrgRow } from './rows';
 import type { TeamFields } from './teams-store';
 
 /** Who lists organizations: 0 for an anonymous caller; site admins see every organization. */
@@ -33,34 +33,11 @@ const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
 /** The orgs-teams schema's name, for subqueries knex does not qualify itself. */
 const inSchema = (db: Database, table: string) => `${db.schema}.${table}`;
 
-/** The columns an organization is read with (OrgRow), not the password and login columns of the account row. */
-export const ORG_COLUMNS = [
-  'id',
-  'login',
-  'full_name',
-  'avatar_url',
-  'description',
-  'website',
-  'location',
-  'manager_endpoint',
-  'visibility',
-  'email',
-  'version',
-];
-
 /** What a create or an edit writes of an organization besides its name. */
 export type OrgFields = Pick<OrgRow, 'full_name' | 'description' | 'website' | 'location' | 'manager_endpoint' | 'visibility' | 'email'>;
 
-/** The columns of OrgFields, in the order a create writes them. */
-const ORG_FIELD_COLUMNS: readonly (keyof OrgFields)[] = [
-  'full_name',
-  'description',
-  'website',
-  'location',
-  'manager_endpoint',
-  'visibility',
-  'email',
-];
+/** The columns of OrgFields, in the order a create writes them: an organization's columns but its id, name, avatar and version. */
+const ORG_FIELD_COLUMNS = ORG_COLUMNS.filter((c) => !['id', 'login', 'avatar_url', 'version'].includes(c)) as (keyof OrgFields)[];
 
 /** The rows of organizations: accounts of type organization (identity.accounts). Every method takes an optional transaction. */
 export class OrganizationsStore {

@@ -18,6 +18,21 @@ export interface OrgRow {
   version: number;
 }
 
+/** The columns an organization is read with (OrgRow), not the password and login columns of the account row. */
+export const ORG_COLUMNS = [
+  'id',
+  'login',
+  'full_name',
+  'avatar_url',
+  'description',
+  'website',
+  'location',
+  'manager_endpoint',
+  'visibility',
+  'email',
+  'version',
+];
+
 export interface TeamRow {
   id: number;
   org_id: number;

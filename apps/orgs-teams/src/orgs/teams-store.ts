@@ -13,8 +13,7 @@ import {
 import { changed } from '../changes';
 import { containing } from '../like';
 import { ACCOUNT_TYPE } from '../identity/identity';
-import { ORG_COLUMNS } from './organizations-store';
-import { OWNER_PERMISSION, type OrgRow, type TeamRow } from './rows';
+import { ORG_COLUMNS, OWNER_PERMISSION, type OrgRow, type TeamRow } from './rows';
 
 /** Team lists are whole unless a page is asked for, with no maximum: services read every team, the gateway pages. */
 const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
