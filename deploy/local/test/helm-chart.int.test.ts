@@ -313,6 +313,23 @@ describe('the chart with its default values', () => {
     expect(containerEnv(moved, template.spec).METRICS_PORT).toBe('9100');
     expect(find(moved, 'Service', 'platform-authz').spec.ports).toContainEqual(expect.objectContaining({ name: 'metrics', port: 9100 }));
   });
+
+  it('has an app give up its stop 2 s before the pod’s grace period ends, after its drain', () => {
+    const env = (set: string[]) => {
+      const rendered = helmTemplate([...DATABASE, ...set]);
+      const pod = find(rendered, 'Deployment', 'platform-orgs-teams').spec.template.spec;
+      const { SHUTDOWN_DELAY_MS, SHUTDOWN_TIMEOUT_MS } = containerEnv(rendered, pod);
+      return { grace: pod.terminationGracePeriodSeconds, SHUTDOWN_DELAY_MS, SHUTDOWN_TIMEOUT_MS };
+    };
+    expect(env([])).toEqual({ grace: 30, SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_TIMEOUT_MS: '23000' });
+    expect(env(['--set', 'terminationGracePeriodSeconds=60', '--set', 'shutdownDelaySeconds=10'])).toEqual({
+      grace: 60,
+      SHUTDOWN_DELAY_MS: '10000',
+      SHUTDOWN_TIMEOUT_MS: '48000',
+    });
+    // A grace period shorter than the drain leaves the stop the least it may have.
+    expect(env(['--set', 'terminationGracePeriodSeconds=3']).SHUTDOWN_TIMEOUT_MS).toBe('1000');
+  });
 });
 
 describe('the chart with values-production.yaml', () => {

@@ -178,6 +178,12 @@ export const serviceEnv = {
    * for a moment. Meanwhile it reports itself not ready and closes each HTTP connection after its next answer.
    */
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
+  /**
+   * How long the stop after the drain may take (running calls get 10 s on gRPC and 10 s more on HTTP, then the app's
+   * clients close) before the app gives up, says which step it waited on, and exits 1. The chart sets it to end before
+   * the pod's grace period does.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(25_000),
   ...httpServerEnv,
 };
 export type ServiceConfig = ConfigOf<typeof serviceEnv>;

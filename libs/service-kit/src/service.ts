@@ -99,11 +99,21 @@ export async function startService(
   config: ServiceConfig,
   log = createLogger(spec.name, config.LOG_LEVEL),
 ): Promise<RunningService> {
-  const cleanups: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch((err) => log.error({ err }, 'shutdown step failed'));
-    cleanups.length = 0;
+  // The steps of a stop, run last registered first, each named for the line a stop that does not end says.
+  const cleanups: { what: string; run: () => Promise<void> }[] = [];
+  let closing: string | undefined;
+  const stopSteps = async () => {
+    for (let step = cleanups.pop(); step; step = cleanups.pop()) {
+      closing = step.what;
+      const what = step.what;
+      await step.run().catch((err) => log.error({ err, step: what }, 'shutdown step failed'));
+    }
+    closing = undefined;
   };
+  // A close that waits on a server that no longer answers (a NATS server stopped but not gone, a database behind a
+  // route that dropped) would keep the process forever: an orphaned app once ignored SIGTERM for an hour. The stop
+  // gives up after SHUTDOWN_TIMEOUT_MS, naming the step it waited on; what it left open ends with the process.
+  const stopAll = () => endWithin(config.SHUTDOWN_TIMEOUT_MS, stopSteps(), () => closing);
   // The app's background work and clients stop once: right after its servers (registered again below, so it runs
   // before the outbox, bus and database its work uses are closed: a sweep that ran on after the outbox stopped used to
   // take a connection the database's close then waited for forever), or last when the start failed before the servers.
@@ -113,7 +123,7 @@ export async function startService(
     onStop = undefined;
     await fn?.();
   };
-  cleanups.push(stopOwnWork);
+  cleanups.push({ what: 'its background work', run: stopOwnWork });
   try {
     let db: Database | undefined;
     if (spec.database) {
@@ -128,7 +138,7 @@ export async function startService(
         throw databaseStartError(err, config.DATABASE_URL);
       });
       const opened = db;
-      cleanups.push(() => opened.close());
+      cleanups.push({ what: 'the database', run: () => opened.close() });
       await refuseUnfinishedRestore(config, db);
       // One line per migration at debug: a first start applies ~40, which buried the admin password and the URL;
       // the "database ready" line below says how many were applied.
@@ -155,7 +165,7 @@ export async function startService(
     }
     const bus = spec.bus ? await openBus(config, spec.name, log, db) : undefined;
     // The in-process bus belongs to the whole process; only a NATS connection is this app's to close.
-    if (bus && config.NATS_URL) cleanups.push(() => bus.close());
+    if (bus && config.NATS_URL) cleanups.push({ what: 'the NATS connection', run: () => bus.close() });
     const ctx: ServiceContext = {
       name: spec.name,
       log,
@@ -165,7 +175,7 @@ export async function startService(
         if (!db) throw new Error(`${spec.name} has no database for an outbox`);
         const outbox = new Outbox(db, handlers, { log, leaseMs: config.OUTBOX_LEASE_MS, relayIntervalMs: config.OUTBOX_RELAY_INTERVAL_MS });
         outbox.start();
-        cleanups.push(() => outbox.stop());
+        cleanups.push({ what: 'the outbox relay', run: () => outbox.stop() });
         return outbox;
       },
     };
@@ -179,7 +189,7 @@ export async function startService(
         : undefined;
     if (credentials) {
       const unfollow = await credentials.follow(bus!);
-      cleanups.push(unfollow);
+      cleanups.push({ what: 'the credential cache', run: unfollow });
     }
     const access = grpcCallerAccess({
       orgsTeamsAddress: config.ORGS_TEAMS_GRPC_ADDR,
@@ -187,7 +197,7 @@ export async function startService(
       cache: credentials,
       holdsEach: spec.holdsEach?.(ctx),
     });
-    cleanups.push(async () => access.close());
+    cleanups.push({ what: 'the callers’ clients', run: async () => access.close() });
     quietGrpcBindErrors();
     const grpc = await startGrpcServer({
       name: spec.name,
@@ -201,9 +211,9 @@ export async function startService(
     }).catch((err) => {
       throw portError(err, 'GRPC_PORT', config.GRPC_PORT);
     });
-    cleanups.push(stopOwnWork);
-    cleanups.push(() => grpc.shutdown());
-    if (bus && spec.bus === true) cleanups.push(readinessFollowsBus(bus, grpc, log));
+    cleanups.push({ what: 'its background work', run: stopOwnWork });
+    cleanups.push({ what: 'the gRPC server', run: () => grpc.shutdown() });
+    if (bus && spec.bus === true) cleanups.push({ what: 'the bus readiness watch', run: readinessFollowsBus(bus, grpc, log) });
 
     let httpPort: number | undefined;
     let draining = false;
@@ -219,15 +229,16 @@ export async function startService(
         server.listen(spec.http!.port, spec.http!.host, () => resolve());
       });
       httpPort = (server.address() as AddressInfo).port;
-      cleanups.push(
-        () =>
+      cleanups.push({
+        what: 'the HTTP server',
+        run: () =>
           new Promise<void>((resolve) => {
             server.close(() => resolve());
             server.closeIdleConnections();
             // Requests still running after the grace period are cut so shutdown always ends.
             setTimeout(() => server.closeAllConnections(), 10_000).unref();
           }),
-      );
+      });
     }
     log.info({ grpcPort: grpc.port, httpPort }, `${spec.name} started`);
     const drain = async () => {
@@ -240,9 +251,21 @@ export async function startService(
     };
     return { name: spec.name, grpcPort: grpc.port, httpPort, ctx, drain, stop: stopAll };
   } catch (err) {
-    await stopAll();
+    await stopAll().catch((stopErr) => log.error({ err: stopErr }, 'stopping after a failed start'));
     throw err;
   }
+}
+
+/** `stopping`, or a rejection naming what it still waits on (`waitingOn()`) once `ms` have passed. */
+function endWithin(ms: number, stopping: Promise<void>, waitingOn: () => string | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the stop did not end within ${ms} ms (SHUTDOWN_TIMEOUT_MS): still closing ${waitingOn() ?? 'nothing'}`)),
+      ms,
+    );
+  });
+  return Promise.race([stopping, late]).finally(() => clearTimeout(timer));
 }
 
 /** Runs `drain`, then `stop`, once on SIGTERM or SIGINT, then exits. */
@@ -252,13 +275,15 @@ export function stopOnSignal(stop: () => Promise<void>, log: Logger, drain: () =
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    drain().then(stop).then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    drain()
+      .then(stop)
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', handler);
   process.once('SIGINT', handler);
