@@ -24,6 +24,8 @@ export interface Database {
   readonly created: boolean;
   /** A query builder on one of this service's tables (always schema-qualified). */
   table<T extends object = any>(name: string, trx?: Knex.Transaction): Knex.QueryBuilder<T>;
+  /** One of this service's tables by its quoted, schema-qualified name, for raw SQL: `"orgs_teams"."accounts"`. */
+  sqlName(table: string): string;
   /** Runs fn in one transaction: it all commits or nothing does. */
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
@@ -212,6 +214,11 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     created: opened?.created ?? false,
     table(name, trx) {
       return (trx ?? knex).withSchema(schema).table(name);
+    },
+    sqlName(table) {
+      // The schema was checked above; a table name comes from the code, never from a caller, and is checked the same way.
+      if (!/^[a-z][a-z0-9_]*$/.test(table)) throw new Error(`invalid table name ${table}`);
+      return `"${schema}"."${table}"`;
     },
     transaction(fn) {
       return knex.transaction(fn);

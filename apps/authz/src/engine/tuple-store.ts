@@ -97,7 +97,7 @@ export class TupleStore implements TupleSource {
     // object#relation (an organization may have many members). All branches go in one statement.
     const sql: string[] = [];
     const values: unknown[] = [];
-    const table = this.qualified(TUPLES_TABLE);
+    const table = this.db.sqlName(TUPLES_TABLE);
     reads.forEach((read, i) => {
       if (read.objectIds.length === 0) return;
       for (const s of read.shapes) {
@@ -150,7 +150,7 @@ export class TupleStore implements TupleSource {
 
   /** Where the change log stands now. */
   async readHead(): Promise<ChangesHead> {
-    const [row] = await this.select<ChangesHead>(`select seq as head, pruned from ${this.qualified(CHANGES_HEAD_TABLE)}`, []);
+    const [row] = await this.select<ChangesHead>(`select seq as head, pruned from ${this.db.sqlName(CHANGES_HEAD_TABLE)}`, []);
     return row;
   }
 
@@ -161,8 +161,8 @@ export class TupleStore implements TupleSource {
    */
   async countTuples(limit: number): Promise<ChangesHead & { count: number }> {
     const [row] = await this.select<ChangesHead & { count: number }>(
-      `select seq as head, pruned, (select count(*) from (select 1 from ${this.qualified(TUPLES_TABLE)} limit ?) s)::int as count` +
-        ` from ${this.qualified(CHANGES_HEAD_TABLE)}`,
+      `select seq as head, pruned, (select count(*) from (select 1 from ${this.db.sqlName(TUPLES_TABLE)} limit ?) s)::int as count` +
+        ` from ${this.db.sqlName(CHANGES_HEAD_TABLE)}`,
       [limit],
     );
     return row;
@@ -188,8 +188,8 @@ export class TupleStore implements TupleSource {
     const first = Math.min(limit, FIRST_CHANGES);
     // Both parts are small plans (no join, a small limit): a large estimate would have Postgres compile (JIT) them.
     const rows = await this.select<{ seq: number; pruned: number | null; op: TupleChange['op'] | null } & TupleRow>(
-      `select seq, pruned, null as op, ${tuple.replace(/\w+/g, 'null as $&')} from ${this.qualified(CHANGES_HEAD_TABLE)}` +
-        ` union all (select seq, null, op, ${tuple} from ${this.qualified(CHANGES_TABLE)}` +
+      `select seq, pruned, null as op, ${tuple.replace(/\w+/g, 'null as $&')} from ${this.db.sqlName(CHANGES_HEAD_TABLE)}` +
+        ` union all (select seq, null, op, ${tuple} from ${this.db.sqlName(CHANGES_TABLE)}` +
         // A statement's deletes go before its writes (an update of a tuple is both).
         ` where seq > ? order by seq, op = 'write' limit ?)`,
       [after, first + 1],
@@ -202,8 +202,8 @@ export class TupleStore implements TupleSource {
     let pruned = head.pruned;
     if (changes.length > first && first < limit) {
       const rest = await this.select<TupleChange & { pruned: number }>(
-        `select seq, op, ${tuple}, (select pruned from ${this.qualified(CHANGES_HEAD_TABLE)}) as pruned` +
-          ` from ${this.qualified(CHANGES_TABLE)} where seq > ? and seq <= ? order by seq, op = 'write' limit ?`,
+        `select seq, op, ${tuple}, (select pruned from ${this.db.sqlName(CHANGES_HEAD_TABLE)}) as pruned` +
+          ` from ${this.db.sqlName(CHANGES_TABLE)} where seq > ? and seq <= ? order by seq, op = 'write' limit ?`,
         [after, head.head, limit + 1],
       );
       pruned = rest.length ? rest[0].pruned : Infinity;
@@ -219,7 +219,7 @@ export class TupleStore implements TupleSource {
     const columns = KEY_COLUMNS.join(', ');
     const where = after ? ` where (${columns}) > (?, ?, ?, ?, ?, ?)` : '';
     return this.select<TupleRow>(
-      `select ${ROW_COLUMNS.join(', ')} from ${this.qualified(TUPLES_TABLE)}${where} order by ${columns} limit ?`,
+      `select ${ROW_COLUMNS.join(', ')} from ${this.db.sqlName(TUPLES_TABLE)}${where} order by ${columns} limit ?`,
       after ? [...keyValues(after), limit] : [limit],
     );
   }
@@ -227,15 +227,11 @@ export class TupleStore implements TupleSource {
   /** Deletes changes older than `seconds` and records up to which number the log is no longer complete. */
   async pruneChanges(seconds: number): Promise<void> {
     await this.db.knex.raw(
-      `with gone as (delete from ${this.qualified(CHANGES_TABLE)} where created_at < now() - make_interval(secs => ?) returning seq)` +
-        ` update ${this.qualified(CHANGES_HEAD_TABLE)} set pruned = greatest(pruned, (select max(seq) from gone))` +
+      `with gone as (delete from ${this.db.sqlName(CHANGES_TABLE)} where created_at < now() - make_interval(secs => ?) returning seq)` +
+        ` update ${this.db.sqlName(CHANGES_HEAD_TABLE)} set pruned = greatest(pruned, (select max(seq) from gone))` +
         ' where exists (select 1 from gone)',
       [seconds],
     );
-  }
-
-  private qualified(table: string): string {
-    return `"${this.db.schema}"."${table}"`; // openDatabase admits only [a-z0-9_] schema names
   }
 
   /** Applies deletes then writes in one transaction; a missing delete or an existing write aborts it all. */

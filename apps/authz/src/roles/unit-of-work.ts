@@ -23,6 +23,7 @@ function boundTo(db: Database, trx: Knex.Transaction): Database {
     embedded: db.embedded,
     created: db.created,
     table: (name, t) => db.table(name, t ?? trx),
+    sqlName: (table) => db.sqlName(table),
     // A nested knex transaction is a savepoint of the outer one.
     transaction: (fn) => trx.transaction(fn),
     migrate: () => Promise.reject(new Error('cannot migrate inside a unit of work')),

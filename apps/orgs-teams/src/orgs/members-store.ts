@@ -80,7 +80,7 @@ export class MembersStore {
    * the user's refusals (404, 400) only once the team is there, as reading the team first, then the user, would.
    */
   async teamAndUser(teamId: number, ref: { id?: number; login?: string }): Promise<{ team?: TeamRow; user?: AccountRef }> {
-    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const t = (table: string) => this.db.sqlName(table);
     const by = ref.id ? ['a.id = ?', ref.id] : ref.login ? ['a.lower_login = ?', ref.login.toLowerCase()] : ['false', undefined];
     const { rows } = await this.db.knex.raw<{ rows: (TeamRow & Record<`a_${(typeof PERSON_COLUMNS)[number]}`, unknown>)[] }>(
       `select t.*, ${PERSON_COLUMNS.map((c) => `a.${c} as a_${c}`).join(', ')} from (select 1) as one` +
@@ -248,7 +248,7 @@ export class MembersStore {
     effects: (onUndo: StatementColumn) => { effects: EffectInStatement[]; always: boolean },
   ): Promise<{ joinedTeam: boolean; joinedOrg: boolean; written: object }> {
     changed.orgs([membership.org_id]);
-    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const t = (table: string) => this.db.sqlName(table);
     const staged = effects(StatementColumn.of('joined.on_undo'));
     const { rows } = await this.db.knex.raw<{ rows: { team: number; org: number }[] }>(
       `with team as (insert into ${t('team_users')} (team_id, org_id, uid) values (?, ?, ?) on conflict (team_id, uid) do nothing returning org_id, uid),` +

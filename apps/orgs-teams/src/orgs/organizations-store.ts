@@ -155,7 +155,7 @@ export class OrganizationsStore {
     entry: EntryInStatement,
     effects: (made: { orgId: StatementColumn; ownerTeamId: StatementColumn }) => EffectInStatement[],
   ): Promise<{ org: OrgRow; ownerTeamId: number; row: object } | undefined> {
-    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const t = (table: string) => this.db.sqlName(table);
     const outbox = entry.insert('org, team', effects({ orgId: StatementColumn.of('org.id'), ownerTeamId: StatementColumn.of('team.id') }));
     const { rows } = await this.db.knex.raw<{ rows: (OrgRow & { owner_team_id: number })[] }>(
       `with org as (insert into ${t('accounts')} (type, login, lower_login, ${ORG_FIELD_COLUMNS.join(', ')})` +

@@ -90,7 +90,7 @@ export class TeamsStore {
     entry: EntryInStatement,
     effects: (teamId: StatementColumn) => EffectInStatement[],
   ): Promise<{ row: TeamRow; org: OrgRow; written: object } | undefined> {
-    const t = (table: string) => `"${this.db.schema}"."${table}"`;
+    const t = (table: string) => this.db.sqlName(table);
     const values = Object.entries({ org_id: orgId, ...columns(fields) }).filter(([, v]) => v !== undefined);
     const { rows } = await this.db.knex.raw<{ rows: Record<string, unknown>[] }>(
       `with org as (select ${ORG_COLUMNS.join(', ')} from ${t('accounts')} where id = ? and type = ?),` +
