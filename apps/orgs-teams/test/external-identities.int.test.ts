@@ -72,12 +72,21 @@ describe('provider links and verified addresses', () => {
   const makeUser = (username: string, email: string) =>
     identity.createUser({ username, email, password: 'a-good-password', fullName: '', mustChangePassword: false, isAdmin: false });
   const links = async (login: string) =>
-    (await sql('identity.external_identities as x').join('identity.accounts as a', 'a.id', 'x.uid').where('a.login', login).pluck('x.subject')) as string[];
-  const mailTo = (to: string) => eventually(async () => mails.some((m) => m.to === to), 10_000).then(() => mails.filter((m) => m.to === to).at(-1)!);
+    (await sql('identity.external_identities as x')
+      .join('identity.accounts as a', 'a.id', 'x.uid')
+      .where('a.login', login)
+      .pluck('x.subject')) as string[];
+  // A mail goes through the outbox (its relay every 200 ms, backing off after a failed attempt): on a busy machine it may
+  // take a while, and the test's own bound is what fails a mail that never comes.
+  const MAIL_WAIT_MS = 60_000;
+  const mailTo = (to: string) =>
+    eventually(async () => mails.some((m) => m.to === to), MAIL_WAIT_MS).then(() => mails.filter((m) => m.to === to).at(-1)!);
   const tokenOf = (mail: notificationsV1.SendMailRequest) => new URL(/https:\/\/\S+/.exec(mail.text)![0]).searchParams.get('code')!;
 
   it('makes no account and links none for an e-mail the provider has not verified', async () => {
-    await expect(signIn('mallory-bob', 'bob@corp.example', false)).rejects.toThrow(/has not verified your e-mail address bob@corp\.example/);
+    await expect(signIn('mallory-bob', 'bob@corp.example', false)).rejects.toThrow(
+      /has not verified your e-mail address bob@corp\.example/,
+    );
     expect(await sql('identity.accounts').where({ lower_email: 'bob@corp.example' }).first()).toBeUndefined();
     const bob = await makeUser('bob', 'bob2@corp.example');
     await expect(signIn('mallory-bob2', 'bob2@corp.example', false)).rejects.toThrow(/has not verified/);
@@ -97,8 +106,15 @@ describe('provider links and verified addresses', () => {
     expect((await signIn('erin-1', 'erin@corp.example', true)).matchedBy).toBe('linked');
   });
 
-  it("does not link a provider person to a sign-up whose address nobody verified, until the mailed link is followed", async () => {
-    const made = await identity.signUp({ username: 'carol', email: 'carol@corp.example', password: 'attacker-password', fullName: '', userAgent: 't', address: '10.0.0.1' });
+  it('does not link a provider person to a sign-up whose address nobody verified, until the mailed link is followed', async () => {
+    const made = await identity.signUp({
+      username: 'carol',
+      email: 'carol@corp.example',
+      password: 'attacker-password',
+      fullName: '',
+      userAgent: 't',
+      address: '10.0.0.1',
+    });
     expect(made.user!.emailVerified).toBe(false);
     await expect(signIn('real-carol', 'carol@corp.example', true)).rejects.toThrow(/its own address has not been verified/);
     expect(await links('carol')).toEqual([]);
@@ -118,13 +134,22 @@ describe('provider links and verified addresses', () => {
   });
 
   it('replaces the old link with a new mail, at most once a minute, and refuses a link for an address changed since', async () => {
-    await identity.signUp({ username: 'dave', email: 'dave@corp.example', password: 'a-good-password', fullName: '', userAgent: 't', address: '10.0.0.2' });
+    await identity.signUp({
+      username: 'dave',
+      email: 'dave@corp.example',
+      password: 'a-good-password',
+      fullName: '',
+      userAgent: 't',
+      address: '10.0.0.2',
+    });
     const first = tokenOf(await mailTo('dave@corp.example'));
     const dave = await identity.getUser({ id: 0, login: 'dave' });
     await expect(identity.sendVerificationMail({ userId: dave.id, login: '' })).rejects.toThrow(/sent a moment ago; try again in \d+ s/);
-    await sql('identity.email_verifications').where({ uid: dave.id }).update({ created_at: new Date(Date.now() - 120_000) });
+    await sql('identity.email_verifications')
+      .where({ uid: dave.id })
+      .update({ created_at: new Date(Date.now() - 120_000) });
     await identity.sendVerificationMail({ userId: dave.id, login: '' });
-    await eventually(async () => mails.filter((m) => m.to === 'dave@corp.example').length === 2, 10_000);
+    await eventually(async () => mails.filter((m) => m.to === 'dave@corp.example').length === 2, MAIL_WAIT_MS);
     const second = tokenOf(await mailTo('dave@corp.example'));
     await expect(identity.verifyEmail({ token: first })).rejects.toThrow(/not valid any more/);
     // Anonymous resends answer the same for unknown logins.
@@ -155,7 +180,14 @@ describe('provider links and verified addresses', () => {
   });
 
   it('refuses the password sign-in of an unverified address while the site lists allowed domains', async () => {
-    await identity.signUp({ username: 'hana', email: 'hana@corp.example', password: 'a-good-password', fullName: '', userAgent: 't', address: '10.0.0.3' });
+    await identity.signUp({
+      username: 'hana',
+      email: 'hana@corp.example',
+      password: 'a-good-password',
+      fullName: '',
+      userAgent: 't',
+      address: '10.0.0.3',
+    });
     expect((await identity.authenticateBasic({ username: 'hana', password: 'a-good-password', otp: '' })).user!.login).toBe('hana');
     await sql('identity.allowed_domains').insert({ name: 'corp.example' });
     try {
@@ -163,7 +195,14 @@ describe('provider links and verified addresses', () => {
         /your e-mail address hana@corp\.example is not verified yet/,
       );
       // A sign-up there starts no session until the address is verified.
-      const made = await identity.signUp({ username: 'ivan', email: 'ivan@corp.example', password: 'a-good-password', fullName: '', userAgent: 't', address: '10.0.0.4' });
+      const made = await identity.signUp({
+        username: 'ivan',
+        email: 'ivan@corp.example',
+        password: 'a-good-password',
+        fullName: '',
+        userAgent: 't',
+        address: '10.0.0.4',
+      });
       expect(made.session).toBeUndefined();
       await identity.verifyEmail({ token: tokenOf(await mailTo('hana@corp.example')) });
       expect((await identity.authenticateBasic({ username: 'hana', password: 'a-good-password', otp: '' })).user!.emailVerified).toBe(true);
