@@ -89,7 +89,8 @@ describe('the client organizations screen', () => {
     const table = await screen.findByRole('table', { name: 'Client organizations' });
     await within(table).findByText('Active');
     expect(within(table).getAllByRole('row')[1]!.textContent).toContain('Client A');
-    expect(within(table).getByRole('button', { name: 'Delete client-a' })).toBeTruthy();
+    // The status cell tells the table once it shows Active, and the table then offers the deletion: waited for.
+    expect(await within(table).findByRole('button', { name: 'Delete client-a' })).toBeTruthy();
   });
 
   it('says when there is none', async () => {
