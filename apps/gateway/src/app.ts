@@ -32,6 +32,8 @@ function startGateway(config: GatewayConfig) {
       database: config.DATABASE_URL ? DATABASE : undefined,
       // Only for the notices that evict cached tokens; without the bus, tokens are simply not cached.
       bus: 'notices',
+      // It keeps nothing another process reads, so it announces nothing, and its replicas send no heartbeats.
+      sendsNotices: false,
       grpc: () => [bindService(gatewayV1.GatewayServiceService, { getVersion: async () => versionOf('gateway') })],
       http: {
         port: config.HTTP_PORT,

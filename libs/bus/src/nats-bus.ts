@@ -126,6 +126,12 @@ export interface NatsBusOptions {
    * found using the same namespace (the same BUS_NAMESPACE set twice) is said at once.
    */
   installation?: string;
+  /**
+   * False for a process that sends no notices of its own (nothing it writes is kept by another): it sends no
+   * heartbeats on the notice stream until it does, so the others do not receive one a second from each of its
+   * replicas (NoticeStream's `beatsFromStart`). Default true.
+   */
+  sendsNotices?: boolean;
 }
 
 /**
@@ -157,6 +163,7 @@ export class NatsBus implements Bus {
     private readonly log: BusLogger,
     readonly namespace: string | undefined,
     name: string,
+    sendsNotices: boolean,
   ) {
     this.outage = new Outage(log);
     this.notices = new NoticeStream(
@@ -169,6 +176,7 @@ export class NatsBus implements Bus {
       },
       namespace,
       name,
+      sendsNotices,
     );
   }
 
@@ -214,7 +222,7 @@ export class NatsBus implements Bus {
         code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
       );
     });
-    const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name);
+    const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name, opts.sendsNotices ?? true);
     bus.watch();
     log.info({ server, namespace: opts.namespace }, 'NATS connected');
     if (opts.namespace) void bus.reportOtherInstallations(opts.namespace, opts.installation);

@@ -11,7 +11,14 @@ const quiet: BusLogger = { info: () => {}, warn: () => {}, error: () => {} };
  */
 function fakeNats(opts: { namespace?: string } = {}) {
   const ordered = opts.namespace ? `${opts.namespace}.notices-ordered.>` : 'notices-ordered.>';
-  const state = { fail: undefined as Error | undefined, missing: false, asked: [] as string[], subscribed: [] as string[] };
+  const state = {
+    fail: undefined as Error | undefined,
+    missing: false,
+    asked: [] as string[],
+    subscribed: [] as string[],
+    /** What was stored on the stream: each message's subject, and whether it said its sender had been silent. */
+    stored: [] as { subject: string; wasSilent: boolean }[],
+  };
   let deliver: ((err: Error | null, m: unknown) => void) | undefined;
   const described = { created: 'then', config: { republish: { dest: ordered } }, state: { last_seq: 0 }, cluster: {} };
   const nc = {
@@ -42,8 +49,13 @@ function fakeNats(opts: { namespace?: string } = {}) {
   } as unknown as JetStreamManager;
   const notice = (subject: string, seq: number, payload: unknown) =>
     deliver?.(null, { subject, headers: { get: () => String(seq) }, data: new TextEncoder().encode(JSON.stringify(payload)) });
-  // Heartbeats are stored and acknowledged.
-  const js = { publish: async () => ({}) } as unknown as JetStreamClient;
+  // Heartbeats and notices are stored and acknowledged.
+  const js = {
+    publish: async (subject: string, _data: unknown, o?: { headers?: { get(name: string): string } }) => {
+      state.stored.push({ subject, wasSilent: Boolean(o?.headers?.get('Platform-Was-Silent')) });
+      return {};
+    },
+  } as unknown as JetStreamClient;
   return { nc, jsm, js, state, notice };
 }
 
@@ -107,5 +119,37 @@ describe('NoticeStream when NATS fails a question', () => {
     expect(nats.state.subscribed).toEqual(['site-a.notices-ordered.>']);
     nats.notice('site-a.notices-ordered.identity.orgs.changed', 1, {});
     expect(heard).toEqual(['identity.orgs.changed']);
+  });
+});
+
+describe('NoticeStream heartbeats', () => {
+  // The heartbeat's interval and the silence's measure (performance.now) both follow jest's clock.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  const heartbeats = (stored: { subject: string }[]) => stored.filter((m) => m.subject === 'notices._alive').length;
+
+  it('beats every second from the start, as every process that may send notices does', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {});
+    await stream.listen('identity.>', () => {});
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(heartbeats(nats.state.stored)).toBeGreaterThanOrEqual(4);
+    await stream.close();
+  });
+
+  it('sends nothing for a process that sends no notices, until its first notice, which tells the readers to start over', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, undefined, 'gateway', false);
+    await stream.listen('identity.>', () => {});
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(nats.state.stored).toEqual([]);
+
+    await stream.publish('identity.orgs.changed', { orgIds: [1] });
+    expect(nats.state.stored).toEqual([{ subject: 'notices.identity.orgs.changed', wasSilent: true }]);
+    // From then on it is a process the others wait on, and it beats.
+    await jest.advanceTimersByTimeAsync(3_000);
+    expect(heartbeats(nats.state.stored)).toBeGreaterThanOrEqual(2);
+    await stream.close();
   });
 });

@@ -157,6 +157,13 @@ export class NoticeStream {
   private ackedAt = performance.now();
   /** Whether a heartbeat is waiting for its acknowledgement (at most one at a time). */
   private beating = false;
+  /**
+   * Whether this process says it is there (heartbeats, and a goodbye when it stops). A process that sends no notices
+   * needs no one to wait on it: one made with `beatsFromStart` false stays unheard until it stores a notice, and beats
+   * from then on. Its first notice carries the silence header (nothing was acknowledged since its start), so readers
+   * start over once, as they do for a writer that was cut off: a reader never trusted what it kept on its account.
+   */
+  private beats: boolean;
   private readonly heartbeat: NodeJS.Timeout;
   /** Whether a silence was reported and not yet its end, so that each is logged once. */
   private reportedSilent = false;
@@ -170,7 +177,10 @@ export class NoticeStream {
     namespace?: string,
     /** The process's name (its NATS connection name), in its id as the others log it. */
     name = '',
+    /** False for a process that sends no notices of its own: it beats only once it has stored one (see `beats`). */
+    beatsFromStart = true,
   ) {
+    this.beats = beatsFromStart;
     this.stream = streamOf(PREFIX, namespace).name;
     this.prefix = scopedSubject(PREFIX, namespace);
     this.ordered = scopedSubject(ORDERED_PREFIX, namespace);
@@ -195,7 +205,7 @@ export class NoticeStream {
 
   /** Says this process is there, unless a notice of its own did within the last beat; nothing while away. */
   private beat(): void {
-    if (this.closed || this.away || this.beating || performance.now() - this.lastSentAt < HEARTBEAT_EVERY_MS) return;
+    if (!this.beats || this.closed || this.away || this.beating || performance.now() - this.lastSentAt < HEARTBEAT_EVERY_MS) return;
     this.lastSentAt = performance.now();
     this.beating = true;
     this.js
@@ -245,6 +255,7 @@ export class NoticeStream {
         await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time');
         await this.js.publish(this.prefix + subject, data, { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() });
         this.lastSentAt = this.ackedAt = performance.now();
+        this.beats = true;
       } catch (err) {
         // Stored twice at worst (an attempt that timed out after all): an eviction twice is the same eviction.
         // No leader yet, or no stream (the servers restarted and it lived in memory): looked for, and made, again by
@@ -299,7 +310,7 @@ export class NoticeStream {
 
   async close(): Promise<void> {
     // A goodbye, so that the others do not wait for this process's heartbeats (sent with the connection's drain).
-    if (!this.closed && !this.away && !this.nc.isClosed())
+    if (this.beats && !this.closed && !this.away && !this.nc.isClosed())
       this.nc.publish(this.prefix + ALIVE, codec.encode({ gone: true }), { headers: this.headers() });
     this.closed = true;
     clearInterval(this.heartbeat);

@@ -14,7 +14,7 @@ type BusConfig = Pick<ServiceConfig, 'NATS_URL' | 'BUS_NAMESPACE' | 'DATABASE_UR
  * Connects an app's bus (NATS_URL, else the in-process bus); NATS that cannot be used becomes a one-line DependencyError.
  * On NATS every name is the installation's (`busNamespace`); `db` is the app's database, when it has one.
  */
-export async function openBus(config: BusConfig, name: string, log: Logger, db?: Database): Promise<Bus> {
+export async function openBus(config: BusConfig, name: string, log: Logger, db?: Database, sendsNotices = true): Promise<Bus> {
   // BUS_NAMESPACE given, an app without a database of its own leaves the claim of the namespace to those with one.
   const installation = config.NATS_URL && (db || !config.BUS_NAMESPACE) ? await installationOf(config, db) : undefined;
   try {
@@ -22,6 +22,7 @@ export async function openBus(config: BusConfig, name: string, log: Logger, db?:
       log,
       namespace: config.BUS_NAMESPACE ?? installation?.busNamespace,
       installation: installation?.id,
+      sendsNotices,
     });
   } catch (err) {
     if (err instanceof BusConnectError) throw natsDependencyError(err);

@@ -45,6 +45,12 @@ export interface ServiceSpec {
    * nor depends on NATS.
    */
   bus?: boolean | 'notices';
+  /**
+   * False for an app that sends no notices: nothing it writes is kept by another app or replica (the gateway). Its
+   * replicas then send no heartbeats on the notice stream, which every process would receive each second from each of
+   * them; should it send a notice after all, it beats from then on (readers start over once). Default true.
+   */
+  sendsNotices?: boolean;
   /** gRPC services to serve, built once the database and bus are open. */
   grpc(ctx: ServiceContext): ServiceBinding<any>[] | Promise<ServiceBinding<any>[]>;
   /**
@@ -163,7 +169,7 @@ export async function startService(
       };
       return { name: spec.name, grpcPort: 0, ctx, migrationsOnly: true, stop: async () => {} };
     }
-    const bus = spec.bus ? await openBus(config, spec.name, log, db) : undefined;
+    const bus = spec.bus ? await openBus(config, spec.name, log, db, spec.sendsNotices ?? true) : undefined;
     // The in-process bus belongs to the whole process; only a NATS connection is this app's to close.
     if (bus && config.NATS_URL) cleanups.push({ what: 'the NATS connection', run: () => bus.close() });
     const ctx: ServiceContext = {
