@@ -10,7 +10,7 @@ import {
   type NatsConnection,
   type Subscription,
 } from 'nats';
-import { withRetries, type RetryPolicy } from '@platform/errors';
+import { withRetries, within, type RetryPolicy } from '@platform/errors';
 import { scopedSubject, streamOf, type BusLogger, type NoticeHandler, type Unsubscribe } from './bus';
 import { CoalescedSends } from './coalesced-sends';
 import { HEARTBEAT_EVERY_MS, Liveness, SILENT_AFTER_MS } from './liveness';
@@ -62,16 +62,6 @@ const CATCH_UP_TIMEOUT_MS = 1_000;
  * came back first must not serve what it kept before those notices are in (docs/decisions.md, D45).
  */
 export const TRUST_AFTER_RECONNECT_MS = 2_000;
-
-/** `promise`, or a rejection with `message` once `ms` have passed (the promise itself goes on). */
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}
 
 /** JetStream's API subjects (the default prefix, as the bus's JetStreamManager uses), and how long it waits for one. */
 const JS_API = '$JS.API.';
@@ -252,7 +242,7 @@ export class NoticeStream {
         deadline = Date.now() + PUBLISH_DEADLINE_MS;
       }
       try {
-        await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time');
+        await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time', { unref: true });
         await this.js.publish(this.prefix + subject, data, { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() });
         this.lastSentAt = this.ackedAt = performance.now();
         this.beats = true;

@@ -1,4 +1,4 @@
-import { retryDelayMs, withRetries, withRetriesSync } from './retry';
+import { retryDelayMs, withRetries, withRetriesSync, within } from './retry';
 
 describe('withRetries', () => {
   beforeEach(() => jest.useFakeTimers({ now: 0 }));
@@ -125,5 +125,20 @@ describe('withRetriesSync', () => {
         },
       ),
     ).toThrow('attempt 3');
+  });
+});
+
+describe('within', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('answers what the work answers in time, and a rejection saying what was still open once the time is up', async () => {
+    await expect(within(Promise.resolve(7), 1_000, 'late')).resolves.toBe(7);
+    let open = 'the first step';
+    const never = within(new Promise<void>(() => {}), 1_000, () => `still closing ${open}`);
+    const failed = expect(never).rejects.toThrow('still closing the second step');
+    open = 'the second step';
+    await jest.advanceTimersByTimeAsync(1_000);
+    await failed;
   });
 });

@@ -67,3 +67,16 @@ export function withRetriesSync<T>(
     }
   }
 }
+
+/**
+ * `promise`, or a rejection with `message` (or what `message()` says then) once `ms` have passed; the promise itself goes
+ * on. `unref`: the timer does not keep the process alive by itself.
+ */
+export function within<T>(promise: Promise<T>, ms: number, message: string | (() => string), opts: { unref?: boolean } = {}): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(typeof message === 'function' ? message() : message)), ms);
+    if (opts.unref) timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

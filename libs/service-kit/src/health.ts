@@ -2,6 +2,7 @@ import type * as http from 'node:http';
 import { credentials, makeGenericClientConstructor, type Client, type ServiceDefinition } from '@grpc/grpc-js';
 import type { Bus } from '@platform/bus';
 import type { Database } from '@platform/db';
+import { within } from '@platform/errors';
 
 /**
  * HTTP health for the apps that serve HTTP (gateway, marketplace listener): `/healthz` says the process is
@@ -36,7 +37,7 @@ export interface Readiness {
 export async function readiness(checks: DependencyCheck[], timeoutMs = PROBE_TIMEOUT_MS): Promise<Readiness> {
   const states = await Promise.all(
     checks.map((c) =>
-      withTimeout(c.probe(), timeoutMs).then(
+      within(c.probe(), timeoutMs, 'timed out').then(
         () => 'up' as const,
         () => 'down' as const,
       ),
@@ -47,16 +48,6 @@ export async function readiness(checks: DependencyCheck[], timeoutMs = PROBE_TIM
   const ready = checks.every((c, i) => !c.required || states[i] === 'up');
   if (!ready) body.status = 'not ready';
   return { ready, body };
-}
-
-function withTimeout(p: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<void>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timed out')), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 const json = (res: http.ServerResponse, status: number, body: unknown) =>

@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Bus } from '@platform/bus';
+import { within } from '@platform/errors';
 import { openDatabase, Outbox, type Database, type EffectHandler, type Migration } from '@platform/db';
 import { common, protoFilesOf } from '@platform/proto';
 import { useAppKeys } from './app-credential';
@@ -119,7 +120,12 @@ export async function startService(
   // A close that waits on a server that no longer answers (a NATS server stopped but not gone, a database behind a
   // route that dropped) would keep the process forever: an orphaned app once ignored SIGTERM for an hour. The stop
   // gives up after SHUTDOWN_TIMEOUT_MS, naming the step it waited on; what it left open ends with the process.
-  const stopAll = () => endWithin(config.SHUTDOWN_TIMEOUT_MS, stopSteps(), () => closing);
+  const stopAll = () =>
+    within(
+      stopSteps(),
+      config.SHUTDOWN_TIMEOUT_MS,
+      () => `the stop did not end within ${config.SHUTDOWN_TIMEOUT_MS} ms (SHUTDOWN_TIMEOUT_MS): still closing ${closing ?? 'nothing'}`,
+    );
   // The app's background work and clients stop once: right after its servers (registered again below, so it runs
   // before the outbox, bus and database its work uses are closed: a sweep that ran on after the outbox stopped used to
   // take a connection the database's close then waited for forever), or last when the start failed before the servers.
@@ -260,18 +266,6 @@ export async function startService(
     await stopAll().catch((stopErr) => log.error({ err: stopErr }, 'stopping after a failed start'));
     throw err;
   }
-}
-
-/** `stopping`, or a rejection naming what it still waits on (`waitingOn()`) once `ms` have passed. */
-function endWithin(ms: number, stopping: Promise<void>, waitingOn: () => string | undefined): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the stop did not end within ${ms} ms (SHUTDOWN_TIMEOUT_MS): still closing ${waitingOn() ?? 'nothing'}`)),
-      ms,
-    );
-  });
-  return Promise.race([stopping, late]).finally(() => clearTimeout(timer));
 }
 
 /** Runs `drain`, then `stop`, once on SIGTERM or SIGINT, then exits. */
