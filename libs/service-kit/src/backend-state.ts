@@ -36,6 +36,14 @@ class BackendState {
     this.log.warn({ backend: this.backend, why }, `${this.backend} is unavailable; calls to it fail with 503 until it answers again`);
   }
 
+  /**
+   * A call ran out of its own time without an answer; `why` is gRPC's account of where the time went (waiting for a
+   * connection, or sent and not answered), logged under the call's request id since no server may have seen it.
+   */
+  late(call: { requestId: string; method: string }, why: string): void {
+    this.log.warn({ backend: this.backend, ...call, why }, `${this.backend} did not answer in time`);
+  }
+
   answered(): void {
     if (this.downSince === undefined) return;
     const downMs = Date.now() - this.downSince;

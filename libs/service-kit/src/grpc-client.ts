@@ -163,10 +163,17 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
       ? late()
       : new UnavailableError(`the call to ${opts.name} was cancelled`);
   /** A failed call's error as callers see it; an unreachable backend also counts in its outage. */
-  const failure = (err: ServiceError): Error => {
-    if (err.code === Status.UNAVAILABLE && !err.metadata?.get('platform-error-bin').length) {
+  const failure = (err: ServiceError, call: { requestId: string; method: string }): Error => {
+    const ours = !err.metadata?.get('platform-error-bin').length;
+    if (err.code === Status.UNAVAILABLE && ours) {
       state.unavailable(err.details);
       return new UnavailableError(`${opts.name} is unavailable`);
+    }
+    if (err.code === Status.DEADLINE_EXCEEDED && ours) {
+      // Our own deadline passed. gRPC's account says where the time went (still waiting for a connection: "Waiting
+      // for LB pick"; or sent, to `remote_addr`), which no server logs when the call never reached one.
+      state.late(call, err.details);
+      return late();
     }
     // Any other answer came from the server, so it is up.
     state.answered();
@@ -201,7 +208,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
           ended = true;
           const e = err as ServiceError;
           if (e.code === Status.CANCELLED && signal?.aborted) throw abandoned();
-          throw failure(e);
+          throw failure(e, { requestId, method: method.path });
         } finally {
           signal?.removeEventListener('abort', cancel);
           // The reader stopped early: the server stops too.
@@ -240,7 +247,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
               return resolve(res);
             }
             if (err.code === Status.CANCELLED && signal?.aborted) return reject(abandoned());
-            reject(failure(err));
+            reject(failure(err, { requestId, method: method.path }));
           },
         );
         signal?.addEventListener('abort', cancel, { once: true });

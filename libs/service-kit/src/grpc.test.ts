@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import pino from 'pino';
 import { common, gatewayV1, orgsTeamsV1 } from '@platform/proto';
 import { UnavailableError, DeadlineError, ConflictError, InputError } from '@platform/errors';
@@ -151,6 +152,55 @@ const abortedWithin = (signal: AbortSignal, since: number, ms: number) =>
       once: true,
     });
   });
+
+// Over the network only: in process there is no connection to wait for, and a backend's state (its logger) is one per
+// name and process.
+describe('a call its deadline ended, as its caller logs it', () => {
+  let server: RunningGrpcServer | undefined;
+  afterEach(() => server?.shutdown(100));
+
+  it("logs, on the caller's side, a call its deadline ended, under its request id, with where the time went", async () => {
+    const lines = new LogLines();
+    const callerLog = pino({ level: 'info' }, lines.stream);
+    server = await serverWith(() => new Promise((r) => setTimeout(() => r({ version: '1', service: 's' }), 1_000)));
+    const client = createKitClient(Service, `127.0.0.1:${server.port}`, {
+      name: 'slow-backend',
+      deadlineMs: 100,
+      inProcess: false,
+      log: callerLog,
+    });
+    await expect(client.getVersion({}, { requestId: 'sent-1' })).rejects.toBeInstanceOf(DeadlineError);
+    // Sent, and not answered: gRPC names the server it went to.
+    expect(await lines.first((l) => l.requestId === 'sent-1')).toMatchObject({
+      level: 40,
+      msg: 'slow-backend did not answer in time',
+      backend: 'slow-backend',
+      method: '/platformadmin.gateway.v1.GatewayService/GetVersion',
+      why: expect.stringContaining(`remote_addr=127.0.0.1:${server.port}`),
+    });
+    client.close();
+    // A server that takes the connection and never speaks HTTP/2: the call never left the client.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.address() as net.AddressInfo).port;
+    const stuck = createKitClient(Service, `127.0.0.1:${silentPort}`, {
+      name: 'silent-backend',
+      deadlineMs: 100,
+      inProcess: false,
+      log: callerLog,
+    });
+    try {
+      await expect(stuck.getVersion({}, { requestId: 'unsent-1' })).rejects.toBeInstanceOf(DeadlineError);
+      expect(await lines.first((l) => l.requestId === 'unsent-1')).toMatchObject({
+        msg: 'silent-backend did not answer in time',
+        why: expect.stringContaining('Waiting for LB pick'),
+      });
+    } finally {
+      stuck.close();
+      silent.close();
+    }
+  });
+});
 
 describe.each([
   ['the network', false],
