@@ -1,4 +1,4 @@
-/** How often every process says on the notice stream that it is there (skipped when a notice of its own said so). */
+/** How often every process says on the notice stream that it is there (notices or not: D133). */
 export const HEARTBEAT_EVERY_MS = 1_000;
 /**
  * A process not heard from on the stream for this long may be cut off from it (its NATS node paused or partitioned

@@ -132,6 +132,8 @@ export interface NatsBusOptions {
    * replicas (NoticeStream's `beatsFromStart`). Default true.
    */
   sendsNotices?: boolean;
+  /** How long without a fence before the notices rest (REST_AFTER_MS in notice-stream.ts); tests shorten it. */
+  restAfterMs?: number;
 }
 
 /**
@@ -164,6 +166,7 @@ export class NatsBus implements Bus {
     readonly namespace: string | undefined,
     name: string,
     sendsNotices: boolean,
+    restAfterMs: number | undefined,
   ) {
     this.outage = new Outage(log);
     this.notices = new NoticeStream(
@@ -174,9 +177,7 @@ export class NatsBus implements Bus {
       () => {
         for (const listener of this.missedListeners) listener();
       },
-      namespace,
-      name,
-      sendsNotices,
+      { namespace, name, beatsFromStart: sendsNotices, restAfterMs },
     );
   }
 
@@ -222,7 +223,7 @@ export class NatsBus implements Bus {
         code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
       );
     });
-    const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name, opts.sendsNotices ?? true);
+    const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name, opts.sendsNotices ?? true, opts.restAfterMs);
     bus.watch();
     log.info({ server, namespace: opts.namespace }, 'NATS connected');
     if (opts.namespace) void bus.reportOtherInstallations(opts.namespace, opts.installation);

@@ -19,7 +19,10 @@ function fakeNats(opts: { namespace?: string } = {}) {
     /** What was stored on the stream: each message's subject, and whether it said its sender had been silent. */
     stored: [] as { subject: string; wasSilent: boolean }[],
   };
-  let deliver: ((err: Error | null, m: unknown) => void) | undefined;
+  // Each subscription while it lasts; a message goes to those whose subject (a prefix before '>', or exact) it matches.
+  const subscriptions = new Set<{ subject: string; callback: (err: Error | null, m: unknown) => void }>();
+  const matches = (filter: string, subject: string) =>
+    filter.endsWith('>') ? subject.startsWith(filter.slice(0, -1)) : filter === subject;
   const described = { created: 'then', config: { republish: { dest: ordered } }, state: { last_seq: 0 }, cluster: {} };
   const nc = {
     request: async (subject: string) => {
@@ -31,8 +34,9 @@ function fakeNats(opts: { namespace?: string } = {}) {
     info: {},
     subscribe: (subject: string, o: { callback: (err: Error | null, m: unknown) => void }) => {
       state.subscribed.push(subject);
-      deliver = o.callback;
-      return { unsubscribe: () => {} };
+      const subscription = { subject, callback: o.callback };
+      subscriptions.add(subscription);
+      return { unsubscribe: () => subscriptions.delete(subscription) };
     },
     flush: async () => {},
     isClosed: () => false,
@@ -47,8 +51,12 @@ function fakeNats(opts: { namespace?: string } = {}) {
       },
     },
   } as unknown as JetStreamManager;
-  const notice = (subject: string, seq: number, payload: unknown) =>
-    deliver?.(null, { subject, headers: { get: () => String(seq) }, data: new TextEncoder().encode(JSON.stringify(payload)) });
+  /** A message as the stream's leader republishes it: its sequence, and the process that stored it when `from` is given. */
+  const notice = (subject: string, seq: number, payload: unknown, from?: string) => {
+    const headers = { get: (name: string) => (name === 'Nats-Sequence' ? String(seq) : name === 'Platform-Process' ? from : undefined) };
+    const m = { subject, headers, data: new TextEncoder().encode(JSON.stringify(payload)) };
+    for (const sub of [...subscriptions]) if (matches(sub.subject, subject)) sub.callback(null, m);
+  };
   // Heartbeats and notices are stored and acknowledged.
   const js = {
     publish: async (subject: string, _data: unknown, o?: { headers?: { get(name: string): string } }) => {
@@ -56,7 +64,11 @@ function fakeNats(opts: { namespace?: string } = {}) {
       return {};
     },
   } as unknown as JetStreamClient;
-  return { nc, jsm, js, state, notice };
+  /** The subjects subscribed to now. */
+  const following = () => [...subscriptions].map((sub) => sub.subject);
+  /** The stream's last sequence, as the questions of fences and starts are answered. */
+  const storedUpTo = (seq: number) => (described.state.last_seq = seq);
+  return { nc, jsm, js, state, notice, following, storedUpTo };
 }
 
 describe('NoticeStream when NATS fails a question', () => {
@@ -76,7 +88,7 @@ describe('NoticeStream when NATS fails a question', () => {
 
   it('passes a fence once the stream is asked, and asks the stream of its own namespace', async () => {
     const nats = fakeNats({ namespace: 'site-a' });
-    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, 'site-a');
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { namespace: 'site-a' });
     streams.push(stream);
     await stream.listen('identity.>', () => {});
     await expect(stream.caughtUp()).resolves.toBe(true);
@@ -111,7 +123,7 @@ describe('NoticeStream when NATS fails a question', () => {
 
   it("uses the installation's own stream and subjects in a namespace", async () => {
     const nats = fakeNats({ namespace: 'site-a' });
-    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, 'site-a');
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { namespace: 'site-a' });
     streams.push(stream);
     const heard: string[] = [];
     await stream.listen('identity.>', (subject) => heard.push(subject));
@@ -140,7 +152,7 @@ describe('NoticeStream heartbeats', () => {
 
   it('sends nothing for a process that sends no notices, until its first notice, which tells the readers to start over', async () => {
     const nats = fakeNats();
-    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, undefined, 'gateway', false);
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { name: 'gateway', beatsFromStart: false });
     await stream.listen('identity.>', () => {});
     await jest.advanceTimersByTimeAsync(5_000);
     expect(nats.state.stored).toEqual([]);
@@ -150,6 +162,85 @@ describe('NoticeStream heartbeats', () => {
     // From then on it is a process the others wait on, and it beats.
     await jest.advanceTimersByTimeAsync(3_000);
     expect(heartbeats(nats.state.stored)).toBeGreaterThanOrEqual(2);
+    await stream.close();
+  });
+});
+
+describe('NoticeStream rests while nobody asks for a kept answer', () => {
+  // The rest's measure (performance.now) and the heartbeat's interval, which looks at it, both follow jest's clock.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('stops receiving notices, heartbeats still, once no fence was asked for a while; the next fence follows them again and starts over', async () => {
+    const nats = fakeNats();
+    const startedOver: string[] = [];
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => startedOver.push('gap'), { restAfterMs: 10_000 });
+    const heard: string[] = [];
+    await stream.listen('identity.>', (subject) => heard.push(subject));
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    nats.notice('notices-ordered.identity.orgs.changed', 1, {});
+    expect(heard).toEqual(['identity.orgs.changed']);
+
+    // Asked again within the rest's time: it still follows everything.
+    await jest.advanceTimersByTimeAsync(8_000);
+    nats.storedUpTo(1);
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    await jest.advanceTimersByTimeAsync(8_000);
+    expect(nats.following()).toEqual(['notices-ordered.>']);
+
+    // Nothing asked for more than the rest's time: heartbeats alone.
+    await jest.advanceTimersByTimeAsync(3_000);
+    expect(nats.following()).toEqual(['notices-ordered._alive']);
+    nats.notice('notices-ordered.identity.orgs.changed', 2, {});
+    expect(heard).toEqual(['identity.orgs.changed']);
+    expect(startedOver).toEqual([]);
+
+    // The next fence: every notice followed again from the stream's last one, the listeners told to start over first,
+    // and the fence passes; notices after it are handed over in order, with no gap counted.
+    nats.storedUpTo(2);
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    expect(nats.following()).toEqual(['notices-ordered.>']);
+    expect(startedOver).toEqual(['gap']);
+    nats.notice('notices-ordered.identity.orgs.changed', 3, {});
+    expect(heard).toEqual(['identity.orgs.changed', 'identity.orgs.changed']);
+    expect(startedOver).toEqual(['gap']);
+    await stream.close();
+  });
+
+  it('knows at the wake who fell silent while it rested, and trusts nothing until that process is heard again', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { restAfterMs: 2_000 });
+    await stream.listen('identity.>', () => {});
+    // A writer heard, then the reader rests: the writer's heartbeats still reach it, then stop (its node cut off).
+    nats.notice('notices-ordered._alive', 1, {}, 'orgs-teams/1');
+    await jest.advanceTimersByTimeAsync(3_000);
+    expect(nats.following()).toEqual(['notices-ordered._alive']);
+    for (let i = 0; i < 3; i++) {
+      nats.notice('notices-ordered._alive', 2 + i, {}, 'orgs-teams/1');
+      await jest.advanceTimersByTimeAsync(1_000);
+    }
+    await jest.advanceTimersByTimeAsync(3_500);
+    // Silent for 3.5 s as the rest heard it: the wake's fence does not pass.
+    nats.storedUpTo(4);
+    await expect(stream.caughtUp()).resolves.toBe(false);
+    // Heard again: it passes.
+    nats.notice('notices-ordered._alive', 5, {}, 'orgs-teams/1');
+    nats.storedUpTo(5);
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    await stream.close();
+  });
+
+  it('does not rest while a fence waits for its notices', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { restAfterMs: 1_000 });
+    await stream.listen('identity.>', () => {});
+    nats.storedUpTo(1);
+    // The stream has stored a notice this process has not heard yet: the fence waits (at most its second).
+    const fence = stream.caughtUp();
+    await jest.advanceTimersByTimeAsync(900);
+    nats.notice('notices-ordered.identity.orgs.changed', 1, {});
+    await expect(fence).resolves.toBe(true);
+    expect(nats.following()).toEqual(['notices-ordered.>']);
     await stream.close();
   });
 });

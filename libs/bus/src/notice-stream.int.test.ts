@@ -2,6 +2,7 @@ import { eventually, startPrivateNatsCluster, type PrivateNatsCluster } from '@p
 import { connect } from 'nats';
 import { ACCOUNTS_CHANGED, type AccountsChanged, type Bus } from './index';
 import { NatsBus } from './nats-bus';
+import { NoticeCache } from './notice-cache';
 import { NOTICE_STREAM } from './notice-stream';
 import { HEARTBEAT_EVERY_MS, SILENT_AFTER_MS } from './liveness';
 
@@ -94,6 +95,36 @@ describe('notices on a three-node NATS cluster', () => {
     await nc.close();
     await writeThenFence(writer, reader, 'fencetest.remade', 3);
     expect(missed.length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('rests a reader nobody asks, and serves no answer it kept before a change made while it rested', async () => {
+    const writer = await busOn(0);
+    const reader = await NatsBus.create(cluster.nodes[2].url, 'notice-test-resting', { restAfterMs: 1_500 });
+    buses.push(reader);
+    const cache = new NoticeCache<string>({ name: 'rest-test', ttlMs: 60_000 });
+    const stop = await cache.follow(reader, [{ subject: 'fencetest.rest', stale: () => ['the-answer'] }]);
+    const heard: number[] = [];
+    await reader.listen('fencetest.rest', (_s, p) => heard.push((p as { n: number }).n));
+    await eventually(async () => reader.caughtUp(), 20_000, 100);
+    let owner = 'before';
+    const read = () => cache.through('the-answer', async () => owner, { tags: ['the-answer'] });
+    expect(await read()).toBe('before');
+    owner = 'after';
+    // Kept: the owner's answer changed behind its back, and no notice said so.
+    expect(await read()).toBe('before');
+
+    // Nobody asks for 3 s: it rests, and a notice stored meanwhile is not handed over.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await writer.notify('fencetest.rest', { n: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(heard).toEqual([]);
+
+    // The next read wakes it: what was kept before the change is not served, and notices are followed again.
+    expect(await read()).toBe('after');
+    await writer.notify('fencetest.rest', { n: 2 });
+    expect(await reader.caughtUp()).toBe(true);
+    expect(heard).toEqual([2]);
+    await stop();
   }, 30_000);
 
   it('trusts nothing kept within 3 s of a writer falling silent (its node paused, the leader elsewhere), and starts over once it is heard again', async () => {

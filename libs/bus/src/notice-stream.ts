@@ -63,6 +63,27 @@ const CATCH_UP_TIMEOUT_MS = 1_000;
  */
 export const TRUST_AFTER_RECONNECT_MS = 2_000;
 
+/**
+ * How long a process follows the notices with nobody asking it for a kept answer before it rests: it stops receiving
+ * them (heartbeats still, so it knows who fell silent meanwhile) until the next fence, which follows them again and
+ * makes every cache start over. Every kept answer's lifetime is at most this long (the longest, an organization's, is
+ * 30 s: ORG_CACHE_TTL_MS), so what it starts over from had expired by then anyway; an app no request reaches costs
+ * nothing for each write elsewhere (docs/decisions.md, D133).
+ */
+export const REST_AFTER_MS = 30_000;
+
+/** How a NoticeStream is made: its installation's namespace, its process, and what it sends. */
+export interface NoticeStreamOptions {
+  /** The installation's namespace (NatsBusOptions.namespace). */
+  namespace?: string;
+  /** The process's name (its NATS connection name), in its id as the others log it. */
+  name?: string;
+  /** False for a process that sends no notices of its own: it beats only once it has stored one (see `beats`). */
+  beatsFromStart?: boolean;
+  /** How long without a fence before it rests (REST_AFTER_MS); tests shorten it. */
+  restAfterMs?: number;
+}
+
 /** JetStream's API subjects (the default prefix, as the bus's JetStreamManager uses), and how long it waits for one. */
 const JS_API = '$JS.API.';
 const JS_API_TIMEOUT_MS = 5_000;
@@ -100,6 +121,9 @@ function subjectPattern(filter: string): RegExp {
  * missed some, as after a lost connection. A stream made again (its servers restarted without it) counts from 1, and a
  * new leader may answer before it has applied all its predecessor acknowledged: `caughtUp` sees the new creation
  * time or leader, calls `onGap` and answers false once.
+ *
+ * A process no fence was asked of for REST_AFTER_MS rests: it hears heartbeats alone until its next fence, which
+ * follows every notice again and calls `onGap` first (D133).
  */
 export class NoticeStream {
   private readonly listeners = new Set<{ filter: RegExp; handler: NoticeHandler }>();
@@ -141,8 +165,6 @@ export class NoticeStream {
   private readonly liveness: Liveness;
   /** This process on the stream: the id its heartbeats and notices carry, its name first for the others' logs. */
   private readonly id: string;
-  /** When this process last sent a heartbeat or a notice (performance.now()). */
-  private lastSentAt = -Infinity;
   /** When the stream last acknowledged a heartbeat or notice of this process (from its start). */
   private ackedAt = performance.now();
   /** Whether a heartbeat is waiting for its acknowledgement (at most one at a time). */
@@ -157,6 +179,13 @@ export class NoticeStream {
   private readonly heartbeat: NodeJS.Timeout;
   /** Whether a silence was reported and not yet its end, so that each is logged once. */
   private reportedSilent = false;
+  /** When a fence was last asked for (performance.now()): none for `restAfterMs`, and the process rests. */
+  private lastAskedAt = performance.now();
+  /** While resting: the subscription to heartbeats alone, in place of every notice's (see REST_AFTER_MS). */
+  private resting: Subscription | undefined;
+  /** The wake from a rest under way, shared by the fences that wait on it. */
+  private waking: Promise<void> | undefined;
+  private readonly restAfterMs: number;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -164,19 +193,19 @@ export class NoticeStream {
     private readonly js: JetStreamClient,
     private readonly log: BusLogger,
     private readonly onGap: () => void,
-    namespace?: string,
-    /** The process's name (its NATS connection name), in its id as the others log it. */
-    name = '',
-    /** False for a process that sends no notices of its own: it beats only once it has stored one (see `beats`). */
-    beatsFromStart = true,
+    opts: NoticeStreamOptions = {},
   ) {
-    this.beats = beatsFromStart;
-    this.stream = streamOf(PREFIX, namespace).name;
-    this.prefix = scopedSubject(PREFIX, namespace);
-    this.ordered = scopedSubject(ORDERED_PREFIX, namespace);
-    this.id = `${name}/${randomUUID()}`;
+    this.beats = opts.beatsFromStart ?? true;
+    this.restAfterMs = opts.restAfterMs ?? REST_AFTER_MS;
+    this.stream = streamOf(PREFIX, opts.namespace).name;
+    this.prefix = scopedSubject(PREFIX, opts.namespace);
+    this.ordered = scopedSubject(ORDERED_PREFIX, opts.namespace);
+    this.id = `${opts.name ?? ''}/${randomUUID()}`;
     this.liveness = new Liveness();
-    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_EVERY_MS);
+    this.heartbeat = setInterval(() => {
+      this.beat();
+      this.restWhenUnasked();
+    }, HEARTBEAT_EVERY_MS);
     this.heartbeat.unref();
   }
 
@@ -193,10 +222,12 @@ export class NoticeStream {
     return h;
   }
 
-  /** Says this process is there, unless a notice of its own did within the last beat; nothing while away. */
+  /**
+   * Says this process is there; nothing while away. Every second, notices or not: a resting reader hears heartbeats
+   * alone, and must not take a writer busy with notices for a silent one.
+   */
   private beat(): void {
-    if (!this.beats || this.closed || this.away || this.beating || performance.now() - this.lastSentAt < HEARTBEAT_EVERY_MS) return;
-    this.lastSentAt = performance.now();
+    if (!this.beats || this.closed || this.away || this.beating) return;
     this.beating = true;
     this.js
       .publish(this.prefix + ALIVE, codec.encode({}), { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() })
@@ -244,7 +275,7 @@ export class NoticeStream {
       try {
         await within(this.ensureStream(), PUBLISH_ATTEMPT_MS, 'the notice stream was not found in time', { unref: true });
         await this.js.publish(this.prefix + subject, data, { timeout: PUBLISH_ATTEMPT_MS, headers: this.headers() });
-        this.lastSentAt = this.ackedAt = performance.now();
+        this.ackedAt = performance.now();
         this.beats = true;
       } catch (err) {
         // Stored twice at worst (an attempt that timed out after all): an eviction twice is the same eviction.
@@ -289,8 +320,14 @@ export class NoticeStream {
    */
   caughtUp(arrivedAt?: number): true | Promise<boolean> {
     if (!this.ready) return true; // no listener: nothing to hand over
+    this.lastAskedAt = performance.now();
     // A fence asked after the request arrived, and passed, covers it (see Bus.caughtUp).
     if (arrivedAt !== undefined && this.passedAskedAt >= arrivedAt) return true;
+    if (this.resting)
+      return this.wake().then(
+        () => this.caughtUp(),
+        () => false,
+      );
     if (!this.current) return (this.current = this.round());
     return (this.next ??= this.current.then(() => {
       this.next = undefined;
@@ -305,6 +342,7 @@ export class NoticeStream {
     this.closed = true;
     clearInterval(this.heartbeat);
     this.sub?.unsubscribe();
+    this.resting?.unsubscribe();
     for (const w of this.waiting) w.settle(false);
     this.away?.resolve();
   }
@@ -471,7 +509,15 @@ export class NoticeStream {
   /** Subscribes to the notices the stream's leader publishes again, from the next one stored. */
   private async start(): Promise<void> {
     await this.ensureStream();
-    // Subscribed first, so nothing stored after the sequence read below passes by unseen; what arrives meanwhile waits.
+    this.sub = await this.followFromNow();
+  }
+
+  /**
+   * A subscription to the notices stored from now on. Subscribed first, so nothing stored after the sequence read below
+   * passes by unseen; what arrives meanwhile waits, and what of it the stream had stored by then is left out (it is
+   * before the point this process starts from, not a notice missed).
+   */
+  private async followFromNow(): Promise<Subscription> {
     let early: Msg[] | undefined = [];
     const sub = this.nc.subscribe(`${this.ordered}>`, { callback: (err, m) => !err && (early ? early.push(m) : this.handle(m)) });
     try {
@@ -484,10 +530,48 @@ export class NoticeStream {
       sub.unsubscribe();
       throw err;
     }
-    this.sub = sub;
     const arrived = early;
     early = undefined;
-    for (const m of arrived) this.handle(m);
+    for (const m of arrived) if (sequenceOf(m) > this.handled) this.handle(m);
+    return sub;
+  }
+
+  /**
+   * Rests when no fence was asked for `restAfterMs` (REST_AFTER_MS): heartbeats alone are received, so that who fell
+   * silent meanwhile is known at the wake as if every notice had been; the notices themselves are not, nor handed over.
+   */
+  private restWhenUnasked(): void {
+    const sub = this.sub;
+    if (!sub || this.closed || this.current || this.waking || this.waiting.size > 0) return;
+    if (performance.now() - this.lastAskedAt <= this.restAfterMs) return;
+    this.resting = this.nc.subscribe(`${this.ordered}${ALIVE}`, { callback: (err, m) => !err && this.heardResting(m) });
+    this.sub = undefined;
+    // Not logged: an install with a request a minute would say so each minute in every app.
+    sub.unsubscribe();
+  }
+
+  /**
+   * A fence after a rest: the notices followed again from the next one stored, and every listener starts over (what it
+   * kept is older than the notices it did not hear). Fails when the stream does not answer; it still rests then.
+   */
+  private wake(): Promise<void> {
+    return (this.waking ??= this.followFromNow()
+      .then((sub) => {
+        if (this.closed) return void sub.unsubscribe();
+        this.sub = sub;
+        this.resting?.unsubscribe();
+        this.resting = undefined;
+        this.onGap();
+      })
+      .finally(() => (this.waking = undefined)));
+  }
+
+  /** A heartbeat or goodbye heard while resting: who is there, and nothing else (the wake starts over anyway). */
+  private heardResting(m: Msg): void {
+    const from = m.headers?.get(PROCESS_HEADER);
+    if (!from) return;
+    if (goodbye(m)) this.liveness.gone(from);
+    else this.liveness.heardFrom(from);
   }
 
   /**
@@ -532,18 +616,12 @@ export class NoticeStream {
   /** A heartbeat, or a goodbye (the process no longer waited for). */
   private alive(from: string | undefined, m: Msg): void {
     if (!from) return;
-    let gone = false;
-    try {
-      gone = (codec.decode(m.data) as { gone?: boolean }).gone === true;
-    } catch {
-      // a heartbeat all the same
-    }
-    if (gone) this.liveness.gone(from);
+    if (goodbye(m)) this.liveness.gone(from);
     else this.heard(from, m);
   }
 
   private handle(m: Msg): void {
-    const seq = Number(m.headers?.get('Nats-Sequence'));
+    const seq = sequenceOf(m);
     if (!Number.isSafeInteger(seq)) return;
     if (this.resync) this.resync = false;
     else if (seq !== this.handled + 1) {
@@ -579,5 +657,19 @@ export class NoticeStream {
     }
     // After the listeners: a catch-up passes once what it waits for has been handled.
     for (const w of this.waiting) if (w.seq <= seq) w.settle(true);
+  }
+}
+
+/** The stream sequence the leader republished a message with (NaN when it has none). */
+function sequenceOf(m: Msg): number {
+  return Number(m.headers?.get('Nats-Sequence'));
+}
+
+/** Whether a message on the heartbeats' subject is a goodbye (a process that stopped), rather than a heartbeat. */
+function goodbye(m: Msg): boolean {
+  try {
+    return (codec.decode(m.data) as { gone?: boolean }).gone === true;
+  } catch {
+    return false; // a heartbeat all the same
   }
 }
