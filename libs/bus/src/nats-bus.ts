@@ -30,7 +30,7 @@ import {
 import { withRetries, type RetryPolicy } from '@platform/errors';
 import { consumerCounters, countPublished, inConsumeSpan, inPublishSpan } from './bus-telemetry';
 import { Outage } from './outage';
-import { NoticeStream } from './notice-stream';
+import { NoticeStream, type NoticeStreamOptions } from './notice-stream';
 
 const codec = JSONCodec();
 
@@ -164,9 +164,7 @@ export class NatsBus implements Bus {
     private readonly server: string,
     private readonly log: BusLogger,
     readonly namespace: string | undefined,
-    name: string,
-    sendsNotices: boolean,
-    restAfterMs: number | undefined,
+    notices: Omit<NoticeStreamOptions, 'namespace'>,
   ) {
     this.outage = new Outage(log);
     this.notices = new NoticeStream(
@@ -177,7 +175,7 @@ export class NatsBus implements Bus {
       () => {
         for (const listener of this.missedListeners) listener();
       },
-      { namespace, name, beatsFromStart: sendsNotices, restAfterMs },
+      { ...notices, namespace },
     );
   }
 
@@ -223,7 +221,11 @@ export class NatsBus implements Bus {
         code === '503' ? 'JetStream is not enabled' : `JetStream did not answer (${code || 'error'})`,
       );
     });
-    const bus = new NatsBus(nc, jsm, server, log, opts.namespace, name, opts.sendsNotices ?? true, opts.restAfterMs);
+    const bus = new NatsBus(nc, jsm, server, log, opts.namespace, {
+      name,
+      beatsFromStart: opts.sendsNotices ?? true,
+      restAfterMs: opts.restAfterMs,
+    });
     bus.watch();
     log.info({ server, namespace: opts.namespace }, 'NATS connected');
     if (opts.namespace) void bus.reportOtherInstallations(opts.namespace, opts.installation);

@@ -544,7 +544,9 @@ export class NoticeStream {
     const sub = this.sub;
     if (!sub || this.closed || this.current || this.waking || this.waiting.size > 0) return;
     if (performance.now() - this.lastAskedAt <= this.restAfterMs) return;
-    this.resting = this.nc.subscribe(`${this.ordered}${ALIVE}`, { callback: (err, m) => !err && this.heardResting(m) });
+    this.resting = this.nc.subscribe(`${this.ordered}${ALIVE}`, {
+      callback: (err, m) => !err && this.alive(m.headers?.get(PROCESS_HEADER), m),
+    });
     this.sub = undefined;
     // Not logged: an install with a request a minute would say so each minute in every app.
     sub.unsubscribe();
@@ -564,14 +566,6 @@ export class NoticeStream {
         this.onGap();
       })
       .finally(() => (this.waking = undefined)));
-  }
-
-  /** A heartbeat or goodbye heard while resting: who is there, and nothing else (the wake starts over anyway). */
-  private heardResting(m: Msg): void {
-    const from = m.headers?.get(PROCESS_HEADER);
-    if (!from) return;
-    if (goodbye(m)) this.liveness.gone(from);
-    else this.liveness.heardFrom(from);
   }
 
   /**
@@ -610,7 +604,9 @@ export class NoticeStream {
    * way, so the listeners start over.
    */
   private heard(from: string, m: Msg): void {
-    if (this.liveness.heardFrom(from) === 'back' || m.headers?.get(WAS_SILENT_HEADER)) this.onGap();
+    const startOver = this.liveness.heardFrom(from) === 'back' || m.headers?.get(WAS_SILENT_HEADER);
+    // Resting, nothing is kept to start over from: the wake starts over anyway.
+    if (startOver && !this.resting) this.onGap();
   }
 
   /** A heartbeat, or a goodbye (the process no longer waited for). */
