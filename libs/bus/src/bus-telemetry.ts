@@ -1,4 +1,4 @@
-import { Counter, inConsumeSpan, inPublishSpan, type CounterChild } from '@platform/telemetry';
+import { Counter, Gauge, inConsumeSpan, inPublishSpan, type CounterChild } from '@platform/telemetry';
 
 /**
  * Bus metrics (by stream for what is published, by durable consumer for what is consumed) and the trace
@@ -19,6 +19,12 @@ const refused = new Counter(
   'bus_messages_refused_total',
   "Durable messages a consumer's handler failed on, handed back for redelivery, by consumer.",
   ['consumer'],
+);
+
+/** Each notice stream of the process adds 1 while it rests (REST_AFTER_MS in notice-stream.ts): a served app has one. */
+export const resting = new Gauge(
+  'bus_notices_resting',
+  'Whether this process rests: no kept answer was asked of it for 30 s, so it hears heartbeats alone until its next request (1) or follows every notice (0).',
 );
 
 const publishedBy = new Map<string, CounterChild>();

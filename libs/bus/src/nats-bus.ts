@@ -281,6 +281,11 @@ export class NatsBus implements Bus {
     return { ...this.state };
   }
 
+  /** Whether its notice stream rests, nobody having asked it for a kept answer lately (`bus_notices_resting`). */
+  get resting(): boolean {
+    return this.notices.isResting;
+  }
+
   onHealthChange(listener: (health: BusHealth) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -1,4 +1,5 @@
 import type { JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
+import { metricsText } from '@platform/telemetry';
 import type { BusLogger } from './bus';
 import { NoticeStream } from './notice-stream';
 
@@ -167,6 +168,8 @@ describe('NoticeStream heartbeats', () => {
 });
 
 describe('NoticeStream rests while nobody asks for a kept answer', () => {
+  /** `bus_notices_resting` as /metrics shows it: how many of the process's notice streams rest. */
+  const restingMetric = async () => Number(/^bus_notices_resting (\d+)$/m.exec((await metricsText()).body)?.[1]);
   // The rest's measure (performance.now) and the heartbeat's interval, which looks at it, both follow jest's clock.
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
@@ -187,10 +190,13 @@ describe('NoticeStream rests while nobody asks for a kept answer', () => {
     await expect(stream.caughtUp()).resolves.toBe(true);
     await jest.advanceTimersByTimeAsync(8_000);
     expect(nats.following()).toEqual(['notices-ordered.>']);
+    expect(stream.isResting).toBe(false);
 
-    // Nothing asked for more than the rest's time: heartbeats alone.
+    // Nothing asked for more than the rest's time: heartbeats alone, and the process says so in its metrics.
     await jest.advanceTimersByTimeAsync(3_000);
     expect(nats.following()).toEqual(['notices-ordered._alive']);
+    expect(stream.isResting).toBe(true);
+    expect(await restingMetric()).toBe(1);
     nats.notice('notices-ordered.identity.orgs.changed', 2, {});
     expect(heard).toEqual(['identity.orgs.changed']);
     expect(startedOver).toEqual([]);
@@ -200,6 +206,8 @@ describe('NoticeStream rests while nobody asks for a kept answer', () => {
     nats.storedUpTo(2);
     await expect(stream.caughtUp()).resolves.toBe(true);
     expect(nats.following()).toEqual(['notices-ordered.>']);
+    expect(stream.isResting).toBe(false);
+    expect(await restingMetric()).toBe(0);
     expect(startedOver).toEqual(['gap']);
     nats.notice('notices-ordered.identity.orgs.changed', 3, {});
     expect(heard).toEqual(['identity.orgs.changed', 'identity.orgs.changed']);

@@ -113,14 +113,16 @@ describe('notices on a three-node NATS cluster', () => {
     // Kept: the owner's answer changed behind its back, and no notice said so.
     expect(await read()).toBe('before');
 
-    // Nobody asks for 3 s: it rests, and a notice stored meanwhile is not handed over.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Nobody asks: it rests.
+    expect(reader.resting).toBe(false);
+    await eventually(async () => reader.resting, 10_000, 100);
     await writer.notify('fencetest.rest', { n: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(heard).toEqual([]);
 
-    // The next read wakes it: what was kept before the change is not served, and notices are followed again.
+    // The next read wakes it: what was kept before the change is not served, and notices are followed again from the
+    // next one stored, so the notice stored while it rested is never handed over (a reader that had not rested would
+    // have heard it before that fence passed).
     expect(await read()).toBe('after');
+    expect(reader.resting).toBe(false);
     await writer.notify('fencetest.rest', { n: 2 });
     expect(await reader.caughtUp()).toBe(true);
     expect(heard).toEqual([2]);

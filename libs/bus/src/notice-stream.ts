@@ -12,6 +12,7 @@ import {
 } from 'nats';
 import { withRetries, within, type RetryPolicy } from '@platform/errors';
 import { scopedSubject, streamOf, type BusLogger, type NoticeHandler, type Unsubscribe } from './bus';
+import { resting } from './bus-telemetry';
 import { CoalescedSends } from './coalesced-sends';
 import { HEARTBEAT_EVERY_MS, Liveness, SILENT_AFTER_MS } from './liveness';
 import { NOTICE_MERGES } from './notices';
@@ -186,6 +187,8 @@ export class NoticeStream {
   /** The wake from a rest under way, shared by the fences that wait on it. */
   private waking: Promise<void> | undefined;
   private readonly restAfterMs: number;
+  /** Removes this stream from `bus_notices_resting` once closed. */
+  private readonly unreported: () => void;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -207,6 +210,12 @@ export class NoticeStream {
       this.restWhenUnasked();
     }, HEARTBEAT_EVERY_MS);
     this.heartbeat.unref();
+    this.unreported = resting.source((add) => add({}, this.isResting ? 1 : 0));
+  }
+
+  /** Whether it rests: it hears heartbeats alone until its next fence (REST_AFTER_MS). */
+  get isResting(): boolean {
+    return this.resting !== undefined;
   }
 
   /** The stream's name and subject prefixes in this installation's namespace. */
@@ -340,6 +349,7 @@ export class NoticeStream {
     if (this.beats && !this.closed && !this.away && !this.nc.isClosed())
       this.nc.publish(this.prefix + ALIVE, codec.encode({ gone: true }), { headers: this.headers() });
     this.closed = true;
+    this.unreported();
     clearInterval(this.heartbeat);
     this.sub?.unsubscribe();
     this.resting?.unsubscribe();
