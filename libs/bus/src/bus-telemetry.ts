@@ -21,10 +21,13 @@ const refused = new Counter(
   ['consumer'],
 );
 
-/** Each notice stream of the process adds 1 while it rests (REST_AFTER_MS in notice-stream.ts): a served app has one. */
+/**
+ * Each notice stream of the process adds 1 while it rests (REST_AFTER_MS in notice-stream.ts): an app's pod has one, the
+ * one process of `npm start` on NATS one per app.
+ */
 export const resting = new Gauge(
   'bus_notices_resting',
-  'Whether this process rests: no kept answer was asked of it for 30 s, so it hears heartbeats alone until its next request (1) or follows every notice (0).',
+  "How many of this process's apps rest: no kept answer was asked of them for 30 s, so they hear heartbeats alone until their next request (an app's pod: 1 or 0).",
 );
 
 const publishedBy = new Map<string, CounterChild>();
