@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import type { Database } from '@platform/db';
+import { AUTHZ_SCHEMA } from '@platform/authz-client';
 import { announcingWrites, defineApp, startService, type Logger } from '@platform/service-kit';
 import { migrations } from '../migrations';
 import { Authorization } from './authorization';
@@ -14,7 +15,7 @@ import { describeStore } from './store-description';
 import { recordingTupleWrites, tuplesChangedNotice } from './tuples-changed';
 
 /** Its schema and the migrations that make it. */
-const DATABASE = { schema: 'authz', migrations };
+const DATABASE = { schema: AUTHZ_SCHEMA, migrations };
 
 /** The authz service: the OpenFGA model, checks, and the relationship tuples other services write. */
 export const authzApp = defineApp({ name: 'authz', env: authzEnv, database: DATABASE, start: startAuthz });

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { tuplesTableHere } from '@platform/authz-client';
 import { UnavailableError, withRetries, type RetryPolicy } from '@platform/errors';
 import {
   createCallContext,
@@ -144,11 +145,19 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         await bootstrapping(() => ensureSiteAdmin(identity, relationships, admin satisfies SiteAdminSettings, bootstrap));
         // Other replicas' changes, checked against a fence before a kept row is served.
         stopListening = await orgCache.follow(bus!);
+        // authz's tuples in this database (its embedded engine on the platform's Postgres): written by the statements
+        // that make organizations (D134). Else, or before authz first migrated, authz is asked after each change.
+        const tuplesInStatement = !!config.DATABASE_URL && !config.OPENFGA_API_URL && (await tuplesTableHere(db!.knex));
+        log.info(
+          { tuplesInStatement },
+          tuplesInStatement ? "organizations' tuples are written with their rows" : "organizations' tuples are written by authz",
+        );
         const orgsContext: OrgsContext = {
           db: db!,
           adminOrg: config.PLATFORM_ADMIN_ORG,
           outbox,
           cache: orgCache,
+          tuplesInStatement,
           // What other features keep for an organization goes with it: its system admin, its service accounts, its avatar.
           onOrgDelete: async (trx, orgId, stage) => {
             await orgTokens.onOrgDelete(trx, orgId);

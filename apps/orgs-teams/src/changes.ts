@@ -5,15 +5,19 @@ import {
   ORGS_CHANGED,
   ORGS_TEAMS_OTHER_CHANGED,
   SIGNIN_CHANGED,
+  TUPLES_CHANGED,
+  tupleTags,
   type AccountsChanged,
   type Bus,
   type OrgsChanged,
   type OrgsTeamsOtherChanged,
   type SignInChanged,
+  type TuplesChanged,
 } from '@platform/bus';
 import { statementWrites, type Database, type EffectHandler } from '@platform/db';
 import type { orgsTeamsOrgsV1 } from '@platform/proto';
 import { announcingWrites, type Logger, type ServiceBinding } from '@platform/service-kit';
+import type { Tuple } from './relationships';
 
 /*
  * How every write of orgs-teams announces itself (docs/decisions.md, D83). A write method's call (announcedWrites), a
@@ -112,6 +116,11 @@ export class Changes {
   readonly orgRows = new Map<number, orgsTeamsOrgsV1.Organization>();
   /** The tables of this schema its statements wrote. */
   readonly written = new Set<string>();
+  /**
+   * Tuples this change wrote in authz's table itself (D134), as authz's notice would name them: their tags and their
+   * organizations. The change's notice of them (TUPLES_CHANGED) is sent as authz sends its own.
+   */
+  readonly tuples = { tags: new Set<string>(), orgs: new Set<number>() };
   /** Announced: work that goes on in its context afterwards (an effect applied detached) needs a collector of its own. */
   announced = false;
 
@@ -212,6 +221,13 @@ export const changed = {
   },
   /** These accounts' sign-in state alone: a last use or last sign-in written, a failure counted toward a lockout. */
   signin: (ids: Iterable<number | string | null | undefined>): void => record('signin', ids),
+  /** Tuples written in authz's table by this change's own statement, and the organizations their objects belong to. */
+  tuples: (tuples: readonly Tuple[], orgIds: readonly number[]): void => {
+    const changes = collector.getStore();
+    if (!changes) return;
+    for (const t of tuples) for (const tag of tupleTags(t)) changes.tuples.tags.add(tag);
+    for (const id of orgIds) changes.tuples.orgs.add(id);
+  },
 };
 
 const watched = new WeakSet<Knex>();
@@ -260,8 +276,16 @@ export class ChangeAnnouncer {
 
   async announce(changes: Changes | undefined): Promise<void> {
     if (changes) changes.announced = true;
+    // Tuples the change wrote itself: named as authz names those it writes (tuples-changed.ts), whatever else is told.
+    const tuples = changes?.tuples.tags.size
+      ? this.notify(TUPLES_CHANGED, {
+          tags: [...changes.tuples.tags],
+          relations: true,
+          orgs: [...changes.tuples.orgs],
+        } satisfies TuplesChanged)
+      : undefined;
     const what = changes ? changes.announcement() : 'everything';
-    if (what === undefined) return;
+    if (what === undefined) return tuples;
     const accounts: AccountsChanged = what === 'everything' ? { userIds: [], all: true } : { userIds: what.userIds };
     const orgs: OrgsChanged =
       what === 'everything'
@@ -280,10 +304,14 @@ export class ChangeAnnouncer {
     if (what === 'everything' || what.other) sends.push(this.notify(ORGS_TEAMS_OTHER_CHANGED, {}));
     if (what === 'everything' || what.signin)
       sends.push(this.notify(SIGNIN_CHANGED, { userIds: what === 'everything' ? [] : what.signin! }));
+    if (tuples) sends.push(tuples);
     await Promise.all(sends);
   }
 
-  private async notify(subject: string, payload: AccountsChanged | OrgsChanged | OrgsTeamsOtherChanged | SignInChanged): Promise<void> {
+  private async notify(
+    subject: string,
+    payload: AccountsChanged | OrgsChanged | OrgsTeamsOtherChanged | SignInChanged | TuplesChanged,
+  ): Promise<void> {
     await this.bus?.notify(subject, payload).catch((err) => this.log.warn({ err, subject }, "could not send orgs-teams' change notice"));
   }
 }

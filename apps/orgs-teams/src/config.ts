@@ -18,7 +18,13 @@ export const durationVar = z
   .string()
   .regex(/^\d+(?:s|m|h|d)?$/, 'must be a whole number with an optional unit s, m, h or d (e.g. 7d, 30m)')
   .transform((v) => Number(v.replace(/\D$/, '')) * ({ s: 1, m: 60, h: 3600, d: 86_400 }[v.replace(/^\d+/, '')] ?? 1))
-  .pipe(z.number().int().min(1).max(366 * 86_400));
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(366 * 86_400),
+  );
 /** orgs-teams settings: the common ones, where authz and the clusters service are, and the first site admin. */
 export const orgsTeamsEnv = {
   ...serviceEnv,
@@ -36,6 +42,12 @@ export const orgsTeamsEnv = {
   ...avatarLimitEnv,
   /** base64 of 32 bytes: key sealing secrets shown again later (manager sync tokens). Embedded default: DATA_DIR/secrets/encryption.key. */
   SECRETS_ENCRYPTION_KEY: secretsKeyVar,
+  /**
+   * OpenFGA, when authz uses it (authz's setting, read here for its presence only): without it, on a Postgres server,
+   * authz keeps the tuples in the platform's database and an organization's creation writes its tuples in its own
+   * statement (docs/decisions.md, D134).
+   */
+  OPENFGA_API_URL: z.url().optional(),
   /** Reported as `isOfflineInstaller` by GET /branding. */
   OFFLINE_INSTALLER: boolVar.default(false),
   /** Wrong passwords one account may have per window before Basic auth answers 429 (docs/authentication.md). */

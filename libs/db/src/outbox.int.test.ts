@@ -254,6 +254,21 @@ describe('Outbox', () => {
       ).rejects.toThrow('not a list of CTE names');
       expect(await box.pending()).toBe(0);
     });
+
+    it('writes no entry for a change whose statement did everything itself, and answers its row', async () => {
+      const box = inOne();
+      const name = await box.runInOne(async (entry) => {
+        const { rows } = await db.knex.raw<{ rows: { name: string; outbox_entry_id: unknown }[] }>(
+          `with thing as (insert into outbox_test.things (name) values (?) returning name), entry as (?) select thing.name, ? from thing, entry`,
+          ['no-effects', entry.insert('thing', []), entry.columns],
+        );
+        expect(rows[0].outbox_entry_id).toBeNull();
+        return { result: rows[0].name, row: rows[0] };
+      });
+      expect(name).toBe('no-effects');
+      expect(Number((await db.table('things').where({ name: 'no-effects' }).count({ n: '*' }))[0].n)).toBe(1);
+      expect(await box.pending()).toBe(0);
+    });
   });
 
   it('tells an effect applied right after its change committed from one the relay applies later, and gives it the payload as stored', async () => {

@@ -73,7 +73,8 @@ export interface EntryInStatement {
   /**
    * The body of the statement's `entry as (...)` CTE: it inserts the entry, its effects' payloads made from their bound
    * values and from the columns of `from` (the statement's CTEs, which answer one row, or none when the change wrote
-   * nothing: then no entry is written either).
+   * nothing: then no entry is written either). With no effects (everything the change needed went into the statement
+   * itself) it writes no entry and answers one row of nulls, so the statement's last select still answers its row.
    */
   insert(from: string, effects: EffectInStatement[]): Knex.Raw;
   /** The entry's columns, for the statement's last select (which reads `entry` too). */
@@ -253,6 +254,7 @@ export class Outbox {
     const entry: EntryInStatement = {
       insert: (from, effects) => {
         if (!CTE_NAMES.test(from)) throw new Error(`not a list of CTE names: ${from}`);
+        if (effects.length === 0) return knex.raw('select null::bigint as id, null::jsonb as effects');
         for (const { kind } of effects) this.check(kind, opts);
         // Each payload a jsonb object: a column read as it is, a bound value as its JSON (an undefined one left out, as
         // JSON.stringify leaves it out of the entries `run` stores).

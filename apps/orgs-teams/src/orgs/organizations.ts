@@ -67,7 +67,9 @@ export class Organizations {
             { name: OWNER_TEAM_NAME, description: 'Owners of the organization', permission: OWNER_PERMISSION, type: OWNER_TEAM_TYPE },
             req.creatorId,
             entry,
-            (made) => [orgCreated({ ...made, creatorId: req.creatorId })],
+            // Its tuples written by the statement itself leave nothing to do after the commit.
+            (made) => (this.orgs.tuplesInStatement ? [] : [orgCreated({ ...made, creatorId: req.creatorId })]),
+            this.orgs.tuplesInStatement,
           );
           if (!owned) throw new CreatorNotAUser();
           return { result: owned.org, row: owned.row };

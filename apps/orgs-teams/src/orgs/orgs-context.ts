@@ -21,6 +21,11 @@ export interface OrgsContext {
    * evicts it where it writes the row and again when its call announces it (changes.ts).
    */
   cache?: OrgCache;
+  /**
+   * authz keeps its tuples in this database (its embedded engine on a Postgres server, no OpenFGA): a change that makes
+   * an organization writes the organization's tuples in its own statement instead of asking authz after its commit.
+   */
+  tuplesInStatement?: boolean;
 }
 
 /** Whether removing a site admin from this organization is refused (it is the administrative organization). */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { literal, type TupleRowSql } from '@platform/authz-client';
 import type { Database } from '@platform/db';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { tupleKey, type Tuple } from '../relationships';
@@ -35,6 +36,62 @@ export const ownedOrgTuples = (orgId: number, ownerTeamId: number, creatorId: nu
   ownerTeamOfOrg(orgId, ownerTeamId),
   teamMember(ownerTeamId, creatorId),
 ];
+
+/**
+ * ownedOrgTuples as rows of authz's table written by the statement that makes the organization (D134): its columns
+ * `org.id` and `team.id`, the creator a bound parameter of the statement (`?`, one).
+ */
+export const ownedOrgTupleRows = (): TupleRowSql[] => {
+  const org = 'org.id::text';
+  const team = 'team.id::text';
+  return [
+    {
+      objectType: literal('organization'),
+      objectId: org,
+      relation: literal('site'),
+      userType: literal('site'),
+      userId: literal('platform'),
+      userRelation: literal(''),
+      from: 'org',
+    },
+    {
+      objectType: literal('team'),
+      objectId: team,
+      relation: literal('organization'),
+      userType: literal('organization'),
+      userId: org,
+      userRelation: literal(''),
+      from: 'org, team',
+    },
+    {
+      objectType: literal('organization'),
+      objectId: org,
+      relation: literal('member'),
+      userType: literal('team'),
+      userId: team,
+      userRelation: literal('member'),
+      from: 'org, team',
+    },
+    {
+      objectType: literal('organization'),
+      objectId: org,
+      relation: literal('owner'),
+      userType: literal('team'),
+      userId: team,
+      userRelation: literal('member'),
+      from: 'org, team',
+    },
+    {
+      objectType: literal('team'),
+      objectId: team,
+      relation: literal('member'),
+      userType: literal('user'),
+      userId: '?::text',
+      userRelation: literal(''),
+      from: 'team',
+    },
+  ];
+};
 
 const idOf = (ref: string, type: string): number | undefined => {
   const m = new RegExp(`^${type}:(\\d+)(#member)?$`).exec(ref);

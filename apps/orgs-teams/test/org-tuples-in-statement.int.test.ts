@@ -1,0 +1,119 @@
+import pg from 'pg';
+import { TUPLES_CHANGED, type TuplesChanged } from '@platform/bus';
+import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { createClient, type PromiseClient } from '@platform/service-kit';
+import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
+import { createTestDatabase } from '@platform/testing';
+import { orgsTeamsApp } from '../src/app';
+import { startAuthzStub, type AuthzStub } from './authz-stub';
+
+// When authz keeps its tuples in the platform's database (its table is there, no OpenFGA), an organization's creation
+// writes its tuples in the statement that writes its rows and announces them itself: no call to authz, nothing left
+// for after the commit (decision D134).
+
+describe('an organization created with its tuples in its own statement', () => {
+  let authz: AuthzStub;
+  let app: AppUnderTest;
+  let database: { url: string; drop(): Promise<void> };
+  let orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
+  let alice: number;
+  const sql = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query<T>(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // authz's table as its migrations make it (the columns a writer fills, and its key), here before orgs-teams starts.
+    await sql(
+      'create schema authz; create table authz.tuples (object_type text not null, object_id text not null, relation text not null,' +
+        " user_type text not null, user_id text not null, user_relation text not null default '', condition_name text not null default ''," +
+        ' primary key (object_type, object_id, relation, user_type, user_relation, user_id));' +
+        // What authz's embedded engine writes there first (the site admin's): authz keeps its tuples in this database.
+        " insert into authz.tuples values ('site', 'platform', 'admin', 'user', '0', '', '')",
+    );
+    authz = await startAuthzStub();
+    app = await startAppForTest(orgsTeamsApp, {
+      DATABASE_URL: database.url,
+      AUTHZ_GRPC_ADDR: authz.address,
+      PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
+    });
+    orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
+    const identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
+    alice = (
+      await identity.createUser({
+        username: 'alice',
+        email: 'alice@example.com',
+        password: 'password1',
+        fullName: '',
+        mustChangePassword: false,
+        isAdmin: false,
+      })
+    ).id;
+    identity.close();
+  });
+  afterAll(async () => {
+    orgs?.close();
+    await app?.stop();
+    await authz?.server.shutdown(100);
+    await database?.drop();
+  });
+
+  const newOrg = (username: string) =>
+    orgs.createOrg({
+      creatorId: alice,
+      username,
+      fullName: '',
+      description: '',
+      website: '',
+      location: '',
+      orgType: '',
+      visibility: '',
+      managerEndpoint: '',
+    });
+
+  it('writes exactly the tuples of the contract with the rows, asks authz nothing, and names them in a tuples notice', async () => {
+    const bus = app.running.ctx.bus!;
+    const heard: TuplesChanged[] = [];
+    await bus.listen(TUPLES_CHANGED, (_subject, notice) => heard.push(notice as TuplesChanged));
+    const writesBefore = authz.state.writes;
+
+    const org = await newOrg('acme');
+    const owners = (await orgs.listTeams({ orgId: org.id })).teams[0];
+    const rows = await sql<{ t: string }>(
+      "select user_type || ':' || user_id || case when user_relation = '' then '' else '#' || user_relation end || ' ' || relation || ' ' ||" +
+        " object_type || ':' || object_id as t from authz.tuples where (object_type, object_id) in (('organization', $1), ('team', $2)) order by 1",
+      [String(org.id), String(owners.id)],
+    );
+    expect(rows.map((r) => r.t)).toEqual(
+      [
+        `site:platform site organization:${org.id}`,
+        `organization:${org.id} organization team:${owners.id}`,
+        `team:${owners.id}#member member organization:${org.id}`,
+        `team:${owners.id}#member owner organization:${org.id}`,
+        `user:${alice} member team:${owners.id}`,
+      ].sort(),
+    );
+    expect(authz.state.writes).toBe(writesBefore);
+    expect(await sql('select * from identity.outbox')).toEqual([]);
+
+    // Announced before the answer: the next fence has it.
+    expect(await bus.caughtUp()).toBe(true);
+    const notice = heard.find((n) => n.orgs?.includes(org.id));
+    expect(notice).toMatchObject({ relations: true, orgs: [org.id] });
+    expect(notice?.tags).toEqual(
+      expect.arrayContaining([`organization:${org.id}`, `organization:${org.id}#owner`, `team:${owners.id}`, `@user:${alice}`]),
+    );
+  });
+
+  it('writes neither rows nor tuples when the name is taken', async () => {
+    const before = await sql('select count(*)::int as n from authz.tuples');
+    await expect(newOrg('acme')).rejects.toMatchObject({ kind: 'conflict' });
+    expect(await sql('select count(*)::int as n from authz.tuples')).toEqual(before);
+  });
+});
