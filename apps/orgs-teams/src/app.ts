@@ -146,11 +146,13 @@ function startOrgsTeams(config: OrgsTeamsConfig) {
         // Other replicas' changes, checked against a fence before a kept row is served.
         stopListening = await orgCache.follow(bus!);
         // authz's tuples in this database (its embedded engine on the platform's Postgres): written by the statements
-        // that make organizations (D134). Else, or before authz first migrated, authz is asked after each change.
+        // that make organizations, teams and members (D134). Else, or before authz wrote there, authz is asked after each change.
         const tuplesInStatement = !!config.DATABASE_URL && !config.OPENFGA_API_URL && (await tuplesTableHere(db!.knex));
         log.info(
           { tuplesInStatement },
-          tuplesInStatement ? "organizations' tuples are written with their rows" : "organizations' tuples are written by authz",
+          tuplesInStatement
+            ? "new organizations', teams' and members' tuples are written with their rows"
+            : 'tuples are written by authz after each change',
         );
         const orgsContext: OrgsContext = {
           db: db!,

@@ -17,6 +17,7 @@ describe('an organization created with its tuples in its own statement', () => {
   let database: { url: string; drop(): Promise<void> };
   let orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
   let alice: number;
+  let bob: number;
   const sql = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -49,6 +50,16 @@ describe('an organization created with its tuples in its own statement', () => {
       await identity.createUser({
         username: 'alice',
         email: 'alice@example.com',
+        password: 'password1',
+        fullName: '',
+        mustChangePassword: false,
+        isAdmin: false,
+      })
+    ).id;
+    bob = (
+      await identity.createUser({
+        username: 'bob',
+        email: 'bob@example.com',
         password: 'password1',
         fullName: '',
         mustChangePassword: false,
@@ -109,6 +120,44 @@ describe('an organization created with its tuples in its own statement', () => {
     expect(notice?.tags).toEqual(
       expect.arrayContaining([`organization:${org.id}`, `organization:${org.id}#owner`, `team:${owners.id}`, `@user:${alice}`]),
     );
+  });
+
+  /** The tuples of authz's table on these objects, as `user relation object`, in order. */
+  const tuplesOn = async (...objects: [string, number][]) =>
+    (
+      await sql<{ t: string }>(
+        "select user_type || ':' || user_id || case when user_relation = '' then '' else '#' || user_relation end || ' ' || relation || ' ' ||" +
+          " object_type || ':' || object_id as t from authz.tuples where (object_type, object_id) in (select * from unnest($1::text[], $2::text[])) order by 1",
+        [objects.map(([type]) => type), objects.map(([, id]) => String(id))],
+      )
+    ).map((r) => r.t);
+
+  it('writes a new team’s tuples and a new member’s with their rows, asks authz nothing, and names them in tuples notices', async () => {
+    const bus = app.running.ctx.bus!;
+    const heard: TuplesChanged[] = [];
+    await bus.listen(TUPLES_CHANGED, (_subject, notice) => heard.push(notice as TuplesChanged));
+    const org = await orgs.getOrg({ name: 'acme', viewerId: alice });
+    const writesBefore = authz.state.writes;
+
+    const team = await orgs.createTeam({ orgId: org.id, name: 'devs', description: '', permission: 'read', type: 'general' });
+    expect(await tuplesOn(['team', team.id])).toEqual([`organization:${org.id} organization team:${team.id}`]);
+    expect(await tuplesOn(['organization', org.id])).toContain(`team:${team.id}#member member organization:${org.id}`);
+    await orgs.addTeamMember({ teamId: team.id, userId: bob, username: '', conflictIfMember: true });
+    expect(await tuplesOn(['team', team.id])).toEqual(
+      [`organization:${org.id} organization team:${team.id}`, `user:${bob} member team:${team.id}`].sort(),
+    );
+    expect(authz.state.writes).toBe(writesBefore);
+    expect(await sql('select * from identity.outbox')).toEqual([]);
+    expect(await bus.caughtUp()).toBe(true);
+    expect(heard.flatMap((n) => n.tags ?? [])).toEqual(
+      expect.arrayContaining([`team:${team.id}`, `team:${team.id}#member`, `@user:${bob}`]),
+    );
+
+    // A member again: 409, and nothing written.
+    await expect(orgs.addTeamMember({ teamId: team.id, userId: bob, username: '', conflictIfMember: true })).rejects.toMatchObject({
+      kind: 'conflict',
+    });
+    expect(await tuplesOn(['team', team.id])).toHaveLength(2);
   });
 
   it('writes neither rows nor tuples when the name is taken', async () => {

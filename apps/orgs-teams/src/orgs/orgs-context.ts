@@ -23,7 +23,8 @@ export interface OrgsContext {
   cache?: OrgCache;
   /**
    * authz keeps its tuples in this database (its embedded engine on a Postgres server, no OpenFGA): a change that makes
-   * an organization writes the organization's tuples in its own statement instead of asking authz after its commit.
+   * an organization or a team, or adds a member to a team, writes their tuples in its own statement instead of asking
+   * authz after its commit (D134).
    */
   tuplesInStatement?: boolean;
 }

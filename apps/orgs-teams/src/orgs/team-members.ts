@@ -53,25 +53,33 @@ export class TeamMembers {
     if (!team || !user) throw new NotFoundError(`team ${req.teamId} does not exist`);
     const connection = team.permission === OWNER_PERMISSION ? req.clusterConnection : undefined;
     const membership = { team_id: team.id, org_id: team.org_id, uid: user.id };
+    // The tuple written by the statement itself when authz keeps them here (OrgsContext), unless a cluster connection
+    // follows: a refused one takes the member out again, which the tuple's effect then takes back with it.
+    const inStatement = !!this.orgs.tuplesInStatement && !connection;
     const { added } = await this.orgs.outbox.runInOne(
       async (entry) => {
-        const joined = await this.members.joinTeamAndOrg(membership, entry, (onUndo) => ({
-          // The member's tuple, and the connection when asked for; a 409 for a member already writes no entry, so
-          // then only a new member's is written. With a connection asked for, a member already gets the entry too (its
-          // tuple written again changes nothing): the connection is set for members already as well.
-          effects: [
-            tuplesInStatement([teamMember(team.id, user.id)]),
-            ...(connection
-              ? [
-                  clusterConnectionInStatement(
-                    { orgId: team.org_id, userId: user.id, login: user.login, role: connection.role, connect: connection.connect },
-                    onUndo,
-                  ),
-                ]
-              : []),
-          ],
-          always: !!connection && !req.conflictIfMember,
-        }));
+        const joined = await this.members.joinTeamAndOrg(
+          membership,
+          entry,
+          (onUndo) => ({
+            // The member's tuple, and the connection when asked for; a 409 for a member already writes no entry, so
+            // then only a new member's is written. With a connection asked for, a member already gets the entry too (its
+            // tuple written again changes nothing): the connection is set for members already as well.
+            effects: [
+              ...(inStatement ? [] : [tuplesInStatement([teamMember(team.id, user.id)])]),
+              ...(connection
+                ? [
+                    clusterConnectionInStatement(
+                      { orgId: team.org_id, userId: user.id, login: user.login, role: connection.role, connect: connection.connect },
+                      onUndo,
+                    ),
+                  ]
+                : []),
+            ],
+            always: !!connection && !req.conflictIfMember,
+          }),
+          inStatement,
+        );
         if (!joined.joinedTeam && req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
         const added = joined.joinedTeam ? { joinedOrg: joined.joinedOrg } : undefined;
         return { result: { added }, row: joined.written };

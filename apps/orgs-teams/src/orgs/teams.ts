@@ -144,6 +144,9 @@ export class Teams {
     if (roleIds.length) await this.organizations.get(req.orgId);
     await this.checkRoles(req.orgId, roleIds, until, ctx);
 
+    // Its tuples written by the statement itself when authz keeps them here (OrgsContext), unless custom roles follow:
+    // a refused role undoes the team, which the tuples' effect then takes back with it.
+    const inStatement = !!this.orgs.tuplesInStatement && !roleIds.length && !Object.keys(until).length;
     const created = await this.orgs.outbox
       .runInOne(
         async (entry) => {
@@ -151,7 +154,8 @@ export class Teams {
             req.orgId,
             { name: req.name, description: req.description, permission, type: req.type, units: req.units ? req.units.units : null },
             entry,
-            (teamId) => teamCreated(req.orgId, teamId, roleIds, until),
+            (teamId) => (inStatement ? [] : teamCreated(req.orgId, teamId, roleIds, until)),
+            inStatement,
           );
           if (!inserted) throw new NotFoundError(`organization ${req.orgId} does not exist`);
           return { result: inserted, row: inserted.written };

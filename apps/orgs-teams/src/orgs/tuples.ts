@@ -93,6 +93,41 @@ export const ownedOrgTupleRows = (): TupleRowSql[] => {
   ];
 };
 
+/** teamOfOrg as rows of authz's table written by the statement that makes the team: its CTE `team` (the new row). */
+export const teamOfOrgRows = (): TupleRowSql[] => [
+  {
+    objectType: literal('team'),
+    objectId: 'team.id::text',
+    relation: literal('organization'),
+    userType: literal('organization'),
+    userId: 'team.org_id::text',
+    userRelation: literal(''),
+    from: 'team',
+  },
+  {
+    objectType: literal('organization'),
+    objectId: 'team.org_id::text',
+    relation: literal('member'),
+    userType: literal('team'),
+    userId: 'team.id::text',
+    userRelation: literal('member'),
+    from: 'team',
+  },
+];
+
+/** teamMember as a row of authz's table written by the statement that adds the member: its CTE `team` (the new membership). */
+export const teamMemberRows = (): TupleRowSql[] => [
+  {
+    objectType: literal('team'),
+    objectId: 'team.team_id::text',
+    relation: literal('member'),
+    userType: literal('user'),
+    userId: 'team.uid::text',
+    userRelation: literal(''),
+    from: 'team',
+  },
+];
+
 const idOf = (ref: string, type: string): number | undefined => {
   const m = new RegExp(`^${type}:(\\d+)(#member)?$`).exec(ref);
   return m ? Number(m[1]) : undefined;
