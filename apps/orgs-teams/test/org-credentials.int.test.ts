@@ -3,6 +3,7 @@ import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 // An organization's machine credentials and claims through orgs-teams' RPCs (docs/organization-tokens.md): the sync
 // token's secret signs in as the organization's system admin, whose token list shows it used; deleting the
@@ -18,18 +19,7 @@ describe('organization credentials and claims in orgs-teams', () => {
   let tokens: PromiseClient<typeof orgTokensV1.OrgTokensServiceService>;
   let claims: PromiseClient<typeof orgClaimsV1.OrgClaimsServiceService>;
   let owner: number;
-  const createOrg = (username: string, managerEndpoint = '') =>
-    orgs.createOrg({
-      creatorId: owner,
-      username,
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint,
-    });
+  const createOrg = (username: string, managerEndpoint = '') => orgs.createOrg(orgRequest(owner, username, { managerEndpoint }));
 
   beforeAll(async () => {
     authz = await startAuthzStub();

@@ -1,7 +1,7 @@
 import { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { AuthzStub } from './authz-stub';
-import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
+import { orgRequest, startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // Organizations' own rules (docs/organizations-and-teams.md): `orgType` and `visibility` as one setting, names unique
 // among accounts in any case, who sees a public, limited or private organization and its private members, the last
@@ -15,17 +15,7 @@ describe('organizations: visibility, members and owners', () => {
   let started: OrgsTeamsUnderTest;
 
   const create = (username: string, creator: string, fields: { orgType?: string; visibility?: string } = {}) =>
-    orgs.createOrg({
-      creatorId: ids[creator],
-      username,
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: fields.orgType ?? '',
-      visibility: fields.visibility ?? '',
-      managerEndpoint: '',
-    });
+    orgs.createOrg(orgRequest(ids[creator], username, { orgType: fields.orgType ?? '', visibility: fields.visibility ?? '' }));
   const sees = async (name: string, viewer: string | undefined) =>
     orgs.getOrg({ name, viewerId: viewer ? ids[viewer] : 0 }).then(
       () => true,

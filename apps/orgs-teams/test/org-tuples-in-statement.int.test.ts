@@ -1,21 +1,19 @@
 import pg from 'pg';
 import { TUPLES_CHANGED, type TuplesChanged } from '@platform/bus';
-import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
-import { createClient, type PromiseClient } from '@platform/service-kit';
-import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { createTestDatabase } from '@platform/testing';
-import { orgsTeamsApp } from '../src/app';
-import { startAuthzStub, type AuthzStub } from './authz-stub';
+import type { AuthzStub } from './authz-stub';
+import { orgRequest, startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // When authz keeps its tuples in the platform's database (its table is there, no OpenFGA), an organization's creation
 // writes its tuples in the statement that writes its rows and announces them itself: no call to authz, nothing left
 // for after the commit (decision D134).
 
 describe('an organization created with its tuples in its own statement', () => {
+  let under: OrgsTeamsUnderTest;
   let authz: AuthzStub;
-  let app: AppUnderTest;
+  let app: OrgsTeamsUnderTest['app'];
   let database: { url: string; drop(): Promise<void> };
-  let orgs: PromiseClient<typeof orgsTeamsOrgsV1.OrganizationsServiceService>;
+  let orgs: OrgsTeamsUnderTest['orgs'];
   let alice: number;
   let bob: number;
   const sql = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
@@ -38,55 +36,16 @@ describe('an organization created with its tuples in its own statement', () => {
         // What authz's embedded engine writes there first (the site admin's): authz keeps its tuples in this database.
         " insert into authz.tuples values ('site', 'platform', 'admin', 'user', '0', '', '')",
     );
-    authz = await startAuthzStub();
-    app = await startAppForTest(orgsTeamsApp, {
-      DATABASE_URL: database.url,
-      AUTHZ_GRPC_ADDR: authz.address,
-      PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
-    });
-    orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
-    const identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
-    alice = (
-      await identity.createUser({
-        username: 'alice',
-        email: 'alice@example.com',
-        password: 'password1',
-        fullName: '',
-        mustChangePassword: false,
-        isAdmin: false,
-      })
-    ).id;
-    bob = (
-      await identity.createUser({
-        username: 'bob',
-        email: 'bob@example.com',
-        password: 'password1',
-        fullName: '',
-        mustChangePassword: false,
-        isAdmin: false,
-      })
-    ).id;
-    identity.close();
+    under = await startOrgsTeams({ users: ['alice', 'bob'], env: { DATABASE_URL: database.url } });
+    ({ authz, app, orgs } = under);
+    ({ alice, bob } = under.ids);
   });
   afterAll(async () => {
-    orgs?.close();
-    await app?.stop();
-    await authz?.server.shutdown(100);
+    await under?.stop();
     await database?.drop();
   });
 
-  const newOrg = (username: string) =>
-    orgs.createOrg({
-      creatorId: alice,
-      username,
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint: '',
-    });
+  const newOrg = (username: string) => orgs.createOrg(orgRequest(alice, username));
 
   it('writes exactly the tuples of the contract with the rows, asks authz nothing, and names them in a tuples notice', async () => {
     const bus = app.running.ctx.bus!;

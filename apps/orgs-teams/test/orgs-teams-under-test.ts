@@ -4,6 +4,24 @@ import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 
+/** A request to create organization `username` by `creatorId`, every other field empty unless `fields` gives it. */
+export const orgRequest = (
+  creatorId: number,
+  username: string,
+  fields: Partial<orgsTeamsOrgsV1.CreateOrgRequest> = {},
+): orgsTeamsOrgsV1.CreateOrgRequest => ({
+  creatorId,
+  username,
+  fullName: '',
+  description: '',
+  website: '',
+  location: '',
+  orgType: '',
+  visibility: '',
+  managerEndpoint: '',
+  ...fields,
+});
+
 /** orgs-teams started for a test file, with what its tests call it through. */
 export interface OrgsTeamsUnderTest {
   authz: AuthzStub;

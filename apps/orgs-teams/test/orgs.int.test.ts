@@ -5,6 +5,7 @@ import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
 import { key, MAX_ROLES_PER_TEAM, startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 // OrganizationsService against a stand-in authz that keeps tuples as OpenFGA does (writing an existing or
 // deleting a missing tuple fails the whole call) and can fail on demand: every data change must leave the
@@ -67,18 +68,7 @@ describe('OrganizationsService', () => {
     await authz?.server.shutdown(100);
   });
 
-  const newOrg = (username: string, creatorId = users.alice) =>
-    orgs.createOrg({
-      creatorId,
-      username,
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint: '',
-    });
+  const newOrg = (username: string, creatorId = users.alice) => orgs.createOrg(orgRequest(creatorId, username));
   const newTeam = (orgId: number, name: string, roleIds?: number[], until: Record<number, string> = {}) =>
     orgs.createTeam({ orgId, name, description: '', permission: '', type: 'general', roleIds: roleIds && { roleIds, until } });
   const ownerTeam = async (orgId: number) => (await orgs.listTeams({ orgId })).teams[0];

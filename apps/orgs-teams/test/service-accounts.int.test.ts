@@ -9,6 +9,7 @@ import { eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
 import { serviceAccountJwt, startKubernetesStub, type KubernetesStub } from './kubernetes-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 // ServiceAccountsService and what service accounts are elsewhere in orgs-teams (docs/service-accounts.md), on a real
 // Postgres server and on the embedded PGlite (one connection: no change may wait for another), against a stand-in
@@ -58,18 +59,7 @@ describe.each(BACKENDS)('service accounts on %s', (_name, start) => {
 
   const has = (user: string, relation: string, object: string) => authz.tuples.has(`${user} ${relation} ${object}`);
   const tuplesOf = (id: number) => [...authz.tuples.keys()].filter((k) => k.startsWith(`user:${id} `)).sort();
-  const newOrg = (username: string) =>
-    orgs.createOrg({
-      creatorId: alice,
-      username,
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: 'private',
-      managerEndpoint: '',
-    });
+  const newOrg = (username: string) => orgs.createOrg(orgRequest(alice, username, { visibility: 'private' }));
   const create = (over: Partial<serviceAccountsV1.CreateServiceAccountRequest>) =>
     accounts.createServiceAccount({
       orgId: acme.id,

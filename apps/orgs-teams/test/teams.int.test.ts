@@ -1,7 +1,7 @@
 import { orgsTeamsOrgsV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { AuthzStub } from './authz-stub';
-import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
+import { orgRequest, startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // Teams' own rules (docs/organizations-and-teams.md): names unique in their organization in any case, the accepted
 // types and permissions, units with the team's permission as their access, a team found only under its own
@@ -34,18 +34,7 @@ describe('teams: names, types, members and the owner team', () => {
     started = await startOrgsTeams({ users: ['alice', 'bob', 'carol', 'erin'] });
     ({ authz, orgs } = started);
     Object.assign(ids, started.ids);
-    const org = (username: string, creator: string) =>
-      orgs.createOrg({
-        creatorId: ids[creator],
-        username,
-        fullName: '',
-        description: '',
-        website: '',
-        location: '',
-        orgType: '',
-        visibility: '',
-        managerEndpoint: '',
-      });
+    const org = (username: string, creator: string) => orgs.createOrg(orgRequest(ids[creator], username));
     globex = await org('globex', 'alice');
     initech = await org('initech', 'erin');
   });

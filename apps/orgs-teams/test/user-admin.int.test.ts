@@ -1,7 +1,7 @@
 import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { AuthzStub } from './authz-stub';
-import { startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
+import { orgRequest, startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
 
 // A site admin's edits and deletions of users, and a user's own settings and password (docs/authentication.md):
 // deactivating and prohibiting refuse the account's credentials, no admin takes away their own rights, deleting
@@ -16,18 +16,7 @@ describe('user administration and one’s own account', () => {
   const ids: Record<string, number> = {};
   let started: OrgsTeamsUnderTest;
 
-  const newOrg = (username: string, creatorId: number) =>
-    orgs.createOrg({
-      creatorId,
-      username,
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint: '',
-    });
+  const newOrg = (username: string, creatorId: number) => orgs.createOrg(orgRequest(creatorId, username));
   const basic = (username: string, password: string) => identity.authenticateBasic({ username, password });
 
   beforeAll(async () => {

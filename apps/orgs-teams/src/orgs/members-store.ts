@@ -10,12 +10,11 @@ import {
   type Paged,
   type WholeListLimits,
 } from '@platform/db';
-import { insertTuples } from '@platform/authz-client';
 import { InputError, NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
 import type { TeamRow } from './rows';
-import { teamMember, teamMemberRows } from './tuples';
+import { teamMember, teamMemberRows, tuplesByStatement } from './tuples';
 
 /** Member lists are whole unless a page is asked for, with no maximum: services read every member, the gateway pages. */
 const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
@@ -253,12 +252,11 @@ export class MembersStore {
     changed.orgs([membership.org_id]);
     const t = (table: string) => this.db.sqlName(table);
     const staged = effects(StatementColumn.of('joined.on_undo'));
-    // A new member's tuple in authz's table by the same statement, when authz keeps them in this database (OrgsContext).
-    const tuples = tuplesInStatement ? ` tuples as (${insertTuples(teamMemberRows())}),` : '';
+    const tuples = tuplesByStatement(tuplesInStatement, teamMemberRows);
     const { rows } = await this.db.knex.raw<{ rows: { team: number; org: number }[] }>(
       `with team as (insert into ${t('team_users')} (team_id, org_id, uid) values (?, ?, ?) on conflict (team_id, uid) do nothing returning team_id, org_id, uid),` +
         ` org as (insert into ${t('org_users')} (org_id, uid, is_public) select org_id, uid, false from team on conflict (org_id, uid) do nothing returning uid),` +
-        tuples +
+        tuples.cte +
         ` joined as (select case when exists (select 1 from team) then false end as on_undo),` +
         ` entry as (?)` +
         ` select (select count(*) from team)::int as team, (select count(*) from org)::int as org, ? from joined left join entry on true`,
@@ -270,7 +268,7 @@ export class MembersStore {
         entry.columns,
       ],
     );
-    if (tuplesInStatement && rows[0].team > 0) changed.tuples([teamMember(membership.team_id, membership.uid)], [membership.org_id]);
+    if (rows[0].team > 0) tuples.announce(() => [teamMember(membership.team_id, membership.uid)], membership.org_id);
     return { joinedTeam: rows[0].team > 0, joinedOrg: rows[0].org > 0, written: rows[0] };
   }
 

@@ -11,14 +11,13 @@ import {
   type Paged,
   type WholeListLimits,
 } from '@platform/db';
-import { insertTuples } from '@platform/authz-client';
 import { NotFoundError } from '@platform/errors';
 import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import type { OrgCache } from './org-cache';
 import { ORG_COLUMNS, toOrganization, type OrgRow } from './rows';
 import type { TeamFields } from './teams-store';
-import { ownedOrgTupleRows, ownedOrgTuples } from './tuples';
+import { ownedOrgTupleRows, ownedOrgTuples, tuplesByStatement } from './tuples';
 
 /** Who lists organizations: 0 for an anonymous caller; site admins see every organization. */
 export interface Viewer {
@@ -160,8 +159,7 @@ export class OrganizationsStore {
   ): Promise<{ org: OrgRow; ownerTeamId: number; row: object } | undefined> {
     const t = (table: string) => this.db.sqlName(table);
     const outbox = entry.insert('org, team', effects({ orgId: StatementColumn.of('org.id'), ownerTeamId: StatementColumn.of('team.id') }));
-    // Its tuples in authz's table by the same statement, when authz keeps them in this database (OrgsContext).
-    const tuples = tuplesInStatement ? ` tuples as (${insertTuples(ownedOrgTupleRows())}),` : '';
+    const tuples = tuplesByStatement(tuplesInStatement, ownedOrgTupleRows);
     const { rows } = await this.db.knex.raw<{ rows: (OrgRow & { owner_team_id: number })[] }>(
       `with org as (insert into ${t('accounts')} (type, login, lower_login, ${ORG_FIELD_COLUMNS.join(', ')})` +
         ` select ?, ?, ?, ${ORG_FIELD_COLUMNS.map(() => '?').join(', ')}` +
@@ -170,7 +168,7 @@ export class OrganizationsStore {
         ` select id, ?, ?, ?, ?, ? from org returning id),` +
         ` team_member as (insert into ${t('team_users')} (team_id, org_id, uid) select team.id, org.id, ? from team, org returning uid),` +
         ` org_member as (insert into ${t('org_users')} (org_id, uid, is_public) select org.id, ?, false from org returning uid),` +
-        tuples +
+        tuples.cte +
         ` entry as (?)` +
         ` select org.*, team.id as owner_team_id, ? from org, team, entry`,
       [
@@ -204,7 +202,7 @@ export class OrganizationsStore {
       outbox_entry_effects: unknown;
     };
     changed.orgs([org.id]);
-    if (tuplesInStatement) changed.tuples(ownedOrgTuples(org.id, ownerTeamId, creatorId), [org.id]);
+    tuples.announce(() => ownedOrgTuples(org.id, ownerTeamId, creatorId), org.id);
     return { org, ownerTeamId, row: rows[0] };
   }
 

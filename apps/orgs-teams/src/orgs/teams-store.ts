@@ -10,12 +10,11 @@ import {
   type Paged,
   type WholeListLimits,
 } from '@platform/db';
-import { insertTuples } from '@platform/authz-client';
 import { changed } from '../changes';
 import { containing } from '../like';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { ORG_COLUMNS, OWNER_PERMISSION, type OrgRow, type TeamRow } from './rows';
-import { teamOfOrg, teamOfOrgRows } from './tuples';
+import { teamOfOrg, teamOfOrgRows, tuplesByStatement } from './tuples';
 
 /** Team lists are whole unless a page is asked for, with no maximum: services read every team, the gateway pages. */
 const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
@@ -94,14 +93,13 @@ export class TeamsStore {
     tuplesInStatement = false,
   ): Promise<{ row: TeamRow; org: OrgRow; written: object } | undefined> {
     const t = (table: string) => this.db.sqlName(table);
-    // Its tuples in authz's table by the same statement, when authz keeps them in this database (OrgsContext).
-    const tuples = tuplesInStatement ? ` tuples as (${insertTuples(teamOfOrgRows())}),` : '';
+    const tuples = tuplesByStatement(tuplesInStatement, teamOfOrgRows);
     const values = Object.entries({ org_id: orgId, ...columns(fields) }).filter(([, v]) => v !== undefined);
     const { rows } = await this.db.knex.raw<{ rows: Record<string, unknown>[] }>(
       `with org as (select ${ORG_COLUMNS.join(', ')} from ${t('accounts')} where id = ? and type = ?),` +
         ` team as (insert into ${t('teams')} (${values.map(() => '??').join(', ')})` +
         ` select ${values.map(() => '?').join(', ')} from org returning *),` +
-        tuples +
+        tuples.cte +
         ` entry as (?)` +
         ` select team.*, ${ORG_COLUMNS.map((c) => `org.${c} as ${ORG_PREFIX}${c}`).join(', ')}, ? from team, org, entry`,
       [
@@ -122,7 +120,7 @@ export class TeamsStore {
       else if (k !== 'outbox_entry_id' && k !== 'outbox_entry_effects') row[k] = v;
     }
     changed.orgs([orgId]);
-    if (tuplesInStatement) changed.tuples(teamOfOrg(orgId, Number(row.id)), [orgId]);
+    tuples.announce(() => teamOfOrg(orgId, Number(row.id)), orgId);
     return { row: row as unknown as TeamRow, org: org as unknown as OrgRow, written };
   }
 

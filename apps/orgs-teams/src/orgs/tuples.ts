@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { literal, type TupleRowSql } from '@platform/authz-client';
+import { insertTuples, literal, type TupleRowSql } from '@platform/authz-client';
 import type { Database } from '@platform/db';
+import { changed } from '../changes';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { tupleKey, type Tuple } from '../relationships';
 import { OWNER_PERMISSION } from './rows';
@@ -127,6 +128,17 @@ export const teamMemberRows = (): TupleRowSql[] => [
     from: 'team',
   },
 ];
+
+/**
+ * A write's tuples put in authz's table by the write's own statement (D134) when `on`: the statement's `tuples` CTE, and
+ * once it has run, the notice authz would have sent. Nothing when off: the write's outbox entry carries them instead.
+ */
+export const tuplesByStatement = (on: boolean, rows: () => TupleRowSql[]) => ({
+  cte: on ? ` tuples as (${insertTuples(rows())}),` : '',
+  announce(tuples: () => Tuple[], orgId: number): void {
+    if (on) changed.tuples(tuples(), [orgId]);
+  },
+});
 
 const idOf = (ref: string, type: string): number | undefined => {
   const m = new RegExp(`^${type}:(\\d+)(#member)?$`).exec(ref);
