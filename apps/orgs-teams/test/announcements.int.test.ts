@@ -7,6 +7,7 @@ import { eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
 import { announcingChanges, ChangeAnnouncer, READERS_KEEP } from '../src/changes';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 // Every write of orgs-teams announces what it changed to the readers that keep its answers (docs/decisions.md, D83):
 // through the real bindings, on the real bus, with statements seen on the real database.
@@ -87,17 +88,7 @@ describe("orgs-teams' writes announce themselves", () => {
   it('names the account of a token deleted and the organization of a team made or an organization edited; a read says nothing', async () => {
     const token = await identity.createToken({ userId: alice, name: 'ci', scope: '', scopeAccountId: 0, accessScopes: [] });
     expect(await heardDuring(() => identity.deleteToken({ userId: alice, id: token.id }))).toEqual([`accounts ${alice}`]);
-    const org = await orgs.createOrg({
-      creatorId: alice,
-      username: 'acme',
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint: '',
-    });
+    const org = await orgs.createOrg(orgRequest(alice, 'acme'));
     expect(
       await heardDuring(() => orgs.createTeam({ orgId: org.id, name: 'ops', description: '', permission: '', type: 'general' })),
     ).toEqual([`orgs ${org.id}`]);

@@ -17,6 +17,7 @@ import { healthStatus, startAppForTest, type AppUnderTest } from '@platform/serv
 import { appBundles, eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 // Team auto-connect from orgs-teams' side: a change of owner-team membership that asks for a cluster connection
 // calls the clusters service's SetUserConnection (here a stand-in that keeps the connections and can refuse) in
@@ -111,17 +112,7 @@ describe('team auto-connect: the cluster connection goes with the owner-team mem
       users[login] = u.id;
     }
     identity.close();
-    const org = await orgs.createOrg({
-      creatorId: users.alice,
-      username: 'acme',
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint: '',
-    });
+    const org = await orgs.createOrg(orgRequest(users.alice, 'acme'));
     orgId = org.id;
     owners = (await orgs.listTeams({ orgId })).teams[0].id;
     devs = (await orgs.createTeam({ orgId, name: 'devs', description: '', permission: 'write', type: 'general' })).id;

@@ -5,6 +5,7 @@ import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { eventually } from '@platform/testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 // Groups to teams at sign-in through the identity provider: mapped teams joined and left as the groups change, teams
 // without a mapping untouched, site admin following the site-wide mapping, each change audited.
@@ -32,17 +33,7 @@ describe('groups to teams at single sign-on', () => {
     orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
     identity = createClient(orgsTeamsV1.OrgsTeamsServiceService, app.address, { name: 'orgs-teams' });
     const root = await identity.getUser({ id: 0, login: 'root' });
-    const org = await orgs.createOrg({
-      creatorId: root.id,
-      username: 'acme',
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint: '',
-    });
+    const org = await orgs.createOrg(orgRequest(root.id, 'acme'));
     orgId = org.id;
     // Rows made directly: the sync only needs the teams to exist, and creating them through the API also asks authz
     // for roles, which this test does not exercise.
@@ -112,17 +103,7 @@ describe('groups to teams at single sign-on', () => {
   });
 
   it('keeps an organization\'s mappings to its own teams and the site-wide ones to site admin, refusing duplicates', async () => {
-    const other = await orgs.createOrg({
-      creatorId: (await identity.getUser({ id: 0, login: 'root' })).id,
-      username: 'globex',
-      fullName: '',
-      description: '',
-      website: '',
-      location: '',
-      orgType: '',
-      visibility: '',
-      managerEndpoint: '',
-    });
+    const other = await orgs.createOrg(orgRequest((await identity.getUser({ id: 0, login: 'root' })).id, 'globex'));
     const created = await identity.createGroupMapping({ orgId, group: 'sre', teamId: handTeam });
     expect(created).toMatchObject({ orgId, group: 'sre', teamId: handTeam, teamName: 'by-hand', siteAdmin: false });
     await expect(identity.createGroupMapping({ orgId, group: 'sre', teamId: handTeam })).rejects.toMatchObject({ kind: 'conflict' });

@@ -3,6 +3,7 @@ import { createClient, startApp, type PromiseClient } from '@platform/service-ki
 import { describeServiceContract, startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 describe('orgs-teams', () => {
   // Each app below starts on a fresh database (so its first user is id 1): each gets its own authz stub.
@@ -223,17 +224,7 @@ describe('orgs-teams', () => {
       const { user: root } = await client.authenticateBasic({ username: 'root', password: 'correct horse battery' });
       const orgs = createClient(orgsTeamsOrgsV1.OrganizationsServiceService, app.address, { name: 'orgs-teams' });
       const org = await orgs
-        .createOrg({
-          creatorId: root!.id,
-          username: 'paging-org',
-          fullName: '',
-          description: '',
-          website: '',
-          location: '',
-          orgType: '',
-          visibility: '',
-          managerEndpoint: '',
-        })
+        .createOrg(orgRequest(root!.id, 'paging-org'))
         .finally(() => orgs.close());
       for (const login of ['pager1', 'pager2', 'pager3'])
         await client.createUser({
