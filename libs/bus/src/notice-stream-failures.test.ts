@@ -238,6 +238,48 @@ describe('NoticeStream rests while nobody asks for a kept answer', () => {
     await stream.close();
   });
 
+  it('rests sooner once many notices passed unasked, not before its second, and a fence counts them anew', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { restAfterMs: 30_000, restAfterNotices: 5 });
+    const heard: number[] = [];
+    await stream.listen('identity.>', (_subject, payload) => heard.push((payload as { n: number }).n));
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    // Four notices and a fence: the fence starts the count again, so four more do not reach five.
+    for (let n = 1; n <= 4; n++) nats.notice('notices-ordered.identity.orgs.changed', n, { n });
+    nats.storedUpTo(4);
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    for (let n = 5; n <= 8; n++) nats.notice('notices-ordered.identity.orgs.changed', n, { n });
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(stream.isResting).toBe(false);
+    // The fifth since the fence, past the least time followed: at the next heartbeat it rests, long before 30 s.
+    nats.notice('notices-ordered.identity.orgs.changed', 9, { n: 9 });
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(stream.isResting).toBe(true);
+    expect(nats.following()).toEqual(['notices-ordered._alive']);
+    nats.notice('notices-ordered.identity.orgs.changed', 10, { n: 10 });
+    expect(heard).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // The next fence follows every notice again.
+    nats.storedUpTo(10);
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    nats.notice('notices-ordered.identity.orgs.changed', 11, { n: 11 });
+    expect(heard).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
+    await stream.close();
+  });
+
+  it('does not rest sooner within its least time, however many notices pass', async () => {
+    const nats = fakeNats();
+    const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { restAfterMs: 30_000, restAfterNotices: 5 });
+    await stream.listen('identity.>', () => {});
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    await jest.advanceTimersByTimeAsync(500);
+    for (let n = 1; n <= 50; n++) nats.notice('notices-ordered.identity.orgs.changed', n, {});
+    nats.storedUpTo(50);
+    await expect(stream.caughtUp()).resolves.toBe(true);
+    await jest.advanceTimersByTimeAsync(900);
+    expect(stream.isResting).toBe(false);
+    await stream.close();
+  });
+
   it('does not rest while a fence waits for its notices', async () => {
     const nats = fakeNats();
     const stream = new NoticeStream(nats.nc, nats.jsm, nats.js, quiet, () => {}, { restAfterMs: 1_000 });

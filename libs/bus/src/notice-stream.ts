@@ -73,6 +73,16 @@ export const TRUST_AFTER_RECONNECT_MS = 2_000;
  */
 export const REST_AFTER_MS = 30_000;
 
+/**
+ * How many notices a process follows with nobody asking it for a kept answer before it rests sooner than
+ * REST_AFTER_MS, and how long it follows them at the least. Each notice wakes the process for a tenth of a millisecond
+ * or more; starting over after a rest costs a wake (two round trips) and a call for each kept answer asked again. Under
+ * a stream of writes elsewhere, a few hundred unasked notices cost more than starting over: an app that serves a
+ * request now and then drops what it kept a little early, rather than spend CPU on every write of the installation.
+ */
+export const REST_AFTER_NOTICES = 200;
+export const REST_AFTER_NOTICES_MIN_MS = 1_000;
+
 /** How a NoticeStream is made: its installation's namespace, its process, and what it sends. */
 export interface NoticeStreamOptions {
   /** The installation's namespace (NatsBusOptions.namespace). */
@@ -83,6 +93,8 @@ export interface NoticeStreamOptions {
   beatsFromStart?: boolean;
   /** How long without a fence before it rests (REST_AFTER_MS); tests shorten it. */
   restAfterMs?: number;
+  /** How many notices without a fence before it rests sooner (REST_AFTER_NOTICES); tests change it. */
+  restAfterNotices?: number;
 }
 
 /** JetStream's API subjects (the default prefix, as the bus's JetStreamManager uses), and how long it waits for one. */
@@ -123,8 +135,8 @@ function subjectPattern(filter: string): RegExp {
  * new leader may answer before it has applied all its predecessor acknowledged: `caughtUp` sees the new creation
  * time or leader, calls `onGap` and answers false once.
  *
- * A process no fence was asked of for REST_AFTER_MS rests: it hears heartbeats alone until its next fence, which
- * follows every notice again and calls `onGap` first (D133).
+ * A process no fence was asked of for REST_AFTER_MS, or for REST_AFTER_NOTICES notices, rests: it hears heartbeats
+ * alone until its next fence, which follows every notice again and calls `onGap` first (D133).
  */
 export class NoticeStream {
   private readonly listeners = new Set<{ filter: RegExp; handler: NoticeHandler }>();
@@ -182,11 +194,14 @@ export class NoticeStream {
   private reportedSilent = false;
   /** When a fence was last asked for (performance.now()): none for `restAfterMs`, and the process rests. */
   private lastAskedAt = performance.now();
+  /** Notices handed over since the last fence was asked for: REST_AFTER_NOTICES of them, and the process rests sooner. */
+  private unasked = 0;
   /** While resting: the subscription to heartbeats alone, in place of every notice's (see REST_AFTER_MS). */
   private resting: Subscription | undefined;
   /** The wake from a rest under way, shared by the fences that wait on it. */
   private waking: Promise<void> | undefined;
   private readonly restAfterMs: number;
+  private readonly restAfterNotices: number;
   /** Removes this stream from `bus_notices_resting` once closed. */
   private readonly unreported: () => void;
 
@@ -200,6 +215,7 @@ export class NoticeStream {
   ) {
     this.beats = opts.beatsFromStart ?? true;
     this.restAfterMs = opts.restAfterMs ?? REST_AFTER_MS;
+    this.restAfterNotices = opts.restAfterNotices ?? REST_AFTER_NOTICES;
     this.stream = streamOf(PREFIX, opts.namespace).name;
     this.prefix = scopedSubject(PREFIX, opts.namespace);
     this.ordered = scopedSubject(ORDERED_PREFIX, opts.namespace);
@@ -330,6 +346,7 @@ export class NoticeStream {
   caughtUp(arrivedAt?: number): true | Promise<boolean> {
     if (!this.ready) return true; // no listener: nothing to hand over
     this.lastAskedAt = performance.now();
+    this.unasked = 0;
     // A fence asked after the request arrived, and passed, covers it (see Bus.caughtUp).
     if (arrivedAt !== undefined && this.passedAskedAt >= arrivedAt) return true;
     if (this.resting)
@@ -547,13 +564,16 @@ export class NoticeStream {
   }
 
   /**
-   * Rests when no fence was asked for `restAfterMs` (REST_AFTER_MS): heartbeats alone are received, so that who fell
-   * silent meanwhile is known at the wake as if every notice had been; the notices themselves are not, nor handed over.
+   * Rests when no fence was asked for `restAfterMs` (REST_AFTER_MS), or sooner when `restAfterNotices` notices passed
+   * unasked (REST_AFTER_NOTICES): heartbeats alone are received, so that who fell silent meanwhile is known at the wake
+   * as if every notice had been; the notices themselves are not, nor handed over.
    */
   private restWhenUnasked(): void {
     const sub = this.sub;
     if (!sub || this.closed || this.current || this.waking || this.waiting.size > 0) return;
-    if (performance.now() - this.lastAskedAt <= this.restAfterMs) return;
+    const unaskedFor = performance.now() - this.lastAskedAt;
+    const manyUnasked = this.unasked >= this.restAfterNotices && unaskedFor >= REST_AFTER_NOTICES_MIN_MS;
+    if (unaskedFor <= this.restAfterMs && !manyUnasked) return;
     this.resting = this.nc.subscribe(`${this.ordered}${ALIVE}`, {
       callback: (err, m) => !err && this.alive(m.headers?.get(PROCESS_HEADER), m),
     });
@@ -646,6 +666,7 @@ export class NoticeStream {
       return;
     }
     if (from) this.heard(from, m);
+    this.unasked += 1;
     const wanting = [...this.listeners].filter((l) => l.filter.test(subject));
     let payload: unknown;
     try {
