@@ -15,7 +15,7 @@ import { fullServiceName, REQUEST_ID_KEY } from './service-binding';
 import { appCredential } from './app-credential';
 import { LocalCall, localMethod, type LocalMethod, type LocalStreamMethod } from './in-process';
 import { atDeadline } from './call-context';
-import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
+import { DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, NO_CHANNELZ } from './limits';
 import { answersStream, measuredCall, measuredStreamCall, methodPath } from './rpc-telemetry';
 import { backendState } from './backend-state';
 import type { Logger } from './logger';
@@ -125,6 +125,7 @@ export function createClient<D>(definition: D, address: string, opts: ClientOpti
     'grpc.max_reconnect_backoff_ms': 500,
     'grpc.keepalive_time_ms': 30_000,
     ...grpcMessageOptions(opts.maxMessageBytes),
+    ...NO_CHANNELZ,
   });
   const state = backendState(opts.name, opts.log);
   const maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_GRPC_MAX_MESSAGE_BYTES;

@@ -18,7 +18,7 @@ import { methodPolicy, PROTO_ROOT, type MethodPolicy } from '@platform/proto';
 import { LazyCallContext, type CallContext, type Caller } from './call-context';
 import { admit, callerOf, type Admitted, type CallerAccess } from './caller';
 import { serveLocally, stopServingLocally, type LocalMethod, type LocalStreamMethod } from './in-process';
-import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions } from './limits';
+import { checkRequestLimits, DEFAULT_GRPC_MAX_MESSAGE_BYTES, grpcMessageOptions, NO_CHANNELZ } from './limits';
 import { fullServiceName, REQUEST_ID_KEY, type FieldLimits, type ServiceBinding, type UnaryMethod } from './service-binding';
 import type { Logger } from './logger';
 import { addReflection } from './reflection';
@@ -220,6 +220,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   // Both limits explicit: a larger message is refused with RESOURCE_EXHAUSTED, which clients map to 413.
   const server = new Server({
     ...grpcMessageOptions(opts.maxMessageBytes),
+    ...NO_CHANNELZ,
     interceptors: [authenticatedReflection(opts.access, opts.log)],
   });
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- with reflection below: loaded by a serving process only

@@ -132,3 +132,9 @@ export function withLimits(table: ServiceLimits[], bindings: ServiceBinding<any>
     return found ? { ...binding, limits: { ...found.methods, ...binding.limits } } : binding;
   });
 }
+
+/**
+ * grpc-js keeps channelz's record of every call (counts, last call times, traces) unless told not to: work on every call
+ * of every client and server, for a debugging service the platform never serves.
+ */
+export const NO_CHANNELZ = { 'grpc.enable_channelz': 0 } as const;
