@@ -23,20 +23,18 @@ const targetOf = (req: Request) => {
 export const isAudited = (route: Route) => route.method !== 'get' && route.audit !== false;
 
 /**
- * Records a change the API answered with success: one `audit` log line (the complete trail, for log collectors)
- * and one event in orgs-teams' audit table (listed by GET /admin/audit-events). Nothing the request carried
- * is kept beyond its path and org context, so no secret of a body reaches the trail. Recording never delays or
- * fails the answer: the event is sent after it (with others answered meanwhile: auditTrail), and a failure to store
- * it is logged with the event.
+ * The audit event of a change a row makes, made before its handler runs: a handler whose write can record it in the
+ * write's own statement hands `event` to that call and sets `recorded` from its answer (`recordedWith`). Undefined
+ * when the row is not audited or nobody signed in. Nothing the request carried is kept beyond its path and org
+ * context, so no secret of a body reaches the trail.
  */
-export function recordChange(
-  route: Route,
-  req: Request,
-  ctx: Pick<EdgeContext, 'caller' | 'org'>,
-  status: number,
-  deps: { backends: Backends; log: Logger },
-): void {
-  if (!ctx.caller || !isAudited(route)) return;
+export interface AuditWith {
+  event: AuditEvent;
+  recorded: boolean;
+}
+
+export function auditEventOf(route: Route, req: Request, ctx: Pick<EdgeContext, 'caller' | 'org'>): AuditWith | undefined {
+  if (!ctx.caller || !isAudited(route)) return undefined;
   const event = {
     id: randomUUID(),
     timeUnixMs: Date.now(),
@@ -47,11 +45,32 @@ export function recordChange(
     route: route.path.replace(/:(\w+)/g, '{$1}'),
     target: targetOf(req),
     org: ctx.org?.name ?? '',
-    status,
+    // What the row answers on success; the edge sets the answer's own before it records the event.
+    status: route.response.status,
     requestId: req.requestId,
     client: req.ip ?? '',
   };
+  return { event, recorded: false };
+}
+
+/** A write's answer, noting on the way whether it recorded the request's audit event (its `auditRecorded`). */
+export function recordedWith<T extends { auditRecorded?: boolean | undefined }>(audit: AuditWith | undefined, answer: T): T {
+  if (audit && answer.auditRecorded) audit.recorded = true;
+  return answer;
+}
+
+/**
+ * Records a change the API answered with success: one `audit` log line (the complete trail, for log collectors)
+ * and one event in orgs-teams' audit table (listed by GET /admin/audit-events), unless the write recorded it there
+ * already with the same status. Recording never delays or fails the answer: the event is sent after it (with others
+ * answered meanwhile: auditTrail), and a failure to store it is logged with the event.
+ */
+export function recordChange(audit: AuditWith | undefined, status: number, deps: { backends: Backends; log: Logger }): void {
+  if (!audit) return;
+  const recorded = audit.recorded && audit.event.status === status;
+  const event = recorded ? audit.event : { ...audit.event, timeUnixMs: Date.now(), status };
   deps.log.info({ audit: event }, 'audit');
+  if (recorded) return;
   trailOf(deps.backends.orgsTeams.audit)
     .send(TRAIL, [event])
     .catch((err: unknown) => deps.log.warn({ err, audit: event }, 'audit event not stored (it is in this log line)'));

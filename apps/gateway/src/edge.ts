@@ -10,7 +10,7 @@ import {
   type FieldViolation,
 } from '@platform/errors';
 import { scopesCover, type Logger } from '@platform/service-kit';
-import { recordChange } from './audit';
+import { auditEventOf, recordChange } from './audit';
 import { assertPasswordChanged } from './sections/identity/must-change-password';
 import { authenticate, resolveOrg, type Authenticated } from './authentication';
 import { bindBackends, type Backends } from './backends';
@@ -169,11 +169,13 @@ async function serve(route: Route, req: ApiRequest, deps: EdgeDeps) {
   const body = route.body ? await parseBody(route, req, config) : undefined;
   const input = { params, query, body };
   for (const r of route.checks ?? []) await enforce(r, input, routeCtx, route);
+  // Made before the handler, so that a write can record it with its change (AuditWith).
+  routeCtx.audit = auditEventOf(route, req, ctx);
   const handlerCtx = routeCtx as never;
   // What a request gives depends on its body, so this requirement comes last.
   if (route.gives) await checkGrant(ctx, route.gives.of(input, handlerCtx));
   const reply = await route.handle(input, handlerCtx);
-  recordChange(route, req, ctx, reply.status ?? route.response.status, deps);
+  recordChange(routeCtx.audit, reply.status ?? route.response.status, deps);
   return reply;
 }
 

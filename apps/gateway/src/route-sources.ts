@@ -58,7 +58,7 @@ const OPAQUE: Val[] = [{ k: 'opaque' }];
 const constant = (value: Const): Val[] => [{ k: 'const', value }];
 
 /** The fields of a handler's context (route.ts RouteContext) that lead to no backend. */
-const CTX_PLAIN = new Set(['config', 'requestId', 'arrivedAt', 'req', 'caller', 'org', 'scope', 'forgetTokens', 'target']);
+const CTX_PLAIN = new Set(['config', 'requestId', 'arrivedAt', 'req', 'caller', 'org', 'scope', 'forgetTokens', 'target', 'audit']);
 
 /** A gRPC call as the handler makes it. */
 interface Call {

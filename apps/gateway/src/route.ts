@@ -1,6 +1,7 @@
 import type { ApiRequest as Request } from './api-request';
 import type { z } from 'zod';
 import type { orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
+import type { AuditWith } from './audit';
 import type { BackendName, Calls, Kept } from './backends';
 import type { GatewayConfig } from './config';
 import type { Tag } from './api-names';
@@ -81,6 +82,11 @@ export interface EdgeContext {
    * calls it so its own gateway refuses them on the very next request; other gateways hear orgs-teams' notice.
    */
   forgetTokens(userIds?: number[]): void;
+  /**
+   * The request's audit event when the row is audited and someone signed in: a write that can record it in its own
+   * statement is handed `audit.event` and answers whether it did (recordedWith); the edge records it otherwise.
+   */
+  audit?: AuditWith;
 }
 
 /** The object a route acts on, resolved once by the edge and handed to the handler as `ctx.target`. */

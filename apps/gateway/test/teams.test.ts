@@ -413,10 +413,12 @@ describe('teams and their members at the edge', () => {
       expect(await status('alice', 'PUT', '/teams/100/members/erin?autoConnectClusters=true')).toBe(204);
       expect(await status('alice', 'PUT', '/teams/100/members/erin')).toBe(204);
       expect(await status('alice', 'PUT', '/teams/101/members/erin?autoConnectClusters=true')).toBe(204);
+      // Each with the request's audit event, for orgs-teams to write with the membership.
+      const audit = expect.objectContaining({ action: 'orgAddTeamMember', actorLogin: 'alice', method: 'PUT', status: 204 });
       expect(asked('addTeamMember')).toEqual([
-        { teamId: 100, userId: 0, username: 'erin', conflictIfMember: false, clusterConnection: { connect: true, role: 'cluster-admin' } },
-        { teamId: 100, userId: 0, username: 'erin', conflictIfMember: false },
-        { teamId: 101, userId: 0, username: 'erin', conflictIfMember: false },
+        { teamId: 100, userId: 0, username: 'erin', conflictIfMember: false, clusterConnection: { connect: true, role: 'cluster-admin' }, audit },
+        { teamId: 100, userId: 0, username: 'erin', conflictIfMember: false, audit },
+        { teamId: 101, userId: 0, username: 'erin', conflictIfMember: false, audit },
       ]);
       backends.orgsTeams.reset();
       expect(await status('alice', 'PUT', '/teams/101/members/carol?autoConnectClusters=maybe')).toBe(400);

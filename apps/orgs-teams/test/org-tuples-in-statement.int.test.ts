@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { TUPLES_CHANGED, type TuplesChanged } from '@platform/bus';
 import { createTestDatabase } from '@platform/testing';
@@ -123,5 +124,76 @@ describe('an organization created with its tuples in its own statement', () => {
     const before = await sql('select count(*)::int as n from authz.tuples');
     await expect(newOrg('acme')).rejects.toMatchObject({ kind: 'conflict' });
     expect(await sql('select count(*)::int as n from authz.tuples')).toEqual(before);
+  });
+
+  /** A caller's audit event of a change, as the gateway makes it. */
+  const auditOf = (action: string, status: number) => ({
+    id: randomUUID(),
+    timeUnixMs: Date.now(),
+    actorId: alice,
+    actorLogin: 'alice',
+    action,
+    method: 'POST',
+    route: '/orgs',
+    target: '/orgs',
+    org: '',
+    status,
+    requestId: randomUUID(),
+    client: '127.0.0.1',
+  });
+  const auditRows = (id: string) =>
+    sql<{ action: string; status: number }>('select action, status from identity.audit_events where id = $1', [id]);
+
+  it('writes the caller’s audit event with the change, and answers that it did; nothing of it when the change is refused', async () => {
+    const created = auditOf('orgCreate', 201);
+    const org = await orgs.createOrg({ ...orgRequest(alice, 'globex'), audit: created });
+    expect(org.auditRecorded).toBe(true);
+    expect(await auditRows(created.id)).toEqual([{ action: 'orgCreate', status: 201 }]);
+
+    const edited = auditOf('orgEdit', 200);
+    expect(await orgs.editOrg({ orgId: org.id, description: 'widgets', audit: edited })).toMatchObject({
+      description: 'widgets',
+      auditRecorded: true,
+    });
+    expect(await auditRows(edited.id)).toEqual([{ action: 'orgEdit', status: 200 }]);
+
+    const teamMade = auditOf('orgCreateTeam', 201);
+    const team = await orgs.createTeam({
+      orgId: org.id,
+      name: 'ops',
+      description: '',
+      permission: 'read',
+      type: 'general',
+      audit: teamMade,
+    });
+    expect(team.auditRecorded).toBe(true);
+    expect(await auditRows(teamMade.id)).toHaveLength(1);
+
+    const joined = auditOf('orgAddTeamMember', 204);
+    expect(await orgs.addTeamMember({ teamId: team.id, userId: bob, username: '', conflictIfMember: false, audit: joined })).toEqual({
+      added: true,
+      auditRecorded: true,
+    });
+    expect(await auditRows(joined.id)).toHaveLength(1);
+    // A member already: nothing written, so the caller records its event itself.
+    const again = auditOf('orgAddTeamMember', 204);
+    expect(await orgs.addTeamMember({ teamId: team.id, userId: bob, username: '', conflictIfMember: false, audit: again })).toEqual({
+      added: false,
+    });
+    expect(await auditRows(again.id)).toEqual([]);
+
+    // Refused changes write no event: a taken name, an unknown organization.
+    const taken = auditOf('orgCreate', 201);
+    await expect(orgs.createOrg({ ...orgRequest(alice, 'globex'), audit: taken })).rejects.toMatchObject({ kind: 'conflict' });
+    const unknown = auditOf('orgEdit', 200);
+    await expect(orgs.editOrg({ orgId: 987654, description: 'x', audit: unknown })).rejects.toMatchObject({ kind: 'not-found' });
+    expect([...(await auditRows(taken.id)), ...(await auditRows(unknown.id))]).toEqual([]);
+    // An event that is not one (no UUID) refuses the change: nothing of either is written.
+    await expect(
+      orgs.createOrg({ ...orgRequest(alice, 'initech'), audit: { ...auditOf('orgCreate', 201), id: 'x' } }),
+    ).rejects.toMatchObject({
+      kind: 'input',
+    });
+    await expect(orgs.getOrg({ name: 'initech', viewerId: alice })).rejects.toMatchObject({ kind: 'not-found' });
   });
 });

@@ -15,6 +15,7 @@ import { changed } from '../changes';
 import { ACCOUNT_TYPE, type AccountRow } from '../identity/identity';
 import type { TeamRow } from './rows';
 import { teamMember, teamMemberRows, tuplesByStatement } from './tuples';
+import { auditInStatement, type AuditEvent } from '../audit/audit-store';
 
 /** Member lists are whole unless a page is asked for, with no maximum: services read every member, the gateway pages. */
 const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
@@ -248,15 +249,18 @@ export class MembersStore {
     entry: EntryInStatement,
     effects: (onUndo: StatementColumn) => { effects: EffectInStatement[]; always: boolean },
     tuplesInStatement = false,
+    audit?: AuditEvent,
   ): Promise<{ joinedTeam: boolean; joinedOrg: boolean; written: object }> {
     changed.orgs([membership.org_id]);
     const t = (table: string) => this.db.sqlName(table);
     const staged = effects(StatementColumn.of('joined.on_undo'));
     const tuples = tuplesByStatement(tuplesInStatement, teamMemberRows);
+    const recorded = auditInStatement(this.db, audit, 'team');
     const { rows } = await this.db.knex.raw<{ rows: { team: number; org: number }[] }>(
       `with team as (insert into ${t('team_users')} (team_id, org_id, uid) values (?, ?, ?) on conflict (team_id, uid) do nothing returning team_id, org_id, uid),` +
         ` org as (insert into ${t('org_users')} (org_id, uid, is_public) select org_id, uid, false from team on conflict (org_id, uid) do nothing returning uid),` +
         tuples.cte +
+        recorded.cte +
         ` joined as (select case when exists (select 1 from team) then false end as on_undo),` +
         ` entry as (?)` +
         ` select (select count(*) from team)::int as team, (select count(*) from org)::int as org, ? from joined left join entry on true`,
@@ -264,6 +268,7 @@ export class MembersStore {
         membership.team_id,
         membership.org_id,
         membership.uid,
+        ...recorded.bindings,
         entry.insert(staged.always ? 'joined' : 'team', staged.effects),
         entry.columns,
       ],

@@ -18,6 +18,7 @@ import type { OrgCache } from './org-cache';
 import { ORG_COLUMNS, toOrganization, type OrgRow } from './rows';
 import type { TeamFields } from './teams-store';
 import { ownedOrgTupleRows, ownedOrgTuples, tuplesByStatement } from './tuples';
+import { auditInStatement, type AuditEvent } from '../audit/audit-store';
 
 /** Who lists organizations: 0 for an anonymous caller; site admins see every organization. */
 export interface Viewer {
@@ -156,10 +157,12 @@ export class OrganizationsStore {
     entry: EntryInStatement,
     effects: (made: { orgId: StatementColumn; ownerTeamId: StatementColumn }) => EffectInStatement[],
     tuplesInStatement = false,
+    audit?: AuditEvent,
   ): Promise<{ org: OrgRow; ownerTeamId: number; row: object } | undefined> {
     const t = (table: string) => this.db.sqlName(table);
     const outbox = entry.insert('org, team', effects({ orgId: StatementColumn.of('org.id'), ownerTeamId: StatementColumn.of('team.id') }));
     const tuples = tuplesByStatement(tuplesInStatement, ownedOrgTupleRows);
+    const recorded = auditInStatement(this.db, audit, 'org');
     const { rows } = await this.db.knex.raw<{ rows: (OrgRow & { owner_team_id: number })[] }>(
       `with org as (insert into ${t('accounts')} (type, login, lower_login, ${ORG_FIELD_COLUMNS.join(', ')})` +
         ` select ?, ?, ?, ${ORG_FIELD_COLUMNS.map(() => '?').join(', ')}` +
@@ -169,6 +172,7 @@ export class OrganizationsStore {
         ` team_member as (insert into ${t('team_users')} (team_id, org_id, uid) select team.id, org.id, ? from team, org returning uid),` +
         ` org_member as (insert into ${t('org_users')} (org_id, uid, is_public) select org.id, ?, false from org returning uid),` +
         tuples.cte +
+        recorded.cte +
         ` entry as (?)` +
         ` select org.*, team.id as owner_team_id, ? from org, team, entry`,
       [
@@ -186,6 +190,7 @@ export class OrganizationsStore {
         creatorId,
         creatorId,
         ...(tuplesInStatement ? [creatorId] : []),
+        ...recorded.bindings,
         outbox,
         entry.columns,
       ],
@@ -215,16 +220,23 @@ export class OrganizationsStore {
 
   /**
    * Edits an organization's fields, one more on its version (under the row's lock, so versions follow the commits),
-   * and records the row it left for the notice: readers replace what they keep of it by a newer row.
+   * and records the row it left for the notice: readers replace what they keep of it by a newer row. `audit`, the
+   * caller's event of the edit, is written by the same statement (nothing can undo an edit).
    */
-  async edit(id: number, changes: Partial<OrgFields>): Promise<OrgRow> {
+  async edit(id: number, changes: Partial<OrgFields>, audit?: AuditEvent): Promise<OrgRow> {
     // Recorded before the statement: should its answer be lost, it may still have been written. An organization that
     // does not exist is named all the same (its notice drops nothing anywhere).
     changed.orgs([id]);
-    const [row] = await this.organizations()
-      .where({ id })
-      .update({ ...changes, version: this.db.knex.raw('version + 1') })
-      .returning(ORG_COLUMNS);
+    const fields = Object.entries(changes);
+    const recorded = auditInStatement(this.db, audit, 'edited');
+    const { rows } = await this.db.knex.raw<{ rows: OrgRow[] }>(
+      `with edited as (update ${this.db.sqlName('accounts')} set ${fields.map(() => '?? = ?').join(', ')}, version = version + 1` +
+        ` where type = ? and id = ? returning ${ORG_COLUMNS.join(', ')}),` +
+        recorded.cte +
+        ` answer as (select * from edited) select * from answer`,
+      [...fields.flat(), ACCOUNT_TYPE.organization, id, ...recorded.bindings],
+    );
+    const [row] = rows;
     if (!row) throw new NotFoundError(`organization ${id} does not exist`);
     // The call's announcement keeps it here as it now is (OrgCache.edited) and tells the readers.
     changed.orgRow(toOrganization(row));

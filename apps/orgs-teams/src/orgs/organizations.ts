@@ -48,6 +48,8 @@ export class Organizations {
       throw new ValidationError(`username: ${description}`, [{ field: 'username', description }]);
     }
     const visibility = requestedVisibility(req.orgType, req.visibility) ?? 0;
+    // The caller's audit event goes with the rows when nothing can undo them after the commit: their tuples too.
+    const audit = this.orgs.tuplesInStatement ? req.audit : undefined;
     // Neither the creator nor the name is read first: the one statement that writes the rows inserts nothing for a
     // creator who is not a user (read then, to tell why), and a taken name is its unique violation.
     const created = await this.orgs.outbox
@@ -70,6 +72,7 @@ export class Organizations {
             // Its tuples written by the statement itself leave nothing to do after the commit.
             (made) => (this.orgs.tuplesInStatement ? [] : [orgCreated({ ...made, creatorId: req.creatorId })]),
             this.orgs.tuplesInStatement,
+            audit,
           );
           if (!owned) throw new CreatorNotAUser();
           return { result: owned.org, row: owned.row };
@@ -87,7 +90,7 @@ export class Organizations {
         }
         throw err;
       });
-    return toOrganization(created);
+    return { ...toOrganization(created), ...(audit && { auditRecorded: true }) };
   }
 
   /** The organization behind a slug as the viewer (0: anonymous) may see it; 404 when unknown or invisible. */
@@ -193,8 +196,10 @@ export class Organizations {
     if (req.email !== undefined) changes.email = req.email;
     const visibility = requestedVisibility(req.orgType, req.visibility);
     if (visibility !== undefined) changes.visibility = visibility;
-    // The update answers the row it changed, not read again after (404 should it be gone meanwhile).
-    if (Object.keys(changes).length > 0) return toOrganization(await this.organizations.edit(req.orgId, changes));
+    // The update answers the row it changed, not read again after (404 should it be gone meanwhile); nothing undoes an
+    // edit, so the caller's audit event goes with it.
+    if (Object.keys(changes).length > 0)
+      return { ...toOrganization(await this.organizations.edit(req.orgId, changes, req.audit)), ...(req.audit && { auditRecorded: true }) };
     return toOrganization(await this.organizations.get(req.orgId));
   }
 

@@ -54,7 +54,7 @@ export function organizationsService(
     deleteTeam: async (req, ctx) => (await teams.delete(req.teamId, ctx), {}),
     listTeamMembers: (req) => teamMembers.list(req),
     getTeamMember: (req) => teamMembers.get(req.teamId, req.username),
-    addTeamMember: async (req, ctx) => ({ added: await teamMembers.add(req, ctx) }),
+    addTeamMember: (req, ctx) => teamMembers.add(req, ctx),
     removeTeamMember: async (req, ctx) => (await teamMembers.remove(req, ctx), {}),
     listOrgs: (req) => orgs.list(req),
     listUserOrgs: (req) => orgs.listOfUser(req),

@@ -48,7 +48,7 @@ export class TeamMembers {
    * also connects (or disconnects) the user's clusters, member already or not; when the clusters service
    * refuses, a user this call added leaves the team again and the refusal is the answer.
    */
-  async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, ctx: CallContext): Promise<boolean> {
+  async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.AddTeamMemberResponse> {
     const { team, user } = await this.members.teamAndUser(req.teamId, { id: req.userId, login: req.username });
     if (!team || !user) throw new NotFoundError(`team ${req.teamId} does not exist`);
     const connection = team.permission === OWNER_PERMISSION ? req.clusterConnection : undefined;
@@ -56,6 +56,8 @@ export class TeamMembers {
     // The tuple written by the statement itself when authz keeps them here (OrgsContext), unless a cluster connection
     // follows: a refused one takes the member out again, which the tuple's effect then takes back with it.
     const inStatement = !!this.orgs.tuplesInStatement && !connection;
+    // The caller's audit event goes with a new member when nothing can undo it after the commit.
+    const audit = inStatement ? req.audit : undefined;
     const { added } = await this.orgs.outbox.runInOne(
       async (entry) => {
         const joined = await this.members.joinTeamAndOrg(
@@ -79,6 +81,7 @@ export class TeamMembers {
             always: !!connection && !req.conflictIfMember,
           }),
           inStatement,
+          audit,
         );
         if (!joined.joinedTeam && req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
         const added = joined.joinedTeam ? { joinedOrg: joined.joinedOrg } : undefined;
@@ -93,7 +96,8 @@ export class TeamMembers {
         },
       },
     );
-    return !!added;
+    // The statement writes the event with a new member only: for a member already, the caller records it.
+    return { added: !!added, ...(audit && added && { auditRecorded: true }) };
   }
 
   /**

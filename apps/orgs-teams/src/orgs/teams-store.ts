@@ -15,6 +15,7 @@ import { containing } from '../like';
 import { ACCOUNT_TYPE } from '../identity/identity';
 import { ORG_COLUMNS, OWNER_PERMISSION, type OrgRow, type TeamRow } from './rows';
 import { teamOfOrg, teamOfOrgRows, tuplesByStatement } from './tuples';
+import { auditInStatement, type AuditEvent } from '../audit/audit-store';
 
 /** Team lists are whole unless a page is asked for, with no maximum: services read every team, the gateway pages. */
 const PAGES: WholeListLimits = { defaultLimit: 'whole list' };
@@ -91,15 +92,18 @@ export class TeamsStore {
     entry: EntryInStatement,
     effects: (teamId: StatementColumn) => EffectInStatement[],
     tuplesInStatement = false,
+    audit?: AuditEvent,
   ): Promise<{ row: TeamRow; org: OrgRow; written: object } | undefined> {
     const t = (table: string) => this.db.sqlName(table);
     const tuples = tuplesByStatement(tuplesInStatement, teamOfOrgRows);
+    const recorded = auditInStatement(this.db, audit, 'team');
     const values = Object.entries({ org_id: orgId, ...columns(fields) }).filter(([, v]) => v !== undefined);
     const { rows } = await this.db.knex.raw<{ rows: Record<string, unknown>[] }>(
       `with org as (select ${ORG_COLUMNS.join(', ')} from ${t('accounts')} where id = ? and type = ?),` +
         ` team as (insert into ${t('teams')} (${values.map(() => '??').join(', ')})` +
         ` select ${values.map(() => '?').join(', ')} from org returning *),` +
         tuples.cte +
+        recorded.cte +
         ` entry as (?)` +
         ` select team.*, ${ORG_COLUMNS.map((c) => `org.${c} as ${ORG_PREFIX}${c}`).join(', ')}, ? from team, org, entry`,
       [
@@ -107,6 +111,7 @@ export class TeamsStore {
         ACCOUNT_TYPE.organization,
         ...values.map(([k]) => k),
         ...values.map(([, v]) => v),
+        ...recorded.bindings,
         entry.insert('team', effects(StatementColumn.of('team.id'))),
         entry.columns,
       ],

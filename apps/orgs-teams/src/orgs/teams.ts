@@ -147,6 +147,7 @@ export class Teams {
     // Its tuples written by the statement itself when authz keeps them here (OrgsContext), unless custom roles follow:
     // a refused role undoes the team, which the tuples' effect then takes back with it.
     const inStatement = !!this.orgs.tuplesInStatement && !roleIds.length && !Object.keys(until).length;
+    const audit = inStatement ? req.audit : undefined;
     const created = await this.orgs.outbox
       .runInOne(
         async (entry) => {
@@ -156,6 +157,8 @@ export class Teams {
             entry,
             (teamId) => (inStatement ? [] : teamCreated(req.orgId, teamId, roleIds, until)),
             inStatement,
+            // The caller's audit event goes with the rows when nothing can undo them after the commit.
+            audit,
           );
           if (!inserted) throw new NotFoundError(`organization ${req.orgId} does not exist`);
           return { result: inserted, row: inserted.written };
@@ -168,7 +171,8 @@ export class Teams {
         throw err;
       });
     // Without custom roles the new team is the row just written; with them it is read back with the roles authz holds.
-    return roleIds.length ? this.get(created.row.id, req.orgId, true, ctx) : toTeam(created.row, created.org);
+    if (roleIds.length) return this.get(created.row.id, req.orgId, true, ctx);
+    return { ...toTeam(created.row, created.org), ...(audit && { auditRecorded: true }) };
   }
 
   /**

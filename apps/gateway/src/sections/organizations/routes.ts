@@ -3,6 +3,7 @@ import { InputError, NotAllowedError, NotFoundError, quote } from '@platform/err
 import { TEXT_LIMITS as L } from '@platform/service-kit';
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import * as p from '../../params';
+import { recordedWith } from '../../audit';
 import { sectionRoutes, type EdgeContext, type Requirement, type Route } from '../../route';
 import { takenNameIs422 } from '../../gitea';
 import { orgInPath } from '../../targets';
@@ -39,8 +40,15 @@ export const TAKEN_ORG_NAME = {
   description: 'when the name is taken by a user or an organization (any case), as Gitea answers',
 };
 
-/** Creates an organization owned by `ownerId` (its Owners team's only member), as `POST /orgs` and the admin's create do. */
-export async function createOrgFor(backends: EdgeContext['backends'], ownerId: number, body: z.output<typeof CreateOrgOption>) {
+/**
+ * Creates an organization owned by `ownerId` (its Owners team's only member), as `POST /orgs` and the admin's create do,
+ * handing the request's audit event to the write (AuditWith).
+ */
+export async function createOrgFor(
+  { backends, audit }: Pick<EdgeContext, 'backends' | 'audit'>,
+  ownerId: number,
+  body: z.output<typeof CreateOrgOption>,
+) {
   const created = backends.orgsTeams.organizations.createOrg({
     creatorId: ownerId,
     username: body.username,
@@ -52,8 +60,9 @@ export async function createOrgFor(backends: EdgeContext['backends'], ownerId: n
     visibility: body.visibility ?? '',
     managerEndpoint: body.managerManagementClusterEndPoint ?? '',
     email: body.email ?? '',
+    audit: audit?.event,
   });
-  return takenNameIs422(created, 'username');
+  return recordedWith(audit, await takenNameIs422(created, 'username'));
 }
 const EditOrgOption = z.object(OrgFields);
 
@@ -282,8 +291,8 @@ export const organizationRoutes: Route[] = [
     body: { schema: CreateOrgOption },
     response: { status: 201, schema: OrganizationJson },
     errors: [TAKEN_ORG_NAME],
-    async handle({ body }, { backends, caller }) {
-      return { body: orgJson(await createOrgFor(backends, caller.id, body)) };
+    async handle({ body }, ctx) {
+      return { body: orgJson(await createOrgFor(ctx, ctx.caller.id, body)) };
     },
   }),
   route({
@@ -301,12 +310,12 @@ export const organizationRoutes: Route[] = [
       { status: 403, description: 'when the user may not create organizations (allow_create_organization: false), as Gitea refuses it' },
       TAKEN_ORG_NAME,
     ],
-    async handle({ params, body }, { backends, kept }) {
-      const owner = await kept.orgsTeams.identity.getUser({ id: 0, login: params.username });
+    async handle({ params, body }, ctx) {
+      const owner = await ctx.kept.orgsTeams.identity.getUser({ id: 0, login: params.username });
       // Gitea's CreateOrganization asks the owner's CanCreateOrganization, whoever makes it.
       if (!owner.isAdmin && !owner.allowCreateOrganization)
         throw new NotAllowedError(`user ${owner.login} is not allowed to create organizations`);
-      return { body: orgJson(await createOrgFor(backends, owner.id, body)) };
+      return { body: orgJson(await createOrgFor(ctx, owner.id, body)) };
     },
   }),
   route({
@@ -333,7 +342,7 @@ export const organizationRoutes: Route[] = [
     requires: [{ on: 'target', permission: 'edit:org' }],
     body: { schema: EditOrgOption },
     response: { status: 200, schema: OrganizationJson },
-    async handle({ body }, { backends, target }) {
+    async handle({ body }, { backends, target, audit }) {
       const org = await backends.orgsTeams.organizations.editOrg({
         orgId: target.id,
         fullName: body.full_name,
@@ -344,8 +353,9 @@ export const organizationRoutes: Route[] = [
         visibility: body.visibility,
         managerEndpoint: body.managerManagementClusterEndPoint,
         email: body.email,
+        audit: audit?.event,
       });
-      return { body: orgJson(org) };
+      return { body: orgJson(recordedWith(audit, org)) };
     },
   }),
   route({

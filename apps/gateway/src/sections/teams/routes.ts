@@ -5,6 +5,7 @@ import { checkLengths, TEXT_LIMITS as L, type LengthCheck } from '@platform/serv
 import { PAGE_HEADERS, pageHeaders, pageOf, Paging } from '../../paging';
 import { takenNameIs422 } from '../../gitea';
 import * as p from '../../params';
+import { recordedWith } from '../../audit';
 import { sectionRoutes, type EdgeContext, type Grant, type Requirement, type Route } from '../../route';
 import { organizationOfTeam, orgInPath, teamInPath, teamWithRolesInPath } from '../../targets';
 import { UserJson, userJsonFor } from '../identity/presenters';
@@ -20,12 +21,9 @@ const units = z.array(z.string()).optional();
  * Gitea's units_map (unit to access): its units are taken when `units` is not given; the team has one access to them
  * all, its permission, so the accesses named are not kept (docs/gitea-dialect.md).
  */
-const unitsMap = z
-  .record(z.string(), z.string().max(L.choice))
-  .optional()
-  .meta({
-    description: 'Gitea’s unit to access map: its keys are the units when `units` is not given (the team’s permission is their access)',
-  });
+const unitsMap = z.record(z.string(), z.string().max(L.choice)).optional().meta({
+  description: 'Gitea’s unit to access map: its keys are the units when `units` is not given (the team’s permission is their access)',
+});
 /** When each time-bound role ends; a role of assignedRoleIDs not named here is held for good. */
 const roleUntil = z
   .record(
@@ -308,7 +306,7 @@ export const teamRoutes: Route[] = [
     gives: { describe: TEAM_GRANTS.describe, of: ({ body }, { target }) => TEAM_GRANTS.of(target.id, body) },
     response: { status: 201, schema: TeamJson },
     errors: [{ status: 422, description: 'when the organization has a team of that name (any case), as Gitea answers' }],
-    async handle({ body }, { backends, target }) {
+    async handle({ body }, { backends, target, audit }) {
       checkTeamTexts(body);
       const created = backends.orgsTeams.organizations.createTeam({
         orgId: target.id,
@@ -318,8 +316,9 @@ export const teamRoutes: Route[] = [
         permission: body.permission ?? '',
         units: wrapUnits(unitsOf(body)),
         roleIds: wrapRoles(body.assignedRoleIDs, body.assignedRoleUntil),
+        audit: audit?.event,
       });
-      return { body: teamJson(await takenNameIs422(created, 'name')) };
+      return { body: teamJson(recordedWith(audit, await takenNameIs422(created, 'name'))) };
     },
   }),
   ...TEAM_ACTIONS.map(teamAction),
@@ -444,13 +443,15 @@ export const teamRoutes: Route[] = [
       // false, disconnected), and a user this call made an owner leaves the team again when the connection cannot be
       // recorded; on other teams the flag is accepted and changes nothing (docs/organizations-and-teams.md).
       const connect = team.permission === 'owner' && query.autoConnectClusters !== undefined;
-      await ctx.backends.orgsTeams.organizations.addTeamMember({
+      const added = await ctx.backends.orgsTeams.organizations.addTeamMember({
         teamId: team.id,
         userId: 0,
         username: params.username,
         conflictIfMember: false,
         clusterConnection: connect ? clusterConnection(query.autoConnectClusters === 'true') : undefined,
+        audit: ctx.audit?.event,
       });
+      recordedWith(ctx.audit, added);
       return {};
     },
   }),
