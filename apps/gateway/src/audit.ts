@@ -4,7 +4,7 @@ import type { ApiRequest as Request } from './api-request';
 import type { Logger } from '@platform/service-kit';
 import { operationIdOf } from './api-names';
 import type { Backends } from './backends';
-import type { EdgeContext, Route } from './route';
+import type { AuditWith, EdgeContext, Route } from './route';
 
 /** The API root the audited target is given under (its paths are those of the API document). */
 const API_ROOT = '/api/v1';
@@ -23,16 +23,10 @@ const targetOf = (req: Request) => {
 export const isAudited = (route: Route) => route.method !== 'get' && route.audit !== false;
 
 /**
- * The audit event of a change a row makes, made before its handler runs: a handler whose write can record it in the
- * write's own statement hands `event` to that call and sets `recorded` from its answer (`recordedWith`). Undefined
- * when the row is not audited or nobody signed in. Nothing the request carried is kept beyond its path and org
- * context, so no secret of a body reaches the trail.
+ * The audit event of a change a row makes, made before its handler runs so that a write can record it in its own
+ * statement (AuditWith). Undefined when the row is not audited or nobody signed in. Nothing the request carried is
+ * kept beyond its path and org context, so no secret of a body reaches the trail.
  */
-export interface AuditWith {
-  event: AuditEvent;
-  recorded: boolean;
-}
-
 export function auditEventOf(route: Route, req: Request, ctx: Pick<EdgeContext, 'caller' | 'org'>): AuditWith | undefined {
   if (!ctx.caller || !isAudited(route)) return undefined;
   const event = {

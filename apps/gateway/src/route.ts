@@ -1,7 +1,6 @@
 import type { ApiRequest as Request } from './api-request';
 import type { z } from 'zod';
-import type { orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
-import type { AuditWith } from './audit';
+import type { orgsTeamsAuditV1, orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
 import type { BackendName, Calls, Kept } from './backends';
 import type { GatewayConfig } from './config';
 import type { Tag } from './api-names';
@@ -87,6 +86,15 @@ export interface EdgeContext {
    * statement is handed `audit.event` and answers whether it did (recordedWith); the edge records it otherwise.
    */
   audit?: AuditWith;
+}
+
+/**
+ * A request's audit event, made before its handler runs (audit.ts `auditEventOf`): a handler whose write can record it
+ * in the write's own statement hands `event` to that call and sets `recorded` from its answer (`recordedWith`).
+ */
+export interface AuditWith {
+  event: orgsTeamsAuditV1.AuditEvent;
+  recorded: boolean;
 }
 
 /** The object a route acts on, resolved once by the edge and handed to the handler as `ctx.target`. */
