@@ -1,6 +1,6 @@
 import type { ApiRequest as Request } from './api-request';
 import type { z } from 'zod';
-import type { orgsTeamsAuditV1, orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
+import type { orgsTeamsV1, PermissionName, PermissionObjectType, PermissionOn } from '@platform/proto';
 import type { BackendName, Calls, Kept } from './backends';
 import type { GatewayConfig } from './config';
 import type { Tag } from './api-names';
@@ -93,7 +93,7 @@ export interface EdgeContext {
  * in the write's own statement hands `event` to that call and sets `recorded` from its answer (`recordedWith`).
  */
 export interface AuditWith {
-  event: orgsTeamsAuditV1.AuditEvent;
+  event: orgsTeamsV1.AuditEvent;
   recorded: boolean;
 }
 

@@ -1,5 +1,5 @@
 import { NotAuthenticatedError, NotFoundError } from '@platform/errors';
-import { orgsTeamsAuditV1, orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
+import { orgsTeamsOrgsV1, orgsTeamsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
 import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
@@ -20,7 +20,7 @@ describe('the audit trail at the edge', () => {
   let backends: FakeBackends;
   let close: () => void;
   /** Every event the gateway sent orgs-teams, one at a time or together, in the order they came. */
-  const sent: orgsTeamsAuditV1.AuditEvent[] = [];
+  const sent: orgsTeamsV1.AuditEvent[] = [];
   const recorded = () => sent;
 
   beforeAll(async () => {
@@ -131,7 +131,7 @@ describe('the audit trail at the edge', () => {
     const at = Date.parse('2026-10-01T12:00:00Z');
     backends.orgsTeams.answer('audit', 'listAuditEvents', async () => ({
       events: [
-        orgsTeamsAuditV1.AuditEvent.fromPartial({
+        orgsTeamsV1.AuditEvent.fromPartial({
           id: 'e1',
           timeUnixMs: at,
           actorId: 5,

@@ -1,5 +1,5 @@
 import { ConflictError, NotAllowedError, NotAuthenticatedError, NotFoundError, ValidationError } from '@platform/errors';
-import { orgsTeamsAuditV1, orgsTeamsV1 } from '@platform/proto';
+import { orgsTeamsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
 import { startFakeBackends, type FakeBackends } from './fake-backends';
 import { startTestGateway } from './test-gateway';
@@ -29,7 +29,7 @@ describe('users, tokens and one’s own account at the edge', () => {
   let base: string;
   let backends: FakeBackends;
   let close: () => void;
-  const audited: orgsTeamsAuditV1.AuditEvent[] = [];
+  const audited: orgsTeamsV1.AuditEvent[] = [];
 
   beforeAll(async () => {
     backends = await startFakeBackends({

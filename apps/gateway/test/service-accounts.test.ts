@@ -1,5 +1,5 @@
 import { ConflictError, InputError, NotFoundError } from '@platform/errors';
-import { orgsTeamsAuditV1, orgsTeamsOrgsV1, orgsTeamsV1, serviceAccountsV1 } from '@platform/proto';
+import { orgsTeamsOrgsV1, orgsTeamsV1, serviceAccountsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
 import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway, callApi } from './test-gateway';
@@ -33,7 +33,7 @@ describe('service accounts at the edge', () => {
   let close: () => void;
   /** The accounts orgs-teams keeps, by id. */
   const accounts = new Map<number, serviceAccountsV1.ServiceAccount>();
-  const audited: orgsTeamsAuditV1.AuditEvent[] = [];
+  const audited: orgsTeamsV1.AuditEvent[] = [];
   let nextId = 100;
 
   /** The account, when it is one of the organization's (id 0: the site-wide ones); as orgs-teams answers, 404 otherwise. */

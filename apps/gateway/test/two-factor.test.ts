@@ -6,7 +6,7 @@ import {
   TooManyRequestsError,
   ValidationError,
 } from '@platform/errors';
-import { orgsTeamsAuditV1, orgsTeamsV1 } from '@platform/proto';
+import { orgsTeamsV1 } from '@platform/proto';
 import { eventually } from '@platform/testing';
 import { type FakeBackends, startFakeBackends, tokenIsLogin } from './fake-backends';
 import { startTestGateway } from './test-gateway';
@@ -31,7 +31,7 @@ describe('the second factor at the edge', () => {
   let base: string;
   let backends: FakeBackends;
   let close: () => void;
-  const audited: orgsTeamsAuditV1.AuditEvent[] = [];
+  const audited: orgsTeamsV1.AuditEvent[] = [];
   /** frank must enrol until he confirms a code. */
   let frankEnrolled = false;
   const withFlags = (user: orgsTeamsV1.User) => ({ ...user, mustEnrollTwoFactor: user.login === 'frank' && !frankEnrolled });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { orgsTeamsAuditV1 } from '@platform/proto';
+import { orgsTeamsAuditV1, orgsTeamsV1 } from '@platform/proto';
 import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
@@ -26,7 +26,7 @@ describe('the audit trail in orgs-teams', () => {
       limit: 30,
       ...filters,
     });
-  const summary = (events: orgsTeamsAuditV1.AuditEvent[]) => events.map((e) => [e.action, e.target]);
+  const summary = (events: orgsTeamsV1.AuditEvent[]) => events.map((e) => [e.action, e.target]);
 
   beforeAll(async () => {
     authz = await startAuthzStub();
@@ -37,7 +37,7 @@ describe('the audit trail in orgs-teams', () => {
       PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
     });
     audit = createClient(orgsTeamsAuditV1.AuditServiceService, app.address, { name: 'orgs-teams' });
-    const event = (n: number, actorLogin: string, action: string, target: string): orgsTeamsAuditV1.AuditEvent => ({
+    const event = (n: number, actorLogin: string, action: string, target: string): orgsTeamsV1.AuditEvent => ({
       id: randomUUID(),
       timeUnixMs: start + n * 1_000,
       actorId: actorLogin === 'root' ? 1 : 5,

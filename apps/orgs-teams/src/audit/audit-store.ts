@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { InputError } from '@platform/errors';
 import { pageOf, pageOfQuery, type Database, type PageLimits } from '@platform/db';
-import { isUuidAnyCase, type orgsTeamsAuditV1 } from '@platform/proto';
+import { isUuidAnyCase, type orgsTeamsAuditV1, type orgsTeamsV1 } from '@platform/proto';
 
-export type AuditEvent = orgsTeamsAuditV1.AuditEvent;
+export type AuditEvent = orgsTeamsV1.AuditEvent;
 type Filters = orgsTeamsAuditV1.ListAuditEventsRequest;
 
 /** 30 events a page unless asked, at most 100; a limit outside is moved to the nearer end. */
