@@ -3,6 +3,7 @@ import { createClient, type PromiseClient } from '@platform/service-kit';
 import { startAppForTest, type AppUnderTest } from '@platform/service-testing';
 import { orgsTeamsApp } from '../src/app';
 import { startAuthzStub, type AuthzStub } from './authz-stub';
+import { orgRequest } from './orgs-teams-under-test';
 
 // orgs-teams is the authority for what it stores: whoever calls it (the gateway checks the same limits
 // first), a text over its limit (docs/limits.md) is refused with 400 naming the field and the limit, and
@@ -45,18 +46,7 @@ describe('orgs-teams field limits', () => {
       () => 'accepted',
       (err) => ({ status: err.httpStatus, message: err.message }),
     );
-  const org = (over: Partial<orgsTeamsOrgsV1.CreateOrgRequest>): orgsTeamsOrgsV1.CreateOrgRequest => ({
-    creatorId: root,
-    username: 'acme',
-    fullName: '',
-    description: '',
-    website: '',
-    location: '',
-    orgType: '',
-    visibility: '',
-    managerEndpoint: '',
-    ...over,
-  });
+  const org = (over: Partial<orgsTeamsOrgsV1.CreateOrgRequest>) => orgRequest(root, 'acme', over);
 
   it('refuses an organization with an over-long text, storing nothing', async () => {
     for (const [field, max] of [
