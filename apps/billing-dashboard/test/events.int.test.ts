@@ -221,7 +221,9 @@ describe('licensed-resource events and the resource history (docs/resource-event
       await expect(
         live.resourceHistory(PRODUCT, filter, { deadline, requestId: 'r', log: undefined as never, signal: new AbortController().signal }),
       ).rejects.toBeInstanceOf(DeadlineError);
-      expect(Date.now() - started).toBeLessThan(900);
+      // The cluster's answer (at 1 s) would have resolved the call: the refusal is the caller's deadline. Well short of
+      // the 5 s timeout it must not wait for, however busy the machine.
+      expect(Date.now() - started).toBeLessThan(4_000);
     });
 
     it('is 503 when the cluster declines, says it cannot answer, or its answer does not verify', async () => {

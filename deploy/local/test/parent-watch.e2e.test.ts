@@ -4,23 +4,25 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { alive, ROOT } from './launcher';
 
-// The server of a killed `npm start` ends within a second, even when its event loop is stuck: the watch of its
-// launcher runs on a thread of its own. Here the "server" is a process whose main thread, once told its launcher is
-// gone, blocks for 10 s (as a long synchronous stop or a starved event loop would); its launcher is killed with
-// SIGKILL, and the server must be gone within a second, having said why.
+// The server of a killed `npm start` ends even when its event loop is stuck: the watch of its launcher runs on a
+// thread of its own. Here the "server" is a process whose main thread, once told its launcher is gone, blocks for a
+// minute (as a long synchronous stop or a starved event loop would); its launcher is killed with SIGKILL, and the
+// server must be gone long before its main thread could have ended it, having said why. The watchdog's own promptness
+// (half a second after the parent is gone, nominally) is not timed here: on a loaded machine a process's wake-up is
+// late by whatever the scheduler gives it, and a test that races the clock fails for the machine, not the code.
 
 describe("the launcher's watchdog", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parent-watch-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('ends a server whose main thread is stuck within 1 s of its launcher being killed, saying so', async () => {
+  it('ends a server whose main thread is stuck once its launcher is killed, saying so', async () => {
     const server = path.join(dir, 'server.mts');
     fs.writeFileSync(
       server,
       `import { whenParentGone } from ${JSON.stringify(path.join(ROOT, 'deploy/local/src/parent-watch.ts'))};
        whenParentGone(() => {
          process.stderr.write('stopping\\n');
-         const until = Date.now() + 10_000;
+         const until = Date.now() + 60_000;
          while (Date.now() < until);
        });
        setInterval(() => {}, 1_000);
@@ -51,12 +53,12 @@ describe("the launcher's watchdog", () => {
       }).finally(() => clearTimeout(timer));
       const killedAt = Date.now();
       launcher.kill('SIGKILL');
-      while (alive(serverPid) && Date.now() - killedAt < 15_000) await new Promise((r) => setTimeout(r, 10));
+      // Well within the main thread's minute: only the watchdog can have ended it this soon.
+      while (alive(serverPid) && Date.now() - killedAt < 30_000) await new Promise((r) => setTimeout(r, 10));
       expect(alive(serverPid)).toBe(false);
-      expect(Date.now() - killedAt).toBeLessThan(1_000);
       expect(fs.readFileSync(log, 'utf8')).toBe('stopping\n[platform] not stopped within 500 ms: ending the process\n');
     } finally {
       launcher.kill('SIGKILL');
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -71,7 +71,8 @@ describe('NATS connection loss after start', () => {
         ),
       );
       expect(outcomes.filter((o) => o !== 'sent')).toEqual([]);
-      expect(Date.now() - began).toBeLessThan(1_000);
+      // Answered while NATS is still down (it starts again only after this), well within the client's timeouts.
+      expect(Date.now() - began).toBeLessThan(3_000);
       await new Promise((r) => setTimeout(r, 500));
       await nats.start();
       await eventually(async () => bus.health().connected, 10_000, 50);
@@ -104,7 +105,8 @@ describe('NATS connection loss after start', () => {
       // question's 5 s timeout (twice, when the stream had to be made again).
       const away = Date.now();
       await writer.notify('identity.back.changed', { n: 1 });
-      expect(Date.now() - away).toBeLessThan(500);
+      // Short of the 5 s question timeout it must not wait for, however busy the machine.
+      expect(Date.now() - away).toBeLessThan(3_000);
       await new Promise((r) => setTimeout(r, 1_500));
       await nats.start();
       await eventually(async () => writer.health().connected && reader.health().connected, 10_000, 20);
@@ -112,7 +114,7 @@ describe('NATS connection loss after start', () => {
       await eventually(async () => reader.caughtUp(), 10_000, 20);
       const began = Date.now();
       await writer.notify('identity.back.changed', { n: 2 });
-      expect(Date.now() - began).toBeLessThan(1_000);
+      expect(Date.now() - began).toBeLessThan(3_000);
       // In the one order: the reader's next fence has handed it over.
       expect(await reader.caughtUp()).toBe(true);
       expect(seen.at(-1)).toBe(2);
