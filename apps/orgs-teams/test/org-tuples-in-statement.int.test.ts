@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { TUPLES_CHANGED, type TuplesChanged } from '@platform/bus';
+import { ORGS_CHANGED, TUPLES_CHANGED, type OrgsChanged, type TuplesChanged } from '@platform/bus';
 import { createTestDatabase } from '@platform/testing';
 import type { AuthzStub } from './authz-stub';
 import { orgRequest, startOrgsTeams, type OrgsTeamsUnderTest } from './orgs-teams-under-test';
@@ -118,6 +118,54 @@ describe('an organization created with its tuples in its own statement', () => {
       kind: 'conflict',
     });
     expect(await tuplesOn(['team', team.id])).toHaveLength(2);
+  });
+
+  it('adds a member in one statement that looks the team and the user up itself; refused, it writes nothing', async () => {
+    const bus = app.running.ctx.bus!;
+    const heard: OrgsChanged[] = [];
+    await bus.listen(ORGS_CHANGED, (_subject, notice) => heard.push(notice as OrgsChanged));
+    const org = await newOrg('hooli');
+    const team = await orgs.createTeam({ orgId: org.id, name: 'devs', description: '', permission: 'read', type: 'general' });
+    const statements: string[] = [];
+    const count = (q: { sql: string }) => statements.push(q.sql);
+    const knex = app.running.ctx.db!.knex;
+    knex.on('query', count);
+    try {
+      const joined = auditOf('orgAddTeamMember', 204);
+      expect(await orgs.addTeamMember({ teamId: team.id, userId: 0, username: 'Bob', conflictIfMember: true, audit: joined })).toEqual({
+        added: true,
+        auditRecorded: true,
+      });
+      expect(statements).toHaveLength(1);
+    } finally {
+      knex.removeListener('query', count);
+    }
+    expect(await tuplesOn(['team', team.id])).toContain(`user:${bob} member team:${team.id}`);
+    expect(await bus.caughtUp()).toBe(true);
+    expect(heard.some((n) => n.orgIds.includes(org.id))).toBe(true);
+
+    // Refused: nobody (404), an organization (400), an unknown team (404), a member again (409). Nothing is written.
+    const rows = async () => [
+      await sql('select count(*)::int as n from identity.team_users'),
+      await sql('select count(*)::int as n from identity.org_users'),
+      await sql('select count(*)::int as n from authz.tuples'),
+      await sql('select count(*)::int as n from identity.audit_events'),
+    ];
+    const before = await rows();
+    const add = (teamId: number, user: { userId?: number; username?: string }) =>
+      orgs.addTeamMember({
+        teamId,
+        userId: user.userId ?? 0,
+        username: user.username ?? '',
+        conflictIfMember: true,
+        audit: auditOf('orgAddTeamMember', 204),
+      });
+    await expect(add(team.id, { username: 'nobody' })).rejects.toMatchObject({ kind: 'not-found', message: 'user nobody does not exist' });
+    await expect(add(team.id, { userId: 987654 })).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(add(team.id, { username: 'hooli' })).rejects.toMatchObject({ kind: 'input', message: 'hooli is an organization, not a user' });
+    await expect(add(987654, { userId: bob })).rejects.toMatchObject({ kind: 'not-found', message: 'team 987654 does not exist' });
+    await expect(add(team.id, { userId: bob })).rejects.toMatchObject({ kind: 'conflict', message: `bob is already a member of team devs` });
+    expect(await rows()).toEqual(before);
   });
 
   it('writes neither rows nor tuples when the name is taken', async () => {

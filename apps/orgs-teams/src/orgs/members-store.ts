@@ -84,20 +84,14 @@ export class MembersStore {
   async teamAndUser(teamId: number, ref: { id?: number; login?: string }): Promise<{ team?: TeamRow; user?: AccountRef }> {
     const t = (table: string) => this.db.sqlName(table);
     const by = ref.id ? ['a.id = ?', ref.id] : ref.login ? ['a.lower_login = ?', ref.login.toLowerCase()] : ['false', undefined];
-    const { rows } = await this.db.knex.raw<{ rows: (TeamRow & Record<`a_${(typeof PERSON_COLUMNS)[number]}`, unknown>)[] }>(
+    const { rows } = await this.db.knex.raw<{ rows: (TeamRow & PersonColumns)[] }>(
       `select t.*, ${PERSON_COLUMNS.map((c) => `a.${c} as a_${c}`).join(', ')} from (select 1) as one` +
         ` left join ${t('teams')} as t on t.id = ? left join ${t('accounts')} as a on ${by[0]}`,
       by[1] === undefined ? [teamId] : [teamId, by[1]],
     );
-    const { a_id, a_type, a_login, a_is_admin, a_service_account_org_id, ...team } = rows[0];
+    const [team, person] = splitPerson(rows[0]);
     if (team.id === null) return {};
-    const person =
-      a_id === null
-        ? undefined
-        : { id: a_id, type: a_type, login: a_login, is_admin: a_is_admin, service_account_org_id: a_service_account_org_id };
-    const user = checkPerson(person as PersonRow | undefined, ref);
-    if (user.type === ACCOUNT_TYPE.serviceAccount) throw notAUser(user);
-    return { team: team as TeamRow, user };
+    return { team, user: userOf(person, ref) };
   }
 
   /** Whether an account (a user, or a site-wide service account) is a site admin (the flag mirrors the site#admin tuple). */
@@ -239,42 +233,57 @@ export class MembersStore {
 
   /**
    * Adds a user to a team and, when that is new, to the team's organization (privately), in one statement with its
-   * outbox entry (Outbox.runInOne): whether each was new, and the statement's row for the outbox. ON CONFLICT, as
-   * joinTeam: of two concurrent adds of one user, the one that inserts nothing finds a member. `effects(onUndo)`
-   * answers the entry's effects and whether it is written `always` or only for a user new to the team; `onUndo` is a
-   * column that is false for a user new to the team and null otherwise.
+   * outbox entry (Outbox.runInOne), the team and the user looked up by the same statement: the team row and the person
+   * `ref` names (either undefined when there is none), whether each membership was new, and the statement's row for
+   * the outbox. Only a user is added: for a missing team, a missing person, an organization or a service account the
+   * statement writes nothing (its caller refuses them). ON CONFLICT, as joinTeam: of two concurrent adds of one user,
+   * the one that inserts nothing finds a member. `effects(onUndo)` answers the entry's effects and whether it is
+   * written `always` or only for a user new to the team; `onUndo` is a column that is false for a user new to the team
+   * and null otherwise.
    */
   async joinTeamAndOrg(
-    membership: TeamMembership,
+    teamId: number,
+    ref: { id?: number; login?: string },
     entry: EntryInStatement,
     effects: (onUndo: StatementColumn) => { effects: EffectInStatement[]; always: boolean },
     tuplesInStatement = false,
     audit?: AuditEvent,
-  ): Promise<{ joinedTeam: boolean; joinedOrg: boolean; written: object }> {
-    changed.orgs([membership.org_id]);
+  ): Promise<{ team?: TeamRow; person?: PersonRow; joinedTeam: boolean; joinedOrg: boolean; written: object }> {
     const t = (table: string) => this.db.sqlName(table);
+    const by = ref.id ? ['p.id = ?', ref.id] : ref.login ? ['p.lower_login = ?', ref.login.toLowerCase()] : ['false', undefined];
     const staged = effects(StatementColumn.of('joined.on_undo'));
     const tuples = tuplesByStatement(tuplesInStatement, teamMemberRows);
     const recorded = auditInStatement(this.db, audit, 'team');
-    const { rows } = await this.db.knex.raw<{ rows: { team: number; org: number }[] }>(
-      `with team as (insert into ${t('team_users')} (team_id, org_id, uid) values (?, ?, ?) on conflict (team_id, uid) do nothing returning team_id, org_id, uid),` +
+    const { rows } = await this.db.knex.raw<{ rows: (TeamRow & PersonColumns & { joined_team: number; joined_org: number })[] }>(
+      `with looked_team as (select * from ${t('teams')} where id = ?),` +
+        ` looked_person as (select ${PERSON_COLUMNS.map((c) => `p.${c}`).join(', ')} from ${t('accounts')} as p where ${by[0]}),` +
+        ` team as (insert into ${t('team_users')} (team_id, org_id, uid) select lt.id, lt.org_id, lp.id from looked_team as lt, looked_person as lp` +
+        ` where lp.type = ? on conflict (team_id, uid) do nothing returning team_id, org_id, uid),` +
         ` org as (insert into ${t('org_users')} (org_id, uid, is_public) select org_id, uid, false from team on conflict (org_id, uid) do nothing returning uid),` +
         tuples.cte +
         recorded.cte +
         ` joined as (select case when exists (select 1 from team) then false end as on_undo),` +
         ` entry as (?)` +
-        ` select (select count(*) from team)::int as team, (select count(*) from org)::int as org, ? from joined left join entry on true`,
+        ` select lt.*, ${PERSON_COLUMNS.map((c) => `lp.${c} as a_${c}`).join(', ')},` +
+        ` (select count(*) from team)::int as joined_team, (select count(*) from org)::int as joined_org, ?` +
+        ` from joined left join looked_team as lt on true left join looked_person as lp on true left join entry on true`,
       [
-        membership.team_id,
-        membership.org_id,
-        membership.uid,
+        teamId,
+        ...(by[1] === undefined ? [] : [by[1]]),
+        ACCOUNT_TYPE.user,
         ...recorded.bindings,
         entry.insert(staged.always ? 'joined' : 'team', staged.effects),
         entry.columns,
       ],
     );
-    if (rows[0].team > 0) tuples.announce(() => [teamMember(membership.team_id, membership.uid)], membership.org_id);
-    return { joinedTeam: rows[0].team > 0, joinedOrg: rows[0].org > 0, written: rows[0] };
+    const { joined_team, joined_org, ...rest } = rows[0];
+    const [team, person] = splitPerson(rest);
+    if (team.id === null) return { joinedTeam: false, joinedOrg: false, written: rows[0] };
+    // Recorded once the statement answers which organization it is; should the answer be lost, the statement's write
+    // with nothing recorded is announced as everything (Changes.announcement).
+    changed.orgs([team.org_id]);
+    if (joined_team > 0) tuples.announce(() => [teamMember(team.id, Number(person!.id))], team.org_id);
+    return { team, person, joinedTeam: joined_team > 0, joinedOrg: joined_org > 0, written: rows[0] };
   }
 
   /** Puts team memberships back as they were. */
@@ -302,7 +311,19 @@ export class MembersStore {
 }
 
 /** A user or a service account, with the organization a service account belongs to (null for a site-wide one). */
-type PersonRow = AccountRef & { service_account_org_id: number | string | null };
+export type PersonRow = AccountRef & { service_account_org_id: number | string | null };
+/** A person's columns as a statement that also answers another row names them (`a_` and the column). */
+type PersonColumns = Record<`a_${(typeof PERSON_COLUMNS)[number]}`, any>;
+
+/** A team row and the person a statement answered beside it (all null when there was none). */
+function splitPerson(row: TeamRow & PersonColumns): [TeamRow, PersonRow | undefined] {
+  const { a_id, a_type, a_login, a_is_admin, a_service_account_org_id, ...team } = row;
+  const person =
+    a_id === null
+      ? undefined
+      : { id: a_id, type: a_type, login: a_login, is_admin: a_is_admin, service_account_org_id: a_service_account_org_id };
+  return [team, person];
+}
 const PERSON_COLUMNS = ['id', 'type', 'login', 'is_admin', 'service_account_org_id'] as const;
 
 /** The account `ref` named, as a person: 404 when none, 400 for an organization. */
@@ -310,6 +331,13 @@ function checkPerson(row: PersonRow | undefined, ref: { id?: number; login?: str
   if (!row) throw new NotFoundError(`user ${ref.login || ref.id} does not exist`);
   if (row.type === ACCOUNT_TYPE.organization) throw new InputError(`${row.login} is an organization, not a user`);
   return row;
+}
+
+/** The user `ref` named, as `MembersStore.user` answers it: 404 when none, 400 for an organization or a service account. */
+export function userOf(row: PersonRow | undefined, ref: { id?: number; login?: string }): AccountRef {
+  const person = checkPerson(row, ref);
+  if (person.type === ACCOUNT_TYPE.serviceAccount) throw notAUser(person);
+  return person;
 }
 
 /** The refusal of a service account where a user is asked for. */

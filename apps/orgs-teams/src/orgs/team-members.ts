@@ -5,7 +5,7 @@ import { toUser } from '../identity/identity';
 import { clusterConnectionInStatement } from './cluster-connections';
 import { tuplesInStatement } from './effects';
 import { Memberships } from './members';
-import { MembersStore } from './members-store';
+import { MembersStore, userOf } from './members-store';
 import { OrganizationsStore } from './organizations-store';
 import { OWNER_PERMISSION } from './rows';
 import type { OrgsContext } from './orgs-context';
@@ -49,30 +49,38 @@ export class TeamMembers {
    * refuses, a user this call added leaves the team again and the refusal is the answer.
    */
   async add(req: orgsTeamsOrgsV1.AddTeamMemberRequest, ctx: CallContext): Promise<orgsTeamsOrgsV1.AddTeamMemberResponse> {
-    const { team, user } = await this.members.teamAndUser(req.teamId, { id: req.userId, login: req.username });
-    if (!team || !user) throw new NotFoundError(`team ${req.teamId} does not exist`);
-    const connection = team.permission === OWNER_PERMISSION ? req.clusterConnection : undefined;
-    const membership = { team_id: team.id, org_id: team.org_id, uid: user.id };
-    // The tuple written by the statement itself when authz keeps them here (OrgsContext), unless a cluster connection
-    // follows: a refused one takes the member out again, which the tuple's effect then takes back with it.
-    const inStatement = !!this.orgs.tuplesInStatement && !connection;
+    const ref = { id: req.userId, login: req.username };
+    // The statement that adds the member looks the team and the user up itself, one round trip in all, unless what it
+    // stages needs them first: a cluster connection (the owner team's alone, its undo taking the member out again, so
+    // the tuple goes through the entry) or a tuple written through the entry (authz keeps tuples elsewhere).
+    const first = req.clusterConnection || !this.orgs.tuplesInStatement ? await this.members.teamAndUser(req.teamId, ref) : undefined;
+    if (first && (!first.team || !first.user)) throw new NotFoundError(`team ${req.teamId} does not exist`);
+    const connection = first?.team?.permission === OWNER_PERMISSION ? req.clusterConnection : undefined;
+    const inStatement = !first;
     // The caller's audit event goes with a new member when nothing can undo it after the commit.
     const audit = inStatement ? req.audit : undefined;
     const { added } = await this.orgs.outbox.runInOne(
       async (entry) => {
         const joined = await this.members.joinTeamAndOrg(
-          membership,
+          req.teamId,
+          first ? { id: first.user!.id } : ref,
           entry,
           (onUndo) => ({
             // The member's tuple, and the connection when asked for; a 409 for a member already writes no entry, so
             // then only a new member's is written. With a connection asked for, a member already gets the entry too (its
             // tuple written again changes nothing): the connection is set for members already as well.
             effects: [
-              ...(inStatement ? [] : [tuplesInStatement([teamMember(team.id, user.id)])]),
+              ...(first ? [tuplesInStatement([teamMember(first.team!.id, first.user!.id)])] : []),
               ...(connection
                 ? [
                     clusterConnectionInStatement(
-                      { orgId: team.org_id, userId: user.id, login: user.login, role: connection.role, connect: connection.connect },
+                      {
+                        orgId: first!.team!.org_id,
+                        userId: first!.user!.id,
+                        login: first!.user!.login,
+                        role: connection.role,
+                        connect: connection.connect,
+                      },
                       onUndo,
                     ),
                   ]
@@ -83,16 +91,20 @@ export class TeamMembers {
           inStatement,
           audit,
         );
-        if (!joined.joinedTeam && req.conflictIfMember) throw new ConflictError(`${user.login} is already a member of team ${team.name}`);
-        const added = joined.joinedTeam ? { joinedOrg: joined.joinedOrg } : undefined;
+        // What the statement found: it wrote nothing for a team or user that is not there, or is not a user.
+        if (!joined.team) throw new NotFoundError(`team ${req.teamId} does not exist`);
+        const user = userOf(joined.person, ref);
+        if (!joined.joinedTeam && req.conflictIfMember)
+          throw new ConflictError(`${user.login} is already a member of team ${joined.team.name}`);
+        const added = joined.joinedTeam ? { joinedOrg: joined.joinedOrg, orgId: joined.team.org_id, userId: user.id } : undefined;
         return { result: { added }, row: joined.written };
       },
       {
         call: ctx,
         undo: async (trx, { added }) => {
           if (!added) return;
-          await this.members.leaveTeams(team.org_id, user.id, [team.id], trx);
-          if (added.joinedOrg) await this.members.leaveOrg(team.org_id, user.id, trx);
+          await this.members.leaveTeams(added.orgId, added.userId, [req.teamId], trx);
+          if (added.joinedOrg) await this.members.leaveOrg(added.orgId, added.userId, trx);
         },
       },
     );
